@@ -1,0 +1,41 @@
+# Workbench build. go-nvml needs cgo; its headers print deprecation warnings.
+export CGO_ENABLED := 1
+export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
+
+GO      ?= go
+TEMPL   := $(GO) tool templ
+BIN     := bin/workbench
+PKGS    := ./...
+
+.PHONY: build run demo test test-short generate lint bench clean
+
+build: generate
+	$(GO) build -o $(BIN) ./cmd/workbench
+
+run: build
+	$(BIN) serve
+
+demo: build
+	WORKBENCH_GPUS=mock:dgxh100 $(BIN) serve
+
+generate:
+	$(TEMPL) generate -path templates
+
+test: lint
+	$(GO) test -count=1 -timeout 40m $(PKGS)
+
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@$(TEMPL) generate -path templates >/dev/null 2>&1; \
+	  if ! git diff --quiet -- templates; then echo "generated templ code is not current: run make generate and commit"; git --no-pager diff --stat -- templates; exit 1; fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3s -count 1 $(PKGS)
+
+clean:
+	rm -rf bin
