@@ -1,0 +1,123 @@
+// Package models owns the database: every query of the portal lives here.
+// Callers pass ctx first and get domain structs back; nothing above this
+// package imports gorm.
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// DBFileName is the SQLite file inside the data directory.
+const DBFileName = "workbench.db"
+
+// Store is the portal's handle on its SQLite database.
+type Store struct {
+	db  *gorm.DB
+	sql *sql.DB
+	log *slog.Logger
+	now func() time.Time
+}
+
+// Open opens (creating if needed) the database in dataDir and applies pending
+// migrations. Several processes may open the same file at once (the server and
+// a CLI command): WAL lets readers run beside the single writer, busy_timeout
+// makes writers wait for each other instead of failing, and _txlock=immediate
+// takes the write lock at BEGIN so a read-then-write transaction cannot be
+// overtaken between its check and its write.
+func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("data directory %q: %w", dataDir, err)
+	}
+	path := filepath.Join(dataDir, DBFileName)
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate&_foreign_keys=on&_synchronous=NORMAL"
+	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true, // single statements need no wrapping transaction
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(8)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	_ = os.Chmod(path, 0o600)
+	s := &Store{db: db, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }}
+	if err := s.migrate(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the database.
+func (s *Store) Close() error { return s.sql.Close() }
+
+// Ping answers whether the database responds (for /healthz).
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.sql.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Backup writes a consistent copy of the database to file while the portal
+// keeps running (VACUUM INTO takes a read snapshot).
+func (s *Store) Backup(ctx context.Context, file string) error {
+	if _, err := os.Stat(file); err == nil {
+		return fmt.Errorf("backup: %s already exists", file)
+	}
+	_, err := s.sql.ExecContext(ctx, "VACUUM INTO ?", file)
+	return err
+}
+
+// Common errors callers map to HTTP statuses.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+)
+
+// ValidationError names the field at fault so forms can show the message
+// next to it and the API can return 400 with a code.
+type ValidationError struct {
+	Field   string
+	Message string
+}
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// notFound turns gorm's record-not-found into ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// uniqueViolation reports whether err is SQLite's UNIQUE constraint failure.
+func uniqueViolation(err error) bool {
+	return err != nil && containsFold(err.Error(), "UNIQUE constraint failed")
+}

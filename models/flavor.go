@@ -1,0 +1,118 @@
+package models
+
+import (
+	"context"
+	"math"
+	"strings"
+	"time"
+)
+
+// Flavor is a hardware shape a workbench is launched with.
+type Flavor struct {
+	ID        int64     `gorm:"primaryKey" json:"id"`
+	Name      string    `json:"name"`
+	GPUModel  string    `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount  int       `gorm:"column:gpu_count" json:"gpu_count"`
+	CPUCores  float64   `json:"cpu_cores"`
+	MemoryGiB int       `gorm:"column:memory_gib" json:"memory_gib"`
+	ShmMiB    int       `gorm:"column:shm_mib" json:"shm_mib"`
+	Enabled   bool      `json:"enabled"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Limits a single flavor may ask for; beyond them a value is surely a typo.
+const (
+	maxFlavorGPUs   = 16
+	maxFlavorCPUs   = 512
+	maxFlavorMemGiB = 4096
+)
+
+// Validate checks a flavor's fields.
+func (f *Flavor) Validate() error {
+	f.Name = strings.TrimSpace(f.Name)
+	f.GPUModel = strings.TrimSpace(f.GPUModel)
+	if !catalogNameRe.MatchString(f.Name) {
+		return invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -")
+	}
+	if f.GPUCount < 0 || f.GPUCount > maxFlavorGPUs {
+		return invalid("gpu_count", "must be between 0 and %d", maxFlavorGPUs)
+	}
+	if f.GPUCount > 0 && f.GPUModel == "" {
+		return invalid("gpu_model", "is required when the flavor has GPUs")
+	}
+	if f.GPUCount == 0 {
+		f.GPUModel = ""
+	}
+	if len(f.GPUModel) > 100 {
+		return invalid("gpu_model", "is too long")
+	}
+	if math.IsNaN(f.CPUCores) || f.CPUCores < 0.1 || f.CPUCores > maxFlavorCPUs {
+		return invalid("cpu_cores", "must be between 0.1 and %d", maxFlavorCPUs)
+	}
+	if f.MemoryGiB < 1 || f.MemoryGiB > maxFlavorMemGiB {
+		return invalid("memory_gib", "must be between 1 and %d", maxFlavorMemGiB)
+	}
+	if f.ShmMiB < 0 || f.ShmMiB > f.MemoryGiB*1024 {
+		return invalid("shm_mib", "must be between 0 and the flavor's memory")
+	}
+	return nil
+}
+
+// CreateFlavor validates and adds a flavor.
+func (s *Store) CreateFlavor(ctx context.Context, f *Flavor) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	f.ID = 0
+	if err := s.db.WithContext(ctx).Create(f).Error; err != nil {
+		if uniqueViolation(err) {
+			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}
+		}
+		return err
+	}
+	return nil
+}
+
+// UpdateFlavor validates and replaces a flavor's fields.
+func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
+		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_cores": f.CPUCores,
+		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "enabled": f.Enabled, "updated_at": s.now()})
+	if res.Error != nil {
+		if uniqueViolation(res.Error) {
+			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}
+		}
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ListFlavors returns flavors; onlyEnabled hides disabled ones.
+func (s *Store) ListFlavors(ctx context.Context, onlyEnabled bool) ([]Flavor, error) {
+	var out []Flavor
+	q := s.db.WithContext(ctx).Order("gpu_count, name")
+	if onlyEnabled {
+		q = q.Where("enabled")
+	}
+	return out, q.Find(&out).Error
+}
+
+// FlavorByID returns one flavor.
+func (s *Store) FlavorByID(ctx context.Context, id int64) (*Flavor, error) {
+	var f Flavor
+	return &f, notFound(s.db.WithContext(ctx).First(&f, id).Error)
+}
+
+// FlavorByNameOrID resolves a flavor by id or name.
+func (s *Store) FlavorByNameOrID(ctx context.Context, key string) (*Flavor, error) {
+	var f Flavor
+	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", key, key).First(&f).Error
+	return &f, notFound(err)
+}

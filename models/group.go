@@ -1,0 +1,92 @@
+package models
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Group is a set of users that share quotas and appear together on statements.
+type Group struct {
+	ID          int64     `gorm:"primaryKey" json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+	Members     []string  `gorm:"-" json:"members"`
+}
+
+var groupNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 _.-]{0,63}$`)
+
+// CreateGroup adds a group.
+func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Group, error) {
+	name = strings.TrimSpace(name)
+	if !groupNameRe.MatchString(name) {
+		return nil, invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
+	}
+	g := &Group{Name: name, Description: strings.TrimSpace(description)}
+	if err := s.db.WithContext(ctx).Create(g).Error; err != nil {
+		if uniqueViolation(err) {
+			return nil, &ValidationError{Field: "name", Message: "a group with this name exists"}
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+// GroupByName returns a group with its members.
+func (s *Store) GroupByName(ctx context.Context, name string) (*Group, error) {
+	var g Group
+	if err := s.db.WithContext(ctx).Where("name = ?", name).First(&g).Error; err != nil {
+		return nil, notFound(err)
+	}
+	err := s.db.WithContext(ctx).Table("users").Select("users.username").
+		Joins("JOIN group_members gm ON gm.user_id = users.id").
+		Where("gm.group_id = ?", g.ID).Order("users.username").Scan(&g.Members).Error
+	return &g, err
+}
+
+// ListGroups returns all groups with their members' usernames.
+func (s *Store) ListGroups(ctx context.Context) ([]Group, error) {
+	var gs []Group
+	if err := s.db.WithContext(ctx).Order("name").Find(&gs).Error; err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		GroupID  int64
+		Username string
+	}
+	if err := s.db.WithContext(ctx).Table("group_members gm").Select("gm.group_id, u.username").
+		Joins("JOIN users u ON u.id = gm.user_id").Order("u.username").Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*Group, len(gs))
+	for i := range gs {
+		byID[gs[i].ID] = &gs[i]
+	}
+	for _, r := range rows {
+		if g := byID[r.GroupID]; g != nil {
+			g.Members = append(g.Members, r.Username)
+		}
+	}
+	return gs, nil
+}
+
+// UserGroups returns the names of the groups userID belongs to.
+func (s *Store) UserGroups(ctx context.Context, userID int64) ([]string, error) {
+	var names []string
+	err := s.db.WithContext(ctx).Table("groups").Select("groups.name").
+		Joins("JOIN group_members gm ON gm.group_id = groups.id").
+		Where("gm.user_id = ?", userID).Order("groups.name").Scan(&names).Error
+	return names, err
+}
+
+// AddGroupMember puts a user into a group (no-op if already there).
+func (s *Store) AddGroupMember(ctx context.Context, groupID, userID int64) error {
+	return s.db.WithContext(ctx).Exec("INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)", groupID, userID).Error
+}
+
+// RemoveGroupMember takes a user out of a group.
+func (s *Store) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
+	return s.db.WithContext(ctx).Exec("DELETE FROM group_members WHERE group_id = ? AND user_id = ?", groupID, userID).Error
+}

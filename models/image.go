@@ -1,0 +1,154 @@
+package models
+
+import (
+	"context"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/distribution/reference"
+)
+
+// Image is a catalog entry: the only images users can launch (an arbitrary
+// image reference would let a user run anything as the portal's engine).
+type Image struct {
+	ID           int64     `gorm:"primaryKey" json:"id"`
+	Name         string    `json:"name"`
+	Image        string    `gorm:"column:image" json:"image"`
+	Description  string    `json:"description"`
+	Tags         string    `json:"tags"` // comma-separated, e.g. "CUDA 12.4,PyTorch 2.5"
+	StartCommand string    `json:"start_command"`
+	RunAsUser    string    `json:"run_as_user"`
+	HomePath     string    `json:"home_path"`
+	Enabled      bool      `json:"enabled"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// TagList returns the tags as a slice.
+func (i *Image) TagList() []string {
+	var out []string
+	for _, t := range strings.Split(i.Tags, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var (
+	catalogNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 ._()+-]{0,63}$`)
+	runAsRe       = regexp.MustCompile(`^[0-9]{1,10}(:[0-9]{1,10})?$|^[a-z_][a-z0-9_-]{0,31}$`)
+)
+
+// Validate checks every field and normalises whitespace. It reports the first
+// problem with the field it belongs to.
+func (i *Image) Validate() error {
+	i.Name = strings.TrimSpace(i.Name)
+	i.Image = strings.TrimSpace(i.Image)
+	i.Description = strings.TrimSpace(i.Description)
+	i.StartCommand = strings.TrimSpace(i.StartCommand)
+	i.RunAsUser = strings.TrimSpace(i.RunAsUser)
+	i.HomePath = strings.TrimSpace(i.HomePath)
+	i.Tags = strings.Join(i.TagList(), ",")
+	if !catalogNameRe.MatchString(i.Name) {
+		return invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -")
+	}
+	if err := ValidateImageRef(i.Image); err != nil {
+		return err
+	}
+	if len(i.Description) > 2000 {
+		return invalid("description", "is too long")
+	}
+	if err := ValidateStartCommand(i.StartCommand); err != nil {
+		return err
+	}
+	if i.RunAsUser == "" {
+		i.RunAsUser = "1000"
+	}
+	if !runAsRe.MatchString(i.RunAsUser) {
+		return invalid("run_as_user", "use a uid, uid:gid or user name")
+	}
+	if i.RunAsUser == "0" || i.RunAsUser == "root" || strings.HasPrefix(i.RunAsUser, "0:") {
+		return invalid("run_as_user", "workbenches never run as root")
+	}
+	if i.HomePath == "" {
+		i.HomePath = "/home/jovyan"
+	}
+	if !strings.HasPrefix(i.HomePath, "/") || path.Clean(i.HomePath) != i.HomePath || i.HomePath == "/" {
+		return invalid("home_path", "must be an absolute, clean path such as /home/jovyan")
+	}
+	return nil
+}
+
+// ValidateImageRef checks ref against the distribution reference grammar.
+func ValidateImageRef(ref string) error {
+	if ref == "" {
+		return invalid("image", "is required")
+	}
+	if _, err := reference.ParseNormalizedNamed(ref); err != nil {
+		return invalid("image", "is not a valid image reference (%v)", err)
+	}
+	return nil
+}
+
+// CreateImage validates and adds a catalog image.
+func (s *Store) CreateImage(ctx context.Context, img *Image) error {
+	if err := img.Validate(); err != nil {
+		return err
+	}
+	img.ID = 0
+	if err := s.db.WithContext(ctx).Create(img).Error; err != nil {
+		if uniqueViolation(err) {
+			return &ValidationError{Field: "name", Message: "an image with this name exists"}
+		}
+		return err
+	}
+	return nil
+}
+
+// UpdateImage validates and replaces a catalog image's fields.
+func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
+	if err := img.Validate(); err != nil {
+		return err
+	}
+	res := s.db.WithContext(ctx).Model(&Image{}).Where("id = ?", img.ID).Select(
+		"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "enabled", "updated_at").
+		Updates(map[string]any{"name": img.Name, "image": img.Image, "description": img.Description, "tags": img.Tags,
+			"start_command": img.StartCommand, "run_as_user": img.RunAsUser, "home_path": img.HomePath,
+			"enabled": img.Enabled, "updated_at": s.now()})
+	if res.Error != nil {
+		if uniqueViolation(res.Error) {
+			return &ValidationError{Field: "name", Message: "an image with this name exists"}
+		}
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ListImages returns the catalog; onlyEnabled hides disabled entries.
+func (s *Store) ListImages(ctx context.Context, onlyEnabled bool) ([]Image, error) {
+	var out []Image
+	q := s.db.WithContext(ctx).Order("name")
+	if onlyEnabled {
+		q = q.Where("enabled")
+	}
+	return out, q.Find(&out).Error
+}
+
+// ImageByID returns one catalog image.
+func (s *Store) ImageByID(ctx context.Context, id int64) (*Image, error) {
+	var img Image
+	return &img, notFound(s.db.WithContext(ctx).First(&img, id).Error)
+}
+
+// ImageByNameOrID resolves what an API client names an image: its id or name.
+func (s *Store) ImageByNameOrID(ctx context.Context, key string) (*Image, error) {
+	var img Image
+	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", key, key).First(&img).Error
+	return &img, notFound(err)
+}

@@ -1,0 +1,107 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// defaultImages is the catalog a new installation starts with: the images
+// research teams use most. Admins edit or disable them in the catalog page.
+var defaultImages = []Image{
+	{
+		Name:         "PyTorch (CUDA 12)",
+		Image:        "quay.io/jupyter/pytorch-notebook:cuda12-python-3.11",
+		Description:  "Jupyter Docker Stacks PyTorch notebook with CUDA 12: JupyterLab, PyTorch, torchvision, the SciPy stack.",
+		Tags:         "CUDA 12,PyTorch,Python 3.11",
+		StartCommand: "start-notebook.py --ServerApp.ip=0.0.0.0 --ServerApp.port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token} --ServerApp.allow_remote_access=True",
+		RunAsUser:    "1000",
+		HomePath:     "/home/jovyan",
+		Enabled:      true,
+	},
+	{
+		Name:         "TensorFlow (CUDA)",
+		Image:        "quay.io/jupyter/tensorflow-notebook:cuda-latest",
+		Description:  "Jupyter Docker Stacks TensorFlow notebook with CUDA: JupyterLab, TensorFlow, Keras, the SciPy stack.",
+		Tags:         "CUDA,TensorFlow,Keras",
+		StartCommand: "start-notebook.py --ServerApp.ip=0.0.0.0 --ServerApp.port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token} --ServerApp.allow_remote_access=True",
+		RunAsUser:    "1000",
+		HomePath:     "/home/jovyan",
+		Enabled:      true,
+	},
+	{
+		Name:         "NVIDIA NGC PyTorch",
+		Image:        "nvcr.io/nvidia/pytorch:24.10-py3",
+		Description:  "NVIDIA's optimised PyTorch container (NGC 24.10): CUDA 12.6, cuDNN, NCCL, Apex, JupyterLab.",
+		Tags:         "CUDA 12.6,PyTorch,NGC",
+		StartCommand: "jupyter lab --no-browser --ip=0.0.0.0 --port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token} --ServerApp.allow_remote_access=True",
+		RunAsUser:    "1000",
+		HomePath:     "/home/jovyan",
+		Enabled:      true,
+	},
+}
+
+// SeedCatalog fills an empty catalog with the default images and a CPU
+// flavor, and adds default flavors for every detected GPU model that has none
+// yet (so a new GPU model in the server shows up ready to launch).
+func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
+	images, err := s.ListImages(ctx, false)
+	if err != nil {
+		return err
+	}
+	if len(images) == 0 {
+		for _, img := range defaultImages {
+			img := img
+			if err := s.CreateImage(ctx, &img); err != nil {
+				return fmt.Errorf("seed image %s: %w", img.Name, err)
+			}
+		}
+	}
+	flavors, err := s.ListFlavors(ctx, false)
+	if err != nil {
+		return err
+	}
+	if len(flavors) == 0 {
+		if err := s.CreateFlavor(ctx, &Flavor{Name: "CPU small", CPUCores: 2, MemoryGiB: 8, ShmMiB: 1024, Enabled: true}); err != nil {
+			return err
+		}
+	}
+	have := map[string]bool{}
+	for _, f := range flavors {
+		have[f.GPUModel] = true
+	}
+	for _, model := range gpuModels {
+		if model == "" || have[model] {
+			continue
+		}
+		have[model] = true
+		short := ShortGPUName(model)
+		for _, n := range []int{1, 2, 4, 8} {
+			f := &Flavor{Name: fmt.Sprintf("%dx %s", n, short), GPUModel: model, GPUCount: n,
+				CPUCores: float64(8 * n), MemoryGiB: 64 * n, ShmMiB: 8192 * n, Enabled: true}
+			if err := s.CreateFlavor(ctx, f); err != nil {
+				return fmt.Errorf("seed flavor %s: %w", f.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ShortGPUName drops the vendor prefix NVML puts on every model name
+// ("NVIDIA H100 80GB HBM3" → "H100 80GB HBM3") and characters flavor names
+// do not allow.
+func ShortGPUName(model string) string {
+	s := strings.TrimSpace(strings.TrimPrefix(model, "NVIDIA "))
+	var b strings.Builder
+	for _, c := range s {
+		if c < 128 && (c == ' ' || c == '.' || c == '-' || c == '_' || c == '(' || c == ')' || c == '+' ||
+			(c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			b.WriteRune(c)
+		}
+	}
+	out := b.String()
+	if len(out) > 50 {
+		out = out[:50]
+	}
+	return strings.TrimSpace(out)
+}

@@ -1,0 +1,161 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// newTestStore opens a real SQLite file in a temporary data directory.
+func newTestStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, dir
+}
+
+func TestOpenCreatesFileAndMigrations(t *testing.T) {
+	s, dir := newTestStore(t)
+	ctx := context.Background()
+	if _, err := os.Stat(filepath.Join(dir, DBFileName)); err != nil {
+		t.Fatalf("database file missing: %v", err)
+	}
+	v, err := s.SchemaVersion(ctx)
+	if err != nil || v < 1 {
+		t.Fatalf("schema version = %d, %v; want >= 1", v, err)
+	}
+	var mode string
+	if err := s.sql.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	var fk int
+	if err := s.sql.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Fatalf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+}
+
+func TestReopenIsNoOpMigration(t *testing.T) {
+	s, dir := newTestStore(t)
+	ctx := context.Background()
+	if _, err := s.CreateUser(ctx, NewUser{Username: "alice", Password: "correct-horse-1"}); err != nil {
+		t.Fatal(err)
+	}
+	v1, _ := s.SchemaVersion(ctx)
+	s.Close()
+	s2, err := Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s2.Close()
+	v2, _ := s2.SchemaVersion(ctx)
+	if v1 != v2 {
+		t.Fatalf("schema version changed on reopen: %d → %d", v1, v2)
+	}
+	var applied int
+	s2.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = ?", v1).Scan(&applied)
+	if applied != 1 {
+		t.Fatalf("migration %d recorded %d times, want once", v1, applied)
+	}
+	if _, err := s2.UserByUsername(ctx, "alice"); err != nil {
+		t.Fatalf("data lost on reopen: %v", err)
+	}
+}
+
+func TestBackupWritesUsableCopy(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	if _, err := s.CreateUser(ctx, NewUser{Username: "bob", Password: "correct-horse-2"}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "copy", DBFileName)
+	os.MkdirAll(filepath.Dir(out), 0o755)
+	if err := s.Backup(ctx, out); err != nil {
+		t.Fatalf("backup: %v", err)
+	}
+	if err := s.Backup(ctx, out); err == nil {
+		t.Fatal("backup over an existing file should fail")
+	}
+	b, err := Open(ctx, filepath.Dir(out), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.UserByUsername(ctx, "bob"); err != nil {
+		t.Fatalf("backup lacks user: %v", err)
+	}
+}
+
+func TestInstallIDStable(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	a, err := s.InstallID(ctx)
+	if err != nil || a == "" {
+		t.Fatalf("install id %q, %v", a, err)
+	}
+	b, _ := s.InstallID(ctx)
+	if a != b {
+		t.Fatalf("install id changed: %q → %q", a, b)
+	}
+}
+
+func TestSessionStoreCommitFindDeleteExpire(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	st := s.SessionStore()
+	if err := st.CommitCtx(ctx, "tok1", []byte("data1"), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b, ok, err := st.FindCtx(ctx, "tok1")
+	if err != nil || !ok || string(b) != "data1" {
+		t.Fatalf("find = %q %v %v", b, ok, err)
+	}
+	// An expired session is not found even before cleanup.
+	st.CommitCtx(ctx, "old", []byte("x"), time.Now().Add(-time.Second))
+	if _, ok, _ := st.FindCtx(ctx, "old"); ok {
+		t.Fatal("expired session found")
+	}
+	n, err := st.DeleteExpired(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteExpired = %d, %v; want 1", n, err)
+	}
+	if err := st.DeleteCtx(ctx, "tok1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := st.FindCtx(ctx, "tok1"); ok {
+		t.Fatal("deleted session still found")
+	}
+}
+
+func TestSessionStoreSkipsRedundantWrites(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	st := s.SessionStore()
+	exp := time.Now().Add(time.Hour)
+	st.CommitCtx(ctx, "t", []byte("same"), exp)
+	// Change the row behind the store's back: a skipped write leaves it alone.
+	s.sql.ExecContext(ctx, "UPDATE sessions SET data = 'marker' WHERE token = 't'")
+	st.CommitCtx(ctx, "t", []byte("same"), exp.Add(10*time.Second))
+	if b, _, _ := st.FindCtx(ctx, "t"); string(b) != "marker" {
+		t.Fatalf("idle-only commit rewrote the row: %q", b)
+	}
+	// Changed data is always written.
+	st.CommitCtx(ctx, "t", []byte("new"), exp.Add(10*time.Second))
+	if b, _, _ := st.FindCtx(ctx, "t"); string(b) != "new" {
+		t.Fatalf("changed data not written: %q", b)
+	}
+}
+
+func TestErrorsAreTyped(t *testing.T) {
+	s, _ := newTestStore(t)
+	_, err := s.UserByUsername(context.Background(), "nobody")
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,119 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+)
+
+// TokenPrefix marks portal API tokens so they are recognisable in logs and by
+// secret scanners.
+const TokenPrefix = "wbt_"
+
+// APIToken is a named API credential of a user. Only the SHA-256 of the secret
+// is stored: the secret has 256 bits of entropy, so a fast hash is enough and
+// lets every API request check it cheaply.
+type APIToken struct {
+	ID         int64      `gorm:"primaryKey" json:"id"`
+	UserID     int64      `json:"-"`
+	Name       string     `json:"name"`
+	TokenHash  string     `json:"-"`
+	Prefix     string     `json:"prefix"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// Active reports whether the token can still be used at now.
+func (t *APIToken) Active(now time.Time) bool {
+	return t.RevokedAt == nil && (t.ExpiresAt == nil || now.Before(*t.ExpiresAt))
+}
+
+func hashToken(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateToken makes a new API token for userID and returns it with the secret,
+// which is shown once and never stored. ttl 0 means no expiry.
+func (s *Store) CreateToken(ctx context.Context, userID int64, name string, ttl time.Duration) (*APIToken, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 64 {
+		return nil, "", invalid("name", "give the token a name of 1–64 characters")
+	}
+	if ttl < 0 {
+		return nil, "", invalid("expires", "must be in the future")
+	}
+	secret := TokenPrefix + randomString(32)
+	t := &APIToken{UserID: userID, Name: name, TokenHash: hashToken(secret), Prefix: secret[:len(TokenPrefix)+6]}
+	if ttl > 0 {
+		exp := s.now().Add(ttl)
+		t.ExpiresAt = &exp
+	}
+	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
+		if uniqueViolation(err) {
+			return nil, "", &ValidationError{Field: "name", Message: "you already have a token with this name"}
+		}
+		return nil, "", err
+	}
+	return t, secret, nil
+}
+
+// ListTokens returns a user's tokens, newest first.
+func (s *Store) ListTokens(ctx context.Context, userID int64) ([]APIToken, error) {
+	var ts []APIToken
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id DESC").Find(&ts).Error
+	return ts, err
+}
+
+// RevokeToken revokes a token of userID (ownership is part of the query).
+func (s *Store) RevokeToken(ctx context.Context, userID, tokenID int64) error {
+	res := s.db.WithContext(ctx).Model(&APIToken{}).
+		Where("id = ? AND user_id = ? AND revoked_at IS NULL", tokenID, userID).
+		Update("revoked_at", s.now())
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ErrBadToken is returned for unknown, revoked or expired tokens alike.
+var ErrBadToken = errors.New("invalid or expired API token")
+
+// UserByToken resolves a bearer secret to its active, enabled user.
+func (s *Store) UserByToken(ctx context.Context, secret string) (*User, error) {
+	if !strings.HasPrefix(secret, TokenPrefix) {
+		return nil, ErrBadToken
+	}
+	var t APIToken
+	if err := s.db.WithContext(ctx).Where("token_hash = ?", hashToken(secret)).First(&t).Error; err != nil {
+		if errors.Is(notFound(err), ErrNotFound) {
+			return nil, ErrBadToken
+		}
+		return nil, err
+	}
+	now := s.now()
+	if !t.Active(now) {
+		return nil, ErrBadToken
+	}
+	u, err := s.UserByID(ctx, t.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if u.Disabled {
+		return nil, ErrBadToken
+	}
+	// Record use at most once a minute: a write per API call would serialise
+	// every request on SQLite's single writer.
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
+		s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", t.ID).Update("last_used_at", now)
+	}
+	return u, nil
+}

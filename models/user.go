@@ -1,0 +1,222 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Roles.
+const (
+	RoleAdmin = "admin"
+	RoleUser  = "user"
+)
+
+// User is a portal account.
+type User struct {
+	ID           int64     `gorm:"primaryKey" json:"id"`
+	Username     string    `json:"username"`
+	DisplayName  string    `json:"display_name"`
+	Email        string    `json:"email"`
+	Role         string    `json:"role"`
+	PasswordHash string    `json:"-"`
+	Disabled     bool      `json:"disabled"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// IsAdmin reports whether u has the admin role.
+func (u *User) IsAdmin() bool { return u != nil && u.Role == RoleAdmin }
+
+// Name is what the UI shows for u.
+func (u *User) Name() string {
+	if u.DisplayName != "" {
+		return u.DisplayName
+	}
+	return u.Username
+}
+
+// NewUser is the input for CreateUser.
+type NewUser struct {
+	Username    string
+	DisplayName string
+	Email       string
+	Role        string
+	Password    string
+}
+
+var usernameRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]{1,31}$`)
+
+// ValidUsername reports whether name is an acceptable username: it becomes
+// part of Docker labels and volume names, so it is kept to a safe alphabet.
+func ValidUsername(name string) error {
+	if !usernameRe.MatchString(name) {
+		return invalid("username", "use 2–32 lowercase letters, digits, '.', '_' or '-', starting with a letter")
+	}
+	return nil
+}
+
+func (n *NewUser) validate() error {
+	n.Username = strings.TrimSpace(n.Username)
+	if err := ValidUsername(n.Username); err != nil {
+		return err
+	}
+	if n.Role == "" {
+		n.Role = RoleUser
+	}
+	if n.Role != RoleAdmin && n.Role != RoleUser {
+		return invalid("role", "must be admin or user")
+	}
+	n.Email = strings.TrimSpace(n.Email)
+	if n.Email != "" {
+		if _, err := mail.ParseAddress(n.Email); err != nil {
+			return invalid("email", "is not a valid address")
+		}
+	}
+	if len(n.DisplayName) > 100 {
+		return invalid("display_name", "is too long")
+	}
+	return validatePassword(n.Password)
+}
+
+// CreateUser validates and stores a new user with a hashed password.
+func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
+	if err := n.validate(); err != nil {
+		return nil, err
+	}
+	hash, err := HashPassword(n.Password)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{Username: n.Username, DisplayName: strings.TrimSpace(n.DisplayName), Email: n.Email, Role: n.Role, PasswordHash: hash}
+	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
+		if uniqueViolation(err) {
+			return nil, &ValidationError{Field: "username", Message: "is already taken"}
+		}
+		return nil, err
+	}
+	return u, nil
+}
+
+// UserByID returns the user with id.
+func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
+	var u User
+	err := s.db.WithContext(ctx).First(&u, id).Error
+	return &u, notFound(err)
+}
+
+// UserByUsername returns the user named username (case-insensitive).
+func (s *Store) UserByUsername(ctx context.Context, username string) (*User, error) {
+	var u User
+	err := s.db.WithContext(ctx).Where("username = ?", username).First(&u).Error
+	return &u, notFound(err)
+}
+
+// ListUsers returns all users, by username.
+func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+	var us []User
+	err := s.db.WithContext(ctx).Order("username").Find(&us).Error
+	return us, err
+}
+
+// CountUsers returns how many users exist.
+func (s *Store) CountUsers(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&User{}).Count(&n).Error
+	return n, err
+}
+
+// ErrBadCredentials is the one error a failed login ever gets, whether the
+// user is unknown, disabled or the password wrong: nothing to enumerate.
+var ErrBadCredentials = errors.New("invalid username or password")
+
+// Authenticate checks a username and password.
+func (s *Store) Authenticate(ctx context.Context, username, password string) (*User, error) {
+	u, err := s.UserByUsername(ctx, strings.TrimSpace(username))
+	if errors.Is(err, ErrNotFound) {
+		_, _ = CheckPassword(dummyHash, password) // equal timing for unknown users
+		return nil, ErrBadCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := CheckPassword(u.PasswordHash, password)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || u.Disabled {
+		return nil, ErrBadCredentials
+	}
+	return u, nil
+}
+
+// SetPassword replaces a user's password.
+func (s *Store) SetPassword(ctx context.Context, userID int64, password string) error {
+	if err := validatePassword(password); err != nil {
+		return err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	return s.updateUser(ctx, userID, map[string]any{"password_hash": hash})
+}
+
+// SetUserDisabled disables or enables an account. Disabling also ends the
+// user's API tokens' validity (checked at use) and sessions (checked at load).
+func (s *Store) SetUserDisabled(ctx context.Context, userID int64, disabled bool) error {
+	return s.updateUser(ctx, userID, map[string]any{"disabled": disabled})
+}
+
+// SetUserRole changes a user's role.
+func (s *Store) SetUserRole(ctx context.Context, userID int64, role string) error {
+	if role != RoleAdmin && role != RoleUser {
+		return invalid("role", "must be admin or user")
+	}
+	return s.updateUser(ctx, userID, map[string]any{"role": role})
+}
+
+func (s *Store) updateUser(ctx context.Context, userID int64, fields map[string]any) error {
+	fields["updated_at"] = s.now()
+	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", userID).Updates(fields)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// EnsureAdmin creates the bootstrap admin on an empty database. It returns the
+// password when it generated one (to be printed once), "" otherwise.
+func (s *Store) EnsureAdmin(ctx context.Context, password string) (created bool, generated string, err error) {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&User{}).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if password == "" {
+			generated = randomString(15)
+			password = generated
+		}
+		if err := validatePassword(password); err != nil {
+			return err
+		}
+		hash, err := HashPassword(password)
+		if err != nil {
+			return err
+		}
+		created = true
+		return tx.Create(&User{Username: "admin", DisplayName: "Administrator", Role: RoleAdmin, PasswordHash: hash}).Error
+	})
+	return created, generated, err
+}
