@@ -1,0 +1,61 @@
+package gpu
+
+import (
+	"context"
+	"time"
+)
+
+// Health values of Device.Health.
+const (
+	HealthOK        = "ok"
+	HealthUnhealthy = "unhealthy"
+)
+
+// MIGInstance is one MIG partition (a GPU instance plus a compute instance)
+// of a MIG-enabled GPU; its UUID is what a container's device request names.
+type MIGInstance struct {
+	UUID              string `json:"uuid"`
+	Profile           string `json:"profile"` // e.g. "1g.10gb"
+	MemoryMiB         uint64 `json:"memory_mib"`
+	GPUInstanceID     int    `json:"gpu_instance_id"`
+	ComputeInstanceID int    `json:"compute_instance_id"`
+}
+
+// Device is one whole GPU as NVML reports it.
+type Device struct {
+	Index        int           `json:"index"`
+	UUID         string        `json:"uuid"`
+	Model        string        `json:"model"` // NVML name, e.g. "NVIDIA H100 80GB HBM3"
+	MemoryMiB    uint64        `json:"memory_mib"`
+	MIGEnabled   bool          `json:"mig_enabled"`
+	MIG          []MIGInstance `json:"mig_instances,omitempty"`
+	Health       string        `json:"health"` // HealthOK or HealthUnhealthy
+	HealthDetail string        `json:"health_detail,omitempty"`
+}
+
+// Sample is one utilisation reading of a whole GPU. Readings the backend
+// cannot take (unsupported by the driver or the mock) are zero.
+type Sample struct {
+	UUID        string
+	At          time.Time
+	UtilPercent uint32
+	MemUsedMiB  uint64
+	TempC       uint32
+	PowerMilliW uint32
+}
+
+// Inventory is what the rest of the portal codes against.
+type Inventory interface {
+	// Devices lists the GPUs, ordered by NVML index.
+	Devices(ctx context.Context) ([]Device, error)
+	// Sample takes one reading per whole GPU.
+	Sample(ctx context.Context) ([]Sample, error)
+	// Simulated is true for mock backends; every page must say so.
+	Simulated() bool
+	// Backend names the backend: "nvml", "mock:dgxh100", "none".
+	Backend() string
+	// Status is a human line for the UI and the log.
+	Status() string
+	// Close releases the driver (NVML Shutdown). Safe to call twice.
+	Close() error
+}

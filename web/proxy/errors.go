@@ -1,0 +1,62 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// errorHandler handles failures talking to Jupyter. A refused or timed-out
+// dial is the normal state while a workbench is starting, so the page says
+// so and refreshes itself.
+func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	id := ""
+	if ri := infoFrom(r.Context()); ri != nil {
+		id = ri.id
+	}
+	if errors.Is(err, context.Canceled) {
+		// The client went away; nothing to tell anyone.
+		p.log.Debug("proxy: client canceled", "workbench", id, "path", r.URL.Path)
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		p.log.Warn("proxy: jupyter not answering", "workbench", id, "err", err)
+		w.Header().Set("Retry-After", "2")
+		writeError(w, r, http.StatusBadGateway, "Starting",
+			"JupyterLab is not answering yet. This page retries by itself.", true)
+		return
+	}
+	p.log.Error("proxy: upstream error", "workbench", id, "path", r.URL.Path, "err", err)
+	writeError(w, r, http.StatusBadGateway, "Bad gateway",
+		"JupyterLab did not answer properly. Try again in a moment.", false)
+}
+
+// writeError writes a short message: HTML for browser navigations, plain
+// text for everything else (JupyterLab shows fetch error bodies in
+// dialogs, where markup would be noise).
+func writeError(w http.ResponseWriter, r *http.Request, status int, title, msg string, refresh bool) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "%s: %s\n", title, msg)
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	meta := ""
+	if refresh {
+		meta = `<meta http-equiv="refresh" content="3">`
+	}
+	fmt.Fprintf(w, "<!doctype html><html><head><meta charset=\"utf-8\">%s<title>%s</title></head>"+
+		"<body><h1>%s</h1><p>%s</p></body></html>\n",
+		meta, html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
+}

@@ -1,0 +1,168 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"time"
+)
+
+// Target is where one workbench's Jupyter server listens.
+type Target struct {
+	BaseURL *url.URL // scheme and host are used, e.g. http://172.18.0.5:8888; the path is ignored
+	Token   string   // the workbench's Jupyter token, sent as "Authorization: token …"
+}
+
+// ErrNotFound is returned (or wrapped) by Resolve for missing workbenches and
+// for workbenches the caller does not own. Both map to 404 so that ids cannot
+// be probed.
+var ErrNotFound = errors.New("workbench not found")
+
+// ErrNotReady is returned (or wrapped) by Resolve when the workbench exists
+// and is owned by the caller but its Jupyter server is not running.
+var ErrNotReady = errors.New("workbench not running")
+
+// Options configures a Proxy.
+type Options struct {
+	// Resolve authenticates the request, checks that the caller owns the
+	// workbench and returns where its Jupyter listens. Required.
+	Resolve func(r *http.Request, workbenchID string) (Target, error)
+	// OnActivity is called for every proxied HTTP request, when a WebSocket
+	// opens and closes, and while WebSocket data flows (at most once per
+	// ActivityInterval per connection). It runs on the request path, so it
+	// must be cheap. Optional.
+	OnActivity func(workbenchID string, at time.Time)
+	// ActivityInterval throttles OnActivity for WebSocket traffic;
+	// default 10s.
+	ActivityInterval time.Duration
+	// TrustedOrigins are extra origins ("https://portal.example") allowed to
+	// send unsafe requests and WebSocket upgrades; the request's own
+	// scheme://host is always allowed.
+	TrustedOrigins []string
+	// SessionCookieName is the portal's session cookie, never forwarded to
+	// Jupyter and never settable by it.
+	SessionCookieName string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Transport defaults to NewTransport().
+	Transport http.RoundTripper
+}
+
+// Proxy serves /wb/{id}/… by forwarding to the workbench's Jupyter.
+type Proxy struct {
+	opts    Options
+	log     *slog.Logger
+	origins *originPolicy
+	rp      *httputil.ReverseProxy
+}
+
+type ctxKey struct{}
+
+// reqInfo travels in the request context from ServeHTTP to the
+// ReverseProxy hooks, so one shared ReverseProxy serves every workbench.
+type reqInfo struct {
+	id     string
+	target Target
+}
+
+// New returns a Proxy. It panics if o.Resolve is nil, a wiring bug that
+// would otherwise let every request through unauthenticated.
+func New(o Options) *Proxy {
+	if o.Resolve == nil {
+		panic("proxy.New: Options.Resolve is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Transport == nil {
+		o.Transport = NewTransport()
+	}
+	if o.ActivityInterval <= 0 {
+		o.ActivityInterval = 10 * time.Second
+	}
+	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins)}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.errorHandler,
+		Transport:      o.Transport,
+		// Negative: flush after every write, so kernel output, long polls
+		// and event streams reach the browser as they are produced.
+		FlushInterval: -1,
+		ErrorLog:      slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
+		BufferPool:    newBufPool(),
+	}
+	return p
+}
+
+// ServeHTTP expects r.URL.Path to start with /wb/{id}.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, res := parsePath(r.URL)
+	switch res {
+	case pathNotFound:
+		writeError(w, r, http.StatusNotFound, "Not found", "There is no such workbench.", false)
+		return
+	case pathRedirect:
+		loc := "/wb/" + id + "/"
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		// 308 keeps the method and body, unlike 301/302.
+		http.Redirect(w, r, loc, http.StatusPermanentRedirect)
+		return
+	}
+
+	// CSRF before Resolve: a forged request must never reach Jupyter, and
+	// answering 403 regardless of the id reveals nothing about it.
+	if err := p.origins.check(r); err != nil {
+		p.log.Info("proxy: cross-origin request refused",
+			"workbench", id, "method", r.Method, "origin", r.Header.Get("Origin"),
+			"sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "reason", err)
+		writeError(w, r, http.StatusForbidden, "Forbidden",
+			"Cross-origin request refused: "+err.Error()+".", false)
+		return
+	}
+
+	t, err := p.opts.Resolve(r, id)
+	switch {
+	case err == nil && (t.BaseURL == nil || t.BaseURL.Host == ""):
+		p.log.Error("proxy: resolver returned no target", "workbench", id)
+		writeError(w, r, http.StatusInternalServerError, "Internal error", "The workbench has no address.", false)
+		return
+	case errors.Is(err, ErrNotFound):
+		writeError(w, r, http.StatusNotFound, "Not found", "There is no such workbench.", false)
+		return
+	case errors.Is(err, ErrNotReady):
+		writeError(w, r, http.StatusServiceUnavailable, "Workbench not running",
+			"This workbench is not running. Start it from the portal, then reload this page.", false)
+		return
+	case err != nil:
+		p.log.Error("proxy: resolve failed", "workbench", id, "err", err)
+		writeError(w, r, http.StatusInternalServerError, "Internal error", "Could not look up the workbench.", false)
+		return
+	}
+
+	p.activity(id)
+	if !isUpgrade(r) {
+		// Long polls and streams outlive any server-wide WriteTimeout;
+		// the proxy must not cut them. Hijacked (WebSocket) connections
+		// have their deadlines cleared by net/http itself.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	}
+	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{id: id, target: t})
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+func (p *Proxy) activity(id string) {
+	if p.opts.OnActivity != nil {
+		p.opts.OnActivity(id, time.Now())
+	}
+}
+
+func infoFrom(ctx context.Context) *reqInfo {
+	ri, _ := ctx.Value(ctxKey{}).(*reqInfo)
+	return ri
+}

@@ -1,0 +1,126 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// latencies collects per-operation durations from parallel goroutines so
+// that tail latency, which ns/op hides, can be reported.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d []time.Duration) {
+	l.mu.Lock()
+	l.d = append(l.d, d...)
+	l.mu.Unlock()
+}
+
+func (l *latencies) report(b *testing.B) {
+	if len(l.d) == 0 {
+		return
+	}
+	slices.Sort(l.d)
+	q := func(p float64) float64 { return float64(l.d[int(p*float64(len(l.d)-1))].Nanoseconds()) }
+	b.ReportMetric(q(0.50), "p50-ns")
+	b.ReportMetric(q(0.99), "p99-ns")
+}
+
+func smallJSON() http.Handler {
+	body := []byte(`{"version":"2.14.0"}`)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
+}
+
+func benchGET(b *testing.B, url string) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	defer client.CloseIdleConnections()
+	var lat latencies
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var local []time.Duration
+		for pb.Next() {
+			start := time.Now()
+			res, err := client.Get(url)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				b.Errorf("status %d", res.StatusCode)
+				return
+			}
+			local = append(local, time.Since(start))
+		}
+		lat.add(local)
+	})
+	b.StopTimer()
+	lat.report(b)
+}
+
+func BenchmarkProxySmallGET(b *testing.B) {
+	f := newFixture(b, smallJSON(), func(o *Options) { o.OnActivity = func(string, time.Time) {} })
+	benchGET(b, f.front.URL+"/wb/abc/api/status")
+}
+
+func BenchmarkDirectSmallGET(b *testing.B) {
+	f := newFixture(b, smallJSON(), nil)
+	benchGET(b, f.up.URL+"/wb/abc/api/status")
+}
+
+func benchWSEcho(b *testing.B, url string, hdr http.Header) {
+	msg := bytes.Repeat([]byte("x"), 64)
+	var lat latencies
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer c.CloseNow()
+		var local []time.Duration
+		for pb.Next() {
+			start := time.Now()
+			if err := c.Write(ctx, websocket.MessageBinary, msg); err != nil {
+				b.Error(err)
+				return
+			}
+			if _, _, err := c.Read(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+			local = append(local, time.Since(start))
+		}
+		lat.add(local)
+	})
+	b.StopTimer()
+	lat.report(b)
+}
+
+func BenchmarkProxyWebSocketEcho(b *testing.B) {
+	f := newFixture(b, wsEcho(), func(o *Options) { o.OnActivity = func(string, time.Time) {} })
+	benchWSEcho(b, wsURL(f.front.URL, "/wb/abc/api/kernels/k/channels"), http.Header{"Origin": {f.front.URL}})
+}
+
+func BenchmarkDirectWebSocketEcho(b *testing.B) {
+	f := newFixture(b, wsEcho(), nil)
+	benchWSEcho(b, wsURL(f.up.URL, "/wb/abc/api/kernels/k/channels"), nil)
+}

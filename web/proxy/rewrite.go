@@ -1,0 +1,67 @@
+package proxy
+
+import (
+	"net/http"
+	"net/http/httputil"
+	"strings"
+)
+
+// rewrite turns the client's request into the one Jupyter sees. The path
+// and query are kept byte for byte (Jupyter runs with base_url /wb/{id}/).
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	ri := infoFrom(pr.In.Context())
+	pr.Out.URL.Scheme = ri.target.BaseURL.Scheme
+	pr.Out.URL.Host = ri.target.BaseURL.Host
+	// Keep the portal's Host: Jupyter compares Origin with Host for
+	// WebSockets and API calls, and the browser's Origin is the portal.
+	pr.Out.Host = pr.In.Host
+
+	h := pr.Out.Header
+	stripCookie(h, p.opts.SessionCookieName)
+	// The client's credentials are for the portal, never for Jupyter;
+	// the only credential Jupyter sees is the workbench token.
+	h.Del("Authorization")
+	if ri.target.Token != "" {
+		h.Set("Authorization", "token "+ri.target.Token)
+	}
+	// ReverseProxy drops X-Forwarded-For/Host/Proto before Rewrite; drop
+	// the rest of the family too so that nothing the client claims about
+	// itself reaches Jupyter as if the portal had said it.
+	for k := range h {
+		if strings.HasPrefix(k, "X-Forwarded-") {
+			delete(h, k)
+		}
+	}
+	h.Del("Forwarded")
+	h.Del("X-Real-Ip")
+	pr.SetXForwarded()
+}
+
+// stripCookie removes every cookie called name from the Cookie header(s)
+// and leaves the others byte for byte, merged into one header line as
+// HTTP/1.1 requires.
+func stripCookie(h http.Header, name string) {
+	lines := h.Values("Cookie")
+	if name == "" || len(lines) == 0 {
+		return
+	}
+	kept := make([]string, 0, 8)
+	for _, line := range lines {
+		for part := range strings.SplitSeq(line, ";") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			n, _, _ := strings.Cut(part, "=")
+			if strings.TrimSpace(n) == name {
+				continue
+			}
+			kept = append(kept, part)
+		}
+	}
+	if len(kept) == 0 {
+		h.Del("Cookie")
+		return
+	}
+	h.Set("Cookie", strings.Join(kept, "; "))
+}
