@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"workbench/models"
+	"workbench/web"
+)
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments (`user add alice --admin`), which the flag package alone does not.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// dataDirFlag adds --data-dir with the same default as serve.
+func dataDirFlag(fs *flag.FlagSet) *string {
+	var c web.Config
+	tmp := flag.NewFlagSet("", flag.ContinueOnError)
+	c.BindFlags(tmp)
+	return fs.String("data-dir", c.DataDir, "data directory (WORKBENCH_DATA_DIR)")
+}
+
+// openStore opens the database of a data directory for a CLI command. Logs
+// of the store (migrations) go to stderr so stdout stays machine-readable.
+func openStore(ctx context.Context, dataDir string, stderr io.Writer) (*models.Store, error) {
+	if strings.TrimSpace(dataDir) == "" {
+		return nil, fmt.Errorf("--data-dir must not be empty")
+	}
+	return models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+func versionString() string { return "workbench " + web.Version }

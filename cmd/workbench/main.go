@@ -1,0 +1,74 @@
+// Command workbench is the self-hosted GPU workbench portal: one binary that
+// serves the web UI and API (`serve`) and administers the same data directory
+// from the shell (`user add`, `token create`, `gpus`, `backup`), also while a
+// server is running on it.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `Usage: workbench <command> [flags]
+
+Commands:
+  serve                               run the portal (flags or WORKBENCH_* environment)
+  user add NAME [--admin] [--password-stdin]
+                                      add a user; without --password-stdin a password is generated and printed
+  token create USER [--name N] [--expires-days D]
+                                      create an API token for USER and print it
+  gpus [--json]                       print the GPU inventory
+  backup FILE                         write a consistent copy of the database to FILE
+  version                             print the version
+
+Run 'workbench <command> --help' for the command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "workbench:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches a command line; it is main without the process around it,
+// so tests can call it.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "user":
+		if len(args) < 2 || args[1] != "add" {
+			return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin]")
+		}
+		return cmdUserAdd(ctx, args[2:], stdin, stdout, stderr)
+	case "token":
+		if len(args) < 2 || args[1] != "create" {
+			return fmt.Errorf("usage: workbench token create USER [--name N] [--expires-days D]")
+		}
+		return cmdTokenCreate(ctx, args[2:], stdout, stderr)
+	case "gpus":
+		return cmdGPUs(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, versionString())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"workbench/models"
+)
+
+func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("user add", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := dataDirFlag(fs)
+	admin := fs.Bool("admin", false, "give the user the admin role")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input")
+	display := fs.String("display-name", "", "display name")
+	email := fs.String("email", "", "email address")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin]")
+	}
+	password := ""
+	if *fromStdin {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("read password: %w", err)
+		}
+		password = strings.TrimRight(line, "\r\n")
+	} else {
+		password = models.RandomSecret(15)
+	}
+	role := models.RoleUser
+	if *admin {
+		role = models.RoleAdmin
+	}
+	store, err := openStore(ctx, *dataDir, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	u, err := store.CreateUser(ctx, models.NewUser{Username: pos[0], Role: role, Password: password, DisplayName: *display, Email: *email})
+	if err != nil {
+		return err
+	}
+	_ = store.Audit(ctx, "cli", "user.create", u.Username, nil, map[string]string{"role": u.Role})
+	if *fromStdin {
+		fmt.Fprintf(stdout, "added %s (%s)\n", u.Username, u.Role)
+	} else {
+		fmt.Fprintf(stdout, "added %s (%s) with password %s\n", u.Username, u.Role, password)
+	}
+	return nil
+}

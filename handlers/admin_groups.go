@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+func (h *Handler) adminGroups(c *gin.Context) {
+	h.renderGroups(c, http.StatusOK, templates.GroupsView{})
+}
+
+func (h *Handler) renderGroups(c *gin.Context, status int, v templates.GroupsView) {
+	ctx := c.Request.Context()
+	groups, err := h.store.ListGroups(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	users, err := h.store.ListUsers(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	for _, g := range groups {
+		v.Groups = append(v.Groups, templates.GroupRow{ID: g.ID, Name: g.Name, Description: g.Description, Members: g.Members})
+	}
+	for _, u := range users {
+		v.Usernames = append(v.Usernames, u.Username)
+	}
+	h.render(c, status, templates.AdminGroupsPage(h.page(c, "Groups"), v))
+}
+
+func (h *Handler) adminGroupCreate(c *gin.Context) {
+	name := c.PostForm("name")
+	g, err := h.store.CreateGroup(c.Request.Context(), name, c.PostForm("description"))
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Name: name, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		return
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "group.create", g.Name, nil, map[string]string{"name": g.Name, "description": g.Description})
+	h.flash(c, "Group "+g.Name+" created.")
+	seeOther(c, "/admin/groups")
+}
+
+func (h *Handler) adminGroupAddMember(c *gin.Context)    { h.changeMembership(c, true) }
+func (h *Handler) adminGroupRemoveMember(c *gin.Context) { h.changeMembership(c, false) }
+
+func (h *Handler) changeMembership(c *gin.Context, add bool) {
+	ctx := c.Request.Context()
+	gid, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	u, err := h.store.UserByUsername(ctx, c.PostForm("username"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	action := "group.remove_member"
+	if add {
+		action = "group.add_member"
+		err = h.store.AddGroupMember(ctx, gid, u.ID)
+	} else {
+		err = h.store.RemoveGroupMember(ctx, gid, u.ID)
+	}
+	if err != nil {
+		h.fail(c, newError(http.StatusBadRequest, "invalid_group", "no such group"))
+		return
+	}
+	h.audit(c, action, strconv.FormatInt(gid, 10), nil, map[string]string{"username": u.Username})
+	seeOther(c, "/admin/groups")
+}
+
+func (h *Handler) adminAudit(c *gin.Context) {
+	entries, err := h.store.ListAudit(c.Request.Context(), 500)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	rows := make([]templates.AuditRow, 0, len(entries))
+	for _, e := range entries {
+		rows = append(rows, templates.AuditRow{At: templates.When(&e.At), Actor: e.Actor, Action: e.Action,
+			Target: e.Target, Before: e.Before, After: e.After})
+	}
+	h.render(c, http.StatusOK, templates.AdminAuditPage(h.page(c, "Audit log"), rows))
+}

@@ -1,0 +1,163 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+func (h *Handler) adminUsers(c *gin.Context) {
+	h.renderUsers(c, http.StatusOK, templates.NewUserForm{})
+}
+
+func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUserForm) {
+	ctx := c.Request.Context()
+	users, err := h.store.ListUsers(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	groups, err := h.store.ListGroups(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	memberOf := map[string][]string{}
+	for _, g := range groups {
+		for _, m := range g.Members {
+			memberOf[m] = append(memberOf[m], g.Name)
+		}
+	}
+	v := templates.UsersView{Form: form, Self: currentUser(c).Username}
+	for _, u := range users {
+		v.Users = append(v.Users, templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
+			Email: u.Email, Role: u.Role, Disabled: u.Disabled, Groups: memberOf[u.Username]})
+	}
+	h.render(c, status, templates.AdminUsersPage(h.page(c, "Users"), v))
+}
+
+func (h *Handler) adminUserCreate(c *gin.Context) {
+	n := models.NewUser{Username: c.PostForm("username"), DisplayName: c.PostForm("display_name"),
+		Email: c.PostForm("email"), Role: c.PostForm("role"), Password: c.PostForm("password")}
+	u, err := h.store.CreateUser(c.Request.Context(), n)
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		h.renderUsers(c, http.StatusBadRequest, templates.NewUserForm{Username: n.Username, DisplayName: n.DisplayName,
+			Email: n.Email, Role: n.Role, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		return
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "user.create", u.Username, nil, userAudit(u))
+	h.flash(c, "User "+u.Username+" added.")
+	seeOther(c, "/admin/users")
+}
+
+func (h *Handler) adminUserDisable(c *gin.Context) {
+	u, ok := h.userParam(c)
+	if !ok {
+		return
+	}
+	disabled := c.PostForm("disabled") == "true"
+	if u.ID == currentUser(c).ID {
+		h.fail(c, newError(http.StatusConflict, "self_disable", "you cannot disable your own account"))
+		return
+	}
+	if err := h.store.SetUserDisabled(c.Request.Context(), u.ID, disabled); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "user.set_disabled", u.Username, map[string]bool{"disabled": u.Disabled}, map[string]bool{"disabled": disabled})
+	if disabled {
+		h.flash(c, u.Username+" is disabled and can no longer log in.")
+	} else {
+		h.flash(c, u.Username+" is enabled again.")
+	}
+	seeOther(c, "/admin/users")
+}
+
+func (h *Handler) adminUserPassword(c *gin.Context) {
+	u, ok := h.userParam(c)
+	if !ok {
+		return
+	}
+	err := h.store.SetPassword(c.Request.Context(), u.ID, c.PostForm("password"))
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		h.flash(c, "Password not changed: "+ve.Message+".")
+		seeOther(c, "/admin/users")
+		return
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "user.reset_password", u.Username, nil, nil)
+	h.flash(c, "Password of "+u.Username+" reset.")
+	seeOther(c, "/admin/users")
+}
+
+// userParam loads the user named by the :id route parameter.
+func (h *Handler) userParam(c *gin.Context) (*models.User, bool) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return nil, false
+	}
+	u, err := h.store.UserByID(c.Request.Context(), id)
+	if err != nil {
+		h.fail(c, err)
+		return nil, false
+	}
+	return u, true
+}
+
+// userAudit is what the audit log records of a user (never the hash).
+func userAudit(u *models.User) map[string]any {
+	return map[string]any{"username": u.Username, "role": u.Role, "email": u.Email, "disabled": u.Disabled}
+}
+
+// audit records an admin action; a failure to record is logged, not shown.
+func (h *Handler) audit(c *gin.Context, action, target string, before, after any) {
+	if err := h.store.Audit(c.Request.Context(), currentUser(c).Username, action, target, before, after); err != nil {
+		h.log.Error("audit write failed", "action", action, "target", target, "err", err)
+	}
+}
+
+func (h *Handler) apiUsers(c *gin.Context) {
+	users, err := h.store.ListUsers(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(users)})
+}
+
+// apiUserCreate: POST /api/v1/admin/users {username, display_name, email, role, password}.
+func (h *Handler) apiUserCreate(c *gin.Context) {
+	var body struct {
+		Username    string `json:"username"`
+		DisplayName string `json:"display_name"`
+		Email       string `json:"email"`
+		Role        string `json:"role"`
+		Password    string `json:"password"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	u, err := h.store.CreateUser(c.Request.Context(), models.NewUser{Username: body.Username, DisplayName: body.DisplayName,
+		Email: body.Email, Role: body.Role, Password: body.Password})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "user.create", u.Username, nil, userAudit(u))
+	c.JSON(http.StatusCreated, u)
+}

@@ -1,0 +1,92 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+)
+
+const (
+	sessionUserKey = "user_id"
+	flashKey       = "flash"
+	ctxUserKey     = "user"
+)
+
+// loadUser is middleware that finds the caller: an API bearer token, else
+// the session. It never refuses; requireUser does that.
+func (h *Handler) loadUser(c *gin.Context) {
+	if authz := c.GetHeader("Authorization"); authz != "" {
+		secret, ok := strings.CutPrefix(authz, "Bearer ")
+		if !ok {
+			h.fail(c, newError(401, "unauthorized", "the Authorization header must be 'Bearer <token>'"))
+			return
+		}
+		u, err := h.store.UserByToken(c.Request.Context(), strings.TrimSpace(secret))
+		if err != nil {
+			if errors.Is(err, models.ErrBadToken) {
+				h.fail(c, newError(401, "invalid_token", err.Error()))
+			} else {
+				h.fail(c, err)
+			}
+			return
+		}
+		c.Set(ctxUserKey, u)
+		c.Next()
+		return
+	}
+	if u := h.SessionUser(c.Request.Context()); u != nil {
+		c.Set(ctxUserKey, u)
+	}
+	c.Next()
+}
+
+// SessionUser returns the logged-in, enabled user of the session in ctx.
+// A session of a disabled or deleted user is destroyed.
+func (h *Handler) SessionUser(ctx context.Context) *models.User {
+	id := h.sessions.GetInt64(ctx, sessionUserKey)
+	if id == 0 {
+		return nil
+	}
+	u, err := h.store.UserByID(ctx, id)
+	if err != nil || u.Disabled {
+		_ = h.sessions.Destroy(ctx)
+		return nil
+	}
+	return u
+}
+
+func currentUser(c *gin.Context) *models.User {
+	if v, ok := c.Get(ctxUserKey); ok {
+		return v.(*models.User)
+	}
+	return nil
+}
+
+func (h *Handler) requireUser(c *gin.Context) {
+	if currentUser(c) == nil {
+		h.fail(c, errUnauthorized)
+		return
+	}
+	c.Next()
+}
+
+func (h *Handler) requireAdmin(c *gin.Context) {
+	u := currentUser(c)
+	if u == nil {
+		h.fail(c, errUnauthorized)
+		return
+	}
+	if !u.IsAdmin() {
+		h.fail(c, errForbidden)
+		return
+	}
+	c.Next()
+}
+
+func (h *Handler) flash(c *gin.Context, msg string) {
+	h.sessions.Put(c.Request.Context(), flashKey, msg)
+}

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/templates"
+)
+
+func (h *Handler) catalogPage(c *gin.Context) {
+	ctx := c.Request.Context()
+	admin := currentUser(c).IsAdmin()
+	images, err := h.store.ListImages(ctx, !admin)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	flavors, err := h.store.ListFlavors(ctx, !admin)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	gpus, err := h.pool.List(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.CatalogView{IsAdmin: admin}
+	for _, img := range images {
+		v.Images = append(v.Images, imageCard(img))
+	}
+	free := freeByModel(gpus)
+	for _, f := range flavors {
+		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
+			CPUCores: f.CPUCores, MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel]})
+	}
+	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, "Catalog"), v))
+}
+
+func imageCard(img models.Image) templates.ImageCard {
+	return templates.ImageCard{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description,
+		Tags: img.TagList(), Enabled: img.Enabled}
+}
+
+// freeByModel counts free GPUs per model.
+func freeByModel(gpus []orchestrator.PoolGPU) map[string]int {
+	out := map[string]int{}
+	for _, g := range gpus {
+		if g.State == orchestrator.GPUFree {
+			out[g.Model]++
+		}
+	}
+	return out
+}

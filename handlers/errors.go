@@ -1,0 +1,81 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// apiError is an error with an HTTP status and a stable code for scripts.
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func newError(status int, code, msg string) error { return &apiError{Status: status, Code: code, Message: msg} }
+
+var (
+	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "log in or send an API token")
+	errForbidden    = newError(http.StatusForbidden, "forbidden", "you are not allowed to do this")
+	errNotFound     = newError(http.StatusNotFound, "not_found", "not found")
+)
+
+// classify maps any error to the status, code and message the client sees.
+// Unknown errors become a 500 whose message hides the internals.
+func classify(err error) *apiError {
+	var ae *apiError
+	var ve *models.ValidationError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ve):
+		return &apiError{http.StatusBadRequest, "invalid_" + ve.Field, ve.Error()}
+	case errors.Is(err, models.ErrNotFound):
+		return &apiError{http.StatusNotFound, "not_found", "not found"}
+	case errors.Is(err, models.ErrConflict):
+		return &apiError{http.StatusConflict, "conflict", err.Error()}
+	default:
+		return &apiError{http.StatusInternalServerError, "internal", "something went wrong on the server; it has been logged"}
+	}
+}
+
+// fail is the single error response of the portal: it logs, then answers
+// JSON under /api/ and an error page elsewhere.
+func (h *Handler) fail(c *gin.Context, err error) {
+	e := classify(err)
+	attrs := []any{"method", c.Request.Method, "path", c.Request.URL.Path, "status", e.Status, "code", e.Code, "err", err}
+	if e.Status >= 500 {
+		h.log.Error("request failed", attrs...)
+	} else {
+		h.log.Info("request refused", attrs...)
+	}
+	if isAPI(c) {
+		c.AbortWithStatusJSON(e.Status, gin.H{"error": gin.H{"code": e.Code, "message": e.Message}})
+		return
+	}
+	if e.Status == http.StatusUnauthorized {
+		c.Redirect(http.StatusSeeOther, "/login?next="+safeNext(c.Request.URL.RequestURI()))
+		c.Abort()
+		return
+	}
+	h.render(c, e.Status, templates.ErrorPage(h.page(c, "Error"), e.Status, e.Message))
+	c.Abort()
+}
+
+func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
+
+// safeNext keeps a post-login redirect on this site.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}

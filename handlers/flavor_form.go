@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+func (h *Handler) flavorNewForm(c *gin.Context) {
+	h.renderFlavorForm(c, http.StatusOK, templates.FlavorForm{CPUCores: "4", MemoryGiB: "16", ShmMiB: "1024", GPUCount: "0", Enabled: true})
+}
+
+func (h *Handler) flavorEditForm(c *gin.Context) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	f, err := h.store.FlavorByID(c.Request.Context(), id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.renderFlavorForm(c, http.StatusOK, flavorForm(f))
+}
+
+func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.FlavorForm) {
+	models, err := h.pool.Models(c.Request.Context())
+	if err != nil {
+		h.log.Warn("list GPU models", "err", err)
+	}
+	form.Models = models
+	h.render(c, status, templates.FlavorFormPage(h.page(c, "Flavor"), form))
+}
+
+func flavorForm(f *models.Flavor) templates.FlavorForm {
+	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
+		CPUCores: strconv.FormatFloat(f.CPUCores, 'f', -1, 64), MemoryGiB: strconv.Itoa(f.MemoryGiB),
+		ShmMiB: strconv.Itoa(f.ShmMiB), Enabled: f.Enabled}
+}
+
+func (h *Handler) flavorCreateForm(c *gin.Context) { h.saveFlavorForm(c, 0) }
+
+func (h *Handler) flavorUpdateForm(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return
+	}
+	h.saveFlavorForm(c, id)
+}
+
+func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
+	form := templates.FlavorForm{ID: id, Name: c.PostForm("name"), GPUModel: c.PostForm("gpu_model"),
+		GPUCount: c.PostForm("gpu_count"), CPUCores: c.PostForm("cpu_cores"), MemoryGiB: c.PostForm("memory_gib"),
+		ShmMiB: c.PostForm("shm_mib"), Enabled: c.PostForm("enabled") == "true"}
+	f, err := parseFlavorForm(form)
+	if err == nil {
+		err = h.saveFlavor(c, f)
+	}
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		form.Errors = templates.FormErrors{ve.Field: ve.Message}
+		h.renderFlavorForm(c, http.StatusBadRequest, form)
+		return
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.flash(c, "Flavor "+f.Name+" saved.")
+	seeOther(c, "/catalog")
+}
+
+// parseFlavorForm converts the form's text fields, naming the field at fault.
+func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
+	f := &models.Flavor{ID: form.ID, Name: form.Name, GPUModel: form.GPUModel, Enabled: form.Enabled}
+	var err error
+	if f.GPUCount, err = atoiField("gpu_count", form.GPUCount, 0); err != nil {
+		return nil, err
+	}
+	if f.MemoryGiB, err = atoiField("memory_gib", form.MemoryGiB, -1); err != nil {
+		return nil, err
+	}
+	if f.ShmMiB, err = atoiField("shm_mib", form.ShmMiB, 0); err != nil {
+		return nil, err
+	}
+	f.CPUCores, err = strconv.ParseFloat(strings.TrimSpace(form.CPUCores), 64)
+	if err != nil {
+		return nil, &models.ValidationError{Field: "cpu_cores", Message: "must be a number such as 4 or 0.5"}
+	}
+	return f, nil
+}
+
+// atoiField parses a whole number; blank gives def, or an error when def < 0.
+func atoiField(field, s string, def int) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" && def >= 0 {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, &models.ValidationError{Field: field, Message: fmt.Sprintf("must be a whole number, not %q", s)}
+	}
+	return n, nil
+}
+
+func (h *Handler) saveFlavor(c *gin.Context, f *models.Flavor) error {
+	ctx := c.Request.Context()
+	if f.ID == 0 {
+		if err := h.store.CreateFlavor(ctx, f); err != nil {
+			return err
+		}
+		h.audit(c, "flavor.create", f.Name, nil, f)
+		return nil
+	}
+	before, err := h.store.FlavorByID(ctx, f.ID)
+	if err != nil {
+		return err
+	}
+	if err := h.store.UpdateFlavor(ctx, f); err != nil {
+		return err
+	}
+	h.audit(c, "flavor.update", f.Name, before, f)
+	return nil
+}
+
+func (h *Handler) apiFlavors(c *gin.Context) {
+	fs, err := h.store.ListFlavors(c.Request.Context(), !currentUser(c).IsAdmin())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(fs)})
+}
+
+type flavorBody struct {
+	Name      string  `json:"name"`
+	GPUModel  string  `json:"gpu_model"`
+	GPUCount  int     `json:"gpu_count"`
+	CPUCores  float64 `json:"cpu_cores"`
+	MemoryGiB int     `json:"memory_gib"`
+	ShmMiB    *int    `json:"shm_mib"`
+	Enabled   *bool   `json:"enabled"`
+}
+
+func (h *Handler) apiFlavorCreate(c *gin.Context) { h.apiSaveFlavor(c, 0, http.StatusCreated) }
+
+func (h *Handler) apiFlavorUpdate(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return
+	}
+	h.apiSaveFlavor(c, id, http.StatusOK)
+}
+
+func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
+	var b flavorBody
+	if !h.bindJSON(c, &b) {
+		return
+	}
+	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUCores: b.CPUCores,
+		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, Enabled: b.Enabled == nil || *b.Enabled}
+	if b.ShmMiB != nil {
+		f.ShmMiB = *b.ShmMiB
+	}
+	if err := h.saveFlavor(c, f); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(status, f)
+}

@@ -1,0 +1,134 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+func (h *Handler) imageNewForm(c *gin.Context) {
+	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, "New image"),
+		templates.ImageForm{RunAsUser: "1000", HomePath: "/home/jovyan", Enabled: true}))
+}
+
+func (h *Handler) imageEditForm(c *gin.Context) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	img, err := h.store.ImageByID(c.Request.Context(), id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, "Edit image"), imageForm(img, nil)))
+}
+
+func (h *Handler) imageCreateForm(c *gin.Context) { h.saveImageForm(c, 0) }
+
+func (h *Handler) imageUpdateForm(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return
+	}
+	h.saveImageForm(c, id)
+}
+
+// saveImageForm creates (id 0) or updates an image from the form; on a bad
+// field it shows the form again with what was typed and the message.
+func (h *Handler) saveImageForm(c *gin.Context, id int64) {
+	img := &models.Image{ID: id, Name: c.PostForm("name"), Image: c.PostForm("image"), Description: c.PostForm("description"),
+		Tags: c.PostForm("tags"), StartCommand: c.PostForm("start_command"), RunAsUser: c.PostForm("run_as_user"),
+		HomePath: c.PostForm("home_path"), Enabled: c.PostForm("enabled") == "true"}
+	_, err := h.saveImage(c, img)
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, "Image"), imageForm(img, templates.FormErrors{ve.Field: ve.Message})))
+		return
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.flash(c, "Image "+img.Name+" saved.")
+	seeOther(c, "/catalog")
+}
+
+// saveImage stores img (create when ID is 0) and audits the change.
+func (h *Handler) saveImage(c *gin.Context, img *models.Image) (*models.Image, error) {
+	ctx := c.Request.Context()
+	if img.ID == 0 {
+		if err := h.store.CreateImage(ctx, img); err != nil {
+			return nil, err
+		}
+		h.audit(c, "image.create", img.Name, nil, img)
+		return nil, nil
+	}
+	before, err := h.store.ImageByID(ctx, img.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.store.UpdateImage(ctx, img); err != nil {
+		return before, err
+	}
+	h.audit(c, "image.update", img.Name, before, img)
+	return before, nil
+}
+
+func imageForm(img *models.Image, errs templates.FormErrors) templates.ImageForm {
+	return templates.ImageForm{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description, Tags: img.Tags,
+		StartCommand: img.StartCommand, RunAsUser: img.RunAsUser, HomePath: img.HomePath, Enabled: img.Enabled, Errors: errs}
+}
+
+func (h *Handler) apiImages(c *gin.Context) {
+	imgs, err := h.store.ListImages(c.Request.Context(), !currentUser(c).IsAdmin())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(imgs)})
+}
+
+// imageBody is the API's image input; enabled defaults to true.
+type imageBody struct {
+	Name         string `json:"name"`
+	Image        string `json:"image"`
+	Description  string `json:"description"`
+	Tags         string `json:"tags"`
+	StartCommand string `json:"start_command"`
+	RunAsUser    string `json:"run_as_user"`
+	HomePath     string `json:"home_path"`
+	Enabled      *bool  `json:"enabled"`
+}
+
+func (b imageBody) image(id int64) *models.Image {
+	return &models.Image{ID: id, Name: b.Name, Image: b.Image, Description: b.Description, Tags: b.Tags,
+		StartCommand: b.StartCommand, RunAsUser: b.RunAsUser, HomePath: b.HomePath, Enabled: b.Enabled == nil || *b.Enabled}
+}
+
+func (h *Handler) apiImageCreate(c *gin.Context) { h.apiSaveImage(c, 0, http.StatusCreated) }
+
+func (h *Handler) apiImageUpdate(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return
+	}
+	h.apiSaveImage(c, id, http.StatusOK)
+}
+
+func (h *Handler) apiSaveImage(c *gin.Context, id int64, status int) {
+	var body imageBody
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	img := body.image(id)
+	if _, err := h.saveImage(c, img); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(status, img)
+}

@@ -1,0 +1,40 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/gin-gonic/gin"
+
+	"workbench/templates"
+)
+
+// page builds the layout's view model for the current request.
+func (h *Handler) page(c *gin.Context, title string) templates.Page {
+	p := templates.Page{Title: title, Path: c.Request.URL.Path, Version: h.cfg.Version}
+	if u := currentUser(c); u != nil {
+		p.User = &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}
+		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
+	}
+	switch {
+	case h.pool.Simulated():
+		p.Banner = "GPUs are simulated (" + h.pool.Backend() + "): workbenches get no real GPU."
+	case h.pool.Backend() == "none" && p.User != nil && p.User.IsAdmin:
+		p.Banner = h.pool.Status()
+	}
+	return p
+}
+
+// render writes a templ component with the request's context.
+func (h *Handler) render(c *gin.Context, status int, comp templ.Component) {
+	c.Status(status)
+	c.Header("Content-Type", "text/html; charset=utf-8")
+	if err := comp.Render(c.Request.Context(), c.Writer); err != nil {
+		h.log.Error("render failed", "path", c.Request.URL.Path, "err", err)
+	}
+}
+
+// seeOther redirects after a successful form post (POST/redirect/GET).
+func seeOther(c *gin.Context, to string) {
+	c.Redirect(http.StatusSeeOther, to)
+}

@@ -1,0 +1,125 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+const tokenSecretKey = "new_token_secret"
+
+func (h *Handler) tokensPage(c *gin.Context) {
+	h.renderTokens(c, http.StatusOK, templates.TokensView{NewSecret: h.sessions.PopString(c.Request.Context(), tokenSecretKey)})
+}
+
+func (h *Handler) renderTokens(c *gin.Context, status int, v templates.TokensView) {
+	toks, err := h.store.ListTokens(c.Request.Context(), currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	now := time.Now()
+	for _, t := range toks {
+		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.When(&t.CreatedAt),
+			Expires: templates.When(t.ExpiresAt), LastUsed: templates.When(t.LastUsedAt), Status: "active"}
+		switch {
+		case t.RevokedAt != nil:
+			row.Status = "revoked"
+		case !t.Active(now):
+			row.Status = "expired"
+		}
+		v.Tokens = append(v.Tokens, row)
+	}
+	h.render(c, status, templates.TokensPage(h.page(c, "API tokens"), v))
+}
+
+// parseTTLDays reads a token lifetime in days (0 = never expires).
+func parseTTLDays(s string) (time.Duration, error) {
+	days, err := strconv.Atoi(s)
+	if err != nil || days < 0 || days > 3650 {
+		return 0, &models.ValidationError{Field: "expires", Message: "choose a lifetime between 0 (never) and 3650 days"}
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
+}
+
+func (h *Handler) tokenCreate(c *gin.Context) {
+	name := c.PostForm("name")
+	ttl, err := parseTTLDays(c.DefaultPostForm("expires_days", "30"))
+	if err == nil {
+		var secret string
+		_, secret, err = h.store.CreateToken(c.Request.Context(), currentUser(c).ID, name, ttl)
+		if err == nil {
+			// The secret travels to the next page in the server-side session,
+			// never in a URL.
+			h.sessions.Put(c.Request.Context(), tokenSecretKey, secret)
+			seeOther(c, "/settings/tokens")
+			return
+		}
+	}
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		h.renderTokens(c, http.StatusBadRequest, templates.TokensView{Name: name, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		return
+	}
+	h.fail(c, err)
+}
+
+func (h *Handler) tokenRevoke(c *gin.Context) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err := h.store.RevokeToken(c.Request.Context(), currentUser(c).ID, id); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.flash(c, "Token revoked.")
+	seeOther(c, "/settings/tokens")
+}
+
+func (h *Handler) apiTokens(c *gin.Context) {
+	toks, err := h.store.ListTokens(c.Request.Context(), currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(toks)})
+}
+
+// apiTokenCreate: POST /api/v1/tokens {"name": "...", "expires_days": 30}.
+func (h *Handler) apiTokenCreate(c *gin.Context) {
+	var body struct {
+		Name        string `json:"name"`
+		ExpiresDays *int   `json:"expires_days"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	days := 30
+	if body.ExpiresDays != nil {
+		days = *body.ExpiresDays
+	}
+	ttl, err := parseTTLDays(strconv.Itoa(days))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	t, secret, err := h.store.CreateToken(c.Request.Context(), currentUser(c).ID, body.Name, ttl)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"token": secret, "item": t})
+}
+
+func (h *Handler) apiTokenRevoke(c *gin.Context) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err := h.store.RevokeToken(c.Request.Context(), currentUser(c).ID, id); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,147 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"workbench/models"
+	"workbench/orchestrator/gpu"
+)
+
+// GPU states shown to users and in the API.
+const (
+	GPUFree      = "free"
+	GPUInUse     = "in_use"
+	GPUDrained   = "drained"
+	GPUUnhealthy = "unhealthy"
+)
+
+// Pool is the GPU pool: what the inventory reports, merged with what admins
+// decided (drain) and which workbench holds each GPU.
+type Pool struct {
+	inv     gpu.Inventory
+	sampler *gpu.Sampler
+	store   *models.Store
+}
+
+// NewPool builds the pool over an inventory; sampler may be nil.
+func NewPool(inv gpu.Inventory, sampler *gpu.Sampler, store *models.Store) *Pool {
+	return &Pool{inv: inv, sampler: sampler, store: store}
+}
+
+// PoolGPU is one whole GPU with its state in the pool. The JSON names are the
+// API contract of SPEC §8.
+type PoolGPU struct {
+	Index        int               `json:"index"`
+	UUID         string            `json:"uuid"`
+	Model        string            `json:"model"`
+	MemoryMiB    uint64            `json:"memory_mib"`
+	State        string            `json:"state"`
+	Health       string            `json:"health"`
+	HealthDetail string            `json:"health_detail,omitempty"`
+	WorkbenchID  string            `json:"workbench_id"`
+	Simulated    bool              `json:"simulated"`
+	Drained      bool              `json:"drained"`
+	MIGEnabled   bool              `json:"mig_enabled"`
+	MIG          []gpu.MIGInstance `json:"mig_instances,omitempty"`
+	Util         *Reading          `json:"utilization,omitempty"`
+	History      []gpu.Sample      `json:"-"`
+}
+
+// Reading is the latest sample in API form.
+type Reading struct {
+	UtilPercent uint32  `json:"gpu_percent"`
+	MemUsedMiB  uint64  `json:"memory_used_mib"`
+	TempC       uint32  `json:"temperature_c"`
+	PowerW      float64 `json:"power_w"`
+}
+
+// Simulated reports whether the pool is made of simulated GPUs.
+func (p *Pool) Simulated() bool { return p.inv.Simulated() }
+
+// Backend names the inventory backend.
+func (p *Pool) Backend() string { return p.inv.Backend() }
+
+// Status is the inventory's human status line.
+func (p *Pool) Status() string { return p.inv.Status() }
+
+// List returns every GPU with its pool state, by index.
+func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PoolGPU, 0, len(devs))
+	for _, d := range devs {
+		g := PoolGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, Health: d.Health,
+			HealthDetail: d.HealthDetail, Simulated: p.inv.Simulated(), MIGEnabled: d.MIGEnabled, MIG: d.MIG,
+			Drained: states[d.UUID].Drained}
+		switch {
+		case d.Health != gpu.HealthOK:
+			g.State = GPUUnhealthy
+		case g.Drained:
+			g.State = GPUDrained
+		default:
+			g.State = GPUFree
+		}
+		if p.sampler != nil {
+			if s, ok := p.sampler.Latest(d.UUID); ok {
+				g.Util = &Reading{UtilPercent: s.UtilPercent, MemUsedMiB: s.MemUsedMiB, TempC: s.TempC, PowerW: float64(s.PowerMilliW) / 1000}
+			}
+			g.History = p.sampler.History(d.UUID)
+		}
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+// Models returns the distinct GPU models in the pool.
+func (p *Pool) Models(ctx context.Context) ([]string, error) {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range devs {
+		if !seen[d.Model] {
+			seen[d.Model] = true
+			out = append(out, d.Model)
+		}
+	}
+	return out, nil
+}
+
+// SetDrained drains or undrains a GPU of the pool and records who did it.
+func (p *Pool) SetDrained(ctx context.Context, uuid string, drained bool, actor string) error {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, d := range devs {
+		found = found || d.UUID == uuid
+	}
+	if !found {
+		return models.ErrNotFound
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return err
+	}
+	before := states[uuid].Drained
+	if err := p.store.SetGPUDrained(ctx, uuid, drained, actor, ""); err != nil {
+		return err
+	}
+	action := "gpu.undrain"
+	if drained {
+		action = "gpu.drain"
+	}
+	return p.store.Audit(ctx, actor, action, uuid, map[string]bool{"drained": before}, map[string]bool{"drained": drained})
+}

@@ -1,0 +1,111 @@
+// Package web assembles the portal: configuration, the HTTP server, its
+// middleware and background loops. cmd/workbench calls into it.
+package web
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"workbench/orchestrator/gpu"
+)
+
+// Config is the portal's configuration: flags, else WORKBENCH_* environment,
+// else defaults (SPEC §8).
+type Config struct {
+	Addr          string
+	DataDir       string
+	GPUs          string
+	AdminPassword string
+	PublicURL     string
+	Currency      string
+	LogFormat     string
+	LogLevel      string
+	SampleEvery   time.Duration
+
+	gpuMode gpu.Mode
+}
+
+// GPUMode is the parsed GPUS setting (valid after Validate).
+func (c *Config) GPUMode() gpu.Mode { return c.gpuMode }
+
+// Secure reports whether the portal is served over https (cookies get Secure).
+func (c *Config) Secure() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// BindFlags declares the serve flags on fs with environment-aware defaults.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", env("ADDR", ":8080"), "listen address (WORKBENCH_ADDR)")
+	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "directory holding the SQLite database (WORKBENCH_DATA_DIR)")
+	fs.StringVar(&c.GPUs, "gpus", env("GPUS", "auto"), "GPU inventory: "+strings.Join(gpu.ValidModes(), " | ")+" (WORKBENCH_GPUS)")
+	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "URL users reach the portal at, e.g. https://gpu.example.org (WORKBENCH_PUBLIC_URL)")
+	fs.StringVar(&c.Currency, "currency", env("CURRENCY", "USD"), "ISO 4217 currency code of all prices (WORKBENCH_CURRENCY)")
+	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "log format: text | json (WORKBENCH_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "log level: debug | info | warn | error (WORKBENCH_LOG_LEVEL)")
+	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
+	// The admin password is read from the environment only: a flag would show in `ps`.
+	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
+}
+
+var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// Validate checks every setting and returns one clear line naming the first
+// bad one.
+func (c *Config) Validate() error {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("invalid WORKBENCH_ADDR / --addr %q: want host:port such as :8080", c.Addr)
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		return errors.New("invalid WORKBENCH_DATA_DIR / --data-dir: must not be empty")
+	}
+	m, err := gpu.ParseMode(c.GPUs)
+	if err != nil {
+		return fmt.Errorf("invalid WORKBENCH_GPUS / --gpus %q: %v", c.GPUs, err)
+	}
+	c.gpuMode = m
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("invalid WORKBENCH_PUBLIC_URL / --public-url %q: want http(s)://host[:port] with no path", c.PublicURL)
+		}
+		c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
+	}
+	if !currencyRe.MatchString(c.Currency) {
+		return fmt.Errorf("invalid WORKBENCH_CURRENCY / --currency %q: want a three-letter ISO 4217 code such as USD or CNY", c.Currency)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("invalid WORKBENCH_LOG_FORMAT / --log-format %q: want text or json", c.LogFormat)
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return fmt.Errorf("invalid WORKBENCH_LOG_LEVEL / --log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	if c.SampleEvery < time.Second {
+		return fmt.Errorf("invalid WORKBENCH_SAMPLE_INTERVAL / --sample-interval %s: must be at least 1s", c.SampleEvery)
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < 10 {
+		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")
+	}
+	return nil
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		return -1 // Validate reports it
+	}
+	return def
+}

@@ -1,0 +1,223 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/gin-gonic/gin"
+
+	"workbench/handlers"
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/orchestrator/gpu"
+	"workbench/static"
+)
+
+// Version is set at build time (-ldflags "-X workbench/web.Version=…").
+var Version = "dev"
+
+// SessionCookieName is the portal's session cookie.
+const SessionCookieName = "workbench_session"
+
+// Server is the assembled portal.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	Store    *models.Store
+	inv      gpu.Inventory
+	sampler  *gpu.Sampler
+	sessions *scs.SessionManager
+	sstore   *models.SessionStore
+	handler  http.Handler
+}
+
+// NewServer opens the database, the GPU inventory and builds the HTTP
+// handler. out receives the one-time bootstrap message (admin password).
+func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*Server, error) {
+	store, err := models.Open(ctx, cfg.DataDir, log)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := gpu.New(cfg.GPUMode(), gpu.WithLogger(log))
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("GPU inventory (WORKBENCH_GPUS=%s): %w", cfg.GPUs, err)
+	}
+	log.Info("GPU inventory", "backend", inv.Backend(), "simulated", inv.Simulated(), "status", inv.Status())
+	s := &Server{cfg: cfg, log: log, Store: store, inv: inv}
+	if err := s.bootstrap(ctx, out); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
+	s.sstore = store.SessionStore()
+	s.sessions = newSessionManager(s.sstore, cfg.Secure(), log)
+	pool := orchestrator.NewPool(inv, s.sampler, store)
+	h := handlers.New(store, s.sessions, pool, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version}, log)
+	s.handler = s.buildHandler(h)
+	return s, nil
+}
+
+// bootstrap creates the first admin and the default catalog.
+func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
+	created, generated, err := s.Store.EnsureAdmin(ctx, s.cfg.AdminPassword)
+	if err != nil {
+		return fmt.Errorf("create the admin account: %w", err)
+	}
+	if created {
+		if generated != "" {
+			fmt.Fprintf(out, "\n  First start: log in as 'admin' with password %s\n  (shown once; set WORKBENCH_ADMIN_PASSWORD to choose it instead)\n\n", generated)
+		} else {
+			fmt.Fprintf(out, "\n  First start: log in as 'admin' with the password in WORKBENCH_ADMIN_PASSWORD\n\n")
+		}
+	}
+	if _, err := s.Store.InstallID(ctx); err != nil {
+		return err
+	}
+	devs, err := s.inv.Devices(ctx)
+	if err != nil {
+		return fmt.Errorf("read GPU inventory: %w", err)
+	}
+	var models []string
+	for _, d := range devs {
+		models = append(models, d.Model)
+	}
+	return s.Store.SeedCatalog(ctx, models)
+}
+
+func newSessionManager(store scs.Store, secure bool, log *slog.Logger) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = store
+	sm.Lifetime = 7 * 24 * time.Hour // absolute expiry
+	sm.IdleTimeout = 12 * time.Hour
+	sm.Cookie.Name = SessionCookieName
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = secure
+	sm.Cookie.Path = "/"
+	sm.Cookie.Persist = false // a browser session cookie; the server enforces expiry
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		log.Error("session", "path", r.URL.Path, "err", err)
+		http.Error(w, "session error", http.StatusInternalServerError)
+	}
+	return sm
+}
+
+// buildHandler wires gin, sessions, cross-origin protection and headers.
+func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.Use(gin.CustomRecoveryWithWriter(io.Discard, func(c *gin.Context, rec any) {
+		s.log.Error("panic", "path", c.Request.URL.Path, "panic", rec)
+		c.AbortWithStatus(http.StatusInternalServerError)
+	}))
+	sub, _ := fs.Sub(static.FS, ".")
+	assets := http.StripPrefix("/static/", http.FileServer(http.FS(sub)))
+	r.GET("/static/*path", func(c *gin.Context) {
+		c.Header("Cache-Control", "public, max-age=3600")
+		assets.ServeHTTP(c.Writer, c.Request)
+	})
+	h.Routes(r)
+
+	// Every state change must come from the portal's own origin: Go's
+	// CrossOriginProtection checks Sec-Fetch-Site / Origin on unsafe methods.
+	cop := http.NewCrossOriginProtection()
+	if s.cfg.PublicURL != "" {
+		if err := cop.AddTrustedOrigin(s.cfg.PublicURL); err != nil {
+			s.log.Warn("trusted origin", "url", s.cfg.PublicURL, "err", err)
+		}
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.log.Warn("cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"error":{"code":"cross_origin","message":"cross-origin request refused"}}`)
+	}))
+	return accessLog(s.log, securityHeaders(s.cfg.Secure(), cop.Handler(s.sessions.LoadAndSave(r))))
+}
+
+// Handler is the portal's root HTTP handler (tests serve it with httptest).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Sessions exposes the session manager (tests).
+func (s *Server) Sessions() *scs.SessionManager { return s.sessions }
+
+// Run serves on cfg.Addr until ctx is cancelled, then shuts down gracefully:
+// in-flight requests get up to 20 s. Workbench containers are never touched.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is Run on an existing listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	bg, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	go s.sampler.Run(bg)
+	go s.cleanSessions(bg)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// URL is where a user on this host reaches the portal.
+func (s *Server) URL(ln net.Listener) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return "http://localhost:" + port
+}
+
+func (s *Server) cleanSessions(ctx context.Context) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := s.sstore.DeleteExpired(ctx); err != nil {
+				s.log.Warn("session cleanup", "err", err)
+			} else if n > 0 {
+				s.log.Debug("expired sessions removed", "count", n)
+			}
+		}
+	}
+}
+
+// Close releases the database and the GPU library.
+func (s *Server) Close() error {
+	s.inv.Close()
+	return s.Store.Close()
+}
