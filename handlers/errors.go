@@ -20,7 +20,9 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Message }
 
-func newError(status int, code, msg string) error { return &apiError{Status: status, Code: code, Message: msg} }
+func newError(status int, code, msg string) error {
+	return &apiError{Status: status, Code: code, Message: msg}
+}
 
 var (
 	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "log in or send an API token")
