@@ -28,6 +28,9 @@ type Config struct {
 	LogFormat     string
 	LogLevel      string
 	SampleEvery   time.Duration
+	SessionIdle   time.Duration
+	TrustedProxy  string
+	SessionMaxAge time.Duration
 
 	gpuMode gpu.Mode
 }
@@ -37,6 +40,17 @@ func (c *Config) GPUMode() gpu.Mode { return c.gpuMode }
 
 // Secure reports whether the portal is served over https (cookies get Secure).
 func (c *Config) Secure() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// TrustedProxies lists the configured reverse-proxy addresses.
+func (c *Config) TrustedProxies() []string {
+	var out []string
+	for _, p := range strings.Split(c.TrustedProxy, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // BindFlags declares the serve flags on fs with environment-aware defaults.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
@@ -48,6 +62,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "log format: text | json (WORKBENCH_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "log level: debug | info | warn | error (WORKBENCH_LOG_LEVEL)")
 	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
+	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
+	fs.DurationVar(&c.SessionMaxAge, "session-max-age", envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
+	fs.StringVar(&c.TrustedProxy, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (WORKBENCH_TRUSTED_PROXIES)")
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -57,6 +74,9 @@ var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
 // Validate checks every setting and returns one clear line naming the first
 // bad one.
 func (c *Config) Validate() error {
+	if c.SampleEvery == 0 {
+		c.SampleEvery = 15 * time.Second
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("invalid WORKBENCH_ADDR / --addr %q: want host:port such as :8080", c.Addr)
 	}
@@ -86,6 +106,20 @@ func (c *Config) Validate() error {
 	}
 	if c.SampleEvery < time.Second {
 		return fmt.Errorf("invalid WORKBENCH_SAMPLE_INTERVAL / --sample-interval %s: must be at least 1s", c.SampleEvery)
+	}
+	if c.SessionIdle == 0 {
+		c.SessionIdle = 12 * time.Hour
+	}
+	if c.SessionMaxAge == 0 {
+		c.SessionMaxAge = 7 * 24 * time.Hour
+	}
+	if c.SessionIdle <= 0 || c.SessionMaxAge <= 0 || c.SessionIdle > c.SessionMaxAge {
+		return fmt.Errorf("invalid WORKBENCH_SESSION_IDLE / WORKBENCH_SESSION_MAX_AGE (%s / %s): both positive, idle not above max age", c.SessionIdle, c.SessionMaxAge)
+	}
+	for _, cidr := range c.TrustedProxies() {
+		if _, _, err := net.ParseCIDR(cidr); err != nil && net.ParseIP(cidr) == nil {
+			return fmt.Errorf("invalid WORKBENCH_TRUSTED_PROXIES entry %q: want a CIDR such as 10.0.0.0/8 or an IP", cidr)
+		}
 	}
 	if c.AdminPassword != "" && len(c.AdminPassword) < 10 {
 		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")

@@ -59,7 +59,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	}
 	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
 	s.sstore = store.SessionStore()
-	s.sessions = newSessionManager(s.sstore, cfg.Secure(), log)
+	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
 	h := handlers.New(store, s.sessions, pool, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version}, log)
 	s.handler = s.buildHandler(h)
@@ -93,15 +93,15 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	return s.Store.SeedCatalog(ctx, models)
 }
 
-func newSessionManager(store scs.Store, secure bool, log *slog.Logger) *scs.SessionManager {
+func newSessionManager(store scs.Store, cfg Config, log *slog.Logger) *scs.SessionManager {
 	sm := scs.New()
 	sm.Store = store
-	sm.Lifetime = 7 * 24 * time.Hour // absolute expiry
-	sm.IdleTimeout = 12 * time.Hour
+	sm.Lifetime = cfg.SessionMaxAge // absolute expiry
+	sm.IdleTimeout = cfg.SessionIdle
 	sm.Cookie.Name = SessionCookieName
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = secure
+	sm.Cookie.Secure = cfg.Secure()
 	sm.Cookie.Path = "/"
 	sm.Cookie.Persist = false // a browser session cookie; the server enforces expiry
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
@@ -115,6 +115,11 @@ func newSessionManager(store scs.Store, secure bool, log *slog.Logger) *scs.Sess
 func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	// Believe X-Forwarded-For only from configured proxies: otherwise anyone
+	// could pick the address the login throttle counts against.
+	if err := r.SetTrustedProxies(s.cfg.TrustedProxies()); err != nil {
+		s.log.Warn("trusted proxies", "err", err)
+	}
 	r.Use(gin.CustomRecoveryWithWriter(io.Discard, func(c *gin.Context, rec any) {
 		s.log.Error("panic", "path", c.Request.URL.Path, "panic", rec)
 		c.AbortWithStatus(http.StatusInternalServerError)

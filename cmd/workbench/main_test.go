@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"workbench/web"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	// A server holds the same data directory open, as in production.
+	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dir, GPUs: "none", AdminPassword: "admin-password-1", Currency: "USD", LogFormat: "text", LogLevel: "error"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer func() { ts.Close(); srv.Close() }()
+
+	out, _, err := runCLI(t, "alice-password-1\n", "user", "add", "alice", "--admin", "--password-stdin", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "added alice (admin)") || strings.Contains(out, "alice-password-1") {
+		t.Fatalf("user add: %q %v", out, err)
+	}
+	if _, _, err := runCLI(t, "x\n", "user", "add", "bob", "--password-stdin", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "password") {
+		t.Fatalf("short password accepted: %v", err)
+	}
+	out, _, err = runCLI(t, "", "user", "add", "carol", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "with password ") {
+		t.Fatalf("generated password not printed: %q %v", out, err)
+	}
+
+	out, _, err = runCLI(t, "", "token", "create", "alice", "--data-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(out)
+	if strings.Count(out, "\n") != 1 || !strings.HasPrefix(token, "wbt_") {
+		t.Fatalf("token create must print the token alone: %q", out)
+	}
+	// The running server accepts the token the CLI just made.
+	req, _ := http.NewRequest("GET", ts.URL+"/api/v1/me", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var me map[string]any
+	json.NewDecoder(res.Body).Decode(&me)
+	res.Body.Close()
+	if res.StatusCode != 200 || me["username"] != "alice" || me["role"] != "admin" {
+		t.Fatalf("server rejected CLI token: %d %v", res.StatusCode, me)
+	}
+	if _, _, err := runCLI(t, "", "token", "create", "nobody", "--data-dir", dir); err == nil {
+		t.Fatal("token for unknown user")
+	}
+
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	if out, _, err := runCLI(t, "", "backup", backup, "--data-dir", dir); err != nil || !strings.Contains(out, backup) {
+		t.Fatalf("backup: %q %v", out, err)
+	}
+	if st, err := os.Stat(backup); err != nil || st.Size() == 0 {
+		t.Fatalf("backup file: %v", err)
+	}
+}
+
+func TestGPUsJSONOnMock(t *testing.T) {
+	out, _, err := runCLI(t, "", "gpus", "--json", "--gpus", "mock:dgxh200", "--data-dir", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inv struct {
+		Items []struct {
+			Index     int    `json:"index"`
+			UUID      string `json:"uuid"`
+			Model     string `json:"model"`
+			MemoryMiB uint64 `json:"memory_mib"`
+			State     string `json:"state"`
+			Simulated bool   `json:"simulated"`
+		} `json:"items"`
+		Simulated bool `json:"simulated"`
+	}
+	if err := json.Unmarshal([]byte(out), &inv); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(inv.Items) != 8 || !inv.Simulated {
+		t.Fatalf("got %d GPUs, simulated=%v", len(inv.Items), inv.Simulated)
+	}
+	for i, g := range inv.Items {
+		if g.Index != i || !strings.Contains(g.Model, "H200") || g.MemoryMiB < 140000 || !g.Simulated || g.State != "free" || !strings.HasPrefix(g.UUID, "GPU-") {
+			t.Errorf("gpu %d: %+v", i, g)
+		}
+	}
+}
+
+func TestGPUsNoneIsEmptyNotSimulated(t *testing.T) {
+	out, _, err := runCLI(t, "", "gpus", "--json", "--gpus", "none", "--data-dir", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `"items": []`) || !strings.Contains(out, `"simulated": false`) {
+		t.Fatalf("none: %s", out)
+	}
+}
+
+func TestInvalidConfigNamesTheSetting(t *testing.T) {
+	cases := map[string][]string{
+		"WORKBENCH_GPUS":       {"serve", "--gpus", "mock:dgx9000", "--data-dir", t.TempDir()},
+		"WORKBENCH_ADDR":       {"serve", "--addr", "nonsense", "--data-dir", t.TempDir()},
+		"WORKBENCH_CURRENCY":   {"serve", "--currency", "dollars", "--data-dir", t.TempDir()},
+		"WORKBENCH_PUBLIC_URL": {"serve", "--public-url", "ftp://x", "--data-dir", t.TempDir()},
+	}
+	for setting, args := range cases {
+		_, _, err := runCLI(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), setting) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: error %q should be one line naming %s", args, err, setting)
+		}
+	}
+	t.Setenv("WORKBENCH_GPUS", "bogus")
+	if _, _, err := runCLI(t, "", "serve", "--data-dir", t.TempDir()); err == nil || !strings.Contains(err.Error(), "WORKBENCH_GPUS") {
+		t.Errorf("env GPUS=bogus: %v", err)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	if _, errOut, err := runCLI(t, "", "frobnicate"); err == nil || !strings.Contains(errOut, "Usage") {
+		t.Fatalf("unknown command: %v %q", err, errOut)
+	}
+}

@@ -1,0 +1,255 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/models"
+	"workbench/web"
+)
+
+func TestSessionCookieFlags(t *testing.T) {
+	for _, tc := range []struct {
+		publicURL  string
+		wantSecure bool
+	}{{"", false}, {"https://gpu.example.org", true}} {
+		p := newPortal(t, func(c *web.Config) { c.PublicURL = tc.publicURL })
+		c := p.client()
+		req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/login", strings.NewReader(url.Values{"username": {"admin"}, "password": {adminPassword}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		ck := sessionCookie(res)
+		if ck == nil {
+			t.Fatalf("public URL %q: no session cookie after login (status %d)", tc.publicURL, res.StatusCode)
+		}
+		if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure != tc.wantSecure {
+			t.Errorf("public URL %q: cookie HttpOnly=%v SameSite=%v Secure=%v", tc.publicURL, ck.HttpOnly, ck.SameSite, ck.Secure)
+		}
+		if len(ck.Value) < 43 { // 32 random bytes, base64
+			t.Errorf("session token too short: %d chars", len(ck.Value))
+		}
+	}
+}
+
+func TestLoginRotatesSessionAndLogoutInvalidates(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	res := p.postForm(c, "/login", url.Values{"username": {"admin"}, "password": {adminPassword}})
+	first := sessionCookie(res)
+	if first == nil {
+		t.Fatal("no cookie")
+	}
+	// Logging in again while holding a session must hand out a new token
+	// and retire the old one (no session fixation).
+	res = p.postForm(c, "/login", url.Values{"username": {"admin"}, "password": {adminPassword}})
+	second := sessionCookie(res)
+	if second == nil || second.Value == first.Value {
+		t.Fatal("session token not rotated at login")
+	}
+	replay := p.client()
+	u, _ := url.Parse(p.ts.URL)
+	replay.Jar.SetCookies(u, []*http.Cookie{{Name: web.SessionCookieName, Value: first.Value}})
+	if res, _ := p.get(replay, "/gpus"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("old token still valid after rotation: %d", res.StatusCode)
+	}
+	if res, _ := p.get(c, "/gpus"); res.StatusCode != http.StatusOK {
+		t.Fatalf("logged-in /gpus: %d", res.StatusCode)
+	}
+	p.postForm(c, "/logout", nil)
+	// Replaying the cookie after logout must not work: the server forgot it.
+	stolen := p.client()
+	stolen.Jar.SetCookies(u, []*http.Cookie{{Name: web.SessionCookieName, Value: second.Value}})
+	if res, _ := p.get(stolen, "/gpus"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+		t.Fatalf("session survived logout: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+}
+
+func TestSessionIdleExpiry(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.SessionIdle = time.Second; c.SessionMaxAge = time.Hour })
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	if res, _ := p.get(c, "/gpus"); res.StatusCode != http.StatusOK {
+		t.Fatalf("fresh session: %d", res.StatusCode)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if res, _ := p.get(c, "/gpus"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("idle session still valid: %d", res.StatusCode)
+	}
+}
+
+func TestLoginThrottleAndGenericErrors(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	_, unknown := p.get(c, "/login") // warm up
+	_ = unknown
+	res := p.postForm(c, "/login", url.Values{"username": {"nobody"}, "password": {"whatever-123"}})
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unknown user: %d", res.StatusCode)
+	}
+	for i := 0; i < 5; i++ {
+		res := p.postForm(c, "/login", url.Values{"username": {"admin"}, "password": {"wrong-password"}})
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("failure %d: status %d", i, res.StatusCode)
+		}
+	}
+	// Spoofing X-Forwarded-For does not buy a fresh budget.
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/login", strings.NewReader(url.Values{"username": {"admin"}, "password": {adminPassword}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-For", "203.0.113.9")
+	if res, err := c.Do(req); err != nil || res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("spoofed X-Forwarded-For escaped the throttle: %v %v", res.StatusCode, err)
+	}
+	// Now even the right password is refused for a while.
+	res = p.postForm(c, "/login", url.Values{"username": {"admin"}, "password": {adminPassword}})
+	if res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("after 5 failures: status %d, want 429", res.StatusCode)
+	}
+}
+
+func TestLoginErrorIsTheSameForUnknownAndWrong(t *testing.T) {
+	p := newPortal(t)
+	body := func(user string) string {
+		req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/login", strings.NewReader(url.Values{"username": {user}, "password": {"bad-password-9"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		s := string(raw)
+		i := strings.Index(s, `data-testid="login-error"`)
+		if i < 0 {
+			t.Fatalf("no login error for %s", user)
+		}
+		return s[i : i+80]
+	}
+	if a, b := body("admin"), body("ghost"); a != b {
+		t.Fatalf("login errors differ:\n%s\n%s", a, b)
+	}
+}
+
+func TestCrossOriginPostRefused(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	form := url.Values{"name": {"g1"}}.Encode()
+	send := func(hdr map[string]string) int {
+		req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/admin/groups", strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := send(map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}); got != http.StatusForbidden {
+		t.Fatalf("cross-site POST: %d, want 403", got)
+	}
+	if got := send(map[string]string{"Origin": "https://evil.example"}); got != http.StatusForbidden {
+		t.Fatalf("foreign-origin POST: %d, want 403", got)
+	}
+	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 0 {
+		t.Fatalf("refused request still created %d groups", len(gs))
+	}
+	if got := send(map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": p.ts.URL}); got != http.StatusSeeOther {
+		t.Fatalf("same-origin POST: %d, want 303", got)
+	}
+	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 1 {
+		t.Fatalf("same-origin POST did not create the group")
+	}
+}
+
+func TestDisabledUserLosesAccess(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	u, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "alice-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	_, secret, _ := p.srv.Store.CreateToken(ctx, u.ID, "t", 0)
+	if code, _ := p.api("GET", "/api/v1/me", secret, ""); code != 200 {
+		t.Fatalf("token before disable: %d", code)
+	}
+	admin := p.client()
+	p.login(admin, "admin", adminPassword)
+	if res := p.postForm(admin, "/admin/users/"+itoa(u.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disable: %d", res.StatusCode)
+	}
+	if res, _ := p.get(c, "/gpus"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disabled user's session still works: %d", res.StatusCode)
+	}
+	if code, body := p.api("GET", "/api/v1/me", secret, ""); code != 401 || errCode(body) != "invalid_token" {
+		t.Fatalf("disabled user's token: %d %v", code, body)
+	}
+	res := p.postForm(p.client(), "/login", url.Values{"username": {"alice"}, "password": {"alice-password"}})
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("disabled user logged in: %d", res.StatusCode)
+	}
+}
+
+func TestNonAdminCannotReachAdmin(t *testing.T) {
+	p := newPortal(t)
+	p.srv.Store.CreateUser(context.Background(), models.NewUser{Username: "bob", Password: "bob-password1"})
+	c := p.client()
+	p.login(c, "bob", "bob-password1")
+	if res, _ := p.get(c, "/admin/users"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("/admin/users as user: %d", res.StatusCode)
+	}
+	if res := p.postForm(c, "/admin/users", url.Values{"username": {"mallory"}, "password": {"mallory-pass"}, "role": {"admin"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("create user as user: %d", res.StatusCode)
+	}
+	if _, err := p.srv.Store.UserByUsername(context.Background(), "mallory"); err == nil {
+		t.Fatal("non-admin created a user")
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	p := newPortal(t)
+	res, _ := p.get(p.client(), "/login")
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"script-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP allows inline code: %q", csp)
+	}
+	if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Referrer-Policy") == "" {
+		t.Errorf("missing nosniff/referrer policy: %v", res.Header)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	p := newPortal(t)
+	res, body := p.get(p.client(), "/healthz")
+	if res.StatusCode != 200 || !strings.Contains(body, `"ok"`) {
+		t.Fatalf("healthz: %d %s", res.StatusCode, body)
+	}
+}
+
+func TestStaticAssetsEmbedded(t *testing.T) {
+	p := newPortal(t)
+	for _, path := range []string{"/static/css/app.css", "/static/js/app.js", "/static/img/logo.svg"} {
+		res, body := p.get(p.client(), path)
+		if res.StatusCode != 200 || len(body) < 50 {
+			t.Errorf("%s: %d, %d bytes", path, res.StatusCode, len(body))
+		}
+	}
+}
