@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 )
 
@@ -35,7 +36,15 @@ var (
 func classify(err error) *apiError {
 	var ae *apiError
 	var ve *models.ValidationError
+	var re *orchestrator.RefusedError
+	var se *orchestrator.ErrState
 	switch {
+	case errors.As(err, &re):
+		return &apiError{http.StatusConflict, re.Code, re.Message}
+	case errors.As(err, &se):
+		return &apiError{http.StatusConflict, "invalid_state", se.Message}
+	case errors.Is(err, orchestrator.ErrEngineUnavailable):
+		return &apiError{http.StatusServiceUnavailable, "engine_unavailable", "the Docker engine is not reachable; workbenches cannot be launched or changed right now"}
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &ve):

@@ -24,6 +24,7 @@ type Handler struct {
 	store    *models.Store
 	sessions *scs.SessionManager
 	pool     *orchestrator.Pool
+	wbs      *orchestrator.Manager
 	throttle *LoginThrottle
 	cfg      Config
 	log      *slog.Logger
@@ -31,11 +32,12 @@ type Handler struct {
 }
 
 // New builds the Handler.
-func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.Pool, cfg Config, log *slog.Logger) *Handler {
+func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.Pool, wbs *orchestrator.Manager, cfg Config, log *slog.Logger) *Handler {
 	return &Handler{
 		store:    store,
 		sessions: sessions,
 		pool:     pool,
+		wbs:      wbs,
 		throttle: NewLoginThrottle(5, 20, 15*time.Minute),
 		cfg:      cfg,
 		log:      log,

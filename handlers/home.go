@@ -10,13 +10,24 @@ import (
 	"workbench/templates"
 )
 
+// home lists the user's workbenches.
 func (h *Handler) home(c *gin.Context) {
-	gpus, err := h.pool.List(c.Request.Context())
+	ctx := c.Request.Context()
+	gpus, err := h.pool.List(ctx)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.HomePage(h.page(c, "Workbenches"), templates.HomeView{GPUSummary: gpuSummary(gpus)}))
+	rows, err := h.listRows(ctx, currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(gpus)}
+	if err := h.wbs.EnginePing(ctx); err != nil {
+		v.EngineDown = "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back."
+	}
+	h.render(c, http.StatusOK, templates.HomePage(h.page(c, "Workbenches"), v))
 }
 
 // gpuSummary is a one-line description of the pool, e.g. "8 GPUs, 7 free".

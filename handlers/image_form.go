@@ -43,10 +43,15 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 	img := &models.Image{ID: id, Name: c.PostForm("name"), Image: c.PostForm("image"), Description: c.PostForm("description"),
 		Tags: c.PostForm("tags"), StartCommand: c.PostForm("start_command"), RunAsUser: c.PostForm("run_as_user"),
 		HomePath: c.PostForm("home_path"), Enabled: c.PostForm("enabled") == "true"}
+	typed := *img // Validate normalises img; show back what was typed
 	_, err := h.saveImage(c, img)
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, "Image"), imageForm(img, templates.FormErrors{ve.Field: ve.Message})))
+		title := "New image"
+		if id != 0 {
+			title = "Edit image"
+		}
+		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, title), imageForm(&typed, templates.FormErrors{ve.Field: ve.Message})))
 		return
 	}
 	if err != nil {

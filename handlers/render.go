@@ -17,9 +17,11 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
 	}
 	switch {
+	case p.User == nil:
+		// Nothing about the deployment before login.
 	case h.pool.Simulated():
 		p.Banner = "GPUs are simulated (" + h.pool.Backend() + "): workbenches get no real GPU."
-	case h.pool.Backend() == "none" && p.User != nil && p.User.IsAdmin:
+	case h.pool.Backend() == "none" && p.User.IsAdmin:
 		p.Banner = h.pool.Status()
 	}
 	return p

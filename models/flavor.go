@@ -9,16 +9,19 @@ import (
 
 // Flavor is a hardware shape a workbench is launched with.
 type Flavor struct {
-	ID        int64     `gorm:"primaryKey" json:"id"`
-	Name      string    `json:"name"`
-	GPUModel  string    `gorm:"column:gpu_model" json:"gpu_model"`
-	GPUCount  int       `gorm:"column:gpu_count" json:"gpu_count"`
-	CPUCores  float64   `json:"cpu_cores"`
-	MemoryGiB int       `gorm:"column:memory_gib" json:"memory_gib"`
-	ShmMiB    int       `gorm:"column:shm_mib" json:"shm_mib"`
-	Enabled   bool      `json:"enabled"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID        int64   `gorm:"primaryKey" json:"id"`
+	Name      string  `json:"name"`
+	GPUModel  string  `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount  int     `gorm:"column:gpu_count" json:"gpu_count"`
+	CPUCores  float64 `json:"cpu_cores"`
+	MemoryGiB int     `gorm:"column:memory_gib" json:"memory_gib"`
+	ShmMiB    int     `gorm:"column:shm_mib" json:"shm_mib"`
+	// MaxRuntimeS stops a workbench of this flavor after that many seconds of
+	// running; 0 = no limit.
+	MaxRuntimeS int64     `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
+	Enabled     bool      `json:"enabled"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // Limits a single flavor may ask for; beyond them a value is surely a typo.
@@ -53,6 +56,9 @@ func (f *Flavor) Validate() error {
 	if f.MemoryGiB < 1 || f.MemoryGiB > maxFlavorMemGiB {
 		return invalid("memory_gib", "must be between 1 and %d", maxFlavorMemGiB)
 	}
+	if f.MaxRuntimeS < 0 || f.MaxRuntimeS > 365*24*3600 {
+		return invalid("max_runtime_hours", "must be between 0 (no limit) and 8760 hours")
+	}
 	if f.ShmMiB < 0 || f.ShmMiB > f.MemoryGiB*1024 {
 		return invalid("shm_mib", "must be between 0 and the flavor's memory")
 	}
@@ -81,7 +87,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 	}
 	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
 		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_cores": f.CPUCores,
-		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "enabled": f.Enabled, "updated_at": s.now()})
+		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "enabled": f.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
 			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}

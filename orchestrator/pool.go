@@ -76,12 +76,18 @@ func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
 	if err != nil {
 		return nil, err
 	}
+	held, err := p.store.GPUAllocations(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]PoolGPU, 0, len(devs))
 	for _, d := range devs {
 		g := PoolGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, Health: d.Health,
 			HealthDetail: d.HealthDetail, Simulated: p.inv.Simulated(), MIGEnabled: d.MIGEnabled, MIG: d.MIG,
-			Drained: states[d.UUID].Drained}
+			Drained: states[d.UUID].Drained, WorkbenchID: held[d.UUID]}
 		switch {
+		case g.WorkbenchID != "":
+			g.State = GPUInUse
 		case d.Health != gpu.HealthOK:
 			g.State = GPUUnhealthy
 		case g.Drained:
@@ -144,4 +150,57 @@ func (p *Pool) SetDrained(ctx context.Context, uuid string, drained bool, actor 
 		action = "gpu.drain"
 	}
 	return p.store.Audit(ctx, actor, action, uuid, map[string]bool{"drained": before}, map[string]bool{"drained": drained})
+}
+
+// Need is what a flavor asks of the pool: its GPU count of its model, from
+// the healthy, undrained GPUs of that model. Allocation (in the database
+// transaction) skips those already held.
+func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, error) {
+	need := models.GPUNeed{Model: f.GPUModel, Count: f.GPUCount}
+	if f.GPUCount == 0 {
+		return need, nil
+	}
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return need, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return need, err
+	}
+	for _, d := range devs {
+		if d.Model == f.GPUModel && d.Health == gpu.HealthOK && !states[d.UUID].Drained && !d.MIGEnabled {
+			need.Candidates = append(need.Candidates, d.UUID)
+		}
+	}
+	return need, nil
+}
+
+// FreeSummary names what is free, for refusal messages: "; free now: 3 × H100".
+func (p *Pool) FreeSummary(ctx context.Context) string {
+	gpus, err := p.List(ctx)
+	if err != nil {
+		return ""
+	}
+	count := map[string]int{}
+	var order []string
+	for _, g := range gpus {
+		if g.State == GPUFree {
+			if count[g.Model] == 0 {
+				order = append(order, g.Model)
+			}
+			count[g.Model]++
+		}
+	}
+	if len(order) == 0 {
+		return "; no GPU is free right now"
+	}
+	s := "; free now:"
+	for i, m := range order {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprintf(" %d × %s", count[m], m)
+	}
+	return s
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
 )
 
@@ -31,6 +32,9 @@ type Config struct {
 	SessionIdle   time.Duration
 	TrustedProxy  string
 	SessionMaxAge time.Duration
+
+	// Workbenches tunes the lifecycle manager (tests shorten its timers).
+	Workbenches orchestrator.Options
 
 	gpuMode gpu.Mode
 }
@@ -65,6 +69,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
 	fs.DurationVar(&c.SessionMaxAge, "session-max-age", envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
 	fs.StringVar(&c.TrustedProxy, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (WORKBENCH_TRUSTED_PROXIES)")
+	fs.DurationVar(&c.Workbenches.DefaultIdle, "idle-timeout", envDuration("IDLE_TIMEOUT", time.Hour), "default idle timeout of a workbench (WORKBENCH_IDLE_TIMEOUT)")
+	fs.DurationVar(&c.Workbenches.MaxIdle, "max-idle-timeout", envDuration("MAX_IDLE_TIMEOUT", 24*time.Hour), "longest idle timeout a user may choose (WORKBENCH_MAX_IDLE_TIMEOUT)")
+	fs.DurationVar(&c.Workbenches.ReconcileEvery, "reconcile-interval", envDuration("RECONCILE_INTERVAL", 30*time.Second), "how often the database is reconciled with the engine (WORKBENCH_RECONCILE_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.CullEvery, "cull-interval", envDuration("CULL_INTERVAL", time.Minute), "how often idle and over-time workbenches are looked for (WORKBENCH_CULL_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.OrphanGrace, "orphan-grace", envDuration("ORPHAN_GRACE", 10*time.Minute), "labelled containers with no record are removed after this (WORKBENCH_ORPHAN_GRACE)")
+	fs.DurationVar(&c.Workbenches.MinIdle, "min-idle-timeout", envDuration("MIN_IDLE_TIMEOUT", 10*time.Minute), "shortest idle timeout a user may choose (WORKBENCH_MIN_IDLE_TIMEOUT)")
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -120,6 +130,19 @@ func (c *Config) Validate() error {
 		if _, _, err := net.ParseCIDR(cidr); err != nil && net.ParseIP(cidr) == nil {
 			return fmt.Errorf("invalid WORKBENCH_TRUSTED_PROXIES entry %q: want a CIDR such as 10.0.0.0/8 or an IP", cidr)
 		}
+	}
+	w := c.Workbenches
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"RECONCILE_INTERVAL", w.ReconcileEvery}, {"CULL_INTERVAL", w.CullEvery}, {"ORPHAN_GRACE", w.OrphanGrace},
+		{"IDLE_TIMEOUT", w.DefaultIdle}, {"MIN_IDLE_TIMEOUT", w.MinIdle}, {"MAX_IDLE_TIMEOUT", w.MaxIdle}} {
+		if d.v < 0 {
+			return fmt.Errorf("invalid WORKBENCH_%s: want a positive duration such as 30s or 10m", d.name)
+		}
+	}
+	if w.MinIdle > 0 && w.MaxIdle > 0 && w.MinIdle > w.MaxIdle {
+		return fmt.Errorf("invalid WORKBENCH_MIN_IDLE_TIMEOUT %s: above WORKBENCH_MAX_IDLE_TIMEOUT %s", w.MinIdle, w.MaxIdle)
 	}
 	if c.AdminPassword != "" && len(c.AdminPassword) < 10 {
 		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")

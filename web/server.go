@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -18,7 +19,9 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
+	"workbench/orchestrator/runtime"
 	"workbench/static"
+	"workbench/web/proxy"
 )
 
 // Version is set at build time (-ldflags "-X workbench/web.Version=…").
@@ -36,6 +39,8 @@ type Server struct {
 	sampler  *gpu.Sampler
 	sessions *scs.SessionManager
 	sstore   *models.SessionStore
+	rt       *runtime.Docker
+	Manager  *orchestrator.Manager
 	handler  http.Handler
 }
 
@@ -61,7 +66,22 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	s.sstore = store.SessionStore()
 	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
-	h := handlers.New(store, s.sessions, pool, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version}, log)
+	s.rt, err = runtime.NewDocker(runtime.WithLogger(log))
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("Docker client (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
+	}
+	if err := s.rt.Ping(ctx); err != nil {
+		// The portal still serves: pages say the engine is down, launches get 503.
+		log.Warn("Docker engine not reachable; workbenches cannot start until it is", "err", err)
+	}
+	installID, err := store.InstallID(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
+	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version}, log)
 	s.handler = s.buildHandler(h)
 	return s, nil
 }
@@ -91,6 +111,13 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 		models = append(models, d.Model)
 	}
 	return s.Store.SeedCatalog(ctx, models)
+}
+
+func trusted(publicURL string) []string {
+	if publicURL == "" {
+		return nil
+	}
+	return []string{publicURL}
 }
 
 func newSessionManager(store scs.Store, cfg Config, log *slog.Logger) *scs.SessionManager {
@@ -132,6 +159,19 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	})
 	h.Routes(r)
 
+	// /wb/{id}/… goes to the workbench's Jupyter, outside the session
+	// middleware (the proxy loads the session read-only itself).
+	px := proxy.New(proxy.Options{
+		Resolve:           h.ProxyResolve,
+		OnActivity:        s.Manager.Touch,
+		TrustedOrigins:    trusted(s.cfg.PublicURL),
+		SessionCookieName: SessionCookieName,
+		Logger:            s.log,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/wb/", px)
+	mux.Handle("/", s.sessions.LoadAndSave(r))
+
 	// Every state change must come from the portal's own origin: Go's
 	// CrossOriginProtection checks Sec-Fetch-Site / Origin on unsafe methods.
 	cop := http.NewCrossOriginProtection()
@@ -146,7 +186,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		w.WriteHeader(http.StatusForbidden)
 		io.WriteString(w, `{"error":{"code":"cross_origin","message":"cross-origin request refused"}}`)
 	}))
-	return accessLog(s.log, securityHeaders(s.cfg.Secure(), cop.Handler(s.sessions.LoadAndSave(r))))
+	return accessLog(s.log, securityHeaders(s.cfg.Secure(), cop.Handler(mux)))
 }
 
 // Handler is the portal's root HTTP handler (tests serve it with httptest).
@@ -176,6 +216,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
 	go s.sampler.Run(bg)
+	go s.Manager.Run(bg)
 	go s.cleanSessions(bg)
 
 	errc := make(chan error, 1)
@@ -221,8 +262,12 @@ func (s *Server) cleanSessions(ctx context.Context) {
 	}
 }
 
-// Close releases the database and the GPU library.
+// Close releases the database, the engine client and the GPU library.
+// Workbench containers keep running.
 func (s *Server) Close() error {
+	if s.rt != nil {
+		s.rt.Close()
+	}
 	s.inv.Close()
 	return s.Store.Close()
 }

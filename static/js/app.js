@@ -34,3 +34,20 @@ document.addEventListener("DOMContentLoaded", () => {
   startLiveRegions();
   confirmForms();
 });
+
+// A workbench page with data-events follows the workbench's state over
+// server-sent events: progress updates in place, a new state reloads the page
+// (so buttons match). Without JavaScript a meta refresh does the same.
+function followWorkbench() {
+  const el = document.querySelector("[data-events]");
+  if (!el || !window.EventSource) return;
+  const shown = el.getAttribute("data-state");
+  const es = new EventSource(el.getAttribute("data-events"));
+  es.addEventListener("state", (ev) => {
+    const u = JSON.parse(ev.data);
+    if (u.state !== shown) { es.close(); window.location.reload(); return; }
+    const bar = el.querySelector("progress");
+    if (bar) { bar.value = u.progress; bar.textContent = u.progress + "%"; }
+  });
+}
+document.addEventListener("DOMContentLoaded", followWorkbench);

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/orchestrator"
+)
+
+// workbenchEvents streams a workbench's state changes as server-sent events:
+// first the current state, then every change, with a comment line every
+// 15 s so proxies keep the connection open.
+func (h *Handler) workbenchEvents(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	updates, cancel := h.wbs.Events().Subscribe(wb.ID)
+	defer cancel()
+	w := c.Writer
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(u orchestrator.Update) bool {
+		b, _ := json.Marshal(u)
+		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
+			return false
+		}
+		w.Flush()
+		return true
+	}
+	if !send(orchestrator.Update{ID: wb.ID, State: wb.State, Progress: wb.Progress, Reason: wb.Reason, At: wb.UpdatedAt}) {
+		return
+	}
+	keepalive := time.NewTicker(15 * time.Second)
+	defer keepalive.Stop()
+	for {
+		select {
+		case <-c.Request.Context().Done():
+			return
+		case u, ok := <-updates:
+			if !ok || !send(u) {
+				return
+			}
+		case <-keepalive.C:
+			if _, err := fmt.Fprint(w, ": keepalive\n\n"); err != nil {
+				return
+			}
+			w.Flush()
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/templates"
+)
+
+// launchForm shows the launch page: images, flavors with free GPUs, name.
+func (h *Handler) launchForm(c *gin.Context) {
+	opt := h.wbs.Options()
+	v := templates.LaunchView{IdleMinutes: int64(opt.DefaultIdle / time.Minute), Image: c.Query("image"), Flavor: c.Query("flavor")}
+	h.renderLaunch(c, http.StatusOK, v)
+}
+
+func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchView) {
+	ctx := c.Request.Context()
+	opt := h.wbs.Options()
+	v.MinIdle, v.MaxIdle = int64(opt.MinIdle/time.Minute), int64(opt.MaxIdle/time.Minute)
+	v.Simulated = h.pool.Simulated()
+	imgs, err := h.store.ListImages(ctx, true)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	fls, err := h.store.ListFlavors(ctx, true)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	gpus, err := h.pool.List(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	free := freeByModel(gpus)
+	for _, img := range imgs {
+		v.Images = append(v.Images, imageCard(img))
+	}
+	for _, f := range fls {
+		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
+			CPUCores: f.CPUCores, MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel]})
+	}
+	h.render(c, status, templates.LaunchPage(h.page(c, "New workbench"), v))
+}
+
+// launch handles the launch form.
+func (h *Handler) launch(c *gin.Context) {
+	v := templates.LaunchView{Name: strings.TrimSpace(c.PostForm("name")), Image: c.PostForm("image"), Flavor: c.PostForm("flavor")}
+	minutes, err := strconv.ParseInt(strings.TrimSpace(c.DefaultPostForm("idle_minutes", "0")), 10, 64)
+	if err != nil {
+		v.Errors = templates.FormErrors{"idle_timeout": "must be a whole number of minutes"}
+		h.renderLaunch(c, http.StatusBadRequest, v)
+		return
+	}
+	v.IdleMinutes = minutes
+	wb, err := h.wbs.Launch(c.Request.Context(), currentUser(c), orchestrator.LaunchRequest{Name: v.Name, Image: v.Image,
+		Flavor: v.Flavor, IdleTimeout: time.Duration(minutes) * time.Minute})
+	var ve *models.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		v.Errors = templates.FormErrors{ve.Field: ve.Message}
+		h.renderLaunch(c, http.StatusBadRequest, v)
+	case err != nil:
+		e := classify(err)
+		if e.Status >= 500 && e.Status != http.StatusServiceUnavailable {
+			h.fail(c, err)
+			return
+		}
+		v.Errors = templates.FormErrors{"_": e.Message}
+		h.renderLaunch(c, e.Status, v)
+	default:
+		seeOther(c, "/workbenches/"+wb.ID)
+	}
+}
+
+// apiLaunch: POST /api/v1/workbenches {name, image, flavor, idle_timeout_seconds}.
+func (h *Handler) apiLaunch(c *gin.Context) {
+	var body struct {
+		Name               string `json:"name"`
+		Image              string `json:"image"`
+		Flavor             string `json:"flavor"`
+		IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	ctx := c.Request.Context()
+	wb, err := h.wbs.Launch(ctx, currentUser(c), orchestrator.LaunchRequest{Name: strings.TrimSpace(body.Name), Image: body.Image,
+		Flavor: body.Flavor, IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	n, err := h.names(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.Header("Location", "/api/v1/workbenches/"+wb.ID)
+	c.JSON(http.StatusAccepted, h.workbenchJSON(wb, n))
+}

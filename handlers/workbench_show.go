@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"io"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/templates"
+)
+
+// workbenchPage shows one workbench: state, progress, log tail, history.
+func (h *Handler) workbenchPage(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	ctx := c.Request.Context()
+	n, err := h.names(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	hist, err := h.store.WorkbenchHistory(ctx, wb.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n)}
+	for _, e := range hist {
+		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
+	}
+	if rc, err := h.wbs.Logs(ctx, wb.ID, 50, false); err == nil {
+		b, _ := io.ReadAll(io.LimitReader(rc, 64<<10))
+		rc.Close()
+		v.Logs = string(b)
+	}
+	h.render(c, http.StatusOK, templates.WorkbenchPage(h.page(c, wb.Name), v))
+}
+
+// apiWorkbench: GET /api/v1/workbenches/{id}.
+func (h *Handler) apiWorkbench(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	n, err := h.names(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, h.workbenchJSON(wb, n))
+}
+
+// apiWorkbenches: GET /api/v1/workbenches (admins: ?all=true for everyone's).
+func (h *Handler) apiWorkbenches(c *gin.Context) {
+	ctx := c.Request.Context()
+	owner := currentUser(c).ID
+	if c.Query("all") == "true" {
+		if !currentUser(c).IsAdmin() {
+			h.fail(c, errForbidden)
+			return
+		}
+		owner = 0
+	}
+	wbs, err := h.store.ListWorkbenches(ctx, owner)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	n, err := h.names(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items := make([]workbenchJSON, 0, len(wbs))
+	for i := range wbs {
+		items = append(items, h.workbenchJSON(&wbs[i], n))
+	}
+	c.JSON(http.StatusOK, gin.H{"items": items})
+}
+
+// workbenchLogs: GET /api/v1/workbenches/{id}/logs?tail=N&follow=true, text.
+func (h *Handler) workbenchLogs(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	tail := 200
+	if t, err := atoiField("tail", c.Query("tail"), 200); err == nil && t > 0 && t <= 10000 {
+		tail = t
+	}
+	follow := c.Query("follow") == "true"
+	rc, err := h.wbs.Logs(c.Request.Context(), wb.ID, tail, follow)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	defer rc.Close()
+	c.Header("Content-Type", "text/plain; charset=utf-8")
+	c.Header("X-Accel-Buffering", "no")
+	c.Status(http.StatusOK)
+	buf := make([]byte, 8<<10)
+	for {
+		n, err := rc.Read(buf)
+		if n > 0 {
+			if _, werr := c.Writer.Write(buf[:n]); werr != nil {
+				return
+			}
+			c.Writer.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}

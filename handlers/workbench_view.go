@@ -1,0 +1,131 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/templates"
+)
+
+// catalogNames maps image, flavor and user ids to names for display.
+type catalogNames struct {
+	images  map[int64]string
+	flavors map[int64]string
+	users   map[int64]string
+}
+
+func (h *Handler) names(ctx context.Context) (catalogNames, error) {
+	n := catalogNames{images: map[int64]string{}, flavors: map[int64]string{}, users: map[int64]string{}}
+	imgs, err := h.store.ListImages(ctx, false)
+	if err != nil {
+		return n, err
+	}
+	for _, i := range imgs {
+		n.images[i.ID] = i.Name
+	}
+	fls, err := h.store.ListFlavors(ctx, false)
+	if err != nil {
+		return n, err
+	}
+	for _, f := range fls {
+		n.flavors[f.ID] = f.Name
+	}
+	users, err := h.store.ListUsers(ctx)
+	if err != nil {
+		return n, err
+	}
+	for _, u := range users {
+		n.users[u.ID] = u.Username
+	}
+	return n, nil
+}
+
+// workbenchJSON is the API shape of a workbench (SPEC §8).
+type workbenchJSON struct {
+	ID                 string   `json:"id"`
+	Name               string   `json:"name"`
+	Owner              string   `json:"owner"`
+	State              string   `json:"state"`
+	Progress           int      `json:"progress"`
+	Image              string   `json:"image"`
+	Flavor             string   `json:"flavor"`
+	GPUs               []string `json:"gpus"`
+	Simulated          bool     `json:"simulated"`
+	URL                string   `json:"url"`
+	Reason             string   `json:"reason"`
+	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
+	CreatedAt          string   `json:"created_at"`
+	StartedAt          *string  `json:"started_at"`
+	StoppedAt          *string  `json:"stopped_at"`
+}
+
+func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames) workbenchJSON {
+	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
+		URL: h.workbenchURL(wb.ID), Reason: wb.Reason, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON)}
+	if wb.StartedAt != nil {
+		s := wb.StartedAt.Format(timeJSON)
+		j.StartedAt = &s
+	}
+	if wb.StoppedAt != nil {
+		s := wb.StoppedAt.Format(timeJSON)
+		j.StoppedAt = &s
+	}
+	return j
+}
+
+const timeJSON = "2006-01-02T15:04:05Z07:00"
+
+// workbenchURL is the absolute URL of a workbench's JupyterLab when the
+// public URL is known, else the path.
+func (h *Handler) workbenchURL(id string) string {
+	return h.cfg.PublicURL + orchestrator.BaseURL(id) + "lab"
+}
+
+func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames) templates.WorkbenchRow {
+	r := templates.WorkbenchRow{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+		Reason: wb.Reason, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
+		Simulated: h.pool.Simulated(), URL: orchestrator.BaseURL(wb.ID) + "lab", IdleMinutes: wb.IdleTimeoutS / 60,
+		Started: templates.When(wb.StartedAt)}
+	return r
+}
+
+// ownedWorkbench loads the :id workbench of the current user. Anyone else's
+// (admins included) is a 404, so ids cannot be probed.
+func (h *Handler) ownedWorkbench(c *gin.Context) (*models.Workbench, bool) {
+	wb, err := h.store.WorkbenchByID(c.Request.Context(), c.Param("id"))
+	if err != nil || wb.OwnerID != currentUser(c).ID {
+		h.fail(c, errNotFound)
+		return nil, false
+	}
+	return wb, true
+}
+
+func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.WorkbenchRow, error) {
+	wbs, err := h.store.ListWorkbenches(ctx, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	n, err := h.names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]templates.WorkbenchRow, 0, len(wbs))
+	for i := range wbs {
+		rows = append(rows, h.workbenchRow(&wbs[i], n))
+	}
+	return rows, nil
+}
+
+func (h *Handler) adminWorkbenches(c *gin.Context) {
+	rows, err := h.listRows(c.Request.Context(), 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), rows))
+}

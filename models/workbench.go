@@ -1,0 +1,386 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Workbench states (SPEC §3).
+const (
+	StateRequested = "requested"
+	StatePulling   = "pulling"
+	StateCreating  = "creating"
+	StateStarting  = "starting"
+	StateRunning   = "running"
+	StateStopping  = "stopping"
+	StateStopped   = "stopped"
+	StateFailed    = "failed"
+)
+
+// ActiveStates are the states in which a workbench holds GPUs or is on its
+// way to; LaunchingStates are those before Jupyter has answered.
+var (
+	ActiveStates    = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping}
+	LaunchingStates = []string{StateRequested, StatePulling, StateCreating, StateStarting}
+)
+
+// Workbench is one user's JupyterLab container and its record.
+type Workbench struct {
+	ID             string     `gorm:"primaryKey" json:"id"`
+	Name           string     `json:"name"`
+	OwnerID        int64      `json:"-"`
+	ImageID        int64      `json:"-"`
+	FlavorID       int64      `json:"-"`
+	State          string     `json:"state"`
+	Progress       int        `json:"progress"`
+	Reason         string     `json:"reason"`
+	Token          string     `json:"-"`
+	ContainerID    string     `json:"-"`
+	Endpoint       string     `json:"-"`
+	IdleTimeoutS   int64      `gorm:"column:idle_timeout_s" json:"idle_timeout_seconds"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	StartedAt      *time.Time `json:"started_at"`
+	StoppedAt      *time.Time `json:"stopped_at"`
+	LastActivityAt *time.Time `json:"last_activity_at"`
+	DeletedAt      *time.Time `json:"-"`
+
+	GPUs []string `gorm:"-" json:"gpus"`
+}
+
+// Launching reports whether the workbench is on its way to running.
+func (w *Workbench) Launching() bool { return contains(LaunchingStates, w.State) }
+
+// Active reports whether the workbench holds (or is acquiring) resources.
+func (w *Workbench) Active() bool { return contains(ActiveStates, w.State) }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var workbenchNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 ._-]{0,47}$`)
+
+// ValidateWorkbenchName checks a user-chosen workbench name.
+func ValidateWorkbenchName(name string) error {
+	if !workbenchNameRe.MatchString(name) {
+		return invalid("name", "use 1–48 letters, digits, spaces, '.', '_' or '-'")
+	}
+	return nil
+}
+
+// newWorkbenchID returns a random id safe in URLs and container names.
+func newWorkbenchID() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return strings.ToLower(strings.TrimRight(base32.StdEncoding.EncodeToString(b), "="))
+}
+
+// GPUNeed is what a launch asks of the GPU pool: Count GPUs of Model, chosen
+// from Candidates (healthy, undrained GPUs of that model, in the order to
+// prefer them). Already-allocated candidates are skipped.
+type GPUNeed struct {
+	Model      string
+	Count      int
+	Candidates []string
+}
+
+// NoCapacityError is a refused allocation; it says what is free.
+type NoCapacityError struct {
+	Model string
+	Want  int
+	Free  int
+}
+
+func (e *NoCapacityError) Error() string {
+	return fmt.Sprintf("not enough free GPUs: %d × %s requested, %d free", e.Want, e.Model, e.Free)
+}
+
+// CreateWorkbench inserts wb (state requested) and binds its GPUs in one
+// transaction. The connection uses _txlock=immediate, so the transaction
+// starts with BEGIN IMMEDIATE: it holds SQLite's write lock from the first
+// read, and two concurrent launches cannot both see the same GPU as free —
+// the second waits, then sees the first one's allocation. (The primary key
+// on gpu_allocations.gpu_uuid is the last line of defence.)
+func (s *Store) CreateWorkbench(ctx context.Context, wb *Workbench, need GPUNeed, check func(tx *Tx) error) error {
+	if err := ValidateWorkbenchName(wb.Name); err != nil {
+		return err
+	}
+	wb.ID = newWorkbenchID()
+	wb.State = StateRequested
+	wb.Progress = 0
+	now := s.now()
+	wb.CreatedAt, wb.UpdatedAt = now, now
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&Workbench{}).Where("owner_id = ? AND name = ? AND deleted_at IS NULL", wb.OwnerID, wb.Name).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ValidationError{Field: "name", Message: "you already have a workbench with this name"}
+		}
+		if check != nil {
+			if err := check(&Tx{tx: tx, s: s}); err != nil {
+				return err
+			}
+		}
+		if err := tx.Create(wb).Error; err != nil {
+			return err
+		}
+		gpus, err := allocate(tx, wb.ID, need, now)
+		if err != nil {
+			return err
+		}
+		wb.GPUs = gpus
+		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateRequested}).Error
+	})
+}
+
+// Tx is a handle on the launch transaction for checks that must run inside
+// it (quotas, in a later change).
+type Tx struct {
+	tx *gorm.DB
+	s  *Store
+}
+
+// AllocateGPUs binds GPUs to an existing workbench (start after stop), in one
+// immediate transaction like CreateWorkbench.
+func (s *Store) AllocateGPUs(ctx context.Context, wbID string, need GPUNeed) ([]string, error) {
+	var gpus []string
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		gpus, err = allocate(tx, wbID, need, s.now())
+		return err
+	})
+	return gpus, err
+}
+
+func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]string, error) {
+	if need.Count == 0 {
+		return nil, nil
+	}
+	var held []string
+	if err := tx.Model(&gpuAllocation{}).Pluck("gpu_uuid", &held).Error; err != nil {
+		return nil, err
+	}
+	taken := make(map[string]bool, len(held))
+	for _, u := range held {
+		taken[u] = true
+	}
+	var free []string
+	for _, u := range need.Candidates {
+		if !taken[u] {
+			free = append(free, u)
+		}
+	}
+	if len(free) < need.Count {
+		return nil, &NoCapacityError{Model: need.Model, Want: need.Count, Free: len(free)}
+	}
+	chosen := free[:need.Count]
+	for _, u := range chosen {
+		if err := tx.Create(&gpuAllocation{GPUUUID: u, WorkbenchID: wbID, GPUModel: need.Model, AllocatedAt: now}).Error; err != nil {
+			return nil, err
+		}
+	}
+	return chosen, nil
+}
+
+type gpuAllocation struct {
+	GPUUUID     string `gorm:"column:gpu_uuid;primaryKey"`
+	WorkbenchID string
+	GPUModel    string `gorm:"column:gpu_model"`
+	AllocatedAt time.Time
+}
+
+func (gpuAllocation) TableName() string { return "gpu_allocations" }
+
+type workbenchEvent struct {
+	ID          int64 `gorm:"primaryKey"`
+	WorkbenchID string
+	At          time.Time
+	State       string
+	Message     string
+}
+
+func (workbenchEvent) TableName() string { return "workbench_events" }
+
+// ReleaseGPUs unbinds every GPU of a workbench.
+func (s *Store) ReleaseGPUs(ctx context.Context, wbID string) error {
+	return s.db.WithContext(ctx).Where("workbench_id = ?", wbID).Delete(&gpuAllocation{}).Error
+}
+
+// GPUAllocations maps each bound GPU UUID to its workbench id.
+func (s *Store) GPUAllocations(ctx context.Context) (map[string]string, error) {
+	var rows []gpuAllocation
+	if err := s.db.WithContext(ctx).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.GPUUUID] = r.WorkbenchID
+	}
+	return out, nil
+}
+
+// SetWorkbenchState moves a workbench to state with progress and reason and
+// records the change in its history. extra sets further columns.
+func (s *Store) SetWorkbenchState(ctx context.Context, id, state string, progress int, reason string, extra map[string]any) error {
+	now := s.now()
+	fields := map[string]any{"state": state, "progress": progress, "reason": reason, "updated_at": now}
+	for k, v := range extra {
+		fields[k] = v
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var cur Workbench
+		if err := tx.Select("state", "reason").Where("id = ?", id).First(&cur).Error; err != nil {
+			return notFound(err)
+		}
+		if err := tx.Model(&Workbench{}).Where("id = ?", id).Updates(fields).Error; err != nil {
+			return err
+		}
+		if cur.State == state && cur.Reason == reason {
+			return nil // progress only: no history line
+		}
+		return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: state, Message: reason}).Error
+	})
+}
+
+// UpdateWorkbench sets columns without a state change (container id, endpoint).
+func (s *Store) UpdateWorkbench(ctx context.Context, id string, fields map[string]any) error {
+	fields["updated_at"] = s.now()
+	return s.db.WithContext(ctx).Model(&Workbench{}).Where("id = ?", id).Updates(fields).Error
+}
+
+// WorkbenchByID returns a workbench (not deleted) with its GPUs.
+func (s *Store) WorkbenchByID(ctx context.Context, id string) (*Workbench, error) {
+	var wb Workbench
+	if err := s.db.WithContext(ctx).Where("id = ? AND deleted_at IS NULL", id).First(&wb).Error; err != nil {
+		return nil, notFound(err)
+	}
+	list := []Workbench{wb}
+	if err := s.attachGPUs(ctx, list); err != nil {
+		return nil, err
+	}
+	return &list[0], nil
+}
+
+// ListWorkbenches returns workbenches (not deleted), newest first; ownerID 0
+// means everyone's. states, when given, filters by state.
+func (s *Store) ListWorkbenches(ctx context.Context, ownerID int64, states ...string) ([]Workbench, error) {
+	q := s.db.WithContext(ctx).Where("deleted_at IS NULL").Order("created_at DESC")
+	if ownerID != 0 {
+		q = q.Where("owner_id = ?", ownerID)
+	}
+	if len(states) > 0 {
+		q = q.Where("state IN ?", states)
+	}
+	var out []Workbench
+	if err := q.Find(&out).Error; err != nil {
+		return nil, err
+	}
+	return out, s.attachGPUs(ctx, out)
+}
+
+// CountWorkbenches counts a user's workbenches (not deleted).
+func (s *Store) CountWorkbenches(ctx context.Context, ownerID int64) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&Workbench{}).Where("owner_id = ? AND deleted_at IS NULL", ownerID).Count(&n).Error
+	return n, err
+}
+
+func (s *Store) attachGPUs(ctx context.Context, wbs []Workbench) error {
+	if len(wbs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(wbs))
+	idx := make(map[string]int, len(wbs))
+	for i, w := range wbs {
+		ids[i] = w.ID
+		idx[w.ID] = i
+		wbs[i].GPUs = []string{}
+	}
+	var rows []gpuAllocation
+	if err := s.db.WithContext(ctx).Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&rows).Error; err != nil {
+		return err
+	}
+	for _, r := range rows {
+		i := idx[r.WorkbenchID]
+		wbs[i].GPUs = append(wbs[i].GPUs, r.GPUUUID)
+	}
+	return nil
+}
+
+// MarkWorkbenchDeleted hides a workbench; its history stays for statements.
+func (s *Store) MarkWorkbenchDeleted(ctx context.Context, id string) error {
+	now := s.now()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("workbench_id = ?", id).Delete(&gpuAllocation{}).Error; err != nil {
+			return err
+		}
+		return tx.Model(&Workbench{}).Where("id = ?", id).Updates(map[string]any{"deleted_at": now, "updated_at": now}).Error
+	})
+}
+
+// WorkbenchExists reports whether a record (deleted or not) has id; the
+// reconciler uses it to tell orphan containers from known ones.
+func (s *Store) WorkbenchExists(ctx context.Context, id string) (exists, deleted bool, err error) {
+	var wb Workbench
+	err = s.db.WithContext(ctx).Select("id", "deleted_at").Where("id = ?", id).First(&wb).Error
+	if err != nil {
+		if notFound(err) == ErrNotFound {
+			return false, false, nil
+		}
+		return false, false, err
+	}
+	return true, wb.DeletedAt != nil, nil
+}
+
+// TouchWorkbenches records last activity times (batched by the caller).
+func (s *Store) TouchWorkbenches(ctx context.Context, at map[string]time.Time) error {
+	if len(at) == 0 {
+		return nil
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for id, t := range at {
+			if err := tx.Model(&Workbench{}).Where("id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)", id, t).
+				Update("last_activity_at", t).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WorkbenchEvent is one line of a workbench's state history.
+type WorkbenchEvent struct {
+	ID      int64     `json:"id"`
+	At      time.Time `json:"at"`
+	State   string    `json:"state"`
+	Message string    `json:"message"`
+}
+
+// WorkbenchHistory returns the state history, oldest first.
+func (s *Store) WorkbenchHistory(ctx context.Context, id string) ([]WorkbenchEvent, error) {
+	var rows []workbenchEvent
+	if err := s.db.WithContext(ctx).Where("workbench_id = ?", id).Order("id").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]WorkbenchEvent, len(rows))
+	for i, r := range rows {
+		out[i] = WorkbenchEvent{ID: r.ID, At: r.At, State: r.State, Message: r.Message}
+	}
+	return out, nil
+}

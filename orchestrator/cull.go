@@ -1,0 +1,101 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"workbench/models"
+)
+
+// Cull stops running workbenches that have been idle for their idle timeout
+// (no proxy traffic and no kernel activity) or that reached their flavor's
+// maximum runtime. The reason is shown to the user.
+func (m *Manager) Cull(ctx context.Context) {
+	running, err := m.store.ListWorkbenches(ctx, 0, models.StateRunning)
+	if err != nil {
+		m.log.Warn("cull: list", "err", err)
+		return
+	}
+	now := time.Now().UTC()
+	for i := range running {
+		wb := &running[i]
+		if reason := m.cullReason(ctx, wb, now); reason != "" {
+			m.log.Info("culling", "id", wb.ID, "reason", reason)
+			if err := m.Stop(ctx, wb.ID, reason); err != nil {
+				m.log.Warn("cull: stop", "id", wb.ID, "err", err)
+			}
+		}
+	}
+}
+
+func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time.Time) string {
+	if fl, err := m.store.FlavorByID(ctx, wb.FlavorID); err == nil && fl.MaxRuntimeS > 0 && wb.StartedAt != nil {
+		limit := time.Duration(fl.MaxRuntimeS) * time.Second
+		if now.Sub(*wb.StartedAt) >= limit {
+			return fmt.Sprintf("stopped: reached the flavor's maximum runtime of %s", limit)
+		}
+	}
+	if wb.IdleTimeoutS <= 0 {
+		return ""
+	}
+	last := latest(wb.StartedAt, wb.LastActivityAt)
+	if t := m.activity.get(wb.ID); t.After(last) {
+		last = t
+	}
+	busy, kernelActivity := m.kernelActivity(ctx, wb)
+	if busy {
+		return ""
+	}
+	if kernelActivity.After(last) {
+		last = kernelActivity
+	}
+	idle := time.Duration(wb.IdleTimeoutS) * time.Second
+	if now.Sub(last) >= idle {
+		return fmt.Sprintf("stopped after %s without activity (idle timeout)", idle.Round(time.Second))
+	}
+	return ""
+}
+
+// kernelActivity asks Jupyter whether a kernel is busy and when kernels last
+// did something. Failures count as no activity.
+func (m *Manager) kernelActivity(ctx context.Context, wb *models.Workbench) (busy bool, last time.Time) {
+	if wb.Endpoint == "" {
+		return false, time.Time{}
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+wb.Endpoint+BaseURL(wb.ID)+"api/kernels", nil)
+	req.Header.Set("Authorization", "token "+wb.Token)
+	res, err := m.http.Do(req)
+	if err != nil {
+		return false, time.Time{}
+	}
+	defer res.Body.Close()
+	var kernels []struct {
+		ExecutionState string    `json:"execution_state"`
+		LastActivity   time.Time `json:"last_activity"`
+	}
+	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&kernels) != nil {
+		return false, time.Time{}
+	}
+	for _, k := range kernels {
+		if k.ExecutionState == "busy" {
+			busy = true
+		}
+		if k.LastActivity.After(last) {
+			last = k.LastActivity
+		}
+	}
+	return busy, last
+}
+
+func latest(ts ...*time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if t != nil && t.After(out) {
+			out = *t
+		}
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// LaunchRequest is what a user asks for: a name, a catalog image and a
+// flavor (each by name or id), and optionally an idle timeout.
+type LaunchRequest struct {
+	Name        string
+	Image       string
+	Flavor      string
+	IdleTimeout time.Duration // 0 = the default
+}
+
+// RefusedError is a launch the portal will not do, with the reason the user
+// reads and a stable code; handlers answer 409 (or 422 for quotas).
+type RefusedError struct {
+	Code    string
+	Message string
+}
+
+func (e *RefusedError) Error() string { return e.Message }
+
+// Launch validates the request, records the workbench and binds its GPUs in
+// one transaction, and starts the launch pipeline in the background. It
+// returns as soon as the record exists (state requested).
+func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequest) (*models.Workbench, error) {
+	img, err := m.store.ImageByNameOrID(ctx, req.Image)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !img.Enabled) {
+		return nil, &models.ValidationError{Field: "image", Message: fmt.Sprintf("no enabled catalog image %q", req.Image)}
+	} else if err != nil {
+		return nil, err
+	}
+	fl, err := m.store.FlavorByNameOrID(ctx, req.Flavor)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !fl.Enabled) {
+		return nil, &models.ValidationError{Field: "flavor", Message: fmt.Sprintf("no enabled flavor %q", req.Flavor)}
+	} else if err != nil {
+		return nil, err
+	}
+	idle := req.IdleTimeout
+	if idle == 0 {
+		idle = m.opt.DefaultIdle
+	}
+	if idle < m.opt.MinIdle || idle > m.opt.MaxIdle {
+		return nil, &models.ValidationError{Field: "idle_timeout", Message: fmt.Sprintf("must be between %s and %s", m.opt.MinIdle, m.opt.MaxIdle)}
+	}
+	if err := m.rt.Ping(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrEngineUnavailable, err)
+	}
+	if fl.GPUCount > 0 && !m.pool.Simulated() {
+		ok, err := m.rt.HasNVIDIA(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &RefusedError{Code: "no_gpu_runtime", Message: "the Docker engine has no NVIDIA runtime or CDI devices: GPU flavors cannot start (install the NVIDIA Container Toolkit)"}
+		}
+	}
+	need, err := m.pool.Need(ctx, fl)
+	if err != nil {
+		return nil, err
+	}
+	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
+		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second)}
+	if err := m.store.CreateWorkbench(ctx, wb, need, nil); err != nil {
+		var nc *models.NoCapacityError
+		if errors.As(err, &nc) {
+			return nil, &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
+		}
+		return nil, err
+	}
+	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs)
+	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
+	m.startPipeline(wb.ID, owner.Username, img, fl, wb.GPUs, wb.Token)
+	return wb, nil
+}
+
+// startPipeline runs pull → create → start → ready in the background. Its
+// context is not the request's: the launch outlives the HTTP request.
+func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) {
+	m.setLaunching(id, true)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer m.setLaunching(id, false)
+		ctx := context.Background()
+		if err := m.runPipeline(ctx, id, owner, img, fl, gpus, token); err != nil {
+			m.log.Warn("launch failed", "id", id, "err", err)
+			m.fail(ctx, id, err.Error())
+		}
+	}()
+}
+
+func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) error {
+	m.setState(ctx, id, models.StatePulling, 0, "", nil)
+	lastPct := -1
+	err := m.rt.EnsureImage(ctx, img.Image, func(pct int, status string) {
+		if pct != lastPct {
+			lastPct = pct
+			m.setState(ctx, id, models.StatePulling, pct*70/100, "", nil)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("could not get image %s: %v", img.Image, err)
+	}
+	m.setState(ctx, id, models.StateCreating, 75, "", nil)
+	cid, err := m.createContainer(ctx, id, owner, img, fl, gpus, token)
+	if err != nil {
+		return err
+	}
+	m.setState(ctx, id, models.StateStarting, 85, "", map[string]any{"container_id": cid})
+	if err := m.rt.Start(ctx, cid); err != nil {
+		return fmt.Errorf("could not start the container: %v", err)
+	}
+	return m.waitReady(ctx, id, cid, owner, token)
+}
+
+// createContainer makes the home volume, the user's network and the
+// hardened container.
+func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) (string, error) {
+	vol, net := m.homeVolume(owner), m.userNetwork(owner)
+	if err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner)); err != nil {
+		return "", fmt.Errorf("could not create the home volume: %v", err)
+	}
+	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
+		return "", fmt.Errorf("could not create the network: %v", err)
+	}
+	cmd, err := models.ExpandStartCommand(img.StartCommand, JupyterPort, BaseURL(id), token)
+	if err != nil {
+		return "", fmt.Errorf("bad start command in image %s: %v", img.Name, err)
+	}
+	spec := runtime.Spec{
+		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
+		Image: img.Image, Cmd: cmd, User: img.RunAsUser, HomeVolume: vol, HomePath: img.HomePath,
+		Env:         []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
+		NanoCPUs:    int64(fl.CPUCores * 1e9), MemoryBytes: int64(fl.MemoryGiB) << 30, ShmBytes: int64(fl.ShmMiB) << 20,
+		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
+		Network: net, Port: JupyterPort,
+		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},
+	}
+	cid, err := m.rt.Create(ctx, spec)
+	if errors.Is(err, runtime.ErrConflict) {
+		// A container of this workbench survived a crash between Create and
+		// recording its id: replace it.
+		_ = m.rt.Remove(ctx, spec.Name)
+		cid, err = m.rt.Create(ctx, spec)
+	}
+	if err != nil {
+		return "", fmt.Errorf("could not create the container: %v", err)
+	}
+	return cid, nil
+}
+
+// waitReady polls Jupyter through the address the proxy uses until it
+// answers, the container dies, or ReadyTimeout passes.
+func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) error {
+	deadline := time.Now().Add(m.opt.ReadyTimeout)
+	for {
+		info, err := m.rt.Inspect(ctx, cid)
+		if err != nil {
+			return fmt.Errorf("container vanished while starting: %v", err)
+		}
+		if !info.Running {
+			return fmt.Errorf("Jupyter exited while starting (exit code %d)%s", info.ExitCode, m.logTail(ctx, cid))
+		}
+		host, port := m.rt.Endpoint(info, m.userNetwork(owner))
+		if host != "" {
+			endpoint := fmt.Sprintf("%s:%d", host, port)
+			if m.jupyterAnswers(ctx, endpoint, id, token) {
+				now := time.Now().UTC()
+				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil})
+				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Jupyter did not answer within %s%s", m.opt.ReadyTimeout, m.logTail(ctx, cid))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// jupyterAnswers reports whether Jupyter serves its status API at endpoint.
+func (m *Manager) jupyterAnswers(ctx context.Context, endpoint, id, token string) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+endpoint+BaseURL(id)+"api/status", nil)
+	req.Header.Set("Authorization", "token "+token)
+	res, err := m.http.Do(req)
+	if err != nil {
+		return false
+	}
+	res.Body.Close()
+	return res.StatusCode == http.StatusOK
+}
+
+// fail marks a workbench failed with a readable reason and frees what it held.
+func (m *Manager) fail(ctx context.Context, id, reason string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err == nil && wb.ContainerID != "" {
+		if err := m.rt.Remove(ctx, wb.ContainerID); err != nil {
+			m.log.Warn("remove failed container", "id", id, "err", err)
+		}
+	}
+	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
+		m.log.Error("release GPUs", "id", id, "err", err)
+	}
+	m.setState(ctx, id, models.StateFailed, 0, reason, map[string]any{"container_id": "", "endpoint": "", "stopped_at": time.Now().UTC()})
+}
+
+// BaseURL is the path prefix of a workbench behind the portal's proxy.
+func BaseURL(id string) string { return "/wb/" + id + "/" }
+
+const (
+	labelGPUs   = "workbench.gpus"
+	labelFlavor = "workbench.flavor"
+)
+
+func joinGPUs(g []string) string {
+	s := ""
+	for i, u := range g {
+		if i > 0 {
+			s += ","
+		}
+		s += u
+	}
+	return s
+}

@@ -1,0 +1,180 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// ErrState is a request that does not fit the workbench's state (409).
+type ErrState struct{ Message string }
+
+func (e *ErrState) Error() string { return e.Message }
+
+// Stop stops a workbench: its GPUs are released at once, the home volume
+// stays. Stopping is always allowed (it lowers cost). reason is shown to the
+// user ("" for their own stop).
+func (m *Manager) Stop(ctx context.Context, id, reason string) error {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch wb.State {
+	case models.StateStopped, models.StateFailed:
+		return nil
+	}
+	m.setState(ctx, id, models.StateStopping, wb.Progress, reason, nil)
+	var finished time.Time
+	if wb.ContainerID != "" {
+		if err := m.rt.Stop(ctx, wb.ContainerID, m.opt.StopGrace); err != nil && !errors.Is(err, runtime.ErrNotFound) {
+			m.log.Warn("stop container", "id", id, "err", err)
+		}
+		if info, err := m.rt.Inspect(ctx, wb.ContainerID); err == nil {
+			finished = info.FinishedAt
+		}
+	}
+	if finished.IsZero() {
+		finished = time.Now().UTC()
+	}
+	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
+		return err
+	}
+	m.setState(ctx, id, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": finished})
+	m.log.Info("workbench stopped", "id", id, "reason", reason)
+	return nil
+}
+
+// Start starts a stopped (or failed) workbench again. GPUs are allocated
+// afresh; the container is recreated when its GPU set changed (device
+// requests are fixed at create time) or it is gone.
+func (m *Manager) Start(ctx context.Context, id string, owner *models.User) error {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if wb.State != models.StateStopped && wb.State != models.StateFailed {
+		return &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped or failed workbench can be started", wb.State)}
+	}
+	if err := m.rt.Ping(ctx); err != nil {
+		return fmt.Errorf("%w: %v", ErrEngineUnavailable, err)
+	}
+	img, err := m.store.ImageByID(ctx, wb.ImageID)
+	if err != nil {
+		return err
+	}
+	fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
+	if err != nil {
+		return err
+	}
+	need, err := m.pool.Need(ctx, fl)
+	if err != nil {
+		return err
+	}
+	gpus, err := m.store.AllocateGPUs(ctx, id, need)
+	if err != nil {
+		var nc *models.NoCapacityError
+		if errors.As(err, &nc) {
+			return &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
+		}
+		return err
+	}
+	m.setState(ctx, id, models.StateRequested, 0, "", nil)
+	m.setLaunching(id, true)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer m.setLaunching(id, false)
+		bg := context.Background()
+		if err := m.restart(bg, wb, owner.Username, img, fl, gpus); err != nil {
+			m.log.Warn("start failed", "id", id, "err", err)
+			m.fail(bg, id, err.Error())
+		}
+	}()
+	return nil
+}
+
+func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner string, img *models.Image, fl *models.Flavor, gpus []string) error {
+	if wb.ContainerID != "" {
+		info, err := m.rt.Inspect(ctx, wb.ContainerID)
+		if err == nil && info.Labels[labelGPUs] == joinGPUs(gpus) && info.Image == img.Image {
+			m.setState(ctx, wb.ID, models.StateStarting, 85, "", nil)
+			if err := m.rt.Start(ctx, wb.ContainerID); err != nil {
+				return fmt.Errorf("could not start the container: %v", err)
+			}
+			return m.waitReady(ctx, wb.ID, wb.ContainerID, owner, wb.Token)
+		}
+		_ = m.rt.Remove(ctx, wb.ContainerID)
+	}
+	return m.runPipeline(ctx, wb.ID, owner, img, fl, gpus, wb.Token)
+}
+
+// Delete removes a workbench's container and record. The user's home volume
+// is kept unless deleteData is set, and then only when no other workbench of
+// the user still uses it.
+func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, deleteData bool) error {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if wb.Launching() && m.isLaunching(id) {
+		return &ErrState{Message: "the workbench is still launching; stop it first or wait"}
+	}
+	if deleteData {
+		n, err := m.store.CountWorkbenches(ctx, wb.OwnerID)
+		if err != nil {
+			return err
+		}
+		if n > 1 {
+			return &ErrState{Message: "your home volume is shared by your other workbenches; delete them first to delete your data"}
+		}
+	}
+	if wb.ContainerID != "" {
+		if err := m.rt.Remove(ctx, wb.ContainerID); err != nil {
+			return fmt.Errorf("remove container: %w", err)
+		}
+	}
+	if err := m.store.MarkWorkbenchDeleted(ctx, id); err != nil {
+		return err
+	}
+	if deleteData {
+		if err := m.rt.RemoveVolume(ctx, m.homeVolume(owner.Username)); err != nil {
+			return fmt.Errorf("the workbench is deleted, but its home volume could not be: %w", err)
+		}
+	}
+	m.events.Publish(Update{ID: id, State: "deleted", At: time.Now().UTC()})
+	m.log.Info("workbench deleted", "id", id, "delete_data", deleteData)
+	return nil
+}
+
+// Logs returns the last lines of a workbench's container output.
+func (m *Manager) Logs(ctx context.Context, id string, tail int, follow bool) (io.ReadCloser, error) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if wb.ContainerID == "" {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	return m.rt.Logs(ctx, wb.ContainerID, tail, follow)
+}
+
+// logTail is appended to failure reasons so users see why Jupyter died.
+func (m *Manager) logTail(ctx context.Context, cid string) string {
+	rc, err := m.rt.Logs(ctx, cid, 5, false)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(io.LimitReader(rc, 2000))
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return ""
+	}
+	return "; last output: " + s
+}

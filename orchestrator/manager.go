@@ -1,0 +1,188 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// JupyterPort is the port Jupyter listens on inside every workbench
+// container; each container has its own address, so one port fits all.
+const JupyterPort = 8888
+
+// ErrEngineUnavailable is returned when the container engine cannot be
+// reached; handlers answer 503.
+var ErrEngineUnavailable = runtime.ErrEngineUnavailable
+
+// Options tune the manager; zero values take the defaults.
+type Options struct {
+	ReadyTimeout     time.Duration // how long Jupyter may take to answer after start (default 10 min)
+	StopGrace        time.Duration // SIGTERM → SIGKILL (default 10 s)
+	ReconcileEvery   time.Duration // periodic reconciliation (default 30 s)
+	CullEvery        time.Duration // idle/max-runtime check (default 60 s)
+	OrphanGrace      time.Duration // labelled containers with no record are removed after this (default 10 min)
+	DefaultIdle      time.Duration // idle timeout of a new workbench (default 60 min)
+	MinIdle, MaxIdle time.Duration // bounds a user may choose within (default 10 min … 24 h)
+	PidsLimit        int64         // per container (default 4096)
+}
+
+func (o *Options) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&o.ReadyTimeout, 10*time.Minute)
+	def(&o.StopGrace, 10*time.Second)
+	def(&o.ReconcileEvery, 30*time.Second)
+	def(&o.CullEvery, time.Minute)
+	def(&o.OrphanGrace, 10*time.Minute)
+	def(&o.DefaultIdle, time.Hour)
+	def(&o.MinIdle, 10*time.Minute)
+	def(&o.MaxIdle, 24*time.Hour)
+	if o.PidsLimit == 0 {
+		o.PidsLimit = 4096
+	}
+}
+
+// Manager runs the life of every workbench (SPEC §3): launch, stop, start,
+// delete, reconciliation with the engine, idle culling. The database is the
+// record of intent; the engine's labelled containers are the truth it is
+// reconciled against.
+type Manager struct {
+	store     *models.Store
+	pool      *Pool
+	rt        runtime.Runtime
+	installID string
+	opt       Options
+	log       *slog.Logger
+	http      *http.Client
+	events    *Broker
+	activity  *activityTracker
+
+	// launching holds workbenches whose launch pipeline runs in this
+	// process, so reconciliation leaves them alone.
+	mu        sync.Mutex
+	launching map[string]bool
+	wg        sync.WaitGroup
+}
+
+// NewManager builds the manager. installID labels every object it creates.
+func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID string, opt Options, log *slog.Logger) *Manager {
+	opt.defaults()
+	return &Manager{
+		store: store, pool: pool, rt: rt, installID: installID, opt: opt, log: log.With("component", "workbenches"),
+		http:      &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
+		events:    NewBroker(),
+		activity:  newActivityTracker(),
+		launching: map[string]bool{},
+	}
+}
+
+// Events is the broker of workbench state changes (for SSE).
+func (m *Manager) Events() *Broker { return m.events }
+
+// Options returns the effective options.
+func (m *Manager) Options() Options { return m.opt }
+
+// Run reconciles at once, then keeps the database in line with the engine
+// (on Docker events and periodically), culls idle workbenches and flushes
+// proxy activity, until ctx ends. It never stops a workbench on exit.
+func (m *Manager) Run(ctx context.Context) {
+	if err := m.Reconcile(ctx); err != nil {
+		m.log.Warn("initial reconciliation", "err", err)
+	}
+	go m.watchEvents(ctx)
+	reconcile := time.NewTicker(m.opt.ReconcileEvery)
+	cull := time.NewTicker(m.opt.CullEvery)
+	flush := time.NewTicker(5 * time.Second)
+	defer reconcile.Stop()
+	defer cull.Stop()
+	defer flush.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			m.flushActivity(context.Background())
+			return
+		case <-reconcile.C:
+			if err := m.Reconcile(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				m.log.Warn("reconciliation", "err", err)
+			}
+		case <-cull.C:
+			m.Cull(ctx)
+		case <-flush.C:
+			m.flushActivity(ctx)
+		}
+	}
+}
+
+// Wait blocks until launch pipelines started by this process have ended
+// (tests use it; a server shutting down does not wait).
+func (m *Manager) Wait() { m.wg.Wait() }
+
+// watchEvents reconciles one workbench whenever the engine reports a
+// container of this install starting, dying or vanishing.
+func (m *Manager) watchEvents(ctx context.Context) {
+	for ctx.Err() == nil {
+		evs, errs := m.rt.Events(ctx, m.installID)
+		for ev := range evs {
+			if ev.WorkbenchID != "" {
+				m.reconcileOne(ctx, ev.WorkbenchID)
+			}
+		}
+		if err := <-errs; err != nil && ctx.Err() == nil {
+			m.log.Warn("engine event stream broke; retrying", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+func (m *Manager) setLaunching(id string, on bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if on {
+		m.launching[id] = true
+	} else {
+		delete(m.launching, id)
+	}
+}
+
+func (m *Manager) isLaunching(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.launching[id]
+}
+
+// setState records a state change and publishes it.
+func (m *Manager) setState(ctx context.Context, id, state string, progress int, reason string, extra map[string]any) {
+	if err := m.store.SetWorkbenchState(ctx, id, state, progress, reason, extra); err != nil {
+		m.log.Error("record workbench state", "id", id, "state", state, "err", err)
+		return
+	}
+	m.events.Publish(Update{ID: id, State: state, Progress: progress, Reason: reason, At: time.Now().UTC()})
+}
+
+// Object names. They carry the install id so two portals never collide.
+func (m *Manager) containerName(id string) string { return "wb-" + m.installID + "-" + id }
+func (m *Manager) homeVolume(user string) string  { return "wb-home-" + m.installID + "-" + user }
+func (m *Manager) userNetwork(user string) string { return "wb-net-" + m.installID + "-" + user }
+
+func (m *Manager) labels(id, owner string) map[string]string {
+	l := map[string]string{runtime.LabelInstall: m.installID, runtime.LabelOwner: owner}
+	if id != "" {
+		l[runtime.LabelID] = id
+	}
+	return l
+}
+
+// EnginePing reports whether the container engine answers.
+func (m *Manager) EnginePing(ctx context.Context) error { return m.rt.Ping(ctx) }

@@ -1,0 +1,152 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// Reconcile brings the database in line with the engine (level-triggered:
+// it looks at what is, not at what happened):
+//   - a running labelled container of an active workbench is adopted;
+//   - an active workbench whose container exited or vanished is closed with
+//     Docker's exit time and reason, and its GPUs are released;
+//   - a workbench left mid-launch by a previous process is finished when its
+//     container runs, else failed and cleaned up;
+//   - labelled containers with no record (or a deleted one) are removed once
+//     older than OrphanGrace.
+func (m *Manager) Reconcile(ctx context.Context) error {
+	containers, err := m.rt.List(ctx, m.installID)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]runtime.ContainerInfo, len(containers))
+	for _, c := range containers {
+		if id := c.Labels[runtime.LabelID]; id != "" {
+			byID[id] = c
+		}
+	}
+	active, err := m.store.ListWorkbenches(ctx, 0, models.ActiveStates...)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for i := range active {
+		wb := &active[i]
+		known[wb.ID] = true
+		c, ok := byID[wb.ID]
+		m.reconcileWorkbench(ctx, wb, c, ok)
+	}
+	for id, c := range byID {
+		if known[id] {
+			continue
+		}
+		m.reconcileStray(ctx, id, c)
+	}
+	return nil
+}
+
+// reconcileOne reconciles a single workbench (on an engine event).
+func (m *Manager) reconcileOne(ctx context.Context, id string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil || !wb.Active() {
+		return
+	}
+	var c runtime.ContainerInfo
+	found := false
+	if wb.ContainerID != "" {
+		c, err = m.rt.Inspect(ctx, wb.ContainerID)
+		found = err == nil
+	}
+	m.reconcileWorkbench(ctx, wb, c, found)
+}
+
+func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, c runtime.ContainerInfo, found bool) {
+	if m.isLaunching(wb.ID) || wb.State == models.StateStopping {
+		return // this process is driving it right now
+	}
+	owner, err := m.store.UserByID(ctx, wb.OwnerID)
+	if err != nil {
+		m.log.Warn("reconcile: owner", "id", wb.ID, "err", err)
+		return
+	}
+	switch {
+	case found && c.Running && wb.State == models.StateRunning:
+		// Adopt: refresh the address (it can change when the engine restarts).
+		host, port := m.rt.Endpoint(c, m.userNetwork(owner.Username))
+		if ep := fmt.Sprintf("%s:%d", host, port); host != "" && ep != wb.Endpoint {
+			_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"endpoint": ep})
+		}
+		if c.ID != wb.ContainerID {
+			_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
+		}
+	case found && c.Running && wb.Launching():
+		// A previous portal process died mid-launch after starting the
+		// container: finish the launch by waiting for Jupyter.
+		m.log.Info("reconcile: resuming interrupted launch", "id", wb.ID)
+		_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
+		m.setLaunching(wb.ID, true)
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			defer m.setLaunching(wb.ID, false)
+			if err := m.waitReady(context.Background(), wb.ID, c.ID, owner.Username, wb.Token); err != nil {
+				m.fail(context.Background(), wb.ID, err.Error())
+			}
+		}()
+	case wb.Launching():
+		// Mid-launch with no running container and nobody driving it.
+		if found {
+			_ = m.rt.Remove(ctx, c.ID)
+		}
+		m.fail(ctx, wb.ID, "the portal restarted during the launch; start it again")
+	case found && !c.Running:
+		reason := fmt.Sprintf("the container exited (code %d)", c.ExitCode)
+		if c.OOMKilled {
+			reason = "the container ran out of memory and was killed"
+		}
+		m.closeVanished(ctx, wb, c.FinishedAt, reason)
+	default:
+		m.closeVanished(ctx, wb, time.Time{}, "the container disappeared")
+	}
+}
+
+// closeVanished marks a workbench stopped whose container is gone or dead,
+// at Docker's exit time when known.
+func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at time.Time, reason string) {
+	if at.IsZero() {
+		at = time.Now().UTC()
+	}
+	if err := m.store.ReleaseGPUs(ctx, wb.ID); err != nil {
+		m.log.Error("release GPUs", "id", wb.ID, "err", err)
+		return
+	}
+	m.log.Info("reconcile: closing", "id", wb.ID, "reason", reason, "at", at)
+	m.setState(ctx, wb.ID, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": at})
+}
+
+// reconcileStray handles a labelled container whose workbench is not active.
+func (m *Manager) reconcileStray(ctx context.Context, id string, c runtime.ContainerInfo) {
+	exists, deleted, err := m.store.WorkbenchExists(ctx, id)
+	if err != nil {
+		return
+	}
+	if exists && !deleted {
+		// A stopped or failed workbench's container: it should not run.
+		if c.Running {
+			m.log.Warn("reconcile: stopping container of an inactive workbench", "id", id)
+			_ = m.rt.Stop(ctx, c.ID, m.opt.StopGrace)
+		}
+		return
+	}
+	if time.Since(c.Created) < m.opt.OrphanGrace {
+		return // may be a launch whose record is being written by another process
+	}
+	m.log.Warn("reconcile: removing orphan container", "container", c.Name, "workbench", id)
+	if err := m.rt.Remove(ctx, c.ID); err != nil {
+		m.log.Warn("remove orphan", "container", c.Name, "err", err)
+	}
+}
