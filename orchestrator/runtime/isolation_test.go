@@ -1,0 +1,119 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/network"
+)
+
+// TestNetworkIsolation: workbenches of different users (different
+// networks) and of the same user (same network, icc off) cannot reach each
+// other, while the host — the portal — reaches all of them.
+func TestNetworkIsolation(t *testing.T) {
+	t.Parallel()
+	e := newEngineEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	netA := e.network(t, ctx, "usera")
+	netB := e.network(t, ctx, "userb")
+	if err := e.d.EnsureNetwork(ctx, netA, e.labels()); err != nil {
+		t.Fatalf("second EnsureNetwork: %v", err)
+	}
+
+	a1, a1URL := e.start(t, ctx, e.spec("a1", netA, ""))
+	a2, _ := e.start(t, ctx, e.spec("a2", netA, ""))
+	b1, _ := e.start(t, ctx, e.spec("b1", netB, ""))
+
+	// Positive control, so "unreachable" below means isolation and not a
+	// broken probe: a1 can reach a listener on the host via its gateway.
+	gw := gateway(t, ctx, e, netA)
+	ln, err := net.Listen("tcp", gw+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if p := selfcheck(t, ctx, a1URL, ln.Addr().String()).Probe; p == nil || !p.Reachable {
+		t.Fatalf("control probe to host %s failed: %+v", ln.Addr(), p)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		target ContainerInfo
+		net    string
+	}{
+		{"other user's workbench", b1, netB},
+		{"same user's other workbench (icc off)", a2, netA},
+	} {
+		host, port := e.d.Endpoint(tc.target, tc.net)
+		target := net.JoinHostPort(host, strconv.Itoa(port))
+		if p := selfcheck(t, ctx, a1URL, target).Probe; p == nil || p.Reachable {
+			t.Errorf("%s at %s reachable from a1: %+v", tc.name, target, p)
+			logFirewall(t)
+		}
+	}
+	_ = a1
+}
+
+func gateway(t *testing.T, ctx context.Context, e *engineEnv, name string) string {
+	t.Helper()
+	n, err := e.d.cli.NetworkInspect(ctx, name, network.InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range n.IPAM.Config {
+		if c.Gateway != "" && !strings.Contains(c.Gateway, ":") {
+			return c.Gateway
+		}
+	}
+	t.Fatalf("network %s has no IPv4 gateway: %+v", name, n.IPAM.Config)
+	return ""
+}
+
+// TestEnsureNetworkRefusesWeakNetwork: an existing network of the same name
+// that lets containers talk is an error, not silently reused.
+func TestEnsureNetworkRefusesWeakNetwork(t *testing.T) {
+	t.Parallel()
+	e := newEngineEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := fmt.Sprintf("wbtest-%s-weak", e.run)
+	if _, err := e.d.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Labels: e.labels()}); err != nil {
+		t.Fatal(err)
+	}
+	err := e.d.EnsureNetwork(ctx, name, e.labels())
+	if err == nil || !strings.Contains(err.Error(), "inter-container") {
+		t.Errorf("EnsureNetwork on icc-enabled network: %v, want refusal", err)
+	}
+	if err := e.d.RemoveNetwork(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.d.RemoveNetwork(ctx, name); err != nil {
+		t.Errorf("second RemoveNetwork: %v", err)
+	}
+}
+
+// logFirewall logs the engine's iptables rules, the thing that enforces
+// isolation, to explain a failure.
+func logFirewall(t *testing.T) {
+	out, err := exec.Command("iptables", "-S").CombinedOutput()
+	t.Logf("iptables -S (%v):\n%s", err, out)
+	out, err = exec.Command("docker", "network", "ls").CombinedOutput()
+	t.Logf("docker network ls (%v):\n%s", err, out)
+}

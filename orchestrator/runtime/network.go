@@ -1,0 +1,72 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/docker/docker/api/types/network"
+)
+
+// iccOption is the bridge driver option that, set to "false", drops
+// traffic between containers on the same bridge. A user's workbenches
+// then reach neither each other nor anything but the outside world, and
+// the portal reaches each through the host side of the bridge.
+const iccOption = "com.docker.network.bridge.enable_icc"
+
+// EnsureNetwork creates the bridge network for one user's workbenches.
+// Docker already drops traffic between different bridge networks, so with
+// one network per user and icc off no two workbench containers can talk.
+// An existing network of that name is accepted only if it is such a
+// bridge, so a hand-made network cannot silently weaken isolation.
+func (d *Docker) EnsureNetwork(ctx context.Context, name string, labels map[string]string) error {
+	d.netMu.Lock()
+	defer d.netMu.Unlock()
+
+	err := d.checkNetwork(ctx, name)
+	if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	_, err = d.cli.NetworkCreate(ctx, name, network.CreateOptions{
+		Driver:   "bridge",
+		Internal: false, // users may pip install; only inter-container traffic is cut
+		Options:  map[string]string{iccOption: "false"},
+		Labels:   labels,
+	})
+	err = engineErr("create network "+name, err)
+	if errors.Is(err, ErrConflict) {
+		// Another portal process created it between our look and our
+		// create; accept it if it is right.
+		return d.checkNetwork(ctx, name)
+	}
+	return err
+}
+
+// checkNetwork returns ErrNotFound if name does not exist, nil if it is a
+// bridge with icc disabled, an error otherwise.
+func (d *Docker) checkNetwork(ctx context.Context, name string) error {
+	n, err := d.cli.NetworkInspect(ctx, name, network.InspectOptions{})
+	if err != nil {
+		return engineErr("inspect network "+name, err)
+	}
+	// Inspect also matches on id prefixes; only an exact name counts.
+	if n.Name != name {
+		return fmt.Errorf("inspect network %s: %w", name, ErrNotFound)
+	}
+	if n.Driver != "bridge" || n.Options[iccOption] != "false" {
+		return fmt.Errorf("network %s exists but is not a bridge with inter-container traffic disabled (driver %q, %s=%q)",
+			name, n.Driver, iccOption, n.Options[iccOption])
+	}
+	return nil
+}
+
+// RemoveNetwork deletes a network; missing is fine. Not part of Runtime: the
+// lifecycle manager keeps per-user networks, but tests and an eventual
+// "delete user" need it.
+func (d *Docker) RemoveNetwork(ctx context.Context, name string) error {
+	err := engineErr("remove network "+name, d.cli.NetworkRemove(ctx, name))
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}

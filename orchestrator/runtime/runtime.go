@@ -1,0 +1,148 @@
+// Package runtime is the portal's only door to the container engine: it
+// creates, starts, stops and watches JupyterLab workbench containers (SPEC §5)
+// and hides the Docker SDK from the lifecycle manager.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Labels put on every object the portal creates. They live under the portal's
+// own namespace so that two portals sharing one engine never touch each
+// other's containers: everything is filtered by LabelInstall.
+const (
+	LabelID      = "workbench.id"
+	LabelOwner   = "workbench.owner"
+	LabelInstall = "workbench.install"
+	LabelKind    = "workbench.kind"
+	// LabelPort records the Jupyter port inside the container, so Endpoint
+	// can find it again for adopted containers after a portal restart.
+	LabelPort = "workbench.port"
+)
+
+// KindWorkbench is the LabelKind value Create sets unless Spec.ExtraLabels
+// overrides it.
+const KindWorkbench = "workbench"
+
+var (
+	// ErrNotFound means the container (or other object) does not exist
+	// (any more).
+	ErrNotFound = errors.New("runtime: not found")
+	// ErrEngineUnavailable means the container engine could not be reached.
+	ErrEngineUnavailable = errors.New("runtime: container engine unavailable")
+	// ErrConflict means an object with that name already exists (for
+	// example a container left behind by a crash between Create and saving
+	// its id).
+	ErrConflict = errors.New("runtime: conflict")
+)
+
+// GPURequest says which GPUs a container gets.
+type GPURequest struct {
+	UUIDs []string
+	// Simulated means the GPUs come from the simulated pool: no device
+	// request is made, the UUIDs are only passed in the environment.
+	Simulated bool
+}
+
+// Spec is everything needed to create one workbench container. Cmd is
+// already expanded (port, base URL and token filled in).
+type Spec struct {
+	WorkbenchID string
+	Owner       string
+	InstallID   string
+	Name        string // container name
+	Image       string
+	Cmd         []string
+	User        string
+	Env         []string
+	HomeVolume  string
+	HomePath    string
+	NanoCPUs    int64
+	MemoryBytes int64
+	ShmBytes    int64
+	PidsLimit   int64
+	GPUs        GPURequest
+	CapAdd      []string
+	Network     string
+	Port        int // Jupyter's port inside the container
+	ExtraLabels map[string]string
+}
+
+// ContainerInfo is what the lifecycle manager needs to know about a
+// container, engine-neutral.
+type ContainerInfo struct {
+	ID         string
+	Name       string
+	Image      string
+	Labels     map[string]string
+	State      string // running, exited, created, ...
+	Running    bool
+	StartedAt  time.Time
+	FinishedAt time.Time
+	ExitCode   int
+	OOMKilled  bool
+	Error      string
+	Created    time.Time
+	IPs        map[string]string // network name → IP
+	Env        []string
+}
+
+// Event is a container lifecycle event for one of this install's containers.
+type Event struct {
+	ContainerID string
+	WorkbenchID string // LabelID of the container, "" if absent
+	Action      string // ActionStart, ActionDie or ActionDestroy
+	ExitCode    int    // only meaningful for ActionDie
+	Labels      map[string]string
+	Time        time.Time
+}
+
+// Event actions delivered by Runtime.Events.
+const (
+	ActionStart   = "start"
+	ActionDie     = "die"
+	ActionDestroy = "destroy"
+)
+
+// Runtime is the container engine as the lifecycle manager sees it.
+type Runtime interface {
+	Ping(ctx context.Context) error
+	// HasNVIDIA reports whether the engine can hand real NVIDIA GPUs to
+	// containers (NVIDIA runtime registered or NVIDIA CDI devices found).
+	HasNVIDIA(ctx context.Context) (bool, error)
+	// EnsureImage returns at once when ref is present locally, else pulls
+	// it, reporting progress (0–100) as it goes.
+	EnsureImage(ctx context.Context, ref string, progress func(pct int, status string)) error
+	EnsureVolume(ctx context.Context, name string, labels map[string]string) error
+	// RemoveVolume deletes a volume; a missing volume is not an error.
+	RemoveVolume(ctx context.Context, name string) error
+	// EnsureNetwork makes the per-user bridge network (inter-container
+	// traffic disabled).
+	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
+	Create(ctx context.Context, spec Spec) (containerID string, err error)
+	Start(ctx context.Context, id string) error
+	// Stop sends SIGTERM and kills after grace; stopping a stopped
+	// container is not an error.
+	Stop(ctx context.Context, id string, grace time.Duration) error
+	// Remove force-removes a container; a missing container is not an
+	// error.
+	Remove(ctx context.Context, id string) error
+	// Inspect returns ErrNotFound when the container is gone.
+	Inspect(ctx context.Context, id string) (ContainerInfo, error)
+	// List returns every container (running or not) labelled with
+	// LabelInstall=installID.
+	List(ctx context.Context, installID string) ([]ContainerInfo, error)
+	// Logs returns stdout and stderr as plain text; tail <= 0 means all.
+	Logs(ctx context.Context, id string, tail int, follow bool) (io.ReadCloser, error)
+	// Events streams start/die/destroy events of this install's containers
+	// until ctx ends or the stream fails (then one error is sent and both
+	// channels are closed).
+	Events(ctx context.Context, installID string) (<-chan Event, <-chan error)
+	// Endpoint is where the portal reaches Jupyter: the container's IP on
+	// network and its Jupyter port. host is "" when the container has no
+	// address there (not running, or not on that network).
+	Endpoint(info ContainerInfo, network string) (host string, port int)
+}
