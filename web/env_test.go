@@ -1,0 +1,5 @@
+package web_test
+
+import "os"
+
+var lookupEnv = os.LookupEnv
