@@ -253,3 +253,16 @@ func TestStaticAssetsEmbedded(t *testing.T) {
 		}
 	}
 }
+
+func TestMetrics(t *testing.T) {
+	p := newPortal(t)
+	res, body := p.get(p.client(), "/metrics")
+	if res.StatusCode != 200 {
+		t.Fatalf("/metrics: %d", res.StatusCode)
+	}
+	for _, want := range []string{`workbench_gpus{model="NVIDIA H100 80GB HBM3",state="free"} 8`, "workbench_gpus_simulated 1", `workbench_workbenches{state="running"} 0`, "go_goroutines"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}

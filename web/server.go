@@ -14,6 +14,9 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"workbench/handlers"
 	"workbench/models"
@@ -168,8 +171,12 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		SessionCookieName: SessionCookieName,
 		Logger:            s.log,
 	})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		orchestrator.NewCollector(s.Manager))
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", px)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("/", s.sessions.LoadAndSave(r))
 
 	// Every state change must come from the portal's own origin: Go's

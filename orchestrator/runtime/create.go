@@ -111,10 +111,12 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig, *network
 		NetworkMode: container.NetworkMode(s.Network),
 		// No PortBindings and no PublishAllPorts: Jupyter is reachable
 		// only at the container's bridge IP, i.e. from this host.
-		Privileged:  false,
-		CapDrop:     []string{"ALL"},
-		CapAdd:      append([]string(nil), s.CapAdd...),
-		SecurityOpt: []string{"no-new-privileges:true"}, // default seccomp stays on
+		Privileged: false,
+		CapDrop:    []string{"ALL"},
+		CapAdd:     append([]string(nil), s.CapAdd...),
+		// "=" not ":": engines warn that the colon form is deprecated.
+		// Nothing else here, so the default seccomp profile stays on.
+		SecurityOpt: []string{"no-new-privileges=true"},
 		ShmSize:     s.ShmBytes,
 		// The lifecycle manager owns restarts: a container coming back on
 		// its own after a host reboot would hold GPUs the database already

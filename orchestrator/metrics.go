@@ -1,0 +1,81 @@
+package orchestrator
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"workbench/models"
+)
+
+// Collector exposes the pool and the workbenches to Prometheus. It reads the
+// current state at scrape time (no counters to keep in sync).
+type Collector struct {
+	m         *Manager
+	gpus      *prometheus.Desc
+	util      *prometheus.Desc
+	wbs       *prometheus.Desc
+	engineUp  *prometheus.Desc
+	simulated *prometheus.Desc
+}
+
+// NewCollector returns a Prometheus collector over the manager's pool.
+func NewCollector(m *Manager) *Collector {
+	return &Collector{
+		m:         m,
+		gpus:      prometheus.NewDesc("workbench_gpus", "GPUs in the pool by state and model.", []string{"state", "model"}, nil),
+		util:      prometheus.NewDesc("workbench_gpu_utilization_percent", "Latest GPU utilisation sample.", []string{"uuid", "model"}, nil),
+		wbs:       prometheus.NewDesc("workbench_workbenches", "Workbenches by state.", []string{"state"}, nil),
+		engineUp:  prometheus.NewDesc("workbench_engine_up", "1 when the container engine answers.", nil, nil),
+		simulated: prometheus.NewDesc("workbench_gpus_simulated", "1 when the GPU pool is simulated.", nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if gpus, err := c.m.pool.List(ctx); err == nil {
+		type key struct{ state, model string }
+		count := map[key]int{}
+		for _, g := range gpus {
+			count[key{g.State, g.Model}]++
+			if g.Util != nil {
+				ch <- prometheus.MustNewConstMetric(c.util, prometheus.GaugeValue, float64(g.Util.UtilPercent), g.UUID, g.Model)
+			}
+		}
+		for k, n := range count {
+			ch <- prometheus.MustNewConstMetric(c.gpus, prometheus.GaugeValue, float64(n), k.state, k.model)
+		}
+	}
+	if wbs, err := c.m.store.ListWorkbenches(ctx, 0); err == nil {
+		count := map[string]int{}
+		for _, s := range append(models.ActiveStates, models.StateStopped, models.StateFailed) {
+			count[s] = 0
+		}
+		for _, w := range wbs {
+			count[w.State]++
+		}
+		for s, n := range count {
+			ch <- prometheus.MustNewConstMetric(c.wbs, prometheus.GaugeValue, float64(n), s)
+		}
+	}
+	up := 0.0
+	if c.m.rt.Ping(ctx) == nil {
+		up = 1
+	}
+	ch <- prometheus.MustNewConstMetric(c.engineUp, prometheus.GaugeValue, up)
+	sim := 0.0
+	if c.m.pool.Simulated() {
+		sim = 1
+	}
+	ch <- prometheus.MustNewConstMetric(c.simulated, prometheus.GaugeValue, sim)
+}
