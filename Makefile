@@ -9,8 +9,10 @@ PKGS    := ./...
 
 .PHONY: build run demo test test-short generate lint bench clean
 
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
 build: generate
-	$(GO) build -o $(BIN) ./cmd/workbench
+	$(GO) build -ldflags "-X workbench/web.Version=$(VERSION)" -o $(BIN) ./cmd/workbench
 
 run: build
 	$(BIN) serve
@@ -31,8 +33,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
-	@$(TEMPL) generate -path templates >/dev/null 2>&1; \
-	  if ! git diff --quiet -- templates; then echo "generated templ code is not current: run make generate and commit"; git --no-pager diff --stat -- templates; exit 1; fi
+	@before=$$(cat templates/*_templ.go | sha256sum); \
+	  $(TEMPL) generate -path templates >/dev/null 2>&1; \
+	  after=$$(cat templates/*_templ.go | sha256sum); \
+	  if [ "$$before" != "$$after" ]; then echo "generated templ code was not current: it is regenerated now, commit it"; exit 1; fi
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -count 1 $(PKGS)
