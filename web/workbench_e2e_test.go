@@ -237,3 +237,47 @@ func getenv(k string) string {
 }
 
 var _ = io.Discard
+
+// TestEventsStream reads the SSE stream while the connection stays open: the
+// first event must arrive without waiting for the handler to return (this
+// fails if any writer in the chain buffers).
+func TestEventsStream(t *testing.T) {
+	p, _ := enginePortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"sse","image":"fake","flavor":"CPU small"}`)
+	if code != 202 {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	id := wb["id"].(string)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", p.ts.URL+"/api/v1/workbenches/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+alice)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	// Read events until the stream reports running; each arrives on its own.
+	buf := make([]byte, 4096)
+	var seen string
+	for !strings.Contains(seen, `"state":"running"`) {
+		n, err := res.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("stream ended before running (%v); got:\n%s", err, seen)
+		}
+		seen += string(buf[:n])
+	}
+	if !strings.HasPrefix(seen, "event: state\ndata: {") {
+		t.Fatalf("not SSE framing: %q", seen)
+	}
+	// Another user cannot subscribe.
+	bob := tokenFor(t, p, "bob", "user")
+	if code, _ := p.api("GET", "/api/v1/workbenches/"+id+"/events", bob, ""); code != 404 {
+		t.Fatalf("bob subscribed to alice's events: %d", code)
+	}
+	p.srv.Manager.Wait()
+}
