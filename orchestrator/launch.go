@@ -127,7 +127,7 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 // createContainer makes the home volume, the user's network and the
 // hardened container.
 func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) (string, error) {
-	vol, net := m.homeVolume(owner), m.userNetwork(owner)
+	vol, net := m.homeVolume(owner), m.network()
 	if err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner)); err != nil {
 		return "", fmt.Errorf("could not create the home volume: %v", err)
 	}
@@ -172,7 +172,7 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 		if !info.Running {
 			return fmt.Errorf("Jupyter exited while starting (exit code %d)%s", info.ExitCode, m.logTail(ctx, cid))
 		}
-		host, port := m.rt.Endpoint(info, m.userNetwork(owner))
+		host, port := m.rt.Endpoint(info, m.network())
 		if host != "" {
 			endpoint := fmt.Sprintf("%s:%d", host, port)
 			if m.jupyterAnswers(ctx, endpoint, id, token) {

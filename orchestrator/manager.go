@@ -174,7 +174,15 @@ func (m *Manager) setState(ctx context.Context, id, state string, progress int, 
 // Object names. They carry the install id so two portals never collide.
 func (m *Manager) containerName(id string) string { return "wb-" + m.installID + "-" + id }
 func (m *Manager) homeVolume(user string) string  { return "wb-home-" + m.installID + "-" + user }
-func (m *Manager) userNetwork(user string) string { return "wb-net-" + m.installID + "-" + user }
+
+// network is the one bridge network of all this install's workbenches. Its
+// inter-container traffic is disabled (icc=false), so workbenches cannot
+// reach each other while the portal, on the host, reaches each one. One
+// shared network rather than one per user: on Docker's iptables backend,
+// creating any network briefly reorders the rules that keep separate
+// networks apart, and connections opened in that window stay open; the
+// icc=false rule within one network is never moved.
+func (m *Manager) network() string { return "wb-net-" + m.installID }
 
 func (m *Manager) labels(id, owner string) map[string]string {
 	l := map[string]string{runtime.LabelInstall: m.installID, runtime.LabelOwner: owner}

@@ -76,7 +76,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	switch {
 	case found && c.Running && wb.State == models.StateRunning:
 		// Adopt: refresh the address (it can change when the engine restarts).
-		host, port := m.rt.Endpoint(c, m.userNetwork(owner.Username))
+		host, port := m.rt.Endpoint(c, m.network())
 		if ep := fmt.Sprintf("%s:%d", host, port); host != "" && ep != wb.Endpoint {
 			_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"endpoint": ep})
 		}
