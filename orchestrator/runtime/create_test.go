@@ -31,7 +31,7 @@ func TestContainerConfigHardening(t *testing.T) {
 	if !slices.Equal(host.CapDrop, []string{"ALL"}) || !slices.Equal(host.CapAdd, []string{"CHOWN"}) {
 		t.Errorf("caps drop %v add %v", host.CapDrop, host.CapAdd)
 	}
-	if !slices.Equal(host.SecurityOpt, []string{"no-new-privileges:true"}) {
+	if !slices.Equal(host.SecurityOpt, []string{"no-new-privileges=true"}) {
 		t.Errorf("security opts %v (must keep default seccomp: no seccomp=unconfined)", host.SecurityOpt)
 	}
 	if host.NetworkMode != "wb-net-alice" || len(netCfg.EndpointsConfig) != 1 || netCfg.EndpointsConfig["wb-net-alice"] == nil {

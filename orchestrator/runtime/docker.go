@@ -16,11 +16,14 @@ import (
 type Docker struct {
 	cli client.APIClient
 	log *slog.Logger
-
-	// netMu serialises EnsureNetwork so two workbenches of one user starting
-	// together do not race to create the same network.
-	netMu sync.Mutex
 }
+
+// networkMu serialises this process's network creation and removal: two
+// workbenches of one user starting together must not race to create the
+// same network, and the engine reprograms its firewall non-atomically on
+// each network change (see network.go), so fewer overlapping changes is
+// better.
+var networkMu sync.Mutex
 
 var _ Runtime = (*Docker)(nil)
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,12 @@ import (
 // Integration tests run against the local engine. Every object they make
 // carries labelRun=<this test's run id> and is removed by label at cleanup.
 const labelRun = "workbench.test.run"
+
+// netChurn keeps this package's network changes out of the isolation
+// probes: the engine opens brief isolation gaps while it reprograms its
+// firewall for a new network (see EnsureNetwork), and the probes check the
+// steady state. Network changes take the write lock, probes the read lock.
+var netChurn sync.RWMutex
 
 const (
 	testToken = "t0ken"
@@ -84,6 +91,8 @@ func (e *engineEnv) cleanup(t *testing.T) {
 			t.Errorf("cleanup: remove container %s: %v", c.ID[:12], err)
 		}
 	}
+	netChurn.Lock()
+	defer netChurn.Unlock()
 	nets, _ := e.d.cli.NetworkList(ctx, network.ListOptions{Filters: byRun})
 	for _, n := range nets {
 		if err := e.d.cli.NetworkRemove(ctx, n.ID); err != nil {
@@ -102,6 +111,8 @@ func (e *engineEnv) cleanup(t *testing.T) {
 func (e *engineEnv) network(t *testing.T, ctx context.Context, user string) string {
 	t.Helper()
 	name := "wbtest-" + e.run + "-" + user
+	netChurn.Lock()
+	defer netChurn.Unlock()
 	if err := e.d.EnsureNetwork(ctx, name, e.labels()); err != nil {
 		t.Fatal(err)
 	}

@@ -28,9 +28,12 @@ func TestNetworkIsolation(t *testing.T) {
 		t.Fatalf("second EnsureNetwork: %v", err)
 	}
 
-	a1, a1URL := e.start(t, ctx, e.spec("a1", netA, ""))
+	_, a1URL := e.start(t, ctx, e.spec("a1", netA, ""))
 	a2, _ := e.start(t, ctx, e.spec("a2", netA, ""))
 	b1, _ := e.start(t, ctx, e.spec("b1", netB, ""))
+
+	netChurn.RLock()
+	defer netChurn.RUnlock()
 
 	// Positive control, so "unreachable" below means isolation and not a
 	// broken probe: a1 can reach a listener on the host via its gateway.
@@ -63,12 +66,30 @@ func TestNetworkIsolation(t *testing.T) {
 	} {
 		host, port := e.d.Endpoint(tc.target, tc.net)
 		target := net.JoinHostPort(host, strconv.Itoa(port))
-		if p := selfcheck(t, ctx, a1URL, target).Probe; p == nil || p.Reachable {
-			t.Errorf("%s at %s reachable from a1: %+v", tc.name, target, p)
+		if !isolated(t, ctx, a1URL, target) {
+			t.Errorf("%s at %s reachable from a1", tc.name, target)
 			logFirewall(t)
 		}
 	}
-	_ = a1
+}
+
+// isolated probes target from the container at url. Another process
+// creating a network elsewhere on the host can open a sub-second gap in
+// the engine's isolation (see EnsureNetwork); a steady-state leak shows on
+// every try, a gap on one.
+func isolated(t *testing.T, ctx context.Context, url, target string) bool {
+	for try := 1; try <= 3; try++ {
+		p := selfcheck(t, ctx, url, target).Probe
+		if p == nil {
+			t.Fatal("selfcheck ran no probe")
+		}
+		if !p.Reachable {
+			return true
+		}
+		t.Logf("try %d: %s reachable (engine firewall gap while a network is created?)", try, target)
+		time.Sleep(500 * time.Millisecond)
+	}
+	return false
 }
 
 func gateway(t *testing.T, ctx context.Context, e *engineEnv, name string) string {
@@ -94,6 +115,8 @@ func TestEnsureNetworkRefusesWeakNetwork(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	name := fmt.Sprintf("wbtest-%s-weak", e.run)
+	netChurn.Lock()
+	defer netChurn.Unlock()
 	if _, err := e.d.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Labels: e.labels()}); err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,18 @@ const iccOption = "com.docker.network.bridge.enable_icc"
 // one network per user and icc off no two workbench containers can talk.
 // An existing network of that name is accepted only if it is such a
 // bridge, so a hand-made network cannot silently weaken isolation.
+//
+// Caveat, measured on Docker 20.10 (iptables backend): every network
+// creation on the host deletes and re-inserts the FORWARD jump to
+// DOCKER-ISOLATION-STAGE-1 and puts the new bridge's ACCEPT rules first,
+// so for a fraction of a second traffic between *different* bridges is
+// accepted, and a connection opened then stays up (conntrack ESTABLISHED).
+// Traffic between containers on the *same* icc=false bridge is dropped by
+// a rule that is never moved, so it has no such gap. One shared icc=false
+// network per install is therefore the stronger choice on such engines.
 func (d *Docker) EnsureNetwork(ctx context.Context, name string, labels map[string]string) error {
-	d.netMu.Lock()
-	defer d.netMu.Unlock()
+	networkMu.Lock()
+	defer networkMu.Unlock()
 
 	err := d.checkNetwork(ctx, name)
 	if !errors.Is(err, ErrNotFound) {
@@ -64,6 +73,8 @@ func (d *Docker) checkNetwork(ctx context.Context, name string) error {
 // lifecycle manager keeps per-user networks, but tests and an eventual
 // "delete user" need it.
 func (d *Docker) RemoveNetwork(ctx context.Context, name string) error {
+	networkMu.Lock()
+	defer networkMu.Unlock()
 	err := engineErr("remove network "+name, d.cli.NetworkRemove(ctx, name))
 	if errors.Is(err, ErrNotFound) {
 		return nil

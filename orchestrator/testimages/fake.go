@@ -69,6 +69,12 @@ func FakeJupyter(ctx context.Context, cli client.APIClient) (string, error) {
 	sum := sha256.Sum256(fake.binary)
 	ref := FakeJupyterRepo + ":" + hex.EncodeToString(sum[:8])
 
+	unlock, err := lockFile("workbench-test-fakejupyter")
+	if err != nil {
+		return "", fmt.Errorf("lock: %w", err)
+	}
+	defer unlock()
+
 	// Checked on every call, not cached: another test may have pruned it.
 	if _, err := cli.ImageInspect(ctx, ref); err == nil {
 		return ref, nil
