@@ -156,14 +156,26 @@ type Tx struct {
 	s  *Store
 }
 
-// AllocateGPUs binds GPUs to an existing workbench (start after stop), in one
-// immediate transaction like CreateWorkbench.
-func (s *Store) AllocateGPUs(ctx context.Context, wbID string, need GPUNeed) ([]string, error) {
+// RestartWorkbench moves a stopped or failed workbench to requested and
+// binds its GPUs, in one immediate transaction. It returns ErrConflict when
+// the workbench is in another state (a concurrent start got there first).
+func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed) ([]string, error) {
 	var gpus []string
+	now := s.now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, []string{StateStopped, StateFailed}).
+			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "updated_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrConflict
+		}
 		var err error
-		gpus, err = allocate(tx, wbID, need, s.now())
-		return err
+		if gpus, err = allocate(tx, id, need, now); err != nil {
+			return err
+		}
+		return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: StateRequested}).Error
 	})
 	return gpus, err
 }

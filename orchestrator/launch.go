@@ -84,20 +84,11 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	return wb, nil
 }
 
-// startPipeline runs pull → create → start → ready in the background. Its
-// context is not the request's: the launch outlives the HTTP request.
+// startPipeline runs pull → create → start → ready in the background.
 func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) {
-	m.setLaunching(id, true)
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer m.setLaunching(id, false)
-		ctx := context.Background()
-		if err := m.runPipeline(ctx, id, owner, img, fl, gpus, token); err != nil {
-			m.log.Warn("launch failed", "id", id, "err", err)
-			m.fail(ctx, id, err.Error())
-		}
-	}()
+	m.inBackground(id, func(ctx context.Context) error {
+		return m.runPipeline(ctx, id, owner, img, fl, gpus, token)
+	})
 }
 
 func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) error {
@@ -185,7 +176,11 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 		if time.Now().After(deadline) {
 			return fmt.Errorf("Jupyter did not answer within %s%s", m.opt.ReadyTimeout, m.logTail(ctx, cid))
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 

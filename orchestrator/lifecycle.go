@@ -30,13 +30,19 @@ func (m *Manager) Stop(ctx context.Context, id, reason string) error {
 		return nil
 	}
 	m.setState(ctx, id, models.StateStopping, wb.Progress, reason, nil)
+	// A launch still under way is cancelled first, so it cannot bring the
+	// workbench back to running behind this stop.
+	m.cancelLaunch(id)
 	var finished time.Time
-	if wb.ContainerID != "" {
-		if err := m.rt.Stop(ctx, wb.ContainerID, m.opt.StopGrace); err != nil && !errors.Is(err, runtime.ErrNotFound) {
+	// By name: a cancelled launch may have created the container without
+	// recording its id.
+	if info, err := m.rt.Inspect(ctx, m.containerName(id)); err == nil {
+		if err := m.rt.Stop(ctx, info.ID, m.opt.StopGrace); err != nil && !errors.Is(err, runtime.ErrNotFound) {
 			m.log.Warn("stop container", "id", id, "err", err)
 		}
-		if info, err := m.rt.Inspect(ctx, wb.ContainerID); err == nil {
+		if info, err := m.rt.Inspect(ctx, info.ID); err == nil {
 			finished = info.FinishedAt
+			_ = m.store.UpdateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
 		}
 	}
 	if finished.IsZero() {
@@ -76,26 +82,24 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	if err != nil {
 		return err
 	}
-	gpus, err := m.store.AllocateGPUs(ctx, id, need)
+	// The state moves to requested and the GPUs are bound in one
+	// transaction that only succeeds from stopped or failed, so two Start
+	// requests racing cannot both bind GPUs.
+	gpus, err := m.store.RestartWorkbench(ctx, id, need)
 	if err != nil {
 		var nc *models.NoCapacityError
 		if errors.As(err, &nc) {
 			return &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
 		}
+		if errors.Is(err, models.ErrConflict) {
+			return &ErrState{Message: "the workbench is already being started"}
+		}
 		return err
 	}
-	m.setState(ctx, id, models.StateRequested, 0, "", nil)
-	m.setLaunching(id, true)
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer m.setLaunching(id, false)
-		bg := context.Background()
-		if err := m.restart(bg, wb, owner.Username, img, fl, gpus); err != nil {
-			m.log.Warn("start failed", "id", id, "err", err)
-			m.fail(bg, id, err.Error())
-		}
-	}()
+	m.events.Publish(Update{ID: id, State: models.StateRequested, At: time.Now().UTC()})
+	m.inBackground(id, func(ctx context.Context) error {
+		return m.restart(ctx, wb, owner.Username, img, fl, gpus)
+	})
 	return nil
 }
 

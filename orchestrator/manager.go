@@ -66,10 +66,11 @@ type Manager struct {
 	events    *Broker
 	activity  *activityTracker
 
-	// launching holds workbenches whose launch pipeline runs in this
-	// process, so reconciliation leaves them alone.
+	// launching holds the background launches (pull, create, start, wait
+	// for Jupyter) running in this process: reconciliation leaves those
+	// workbenches alone, and Stop cancels them.
 	mu        sync.Mutex
-	launching map[string]bool
+	launching map[string]*launchRun
 	wg        sync.WaitGroup
 }
 
@@ -81,7 +82,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		http:      &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
 		events:    NewBroker(),
 		activity:  newActivityTracker(),
-		launching: map[string]bool{},
+		launching: map[string]*launchRun{},
 	}
 }
 
@@ -146,20 +147,63 @@ func (m *Manager) watchEvents(ctx context.Context) {
 	}
 }
 
-func (m *Manager) setLaunching(id string, on bool) {
+// launchRun is one background launch of a workbench.
+type launchRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// inBackground runs a workbench's launch steps in the background, with a
+// context that Stop can cancel (the launch outlives the HTTP request that
+// asked for it). A failure marks the workbench failed, unless it was
+// cancelled: then whoever cancelled it decides the state.
+func (m *Manager) inBackground(id string, steps func(ctx context.Context) error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &launchRun{cancel: cancel, done: make(chan struct{})}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if on {
-		m.launching[id] = true
-	} else {
-		delete(m.launching, id)
+	m.launching[id] = run
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer close(run.done)
+		defer func() {
+			m.mu.Lock()
+			delete(m.launching, id)
+			m.mu.Unlock()
+			cancel()
+		}()
+		if err := steps(ctx); err != nil {
+			if ctx.Err() != nil {
+				m.log.Info("launch cancelled", "id", id)
+				return
+			}
+			m.log.Warn("launch failed", "id", id, "err", err)
+			m.fail(context.Background(), id, err.Error())
+		}
+	}()
+}
+
+// cancelLaunch stops a background launch of id, if any, and waits for it.
+func (m *Manager) cancelLaunch(id string) {
+	m.mu.Lock()
+	run := m.launching[id]
+	m.mu.Unlock()
+	if run == nil {
+		return
+	}
+	run.cancel()
+	select {
+	case <-run.done:
+	case <-time.After(30 * time.Second):
+		m.log.Warn("launch did not end after cancel", "id", id)
 	}
 }
 
 func (m *Manager) isLaunching(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.launching[id]
+	return m.launching[id] != nil
 }
 
 // setState records a state change and publishes it.

@@ -88,15 +88,9 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// container: finish the launch by waiting for Jupyter.
 		m.log.Info("reconcile: resuming interrupted launch", "id", wb.ID)
 		_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
-		m.setLaunching(wb.ID, true)
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			defer m.setLaunching(wb.ID, false)
-			if err := m.waitReady(context.Background(), wb.ID, c.ID, owner.Username, wb.Token); err != nil {
-				m.fail(context.Background(), wb.ID, err.Error())
-			}
-		}()
+		m.inBackground(wb.ID, func(ctx context.Context) error {
+			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
+		})
 	case wb.Launching():
 		// Mid-launch with no running container and nobody driving it.
 		if found {
