@@ -67,4 +67,3 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		log.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", rec.status, "took", time.Since(start))
 	})
 }
-
