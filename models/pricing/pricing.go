@@ -1,0 +1,193 @@
+// Package pricing turns usage into money with pure functions: the billing
+// ledger and the cost calculator both call these, so an estimate and an
+// invoice for the same shape and time can never disagree.
+//
+// Money is int64 micro-units of the portal's currency. Rates are micro-units
+// per unit-hour (GPU-hour, core-hour, GiB-hour) or, for storage, per
+// GiB-month, where a month is 730 hours (8760 / 12).
+package pricing
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Resource kinds priced by the portal.
+const (
+	GPU     = "gpu"
+	CPU     = "cpu"
+	Memory  = "memory"
+	Storage = "storage"
+)
+
+// HoursPerMonth defines the storage month: 8760 h / 12.
+const HoursPerMonth = 730
+
+// MilliUnits is the fixed-point scale of quantities: 1 core = 1000.
+const MilliUnits = 1000
+
+// Rate is a price that applies from Effective on.
+type Rate struct {
+	Effective time.Time
+	Micros    int64 // per unit-hour; per GiB-month for storage
+}
+
+// Schedule is the rate history of one resource (one GPU model), any order.
+type Schedule []Rate
+
+// At returns the rate in force at t (the latest Effective ≤ t) and whether
+// one exists.
+func (s Schedule) At(t time.Time) (Rate, bool) {
+	var best Rate
+	found := false
+	for _, r := range s {
+		if !r.Effective.After(t) && (!found || r.Effective.After(best.Effective)) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// changesIn lists the rate change times strictly inside (from, to), sorted.
+func (s Schedule) changesIn(from, to time.Time) []time.Time {
+	var out []time.Time
+	for _, r := range s {
+		if r.Effective.After(from) && r.Effective.Before(to) {
+			out = append(out, r.Effective)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
+}
+
+// Line is one priced piece of usage: a span inside one clock hour at one rate.
+type Line struct {
+	Start, End time.Time // End - Start is a whole number of seconds
+	Seconds    int64
+	Quantity   int64 // milli-units held (2 GPUs = 2000, 0.5 cores = 500, 16 GiB = 16000)
+	RateMicros int64
+	Amount     int64 // micro-units
+}
+
+// BilledSpan applies the metering rules to a run from start to end: times
+// are whole seconds (the start truncated, the duration rounded up — a
+// partial second counts as a whole one), and a run shorter than minimum is
+// charged as minimum. It returns the start and the billed end.
+func BilledSpan(start, end time.Time, minimum time.Duration) (time.Time, time.Time) {
+	s := start.Truncate(time.Second)
+	d := end.Sub(s)
+	if d < 0 {
+		d = 0
+	}
+	secs := (d + time.Second - 1) / time.Second
+	if min := minimum / time.Second; secs < min {
+		secs = min
+	}
+	return s, s.Add(secs * time.Second)
+}
+
+// Split cuts [start, end) at clock-hour boundaries (UTC) and at rate changes,
+// and prices each piece for quantity milli-units. perMonth marks storage
+// rates (per GiB-month). Pieces with no rate in force are an error: usage is
+// never silently free.
+func Split(start, end time.Time, quantity int64, sched Schedule, perMonth bool) ([]Line, error) {
+	var lines []Line
+	cuts := sched.changesIn(start, end)
+	cur := start
+	for cur.Before(end) {
+		next := cur.Truncate(time.Hour).Add(time.Hour)
+		for len(cuts) > 0 && !cuts[0].After(cur) {
+			cuts = cuts[1:]
+		}
+		if len(cuts) > 0 && cuts[0].Before(next) {
+			next = cuts[0]
+		}
+		if next.After(end) {
+			next = end
+		}
+		rate, ok := sched.At(cur)
+		if !ok {
+			return nil, fmt.Errorf("no rate in force at %s", cur.Format(time.RFC3339))
+		}
+		secs := int64(next.Sub(cur) / time.Second)
+		lines = append(lines, Line{Start: cur, End: next, Seconds: secs, Quantity: quantity, RateMicros: rate.Micros,
+			Amount: Amount(rate.Micros, quantity, secs, perMonth)})
+		cur = next
+	}
+	return lines, nil
+}
+
+// Amount prices quantity milli-units held for secs seconds at rate, rounded
+// to the nearest micro-unit (half away from zero).
+func Amount(rate, quantity, secs int64, perMonth bool) int64 {
+	den := int64(3600 * MilliUnits)
+	if perMonth {
+		den *= HoursPerMonth
+	}
+	return divRound(mul3(rate, quantity, secs), den)
+}
+
+// mul3 multiplies three factors; the portal's magnitudes (rates under 10^9
+// micro-units an hour, 16 000 milli-GPUs, a month of seconds) stay far below
+// int64's range, which a panic would reveal rather than a wrong invoice.
+func mul3(a, b, c int64) int64 {
+	x := a * b
+	if a != 0 && x/a != b {
+		panic("pricing: overflow")
+	}
+	y := x * c
+	if x != 0 && y/x != c {
+		panic("pricing: overflow")
+	}
+	return y
+}
+
+func divRound(n, d int64) int64 {
+	if n >= 0 {
+		return (n + d/2) / d
+	}
+	return -((-n + d/2) / d)
+}
+
+// Sum adds the amounts of lines.
+func Sum(lines []Line) int64 {
+	var t int64
+	for _, l := range lines {
+		t += l.Amount
+	}
+	return t
+}
+
+// Format renders micro-units as money, e.g. 12345678 → "12.35" (2 decimals,
+// rounded) for display; exact values stay in micro-units.
+func Format(micros int64) string {
+	neg := micros < 0
+	if neg {
+		micros = -micros
+	}
+	cents := (micros + 5000) / 10000
+	s := fmt.Sprintf("%d.%02d", cents/100, cents%100)
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// FormatRate renders micro-units with up to 4 decimals (rates such as
+// 0.0125 per core-hour need them).
+func FormatRate(micros int64) string {
+	neg := micros < 0
+	if neg {
+		micros = -micros
+	}
+	units := (micros + 50) / 100 // 1e-4
+	s := fmt.Sprintf("%d.%04d", units/10000, units%10000)
+	for len(s) > 0 && s[len(s)-1] == '0' && s[len(s)-3] != '.' {
+		s = s[:len(s)-1]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
