@@ -4,9 +4,56 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"workbench/models"
 )
 
-// apiMe: GET /api/v1/me.
+// quotaStatus is a user's quota with what they use of it.
+type quotaStatus struct {
+	Quota          models.Limits `json:"quota"`
+	GPUsInUse      int           `json:"gpus_in_use"`
+	Workbenches    int           `json:"active_workbenches"`
+	MonthGPUSecs   int64         `json:"month_gpu_seconds"`
+	MonthSpend     int64         `json:"month_spend_micros"`
+	Warnings       []string      `json:"warnings"`
+	LimitReached   string        `json:"limit_reached,omitempty"`
+	WarnAtFraction float64       `json:"warn_at_fraction"`
+}
+
+// warnFraction is where a monthly limit starts to warn (SPEC §6: 80%).
+const warnFraction = 0.8
+
+// quotaStatusOf computes a user's quota and usage, with 80% warnings.
+func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, error) {
+	ctx := c.Request.Context()
+	lim, err := h.store.EffectiveQuota(ctx, u.ID)
+	if err != nil {
+		return quotaStatus{}, err
+	}
+	month, err := h.wbs.Billing().MonthUsage(ctx, u.ID)
+	if err != nil {
+		return quotaStatus{}, err
+	}
+	active, err := h.store.ListWorkbenches(ctx, u.ID, models.ActiveStates...)
+	if err != nil {
+		return quotaStatus{}, err
+	}
+	st := quotaStatus{Quota: lim, Workbenches: len(active), MonthGPUSecs: month.GPUSeconds, MonthSpend: month.AmountMicros,
+		Warnings: []string{}, WarnAtFraction: warnFraction}
+	for _, w := range active {
+		st.GPUsInUse += len(w.GPUs)
+	}
+	if lim.GPUHoursPerMonth != nil && *lim.GPUHoursPerMonth > 0 && float64(month.GPUSeconds) >= warnFraction*float64(*lim.GPUHoursPerMonth*3600) {
+		st.Warnings = append(st.Warnings, "You have used 80% or more of your monthly GPU-hours.")
+	}
+	if lim.BudgetPerMonthMicros != nil && *lim.BudgetPerMonthMicros > 0 && float64(month.AmountMicros) >= warnFraction*float64(*lim.BudgetPerMonthMicros) {
+		st.Warnings = append(st.Warnings, "You have spent 80% or more of your monthly budget.")
+	}
+	st.LimitReached = models.MonthlyLimitReached(lim, month)
+	return st, nil
+}
+
+// apiMe: GET /api/v1/me — the user, their groups, quota and usage.
 func (h *Handler) apiMe(c *gin.Context) {
 	u := currentUser(c)
 	groups, err := h.store.UserGroups(c.Request.Context(), u.ID)
@@ -14,8 +61,13 @@ func (h *Handler) apiMe(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	st, err := h.quotaStatusOf(c, u)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	c.JSON(http.StatusOK, gin.H{"id": u.ID, "username": u.Username, "display_name": u.DisplayName, "email": u.Email,
-		"role": u.Role, "groups": nonNil(groups), "currency": h.cfg.Currency})
+		"role": u.Role, "groups": nonNil(groups), "currency": h.cfg.Currency, "quota": st.Quota, "usage": st})
 }
 
 // apiGPUs: GET /api/v1/gpus — the pool with the SPEC §8 shape.

@@ -39,6 +39,8 @@ func classify(err error) *apiError {
 	var re *orchestrator.RefusedError
 	var se *orchestrator.ErrState
 	switch {
+	case errors.As(err, &re) && re.Code == "quota_exceeded":
+		return &apiError{http.StatusUnprocessableEntity, re.Code, re.Message}
 	case errors.As(err, &re):
 		return &apiError{http.StatusConflict, re.Code, re.Message}
 	case errors.As(err, &se):

@@ -100,11 +100,6 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	n, err := h.names(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	c.Header("Location", "/api/v1/workbenches/"+wb.ID)
-	c.JSON(http.StatusAccepted, h.workbenchJSON(wb, n))
+	h.writeWorkbench(c, http.StatusAccepted, wb)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
 	"workbench/templates"
 )
 
@@ -16,7 +17,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	n, err := h.names(ctx)
+	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -26,7 +27,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n)}
+	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID])}
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
 	}
@@ -44,12 +45,7 @@ func (h *Handler) apiWorkbench(c *gin.Context) {
 	if !ok {
 		return
 	}
-	n, err := h.names(c.Request.Context())
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, h.workbenchJSON(wb, n))
+	h.writeWorkbench(c, http.StatusOK, wb)
 }
 
 // apiWorkbenches: GET /api/v1/workbenches (admins: ?all=true for everyone's).
@@ -68,14 +64,14 @@ func (h *Handler) apiWorkbenches(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	n, err := h.names(ctx)
+	n, costs, err := h.workbenchViews(ctx, wbs)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	items := make([]workbenchJSON, 0, len(wbs))
 	for i := range wbs {
-		items = append(items, h.workbenchJSON(&wbs[i], n))
+		items = append(items, h.workbenchJSON(&wbs[i], n, costs[wbs[i].ID]))
 	}
 	c.JSON(http.StatusOK, gin.H{"items": items})
 }
@@ -113,4 +109,14 @@ func (h *Handler) workbenchLogs(c *gin.Context) {
 			return
 		}
 	}
+}
+
+// writeWorkbench answers with one workbench's JSON.
+func (h *Handler) writeWorkbench(c *gin.Context, status int, wb *models.Workbench) {
+	n, costs, err := h.workbenchViews(c.Request.Context(), []models.Workbench{*wb})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(status, h.workbenchJSON(wb, n, costs[wb.ID]))
 }

@@ -7,19 +7,21 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/templates"
 )
 
 // catalogNames maps image, flavor and user ids to names for display.
 type catalogNames struct {
-	images  map[int64]string
-	flavors map[int64]string
-	users   map[int64]string
+	images     map[int64]string
+	flavors    map[int64]string
+	flavorByID map[int64]*models.Flavor
+	users      map[int64]string
 }
 
 func (h *Handler) names(ctx context.Context) (catalogNames, error) {
-	n := catalogNames{images: map[int64]string{}, flavors: map[int64]string{}, users: map[int64]string{}}
+	n := catalogNames{images: map[int64]string{}, flavors: map[int64]string{}, flavorByID: map[int64]*models.Flavor{}, users: map[int64]string{}}
 	imgs, err := h.store.ListImages(ctx, false)
 	if err != nil {
 		return n, err
@@ -31,8 +33,9 @@ func (h *Handler) names(ctx context.Context) (catalogNames, error) {
 	if err != nil {
 		return n, err
 	}
-	for _, f := range fls {
+	for i, f := range fls {
 		n.flavors[f.ID] = f.Name
+		n.flavorByID[f.ID] = &fls[i]
 	}
 	users, err := h.store.ListUsers(ctx)
 	if err != nil {
@@ -58,15 +61,30 @@ type workbenchJSON struct {
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
+	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
+	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
+	Currency           string   `json:"currency"`
 	CreatedAt          string   `json:"created_at"`
 	StartedAt          *string  `json:"started_at"`
 	StoppedAt          *string  `json:"stopped_at"`
 }
 
-func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames) workbenchJSON {
+// workbenchViews loads what the pages and the API show beside workbenches:
+// catalog names and costs.
+func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (catalogNames, map[string]orchestrator.WorkbenchCost, error) {
+	n, err := h.names(ctx)
+	if err != nil {
+		return n, nil, err
+	}
+	costs, err := h.wbs.Billing().Costs(ctx, wbs, n.flavorByID)
+	return n, costs, err
+}
+
+func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) workbenchJSON {
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
-		URL: h.workbenchURL(wb.ID), Reason: wb.Reason, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON)}
+		URL: h.workbenchURL(wb.ID), Reason: wb.Reason, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
+		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)
 		j.StartedAt = &s
@@ -86,8 +104,8 @@ func (h *Handler) workbenchURL(id string) string {
 	return h.cfg.PublicURL + orchestrator.BaseURL(id) + "lab"
 }
 
-func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames) templates.WorkbenchRow {
-	r := templates.WorkbenchRow{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
+	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: orchestrator.BaseURL(wb.ID) + "lab", IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt)}
@@ -110,13 +128,13 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	if err != nil {
 		return nil, err
 	}
-	n, err := h.names(ctx)
+	n, costs, err := h.workbenchViews(ctx, wbs)
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]templates.WorkbenchRow, 0, len(wbs))
 	for i := range wbs {
-		rows = append(rows, h.workbenchRow(&wbs[i], n))
+		rows = append(rows, h.workbenchRow(&wbs[i], n, costs[wbs[i].ID]))
 	}
 	return rows, nil
 }
@@ -128,4 +146,12 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 		return
 	}
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), rows))
+}
+
+// rateText is "3.25 USD/h" for a running workbench, "" otherwise.
+func rateText(micros int64, currency string) string {
+	if micros == 0 {
+		return ""
+	}
+	return pricing.Format(micros) + " " + currency + "/h"
 }

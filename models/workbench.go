@@ -150,7 +150,7 @@ func (s *Store) CreateWorkbench(ctx context.Context, wb *Workbench, need GPUNeed
 }
 
 // Tx is a handle on the launch transaction for checks that must run inside
-// it (quotas, in a later change).
+// it (quotas: CheckLaunchQuota).
 type Tx struct {
 	tx *gorm.DB
 	s  *Store
@@ -159,10 +159,15 @@ type Tx struct {
 // RestartWorkbench moves a stopped or failed workbench to requested and
 // binds its GPUs, in one immediate transaction. It returns ErrConflict when
 // the workbench is in another state (a concurrent start got there first).
-func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed) ([]string, error) {
+func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, check func(tx *Tx) error) ([]string, error) {
 	var gpus []string
 	now := s.now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if check != nil {
+			if err := check(&Tx{tx: tx, s: s}); err != nil {
+				return err
+			}
+		}
 		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, []string{StateStopped, StateFailed}).
 			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "updated_at": now})
 		if res.Error != nil {

@@ -32,11 +32,8 @@ func (m *Manager) Cull(ctx context.Context) {
 }
 
 func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time.Time) string {
-	if fl, err := m.store.FlavorByID(ctx, wb.FlavorID); err == nil && fl.MaxRuntimeS > 0 && wb.StartedAt != nil {
-		limit := time.Duration(fl.MaxRuntimeS) * time.Second
-		if now.Sub(*wb.StartedAt) >= limit {
-			return fmt.Sprintf("stopped: reached the flavor's maximum runtime of %s", limit)
-		}
+	if limit, whose := m.maxRuntime(ctx, wb); limit > 0 && wb.StartedAt != nil && now.Sub(*wb.StartedAt) >= limit {
+		return fmt.Sprintf("stopped: reached %s maximum runtime of %s", whose, limit)
 	}
 	if wb.IdleTimeoutS <= 0 {
 		return ""
@@ -98,4 +95,21 @@ func latest(ts ...*time.Time) time.Time {
 		}
 	}
 	return out
+}
+
+// maxRuntime is the shorter of the flavor's and the owner's quota maximum
+// runtime (0 = none), and whose limit it is.
+func (m *Manager) maxRuntime(ctx context.Context, wb *models.Workbench) (time.Duration, string) {
+	var limit time.Duration
+	whose := ""
+	if fl, err := m.store.FlavorByID(ctx, wb.FlavorID); err == nil && fl.MaxRuntimeS > 0 {
+		limit, whose = time.Duration(fl.MaxRuntimeS)*time.Second, "the flavor's"
+	}
+	if lim, err := m.store.EffectiveQuota(ctx, wb.OwnerID); err == nil && lim.MaxRuntimeHours != nil {
+		q := time.Duration(*lim.MaxRuntimeHours) * time.Hour
+		if limit == 0 || q < limit {
+			limit, whose = q, "your quota's"
+		}
+	}
+	return limit, whose
 }

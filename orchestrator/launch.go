@@ -26,6 +26,7 @@ type LaunchRequest struct {
 type RefusedError struct {
 	Code    string
 	Message string
+	Limit   string // for quota_exceeded: the limit that refused
 }
 
 func (e *RefusedError) Error() string { return e.Message }
@@ -69,19 +70,33 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	if err != nil {
 		return nil, err
 	}
+	month, err := m.billing.MonthUsage(ctx, owner.ID)
+	if err != nil {
+		return nil, err
+	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second)}
-	if err := m.store.CreateWorkbench(ctx, wb, need, nil); err != nil {
-		var nc *models.NoCapacityError
-		if errors.As(err, &nc) {
-			return nil, &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
-		}
-		return nil, err
+	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount}
+	if err := m.store.CreateWorkbench(ctx, wb, need, models.CheckLaunchQuota(ask, month)); err != nil {
+		return nil, m.refusal(ctx, err)
 	}
 	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs)
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
 	m.startPipeline(wb.ID, owner.Username, img, fl, wb.GPUs, wb.Token)
 	return wb, nil
+}
+
+// refusal turns allocation and quota errors into what the user reads.
+func (m *Manager) refusal(ctx context.Context, err error) error {
+	var nc *models.NoCapacityError
+	var qe *models.QuotaError
+	switch {
+	case errors.As(err, &nc):
+		return &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
+	case errors.As(err, &qe):
+		return &RefusedError{Code: "quota_exceeded", Message: qe.Message, Limit: qe.Limit}
+	}
+	return err
 }
 
 // startPipeline runs pull → create → start → ready in the background.
@@ -168,6 +183,7 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			endpoint := fmt.Sprintf("%s:%d", host, port)
 			if m.jupyterAnswers(ctx, endpoint, id, token) {
 				now := time.Now().UTC()
+				m.openInterval(ctx, id, info.StartedAt)
 				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil})
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil
@@ -204,6 +220,7 @@ func (m *Manager) fail(ctx context.Context, id, reason string) {
 			m.log.Warn("remove failed container", "id", id, "err", err)
 		}
 	}
+	m.closeInterval(ctx, id, time.Now().UTC(), "failed: "+reason)
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		m.log.Error("release GPUs", "id", id, "err", err)
 	}

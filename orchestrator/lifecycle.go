@@ -29,6 +29,25 @@ func (m *Manager) Stop(ctx context.Context, id, reason string) error {
 	case models.StateStopped, models.StateFailed:
 		return nil
 	}
+	// Wait for a reconciliation of this workbench to finish first; a stop
+	// already under way makes this one a no-op.
+	for !m.claim(id, true) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if cur, err := m.store.WorkbenchByID(ctx, id); err != nil || cur.State == models.StateStopped || cur.State == models.StateFailed {
+			return err
+		}
+	}
+	defer m.release(id)
+	return m.stopClaimed(ctx, wb, reason)
+}
+
+// stopClaimed does the stop; the caller holds the workbench's claim.
+func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string) error {
+	id := wb.ID
 	m.setState(ctx, id, models.StateStopping, wb.Progress, reason, nil)
 	// A launch still under way is cancelled first, so it cannot bring the
 	// workbench back to running behind this stop.
@@ -48,6 +67,7 @@ func (m *Manager) Stop(ctx context.Context, id, reason string) error {
 	if finished.IsZero() {
 		finished = time.Now().UTC()
 	}
+	m.closeInterval(ctx, id, finished, "stopped")
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		return err
 	}
@@ -85,16 +105,17 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	// The state moves to requested and the GPUs are bound in one
 	// transaction that only succeeds from stopped or failed, so two Start
 	// requests racing cannot both bind GPUs.
-	gpus, err := m.store.RestartWorkbench(ctx, id, need)
+	month, err := m.billing.MonthUsage(ctx, wb.OwnerID)
 	if err != nil {
-		var nc *models.NoCapacityError
-		if errors.As(err, &nc) {
-			return &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
-		}
+		return err
+	}
+	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount}
+	gpus, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
+	if err != nil {
 		if errors.Is(err, models.ErrConflict) {
 			return &ErrState{Message: "the workbench is already being started"}
 		}
-		return err
+		return m.refusal(ctx, err)
 	}
 	m.events.Publish(Update{ID: id, State: models.StateRequested, At: time.Now().UTC()})
 	m.inBackground(id, func(ctx context.Context) error {

@@ -30,6 +30,9 @@ type Options struct {
 	DefaultIdle      time.Duration // idle timeout of a new workbench (default 60 min)
 	MinIdle, MaxIdle time.Duration // bounds a user may choose within (default 10 min … 24 h)
 	PidsLimit        int64         // per container (default 4096)
+	MinCharge        time.Duration // minimum charge per run (default 60 s; negative = none)
+	HeartbeatEvery   time.Duration // usage heartbeat (default 30 s)
+	BillEvery        time.Duration // ledger writing and quota enforcement (default 60 s)
 }
 
 func (o *Options) defaults() {
@@ -49,6 +52,12 @@ func (o *Options) defaults() {
 	if o.PidsLimit == 0 {
 		o.PidsLimit = 4096
 	}
+	def(&o.MinCharge, 60*time.Second)
+	if o.MinCharge < 0 {
+		o.MinCharge = 0
+	}
+	def(&o.HeartbeatEvery, 30*time.Second)
+	def(&o.BillEvery, time.Minute)
 }
 
 // Manager runs the life of every workbench (SPEC §3): launch, stop, start,
@@ -65,13 +74,20 @@ type Manager struct {
 	http      *http.Client
 	events    *Broker
 	activity  *activityTracker
+	billing   *Billing
 
 	// launching holds the background launches (pull, create, start, wait
 	// for Jupyter) running in this process: reconciliation leaves those
 	// workbenches alone, and Stop cancels them.
 	mu        sync.Mutex
 	launching map[string]*launchRun
-	wg        sync.WaitGroup
+	// claimed marks workbenches a stop or a reconciliation is working on
+	// right now, so the two never act on one workbench at once.
+	claimed map[string]bool
+	wg      sync.WaitGroup
+	// started is when this manager began: a launch or stop recorded before
+	// it was left behind by a previous process.
+	started time.Time
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -82,9 +98,15 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		http:      &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
 		events:    NewBroker(),
 		activity:  newActivityTracker(),
+		billing:   NewBilling(store, opt.MinCharge),
 		launching: map[string]*launchRun{},
+		claimed:   map[string]bool{},
+		started:   time.Now().UTC(),
 	}
 }
+
+// Billing is the biller (ledger writing, live cost).
+func (m *Manager) Billing() *Billing { return m.billing }
 
 // Events is the broker of workbench state changes (for SSE).
 func (m *Manager) Events() *Broker { return m.events }
@@ -103,6 +125,10 @@ func (m *Manager) Run(ctx context.Context) {
 	reconcile := time.NewTicker(m.opt.ReconcileEvery)
 	cull := time.NewTicker(m.opt.CullEvery)
 	flush := time.NewTicker(5 * time.Second)
+	heartbeat := time.NewTicker(m.opt.HeartbeatEvery)
+	bill := time.NewTicker(m.opt.BillEvery)
+	defer heartbeat.Stop()
+	defer bill.Stop()
 	defer reconcile.Stop()
 	defer cull.Stop()
 	defer flush.Stop()
@@ -119,6 +145,12 @@ func (m *Manager) Run(ctx context.Context) {
 			m.Cull(ctx)
 		case <-flush.C:
 			m.flushActivity(ctx)
+		case <-heartbeat.C:
+			if err := m.store.HeartbeatIntervals(ctx, time.Now().UTC()); err != nil {
+				m.log.Warn("usage heartbeat", "err", err)
+			}
+		case <-bill.C:
+			m.BillAndEnforce(ctx)
 		}
 	}
 }
@@ -204,6 +236,24 @@ func (m *Manager) isLaunching(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.launching[id] != nil
+}
+
+// claim marks id as being worked on by a stop or a reconciliation; it fails
+// when a launch or another claim holds it. release undoes it.
+func (m *Manager) claim(id string, evenIfLaunching bool) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.claimed[id] || (!evenIfLaunching && m.launching[id] != nil) {
+		return false
+	}
+	m.claimed[id] = true
+	return true
+}
+
+func (m *Manager) release(id string) {
+	m.mu.Lock()
+	delete(m.claimed, id)
+	m.mu.Unlock()
 }
 
 // setState records a state change and publishes it.

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,8 +66,28 @@ func (m *Manager) reconcileOne(ctx context.Context, id string) {
 }
 
 func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, c runtime.ContainerInfo, found bool) {
-	if m.isLaunching(wb.ID) || wb.State == models.StateStopping {
-		return // this process is driving it right now
+	if !m.claim(wb.ID, false) {
+		return // a launch or a stop in this process is driving it
+	}
+	defer m.release(wb.ID)
+	// What was listed may be stale by now (a launch may have finished in
+	// between): decide on a fresh record and a fresh look at the container.
+	wb, err := m.store.WorkbenchByID(ctx, wb.ID)
+	if err != nil || !wb.Active() {
+		return
+	}
+	if info, err := m.rt.Inspect(ctx, m.containerName(wb.ID)); err == nil {
+		c, found = info, true
+	} else if errors.Is(err, runtime.ErrNotFound) {
+		c, found = runtime.ContainerInfo{}, false
+	} else {
+		return // engine trouble: decide nothing
+	}
+	// A launch or stop recorded by this process is driven by it; the
+	// record can be visible a moment before the launch is registered.
+	leftBehind := wb.UpdatedAt.Before(m.started)
+	if (wb.Launching() || wb.State == models.StateStopping) && !leftBehind {
+		return
 	}
 	owner, err := m.store.UserByID(ctx, wb.OwnerID)
 	if err != nil {
@@ -83,6 +104,9 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.ID != wb.ContainerID {
 			_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
 		}
+		// Metering must be open for a running workbench (a crash may have
+		// hit between start and opening it); opening is idempotent.
+		m.openInterval(ctx, wb.ID, c.StartedAt)
 	case found && c.Running && wb.Launching():
 		// A previous portal process died mid-launch after starting the
 		// container: finish the launch by waiting for Jupyter.
@@ -91,8 +115,15 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.inBackground(wb.ID, func(ctx context.Context) error {
 			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
 		})
+	case wb.State == models.StateStopping:
+		// A stop interrupted by a crash: finish it.
+		m.log.Info("reconcile: finishing interrupted stop", "id", wb.ID)
+		if err := m.stopClaimed(ctx, wb, wb.Reason); err != nil {
+			m.log.Warn("reconcile: stop", "id", wb.ID, "err", err)
+		}
 	case wb.Launching():
 		// Mid-launch with no running container and nobody driving it.
+		m.log.Info("reconcile: failing interrupted launch", "id", wb.ID, "state", wb.State)
 		if found {
 			_ = m.rt.Remove(ctx, c.ID)
 		}
@@ -104,7 +135,8 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		}
 		m.closeVanished(ctx, wb, c.FinishedAt, reason)
 	default:
-		m.closeVanished(ctx, wb, time.Time{}, "the container disappeared")
+		// No exit time to go by: metering ends at the last heartbeat.
+		m.closeVanished(ctx, wb, m.lastHeartbeat(ctx, wb.ID), "the container disappeared")
 	}
 }
 
@@ -114,6 +146,7 @@ func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at ti
 	if at.IsZero() {
 		at = time.Now().UTC()
 	}
+	m.closeInterval(ctx, wb.ID, at, reason)
 	if err := m.store.ReleaseGPUs(ctx, wb.ID); err != nil {
 		m.log.Error("release GPUs", "id", wb.ID, "err", err)
 		return

@@ -75,6 +75,17 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Workbenches.CullEvery, "cull-interval", envDuration("CULL_INTERVAL", time.Minute), "how often idle and over-time workbenches are looked for (WORKBENCH_CULL_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.OrphanGrace, "orphan-grace", envDuration("ORPHAN_GRACE", 10*time.Minute), "labelled containers with no record are removed after this (WORKBENCH_ORPHAN_GRACE)")
 	fs.DurationVar(&c.Workbenches.MinIdle, "min-idle-timeout", envDuration("MIN_IDLE_TIMEOUT", 10*time.Minute), "shortest idle timeout a user may choose (WORKBENCH_MIN_IDLE_TIMEOUT)")
+	c.Workbenches.MinCharge = noneIfZero(envDuration("MIN_CHARGE", 60*time.Second))
+	fs.Func("min-charge", "minimum charge per run, e.g. 60s; 0 for none (WORKBENCH_MIN_CHARGE, default 60s)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration such as 60s or 0")
+		}
+		c.Workbenches.MinCharge = noneIfZero(d)
+		return nil
+	})
+	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -131,6 +142,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("invalid WORKBENCH_TRUSTED_PROXIES entry %q: want a CIDR such as 10.0.0.0/8 or an IP", cidr)
 		}
 	}
+	if v, ok := os.LookupEnv("WORKBENCH_MIN_CHARGE"); ok {
+		if d, err := time.ParseDuration(v); err != nil || d < 0 {
+			return fmt.Errorf("invalid WORKBENCH_MIN_CHARGE %q: want a duration such as 60s, or 0 for none", v)
+		}
+	}
 	w := c.Workbenches
 	for _, d := range []struct {
 		name string
@@ -148,6 +164,15 @@ func (c *Config) Validate() error {
 		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")
 	}
 	return nil
+}
+
+// noneIfZero maps an explicit 0 to the manager's "none" (negative); a zero
+// value in orchestrator.Options means "the default".
+func noneIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 func env(name, def string) string {

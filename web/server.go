@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -112,6 +113,9 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	var models []string
 	for _, d := range devs {
 		models = append(models, d.Model)
+	}
+	if err := s.Store.SeedDefaultPrices(ctx, models); err != nil {
+		return fmt.Errorf("seed prices: %w", err)
 	}
 	return s.Store.SeedCatalog(ctx, models)
 }
@@ -220,11 +224,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	bg, stopBG := context.WithCancel(ctx)
-	defer stopBG()
-	go s.sampler.Run(bg)
-	go s.Manager.Run(bg)
-	go s.cleanSessions(bg)
+	// The background loops get their own context: they end after the HTTP
+	// server has drained, and Serve waits for them so their last writes
+	// (activity, heartbeats) land before the caller closes the database.
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	var loops sync.WaitGroup
+	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions} {
+		loops.Add(1)
+		go func() { defer loops.Done(); loop(bg) }()
+	}
+	defer func() { stopBG(); loops.Wait() }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -191,3 +191,63 @@ func FormatRate(micros int64) string {
 	}
 	return s
 }
+
+// Shape is what a workbench holds: the quantities that are priced.
+type Shape struct {
+	GPUModel  string
+	GPUCount  int
+	CPUMilli  int64 // cores × 1000
+	MemoryGiB int64
+}
+
+// ResourceLine is a Line of one resource.
+type ResourceLine struct {
+	Resource string
+	GPUModel string
+	Line
+}
+
+// ScheduleKey names the schedule of a resource: "gpu|<model>", "cpu|", …
+func ScheduleKey(resource, gpuModel string) string {
+	if resource != GPU {
+		gpuModel = ""
+	}
+	return resource + "|" + gpuModel
+}
+
+// PriceShape prices shape held over [start, end): every resource split at
+// hours and rate changes. This one function serves the ledger and the cost
+// calculator. The span must already be whole seconds (see BilledSpan).
+func PriceShape(shape Shape, start, end time.Time, scheds map[string]Schedule) ([]ResourceLine, error) {
+	type part struct {
+		resource, model string
+		qty             int64
+	}
+	parts := []part{{CPU, "", shape.CPUMilli}, {Memory, "", shape.MemoryGiB * MilliUnits}}
+	if shape.GPUCount > 0 {
+		parts = append([]part{{GPU, shape.GPUModel, int64(shape.GPUCount) * MilliUnits}}, parts...)
+	}
+	var out []ResourceLine
+	for _, p := range parts {
+		if p.qty == 0 {
+			continue
+		}
+		lines, err := Split(start, end, p.qty, scheds[ScheduleKey(p.resource, p.model)], false)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", p.resource, p.model, err)
+		}
+		for _, l := range lines {
+			out = append(out, ResourceLine{Resource: p.resource, GPUModel: p.model, Line: l})
+		}
+	}
+	return out, nil
+}
+
+// SumResources adds the amounts of resource lines.
+func SumResources(lines []ResourceLine) int64 {
+	var t int64
+	for _, l := range lines {
+		t += l.Amount
+	}
+	return t
+}

@@ -7,7 +7,9 @@ import (
 
 var t0 = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 
-func at(h, m, s int) time.Time { return t0.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second) }
+func at(h, m, s int) time.Time {
+	return t0.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second)
+}
 
 func TestBilledSpan(t *testing.T) {
 	cases := []struct {

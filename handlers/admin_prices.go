@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+)
+
+// apiPrices: GET /api/v1/admin/prices — rates in force and the history.
+func (h *Handler) apiPrices(c *gin.Context) {
+	ctx := c.Request.Context()
+	cur, err := h.store.CurrentPrices(ctx, time.Now())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	hist, err := h.store.PriceHistory(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	current := make([]models.PriceRate, 0, len(cur))
+	for _, r := range cur {
+		current = append(current, r)
+	}
+	c.JSON(http.StatusOK, gin.H{"currency": h.cfg.Currency, "current": current, "history": nonNil(hist)})
+}
+
+// apiPricesPut: PUT /api/v1/admin/prices {"rates":[{resource, gpu_model,
+// rate_micros, effective_from?}]} — adds new versions; nothing is changed
+// in place, and an effective time in the past is refused.
+func (h *Handler) apiPricesPut(c *gin.Context) {
+	var body struct {
+		Rates []struct {
+			Resource      string     `json:"resource"`
+			GPUModel      string     `json:"gpu_model"`
+			RateMicros    *int64     `json:"rate_micros"`
+			EffectiveFrom *time.Time `json:"effective_from"`
+		} `json:"rates"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	if len(body.Rates) == 0 {
+		h.fail(c, &models.ValidationError{Field: "rates", Message: "send at least one rate"})
+		return
+	}
+	ctx := c.Request.Context()
+	var added []models.PriceRate
+	for _, r := range body.Rates {
+		if r.RateMicros == nil {
+			h.fail(c, &models.ValidationError{Field: "rate_micros", Message: "is required"})
+			return
+		}
+		pr := models.PriceRate{Resource: r.Resource, GPUModel: r.GPUModel, Micros: *r.RateMicros, CreatedBy: currentUser(c).Username}
+		if r.EffectiveFrom != nil {
+			pr.EffectiveFrom = r.EffectiveFrom.UTC()
+		}
+		if err := h.store.AddPriceRate(ctx, &pr); err != nil {
+			h.fail(c, err)
+			return
+		}
+		added = append(added, pr)
+		h.audit(c, "price.set", pr.Key(), nil, pr)
+	}
+	c.JSON(http.StatusOK, gin.H{"added": added})
+}

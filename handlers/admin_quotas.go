@@ -1,0 +1,99 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+)
+
+// quotaSubject resolves the :scope/:name of a quota route to a scope and id.
+func (h *Handler) quotaSubject(c *gin.Context) (scope string, id int64, ok bool) {
+	ctx := c.Request.Context()
+	switch c.Param("scope") {
+	case "users":
+		u, err := h.store.UserByUsername(ctx, c.Param("name"))
+		if err != nil {
+			h.fail(c, err)
+			return "", 0, false
+		}
+		return models.ScopeUser, u.ID, true
+	case "groups":
+		g, err := h.store.GroupByName(ctx, c.Param("name"))
+		if err != nil {
+			h.fail(c, err)
+			return "", 0, false
+		}
+		return models.ScopeGroup, g.ID, true
+	default:
+		h.fail(c, errNotFound)
+		return "", 0, false
+	}
+}
+
+// apiQuotaGet: GET /api/v1/admin/quotas/{users|groups}/{name}. For a user
+// it also returns the effective quota (after groups and the default).
+func (h *Handler) apiQuotaGet(c *gin.Context) {
+	scope, id, ok := h.quotaSubject(c)
+	if !ok {
+		return
+	}
+	ctx := c.Request.Context()
+	own, set, err := h.store.Quota(ctx, scope, id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	out := gin.H{"scope": scope, "name": c.Param("name"), "quota": own, "overridden": set}
+	if scope == models.ScopeUser {
+		eff, err := h.store.EffectiveQuota(ctx, id)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		out["effective"] = eff
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// apiQuotaPut: PUT /api/v1/admin/quotas/{users|groups}/{name} with a quota
+// object; null fields inherit (groups, then the default).
+func (h *Handler) apiQuotaPut(c *gin.Context) {
+	scope, id, ok := h.quotaSubject(c)
+	if !ok {
+		return
+	}
+	h.putQuota(c, scope, id, c.Param("name"))
+}
+
+// apiDefaultQuota: GET|PUT /api/v1/admin/quotas/default — null = unlimited.
+func (h *Handler) apiDefaultQuotaGet(c *gin.Context) {
+	q, _, err := h.store.Quota(c.Request.Context(), models.ScopeDefault, 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"scope": models.ScopeDefault, "quota": q})
+}
+
+func (h *Handler) apiDefaultQuotaPut(c *gin.Context) { h.putQuota(c, models.ScopeDefault, 0, "default") }
+
+func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) {
+	var l models.Limits
+	if !h.bindJSON(c, &l) {
+		return
+	}
+	ctx := c.Request.Context()
+	before, _, err := h.store.Quota(ctx, scope, id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if err := h.store.SetQuota(ctx, scope, id, l, currentUser(c).Username); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "quota.set", scope+":"+name, before, l)
+	c.JSON(http.StatusOK, gin.H{"scope": scope, "name": name, "quota": l})
+}

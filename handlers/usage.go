@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+)
+
+// usageRange reads ?from&to (RFC 3339 or YYYY-MM-DD; default: this month).
+func usageRange(c *gin.Context) (time.Time, time.Time, error) {
+	parse := func(field, v string, def time.Time) (time.Time, error) {
+		if v == "" {
+			return def, nil
+		}
+		for _, layout := range []string{time.RFC3339, "2006-01-02", "2006-01"} {
+			if t, err := time.Parse(layout, v); err == nil {
+				return t.UTC(), nil
+			}
+		}
+		return time.Time{}, &models.ValidationError{Field: field, Message: "use YYYY-MM-DD, YYYY-MM or an RFC 3339 time"}
+	}
+	start := models.MonthStart(time.Now())
+	from, err := parse("from", c.Query("from"), start)
+	if err != nil {
+		return from, from, err
+	}
+	to, err := parse("to", c.Query("to"), start.AddDate(0, 1, 0))
+	if err != nil {
+		return from, to, err
+	}
+	if !to.After(from) {
+		return from, to, &models.ValidationError{Field: "to", Message: "must be after from"}
+	}
+	return from, to, nil
+}
+
+// apiUsage: GET /api/v1/usage?from&to&group_by=user|group|gpu_model|workbench
+// &user=NAME (admins). Users see their own usage only.
+func (h *Handler) apiUsage(c *gin.Context) {
+	ctx := c.Request.Context()
+	from, to, err := usageRange(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	groupBy := c.DefaultQuery("group_by", "workbench")
+	if !models.ValidGrouping(groupBy) {
+		h.fail(c, &models.ValidationError{Field: "group_by", Message: "must be user, group, gpu_model, workbench or resource"})
+		return
+	}
+	me := currentUser(c)
+	userID := me.ID
+	if me.IsAdmin() {
+		userID = 0
+		if name := c.Query("user"); name != "" {
+			u, err := h.store.UserByUsername(ctx, name)
+			if err != nil {
+				h.fail(c, err)
+				return
+			}
+			userID = u.ID
+		}
+	} else if name := c.Query("user"); name != "" && name != me.Username {
+		h.fail(c, errForbidden)
+		return
+	}
+	items, total, err := h.store.UsageSummary(ctx, from, to, groupBy, userID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"from": from.Format(time.RFC3339), "to": to.Format(time.RFC3339), "group_by": groupBy,
+		"items": nonNil(items), "total_micros": total, "currency": h.cfg.Currency})
+}

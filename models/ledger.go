@@ -1,0 +1,163 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// LedgerEntry is one immutable priced line.
+type LedgerEntry struct {
+	ID             int64     `gorm:"primaryKey" json:"id"`
+	IdempotencyKey string    `json:"-"`
+	UserID         int64     `json:"-"`
+	GroupName      string    `json:"group"`
+	WorkbenchID    string    `json:"workbench_id"`
+	IntervalID     *int64    `json:"-"`
+	Resource       string    `json:"resource"`
+	GPUModel       string    `gorm:"column:gpu_model" json:"gpu_model"`
+	PeriodStart    time.Time `json:"period_start"`
+	PeriodEnd      time.Time `json:"period_end"`
+	Seconds        int64     `json:"seconds"`
+	QuantityMilli  int64     `json:"quantity_milli"`
+	RateMicros     int64     `json:"rate_micros"`
+	AmountMicros   int64     `json:"amount_micros"`
+	Reverses       *int64    `json:"reverses,omitempty"`
+	Note           string    `json:"note,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// TableName is the ledger table.
+func (LedgerEntry) TableName() string { return "ledger_entries" }
+
+// RecordBilling appends priced lines of an interval and moves its billing
+// mark, in one transaction. Lines whose idempotency key exists are skipped,
+// so pricing the same period twice adds nothing.
+func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEntry, billedThrough time.Time, settled bool) (added int, err error) {
+	now := s.now()
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for i := range lines {
+			l := lines[i]
+			l.ID, l.CreatedAt = 0, now
+			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, workbench_id, interval_id, resource, gpu_model,
+				period_start, period_end, seconds, quantity_milli, rate_micros, amount_micros, note, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
+				l.IdempotencyKey, l.UserID, l.GroupName, l.WorkbenchID, l.IntervalID, l.Resource, l.GPUModel,
+				l.PeriodStart.UTC(), l.PeriodEnd.UTC(), l.Seconds, l.QuantityMilli, l.RateMicros, l.AmountMicros, l.Note, now)
+			if res.Error != nil {
+				return res.Error
+			}
+			added += int(res.RowsAffected)
+		}
+		return tx.Model(&UsageInterval{}).Where("id = ?", ivID).
+			Updates(map[string]any{"billed_through": billedThrough.UTC(), "settled": settled}).Error
+	})
+	return added, err
+}
+
+// Reverse appends a correction that cancels entry id (never edits it).
+func (s *Store) Reverse(ctx context.Context, id int64, note string) (*LedgerEntry, error) {
+	var orig LedgerEntry
+	if err := s.db.WithContext(ctx).First(&orig, id).Error; err != nil {
+		return nil, notFound(err)
+	}
+	rev := orig
+	rev.ID = 0
+	rev.IdempotencyKey = fmt.Sprintf("reverse:%d", id)
+	rev.Seconds, rev.QuantityMilli, rev.AmountMicros = -orig.Seconds, orig.QuantityMilli, -orig.AmountMicros
+	rev.Reverses, rev.Note, rev.CreatedAt = &orig.ID, note, s.now()
+	if err := s.db.WithContext(ctx).Create(&rev).Error; err != nil {
+		if uniqueViolation(err) {
+			return nil, &ValidationError{Field: "id", Message: "this entry was already reversed"}
+		}
+		return nil, err
+	}
+	return &rev, nil
+}
+
+// UsageItem is one row of a usage summary.
+type UsageItem struct {
+	Key          string `json:"key"`
+	GPUSeconds   int64  `json:"gpu_seconds"`
+	AmountMicros int64  `json:"amount_micros"`
+}
+
+// Usage groupings.
+var usageGroupings = map[string]string{
+	"user":      "u.username",
+	"group":     "l.group_name",
+	"gpu_model": "l.gpu_model",
+	"workbench": "COALESCE(w.name, l.workbench_id)",
+	"resource":  "l.resource",
+}
+
+// ValidGrouping reports whether g is a usage grouping.
+func ValidGrouping(g string) bool { _, ok := usageGroupings[g]; return ok }
+
+// UsageSummary sums the ledger over periods starting in [from, to), grouped
+// by user, group, gpu_model, workbench or resource; userID 0 means everyone.
+// GPU seconds count GPU-seconds (2 GPUs for an hour = 7200).
+func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64) ([]UsageItem, int64, error) {
+	col, ok := usageGroupings[groupBy]
+	if !ok {
+		return nil, 0, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
+	}
+	q := s.db.WithContext(ctx).Table("ledger_entries l").
+		Select(col+" AS key, SUM(CASE WHEN l.resource = 'gpu' THEN l.seconds * l.quantity_milli / 1000 ELSE 0 END) AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
+		Joins("JOIN users u ON u.id = l.user_id").
+		Where("l.period_start >= ? AND l.period_start < ?", from.UTC(), to.UTC()).
+		Group(col).Order("amount_micros DESC")
+	if groupBy == "workbench" {
+		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
+	}
+	if userID != 0 {
+		q = q.Where("l.user_id = ?", userID)
+	}
+	var items []UsageItem
+	if err := q.Scan(&items).Error; err != nil {
+		return nil, 0, err
+	}
+	var total int64
+	for _, it := range items {
+		total += it.AmountMicros
+	}
+	return items, total, nil
+}
+
+// Statement returns a user's ledger lines with periods starting in [from, to).
+func (s *Store) Statement(ctx context.Context, userID int64, from, to time.Time) ([]LedgerEntry, error) {
+	var out []LedgerEntry
+	q := s.db.WithContext(ctx).Where("period_start >= ? AND period_start < ?", from.UTC(), to.UTC()).Order("period_start, id")
+	if userID != 0 {
+		q = q.Where("user_id = ?", userID)
+	}
+	return out, q.Find(&out).Error
+}
+
+// MonthTotals returns a user's ledger GPU-seconds and spend since from.
+func (s *Store) MonthTotals(ctx context.Context, userID int64, from time.Time) (gpuSeconds, amount int64, err error) {
+	row := s.sql.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), 0),
+		COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, userID, from.UTC())
+	err = row.Scan(&gpuSeconds, &amount)
+	return
+}
+
+// WorkbenchCharges sums the ledger per workbench for the given ids.
+func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		WorkbenchID string
+		Amount      int64
+	}
+	err := s.db.WithContext(ctx).Table("ledger_entries").Select("workbench_id, SUM(amount_micros) AS amount").
+		Where("workbench_id IN ?", ids).Group("workbench_id").Scan(&rows).Error
+	for _, r := range rows {
+		out[r.WorkbenchID] = r.Amount
+	}
+	return out, err
+}

@@ -1,0 +1,253 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Quota scopes.
+const (
+	ScopeDefault = "default"
+	ScopeUser    = "user"
+	ScopeGroup   = "group"
+)
+
+// Limits are quota values; nil means unlimited (for lists: all allowed).
+// JSON names are the API contract (SPEC §8).
+type Limits struct {
+	MaxGPUs              *int64         `json:"max_gpus"`
+	MaxGPUsPerModel      map[string]int `json:"max_gpus_per_model"`
+	MaxWorkbenches       *int64         `json:"max_workbenches"`
+	GPUHoursPerMonth     *int64         `json:"gpu_hours_per_month"`
+	BudgetPerMonthMicros *int64         `json:"budget_per_month_micros"`
+	MaxRuntimeHours      *int64         `json:"max_runtime_hours"`
+	AllowedImages        []string       `json:"allowed_images"`
+	AllowedFlavors       []string       `json:"allowed_flavors"`
+}
+
+// Validate rejects negative limits.
+func (l *Limits) Validate() error {
+	for name, v := range map[string]*int64{"max_gpus": l.MaxGPUs, "max_workbenches": l.MaxWorkbenches,
+		"gpu_hours_per_month": l.GPUHoursPerMonth, "budget_per_month_micros": l.BudgetPerMonthMicros, "max_runtime_hours": l.MaxRuntimeHours} {
+		if v != nil && *v < 0 {
+			return invalid(name, "must be 0 or more (leave empty for unlimited)")
+		}
+	}
+	for m, n := range l.MaxGPUsPerModel {
+		if n < 0 || m == "" {
+			return invalid("max_gpus_per_model", "each model needs a name and a limit of 0 or more")
+		}
+	}
+	return nil
+}
+
+type quotaRow struct {
+	ID                   int64 `gorm:"primaryKey"`
+	Scope                string
+	SubjectID            int64
+	MaxGPUs              *int64  `gorm:"column:max_gpus"`
+	MaxGPUsPerModel      *string `gorm:"column:max_gpus_per_model"`
+	MaxWorkbenches       *int64
+	GPUHoursPerMonth     *int64 `gorm:"column:gpu_hours_per_month"`
+	BudgetPerMonthMicros *int64
+	MaxRuntimeHours      *int64
+	AllowedImages        *string
+	AllowedFlavors       *string
+	UpdatedBy            string
+	UpdatedAt            time.Time
+}
+
+func (quotaRow) TableName() string { return "quotas" }
+
+func (r quotaRow) limits() Limits {
+	l := Limits{MaxGPUs: r.MaxGPUs, MaxWorkbenches: r.MaxWorkbenches, GPUHoursPerMonth: r.GPUHoursPerMonth,
+		BudgetPerMonthMicros: r.BudgetPerMonthMicros, MaxRuntimeHours: r.MaxRuntimeHours}
+	if r.MaxGPUsPerModel != nil {
+		_ = json.Unmarshal([]byte(*r.MaxGPUsPerModel), &l.MaxGPUsPerModel)
+	}
+	if r.AllowedImages != nil {
+		_ = json.Unmarshal([]byte(*r.AllowedImages), &l.AllowedImages)
+	}
+	if r.AllowedFlavors != nil {
+		_ = json.Unmarshal([]byte(*r.AllowedFlavors), &l.AllowedFlavors)
+	}
+	return l
+}
+
+func jsonPtr(v any, isNil bool) *string {
+	if isNil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	s := string(b)
+	return &s
+}
+
+// SetQuota stores the limits of a scope (subjectID 0 for the default).
+func (s *Store) SetQuota(ctx context.Context, scope string, subjectID int64, l Limits, by string) error {
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	row := quotaRow{Scope: scope, SubjectID: subjectID, MaxGPUs: l.MaxGPUs, MaxWorkbenches: l.MaxWorkbenches,
+		GPUHoursPerMonth: l.GPUHoursPerMonth, BudgetPerMonthMicros: l.BudgetPerMonthMicros, MaxRuntimeHours: l.MaxRuntimeHours,
+		MaxGPUsPerModel: jsonPtr(l.MaxGPUsPerModel, l.MaxGPUsPerModel == nil),
+		AllowedImages:   jsonPtr(l.AllowedImages, l.AllowedImages == nil),
+		AllowedFlavors:  jsonPtr(l.AllowedFlavors, l.AllowedFlavors == nil),
+		UpdatedBy:       by, UpdatedAt: s.now()}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("scope = ? AND subject_id = ?", scope, subjectID).Delete(&quotaRow{}).Error; err != nil {
+			return err
+		}
+		return tx.Create(&row).Error
+	})
+}
+
+// Quota returns the limits stored for a scope and whether a row exists.
+func (s *Store) Quota(ctx context.Context, scope string, subjectID int64) (Limits, bool, error) {
+	return quotaOf(s.db.WithContext(ctx), scope, subjectID)
+}
+
+func quotaOf(db *gorm.DB, scope string, subjectID int64) (Limits, bool, error) {
+	var row quotaRow
+	err := db.Where("scope = ? AND subject_id = ?", scope, subjectID).First(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Limits{}, false, nil
+	}
+	if err != nil {
+		return Limits{}, false, err
+	}
+	return row.limits(), true, nil
+}
+
+// EffectiveQuota resolves a user's limits: the user's own override where it
+// sets a value, else the most generous value among the user's groups that
+// set it, else the global default.
+func (s *Store) EffectiveQuota(ctx context.Context, userID int64) (Limits, error) {
+	return effectiveQuota(s.db.WithContext(ctx), userID)
+}
+
+func effectiveQuota(db *gorm.DB, userID int64) (Limits, error) {
+	def, _, err := quotaOf(db, ScopeDefault, 0)
+	if err != nil {
+		return Limits{}, err
+	}
+	var rows []quotaRow
+	if err := db.Where("scope = ? AND subject_id IN (SELECT group_id FROM group_members WHERE user_id = ?)", ScopeGroup, userID).
+		Find(&rows).Error; err != nil {
+		return Limits{}, err
+	}
+	var groups []Limits
+	for _, r := range rows {
+		groups = append(groups, r.limits())
+	}
+	user, hasUser, err := quotaOf(db, ScopeUser, userID)
+	if err != nil {
+		return Limits{}, err
+	}
+	var up *Limits
+	if hasUser {
+		up = &user
+	}
+	return ResolveLimits(def, groups, up), nil
+}
+
+// ResolveLimits is the pure resolution rule of EffectiveQuota.
+func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
+	out := def
+	if len(groups) > 0 {
+		out.MaxGPUs = mostGenerous(groups, func(l Limits) *int64 { return l.MaxGPUs }, def.MaxGPUs)
+		out.MaxWorkbenches = mostGenerous(groups, func(l Limits) *int64 { return l.MaxWorkbenches }, def.MaxWorkbenches)
+		out.GPUHoursPerMonth = mostGenerous(groups, func(l Limits) *int64 { return l.GPUHoursPerMonth }, def.GPUHoursPerMonth)
+		out.BudgetPerMonthMicros = mostGenerous(groups, func(l Limits) *int64 { return l.BudgetPerMonthMicros }, def.BudgetPerMonthMicros)
+		out.MaxRuntimeHours = mostGenerous(groups, func(l Limits) *int64 { return l.MaxRuntimeHours }, def.MaxRuntimeHours)
+		out.MaxGPUsPerModel = generousMap(groups, def.MaxGPUsPerModel)
+		out.AllowedImages = unionLists(groups, func(l Limits) []string { return l.AllowedImages }, def.AllowedImages)
+		out.AllowedFlavors = unionLists(groups, func(l Limits) []string { return l.AllowedFlavors }, def.AllowedFlavors)
+	}
+	if user != nil {
+		for _, f := range []struct{ dst, src **int64 }{{&out.MaxGPUs, &user.MaxGPUs}, {&out.MaxWorkbenches, &user.MaxWorkbenches},
+			{&out.GPUHoursPerMonth, &user.GPUHoursPerMonth}, {&out.BudgetPerMonthMicros, &user.BudgetPerMonthMicros},
+			{&out.MaxRuntimeHours, &user.MaxRuntimeHours}} {
+			if *f.src != nil {
+				*f.dst = *f.src
+			}
+		}
+		if user.MaxGPUsPerModel != nil {
+			out.MaxGPUsPerModel = user.MaxGPUsPerModel
+		}
+		if user.AllowedImages != nil {
+			out.AllowedImages = user.AllowedImages
+		}
+		if user.AllowedFlavors != nil {
+			out.AllowedFlavors = user.AllowedFlavors
+		}
+	}
+	return out
+}
+
+// mostGenerous picks the largest value among the groups that set one; a
+// group with no value (unlimited) is the most generous of all. When no
+// group sets the field, the default applies.
+func mostGenerous(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
+	var best *int64
+	anySet := false
+	for _, g := range groups {
+		v := get(g)
+		if v == nil {
+			continue
+		}
+		anySet = true
+		if best == nil || *v > *best {
+			best = v
+		}
+	}
+	if !anySet {
+		return def
+	}
+	return best
+}
+
+func generousMap(groups []Limits, def map[string]int) map[string]int {
+	var out map[string]int
+	for _, g := range groups {
+		for m, n := range g.MaxGPUsPerModel {
+			if out == nil {
+				out = map[string]int{}
+			}
+			if cur, ok := out[m]; !ok || n > cur {
+				out[m] = n
+			}
+		}
+	}
+	if out == nil {
+		return def
+	}
+	return out
+}
+
+func unionLists(groups []Limits, get func(Limits) []string, def []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	any := false
+	for _, g := range groups {
+		l := get(g)
+		if l == nil {
+			continue
+		}
+		any = true
+		for _, x := range l {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	if !any {
+		return def
+	}
+	return out
+}

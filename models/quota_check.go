@@ -1,0 +1,107 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// QuotaError is a launch refused by a quota; it names the limit.
+type QuotaError struct {
+	Limit   string
+	Message string
+}
+
+func (e *QuotaError) Error() string { return e.Message }
+
+// LaunchAsk is what a launch would add.
+type LaunchAsk struct {
+	UserID   int64
+	Image    string
+	Flavor   string
+	GPUModel string
+	GPUs     int
+}
+
+// MonthUsage is a user's use of monthly limits, ledger plus the part of
+// running workbenches not yet in it.
+type MonthUsage struct {
+	GPUSeconds   int64
+	AmountMicros int64
+}
+
+// CheckLaunchQuota is the quota check that runs inside the launch
+// transaction (see CreateWorkbench): it reads the user's running workbenches
+// under the same write lock that binds the GPUs, so a burst of launches
+// cannot overshoot — the idea of Coder's workspacequota, with SQLite's
+// BEGIN IMMEDIATE for the lock. Monthly figures come from the caller (they
+// include live pricing of running workbenches, which needs the price list).
+func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
+	return func(tx *Tx) error {
+		lim, err := effectiveQuota(tx.tx, ask.UserID)
+		if err != nil {
+			return err
+		}
+		if lim.AllowedImages != nil && !contains(lim.AllowedImages, ask.Image) {
+			return &QuotaError{"allowed_images", fmt.Sprintf("your quota does not allow the image %q", ask.Image)}
+		}
+		if lim.AllowedFlavors != nil && !contains(lim.AllowedFlavors, ask.Flavor) {
+			return &QuotaError{"allowed_flavors", fmt.Sprintf("your quota does not allow the flavor %q", ask.Flavor)}
+		}
+		var rows []struct {
+			GPUModel string
+			GPUs     int
+		}
+		if err := tx.tx.Raw(`SELECT w.id, COALESCE(MAX(a.gpu_model), '') AS gpu_model, COUNT(a.gpu_uuid) AS gpus
+			FROM workbenches w LEFT JOIN gpu_allocations a ON a.workbench_id = w.id
+			WHERE w.owner_id = ? AND w.deleted_at IS NULL AND w.state IN ? GROUP BY w.id`, ask.UserID, ActiveStates).Scan(&rows).Error; err != nil {
+			return err
+		}
+		gpus, perModel := ask.GPUs, map[string]int{ask.GPUModel: ask.GPUs}
+		for _, r := range rows {
+			gpus += r.GPUs
+			perModel[r.GPUModel] += r.GPUs
+		}
+		if lim.MaxWorkbenches != nil && int64(len(rows)+1) > *lim.MaxWorkbenches {
+			return &QuotaError{"max_workbenches", fmt.Sprintf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows))}
+		}
+		if lim.MaxGPUs != nil && ask.GPUs > 0 && int64(gpus) > *lim.MaxGPUs {
+			return &QuotaError{"max_gpus", fmt.Sprintf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)}
+		}
+		if n, ok := lim.MaxGPUsPerModel[ask.GPUModel]; ok && ask.GPUs > 0 && perModel[ask.GPUModel] > n {
+			return &QuotaError{"max_gpus_per_model", fmt.Sprintf("quota exceeded: at most %d × %s at once", n, ask.GPUModel)}
+		}
+		// GPU-hours bound GPU launches; the budget binds every launch.
+		if ask.GPUs > 0 && lim.GPUHoursPerMonth != nil && month.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
+			return &QuotaError{"gpu_hours_per_month", fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
+		}
+		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
+			return &QuotaError{"budget_per_month_micros", "quota exceeded: the monthly budget is used up"}
+		}
+		return nil
+	}
+}
+
+// MonthlyLimitReached returns why a user is at 100% of a monthly limit, or "".
+func MonthlyLimitReached(lim Limits, u MonthUsage) string {
+	if lim.GPUHoursPerMonth != nil && u.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
+		return fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)
+	}
+	if lim.BudgetPerMonthMicros != nil && u.AmountMicros >= *lim.BudgetPerMonthMicros {
+		return "quota exceeded: the monthly budget is used up"
+	}
+	return ""
+}
+
+// MonthStart is the first instant of t's calendar month (UTC).
+func MonthStart(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// UsersWithOpenIntervals lists users that hold resources now.
+func (s *Store) UsersWithOpenIntervals(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	err := s.db.WithContext(ctx).Model(&UsageInterval{}).Where("ended_at IS NULL").Distinct().Pluck("user_id", &ids).Error
+	return ids, err
+}

@@ -1,0 +1,94 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// UsageInterval is a span during which a workbench held resources.
+type UsageInterval struct {
+	ID            int64 `gorm:"primaryKey"`
+	WorkbenchID   string
+	UserID        int64
+	GPUModel      string `gorm:"column:gpu_model"`
+	GPUCount      int    `gorm:"column:gpu_count"`
+	CPUMilli      int64  `gorm:"column:cpu_milli"`
+	MemoryGiB     int64  `gorm:"column:memory_gib"`
+	StartedAt     time.Time
+	HeartbeatAt   time.Time
+	EndedAt       *time.Time
+	EndReason     string
+	BilledThrough *time.Time
+	Settled       bool
+}
+
+// OpenInterval starts metering a workbench. A workbench has at most one open
+// interval (a unique index says so); opening again returns the open one.
+func (s *Store) OpenInterval(ctx context.Context, iv *UsageInterval) error {
+	iv.HeartbeatAt = iv.StartedAt
+	err := s.db.WithContext(ctx).Create(iv).Error
+	if uniqueViolation(err) {
+		return s.db.WithContext(ctx).Where("workbench_id = ? AND ended_at IS NULL", iv.WorkbenchID).First(iv).Error
+	}
+	return err
+}
+
+// OpenIntervalOf returns the open interval of a workbench, or ErrNotFound.
+func (s *Store) OpenIntervalOf(ctx context.Context, wbID string) (*UsageInterval, error) {
+	var iv UsageInterval
+	err := s.db.WithContext(ctx).Where("workbench_id = ? AND ended_at IS NULL", wbID).First(&iv).Error
+	return &iv, notFound(err)
+}
+
+// HeartbeatIntervals moves every open interval's heartbeat to at: after a
+// crash, an interval whose container is gone closes at its last heartbeat.
+func (s *Store) HeartbeatIntervals(ctx context.Context, at time.Time) error {
+	return s.db.WithContext(ctx).Model(&UsageInterval{}).Where("ended_at IS NULL").Update("heartbeat_at", at).Error
+}
+
+// CloseInterval ends the open interval of a workbench at endedAt (never
+// before it started). No open interval is not an error: closing is
+// idempotent.
+func (s *Store) CloseInterval(ctx context.Context, wbID string, endedAt time.Time, reason string) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var iv UsageInterval
+		err := tx.Where("workbench_id = ? AND ended_at IS NULL", wbID).First(&iv).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if endedAt.Before(iv.StartedAt) {
+			endedAt = iv.StartedAt
+		}
+		return tx.Model(&iv).Updates(map[string]any{"ended_at": endedAt.UTC(), "end_reason": reason}).Error
+	})
+}
+
+// IntervalsToBill returns open intervals and closed ones not yet settled.
+func (s *Store) IntervalsToBill(ctx context.Context) ([]UsageInterval, error) {
+	var out []UsageInterval
+	err := s.db.WithContext(ctx).Where("ended_at IS NULL OR settled = 0").Order("id").Find(&out).Error
+	return out, err
+}
+
+// OpenIntervals returns the open intervals, optionally of one user (0 = all).
+func (s *Store) OpenIntervals(ctx context.Context, userID int64) ([]UsageInterval, error) {
+	q := s.db.WithContext(ctx).Where("ended_at IS NULL")
+	if userID != 0 {
+		q = q.Where("user_id = ?", userID)
+	}
+	var out []UsageInterval
+	return out, q.Find(&out).Error
+}
+
+// IntervalsOf returns every interval of a workbench, oldest first.
+func (s *Store) IntervalsOf(ctx context.Context, wbID string) ([]UsageInterval, error) {
+	var out []UsageInterval
+	err := s.db.WithContext(ctx).Where("workbench_id = ?", wbID).Order("id").Find(&out).Error
+	return out, err
+}

@@ -1,0 +1,225 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"workbench/models"
+	"workbench/models/pricing"
+)
+
+// Billing turns usage intervals into ledger lines (SPEC §6) and prices
+// running workbenches up to now for live cost and budgets.
+//
+// A line is written only for a span that can no longer change: a whole
+// clock hour that has passed, or the rest of an interval once it is closed
+// (then the minimum charge applies). The part of a running interval since
+// the last hour boundary is priced on the fly and never stored, so the
+// ledger stays append-only without corrections.
+type Billing struct {
+	store     *models.Store
+	minCharge time.Duration
+	now       func() time.Time
+}
+
+// NewBilling returns the biller; minCharge is the minimum charge per run.
+func NewBilling(store *models.Store, minCharge time.Duration) *Billing {
+	return &Billing{store: store, minCharge: minCharge, now: func() time.Time { return time.Now().UTC() }}
+}
+
+func shapeOf(iv models.UsageInterval) pricing.Shape {
+	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, CPUMilli: iv.CPUMilli, MemoryGiB: iv.MemoryGiB}
+}
+
+// billable returns the span of iv that may be written to the ledger at now,
+// and whether that settles the interval.
+func (b *Billing) billable(iv models.UsageInterval, now time.Time) (from, to time.Time, settled bool) {
+	start := iv.StartedAt.Truncate(time.Second)
+	from = start
+	if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
+		from = *iv.BilledThrough
+	}
+	if iv.EndedAt != nil {
+		_, end := pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
+		return from, end, true
+	}
+	to = now.Truncate(time.Hour)
+	if to.Before(from) {
+		to = from
+	}
+	return from, to, false
+}
+
+// BillOnce writes every line that can be written now. Running it twice adds
+// nothing (idempotency keys). It returns the number of new lines.
+func (b *Billing) BillOnce(ctx context.Context) (int, error) {
+	ivs, err := b.store.IntervalsToBill(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(ivs) == 0 {
+		return 0, nil
+	}
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return 0, err
+	}
+	now := b.now()
+	total := 0
+	for _, iv := range ivs {
+		from, to, settled := b.billable(iv, now)
+		if !to.After(from) && !settled {
+			continue
+		}
+		lines, err := pricing.PriceShape(shapeOf(iv), from, to, scheds)
+		if err != nil {
+			return total, fmt.Errorf("price interval %d: %w", iv.ID, err)
+		}
+		group, err := b.primaryGroup(ctx, iv.UserID)
+		if err != nil {
+			return total, err
+		}
+		entries := make([]models.LedgerEntry, 0, len(lines))
+		for _, l := range lines {
+			id := iv.ID
+			entries = append(entries, models.LedgerEntry{
+				IdempotencyKey: fmt.Sprintf("iv:%d:%s:%d", iv.ID, l.Resource, l.Start.Unix()),
+				UserID:         iv.UserID, GroupName: group, WorkbenchID: iv.WorkbenchID, IntervalID: &id,
+				Resource: l.Resource, GPUModel: l.GPUModel, PeriodStart: l.Start, PeriodEnd: l.End,
+				Seconds: l.Seconds, QuantityMilli: l.Quantity, RateMicros: l.RateMicros, AmountMicros: l.Amount,
+			})
+		}
+		n, err := b.store.RecordBilling(ctx, iv.ID, entries, to, settled)
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// primaryGroup is the group a user's lines are filed under: the first of
+// their groups by name (a user in several groups is counted once).
+func (b *Billing) primaryGroup(ctx context.Context, userID int64) (string, error) {
+	gs, err := b.store.UserGroups(ctx, userID)
+	if err != nil || len(gs) == 0 {
+		return "", err
+	}
+	return gs[0], nil
+}
+
+// Unbilled prices what is not in the ledger yet: the running part of open
+// intervals (userID 0 = everyone's, wbID "" = every workbench).
+func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (models.MonthUsage, error) {
+	var out models.MonthUsage
+	ivs, err := b.store.IntervalsToBill(ctx)
+	if err != nil {
+		return out, err
+	}
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return out, err
+	}
+	now := b.now()
+	for _, iv := range ivs {
+		if (userID != 0 && iv.UserID != userID) || (wbID != "" && iv.WorkbenchID != wbID) {
+			continue
+		}
+		from := iv.StartedAt.Truncate(time.Second)
+		if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
+			from = *iv.BilledThrough
+		}
+		to := now.Truncate(time.Second)
+		if iv.EndedAt != nil {
+			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
+		}
+		if !to.After(from) {
+			continue
+		}
+		lines, err := pricing.PriceShape(shapeOf(iv), from, to, scheds)
+		if err != nil {
+			return out, err
+		}
+		for _, l := range lines {
+			out.AmountMicros += l.Amount
+			if l.Resource == pricing.GPU {
+				out.GPUSeconds += l.Seconds * l.Quantity / pricing.MilliUnits
+			}
+		}
+	}
+	return out, nil
+}
+
+// MonthUsage is a user's use of the current month: ledger plus unbilled.
+func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsage, error) {
+	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, models.MonthStart(b.now()))
+	if err != nil {
+		return models.MonthUsage{}, err
+	}
+	live, err := b.Unbilled(ctx, userID, "")
+	if err != nil {
+		return models.MonthUsage{}, err
+	}
+	return models.MonthUsage{GPUSeconds: gpuSecs + live.GPUSeconds, AmountMicros: amount + live.AmountMicros}, nil
+}
+
+// HourlyRate is what a shape costs per hour at the rates in force now.
+func (b *Billing) HourlyRate(ctx context.Context, shape pricing.Shape) (int64, error) {
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return 0, err
+	}
+	start := b.now().Truncate(time.Hour)
+	lines, err := pricing.PriceShape(shape, start, start.Add(time.Hour), scheds)
+	if err != nil {
+		return 0, err
+	}
+	return pricing.SumResources(lines), nil
+}
+
+// WorkbenchCost is what workbenches have cost so far (ledger plus the
+// running part) and, for those running, what they cost per hour now.
+type WorkbenchCost struct {
+	SoFarMicros   int64
+	PerHourMicros int64
+}
+
+// Costs returns the cost of each workbench in wbs.
+func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map[int64]*models.Flavor) (map[string]WorkbenchCost, error) {
+	ids := make([]string, len(wbs))
+	for i, w := range wbs {
+		ids[i] = w.ID
+	}
+	charged, err := b.store.WorkbenchCharges(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]WorkbenchCost, len(wbs))
+	for _, w := range wbs {
+		c := WorkbenchCost{SoFarMicros: charged[w.ID]}
+		if w.Active() {
+			live, err := b.Unbilled(ctx, 0, w.ID)
+			if err != nil {
+				return nil, err
+			}
+			c.SoFarMicros += live.AmountMicros
+			if fl := flavors[w.FlavorID]; fl != nil && w.State == models.StateRunning {
+				if c.PerHourMicros, err = b.HourlyRate(ctx, FlavorShape(fl)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out[w.ID] = c
+	}
+	return out, nil
+}
+
+// FlavorShape is the priced shape of a flavor.
+func FlavorShape(f *models.Flavor) pricing.Shape {
+	s := pricing.Shape{CPUMilli: int64(f.CPUCores * 1000), MemoryGiB: int64(f.MemoryGiB)}
+	if f.GPUCount > 0 {
+		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
+	}
+	return s
+}
