@@ -77,7 +77,9 @@ func (h *Handler) apiDefaultQuotaGet(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"scope": models.ScopeDefault, "quota": q})
 }
 
-func (h *Handler) apiDefaultQuotaPut(c *gin.Context) { h.putQuota(c, models.ScopeDefault, 0, "default") }
+func (h *Handler) apiDefaultQuotaPut(c *gin.Context) {
+	h.putQuota(c, models.ScopeDefault, 0, "default")
+}
 
 func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) {
 	var l models.Limits
