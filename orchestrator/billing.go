@@ -58,7 +58,11 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(ivs) == 0 {
+	storage, err := b.store.StorageToBill(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(ivs) == 0 && len(storage) == 0 {
 		return 0, nil
 	}
 	scheds, err := b.store.Schedules(ctx)
@@ -66,7 +70,10 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := b.now()
-	total := 0
+	total, err := b.billStorage(ctx, storage, scheds, now)
+	if err != nil {
+		return total, err
+	}
 	for _, iv := range ivs {
 		from, to, settled := b.billable(iv, now)
 		if !to.After(from) && !settled {
@@ -151,7 +158,8 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 	return out, nil
 }
 
-// MonthUsage is a user's use of the current month: ledger plus unbilled.
+// MonthUsage is a user's use of the current month: ledger plus unbilled
+// compute and storage.
 func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsage, error) {
 	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, models.MonthStart(b.now()))
 	if err != nil {
@@ -161,7 +169,15 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	return models.MonthUsage{GPUSeconds: gpuSecs + live.GPUSeconds, AmountMicros: amount + live.AmountMicros}, nil
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return models.MonthUsage{}, err
+	}
+	storage, err := b.unbilledStorage(ctx, userID, scheds)
+	if err != nil {
+		return models.MonthUsage{}, err
+	}
+	return models.MonthUsage{GPUSeconds: gpuSecs + live.GPUSeconds, AmountMicros: amount + live.AmountMicros + storage}, nil
 }
 
 // HourlyRate is what a shape costs per hour at the rates in force now.
@@ -222,4 +238,89 @@ func FlavorShape(f *models.Flavor) pricing.Shape {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
 	}
 	return s
+}
+
+// storageSpan is the part of a storage interval that can be billed at now:
+// whole past hours, or everything once it is closed (no minimum charge for
+// storage: it is pro rata per second).
+func storageSpan(iv models.StorageInterval, now time.Time) (from, to time.Time, settled bool) {
+	from = iv.StartedAt.Truncate(time.Second)
+	if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
+		from = *iv.BilledThrough
+	}
+	if iv.EndedAt != nil {
+		_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, 0)
+		return from, to, true
+	}
+	to = now.Truncate(time.Hour)
+	if to.Before(from) {
+		to = from
+	}
+	return from, to, false
+}
+
+func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval, scheds map[string]pricing.Schedule, now time.Time) (int, error) {
+	total := 0
+	for _, iv := range ivs {
+		from, to, settled := storageSpan(iv, now)
+		if !to.After(from) && !settled {
+			continue
+		}
+		var lines []pricing.Line
+		if to.After(from) {
+			var err error
+			lines, err = pricing.Split(from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
+			if err != nil {
+				return total, fmt.Errorf("price storage interval %d: %w", iv.ID, err)
+			}
+		}
+		group, err := b.primaryGroup(ctx, iv.UserID)
+		if err != nil {
+			return total, err
+		}
+		entries := make([]models.LedgerEntry, 0, len(lines))
+		for _, l := range lines {
+			entries = append(entries, models.LedgerEntry{
+				IdempotencyKey: fmt.Sprintf("st:%d:%d", iv.ID, l.Start.Unix()),
+				UserID:         iv.UserID, GroupName: group, Resource: pricing.Storage,
+				PeriodStart: l.Start, PeriodEnd: l.End, Seconds: l.Seconds, QuantityMilli: l.Quantity,
+				RateMicros: l.RateMicros, AmountMicros: l.Amount, Note: iv.Volume,
+			})
+		}
+		n, err := b.store.RecordStorageBilling(ctx, iv.ID, entries, to, settled)
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// unbilledStorage prices the storage not in the ledger yet for userID.
+func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule) (int64, error) {
+	ivs, err := b.store.StorageToBill(ctx)
+	if err != nil {
+		return 0, err
+	}
+	now := b.now()
+	var total int64
+	for _, iv := range ivs {
+		if userID != 0 && iv.UserID != userID {
+			continue
+		}
+		from, _, _ := storageSpan(iv, now)
+		to := now.Truncate(time.Second)
+		if iv.EndedAt != nil {
+			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, 0)
+		}
+		if !to.After(from) {
+			continue
+		}
+		lines, err := pricing.Split(from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
+		if err != nil {
+			return 0, err
+		}
+		total += pricing.Sum(lines)
+	}
+	return total, nil
 }

@@ -33,6 +33,7 @@ type Options struct {
 	MinCharge        time.Duration // minimum charge per run (default 60 s; negative = none)
 	HeartbeatEvery   time.Duration // usage heartbeat (default 30 s)
 	BillEvery        time.Duration // ledger writing and quota enforcement (default 60 s)
+	StorageEvery     time.Duration // home volume measurement (default 5 min)
 }
 
 func (o *Options) defaults() {
@@ -58,6 +59,7 @@ func (o *Options) defaults() {
 	}
 	def(&o.HeartbeatEvery, 30*time.Second)
 	def(&o.BillEvery, time.Minute)
+	def(&o.StorageEvery, 5*time.Minute)
 }
 
 // Manager runs the life of every workbench (SPEC §3): launch, stop, start,
@@ -121,12 +123,15 @@ func (m *Manager) Run(ctx context.Context) {
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
 	}
+	m.MeterStorage(ctx)
 	go m.watchEvents(ctx)
 	reconcile := time.NewTicker(m.opt.ReconcileEvery)
 	cull := time.NewTicker(m.opt.CullEvery)
 	flush := time.NewTicker(5 * time.Second)
 	heartbeat := time.NewTicker(m.opt.HeartbeatEvery)
 	bill := time.NewTicker(m.opt.BillEvery)
+	storage := time.NewTicker(m.opt.StorageEvery)
+	defer storage.Stop()
 	defer heartbeat.Stop()
 	defer bill.Stop()
 	defer reconcile.Stop()
@@ -151,6 +156,8 @@ func (m *Manager) Run(ctx context.Context) {
 			}
 		case <-bill.C:
 			m.BillAndEnforce(ctx)
+		case <-storage.C:
+			m.MeterStorage(ctx)
 		}
 	}
 }

@@ -117,6 +117,8 @@ type Runtime interface {
 	// it, reporting progress (0–100) as it goes.
 	EnsureImage(ctx context.Context, ref string, progress func(pct int, status string)) error
 	EnsureVolume(ctx context.Context, name string, labels map[string]string) error
+	// VolumeSizes measures this install's volumes (for storage billing).
+	VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error)
 	// RemoveVolume deletes a volume; a missing volume is not an error.
 	RemoveVolume(ctx context.Context, name string) error
 	// EnsureNetwork makes the per-user bridge network (inter-container

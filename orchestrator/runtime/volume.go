@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/volume"
 )
 
@@ -29,4 +30,32 @@ func (d *Docker) RemoveVolume(ctx context.Context, name string) error {
 		return nil
 	}
 	return err
+}
+
+// VolumeUsage is one of this install's volumes and the bytes it holds.
+type VolumeUsage struct {
+	Name   string
+	Labels map[string]string
+	Bytes  int64 // -1 when the engine could not measure it
+}
+
+// VolumeSizes measures this install's volumes. The engine walks each
+// volume's files to answer, so callers ask every few minutes, not per request.
+func (d *Docker) VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error) {
+	du, err := d.cli.DiskUsage(ctx, types.DiskUsageOptions{Types: []types.DiskUsageObject{types.VolumeObject}})
+	if err != nil {
+		return nil, engineErr("disk usage", err)
+	}
+	var out []VolumeUsage
+	for _, v := range du.Volumes {
+		if v == nil || v.Labels[LabelInstall] != installID {
+			continue
+		}
+		size := int64(-1)
+		if v.UsageData != nil {
+			size = v.UsageData.Size
+		}
+		out = append(out, VolumeUsage{Name: v.Name, Labels: v.Labels, Bytes: size})
+	}
+	return out, nil
 }

@@ -1,0 +1,100 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// StorageInterval is a span during which a home volume existed at a size.
+type StorageInterval struct {
+	ID            int64 `gorm:"primaryKey"`
+	UserID        int64
+	Volume        string
+	SizeMilliGiB  int64 `gorm:"column:size_milli_gib"`
+	StartedAt     time.Time
+	HeartbeatAt   time.Time
+	EndedAt       *time.Time
+	BilledThrough *time.Time
+	Settled       bool
+}
+
+// OpenStorageIntervals returns the open storage intervals by volume name.
+func (s *Store) OpenStorageIntervals(ctx context.Context) (map[string]StorageInterval, error) {
+	var rows []StorageInterval
+	if err := s.db.WithContext(ctx).Where("ended_at IS NULL").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]StorageInterval, len(rows))
+	for _, r := range rows {
+		out[r.Volume] = r
+	}
+	return out, nil
+}
+
+// RecordVolume notes that volume exists at size (milli-GiB) at t: it opens
+// an interval, keeps the open one alive, or — when the size changed by at
+// least resizeMilli — closes it and opens one at the new size, in one
+// transaction.
+func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, size int64, t time.Time, resizeMilli int64) error {
+	t = t.UTC()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var cur StorageInterval
+		err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+		case err != nil:
+			return err
+		default:
+			diff := cur.SizeMilliGiB - size
+			if diff < 0 {
+				diff = -diff
+			}
+			if diff < resizeMilli {
+				return tx.Model(&cur).Update("heartbeat_at", t).Error
+			}
+			if err := tx.Model(&cur).Updates(map[string]any{"ended_at": t, "heartbeat_at": t}).Error; err != nil {
+				return err
+			}
+		}
+		return tx.Create(&StorageInterval{UserID: userID, Volume: volume, SizeMilliGiB: size, StartedAt: t, HeartbeatAt: t}).Error
+	})
+}
+
+// CloseVolume ends the open interval of a volume that no longer exists, at
+// its last sighting.
+func (s *Store) CloseVolume(ctx context.Context, volume string) error {
+	return s.db.WithContext(ctx).Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE volume = ? AND ended_at IS NULL", volume).Error
+}
+
+// StorageToBill returns open storage intervals and closed unsettled ones.
+func (s *Store) StorageToBill(ctx context.Context) ([]StorageInterval, error) {
+	var out []StorageInterval
+	err := s.db.WithContext(ctx).Where("ended_at IS NULL OR settled = 0").Order("id").Find(&out).Error
+	return out, err
+}
+
+// RecordStorageBilling appends storage ledger lines and moves the interval's
+// billing mark, in one transaction (idempotent like RecordBilling).
+func (s *Store) RecordStorageBilling(ctx context.Context, ivID int64, lines []LedgerEntry, billedThrough time.Time, settled bool) (int, error) {
+	added := 0
+	now := s.now()
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, l := range lines {
+			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, workbench_id, resource, gpu_model,
+				period_start, period_end, seconds, quantity_milli, rate_micros, amount_micros, note, created_at)
+				VALUES (?, ?, ?, '', ?, '', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
+				l.IdempotencyKey, l.UserID, l.GroupName, l.Resource, l.PeriodStart.UTC(), l.PeriodEnd.UTC(),
+				l.Seconds, l.QuantityMilli, l.RateMicros, l.AmountMicros, l.Note, now)
+			if res.Error != nil {
+				return res.Error
+			}
+			added += int(res.RowsAffected)
+		}
+		return tx.Model(&StorageInterval{}).Where("id = ?", ivID).
+			Updates(map[string]any{"billed_through": billedThrough.UTC(), "settled": settled}).Error
+	})
+	return added, err
+}

@@ -1,0 +1,59 @@
+package orchestrator
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"workbench/orchestrator/runtime"
+)
+
+// bytesPerMilliGiB converts measured bytes to the ledger's milli-GiB.
+const bytesPerMilliGiB = (1 << 30) / 1000
+
+// resizeMilliGiB is how much a volume must grow or shrink (100 MiB) before
+// its storage interval is split at the new size.
+const resizeMilliGiB = 100 * 1000 / 1024
+
+// MeterStorage measures the home volumes and records them in storage
+// intervals: a volume is billed per GiB-month for as long as it exists,
+// whether or not a workbench runs (SPEC §6 rule 4).
+func (m *Manager) MeterStorage(ctx context.Context) {
+	vols, err := m.rt.VolumeSizes(ctx, m.installID)
+	if err != nil {
+		m.log.Warn("storage metering: measure volumes", "err", err)
+		return
+	}
+	open, err := m.store.OpenStorageIntervals(ctx)
+	if err != nil {
+		m.log.Warn("storage metering", "err", err)
+		return
+	}
+	now := time.Now().UTC()
+	seen := map[string]bool{}
+	for _, v := range vols {
+		owner := v.Labels[runtime.LabelOwner]
+		if owner == "" || !strings.HasPrefix(v.Name, "wb-home-") {
+			continue
+		}
+		seen[v.Name] = true
+		if v.Bytes < 0 {
+			continue // not measured this time: keep what we have
+		}
+		u, err := m.store.UserByUsername(ctx, owner)
+		if err != nil {
+			continue
+		}
+		size := (v.Bytes + bytesPerMilliGiB - 1) / bytesPerMilliGiB
+		if err := m.store.RecordVolume(ctx, u.ID, v.Name, size, now, resizeMilliGiB); err != nil {
+			m.log.Warn("storage metering: record", "volume", v.Name, "err", err)
+		}
+	}
+	for name := range open {
+		if !seen[name] {
+			if err := m.store.CloseVolume(ctx, name); err != nil {
+				m.log.Warn("storage metering: close", "volume", name, "err", err)
+			}
+		}
+	}
+}
