@@ -101,6 +101,13 @@ func RealJupyter(ctx context.Context, cli client.APIClient) (ref string, err err
 	case <-ctx.Done():
 		return "", fmt.Errorf("waiting for another RealJupyter build: %w", ctx.Err())
 	}
+	// Test binaries of several packages run at once: one builds, the others
+	// wait here and then find the image.
+	unlock, err := lockFile("workbench-test-realjupyter")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 
 	ok, err := realJupyterExists(ctx, cli, ref)
 	if err != nil {
