@@ -281,3 +281,28 @@ func TestEventsStream(t *testing.T) {
 	}
 	p.srv.Manager.Wait()
 }
+
+// TestLogsStream follows a workbench's log over HTTP: the output written so
+// far arrives while the connection stays open.
+func TestLogsStream(t *testing.T) {
+	p, _ := enginePortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	_, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"logs","image":"fake","flavor":"CPU small"}`)
+	id := wb["id"].(string)
+	waitState(t, p, alice, id, "running")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", p.ts.URL+"/api/v1/workbenches/"+id+"/logs?follow=true&tail=100", nil)
+	req.Header.Set("Authorization", "Bearer "+alice)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	buf := make([]byte, 8192)
+	n, err := res.Body.Read(buf)
+	if err != nil || n == 0 || !strings.Contains(res.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("no log output while following: %d bytes, %v", n, err)
+	}
+	p.srv.Manager.Wait()
+}
