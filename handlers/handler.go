@@ -26,21 +26,24 @@ type Handler struct {
 	pool     *orchestrator.Pool
 	wbs      *orchestrator.Manager
 	throttle *LoginThrottle
-	cfg      Config
-	log      *slog.Logger
-	started  time.Time
+	// proxyAuth caches session→user for the Jupyter proxy's hot path.
+	proxyAuth *proxyAuthCache
+	cfg       Config
+	log       *slog.Logger
+	started   time.Time
 }
 
 // New builds the Handler.
 func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.Pool, wbs *orchestrator.Manager, cfg Config, log *slog.Logger) *Handler {
 	return &Handler{
-		store:    store,
-		sessions: sessions,
-		pool:     pool,
-		wbs:      wbs,
-		throttle: NewLoginThrottle(5, 20, 15*time.Minute),
-		cfg:      cfg,
-		log:      log,
-		started:  time.Now(),
+		store:     store,
+		sessions:  sessions,
+		pool:      pool,
+		wbs:       wbs,
+		throttle:  NewLoginThrottle(5, 20, 15*time.Minute),
+		proxyAuth: newProxyAuthCache(),
+		cfg:       cfg,
+		log:       log,
+		started:   time.Now(),
 	}
 }

@@ -60,6 +60,9 @@ func (h *Handler) login(c *gin.Context) {
 }
 
 func (h *Handler) logout(c *gin.Context) {
+	if ck, err := c.Request.Cookie(h.sessions.Cookie.Name); err == nil {
+		h.proxyAuth.forget(ck.Value) // the notebook proxy stops trusting it now
+	}
 	if err := h.sessions.Destroy(c.Request.Context()); err != nil {
 		h.fail(c, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	"workbench/orchestrator"
 	"workbench/web/proxy"
@@ -18,15 +19,22 @@ func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error)
 	if err != nil {
 		return proxy.Target{}, proxy.ErrNotFound
 	}
-	ctx, err := h.sessions.Load(r.Context(), ck.Value)
-	if err != nil {
-		return proxy.Target{}, err
+	ctx := r.Context()
+	now := time.Now()
+	userID, ok := h.proxyAuth.get(ck.Value, now)
+	if !ok {
+		sctx, err := h.sessions.Load(ctx, ck.Value)
+		if err != nil {
+			return proxy.Target{}, err
+		}
+		u := h.SessionUser(sctx)
+		if u == nil {
+			return proxy.Target{}, proxy.ErrNotFound
+		}
+		userID = u.ID
+		h.proxyAuth.put(ck.Value, userID, now)
 	}
-	u := h.SessionUser(ctx)
-	if u == nil {
-		return proxy.Target{}, proxy.ErrNotFound
-	}
-	t, err := h.wbs.ProxyTarget(ctx, id, u.ID)
+	t, err := h.wbs.ProxyTarget(ctx, id, userID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
 		return proxy.Target{}, proxy.ErrNotFound

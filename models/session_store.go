@@ -11,6 +11,11 @@ import (
 
 // SessionStore keeps alexedwards/scs sessions in the sessions table.
 //
+// Only the server process reads and writes sessions, so the store also keeps
+// every session it has seen in memory: a page view or a proxied notebook
+// request then costs no SQLite read. Writes go through to the table first,
+// so a restart loses nothing.
+//
 // scs re-commits a session on every request when an idle timeout is set (to
 // push the expiry forward). A SQLite write per page view would serialise all
 // requests on the single writer, so Commit skips the write when the data is
@@ -25,7 +30,9 @@ type SessionStore struct {
 
 type committed struct {
 	sum    [32]byte
-	expiry time.Time
+	expiry time.Time // as last written to the table
+	data   []byte
+	live   time.Time // the expiry scs asked for (the table may lag by a minute)
 }
 
 // SessionStore returns the scs store backed by this database.
@@ -50,13 +57,31 @@ func (st *SessionStore) Delete(token string) error {
 
 // FindCtx implements scs.CtxStore.
 func (st *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	now := st.s.now()
+	st.mu.Lock()
+	c, ok := st.last[token]
+	st.mu.Unlock()
+	if ok && c.data != nil {
+		if !now.Before(c.live) {
+			return nil, false, nil
+		}
+		return c.data, true, nil
+	}
 	var b []byte
-	now := float64(st.s.now().UnixNano()) / 1e9
-	err := st.s.sql.QueryRowContext(ctx, "SELECT data FROM sessions WHERE token = ? AND expiry > ?", token, now).Scan(&b)
+	var expiry float64
+	err := st.s.sql.QueryRowContext(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token,
+		float64(now.UnixNano())/1e9).Scan(&b, &expiry)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
-	return b, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	exp := time.Unix(0, int64(expiry*1e9))
+	st.mu.Lock()
+	st.last[token] = committed{sum: sha256.Sum256(b), expiry: exp, data: b, live: exp}
+	st.mu.Unlock()
+	return b, true, nil
 }
 
 // CommitCtx implements scs.CtxStore.
@@ -64,10 +89,13 @@ func (st *SessionStore) CommitCtx(ctx context.Context, token string, b []byte, e
 	sum := sha256.Sum256(b)
 	st.mu.Lock()
 	prev, ok := st.last[token]
-	st.mu.Unlock()
 	if ok && prev.sum == sum && expiry.Sub(prev.expiry) < time.Minute && expiry.After(prev.expiry.Add(-time.Minute)) {
+		prev.live = expiry
+		st.last[token] = prev
+		st.mu.Unlock()
 		return nil
 	}
+	st.mu.Unlock()
 	_, err := st.s.sql.ExecContext(ctx,
 		"INSERT INTO sessions (token, data, expiry) VALUES (?, ?, ?) ON CONFLICT(token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry",
 		token, b, float64(expiry.UnixNano())/1e9)
@@ -75,7 +103,7 @@ func (st *SessionStore) CommitCtx(ctx context.Context, token string, b []byte, e
 		return err
 	}
 	st.mu.Lock()
-	st.last[token] = committed{sum: sum, expiry: expiry}
+	st.last[token] = committed{sum: sum, expiry: expiry, data: append([]byte(nil), b...), live: expiry}
 	st.mu.Unlock()
 	return nil
 }
@@ -94,7 +122,7 @@ func (st *SessionStore) DeleteExpired(ctx context.Context) (int64, error) {
 	now := st.s.now()
 	st.mu.Lock()
 	for t, c := range st.last {
-		if c.expiry.Before(now) {
+		if c.live.Before(now) {
 			delete(st.last, t)
 		}
 	}

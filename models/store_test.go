@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +15,7 @@ import (
 func newTestStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Open(context.Background(), dir, nil)
+	s, err := Open(context.Background(), dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -142,13 +144,25 @@ func TestSessionStoreSkipsRedundantWrites(t *testing.T) {
 	// Change the row behind the store's back: a skipped write leaves it alone.
 	s.sql.ExecContext(ctx, "UPDATE sessions SET data = 'marker' WHERE token = 't'")
 	st.CommitCtx(ctx, "t", []byte("same"), exp.Add(10*time.Second))
-	if b, _, _ := st.FindCtx(ctx, "t"); string(b) != "marker" {
-		t.Fatalf("idle-only commit rewrote the row: %q", b)
+	row := func() string {
+		var b []byte
+		s.sql.QueryRowContext(ctx, "SELECT data FROM sessions WHERE token = 't'").Scan(&b)
+		return string(b)
 	}
-	// Changed data is always written.
+	if got := row(); got != "marker" {
+		t.Fatalf("idle-only commit rewrote the row: %q", got)
+	}
+	// Changed data is always written, and read back from memory.
 	st.CommitCtx(ctx, "t", []byte("new"), exp.Add(10*time.Second))
+	if got := row(); got != "new" {
+		t.Fatalf("changed data not written: %q", got)
+	}
 	if b, _, _ := st.FindCtx(ctx, "t"); string(b) != "new" {
-		t.Fatalf("changed data not written: %q", b)
+		t.Fatalf("find after commit: %q", b)
+	}
+	// A second store (a restarted server) reads the table.
+	if b, ok, _ := s.SessionStore().FindCtx(ctx, "t"); !ok || string(b) != "new" {
+		t.Fatalf("fresh store: %q %v", b, ok)
 	}
 }
 

@@ -401,3 +401,20 @@ func (s *Store) WorkbenchHistory(ctx context.Context, id string) ([]WorkbenchEve
 	}
 	return out, nil
 }
+
+// WorkbenchRoute is what the proxy needs to know about a workbench.
+type WorkbenchRoute struct {
+	OwnerID  int64
+	State    string
+	Endpoint string
+	Token    string
+}
+
+// RouteOf reads a workbench's route in one indexed query (the proxy's hot
+// path: no GPU list).
+func (s *Store) RouteOf(ctx context.Context, id string) (WorkbenchRoute, error) {
+	var r WorkbenchRoute
+	err := s.db.WithContext(ctx).Model(&Workbench{}).Select("owner_id", "state", "endpoint", "token").
+		Where("id = ? AND deleted_at IS NULL", id).Take(&r).Error
+	return r, notFound(err)
+}

@@ -61,7 +61,7 @@ func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason 
 		}
 		if info, err := m.rt.Inspect(ctx, info.ID); err == nil {
 			finished = info.FinishedAt
-			_ = m.store.UpdateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
+			m.updateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
 		}
 	}
 	if finished.IsZero() {
@@ -111,6 +111,7 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	}
 	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount}
 	gpus, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
+	m.forgetRoute(id)
 	if err != nil {
 		if errors.Is(err, models.ErrConflict) {
 			return &ErrState{Message: "the workbench is already being started"}
@@ -164,6 +165,7 @@ func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, del
 			return fmt.Errorf("remove container: %w", err)
 		}
 	}
+	defer m.forgetRoute(id)
 	if err := m.store.MarkWorkbenchDeleted(ctx, id); err != nil {
 		return err
 	}

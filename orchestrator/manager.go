@@ -77,6 +77,7 @@ type Manager struct {
 	events    *Broker
 	activity  *activityTracker
 	billing   *Billing
+	routes    sync.Map // workbench id → cachedRoute (see proxy_target.go)
 
 	// launching holds the background launches (pull, create, start, wait
 	// for Jupyter) running in this process: reconciliation leaves those
@@ -265,6 +266,7 @@ func (m *Manager) release(id string) {
 
 // setState records a state change and publishes it.
 func (m *Manager) setState(ctx context.Context, id, state string, progress int, reason string, extra map[string]any) {
+	defer m.forgetRoute(id)
 	if err := m.store.SetWorkbenchState(ctx, id, state, progress, reason, extra); err != nil {
 		m.log.Error("record workbench state", "id", id, "state", state, "err", err)
 		return
@@ -295,3 +297,11 @@ func (m *Manager) labels(id, owner string) map[string]string {
 
 // EnginePing reports whether the container engine answers.
 func (m *Manager) EnginePing(ctx context.Context) error { return m.rt.Ping(ctx) }
+
+// updateWorkbench changes columns of a workbench and drops its cached route.
+func (m *Manager) updateWorkbench(ctx context.Context, id string, fields map[string]any) {
+	defer m.forgetRoute(id)
+	if err := m.store.UpdateWorkbench(ctx, id, fields); err != nil {
+		m.log.Warn("update workbench", "id", id, "err", err)
+	}
+}

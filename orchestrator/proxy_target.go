@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"time"
 
 	"workbench/models"
 )
@@ -23,7 +24,7 @@ var (
 // the owner passes — admins too get ErrNoWorkbench (SPEC §4): a notebook runs
 // the user's JavaScript in the portal's origin.
 func (m *Manager) ProxyTarget(ctx context.Context, id string, userID int64) (Target, error) {
-	wb, err := m.store.WorkbenchByID(ctx, id)
+	wb, err := m.route(ctx, id)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && wb.OwnerID != userID) {
 		return Target{}, ErrNoWorkbench
 	}
@@ -35,3 +36,32 @@ func (m *Manager) ProxyTarget(ctx context.Context, id string, userID int64) (Tar
 	}
 	return Target{Endpoint: wb.Endpoint, Token: wb.Token}, nil
 }
+
+// routeTTL bounds how long a cached route is trusted. Every change this
+// process makes to a workbench drops its entry at once (forgetRoute); the
+// TTL only guards against changes made elsewhere.
+const routeTTL = 30 * time.Second
+
+type cachedRoute struct {
+	r     models.WorkbenchRoute
+	until time.Time
+}
+
+// route returns a workbench's route from memory, or reads and remembers it.
+// The proxy asks on every request; reading SQLite each time was most of its
+// cost.
+func (m *Manager) route(ctx context.Context, id string) (models.WorkbenchRoute, error) {
+	now := time.Now()
+	if v, ok := m.routes.Load(id); ok && now.Before(v.(cachedRoute).until) {
+		return v.(cachedRoute).r, nil
+	}
+	r, err := m.store.RouteOf(ctx, id)
+	if err != nil {
+		return r, err
+	}
+	m.routes.Store(id, cachedRoute{r: r, until: now.Add(routeTTL)})
+	return r, nil
+}
+
+// forgetRoute drops a workbench's cached route after any change to it.
+func (m *Manager) forgetRoute(id string) { m.routes.Delete(id) }

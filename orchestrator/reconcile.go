@@ -99,10 +99,10 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// Adopt: refresh the address (it can change when the engine restarts).
 		host, port := m.rt.Endpoint(c, m.network())
 		if ep := fmt.Sprintf("%s:%d", host, port); host != "" && ep != wb.Endpoint {
-			_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"endpoint": ep})
+			m.updateWorkbench(ctx, wb.ID, map[string]any{"endpoint": ep})
 		}
 		if c.ID != wb.ContainerID {
-			_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
+			m.updateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
 		}
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
@@ -111,7 +111,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// A previous portal process died mid-launch after starting the
 		// container: finish the launch by waiting for Jupyter.
 		m.log.Info("reconcile: resuming interrupted launch", "id", wb.ID)
-		_ = m.store.UpdateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
+		m.updateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
 		m.inBackground(wb.ID, func(ctx context.Context) error {
 			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
 		})
