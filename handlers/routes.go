@@ -26,6 +26,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.GET("/settings/tokens", h.tokensPage)
 	ui.POST("/settings/tokens", h.tokenCreate)
 	ui.POST("/settings/tokens/:id/revoke", h.tokenRevoke)
+	ui.GET("/usage", h.usagePage)
+	ui.GET("/usage.csv", h.usageCSV)
 
 	admin := r.Group("/admin", h.requireAdmin)
 	admin.GET("/users", h.adminUsers)
@@ -48,6 +50,13 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/flavors", h.flavorCreateForm)
 	admin.GET("/flavors/:id/edit", h.flavorEditForm)
 	admin.POST("/flavors/:id", h.flavorUpdateForm)
+	admin.GET("/quotas", h.adminQuotas)
+	admin.POST("/quotas/default", h.adminDefaultQuotaSave)
+	admin.POST("/quotas/:scope/:name", h.adminQuotaSave)
+	admin.GET("/prices", h.adminPricesPage)
+	admin.POST("/prices", h.adminPriceCreate)
+	admin.GET("/billing", h.adminBilling)
+	admin.GET("/billing.csv", h.adminBillingCSV)
 
 	api := r.Group("/api/v1", h.requireUser)
 	api.GET("/me", h.apiMe)

@@ -129,3 +129,19 @@ func TestSeedCatalogAddsFlavorsPerModel(t *testing.T) {
 		t.Fatalf("after second seed: %d flavors, want 9", len(fs))
 	}
 }
+
+func TestSeedDefaultPricesOncePerKey(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	m := "NVIDIA H100 80GB HBM3"
+	if err := s.SeedDefaultPrices(ctx, []string{m, m, m}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SeedDefaultPrices(ctx, []string{m}); err != nil {
+		t.Fatal(err)
+	}
+	hist, _ := s.PriceHistory(ctx)
+	if len(hist) != 4 { // gpu|H100, cpu, memory, storage
+		t.Fatalf("%d seeded rates, want 4: %+v", len(hist), hist)
+	}
+}

@@ -141,6 +141,7 @@ func (s *Store) SeedDefaultPrices(ctx context.Context, gpuModels []string) error
 		if err := s.db.WithContext(ctx).Create(&r).Error; err != nil {
 			return err
 		}
+		current[r.Key()] = r
 	}
 	return nil
 }

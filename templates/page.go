@@ -32,6 +32,7 @@ var Nav = []NavItem{
 	{Label: "Workbenches", Href: "/"},
 	{Label: "GPUs", Href: "/gpus"},
 	{Label: "Catalog", Href: "/catalog"},
+	{Label: "Usage", Href: "/usage"},
 	{Label: "Admin", Href: "/admin/users", Admin: true},
 }
 

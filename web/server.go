@@ -111,8 +111,12 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("read GPU inventory: %w", err)
 	}
 	var models []string
+	seen := map[string]bool{}
 	for _, d := range devs {
-		models = append(models, d.Model)
+		if !seen[d.Model] {
+			seen[d.Model] = true
+			models = append(models, d.Model)
+		}
 	}
 	if err := s.Store.SeedDefaultPrices(ctx, models); err != nil {
 		return fmt.Errorf("seed prices: %w", err)

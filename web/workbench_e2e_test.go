@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -303,6 +304,37 @@ func TestLogsStream(t *testing.T) {
 	n, err := res.Body.Read(buf)
 	if err != nil || n == 0 || !strings.Contains(res.Header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("no log output while following: %d bytes, %v", n, err)
+	}
+	p.srv.Manager.Wait()
+}
+
+// TestLogoutEndsNotebookAccessAtOnce: the proxy caches session lookups
+// briefly; logging out must still cut the notebook off immediately.
+func TestLogoutEndsNotebookAccessAtOnce(t *testing.T) {
+	p, _ := enginePortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	_, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"nb","image":"fake","flavor":"CPU small"}`)
+	id := wb["id"].(string)
+	waitState(t, p, alice, id, "running")
+	ac := p.client()
+	p.login(ac, "alice", "alice-password")
+	if res, _ := p.get(ac, "/wb/"+id+"/lab"); res.StatusCode != 200 {
+		t.Fatalf("before logout: %d", res.StatusCode)
+	}
+	u, _ := url.Parse(p.ts.URL)
+	stolen := ac.Jar.Cookies(u)
+	p.postForm(ac, "/logout", nil)
+	replay := p.client()
+	replay.Jar.SetCookies(u, stolen)
+	if res, _ := p.get(replay, "/wb/"+id+"/lab"); res.StatusCode != 404 {
+		t.Fatalf("notebook reachable with a logged-out session: %d", res.StatusCode)
+	}
+	// Stopping cuts it off at once too (the route cache is dropped).
+	p.login(ac, "alice", "alice-password")
+	p.get(ac, "/wb/"+id+"/lab")
+	p.api("POST", "/api/v1/workbenches/"+id+"/stop", alice, "")
+	if res, _ := p.get(ac, "/wb/"+id+"/lab"); res.StatusCode != 503 {
+		t.Fatalf("stopped workbench through the proxy: %d, want 503", res.StatusCode)
 	}
 	p.srv.Manager.Wait()
 }

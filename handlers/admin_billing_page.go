@@ -1,0 +1,125 @@
+package handlers
+
+import (
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// billingGroupings are the overview's groupings, in tab order.
+var billingGroupings = []templates.ChoiceLink{
+	{Value: "user", Label: "User"},
+	{Value: "group", Label: "Group"},
+	{Value: "gpu_model", Label: "GPU model"},
+	{Value: "workbench", Label: "Workbench"},
+	{Value: "resource", Label: "Resource"},
+}
+
+// billingQuery reads ?month and ?group_by of the billing pages.
+func billingQuery(c *gin.Context, now time.Time) (time.Time, string, error) {
+	month, err := parseMonth(c.Query("month"), now)
+	if err != nil {
+		return month, "", err
+	}
+	groupBy := c.DefaultQuery("group_by", "user")
+	if !models.ValidGrouping(groupBy) {
+		return month, "", &models.ValidationError{Field: "group_by", Message: "must be user, group, gpu_model, workbench or resource"}
+	}
+	return month, groupBy, nil
+}
+
+// emptyKeyLabel names the group of lines with no key.
+func emptyKeyLabel(groupBy string) string {
+	switch groupBy {
+	case "group":
+		return "no group"
+	case "gpu_model":
+		return "no GPU (CPU, memory, storage)"
+	}
+	return "—"
+}
+
+// adminBilling: GET /admin/billing?month=YYYY-MM&group_by=… — what the
+// month cost, per user, group, GPU model, workbench or resource.
+func (h *Handler) adminBilling(c *gin.Context) {
+	ctx := c.Request.Context()
+	now := time.Now().UTC()
+	month, groupBy, err := billingQuery(c, now)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items, total, err := h.store.UsageSummary(ctx, month, month.AddDate(0, 1, 0), groupBy, 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	q := url.Values{"month": {month.Format("2006-01")}, "group_by": {groupBy}}
+	v := templates.BillingView{Currency: h.cfg.Currency, GroupBy: groupBy, Total: h.amountText(total),
+		Month:  monthNav("/admin/billing", month, now, url.Values{"group_by": {groupBy}}),
+		CSVURL: "/admin/billing.csv?" + q.Encode()}
+	for _, o := range billingGroupings {
+		oq := url.Values{"month": {month.Format("2006-01")}, "group_by": {o.Value}}
+		o.Href, o.Active = "/admin/billing?"+oq.Encode(), o.Value == groupBy
+		if o.Active {
+			v.GroupLabel = o.Label
+		}
+		v.Groupings = append(v.Groupings, o)
+	}
+	var secs int64
+	for _, it := range items {
+		secs += it.GPUSeconds
+		label := it.Key
+		if label == "" {
+			label = emptyKeyLabel(groupBy)
+		}
+		share := "—"
+		if total > 0 {
+			share = fmt.Sprintf("%d%%", (it.AmountMicros*100+total/2)/total)
+		}
+		v.Rows = append(v.Rows, templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
+			Amount: h.amountText(it.AmountMicros), AmountMicros: it.AmountMicros, Share: share})
+	}
+	v.TotalHours = gpuHoursText(secs)
+	if v.Month.Current {
+		if live, err := h.wbs.Billing().Unbilled(ctx, 0, ""); err != nil {
+			h.log.Warn("unbilled usage", "err", err)
+		} else if live.AmountMicros > 0 {
+			v.Pending = h.amountText(live.AmountMicros)
+		}
+	}
+	h.render(c, http.StatusOK, templates.AdminBillingPage(h.page(c, "Billing"), v))
+}
+
+// adminBillingCSV: GET /admin/billing.csv?month&group_by — the overview as CSV.
+func (h *Handler) adminBillingCSV(c *gin.Context) {
+	month, groupBy, err := billingQuery(c, time.Now())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items, _, err := h.store.UsageSummary(c.Request.Context(), month, month.AddDate(0, 1, 0), groupBy, 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	csvHeaders(c, "billing-"+month.Format("2006-01")+"-by-"+groupBy+".csv")
+	w := csv.NewWriter(c.Writer)
+	_ = w.Write([]string{"month", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency"})
+	for _, it := range items {
+		_ = w.Write([]string{month.Format("2006-01"), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
+			exactAmount(it.AmountMicros), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		h.log.Warn("billing csv", "err", err)
+	}
+}

@@ -1,0 +1,160 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/models/pricing"
+	"workbench/templates"
+)
+
+// datetimeLocal is the value format of <input type=datetime-local>.
+const datetimeLocal = "2006-01-02T15:04"
+
+// adminPricesPage: GET /admin/prices — rates in force, a form to add one
+// and the full history.
+func (h *Handler) adminPricesPage(c *gin.Context) {
+	form := templates.PriceForm{Resource: pricing.GPU}
+	if ms, err := h.pool.Models(c.Request.Context()); err == nil && len(ms) > 0 {
+		form.GPUModel = ms[0]
+	}
+	h.renderPrices(c, http.StatusOK, form)
+}
+
+// adminPriceCreate: POST /admin/prices — adds a rate version.
+func (h *Handler) adminPriceCreate(c *gin.Context) {
+	form := templates.PriceForm{Resource: c.PostForm("resource"), GPUModel: strings.TrimSpace(c.PostForm("gpu_model")),
+		Rate: strings.TrimSpace(c.PostForm("rate")), EffectiveFrom: strings.TrimSpace(c.PostForm("effective_from")),
+		Errors: templates.FormErrors{}}
+	pr := models.PriceRate{Resource: form.Resource, GPUModel: form.GPUModel, CreatedBy: currentUser(c).Username}
+	var ve *models.ValidationError
+	if m, err := parseMajorUnits("rate", form.Rate); errors.As(err, &ve) {
+		form.Errors["rate"] = ve.Message
+	} else {
+		pr.Micros = m
+	}
+	if form.EffectiveFrom != "" {
+		t, err := parseDatetimeLocal(form.EffectiveFrom)
+		if err != nil {
+			form.Errors["effective_from"] = "enter a date and time (UTC), or leave empty for now"
+		} else {
+			pr.EffectiveFrom = t
+		}
+	}
+	if len(form.Errors) == 0 {
+		err := h.store.AddPriceRate(c.Request.Context(), &pr)
+		if errors.As(err, &ve) {
+			form.Errors[ve.Field] = ve.Message
+		} else if err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
+	if len(form.Errors) > 0 {
+		h.renderPrices(c, http.StatusBadRequest, form)
+		return
+	}
+	h.audit(c, "price.set", pr.Key(), nil, pr)
+	what := pr.Resource
+	if pr.GPUModel != "" {
+		what += " " + pr.GPUModel
+	}
+	h.flash(c, "Rate for "+what+" set to "+pricing.FormatRate(pr.Micros)+" "+h.cfg.Currency+" per "+resourceUnit(pr.Resource)+
+		" from "+pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")+".")
+	seeOther(c, "/admin/prices")
+}
+
+// parseDatetimeLocal reads a datetime-local value as UTC.
+func parseDatetimeLocal(s string) (time.Time, error) {
+	for _, layout := range []string{datetimeLocal, "2006-01-02T15:04:05", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, errors.New("bad time")
+}
+
+func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceForm) {
+	ctx := c.Request.Context()
+	now := time.Now().UTC()
+	hist, err := h.store.PriceHistory(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	cur, err := h.store.CurrentPrices(ctx, now)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	poolModels, err := h.pool.Models(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.PricesView{Currency: h.cfg.Currency, Form: form, Now: now.Format(datetimeLocal)}
+	seen := map[string]bool{}
+	for _, m := range poolModels {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			v.GPUModels = append(v.GPUModels, m)
+		}
+	}
+	next := map[string]models.PriceRate{} // earliest scheduled version per key
+	for _, r := range hist {
+		if r.GPUModel != "" && !seen[r.GPUModel] {
+			seen[r.GPUModel] = true
+			v.GPUModels = append(v.GPUModels, r.GPUModel)
+		}
+		if r.EffectiveFrom.After(now) {
+			if n, ok := next[r.Key()]; !ok || r.EffectiveFrom.Before(n.EffectiveFrom) {
+				next[r.Key()] = r
+			}
+		}
+		row := h.priceRow(r)
+		row.Scheduled = r.EffectiveFrom.After(now)
+		row.InForce = cur[r.Key()].ID == r.ID
+		v.History = append(v.History, row)
+	}
+	for _, r := range cur {
+		row := h.priceRow(r)
+		row.InForce = true
+		if n, ok := next[r.Key()]; ok {
+			row.Next = pricing.FormatRate(n.Micros) + " from " + templates.When(&n.EffectiveFrom)
+		}
+		v.Current = append(v.Current, row)
+	}
+	for k, n := range next { // scheduled for a resource with no rate yet
+		if _, ok := cur[k]; !ok {
+			row := h.priceRow(n)
+			row.Scheduled, row.Next = true, "first rate, from "+templates.When(&n.EffectiveFrom)
+			row.Rate, row.EffectiveFrom = "—", "—"
+			v.Current = append(v.Current, row)
+		}
+	}
+	order := map[string]int{pricing.GPU: 0, pricing.CPU: 1, pricing.Memory: 2, pricing.Storage: 3}
+	sort.Slice(v.Current, func(i, j int) bool {
+		a, b := v.Current[i], v.Current[j]
+		if order[a.Resource] != order[b.Resource] {
+			return order[a.Resource] < order[b.Resource]
+		}
+		return a.GPUModel < b.GPUModel
+	})
+	h.render(c, status, templates.AdminPricesPage(h.page(c, "Prices"), v))
+}
+
+func (h *Handler) priceRow(r models.PriceRate) templates.PriceRow {
+	eff := templates.When(&r.EffectiveFrom)
+	if r.EffectiveFrom.Unix() <= 0 {
+		eff = "always"
+	}
+	return templates.PriceRow{Resource: r.Resource, GPUModel: r.GPUModel, RateMicros: r.Micros,
+		Rate:          pricing.FormatRate(r.Micros) + " " + h.cfg.Currency + " / " + resourceUnit(r.Resource),
+		EffectiveFrom: eff, IsDefault: r.IsDefault, CreatedBy: r.CreatedBy, CreatedAt: templates.When(&r.CreatedAt)}
+}

@@ -1,0 +1,375 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// adminQuotas: GET /admin/quotas — the quota console.
+func (h *Handler) adminQuotas(c *gin.Context) {
+	h.renderQuotas(c, http.StatusOK, nil)
+}
+
+// adminQuotaSave: POST /admin/quotas/{users|groups}/{name} — one row of
+// the console.
+func (h *Handler) adminQuotaSave(c *gin.Context) {
+	scope, id, ok := h.quotaSubject(c)
+	if !ok {
+		return
+	}
+	h.saveQuotaForm(c, scope, id, c.Param("name"))
+}
+
+// adminDefaultQuotaSave: POST /admin/quotas/default.
+func (h *Handler) adminDefaultQuotaSave(c *gin.Context) {
+	h.saveQuotaForm(c, models.ScopeDefault, 0, "default")
+}
+
+func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name string) {
+	ctx := c.Request.Context()
+	form, lim := parseQuotaForm(c)
+	form.ID, form.Action = quotaFormID(scope, id), quotaAction(scope, name)
+	before, _, err := h.store.Quota(ctx, scope, id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if len(form.Errors) == 0 {
+		lim.MaxGPUsPerModel = before.MaxGPUsPerModel // not on the form: kept as it is
+		err = h.store.SetQuota(ctx, scope, id, lim, currentUser(c).Username)
+		var ve *models.ValidationError
+		if errors.As(err, &ve) {
+			form.Errors[quotaField(ve.Field)] = ve.Message
+		} else if err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
+	if len(form.Errors) > 0 {
+		h.renderQuotas(c, http.StatusBadRequest, &form)
+		return
+	}
+	h.audit(c, "quota.set", scope+":"+name, before, lim)
+	if scope == models.ScopeDefault {
+		h.flash(c, "Default quota saved.")
+	} else {
+		h.flash(c, "Quota of "+scope+" "+name+" saved.")
+	}
+	seeOther(c, "/admin/quotas#"+form.ID)
+}
+
+// quotaField maps a model's field name to the console's.
+func quotaField(f string) string {
+	switch f {
+	case "budget_per_month_micros":
+		return "budget"
+	case "max_gpus_per_model":
+		return "max_gpus"
+	}
+	return f
+}
+
+// maxQuotaNumber bounds whole-number limits, far inside int64 arithmetic.
+const maxQuotaNumber = 1_000_000_000
+
+// parseQuotaForm reads the console's fields: empty means inherit (or, on
+// the default, unlimited / all).
+func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
+	f := templates.QuotaForm{Errors: templates.FormErrors{}}
+	var l models.Limits
+	whole := func(field string, dst **int64) string {
+		s := strings.TrimSpace(c.PostForm(field))
+		if s == "" {
+			return s
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err != nil && strings.HasPrefix(s, "-"):
+			f.Errors[field] = "must be 0 or more (leave empty to inherit)"
+		case err != nil && isDigits(s):
+			f.Errors[field] = "is too large"
+		case err != nil:
+			f.Errors[field] = "enter a whole number, or leave empty to inherit"
+		case n < 0:
+			f.Errors[field] = "must be 0 or more (leave empty to inherit)"
+		case n > maxQuotaNumber:
+			f.Errors[field] = "is too large"
+		default:
+			*dst = &n
+		}
+		return s
+	}
+	f.MaxGPUs = whole("max_gpus", &l.MaxGPUs)
+	f.MaxWorkbenches = whole("max_workbenches", &l.MaxWorkbenches)
+	f.GPUHoursPerMonth = whole("gpu_hours_per_month", &l.GPUHoursPerMonth)
+	f.MaxRuntimeHours = whole("max_runtime_hours", &l.MaxRuntimeHours)
+	f.Budget = strings.TrimSpace(c.PostForm("budget"))
+	if f.Budget != "" {
+		if m, err := parseMajorUnits("budget", f.Budget); err != nil {
+			var ve *models.ValidationError
+			errors.As(err, &ve)
+			f.Errors["budget"] = ve.Message
+		} else {
+			l.BudgetPerMonthMicros = &m
+		}
+	}
+	f.AllowedImages, l.AllowedImages = listField(c.PostForm("allowed_images"))
+	f.AllowedFlavors, l.AllowedFlavors = listField(c.PostForm("allowed_flavors"))
+	return f, l
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// listField splits a comma-separated list; an empty one is nil (all allowed).
+func listField(s string) (string, []string) {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return strings.TrimSpace(s), out
+}
+
+func quotaFormID(scope string, id int64) string {
+	if scope == models.ScopeDefault {
+		return "quota-default"
+	}
+	return fmt.Sprintf("quota-%s-%d", scope, id)
+}
+
+func quotaAction(scope, name string) string {
+	switch scope {
+	case models.ScopeUser:
+		return "/admin/quotas/users/" + url.PathEscape(name)
+	case models.ScopeGroup:
+		return "/admin/quotas/groups/" + url.PathEscape(name)
+	}
+	return "/admin/quotas/default"
+}
+
+// renderQuotas builds the console; override, when given, replaces the row
+// with its id by the submitted values and their errors.
+func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.QuotaForm) {
+	ctx := c.Request.Context()
+	def, _, err := h.store.Quota(ctx, models.ScopeDefault, 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	groups, err := h.store.ListGroups(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	users, err := h.store.ListUsers(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	usage, err := h.monthUsageByUser(c, users)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	gpusInUse, err := h.gpusInUseByUser(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+
+	v := templates.QuotaConsoleView{Currency: h.cfg.Currency}
+	defRow := templates.QuotaRow{Scope: models.ScopeDefault, Name: "default", Detail: "applies where no group or user sets a value",
+		Form: h.quotaFormOf(def, limitsHints(models.Limits{}, "", h.cfg.Currency))}
+	defRow.Form.ID, defRow.Form.Action = quotaFormID(models.ScopeDefault, 0), quotaAction(models.ScopeDefault, "")
+	v.Rows = append(v.Rows, defRow)
+
+	groupLimits := map[string]models.Limits{} // groups with a quota of their own
+	for _, g := range groups {
+		own, set, err := h.store.Quota(ctx, models.ScopeGroup, g.ID)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		if set {
+			groupLimits[g.Name] = own
+		}
+		row := templates.QuotaRow{Scope: models.ScopeGroup, Name: g.Name, Detail: pluralText(len(g.Members), "member", "members"),
+			Form: h.quotaFormOf(own, limitsHints(def, "default: ", h.cfg.Currency))}
+		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeGroup, g.ID), quotaAction(models.ScopeGroup, g.Name)
+		v.Rows = append(v.Rows, row)
+	}
+	memberOf := map[string][]string{}
+	for _, g := range groups {
+		for _, m := range g.Members {
+			memberOf[m] = append(memberOf[m], g.Name)
+		}
+	}
+
+	for _, u := range users {
+		own, set, err := h.store.Quota(ctx, models.ScopeUser, u.ID)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		var gl []models.Limits
+		for _, g := range memberOf[u.Username] {
+			if l, ok := groupLimits[g]; ok {
+				gl = append(gl, l)
+			}
+		}
+		inherited := models.ResolveLimits(def, gl, nil)
+		eff := inherited
+		if set {
+			eff = models.ResolveLimits(def, gl, &own)
+		}
+		detail := "no group"
+		if gs := memberOf[u.Username]; len(gs) > 0 {
+			detail = "groups: " + strings.Join(gs, ", ")
+		}
+		m := usage[u.ID]
+		row := templates.QuotaRow{Scope: models.ScopeUser, Name: u.Username, Detail: detail, Disabled: u.Disabled,
+			Bars: []templates.QuotaBar{
+				quotaBar("gpus", "GPUs in use", int64(gpusInUse[u.ID]), eff.MaxGPUs, countText),
+				quotaBar("gpu-hours", "GPU-hours", m.GPUSeconds, hoursToSeconds(eff.GPUHoursPerMonth), gpuHoursText),
+				quotaBar("spend", "Spend", m.AmountMicros, eff.BudgetPerMonthMicros, h.amountText),
+			},
+			Form: h.quotaFormOf(own, limitsHints(inherited, "inherit: ", h.cfg.Currency))}
+		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeUser, u.ID), quotaAction(models.ScopeUser, u.Username)
+		v.Rows = append(v.Rows, row)
+	}
+
+	if override != nil {
+		for i := range v.Rows {
+			if v.Rows[i].Form.ID == override.ID {
+				o := *override
+				o.Inherited = v.Rows[i].Form.Inherited
+				v.Rows[i].Form = o
+			}
+		}
+	}
+	h.render(c, status, templates.AdminQuotasPage(h.page(c, "Quotas"), v))
+}
+
+// quotaFormOf fills a console form with stored limits.
+func (h *Handler) quotaFormOf(l models.Limits, hints map[string]string) templates.QuotaForm {
+	num := func(p *int64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	f := templates.QuotaForm{MaxGPUs: num(l.MaxGPUs), MaxWorkbenches: num(l.MaxWorkbenches), GPUHoursPerMonth: num(l.GPUHoursPerMonth),
+		MaxRuntimeHours: num(l.MaxRuntimeHours), AllowedImages: strings.Join(l.AllowedImages, ", "),
+		AllowedFlavors: strings.Join(l.AllowedFlavors, ", "), Inherited: hints}
+	if l.BudgetPerMonthMicros != nil {
+		f.Budget = plainAmount(*l.BudgetPerMonthMicros)
+	}
+	return f
+}
+
+// limitsHints are the placeholders of empty fields: what they fall back to.
+func limitsHints(l models.Limits, prefix, currency string) map[string]string {
+	num := func(p *int64) string {
+		if p == nil {
+			return prefix + "unlimited"
+		}
+		return prefix + strconv.FormatInt(*p, 10)
+	}
+	list := func(xs []string) string {
+		if xs == nil {
+			return prefix + "all"
+		}
+		if len(xs) == 0 {
+			return prefix + "none"
+		}
+		return prefix + strings.Join(xs, ", ")
+	}
+	budget := prefix + "unlimited"
+	if l.BudgetPerMonthMicros != nil {
+		budget = prefix + plainAmount(*l.BudgetPerMonthMicros)
+	}
+	return map[string]string{"max_gpus": num(l.MaxGPUs), "max_workbenches": num(l.MaxWorkbenches),
+		"gpu_hours_per_month": num(l.GPUHoursPerMonth), "budget": budget, "max_runtime_hours": num(l.MaxRuntimeHours),
+		"allowed_images": list(l.AllowedImages), "allowed_flavors": list(l.AllowedFlavors)}
+}
+
+func pluralText(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// monthUsageByUser is each user's use of the current month: the ledger
+// (one query for everyone) plus what running workbenches have not put in
+// it yet.
+func (h *Handler) monthUsageByUser(c *gin.Context, users []models.User) (map[int64]models.MonthUsage, error) {
+	ctx := c.Request.Context()
+	start := models.MonthStart(time.Now())
+	items, _, err := h.store.UsageSummary(ctx, start, start.AddDate(0, 1, 0), "user", 0)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]models.UsageItem, len(items))
+	for _, it := range items {
+		byName[it.Key] = it
+	}
+	out := make(map[int64]models.MonthUsage, len(users))
+	for _, u := range users {
+		it := byName[u.Username]
+		out[u.ID] = models.MonthUsage{GPUSeconds: it.GPUSeconds, AmountMicros: it.AmountMicros}
+	}
+	ivs, err := h.store.IntervalsToBill(ctx)
+	if err != nil {
+		return nil, err
+	}
+	done := map[int64]bool{}
+	for _, iv := range ivs {
+		if done[iv.UserID] {
+			continue
+		}
+		done[iv.UserID] = true
+		live, err := h.wbs.Billing().Unbilled(ctx, iv.UserID, "")
+		if err != nil {
+			return nil, err
+		}
+		m := out[iv.UserID]
+		m.GPUSeconds += live.GPUSeconds
+		m.AmountMicros += live.AmountMicros
+		out[iv.UserID] = m
+	}
+	return out, nil
+}
+
+// gpusInUseByUser counts the GPUs bound to each user's active workbenches.
+func (h *Handler) gpusInUseByUser(c *gin.Context) (map[int64]int, error) {
+	wbs, err := h.store.ListWorkbenches(c.Request.Context(), 0, models.ActiveStates...)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]int{}
+	for _, w := range wbs {
+		out[w.OwnerID] += len(w.GPUs)
+	}
+	return out, nil
+}

@@ -1,0 +1,232 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"workbench/models"
+	"workbench/models/pricing"
+	"workbench/templates"
+)
+
+// microsPerUnit is the fixed-point scale of money: one major unit.
+const microsPerUnit = 1_000_000
+
+// parseMajorUnits reads an amount in the currency's major unit ("12",
+// "12.5", "0.000001") into micro-units exactly: the digits are taken as
+// they are, never through a float. At most six decimals, no sign.
+func parseMajorUnits(field, s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	bad := &models.ValidationError{Field: field, Message: "enter an amount such as 12 or 12.50"}
+	if s == "" {
+		return 0, bad
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" && frac == "" {
+		return 0, bad
+	}
+	if whole == "" {
+		whole = "0"
+	}
+	for _, part := range []string{whole, frac} {
+		for _, r := range part {
+			if r < '0' || r > '9' {
+				return 0, bad
+			}
+		}
+	}
+	if len(frac) > 6 {
+		return 0, &models.ValidationError{Field: field, Message: "at most 6 decimals (one micro-unit)"}
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || w > math.MaxInt64/microsPerUnit-1 {
+		return 0, &models.ValidationError{Field: field, Message: "is too large"}
+	}
+	var f int64
+	if frac != "" {
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64)
+	}
+	return w*microsPerUnit + f, nil
+}
+
+// exactAmount renders micro-units as a decimal with all six places, e.g.
+// 1234567 → "1.234567": exact, for CSV.
+func exactAmount(micros int64) string {
+	sign := ""
+	u := uint64(micros)
+	if micros < 0 {
+		sign, u = "-", uint64(-(micros+1))+1
+	}
+	return fmt.Sprintf("%s%d.%06d", sign, u/microsPerUnit, u%microsPerUnit)
+}
+
+// plainAmount is exactAmount without trailing zeros ("12.5", "100"), for
+// form fields that show a stored amount.
+func plainAmount(micros int64) string {
+	s := exactAmount(micros)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// amountText formats micro-units for display with the currency, e.g. "12.35 USD".
+func (h *Handler) amountText(micros int64) string {
+	return pricing.Format(micros) + " " + h.cfg.Currency
+}
+
+// milliText renders milli-units as a short decimal: 2000 → "2", 500 → "0.5".
+func milliText(q int64) string {
+	sign := ""
+	if q < 0 {
+		sign, q = "-", -q
+	}
+	s := fmt.Sprintf("%d.%03d", q/1000, q%1000)
+	s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	return sign + s
+}
+
+// gpuHoursText renders GPU-seconds as hours with two decimals (display only).
+func gpuHoursText(secs int64) string {
+	sign := ""
+	if secs < 0 {
+		sign, secs = "-", -secs
+	}
+	h := (secs*100 + 1800) / 3600
+	return fmt.Sprintf("%s%d.%02d", sign, h/100, h%100)
+}
+
+// parseMonth reads ?month=YYYY-MM; empty means the current month (UTC).
+func parseMonth(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return models.MonthStart(now), nil
+	}
+	t, err := time.Parse("2006-01", s)
+	if err != nil {
+		return time.Time{}, &models.ValidationError{Field: "month", Message: "use YYYY-MM, e.g. " + now.UTC().Format("2006-01")}
+	}
+	return t.UTC(), nil
+}
+
+// monthNav builds the month picker of a page at path; extra query values
+// (e.g. group_by) travel with every link and the form.
+func monthNav(path string, month, now time.Time, extra url.Values) templates.MonthNav {
+	link := func(m time.Time) string {
+		q := url.Values{}
+		for k, v := range extra {
+			q[k] = v
+		}
+		q.Set("month", m.Format("2006-01"))
+		return path + "?" + q.Encode()
+	}
+	nav := templates.MonthNav{Action: path, Value: month.Format("2006-01"), Label: month.Format("January 2006"),
+		Prev: link(month.AddDate(0, -1, 0)), Current: month.Equal(models.MonthStart(now))}
+	if next := month.AddDate(0, 1, 0); !next.After(models.MonthStart(now)) {
+		nav.Next = link(next)
+	}
+	for k, v := range extra {
+		if len(v) > 0 {
+			nav.Hidden = append(nav.Hidden, templates.MonthParam{Name: k, Value: v[0]})
+		}
+	}
+	return nav
+}
+
+// csvText keeps a spreadsheet from reading a text cell as a formula.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// resourceUnit names what a rate of a resource is per.
+func resourceUnit(resource string) string {
+	switch resource {
+	case pricing.GPU:
+		return "GPU-hour"
+	case pricing.CPU:
+		return "core-hour"
+	case pricing.Memory:
+		return "GiB-hour"
+	case pricing.Storage:
+		return "GiB-month"
+	}
+	return "unit-hour"
+}
+
+// quantityText renders a ledger quantity with its unit.
+func quantityText(resource string, q int64) string {
+	switch resource {
+	case pricing.GPU:
+		return milliText(q) + " GPU"
+	case pricing.CPU:
+		if q == 1000 {
+			return "1 core"
+		}
+		return milliText(q) + " cores"
+	default:
+		return milliText(q) + " GiB"
+	}
+}
+
+// secondsText renders seconds as h:mm:ss.
+func secondsText(secs int64) string {
+	sign := ""
+	if secs < 0 {
+		sign, secs = "-", -secs
+	}
+	return fmt.Sprintf("%s%d:%02d:%02d", sign, secs/3600, secs/60%60, secs%60)
+}
+
+// periodText renders a ledger period in UTC.
+func periodText(from, to time.Time) string {
+	from, to = from.UTC(), to.UTC()
+	end := to.Format("15:04:05")
+	if to.Format("2006-01-02") != from.Format("2006-01-02") {
+		end = to.Format("2006-01-02 15:04:05")
+	}
+	return from.Format("2006-01-02 15:04:05") + " – " + end
+}
+
+// quotaBar builds a usage-vs-limit bar; limit nil means unlimited. show
+// formats a value for display.
+func quotaBar(key, label string, used int64, limit *int64, show func(int64) string) templates.QuotaBar {
+	b := templates.QuotaBar{Key: key, Label: label, Used: show(used), DataUsed: strconv.FormatInt(used, 10)}
+	if limit == nil {
+		b.Unlimited, b.Limit, b.DataLimit, b.Level = true, "unlimited", "unlimited", "ok"
+		return b
+	}
+	l := *limit
+	b.Limit, b.DataLimit = show(l), strconv.FormatInt(l, 10)
+	switch {
+	case l <= 0:
+		b.Percent = 100
+	case used >= l:
+		b.Percent = 100
+	case used > 0:
+		b.Percent = int(used * 100 / l)
+	}
+	switch {
+	case used >= l:
+		b.Level = "full"
+	case used*10 >= l*8:
+		b.Level = "warn"
+	default:
+		b.Level = "ok"
+	}
+	return b
+}
+
+func countText(n int64) string { return strconv.FormatInt(n, 10) }
+
+// hoursToSeconds turns a limit in hours into seconds (nil stays nil).
+func hoursToSeconds(h *int64) *int64 {
+	if h == nil {
+		return nil
+	}
+	s := *h * 3600
+	return &s
+}

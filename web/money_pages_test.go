@@ -1,0 +1,530 @@
+package web_test
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"workbench/models"
+)
+
+// mpPost sends a same-origin form POST and returns the status, the
+// Location and the body.
+func mpPost(t *testing.T, p *testPortal, c *http.Client, path string, form url.Values) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", p.ts.URL)
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Location"), string(b)
+}
+
+func mpDoc(t *testing.T, body string) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// mpAdmin returns a logged-in admin browser client and an admin API token.
+func mpAdmin(t *testing.T, p *testPortal) (*http.Client, string) {
+	t.Helper()
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	return c, tokenFor(t, p, "admin", "admin")
+}
+
+// mpQuotaForm is a full console row with max_gpus and budget set.
+func mpQuotaForm(maxGPUs, budget string) url.Values {
+	return url.Values{"max_gpus": {maxGPUs}, "max_workbenches": {""}, "gpu_hours_per_month": {""}, "budget": {budget},
+		"max_runtime_hours": {""}, "allowed_images": {""}, "allowed_flavors": {""}}
+}
+
+func mpNum(t *testing.T, m map[string]any, key string) any {
+	t.Helper()
+	q, _ := m["quota"].(map[string]any)
+	return q[key]
+}
+
+func TestQuotaConsoleSetsUserQuota(t *testing.T) {
+	p := newPortal(t)
+	admin, adminTok := mpAdmin(t, p)
+	tokenFor(t, p, "ada", "user")
+	ada, _ := p.srv.Store.UserByUsername(context.Background(), "ada")
+
+	res, body := p.get(admin, "/admin/quotas")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /admin/quotas: %d", res.StatusCode)
+	}
+	doc := mpDoc(t, body)
+	row := doc.Find(`[data-testid=quota-row][data-scope=user][data-name=ada]`)
+	if row.Length() != 1 {
+		t.Fatalf("no console row for ada")
+	}
+	if l, _ := row.Find(`[data-testid=quota-bar-gpus]`).Attr("data-limit"); l != "unlimited" {
+		t.Errorf("before: ada's GPU limit %q, want unlimited", l)
+	}
+	for _, scope := range []string{"default", "user"} {
+		if doc.Find(`[data-testid=quota-row][data-scope=`+scope+`]`).Length() == 0 {
+			t.Errorf("the console has no %s row", scope)
+		}
+	}
+
+	code, loc, _ := mpPost(t, p, admin, "/admin/quotas/users/ada", url.Values{"max_gpus": {"3"}, "max_workbenches": {"2"},
+		"gpu_hours_per_month": {"100"}, "budget": {"12.345678"}, "max_runtime_hours": {""},
+		"allowed_images": {"PyTorch, JAX ,"}, "allowed_flavors": {""}})
+	if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/quotas") {
+		t.Fatalf("save: %d → %q", code, loc)
+	}
+	st, q := p.api("GET", "/api/v1/admin/quotas/users/ada", adminTok, "")
+	if st != 200 {
+		t.Fatalf("API: %d %v", st, q)
+	}
+	if mpNum(t, q, "max_gpus") != float64(3) || mpNum(t, q, "max_workbenches") != float64(2) ||
+		mpNum(t, q, "gpu_hours_per_month") != float64(100) || mpNum(t, q, "budget_per_month_micros") != float64(12_345_678) {
+		t.Errorf("API quota after the form: %v", q["quota"])
+	}
+	if mpNum(t, q, "max_runtime_hours") != nil || mpNum(t, q, "allowed_flavors") != nil {
+		t.Errorf("empty fields should inherit (null): %v", q["quota"])
+	}
+	if imgs := fmt.Sprint(mpNum(t, q, "allowed_images")); imgs != "[PyTorch JAX]" {
+		t.Errorf("allowed images %s", imgs)
+	}
+
+	// The console shows the new values, the flash, and the bar's new limit.
+	_, body = p.get(admin, "/admin/quotas")
+	doc = mpDoc(t, body)
+	row = doc.Find(`[data-testid=quota-row][data-name=ada]`)
+	if l, _ := row.Find(`[data-testid=quota-bar-gpus]`).Attr("data-limit"); l != "3" {
+		t.Errorf("after: GPU bar limit %q, want 3", l)
+	}
+	if v, _ := row.Find(`input[name=budget]`).Attr("value"); v != "12.345678" {
+		t.Errorf("budget field shows %q", v)
+	}
+	if f := doc.Find(`[data-testid=flash]`).Text(); !strings.Contains(f, "ada") {
+		t.Errorf("flash %q", f)
+	}
+
+	// The user's own view agrees.
+	adaTok := tokenFor(t, p, "ada", "user")
+	if _, me := p.api("GET", "/api/v1/me", adaTok, ""); mpNum(t, me, "max_gpus") != float64(3) {
+		t.Errorf("/me quota: %v", me["quota"])
+	}
+
+	// Audited with before and after.
+	entries, err := p.srv.Store.ListAudit(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range entries {
+		if e.Action == "quota.set" && e.Target == "user:ada" && e.Actor == "admin" && strings.Contains(e.After, `"max_gpus":3`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no audit entry for the quota change: %+v", entries)
+	}
+
+	// Clearing a field makes it inherit again; the default and a group can be set too.
+	if code, _, _ := mpPost(t, p, admin, "/admin/quotas/default", mpQuotaForm("1", "")); code != http.StatusSeeOther {
+		t.Fatalf("default save: %d", code)
+	}
+	if _, d := p.api("GET", "/api/v1/admin/quotas/default", adminTok, ""); mpNum(t, d, "max_gpus") != float64(1) {
+		t.Errorf("default quota: %v", d)
+	}
+	g, err := p.srv.Store.CreateGroup(context.Background(), "ml team", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.AddGroupMember(context.Background(), g.ID, ada.ID); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := mpPost(t, p, admin, "/admin/quotas/groups/"+url.PathEscape("ml team"), mpQuotaForm("6", "")); code != http.StatusSeeOther {
+		t.Fatalf("group save: %d", code)
+	}
+	if code, _, _ := mpPost(t, p, admin, "/admin/quotas/users/ada", mpQuotaForm("", "")); code != http.StatusSeeOther {
+		t.Fatalf("user clear: %d", code)
+	}
+	_, q = p.api("GET", "/api/v1/admin/quotas/users/ada", adminTok, "")
+	eff, _ := q["effective"].(map[string]any)
+	if mpNum(t, q, "max_gpus") != nil || eff["max_gpus"] != float64(6) {
+		t.Errorf("after clearing, ada inherits the group's 6 GPUs: own %v effective %v", q["quota"], eff)
+	}
+	_, body = p.get(admin, "/admin/quotas")
+	row = mpDoc(t, body).Find(`[data-testid=quota-row][data-name=ada]`)
+	if ph, _ := row.Find(`input[name=max_gpus]`).Attr("placeholder"); ph != "inherit: 6" {
+		t.Errorf("placeholder of an inherited field %q", ph)
+	}
+
+	// Unknown subjects and non-admins are refused.
+	if code, _, _ := mpPost(t, p, admin, "/admin/quotas/users/nobody", mpQuotaForm("1", "")); code != http.StatusNotFound {
+		t.Errorf("unknown user: %d", code)
+	}
+	adaClient := p.client()
+	p.login(adaClient, "ada", "ada-password")
+	if code, _, _ := mpPost(t, p, adaClient, "/admin/quotas/users/ada", mpQuotaForm("99", "")); code != http.StatusForbidden {
+		t.Errorf("a user setting their own quota: %d", code)
+	}
+	if res, _ := p.get(adaClient, "/admin/quotas"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a user opening the console: %d", res.StatusCode)
+	}
+}
+
+func TestQuotaConsoleBadInputChangesNothing(t *testing.T) {
+	p := newPortal(t)
+	admin, adminTok := mpAdmin(t, p)
+	tokenFor(t, p, "bob", "user")
+	if st, _ := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_gpus": 2, "budget_per_month_micros": 5000000}`); st != 200 {
+		t.Fatalf("seed quota: %d", st)
+	}
+	before, _ := p.srv.Store.ListAudit(context.Background(), 100)
+
+	for _, tc := range []struct {
+		form  url.Values
+		field string
+		msg   string
+	}{
+		{mpQuotaForm("4", "12.3.4"), "budget", "amount"},
+		{mpQuotaForm("4", "1.0000001"), "budget", "6 decimals"},
+		{mpQuotaForm("4", "-5"), "budget", "amount"},
+		{mpQuotaForm("4", "1e3"), "budget", "amount"},
+		{mpQuotaForm("two", "10"), "max_gpus", "whole number"},
+		{mpQuotaForm("-1", "10"), "max_gpus", "0 or more"},
+	} {
+		code, _, body := mpPost(t, p, admin, "/admin/quotas/users/bob", tc.form)
+		if code != http.StatusBadRequest {
+			t.Errorf("%v: status %d, want 400", tc.form, code)
+			continue
+		}
+		doc := mpDoc(t, body)
+		row := doc.Find(`[data-testid=quota-row][data-name=bob]`)
+		e := row.Find(`[data-testid=error-` + tc.field + `]`)
+		if e.Length() != 1 || !strings.Contains(e.Text(), tc.msg) {
+			t.Errorf("%v: error beside %s: %d %q", tc.form, tc.field, e.Length(), e.Text())
+		}
+		if v, _ := row.Find(`input[name=` + tc.field + `]`).Attr("value"); v != tc.form.Get(tc.field) {
+			t.Errorf("the submitted %s is not kept: %q", tc.field, v)
+		}
+		if doc.Find(`[data-testid=quota-row]`).Length() < 3 {
+			t.Error("the console is not re-rendered in full")
+		}
+	}
+	_, q := p.api("GET", "/api/v1/admin/quotas/users/bob", adminTok, "")
+	if mpNum(t, q, "max_gpus") != float64(2) || mpNum(t, q, "budget_per_month_micros") != float64(5_000_000) {
+		t.Errorf("bad input changed the quota: %v", q["quota"])
+	}
+	after, _ := p.srv.Store.ListAudit(context.Background(), 100)
+	if len(after) != len(before) {
+		t.Errorf("refused changes were audited: %d → %d entries", len(before), len(after))
+	}
+}
+
+func TestPriceFormAddsVersions(t *testing.T) {
+	p := newPortal(t)
+	admin, adminTok := mpAdmin(t, p)
+	res, body := p.get(admin, "/admin/prices")
+	if res.StatusCode != 200 {
+		t.Fatalf("GET /admin/prices: %d", res.StatusCode)
+	}
+	doc := mpDoc(t, body)
+	if doc.Find(`[data-testid=price-current] [data-testid=price-default]`).Length() == 0 {
+		t.Error("seeded rates are not marked as defaults to review")
+	}
+	model, _ := doc.Find(`[data-testid=price-row][data-resource=gpu]`).Attr("data-gpu-model")
+	if model == "" || doc.Find(`select[name=gpu_model] option[value="`+model+`"]`).Length() != 1 {
+		t.Fatalf("the pool's GPU model %q is not offered", model)
+	}
+	histLen := func() int {
+		_, out := p.api("GET", "/api/v1/admin/prices", adminTok, "")
+		h, _ := out["history"].([]any)
+		return len(h)
+	}
+	n0 := histLen()
+
+	code, loc, _ := mpPost(t, p, admin, "/admin/prices", url.Values{"resource": {"gpu"}, "gpu_model": {model}, "rate": {"4.123456"}, "effective_from": {""}})
+	if code != http.StatusSeeOther || loc != "/admin/prices" {
+		t.Fatalf("add rate: %d → %q", code, loc)
+	}
+	_, out := p.api("GET", "/api/v1/admin/prices", adminTok, "")
+	var gotNow bool
+	for _, r := range out["current"].([]any) {
+		m := r.(map[string]any)
+		if m["resource"] == "gpu" && m["gpu_model"] == model && m["rate_micros"] == float64(4_123_456) && m["is_default"] == false {
+			gotNow = true
+		}
+	}
+	if !gotNow {
+		t.Errorf("the new GPU rate is not in force: %v", out["current"])
+	}
+	_, body = p.get(admin, "/admin/prices")
+	doc = mpDoc(t, body)
+	if m, _ := doc.Find(`[data-testid=price-row][data-resource=gpu]`).Attr("data-rate-micros"); m != "4123456" {
+		t.Errorf("current GPU rate on the page: %q", m)
+	}
+	if doc.Find(`[data-testid=price-row][data-resource=gpu] [data-testid=price-default]`).Length() != 0 {
+		t.Error("a reviewed rate is still marked as a default")
+	}
+
+	// A future version is scheduled, not in force.
+	future := time.Now().UTC().Add(48 * time.Hour).Format("2006-01-02T15:04")
+	if code, _, _ := mpPost(t, p, admin, "/admin/prices", url.Values{"resource": {"cpu"}, "rate": {"0.05"}, "effective_from": {future}}); code != http.StatusSeeOther {
+		t.Fatalf("future rate: %d", code)
+	}
+	_, body = p.get(admin, "/admin/prices")
+	doc = mpDoc(t, body)
+	if doc.Find(`[data-testid=price-scheduled]`).Length() != 1 {
+		t.Error("the future rate is not shown as scheduled")
+	}
+	if m, _ := doc.Find(`[data-testid=price-row][data-resource=cpu]`).Attr("data-rate-micros"); m == "50000" {
+		t.Error("a future rate shows as in force")
+	}
+	if !strings.Contains(doc.Find(`[data-testid=price-row][data-resource=cpu]`).Text(), "0.05 from") {
+		t.Error("the next change is not shown on the current rate")
+	}
+	n1 := histLen()
+	if n1 != n0+2 {
+		t.Errorf("history %d → %d, want +2", n0, n1)
+	}
+
+	// Refused: a past effective time, a bad rate, a GPU rate without a model.
+	for _, tc := range []struct {
+		form  url.Values
+		field string
+	}{
+		{url.Values{"resource": {"gpu"}, "gpu_model": {model}, "rate": {"5"}, "effective_from": {"2020-01-01T00:00"}}, "effective_from"},
+		{url.Values{"resource": {"gpu"}, "gpu_model": {model}, "rate": {"5,50"}}, "rate"},
+		{url.Values{"resource": {"gpu"}, "gpu_model": {""}, "rate": {"5"}}, "gpu_model"},
+		{url.Values{"resource": {"cpu"}, "rate": {"2000000"}}, "rate"},
+		{url.Values{"resource": {"gold"}, "rate": {"1"}}, "resource"},
+		{url.Values{"resource": {"cpu"}, "rate": {"1"}, "effective_from": {"tomorrow"}}, "effective_from"},
+	} {
+		code, _, body := mpPost(t, p, admin, "/admin/prices", tc.form)
+		if code != http.StatusBadRequest {
+			t.Errorf("%v: status %d, want 400", tc.form, code)
+			continue
+		}
+		doc := mpDoc(t, body)
+		if doc.Find(`[data-testid=error-`+tc.field+`]`).Length() != 1 {
+			t.Errorf("%v: no error beside %s", tc.form, tc.field)
+		}
+		if v, _ := doc.Find(`input[name=rate]`).Attr("value"); v != tc.form.Get("rate") {
+			t.Errorf("the rate input is not kept: %q", v)
+		}
+	}
+	if n := histLen(); n != n1 {
+		t.Errorf("refused rates were added: %d → %d", n1, n)
+	}
+	entries, _ := p.srv.Store.ListAudit(context.Background(), 50)
+	audited := 0
+	for _, e := range entries {
+		if e.Action == "price.set" && e.Actor == "admin" {
+			audited++
+		}
+	}
+	if audited != 2 {
+		t.Errorf("price changes audited: %d, want 2", audited)
+	}
+}
+
+// mpSeedLines writes ledger lines for a user straight into the ledger.
+func mpSeedLines(t *testing.T, p *testPortal, userID int64, group string, at time.Time, amounts ...int64) {
+	t.Helper()
+	var lines []models.LedgerEntry
+	for i, a := range amounts {
+		start := at.Add(time.Duration(i) * time.Hour)
+		lines = append(lines, models.LedgerEntry{IdempotencyKey: fmt.Sprintf("test:%d:%d:%d", userID, start.Unix(), i),
+			UserID: userID, GroupName: group, WorkbenchID: "wb-test", Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3",
+			PeriodStart: start, PeriodEnd: start.Add(time.Hour), Seconds: 3600, QuantityMilli: 1000, RateMicros: a, AmountMicros: a})
+	}
+	if _, err := p.srv.Store.RecordBilling(context.Background(), 0, lines, at, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUsagePageStatementAndCSV(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	tokenFor(t, p, "bob", "user")
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+	month := models.MonthStart(time.Now())
+	mpSeedLines(t, p, ada.ID, "", month, 1_234_567, 2_000_001)
+	mpSeedLines(t, p, ada.ID, "", month.AddDate(0, -1, 0), 9_999_999)
+	mpSeedLines(t, p, bob.ID, "", month, 5_000_000)
+	_, adminTok := mpAdmin(t, p)
+	p.api("PUT", "/api/v1/admin/quotas/users/ada", adminTok, `{"max_gpus": 4, "budget_per_month_micros": 4000000}`)
+
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	res, body := p.get(c, "/usage")
+	if res.StatusCode != 200 {
+		t.Fatalf("GET /usage: %d", res.StatusCode)
+	}
+	doc := mpDoc(t, body)
+	if n := doc.Find(`[data-testid=statement-row]`).Length(); n != 2 {
+		t.Errorf("statement rows %d, want ada's 2 of this month", n)
+	}
+	if tot := strings.TrimSpace(doc.Find(`[data-testid=statement-total]`).Text()); tot != "3.23 USD" {
+		t.Errorf("total %q", tot)
+	}
+	gpus := doc.Find(`[data-testid=quota-bar-gpus]`)
+	if l, _ := gpus.Attr("data-limit"); l != "4" {
+		t.Errorf("gpu bar limit %q", l)
+	}
+	if u, _ := gpus.Attr("data-used"); u != "0" {
+		t.Errorf("gpu bar used %q", u)
+	}
+	spend := doc.Find(`[data-testid=quota-bar-spend]`)
+	if u, _ := spend.Attr("data-used"); u != "3234568" {
+		t.Errorf("spend used %q", u)
+	}
+	if !spend.HasClass("level-warn") || doc.Find(`[data-testid=quota-warning]`).Length() != 1 {
+		t.Error("81% of the budget shows no warning")
+	}
+	for _, k := range []string{"workbenches", "gpu-hours"} {
+		if doc.Find(`[data-testid=quota-bar-`+k+`]`).Length() != 1 {
+			t.Errorf("no %s bar", k)
+		}
+	}
+	if doc.Find(`nav.mainnav a[href="/usage"].active`).Length() != 1 {
+		t.Error("the Usage nav item is missing or not active")
+	}
+
+	// Last month: its own line only.
+	prev := month.AddDate(0, -1, 0).Format("2006-01")
+	_, body = p.get(c, "/usage?month="+prev)
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=statement-row]`).Length(); n != 1 || !strings.Contains(doc.Find(`[data-testid=statement-total]`).Text(), "10.00") {
+		t.Errorf("last month: %d rows, total %q", n, doc.Find(`[data-testid=statement-total]`).Text())
+	}
+	if res, _ := p.get(c, "/usage?month=2026-13"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad month: %d", res.StatusCode)
+	}
+
+	// The CSV: a header, exact amounts, only ada's lines of the month.
+	res, body = p.get(c, "/usage.csv?month="+month.Format("2006-01"))
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
+		!strings.Contains(res.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("csv: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"))
+	}
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("csv has %d records, want header + 2: %q", len(recs), body)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"period_start", "period_end", "workbench", "resource", "gpu_model", "seconds", "quantity", "rate", "amount", "rate_micros", "amount_micros"} {
+		if _, ok := col[h]; !ok {
+			t.Errorf("csv header lacks %s: %v", h, recs[0])
+		}
+	}
+	if a, m := recs[1][col["amount"]], recs[1][col["amount_micros"]]; a != "1.234567" || m != "1234567" {
+		t.Errorf("first amount %q / %q", a, m)
+	}
+	if a := recs[2][col["amount"]]; a != "2.000001" {
+		t.Errorf("second amount %q", a)
+	}
+	if r := recs[1][col["rate"]]; r != "1.234567" {
+		t.Errorf("rate %q", r)
+	}
+	if s, q := recs[1][col["seconds"]], recs[1][col["quantity"]]; s != "3600" || q != "1" {
+		t.Errorf("seconds %q quantity %q", s, q)
+	}
+	if ps := recs[1][col["period_start"]]; ps != month.Format(time.RFC3339) {
+		t.Errorf("period_start %q", ps)
+	}
+	if res, _ := p.get(p.client(), "/usage.csv"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("anonymous csv: %d", res.StatusCode)
+	}
+}
+
+func TestBillingOverviewAndCSV(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	tokenFor(t, p, "bob", "user")
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+	month := models.MonthStart(time.Now())
+	mpSeedLines(t, p, ada.ID, "ml", month, 1_000_001, 2_000_000)
+	mpSeedLines(t, p, bob.ID, "", month, 7_000_000)
+	admin, _ := mpAdmin(t, p)
+
+	res, body := p.get(admin, "/admin/billing")
+	if res.StatusCode != 200 {
+		t.Fatalf("GET /admin/billing: %d", res.StatusCode)
+	}
+	doc := mpDoc(t, body)
+	if g, _ := doc.Find(`[data-testid=billing-table]`).Attr("data-group-by"); g != "user" {
+		t.Errorf("default grouping %q", g)
+	}
+	keys := doc.Find(`[data-testid=billing-row]`).Map(func(_ int, s *goquery.Selection) string { k, _ := s.Attr("data-key"); return k })
+	if strings.Join(keys, ",") != "bob,ada" {
+		t.Errorf("rows by amount: %v", keys)
+	}
+	if tot := strings.TrimSpace(doc.Find(`[data-testid=billing-total]`).Text()); tot != "10.00 USD" {
+		t.Errorf("total %q", tot)
+	}
+
+	_, body = p.get(admin, "/admin/billing?group_by=group&month="+month.Format("2006-01"))
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=billing-row]`).Length(); n != 2 || !strings.Contains(doc.Text(), "no group") {
+		t.Errorf("by group: %d rows", n)
+	}
+	if res, _ := p.get(admin, "/admin/billing?group_by=colour"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad grouping: %d", res.StatusCode)
+	}
+	prev := month.AddDate(0, -1, 0).Format("2006-01")
+	_, body = p.get(admin, "/admin/billing?month="+prev)
+	if mpDoc(t, body).Find(`[data-testid=billing-empty]`).Length() != 1 {
+		t.Error("an empty month does not say so")
+	}
+
+	res, body = p.get(admin, "/admin/billing.csv?group_by=user&month="+month.Format("2006-01"))
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("billing csv: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || strings.Join(recs[0], ",") != "month,user,gpu_seconds,gpu_hours,amount,amount_micros,currency" {
+		t.Fatalf("billing csv: %q", recs)
+	}
+	for _, r := range recs[1:] {
+		if r[1] == "ada" && (r[4] != "3.000001" || r[5] != "3000001" || r[2] != "7200") {
+			t.Errorf("ada's row %q", r)
+		}
+	}
+
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	for _, path := range []string{"/admin/billing", "/admin/billing.csv", "/admin/prices"} {
+		if res, _ := p.get(c, path); res.StatusCode != http.StatusForbidden {
+			t.Errorf("a user opening %s: %d", path, res.StatusCode)
+		}
+	}
+}
