@@ -53,6 +53,10 @@ func (s *Store) AddPriceRate(ctx context.Context, r *PriceRate) error {
 	if r.EffectiveFrom.IsZero() {
 		r.EffectiveFrom = now
 	}
+	// Metering is in whole seconds and a ledger line is keyed by its start
+	// second: a rate change inside a second would cut a fraction-of-a-second
+	// line whose key the rest of the run then collides with (and is dropped).
+	r.EffectiveFrom = r.EffectiveFrom.UTC().Truncate(time.Second)
 	if r.EffectiveFrom.Before(now.Add(-time.Minute)) {
 		return invalid("effective_from", "cannot be in the past: a rate change never rewrites past charges")
 	}
@@ -75,7 +79,9 @@ func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, err
 	}
 	out := map[string]pricing.Schedule{}
 	for _, r := range rates {
-		out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom, Micros: r.Micros})
+		// Whole seconds, as AddPriceRate stores them (rows written before
+		// it did are read the same way).
+		out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom.Truncate(time.Second), Micros: r.Micros})
 	}
 	return out, nil
 }

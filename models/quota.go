@@ -189,65 +189,81 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 	return out
 }
 
-// mostGenerous picks the largest value among the groups that set one; a
-// group with no value (unlimited) is the most generous of all. When no
-// group sets the field, the default applies.
+// mostGenerous picks the most generous value among the groups. A group
+// whose row leaves the field empty inherits the default for it (SPEC §8:
+// null fields inherit), and an unlimited value (nil) beats every number:
+// with an unlimited default, a group that sets no limit beats a group that
+// sets one.
 func mostGenerous(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
 	var best *int64
-	anySet := false
 	for _, g := range groups {
 		v := get(g)
 		if v == nil {
-			continue
+			v = def
 		}
-		anySet = true
+		if v == nil {
+			return nil
+		}
 		if best == nil || *v > *best {
 			best = v
 		}
 	}
-	if !anySet {
-		return def
-	}
 	return best
 }
 
+// generousMap resolves per-model GPU limits across groups (each group's map,
+// or the default's where it has none). A model stays limited only when
+// every group limits it, at the largest of their limits: a group that does
+// not limit a model leaves its members unlimited on it.
 func generousMap(groups []Limits, def map[string]int) map[string]int {
 	var out map[string]int
-	for _, g := range groups {
-		for m, n := range g.MaxGPUsPerModel {
-			if out == nil {
-				out = map[string]int{}
+	for i, g := range groups {
+		m := g.MaxGPUsPerModel
+		if m == nil {
+			m = def
+		}
+		if i == 0 {
+			out = make(map[string]int, len(m))
+			for k, n := range m {
+				out[k] = n
 			}
-			if cur, ok := out[m]; !ok || n > cur {
-				out[m] = n
+			continue
+		}
+		for k, cur := range out {
+			n, ok := m[k]
+			switch {
+			case !ok:
+				delete(out, k)
+			case n > cur:
+				out[k] = n
 			}
 		}
 	}
-	if out == nil {
-		return def
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
 
+// unionLists joins the allowed lists of the groups (each group's list, or
+// the default's where it has none); a nil list allows everything and wins.
 func unionLists(groups []Limits, get func(Limits) []string, def []string) []string {
 	seen := map[string]bool{}
-	var out []string
-	any := false
+	out := []string{}
 	for _, g := range groups {
 		l := get(g)
 		if l == nil {
-			continue
+			l = def
 		}
-		any = true
+		if l == nil {
+			return nil
+		}
 		for _, x := range l {
 			if !seen[x] {
 				seen[x] = true
 				out = append(out, x)
 			}
 		}
-	}
-	if !any {
-		return def
 	}
 	return out
 }

@@ -48,9 +48,10 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if lim.AllowedFlavors != nil && !contains(lim.AllowedFlavors, ask.Flavor) {
 			return &QuotaError{"allowed_flavors", fmt.Sprintf("your quota does not allow the flavor %q", ask.Flavor)}
 		}
+		// Column tags: gorm's naming would look for "gp_us" and scan 0.
 		var rows []struct {
-			GPUModel string
-			GPUs     int
+			GPUModel string `gorm:"column:gpu_model"`
+			GPUs     int    `gorm:"column:gpus"`
 		}
 		if err := tx.tx.Raw(`SELECT w.id, COALESCE(MAX(a.gpu_model), '') AS gpu_model, COUNT(a.gpu_uuid) AS gpus
 			FROM workbenches w LEFT JOIN gpu_allocations a ON a.workbench_id = w.id

@@ -186,8 +186,18 @@ func (b *Billing) HourlyRate(ctx context.Context, shape pricing.Shape) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	start := b.now().Truncate(time.Hour)
-	lines, err := pricing.PriceShape(shape, start, start.Add(time.Hour), scheds)
+	// Only the rates in force now, as if they had always been: pricing this
+	// clock hour with the full history would blend in a rate that changed
+	// earlier in the hour, or one that starts later in it.
+	now := b.now()
+	current := make(map[string]pricing.Schedule, len(scheds))
+	for k, s := range scheds {
+		if r, ok := s.At(now); ok {
+			current[k] = pricing.Schedule{{Micros: r.Micros}}
+		}
+	}
+	start := now.Truncate(time.Hour)
+	lines, err := pricing.PriceShape(shape, start, start.Add(time.Hour), current)
 	if err != nil {
 		return 0, err
 	}
