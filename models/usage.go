@@ -43,10 +43,15 @@ func (s *Store) OpenIntervalOf(ctx context.Context, wbID string) (*UsageInterval
 	return &iv, notFound(err)
 }
 
-// HeartbeatIntervals moves every open interval's heartbeat to at: after a
+// HeartbeatIntervals moves the heartbeat of the open intervals of the given
+// workbenches (those whose containers were just seen running) to at: after a
 // crash, an interval whose container is gone closes at its last heartbeat.
-func (s *Store) HeartbeatIntervals(ctx context.Context, at time.Time) error {
-	return s.db.WithContext(ctx).Model(&UsageInterval{}).Where("ended_at IS NULL").Update("heartbeat_at", at).Error
+func (s *Store) HeartbeatIntervals(ctx context.Context, workbenchIDs []string, at time.Time) error {
+	if len(workbenchIDs) == 0 {
+		return nil
+	}
+	return s.db.WithContext(ctx).Model(&UsageInterval{}).Where("ended_at IS NULL AND workbench_id IN ?", workbenchIDs).
+		Update("heartbeat_at", at).Error
 }
 
 // CloseInterval ends the open interval of a workbench at endedAt (never

@@ -44,7 +44,13 @@ func (b *Billing) billable(iv models.UsageInterval, now time.Time) (from, to tim
 		_, end := pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
 		return from, end, true
 	}
+	// Only hours the workbench is known to have lived through: its last
+	// heartbeat came after them. Were it to vanish during a portal crash,
+	// its interval closes at that heartbeat, and nothing billed lies beyond.
 	to = now.Truncate(time.Hour)
+	if hb := iv.HeartbeatAt.Truncate(time.Hour); hb.Before(to) {
+		to = hb
+	}
 	if to.Before(from) {
 		to = from
 	}

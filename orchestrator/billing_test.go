@@ -113,6 +113,19 @@ func (f *billFixture) rate(resource, model string, micros int64, from time.Time)
 // bill runs BillOnce with the clock at now and returns the lines added.
 func (f *billFixture) bill(b *Billing, now time.Time) int {
 	f.t.Helper()
+	// The running workbenches were seen alive up to now (the manager's
+	// heartbeat); billing writes only hours a heartbeat has passed.
+	open, err := f.store.OpenIntervals(f.ctx, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var alive []string
+	for _, iv := range open {
+		alive = append(alive, iv.WorkbenchID)
+	}
+	if err := f.store.HeartbeatIntervals(f.ctx, alive, now); err != nil {
+		f.t.Fatal(err)
+	}
 	b.now = func() time.Time { return now }
 	n, err := b.BillOnce(f.ctx)
 	if err != nil {
@@ -481,5 +494,32 @@ func TestSubSecondRateChangeLosesNothing(t *testing.T) {
 	want := pricing.Amount(h100Rate, 2000, 1, false) + pricing.Amount(4_000_000, 2000, 70, false)
 	if secs != 71 || amount != want {
 		t.Fatalf("GPU lines cover %d s costing %d; want 71 s costing %d", secs, amount, want)
+	}
+}
+
+// A workbench whose heartbeat stopped (its container died while the portal
+// was down) is not billed past the hour its last heartbeat reached, so
+// closing it at that heartbeat later never finds lines beyond its end.
+func TestOpenIntervalBilledOnlyThroughHeartbeat(t *testing.T) {
+	f := newBillFixture(t)
+	wb := f.open(at("10:45:00"))
+	b := NewBilling(f.store, 60*time.Second)
+	if err := f.store.HeartbeatIntervals(f.ctx, []string{wb}, at("10:59:40")); err != nil {
+		t.Fatal(err)
+	}
+	b.now = func() time.Time { return at("11:00:05") }
+	if n, err := b.BillOnce(f.ctx); err != nil || n != 0 {
+		t.Fatalf("billed %d lines (%v) past the last heartbeat", n, err)
+	}
+	f.close(wb, at("10:59:40"))
+	f.bill(b, at("11:01:00"))
+	var secs int64
+	for _, l := range f.statement(billDay, billDay.AddDate(0, 0, 1)) {
+		if l.Resource == pricing.GPU {
+			secs += l.Seconds
+		}
+	}
+	if secs != 880 { // 10:45:00 → 10:59:40
+		t.Fatalf("GPU seconds %d, want 880", secs)
 	}
 }

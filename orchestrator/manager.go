@@ -152,9 +152,7 @@ func (m *Manager) Run(ctx context.Context) {
 		case <-flush.C:
 			m.flushActivity(ctx)
 		case <-heartbeat.C:
-			if err := m.store.HeartbeatIntervals(ctx, time.Now().UTC()); err != nil {
-				m.log.Warn("usage heartbeat", "err", err)
-			}
+			m.heartbeat(ctx)
 		case <-bill.C:
 			m.BillAndEnforce(ctx)
 		case <-storage.C:

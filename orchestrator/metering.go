@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"workbench/models"
+	"workbench/orchestrator/runtime"
 )
 
 // openInterval starts metering a workbench that reached running. Charging
@@ -105,5 +106,26 @@ func (m *Manager) BillAndEnforce(ctx context.Context) {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
 			}
 		}
+	}
+}
+
+// heartbeat records that the workbenches whose containers the engine shows
+// running are alive now. Only those: a heartbeat must never outlive the
+// container, or a crash would bill time after it died. When the engine does
+// not answer, nothing moves.
+func (m *Manager) heartbeat(ctx context.Context) {
+	cs, err := m.rt.List(ctx, m.installID)
+	if err != nil {
+		m.log.Warn("usage heartbeat: engine", "err", err)
+		return
+	}
+	var alive []string
+	for _, c := range cs {
+		if id := c.Labels[runtime.LabelID]; id != "" && c.Running {
+			alive = append(alive, id)
+		}
+	}
+	if err := m.store.HeartbeatIntervals(ctx, alive, time.Now().UTC()); err != nil {
+		m.log.Warn("usage heartbeat", "err", err)
 	}
 }
