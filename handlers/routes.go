@@ -92,6 +92,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.GET("/admin/users", h.apiUsers)
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
 
+	h.calculatorRoutes(ui, admin, api, apiAdmin)
+
 	r.NoRoute(func(c *gin.Context) { h.fail(c, errNotFound) })
 	r.NoMethod(func(c *gin.Context) { h.fail(c, newError(405, "method_not_allowed", "method not allowed")) })
 }

@@ -315,7 +315,7 @@ func TestLayoutNavigation(t *testing.T) {
 	p := userPage("GPUs", "/gpus")
 	p.Flash = "Saved."
 	doc := renderLayout(p)
-	if got := navLabels(doc); strings.Join(got, ",") != "Workbenches,GPUs,Catalog,Usage" {
+	if got := navLabels(doc); strings.Join(got, ",") != "Workbenches,GPUs,Catalog,Usage,Calculator" {
 		t.Errorf("user nav %q", got)
 	}
 	if doc.Find(`nav.mainnav a[href="/admin/users"]`).Length() != 0 {
@@ -344,7 +344,7 @@ func TestLayoutNavigation(t *testing.T) {
 	}
 
 	doc = renderLayout(adminPage("Users", "/admin/users"))
-	if got := navLabels(doc); strings.Join(got, ",") != "Workbenches,GPUs,Catalog,Usage,Admin" {
+	if got := navLabels(doc); strings.Join(got, ",") != "Workbenches,GPUs,Catalog,Usage,Calculator,Admin" {
 		t.Errorf("admin nav %q", got)
 	}
 	if a := doc.Find("nav.mainnav a.active"); strings.TrimSpace(a.Text()) != "Admin" {

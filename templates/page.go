@@ -33,6 +33,7 @@ var Nav = []NavItem{
 	{Label: "GPUs", Href: "/gpus"},
 	{Label: "Catalog", Href: "/catalog"},
 	{Label: "Usage", Href: "/usage"},
+	{Label: "Calculator", Href: "/calculator"},
 	{Label: "Admin", Href: "/admin/users", Admin: true},
 }
 

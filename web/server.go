@@ -121,6 +121,9 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	if err := s.Store.SeedDefaultPrices(ctx, models); err != nil {
 		return fmt.Errorf("seed prices: %w", err)
 	}
+	if _, err := s.Store.SeedCloudPrices(ctx); err != nil {
+		return fmt.Errorf("seed cloud prices: %w", err)
+	}
 	return s.Store.SeedCatalog(ctx, models)
 }
 

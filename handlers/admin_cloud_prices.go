@@ -1,0 +1,509 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/models/pricing"
+	"workbench/orchestrator/calculator"
+	"workbench/templates"
+)
+
+// The admin side of the calculator: the cloud price catalog (CRUD), the
+// discounts that derive missing tiers and the exchange rates.
+
+// adminCloudPrices: GET /admin/cloud-prices.
+func (h *Handler) adminCloudPrices(c *gin.Context) {
+	h.renderCloudPrices(c, http.StatusOK, nil, nil)
+}
+
+// renderCloudPrices shows the page; typed (the settings form as posted)
+// refills the inputs when errs points at some of them.
+func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string]string, errs templates.FormErrors) {
+	ctx := c.Request.Context()
+	rows, err := h.store.ListCloudPrices(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	cs, err := h.store.CalculatorSettings(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.CloudPricesView{Currency: h.cfg.Currency, Errors: errs}
+	for _, r := range rows {
+		v.Rows = append(v.Rows, templates.CloudPriceRow{ID: r.ID, Provider: r.Provider, Offer: r.Offer, GPUModel: r.GPUModel,
+			GPUs: r.GPUsInOffer, Tier: r.Tier, Currency: r.Currency, Price: pricing.FormatRate(r.PriceMicros),
+			AsOf: calcOrDash(r.AsOf), Source: r.Source, Note: r.Note})
+	}
+	value := func(name, current string) string {
+		if s, ok := typed[name]; ok {
+			return s
+		}
+		return current
+	}
+	for _, tier := range calculator.DerivedTiers {
+		bps, set := cs.DiscountsBps[tier]
+		hint := "default " + calculator.FormatBps(calculator.DefaultDiscountsBps[tier])
+		cur := ""
+		if set {
+			cur = calculator.FormatNumber(calcRat(bps, 100), 2)
+		}
+		name := "discount_" + tier
+		v.Discounts = append(v.Discounts, templates.CalcSetting{Name: name, Label: tier + " discount (%)", Value: value(name, cur), Hint: hint + "; blank for the default"})
+	}
+	for _, cur := range h.fxCurrencies(rows, cs) {
+		name := "fx_" + cur
+		val := ""
+		if m, ok := cs.FXMicros[cur]; ok {
+			val = calculator.FormatNumber(calcRat(m, 1_000_000), 6)
+		}
+		v.FX = append(v.FX, templates.CalcSetting{Name: name, Label: fmt.Sprintf("1 %s in %s", cur, h.cfg.Currency), Value: value(name, val),
+			Hint: fmt.Sprintf("how many %s one %s is worth", h.cfg.Currency, cur)})
+	}
+	h.render(c, status, templates.CloudPricesPage(h.page(c, "Cloud prices"), v))
+}
+
+// fxCurrencies are the currencies that need a rate: those of the catalog
+// and USD (the TCO's typical values) other than the portal's, and any set.
+func (h *Handler) fxCurrencies(rows []models.CloudPrice, cs models.CalculatorSettings) []string {
+	seen := map[string]bool{}
+	var out []string
+	addCur := func(c string) {
+		c = strings.ToUpper(c)
+		if c != "" && !strings.EqualFold(c, h.cfg.Currency) && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	for _, r := range rows {
+		addCur(r.Currency)
+	}
+	addCur("USD")
+	for c := range cs.FXMicros {
+		addCur(c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// calculatorSettingsForm: POST /admin/cloud-prices/settings — discounts in
+// percent, exchange rates in the portal currency per unit.
+func (h *Handler) calculatorSettingsForm(c *gin.Context) {
+	ctx := c.Request.Context()
+	rows, err := h.store.ListCloudPrices(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	cs, err := h.store.CalculatorSettings(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	typed := map[string]string{}
+	disc := map[string]*int64{}
+	fx := map[string]int64{}
+	errs := templates.FormErrors{}
+	for _, tier := range calculator.DerivedTiers {
+		name := "discount_" + tier
+		s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(c.PostForm(name)), "%"))
+		typed[name] = s
+		if s == "" {
+			continue
+		}
+		bps, err := parsePercentBps(s)
+		if err != nil {
+			errs[name] = err.Error()
+			continue
+		}
+		disc[tier] = &bps
+	}
+	for _, cur := range h.fxCurrencies(rows, cs) {
+		name := "fx_" + cur
+		s := strings.TrimSpace(c.PostForm(name))
+		typed[name] = s
+		if s == "" {
+			fx[cur] = 0
+			continue
+		}
+		m, err := models.ParseMoneyMicros(s)
+		if err != nil || m == 0 {
+			errs[name] = "must be a rate such as 0.14 (more than 0; blank to remove)"
+			continue
+		}
+		fx[cur] = m
+	}
+	if len(errs) > 0 {
+		h.renderCloudPrices(c, http.StatusBadRequest, typed, errs)
+		return
+	}
+	if err := h.saveCalculatorSettings(c, cs, disc, fx); err != nil {
+		var ve *models.ValidationError
+		if errors.As(err, &ve) {
+			h.renderCloudPrices(c, http.StatusBadRequest, typed, templates.FormErrors{"_": ve.Error()})
+			return
+		}
+		h.fail(c, err)
+		return
+	}
+	h.flash(c, "Calculator settings saved.")
+	seeOther(c, "/admin/cloud-prices")
+}
+
+// saveCalculatorSettings stores discounts (nil: back to the default) and
+// exchange rates (0: removed), and audits the change.
+func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.CalculatorSettings, disc map[string]*int64, fx map[string]int64) error {
+	ctx := c.Request.Context()
+	for _, tier := range calculator.DerivedTiers {
+		if bps := disc[tier]; bps != nil {
+			if err := h.store.SetTierDiscount(ctx, tier, *bps); err != nil {
+				return err
+			}
+		} else if _, set := before.DiscountsBps[tier]; set {
+			// Blank: back to the default.
+			if err := h.store.SetTierDiscount(ctx, tier, calculator.DefaultDiscountsBps[tier]); err != nil {
+				return err
+			}
+		}
+	}
+	for cur, m := range fx {
+		if err := h.store.SetExchangeRate(ctx, cur, m); err != nil {
+			return err
+		}
+	}
+	after, err := h.store.CalculatorSettings(ctx)
+	if err != nil {
+		return err
+	}
+	h.audit(c, "calculator.settings", "calculator", before, after)
+	return nil
+}
+
+// parsePercentBps reads "35" or "35.5" (percent, up to 2 decimals) as basis points.
+func parsePercentBps(s string) (int64, error) {
+	m, err := models.ParseMoneyMicros(s)
+	if err != nil || m%10_000 != 0 || m >= 100_000_000 {
+		return 0, errors.New("must be a percentage from 0 to 99.99")
+	}
+	return m / 10_000, nil
+}
+
+func (h *Handler) cloudPriceNewForm(c *gin.Context) {
+	h.renderCloudPriceForm(c, http.StatusOK, templates.CloudPriceForm{Tier: "on-demand", Currency: h.cfg.Currency, GPUsInOffer: "1"})
+}
+
+func (h *Handler) cloudPriceEditForm(c *gin.Context) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	p, err := h.store.CloudPriceByID(c.Request.Context(), id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.renderCloudPriceForm(c, http.StatusOK, templates.CloudPriceForm{ID: p.ID, Provider: p.Provider, Offer: p.Offer,
+		GPUModel: p.GPUModel, GPUsInOffer: strconv.Itoa(p.GPUsInOffer), Tier: p.Tier, Currency: p.Currency,
+		Price: pricing.FormatRate(p.PriceMicros), AsOf: p.AsOf, Source: p.Source, Note: p.Note})
+}
+
+func (h *Handler) renderCloudPriceForm(c *gin.Context, status int, f templates.CloudPriceForm) {
+	f.Tiers = models.CloudTiers
+	h.render(c, status, templates.CloudPriceFormPage(h.page(c, "Cloud price"), f))
+}
+
+func (h *Handler) cloudPriceCreateForm(c *gin.Context) { h.saveCloudPriceForm(c, 0) }
+
+func (h *Handler) cloudPriceUpdateForm(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return
+	}
+	h.saveCloudPriceForm(c, id)
+}
+
+func (h *Handler) saveCloudPriceForm(c *gin.Context, id int64) {
+	f := templates.CloudPriceForm{ID: id, Provider: c.PostForm("provider"), Offer: c.PostForm("offer"), GPUModel: c.PostForm("gpu_model"),
+		GPUsInOffer: c.PostForm("gpus_in_offer"), Tier: c.PostForm("tier"), Currency: c.PostForm("currency"),
+		Price: c.PostForm("price_per_gpu_hour"), AsOf: c.PostForm("as_of"), Source: c.PostForm("source"), Note: c.PostForm("note")}
+	p := &models.CloudPrice{ID: id, Provider: f.Provider, Offer: f.Offer, GPUModel: f.GPUModel, Tier: f.Tier, Currency: f.Currency,
+		AsOf: f.AsOf, Source: f.Source, Note: f.Note}
+	var err error
+	if n := strings.TrimSpace(f.GPUsInOffer); n != "" {
+		if p.GPUsInOffer, err = strconv.Atoi(n); err != nil {
+			err = &models.ValidationError{Field: "gpus_in_offer", Message: "must be a whole number"}
+		}
+	}
+	if err == nil {
+		if p.PriceMicros, err = models.ParseMoneyMicros(f.Price); err != nil {
+			err = &models.ValidationError{Field: "price_per_gpu_hour", Message: err.Error()}
+		}
+	}
+	if err == nil {
+		err = h.saveCloudPrice(c, p)
+	}
+	var ve *models.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		f.Errors = templates.FormErrors{ve.Field: ve.Message}
+		h.renderCloudPriceForm(c, http.StatusBadRequest, f)
+	case errors.Is(err, models.ErrConflict):
+		f.Errors = templates.FormErrors{"_": err.Error()}
+		h.renderCloudPriceForm(c, http.StatusConflict, f)
+	case err != nil:
+		h.fail(c, err)
+	default:
+		h.flash(c, "Cloud price "+p.Provider+" "+p.Offer+" saved.")
+		seeOther(c, "/admin/cloud-prices")
+	}
+}
+
+// saveCloudPrice creates (ID 0) or updates a catalog row and audits it.
+func (h *Handler) saveCloudPrice(c *gin.Context, p *models.CloudPrice) error {
+	ctx := c.Request.Context()
+	if p.ID == 0 {
+		if err := h.store.CreateCloudPrice(ctx, p); err != nil {
+			return err
+		}
+		h.audit(c, "cloud_price.create", cloudPriceTarget(p), nil, p)
+		return nil
+	}
+	before, err := h.store.CloudPriceByID(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	if err := h.store.UpdateCloudPrice(ctx, p); err != nil {
+		return err
+	}
+	h.audit(c, "cloud_price.update", cloudPriceTarget(p), before, p)
+	return nil
+}
+
+func cloudPriceTarget(p *models.CloudPrice) string {
+	return fmt.Sprintf("%d %s %s %s", p.ID, p.Provider, p.Offer, p.Tier)
+}
+
+func (h *Handler) deleteCloudPrice(c *gin.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return errNotFound
+	}
+	ctx := c.Request.Context()
+	before, err := h.store.CloudPriceByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := h.store.DeleteCloudPrice(ctx, id); err != nil {
+		return err
+	}
+	h.audit(c, "cloud_price.delete", cloudPriceTarget(before), before, nil)
+	return nil
+}
+
+// cloudPriceDeleteForm: POST /admin/cloud-prices/:id/delete.
+func (h *Handler) cloudPriceDeleteForm(c *gin.Context) {
+	if err := h.deleteCloudPrice(c); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.flash(c, "Cloud price deleted.")
+	seeOther(c, "/admin/cloud-prices")
+}
+
+// apiCloudPrices: GET /api/v1/cloud-prices — the catalog (every logged-in
+// user sees it on the calculator page anyway) with the calculator settings.
+func (h *Handler) apiCloudPrices(c *gin.Context) {
+	ctx := c.Request.Context()
+	rows, err := h.store.ListCloudPrices(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	cs, err := h.store.CalculatorSettings(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"currency": h.cfg.Currency, "items": nonNil(rows), "settings": h.settingsJSON(cs)})
+}
+
+// cloudPriceBody is the API's catalog row: the price in major units (a
+// number or a string, read exactly) or in micro-units.
+type cloudPriceBody struct {
+	Provider          string       `json:"provider"`
+	Offer             string       `json:"offer"`
+	GPUModel          string       `json:"gpu_model"`
+	GPUsInOffer       int          `json:"gpus_in_offer"`
+	Tier              string       `json:"tier"`
+	Currency          string       `json:"currency"`
+	PricePerGPUHour   *calcDecimal `json:"price_per_gpu_hour"`
+	PricePerGPUMicros *int64       `json:"price_per_gpu_hour_micros"`
+	AsOf              string       `json:"as_of"`
+	Source            string       `json:"source"`
+	Note              string       `json:"note"`
+}
+
+// calcDecimal keeps a JSON number's (or string's) text, to parse it exactly.
+type calcDecimal string
+
+func (d *calcDecimal) UnmarshalJSON(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if strings.HasPrefix(s, `"`) {
+		unq, err := strconv.Unquote(s)
+		if err != nil {
+			return err
+		}
+		s = unq
+	}
+	*d = calcDecimal(s)
+	return nil
+}
+
+func (b cloudPriceBody) price() (*models.CloudPrice, error) {
+	p := &models.CloudPrice{Provider: b.Provider, Offer: b.Offer, GPUModel: b.GPUModel, GPUsInOffer: b.GPUsInOffer, Tier: b.Tier,
+		Currency: b.Currency, AsOf: b.AsOf, Source: b.Source, Note: b.Note}
+	switch {
+	case b.PricePerGPUMicros != nil:
+		p.PriceMicros = *b.PricePerGPUMicros
+	case b.PricePerGPUHour != nil:
+		m, err := models.ParseMoneyMicros(string(*b.PricePerGPUHour))
+		if err != nil {
+			return nil, &models.ValidationError{Field: "price_per_gpu_hour", Message: err.Error()}
+		}
+		p.PriceMicros = m
+	default:
+		return nil, &models.ValidationError{Field: "price_per_gpu_hour", Message: "is required"}
+	}
+	return p, nil
+}
+
+// apiCloudPriceCreate: POST /api/v1/admin/cloud-prices.
+func (h *Handler) apiCloudPriceCreate(c *gin.Context) {
+	var body cloudPriceBody
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	p, err := body.price()
+	if err == nil {
+		err = h.saveCloudPrice(c, p)
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, p)
+}
+
+// apiCloudPriceUpdate: PUT /api/v1/admin/cloud-prices/:id (the whole row).
+func (h *Handler) apiCloudPriceUpdate(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return
+	}
+	var body cloudPriceBody
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	p, err := body.price()
+	if err == nil {
+		p.ID = id
+		err = h.saveCloudPrice(c, p)
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, p)
+}
+
+// apiCloudPriceDelete: DELETE /api/v1/admin/cloud-prices/:id.
+func (h *Handler) apiCloudPriceDelete(c *gin.Context) {
+	if err := h.deleteCloudPrice(c); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func (h *Handler) settingsJSON(cs models.CalculatorSettings) gin.H {
+	disc := gin.H{}
+	for _, tier := range calculator.DerivedTiers {
+		bps, set := cs.DiscountsBps[tier]
+		if !set {
+			bps = calculator.DefaultDiscountsBps[tier]
+		}
+		disc[tier] = gin.H{"bps": bps, "set": set}
+	}
+	fx := gin.H{}
+	for cur, m := range cs.FXMicros {
+		fx[cur] = m
+	}
+	return gin.H{"currency": h.cfg.Currency, "discounts": disc, "exchange_rates_micros": fx}
+}
+
+// apiCalculatorSettings: GET /api/v1/admin/calculator/settings.
+func (h *Handler) apiCalculatorSettings(c *gin.Context) {
+	cs, err := h.store.CalculatorSettings(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, h.settingsJSON(cs))
+}
+
+// apiCalculatorSettingsPut: PUT /api/v1/admin/calculator/settings
+// {"discounts_bps": {"spot": 6000}, "exchange_rates_micros": {"CNY": 140000}}
+// — only the keys given change; an exchange rate of 0 removes it.
+func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
+	var body struct {
+		DiscountsBps map[string]int64 `json:"discounts_bps"`
+		FXMicros     map[string]int64 `json:"exchange_rates_micros"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	ctx := c.Request.Context()
+	before, err := h.store.CalculatorSettings(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	disc := map[string]*int64{}
+	for _, tier := range calculator.DerivedTiers {
+		if bps, ok := before.DiscountsBps[tier]; ok {
+			disc[tier] = &bps // unchanged unless given
+		}
+	}
+	for tier, bps := range body.DiscountsBps {
+		if !calcContains(calculator.DerivedTiers, tier) {
+			h.fail(c, &models.ValidationError{Field: "discounts_bps", Message: "tiers are spot, reserved-1y and reserved-3y"})
+			return
+		}
+		disc[tier] = &bps
+	}
+	if err := h.saveCalculatorSettings(c, before, disc, body.FXMicros); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.apiCalculatorSettings(c)
+}
+
+func calcContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func calcRat(a, b int64) *big.Rat { return big.NewRat(a, b) }

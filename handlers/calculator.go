@@ -1,0 +1,752 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/models/pricing"
+	"workbench/orchestrator"
+	"workbench/orchestrator/calculator"
+	"workbench/templates"
+)
+
+// calcEnv is everything a calculation reads: this portal's price list, the
+// cloud catalog with the admin's discounts and exchange rates, the flavors
+// and the detected GPUs. The page, the CSV and the API all start from it,
+// so they show the same numbers.
+type calcEnv struct {
+	currency string
+	prices   calculator.Prices
+	settings calculator.Settings
+	// discountSet marks the discounts an admin chose (the rest are defaults).
+	discountSet map[string]bool
+	rows        []models.CloudPrice
+	priced      []calculator.PricedOffer
+	missing     map[string]int // offers left out for want of an exchange rate, by currency
+	flavors     []models.Flavor
+	detected    []calcDetected // most GPUs first
+}
+
+type calcDetected struct {
+	Model string
+	Count int
+}
+
+func (h *Handler) loadCalcEnv(ctx context.Context) (*calcEnv, error) {
+	scheds, err := h.store.Schedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := h.store.CalculatorSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := h.store.ListCloudPrices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	flavors, err := h.store.ListFlavors(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := h.pool.List(ctx)
+	if err != nil {
+		// The inventory only supplies defaults: price without it.
+		h.log.Warn("calculator: read the GPU inventory", "err", err)
+	}
+	env := &calcEnv{currency: h.cfg.Currency, rows: rows, flavors: flavors, discountSet: map[string]bool{},
+		prices: calculator.Prices{Schedules: scheds, MinCharge: h.wbs.Options().MinCharge}}
+	env.settings = calculator.Settings{Currency: h.cfg.Currency, DiscountsBps: map[string]int64{}, FXMicros: cs.FXMicros}
+	for tier, bps := range calculator.DefaultDiscountsBps {
+		env.settings.DiscountsBps[tier] = bps
+	}
+	for tier, bps := range cs.DiscountsBps {
+		env.settings.DiscountsBps[tier], env.discountSet[tier] = bps, true
+	}
+	offers := make([]calculator.Offer, 0, len(rows))
+	for _, r := range rows {
+		offers = append(offers, calcOfferOf(r))
+	}
+	env.priced, env.missing = calculator.PriceOffers(calculator.Derive(offers, env.settings.DiscountsBps), env.settings)
+	count := map[string]int{}
+	for _, g := range gpus {
+		count[g.Model]++
+	}
+	for m, n := range count {
+		env.detected = append(env.detected, calcDetected{m, n})
+	}
+	sort.Slice(env.detected, func(i, j int) bool {
+		a, b := env.detected[i], env.detected[j]
+		return a.Count > b.Count || (a.Count == b.Count && a.Model < b.Model)
+	})
+	return env, nil
+}
+
+func calcOfferOf(r models.CloudPrice) calculator.Offer {
+	return calculator.Offer{ID: r.ID, Provider: r.Provider, Name: r.Offer, GPUModel: r.GPUModel, GPUsInOffer: r.GPUsInOffer,
+		Tier: r.Tier, Currency: r.Currency, PriceMicros: r.PriceMicros, AsOf: r.AsOf, Source: r.Source, Note: r.Note}
+}
+
+// flavor finds a flavor by name or id.
+func (e *calcEnv) flavor(key string) *models.Flavor {
+	for i, f := range e.flavors {
+		if f.Name == key || strconv.FormatInt(f.ID, 10) == key {
+			return &e.flavors[i]
+		}
+	}
+	return nil
+}
+
+// knownModel reports whether a TCO can be about model: a GPU this portal
+// has or prices, or one the cloud catalog lists.
+func (e *calcEnv) knownModel(model string) bool {
+	for _, m := range e.modelChoices() {
+		if calculator.SameFamily(m, model) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelChoices lists the detected and priced GPU models, then the catalog's.
+func (e *calcEnv) modelChoices() []string {
+	seen := map[string]bool{}
+	var out []string
+	addModel := func(m string) {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	for _, d := range e.detected {
+		addModel(d.Model)
+	}
+	for _, m := range e.prices.GPUModels() {
+		addModel(m)
+	}
+	var cat []string
+	for _, r := range e.rows {
+		cat = append(cat, r.GPUModel)
+	}
+	sort.Strings(cat)
+	for _, m := range cat {
+		addModel(m)
+	}
+	return out
+}
+
+// applyModel is the price-list GPU model a suggested rate for model would
+// set: the model itself when it is priced, else the one priced model of the
+// same family. It returns "" and the reason when there is none (or several).
+func (e *calcEnv) applyModel(model string) (string, string) {
+	priced := e.prices.GPUModels()
+	var same []string
+	for _, m := range priced {
+		if m == model {
+			return m, ""
+		}
+		if calculator.SameFamily(m, model) {
+			same = append(same, m)
+		}
+	}
+	switch len(same) {
+	case 1:
+		return same[0], ""
+	case 0:
+		return "", fmt.Sprintf("This portal has no %s GPUs in its price list, so there is no rate to set; choose a model from the price list to apply a rate.", model)
+	default:
+		return "", fmt.Sprintf("Several priced models match %s (%s): enter the exact model to apply a rate.", model, strings.Join(same, ", "))
+	}
+}
+
+// defaultEstimate starts the estimate from the user's last flavor (else the
+// smallest flavor of the main GPU model, else any flavor).
+func (h *Handler) defaultEstimate(ctx context.Context, u *models.User, env *calcEnv) calculator.EstimateInput {
+	def := calculator.DefaultEstimate()
+	if u != nil {
+		if wbs, err := h.store.ListWorkbenches(ctx, u.ID); err == nil && len(wbs) > 0 {
+			for _, f := range env.flavors {
+				if f.ID == wbs[0].FlavorID {
+					def.Flavor = f.Name
+					return def
+				}
+			}
+		}
+	}
+	main := ""
+	if len(env.detected) > 0 {
+		main = env.detected[0].Model
+	}
+	for _, f := range env.flavors { // ordered by GPU count, name
+		if f.Enabled && f.GPUCount > 0 && f.GPUModel == main {
+			def.Flavor = f.Name
+			return def
+		}
+	}
+	for _, f := range env.flavors {
+		if f.Enabled {
+			def.Flavor = f.Name
+			return def
+		}
+	}
+	return def
+}
+
+// defaultTCO is an 8-GPU (or the detected count) server of the main
+// detected GPU model, with typical values.
+func (h *Handler) defaultTCO(env *calcEnv) (calculator.TCOInput, string) {
+	model, n := "", int64(8)
+	if len(env.detected) > 0 {
+		model, n = env.detected[0].Model, int64(min(env.detected[0].Count, calculator.MaxGPUsPerServer))
+	} else if ms := env.prices.GPUModels(); len(ms) > 0 {
+		model = ms[0]
+	} else {
+		model = "H100-80GB"
+	}
+	rate, note := calcRatInt(1), "typical money values are in USD."
+	if !strings.EqualFold(env.currency, "USD") {
+		if fx := env.settings.FXMicros["USD"]; fx > 0 {
+			rate, note = big.NewRat(fx, 1_000_000), fmt.Sprintf("typical money values are USD figures converted to %s at the admin's rate.", env.currency)
+		} else {
+			rate, note = nil, fmt.Sprintf("typical money values are USD figures: enter your %s amounts (or let an admin set a USD exchange rate).", env.currency)
+		}
+	}
+	return calculator.DefaultTCO(model, n, rate), note
+}
+
+func calcRatInt(n int64) *big.Rat { return big.NewRat(n, 1) }
+
+// runEstimate parses and prices an estimate, resolving a flavor to the
+// shape billing would charge for it.
+func (h *Handler) runEstimate(env *calcEnv, v url.Values, def calculator.EstimateInput) (calculator.EstimateInput, *calculator.EstimateResult, calculator.FieldErrors) {
+	in, errs := calculator.ParseEstimate(v, def)
+	if in.Flavor != "" {
+		if f := env.flavor(in.Flavor); f != nil {
+			in.Flavor, in.Shape = f.Name, orchestrator.FlavorShape(f)
+		} else {
+			if errs == nil {
+				errs = calculator.FieldErrors{}
+			}
+			errs["flavor"] = fmt.Sprintf("there is no flavor %q", in.Flavor)
+		}
+	}
+	if errs != nil {
+		return in, nil, errs
+	}
+	// Priced from the next whole second: billing starts on whole seconds,
+	// and a rate set a moment ago is already in force then.
+	res, errs := calculator.Estimate(in, env.prices, time.Now().Add(time.Second-1).Truncate(time.Second))
+	if msg, ok := errs["gpu_model"]; ok && in.Flavor != "" {
+		delete(errs, "gpu_model")
+		errs["flavor"] = msg
+	}
+	return in, res, errs
+}
+
+// compare prices the estimate's GPUs at the cloud offers of its model.
+func (env *calcEnv) compare(res *calculator.EstimateResult) []calculator.Comparison {
+	if res == nil || res.Input.Shape.GPUCount == 0 {
+		return nil
+	}
+	return calculator.Compare(env.priced, res.Input.Shape.GPUModel, res.GPUSeconds(), res.ComputeTotal)
+}
+
+// runTCO parses and computes a TCO.
+func (h *Handler) runTCO(env *calcEnv, v url.Values) (calculator.TCOInput, *calculator.TCOResult, calculator.FieldErrors) {
+	def, _ := h.defaultTCO(env)
+	in, errs := calculator.ParseTCO(v, def)
+	// Only a model someone typed can be unknown: the default always prices.
+	if _, bad := errs["gpu_model"]; !bad && v.Get("gpu_model") != "" && !env.knownModel(in.GPUModel) {
+		if errs == nil {
+			errs = calculator.FieldErrors{}
+		}
+		errs["gpu_model"] = fmt.Sprintf("unknown GPU model %q: choose one of %s", in.GPUModel, strings.Join(env.modelChoices(), ", "))
+	}
+	if errs != nil {
+		return in, nil, errs
+	}
+	return in, calculator.TCO(in, env.priced), nil
+}
+
+// The page puts the estimate's custom GPU model under shape_gpu_model,
+// because gpu_model is the TCO's field (SPEC §8) and both live in one URL.
+var calcEstimateKeys = []string{"flavor", "gpu_count", "cpu_cores", "memory_gib", "storage_gib", "duration", "hours_per_day", "days", "total_hours", "start"}
+
+// calcEstimateQuery picks the estimate's fields out of the page's query.
+func calcEstimateQuery(q url.Values) url.Values {
+	v := url.Values{}
+	for _, k := range calcEstimateKeys {
+		if vs, ok := q[k]; ok {
+			v[k] = vs
+		}
+	}
+	if vs, ok := q["shape_gpu_model"]; ok {
+		v["gpu_model"] = vs
+	}
+	return v
+}
+
+// calcPageEstimateValues encodes an estimate with the page's field names.
+func calcPageEstimateValues(in calculator.EstimateInput) url.Values {
+	v := in.Values()
+	if m, ok := v["gpu_model"]; ok {
+		v.Del("gpu_model")
+		v["shape_gpu_model"] = m
+	}
+	return v
+}
+
+// calcTCOQuery picks the TCO's fields out of the page's query.
+func calcTCOQuery(q url.Values) url.Values {
+	v := url.Values{}
+	for _, k := range calculator.TCOFieldNames() {
+		if vs, ok := q[k]; ok {
+			v[k] = vs
+		}
+	}
+	return v
+}
+
+// calcRawEstimateQuery is the estimate part of q with the page's names (to carry
+// along as given when it does not parse).
+func calcRawEstimateQuery(q url.Values) url.Values {
+	v := url.Values{}
+	for _, k := range append(calcEstimateKeys, "shape_gpu_model") {
+		if vs, ok := q[k]; ok {
+			v[k] = vs
+		}
+	}
+	return v
+}
+
+func calcMergeValues(parts ...url.Values) url.Values {
+	out := url.Values{}
+	for _, p := range parts {
+		for k, vs := range p {
+			out[k] = vs
+		}
+	}
+	return out
+}
+
+func calcHidden(v url.Values) []templates.CalcHidden {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []templates.CalcHidden
+	for _, k := range keys {
+		for _, val := range v[k] {
+			out = append(out, templates.CalcHidden{Name: k, Value: val})
+		}
+	}
+	return out
+}
+
+// calcRun is one request's estimate and TCO with their inputs.
+type calcRun struct {
+	env      *calcEnv
+	est      calculator.EstimateInput
+	estRes   *calculator.EstimateResult
+	estErrs  calculator.FieldErrors
+	cloud    []calculator.Comparison
+	tco      calculator.TCOInput
+	tcoRes   *calculator.TCOResult
+	tcoErrs  calculator.FieldErrors
+	estPart  url.Values // the estimate's fields, page names
+	tcoPart  url.Values
+	moneyTip string
+}
+
+// calculate runs the page's (or the CSV's) query.
+func (h *Handler) calculate(c *gin.Context) (*calcRun, error) {
+	ctx := c.Request.Context()
+	env, err := h.loadCalcEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := c.Request.URL.Query()
+	k := &calcRun{env: env}
+	k.est, k.estRes, k.estErrs = h.runEstimate(env, calcEstimateQuery(q), h.defaultEstimate(ctx, currentUser(c), env))
+	k.cloud = env.compare(k.estRes)
+	k.tco, k.tcoRes, k.tcoErrs = h.runTCO(env, calcTCOQuery(q))
+	_, k.moneyTip = h.defaultTCO(env)
+	if k.estErrs == nil {
+		k.estPart = calcPageEstimateValues(k.est)
+	} else {
+		k.estPart = calcRawEstimateQuery(q)
+	}
+	if k.tcoErrs == nil {
+		k.tcoPart = k.tco.Values()
+	} else {
+		k.tcoPart = calcTCOQuery(q)
+	}
+	return k, nil
+}
+
+func (k *calcRun) query() string { return calcMergeValues(k.estPart, k.tcoPart).Encode() }
+
+// calculatorPage: GET /calculator — the whole calculator; every input is in
+// the query string, so a calculation is a link.
+func (h *Handler) calculatorPage(c *gin.Context) {
+	k, err := h.calculate(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	u := currentUser(c)
+	v := templates.CalculatorView{Currency: h.cfg.Currency, IsAdmin: u != nil && u.IsAdmin(),
+		ShareURL: "/calculator?" + k.query(), CSVURL: "/calculator.csv?" + k.query()}
+	v.Estimate = h.estimateForm(k)
+	if k.estRes != nil {
+		r := h.estimateView(k)
+		v.Result = &r
+	}
+	v.TCO = h.tcoForm(k)
+	if k.tcoRes != nil {
+		t, err := h.tcoView(c, k)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		v.TCOOut = &t
+	}
+	status := http.StatusOK
+	if k.estErrs != nil || k.tcoErrs != nil {
+		status = http.StatusBadRequest
+	}
+	h.render(c, status, templates.CalculatorPage(h.page(c, "Calculator"), v))
+}
+
+func (h *Handler) money(m int64) string { return pricing.Format(m) + " " + h.cfg.Currency }
+
+func (h *Handler) perGPUHour(m int64) string {
+	return pricing.FormatRate(m) + " " + h.cfg.Currency + "/GPU-h"
+}
+
+func calcMilli(m int64) string { return calculator.FormatNumber(big.NewRat(m, 1000), 3) }
+
+func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
+	in := k.est
+	f := templates.EstimateForm{Flavor: in.Flavor, GPUModels: k.env.prices.GPUModels(), GPUModel: in.Shape.GPUModel,
+		GPUCount: fmt.Sprint(in.Shape.GPUCount), CPUCores: calcMilli(in.Shape.CPUMilli), MemoryGiB: fmt.Sprint(in.Shape.MemoryGiB),
+		StorageGiB: calcMilli(in.StorageMilliGiB), Duration: in.Duration, HoursPerDay: calculator.FormatNumber(in.HoursPerDay, 6),
+		Days: fmt.Sprint(in.Days), TotalHours: calculator.FormatNumber(in.TotalHours, 6), Hidden: calcHidden(k.tcoPart),
+		Errors: templates.FormErrors(k.estErrs)}
+	if f.Flavor == "" {
+		f.Flavor = "custom"
+	}
+	if !in.Start.IsZero() {
+		f.Start = in.Start.Format(time.RFC3339)
+	}
+	// A field that did not parse is shown as typed.
+	raw := k.estPart
+	for name, dst := range map[string]*string{"gpu_count": &f.GPUCount, "cpu_cores": &f.CPUCores, "memory_gib": &f.MemoryGiB,
+		"storage_gib": &f.StorageGiB, "hours_per_day": &f.HoursPerDay, "days": &f.Days, "total_hours": &f.TotalHours} {
+		if _, bad := k.estErrs[name]; bad {
+			*dst = raw.Get(name)
+		}
+	}
+	for _, fl := range k.env.flavors {
+		if !fl.Enabled && fl.Name != in.Flavor {
+			continue
+		}
+		label := fl.Name
+		if fl.GPUCount > 0 {
+			label += fmt.Sprintf(" — %d × %s", fl.GPUCount, fl.GPUModel)
+		}
+		label += fmt.Sprintf(", %g cores, %d GiB", fl.CPUCores, fl.MemoryGiB)
+		f.Flavors = append(f.Flavors, templates.CalcOption{Value: fl.Name, Label: label})
+	}
+	return f
+}
+
+func calcResourceLabel(r calculator.ResourceCost) (name, qty, rate string) {
+	switch r.Resource {
+	case pricing.GPU:
+		return "GPU", fmt.Sprintf("%s × %s", calcMilli(r.QuantityMilli), r.GPUModel), pricing.FormatRate(r.RateMicros) + " per GPU-hour"
+	case pricing.CPU:
+		return "CPU", calcMilli(r.QuantityMilli) + " cores", pricing.FormatRate(r.RateMicros) + " per core-hour"
+	case pricing.Memory:
+		return "Memory", calcMilli(r.QuantityMilli) + " GiB", pricing.FormatRate(r.RateMicros) + " per GiB-hour"
+	default:
+		return "Home volume", calcMilli(r.QuantityMilli) + " GiB", pricing.FormatRate(r.RateMicros) + " per GiB-month"
+	}
+}
+
+// calcShapeText describes a priced shape in one line.
+func calcShapeText(in calculator.EstimateInput) string {
+	var parts []string
+	if in.Flavor != "" {
+		parts = append(parts, in.Flavor+":")
+	}
+	if in.Shape.GPUCount > 0 {
+		parts = append(parts, fmt.Sprintf("%d × %s,", in.Shape.GPUCount, in.Shape.GPUModel))
+	}
+	parts = append(parts, fmt.Sprintf("%s CPU cores, %d GiB memory", calcMilli(in.Shape.CPUMilli), in.Shape.MemoryGiB))
+	if in.StorageMilliGiB > 0 {
+		parts = append(parts, fmt.Sprintf(", %s GiB home volume", calcMilli(in.StorageMilliGiB)))
+	}
+	return strings.ReplaceAll(strings.Join(parts, " "), " ,", ",")
+}
+
+func calcDurationText(r *calculator.EstimateResult) string {
+	in := r.Input
+	hours := calculator.FormatNumber(big.NewRat(r.Runs*r.RunSeconds, 3600), 2)
+	if in.Duration == calculator.DurationTotal {
+		return hours + " hours in one run"
+	}
+	return fmt.Sprintf("%s h a day × %d days = %s hours", calculator.FormatNumber(in.HoursPerDay, 4), in.Days, hours)
+}
+
+func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
+	r := k.estRes
+	v := templates.EstimateView{ShapeText: calcShapeText(r.Input), DurationText: calcDurationText(r), PerHour: h.money(r.PerHour),
+		PerDay: h.money(r.PerDay), PerMonth: h.money(r.PerMonth), ComputeTotal: h.money(r.ComputeTotal),
+		StorageTotal: h.money(r.StorageTotal), Total: h.money(r.Total)}
+	if k.env.prices.MinCharge > 0 {
+		v.MinChargeNote = fmt.Sprintf("Each run is charged at least %d s.", int64(k.env.prices.MinCharge/time.Second))
+		if r.MinChargeApplied {
+			v.MinChargeNote += fmt.Sprintf(" A run here is shorter, so each is billed as %d s.", r.BilledRunSeconds)
+		}
+	}
+	for _, l := range r.Resources {
+		name, qty, rate := calcResourceLabel(l)
+		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.money(l.PerHour),
+			PerDay: h.money(l.PerDay), PerMonth: h.money(l.PerMonth), Total: h.money(l.Total)})
+	}
+	switch {
+	case r.Input.Shape.GPUCount == 0:
+		v.CloudNote = "This shape has no GPUs: there is no cloud GPU offer to compare with."
+	case len(k.cloud) == 0:
+		v.CloudNote = fmt.Sprintf("The cloud price catalog has no offer for %s GPUs.", calculator.Family(r.Input.Shape.GPUModel))
+	}
+	for _, c := range k.cloud {
+		row := templates.CloudRow{Provider: c.Provider, Offer: c.Name, GPUModel: c.GPUModel, Tier: c.Tier, Estimate: c.Derived,
+			Price: pricing.FormatRate(c.PriceMicros) + " " + c.Currency, Rate: h.perGPUHour(c.RateMicros), Cost: h.money(c.Cost),
+			AsOf: calcOrDash(c.AsOf), Source: c.Source, Note: c.Note}
+		if c.Converted() {
+			row.FX = fmt.Sprintf("1 %s = %s %s", c.Currency, pricing.FormatRate(c.FXMicros), h.cfg.Currency)
+		}
+		row.Vs, row.Saving = calcVsText(c)
+		if c.Derived {
+			v.Estimates = append(v.Estimates, row)
+		} else {
+			v.Cloud = append(v.Cloud, row)
+		}
+	}
+	v.LeftOut = k.env.leftOutNotes()
+	v.FXRates = k.env.fxNotes()
+	v.Discounts = k.env.discountNote()
+	return v
+}
+
+func calcOrDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// calcVsText words the comparison with an offer.
+func calcVsText(c calculator.Comparison) (string, bool) {
+	if !c.VsHereOK {
+		return "—", false
+	}
+	pct := calculator.FormatBps(calcAbs64(c.VsHereBps))
+	if c.VsHereBps <= 0 {
+		return "saves " + pct + " here", true
+	}
+	return pct + " more here", false
+}
+
+func calcAbs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func (e *calcEnv) leftOutNotes() []string {
+	var out []string
+	curs := make([]string, 0, len(e.missing))
+	for cur := range e.missing {
+		curs = append(curs, cur)
+	}
+	sort.Strings(curs)
+	for _, cur := range curs {
+		out = append(out, fmt.Sprintf("%d offers in %s are left out: no exchange rate from %s to %s is set.", e.missing[cur], cur, cur, e.currency))
+	}
+	return out
+}
+
+func (e *calcEnv) fxNotes() []string {
+	var curs []string
+	for cur := range e.settings.FXMicros {
+		curs = append(curs, cur)
+	}
+	sort.Strings(curs)
+	var out []string
+	for _, cur := range curs {
+		out = append(out, fmt.Sprintf("1 %s = %s %s", cur, pricing.FormatRate(e.settings.FXMicros[cur]), e.currency))
+	}
+	return out
+}
+
+func (e *calcEnv) discountNote() string {
+	var parts []string
+	for _, tier := range calculator.DerivedTiers {
+		s := fmt.Sprintf("%s %s", tier, calculator.FormatBps(e.settings.DiscountsBps[tier]))
+		if !e.discountSet[tier] {
+			s += " (default)"
+		}
+		parts = append(parts, s)
+	}
+	return "Tiers a provider does not list are estimated from its on-demand price less: " + strings.Join(parts, ", ") + "."
+}
+
+// calcTCOLabels are the TCO form's fields: label and unit ({cur}: the currency).
+var calcTCOLabels = []struct{ name, label, unit string }{
+	{"gpus_per_server", "GPUs per server", ""},
+	{"server_price", "Server price", "{cur}"},
+	{"depreciation_years", "Depreciation", "years"},
+	{"residual_value", "Residual value", "{cur}"},
+	{"gpu_active_watts", "GPU active power", "W"},
+	{"gpu_idle_watts", "GPU idle power", "W"},
+	{"overhead_watts", "Server overhead power", "W"},
+	{"pue", "PUE", ""},
+	{"electricity_per_kwh", "Electricity", "{cur} per kWh"},
+	{"colo_per_kw_month", "Colocation", "{cur} per kW-month"},
+	{"rack_per_month", "Rack", "{cur} per month"},
+	{"maintenance_rate", "Maintenance", "share of the price a year: 0.08 or 8%"},
+	{"staff_per_year", "Staff", "{cur} per year"},
+	{"utilization", "Expected utilisation", "0–1 or %"},
+	{"target_utilization", "Target utilisation for the internal rate", "0–1 or %"},
+	{"horizon_years", "Chart horizon", "years"},
+}
+
+func (h *Handler) tcoForm(k *calcRun) templates.TCOForm {
+	f := templates.TCOForm{GPUModel: k.tco.GPUModel, GPUModels: k.env.modelChoices(), Hidden: calcHidden(k.estPart),
+		Errors: templates.FormErrors(k.tcoErrs), MoneyNote: k.moneyTip}
+	if _, bad := k.tcoErrs["gpu_model"]; bad {
+		f.GPUModel = k.tcoPart.Get("gpu_model")
+	}
+	if len(k.env.detected) > 0 {
+		var ds []string
+		for _, d := range k.env.detected {
+			ds = append(ds, fmt.Sprintf("%d × %s", d.Count, d.Model))
+		}
+		f.Detected = "Detected here: " + strings.Join(ds, ", ") + "."
+	}
+	for _, l := range calcTCOLabels {
+		unit := strings.ReplaceAll(l.unit, "{cur}", h.cfg.Currency)
+		val := k.tco.Value(l.name)
+		if _, bad := k.tcoErrs[l.name]; bad {
+			val = k.tcoPart.Get(l.name)
+		}
+		f.Fields = append(f.Fields, templates.TCOField{Name: l.name, Label: l.label, Unit: unit, Value: val, Hint: calculator.TypicalValues[l.name]})
+	}
+	return f
+}
+
+func calcPct(f float64) string {
+	return strings.TrimSuffix(strings.TrimSuffix(strconv.FormatFloat(f*100, 'f', 1, 64), "0"), ".") + "%"
+}
+
+func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error) {
+	t := k.tcoRes
+	in := k.tco
+	v := templates.TCOView{GPUModel: in.GPUModel, Utilization: calcPct(t.Annual.Utilization),
+		OwnedPerGPUHour: h.perGPUHour(t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.money(t.Annual.TotalMicros),
+		PeakKW: strconv.FormatFloat(t.PeakKW, 'f', 2, 64) + " kW", EnergyKWh: strconv.FormatFloat(t.Annual.EnergyKWh, 'f', 0, 64) + " kWh",
+		RunningPerMonth: h.money(t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
+		SuggestedRate: h.perGPUHour(t.SuggestedRateMicros), ApplyQuery: k.query()}
+	v.Breakdown = []templates.CalcKV{
+		{Label: "Depreciation a year", Value: h.money(t.Annual.DepreciationMicros)},
+		{Label: "Energy a year", Value: h.money(t.Annual.EnergyMicros)},
+		{Label: "Colocation a year", Value: h.money(t.Annual.ColocationMicros)},
+		{Label: "Maintenance a year", Value: h.money(t.Annual.MaintenanceMicros)},
+		{Label: "Staff a year", Value: h.money(t.Annual.StaffMicros)},
+		{Label: "Total a year", Value: h.money(t.Annual.TotalMicros)},
+	}
+	var cheapest *calculator.BreakEven
+	for i := range t.Offers {
+		if !t.Offers[i].Derived {
+			cheapest = &t.Offers[i]
+			break
+		}
+	}
+	for _, r := range t.Table {
+		row := templates.TCORow{Utilization: calcPct(r.Utilization), EnergyKWh: strconv.FormatFloat(r.EnergyKWh, 'f', 0, 64) + " kWh",
+			AnnualCost: h.money(r.TotalMicros), PerGPUHour: h.perGPUHour(r.OwnedPerGPUHourMicros),
+			Expected: r.Utilization == t.Annual.Utilization}
+		row.VsCheapest = "—"
+		if cheapest != nil && cheapest.RateMicros > 0 {
+			d := float64(r.OwnedPerGPUHourMicros-cheapest.RateMicros) / float64(cheapest.RateMicros)
+			word := "cheaper than"
+			if d > 0 {
+				word = "dearer than"
+			}
+			row.VsCheapest = fmt.Sprintf("%s %s %s", calcPct(calcAbsf(d)), word, cheapest.Label())
+		}
+		v.Table = append(v.Table, row)
+	}
+	if len(t.Offers) == 0 {
+		v.NoOffers = fmt.Sprintf("The cloud price catalog has no comparable %s offer.", calculator.Family(in.GPUModel))
+		if len(k.env.missing) > 0 {
+			v.NoOffers += " " + strings.Join(k.env.leftOutNotes(), " ")
+		}
+	}
+	for _, o := range t.Offers {
+		row := templates.BreakEvenRow{Label: o.Label(), Tier: o.Tier, Estimate: o.Derived, Rate: h.perGPUHour(o.RateMicros),
+			BreakEven: calcPct(o.BreakEvenUtilization), Reachable: o.Reachable, RentPerYear: h.money(o.RentPerYearMicros),
+			AsOf: calcOrDash(o.AsOf), Source: o.Source}
+		if !o.Reachable {
+			row.BreakEven += " (never)"
+		}
+		if o.PaysBack {
+			row.Months = strconv.FormatFloat(o.BreakEvenMonths, 'f', 1, 64) + " months"
+		} else {
+			row.Months = "never"
+		}
+		if o.Derived {
+			v.Estimates = append(v.Estimates, row)
+		} else {
+			v.Offers = append(v.Offers, row)
+		}
+	}
+	v.Chart = templates.CostChartView{Currency: h.cfg.Currency, Months: t.Chart.Months,
+		HorizonText: fmt.Sprintf("%s years (%d months)", calculator.FormatNumber(in.HorizonYears, 2), t.HorizonMonths)}
+	for _, s := range t.Chart.Series {
+		v.Chart.Series = append(v.Chart.Series, templates.CostChartSeries{Label: s.Label, Own: s.Own, Estimate: s.Derived, Values: s.Points})
+	}
+	v.ApplyModel, v.ApplyNote = k.env.applyModel(in.GPUModel)
+	if v.ApplyModel != "" {
+		cur, err := h.store.CurrentPrices(c.Request.Context(), time.Now())
+		if err != nil {
+			return v, err
+		}
+		if r, ok := cur[models.PriceKey(pricing.GPU, v.ApplyModel)]; ok {
+			v.CurrentRate = h.perGPUHour(r.Micros)
+		}
+	}
+	return v, nil
+}
+
+func calcAbsf(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}

@@ -1,0 +1,269 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models/pricing"
+	"workbench/orchestrator/calculator"
+)
+
+// calcJSONValues turns a flat JSON object into query values, so that the API
+// and the page share one parser (and one fuzz target): numbers keep their
+// literal text (no float rounding), strings their value; anything else is
+// an error on that field.
+func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.FieldErrors) {
+	v := url.Values{}
+	errs := calculator.FieldErrors{}
+	for k, raw := range body {
+		t := bytes.TrimSpace(raw)
+		switch {
+		case len(t) == 0 || string(t) == "null":
+		case t[0] == '"':
+			var s string
+			if err := json.Unmarshal(t, &s); err != nil {
+				errs[k] = "is not a valid string"
+				continue
+			}
+			v.Set(k, s)
+		case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
+			v.Set(k, string(t))
+		default:
+			errs[k] = "must be a number or a string"
+		}
+	}
+	if len(errs) == 0 {
+		return v, nil
+	}
+	return v, errs
+}
+
+// failFields answers 400 with the fields at fault: the usual error object
+// plus "fields" (field → message).
+func (h *Handler) failFields(c *gin.Context, errs calculator.FieldErrors) {
+	h.log.Info("request refused", "method", c.Request.Method, "path", c.Request.URL.Path, "status", http.StatusBadRequest, "err", errs.Error())
+	c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": gin.H{"code": "invalid_" + errs.First(), "message": errs.Error(), "fields": errs}})
+}
+
+// bindValues reads an API body as query values.
+func (h *Handler) bindValues(c *gin.Context) (url.Values, bool) {
+	var body map[string]json.RawMessage
+	if !h.bindJSON(c, &body) {
+		return nil, false
+	}
+	v, errs := calcJSONValues(body)
+	if errs != nil {
+		h.failFields(c, errs)
+		return nil, false
+	}
+	return v, true
+}
+
+type estimateLineJSON struct {
+	Resource       string `json:"resource"`
+	GPUModel       string `json:"gpu_model,omitempty"`
+	QuantityMilli  int64  `json:"quantity_milli"`
+	RateMicros     int64  `json:"rate_micros"`
+	RatePer        string `json:"rate_per"`
+	PerHourMicros  int64  `json:"per_hour_micros"`
+	PerDayMicros   int64  `json:"per_day_micros"`
+	PerMonthMicros int64  `json:"per_month_micros"`
+	TotalMicros    int64  `json:"total_micros"`
+	Total          string `json:"total"`
+}
+
+// offerJSON is a cloud offer as the API shows it.
+type offerJSON struct {
+	Provider     string `json:"provider"`
+	Offer        string `json:"offer"`
+	GPUModel     string `json:"gpu_model"`
+	Tier         string `json:"tier"`
+	Estimate     bool   `json:"estimate"`
+	Currency     string `json:"currency"`
+	PriceMicros  int64  `json:"price_per_gpu_hour_micros"`
+	RateMicros   int64  `json:"rate_per_gpu_hour_micros"`
+	Rate         string `json:"rate_per_gpu_hour"`
+	ExchangeRate *int64 `json:"exchange_rate_micros,omitempty"`
+	AsOf         string `json:"as_of"`
+	Source       string `json:"source"`
+	Note         string `json:"note"`
+}
+
+// estimateOfferJSON is an offer priced for an estimate.
+type estimateOfferJSON struct {
+	offerJSON
+	CostMicros int64  `json:"cost_micros"`
+	Cost       string `json:"cost"`
+	// HereVsOfferPct is (here − offer)/offer in %: negative = cheaper here.
+	HereVsOfferPct *float64 `json:"here_vs_offer_pct"`
+}
+
+// tcoOfferJSON is an offer compared with owning.
+type tcoOfferJSON struct {
+	offerJSON
+	BreakEvenUtilization float64  `json:"break_even_utilization"`
+	BreakEvenReachable   bool     `json:"break_even_reachable"`
+	BreakEvenMonths      *float64 `json:"break_even_months"` // null: never
+	RentPerYearMicros    int64    `json:"rent_per_year_micros"`
+}
+
+func (h *Handler) offerJSON(o calculator.PricedOffer) offerJSON {
+	j := offerJSON{Provider: o.Provider, Offer: o.Name, GPUModel: o.GPUModel, Tier: o.Tier, Estimate: o.Derived, Currency: o.Currency,
+		PriceMicros: o.PriceMicros, RateMicros: o.RateMicros, Rate: pricing.FormatRate(o.RateMicros), AsOf: o.AsOf, Source: o.Source, Note: o.Note}
+	if o.Converted() {
+		fx := o.FXMicros
+		j.ExchangeRate = &fx
+	}
+	return j
+}
+
+// apiCalculatorEstimate: POST /api/v1/calculator/estimate {flavor | gpu_model,
+// gpu_count, cpu_cores, memory_gib; storage_gib; hours_per_day and days, or
+// total_hours; start?} — the cost here, per resource, and at cloud offers.
+func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
+	v, ok := h.bindValues(c)
+	if !ok {
+		return
+	}
+	if v.Get("flavor") == "" && v.Get("gpu_count") == "" && v.Get("cpu_cores") == "" && v.Get("memory_gib") == "" {
+		h.failFields(c, calculator.FieldErrors{"flavor": "give a flavor, or a shape (gpu_model, gpu_count, cpu_cores, memory_gib)"})
+		return
+	}
+	env, err := h.loadCalcEnv(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	def := calculator.DefaultEstimate()
+	def.Shape = pricing.Shape{}
+	in, res, errs := h.runEstimate(env, v, def)
+	if errs != nil {
+		h.failFields(c, errs)
+		return
+	}
+	out := gin.H{"currency": h.cfg.Currency, "flavor": in.Flavor,
+		"shape": gin.H{"gpu_model": in.Shape.GPUModel, "gpu_count": in.Shape.GPUCount, "cpu_milli": in.Shape.CPUMilli,
+			"memory_gib": in.Shape.MemoryGiB, "storage_milli_gib": in.StorageMilliGiB},
+		"duration": in.Duration, "start": res.Start.Format(time.RFC3339), "runs": res.Runs, "run_seconds": res.RunSeconds,
+		"billed_run_seconds": res.BilledRunSeconds, "calendar_seconds": res.CalendarSeconds, "min_charge_applied": res.MinChargeApplied,
+		"per_hour_micros": res.PerHour, "per_hour": pricing.Format(res.PerHour),
+		"per_day_micros": res.PerDay, "per_day": pricing.Format(res.PerDay),
+		"per_month_micros": res.PerMonth, "per_month": pricing.Format(res.PerMonth),
+		"compute_total_micros": res.ComputeTotal, "storage_total_micros": res.StorageTotal,
+		"total_micros": res.Total, "total": pricing.Format(res.Total), "query": calcPageEstimateValues(in).Encode(),
+	}
+	lines := []estimateLineJSON{}
+	for _, l := range res.Resources {
+		per := "unit-hour"
+		if l.Resource == pricing.Storage {
+			per = "GiB-month"
+		}
+		lines = append(lines, estimateLineJSON{Resource: l.Resource, GPUModel: l.GPUModel, QuantityMilli: l.QuantityMilli,
+			RateMicros: l.RateMicros, RatePer: per, PerHourMicros: l.PerHour, PerDayMicros: l.PerDay, PerMonthMicros: l.PerMonth,
+			TotalMicros: l.Total, Total: pricing.Format(l.Total)})
+	}
+	out["lines"] = lines
+	cloud := []estimateOfferJSON{}
+	for _, cmp := range env.compare(res) {
+		j := estimateOfferJSON{offerJSON: h.offerJSON(cmp.PricedOffer), CostMicros: cmp.Cost, Cost: pricing.Format(cmp.Cost)}
+		if cmp.VsHereOK {
+			p := float64(cmp.VsHereBps) / 100
+			j.HereVsOfferPct = &p
+		}
+		cloud = append(cloud, j)
+	}
+	out["cloud"] = cloud
+	out["cloud_left_out"] = env.missing
+	c.JSON(http.StatusOK, out)
+}
+
+// tcoJSON is the API's TCO answer: SPEC §8 names (owned_per_gpu_hour, and
+// per offer break_even_utilization), money in micro-units plus text.
+func (h *Handler) tcoJSON(env *calcEnv, in calculator.TCOInput, t *calculator.TCOResult) gin.H {
+	annual := func(a calculator.AnnualCost) gin.H {
+		return gin.H{"utilization": a.Utilization, "energy_kwh_per_year": a.EnergyKWh,
+			"annual_cost_micros": a.TotalMicros, "annual_cost": pricing.Format(a.TotalMicros),
+			"owned_per_gpu_hour_micros": a.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(a.OwnedPerGPUHourMicros)}
+	}
+	table := []gin.H{}
+	for _, a := range t.Table {
+		table = append(table, annual(a))
+	}
+	offers := []tcoOfferJSON{}
+	for _, o := range t.Offers {
+		j := tcoOfferJSON{offerJSON: h.offerJSON(o.PricedOffer), BreakEvenUtilization: o.BreakEvenUtilization,
+			BreakEvenReachable: o.Reachable, RentPerYearMicros: o.RentPerYearMicros}
+		if o.PaysBack {
+			m := o.BreakEvenMonths
+			j.BreakEvenMonths = &m
+		}
+		offers = append(offers, j)
+	}
+	series := []gin.H{}
+	for _, s := range t.Chart.Series {
+		series = append(series, gin.H{"label": s.Label, "own": s.Own, "estimate": s.Derived, "points_micros": s.Points})
+	}
+	inputs := gin.H{}
+	for k, vs := range in.Values() {
+		inputs[k] = vs[0]
+	}
+	applyModel, _ := env.applyModel(in.GPUModel)
+	return gin.H{
+		"currency": h.cfg.Currency, "inputs": inputs, "gpu_model": in.GPUModel, "gpus_per_server": in.GPUsPerServer,
+		"utilization": t.Annual.Utilization, "peak_kw": t.PeakKW, "energy_kwh_per_year": t.Annual.EnergyKWh,
+		"annual_cost_micros": t.Annual.TotalMicros, "annual_cost": pricing.Format(t.Annual.TotalMicros),
+		"breakdown": gin.H{"depreciation_micros": t.Annual.DepreciationMicros, "energy_micros": t.Annual.EnergyMicros,
+			"colocation_micros": t.Annual.ColocationMicros, "maintenance_micros": t.Annual.MaintenanceMicros,
+			"staff_micros": t.Annual.StaffMicros},
+		"running_per_month_micros":  t.RunningPerMonth,
+		"owned_per_gpu_hour_micros": t.Annual.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(t.Annual.OwnedPerGPUHourMicros),
+		"by_utilization": table, "offers": offers,
+		"chart":              gin.H{"months": t.Chart.Months, "series": series},
+		"target_utilization": t.Target.Utilization, "suggested_rate_micros": t.SuggestedRateMicros,
+		"suggested_rate": pricing.FormatRate(t.SuggestedRateMicros), "apply_model": applyModel,
+		"cloud_left_out": env.missing, "query": in.Values().Encode(),
+	}
+}
+
+// apiCalculatorTCO: POST /api/v1/calculator/tco {gpu_model, gpus_per_server,
+// server_price, …} (SPEC §8; missing fields take the page's defaults).
+func (h *Handler) apiCalculatorTCO(c *gin.Context) {
+	v, ok := h.bindValues(c)
+	if !ok {
+		return
+	}
+	env, err := h.loadCalcEnv(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	in, res, errs := h.runTCO(env, v)
+	if errs != nil {
+		h.failFields(c, errs)
+		return
+	}
+	c.JSON(http.StatusOK, h.tcoJSON(env, in, res))
+}
+
+// apiCalculatorApplyRate: POST /api/v1/admin/calculator/apply-rate {TCO
+// request} — sets the GPU model's rate to the suggested internal rate.
+func (h *Handler) apiCalculatorApplyRate(c *gin.Context) {
+	v, ok := h.bindValues(c)
+	if !ok {
+		return
+	}
+	pr, errs, err := h.applySuggestedRate(c, v)
+	switch {
+	case errs != nil:
+		h.failFields(c, errs)
+	case err != nil:
+		h.fail(c, err)
+	default:
+		c.JSON(http.StatusOK, gin.H{"added": pr, "rate": pricing.FormatRate(pr.Micros)})
+	}
+}

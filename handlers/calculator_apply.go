@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/models/pricing"
+	"workbench/orchestrator/calculator"
+)
+
+// applySuggestedRate recomputes the TCO of v on the server (the posted
+// inputs, never a posted amount) and adds its suggested rate as a new
+// version of the GPU model's rate, effective now, recorded in the audit log.
+func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.PriceRate, calculator.FieldErrors, error) {
+	ctx := c.Request.Context()
+	env, err := h.loadCalcEnv(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, res, errs := h.runTCO(env, v)
+	if errs != nil {
+		return nil, errs, nil
+	}
+	model, why := env.applyModel(in.GPUModel)
+	if model == "" {
+		return nil, calculator.FieldErrors{"gpu_model": why}, nil
+	}
+	cur, err := h.store.CurrentPrices(ctx, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	var before any
+	if r, ok := cur[models.PriceKey(pricing.GPU, model)]; ok {
+		before = r
+	}
+	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: res.SuggestedRateMicros, CreatedBy: currentUser(c).Username}
+	if err := h.store.AddPriceRate(ctx, &pr); err != nil {
+		var ve *models.ValidationError
+		if errors.As(err, &ve) {
+			return nil, calculator.FieldErrors{"_": ve.Error()}, nil
+		}
+		return nil, nil, err
+	}
+	h.audit(c, "price.set", pr.Key(), before, gin.H{"rate": pr, "from": "calculator TCO",
+		"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()})
+	return &pr, nil, nil
+}
+
+// calculatorApplyRateForm: POST /admin/calculator/apply-rate (query = the
+// TCO inputs) — the one-click "apply to the price list" of the calculator.
+func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
+	q, err := url.ParseQuery(c.PostForm("query"))
+	if err != nil {
+		h.fail(c, newError(400, "invalid_query", "the calculation to apply is not a valid query string"))
+		return
+	}
+	pr, errs, err := h.applySuggestedRate(c, q)
+	switch {
+	case errs != nil:
+		h.fail(c, newError(400, "invalid_"+errs.First(), errs.Error()))
+	case err != nil:
+		h.fail(c, err)
+	default:
+		h.flash(c, "The rate of "+pr.GPUModel+" is now "+h.perGPUHour(pr.Micros)+", effective "+pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")+" (recorded in the audit log).")
+		seeOther(c, "/calculator?"+q.Encode()+"#tco")
+	}
+}

@@ -1,0 +1,232 @@
+// Package calculator is the portal's cost calculator (SPEC §7): what a shape
+// costs here for a duration, what the same GPUs cost at cloud offers, and
+// what owning a server costs per GPU-hour (TCO). It is pure: callers pass
+// the price schedules, the cloud catalog and the settings in, so the math is
+// testable without a database and the pages, the API and the CSV export all
+// show the same numbers.
+//
+// Money is int64 micro-units of the portal currency, as in billing. The
+// estimate calls the billing's own pricing functions (models/pricing), so
+// an estimate and the ledger for the same usage agree to the micro-unit.
+package calculator
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"workbench/models/pricing"
+)
+
+// Prices is this portal's price list as the billing sees it.
+type Prices struct {
+	Schedules map[string]pricing.Schedule // keyed by pricing.ScheduleKey
+	MinCharge time.Duration               // minimum charge per run
+}
+
+// GPUModels lists the GPU models that have a rate, sorted.
+func (p Prices) GPUModels() []string {
+	var out []string
+	for k := range p.Schedules {
+		if m, ok := strings.CutPrefix(k, pricing.GPU+"|"); ok && m != "" {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResourceCost is one resource of an estimate.
+type ResourceCost struct {
+	Resource      string // pricing.GPU, CPU, Memory, Storage
+	GPUModel      string
+	QuantityMilli int64
+	// RateMicros is the rate in force at the start: per unit-hour, or per
+	// GiB-month for storage.
+	RateMicros int64
+	PerHour    int64 // held for one hour from the start
+	PerDay     int64 // 24 hours
+	PerMonth   int64 // 730 hours (the storage month)
+	Total      int64 // over the requested duration
+}
+
+// EstimateResult is the cost of a shape for a duration at this portal.
+type EstimateResult struct {
+	Input EstimateInput
+	Start time.Time
+	// Runs × BilledRunSeconds is the metered time: RunSeconds rounded up to
+	// the minimum charge where shorter.
+	Runs             int64
+	RunSeconds       int64
+	BilledRunSeconds int64
+	CalendarSeconds  int64
+	MinChargeApplied bool
+	Resources        []ResourceCost
+	PerHour          int64
+	PerDay           int64
+	PerMonth         int64
+	ComputeTotal     int64 // GPU, CPU and memory over the runs
+	StorageTotal     int64 // the home volume over the calendar span
+	Total            int64
+}
+
+// GPUSeconds is the GPU time of the estimate (GPUs × requested seconds),
+// what a cloud would bill for the same work.
+func (r *EstimateResult) GPUSeconds() int64 {
+	return int64(r.Input.Shape.GPUCount) * r.Runs * r.RunSeconds
+}
+
+// resourceField names the input field to blame for a resource without a rate.
+func resourceField(resource string) string {
+	switch resource {
+	case pricing.GPU:
+		return "gpu_model"
+	case pricing.CPU:
+		return "cpu_cores"
+	case pricing.Memory:
+		return "memory_gib"
+	default:
+		return "storage_gib"
+	}
+}
+
+// Estimate prices in at p. start is when the span begins (in.Start wins when
+// set); it is truncated to the second as billing does. Runs of a daily
+// duration start 24 hours apart; each is metered like a workbench run —
+// BilledSpan (minimum charge), then PriceShape (split at clock hours and rate
+// changes) — and the home volume is priced over the calendar span with
+// pricing.Split per GiB-month, as the storage ledger does.
+func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult, errs FieldErrors) {
+	// pricing panics rather than wraps on int64 overflow; with the input
+	// limits that takes an absurd rate, and it must never become a 500.
+	defer func() {
+		if r := recover(); r != nil {
+			res, errs = nil, FieldErrors{"_": "these amounts are too large to compute"}
+		}
+	}()
+	if !in.Start.IsZero() {
+		start = in.Start
+	}
+	start = start.UTC().Truncate(time.Second)
+	shape := in.Shape
+	if shape.GPUCount <= 0 {
+		shape.GPUModel, shape.GPUCount = "", 0
+	}
+	// Every resource held must have a rate in force at the start.
+	type held struct {
+		resource, model string
+		qty             int64
+	}
+	parts := []held{{pricing.GPU, shape.GPUModel, int64(shape.GPUCount) * pricing.MilliUnits},
+		{pricing.CPU, "", shape.CPUMilli}, {pricing.Memory, "", shape.MemoryGiB * pricing.MilliUnits},
+		{pricing.Storage, "", in.StorageMilliGiB}}
+	errs = FieldErrors{}
+	var out []ResourceCost
+	for _, h := range parts {
+		if h.qty <= 0 {
+			continue
+		}
+		rate, ok := p.Schedules[pricing.ScheduleKey(h.resource, h.model)].At(start)
+		if !ok {
+			if h.resource == pricing.GPU {
+				errs.set("gpu_model", fmt.Sprintf("this portal has no rate for %q; priced models: %s", h.model, strings.Join(p.GPUModels(), ", ")))
+			} else {
+				errs.set(resourceField(h.resource), "this portal's price list has no "+h.resource+" rate")
+			}
+			continue
+		}
+		out = append(out, ResourceCost{Resource: h.resource, GPUModel: h.model, QuantityMilli: h.qty, RateMicros: rate.Micros})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	res = &EstimateResult{Input: in, Start: start, Runs: in.Runs(), RunSeconds: in.RunSeconds(), CalendarSeconds: in.CalendarSeconds()}
+	if res.Runs <= 0 || res.RunSeconds <= 0 {
+		return nil, FieldErrors{"duration": "the duration must be more than 0"}
+	}
+	_, billedEnd := pricing.BilledSpan(start, start.Add(time.Duration(res.RunSeconds)*time.Second), p.MinCharge)
+	res.BilledRunSeconds = int64(billedEnd.Sub(start) / time.Second)
+	res.MinChargeApplied = res.BilledRunSeconds > res.RunSeconds
+
+	// Compute resources: the same PriceShape call the ledger makes.
+	byRes := map[string]*ResourceCost{}
+	for i := range out {
+		byRes[out[i].Resource] = &out[i]
+	}
+	priceCompute := func(from, to time.Time, set func(*ResourceCost, int64)) error {
+		lines, err := pricing.PriceShape(shape, from, to, p.Schedules)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if rc := byRes[l.Resource]; rc != nil {
+				set(rc, l.Amount)
+			}
+		}
+		return nil
+	}
+	priceStorage := func(from, to time.Time, set func(*ResourceCost, int64)) error {
+		rc := byRes[pricing.Storage]
+		if rc == nil {
+			return nil
+		}
+		lines, err := pricing.Split(from, to, in.StorageMilliGiB, p.Schedules[pricing.ScheduleKey(pricing.Storage, "")], true)
+		if err != nil {
+			return err
+		}
+		set(rc, pricing.Sum(lines))
+		return nil
+	}
+	both := func(from, to time.Time, set func(*ResourceCost, int64)) error {
+		if err := priceCompute(from, to, set); err != nil {
+			return err
+		}
+		return priceStorage(from, to, set)
+	}
+	for _, span := range []struct {
+		hours int64
+		set   func(*ResourceCost, int64)
+	}{
+		{1, func(rc *ResourceCost, a int64) { rc.PerHour = checkedAdd(rc.PerHour, a) }},
+		{24, func(rc *ResourceCost, a int64) { rc.PerDay = checkedAdd(rc.PerDay, a) }},
+		{pricing.HoursPerMonth, func(rc *ResourceCost, a int64) { rc.PerMonth = checkedAdd(rc.PerMonth, a) }},
+	} {
+		if err := both(start, start.Add(time.Duration(span.hours)*time.Hour), span.set); err != nil {
+			return nil, FieldErrors{"_": err.Error()}
+		}
+	}
+	total := func(rc *ResourceCost, a int64) { rc.Total = checkedAdd(rc.Total, a) }
+	for d := range res.Runs {
+		from := start.Add(time.Duration(d) * 24 * time.Hour)
+		if err := priceCompute(from, from.Add(time.Duration(res.BilledRunSeconds)*time.Second), total); err != nil {
+			return nil, FieldErrors{"_": err.Error()}
+		}
+	}
+	if err := priceStorage(start, start.Add(time.Duration(res.CalendarSeconds)*time.Second), total); err != nil {
+		return nil, FieldErrors{"_": err.Error()}
+	}
+	for _, rc := range out {
+		res.PerHour = checkedAdd(res.PerHour, rc.PerHour)
+		res.PerDay = checkedAdd(res.PerDay, rc.PerDay)
+		res.PerMonth = checkedAdd(res.PerMonth, rc.PerMonth)
+		if rc.Resource == pricing.Storage {
+			res.StorageTotal = rc.Total
+		} else {
+			res.ComputeTotal = checkedAdd(res.ComputeTotal, rc.Total)
+		}
+	}
+	res.Total = checkedAdd(res.ComputeTotal, res.StorageTotal)
+	res.Resources = out
+	return res, nil
+}
+
+// checkedAdd adds amounts, panicking (caught by Estimate) rather than
+// wrapping around.
+func checkedAdd(a, b int64) int64 {
+	c := a + b
+	if (c > a) != (b > 0) {
+		panic("calculator: overflow")
+	}
+	return c
+}
