@@ -39,7 +39,7 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
 		CPUCores: strconv.FormatFloat(f.CPUCores, 'f', -1, 64), MemoryGiB: strconv.Itoa(f.MemoryGiB),
-		ShmMiB: strconv.Itoa(f.ShmMiB), Enabled: f.Enabled}
+		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled}
 }
 
 func (h *Handler) flavorCreateForm(c *gin.Context) { h.saveFlavorForm(c, 0) }
@@ -56,7 +56,7 @@ func (h *Handler) flavorUpdateForm(c *gin.Context) {
 func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 	form := templates.FlavorForm{ID: id, Name: c.PostForm("name"), GPUModel: c.PostForm("gpu_model"),
 		GPUCount: c.PostForm("gpu_count"), CPUCores: c.PostForm("cpu_cores"), MemoryGiB: c.PostForm("memory_gib"),
-		ShmMiB: c.PostForm("shm_mib"), Enabled: c.PostForm("enabled") == "true"}
+		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true"}
 	f, err := parseFlavorForm(form)
 	if err == nil {
 		err = h.saveFlavor(c, f)
@@ -88,6 +88,11 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 	if f.ShmMiB, err = atoiField("shm_mib", form.ShmMiB, 0); err != nil {
 		return nil, err
 	}
+	hours, err := atoiField("max_runtime_hours", form.MaxRuntimeHours, 0)
+	if err != nil {
+		return nil, err
+	}
+	f.MaxRuntimeS = int64(hours) * 3600
 	f.CPUCores, err = strconv.ParseFloat(strings.TrimSpace(form.CPUCores), 64)
 	if err != nil {
 		return nil, &models.ValidationError{Field: "cpu_cores", Message: "must be a number such as 4 or 0.5"}
@@ -144,7 +149,9 @@ type flavorBody struct {
 	CPUCores  float64 `json:"cpu_cores"`
 	MemoryGiB int     `json:"memory_gib"`
 	ShmMiB    *int    `json:"shm_mib"`
-	Enabled   *bool   `json:"enabled"`
+	// MaxRuntimeSeconds stops workbenches of the flavor after that long; 0 = no limit.
+	MaxRuntimeSeconds int64 `json:"max_runtime_seconds"`
+	Enabled           *bool `json:"enabled"`
 }
 
 func (h *Handler) apiFlavorCreate(c *gin.Context) { h.apiSaveFlavor(c, 0, http.StatusCreated) }
@@ -164,7 +171,7 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		return
 	}
 	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUCores: b.CPUCores,
-		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, Enabled: b.Enabled == nil || *b.Enabled}
+		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB
 	}

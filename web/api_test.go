@@ -195,3 +195,15 @@ func TestUnknownRoutes(t *testing.T) {
 		t.Fatalf("unknown API route: %d %v", code, body)
 	}
 }
+
+func TestAPIFlavorMaxRuntime(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	code, fl := p.api("POST", "/api/v1/flavors", admin, `{"name":"short","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":7200}`)
+	if code != 201 || fl["max_runtime_seconds"] != float64(7200) {
+		t.Fatalf("create: %d %v", code, fl)
+	}
+	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"neg","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":-1}`); code != 400 || errCode(body) != "invalid_max_runtime_hours" {
+		t.Fatalf("negative max runtime: %d %v", code, body)
+	}
+}
