@@ -89,9 +89,13 @@ func New(o Options) *Proxy {
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler:   p.errorHandler,
 		Transport:      o.Transport,
-		// Negative: flush after every write, so kernel output, long polls
-		// and event streams reach the browser as they are produced.
-		FlushInterval: -1,
+		// Zero: the ReverseProxy flushes after every write for responses
+		// of unknown length (streams, long polls) and for event streams,
+		// so they reach the browser as they are produced; a response of
+		// known length goes out in buffer-sized writes. Flushing those too
+		// (-1) cost a syscall per small response: 0.61× nginx's throughput
+		// instead of 0.80× in BenchmarkProxyHTTP.
+		FlushInterval: 0,
 		ErrorLog:      slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
 		BufferPool:    newBufPool(),
 	}

@@ -13,21 +13,17 @@ import (
 // client has read the first chunk, so a buffering proxy deadlocks and the
 // request's deadline fails the test.
 //
-// With a Content-Length the standard ReverseProxy does not flush on its own
-// (it does for chunked bodies), so that case is what FlushInterval: -1 is
-// for.
+// Both kinds of streamed response are covered: a body of unknown length
+// (chunked) and a server-sent event stream.
 func TestStreamsWithoutBuffering(t *testing.T) {
-	t.Run("chunked", func(t *testing.T) { testStream(t, false) })
-	t.Run("content-length", func(t *testing.T) { testStream(t, true) })
+	t.Run("chunked", func(t *testing.T) { testStream(t, "application/octet-stream") })
+	t.Run("event-stream", func(t *testing.T) { testStream(t, "text/event-stream") })
 }
 
-func testStream(t *testing.T, withLength bool) {
+func testStream(t *testing.T, contentType string) {
 	release := make(chan struct{})
 	f := newFixture(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/octet-stream")
-		if withLength {
-			w.Header().Set("Content-Length", "12")
-		}
+		w.Header().Set("Content-Type", contentType)
 		io.WriteString(w, "first|")
 		w.(http.Flusher).Flush()
 		select {
