@@ -195,7 +195,7 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(25 * time.Millisecond):
 		}
 	}
 }

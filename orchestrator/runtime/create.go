@@ -144,13 +144,26 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig, *network
 // clampCPUs caps a CPU limit at the host's CPU count: the engine refuses a
 // limit above it, and on a small host "8 cores" can only mean all of them.
 func (d *Docker) clampCPUs(ctx context.Context, nano int64) int64 {
-	info, err := d.cli.Info(ctx)
-	if err != nil || info.NCPU <= 0 {
+	ncpu := d.hostCPUs(ctx)
+	if ncpu <= 0 {
 		return nano
 	}
-	if max := int64(info.NCPU) * 1e9; nano > max {
-		d.log.Warn("CPU limit above the host's CPUs; using all of them", "requested_cpus", float64(nano)/1e9, "host_cpus", info.NCPU)
+	if max := int64(ncpu) * 1e9; nano > max {
+		d.log.Warn("CPU limit above the host's CPUs; using all of them", "requested_cpus", float64(nano)/1e9, "host_cpus", ncpu)
 		return max
 	}
 	return nano
+}
+
+// hostCPUs asks the engine how many CPUs the host has, once: the engine's
+// info call takes tens of milliseconds, too slow for every launch.
+func (d *Docker) hostCPUs(ctx context.Context) int {
+	d.ncpuMu.Lock()
+	defer d.ncpuMu.Unlock()
+	if d.ncpu == 0 {
+		if info, err := d.cli.Info(ctx); err == nil {
+			d.ncpu = info.NCPU
+		}
+	}
+	return d.ncpu
 }

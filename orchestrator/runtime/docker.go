@@ -16,6 +16,10 @@ import (
 type Docker struct {
 	cli client.APIClient
 	log *slog.Logger
+
+	// ncpu caches the host's CPU count (see hostCPUs).
+	ncpuMu sync.Mutex
+	ncpu   int
 }
 
 // networkMu serialises this process's network creation and removal: two
