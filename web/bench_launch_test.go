@@ -33,7 +33,7 @@ type launchImage struct {
 }
 
 func BenchmarkLaunchToReady(b *testing.B) {
-	cli := benchDockerClient(b)
+	cli := dockerClient(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	// Built with debootstrap the first time (minutes), then cached by tag.
@@ -46,7 +46,7 @@ func BenchmarkLaunchToReady(b *testing.B) {
 }
 
 func BenchmarkLaunchToReadyFake(b *testing.B) {
-	cli := benchDockerClient(b)
+	cli := dockerClient(b)
 	ref, err := testimages.FakeJupyter(context.Background(), cli)
 	if err != nil {
 		b.Fatalf("build the fake Jupyter image: %v", err)

@@ -251,7 +251,7 @@ var proxyFix struct {
 // left behind; a later run (-count) starts a new one.
 func acquireProxyFixture(b *testing.B, name string) *proxyFixture {
 	b.Helper()
-	cli := benchDockerClient(b)
+	cli := dockerClient(b)
 	proxyFix.mu.Lock()
 	defer proxyFix.mu.Unlock()
 	if proxyFix.f == nil {
@@ -555,25 +555,6 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// benchDockerClient is dockerClient for benchmarks: an engine client, or a
-// skip (a failure under CI) with the reason.
-func benchDockerClient(b *testing.B) *client.Client {
-	b.Helper()
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		_, err = cli.Ping(context.Background())
-	}
-	if err != nil {
-		msg := "these benchmarks need a Docker engine (docker info failed: " + err.Error() + ")"
-		if testingCI() {
-			b.Fatal(msg)
-		}
-		b.Skip(msg)
-	}
-	b.Cleanup(func() { cli.Close() })
-	return cli
 }
 
 // benchPortal is a real portal on the engine (SQLite in a temp dir,

@@ -23,7 +23,7 @@ import (
 
 // dockerClient returns an engine client or skips with an explicit message
 // (and fails under CI, which must provide an engine).
-func dockerClient(t *testing.T) *client.Client {
+func dockerClient(t testing.TB) *client.Client {
 	t.Helper()
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err == nil {
