@@ -113,6 +113,8 @@ func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
 	f.MaxWorkbenches = whole("max_workbenches", &l.MaxWorkbenches)
 	f.GPUHoursPerMonth = whole("gpu_hours_per_month", &l.GPUHoursPerMonth)
 	f.MaxRuntimeHours = whole("max_runtime_hours", &l.MaxRuntimeHours)
+	f.MinIdleMinutes = whole("min_idle_minutes", &l.MinIdleMinutes)
+	f.MaxIdleMinutes = whole("max_idle_minutes", &l.MaxIdleMinutes)
 	f.Budget = strings.TrimSpace(c.PostForm("budget"))
 	if f.Budget != "" {
 		if m, err := parseMajorUnits("budget", f.Budget); err != nil {
@@ -279,7 +281,8 @@ func (h *Handler) quotaFormOf(l models.Limits, hints map[string]string) template
 		return strconv.FormatInt(*p, 10)
 	}
 	f := templates.QuotaForm{MaxGPUs: num(l.MaxGPUs), MaxWorkbenches: num(l.MaxWorkbenches), GPUHoursPerMonth: num(l.GPUHoursPerMonth),
-		MaxRuntimeHours: num(l.MaxRuntimeHours), AllowedImages: strings.Join(l.AllowedImages, ", "),
+		MaxRuntimeHours: num(l.MaxRuntimeHours), MinIdleMinutes: num(l.MinIdleMinutes), MaxIdleMinutes: num(l.MaxIdleMinutes),
+		AllowedImages:  strings.Join(l.AllowedImages, ", "),
 		AllowedFlavors: strings.Join(l.AllowedFlavors, ", "), Inherited: hints}
 	if l.BudgetPerMonthMicros != nil {
 		f.Budget = plainAmount(*l.BudgetPerMonthMicros)
@@ -310,6 +313,7 @@ func limitsHints(l models.Limits, prefix, currency string) map[string]string {
 	}
 	return map[string]string{"max_gpus": num(l.MaxGPUs), "max_workbenches": num(l.MaxWorkbenches),
 		"gpu_hours_per_month": num(l.GPUHoursPerMonth), "budget": budget, "max_runtime_hours": num(l.MaxRuntimeHours),
+		"min_idle_minutes": num(l.MinIdleMinutes), "max_idle_minutes": num(l.MaxIdleMinutes),
 		"allowed_images": list(l.AllowedImages), "allowed_flavors": list(l.AllowedFlavors)}
 }
 

@@ -530,3 +530,18 @@ func TestMonthlyRollupMatchesLedger(t *testing.T) {
 		}
 	}
 }
+
+func TestIdleBoundsResolve(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	def := Limits{MinIdleMinutes: n(10), MaxIdleMinutes: n(60)}
+	groups := []Limits{{MinIdleMinutes: n(5), MaxIdleMinutes: n(120)}, {MaxIdleMinutes: n(240)}}
+	got := ResolveLimits(def, groups, nil)
+	// lowest minimum (5; the second group inherits 10), highest maximum (240)
+	if *got.MinIdleMinutes != 5 || *got.MaxIdleMinutes != 240 {
+		t.Fatalf("groups: min %d max %d", *got.MinIdleMinutes, *got.MaxIdleMinutes)
+	}
+	got = ResolveLimits(def, groups, &Limits{MaxIdleMinutes: n(30)})
+	if *got.MinIdleMinutes != 5 || *got.MaxIdleMinutes != 30 {
+		t.Fatalf("user override: min %d max %d", *got.MinIdleMinutes, *got.MaxIdleMinutes)
+	}
+}

@@ -25,14 +25,20 @@ type Limits struct {
 	GPUHoursPerMonth     *int64         `json:"gpu_hours_per_month"`
 	BudgetPerMonthMicros *int64         `json:"budget_per_month_micros"`
 	MaxRuntimeHours      *int64         `json:"max_runtime_hours"`
+	MinIdleMinutes       *int64         `json:"min_idle_minutes"`
+	MaxIdleMinutes       *int64         `json:"max_idle_minutes"`
 	AllowedImages        []string       `json:"allowed_images"`
 	AllowedFlavors       []string       `json:"allowed_flavors"`
 }
 
 // Validate rejects negative limits.
 func (l *Limits) Validate() error {
+	if l.MinIdleMinutes != nil && l.MaxIdleMinutes != nil && *l.MinIdleMinutes > *l.MaxIdleMinutes {
+		return invalid("min_idle_minutes", "must not be above the maximum idle timeout")
+	}
 	for name, v := range map[string]*int64{"max_gpus": l.MaxGPUs, "max_workbenches": l.MaxWorkbenches,
-		"gpu_hours_per_month": l.GPUHoursPerMonth, "budget_per_month_micros": l.BudgetPerMonthMicros, "max_runtime_hours": l.MaxRuntimeHours} {
+		"gpu_hours_per_month": l.GPUHoursPerMonth, "budget_per_month_micros": l.BudgetPerMonthMicros, "max_runtime_hours": l.MaxRuntimeHours,
+		"min_idle_minutes": l.MinIdleMinutes, "max_idle_minutes": l.MaxIdleMinutes} {
 		if v != nil && *v < 0 {
 			return invalid(name, "must be 0 or more (leave empty for unlimited)")
 		}
@@ -55,6 +61,8 @@ type quotaRow struct {
 	GPUHoursPerMonth     *int64 `gorm:"column:gpu_hours_per_month"`
 	BudgetPerMonthMicros *int64
 	MaxRuntimeHours      *int64
+	MinIdleMinutes       *int64
+	MaxIdleMinutes       *int64
 	AllowedImages        *string
 	AllowedFlavors       *string
 	UpdatedBy            string
@@ -65,7 +73,8 @@ func (quotaRow) TableName() string { return "quotas" }
 
 func (r quotaRow) limits() Limits {
 	l := Limits{MaxGPUs: r.MaxGPUs, MaxWorkbenches: r.MaxWorkbenches, GPUHoursPerMonth: r.GPUHoursPerMonth,
-		BudgetPerMonthMicros: r.BudgetPerMonthMicros, MaxRuntimeHours: r.MaxRuntimeHours}
+		BudgetPerMonthMicros: r.BudgetPerMonthMicros, MaxRuntimeHours: r.MaxRuntimeHours,
+		MinIdleMinutes: r.MinIdleMinutes, MaxIdleMinutes: r.MaxIdleMinutes}
 	if r.MaxGPUsPerModel != nil {
 		_ = json.Unmarshal([]byte(*r.MaxGPUsPerModel), &l.MaxGPUsPerModel)
 	}
@@ -94,6 +103,7 @@ func (s *Store) SetQuota(ctx context.Context, scope string, subjectID int64, l L
 	}
 	row := quotaRow{Scope: scope, SubjectID: subjectID, MaxGPUs: l.MaxGPUs, MaxWorkbenches: l.MaxWorkbenches,
 		GPUHoursPerMonth: l.GPUHoursPerMonth, BudgetPerMonthMicros: l.BudgetPerMonthMicros, MaxRuntimeHours: l.MaxRuntimeHours,
+		MinIdleMinutes: l.MinIdleMinutes, MaxIdleMinutes: l.MaxIdleMinutes,
 		MaxGPUsPerModel: jsonPtr(l.MaxGPUsPerModel, l.MaxGPUsPerModel == nil),
 		AllowedImages:   jsonPtr(l.AllowedImages, l.AllowedImages == nil),
 		AllowedFlavors:  jsonPtr(l.AllowedFlavors, l.AllowedFlavors == nil),
@@ -164,6 +174,8 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 		out.GPUHoursPerMonth = mostGenerous(groups, func(l Limits) *int64 { return l.GPUHoursPerMonth }, def.GPUHoursPerMonth)
 		out.BudgetPerMonthMicros = mostGenerous(groups, func(l Limits) *int64 { return l.BudgetPerMonthMicros }, def.BudgetPerMonthMicros)
 		out.MaxRuntimeHours = mostGenerous(groups, func(l Limits) *int64 { return l.MaxRuntimeHours }, def.MaxRuntimeHours)
+		out.MaxIdleMinutes = mostGenerous(groups, func(l Limits) *int64 { return l.MaxIdleMinutes }, def.MaxIdleMinutes)
+		out.MinIdleMinutes = leastOf(groups, func(l Limits) *int64 { return l.MinIdleMinutes }, def.MinIdleMinutes)
 		out.MaxGPUsPerModel = generousMap(groups, def.MaxGPUsPerModel)
 		out.AllowedImages = unionLists(groups, func(l Limits) []string { return l.AllowedImages }, def.AllowedImages)
 		out.AllowedFlavors = unionLists(groups, func(l Limits) []string { return l.AllowedFlavors }, def.AllowedFlavors)
@@ -171,7 +183,8 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 	if user != nil {
 		for _, f := range []struct{ dst, src **int64 }{{&out.MaxGPUs, &user.MaxGPUs}, {&out.MaxWorkbenches, &user.MaxWorkbenches},
 			{&out.GPUHoursPerMonth, &user.GPUHoursPerMonth}, {&out.BudgetPerMonthMicros, &user.BudgetPerMonthMicros},
-			{&out.MaxRuntimeHours, &user.MaxRuntimeHours}} {
+			{&out.MaxRuntimeHours, &user.MaxRuntimeHours}, {&out.MinIdleMinutes, &user.MinIdleMinutes},
+			{&out.MaxIdleMinutes, &user.MaxIdleMinutes}} {
 			if *f.src != nil {
 				*f.dst = *f.src
 			}
@@ -205,6 +218,25 @@ func mostGenerous(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
 			return nil
 		}
 		if best == nil || *v > *best {
+			best = v
+		}
+	}
+	return best
+}
+
+// leastOf is mostGenerous for lower bounds: the smallest value among the
+// groups (each group's own, else the default's); no bound at all beats any.
+func leastOf(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
+	var best *int64
+	for _, g := range groups {
+		v := get(g)
+		if v == nil {
+			v = def
+		}
+		if v == nil {
+			return nil
+		}
+		if best == nil || *v < *best {
 			best = v
 		}
 	}

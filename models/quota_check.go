@@ -21,6 +21,8 @@ type LaunchAsk struct {
 	Flavor   string
 	GPUModel string
 	GPUs     int
+	// IdleTimeout is the idle timeout the user picked.
+	IdleTimeout time.Duration
 }
 
 // MonthUsage is a user's use of monthly limits, ledger plus the part of
@@ -49,6 +51,12 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return &QuotaError{"allowed_flavors", fmt.Sprintf("your quota does not allow the flavor %q", ask.Flavor)}
 		}
 		// Column tags: gorm's naming would look for "gp_us" and scan 0.
+		if lim.MinIdleMinutes != nil && ask.IdleTimeout < time.Duration(*lim.MinIdleMinutes)*time.Minute {
+			return &QuotaError{"min_idle_minutes", fmt.Sprintf("your quota needs an idle timeout of at least %d minutes", *lim.MinIdleMinutes)}
+		}
+		if lim.MaxIdleMinutes != nil && ask.IdleTimeout > time.Duration(*lim.MaxIdleMinutes)*time.Minute {
+			return &QuotaError{"max_idle_minutes", fmt.Sprintf("your quota allows an idle timeout of at most %d minutes", *lim.MaxIdleMinutes)}
+		}
 		var rows []struct {
 			GPUModel string `gorm:"column:gpu_model"`
 			GPUs     int    `gorm:"column:gpus"`

@@ -76,7 +76,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second)}
-	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount}
+	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
 	if err := m.store.CreateWorkbench(ctx, wb, need, models.CheckLaunchQuota(ask, month)); err != nil {
 		return nil, m.refusal(ctx, err)
 	}

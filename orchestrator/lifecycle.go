@@ -109,7 +109,8 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	if err != nil {
 		return err
 	}
-	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount}
+	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
+		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second}
 	gpus, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
 	m.forgetRoute(id)
 	if err != nil {
