@@ -76,11 +76,7 @@ func BenchmarkProxyHTTP(b *testing.B) {
 	for _, target := range []string{"direct", "portal", "nginx"} {
 		b.Run(target, func(b *testing.B) {
 			base, hdr := f.endpoint(b, target, "http")
-			u := base + "/wb/" + f.id + "/api/status"
-			newWorker := func() (func() error, func(), error) {
-				return func() error { return f.get(u, hdr) }, func() {}, nil
-			}
-			results[target] = runBench(b, newWorker)
+			results[target] = runBenchExternal(b, base+"/wb/"+f.id+"/api/status", hdr)
 		})
 	}
 	logSummary(b, "HTTP GET /api/status", results)
@@ -146,6 +142,12 @@ func runBench(b *testing.B, newWorker func() (do func() error, done func(), err 
 		b.Fatal(err)
 	}
 	r.serialP50, r.serialP99 = serial.p50, serial.p99
+	reportBench(b, r)
+	return r
+}
+
+// reportBench reports a result's metrics on b.
+func reportBench(b *testing.B, r benchResult) {
 	// ns/op from our own count: we may have done more than b.N operations.
 	b.ReportMetric(float64(r.elapsed.Nanoseconds())/float64(r.ops), "ns/op")
 	b.ReportMetric(r.perSec(), "req/s")
@@ -153,7 +155,6 @@ func runBench(b *testing.B, newWorker func() (do func() error, done func(), err 
 	b.ReportMetric(us(r.p99), "p99-µs")
 	b.ReportMetric(us(r.serialP50), "serial-p50-µs")
 	b.ReportMetric(us(r.serialP99), "serial-p99-µs")
-	return r
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
