@@ -126,6 +126,20 @@ func (b *Billing) primaryGroup(ctx context.Context, userID int64) (string, error
 // intervals (userID 0 = everyone's, wbID "" = every workbench).
 func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (models.MonthUsage, error) {
 	var out models.MonthUsage
+	per, err := b.unbilledByWorkbench(ctx, func(iv models.UsageInterval) bool {
+		return (userID == 0 || iv.UserID == userID) && (wbID == "" || iv.WorkbenchID == wbID)
+	})
+	for _, u := range per {
+		out.GPUSeconds += u.GPUSeconds
+		out.AmountMicros += u.AmountMicros
+	}
+	return out, err
+}
+
+// unbilledByWorkbench prices the unbilled part of the intervals that keep
+// selects, per workbench, reading the intervals and rates once.
+func (b *Billing) unbilledByWorkbench(ctx context.Context, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
+	out := map[string]models.MonthUsage{}
 	ivs, err := b.store.IntervalsToBill(ctx)
 	if err != nil {
 		return out, err
@@ -136,7 +150,7 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 	}
 	now := b.now()
 	for _, iv := range ivs {
-		if (userID != 0 && iv.UserID != userID) || (wbID != "" && iv.WorkbenchID != wbID) {
+		if !keep(iv) {
 			continue
 		}
 		from := iv.StartedAt.Truncate(time.Second)
@@ -154,12 +168,14 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 		if err != nil {
 			return out, err
 		}
+		u := out[iv.WorkbenchID]
 		for _, l := range lines {
-			out.AmountMicros += l.Amount
+			u.AmountMicros += l.Amount
 			if l.Resource == pricing.GPU {
-				out.GPUSeconds += l.Seconds * l.Quantity / pricing.MilliUnits
+				u.GPUSeconds += l.Seconds * l.Quantity / pricing.MilliUnits
 			}
 		}
+		out[iv.WorkbenchID] = u
 	}
 	return out, nil
 }
@@ -192,6 +208,10 @@ func (b *Billing) HourlyRate(ctx context.Context, shape pricing.Shape) (int64, e
 	if err != nil {
 		return 0, err
 	}
+	return b.hourlyRate(shape, scheds)
+}
+
+func (b *Billing) hourlyRate(shape pricing.Shape, scheds map[string]pricing.Schedule) (int64, error) {
 	// Only the rates in force now, as if they had always been: pricing this
 	// clock hour with the full history would blend in a rate that changed
 	// earlier in the hour, or one that starts later in it.
@@ -227,17 +247,26 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]WorkbenchCost, len(wbs))
+	listed := make(map[string]bool, len(wbs))
 	for _, w := range wbs {
-		c := WorkbenchCost{SoFarMicros: charged[w.ID]}
+		listed[w.ID] = true
+	}
+	live, err := b.unbilledByWorkbench(ctx, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]WorkbenchCost, len(wbs))
+	var scheds map[string]pricing.Schedule // read once, if a workbench runs
+	for _, w := range wbs {
+		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
 		if w.Active() {
-			live, err := b.Unbilled(ctx, 0, w.ID)
-			if err != nil {
-				return nil, err
-			}
-			c.SoFarMicros += live.AmountMicros
 			if fl := flavors[w.FlavorID]; fl != nil && w.State == models.StateRunning {
-				if c.PerHourMicros, err = b.HourlyRate(ctx, FlavorShape(fl)); err != nil {
+				if scheds == nil {
+					if scheds, err = b.store.Schedules(ctx); err != nil {
+						return nil, err
+					}
+				}
+				if c.PerHourMicros, err = b.hourlyRate(FlavorShape(fl), scheds); err != nil {
 					return nil, err
 				}
 			}
