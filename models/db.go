@@ -47,7 +47,10 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true, // single statements need no wrapping transaction
-		PrepareStmt:            true, // re-preparing SQL was a tenth of the proxy's CPU
+		// No PrepareStmt: inside a transaction gorm prepares a statement on
+		// a second pooled connection, and with every connection held by a
+		// transaction waiting in BEGIN IMMEDIATE that deadlocks until the
+		// busy timeout (seen with 20 concurrent launches).
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
