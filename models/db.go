@@ -51,7 +51,7 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 		// a second pooled connection, and with every connection held by a
 		// transaction waiting in BEGIN IMMEDIATE that deadlocks until the
 		// busy timeout (seen with 20 concurrent launches).
-		NowFunc:                func() time.Time { return time.Now().UTC() },
+		NowFunc: func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
