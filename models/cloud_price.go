@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -337,12 +336,4 @@ func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int
 		return err
 	}
 	return s.SetSetting(ctx, fxKeyPrefix+currency, strconv.FormatInt(micros, 10))
-}
-
-// CloudCurrencies lists the currencies the catalog uses, sorted.
-func (s *Store) CloudCurrencies(ctx context.Context) ([]string, error) {
-	var out []string
-	err := s.db.WithContext(ctx).Model(&CloudPrice{}).Distinct().Pluck("currency", &out).Error
-	sort.Strings(out)
-	return out, err
 }

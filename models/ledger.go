@@ -104,13 +104,19 @@ func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy st
 	if !ok {
 		return nil, 0, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
 	}
+	// Whole months are read from the rollup a trigger keeps beside the
+	// ledger: the same sums over far fewer rows.
+	table, gpuSecs, period := "ledger_entries l",
+		"SUM(CASE WHEN l.resource = 'gpu' THEN l.seconds * l.quantity_milli / 1000 ELSE 0 END)", "l.period_start >= ? AND l.period_start < ?"
+	var lo, hi any = from.UTC(), to.UTC()
 	if monthAligned(from) && monthAligned(to) {
-		return s.monthlySummary(ctx, from, to, col, groupBy, userID)
+		table, gpuSecs, period = "ledger_monthly l", "SUM(l.gpu_seconds)", "l.month >= ? AND l.month < ?"
+		lo, hi = from.UTC().Format("2006-01"), to.UTC().Format("2006-01")
 	}
-	q := s.db.WithContext(ctx).Table("ledger_entries l").
-		Select(col+" AS key, SUM(CASE WHEN l.resource = 'gpu' THEN l.seconds * l.quantity_milli / 1000 ELSE 0 END) AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
+	q := s.db.WithContext(ctx).Table(table).
+		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
 		Joins("JOIN users u ON u.id = l.user_id").
-		Where("l.period_start >= ? AND l.period_start < ?", from.UTC(), to.UTC()).
+		Where(period, lo, hi).
 		Group(col).Order("amount_micros DESC")
 	if groupBy == "workbench" {
 		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
@@ -166,28 +172,3 @@ func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]
 }
 
 func monthAligned(t time.Time) bool { return t.Equal(MonthStart(t)) }
-
-// monthlySummary is UsageSummary over whole months, read from the rollup
-// that a trigger keeps beside the ledger (same sums, far fewer rows).
-func (s *Store) monthlySummary(ctx context.Context, from, to time.Time, col, groupBy string, userID int64) ([]UsageItem, int64, error) {
-	q := s.db.WithContext(ctx).Table("ledger_monthly l").
-		Select(col+" AS key, SUM(l.gpu_seconds) AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
-		Joins("JOIN users u ON u.id = l.user_id").
-		Where("l.month >= ? AND l.month < ?", from.UTC().Format("2006-01"), to.UTC().Format("2006-01")).
-		Group(col).Order("amount_micros DESC")
-	if groupBy == "workbench" {
-		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
-	}
-	if userID != 0 {
-		q = q.Where("l.user_id = ?", userID)
-	}
-	var items []UsageItem
-	if err := q.Scan(&items).Error; err != nil {
-		return nil, 0, err
-	}
-	var total int64
-	for _, it := range items {
-		total += it.AmountMicros
-	}
-	return items, total, nil
-}

@@ -133,10 +133,3 @@ func (st *SessionStore) DeleteExpired(ctx context.Context) (int64, error) {
 	}
 	return res.RowsAffected()
 }
-
-// CountSessions returns the number of live sessions (for tests and metrics).
-func (st *SessionStore) CountSessions(ctx context.Context) (int64, error) {
-	var n int64
-	err := st.s.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM sessions WHERE expiry > ?", float64(st.s.now().UnixNano())/1e9).Scan(&n)
-	return n, err
-}

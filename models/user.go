@@ -173,14 +173,6 @@ func (s *Store) SetUserDisabled(ctx context.Context, userID int64, disabled bool
 	return s.updateUser(ctx, userID, map[string]any{"disabled": disabled})
 }
 
-// SetUserRole changes a user's role.
-func (s *Store) SetUserRole(ctx context.Context, userID int64, role string) error {
-	if role != RoleAdmin && role != RoleUser {
-		return invalid("role", "must be admin or user")
-	}
-	return s.updateUser(ctx, userID, map[string]any{"role": role})
-}
-
 func (s *Store) updateUser(ctx context.Context, userID int64, fields map[string]any) error {
 	fields["updated_at"] = s.now()
 	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", userID).Updates(fields)

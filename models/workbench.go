@@ -133,7 +133,7 @@ func (s *Store) CreateWorkbench(ctx context.Context, wb *Workbench, need GPUNeed
 			return &ValidationError{Field: "name", Message: "you already have a workbench with this name"}
 		}
 		if check != nil {
-			if err := check(&Tx{tx: tx, s: s}); err != nil {
+			if err := check(&Tx{tx: tx}); err != nil {
 				return err
 			}
 		}
@@ -153,7 +153,6 @@ func (s *Store) CreateWorkbench(ctx context.Context, wb *Workbench, need GPUNeed
 // it (quotas: CheckLaunchQuota).
 type Tx struct {
 	tx *gorm.DB
-	s  *Store
 }
 
 // RestartWorkbench moves a stopped or failed workbench to requested and
@@ -164,7 +163,7 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, c
 	now := s.now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if check != nil {
-			if err := check(&Tx{tx: tx, s: s}); err != nil {
+			if err := check(&Tx{tx: tx}); err != nil {
 				return err
 			}
 		}

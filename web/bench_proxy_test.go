@@ -408,27 +408,6 @@ func (f *proxyFixture) endpoint(b *testing.B, target, scheme string) (string, ht
 	return base, h
 }
 
-// get sends one GET with hdr and checks for a 200 with a body.
-func (f *proxyFixture) get(u string, hdr http.Header) error {
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	res, err := f.client.Do(req)
-	if err != nil {
-		return err
-	}
-	n, _ := io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || n == 0 {
-		return fmt.Errorf("GET %s: status %d, %d bytes", u, res.StatusCode, n)
-	}
-	return nil
-}
-
 // nginxConf is a reverse proxy configured as one would put nginx in front of
 // Jupyter: HTTP/1.1 with pooled upstream connections, WebSocket upgrades
 // passed through, no access log. keepalive_requests is raised on both sides

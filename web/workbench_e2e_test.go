@@ -9,14 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
 	"workbench/models"
-	"workbench/orchestrator/runtime"
 	"workbench/orchestrator/testimages"
 	"workbench/web"
 )
@@ -45,22 +40,7 @@ func testingCI() bool { return strings.TrimSpace(getenv("CI")) != "" }
 // cleanupInstall removes every container, volume and network a portal
 // instance created, by its install label.
 func cleanupInstall(t *testing.T, cli *client.Client, installID string) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		f := filters.NewArgs(filters.Arg("label", runtime.LabelInstall+"="+installID))
-		cs, _ := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-		for _, c := range cs {
-			_ = cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
-		}
-		vs, _ := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-		for _, v := range vs.Volumes {
-			_ = cli.VolumeRemove(ctx, v.Name, true)
-		}
-		ns, _ := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-		for _, n := range ns {
-			_ = cli.NetworkRemove(ctx, n.ID)
-		}
-	})
+	t.Cleanup(func() { removeInstallObjects(cli, installID) })
 }
 
 // enginePortal starts a portal on the real engine with the fake Jupyter
