@@ -125,8 +125,16 @@ func (b *Billing) primaryGroup(ctx context.Context, userID int64) (string, error
 // Unbilled prices what is not in the ledger yet: the running part of open
 // intervals (userID 0 = everyone's, wbID "" = every workbench).
 func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (models.MonthUsage, error) {
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return models.MonthUsage{}, err
+	}
+	return b.unbilled(ctx, scheds, userID, wbID)
+}
+
+func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string) (models.MonthUsage, error) {
 	var out models.MonthUsage
-	per, err := b.unbilledByWorkbench(ctx, func(iv models.UsageInterval) bool {
+	per, err := b.unbilledByWorkbench(ctx, scheds, func(iv models.UsageInterval) bool {
 		return (userID == 0 || iv.UserID == userID) && (wbID == "" || iv.WorkbenchID == wbID)
 	})
 	for _, u := range per {
@@ -137,14 +145,10 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 }
 
 // unbilledByWorkbench prices the unbilled part of the intervals that keep
-// selects, per workbench, reading the intervals and rates once.
-func (b *Billing) unbilledByWorkbench(ctx context.Context, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
+// selects, per workbench, reading the intervals once.
+func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
 	out := map[string]models.MonthUsage{}
 	ivs, err := b.store.IntervalsToBill(ctx)
-	if err != nil {
-		return out, err
-	}
-	scheds, err := b.store.Schedules(ctx)
 	if err != nil {
 		return out, err
 	}
@@ -187,11 +191,11 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	live, err := b.Unbilled(ctx, userID, "")
+	scheds, err := b.store.Schedules(ctx)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	scheds, err := b.store.Schedules(ctx)
+	live, err := b.unbilled(ctx, scheds, userID, "")
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
@@ -251,24 +255,20 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	for _, w := range wbs {
 		listed[w.ID] = true
 	}
-	live, err := b.unbilledByWorkbench(ctx, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live, err := b.unbilledByWorkbench(ctx, scheds, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]WorkbenchCost, len(wbs))
-	var scheds map[string]pricing.Schedule // read once, if a workbench runs
 	for _, w := range wbs {
 		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
-		if w.Active() {
-			if fl := flavors[w.FlavorID]; fl != nil && w.State == models.StateRunning {
-				if scheds == nil {
-					if scheds, err = b.store.Schedules(ctx); err != nil {
-						return nil, err
-					}
-				}
-				if c.PerHourMicros, err = b.hourlyRate(FlavorShape(fl), scheds); err != nil {
-					return nil, err
-				}
+		if fl := flavors[w.FlavorID]; fl != nil && w.State == models.StateRunning {
+			if c.PerHourMicros, err = b.hourlyRate(FlavorShape(fl), scheds); err != nil {
+				return nil, err
 			}
 		}
 		out[w.ID] = c
