@@ -118,45 +118,55 @@ func (m *Manager) Events() *Broker { return m.events }
 func (m *Manager) Options() Options { return m.opt }
 
 // Run reconciles at once, then keeps the database in line with the engine
-// (on Docker events and periodically), culls idle workbenches and flushes
-// proxy activity, until ctx ends. It never stops a workbench on exit.
+// (on Docker events and periodically), culls idle workbenches, records
+// heartbeats, bills, meters storage and flushes proxy activity, until ctx
+// ends. It never stops a workbench on exit.
+//
+// Each duty has its own loop: a slow engine call in one (measuring volumes
+// walks their files and, on older engines, every container's layer) must
+// not hold up the others. A CI run once saw an orphan outlive its grace by
+// 10 s because reconciliation waited behind a storage measurement.
 func (m *Manager) Run(ctx context.Context) {
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
 	}
-	m.MeterStorage(ctx)
-	go m.watchEvents(ctx)
-	reconcile := time.NewTicker(m.opt.ReconcileEvery)
-	cull := time.NewTicker(m.opt.CullEvery)
-	flush := time.NewTicker(5 * time.Second)
-	heartbeat := time.NewTicker(m.opt.HeartbeatEvery)
-	bill := time.NewTicker(m.opt.BillEvery)
-	storage := time.NewTicker(m.opt.StorageEvery)
-	defer storage.Stop()
-	defer heartbeat.Stop()
-	defer bill.Stop()
-	defer reconcile.Stop()
-	defer cull.Stop()
-	defer flush.Stop()
+	var wg sync.WaitGroup
+	duty := func(every time.Duration, now bool, fn func(context.Context)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.periodically(ctx, every, now, fn)
+		}()
+	}
+	duty(m.opt.ReconcileEvery, false, func(ctx context.Context) {
+		if err := m.Reconcile(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			m.log.Warn("reconciliation", "err", err)
+		}
+	})
+	duty(m.opt.StorageEvery, true, m.MeterStorage)
+	duty(m.opt.CullEvery, false, m.Cull)
+	duty(5*time.Second, false, m.flushActivity)
+	duty(m.opt.HeartbeatEvery, false, m.heartbeat)
+	duty(m.opt.BillEvery, false, m.BillAndEnforce)
+	m.watchEvents(ctx)
+	wg.Wait()
+	m.flushActivity(context.Background())
+}
+
+// periodically calls fn every interval until ctx ends (at once first when
+// now is set). Calls of one duty never overlap.
+func (m *Manager) periodically(ctx context.Context, every time.Duration, now bool, fn func(context.Context)) {
+	if now {
+		fn(ctx)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			m.flushActivity(context.Background())
 			return
-		case <-reconcile.C:
-			if err := m.Reconcile(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				m.log.Warn("reconciliation", "err", err)
-			}
-		case <-cull.C:
-			m.Cull(ctx)
-		case <-flush.C:
-			m.flushActivity(ctx)
-		case <-heartbeat.C:
-			m.heartbeat(ctx)
-		case <-bill.C:
-			m.BillAndEnforce(ctx)
-		case <-storage.C:
-			m.MeterStorage(ctx)
+		case <-t.C:
+			fn(ctx)
 		}
 	}
 }
