@@ -208,25 +208,18 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 // with an unlimited default, a group that sets no limit beats a group that
 // sets one.
 func mostGenerous(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
-	var best *int64
-	for _, g := range groups {
-		v := get(g)
-		if v == nil {
-			v = def
-		}
-		if v == nil {
-			return nil
-		}
-		if best == nil || *v > *best {
-			best = v
-		}
-	}
-	return best
+	return bestOf(groups, get, def, func(v, best int64) bool { return v > best })
 }
 
 // leastOf is mostGenerous for lower bounds: the smallest value among the
 // groups (each group's own, else the default's); no bound at all beats any.
 func leastOf(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
+	return bestOf(groups, get, def, func(v, best int64) bool { return v < best })
+}
+
+// bestOf walks the groups' values (the default where a group has none) and
+// keeps the one better beats; no limit (nil) ends the walk as the winner.
+func bestOf(groups []Limits, get func(Limits) *int64, def *int64, better func(v, best int64) bool) *int64 {
 	var best *int64
 	for _, g := range groups {
 		v := get(g)
@@ -236,7 +229,7 @@ func leastOf(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
 		if v == nil {
 			return nil
 		}
-		if best == nil || *v < *best {
+		if best == nil || better(*v, *best) {
 			best = v
 		}
 	}
