@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -28,13 +29,7 @@ func (h *Handler) adminCloudPrices(c *gin.Context) {
 // renderCloudPrices shows the page; typed (the settings form as posted)
 // refills the inputs when errs points at some of them.
 func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string]string, errs templates.FormErrors) {
-	ctx := c.Request.Context()
-	rows, err := h.store.ListCloudPrices(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	cs, err := h.store.CalculatorSettings(ctx)
+	rows, cs, err := h.cloudCatalog(c.Request.Context())
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -99,13 +94,7 @@ func (h *Handler) fxCurrencies(rows []models.CloudPrice, cs models.CalculatorSet
 // calculatorSettingsForm: POST /admin/cloud-prices/settings — discounts in
 // percent, exchange rates in the portal currency per unit.
 func (h *Handler) calculatorSettingsForm(c *gin.Context) {
-	ctx := c.Request.Context()
-	rows, err := h.store.ListCloudPrices(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	cs, err := h.store.CalculatorSettings(ctx)
+	rows, cs, err := h.cloudCatalog(c.Request.Context())
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -321,13 +310,7 @@ func (h *Handler) cloudPriceDeleteForm(c *gin.Context) {
 // apiCloudPrices: GET /api/v1/cloud-prices — the catalog (every logged-in
 // user sees it on the calculator page anyway) with the calculator settings.
 func (h *Handler) apiCloudPrices(c *gin.Context) {
-	ctx := c.Request.Context()
-	rows, err := h.store.ListCloudPrices(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	cs, err := h.store.CalculatorSettings(ctx)
+	rows, cs, err := h.cloudCatalog(c.Request.Context())
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -507,3 +490,15 @@ func calcContains(list []string, s string) bool {
 }
 
 func calcRat(a, b int64) *big.Rat { return big.NewRat(a, b) }
+
+// cloudCatalog reads the cloud offers and the calculator settings that
+// price their derived tiers and other currencies: every view of the
+// catalog needs both.
+func (h *Handler) cloudCatalog(ctx context.Context) ([]models.CloudPrice, models.CalculatorSettings, error) {
+	rows, err := h.store.ListCloudPrices(ctx)
+	if err != nil {
+		return nil, models.CalculatorSettings{}, err
+	}
+	cs, err := h.store.CalculatorSettings(ctx)
+	return rows, cs, err
+}

@@ -47,11 +47,7 @@ func (h *Handler) loadCalcEnv(ctx context.Context) (*calcEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := h.store.CalculatorSettings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := h.store.ListCloudPrices(ctx)
+	rows, cs, err := h.cloudCatalog(ctx)
 	if err != nil {
 		return nil, err
 	}
