@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,5 +123,66 @@ func TestWebSocketNotFound(t *testing.T) {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Error("timed out")
+	}
+}
+
+// Keep-alive pings from Jupyter and the browser's pongs are not activity;
+// a message from the browser is. (Jupyter pings every kernel WebSocket
+// every 30 s: were pongs activity, a forgotten tab would never be culled.)
+func TestWebSocketPingsAreNotActivity(t *testing.T) {
+	var pongs atomic.Int64
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		go func() {
+			for ctx.Err() == nil {
+				if c.Ping(ctx) == nil { // returns once the pong is back
+					pongs.Add(1)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+		}
+	})
+	f := newFixture(t, upstream, func(o *Options) { o.ActivityInterval = time.Nanosecond })
+	c, _, err := dialWS(t, wsURL(f.front.URL, "/wb/abc/api/kernels/k1/channels"), http.Header{"Origin": {f.front.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() { // reading is what answers pings
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	for pongs.Load() < 10 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := pongs.Load(); n < 10 {
+		t.Fatalf("only %d ping/pong round trips through the proxy", n)
+	}
+	if n := f.activityCount(); n != 1 {
+		t.Fatalf("OnActivity called %d times after %d pings and no message, want 1 (the open)", n, pongs.Load())
+	}
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"header":{"msg_type":"execute_request"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	for f.activityCount() < 2 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := f.activityCount(); n != 2 {
+		t.Fatalf("OnActivity called %d times after one message, want 2", n)
 	}
 }

@@ -3,22 +3,29 @@ package proxy
 import (
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
 // wrapUpgraded makes a tunnelled (WebSocket) connection report activity:
-// once when it opens (ServeHTTP already did), while data flows in either
-// direction at most once per ActivityInterval, and once when it closes.
-// A Jupyter tab keeps a kernel WebSocket open for hours, so open/close
-// alone would let a busy notebook look idle.
+// once when it opens (ServeHTTP already did), when the browser sends a
+// message (at most once per ActivityInterval), and once when it closes.
+//
+// Only messages from the browser count: an execute request, a completion,
+// keystrokes in a terminal. What Jupyter sends back is not the user's
+// doing; a running kernel or terminal shows in Jupyter's own activity,
+// which the culler reads. Pings and pongs are not activity either (see
+// frameScanner). A tab left open keeps its kernel WebSocket for days, so
+// counting every byte would keep the workbench, and its GPUs, for days.
 func (p *Proxy) wrapUpgraded(res *http.Response, id string) {
 	rwc, ok := res.Body.(io.ReadWriteCloser)
 	if !ok || p.opts.OnActivity == nil {
 		return // ReverseProxy reports the non-writable body itself
 	}
-	c := &activityConn{ReadWriteCloser: rwc, id: id, p: p, every: p.opts.ActivityInterval.Nanoseconds()}
+	c := &activityConn{ReadWriteCloser: rwc, id: id, p: p, every: p.opts.ActivityInterval.Nanoseconds(),
+		websocket: strings.EqualFold(res.Header.Get("Upgrade"), "websocket")}
 	c.last.Store(time.Now().UnixNano())
 	res.Body = c
 }
@@ -30,10 +37,14 @@ type activityConn struct {
 	every int64        // nanoseconds between reports
 	last  atomic.Int64 // unix nanos of the last report
 	once  sync.Once
+	// websocket: the tunnel carries WebSocket frames, so fromClient can
+	// tell messages from control frames; any other protocol counts every
+	// byte the client sends.
+	websocket  bool
+	fromClient frameScanner // only the client-to-backend copy touches it
 }
 
-// touch reports activity if the last report is older than every. The
-// compare-and-swap keeps the two copy goroutines from both reporting.
+// touch reports activity if the last report is older than every.
 func (c *activityConn) touch() {
 	now := time.Now()
 	last := c.last.Load()
@@ -43,17 +54,10 @@ func (c *activityConn) touch() {
 	c.p.opts.OnActivity(c.id, now)
 }
 
-func (c *activityConn) Read(b []byte) (int, error) {
-	n, err := c.ReadWriteCloser.Read(b)
-	if n > 0 {
-		c.touch()
-	}
-	return n, err
-}
-
+// Write carries what the client sends to the backend.
 func (c *activityConn) Write(b []byte) (int, error) {
 	n, err := c.ReadWriteCloser.Write(b)
-	if n > 0 {
+	if n > 0 && (!c.websocket || c.fromClient.scan(b[:n])) {
 		c.touch()
 	}
 	return n, err
