@@ -11,7 +11,7 @@ import (
 )
 
 // Cull stops running workbenches that have been idle for their idle timeout
-// (no proxy traffic and no kernel activity) or that reached their flavor's
+// (no proxy traffic, no busy kernel, no activity Jupyter saw) or that reached their flavor's
 // maximum runtime. The reason is shown to the user.
 func (m *Manager) Cull(ctx context.Context) {
 	running, err := m.store.ListWorkbenches(ctx, 0, models.StateRunning)
@@ -42,12 +42,12 @@ func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time
 	if t := m.activity.get(wb.ID); t.After(last) {
 		last = t
 	}
-	busy, kernelActivity := m.kernelActivity(ctx, wb)
+	busy, jupyterLast := m.jupyterActivity(ctx, wb)
 	if busy {
 		return ""
 	}
-	if kernelActivity.After(last) {
-		last = kernelActivity
+	if jupyterLast.After(last) {
+		last = jupyterLast
 	}
 	idle := time.Duration(wb.IdleTimeoutS) * time.Second
 	if now.Sub(last) >= idle {
@@ -56,35 +56,50 @@ func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time
 	return ""
 }
 
-// kernelActivity asks Jupyter whether a kernel is busy and when kernels last
-// did something. Failures count as no activity.
-func (m *Manager) kernelActivity(ctx context.Context, wb *models.Workbench) (busy bool, last time.Time) {
+// jupyterActivity asks Jupyter whether a kernel is busy and when it last
+// saw activity: its own last_activity (/api/status) covers kernels,
+// terminals and API use, including work the proxy cannot see (output of a
+// terminal command, a kernel's messages). Both requests carry
+// no_track_activity, or asking would itself count as activity. Failures
+// count as no activity.
+func (m *Manager) jupyterActivity(ctx context.Context, wb *models.Workbench) (busy bool, last time.Time) {
 	if wb.Endpoint == "" {
 		return false, time.Time{}
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+wb.Endpoint+BaseURL(wb.ID)+"api/kernels", nil)
-	req.Header.Set("Authorization", "token "+wb.Token)
-	res, err := m.http.Do(req)
-	if err != nil {
-		return false, time.Time{}
-	}
-	defer res.Body.Close()
 	var kernels []struct {
 		ExecutionState string    `json:"execution_state"`
 		LastActivity   time.Time `json:"last_activity"`
 	}
-	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&kernels) != nil {
-		return false, time.Time{}
+	if m.jupyterGet(ctx, wb, "api/kernels", &kernels) {
+		for _, k := range kernels {
+			if k.ExecutionState == "busy" {
+				busy = true
+			}
+			if k.LastActivity.After(last) {
+				last = k.LastActivity
+			}
+		}
 	}
-	for _, k := range kernels {
-		if k.ExecutionState == "busy" {
-			busy = true
-		}
-		if k.LastActivity.After(last) {
-			last = k.LastActivity
-		}
+	var status struct {
+		LastActivity time.Time `json:"last_activity"`
+	}
+	if m.jupyterGet(ctx, wb, "api/status", &status) && status.LastActivity.After(last) {
+		last = status.LastActivity
 	}
 	return busy, last
+}
+
+// jupyterGet reads one of Jupyter's JSON APIs without counting as activity.
+func (m *Manager) jupyterGet(ctx context.Context, wb *models.Workbench, path string, into any) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet,
+		"http://"+wb.Endpoint+BaseURL(wb.ID)+path+"?no_track_activity=1", nil)
+	req.Header.Set("Authorization", "token "+wb.Token)
+	res, err := m.http.Do(req)
+	if err != nil {
+		return false
+	}
+	defer res.Body.Close()
+	return res.StatusCode == http.StatusOK && json.NewDecoder(res.Body).Decode(into) == nil
 }
 
 func latest(ts ...*time.Time) time.Time {

@@ -35,6 +35,9 @@ type Config struct {
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
+	// ActivityEvery is how often an open WebSocket's messages are reported
+	// as activity (0: the proxy's default, 10 s); tests shorten it.
+	ActivityEvery time.Duration
 
 	gpuMode gpu.Mode
 }

@@ -2,12 +2,16 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"workbench/models"
+	"workbench/orchestrator/testimages"
 	"workbench/web"
 )
 
@@ -160,4 +164,137 @@ func cullWaitStopped(t *testing.T, p *testPortal, token, id string, within time.
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// TestIdleCullingSeesJupyter: the culler counts what Jupyter itself saw
+// (here: API requests that bypass the proxy, as a terminal command's output
+// or a kernel's messages would), and it does not count the keep-alive pings
+// Jupyter sends on an open kernel WebSocket: a forgotten tab does not keep
+// a workbench, and its GPUs, for ever.
+func TestIdleCullingSeesJupyter(t *testing.T) {
+	p, cli := enginePortal(t, cullTimers, func(c *web.Config) { c.ActivityEvery = 100 * time.Millisecond })
+	cullRunManager(t, p)
+	ctx := context.Background()
+	alice := tokenFor(t, p, "alice", "user")
+	ac := p.client()
+	p.login(ac, "alice", "alice-password")
+
+	t.Run("activity only Jupyter saw keeps it running", func(t *testing.T) {
+		id := cullLaunch(t, p, alice, "unseen", "CPU small", 2)
+		waitState(t, p, alice, id, "running")
+		wb, err := p.srv.Store.WorkbenchByID(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := &http.Client{Timeout: 5 * time.Second}
+		var last time.Time
+		for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
+			req, _ := http.NewRequest(http.MethodGet, "http://"+wb.Endpoint+"/wb/"+id+"/api/kernels", nil)
+			req.Header.Set("Authorization", "token "+wb.Token)
+			res, err := hc.Do(req)
+			if err != nil {
+				_, got := p.api("GET", "/api/v1/workbenches/"+id, alice, "")
+				t.Fatalf("Jupyter in use gone (state %v, reason %v): %v", got["state"], got["reason"], err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("straight to Jupyter: %d", res.StatusCode)
+			}
+			last = time.Now()
+		}
+		if code, got := p.api("GET", "/api/v1/workbenches/"+id, alice, ""); code != 200 || got["state"] != "running" {
+			t.Fatalf("workbench Jupyter saw in use, after 3s: %d state %v reason %v", code, got["state"], got["reason"])
+		}
+		stopped := cullWaitStopped(t, p, alice, id, 15*time.Second, nil)
+		if quiet := time.Since(last); quiet < 1500*time.Millisecond {
+			t.Errorf("culled %s after Jupyter's last activity, before the 2s idle timeout", quiet)
+		}
+		if r, _ := stopped["reason"].(string); !strings.Contains(r, "idle") {
+			t.Errorf("reason %q does not mention idle", r)
+		}
+	})
+
+	t.Run("an open kernel WebSocket's pings do not keep it running", func(t *testing.T) {
+		ref, err := testimages.FakeJupyter(ctx, cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := &models.Image{Name: "fake-ping", Image: ref,
+			StartCommand: testimages.FakeJupyterStartCommand + " --ws-ping-interval=100ms",
+			RunAsUser:    "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}
+		if err := p.srv.Store.CreateImage(ctx, img); err != nil {
+			t.Fatal(err)
+		}
+		code, wb := p.api("POST", "/api/v1/workbenches", alice,
+			`{"name":"open-tab","image":"fake-ping","flavor":"CPU small","idle_timeout_seconds":2}`)
+		if code != http.StatusAccepted {
+			t.Fatalf("launch: %d %v", code, wb)
+		}
+		id := wb["id"].(string)
+		waitState(t, p, alice, id, "running")
+
+		// A notebook tab: a kernel, and its channels WebSocket.
+		req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/wb/"+id+"/api/kernels", strings.NewReader(`{"name":"python3"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", p.ts.URL)
+		res, err := ac.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kernel struct{ ID string }
+		err = json.NewDecoder(res.Body).Decode(&kernel)
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated || err != nil {
+			t.Fatalf("start a kernel through the proxy: %d %v", res.StatusCode, err)
+		}
+		wsCtx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		conn, _, err := websocket.Dial(wsCtx, "ws"+strings.TrimPrefix(p.ts.URL, "http")+"/wb/"+id+"/api/kernels/"+kernel.ID+"/channels",
+			&websocket.DialOptions{HTTPClient: ac, HTTPHeader: http.Header{"Origin": {p.ts.URL}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		replies := make(chan struct{}, 100)
+		go func() { // reading is also what answers Jupyter's pings
+			for {
+				_, data, err := conn.Read(wsCtx)
+				if err != nil {
+					return
+				}
+				if strings.Contains(string(data), `"execute_reply"`) {
+					replies <- struct{}{}
+				}
+			}
+		}()
+
+		// Running cells keeps it: 3 s of messages, past the idle timeout.
+		var last time.Time
+		for i := range 10 {
+			msg := `{"header":{"msg_id":"m` + itoa(int64(i)) + `","msg_type":"execute_request","session":"s"},` +
+				`"parent_header":{},"metadata":{},"content":{"code":"1+1"},"channel":"shell","buffers":[]}`
+			if err := conn.Write(wsCtx, websocket.MessageText, []byte(msg)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-replies:
+			case <-wsCtx.Done():
+				t.Fatal("no execute_reply through the proxy")
+			}
+			last = time.Now()
+			time.Sleep(300 * time.Millisecond)
+		}
+		if code, got := p.api("GET", "/api/v1/workbenches/"+id, alice, ""); code != 200 || got["state"] != "running" {
+			t.Fatalf("workbench running cells, after 3s: %d state %v reason %v", code, got["state"], got["reason"])
+		}
+		// Then the tab stays open, the kernel idle: only pings and pongs
+		// flow (every 100 ms), and the workbench is culled.
+		stopped := cullWaitStopped(t, p, alice, id, 15*time.Second, nil)
+		if quiet := time.Since(last); quiet < 1500*time.Millisecond {
+			t.Errorf("culled %s after the last message, before the 2s idle timeout", quiet)
+		}
+		if r, _ := stopped["reason"].(string); !strings.Contains(r, "idle") {
+			t.Errorf("reason %q does not mention idle", r)
+		}
+	})
 }

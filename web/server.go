@@ -178,6 +178,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	px := proxy.New(proxy.Options{
 		Resolve:           h.ProxyResolve,
 		OnActivity:        s.Manager.Touch,
+		ActivityInterval:  s.cfg.ActivityEvery,
 		TrustedOrigins:    trusted(s.cfg.PublicURL),
 		SessionCookieName: SessionCookieName,
 		Logger:            s.log,

@@ -121,6 +121,34 @@ func TestRealJupyterKernelExecute(t *testing.T) {
 		t.Fatalf("GET api/status without token: status %d, want 403; body %s", code, body)
 	}
 
+	// The portal's culler reads last_activity from api/status and asks with
+	// no_track_activity so that asking does not count (jupyter_server's
+	// rule, which the fake image copies): check this Jupyter keeps it.
+	lastActivity := func() string {
+		code, body := rjDo(ctx, t, hc, http.MethodGet, base+"api/status", auth, nil)
+		var st struct {
+			LastActivity string `json:"last_activity"`
+		}
+		if code != http.StatusOK || json.Unmarshal(body, &st) != nil || st.LastActivity == "" {
+			t.Fatalf("GET api/status: %d %s", code, body)
+		}
+		return st.LastActivity
+	}
+	before := lastActivity()
+	time.Sleep(20 * time.Millisecond)
+	if code, body := rjDo(ctx, t, hc, http.MethodGet, base+"api/kernels?no_track_activity=1", auth, nil); code != http.StatusOK {
+		t.Fatalf("GET api/kernels?no_track_activity=1: %d %s", code, body)
+	}
+	if after := lastActivity(); after != before {
+		t.Fatalf("last_activity moved from %s to %s on requests that ask not to be tracked", before, after)
+	}
+	if code, body := rjDo(ctx, t, hc, http.MethodGet, base+"api/kernels", auth, nil); code != http.StatusOK {
+		t.Fatalf("GET api/kernels: %d %s", code, body)
+	}
+	if after := lastActivity(); after == before {
+		t.Fatalf("last_activity still %s after a tracked API request", after)
+	}
+
 	code, body := rjDo(ctx, t, hc, http.MethodPost, base+"api/kernels", auth, []byte(`{"name":"python3"}`))
 	if code != http.StatusCreated {
 		t.Fatalf("POST api/kernels: status %d, want 201; body %s", code, body)

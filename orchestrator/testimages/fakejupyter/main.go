@@ -29,10 +29,12 @@ func main() {
 	ip := flag.String("ip", envOr("JUPYTER_IP", "0.0.0.0"), "address to listen on")
 	base := flag.String("base-url", envOr("JUPYTER_BASE_URL", "/"), "URL prefix everything is served under")
 	token := flag.String("token", os.Getenv("JUPYTER_TOKEN"), "token required on every request (empty: none)")
+	ping := flag.Duration("ws-ping-interval", 30*time.Second, "keep-alive ping on kernel WebSockets, as Jupyter's ws_ping_interval (0: none)")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv := newServer(normalizeBase(*base), *token, log)
+	srv.pingEvery = *ping
 
 	addr := net.JoinHostPort(*ip, strconv.Itoa(*port))
 	hs := &http.Server{Addr: addr, Handler: srv, ReadHeaderTimeout: 10 * time.Second}

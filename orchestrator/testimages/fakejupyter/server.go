@@ -23,7 +23,8 @@ type server struct {
 	kernels      map[string]*kernel
 	lastActivity time.Time
 
-	connections atomic.Int64 // open WebSockets
+	connections atomic.Int64  // open WebSockets
+	pingEvery   time.Duration // kernel WebSocket keep-alive pings (0: none)
 }
 
 func newServer(base, token string, log *slog.Logger) *server {
@@ -58,7 +59,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "403 Forbidden: missing or wrong token", http.StatusForbidden)
 		return
 	}
-	s.touch()
+	// Jupyter's own activity rules: /api/status and requests that say
+	// no_track_activity do not count (jupyter_server's _track_activity).
+	if !strings.HasSuffix(r.URL.Path, "/api/status") && !r.URL.Query().Has("no_track_activity") {
+		s.touch()
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

@@ -142,3 +142,34 @@ func TestWebSockets(t *testing.T) {
 		}
 	}
 }
+
+// Like jupyter_server, /api/status and requests marked no_track_activity
+// leave last_activity alone; other API requests move it.
+func TestActivityTrackingRules(t *testing.T) {
+	base := newTestServer(t)
+	auth := "token " + testToken
+	lastActivity := func() string {
+		code, body := do(t, "GET", base+"api/status", auth, "")
+		var st struct {
+			LastActivity string `json:"last_activity"`
+		}
+		if code != 200 || json.Unmarshal([]byte(body), &st) != nil {
+			t.Fatalf("status: %d %q", code, body)
+		}
+		return st.LastActivity
+	}
+	before := lastActivity()
+	time.Sleep(5 * time.Millisecond)
+	if code, _ := do(t, "GET", base+"api/kernels?no_track_activity=1", auth, ""); code != 200 {
+		t.Fatalf("kernels: %d", code)
+	}
+	if got := lastActivity(); got != before {
+		t.Fatalf("last_activity moved from %s to %s on untracked requests", before, got)
+	}
+	if code, _ := do(t, "GET", base+"api/kernels", auth, ""); code != 200 {
+		t.Fatalf("kernels: %d", code)
+	}
+	if got := lastActivity(); got == before {
+		t.Fatalf("last_activity still %s after a tracked request", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -70,6 +71,9 @@ func (s *server) handleChannels(w http.ResponseWriter, r *http.Request) {
 	defer s.setKernel(id, func(k *kernel) { k.Connections-- })
 
 	ctx := r.Context()
+	if s.pingEvery > 0 {
+		go s.keepAlive(ctx, c)
+	}
 	count := 0
 	for {
 		_, data, err := c.Read(ctx)
@@ -118,4 +122,22 @@ func (s *server) send(ctx context.Context, c *websocket.Conn, parent jmsg, chann
 	}
 	b, _ := json.Marshal(m)
 	_ = c.Write(ctx, websocket.MessageText, b)
+}
+
+// keepAlive pings like Jupyter's kernel WebSockets do (every
+// ws_ping_interval, 30 s by default); the reply is a pong from the
+// client's WebSocket library, with no message in it.
+func (s *server) keepAlive(ctx context.Context, c *websocket.Conn) {
+	t := time.NewTicker(s.pingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if c.Ping(ctx) != nil {
+				return
+			}
+		}
+	}
 }
