@@ -135,7 +135,7 @@ func (m *Manager) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m.periodically(ctx, every, now, fn)
+			periodically(ctx, every, now, fn)
 		}()
 	}
 	duty(m.opt.ReconcileEvery, false, func(ctx context.Context) {
@@ -155,7 +155,7 @@ func (m *Manager) Run(ctx context.Context) {
 
 // periodically calls fn every interval until ctx ends (at once first when
 // now is set). Calls of one duty never overlap.
-func (m *Manager) periodically(ctx context.Context, every time.Duration, now bool, fn func(context.Context)) {
+func periodically(ctx context.Context, every time.Duration, now bool, fn func(context.Context)) {
 	if now {
 		fn(ctx)
 	}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -24,9 +23,8 @@ func (p *Proxy) wrapUpgraded(res *http.Response, id string) {
 	if !ok || p.opts.OnActivity == nil {
 		return // ReverseProxy reports the non-writable body itself
 	}
-	c := &activityConn{ReadWriteCloser: rwc, id: id, p: p, every: p.opts.ActivityInterval.Nanoseconds(),
+	c := &activityConn{ReadWriteCloser: rwc, id: id, p: p, every: p.opts.ActivityInterval, last: time.Now(),
 		websocket: strings.EqualFold(res.Header.Get("Upgrade"), "websocket")}
-	c.last.Store(time.Now().UnixNano())
 	res.Body = c
 }
 
@@ -34,9 +32,11 @@ type activityConn struct {
 	io.ReadWriteCloser
 	id    string
 	p     *Proxy
-	every int64        // nanoseconds between reports
-	last  atomic.Int64 // unix nanos of the last report
-	once  sync.Once
+	every time.Duration // between reports
+	// last is the last report; only the client-to-backend copy (Write)
+	// reads and sets it after the connection is wrapped.
+	last time.Time
+	once sync.Once
 	// websocket: the tunnel carries WebSocket frames, so fromClient can
 	// tell messages from control frames; any other protocol counts every
 	// byte the client sends.
@@ -47,10 +47,10 @@ type activityConn struct {
 // touch reports activity if the last report is older than every.
 func (c *activityConn) touch() {
 	now := time.Now()
-	last := c.last.Load()
-	if now.UnixNano()-last < c.every || !c.last.CompareAndSwap(last, now.UnixNano()) {
+	if now.Sub(c.last) < c.every {
 		return
 	}
+	c.last = now
 	c.p.opts.OnActivity(c.id, now)
 }
 
