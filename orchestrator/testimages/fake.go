@@ -55,7 +55,12 @@ var fake struct {
 // building the binary and the image when needed. The tag is derived from
 // the binary's hash, so an unchanged fake reuses the image from earlier
 // runs. Safe for concurrent use.
+//
+// The build ignores the caller's deadline: it happens once per machine and
+// on a busy machine can take longer than any one test's budget; a build
+// killed half-way would only fail every test that needs it.
 func FakeJupyter(ctx context.Context, cli client.APIClient) (string, error) {
+	ctx = context.WithoutCancel(ctx)
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
 
