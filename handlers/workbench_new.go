@@ -54,7 +54,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			CPUCores: f.CPUCores, MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
 			PerHour: rateText(rate, h.cfg.Currency)})
 	}
-	h.render(c, status, templates.LaunchPage(h.page(c, "New workbench"), v))
+	h.render(c, status, templates.LaunchPage(h.workPage(c, "New workbench"), v))
 }
 
 // launch handles the launch form.
