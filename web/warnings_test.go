@@ -100,7 +100,7 @@ func TestExtendRuntime(t *testing.T) {
 	if want := started.Add(2 * time.Hour).UTC().Format("15:04 UTC"); !strings.Contains(rt, "ends at "+want) {
 		t.Errorf("runtime deadline %q, want ends at %s", rt, want)
 	}
-	if doc.Find(`form[action="/workbenches/` + id + `/extend"] [data-testid=extend]`).Length() != 1 {
+	if doc.Find(`form[action="/workbenches/`+id+`/extend"] [data-testid=extend]`).Length() != 1 {
 		t.Fatal("no +1 h button on the workbench page")
 	}
 	_, list := p.get(ac, "/")
