@@ -78,7 +78,7 @@ func labelled(doc *goquery.Document, s *goquery.Selection) bool {
 		return true
 	}
 	if id, ok := s.Attr("id"); ok && id != "" {
-		return doc.Find(`label[for="` + id + `"]`).Length() > 0
+		return doc.Find(`label[for="`+id+`"]`).Length() > 0
 	}
 	return false
 }
