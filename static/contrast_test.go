@@ -19,7 +19,7 @@ var basePairs = [][2]string{
 	{"--muted", "--bg"}, {"--muted", "--surface"}, {"--muted", "--surface-2"},
 	{"--accent", "--bg"}, {"--accent", "--surface"}, {"--accent", "--surface-2"},
 	{"--accent-text", "--accent"},
-	{"--ok", "--surface"}, {"--warn", "--surface"}, {"--bad", "--surface"}, {"--bad", "--bg"},
+	{"--ok", "--surface"}, {"--warn", "--surface"}, {"--bad", "--surface"}, {"--bad", "--bg"}, {"--bad", "--surface-2"},
 }
 
 // TestContrastAA checks WCAG AA contrast in the light and the dark theme:
