@@ -72,6 +72,22 @@ func TestBrowserDeadlinesAndExtend(t *testing.T) {
 	if err != nil || !disabled {
 		t.Errorf("8x H100 with one GPU drained is not disabled (%v)", err)
 	}
+	// Keyboard users see where they are: a radio card shows a focus ring,
+	// and the skip link comes into view when focused and leads to #main.
+	ring, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+	  const i = document.querySelector('input[name=flavor]:not([disabled])'); i.focus();
+	  const s = getComputedStyle(i.closest('.choice-card'));
+	  return s.outlineStyle + " " + s.outlineWidth; })()`))
+	if err != nil || ring != "solid 3px" {
+		t.Errorf("a focused radio card's outline is %q (%v), want a solid 3px ring", ring, err)
+	}
+	skip, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+	  const a = document.querySelector('[data-testid=skip-link]'); a.focus();
+	  const r = a.getBoundingClientRect();
+	  return (r.top >= 0 ? "visible" : "hidden") + " " + a.getAttribute("href") + " " + (document.getElementById("main") ? "target" : "no-target"); })()`))
+	if err != nil || skip != "visible #main target" {
+		t.Errorf("skip link: %q (%v), want it visible when focused and leading to #main", skip, err)
+	}
 	btScreenshot(t, ctx, "screenshots/launch-form.png")
 
 	btNavigate(t, ctx, p.ts.URL+"/gpus")
