@@ -162,4 +162,16 @@ func TestExtendRuntimeAPI(t *testing.T) {
 	if code != 200 || out["runtime_limit_seconds"] != float64(7200) || out["can_extend"] != true {
 		t.Fatalf("extend: %d %v, want 200 with a 7200 s limit, extendable again", code, out)
 	}
+	// Extensions belong to one run: a new start begins at the flavor's limit.
+	if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/stop", alice, ""); code != 200 {
+		t.Fatalf("stop: %d %v", code, out)
+	}
+	waitState(t, p, alice, id, "stopped")
+	if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/start", alice, ""); code >= 300 {
+		t.Fatalf("start: %d %v", code, out)
+	}
+	waitState(t, p, alice, id, "running")
+	if got, err := p.srv.Store.WorkbenchByID(ctx, id); err != nil || got.RuntimeExtensionS != 0 {
+		t.Fatalf("after a new start the extension is %d (%v), want 0", got.RuntimeExtensionS, err)
+	}
 }
