@@ -33,6 +33,7 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 		h.log.Warn("list GPU models", "err", err)
 	}
 	form.Models = models
+	form.HostCPUs = h.wbs.HostCPUs(c.Request.Context())
 	h.render(c, status, templates.FlavorFormPage(h.page(c, "Flavor"), form))
 }
 
@@ -115,6 +116,9 @@ func atoiField(field, s string, def int) (int, error) {
 
 func (h *Handler) saveFlavor(c *gin.Context, f *models.Flavor) error {
 	ctx := c.Request.Context()
+	if err := h.checkFlavorFits(ctx, f); err != nil {
+		return err
+	}
 	if f.ID == 0 {
 		if err := h.store.CreateFlavor(ctx, f); err != nil {
 			return err

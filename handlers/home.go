@@ -27,7 +27,7 @@ func (h *Handler) home(c *gin.Context) {
 	if err := h.wbs.EnginePing(ctx); err != nil {
 		v.EngineDown = "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back."
 	}
-	h.render(c, http.StatusOK, templates.HomePage(h.page(c, "Workbenches"), v))
+	h.render(c, http.StatusOK, templates.HomePage(h.workPage(c, "Workbenches"), v))
 }
 
 // gpuSummary is a one-line description of the pool, e.g. "8 GPUs, 7 free".

@@ -42,19 +42,28 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		return
 	}
 	free := freeByModel(gpus)
+	v.Facts, v.Unavailable = map[string]templates.ImageFacts{}, map[string]string{}
+	rates := map[string]int64{}
 	for _, img := range imgs {
 		v.Images = append(v.Images, imageCard(img))
+		v.Facts[img.Name] = imageFacts(img)
 	}
 	for i, f := range fls {
 		rate, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.FlavorShape(&fls[i]))
 		if err != nil {
 			h.log.Warn("price flavor", "flavor", f.Name, "err", err)
+		} else {
+			rates[f.Name] = rate
+		}
+		if why := flavorUnavailable(f, free[f.GPUModel]); why != "" {
+			v.Unavailable[f.Name] = why
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUCores, MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
 			PerHour: rateText(rate, h.cfg.Currency)})
 	}
-	h.render(c, status, templates.LaunchPage(h.page(c, "New workbench"), v))
+	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)
+	h.render(c, status, templates.LaunchPage(h.workPage(c, "New workbench"), v))
 }
 
 // launch handles the launch form.

@@ -28,6 +28,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 		return
 	}
 	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID])}
+	v.WB.Deadline = h.deadlineView(ctx, wb)
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
 	}
@@ -36,7 +37,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 		rc.Close()
 		v.Logs = string(b)
 	}
-	h.render(c, http.StatusOK, templates.WorkbenchPage(h.page(c, wb.Name), v))
+	h.render(c, http.StatusOK, templates.WorkbenchPage(h.workPage(c, wb.Name), v))
 }
 
 // apiWorkbench: GET /api/v1/workbenches/{id}.

@@ -134,7 +134,9 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	}
 	rows := make([]templates.WorkbenchRow, 0, len(wbs))
 	for i := range wbs {
-		rows = append(rows, h.workbenchRow(&wbs[i], n, costs[wbs[i].ID]))
+		r := h.workbenchRow(&wbs[i], n, costs[wbs[i].ID])
+		r.Deadline = h.deadlineView(ctx, &wbs[i])
+		rows = append(rows, r)
 	}
 	return rows, nil
 }

@@ -53,6 +53,10 @@ type Workbench struct {
 	DeletedAt      *time.Time `json:"-"`
 
 	GPUs []string `gorm:"-" json:"gpus"`
+
+	// RuntimeExtensionS is what the owner added to the maximum runtime of
+	// this run with "+1 h" (see orchestrator/deadline.go).
+	RuntimeExtensionS int64 `gorm:"column:runtime_extension_s" json:"runtime_extension_seconds"`
 }
 
 // Launching reports whether the workbench is on its way to running.

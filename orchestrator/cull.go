@@ -19,7 +19,7 @@ func (m *Manager) Cull(ctx context.Context) {
 		m.log.Warn("cull: list", "err", err)
 		return
 	}
-	now := time.Now().UTC()
+	now := m.now()
 	for i := range running {
 		wb := &running[i]
 		if reason := m.cullReason(ctx, wb, now); reason != "" {
@@ -32,25 +32,38 @@ func (m *Manager) Cull(ctx context.Context) {
 }
 
 func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time.Time) string {
-	if limit, whose := m.maxRuntime(ctx, wb); limit > 0 && wb.StartedAt != nil && now.Sub(*wb.StartedAt) >= limit {
-		return fmt.Sprintf("stopped: reached %s maximum runtime of %s", whose, limit)
+	if r := runtimeReason(m.runtimeRule(ctx, wb), wb, now); r != "" {
+		return r
 	}
 	if wb.IdleTimeoutS <= 0 {
 		return ""
-	}
-	last := latest(wb.StartedAt, wb.LastActivityAt)
-	if t := m.activity.get(wb.ID); t.After(last) {
-		last = t
 	}
 	busy, jupyterLast := m.jupyterActivity(ctx, wb)
 	if busy {
 		return ""
 	}
-	if jupyterLast.After(last) {
-		last = jupyterLast
+	// Remember what Jupyter saw, so the deadlines the pages show
+	// (ComputeDeadlines) count it too.
+	m.activity.touch(wb.ID, jupyterLast)
+	return m.idleReason(wb, now)
+}
+
+// runtimeReason is why a run has reached its maximum runtime at now, or "".
+func runtimeReason(rule RuntimeRule, wb *models.Workbench, now time.Time) string {
+	if limit, whose := rule.Limit(); limit > 0 && wb.StartedAt != nil && !now.Before(wb.StartedAt.Add(limit)) {
+		return fmt.Sprintf("stopped: reached %s maximum runtime of %s", whose, limit)
+	}
+	return ""
+}
+
+// idleReason is why a workbench is idle-culled at now, or "": its newest
+// recorded activity is at least its idle timeout old.
+func (m *Manager) idleReason(wb *models.Workbench, now time.Time) string {
+	if wb.IdleTimeoutS <= 0 {
+		return ""
 	}
 	idle := time.Duration(wb.IdleTimeoutS) * time.Second
-	if now.Sub(last) >= idle {
+	if !now.Before(idleStopAt(m.lastActivity(wb), idle)) {
 		return fmt.Sprintf("stopped after %s without activity (idle timeout)", idle.Round(time.Second))
 	}
 	return ""
@@ -110,21 +123,4 @@ func latest(ts ...*time.Time) time.Time {
 		}
 	}
 	return out
-}
-
-// maxRuntime is the shorter of the flavor's and the owner's quota maximum
-// runtime (0 = none), and whose limit it is.
-func (m *Manager) maxRuntime(ctx context.Context, wb *models.Workbench) (time.Duration, string) {
-	var limit time.Duration
-	whose := ""
-	if fl, err := m.store.FlavorByID(ctx, wb.FlavorID); err == nil && fl.MaxRuntimeS > 0 {
-		limit, whose = time.Duration(fl.MaxRuntimeS)*time.Second, "the flavor's"
-	}
-	if lim, err := m.store.EffectiveQuota(ctx, wb.OwnerID); err == nil && lim.MaxRuntimeHours != nil {
-		q := time.Duration(*lim.MaxRuntimeHours) * time.Hour
-		if limit == 0 || q < limit {
-			limit, whose = q, "your quota's"
-		}
-	}
-	return limit, whose
 }

@@ -184,7 +184,7 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			if m.jupyterAnswers(ctx, endpoint, id, token) {
 				now := time.Now().UTC()
 				m.openInterval(ctx, id, info.StartedAt)
-				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil})
+				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil, "runtime_extension_s": 0})
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil
 			}

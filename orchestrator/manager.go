@@ -91,6 +91,8 @@ type Manager struct {
 	// started is when this manager began: a launch or stop recorded before
 	// it was left behind by a previous process.
 	started time.Time
+	// clock is the culler's and the deadlines' time (see SetClock).
+	clock func() time.Time
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -105,6 +107,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		launching: map[string]*launchRun{},
 		claimed:   map[string]bool{},
 		started:   time.Now().UTC(),
+		clock:     time.Now,
 	}
 }
 

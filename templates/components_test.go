@@ -47,8 +47,10 @@ func TestGPUsPage(t *testing.T) {
 	v := templates.GPUsView{Backend: "mock:dgxh100", Status: "simulated DGX H100, 2 GPUs", Simulated: true, CanDrain: true,
 		GPUs: []templates.GPURow{
 			{Index: 0, UUID: "GPU-aaaa", Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, State: "free", Health: "ok",
+				Name: "GPU 0 · H100 80GB HBM3", StateLabel: "Free",
 				HasReading: true, UtilPercent: 42, MemUsedMiB: 2048, TempC: 51, PowerW: 312.4, UtilHistory: []float64{0, 50, 100, 42}},
 			{Index: 1, UUID: "GPU-bbbb", Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, State: "drained", Health: "ok",
+				Name: "GPU 1 · H100 80GB HBM3", StateLabel: "Drained (not offered)",
 				Drained: true, Detail: "drained by admin",
 				MIG: []templates.MIGRow{{Profile: "1g.10gb", UUID: "MIG-cccc", MemoryMiB: 9856}}},
 		}}
@@ -65,13 +67,16 @@ func TestGPUsPage(t *testing.T) {
 	if u, _ := first.Attr("data-uuid"); u != "GPU-aaaa" {
 		t.Errorf("first row data-uuid %q", u)
 	}
-	if s := strings.TrimSpace(first.Find(testid("gpu-state")).Text()); s != "free" {
+	if s := strings.TrimSpace(first.Find(testid("gpu-state")).Text()); s != "Free" {
 		t.Errorf("first row state %q", s)
 	}
 	if !first.Find(testid("gpu-state")).HasClass("state-free") {
 		t.Error("the state badge lacks its state-free class")
 	}
-	for _, want := range []string{"NVIDIA H100 80GB HBM3", "42%", "2.0 GiB / 79.6 GiB", "51 °C", "312 W", "GPU-aaaa"} {
+	if title, _ := first.Find(testid("gpu-name")).Attr("title"); title != "GPU-aaaa" {
+		t.Errorf("GPU name's tooltip %q, want its UUID", title)
+	}
+	for _, want := range []string{"GPU 0 · H100 80GB HBM3", "42%", "2.0 GiB / 79.6 GiB", "51 °C", "312 W"} {
 		if !strings.Contains(squash(first.Text()), want) {
 			t.Errorf("first row lacks %q: %q", want, squash(first.Text()))
 		}

@@ -11,6 +11,10 @@ type Page struct {
 	Flash   string
 	Banner  string // deployment-wide notice, e.g. "GPUs are simulated"
 	Version string
+
+	// Budget warns of monthly limits at 80% or more; set by the pages
+	// where users work (list, workbench, launch form).
+	Budget *BudgetWarning
 }
 
 // NavUser is the logged-in user as the layout shows them.

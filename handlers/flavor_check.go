@@ -1,0 +1,45 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"workbench/models"
+)
+
+// checkFlavorFits validates a flavor against this server, not only against
+// itself: its GPU model must be one the pool has, and it cannot ask for
+// more CPU cores than the host has (the engine would cap the limit while
+// the flavor's price still counted every core asked for).
+func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
+	if err := f.Validate(); err != nil { // its own rules first: they name the first field at fault
+		return err
+	}
+	if f.GPUCount > 0 {
+		model := strings.TrimSpace(f.GPUModel)
+		known, err := h.pool.Models(ctx)
+		if err != nil {
+			return err
+		}
+		if model != "" && !containsString(known, model) {
+			if len(known) == 0 {
+				return &models.ValidationError{Field: "gpu_model", Message: fmt.Sprintf("%q is not a GPU model of this server, which has no GPUs; make the flavor CPU-only (GPU count 0)", model)}
+			}
+			return &models.ValidationError{Field: "gpu_model", Message: fmt.Sprintf("%q is not a GPU model of this server; known models: %s", model, strings.Join(known, ", "))}
+		}
+	}
+	if n := h.wbs.HostCPUs(ctx); n > 0 && f.CPUCores > float64(n) {
+		return &models.ValidationError{Field: "cpu_cores", Message: fmt.Sprintf("this server has %d CPU cores; a flavor cannot ask for %g", n, f.CPUCores)}
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,33 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// workbenchExtend: the owner pushes a running workbench's maximum-runtime
+// stop back by one hour ("+1 h"), within the quota's ceiling (see
+// orchestrator.RuntimeRule). POST /workbenches/{id}/extend (form) and
+// POST /api/v1/workbenches/{id}/extend (JSON: the new deadlines).
+func (h *Handler) workbenchExtend(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	d, err := h.wbs.ExtendRuntime(c.Request.Context(), wb.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "workbench.extend", wb.ID, map[string]int64{"runtime_extension_s": wb.RuntimeExtensionS},
+		map[string]string{"runtime_stop_at": d.RuntimeStopAt.Format(timeJSON)})
+	if isAPI(c) {
+		c.JSON(http.StatusOK, gin.H{"id": wb.ID, "runtime_stop_at": d.RuntimeStopAt.Format(timeJSON),
+			"runtime_limit_seconds": int64(d.RuntimeLimit / time.Second), "can_extend": d.CanExtend})
+		return
+	}
+	h.flash(c, "Maximum runtime extended: it now ends at "+clockText(d.RuntimeStopAt, time.Now())+".")
+	seeOther(c, "/workbenches/"+wb.ID)
+}

@@ -1,0 +1,190 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"workbench/models"
+)
+
+// ExtendStep is what one "+1 h" adds to a running workbench's maximum
+// runtime (Coder's stop-deadline bump).
+const ExtendStep = time.Hour
+
+// MaxUnboundedExtension bounds the extensions of one run when the owner's
+// quota sets no maximum runtime: the flavor's limit is then a default stop
+// point the owner may push back by at most this much, one hour at a time.
+const MaxUnboundedExtension = 12 * time.Hour
+
+// RuntimeRule is what decides a run's maximum runtime:
+//
+//   - the flavor's maximum runtime is a default stop point the owner may
+//     push back with "+1 h" (Extension holds what they added);
+//   - the quota's maximum runtime is the admins' hard ceiling: it is never
+//     extended, and the flavor's limit plus extensions never passes it;
+//   - without a quota ceiling, extensions stop at MaxUnboundedExtension.
+//
+// A limit of 0 means none.
+type RuntimeRule struct {
+	Flavor    time.Duration
+	Quota     time.Duration
+	Extension time.Duration
+}
+
+// Limit is the run's maximum runtime now (0 = none) and whose limit it is,
+// as the culler applies it.
+func (r RuntimeRule) Limit() (time.Duration, string) {
+	var limit time.Duration
+	whose := ""
+	if r.Flavor > 0 {
+		limit, whose = r.Flavor+r.Extension, "the flavor's"
+	}
+	if r.Quota > 0 && (limit == 0 || r.Quota < limit) {
+		limit, whose = r.Quota, "your quota's"
+	}
+	return limit, whose
+}
+
+// ceiling is the longest runtime extensions may reach (0 = cannot extend).
+func (r RuntimeRule) ceiling() time.Duration {
+	switch {
+	case r.Flavor == 0:
+		return 0
+	case r.Quota > 0:
+		return r.Quota
+	default:
+		return r.Flavor + MaxUnboundedExtension
+	}
+}
+
+// Extend returns the rule after one "+1 h", or why it is refused. A bump
+// that would pass the ceiling is cut to it; one at the ceiling is refused.
+func (r RuntimeRule) Extend() (RuntimeRule, error) {
+	limit, _ := r.Limit()
+	ceil := r.ceiling()
+	switch {
+	case limit == 0:
+		return r, &RefusedError{Code: "extend_refused", Message: "this workbench has no maximum runtime to extend"}
+	case ceil == 0 || limit >= ceil:
+		return r, &RefusedError{Code: "extend_refused", Message: fmt.Sprintf(
+			"your quota allows at most %s of runtime per start; stop and start the workbench to run longer, or ask an administrator", hoursText(limit))}
+	}
+	r.Extension += ExtendStep
+	if r.Flavor+r.Extension > ceil {
+		r.Extension = ceil - r.Flavor
+	}
+	return r, nil
+}
+
+// Deadlines is when the culler will stop a running workbench unless
+// something changes, by the rules the culler itself applies.
+type Deadlines struct {
+	// LastActivity is the newest activity the portal has seen (proxy
+	// traffic, Jupyter's own last_activity as of the culler's last look),
+	// else the start.
+	LastActivity time.Time
+	// IdleFor is how long it has been idle; IdleStopAt is when idle culling
+	// will stop it (zero: no idle timeout).
+	IdleFor    time.Duration
+	IdleStopAt time.Time
+	// RuntimeLimit (0: none), whose it is, and RuntimeStopAt (zero: none).
+	RuntimeLimit  time.Duration
+	RuntimeWhose  string
+	RuntimeStopAt time.Time
+	// CanExtend says whether "+1 h" is allowed now; ExtendRefusal says why
+	// not (empty when there is no runtime limit at all).
+	CanExtend     bool
+	ExtendRefusal string
+}
+
+// idleStopAt is when a workbench last active at last is idle-culled.
+func idleStopAt(last time.Time, idle time.Duration) time.Time { return last.Add(idle) }
+
+// ComputeDeadlines works out the deadlines of a running workbench from its
+// record, its runtime rule and the newest activity seen, at now.
+func ComputeDeadlines(wb *models.Workbench, rule RuntimeRule, lastActivity, now time.Time) Deadlines {
+	var d Deadlines
+	d.LastActivity = lastActivity
+	if wb.IdleTimeoutS > 0 && !lastActivity.IsZero() {
+		d.IdleStopAt = idleStopAt(lastActivity, time.Duration(wb.IdleTimeoutS)*time.Second)
+		if idle := now.Sub(lastActivity); idle > 0 {
+			d.IdleFor = idle
+		}
+	}
+	d.RuntimeLimit, d.RuntimeWhose = rule.Limit()
+	if d.RuntimeLimit > 0 && wb.StartedAt != nil {
+		d.RuntimeStopAt = wb.StartedAt.Add(d.RuntimeLimit)
+		if _, err := rule.Extend(); err != nil {
+			d.ExtendRefusal = err.Error()
+		} else {
+			d.CanExtend = true
+		}
+	}
+	return d
+}
+
+// runtimeRule loads the flavor's and the owner's quota limits of a workbench.
+func (m *Manager) runtimeRule(ctx context.Context, wb *models.Workbench) RuntimeRule {
+	r := RuntimeRule{Extension: time.Duration(wb.RuntimeExtensionS) * time.Second}
+	if fl, err := m.store.FlavorByID(ctx, wb.FlavorID); err == nil && fl.MaxRuntimeS > 0 {
+		r.Flavor = time.Duration(fl.MaxRuntimeS) * time.Second
+	}
+	if lim, err := m.store.EffectiveQuota(ctx, wb.OwnerID); err == nil && lim.MaxRuntimeHours != nil && *lim.MaxRuntimeHours > 0 {
+		r.Quota = time.Duration(*lim.MaxRuntimeHours) * time.Hour
+	}
+	return r
+}
+
+// lastActivity is the newest activity recorded for a workbench: its start,
+// the database's last activity, the proxy's newest touch in memory.
+func (m *Manager) lastActivity(wb *models.Workbench) time.Time {
+	last := latest(wb.StartedAt, wb.LastActivityAt)
+	if t := m.activity.get(wb.ID); t.After(last) {
+		last = t
+	}
+	return last
+}
+
+// Deadlines tells when the culler will stop a running workbench (zero
+// Deadlines for one that is not running).
+func (m *Manager) Deadlines(ctx context.Context, wb *models.Workbench) Deadlines {
+	if wb.State != models.StateRunning {
+		return Deadlines{}
+	}
+	return ComputeDeadlines(wb, m.runtimeRule(ctx, wb), m.lastActivity(wb), m.now())
+}
+
+// ExtendRuntime adds ExtendStep to a running workbench's maximum runtime
+// where its rule allows, and returns its new deadlines.
+func (m *Manager) ExtendRuntime(ctx context.Context, id string) (Deadlines, error) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return Deadlines{}, err
+	}
+	if wb.State != models.StateRunning {
+		return Deadlines{}, &ErrState{Message: "only a running workbench can be extended"}
+	}
+	rule := m.runtimeRule(ctx, wb)
+	next, err := rule.Extend()
+	if err != nil {
+		return Deadlines{}, err
+	}
+	ok, err := m.store.ExtendWorkbenchRuntime(ctx, id, wb.RuntimeExtensionS, int64(next.Extension/time.Second))
+	if err != nil {
+		return Deadlines{}, err
+	}
+	if !ok {
+		return Deadlines{}, &RefusedError{Code: "extend_refused", Message: "the workbench changed meanwhile (stopped, or extended by another click); reload and try again"}
+	}
+	wb.RuntimeExtensionS = int64(next.Extension / time.Second)
+	return ComputeDeadlines(wb, next, m.lastActivity(wb), m.now()), nil
+}
+
+// hoursText is "5 h" or "90 min".
+func hoursText(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%d h", d/time.Hour)
+	}
+	return fmt.Sprintf("%d min", d/time.Minute)
+}

@@ -1,0 +1,60 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Flavors are validated against this server: the GPU model must be one of
+// the pool's (400 naming gpu_model and listing the known ones), and CPU
+// cores above the host's are refused (400 naming cpu_cores), in the API
+// and in the admin form, which offers the pool's models as a select.
+func TestFlavorValidatedAgainstServer(t *testing.T) {
+	p := newPortal(t)
+	c, admin := mpAdmin(t, p)
+	const h100 = "NVIDIA H100 80GB HBM3"
+
+	code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"ghost","gpu_model":"NVIDIA B300","gpu_count":1,"cpu_cores":1,"memory_gib":8}`)
+	if code != http.StatusBadRequest || errCode(body) != "invalid_gpu_model" {
+		t.Fatalf("unknown GPU model: %d %v, want 400 invalid_gpu_model", code, body)
+	}
+	if msg := body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, h100) {
+		t.Errorf("message %q does not list the known model %s", msg, h100)
+	}
+	code, body = p.api("POST", "/api/v1/flavors", admin, `{"name":"huge","cpu_cores":511,"memory_gib":8}`)
+	if code != http.StatusBadRequest || errCode(body) != "invalid_cpu_cores" {
+		t.Fatalf("511 CPU cores: %d %v, want 400 invalid_cpu_cores", code, body)
+	}
+	if msg := body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "CPU cores") {
+		t.Errorf("message %q does not say how many cores the server has", msg)
+	}
+	// A known model within the host's cores is accepted.
+	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"ok","gpu_model":"`+h100+`","gpu_count":1,"cpu_cores":1,"memory_gib":8}`); code != http.StatusCreated {
+		t.Fatalf("valid flavor: %d %v", code, body)
+	}
+	_, list := p.api("GET", "/api/v1/flavors", admin, "")
+	for _, it := range list["items"].([]any) {
+		if n := it.(map[string]any)["name"]; n == "ghost" || n == "huge" {
+			t.Errorf("refused flavor %v was saved", n)
+		}
+	}
+
+	// The form: a select of the pool's models; a bad model is refused in the page.
+	_, page := p.get(c, "/admin/flavors/new")
+	opts := mpDoc(t, page).Find(`select[name=gpu_model] option`)
+	var values []string
+	for i := range opts.Nodes {
+		v, _ := opts.Eq(i).Attr("value")
+		values = append(values, v)
+	}
+	if strings.Join(values, "|") != "|"+h100 {
+		t.Errorf("model select offers %q, want none and %s", values, h100)
+	}
+	st, _, resp := mpPost(t, p, c, "/admin/flavors", url.Values{"name": {"ghost"}, "gpu_model": {"NVIDIA B300"}, "gpu_count": {"1"},
+		"cpu_cores": {"1"}, "memory_gib": {"8"}, "shm_mib": {"64"}, "max_runtime_hours": {"0"}, "enabled": {"true"}})
+	if st != http.StatusBadRequest || mpDoc(t, resp).Find(`[data-testid=error-gpu_model]`).Length() != 1 {
+		t.Errorf("form with an unknown model: %d, want 400 with the gpu_model error", st)
+	}
+}

@@ -1,0 +1,88 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"workbench/models"
+)
+
+// The launch form disables (the attribute, not only grey) a flavor that
+// cannot fit now and says why; it preselects the cheapest flavor that fits
+// and the first image, then the user's last image and flavor; image cards
+// show structured facts.
+func TestLaunchFormAtAGlance(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	admin := tokenFor(t, p, "admin", "admin")
+	tokenFor(t, p, "alice", "user")
+	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
+	uuid := gpus["items"].([]any)[0].(map[string]any)["uuid"].(string)
+	if code, _ := p.api("PUT", "/api/v1/gpus/"+uuid+"/drain", admin, `{"drained":true}`); code != 200 {
+		t.Fatalf("drain: %d", code)
+	}
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	form := func() *goquery.Document {
+		res, body := p.get(c, "/workbenches/new")
+		if res.StatusCode != 200 {
+			t.Fatalf("launch form: %d", res.StatusCode)
+		}
+		return mpDoc(t, body)
+	}
+	flavor := func(doc *goquery.Document, name string) *goquery.Selection {
+		return doc.Find(`[data-testid=flavor-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			v, _ := s.Find(`input[name=flavor]`).Attr("value")
+			return v == name
+		})
+	}
+	checked := func(doc *goquery.Document, name string) string {
+		v, _ := doc.Find(`input[name=` + name + `][checked]`).Attr("value")
+		return v
+	}
+
+	doc := form()
+	eight := flavor(doc, "8x H100 80GB HBM3")
+	if _, dis := eight.Find(`input`).Attr("disabled"); !dis {
+		t.Error("8x H100 with 7 GPUs free is not disabled")
+	}
+	if why := strings.TrimSpace(eight.Find(`[data-testid=flavor-unavailable]`).Text()); why != "needs 8 GPUs, 7 free" {
+		t.Errorf("8x H100 reason %q, want \"needs 8 GPUs, 7 free\"", why)
+	}
+	four := flavor(doc, "4x H100 80GB HBM3")
+	if _, dis := four.Find(`input`).Attr("disabled"); dis || four.Find(`[data-testid=flavor-unavailable]`).Length() != 0 {
+		t.Error("4x H100 with 7 free is disabled")
+	}
+	if got := checked(doc, "flavor"); got != "CPU small" {
+		t.Errorf("preselected flavor %q, want the cheapest that fits, CPU small", got)
+	}
+	if got := checked(doc, "image"); got != "NVIDIA NGC PyTorch" {
+		t.Errorf("preselected image %q, want the first, NVIDIA NGC PyTorch", got)
+	}
+	card := doc.Find(`[data-testid=image-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		v, _ := s.Find(`input`).Attr("value")
+		return v == "PyTorch (CUDA 12)"
+	})
+	if fw, cuda, py := card.Find(`[data-testid=fact-framework]`).Text(), card.Find(`[data-testid=fact-cuda]`).Text(),
+		card.Find(`[data-testid=fact-python]`).Text(); fw != "PyTorch" || cuda != "12" || py != "3.11" {
+		t.Errorf("PyTorch (CUDA 12) facts: framework %q, CUDA %q, Python %q", fw, cuda, py)
+	}
+
+	// The last workbench's image and flavor come first next time.
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	img, _ := p.srv.Store.ImageByNameOrID(ctx, "TensorFlow (CUDA)")
+	fl, _ := p.srv.Store.FlavorByNameOrID(ctx, "2x H100 80GB HBM3")
+	if err := p.srv.Store.CreateWorkbench(ctx, &models.Workbench{Name: "prev", OwnerID: alice.ID, ImageID: img.ID, FlavorID: fl.ID}, models.GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	doc = form()
+	if got := checked(doc, "flavor"); got != "2x H100 80GB HBM3" {
+		t.Errorf("preselected flavor %q, want the last used, 2x H100 80GB HBM3", got)
+	}
+	if got := checked(doc, "image"); got != "TensorFlow (CUDA)" {
+		t.Errorf("preselected image %q, want the last used, TensorFlow (CUDA)", got)
+	}
+}

@@ -1,0 +1,105 @@
+package web_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// phoneWidth is an iPhone 12–15's CSS width.
+const phoneWidth, phoneHeight = 390, 844
+
+// On a 390 px wide phone the workbench list keeps the first workbench's
+// name, state, cost and Open button inside the viewport (no sideways
+// scrolling), and the navigation collapses behind a Menu button that
+// opens it without JavaScript tricks (a checkbox and its label).
+func TestBrowserPhoneWorkbenchList(t *testing.T) {
+	p, _ := enginePortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	id := cullLaunch(t, p, alice, "phone-exp", "CPU small", 3600)
+	waitState(t, p, alice, id, "running")
+
+	ctx := btNewBrowser(t)
+	btDo(t, ctx, "emulate a phone", chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateMobile))
+	btNavigate(t, ctx, p.ts.URL+"/login")
+	if resp := btLogin(t, ctx, "alice", "alice-password"); resp.Status != http.StatusOK {
+		t.Fatalf("alice login: status %d at %s", resp.Status, resp.URL)
+	}
+	btDo(t, ctx, "wait for the workbench list", chromedp.WaitVisible(chromedp.CSS(`[data-testid=workbench-row]`)))
+
+	type box struct {
+		Found                    bool
+		Left, Right, Top, Bottom float64
+	}
+	type layout struct {
+		Width, Height, ScrollWidth float64
+		Boxes                      map[string]box
+	}
+	row := `[data-testid=workbench-row]:first-of-type `
+	parts := map[string]string{
+		"name":  row + `td:first-child a`,
+		"state": row + `[data-testid=wb-state]`,
+		"cost":  row + `[data-testid=wb-cost]`,
+		"open":  row + `td.row-actions a[href^="/wb/"]`,
+	}
+	js := `(() => {
+	  const parts = ` + jsObject(parts) + `;
+	  const out = {Width: window.innerWidth, Height: window.innerHeight, ScrollWidth: document.documentElement.scrollWidth, Boxes: {}};
+	  for (const [k, sel] of Object.entries(parts)) {
+	    const e = document.querySelector(sel);
+	    if (!e) { out.Boxes[k] = {Found: false}; continue; }
+	    const r = e.getBoundingClientRect();
+	    out.Boxes[k] = {Found: r.width > 0 && r.height > 0, Left: r.left, Right: r.right, Top: r.top, Bottom: r.bottom};
+	  }
+	  return out; })()`
+	l, err := chromedp.Run(ctx, chromedp.Evaluate[layout](js))
+	if err != nil {
+		t.Fatalf("measure the list: %v", err)
+	}
+	if l.Width != phoneWidth {
+		t.Fatalf("viewport %v px wide, want %d", l.Width, phoneWidth)
+	}
+	if l.ScrollWidth > l.Width+1 {
+		t.Errorf("the page is %v px wide on a %v px screen: it scrolls sideways", l.ScrollWidth, l.Width)
+	}
+	for _, k := range []string{"name", "state", "cost", "open"} {
+		b := l.Boxes[k]
+		if !b.Found {
+			t.Errorf("the first workbench's %s is not shown (%s)", k, parts[k])
+			continue
+		}
+		if b.Left < 0 || b.Right > l.Width || b.Top < 0 || b.Bottom > l.Height {
+			t.Errorf("the first workbench's %s is outside the %vx%v viewport: %+v", k, l.Width, l.Height, b)
+		}
+	}
+	dir := filepath.Join(btArtifactDir(t), "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	btScreenshot(t, ctx, "screenshots/phone-workbenches.png")
+
+	// The navigation is folded away until Menu is pressed.
+	if btVisible(t, ctx, `.mainnav`) {
+		t.Error("the main navigation is expanded on a phone before Menu is pressed")
+	}
+	if !btVisible(t, ctx, `[data-testid=nav-toggle-label]`) {
+		t.Fatal("no Menu button on a phone")
+	}
+	btDo(t, ctx, "press Menu", chromedp.Click(chromedp.CSS(`[data-testid=nav-toggle-label]`)))
+	if !btVisible(t, ctx, `.mainnav a[href="/gpus"]`) {
+		t.Error("Menu does not open the navigation")
+	}
+	btScreenshot(t, ctx, "screenshots/phone-menu.png")
+}
+
+// jsObject writes a map of strings as a JavaScript object literal.
+func jsObject(m map[string]string) string {
+	s := "{"
+	for k, v := range m {
+		s += btJsString(k) + ":" + btJsString(v) + ","
+	}
+	return s + "}"
+}
