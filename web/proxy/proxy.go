@@ -157,7 +157,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{id: id, target: t})
-	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ctx))
 }
 
 func (p *Proxy) activity(id string) {
