@@ -35,6 +35,7 @@ func (h *Handler) loadUser(c *gin.Context) {
 			return
 		}
 		c.Set(ctxUserKey, u)
+		c.Set(ctxBearerKey, true)
 		c.Next()
 		return
 	}

@@ -67,5 +67,8 @@ func (h *Handler) logout(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	// In path mode notebooks share this origin: "storage" unregisters any
+	// service worker a notebook registered and clears what it stored.
+	c.Header("Clear-Site-Data", `"storage"`)
 	seeOther(c, "/login")
 }

@@ -1,0 +1,164 @@
+package web_test
+
+// Attacks on path mode, where a notebook runs in the portal's own origin:
+// what notebook script can do with the user's session, and what stops it.
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Notebook script can send requests with the admin's session, but cannot
+// type the password: admin changes and API tokens made through a session
+// need a confirmation from the last 10 minutes.
+func TestSudoRequiredForAdminMutationsViaSession(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	admin := p.client()
+	p.login(admin, "admin", adminPassword)
+
+	// A form post gets the confirm page, which carries the form to post it again.
+	newUser := url.Values{"username": {"mallory"}, "password": {"mallory-password"}, "role": {"admin"}}
+	res, body := p.postFormBody(admin, "/admin/users", newUser)
+	if res.StatusCode != http.StatusForbidden {
+		t.Fatalf("admin form post without sudo: %d, want 403", res.StatusCode)
+	}
+	doc := parseHTML(t, body)
+	if doc.Find(`[data-testid=sudo-form][action="/admin/users"] input[type=hidden][name=username][value=mallory]`).Length() != 1 {
+		t.Fatalf("the confirm page does not carry the form: %s", body)
+	}
+	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err == nil {
+		t.Fatal("the user was created without a password confirmation")
+	}
+
+	// The JSON API with the session cookie: 403 sudo_required.
+	for _, rq := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/admin/users", `{"username":"mallory2","password":"mallory-password","role":"admin"}`},
+		{"POST", "/api/v1/tokens", `{"name":"stolen","expires_days":0}`},
+		{"PUT", "/api/v1/admin/prices", `{"rates":[{"resource":"cpu","rate_micros":1}]}`},
+	} {
+		code, out := p.sessionAPI(admin, rq.method, rq.path, rq.body)
+		if code != http.StatusForbidden || errCode(out) != "sudo_required" {
+			t.Errorf("%s %s via session without sudo: %d %v, want 403 sudo_required", rq.method, rq.path, code, out)
+		}
+	}
+	if toks, _ := p.srv.Store.ListTokens(ctx, 1); len(toks) != 0 {
+		t.Fatalf("a token was minted without a password confirmation: %+v", toks)
+	}
+	// Token creation through the page too.
+	if res, body := p.postFormBody(admin, "/settings/tokens", url.Values{"name": {"stolen"}, "expires_days": {"0"}}); res.StatusCode != http.StatusForbidden ||
+		!strings.Contains(body, `data-testid="sudo-form"`) {
+		t.Fatalf("token form without sudo: %d", res.StatusCode)
+	}
+
+	// A wrong password is refused and changes nothing.
+	wrong := url.Values{"sudo_password": {"not-it"}}
+	for k, v := range newUser {
+		wrong[k] = v
+	}
+	if res, body := p.postFormBody(admin, "/admin/users", wrong); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "sudo-error") {
+		t.Fatalf("wrong sudo password: %d", res.StatusCode)
+	}
+	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err == nil {
+		t.Fatal("the user was created with a wrong password confirmation")
+	}
+
+	// The confirm page's re-post with the right password does the change.
+	right := url.Values{"sudo_password": {adminPassword}}
+	for k, v := range newUser {
+		right[k] = v
+	}
+	if res, _ := p.postFormBody(admin, "/admin/users", right); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("re-post with the password: %d, want 303", res.StatusCode)
+	}
+	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err != nil {
+		t.Fatal("the confirmed form did not create the user")
+	}
+	// Within the window, further changes need no password.
+	if code, out := p.sessionAPI(admin, "POST", "/api/v1/tokens", `{"name":"mine","expires_days":1}`); code != http.StatusCreated {
+		t.Fatalf("token via session in sudo mode: %d %v", code, out)
+	}
+
+	// API tokens are exempt: they were made in sudo mode.
+	tok := tokenFor(t, p, "admin", "admin")
+	if code, out := p.api("POST", "/api/v1/admin/users", tok, `{"username":"bot","password":"bot-password-1","role":"user"}`); code != http.StatusCreated {
+		t.Fatalf("admin API with a token: %d %v", code, out)
+	}
+	// A fresh session confirms through the API.
+	other := p.client()
+	p.login(other, "admin", adminPassword)
+	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"nope"}`); code != http.StatusUnauthorized {
+		t.Fatalf("API sudo with a wrong password: %d", code)
+	}
+	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"`+adminPassword+`"}`); code != http.StatusNoContent {
+		t.Fatalf("API sudo: %d", code)
+	}
+	if code, out := p.sessionAPI(other, "POST", "/api/v1/admin/users", `{"username":"carol","password":"carol-password","role":"user"}`); code != http.StatusCreated {
+		t.Fatalf("admin API via session after sudo: %d %v", code, out)
+	}
+}
+
+// Requests that the browser says come from a notebook page (/wb/…) on the
+// portal's origin get 403 when they use the session.
+func TestRequestsFromNotebookPagesRefused(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	nb := p.ts.URL + "/wb/abc123/lab/tree/x.ipynb"
+
+	send := func(method, path string, hdr map[string]string) int {
+		req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(`{"name":"x","expires_days":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("Origin", p.ts.URL)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	fetchFromNotebook := map[string]string{"Referer": nb, "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+	if got := send("GET", "/api/v1/me", fetchFromNotebook); got != http.StatusForbidden {
+		t.Errorf("fetch of /api/v1/me from a notebook: %d, want 403", got)
+	}
+	if got := send("POST", "/api/v1/tokens", fetchFromNotebook); got != http.StatusForbidden {
+		t.Errorf("token POST from a notebook (even in sudo mode): %d, want 403", got)
+	}
+	if got := send("GET", "/admin/users", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}); got != http.StatusForbidden {
+		t.Errorf("/admin/users in a frame of a notebook: %d, want 403", got)
+	}
+	// A link followed from a notebook is a top-level navigation: it passes.
+	if got := send("GET", "/", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}); got != http.StatusOK {
+		t.Errorf("top-level navigation from a notebook: %d, want 200", got)
+	}
+	// The same requests from the portal's own pages pass.
+	portal := map[string]string{"Referer": p.ts.URL + "/settings/tokens", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+	if got := send("GET", "/api/v1/me", portal); got != http.StatusOK {
+		t.Errorf("fetch from a portal page: %d, want 200", got)
+	}
+	if got := send("POST", "/api/v1/tokens", portal); got != http.StatusCreated {
+		t.Errorf("token POST from a portal page in sudo mode: %d, want 201", got)
+	}
+}
+
+// Logging out clears the origin's storage, which unregisters any service
+// worker a notebook registered there.
+func TestLogoutClearsSiteStorage(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	res := p.postForm(c, "/logout", nil)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("logout: %d", res.StatusCode)
+	}
+	if got := res.Header.Get("Clear-Site-Data"); got != `"storage"` {
+		t.Fatalf("Clear-Site-Data = %q, want \"storage\"", got)
+	}
+}
