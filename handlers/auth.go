@@ -12,6 +12,9 @@ import (
 
 const (
 	sessionUserKey = "user_id"
+	// sessionEpochKey is the user's auth epoch at login; a later
+	// revocation moves the user on and so ends this session.
+	sessionEpochKey = "auth_epoch"
 	flashKey       = "flash"
 	ctxUserKey     = "user"
 )
@@ -53,7 +56,7 @@ func (h *Handler) SessionUser(ctx context.Context) *models.User {
 		return nil
 	}
 	u, err := h.store.UserByID(ctx, id)
-	if err != nil || u.Disabled {
+	if err != nil || u.Disabled || h.sessions.GetInt64(ctx, sessionEpochKey) != u.AuthEpoch {
 		_ = h.sessions.Destroy(ctx)
 		return nil
 	}

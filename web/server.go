@@ -182,6 +182,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		TrustedOrigins:    trusted(s.cfg.PublicURL),
 		SessionCookieName: SessionCookieName,
 		Logger:            s.log,
+		Live:              h.Live(),
 	})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
