@@ -15,8 +15,8 @@ const (
 	// sessionEpochKey is the user's auth epoch at login; a later
 	// revocation moves the user on and so ends this session.
 	sessionEpochKey = "auth_epoch"
-	flashKey       = "flash"
-	ctxUserKey     = "user"
+	flashKey        = "flash"
+	ctxUserKey      = "user"
 )
 
 // loadUser is middleware that finds the caller: an API bearer token, else
