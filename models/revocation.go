@@ -92,6 +92,7 @@ func (s *Store) CreateNotebookCode(ctx context.Context, userID int64, workbenchI
 func (s *Store) ExchangeNotebookCode(ctx context.Context, code, workbenchID string, ttl time.Duration) (*NotebookSession, string, error) {
 	now := s.now().UTC()
 	var ns *NotebookSession
+	refused := false
 	token := randomString(32)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var c NotebookCode
@@ -106,23 +107,21 @@ func (s *Store) ExchangeNotebookCode(ctx context.Context, code, workbenchID stri
 		}
 		// Expired codes and codes for another workbench are used up too.
 		if !now.Before(c.ExpiresAt) || c.WorkbenchID != workbenchID {
-			return errUsedUp
+			refused = true // commit the deletion, then refuse
+			return nil
 		}
 		ns = &NotebookSession{TokenHash: HashSecret(token), UserID: c.UserID, WorkbenchID: c.WorkbenchID,
 			PortalSessionHash: c.PortalSessionHash, ExpiresAt: now.Add(ttl), CreatedAt: now}
 		return tx.Create(ns).Error
 	})
-	if errors.Is(err, errUsedUp) {
-		return nil, "", ErrBadCode
-	}
 	if err != nil {
 		return nil, "", err
 	}
+	if refused {
+		return nil, "", ErrBadCode
+	}
 	return ns, token, nil
 }
-
-// errUsedUp commits the deletion of a code that is then refused.
-var errUsedUp = errors.New("code used up")
 
 // NotebookSessionByToken returns the live notebook session of a cookie.
 func (s *Store) NotebookSessionByToken(ctx context.Context, token string) (*NotebookSession, error) {
