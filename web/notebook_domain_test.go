@@ -68,7 +68,9 @@ func newNBPortal(t *testing.T) *nbPortal {
 }
 
 // nbOrigin is the notebook origin of workbench id.
-func (np *nbPortal) nbOrigin(id string) string { return "http://" + id + "." + nbDomain + ":" + np.port }
+func (np *nbPortal) nbOrigin(id string) string {
+	return "http://" + id + "." + nbDomain + ":" + np.port
+}
 
 // client is a cookie-keeping client that resolves every name to the
 // portal's listener and does not follow redirects.
