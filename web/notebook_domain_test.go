@@ -276,3 +276,29 @@ func TestNotebookDomainCodeExchange(t *testing.T) {
 	}
 	np.srv.Manager.Wait()
 }
+
+func TestNotebookDomainConfig(t *testing.T) {
+	base := func() web.Config {
+		return web.Config{Addr: ":8080", DataDir: "d", GPUs: "none", Currency: "USD", LogFormat: "text", LogLevel: "info",
+			PublicURL: "https://gpu.example.org"}
+	}
+	for _, tc := range []struct {
+		domain, public string
+		ok             bool
+	}{
+		{"nb.example.org", "https://gpu.example.org", true},
+		{"NB.Example.org.", "https://gpu.example.org", true},
+		{"nb.example.org", "", false},                                // scheme and port come from the public URL
+		{"https://nb.example.org", "https://gpu.example.org", false}, // no scheme
+		{"*.nb.example.org", "https://gpu.example.org", false},       // no wildcard
+		{"nb.example.org:8443", "https://gpu.example.org", false},
+		{"example.org", "https://gpu.example.org", false}, // the portal would be a notebook host
+	} {
+		c := base()
+		c.NotebookDomain, c.PublicURL = tc.domain, tc.public
+		err := c.Validate()
+		if (err == nil) != tc.ok {
+			t.Errorf("domain %q, public URL %q: err %v, want ok=%v", tc.domain, tc.public, err, tc.ok)
+		}
+	}
+}
