@@ -11,6 +11,9 @@ type Page struct {
 	Flash   string
 	Banner  string // deployment-wide notice, e.g. "GPUs are simulated"
 	Version string
+	// PathMode: notebooks are served under /wb/ on the portal's own origin
+	// (no notebook domain); admin pages say what that means.
+	PathMode bool
 }
 
 // NavUser is the logged-in user as the layout shows them.

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"workbench/web"
 )
 
 // Notebook script can send requests with the admin's session, but cannot
@@ -160,5 +162,32 @@ func TestLogoutClearsSiteStorage(t *testing.T) {
 	}
 	if got := res.Header.Get("Clear-Site-Data"); got != `"storage"` {
 		t.Fatalf("Clear-Site-Data = %q, want \"storage\"", got)
+	}
+}
+
+// Admin pages say plainly what path mode means, and stop saying it once a
+// notebook domain is set.
+func TestAdminPagesExplainPathMode(t *testing.T) {
+	for _, tc := range []struct {
+		domain string
+		want   int
+	}{{"", 1}, {"nb.example.org", 0}} {
+		p := newPortal(t, func(c *web.Config) {
+			if tc.domain != "" {
+				c.PublicURL, c.NotebookDomain = "https://gpu.example.org", tc.domain
+			}
+		})
+		c := p.client()
+		p.login(c, "admin", adminPassword)
+		for _, path := range []string{"/admin/users", "/admin/quotas", "/admin/prices"} {
+			res, body := p.get(c, path)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d", path, res.StatusCode)
+			}
+			n := parseHTML(t, body).Find(`[data-testid=path-mode-notice]`)
+			if n.Length() != tc.want || (tc.want == 1 && !strings.Contains(n.Text(), "WORKBENCH_NOTEBOOK_DOMAIN")) {
+				t.Errorf("notebook domain %q, %s: %d path-mode notices, want %d", tc.domain, path, n.Length(), tc.want)
+			}
+		}
 	}
 }
