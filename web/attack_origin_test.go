@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/web"
 )
@@ -189,5 +190,67 @@ func TestAdminPagesExplainPathMode(t *testing.T) {
 				t.Errorf("notebook domain %q, %s: %d path-mode notices, want %d", tc.domain, path, n.Length(), tc.want)
 			}
 		}
+	}
+}
+
+// The confirmation lasts 10 minutes: a session whose confirmation is older
+// is asked again.
+func TestSudoExpiresAfterTenMinutes(t *testing.T) {
+	p := newPortal(t)
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+	if res := p.postForm(admin, "/admin/groups", url.Values{"name": {"g1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("admin change in sudo mode: %d", res.StatusCode)
+	}
+	// Move this session's confirmation 11 minutes into the past.
+	u, _ := url.Parse(p.ts.URL)
+	var token string
+	for _, ck := range admin.Jar.Cookies(u) {
+		if ck.Name == web.SessionCookieName {
+			token = ck.Value
+		}
+	}
+	sm := p.srv.Sessions()
+	ctx, err := sm.Load(context.Background(), token)
+	if err != nil || sm.GetInt64(ctx, "sudo_at") == 0 {
+		t.Fatalf("load the session: %v (sudo_at %d)", err, sm.GetInt64(ctx, "sudo_at"))
+	}
+	sm.Put(ctx, "sudo_at", time.Now().Add(-11*time.Minute).Unix())
+	if _, _, err := sm.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.postForm(admin, "/admin/groups", url.Values{"name": {"g2"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("admin change 11 minutes after the confirmation: %d, want 403", res.StatusCode)
+	}
+	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 1 {
+		t.Fatalf("%d groups, want 1", len(gs))
+	}
+}
+
+// Revoking an API token ends it at once, and is audited.
+func TestTokenRevokeIsImmediateAndAudited(t *testing.T) {
+	p := newPortal(t)
+	tok := tokenFor(t, p, "alice", "user")
+	victim := tokenFor(t, p, "alice", "user")
+	_, list := p.api("GET", "/api/v1/tokens", tok, "")
+	var id string
+	for _, it := range list["items"].([]any) {
+		m := it.(map[string]any)
+		if strings.HasPrefix(victim, m["prefix"].(string)) {
+			id = itoa(int64(m["id"].(float64)))
+		}
+	}
+	if code, _ := p.api("GET", "/api/v1/me", victim, ""); code != http.StatusOK {
+		t.Fatalf("token before revoke: %d", code)
+	}
+	if code, _ := p.api("DELETE", "/api/v1/tokens/"+id, tok, ""); code != http.StatusNoContent {
+		t.Fatalf("revoke: %d", code)
+	}
+	if code, _ := p.api("GET", "/api/v1/me", victim, ""); code != http.StatusUnauthorized {
+		t.Fatalf("revoked token still works: %d", code)
+	}
+	es, _ := p.srv.Store.ListAudit(context.Background(), 10)
+	if len(es) == 0 || es[0].Action != "token.revoke" || es[0].Actor != "alice" {
+		t.Fatalf("token revocation not audited: %+v", es)
 	}
 }

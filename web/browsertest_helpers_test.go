@@ -215,6 +215,7 @@ func btConfirmSudo(t *testing.T, ctx context.Context, resp *network.Response, pa
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`)),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`), password),
 	)
+	btScreenshot(t, ctx, "sudo-confirm.png")
 	return btSubmit(t, ctx, "confirm the password", chromedp.Click(chromedp.CSS(`[data-testid=sudo-submit]`)))
 }
 
