@@ -389,7 +389,7 @@ func AdminTabs(p Page) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.PathMode {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<p class=\"notice\" role=\"note\" data-testid=\"path-mode-notice\"><strong>Path mode:</strong> every notebook is served under /wb/ on the portal's own origin, so code running in any notebook — including your own — shares that origin with the portal and with every other notebook. The portal strips what it can and asks for your password before admin changes, but only a notebook domain isolates notebooks for real: set <code>WORKBENCH_NOTEBOOK_DOMAIN</code> (see the README, \"Notebook domain\").</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<p class=\"notice\" role=\"note\" data-testid=\"path-mode-notice\"><strong>Path mode:</strong> every notebook is served under /wb/ on the portal's own origin, so code running in any notebook — including your own — shares that origin with the portal and with every other notebook. The portal strips what it can and asks for your password before admin changes, but only a notebook domain isolates notebooks for real: set <code>WORKBENCH_NOTEBOOK_DOMAIN</code> (see the README, \"Security: path mode and the notebook domain\").</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
