@@ -112,6 +112,11 @@ func (np *nbPortal) login(c *http.Client, user, password string) {
 	if res.StatusCode != http.StatusSeeOther {
 		np.t.Fatalf("login %s: %d", user, res.StatusCode)
 	}
+	// The portal's cookie is host-only (no Domain): browsers never send it
+	// to {id}.nb.localhost.
+	if ck := sessionCookie(res); ck == nil || ck.Domain != "" {
+		np.t.Fatalf("portal session cookie %+v: want one without Domain", ck)
+	}
 }
 
 // openLink asks the portal to open workbench id and returns the one-time
