@@ -73,15 +73,18 @@ func (h *Handler) requireSudo(c *gin.Context) {
 		}
 	}
 	if pw, ok := c.Request.PostForm[sudoFieldName]; ok {
-		if msg := h.confirmPassword(c, pw[0]); msg == "" {
+		msg := h.confirmPassword(c, pw[0])
+		if msg == "" {
 			delete(c.Request.PostForm, sudoFieldName)
 			delete(c.Request.Form, sudoFieldName)
 			c.Next()
 			return
-		} else {
-			form.Error = msg
 		}
+		form.Error = msg
 	}
+	// The page carries what the admin typed (a new user's password, say):
+	// keep it out of caches.
+	c.Header("Cache-Control", "no-store")
 	h.render(c, http.StatusForbidden, templates.SudoPage(h.page(c, "Confirm your password"), form))
 	c.Abort()
 }
