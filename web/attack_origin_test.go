@@ -254,3 +254,43 @@ func TestTokenRevokeIsImmediateAndAudited(t *testing.T) {
 		t.Fatalf("token revocation not audited: %+v", es)
 	}
 }
+
+// Every admin mutation and every token creation through a session asks for
+// the password first; the table is the route table's unsafe admin routes.
+func TestEveryAdminMutationNeedsSudo(t *testing.T) {
+	p := newPortal(t)
+	admin := p.client()
+	p.login(admin, "admin", adminPassword)
+	forms := []string{
+		"/admin/users", "/admin/users/1/disable", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members",
+		"/admin/groups/1/members/remove", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
+		"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
+		"/admin/prices", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
+		"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/settings/tokens",
+	}
+	for _, path := range forms {
+		res, body := p.postFormBody(admin, path, url.Values{"x": {"1"}})
+		if res.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="sudo-form"`) {
+			t.Errorf("POST %s via session without sudo: %d, want 403 with the confirm page", path, res.StatusCode)
+		}
+	}
+	apis := []struct{ method, path string }{
+		{"POST", "/api/v1/images"}, {"PUT", "/api/v1/images/1"}, {"POST", "/api/v1/flavors"}, {"PUT", "/api/v1/flavors/1"},
+		{"PUT", "/api/v1/gpus/GPU-1/drain"}, {"POST", "/api/v1/admin/workbenches/x/stop"}, {"PUT", "/api/v1/admin/quotas/default"},
+		{"PUT", "/api/v1/admin/quotas/users/admin"}, {"PUT", "/api/v1/admin/prices"}, {"POST", "/api/v1/admin/users"},
+		{"POST", "/api/v1/admin/calculator/apply-rate"}, {"PUT", "/api/v1/admin/calculator/settings"},
+		{"POST", "/api/v1/admin/cloud-prices"}, {"PUT", "/api/v1/admin/cloud-prices/1"}, {"DELETE", "/api/v1/admin/cloud-prices/1"},
+		{"POST", "/api/v1/tokens"},
+	}
+	for _, a := range apis {
+		if code, out := p.sessionAPI(admin, a.method, a.path, `{}`); code != http.StatusForbidden || errCode(out) != "sudo_required" {
+			t.Errorf("%s %s via session without sudo: %d %v, want 403 sudo_required", a.method, a.path, code, out)
+		}
+	}
+	// Reading stays open.
+	for _, path := range []string{"/admin/users", "/admin/prices", "/admin/audit"} {
+		if res, _ := p.get(admin, path); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, res.StatusCode)
+		}
+	}
+}
