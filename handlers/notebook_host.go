@@ -43,6 +43,16 @@ const (
 	notebookMaxLabelLen = 63 // one DNS label
 )
 
+// NotebookCookie is the notebook hosts' cookie name: over https with the
+// __Host- prefix, so one notebook host cannot set it for its siblings
+// through a shared parent domain.
+func (h *Handler) NotebookCookie() string {
+	if strings.HasPrefix(h.cfg.PublicURL, "https://") {
+		return "__Host-" + NotebookCookieName
+	}
+	return NotebookCookieName
+}
+
 // NotebookHostID returns the workbench id of a notebook host name
 // ({id}.<domain>[:port]), or false for any other host.
 func (h *Handler) NotebookHostID(host string) (string, bool) {
@@ -179,7 +189,7 @@ func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id st
 		notebookPage(w, http.StatusInternalServerError, "Internal error", "Could not open the workbench.", "")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: NotebookCookieName, Value: token, Path: "/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: h.NotebookCookie(), Value: token, Path: "/", HttpOnly: true,
 		Secure: strings.HasPrefix(h.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode})
 	h.log.Info("notebook opened", "workbench", id, "user_id", ns.UserID)
 	target := q.Get("path")
@@ -196,7 +206,7 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 	if hostID, ok := h.NotebookHostID(r.Host); !ok || hostID != id {
 		return proxy.Target{}, proxy.ErrNotFound
 	}
-	ck, err := r.Cookie(NotebookCookieName)
+	ck, err := r.Cookie(h.NotebookCookie())
 	if err != nil {
 		return proxy.Target{}, proxy.ErrNotFound
 	}

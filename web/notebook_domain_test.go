@@ -307,3 +307,20 @@ func TestNotebookDomainConfig(t *testing.T) {
 		}
 	}
 }
+
+// Over https with a notebook domain the portal's cookie carries the
+// __Host- prefix, so no notebook host can toss one onto the portal through
+// a shared parent domain.
+func TestNotebookDomainHostPrefixedCookie(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.PublicURL, c.NotebookDomain = "https://gpu.example.org", "nb.example.org" })
+	res := p.postForm(p.client(), "/login", url.Values{"username": {"admin"}, "password": {adminPassword}})
+	var got *http.Cookie
+	for _, ck := range res.Cookies() {
+		if ck.Name == "__Host-"+web.SessionCookieName {
+			got = ck
+		}
+	}
+	if res.StatusCode != http.StatusSeeOther || got == nil || !got.Secure || got.Domain != "" || got.Path != "/" {
+		t.Fatalf("login: %d, cookies %v; want __Host-%s, Secure, Path=/, no Domain", res.StatusCode, res.Header.Values("Set-Cookie"), web.SessionCookieName)
+	}
+}

@@ -38,6 +38,18 @@ func (c *Config) validateNotebookDomain() error {
 	return nil
 }
 
+// sessionCookieName is the portal's session cookie name. With a notebook
+// domain over https it carries the __Host- prefix: browsers then refuse
+// the cookie unless it is Secure, host-only and for Path=/, so script on a
+// notebook host cannot toss a workbench_session cookie for a shared parent
+// domain (…; Domain=example.org) onto the portal.
+func (c *Config) sessionCookieName() string {
+	if c.NotebookDomain != "" && c.Secure() {
+		return "__Host-" + SessionCookieName
+	}
+	return SessionCookieName
+}
+
 // pathModeOr is what the portal's host does with /wb/…: proxy it (path
 // mode), or, with a notebook domain, send the owner to the workbench's own
 // origin with a one-time code.
@@ -64,7 +76,7 @@ func (s *Server) routeNotebookHosts(h *handlers.Handler, portal http.Handler) ht
 		Resolve:           h.NotebookResolve,
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
-		SessionCookieName: handlers.NotebookCookieName,
+		SessionCookieName: h.NotebookCookie(),
 		Logger:            s.log,
 		Live:              h.Live(),
 		Scheme:            scheme,

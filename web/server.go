@@ -139,7 +139,7 @@ func newSessionManager(store scs.Store, cfg Config, log *slog.Logger) *scs.Sessi
 	sm.Store = store
 	sm.Lifetime = cfg.SessionMaxAge // absolute expiry
 	sm.IdleTimeout = cfg.SessionIdle
-	sm.Cookie.Name = SessionCookieName
+	sm.Cookie.Name = cfg.sessionCookieName()
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Secure = cfg.Secure()
@@ -180,7 +180,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
 		TrustedOrigins:    trusted(s.cfg.PublicURL),
-		SessionCookieName: SessionCookieName,
+		SessionCookieName: s.sessions.Cookie.Name,
 		Logger:            s.log,
 		Live:              h.Live(),
 	})
