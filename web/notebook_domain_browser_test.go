@@ -109,6 +109,18 @@ func TestBrowserNotebookDomain(t *testing.T) {
 		t.Errorf("reused link message: %q", msg)
 	}
 
+	// Another user's code (bob's, for his own workbench) does not open
+	// alice's workbench host.
+	tokenFor(t, np.testPortal, "bob", "user")
+	bob, _ := np.srv.Store.UserByUsername(context.Background(), "bob")
+	bobsCode, err := np.srv.Store.CreateNotebookCode(context.Background(), bob.ID, "bobswb", "bobs-session", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := btNavigate(t, tab, nbOrigin+"/_workbench/open?code="+bobsCode+"&path=/wb/"+id+"/lab"); resp.Status != http.StatusForbidden {
+		t.Fatalf("bob's code on alice's workbench host: status %d, want 403", resp.Status)
+	}
+
 	// Log out of the portal: the notebook tab loses its session.
 	btNavigate(t, ctx, np.portal+"/")
 	btSubmit(t, ctx, "click Log out", chromedp.Click(chromedp.CSS(`.account form[action="/logout"] button`)))
