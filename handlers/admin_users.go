@@ -76,7 +76,14 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 	}
 	h.audit(c, "user.set_disabled", u.Username, map[string]bool{"disabled": u.Disabled}, map[string]bool{"disabled": disabled})
 	if disabled {
-		h.flash(c, u.Username+" is disabled and can no longer log in.")
+		// Disabling ends everything at once: sessions, tokens, open
+		// notebooks (WebSockets included), and running workbenches.
+		if _, err := h.revokeUser(c, u); err != nil {
+			h.fail(c, err)
+			return
+		}
+		h.stopWorkbenchesOf(u, "stopped: the account "+u.Username+" was disabled by an administrator ("+currentUser(c).Username+")")
+		h.flash(c, u.Username+" is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).")
 	} else {
 		h.flash(c, u.Username+" is enabled again.")
 	}
@@ -100,7 +107,13 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 		return
 	}
 	h.audit(c, "user.reset_password", u.Username, nil, nil)
-	h.flash(c, "Password of "+u.Username+" reset.")
+	// A reset means the old password may be known to someone else: every
+	// session and API token made with it ends now.
+	if _, err := h.revokeUser(c, u); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.flash(c, "Password of "+u.Username+" reset; their sessions and API tokens ended.")
 	seeOther(c, "/admin/users")
 }
 

@@ -12,8 +12,11 @@ import (
 
 const (
 	sessionUserKey = "user_id"
-	flashKey       = "flash"
-	ctxUserKey     = "user"
+	// sessionEpochKey is the user's auth epoch at login; a later
+	// revocation moves the user on and so ends this session.
+	sessionEpochKey = "auth_epoch"
+	flashKey        = "flash"
+	ctxUserKey      = "user"
 )
 
 // loadUser is middleware that finds the caller: an API bearer token, else
@@ -35,6 +38,7 @@ func (h *Handler) loadUser(c *gin.Context) {
 			return
 		}
 		c.Set(ctxUserKey, u)
+		c.Set(ctxBearerKey, true)
 		c.Next()
 		return
 	}
@@ -52,7 +56,7 @@ func (h *Handler) SessionUser(ctx context.Context) *models.User {
 		return nil
 	}
 	u, err := h.store.UserByID(ctx, id)
-	if err != nil || u.Disabled {
+	if err != nil || u.Disabled || h.sessions.GetInt64(ctx, sessionEpochKey) != u.AuthEpoch {
 		_ = h.sessions.Destroy(ctx)
 		return nil
 	}

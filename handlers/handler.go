@@ -10,6 +10,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/web/proxy"
 )
 
 // Config is what the handlers need to know about the deployment.
@@ -17,6 +18,9 @@ type Config struct {
 	PublicURL string // e.g. https://gpu.example.org; "" when unset
 	Currency  string
 	Version   string
+	// NotebookDomain, when set, serves each workbench on its own origin
+	// {id}.NotebookDomain (see notebook_host.go); "" is path mode.
+	NotebookDomain string
 }
 
 // Handler holds every dependency of the HTTP actions.
@@ -28,9 +32,11 @@ type Handler struct {
 	throttle *LoginThrottle
 	// proxyAuth caches session→user for the Jupyter proxy's hot path.
 	proxyAuth *proxyAuthCache
-	cfg       Config
-	log       *slog.Logger
-	started   time.Time
+	// live is every proxied request in flight, so revocation can end them.
+	live    *proxy.Live
+	cfg     Config
+	log     *slog.Logger
+	started time.Time
 }
 
 // New builds the Handler.
@@ -42,6 +48,7 @@ func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.P
 		wbs:       wbs,
 		throttle:  NewLoginThrottle(5, 20, 15*time.Minute),
 		proxyAuth: newProxyAuthCache(),
+		live:      proxy.NewLive(),
 		cfg:       cfg,
 		log:       log,
 		started:   time.Now(),

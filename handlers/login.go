@@ -55,6 +55,7 @@ func (h *Handler) login(c *gin.Context) {
 		return
 	}
 	h.sessions.Put(ctx, sessionUserKey, u.ID)
+	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
 	h.log.Info("login", "username", u.Username, "addr", addr)
 	seeOther(c, next)
 }
@@ -62,10 +63,14 @@ func (h *Handler) login(c *gin.Context) {
 func (h *Handler) logout(c *gin.Context) {
 	if ck, err := c.Request.Cookie(h.sessions.Cookie.Name); err == nil {
 		h.proxyAuth.forget(ck.Value) // the notebook proxy stops trusting it now
+		h.endNotebookAccess(c, models.HashSecret(ck.Value))
 	}
 	if err := h.sessions.Destroy(c.Request.Context()); err != nil {
 		h.fail(c, err)
 		return
 	}
+	// In path mode notebooks share this origin: "storage" unregisters any
+	// service worker a notebook registered and clears what it stored.
+	c.Header("Clear-Site-Data", `"storage"`)
 	seeOther(c, "/login")
 }

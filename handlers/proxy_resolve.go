@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/web/proxy"
 )
@@ -21,7 +22,7 @@ func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error)
 	}
 	ctx := r.Context()
 	now := time.Now()
-	userID, ok := h.proxyAuth.get(ck.Value, now)
+	e, ok := h.proxyAuth.get(ck.Value, now)
 	if !ok {
 		sctx, err := h.sessions.Load(ctx, ck.Value)
 		if err != nil {
@@ -31,10 +32,15 @@ func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error)
 		if u == nil {
 			return proxy.Target{}, proxy.ErrNotFound
 		}
-		userID = u.ID
-		h.proxyAuth.put(ck.Value, userID, now)
+		e = proxyAuthEntry{userID: u.ID, grant: models.HashSecret(ck.Value)}
+		h.proxyAuth.put(ck.Value, e, now)
 	}
-	t, err := h.wbs.ProxyTarget(ctx, id, userID)
+	return h.proxyTarget(r, id, e)
+}
+
+// proxyTarget finds the running workbench id of the authenticated user.
+func (h *Handler) proxyTarget(r *http.Request, id string, e proxyAuthEntry) (proxy.Target, error) {
+	t, err := h.wbs.ProxyTarget(r.Context(), id, e.userID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
 		return proxy.Target{}, proxy.ErrNotFound
@@ -43,5 +49,5 @@ func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error)
 	case err != nil:
 		return proxy.Target{}, err
 	}
-	return proxy.Target{BaseURL: &url.URL{Scheme: "http", Host: t.Endpoint}, Token: t.Token}, nil
+	return proxy.Target{BaseURL: &url.URL{Scheme: "http", Host: t.Endpoint}, Token: t.Token, UserID: e.userID, Grant: e.grant}, nil
 }

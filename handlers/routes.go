@@ -7,7 +7,7 @@ import (
 // Routes registers every route of the portal on r: the one route table.
 func (h *Handler) Routes(r *gin.Engine) {
 	r.GET("/healthz", h.healthz)
-	r.Use(h.loadUser)
+	r.Use(h.loadUser, h.refuseFromNotebook)
 
 	r.GET("/login", h.loginForm)
 	r.POST("/login", h.login)
@@ -15,6 +15,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 
 	ui := r.Group("/", h.requireUser)
 	ui.GET("/", h.home)
+	ui.GET("/sudo", h.sudoForm)
+	ui.POST("/sudo", h.sudoConfirm)
 	ui.GET("/gpus", h.gpuPage)
 	ui.GET("/catalog", h.catalogPage)
 	ui.GET("/workbenches/new", h.launchForm)
@@ -25,12 +27,12 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.POST("/workbenches/:id/delete", h.workbenchDelete)
 	ui.POST("/workbenches/:id/extend", h.workbenchExtend)
 	ui.GET("/settings/tokens", h.tokensPage)
-	ui.POST("/settings/tokens", h.tokenCreate)
+	ui.POST("/settings/tokens", h.requireSudo, h.tokenCreate)
 	ui.POST("/settings/tokens/:id/revoke", h.tokenRevoke)
 	ui.GET("/usage", h.usagePage)
 	ui.GET("/usage.csv", h.usageCSV)
 
-	admin := r.Group("/admin", h.requireAdmin)
+	admin := r.Group("/admin", h.requireAdmin, h.requireSudo)
 	admin.GET("/users", h.adminUsers)
 	admin.POST("/users", h.adminUserCreate)
 	admin.POST("/users/:id/disable", h.adminUserDisable)
@@ -75,10 +77,11 @@ func (h *Handler) Routes(r *gin.Engine) {
 	api.GET("/workbenches/:id/logs", h.workbenchLogs)
 	api.GET("/usage", h.apiUsage)
 	api.GET("/tokens", h.apiTokens)
-	api.POST("/tokens", h.apiTokenCreate)
+	api.POST("/tokens", h.requireSudo, h.apiTokenCreate)
+	api.POST("/sudo", h.apiSudo)
 	api.DELETE("/tokens/:id", h.apiTokenRevoke)
 
-	apiAdmin := r.Group("/api/v1", h.requireAdmin)
+	apiAdmin := r.Group("/api/v1", h.requireAdmin, h.requireSudo)
 	apiAdmin.POST("/images", h.apiImageCreate)
 	apiAdmin.PUT("/images/:id", h.apiImageUpdate)
 	apiAdmin.POST("/flavors", h.apiFlavorCreate)

@@ -76,6 +76,7 @@ func (h *Handler) tokenRevoke(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	h.audit(c, "token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id})
 	h.flash(c, "Token revoked.")
 	seeOther(c, "/settings/tokens")
 }
@@ -121,5 +122,6 @@ func (h *Handler) apiTokenRevoke(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	h.audit(c, "token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id})
 	c.Status(http.StatusNoContent)
 }

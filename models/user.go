@@ -19,15 +19,18 @@ const (
 
 // User is a portal account.
 type User struct {
-	ID           int64     `gorm:"primaryKey" json:"id"`
-	Username     string    `json:"username"`
-	DisplayName  string    `json:"display_name"`
-	Email        string    `json:"email"`
-	Role         string    `json:"role"`
-	PasswordHash string    `json:"-"`
-	Disabled     bool      `json:"disabled"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           int64  `gorm:"primaryKey" json:"id"`
+	Username     string `json:"username"`
+	DisplayName  string `json:"display_name"`
+	Email        string `json:"email"`
+	Role         string `json:"role"`
+	PasswordHash string `json:"-"`
+	Disabled     bool   `json:"disabled"`
+	// AuthEpoch goes up when every session of the user must end (password
+	// reset, disable); a session made in an older epoch is refused.
+	AuthEpoch int64     `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // IsAdmin reports whether u has the admin role.

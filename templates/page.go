@@ -15,6 +15,9 @@ type Page struct {
 	// Budget warns of monthly limits at 80% or more; set by the pages
 	// where users work (list, workbench, launch form).
 	Budget *BudgetWarning
+	// PathMode: notebooks are served under /wb/ on the portal's own origin
+	// (no notebook domain); admin pages say what that means.
+	PathMode bool
 }
 
 // NavUser is the logged-in user as the layout shows them.

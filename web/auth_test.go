@@ -141,7 +141,7 @@ func TestLoginErrorIsTheSameForUnknownAndWrong(t *testing.T) {
 func TestCrossOriginPostRefused(t *testing.T) {
 	p := newPortal(t)
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 	form := url.Values{"name": {"g1"}}.Encode()
 	send := func(hdr map[string]string) int {
 		req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/admin/groups", strings.NewReader(form))
@@ -187,7 +187,7 @@ func TestDisabledUserLosesAccess(t *testing.T) {
 		t.Fatalf("token before disable: %d", code)
 	}
 	admin := p.client()
-	p.login(admin, "admin", adminPassword)
+	p.loginSudo(admin, "admin", adminPassword)
 	if res := p.postForm(admin, "/admin/users/"+itoa(u.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", res.StatusCode)
 	}

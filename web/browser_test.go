@@ -146,6 +146,7 @@ func TestBrowserAdminCreatesImageWithBadReference(t *testing.T) {
 			"start-notebook.py --ServerApp.port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token}"),
 	)
 	resp := btSubmit(t, ctx, "submit the bad image", chromedp.Click(chromedp.CSS(`[data-testid=image-form] button[type=submit]`)))
+	resp = btConfirmSudo(t, ctx, resp, btAdminPassword) // the form is posted again, unchanged
 	if resp.Status != http.StatusBadRequest {
 		t.Errorf("bad reference: status %d, want 400", resp.Status)
 	}

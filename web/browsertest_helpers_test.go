@@ -203,6 +203,22 @@ func btLoginAsAdmin(t *testing.T, ctx context.Context, base string) {
 	}
 }
 
+// btConfirmSudo expects the "Confirm your password" page that an admin
+// change without a recent confirmation gets, types the password and
+// submits: the page posts the original form again.
+func btConfirmSudo(t *testing.T, ctx context.Context, resp *network.Response, password string) *network.Response {
+	t.Helper()
+	if resp.Status != http.StatusForbidden {
+		t.Fatalf("want the password confirmation (403) first, got status %d at %s", resp.Status, resp.URL)
+	}
+	btDo(t, ctx, "type the password on the confirm page",
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`), password),
+	)
+	btScreenshot(t, ctx, "sudo-confirm.png")
+	return btSubmit(t, ctx, "confirm the password", chromedp.Click(chromedp.CSS(`[data-testid=sudo-submit]`)))
+}
+
 // btArtifactDir is where screenshots go: $WORKBENCH_ARTIFACTS, else
 // artifacts/ at the module root. It is created if missing.
 func btArtifactDir(t *testing.T) string {

@@ -511,7 +511,7 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	p := calcPortal(t)
 	ctx := context.Background()
 	admin := p.client()
-	p.login(admin, "admin", adminPassword)
+	p.loginSudo(admin, "admin", adminPassword)
 	user := p.client()
 	tokenFor(t, p, "finn", "user")
 	p.login(user, "finn", "finn-password")
@@ -576,7 +576,7 @@ func TestCloudPricesAdmin(t *testing.T) {
 	adminTok := tokenFor(t, p, "admin", "admin")
 	userTok := tokenFor(t, p, "gus", "user")
 	admin := p.client()
-	p.login(admin, "admin", adminPassword)
+	p.loginSudo(admin, "admin", adminPassword)
 
 	// Seeded once from the shipped CSV, with dates and sources.
 	rows, err := p.srv.Store.ListCloudPrices(ctx)

@@ -32,6 +32,9 @@ type Config struct {
 	SessionIdle   time.Duration
 	TrustedProxy  string
 	SessionMaxAge time.Duration
+	// NotebookDomain serves each workbench at {id}.NotebookDomain, its own
+	// origin (README: "Notebook domain"); "" keeps path mode (/wb/{id}/).
+	NotebookDomain string
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -71,6 +74,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
 	fs.DurationVar(&c.SessionMaxAge, "session-max-age", envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
+	fs.StringVar(&c.NotebookDomain, "notebook-domain", env("NOTEBOOK_DOMAIN", ""), "serve workbench {id} at {id}.<this domain>, its own origin, e.g. nb.example.org; needs wildcard DNS and TLS (WORKBENCH_NOTEBOOK_DOMAIN)")
 	fs.StringVar(&c.TrustedProxy, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (WORKBENCH_TRUSTED_PROXIES)")
 	fs.DurationVar(&c.Workbenches.DefaultIdle, "idle-timeout", envDuration("IDLE_TIMEOUT", time.Hour), "default idle timeout of a workbench (WORKBENCH_IDLE_TIMEOUT)")
 	fs.DurationVar(&c.Workbenches.MaxIdle, "max-idle-timeout", envDuration("MAX_IDLE_TIMEOUT", 24*time.Hour), "longest idle timeout a user may choose (WORKBENCH_MAX_IDLE_TIMEOUT)")
@@ -118,6 +122,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("invalid WORKBENCH_PUBLIC_URL / --public-url %q: want http(s)://host[:port] with no path", c.PublicURL)
 		}
 		c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
+	}
+	if err := c.validateNotebookDomain(); err != nil {
+		return err
 	}
 	if !currencyRe.MatchString(c.Currency) {
 		return fmt.Errorf("invalid WORKBENCH_CURRENCY / --currency %q: want a three-letter ISO 4217 code such as USD or CNY", c.Currency)

@@ -38,6 +38,7 @@ func TestBrowserQuotaConsoleToUsageBar(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(input), "lots"),
 	)
 	resp := btSubmit(t, ctx, "save the bad value", chromedp.Click(chromedp.CSS(row+` [data-testid=quota-save]`)))
+	resp = btConfirmSudo(t, ctx, resp, btAdminPassword) // the form is posted again, unchanged
 	if resp.Status != http.StatusBadRequest {
 		t.Errorf("bad GPU limit: status %d, want 400", resp.Status)
 	}

@@ -46,7 +46,7 @@ func mpDoc(t *testing.T, body string) *goquery.Document {
 func mpAdmin(t *testing.T, p *testPortal) (*http.Client, string) {
 	t.Helper()
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 	return c, tokenFor(t, p, "admin", "admin")
 }
 

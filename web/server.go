@@ -85,7 +85,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		return nil, err
 	}
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
-	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version}, log)
+	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version, NotebookDomain: cfg.NotebookDomain}, log)
 	s.handler = s.buildHandler(h)
 	return s, nil
 }
@@ -139,7 +139,7 @@ func newSessionManager(store scs.Store, cfg Config, log *slog.Logger) *scs.Sessi
 	sm.Store = store
 	sm.Lifetime = cfg.SessionMaxAge // absolute expiry
 	sm.IdleTimeout = cfg.SessionIdle
-	sm.Cookie.Name = SessionCookieName
+	sm.Cookie.Name = cfg.sessionCookieName()
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Secure = cfg.Secure()
@@ -180,14 +180,15 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
 		TrustedOrigins:    trusted(s.cfg.PublicURL),
-		SessionCookieName: SessionCookieName,
+		SessionCookieName: s.sessions.Cookie.Name,
 		Logger:            s.log,
+		Live:              h.Live(),
 	})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		orchestrator.NewCollector(s.Manager))
 	mux := http.NewServeMux()
-	mux.Handle("/wb/", px)
+	mux.Handle("/wb/", s.pathModeOr(h, px))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("/", s.sessions.LoadAndSave(r))
 
@@ -205,7 +206,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		w.WriteHeader(http.StatusForbidden)
 		io.WriteString(w, `{"error":{"code":"cross_origin","message":"cross-origin request refused"}}`)
 	}))
-	return accessLog(s.log, securityHeaders(s.cfg.Secure(), cop.Handler(mux)))
+	return accessLog(s.log, securityHeaders(s.cfg.Secure(), s.routeNotebookHosts(h, cop.Handler(mux))))
 }
 
 // Handler is the portal's root HTTP handler (tests serve it with httptest).
@@ -277,6 +278,9 @@ func (s *Server) cleanSessions(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if err := s.Store.DeleteExpiredNotebookSessions(ctx); err != nil {
+				s.log.Warn("notebook session cleanup", "err", err)
+			}
 			if n, err := s.sstore.DeleteExpired(ctx); err != nil {
 				s.log.Warn("session cleanup", "err", err)
 			} else if n > 0 {

@@ -87,6 +87,23 @@ func (p *testPortal) login(c *http.Client, user, password string) {
 	}
 }
 
+// loginSudo logs c in and confirms the password (sudo mode), as an admin
+// does before changing settings or creating an API token in the browser.
+func (p *testPortal) loginSudo(c *http.Client, user, password string) {
+	p.t.Helper()
+	p.login(c, user, password)
+	p.sudo(c, password)
+}
+
+// sudo confirms c's password for the next 10 minutes.
+func (p *testPortal) sudo(c *http.Client, password string) {
+	p.t.Helper()
+	res := p.postForm(c, "/sudo", url.Values{"sudo_password": {password}, "next": {"/"}})
+	if res.StatusCode != http.StatusSeeOther {
+		p.t.Fatalf("sudo: status %d", res.StatusCode)
+	}
+}
+
 // api sends a JSON API request with a bearer token (or none) and decodes
 // the JSON answer into a map.
 func (p *testPortal) api(method, path, token, body string) (int, map[string]any) {
@@ -126,4 +143,43 @@ func errCode(body map[string]any) string {
 	e, _ := body["error"].(map[string]any)
 	code, _ := e["code"].(string)
 	return code
+}
+
+// postFormBody is postForm that also returns the body.
+func (p *testPortal) postFormBody(c *http.Client, path string, form url.Values) (*http.Response, string) {
+	p.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", p.ts.URL)
+	res, err := c.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res, string(b)
+}
+
+// sessionAPI sends a JSON API request with c's session cookie, from the
+// portal's own origin, and decodes the answer.
+func (p *testPortal) sessionAPI(c *http.Client, method, path, body string) (int, map[string]any) {
+	p.t.Helper()
+	req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", p.ts.URL)
+	res, err := c.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	b, _ := io.ReadAll(res.Body)
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &out); err != nil {
+			p.t.Fatalf("%s %s: not JSON (%d): %s", method, path, res.StatusCode, b)
+		}
+	}
+	return res.StatusCode, out
 }

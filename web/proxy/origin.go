@@ -12,9 +12,10 @@ import (
 // notebook through the ambient portal session cookie.
 type originPolicy struct {
 	trusted map[string]bool // lower-cased scheme://host[:port]
+	scheme  string          // fixed scheme of the own origin; "" = from r.TLS
 }
 
-func newOriginPolicy(trusted []string) *originPolicy {
+func newOriginPolicy(trusted []string, scheme string) *originPolicy {
 	m := make(map[string]bool, len(trusted))
 	for _, o := range trusted {
 		o = strings.ToLower(strings.TrimRight(strings.TrimSpace(o), "/"))
@@ -22,7 +23,7 @@ func newOriginPolicy(trusted []string) *originPolicy {
 			m[o] = true
 		}
 	}
-	return &originPolicy{trusted: m}
+	return &originPolicy{trusted: m, scheme: scheme}
 }
 
 // check returns nil when r may pass. Safe methods pass unless they are a
@@ -59,7 +60,7 @@ func (op *originPolicy) check(r *http.Request) error {
 	}
 
 	if origin != "" {
-		if strings.EqualFold(origin, ownOrigin(r)) {
+		if strings.EqualFold(origin, op.ownOrigin(r)) {
 			return nil
 		}
 		return errors.New("origin " + origin + " is not this portal")
@@ -76,10 +77,13 @@ func (op *originPolicy) check(r *http.Request) error {
 }
 
 // ownOrigin is scheme://host of the request as the client addressed it.
-func ownOrigin(r *http.Request) string {
+func (op *originPolicy) ownOrigin(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
+	}
+	if op.scheme != "" {
+		scheme = op.scheme
 	}
 	return scheme + "://" + r.Host
 }

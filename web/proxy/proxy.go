@@ -14,6 +14,10 @@ import (
 type Target struct {
 	BaseURL *url.URL // scheme and host are used, e.g. http://172.18.0.5:8888; the path is ignored
 	Token   string   // the workbench's Jupyter token, sent as "Authorization: token …"
+	// UserID and Grant identify who the request was authenticated as and
+	// by what (a session), so Options.Live can end it on revocation.
+	UserID int64
+	Grant  string
 }
 
 // ErrNotFound is returned (or wrapped) by Resolve for missing workbenches and
@@ -49,6 +53,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Transport defaults to NewTransport().
 	Transport http.RoundTripper
+	// Live, when set, tracks requests in flight so revocation can end them.
+	Live *Live
+	// Scheme is the scheme browsers use to reach this proxy ("https"
+	// behind a TLS-terminating reverse proxy); it completes the request's
+	// own origin for the CSRF check. Default: from the connection.
+	Scheme string
 }
 
 // Proxy serves /wb/{id}/… by forwarding to the workbench's Jupyter.
@@ -83,7 +93,7 @@ func New(o Options) *Proxy {
 	if o.ActivityInterval <= 0 {
 		o.ActivityInterval = 10 * time.Second
 	}
-	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins)}
+	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins, o.Scheme)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		ModifyResponse: p.modifyResponse,
@@ -130,6 +140,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	started := time.Now()
 	t, err := p.opts.Resolve(r, id)
 	switch {
 	case err == nil && (t.BaseURL == nil || t.BaseURL.Host == ""):
@@ -156,8 +167,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// have their deadlines cleared by net/http itself.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	}
-	ctx := context.WithValue(r.Context(), ctxKey{}, &reqInfo{id: id, target: t})
-	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if p.opts.Live != nil && t.UserID != 0 {
+		defer p.opts.Live.add(t.UserID, t.Grant, started, cancel)()
+	}
+	ctx = context.WithValue(ctx, ctxKey{}, &reqInfo{id: id, target: t})
+	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ctx))
 }
 
 func (p *Proxy) activity(id string) {

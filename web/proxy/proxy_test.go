@@ -89,11 +89,15 @@ func TestResponseHeaders(t *testing.T) {
 		h.Add("Set-Cookie", "WBSession=shadow; Path=/wb/abc/")
 		h.Set("Content-Security-Policy", "frame-ancestors 'self'")
 		h.Set("Clear-Site-Data", `"cookies"`)
+		h.Set("Service-Worker-Allowed", "/")
 		w.Write([]byte("ok"))
 	}), nil)
 	res, _ := f.do("GET", "/wb/abc/lab", nil, "")
-	if sc := res.Header.Values("Set-Cookie"); len(sc) != 1 || !strings.HasPrefix(sc[0], "_xsrf=1") {
-		t.Errorf("Set-Cookie = %q, want only _xsrf", sc)
+	if sc := res.Header.Values("Set-Cookie"); len(sc) != 0 {
+		t.Errorf("Set-Cookie = %q, want none: no cookie of the notebook reaches the portal origin", sc)
+	}
+	if v := res.Header.Get("Service-Worker-Allowed"); v != "" {
+		t.Errorf("Service-Worker-Allowed leaked: %q", v)
 	}
 	if v := res.Header.Get("X-Content-Type-Options"); v != "nosniff" {
 		t.Errorf("X-Content-Type-Options = %q", v)

@@ -2,46 +2,55 @@ package proxy
 
 import (
 	"net/http"
-	"strings"
 )
 
 // modifyResponse keeps Jupyter's headers (including its
-// Content-Security-Policy) except where the notebook, which runs in the
-// portal's origin, could reach into the portal.
+// Content-Security-Policy) except where the notebook could reach into the
+// portal. ReverseProxy calls it for final responses and for 101 Switching
+// Protocols (before the headers are copied onto the hijacked connection);
+// other 1xx responses go through guardWriter instead.
 func (p *Proxy) modifyResponse(res *http.Response) error {
+	stripUpstreamHeaders(res.Header)
 	if res.StatusCode == http.StatusSwitchingProtocols {
 		if ri := infoFrom(res.Request.Context()); ri != nil {
 			p.wrapUpgraded(res, ri.id)
 		}
 		return nil
 	}
-	h := res.Header
-	stripSetCookie(h, p.opts.SessionCookieName)
-	// Clear-Site-Data would let a notebook log the user out of the portal.
-	h.Del("Clear-Site-Data")
-	h.Set("X-Content-Type-Options", "nosniff")
+	res.Header.Set("X-Content-Type-Options", "nosniff")
 	return nil
 }
 
-// stripSetCookie removes Set-Cookie lines that would set, shadow (e.g. with
-// Path=/wb/…) or delete the portal's session cookie. Names are compared
-// case-insensitively: dropping a look-alike costs nothing.
-func stripSetCookie(h http.Header, name string) {
-	lines := h["Set-Cookie"]
-	if name == "" || len(lines) == 0 {
-		return
-	}
-	kept := lines[:0:0]
-	for _, line := range lines {
-		n, _, _ := strings.Cut(line, "=")
-		if strings.EqualFold(strings.TrimSpace(n), name) {
-			continue
-		}
-		kept = append(kept, line)
-	}
-	if len(kept) == 0 {
-		delete(h, "Set-Cookie")
-		return
-	}
-	h["Set-Cookie"] = kept
+// stripUpstreamHeaders removes what a notebook must never say on the
+// portal's behalf:
+//   - Set-Cookie, all of it: in path mode any cookie Jupyter sets lands on
+//     the portal's origin (it could shadow or replace the session cookie,
+//     even on a WebSocket handshake); Jupyter needs none, since every
+//     proxied request carries the workbench token.
+//   - Service-Worker-Allowed: with it a notebook could register a service
+//     worker scoped to "/" that serves a fake login page to whoever uses
+//     the browser next, surviving logout.
+//   - Clear-Site-Data: it would let a notebook log the user out of the
+//     portal or wipe its storage.
+func stripUpstreamHeaders(h http.Header) {
+	h.Del("Set-Cookie")
+	h.Del("Service-Worker-Allowed")
+	h.Del("Clear-Site-Data")
 }
+
+// guardWriter strips the same headers from informational (1xx) responses,
+// which ReverseProxy forwards from its own ClientTrace hook without calling
+// ModifyResponse.
+type guardWriter struct {
+	http.ResponseWriter
+}
+
+func (g guardWriter) WriteHeader(code int) {
+	if code >= 100 && code < 200 {
+		stripUpstreamHeaders(g.ResponseWriter.Header())
+	}
+	g.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach Flush and Hijack.
+func (g guardWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }

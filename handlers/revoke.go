@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/web/proxy"
+)
+
+// Live is the registry of proxied requests in flight; the server hands it
+// to the proxies so that revocation here ends them.
+func (h *Handler) Live() *proxy.Live { return h.live }
+
+// revokeUser ends all of a user's access at once: portal sessions (new
+// auth epoch), API tokens, notebook-domain sessions, cached proxy
+// lookups, and their proxied connections in flight, WebSockets included.
+// why is the audit action ("user.reset_password", "user.disable").
+func (h *Handler) revokeUser(c *gin.Context, u *models.User) (models.Revoked, error) {
+	ctx := c.Request.Context()
+	rev, err := h.store.RevokeUserAccess(ctx, u.ID)
+	if err != nil {
+		return rev, err
+	}
+	h.proxyAuth.forgetUser(u.ID, time.Now())
+	closed := h.live.CloseUser(u.ID)
+	h.log.Info("access revoked", "user", u.Username, "tokens", rev.Tokens, "notebook_sessions", rev.NotebookSessions, "connections", closed)
+	h.audit(c, "user.revoke_access", u.Username, nil, map[string]any{"tokens": rev.Tokens,
+		"notebook_sessions": rev.NotebookSessions, "connections_closed": closed})
+	return rev, nil
+}
+
+// stopWorkbenchesOf stops every workbench of a user whose account was
+// disabled (homes are kept) with reason shown on each. It runs on its own
+// context: the stop must not depend on the admin's request surviving.
+func (h *Handler) stopWorkbenchesOf(u *models.User, reason string) {
+	ctx := context.Background()
+	wbs, err := h.store.ListWorkbenches(ctx, u.ID)
+	if err != nil {
+		h.log.Error("list workbenches to stop", "user", u.Username, "err", err)
+		return
+	}
+	for _, wb := range wbs {
+		switch wb.State {
+		case models.StateStopped, models.StateFailed:
+			continue
+		}
+		go func() {
+			if err := h.wbs.Stop(ctx, wb.ID, reason); err != nil {
+				h.log.Error("stop workbench of disabled user", "id", wb.ID, "user", u.Username, "err", err)
+			}
+		}()
+	}
+}
+
+// endNotebookAccess ends what a portal session opened: its notebook-domain
+// sessions and every proxied connection made with either. Logout calls it.
+func (h *Handler) endNotebookAccess(c *gin.Context, portalSessionHash string) {
+	n, err := h.store.DeleteNotebookSessionsOf(c.Request.Context(), portalSessionHash)
+	if err != nil {
+		h.log.Error("end notebook sessions", "err", err)
+	}
+	h.proxyAuth.forgetGrant(portalSessionHash)
+	closed := h.live.CloseGrant(portalSessionHash)
+	if u := currentUser(c); u != nil {
+		h.audit(c, "session.logout", u.Username, nil, map[string]int64{"notebook_sessions": n, "connections_closed": int64(closed)})
+	}
+}

@@ -1,0 +1,145 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/templates"
+)
+
+// Sudo mode: every admin change and every new API token made through a
+// browser session needs the password typed within the last sudoWindow. In
+// path mode notebook script runs in the portal's origin and can send
+// requests with the user's session; it cannot type the password, so it
+// cannot create users, change prices or mint a long-lived token silently.
+// Requests with an API token are exempt: the token itself was created in
+// sudo mode (or by an admin out of band).
+const sudoWindow = 10 * time.Minute
+
+const (
+	sessionSudoKey = "sudo_at"       // unix seconds of the last confirmation
+	sudoFieldName  = "sudo_password" // the confirm page's password field
+	ctxBearerKey   = "bearer"        // set when the caller sent an API token
+)
+
+// sudoFresh reports whether the caller may make a sudo-guarded change now.
+func (h *Handler) sudoFresh(c *gin.Context) bool {
+	if c.GetBool(ctxBearerKey) {
+		return true
+	}
+	at := h.sessions.GetInt64(c.Request.Context(), sessionSudoKey)
+	return at > 0 && time.Since(time.Unix(at, 0)) < sudoWindow
+}
+
+// requireSudo guards unsafe methods. A form post without a recent
+// confirmation gets the confirm page, which posts the same form again with
+// the password added, so the admin's change is not lost; an API call gets
+// 403 sudo_required and can confirm at POST /api/v1/sudo.
+func (h *Handler) requireSudo(c *gin.Context) {
+	switch c.Request.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		c.Next()
+		return
+	}
+	if h.sudoFresh(c) {
+		c.Next()
+		return
+	}
+	if isAPI(c) {
+		h.fail(c, newError(http.StatusForbidden, "sudo_required",
+			"confirm your password first (POST /api/v1/sudo {\"password\": …} or the form at /sudo); API tokens need no confirmation"))
+		return
+	}
+	if err := c.Request.ParseForm(); err != nil {
+		h.fail(c, newError(http.StatusBadRequest, "invalid_body", "could not read the form"))
+		return
+	}
+	form := templates.SudoForm{Action: c.Request.URL.RequestURI()}
+	names := make([]string, 0, len(c.Request.PostForm))
+	for k := range c.Request.PostForm {
+		if k != sudoFieldName {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range c.Request.PostForm[k] {
+			form.Fields = append(form.Fields, templates.SudoField{Name: k, Value: v})
+		}
+	}
+	if pw, ok := c.Request.PostForm[sudoFieldName]; ok {
+		msg := h.confirmPassword(c, pw[0])
+		if msg == "" {
+			delete(c.Request.PostForm, sudoFieldName)
+			delete(c.Request.Form, sudoFieldName)
+			c.Next()
+			return
+		}
+		form.Error = msg
+	}
+	// The page carries what the admin typed (a new user's password, say):
+	// keep it out of caches.
+	c.Header("Cache-Control", "no-store")
+	h.render(c, http.StatusForbidden, templates.SudoPage(h.page(c, "Confirm your password"), form))
+	c.Abort()
+}
+
+// confirmPassword checks the logged-in user's password, throttled like a
+// login, and on success opens the sudo window. It returns "" or the
+// message to show.
+func (h *Handler) confirmPassword(c *gin.Context, password string) string {
+	u := currentUser(c)
+	addr := c.ClientIP()
+	if ok, wait := h.throttle.Allowed(u.Username, addr); !ok {
+		h.log.Warn("sudo throttled", "username", u.Username, "addr", addr)
+		return fmt.Sprintf("Too many failed attempts. Try again in %d minutes.", int(math.Ceil(wait.Minutes())))
+	}
+	if _, err := h.store.Authenticate(c.Request.Context(), u.Username, password); err != nil {
+		h.throttle.Failed(u.Username, addr)
+		h.log.Info("sudo confirmation failed", "username", u.Username, "addr", addr)
+		return "That is not your password."
+	}
+	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
+	h.audit(c, "session.sudo", u.Username, nil, nil)
+	return ""
+}
+
+// sudoForm: GET /sudo?next=/path shows the confirm page on its own.
+func (h *Handler) sudoForm(c *gin.Context) {
+	h.render(c, http.StatusOK, templates.SudoPage(h.page(c, "Confirm your password"), templates.SudoForm{Next: safeNext(c.Query("next"))}))
+}
+
+// sudoConfirm: POST /sudo confirms and returns to next.
+func (h *Handler) sudoConfirm(c *gin.Context) {
+	next := safeNext(c.PostForm("next"))
+	if msg := h.confirmPassword(c, c.PostForm(sudoFieldName)); msg != "" {
+		h.render(c, http.StatusUnauthorized, templates.SudoPage(h.page(c, "Confirm your password"), templates.SudoForm{Next: next, Error: msg}))
+		return
+	}
+	seeOther(c, next)
+}
+
+// apiSudo: POST /api/v1/sudo {"password": "…"} for scripts that use the
+// browser session (the portal's own pages post forms instead).
+func (h *Handler) apiSudo(c *gin.Context) {
+	var body struct {
+		Password string `json:"password"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	if c.GetBool(ctxBearerKey) {
+		c.Status(http.StatusNoContent) // tokens need no confirmation
+		return
+	}
+	if msg := h.confirmPassword(c, body.Password); msg != "" {
+		h.fail(c, newError(http.StatusUnauthorized, "bad_password", msg))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

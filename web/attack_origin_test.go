@@ -1,0 +1,296 @@
+package web_test
+
+// Attacks on path mode, where a notebook runs in the portal's own origin:
+// what notebook script can do with the user's session, and what stops it.
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/web"
+)
+
+// Notebook script can send requests with the admin's session, but cannot
+// type the password: admin changes and API tokens made through a session
+// need a confirmation from the last 10 minutes.
+func TestSudoRequiredForAdminMutationsViaSession(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	admin := p.client()
+	p.login(admin, "admin", adminPassword)
+
+	// A form post gets the confirm page, which carries the form to post it again.
+	newUser := url.Values{"username": {"mallory"}, "password": {"mallory-password"}, "role": {"admin"}}
+	res, body := p.postFormBody(admin, "/admin/users", newUser)
+	if res.StatusCode != http.StatusForbidden {
+		t.Fatalf("admin form post without sudo: %d, want 403", res.StatusCode)
+	}
+	doc := parseHTML(t, body)
+	if doc.Find(`[data-testid=sudo-form][action="/admin/users"] input[type=hidden][name=username][value=mallory]`).Length() != 1 {
+		t.Fatalf("the confirm page does not carry the form: %s", body)
+	}
+	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err == nil {
+		t.Fatal("the user was created without a password confirmation")
+	}
+
+	// The JSON API with the session cookie: 403 sudo_required.
+	for _, rq := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/admin/users", `{"username":"mallory2","password":"mallory-password","role":"admin"}`},
+		{"POST", "/api/v1/tokens", `{"name":"stolen","expires_days":0}`},
+		{"PUT", "/api/v1/admin/prices", `{"rates":[{"resource":"cpu","rate_micros":1}]}`},
+	} {
+		code, out := p.sessionAPI(admin, rq.method, rq.path, rq.body)
+		if code != http.StatusForbidden || errCode(out) != "sudo_required" {
+			t.Errorf("%s %s via session without sudo: %d %v, want 403 sudo_required", rq.method, rq.path, code, out)
+		}
+	}
+	if toks, _ := p.srv.Store.ListTokens(ctx, 1); len(toks) != 0 {
+		t.Fatalf("a token was minted without a password confirmation: %+v", toks)
+	}
+	// Token creation through the page too.
+	if res, body := p.postFormBody(admin, "/settings/tokens", url.Values{"name": {"stolen"}, "expires_days": {"0"}}); res.StatusCode != http.StatusForbidden ||
+		!strings.Contains(body, `data-testid="sudo-form"`) {
+		t.Fatalf("token form without sudo: %d", res.StatusCode)
+	}
+
+	// A wrong password is refused and changes nothing.
+	wrong := url.Values{"sudo_password": {"not-it"}}
+	for k, v := range newUser {
+		wrong[k] = v
+	}
+	if res, body := p.postFormBody(admin, "/admin/users", wrong); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "sudo-error") {
+		t.Fatalf("wrong sudo password: %d", res.StatusCode)
+	}
+	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err == nil {
+		t.Fatal("the user was created with a wrong password confirmation")
+	}
+
+	// The confirm page's re-post with the right password does the change.
+	right := url.Values{"sudo_password": {adminPassword}}
+	for k, v := range newUser {
+		right[k] = v
+	}
+	if res, _ := p.postFormBody(admin, "/admin/users", right); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("re-post with the password: %d, want 303", res.StatusCode)
+	}
+	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err != nil {
+		t.Fatal("the confirmed form did not create the user")
+	}
+	// Within the window, further changes need no password.
+	if code, out := p.sessionAPI(admin, "POST", "/api/v1/tokens", `{"name":"mine","expires_days":1}`); code != http.StatusCreated {
+		t.Fatalf("token via session in sudo mode: %d %v", code, out)
+	}
+
+	// API tokens are exempt: they were made in sudo mode.
+	tok := tokenFor(t, p, "admin", "admin")
+	if code, out := p.api("POST", "/api/v1/admin/users", tok, `{"username":"bot","password":"bot-password-1","role":"user"}`); code != http.StatusCreated {
+		t.Fatalf("admin API with a token: %d %v", code, out)
+	}
+	// A fresh session confirms through the API.
+	other := p.client()
+	p.login(other, "admin", adminPassword)
+	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"nope"}`); code != http.StatusUnauthorized {
+		t.Fatalf("API sudo with a wrong password: %d", code)
+	}
+	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"`+adminPassword+`"}`); code != http.StatusNoContent {
+		t.Fatalf("API sudo: %d", code)
+	}
+	if code, out := p.sessionAPI(other, "POST", "/api/v1/admin/users", `{"username":"carol","password":"carol-password","role":"user"}`); code != http.StatusCreated {
+		t.Fatalf("admin API via session after sudo: %d %v", code, out)
+	}
+}
+
+// Requests that the browser says come from a notebook page (/wb/…) on the
+// portal's origin get 403 when they use the session.
+func TestRequestsFromNotebookPagesRefused(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	nb := p.ts.URL + "/wb/abc123/lab/tree/x.ipynb"
+
+	send := func(method, path string, hdr map[string]string) int {
+		req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(`{"name":"x","expires_days":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("Origin", p.ts.URL)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	fetchFromNotebook := map[string]string{"Referer": nb, "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+	if got := send("GET", "/api/v1/me", fetchFromNotebook); got != http.StatusForbidden {
+		t.Errorf("fetch of /api/v1/me from a notebook: %d, want 403", got)
+	}
+	if got := send("POST", "/api/v1/tokens", fetchFromNotebook); got != http.StatusForbidden {
+		t.Errorf("token POST from a notebook (even in sudo mode): %d, want 403", got)
+	}
+	if got := send("GET", "/admin/users", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}); got != http.StatusForbidden {
+		t.Errorf("/admin/users in a frame of a notebook: %d, want 403", got)
+	}
+	// A link followed from a notebook is a top-level navigation: it passes.
+	if got := send("GET", "/", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}); got != http.StatusOK {
+		t.Errorf("top-level navigation from a notebook: %d, want 200", got)
+	}
+	// The same requests from the portal's own pages pass.
+	portal := map[string]string{"Referer": p.ts.URL + "/settings/tokens", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+	if got := send("GET", "/api/v1/me", portal); got != http.StatusOK {
+		t.Errorf("fetch from a portal page: %d, want 200", got)
+	}
+	if got := send("POST", "/api/v1/tokens", portal); got != http.StatusCreated {
+		t.Errorf("token POST from a portal page in sudo mode: %d, want 201", got)
+	}
+}
+
+// Logging out clears the origin's storage, which unregisters any service
+// worker a notebook registered there.
+func TestLogoutClearsSiteStorage(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	res := p.postForm(c, "/logout", nil)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("logout: %d", res.StatusCode)
+	}
+	if got := res.Header.Get("Clear-Site-Data"); got != `"storage"` {
+		t.Fatalf("Clear-Site-Data = %q, want \"storage\"", got)
+	}
+}
+
+// Admin pages say plainly what path mode means, and stop saying it once a
+// notebook domain is set.
+func TestAdminPagesExplainPathMode(t *testing.T) {
+	for _, tc := range []struct {
+		domain string
+		want   int
+	}{{"", 1}, {"nb.example.org", 0}} {
+		p := newPortal(t, func(c *web.Config) {
+			if tc.domain != "" {
+				c.PublicURL, c.NotebookDomain = "https://gpu.example.org", tc.domain
+			}
+		})
+		c := p.client()
+		p.login(c, "admin", adminPassword)
+		for _, path := range []string{"/admin/users", "/admin/quotas", "/admin/prices"} {
+			res, body := p.get(c, path)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d", path, res.StatusCode)
+			}
+			n := parseHTML(t, body).Find(`[data-testid=path-mode-notice]`)
+			if n.Length() != tc.want || (tc.want == 1 && !strings.Contains(n.Text(), "WORKBENCH_NOTEBOOK_DOMAIN")) {
+				t.Errorf("notebook domain %q, %s: %d path-mode notices, want %d", tc.domain, path, n.Length(), tc.want)
+			}
+		}
+	}
+}
+
+// The confirmation lasts 10 minutes: a session whose confirmation is older
+// is asked again.
+func TestSudoExpiresAfterTenMinutes(t *testing.T) {
+	p := newPortal(t)
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+	if res := p.postForm(admin, "/admin/groups", url.Values{"name": {"g1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("admin change in sudo mode: %d", res.StatusCode)
+	}
+	// Move this session's confirmation 11 minutes into the past.
+	u, _ := url.Parse(p.ts.URL)
+	var token string
+	for _, ck := range admin.Jar.Cookies(u) {
+		if ck.Name == web.SessionCookieName {
+			token = ck.Value
+		}
+	}
+	sm := p.srv.Sessions()
+	ctx, err := sm.Load(context.Background(), token)
+	if err != nil || sm.GetInt64(ctx, "sudo_at") == 0 {
+		t.Fatalf("load the session: %v (sudo_at %d)", err, sm.GetInt64(ctx, "sudo_at"))
+	}
+	sm.Put(ctx, "sudo_at", time.Now().Add(-11*time.Minute).Unix())
+	if _, _, err := sm.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.postForm(admin, "/admin/groups", url.Values{"name": {"g2"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("admin change 11 minutes after the confirmation: %d, want 403", res.StatusCode)
+	}
+	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 1 {
+		t.Fatalf("%d groups, want 1", len(gs))
+	}
+}
+
+// Revoking an API token ends it at once, and is audited.
+func TestTokenRevokeIsImmediateAndAudited(t *testing.T) {
+	p := newPortal(t)
+	tok := tokenFor(t, p, "alice", "user")
+	victim := tokenFor(t, p, "alice", "user")
+	_, list := p.api("GET", "/api/v1/tokens", tok, "")
+	var id string
+	for _, it := range list["items"].([]any) {
+		m := it.(map[string]any)
+		if strings.HasPrefix(victim, m["prefix"].(string)) {
+			id = itoa(int64(m["id"].(float64)))
+		}
+	}
+	if code, _ := p.api("GET", "/api/v1/me", victim, ""); code != http.StatusOK {
+		t.Fatalf("token before revoke: %d", code)
+	}
+	if code, _ := p.api("DELETE", "/api/v1/tokens/"+id, tok, ""); code != http.StatusNoContent {
+		t.Fatalf("revoke: %d", code)
+	}
+	if code, _ := p.api("GET", "/api/v1/me", victim, ""); code != http.StatusUnauthorized {
+		t.Fatalf("revoked token still works: %d", code)
+	}
+	es, _ := p.srv.Store.ListAudit(context.Background(), 10)
+	if len(es) == 0 || es[0].Action != "token.revoke" || es[0].Actor != "alice" {
+		t.Fatalf("token revocation not audited: %+v", es)
+	}
+}
+
+// Every admin mutation and every token creation through a session asks for
+// the password first; the table is the route table's unsafe admin routes.
+func TestEveryAdminMutationNeedsSudo(t *testing.T) {
+	p := newPortal(t)
+	admin := p.client()
+	p.login(admin, "admin", adminPassword)
+	forms := []string{
+		"/admin/users", "/admin/users/1/disable", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members",
+		"/admin/groups/1/members/remove", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
+		"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
+		"/admin/prices", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
+		"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/settings/tokens",
+	}
+	for _, path := range forms {
+		res, body := p.postFormBody(admin, path, url.Values{"x": {"1"}})
+		if res.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="sudo-form"`) {
+			t.Errorf("POST %s via session without sudo: %d, want 403 with the confirm page", path, res.StatusCode)
+		}
+	}
+	apis := []struct{ method, path string }{
+		{"POST", "/api/v1/images"}, {"PUT", "/api/v1/images/1"}, {"POST", "/api/v1/flavors"}, {"PUT", "/api/v1/flavors/1"},
+		{"PUT", "/api/v1/gpus/GPU-1/drain"}, {"POST", "/api/v1/admin/workbenches/x/stop"}, {"PUT", "/api/v1/admin/quotas/default"},
+		{"PUT", "/api/v1/admin/quotas/users/admin"}, {"PUT", "/api/v1/admin/prices"}, {"POST", "/api/v1/admin/users"},
+		{"POST", "/api/v1/admin/calculator/apply-rate"}, {"PUT", "/api/v1/admin/calculator/settings"},
+		{"POST", "/api/v1/admin/cloud-prices"}, {"PUT", "/api/v1/admin/cloud-prices/1"}, {"DELETE", "/api/v1/admin/cloud-prices/1"},
+		{"POST", "/api/v1/tokens"},
+	}
+	for _, a := range apis {
+		if code, out := p.sessionAPI(admin, a.method, a.path, `{}`); code != http.StatusForbidden || errCode(out) != "sudo_required" {
+			t.Errorf("%s %s via session without sudo: %d %v, want 403 sudo_required", a.method, a.path, code, out)
+		}
+	}
+	// Reading stays open.
+	for _, path := range []string{"/admin/users", "/admin/prices", "/admin/audit"} {
+		if res, _ := p.get(admin, path); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, res.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package proxy
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Live tracks the proxied requests in flight (long polls, streams and
+// WebSocket tunnels above all) per user and per grant (the session they
+// were authenticated by), so that revoking access ends them at once rather
+// than when the browser happens to close them. Cancelling a request's
+// context makes ReverseProxy close both ends of a tunnel.
+type Live struct {
+	mu    sync.Mutex
+	conns map[*liveConn]struct{}
+	// Revocations remembered for a minute, so that a request resolved just
+	// before a revocation but registered just after it is ended too.
+	users  map[int64]time.Time
+	grants map[string]time.Time
+}
+
+type liveConn struct {
+	user   int64
+	grant  string
+	cancel context.CancelFunc
+}
+
+// revocationMemory bounds how long a revocation is remembered; Resolve and
+// the registration that follows it take microseconds.
+const revocationMemory = time.Minute
+
+// NewLive returns an empty registry.
+func NewLive() *Live {
+	return &Live{conns: map[*liveConn]struct{}{}, users: map[int64]time.Time{}, grants: map[string]time.Time{}}
+}
+
+// add registers a request authenticated at started; it is cancelled at
+// once if a matching revocation came after started. The returned func
+// unregisters it.
+func (l *Live) add(user int64, grant string, started time.Time, cancel context.CancelFunc) func() {
+	c := &liveConn{user: user, grant: grant, cancel: cancel}
+	l.mu.Lock()
+	if at, ok := l.users[user]; ok && !at.Before(started) {
+		l.mu.Unlock()
+		cancel()
+		return func() {}
+	}
+	if at, ok := l.grants[grant]; ok && grant != "" && !at.Before(started) {
+		l.mu.Unlock()
+		cancel()
+		return func() {}
+	}
+	l.conns[c] = struct{}{}
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		delete(l.conns, c)
+		l.mu.Unlock()
+	}
+}
+
+// CloseUser ends every proxied request of a user and returns how many.
+func (l *Live) CloseUser(user int64) int {
+	return l.close(func(c *liveConn) bool { return c.user == user }, func(now time.Time) { l.users[user] = now })
+}
+
+// CloseGrant ends every proxied request authenticated by grant (a portal
+// session, and the notebook sessions made from it).
+func (l *Live) CloseGrant(grant string) int {
+	if grant == "" {
+		return 0
+	}
+	return l.close(func(c *liveConn) bool { return c.grant == grant }, func(now time.Time) { l.grants[grant] = now })
+}
+
+// Count is the number of a user's proxied requests in flight.
+func (l *Live) Count(user int64) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for c := range l.conns {
+		if c.user == user {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *Live) close(match func(*liveConn) bool, remember func(time.Time)) int {
+	now := time.Now()
+	l.mu.Lock()
+	for u, at := range l.users {
+		if now.Sub(at) > revocationMemory {
+			delete(l.users, u)
+		}
+	}
+	for g, at := range l.grants {
+		if now.Sub(at) > revocationMemory {
+			delete(l.grants, g)
+		}
+	}
+	remember(now)
+	var ended []*liveConn
+	for c := range l.conns {
+		if match(c) {
+			ended = append(ended, c)
+			delete(l.conns, c)
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range ended {
+		c.cancel()
+	}
+	return len(ended)
+}
