@@ -1049,7 +1049,7 @@ func WorkbenchPage(p Page, v WorkbenchView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 89, "\" class=\"inline\" data-testid=\"delete-form\" data-confirm=\"Delete this workbench? Your home volume is kept.\" data-confirm-delete-data=\"Delete this workbench AND your home volume? Every file in your home directory is lost; this cannot be undone.\"><label class=\"small\"><input type=\"checkbox\" name=\"delete_data\" value=\"true\" data-testid=\"delete-data\"> also delete my data</label> <button type=\"submit\" data-testid=\"delete\">Delete</button></form>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 89, "\" class=\"inline\" data-testid=\"delete-form\" data-confirm=\"Delete this workbench? Your home volume is kept.\" data-confirm-delete-data=\"Delete this workbench AND your home volume? Every file in your home directory is lost; this cannot be undone.\"><label class=\"check small\"><input type=\"checkbox\" name=\"delete_data\" value=\"true\" data-testid=\"delete-data\"> also delete my data</label> <button type=\"submit\" data-testid=\"delete\">Delete</button></form>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
