@@ -110,6 +110,10 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 		time.Sleep(20 * time.Millisecond)
 	}
 	defer m.release(id)
+	// A stop may have finished while this waited: decide on a fresh record.
+	if wb, err = m.store.WorkbenchByID(ctx, id); err != nil {
+		return err
+	}
 	if deleteData {
 		n, err := m.store.CountWorkbenches(ctx, wb.OwnerID)
 		if err != nil {
