@@ -21,6 +21,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator/testimages"
+	"workbench/web"
 )
 
 // The browser tests of every lifecycle action (issue 8 §2): a person clicks
@@ -46,9 +47,9 @@ type lcRig struct {
 	token     string
 }
 
-func newLCRig(t *testing.T) *lcRig {
+func newLCRig(t *testing.T, mutate ...func(*web.Config)) *lcRig {
 	t.Helper()
-	p, cli := enginePortal(t)
+	p, cli := enginePortal(t, mutate...)
 	ctx := context.Background()
 	installID, err := p.srv.Store.InstallID(ctx)
 	if err != nil {
@@ -508,4 +509,50 @@ func testStopSurvives(t *testing.T, js bool) {
 		t.Fatalf("close the tab: %v", err)
 	}
 	r.assertStopped(t, closedID)
+}
+
+// A stop that failed (the engine timed out) is shown as such: the reason,
+// "Retry stop" and "Force stop", no progress bar. The failure is recorded in
+// the store as the manager records it (the shared test engine cannot be
+// made to fail); periodic reconciliation is pushed out of the way so the
+// person's clicks are what finishes each stop.
+func TestBrowserFailedStopOffersRetryAndForce(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			r := newLCRig(t, func(c *web.Config) { c.Workbenches.ReconcileEvery = time.Hour })
+			ctx := r.browser(t, js)
+			btAcceptDialogs(t, ctx)
+			for _, tc := range []struct {
+				name, button string
+				wantExit     int
+			}{{"retried", "retry-stop", 0}, {"forced", "force-stop-own", 137}} {
+				id := r.launchAPI(t, tc.name)
+				if err := r.p.srv.Store.SetWorkbenchState(context.Background(), id, models.StateStopping, 0, "",
+					map[string]any{"stop_error": "could not stop the container: engine timed out"}); err != nil {
+					t.Fatal(err)
+				}
+				btNavigate(t, ctx, r.p.ts.URL+"/workbenches/"+id)
+				btDo(t, ctx, "wait for the stop failure", chromedp.WaitVisible(chromedp.CSS(`[data-testid=stop-error]`)))
+				if got := btText(t, ctx, `[data-testid=stop-error]`); !strings.Contains(got, "engine timed out") {
+					t.Errorf("stop failure says %q", got)
+				}
+				if n := len(btTexts(t, ctx, `[data-testid=wb-progress]`)); n != 0 {
+					t.Errorf("a failed stop shows %d progress bars", n)
+				}
+				btScreenshot(t, ctx, "screenshots/lifecycle-"+jsName(js)+"-stop-failed-"+tc.name+".png")
+				if resp := btSubmit(t, ctx, "click "+tc.button, chromedp.Click(chromedp.CSS(`[data-testid=`+tc.button+`]`))); resp.Status != http.StatusOK {
+					t.Fatalf("%s: status %d", tc.button, resp.Status)
+				}
+				r.assertStopped(t, id)
+				lcWaitPageState(t, ctx, "stopped")
+				info, err := r.cli.ContainerInspect(context.Background(), "wb-"+r.installID+"-"+id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if info.State.ExitCode != tc.wantExit {
+					t.Errorf("%s: container exit code %d, want %d", tc.button, info.State.ExitCode, tc.wantExit)
+				}
+			}
+		})
+	}
 }
