@@ -20,9 +20,8 @@ func (e *ErrState) Error() string { return e.Message }
 // afresh; the container is recreated when its GPU set changed (device
 // requests are fixed at create time) or it is gone.
 //
-// Like a launch, it runs to its end whatever happens to ctx.
+// Like a launch, once accepted it runs to its end whatever happens to ctx.
 func (m *Manager) Start(ctx context.Context, id string, owner *models.User) error {
-	ctx = context.WithoutCancel(ctx)
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
@@ -54,6 +53,10 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	}
 	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
 		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second}
+	// Accepted from here on: what follows must not be cut half-way by the
+	// request ending (a record without its launch), so the request's
+	// cancellation no longer applies. Until here it only stopped checks.
+	ctx = context.WithoutCancel(ctx)
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
 	gpus, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))

@@ -325,3 +325,32 @@ func TestForceStopRemovesAContainerThatWillNotStop(t *testing.T) {
 		t.Errorf("force stop left the container (inspect: %v)", err)
 	}
 }
+
+// A deletion whose request is gone before the manager even begins still
+// happens: container removed, record deleted, meter closed.
+func TestDeleteCompletesWhenTheRequestIsCancelled(t *testing.T) {
+	r := newLifecycleRig(t, nil)
+	wb := r.launchRunning(t, "cut-delete")
+	ctx := context.Background()
+	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	reqCtx, cancel := context.WithCancel(ctx)
+	cancel()
+	err := r.m.Delete(reqCtx, wb.ID, r.owner, false)
+	t.Logf("Delete returned to the cancelled caller: %v", err)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, err := r.store.WorkbenchByID(ctx, wb.ID)
+		if errors.Is(err, models.ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workbench still there 2 min after a cut delete (%v)", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := r.cli.ContainerInspect(ctx, r.m.containerName(wb.ID)); !client.IsErrNotFound(err) {
+		t.Errorf("the deleted workbench's container remains (inspect: %v)", err)
+	}
+}
