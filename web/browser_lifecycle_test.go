@@ -38,6 +38,10 @@ const lcGPUFlavor = "1x H100 80GB HBM3"
 // while a test reloads the page or closes the tab.
 const lcSlowImage = "fake-slow"
 
+// lcSlowerImage takes 6 s to shut down: the tests that cut the Stop request
+// must act while it is still in flight, even on a loaded machine.
+const lcSlowerImage = "fake-slower"
+
 // lcRig is a portal on the real engine with alice, her API token and the
 // slow-stopping fake image.
 type lcRig struct {
@@ -59,10 +63,12 @@ func newLCRig(t *testing.T, mutate ...func(*web.Config)) *lcRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.srv.Store.CreateImage(ctx, &models.Image{Name: lcSlowImage, Image: img.Image,
-		StartCommand: testimages.FakeJupyterStartCommand + " --shutdown-delay=2s",
-		RunAsUser:    "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}); err != nil {
-		t.Fatal(err)
+	for name, delay := range map[string]string{lcSlowImage: "2s", lcSlowerImage: "6s"} {
+		if err := p.srv.Store.CreateImage(ctx, &models.Image{Name: name, Image: img.Image,
+			StartCommand: testimages.FakeJupyterStartCommand + " --shutdown-delay=" + delay,
+			RunAsUser:    "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return &lcRig{p: p, cli: cli, installID: installID, token: tokenFor(t, p, "alice", "user")}
 }
@@ -224,11 +230,12 @@ func (r *lcRig) gpuHolders(t *testing.T) []string {
 	return out
 }
 
-// launchAPI launches a workbench of the slow image through the API and waits
-// until it runs (for the tests whose subject is not the launch form).
-func (r *lcRig) launchAPI(t *testing.T, name string) string {
+// launchAPI launches a workbench of a slow-stopping image through the API
+// and waits until it runs (for the tests whose subject is not the launch
+// form).
+func (r *lcRig) launchAPI(t *testing.T, name, image string) string {
 	t.Helper()
-	code, wb := r.p.api("POST", "/api/v1/workbenches", r.token, `{"name":"`+name+`","image":"`+lcSlowImage+`","flavor":"`+lcGPUFlavor+`"}`)
+	code, wb := r.p.api("POST", "/api/v1/workbenches", r.token, `{"name":"`+name+`","image":"`+image+`","flavor":"`+lcGPUFlavor+`"}`)
 	if code != http.StatusAccepted {
 		t.Fatalf("launch %s: %d %v", name, code, wb)
 	}
@@ -408,7 +415,7 @@ func testBrowserEveryAction(t *testing.T, js bool) {
 	shot("5-deleted")
 
 	// A second workbench, deleted with its data.
-	id2 := r.launchAPI(t, "with-data")
+	id2 := r.launchAPI(t, "with-data", lcSlowImage)
 	btNavigate(t, ctx, r.p.ts.URL+"/workbenches/"+id2)
 	btDo(t, ctx, "wait for Stop", chromedp.WaitVisible(chromedp.CSS(`[data-testid=stop]`)))
 	btSubmit(t, ctx, "click Stop", chromedp.Click(chromedp.CSS(`[data-testid=stop]`)))
@@ -448,8 +455,8 @@ func TestBrowserStopSurvivesReloadAndClosedTab(t *testing.T) {
 func testStopSurvives(t *testing.T, js bool) {
 	r := newLCRig(t)
 	ctx := r.browser(t, js)
-	reloadID := r.launchAPI(t, "reloaded")
-	closedID := r.launchAPI(t, "closed-tab")
+	reloadID := r.launchAPI(t, "reloaded", lcSlowerImage)
+	closedID := r.launchAPI(t, "closed-tab", lcSlowerImage)
 	r.assertRunning(t, reloadID)
 	r.assertRunning(t, closedID)
 	waitStopping := func(id string) {
@@ -526,7 +533,7 @@ func TestBrowserFailedStopOffersRetryAndForce(t *testing.T) {
 				name, button string
 				wantExit     int
 			}{{"retried", "retry-stop", 0}, {"forced", "force-stop-own", 137}} {
-				id := r.launchAPI(t, tc.name)
+				id := r.launchAPI(t, tc.name, lcSlowImage)
 				if err := r.p.srv.Store.SetWorkbenchState(context.Background(), id, models.StateStopping, 0, "",
 					map[string]any{"stop_error": "could not stop the container: engine timed out"}); err != nil {
 					t.Fatal(err)

@@ -15,7 +15,7 @@ func TestForceStopThroughTheAPI(t *testing.T) {
 		name, query string
 		wantExit    int
 	}{{"graceful", "", 0}, {"forced", "?force=true", 137}} {
-		id := r.launchAPI(t, tc.name)
+		id := r.launchAPI(t, tc.name, lcSlowImage)
 		code, body := r.p.api("POST", "/api/v1/workbenches/"+id+"/stop"+tc.query, r.token, "")
 		if code != http.StatusOK || body["state"] != "stopped" {
 			t.Fatalf("%s stop: %d %v", tc.name, code, body)
