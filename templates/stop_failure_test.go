@@ -37,6 +37,9 @@ func TestWorkbenchPageShowsAFailedStop(t *testing.T) {
 	if doc.Find(testid("stop")).Length() != 0 {
 		t.Error("a failed stop still shows the plain Stop button beside Retry stop")
 	}
+	if doc.Find(testid("wb-stop-failed")).Length() != 1 {
+		t.Error("the state badge does not say the stop failed")
+	}
 	if e, _ := doc.Find(testid("wb-status")).Attr("data-stop-error"); e != wb.StopError {
 		t.Errorf("data-stop-error %q, want the error", e)
 	}
@@ -67,5 +70,23 @@ func TestWorkbenchPageDeleteOffersDeletingData(t *testing.T) {
 	}
 	if q, _ := form.Attr("data-confirm-delete-data"); !strings.Contains(q, "home volume") {
 		t.Errorf("delete-data confirmation %q", q)
+	}
+}
+
+// The workbench list marks a workbench whose stop failed, so it is not taken
+// for one that is merely stopping.
+func TestWorkbenchListMarksAFailedStop(t *testing.T) {
+	rows := []templates.WorkbenchRow{
+		{ID: "a", Name: "stuck", State: "stopping", StopError: "could not stop the container: engine timed out"},
+		{ID: "b", Name: "on-its-way", State: "stopping", Progress: 60},
+	}
+	doc := render(t, templates.HomePage(userPage("Workbenches", "/"), templates.HomeView{Workbenches: rows}))
+	stuck := doc.Find(`[data-testid=workbench-row][data-id=a]`)
+	if b := stuck.Find(testid("wb-stop-failed")); b.Length() != 1 || b.AttrOr("title", "") != rows[0].StopError {
+		t.Errorf("failed stop row: %d badges, title %q", b.Length(), b.AttrOr("title", ""))
+	}
+	other := doc.Find(`[data-testid=workbench-row][data-id=b]`)
+	if other.Find(testid("wb-stop-failed")).Length() != 0 || !strings.Contains(other.Text(), "60%") {
+		t.Errorf("stop under way row: %q", squash(other.Text()))
 	}
 }
