@@ -172,8 +172,9 @@ func periodically(ctx context.Context, every time.Duration, now bool, fn func(co
 	}
 }
 
-// Wait blocks until launch pipelines started by this process have ended
-// (tests use it; a server shutting down does not wait).
+// Wait blocks until launch pipelines and detached work (stops, deletions)
+// started by this process have ended (tests use it; a server shutting down
+// does not wait: reconciliation at the next start finishes what was cut).
 func (m *Manager) Wait() { m.wg.Wait() }
 
 // watchEvents reconciles one workbench whenever the engine reports a
