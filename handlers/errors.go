@@ -38,7 +38,10 @@ func classify(err error) *apiError {
 	var ve *models.ValidationError
 	var re *orchestrator.RefusedError
 	var se *orchestrator.ErrState
+	var ste *orchestrator.StopError
 	switch {
+	case errors.As(err, &ste):
+		return &apiError{http.StatusBadGateway, "stop_failed", ste.Message + "; retry, or force the stop (force=true)"}
 	case errors.As(err, &re) && re.Code == "quota_exceeded":
 		return &apiError{http.StatusUnprocessableEntity, re.Code, re.Message}
 	case errors.As(err, &re):

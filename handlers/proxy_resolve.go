@@ -16,24 +16,9 @@ import (
 // read-only: proxied responses never carry the portal's Set-Cookie, and
 // notebook traffic does not write to the session store.
 func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error) {
-	ck, err := r.Cookie(h.sessions.Cookie.Name)
+	e, err := h.proxyUser(r)
 	if err != nil {
-		return proxy.Target{}, proxy.ErrNotFound
-	}
-	ctx := r.Context()
-	now := time.Now()
-	e, ok := h.proxyAuth.get(ck.Value, now)
-	if !ok {
-		sctx, err := h.sessions.Load(ctx, ck.Value)
-		if err != nil {
-			return proxy.Target{}, err
-		}
-		u := h.SessionUser(sctx)
-		if u == nil {
-			return proxy.Target{}, proxy.ErrNotFound
-		}
-		e = proxyAuthEntry{userID: u.ID, grant: models.HashSecret(ck.Value)}
-		h.proxyAuth.put(ck.Value, e, now)
+		return proxy.Target{}, err
 	}
 	return h.proxyTarget(r, id, e)
 }
@@ -50,4 +35,29 @@ func (h *Handler) proxyTarget(r *http.Request, id string, e proxyAuthEntry) (pro
 		return proxy.Target{}, err
 	}
 	return proxy.Target{BaseURL: &url.URL{Scheme: "http", Host: t.Endpoint}, Token: t.Token, UserID: e.userID, Grant: e.grant}, nil
+}
+
+// proxyUser is the user (and the session grant) whose portal session the
+// proxied request carries (proxy.ErrNotFound without one), cached briefly
+// for the proxy's hot path.
+func (h *Handler) proxyUser(r *http.Request) (proxyAuthEntry, error) {
+	ck, err := r.Cookie(h.sessions.Cookie.Name)
+	if err != nil {
+		return proxyAuthEntry{}, proxy.ErrNotFound
+	}
+	now := time.Now()
+	if e, ok := h.proxyAuth.get(ck.Value, now); ok {
+		return e, nil
+	}
+	sctx, err := h.sessions.Load(r.Context(), ck.Value)
+	if err != nil {
+		return proxyAuthEntry{}, err
+	}
+	u := h.SessionUser(sctx)
+	if u == nil {
+		return proxyAuthEntry{}, proxy.ErrNotFound
+	}
+	e := proxyAuthEntry{userID: u.ID, grant: models.HashSecret(ck.Value)}
+	h.proxyAuth.put(ck.Value, e, now)
+	return e, nil
 }

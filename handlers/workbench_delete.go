@@ -14,7 +14,11 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 		return
 	}
 	deleteData := c.Query("delete_data") == "true" || c.PostForm("delete_data") == "true"
-	if err := h.wbs.Delete(c.Request.Context(), wb.ID, currentUser(c), deleteData); err != nil {
+	ctx := c.Request.Context()
+	if err := h.wbs.Delete(ctx, wb.ID, currentUser(c), deleteData); err != nil {
+		if clientGone(ctx, err) {
+			return // the deletion goes on in the manager
+		}
 		if isAPI(c) {
 			h.fail(c, err)
 			return

@@ -34,7 +34,7 @@ func (h *Handler) workbenchEvents(c *gin.Context) {
 		w.Flush()
 		return true
 	}
-	if !send(orchestrator.Update{ID: wb.ID, State: wb.State, Progress: wb.Progress, Reason: wb.Reason, At: wb.UpdatedAt}) {
+	if !send(orchestrator.Update{ID: wb.ID, State: wb.State, Progress: wb.Progress, Reason: wb.Reason, Error: wb.StopError, At: wb.UpdatedAt}) {
 		return
 	}
 	keepalive := time.NewTicker(15 * time.Second)

@@ -1,19 +1,43 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"workbench/orchestrator"
 )
 
-// workbenchStop: the owner stops a workbench (always allowed).
+// workbenchStop: the owner stops a workbench (always allowed). The form
+// field or query force=true kills the container without the grace period
+// (offered after a stop failed). The stop runs to its end in the manager
+// even when this request is cut (a reload, a closed tab); the answer only
+// waits for it.
 func (h *Handler) workbenchStop(c *gin.Context) {
 	wb, ok := h.ownedWorkbench(c)
 	if !ok {
 		return
 	}
-	if err := h.wbs.Stop(c.Request.Context(), wb.ID, ""); err != nil {
-		h.fail(c, err)
+	ctx := c.Request.Context()
+	stop := h.wbs.Stop
+	if c.PostForm("force") == "true" || c.Query("force") == "true" {
+		stop = h.wbs.ForceStop
+	}
+	if err := stop(ctx, wb.ID, ""); err != nil {
+		if clientGone(ctx, err) {
+			h.log.Info("stop: the client left; the stop goes on", "id", wb.ID)
+			return
+		}
+		var se *orchestrator.StopError
+		if isAPI(c) || !errors.As(err, &se) {
+			h.fail(c, err)
+			return
+		}
+		// The page shows the failure with "Retry stop" and "Force stop".
+		h.flash(c, "Could not stop the workbench: "+se.Message)
+		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
 	if isAPI(c) {
@@ -22,6 +46,13 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 	}
 	h.flash(c, "Workbench stopped. Its GPUs are free; your home files are kept.")
 	seeOther(c, "/workbenches/"+wb.ID)
+}
+
+// clientGone reports whether err is only the caller's request ending (the
+// work itself goes on in the manager): nothing to answer, nothing to log as
+// a failure.
+func clientGone(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // adminWorkbenchStop: an admin force-stops anyone's workbench (recorded).
@@ -33,11 +64,15 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		return
 	}
 	reason := "stopped by an administrator (" + currentUser(c).Username + ")"
+	// Recorded before the stop: it goes on even when this request is cut.
+	h.audit(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
 	if err := h.wbs.Stop(ctx, wb.ID, reason); err != nil {
+		if clientGone(ctx, err) {
+			return
+		}
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
 	if isAPI(c) {
 		c.Status(http.StatusNoContent)
 		return

@@ -60,6 +60,7 @@ type workbenchJSON struct {
 	Simulated          bool     `json:"simulated"`
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
+	StopError          string   `json:"stop_error,omitempty"`
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
 	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
 	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
@@ -83,7 +84,7 @@ func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (c
 func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) workbenchJSON {
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
-		URL: h.workbenchURL(wb.ID), Reason: wb.Reason, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
+		URL: h.workbenchURL(wb.ID), Reason: wb.Reason, StopError: wb.StopError, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)
@@ -106,7 +107,7 @@ func (h *Handler) workbenchURL(id string) string {
 
 func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
 	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
-		Reason: wb.Reason, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
+		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: orchestrator.BaseURL(wb.ID) + "lab", IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt)}
 	return r

@@ -41,6 +41,7 @@ type Workbench struct {
 	State          string     `json:"state"`
 	Progress       int        `json:"progress"`
 	Reason         string     `json:"reason"`
+	StopError      string     `json:"stop_error"` // why the last stop attempt failed; only while stopping
 	Token          string     `json:"-"`
 	ContainerID    string     `json:"-"`
 	Endpoint       string     `json:"-"`

@@ -11,6 +11,7 @@ type Update struct {
 	State    string    `json:"state"`
 	Progress int       `json:"progress"`
 	Reason   string    `json:"reason"`
+	Error    string    `json:"error,omitempty"` // why a stop failed (the state stays stopping)
 	At       time.Time `json:"at"`
 }
 

@@ -34,6 +34,10 @@ func (e *RefusedError) Error() string { return e.Message }
 // Launch validates the request, records the workbench and binds its GPUs in
 // one transaction, and starts the launch pipeline in the background. It
 // returns as soon as the record exists (state requested).
+//
+// Once the record is about to be written, it runs to its end whatever
+// happens to ctx (a client that goes away must not leave a record without
+// its launch).
 func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequest) (*models.Workbench, error) {
 	img, err := m.store.ImageByNameOrID(ctx, req.Image)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !img.Enabled) {
@@ -77,6 +81,12 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second)}
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
+	// Accepted from here on: what follows must not be cut half-way by the
+	// request ending (a record without its launch), so the request's
+	// cancellation no longer applies. Until here it only stopped checks.
+	ctx = context.WithoutCancel(ctx)
+	m.accepting.RLock()
+	defer m.accepting.RUnlock()
 	if err := m.store.CreateWorkbench(ctx, wb, need, models.CheckLaunchQuota(ask, month)); err != nil {
 		return nil, m.refusal(ctx, err)
 	}

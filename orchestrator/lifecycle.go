@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"workbench/models"
-	"workbench/orchestrator/runtime"
 )
 
 // ErrState is a request that does not fit the workbench's state (409).
@@ -17,68 +16,11 @@ type ErrState struct{ Message string }
 
 func (e *ErrState) Error() string { return e.Message }
 
-// Stop stops a workbench: its GPUs are released at once, the home volume
-// stays. Stopping is always allowed (it lowers cost). reason is shown to the
-// user ("" for their own stop).
-func (m *Manager) Stop(ctx context.Context, id, reason string) error {
-	wb, err := m.store.WorkbenchByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	switch wb.State {
-	case models.StateStopped, models.StateFailed:
-		return nil
-	}
-	// Wait for a reconciliation of this workbench to finish first; a stop
-	// already under way makes this one a no-op.
-	for !m.claim(id, true) {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		if cur, err := m.store.WorkbenchByID(ctx, id); err != nil || cur.State == models.StateStopped || cur.State == models.StateFailed {
-			return err
-		}
-	}
-	defer m.release(id)
-	return m.stopClaimed(ctx, wb, reason)
-}
-
-// stopClaimed does the stop; the caller holds the workbench's claim.
-func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string) error {
-	id := wb.ID
-	m.setState(ctx, id, models.StateStopping, wb.Progress, reason, nil)
-	// A launch still under way is cancelled first, so it cannot bring the
-	// workbench back to running behind this stop.
-	m.cancelLaunch(id)
-	var finished time.Time
-	// By name: a cancelled launch may have created the container without
-	// recording its id.
-	if info, err := m.rt.Inspect(ctx, m.containerName(id)); err == nil {
-		if err := m.rt.Stop(ctx, info.ID, m.opt.StopGrace); err != nil && !errors.Is(err, runtime.ErrNotFound) {
-			m.log.Warn("stop container", "id", id, "err", err)
-		}
-		if info, err := m.rt.Inspect(ctx, info.ID); err == nil {
-			finished = info.FinishedAt
-			m.updateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
-		}
-	}
-	if finished.IsZero() {
-		finished = time.Now().UTC()
-	}
-	m.closeInterval(ctx, id, finished, "stopped")
-	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
-		return err
-	}
-	m.setState(ctx, id, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": finished})
-	m.log.Info("workbench stopped", "id", id, "reason", reason)
-	return nil
-}
-
 // Start starts a stopped (or failed) workbench again. GPUs are allocated
 // afresh; the container is recreated when its GPU set changed (device
 // requests are fixed at create time) or it is gone.
+//
+// Like a launch, once accepted it runs to its end whatever happens to ctx.
 func (m *Manager) Start(ctx context.Context, id string, owner *models.User) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
@@ -111,6 +53,12 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	}
 	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
 		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second}
+	// Accepted from here on: what follows must not be cut half-way by the
+	// request ending (a record without its launch), so the request's
+	// cancellation no longer applies. Until here it only stopped checks.
+	ctx = context.WithoutCancel(ctx)
+	m.accepting.RLock()
+	defer m.accepting.RUnlock()
 	gpus, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
 	m.forgetRoute(id)
 	if err != nil {
@@ -144,13 +92,30 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 // Delete removes a workbench's container and record. The user's home volume
 // is kept unless deleteData is set, and then only when no other workbench of
 // the user still uses it.
+//
+// The deletion runs to its end in the manager whatever happens to ctx (see
+// detached).
 func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, deleteData bool) error {
+	return m.detached(ctx, func(ctx context.Context) error { return m.delete(ctx, id, owner, deleteData) })
+}
+
+func (m *Manager) delete(ctx context.Context, id string, owner *models.User, deleteData bool) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
 	}
-	if wb.Launching() && m.isLaunching(id) {
-		return &ErrState{Message: "the workbench is still launching; stop it first or wait"}
+	// Hold the claim so neither reconciliation nor a stop acts on it
+	// meanwhile; a launch in progress refuses the deletion.
+	for !m.claim(id, false) {
+		if m.isLaunching(id) {
+			return &ErrState{Message: "the workbench is still launching; stop it first or wait"}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer m.release(id)
+	// A stop may have finished while this waited: decide on a fresh record.
+	if wb, err = m.store.WorkbenchByID(ctx, id); err != nil {
+		return err
 	}
 	if deleteData {
 		n, err := m.store.CountWorkbenches(ctx, wb.OwnerID)
@@ -167,6 +132,11 @@ func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, del
 		}
 	}
 	defer m.forgetRoute(id)
+	// A workbench deleted while running (the API allows it) stops costing
+	// now; closing is a no-op for a stopped one.
+	if err := m.closeInterval(ctx, id, time.Now().UTC(), "deleted"); err != nil {
+		return err
+	}
 	if err := m.store.MarkWorkbenchDeleted(ctx, id); err != nil {
 		return err
 	}

@@ -88,11 +88,13 @@ type Manager struct {
 	// right now, so the two never act on one workbench at once.
 	claimed map[string]bool
 	wg      sync.WaitGroup
-	// started is when this manager began: a launch or stop recorded before
-	// it was left behind by a previous process.
-	started time.Time
 	// clock is the culler's and the deadlines' time (see SetClock).
 	clock func() time.Time
+	// accepting is held (read) by a launch or start from writing its
+	// transitional record until its background work is registered in
+	// launching; reconciliation takes it (write) before deciding that a
+	// transitional workbench has nobody driving it.
+	accepting sync.RWMutex
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -106,7 +108,6 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		billing:   NewBilling(store, opt.MinCharge),
 		launching: map[string]*launchRun{},
 		claimed:   map[string]bool{},
-		started:   time.Now().UTC(),
 		clock:     time.Now,
 	}
 }
@@ -174,8 +175,9 @@ func periodically(ctx context.Context, every time.Duration, now bool, fn func(co
 	}
 }
 
-// Wait blocks until launch pipelines started by this process have ended
-// (tests use it; a server shutting down does not wait).
+// Wait blocks until launch pipelines and detached work (stops, deletions)
+// started by this process have ended (tests use it; a server shutting down
+// does not wait: reconciliation at the next start finishes what was cut).
 func (m *Manager) Wait() { m.wg.Wait() }
 
 // watchEvents reconciles one workbench whenever the engine reports a
@@ -275,14 +277,23 @@ func (m *Manager) release(id string) {
 	m.mu.Unlock()
 }
 
-// setState records a state change and publishes it.
+// setState records a state change and publishes it. A stop error only
+// lives while the workbench is stopping: any other state clears it.
 func (m *Manager) setState(ctx context.Context, id, state string, progress int, reason string, extra map[string]any) {
 	defer m.forgetRoute(id)
-	if err := m.store.SetWorkbenchState(ctx, id, state, progress, reason, extra); err != nil {
+	fields := make(map[string]any, len(extra)+1)
+	for k, v := range extra {
+		fields[k] = v
+	}
+	if state != models.StateStopping {
+		fields["stop_error"] = ""
+	}
+	if err := m.store.SetWorkbenchState(ctx, id, state, progress, reason, fields); err != nil {
 		m.log.Error("record workbench state", "id", id, "state", state, "err", err)
 		return
 	}
-	m.events.Publish(Update{ID: id, State: state, Progress: progress, Reason: reason, At: time.Now().UTC()})
+	stopErr, _ := fields["stop_error"].(string)
+	m.events.Publish(Update{ID: id, State: state, Progress: progress, Reason: reason, Error: stopErr, At: time.Now().UTC()})
 }
 
 // Object names. They carry the install id so two portals never collide.

@@ -38,18 +38,20 @@ func (m *Manager) openInterval(ctx context.Context, id string, startedAt time.Ti
 }
 
 // closeInterval ends metering at endedAt (Docker's exit time when known) and
-// writes what can be billed now.
-func (m *Manager) closeInterval(ctx context.Context, id string, endedAt time.Time, reason string) {
+// writes what can be billed now. Its error is logged and returned: a stop
+// must not report success with the meter still running.
+func (m *Manager) closeInterval(ctx context.Context, id string, endedAt time.Time, reason string) error {
 	if endedAt.IsZero() {
 		endedAt = time.Now().UTC()
 	}
 	if err := m.store.CloseInterval(ctx, id, endedAt, reason); err != nil {
 		m.log.Error("metering: close interval", "id", id, "err", err)
-		return
+		return err
 	}
 	if _, err := m.billing.BillOnce(ctx); err != nil {
 		m.log.Warn("billing", "err", err)
 	}
+	return nil
 }
 
 // lastHeartbeat is when a workbench's open interval was last known alive:

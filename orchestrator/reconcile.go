@@ -15,8 +15,10 @@ import (
 //   - a running labelled container of an active workbench is adopted;
 //   - an active workbench whose container exited or vanished is closed with
 //     Docker's exit time and reason, and its GPUs are released;
-//   - a workbench left mid-launch by a previous process is finished when its
-//     container runs, else failed and cleaned up;
+//   - a workbench in a transitional state that nothing in this process is
+//     driving (left by a previous process, or by a request or stop that
+//     died) is finished: a launch when its container runs, else failed
+//     and cleaned up; a stop is done again;
 //   - labelled containers with no record (or a deleted one) are removed once
 //     older than OrphanGrace.
 func (m *Manager) Reconcile(ctx context.Context) error {
@@ -83,11 +85,18 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	} else {
 		return // engine trouble: decide nothing
 	}
-	// A launch or stop recorded by this process is driven by it; the
-	// record can be visible a moment before the launch is registered.
-	leftBehind := wb.UpdatedAt.Before(m.started)
-	if (wb.Launching() || wb.State == models.StateStopping) && !leftBehind {
-		return
+	// A launch or stop in progress in this process holds the workbench
+	// (launching or claimed) and was skipped above. A launch or start
+	// writes its record a moment before registering its background work:
+	// wait for those in flight, then look again. What is left in a
+	// transitional state has nobody driving it (a request that died, a
+	// stop that failed, a previous process) and is finished below.
+	if wb.Launching() || wb.State == models.StateStopping {
+		m.accepting.Lock()
+		m.accepting.Unlock() //nolint:staticcheck // a barrier: launches that wrote their record have registered
+		if m.isLaunching(wb.ID) {
+			return
+		}
 	}
 	owner, err := m.store.UserByID(ctx, wb.OwnerID)
 	if err != nil {
@@ -116,9 +125,10 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
 		})
 	case wb.State == models.StateStopping:
-		// A stop interrupted by a crash: finish it.
-		m.log.Info("reconcile: finishing interrupted stop", "id", wb.ID)
-		if err := m.stopClaimed(ctx, wb, wb.Reason); err != nil {
+		// A stop nobody is driving (a crash, a request that died, a stop
+		// that failed): finish it.
+		m.log.Info("reconcile: finishing interrupted stop", "id", wb.ID, "stop_error", wb.StopError)
+		if err := m.stopClaimed(ctx, wb, wb.Reason, false); err != nil {
 			m.log.Warn("reconcile: stop", "id", wb.ID, "err", err)
 		}
 	case wb.Launching():
@@ -127,7 +137,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if found {
 			_ = m.rt.Remove(ctx, c.ID)
 		}
-		m.fail(ctx, wb.ID, "the portal restarted during the launch; start it again")
+		m.fail(ctx, wb.ID, "the launch was interrupted (the portal restarted or lost track of it); start it again")
 	case found && !c.Running:
 		reason := fmt.Sprintf("the container exited (code %d)", c.ExitCode)
 		if c.OOMKilled {
@@ -146,7 +156,9 @@ func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at ti
 	if at.IsZero() {
 		at = time.Now().UTC()
 	}
-	m.closeInterval(ctx, wb.ID, at, reason)
+	if err := m.closeInterval(ctx, wb.ID, at, reason); err != nil {
+		return // the next reconciliation tries again
+	}
 	if err := m.store.ReleaseGPUs(ctx, wb.ID); err != nil {
 		m.log.Error("release GPUs", "id", wb.ID, "err", err)
 		return

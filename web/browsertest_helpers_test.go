@@ -73,8 +73,15 @@ func btChromiumPath(t *testing.T) string {
 // context, bounded by btTimeout. Everything stops when the test ends.
 func btNewBrowser(t *testing.T) context.Context {
 	t.Helper()
+	return btNewBrowserWithin(t, btTimeout)
+}
+
+// btNewBrowserWithin is btNewBrowser for a test that needs longer than
+// btTimeout (several launches and stops on the real engine).
+func btNewBrowserWithin(t *testing.T, limit time.Duration) context.Context {
+	t.Helper()
 	exe := btChromiumPath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), btTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),

@@ -177,6 +177,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	// middleware (the proxy loads the session read-only itself).
 	px := proxy.New(proxy.Options{
 		Resolve:           h.ProxyResolve,
+		NotRunning:        h.ProxyNotRunning,
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
 		TrustedOrigins:    trusted(s.cfg.PublicURL),

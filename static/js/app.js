@@ -21,14 +21,24 @@ function startLiveRegions() {
   });
 }
 
-// Forms with data-confirm="question" ask before submitting.
+// Forms with data-confirm="question" ask before submitting; a delete form
+// whose "delete my data" box is ticked asks data-confirm-delete-data instead.
 function confirmForms() {
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
     form.addEventListener("submit", (ev) => {
-      if (!window.confirm(form.getAttribute("data-confirm"))) ev.preventDefault();
+      const data = form.querySelector("input[name=delete_data]:checked") && form.getAttribute("data-confirm-delete-data");
+      if (!window.confirm(data || form.getAttribute("data-confirm"))) ev.preventDefault();
     });
   });
 }
+
+// submitting is set while a form this page submitted is on its way (a
+// navigation the browser is waiting for). Reloading then would abort that
+// POST: a Stop once died half-way like this. Listening on the document
+// runs after the forms' own listeners, so a cancelled confirm is seen.
+let submitting = false;
+document.addEventListener("submit", (ev) => { if (!ev.defaultPrevented) submitting = true; });
+window.addEventListener("pageshow", () => { submitting = false; });
 
 document.addEventListener("DOMContentLoaded", () => {
   startLiveRegions();
@@ -36,18 +46,29 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 
 // A workbench page with data-events follows the workbench's state over
-// server-sent events: progress updates in place, a new state reloads the page
-// (so buttons match). Without JavaScript a meta refresh does the same.
+// server-sent events: progress and the state badge update in place; a new
+// state (or a stop failure) reloads the page so the buttons match, but never
+// while a form submission of this page is in flight: its answer brings the
+// new page. Without JavaScript a meta refresh does the same.
 function followWorkbench() {
   const el = document.querySelector("[data-events]");
   if (!el || !window.EventSource) return;
   const shown = el.getAttribute("data-state");
+  const shownError = el.getAttribute("data-stop-error") || "";
   const es = new EventSource(el.getAttribute("data-events"));
   es.addEventListener("state", (ev) => {
     const u = JSON.parse(ev.data);
-    if (u.state !== shown) { es.close(); window.location.reload(); return; }
+    const badge = el.querySelector("[data-testid=wb-state]");
+    if (badge && badge.textContent !== u.state) {
+      badge.textContent = u.state;
+      badge.className = "state state-" + u.state;
+    }
     const bar = el.querySelector("progress");
     if (bar) { bar.value = u.progress; bar.textContent = u.progress + "%"; }
+    if ((u.state !== shown || (u.error || "") !== shownError) && !submitting) {
+      es.close();
+      window.location.reload();
+    }
   });
 }
 document.addEventListener("DOMContentLoaded", followWorkbench);

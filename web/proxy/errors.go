@@ -44,7 +44,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, title, msg s
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+	if !wantsHTML(r) {
 		h.Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(status)
 		fmt.Fprintf(w, "%s: %s\n", title, msg)
@@ -60,3 +60,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, title, msg s
 		"<body><h1>%s</h1><p>%s</p></body></html>\n",
 		meta, html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
 }
+
+// wantsHTML reports whether the request is a browser navigation that can
+// show a page (JupyterLab's own fetches ask for JSON or anything).
+func wantsHTML(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), "text/html") }

@@ -49,6 +49,11 @@ type Options struct {
 	// SessionCookieName is the portal's session cookie, never forwarded to
 	// Jupyter and never settable by it.
 	SessionCookieName string
+	// NotRunning, when set, answers a browser navigation (Accept: text/html)
+	// to a workbench Resolve found not running (ErrNotReady): the portal's
+	// own page saying why, with a Start button. Other requests, and all
+	// when it is nil, get a short 503 message.
+	NotRunning func(w http.ResponseWriter, r *http.Request, workbenchID string)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Transport defaults to NewTransport().
@@ -151,6 +156,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusNotFound, "Not found", "There is no such workbench.", false)
 		return
 	case errors.Is(err, ErrNotReady):
+		if p.opts.NotRunning != nil && wantsHTML(r) {
+			p.opts.NotRunning(w, r, id)
+			return
+		}
 		writeError(w, r, http.StatusServiceUnavailable, "Workbench not running",
 			"This workbench is not running. Start it from the portal, then reload this page.", false)
 		return

@@ -30,6 +30,9 @@ func main() {
 	base := flag.String("base-url", envOr("JUPYTER_BASE_URL", "/"), "URL prefix everything is served under")
 	token := flag.String("token", os.Getenv("JUPYTER_TOKEN"), "token required on every request (empty: none)")
 	ping := flag.Duration("ws-ping-interval", 30*time.Second, "keep-alive ping on kernel WebSockets, as Jupyter's ws_ping_interval (0: none)")
+	// A real JupyterLab takes a while to shut its kernels down; tests that
+	// cut a request in the middle of a stop need a stop that lasts.
+	shutdownDelay := flag.Duration("shutdown-delay", 0, "wait this long after SIGTERM before shutting down (tests of slow stops)")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -45,6 +48,7 @@ func main() {
 	defer stop()
 	go func() {
 		<-ctx.Done()
+		time.Sleep(*shutdownDelay)
 		log.Info("shutting down")
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()

@@ -1,0 +1,158 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// StopError is a stop that could not be finished (the engine did not answer,
+// the container would not stop). The workbench stays "stopping" with the
+// message recorded, its GPUs still bound (the container may still use them);
+// reconciliation retries, and the page offers "Retry stop" and "Force stop".
+type StopError struct{ Message string }
+
+func (e *StopError) Error() string { return e.Message }
+
+// Stop stops a workbench: its GPUs are released at once, the home volume
+// stays. Stopping is always allowed (it lowers cost). reason is shown to the
+// user ("" for their own stop).
+//
+// The stop runs to its end in the manager whatever happens to ctx: a page
+// reload or a closed tab once cut a stop half-way and left the container
+// running, its GPUs bound and its cost growing. ctx only bounds how long the
+// caller waits for the result; when it ends first, Stop returns its error
+// while the stop goes on.
+func (m *Manager) Stop(ctx context.Context, id, reason string) error {
+	return m.stopDetached(ctx, id, reason, false)
+}
+
+// ForceStop is Stop without the grace period: the container is killed at
+// once (and removed if even that fails). For a stop that failed or hangs.
+func (m *Manager) ForceStop(ctx context.Context, id, reason string) error {
+	return m.stopDetached(ctx, id, reason, true)
+}
+
+func (m *Manager) stopDetached(ctx context.Context, id, reason string, force bool) error {
+	return m.detached(ctx, func(ctx context.Context) error { return m.stop(ctx, id, reason, force) })
+}
+
+func (m *Manager) stop(ctx context.Context, id, reason string, force bool) error {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch wb.State {
+	case models.StateStopped, models.StateFailed:
+		return nil
+	}
+	// Wait for a reconciliation (or another stop) of this workbench to
+	// finish first; a stop that finished meanwhile makes this one a no-op.
+	if wb, err = m.waitClaim(ctx, id); err != nil || wb == nil {
+		return err
+	}
+	defer m.release(id)
+	return m.stopClaimed(ctx, wb, reason, force)
+}
+
+// waitClaim claims id (even while a launch runs: a stop cancels it), waiting
+// for a reconciliation or another stop holding it. It returns the fresh
+// record, or nil when the workbench is stopped or failed by then.
+func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, error) {
+	for !m.claim(id, true) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil || wb.State == models.StateStopped || wb.State == models.StateFailed {
+		m.release(id)
+		return nil, err
+	}
+	return wb, nil
+}
+
+// stopClaimed does the stop; the caller holds the workbench's claim. The
+// progress shown while stopping moves with the real steps (begun, container
+// stopped, metering closed), never the 100 % of the running state.
+func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string, force bool) error {
+	id := wb.ID
+	m.setState(ctx, id, models.StateStopping, 10, reason, map[string]any{"stop_error": ""})
+	// A launch still under way is cancelled first, so it cannot bring the
+	// workbench back to running behind this stop.
+	m.cancelLaunch(id)
+	finished, err := m.stopContainer(ctx, id, force)
+	if err != nil {
+		return m.stopFailed(ctx, id, reason, "could not stop the container: "+err.Error())
+	}
+	m.setState(ctx, id, models.StateStopping, 60, reason, nil)
+	if err := m.closeInterval(ctx, id, finished, "stopped"); err != nil {
+		return m.stopFailed(ctx, id, reason, "could not close the usage record: "+err.Error())
+	}
+	m.setState(ctx, id, models.StateStopping, 80, reason, nil)
+	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
+		return m.stopFailed(ctx, id, reason, "could not release the GPUs: "+err.Error())
+	}
+	m.setState(ctx, id, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": finished})
+	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force)
+	return nil
+}
+
+// stopContainer stops the workbench's container (found by name: a cancelled
+// launch may have created it without recording its id) and returns when it
+// finished by Docker's clock. A container that is gone is stopped.
+func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (time.Time, error) {
+	now := time.Now().UTC()
+	info, err := m.rt.Inspect(ctx, m.containerName(id))
+	if errors.Is(err, runtime.ErrNotFound) {
+		return now, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	grace := m.opt.StopGrace
+	if force {
+		grace = 0
+	}
+	if err := m.rt.Stop(ctx, info.ID, grace); err != nil && !errors.Is(err, runtime.ErrNotFound) {
+		if !force {
+			return time.Time{}, err
+		}
+		m.log.Warn("force stop: kill failed; removing the container", "id", id, "err", err)
+		if err := m.rt.Remove(ctx, info.ID); err != nil {
+			return time.Time{}, err
+		}
+		m.updateWorkbench(ctx, id, map[string]any{"container_id": ""})
+		return now, nil
+	}
+	info, err = m.rt.Inspect(ctx, info.ID)
+	if errors.Is(err, runtime.ErrNotFound) {
+		return now, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	if info.Running {
+		return time.Time{}, fmt.Errorf("the container %s is still running after the stop", info.Name)
+	}
+	m.updateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
+	if info.FinishedAt.IsZero() {
+		return now, nil
+	}
+	return info.FinishedAt, nil
+}
+
+// stopFailed records why a stop could not finish; the workbench stays
+// stopping (its GPUs bound) until a retry, a force stop or reconciliation
+// finishes it.
+func (m *Manager) stopFailed(ctx context.Context, id, reason, msg string) error {
+	m.log.Warn("stop failed", "id", id, "err", msg)
+	m.setState(ctx, id, models.StateStopping, 0, reason, map[string]any{"stop_error": msg})
+	return &StopError{Message: msg}
+}
