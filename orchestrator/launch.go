@@ -140,6 +140,11 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
 		return "", fmt.Errorf("could not create the network: %v", err)
 	}
+	// The egress rules go in before any container of the network runs.
+	// A host that cannot enforce them is logged and shown to admins.
+	if err := m.EnforceEgress(ctx); err != nil && !errors.Is(err, runtime.ErrFirewallUnavailable) {
+		return "", fmt.Errorf("could not apply the egress policy: %v", err)
+	}
 	cmd, err := models.ExpandStartCommand(img.StartCommand, JupyterPort, BaseURL(id), token)
 	if err != nil {
 		return "", fmt.Errorf("bad start command in image %s: %v", img.Name, err)
