@@ -141,3 +141,14 @@ func (m *Manager) RemoveEgress(ctx context.Context) error {
 func (m *Manager) keepEgress(ctx context.Context) {
 	_ = m.EnforceEgress(ctx)
 }
+
+// The policy types, for the handlers (which do not reach into runtime).
+type (
+	EgressPolicy     = runtime.EgressPolicy
+	EgressFieldError = runtime.EgressFieldError
+)
+
+// ParseEgressPolicy validates an admin's mode and allow-list.
+func ParseEgressPolicy(mode, allow string) (EgressPolicy, error) {
+	return runtime.ParseEgressPolicy(mode, allow)
+}
