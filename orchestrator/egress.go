@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -151,4 +152,10 @@ type (
 // ParseEgressPolicy validates an admin's mode and allow-list.
 func ParseEgressPolicy(mode, allow string) (EgressPolicy, error) {
 	return runtime.ParseEgressPolicy(mode, allow)
+}
+
+// RemoveEgressRules deletes an install's rules without a running manager
+// (the uninstall command).
+func RemoveEgressRules(ctx context.Context, installID string, log *slog.Logger) error {
+	return runtime.NewFirewall(log).Remove(ctx, installID)
 }
