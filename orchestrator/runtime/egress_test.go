@@ -173,6 +173,13 @@ func TestEgressPolicyFromInsideAContainer(t *testing.T) {
 		}
 		netChurn.RLock()
 		for i, tgt := range targets {
+			if step.mode == "internet" && step.allow == "" && i == 0 {
+				// For the record: what a refused connection looks like
+				// from inside, and how fast it fails.
+				start := time.Now()
+				p := selfcheck(t, ctx, probeURL, tgt.addr).Probe
+				t.Logf("refused probe of %s: %q after %s", tgt.addr, p.Error, time.Since(start).Round(time.Millisecond))
+			}
 			got := reachable(t, ctx, probeURL, tgt.addr, step.reach[i])
 			if got != step.reach[i] {
 				t.Errorf("mode %s allow [%s]: %s (%s) reachable=%v, want %v", step.mode, step.allow, tgt.name, tgt.addr, got, step.reach[i])
