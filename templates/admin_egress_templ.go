@@ -159,12 +159,12 @@ func AdminEgressPage(p Page, v EgressView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</section><section class=\"card form-card\"><h2>Policy</h2><form method=\"post\" action=\"/admin/egress\" class=\"stack\" data-testid=\"egress-form\"><fieldset class=\"stack\"><legend>Workbenches may connect to</legend> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</section><section class=\"card form-card\"><h2>Policy</h2><form method=\"post\" action=\"/admin/egress\" class=\"stack\" data-testid=\"egress-form\"><fieldset class=\"stack egress-modes\"><legend>Workbenches may connect to</legend> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			for _, ch := range egressChoices {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<label class=\"choice\"><input type=\"radio\" name=\"mode\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<label class=\"egress-choice\"><input type=\"radio\" name=\"mode\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
