@@ -46,7 +46,11 @@ type egressState struct {
 }
 
 // UseFirewall replaces the firewall (tests).
-func (m *Manager) UseFirewall(fw Firewall) { m.fw = fw }
+func (m *Manager) UseFirewall(fw Firewall) {
+	m.egress.mu.Lock()
+	defer m.egress.mu.Unlock()
+	m.fw = fw
+}
 
 // EgressPolicy is the policy in force: the admin's setting, else the
 // configured default.

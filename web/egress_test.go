@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 
 	"workbench/orchestrator/runtime"
@@ -199,4 +201,40 @@ func hostPrimaryIPv4(t *testing.T) string {
 	}
 	defer c.Close()
 	return c.LocalAddr().(*net.UDPAddr).IP.String()
+}
+
+// brokenFirewall is iptables that is there but fails to write rules.
+type brokenFirewall struct{ unavailableFirewall }
+
+func (brokenFirewall) Apply(context.Context, string, string, runtime.EgressPolicy) error {
+	return errors.New("iptables-restore: exit status 1: line 3 failed")
+}
+func (brokenFirewall) Check(context.Context) error { return nil }
+
+// TestEgressLaunchWhenRulesFail: rules that cannot be written fail the
+// launch before any container exists (never a workbench without the rules
+// the host could enforce); a host that cannot enforce rules at all still
+// launches, and says so.
+func TestEgressLaunchWhenRulesFail(t *testing.T) {
+	p, cli := enginePortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	admin := tokenFor(t, p, "root", "admin")
+
+	p.srv.Manager.UseFirewall(brokenFirewall{})
+	id := isoLaunch(t, p, alice, "broken")
+	wb := waitState(t, p, alice, id, "failed")
+	if reason, _ := wb["reason"].(string); !strings.Contains(reason, "egress policy") || !strings.Contains(reason, "line 3 failed") {
+		t.Errorf("failed launch reason %q does not name the egress rules", reason)
+	}
+	cs, err := cli.ContainerList(t.Context(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", runtime.LabelID+"="+id))})
+	if err != nil || len(cs) != 0 {
+		t.Errorf("containers of the failed launch: %d (%v), want none: none may run without its egress rules", len(cs), err)
+	}
+
+	p.srv.Manager.UseFirewall(unavailableFirewall{})
+	id = isoLaunch(t, p, alice, "unenforced")
+	waitState(t, p, alice, id, "running")
+	if code, st := p.api("GET", "/api/v1/admin/egress", admin, ""); code != 200 || st["enforced"] != false || !strings.Contains(st["problem"].(string), "not enforced") {
+		t.Errorf("status on a host without iptables: %d %v", code, st)
+	}
 }
