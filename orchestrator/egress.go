@@ -135,6 +135,18 @@ func (m *Manager) enforceEgress(ctx context.Context, st *EgressStatus) error {
 	return nil
 }
 
+// egressBeforeStart puts the rules in place before a container of the
+// network is created or started (after a host reboot they are gone until
+// the portal applies them). A host that cannot enforce them is logged and
+// shown to admins, and the workbench still starts; rules that cannot be
+// written fail the start.
+func (m *Manager) egressBeforeStart(ctx context.Context) error {
+	if err := m.EnforceEgress(ctx); err != nil && !errors.Is(err, runtime.ErrFirewallUnavailable) {
+		return fmt.Errorf("could not apply the egress policy: %v", err)
+	}
+	return nil
+}
+
 // RemoveEgress deletes the install's rules (when its network is removed).
 func (m *Manager) RemoveEgress(ctx context.Context) error {
 	m.egress.mu.Lock()

@@ -140,10 +140,8 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
 		return "", fmt.Errorf("could not create the network: %v", err)
 	}
-	// The egress rules go in before any container of the network runs.
-	// A host that cannot enforce them is logged and shown to admins.
-	if err := m.EnforceEgress(ctx); err != nil && !errors.Is(err, runtime.ErrFirewallUnavailable) {
-		return "", fmt.Errorf("could not apply the egress policy: %v", err)
+	if err := m.egressBeforeStart(ctx); err != nil {
+		return "", err
 	}
 	cmd, err := models.ExpandStartCommand(img.StartCommand, JupyterPort, BaseURL(id), token)
 	if err != nil {

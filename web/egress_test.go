@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,6 +170,28 @@ func TestEgressPolicyThroughPortal(t *testing.T) {
 		t.Errorf("audit has %d egress.set entries, want 3 (all, internet+allow, none)", sets)
 	}
 
+	// After a host reboot the rules are gone; restarting a stopped
+	// workbench puts them back before its container runs.
+	if code, body := p.api("POST", "/api/v1/workbenches/"+id+"/stop", alice, ""); code != 202 && code != 200 {
+		t.Fatalf("stop: %d %v", code, body)
+	}
+	waitState(t, p, alice, id, "stopped")
+	if err := runtime.NewFirewall(slog.New(slog.DiscardHandler)).Remove(ctx, install); err != nil {
+		t.Fatal(err)
+	}
+	fwd, _ := runtime.EgressChains(install)
+	if strings.Contains(iptablesRules(t), fwd) {
+		t.Fatal("rules still there after Remove")
+	}
+	if code, body := p.api("POST", "/api/v1/workbenches/"+id+"/start", alice, ""); code != 202 && code != 200 {
+		t.Fatalf("start: %d %v", code, body)
+	}
+	waitState(t, p, alice, id, "running")
+	if !strings.Contains(iptablesRules(t), "-j "+fwd) {
+		t.Error("restarted workbench runs without the egress rules")
+	}
+	probe(primary, false)
+
 	// A host that cannot enforce anything says so on the page, whatever
 	// the setting.
 	p.srv.Manager.UseFirewall(unavailableFirewall{})
@@ -189,6 +212,15 @@ func (unavailableFirewall) Apply(context.Context, string, string, runtime.Egress
 func (unavailableFirewall) Remove(context.Context, string) error { return nil }
 func (f unavailableFirewall) Check(ctx context.Context) error {
 	return f.Apply(ctx, "", "", runtime.EgressPolicy{})
+}
+
+func iptablesRules(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("iptables", "-w", "-S").Output()
+	if err != nil {
+		t.Fatalf("iptables -S: %v", err)
+	}
+	return string(out)
 }
 
 // hostPrimaryIPv4 is the host's address on its default route; no packet
