@@ -35,9 +35,10 @@ var ErrFirewallUnavailable = errors.New("egress policy not enforced")
 //
 // So the portal owns two chains per install, WB-<install>-FWD (jumped to
 // from DOCKER-USER) and WB-<install>-IN (from INPUT), each entered only for
-// packets arriving on the network's bridge interface. Both first let
-// replies of established connections through: the portal opens connections
-// to Jupyter in the containers, and their answers come back that way.
+// packets arriving on the network's bridge interface. The INPUT one first
+// lets replies of established connections through: the portal opens
+// connections to Jupyter in the containers, and their answers come back
+// that way. See egressRules for why the forward one does not.
 //
 // Chain contents are replaced atomically with iptables-restore --noflush
 // (no moment without rules); the jumps are checked and put first in their
@@ -83,15 +84,23 @@ const (
 )
 
 // egressRules renders the iptables-restore input that (re)defines both
-// chains for policy p. Order matters: replies first, then the allow-list,
-// then what the mode refuses.
+// chains for policy p. Order matters: replies (host chain only), then the
+// allow-list, then what the mode refuses.
 func egressRules(fwd, in string, p EgressPolicy) string {
 	var b strings.Builder
 	b.WriteString("*filter\n")
 	fmt.Fprintf(&b, ":%s - [0:0]\n:%s - [0:0]\n", fwd, in)
 	const reject = "-j REJECT --reject-with icmp-admin-prohibited"
+	// Only the host chain lets replies through by state: the host opens
+	// connections into the containers (the portal to Jupyter), nothing
+	// outside does (no published ports), so every forwarded packet from
+	// the bridge belongs to a connection a container opened and is judged
+	// by its destination alone. That also cuts, at its next packet, a
+	// connection opened in the instant Docker 20.10 deletes and re-inserts
+	// FORWARD's jump to DOCKER-USER (it does so whenever any network is
+	// created on the host), which a state rule would keep alive.
+	fmt.Fprintf(&b, "-A %s -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN\n", in)
 	for _, chain := range []string{fwd, in} {
-		fmt.Fprintf(&b, "-A %s -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN\n", chain)
 		if p.Mode == EgressAll {
 			fmt.Fprintf(&b, "-A %s -j RETURN\n", chain)
 			continue
