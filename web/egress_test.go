@@ -201,6 +201,11 @@ func TestEgressPolicyThroughPortal(t *testing.T) {
 		!strings.Contains(doc.Find(`[data-testid=egress-problem]`).Text(), "no iptables") {
 		t.Errorf("page on a host without iptables does not say the policy is not enforced:\n%s", doc.Find(`[data-testid=egress-status]`).Text())
 	}
+	// …and every admin page says so, once the status is known.
+	_, body = p.get(adm, "/admin/users")
+	if !strings.Contains(body, "egress policy NOT enforced") {
+		t.Error("admin pages carry no banner while the egress policy is not enforced")
+	}
 }
 
 // unavailableFirewall is a host without iptables.
