@@ -40,15 +40,17 @@ type EgressStatus struct {
 }
 
 type egressState struct {
-	mu     sync.Mutex // serialises applying; guards status
+	apply  sync.Mutex // serialises applying; guards warned and the firewall
+	warned string     // the last problem logged, so a standing one is logged once
+
+	mu     sync.Mutex // guards status only: pages read it while rules are written
 	status EgressStatus
-	warned string // the last problem logged, so a standing one is logged once
 }
 
 // UseFirewall replaces the firewall (tests).
 func (m *Manager) UseFirewall(fw Firewall) {
-	m.egress.mu.Lock()
-	defer m.egress.mu.Unlock()
+	m.egress.apply.Lock()
+	defer m.egress.apply.Unlock()
 	m.fw = fw
 }
 
@@ -95,14 +97,16 @@ func (m *Manager) EgressStatus() EgressStatus {
 // workbenches still launch (the portal never claims a protection it does
 // not give). Any other error means the rules could not be written.
 func (m *Manager) EnforceEgress(ctx context.Context) error {
-	m.egress.mu.Lock()
-	defer m.egress.mu.Unlock()
+	m.egress.apply.Lock()
+	defer m.egress.apply.Unlock()
 	st := EgressStatus{CheckedAt: time.Now().UTC()}
 	err := m.enforceEgress(ctx, &st)
 	if err != nil {
 		st.Problem = err.Error()
 	}
+	m.egress.mu.Lock()
 	m.egress.status = st
+	m.egress.mu.Unlock()
 	switch {
 	case err == nil:
 		m.egress.warned = ""
@@ -149,8 +153,8 @@ func (m *Manager) egressBeforeStart(ctx context.Context) error {
 
 // RemoveEgress deletes the install's rules (when its network is removed).
 func (m *Manager) RemoveEgress(ctx context.Context) error {
-	m.egress.mu.Lock()
-	defer m.egress.mu.Unlock()
+	m.egress.apply.Lock()
+	defer m.egress.apply.Unlock()
 	return m.fw.Remove(ctx, m.installID)
 }
 
