@@ -60,8 +60,8 @@ func (h *Handler) saveEgress(c *gin.Context, p orchestrator.EgressPolicy) (orche
 		return orchestrator.EgressStatus{}, false
 	}
 	st, err := h.wbs.SetEgressPolicy(ctx, p)
-	if err != nil && st.Policy.Mode == "" {
-		h.fail(c, err) // not even stored
+	if err != nil {
+		h.fail(c, err)
 		return st, false
 	}
 	h.audit(c, "egress.set", "workbench network", egressJSON(before), egressJSON(p))

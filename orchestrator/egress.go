@@ -71,16 +71,15 @@ func (m *Manager) EgressPolicy(ctx context.Context) (runtime.EgressPolicy, error
 	return p, nil
 }
 
-// SetEgressPolicy stores p and applies it at once. The setting is kept even
-// when it cannot be enforced here; the returned status says so.
+// SetEgressPolicy stores p and applies it at once. The error is about
+// storing; a policy that is stored but cannot be enforced (or whose rules
+// failed to write) is reported in the returned status (Problem), and the
+// next launch retries the rules.
 func (m *Manager) SetEgressPolicy(ctx context.Context, p runtime.EgressPolicy) (EgressStatus, error) {
 	if err := m.store.SetEgressSetting(ctx, string(p.Mode), strings.Join(p.AllowStrings(), ",")); err != nil {
 		return EgressStatus{}, err
 	}
-	err := m.EnforceEgress(ctx)
-	if err != nil && !errors.Is(err, runtime.ErrFirewallUnavailable) {
-		return m.EgressStatus(), err
-	}
+	_ = m.EnforceEgress(ctx) // logged and recorded in the status
 	return m.EgressStatus(), nil
 }
 
