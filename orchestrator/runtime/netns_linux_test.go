@@ -62,7 +62,17 @@ func newLabNet(t *testing.T, run, hostCIDR string, addrs, routes []string) *labN
 	sh(t, "ip", "-n", l.ns, "link", "set", "lo", "up")
 	sh(t, "ip", "-n", l.ns, "route", "add", "default", "via", l.hostAddr)
 	for _, r := range routes {
-		sh(t, "ip", "route", "add", r, "dev", l.hostIf)
+		// A host route (169.254.169.254/32) can be held for a few seconds
+		// by a concurrent run of this test: wait for it to be free.
+		for start := time.Now(); ; time.Sleep(250 * time.Millisecond) {
+			out, err := exec.Command("ip", "route", "add", r, "dev", l.hostIf).CombinedOutput()
+			if err == nil {
+				break
+			}
+			if !strings.Contains(string(out), "File exists") || time.Since(start) > 2*time.Minute {
+				t.Fatalf("ip route add %s dev %s: %v %s", r, l.hostIf, err, out)
+			}
+		}
 	}
 	ln := listenInNetns(t, "/var/run/netns/"+l.ns, "0.0.0.0:0")
 	l.Port = ln.Addr().(*net.TCPAddr).Port
