@@ -25,6 +25,12 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 	case h.pool.Backend() == "none" && p.User.IsAdmin:
 		p.Banner = h.pool.Status()
 	}
+	if p.User != nil && p.User.IsAdmin && h.wbs.EgressStatus().Problem != "" {
+		if p.Banner != "" {
+			p.Banner += " "
+		}
+		p.Banner += "Workbench egress policy NOT enforced: containers can reach this host and link-local addresses (Admin → Egress)."
+	}
 	return p
 }
 

@@ -60,6 +60,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/prices", h.adminPriceCreate)
 	admin.GET("/billing", h.adminBilling)
 	admin.GET("/billing.csv", h.adminBillingCSV)
+	admin.GET("/egress", h.adminEgress)
+	admin.POST("/egress", h.adminEgressSave)
 
 	api := r.Group("/api/v1", h.requireUser)
 	api.GET("/me", h.apiMe)
@@ -96,6 +98,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.PUT("/admin/prices", h.apiPricesPut)
 	apiAdmin.GET("/admin/users", h.apiUsers)
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
+	apiAdmin.GET("/admin/egress", h.apiEgress)
+	apiAdmin.PUT("/admin/egress", h.apiEgressPut)
 
 	h.calculatorRoutes(ui, admin, api, apiAdmin)
 

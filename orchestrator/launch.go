@@ -150,6 +150,9 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
 		return "", fmt.Errorf("could not create the network: %v", err)
 	}
+	if err := m.egressBeforeStart(ctx); err != nil {
+		return "", err
+	}
 	cmd, err := models.ExpandStartCommand(img.StartCommand, JupyterPort, BaseURL(id), token)
 	if err != nil {
 		return "", fmt.Errorf("bad start command in image %s: %v", img.Name, err)

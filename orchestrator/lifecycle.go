@@ -79,6 +79,9 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 		info, err := m.rt.Inspect(ctx, wb.ContainerID)
 		if err == nil && info.Labels[labelGPUs] == joinGPUs(gpus) && info.Image == img.Image {
 			m.setState(ctx, wb.ID, models.StateStarting, 85, "", nil)
+			if err := m.egressBeforeStart(ctx); err != nil {
+				return err
+			}
 			if err := m.rt.Start(ctx, wb.ContainerID); err != nil {
 				return fmt.Errorf("could not start the container: %v", err)
 			}

@@ -34,6 +34,9 @@ type Options struct {
 	HeartbeatEvery   time.Duration // usage heartbeat (default 30 s)
 	BillEvery        time.Duration // ledger writing and quota enforcement (default 60 s)
 	StorageEvery     time.Duration // home volume measurement (default 5 min)
+	// Egress is the egress policy until an admin sets one (default:
+	// internet only).
+	Egress runtime.EgressPolicy
 }
 
 func (o *Options) defaults() {
@@ -60,6 +63,9 @@ func (o *Options) defaults() {
 	def(&o.HeartbeatEvery, 30*time.Second)
 	def(&o.BillEvery, time.Minute)
 	def(&o.StorageEvery, 5*time.Minute)
+	if o.Egress.Mode == "" {
+		o.Egress.Mode = runtime.EgressInternet
+	}
 }
 
 // Manager runs the life of every workbench (SPEC §3): launch, stop, start,
@@ -78,6 +84,10 @@ type Manager struct {
 	activity  *activityTracker
 	billing   *Billing
 	routes    sync.Map // workbench id → cachedRoute (see proxy_target.go)
+
+	// fw enforces the egress policy; egress is its last outcome (egress.go).
+	fw     Firewall
+	egress egressState
 
 	// launching holds the background launches (pull, create, start, wait
 	// for Jupyter) running in this process: reconciliation leaves those
@@ -109,6 +119,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		launching: map[string]*launchRun{},
 		claimed:   map[string]bool{},
 		clock:     time.Now,
+		fw:        runtime.NewFirewall(log.With("component", "egress")),
 	}
 }
 
@@ -148,6 +159,7 @@ func (m *Manager) Run(ctx context.Context) {
 		}
 	})
 	duty(m.opt.StorageEvery, true, m.MeterStorage)
+	duty(egressEvery, true, m.keepEgress)
 	duty(m.opt.CullEvery, false, m.Cull)
 	duty(5*time.Second, false, m.flushActivity)
 	duty(m.opt.HeartbeatEvery, false, m.heartbeat)

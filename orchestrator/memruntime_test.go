@@ -57,6 +57,9 @@ func (r *memRuntime) HasNVIDIA(context.Context) (bool, error)                   
 func (r *memRuntime) EnsureVolume(context.Context, string, map[string]string) error  { return nil }
 func (r *memRuntime) RemoveVolume(context.Context, string) error                     { return nil }
 func (r *memRuntime) EnsureNetwork(context.Context, string, map[string]string) error { return nil }
+func (r *memRuntime) NetworkBridge(context.Context, string) (string, error) {
+	return "", runtime.ErrNotFound
+}
 func (r *memRuntime) Endpoint(runtime.ContainerInfo, string) (string, int)           { return "", 0 }
 func (r *memRuntime) EnsureImage(context.Context, string, func(int, string)) error {
 	return errors.New("memRuntime: no images")

@@ -604,6 +604,8 @@ func removeInstallObjects(cli *client.Client, installID string) {
 	for _, n := range ns {
 		_ = cli.NetworkRemove(ctx, n.ID)
 	}
+	// The install's egress rules go with its network.
+	_ = runtime.NewFirewall(slog.New(slog.DiscardHandler)).Remove(ctx, installID)
 }
 
 func (bp *benchPortal) addImage(name, ref, startCmd, runAs, home string) error {

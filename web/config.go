@@ -35,6 +35,10 @@ type Config struct {
 	// NotebookDomain serves each workbench at {id}.NotebookDomain, its own
 	// origin (README: "Notebook domain"); "" keeps path mode (/wb/{id}/).
 	NotebookDomain string
+	// Egress and EgressAllow are the workbench egress policy until an
+	// admin sets one on /admin/egress (then the stored setting wins).
+	Egress      string
+	EgressAllow string
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -93,6 +97,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
+	fs.StringVar(&c.Egress, "egress", env("EGRESS", "internet"), "initial workbench egress policy: internet | none | all; admins change it on /admin/egress (WORKBENCH_EGRESS)")
+	fs.StringVar(&c.EgressAllow, "egress-allow", env("EGRESS_ALLOW", ""), "initial comma-separated CIDRs workbenches may always reach, e.g. lab services (WORKBENCH_EGRESS_ALLOW)")
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -152,6 +158,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("invalid WORKBENCH_TRUSTED_PROXIES entry %q: want a CIDR such as 10.0.0.0/8 or an IP", cidr)
 		}
 	}
+	egress, err := orchestrator.ParseEgressPolicy(c.Egress, c.EgressAllow)
+	if err != nil {
+		return fmt.Errorf("invalid WORKBENCH_EGRESS / WORKBENCH_EGRESS_ALLOW: %v", err)
+	}
+	c.Workbenches.Egress = egress
 	if v, ok := os.LookupEnv("WORKBENCH_MIN_CHARGE"); ok {
 		if d, err := time.ParseDuration(v); err != nil || d < 0 {
 			return fmt.Errorf("invalid WORKBENCH_MIN_CHARGE %q: want a duration such as 60s, or 0 for none", v)

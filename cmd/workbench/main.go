@@ -23,6 +23,7 @@ Commands:
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
   backup FILE                         write a consistent copy of the database to FILE
+  egress remove                       delete this install's egress firewall rules (uninstall)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -61,6 +62,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdGPUs(ctx, args[1:], stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args[1:], stdout, stderr)
+	case "egress":
+		if len(args) < 2 || args[1] != "remove" {
+			return fmt.Errorf("usage: workbench egress remove [--data-dir DIR]")
+		}
+		return cmdEgressRemove(ctx, args[2:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return nil

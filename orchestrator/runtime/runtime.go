@@ -124,6 +124,9 @@ type Runtime interface {
 	// EnsureNetwork makes the per-user bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
+	// NetworkBridge returns the host interface of a bridge network (where
+	// the egress policy is enforced); ErrNotFound when there is none.
+	NetworkBridge(ctx context.Context, name string) (string, error)
 	Create(ctx context.Context, spec Spec) (containerID string, err error)
 	Start(ctx context.Context, id string) error
 	// Stop sends SIGTERM and kills after grace; stopping a stopped

@@ -1,0 +1,339 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseEgressPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		mode, allow string
+		want        string // mode then CIDRs, or "error:<field>"
+	}{
+		{"", "", "internet"},
+		{"none", "10.20.0.0/16, 192.168.1.7\n10.20.0.0/16", "none 10.20.0.0/16 192.168.1.7/32"},
+		{"all", "", "all"},
+		{"open", "", "error:mode"},
+		{"internet", "10.1.2.3/8", "error:allow"},
+		{"internet", "0.0.0.0/0", "error:allow"},
+		{"internet", "fd00::/8", "error:allow"},
+		{"internet", "example.org", "error:allow"},
+	} {
+		p, err := ParseEgressPolicy(tc.mode, tc.allow)
+		got := strings.TrimSpace(string(p.Mode) + " " + strings.Join(p.AllowStrings(), " "))
+		var fe *EgressFieldError
+		if errors.As(err, &fe) {
+			got = "error:" + fe.Field
+		} else if err != nil {
+			got = "error " + err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("ParseEgressPolicy(%q, %q) = %s (%v), want %s", tc.mode, tc.allow, got, err, tc.want)
+		}
+	}
+}
+
+// TestEgressRulesOrder: replies and the allow-list come before anything
+// refused, and the host chain refuses everything else in internet mode.
+func TestEgressRulesOrder(t *testing.T) {
+	p, _ := ParseEgressPolicy("internet", "10.9.0.0/16")
+	rules := egressRules("F", "I", p)
+	idx := func(s string) int {
+		i := strings.Index(rules, s)
+		if i < 0 {
+			t.Fatalf("no %q in\n%s", s, rules)
+		}
+		return i
+	}
+	if !(idx("-A F -d 10.9.0.0/16 -j RETURN") < idx("-A F -d 10.0.0.0/8 -j REJECT")) {
+		t.Errorf("forward chain out of order:\n%s", rules)
+	}
+	if !(idx("-A I -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN") < idx("-A I -d 10.9.0.0/16 -j RETURN") && idx("-A I -d 10.9.0.0/16 -j RETURN") < idx("-A I -j REJECT")) {
+		t.Errorf("host chain out of order:\n%s", rules)
+	}
+	// Forwarded packets are judged by destination whatever their state,
+	// so a connection that slipped through a gap dies at its next packet.
+	if strings.Contains(rules, "-A F -m conntrack") {
+		t.Errorf("forward chain lets established connections through:\n%s", rules)
+	}
+	if !strings.Contains(rules, "-A F -d 169.254.0.0/16 -j REJECT") || !strings.Contains(rules, "-A I -j REJECT") {
+		t.Errorf("missing refusals:\n%s", rules)
+	}
+}
+
+// firewallEnv skips, saying why, where egress rules cannot be tested: no
+// engine, not root, no iptables holding the engine's chains. On the CI
+// machine and the development host none of that applies and it runs.
+func firewallEnv(t *testing.T) (*engineEnv, *Firewall) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("SKIP: egress rules need root (iptables and network namespaces)")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("SKIP: no ip(8) to build the test's network namespace")
+	}
+	e := newEngineEnv(t)
+	fw := NewFirewall(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := fw.Check(context.Background()); err != nil {
+		t.Skipf("SKIP: %v", err)
+	}
+	return e, fw
+}
+
+// TestEgressPolicyFromInsideAContainer proves each mode from inside a real
+// workbench container on the real engine, probing real listeners:
+//
+//   - on the host, bound to 0.0.0.0, reached via the bridge's gateway and
+//     via the host's primary address (both delivered locally: INPUT);
+//   - in a "lab" network namespace reached through the host's routing
+//     (FORWARD): 169.254.169.254 (metadata), a private lab address and a
+//     public address;
+//   - another workbench's Jupyter on the same network.
+//
+// Every probe is also the portal reaching Jupyter in the container from
+// the host, which must keep working in every mode.
+func TestEgressPolicyFromInsideAContainer(t *testing.T) {
+	t.Parallel()
+	e, fw := firewallEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	netName := e.network(t, ctx, "egress")
+	bridge, err := e.d.NetworkBridge(ctx, netName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwdChain, inChain := EgressChains(e.install)
+	t.Cleanup(func() {
+		if err := fw.Remove(context.Background(), e.install); err != nil {
+			t.Errorf("cleanup: remove egress rules: %v", err)
+		}
+		assertNoRules(t, fwdChain, inChain)
+	})
+
+	_, probeURL := e.start(t, ctx, e.spec("prober", netName, ""))
+	other, _ := e.start(t, ctx, e.spec("other", netName, ""))
+	otherHost, otherPort := e.d.Endpoint(other, netName)
+
+	// Listeners on the host.
+	hostLn, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acceptAll(hostLn)
+	t.Cleanup(func() { hostLn.Close() })
+	hostPort := strconv.Itoa(hostLn.Addr().(*net.TCPAddr).Port)
+	gw := gateway(t, ctx, e, netName)
+	primary := primaryIPv4(t)
+
+	// The lab namespace, with addresses in 198.18.<n>.0/24 (benchmarking
+	// range, never on a real LAN) and 11.<n>.<n>.2 standing in for the
+	// internet.
+	b, _ := strconv.ParseUint(e.run[:2], 16, 8)
+	n := int(b)%200 + 20
+	labSubnet := fmt.Sprintf("198.18.%d.0/24", n)
+	labAddr := fmt.Sprintf("198.18.%d.2", n)
+	public := fmt.Sprintf("11.%d.%d.2", n, n)
+	lab := newLabNet(t, e.run, fmt.Sprintf("198.18.%d.1/24", n),
+		[]string{labAddr + "/24", "169.254.169.254/32", public + "/32"},
+		[]string{"169.254.169.254/32", public + "/32"})
+	labPort := strconv.Itoa(lab.Port)
+
+	targets := []struct{ name, addr string }{
+		{"host via the bridge gateway", net.JoinHostPort(gw, hostPort)},
+		{"host via its primary address", net.JoinHostPort(primary, hostPort)},
+		{"metadata 169.254.169.254", net.JoinHostPort("169.254.169.254", labPort)},
+		{"lab server " + labAddr, net.JoinHostPort(labAddr, labPort)},
+		{"internet " + public, net.JoinHostPort(public, labPort)},
+		{"other workbench", net.JoinHostPort(otherHost, strconv.Itoa(otherPort))},
+	}
+	for _, step := range []struct {
+		mode, allow string
+		reach       []bool // per target
+	}{
+		// Positive control first: nothing filtered by the portal, so every
+		// "refused" below is the policy and not a broken probe or listener.
+		// The other workbench stays refused (the engine's icc=false).
+		{"all", "", []bool{true, true, true, true, true, false}},
+		{"internet", "", []bool{false, false, false, false, true, false}},
+		{"internet", labSubnet, []bool{false, false, false, true, true, false}},
+		{"internet", primary + "/32", []bool{false, true, false, false, true, false}},
+		{"none", labSubnet, []bool{false, false, false, true, false, false}},
+		{"none", "", []bool{false, false, false, false, false, false}},
+	} {
+		p, err := ParseEgressPolicy(step.mode, step.allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.Apply(ctx, e.install, bridge, p); err != nil {
+			t.Fatalf("apply %s %s: %v", step.mode, step.allow, err)
+		}
+		netChurn.RLock()
+		for i, tgt := range targets {
+			if step.mode == "internet" && step.allow == "" && i == 0 {
+				// For the record: what a refused connection looks like
+				// from inside, and how fast it fails.
+				start := time.Now()
+				p := selfcheck(t, ctx, probeURL, tgt.addr).Probe
+				t.Logf("refused probe of %s: %q after %s", tgt.addr, p.Error, time.Since(start).Round(time.Millisecond))
+			}
+			got := reachable(t, ctx, probeURL, tgt.addr, step.reach[i])
+			if got != step.reach[i] {
+				t.Errorf("mode %s allow [%s]: %s (%s) reachable=%v, want %v", step.mode, step.allow, tgt.name, tgt.addr, got, step.reach[i])
+			}
+		}
+		netChurn.RUnlock()
+		if t.Failed() {
+			logFirewall(t)
+			t.FailNow()
+		}
+	}
+
+	// Idempotent: applying again leaves one jump per parent chain.
+	p, _ := ParseEgressPolicy("internet", "")
+	for i := 0; i < 2; i++ {
+		if err := fw.Apply(ctx, e.install, bridge, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertOneJump(t, "DOCKER-USER", bridge, fwdChain)
+	assertOneJump(t, "INPUT", bridge, inChain)
+
+	// A new bridge for the install (its network re-created) moves the
+	// jumps; the lab's veth stands in for it.
+	if err := fw.Apply(ctx, e.install, lab.hostIf, p); err != nil {
+		t.Fatal(err)
+	}
+	assertOneJump(t, "DOCKER-USER", lab.hostIf, fwdChain)
+	if err := fw.Apply(ctx, e.install, bridge, p); err != nil {
+		t.Fatal(err)
+	}
+	assertOneJump(t, "DOCKER-USER", bridge, fwdChain)
+	assertOneJump(t, "INPUT", bridge, inChain)
+}
+
+// TestEgressSweepsVanishedNetworks: the chains of an install whose bridge
+// is gone (network deleted behind the portal's back) are removed by the
+// next Apply of any install; a live one's are kept.
+func TestEgressSweepsVanishedNetworks(t *testing.T) {
+	t.Parallel()
+	e, fw := firewallEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	netName := e.network(t, ctx, "sweep")
+	bridge, err := e.d.NetworkBridge(ctx, netName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := e.install + "-gone"
+	goneFwd, goneIn := EgressChains(gone)
+	selfFwd, selfIn := EgressChains(e.install)
+	t.Cleanup(func() {
+		_ = fw.Remove(context.Background(), gone)
+		if err := fw.Remove(context.Background(), e.install); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+		assertNoRules(t, goneFwd, goneIn)
+		assertNoRules(t, selfFwd, selfIn)
+	})
+	// A veth pair plays the vanished install's bridge (deleting one end
+	// deletes both).
+	dummy := "wbeg" + e.run[:6] + "d"
+	sh(t, "ip", "link", "add", dummy, "type", "veth", "peer", "name", "wbeg"+e.run[:6]+"e")
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "delete", dummy).Run() })
+	if err := fw.Apply(ctx, gone, dummy, DefaultEgressPolicy); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Apply(ctx, e.install, bridge, DefaultEgressPolicy); err != nil {
+		t.Fatal(err)
+	}
+	assertOneJump(t, "DOCKER-USER", dummy, goneFwd) // still there: its bridge exists
+	sh(t, "ip", "link", "delete", dummy)
+	if err := fw.Apply(ctx, e.install, bridge, DefaultEgressPolicy); err != nil {
+		t.Fatal(err)
+	}
+	assertNoRules(t, goneFwd, goneIn)
+	assertOneJump(t, "DOCKER-USER", bridge, selfFwd)
+}
+
+// reachable probes target from the container; a result other than want is
+// retried twice, so a sub-second engine reprogramming (see EnsureNetwork)
+// does not decide a test.
+func reachable(t *testing.T, ctx context.Context, url, target string, want bool) bool {
+	t.Helper()
+	var p *struct {
+		Target    string `json:"target"`
+		Reachable bool   `json:"reachable"`
+		Error     string `json:"error"`
+	}
+	for try := 0; try < 3; try++ {
+		p = selfcheck(t, ctx, url, target).Probe
+		if p == nil {
+			t.Fatal("selfcheck ran no probe")
+		}
+		if p.Reachable == want {
+			return want
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Logf("probe %s: reachable=%v error=%q", target, p.Reachable, p.Error)
+	return p.Reachable
+}
+
+// primaryIPv4 is the host's address on its default route (what a LAN
+// knows it by); no packet is sent.
+func primaryIPv4(t *testing.T) string {
+	t.Helper()
+	c, err := net.Dial("udp4", "8.8.8.8:53")
+	if err != nil {
+		t.Skipf("SKIP: no IPv4 default route to find the host's primary address: %v", err)
+	}
+	defer c.Close()
+	a := c.LocalAddr().(*net.UDPAddr).IP.String()
+	if netip.MustParseAddr(a).IsLoopback() {
+		t.Skipf("SKIP: primary address is loopback (%s)", a)
+	}
+	return a
+}
+
+func iptablesS(t *testing.T, chain string) string {
+	out, err := exec.Command("iptables", "-w", "-S", chain).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+func assertOneJump(t *testing.T, parent, iface, chain string) {
+	t.Helper()
+	rules := iptablesS(t, parent)
+	want := fmt.Sprintf("-A %s -i %s -j %s", parent, iface, chain)
+	if c := strings.Count(rules, "-j "+chain+"\n"); c != 1 || !strings.Contains(rules, want+"\n") {
+		t.Errorf("%s: want exactly %q, got %d jumps:\n%s", parent, want, c, rules)
+	}
+}
+
+func assertNoRules(t *testing.T, chains ...string) {
+	t.Helper()
+	all, err := exec.Command("iptables", "-w", "-S").Output()
+	if err != nil {
+		t.Errorf("iptables -S: %v", err)
+		return
+	}
+	for _, c := range chains {
+		if strings.Contains(string(all), " "+c+"\n") || strings.Contains(string(all), " "+c+" ") {
+			t.Errorf("rules of %s left behind", c)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserAdminSetsEgressPolicy: an admin opens Admin → Egress, picks
+// "Nothing", types a CIDR with host bits, saves and is told which field is
+// wrong with what was typed kept; fixes it, saves, and the page shows the
+// new policy in canonical form.
+func TestBrowserAdminSetsEgressPolicy(t *testing.T) {
+	ts := btStartPortal(t)
+	ctx := btNewBrowser(t)
+	btLoginAsAdmin(t, ctx, ts.URL)
+	btNavigate(t, ctx, ts.URL+"/admin/users")
+	btSubmit(t, ctx, "click the Egress tab", chromedp.Click(chromedp.CSS(`nav.tabs a[href="/admin/egress"]`)))
+	if got := btText(t, ctx, "h1"); got != "Network egress" {
+		t.Fatalf("heading %q", got)
+	}
+	btDo(t, ctx, "choose Nothing and type a bad CIDR",
+		chromedp.Click(chromedp.CSS(`[data-testid=egress-mode-none]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid=egress-allow]`), "10.20.0.0/16\n10.1.2.3/8"),
+	)
+	resp := btSubmit(t, ctx, "save", chromedp.Click(chromedp.CSS(`[data-testid=egress-save]`)))
+	if resp.Status != http.StatusBadRequest {
+		t.Errorf("bad CIDR: status %d, want 400", resp.Status)
+	}
+	if msg := btText(t, ctx, `[data-testid=error-allow]`); !strings.Contains(msg, "10.1.2.3/8") || !strings.Contains(msg, "10.0.0.0/8") {
+		t.Errorf("error message %q does not name the entry and the fix", msg)
+	}
+	btScreenshot(t, ctx, "admin-egress-error.png")
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid=egress-mode-none]').checked`))
+	if err != nil || !checked {
+		t.Errorf("the chosen mode was lost on the error page (%v)", err)
+	}
+
+	btDo(t, ctx, "fix the CIDR",
+		chromedp.Clear(chromedp.CSS(`[data-testid=egress-allow]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid=egress-allow]`), "10.20.0.0/16\n192.168.5.7"),
+	)
+	resp = btSubmit(t, ctx, "save", chromedp.Click(chromedp.CSS(`[data-testid=egress-save]`)))
+	if resp.Status != http.StatusOK || btLocation(t, ctx).Path != "/admin/egress" {
+		t.Fatalf("after saving: status %d at %s", resp.Status, btLocation(t, ctx))
+	}
+	if flash := btText(t, ctx, ".flash"); !strings.Contains(flash, "Egress policy saved") {
+		t.Errorf("flash %q", flash)
+	}
+	allow, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid=egress-allow]').value`))
+	if err != nil || allow != "10.20.0.0/16\n192.168.5.7/32" {
+		t.Errorf("allow-list shown as %q (%v)", allow, err)
+	}
+	checked, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid=egress-mode-none]').checked`))
+	if err != nil || !checked {
+		t.Errorf("saved mode not shown (%v)", err)
+	}
+	btScreenshot(t, ctx, "admin-egress.png")
+}
