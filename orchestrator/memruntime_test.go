@@ -60,7 +60,7 @@ func (r *memRuntime) EnsureNetwork(context.Context, string, map[string]string) e
 func (r *memRuntime) NetworkBridge(context.Context, string) (string, error) {
 	return "", runtime.ErrNotFound
 }
-func (r *memRuntime) Endpoint(runtime.ContainerInfo, string) (string, int)           { return "", 0 }
+func (r *memRuntime) Endpoint(runtime.ContainerInfo, string) (string, int) { return "", 0 }
 func (r *memRuntime) EnsureImage(context.Context, string, func(int, string)) error {
 	return errors.New("memRuntime: no images")
 }
