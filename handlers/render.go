@@ -15,6 +15,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 	if u := currentUser(c); u != nil {
 		p.User = &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
+		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"
 	}
 	switch {
 	case p.User == nil:
