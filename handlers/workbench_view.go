@@ -63,6 +63,7 @@ type workbenchJSON struct {
 	Simulated          bool     `json:"simulated"`
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
+	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
 	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
 	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
@@ -86,7 +87,7 @@ func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (c
 func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) workbenchJSON {
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
-		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
+		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)

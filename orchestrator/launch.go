@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -107,7 +108,7 @@ func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.
 }
 
 func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) error {
-	m.setState(ctx, id, models.StatePulling, 0, "", nil)
+	m.setState(ctx, id, models.StatePulling, 0, "", map[string]any{"reason_details": ""})
 	lastPct := -1
 	err := m.rt.EnsureImage(ctx, img.Image, func(pct int, status string) {
 		if pct != lastPct {
@@ -115,6 +116,13 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 			m.setState(ctx, id, models.StatePulling, pct*70/100, "", nil)
 		}
 	})
+	var pe *runtime.PullError
+	if errors.As(err, &pe) {
+		// The reason is the plain sentence; the engine's error chain is
+		// kept for the page's "details".
+		m.updateWorkbench(ctx, id, map[string]any{"reason_details": pe.Details})
+		return errors.New(sentence(pe.Reason))
+	}
 	if err != nil {
 		return fmt.Errorf("could not get image %s: %v", img.Image, err)
 	}
@@ -216,6 +224,7 @@ func (m *Manager) jupyterAnswers(ctx context.Context, endpoint, id, token string
 func (m *Manager) fail(ctx context.Context, id, reason string) {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err == nil && wb.ContainerID != "" {
+		m.keepExitLogs(ctx, id, wb.ContainerID)
 		if err := m.rt.Remove(ctx, wb.ContainerID); err != nil {
 			m.log.Warn("remove failed container", "id", id, "err", err)
 		}
@@ -225,6 +234,18 @@ func (m *Manager) fail(ctx context.Context, id, reason string) {
 		m.log.Error("release GPUs", "id", id, "err", err)
 	}
 	m.setState(ctx, id, models.StateFailed, 0, reason, map[string]any{"container_id": "", "endpoint": "", "stopped_at": time.Now().UTC()})
+}
+
+// sentence starts s with a capital letter and ends it with a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 // BaseURL is the path prefix of a workbench behind the portal's proxy.

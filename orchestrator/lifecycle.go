@@ -59,6 +59,7 @@ func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason 
 		if err := m.rt.Stop(ctx, info.ID, m.opt.StopGrace); err != nil && !errors.Is(err, runtime.ErrNotFound) {
 			m.log.Warn("stop container", "id", id, "err", err)
 		}
+		m.keepExitLogs(ctx, id, info.ID)
 		if info, err := m.rt.Inspect(ctx, info.ID); err == nil {
 			finished = info.FinishedAt
 			m.updateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
@@ -136,6 +137,7 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 			}
 			return m.waitReady(ctx, wb.ID, wb.ContainerID, owner, wb.Token)
 		}
+		m.keepExitLogs(ctx, wb.ID, wb.ContainerID)
 		_ = m.rt.Remove(ctx, wb.ContainerID)
 	}
 	return m.runPipeline(ctx, wb.ID, owner, img, fl, gpus, wb.Token)

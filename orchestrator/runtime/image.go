@@ -6,22 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/distribution/reference"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 )
-
-// PullError is a failed pull, worded for the user who asked for the image.
-type PullError struct {
-	Ref    string
-	Reason string
-}
-
-func (e *PullError) Error() string {
-	return fmt.Sprintf("could not pull image %s: %s", e.Ref, e.Reason)
-}
 
 // EnsureImage makes sure ref is present, pulling it if needed. progress
 // (may be nil) is called whenever the percentage moves.
@@ -33,7 +22,7 @@ func (d *Docker) EnsureImage(ctx context.Context, ref string, progress func(pct 
 	// is the user-readable error, not the engine's inspect failure.
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
-		return &PullError{Ref: ref, Reason: "not a valid image reference: " + err.Error()}
+		return newPullError(ref, "not a valid image reference: "+err.Error())
 	}
 	_, err = d.cli.ImageInspect(ctx, ref)
 	if err == nil {
@@ -53,7 +42,7 @@ func (d *Docker) EnsureImage(ctx context.Context, ref string, progress func(pct 
 		if client.IsErrConnectionFailed(err) || ctx.Err() != nil {
 			return engineErr("pull image "+ref, err)
 		}
-		return &PullError{Ref: ref, Reason: daemonReason(err)}
+		return newPullError(ref, err.Error())
 	}
 	defer body.Close()
 
@@ -61,11 +50,11 @@ func (d *Docker) EnsureImage(ctx context.Context, ref string, progress func(pct 
 		if ctx.Err() != nil {
 			return fmt.Errorf("pull image %s: %w", ref, ctx.Err())
 		}
-		return &PullError{Ref: ref, Reason: err.Error()}
+		return newPullError(ref, err.Error())
 	}
 	// A stream that ended without an error line is not proof: check.
 	if _, err := d.cli.ImageInspect(ctx, ref); err != nil {
-		return &PullError{Ref: ref, Reason: "the engine reported success but the image is not there"}
+		return newPullError(ref, "the engine reported success but the image is not there")
 	}
 	progress(100, "Pulled "+ref)
 	d.log.InfoContext(ctx, "pulled image", "ref", full)
@@ -95,8 +84,3 @@ func readPull(r io.Reader, progress func(int, string), last int) error {
 	}
 }
 
-// daemonReason strips the SDK's "Error response from daemon: " prefix,
-// which means nothing to a user.
-func daemonReason(err error) string {
-	return strings.TrimPrefix(err.Error(), "Error response from daemon: ")
-}

@@ -58,7 +58,7 @@ func TestReadPull(t *testing.T) {
 		t.Error("truncated stream accepted")
 	}
 	var pe *PullError = &PullError{Ref: "x", Reason: "boom"}
-	if !errors.As(error(pe), &pe) || pe.Error() != "could not pull image x: boom" {
+	if !errors.As(error(pe), &pe) || pe.Error() != "boom" {
 		t.Errorf("PullError = %q", pe.Error())
 	}
 }
