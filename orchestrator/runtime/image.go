@@ -83,4 +83,3 @@ func readPull(r io.Reader, progress func(int, string), last int) error {
 		}
 	}
 }
-
