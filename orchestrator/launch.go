@@ -142,7 +142,8 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 // hardened container.
 func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) (string, error) {
 	vol, net := m.homeVolume(owner), m.network()
-	if err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner)); err != nil {
+	fresh, err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner))
+	if err != nil {
 		return "", fmt.Errorf("could not create the home volume: %v", err)
 	}
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
@@ -158,7 +159,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		Env:      []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
 		NanoCPUs: int64(fl.CPUCores * 1e9), MemoryBytes: int64(fl.MemoryGiB) << 30, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
-		Network: net, Port: JupyterPort,
+		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
 		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},
 	}
 	cid, err := m.rt.Create(ctx, spec)
@@ -170,6 +171,15 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	}
 	if err != nil {
 		return "", fmt.Errorf("could not create the container: %v", err)
+	}
+	if fresh {
+		if err := m.prepareHome(ctx, cid, img); err != nil {
+			// Start over with a fresh volume next time rather than leave
+			// a home its user cannot write.
+			_ = m.rt.Remove(ctx, cid)
+			_ = m.rt.RemoveVolume(ctx, vol)
+			return "", err
+		}
 	}
 	return cid, nil
 }

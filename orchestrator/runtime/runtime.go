@@ -60,6 +60,11 @@ type Spec struct {
 	Env         []string
 	HomeVolume  string
 	HomePath    string
+	// HomeNoCopy mounts the home volume without the engine's copy of the
+	// image's files into it. Set for a volume that already holds a home:
+	// the copy only happens into an empty volume, and then also resets
+	// the owner of its root to the image's, undoing PrepareHome.
+	HomeNoCopy  bool
 	NanoCPUs    int64
 	MemoryBytes int64
 	ShmBytes    int64
@@ -116,7 +121,14 @@ type Runtime interface {
 	// EnsureImage returns at once when ref is present locally, else pulls
 	// it, reporting progress (0–100) as it goes.
 	EnsureImage(ctx context.Context, ref string, progress func(pct int, status string)) error
-	EnsureVolume(ctx context.Context, name string, labels map[string]string) error
+	// EnsureVolume creates the volume unless it exists and reports
+	// whether it created it.
+	EnsureVolume(ctx context.Context, name string, labels map[string]string) (created bool, err error)
+	// PrepareHome gives a created (not started) container's home
+	// directory to the user it runs as (see Docker.PrepareHome).
+	PrepareHome(ctx context.Context, containerID, homePath, user string) error
+	// HomeOwner reports the owner and mode of a container's home directory.
+	HomeOwner(ctx context.Context, containerID, homePath string) (uid, gid int, mode int64, err error)
 	// VolumeSizes measures this install's volumes (for storage billing).
 	VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error)
 	// RemoveVolume deletes a volume; a missing volume is not an error.
