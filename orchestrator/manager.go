@@ -78,6 +78,7 @@ type Manager struct {
 	activity  *activityTracker
 	billing   *Billing
 	routes    sync.Map // workbench id → cachedRoute (see proxy_target.go)
+	pulls     prePulls // admins' pre-pulls (see image_pull.go)
 
 	// launching holds the background launches (pull, create, start, wait
 	// for Jupyter) running in this process: reconciliation leaves those
@@ -127,6 +128,7 @@ func (m *Manager) Options() Options { return m.opt }
 // not hold up the others. A CI run once saw an orphan outlive its grace by
 // 10 s because reconciliation waited behind a storage measurement.
 func (m *Manager) Run(ctx context.Context) {
+	m.failInterruptedImageChecks(ctx)
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
 	}

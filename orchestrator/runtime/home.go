@@ -32,7 +32,7 @@ import (
 // The engine's own "copy UID/GID" option is not used: Docker 20.10 looks
 // the user up on the host, not in the image.
 func (d *Docker) PrepareHome(ctx context.Context, containerID, homePath, user string) error {
-	uid, gid, err := d.resolveUser(ctx, containerID, user)
+	uid, gid, err := d.ResolveUser(ctx, containerID, user)
 	if err != nil {
 		return err
 	}
@@ -57,11 +57,11 @@ func (d *Docker) PrepareHome(ctx context.Context, containerID, homePath, user st
 	return engineErr("set owner of home "+homePath, err)
 }
 
-// resolveUser turns a run-as user into the uid and gid the engine will run
+// ResolveUser turns a run-as user into the uid and gid the engine will run
 // it with: "uid:gid" as it is, a bare uid with gid = uid (as the portal
 // always asks for it, see models.ContainerUser), a name through the image's
 // /etc/passwd.
-func (d *Docker) resolveUser(ctx context.Context, containerID, user string) (int, int, error) {
+func (d *Docker) ResolveUser(ctx context.Context, containerID, user string) (int, int, error) {
 	name, group, hasGroup := strings.Cut(user, ":")
 	uid, err := strconv.Atoi(name)
 	if err == nil {
@@ -121,4 +121,27 @@ func (d *Docker) HomeOwner(ctx context.Context, containerID, homePath string) (u
 		return 0, 0, 0, fmt.Errorf("read home %s: %w", homePath, err)
 	}
 	return hdr.Uid, hdr.Gid, hdr.Mode, nil
+}
+
+// ProcessUser reports the uid and gid the container's first process runs
+// as, as the host's process table sees it.
+func (d *Docker) ProcessUser(ctx context.Context, containerID string) (uid, gid int, err error) {
+	top, err := d.cli.ContainerTop(ctx, containerID, []string{"-o", "pid,uid,gid"})
+	if err != nil {
+		return 0, 0, engineErr("processes of "+containerID, err)
+	}
+	col := map[string]int{}
+	for i, t := range top.Titles {
+		col[strings.ToUpper(t)] = i
+	}
+	iu, okU := col["UID"]
+	ig, okG := col["GID"]
+	if !okU || !okG || len(top.Processes) == 0 {
+		return 0, 0, fmt.Errorf("processes of %s: no uid/gid in %v", containerID, top.Titles)
+	}
+	p := top.Processes[0]
+	if uid, err = strconv.Atoi(p[iu]); err == nil {
+		gid, err = strconv.Atoi(p[ig])
+	}
+	return uid, gid, err
 }
