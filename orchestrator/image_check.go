@@ -227,12 +227,12 @@ func (m *Manager) checkJupyter(ctx context.Context, cid, id, token string) error
 			case err == nil && (code == http.StatusForbidden || code == http.StatusUnauthorized):
 				if c, _ := m.probe(ctx, base+BaseURL(id)+"api/status", ""); c == code {
 					return failed(CheckStepJupyter, fmt.Sprintf("GET %sapi/status with the token: %d", BaseURL(id), code),
-						"Jupyter answers under the base URL but refuses the token: the start command must pass {token} to Jupyter (e.g. --IdentityProvider.token={token})")
+						"Jupyter answers under the base URL but refuses the token: the start command must pass {token} to Jupyter (for example --IdentityProvider.token={token})")
 				}
 			case err == nil && code == http.StatusNotFound:
 				if c, _ := m.probe(ctx, base+"/api/status", token); c == http.StatusOK || c == http.StatusForbidden {
 					return failed(CheckStepJupyter, fmt.Sprintf("GET %sapi/status: 404; GET /api/status: %d", BaseURL(id), c),
-						"Jupyter answers at / but not under the base URL %s: the start command must pass {base_url} to Jupyter (e.g. --ServerApp.base_url={base_url})", BaseURL(id))
+						"Jupyter answers at / but not under the base URL %s: the start command must pass {base_url} to Jupyter (for example --ServerApp.base_url={base_url})", BaseURL(id))
 				}
 			}
 			if err != nil {
@@ -243,7 +243,7 @@ func (m *Manager) checkJupyter(ctx context.Context, cid, id, token string) error
 		}
 		if time.Now().After(deadline) {
 			return failed(CheckStepJupyter, last+m.logTail(ctx, cid),
-				"nothing answered as Jupyter on port %d under %s within %s: Jupyter must listen on 0.0.0.0:{port} with base URL {base_url} (e.g. --ServerApp.ip=0.0.0.0 --ServerApp.port={port})",
+				"nothing answered as Jupyter on port %d under %s within %s: Jupyter must listen on 0.0.0.0:{port} with base URL {base_url} (for example --ServerApp.ip=0.0.0.0 --ServerApp.port={port})",
 				JupyterPort, BaseURL(id), min(m.opt.ReadyTimeout, imageCheckTimeout))
 		}
 		select {
