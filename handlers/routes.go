@@ -26,6 +26,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.GET("/settings/tokens", h.tokensPage)
 	ui.POST("/settings/tokens", h.tokenCreate)
 	ui.POST("/settings/tokens/:id/revoke", h.tokenRevoke)
+	ui.GET("/settings/home", h.homeResetForm)
+	ui.POST("/settings/home/reset", h.homeReset)
 	ui.GET("/usage", h.usagePage)
 	ui.GET("/usage.csv", h.usageCSV)
 
@@ -34,6 +36,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/users", h.adminUserCreate)
 	admin.POST("/users/:id/disable", h.adminUserDisable)
 	admin.POST("/users/:id/password", h.adminUserPassword)
+	admin.GET("/users/:id/home", h.homeResetForm)
+	admin.POST("/users/:id/home/reset", h.homeReset)
 	admin.GET("/groups", h.adminGroups)
 	admin.POST("/groups", h.adminGroupCreate)
 	admin.POST("/groups/:id/members", h.adminGroupAddMember)
