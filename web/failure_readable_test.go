@@ -86,3 +86,32 @@ func TestExitLogsAreKept(t *testing.T) {
 		t.Error("follow live opens a new tab instead of tailing in the page")
 	}
 }
+
+// A running workbench whose container exits on its own keeps the
+// container's last lines (reconciliation stores them as it closes it).
+func TestExitLogsKeptWhenContainerDies(t *testing.T) {
+	p, cli := enginePortal(t)
+	ctx := context.Background()
+	alice := tokenFor(t, p, "alice", "user")
+	code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"dies","image":"fake","flavor":"CPU small"}`)
+	if code != 202 {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	id := wb["id"].(string)
+	waitState(t, p, alice, id, "running")
+	rec, _ := p.srv.Store.WorkbenchByID(ctx, id)
+	if err := cli.ContainerKill(ctx, rec.ContainerID, "TERM"); err != nil {
+		t.Fatal(err)
+	}
+	// Reconciliation is what notices; run it as the server would.
+	cullRunManager(t, p)
+	wb = waitState(t, p, alice, id, "stopped")
+	if !strings.Contains(wb["reason"].(string), "exited") {
+		t.Errorf("reason %q", wb["reason"])
+	}
+	rec, _ = p.srv.Store.WorkbenchByID(ctx, id)
+	if !strings.Contains(rec.ExitLogs, "Fake JupyterLab listening") || !strings.Contains(rec.ExitLogs, "shutting down") {
+		t.Fatalf("kept exit logs: %q", rec.ExitLogs)
+	}
+	p.srv.Manager.Wait()
+}
