@@ -170,6 +170,11 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		cid, err = m.rt.Create(ctx, spec)
 	}
 	if err != nil {
+		if fresh {
+			// Never leave a fresh volume unprepared: the next launch would
+			// take it as a home already set up.
+			_ = m.rt.RemoveVolume(ctx, vol)
+		}
 		return "", fmt.Errorf("could not create the container: %v", err)
 	}
 	if fresh {
