@@ -98,7 +98,7 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 	err := h.store.SetPassword(c.Request.Context(), u.ID, c.PostForm("password"))
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.flash(c, "Password not changed: "+ve.Message+".")
+		h.flashError(c, "Password not changed: "+ve.Message+". Choose another one and save again.")
 		seeOther(c, "/admin/users")
 		return
 	}

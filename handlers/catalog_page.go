@@ -29,8 +29,12 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		return
 	}
 	v := templates.CatalogView{IsAdmin: admin}
+	statuses, pulling := h.imageStatuses(ctx, images, admin)
+	v.Pulling = pulling
 	for _, img := range images {
-		v.Images = append(v.Images, imageCard(img))
+		card := imageCard(img)
+		card.Status = statuses[img.ID]
+		v.Images = append(v.Images, card)
 	}
 	free := freeByModel(gpus)
 	for _, f := range flavors {

@@ -49,7 +49,7 @@ func classify(err error) *apiError {
 	case errors.As(err, &se):
 		return &apiError{http.StatusConflict, "invalid_state", se.Message}
 	case errors.Is(err, orchestrator.ErrEngineUnavailable):
-		return &apiError{http.StatusServiceUnavailable, "engine_unavailable", "the Docker engine is not reachable; workbenches cannot be launched or changed right now"}
+		return &apiError{http.StatusServiceUnavailable, "engine_unavailable", "the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"}
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &ve):
@@ -59,7 +59,7 @@ func classify(err error) *apiError {
 	case errors.Is(err, models.ErrConflict):
 		return &apiError{http.StatusConflict, "conflict", err.Error()}
 	default:
-		return &apiError{http.StatusInternalServerError, "internal", "something went wrong on the server; it has been logged"}
+		return &apiError{http.StatusInternalServerError, "internal", "something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 func (h *Handler) imageNewForm(c *gin.Context) {
 	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, "New image"),
-		templates.ImageForm{RunAsUser: "1000", HomePath: "/home/jovyan", Enabled: true}))
+		templates.ImageForm{RunAsUser: "1000", HomePath: "/home/jovyan", OpenPath: models.DefaultOpenPath, Enabled: true}))
 }
 
 func (h *Handler) imageEditForm(c *gin.Context) {
@@ -42,7 +42,7 @@ func (h *Handler) imageUpdateForm(c *gin.Context) {
 func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 	img := &models.Image{ID: id, Name: c.PostForm("name"), Image: c.PostForm("image"), Description: c.PostForm("description"),
 		Tags: c.PostForm("tags"), StartCommand: c.PostForm("start_command"), RunAsUser: c.PostForm("run_as_user"),
-		HomePath: c.PostForm("home_path"), Enabled: c.PostForm("enabled") == "true"}
+		HomePath: c.PostForm("home_path"), OpenPath: c.PostForm("open_path"), Enabled: c.PostForm("enabled") == "true"}
 	typed := *img // Validate normalises img; show back what was typed
 	_, err := h.saveImage(c, img)
 	var ve *models.ValidationError
@@ -85,7 +85,7 @@ func (h *Handler) saveImage(c *gin.Context, img *models.Image) (*models.Image, e
 
 func imageForm(img *models.Image, errs templates.FormErrors) templates.ImageForm {
 	return templates.ImageForm{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description, Tags: img.Tags,
-		StartCommand: img.StartCommand, RunAsUser: img.RunAsUser, HomePath: img.HomePath, Enabled: img.Enabled, Errors: errs}
+		StartCommand: img.StartCommand, RunAsUser: img.RunAsUser, HomePath: img.HomePath, OpenPath: img.OpenPath, Enabled: img.Enabled, Errors: errs}
 }
 
 func (h *Handler) apiImages(c *gin.Context) {
@@ -106,12 +106,13 @@ type imageBody struct {
 	StartCommand string `json:"start_command"`
 	RunAsUser    string `json:"run_as_user"`
 	HomePath     string `json:"home_path"`
+	OpenPath     string `json:"open_path"`
 	Enabled      *bool  `json:"enabled"`
 }
 
 func (b imageBody) image(id int64) *models.Image {
 	return &models.Image{ID: id, Name: b.Name, Image: b.Image, Description: b.Description, Tags: b.Tags,
-		StartCommand: b.StartCommand, RunAsUser: b.RunAsUser, HomePath: b.HomePath, Enabled: b.Enabled == nil || *b.Enabled}
+		StartCommand: b.StartCommand, RunAsUser: b.RunAsUser, HomePath: b.HomePath, OpenPath: b.OpenPath, Enabled: b.Enabled == nil || *b.Enabled}
 }
 
 func (h *Handler) apiImageCreate(c *gin.Context) { h.apiSaveImage(c, 0, http.StatusCreated) }

@@ -16,6 +16,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		p.User = &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
 		p.PathMode = h.cfg.NotebookDomain == ""
+		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"
 	}
 	switch {
 	case p.User == nil:

@@ -23,7 +23,7 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flash(c, "Could not delete: "+classify(err).Message)
+		h.flashError(c, "Could not delete: "+classify(err).Message)
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

@@ -27,7 +27,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID])}
+	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})

@@ -15,7 +15,7 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flash(c, "Could not start: "+classify(err).Message)
+		h.flashError(c, "Could not start: "+classify(err).Message)
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,19 +16,21 @@ import (
 // catalogNames maps image, flavor and user ids to names for display.
 type catalogNames struct {
 	images     map[int64]string
+	openPaths  map[int64]string // image id → open_path
 	flavors    map[int64]string
 	flavorByID map[int64]*models.Flavor
 	users      map[int64]string
 }
 
 func (h *Handler) names(ctx context.Context) (catalogNames, error) {
-	n := catalogNames{images: map[int64]string{}, flavors: map[int64]string{}, flavorByID: map[int64]*models.Flavor{}, users: map[int64]string{}}
+	n := catalogNames{images: map[int64]string{}, openPaths: map[int64]string{}, flavors: map[int64]string{}, flavorByID: map[int64]*models.Flavor{}, users: map[int64]string{}}
 	imgs, err := h.store.ListImages(ctx, false)
 	if err != nil {
 		return n, err
 	}
 	for _, i := range imgs {
 		n.images[i.ID] = i.Name
+		n.openPaths[i.ID] = i.OpenPath
 	}
 	fls, err := h.store.ListFlavors(ctx, false)
 	if err != nil {
@@ -61,6 +64,7 @@ type workbenchJSON struct {
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
 	StopError          string   `json:"stop_error,omitempty"`
+	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
 	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
 	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
@@ -84,7 +88,7 @@ func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (c
 func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) workbenchJSON {
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
-		URL: h.workbenchURL(wb.ID), Reason: wb.Reason, StopError: wb.StopError, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
+		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)
@@ -99,16 +103,26 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 
 const timeJSON = "2006-01-02T15:04:05Z07:00"
 
-// workbenchURL is the absolute URL of a workbench's JupyterLab when the
-// public URL is known, else the path.
-func (h *Handler) workbenchURL(id string) string {
-	return h.cfg.PublicURL + orchestrator.BaseURL(id) + "lab"
+// openURL is where a workbench's Open button goes: /wb/{id}{open_path}.
+func openURL(id, openPath string) string {
+	if openPath == "" {
+		openPath = models.DefaultOpenPath
+	}
+	return strings.TrimSuffix(orchestrator.BaseURL(id), "/") + openPath
+}
+
+// openLabel names the Open button after the tool it opens.
+func openLabel(openPath string) string {
+	if tool := models.ToolName(openPath); tool != "" {
+		return "Open " + tool
+	}
+	return "Open"
 }
 
 func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
 	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
-		Simulated: h.pool.Simulated(), URL: orchestrator.BaseURL(wb.ID) + "lab", IdleMinutes: wb.IdleTimeoutS / 60,
+		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt)}
 	return r
 }

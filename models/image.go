@@ -21,6 +21,7 @@ type Image struct {
 	StartCommand string    `json:"start_command"`
 	RunAsUser    string    `json:"run_as_user"`
 	HomePath     string    `json:"home_path"`
+	OpenPath     string    `json:"open_path"` // where Open goes below /wb/{id}, e.g. /lab (JupyterHub's default_url)
 	Enabled      bool      `json:"enabled"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
@@ -73,6 +74,12 @@ func (i *Image) Validate() error {
 	if i.RunAsUser == "0" || i.RunAsUser == "root" || strings.HasPrefix(i.RunAsUser, "0:") {
 		return invalid("run_as_user", "workbenches never run as root")
 	}
+	if strings.HasSuffix(i.RunAsUser, ":0") {
+		return invalid("run_as_user", "group 0 is root's group; give the user's own gid, e.g. 1000:1000, or a bare uid")
+	}
+	if err := i.validateOpenPath(); err != nil {
+		return err
+	}
 	if i.HomePath == "" {
 		i.HomePath = "/home/jovyan"
 	}
@@ -114,10 +121,10 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 		return err
 	}
 	res := s.db.WithContext(ctx).Model(&Image{}).Where("id = ?", img.ID).Select(
-		"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "enabled", "updated_at").
+		"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "open_path", "enabled", "updated_at").
 		Updates(map[string]any{"name": img.Name, "image": img.Image, "description": img.Description, "tags": img.Tags,
 			"start_command": img.StartCommand, "run_as_user": img.RunAsUser, "home_path": img.HomePath,
-			"enabled": img.Enabled, "updated_at": s.now()})
+			"open_path": img.OpenPath, "enabled": img.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
 			return &ValidationError{Field: "name", Message: "an image with this name exists"}

@@ -52,6 +52,11 @@ type Workbench struct {
 	StoppedAt      *time.Time `json:"stopped_at"`
 	LastActivityAt *time.Time `json:"last_activity_at"`
 	DeletedAt      *time.Time `json:"-"`
+	// ExitLogs are the last lines the container wrote before it stopped
+	// or failed, kept after the container is gone.
+	ExitLogs string `json:"-"`
+	// ReasonDetails is the raw error behind a failure's plain reason.
+	ReasonDetails string `json:"-"`
 
 	GPUs []string `gorm:"-" json:"gpus"`
 

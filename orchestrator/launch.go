@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -117,7 +118,7 @@ func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.
 }
 
 func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) error {
-	m.setState(ctx, id, models.StatePulling, 0, "", nil)
+	m.setState(ctx, id, models.StatePulling, 0, "", map[string]any{"reason_details": ""})
 	lastPct := -1
 	err := m.rt.EnsureImage(ctx, img.Image, func(pct int, status string) {
 		if pct != lastPct {
@@ -125,6 +126,13 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 			m.setState(ctx, id, models.StatePulling, pct*70/100, "", nil)
 		}
 	})
+	var pe *runtime.PullError
+	if errors.As(err, &pe) {
+		// The reason is the plain sentence; the engine's error chain is
+		// kept for the page's "details".
+		m.updateWorkbench(ctx, id, map[string]any{"reason_details": pe.Details})
+		return errors.New(sentence(pe.Reason))
+	}
 	if err != nil {
 		return fmt.Errorf("could not get image %s: %v", img.Image, err)
 	}
@@ -144,7 +152,8 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 // hardened container.
 func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) (string, error) {
 	vol, net := m.homeVolume(owner), m.network()
-	if err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner)); err != nil {
+	fresh, err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner))
+	if err != nil {
 		return "", fmt.Errorf("could not create the home volume: %v", err)
 	}
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
@@ -159,11 +168,11 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	}
 	spec := runtime.Spec{
 		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
-		Image: img.Image, Cmd: cmd, User: img.RunAsUser, HomeVolume: vol, HomePath: img.HomePath,
+		Image: img.Image, Cmd: cmd, User: img.ContainerUser(), HomeVolume: vol, HomePath: img.HomePath,
 		Env:      []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
 		NanoCPUs: int64(fl.CPUCores * 1e9), MemoryBytes: int64(fl.MemoryGiB) << 30, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
-		Network: net, Port: JupyterPort,
+		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
 		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},
 	}
 	cid, err := m.rt.Create(ctx, spec)
@@ -174,7 +183,21 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		cid, err = m.rt.Create(ctx, spec)
 	}
 	if err != nil {
+		if fresh {
+			// Never leave a fresh volume unprepared: the next launch would
+			// take it as a home already set up.
+			_ = m.rt.RemoveVolume(ctx, vol)
+		}
 		return "", fmt.Errorf("could not create the container: %v", err)
+	}
+	if fresh {
+		if err := m.prepareHome(ctx, cid, img); err != nil {
+			// Start over with a fresh volume next time rather than leave
+			// a home its user cannot write.
+			_ = m.rt.Remove(ctx, cid)
+			_ = m.rt.RemoveVolume(ctx, vol)
+			return "", err
+		}
 	}
 	return cid, nil
 }
@@ -229,6 +252,7 @@ func (m *Manager) jupyterAnswers(ctx context.Context, endpoint, id, token string
 func (m *Manager) fail(ctx context.Context, id, reason string) {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err == nil && wb.ContainerID != "" {
+		m.keepExitLogs(ctx, id, wb.ContainerID)
 		if err := m.rt.Remove(ctx, wb.ContainerID); err != nil {
 			m.log.Warn("remove failed container", "id", id, "err", err)
 		}
@@ -238,6 +262,18 @@ func (m *Manager) fail(ctx context.Context, id, reason string) {
 		m.log.Error("release GPUs", "id", id, "err", err)
 	}
 	m.setState(ctx, id, models.StateFailed, 0, reason, map[string]any{"container_id": "", "endpoint": "", "stopped_at": time.Now().UTC()})
+}
+
+// sentence starts s with a capital letter and ends it with a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 // BaseURL is the path prefix of a workbench behind the portal's proxy.

@@ -87,6 +87,7 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 			}
 			return m.waitReady(ctx, wb.ID, wb.ContainerID, owner, wb.Token)
 		}
+		m.keepExitLogs(ctx, wb.ID, wb.ContainerID)
 		_ = m.rt.Remove(ctx, wb.ContainerID)
 	}
 	return m.runPipeline(ctx, wb.ID, owner, img, fl, gpus, wb.Token)

@@ -84,6 +84,7 @@ type Manager struct {
 	activity  *activityTracker
 	billing   *Billing
 	routes    sync.Map // workbench id → cachedRoute (see proxy_target.go)
+	pulls     prePulls // admins' pre-pulls (see image_pull.go)
 
 	// fw enforces the egress policy; egress is its last outcome (egress.go).
 	fw     Firewall
@@ -98,6 +99,9 @@ type Manager struct {
 	// right now, so the two never act on one workbench at once.
 	claimed map[string]bool
 	wg      sync.WaitGroup
+	// started is when this manager began: Test image runs recorded before
+	// it were left behind by a previous process.
+	started time.Time
 	// clock is the culler's and the deadlines' time (see SetClock).
 	clock func() time.Time
 	// accepting is held (read) by a launch or start from writing its
@@ -119,6 +123,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		launching: map[string]*launchRun{},
 		claimed:   map[string]bool{},
 		clock:     time.Now,
+		started:   time.Now().UTC(),
 		fw:        runtime.NewFirewall(log.With("component", "egress")),
 	}
 }
@@ -142,6 +147,7 @@ func (m *Manager) Options() Options { return m.opt }
 // not hold up the others. A CI run once saw an orphan outlive its grace by
 // 10 s because reconciliation waited behind a storage measurement.
 func (m *Manager) Run(ctx context.Context) {
+	m.failInterruptedImageChecks(ctx)
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
 	}

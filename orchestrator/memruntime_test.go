@@ -52,9 +52,11 @@ func (r *memRuntime) find(ref string) *runtime.ContainerInfo {
 	return nil
 }
 
-func (r *memRuntime) Ping(ctx context.Context) error                                 { return ctx.Err() }
-func (r *memRuntime) HasNVIDIA(context.Context) (bool, error)                        { return false, nil }
-func (r *memRuntime) EnsureVolume(context.Context, string, map[string]string) error  { return nil }
+func (r *memRuntime) Ping(ctx context.Context) error          { return ctx.Err() }
+func (r *memRuntime) HasNVIDIA(context.Context) (bool, error) { return false, nil }
+func (r *memRuntime) EnsureVolume(context.Context, string, map[string]string) (bool, error) {
+	return false, nil
+}
 func (r *memRuntime) RemoveVolume(context.Context, string) error                     { return nil }
 func (r *memRuntime) EnsureNetwork(context.Context, string, map[string]string) error { return nil }
 func (r *memRuntime) NetworkBridge(context.Context, string) (string, error) {
@@ -282,4 +284,23 @@ func TestMemStopCompletesWhenTheRequestIsCancelled(t *testing.T) {
 	close(r.rt.stopRelease)
 	<-returned
 	r.assertStopped(t)
+}
+
+// The image and home methods below are not used by the lifecycle tests
+// that run on memRuntime; they answer like an engine with no such object.
+func (r *memRuntime) PullImage(context.Context, string, func(runtime.PullProgress)) error {
+	return errors.New("memRuntime: no images")
+}
+func (r *memRuntime) ImageSize(context.Context, string) (bool, int64, error) { return false, 0, nil }
+func (r *memRuntime) PrepareHome(context.Context, string, string, string) error {
+	return nil
+}
+func (r *memRuntime) ResolveUser(context.Context, string, string) (int, int, error) {
+	return 0, 0, runtime.ErrNotFound
+}
+func (r *memRuntime) ProcessUser(context.Context, string) (int, int, error) {
+	return 0, 0, runtime.ErrNotFound
+}
+func (r *memRuntime) HomeOwner(context.Context, string, string) (int, int, int64, error) {
+	return 0, 0, 0, runtime.ErrNotFound
 }

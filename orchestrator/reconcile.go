@@ -143,6 +143,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.OOMKilled {
 			reason = "the container ran out of memory and was killed"
 		}
+		m.keepExitLogs(ctx, wb.ID, c.ID)
 		m.closeVanished(ctx, wb, c.FinishedAt, reason)
 	default:
 		// No exit time to go by: metering ends at the last heartbeat.

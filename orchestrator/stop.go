@@ -131,6 +131,7 @@ func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (tim
 		m.updateWorkbench(ctx, id, map[string]any{"container_id": ""})
 		return now, nil
 	}
+	m.keepExitLogs(ctx, id, info.ID)
 	info, err = m.rt.Inspect(ctx, info.ID)
 	if errors.Is(err, runtime.ErrNotFound) {
 		return now, nil

@@ -5,12 +5,15 @@ package templates
 
 // Page is what every page's layout needs.
 type Page struct {
-	Title   string
-	Path    string // request path, to mark the active navigation item
-	User    *NavUser
-	Flash   string
-	Banner  string // deployment-wide notice, e.g. "GPUs are simulated"
-	Version string
+	Title string
+	Path  string // request path, to mark the active navigation item
+	User  *NavUser
+	Flash string
+	// FlashError marks the flash as an error (red, role=alert) rather
+	// than a success.
+	FlashError bool
+	Banner     string // deployment-wide notice, e.g. "GPUs are simulated"
+	Version    string
 
 	// Budget warns of monthly limits at 80% or more; set by the pages
 	// where users work (list, workbench, launch form).

@@ -133,7 +133,11 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig, *network
 		},
 	}
 	if s.HomeVolume != "" {
-		host.Mounts = []mount.Mount{{Type: mount.TypeVolume, Source: s.HomeVolume, Target: s.HomePath}}
+		m := mount.Mount{Type: mount.TypeVolume, Source: s.HomeVolume, Target: s.HomePath}
+		if s.HomeNoCopy {
+			m.VolumeOptions = &mount.VolumeOptions{NoCopy: true}
+		}
+		host.Mounts = []mount.Mount{m}
 	}
 	netCfg := &network.NetworkingConfig{
 		EndpointsConfig: map[string]*network.EndpointSettings{s.Network: {}},

@@ -6,21 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/distribution/reference"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 )
 
-// PullError is a failed pull, worded for the user who asked for the image.
-type PullError struct {
-	Ref    string
-	Reason string
-}
-
-func (e *PullError) Error() string {
-	return fmt.Sprintf("could not pull image %s: %s", e.Ref, e.Reason)
+// PullProgress is where a pull stands: the overall percentage and the
+// bytes downloaded of the layers whose size is known so far.
+type PullProgress struct {
+	Percent    int
+	Status     string
+	DoneBytes  int64
+	TotalBytes int64
 }
 
 // EnsureImage makes sure ref is present, pulling it if needed. progress
@@ -29,11 +27,26 @@ func (d *Docker) EnsureImage(ctx context.Context, ref string, progress func(pct 
 	if progress == nil {
 		progress = func(int, string) {}
 	}
+	last := -1
+	return d.PullImage(ctx, ref, func(p PullProgress) {
+		if p.Percent != last {
+			last = p.Percent
+			progress(p.Percent, p.Status)
+		}
+	})
+}
+
+// PullImage is EnsureImage reporting bytes too, on every progress message
+// of the engine (callers throttle).
+func (d *Docker) PullImage(ctx context.Context, ref string, progress func(PullProgress)) error {
+	if progress == nil {
+		progress = func(PullProgress) {}
+	}
 	// Checked first: a malformed reference (from an admin's catalog entry)
 	// is the user-readable error, not the engine's inspect failure.
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
-		return &PullError{Ref: ref, Reason: "not a valid image reference: " + err.Error()}
+		return newPullError(ref, "not a valid image reference: "+err.Error())
 	}
 	_, err = d.cli.ImageInspect(ctx, ref)
 	if err == nil {
@@ -47,35 +60,61 @@ func (d *Docker) EnsureImage(ctx context.Context, ref string, progress func(pct 
 	full := reference.TagNameOnly(named).String()
 
 	d.log.InfoContext(ctx, "pulling image", "ref", full)
-	progress(0, "Pulling "+ref)
+	progress(PullProgress{Status: "Pulling " + ref})
 	body, err := d.cli.ImagePull(ctx, full, image.PullOptions{})
 	if err != nil {
 		if client.IsErrConnectionFailed(err) || ctx.Err() != nil {
 			return engineErr("pull image "+ref, err)
 		}
-		return &PullError{Ref: ref, Reason: daemonReason(err)}
+		return newPullError(ref, err.Error())
 	}
 	defer body.Close()
 
-	if err := readPull(body, progress, 0); err != nil {
+	var last PullProgress
+	if err := readPullDetailed(body, func(p PullProgress) { last = p; progress(p) }); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("pull image %s: %w", ref, ctx.Err())
 		}
-		return &PullError{Ref: ref, Reason: err.Error()}
+		return newPullError(ref, err.Error())
 	}
 	// A stream that ended without an error line is not proof: check.
-	if _, err := d.cli.ImageInspect(ctx, ref); err != nil {
-		return &PullError{Ref: ref, Reason: "the engine reported success but the image is not there"}
+	info, err := d.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return newPullError(ref, "the engine reported success but the image is not there")
 	}
-	progress(100, "Pulled "+ref)
+	progress(PullProgress{Percent: 100, Status: "Pulled " + ref, DoneBytes: max(last.TotalBytes, info.Size), TotalBytes: max(last.TotalBytes, info.Size)})
 	d.log.InfoContext(ctx, "pulled image", "ref", full)
 	return nil
+}
+
+// ImageSize reports whether ref is present on this engine and its size.
+func (d *Docker) ImageSize(ctx context.Context, ref string) (present bool, size int64, err error) {
+	info, err := d.cli.ImageInspect(ctx, ref)
+	if err == nil {
+		return true, info.Size, nil
+	}
+	if err = engineErr("inspect image "+ref, err); errors.Is(err, ErrNotFound) {
+		return false, 0, nil
+	}
+	return false, 0, err
 }
 
 // readPull consumes the pull's JSON message stream, reporting progress
 // whenever it moves past last, and returns the error line's message if the
 // engine sent one.
 func readPull(r io.Reader, progress func(int, string), last int) error {
+	return readPullDetailed(r, func(p PullProgress) {
+		if p.Percent != last {
+			last = p.Percent
+			progress(p.Percent, p.Status)
+		}
+	})
+}
+
+// readPullDetailed consumes the pull's JSON message stream, reporting
+// progress on every message, and returns the error line's message if the
+// engine sent one.
+func readPullDetailed(r io.Reader, progress func(PullProgress)) error {
 	dec := json.NewDecoder(r)
 	p := newPullProgress()
 	for {
@@ -88,15 +127,8 @@ func readPull(r io.Reader, progress func(int, string), last int) error {
 		if e := m.err(); e != "" {
 			return errors.New(e)
 		}
-		if pct := p.update(m); pct != last {
-			last = pct
-			progress(pct, m.Status)
-		}
+		pct := p.update(m)
+		done, total := p.bytes()
+		progress(PullProgress{Percent: pct, Status: m.Status, DoneBytes: done, TotalBytes: total})
 	}
-}
-
-// daemonReason strips the SDK's "Error response from daemon: " prefix,
-// which means nothing to a user.
-func daemonReason(err error) string {
-	return strings.TrimPrefix(err.Error(), "Error response from daemon: ")
 }

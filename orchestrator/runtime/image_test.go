@@ -34,7 +34,15 @@ func TestEnsureImage(t *testing.T) {
 		if errors.Is(err, ErrEngineUnavailable) || pe.Reason == "" || strings.Contains(pe.Error(), "Error response from daemon") {
 			t.Errorf("EnsureImage(%s) error not readable: %q", ref, err)
 		}
-		t.Logf("EnsureImage(%s): %v", ref, err)
+		t.Logf("EnsureImage(%s): %v (details: %s)", ref, err, pe.Details)
+	}
+	// The unreachable registry is named, with what to do, in one sentence;
+	// the engine's error chain stays in Details.
+	err := e.d.EnsureImage(ctx, "127.0.0.1:1/workbench-test/missing:1", nil)
+	var pe *PullError
+	want := "this server cannot download from 127.0.0.1:1 — ask an admin to pre-pull the image or configure a registry mirror"
+	if !errors.As(err, &pe) || pe.Error() != want || !strings.Contains(pe.Details, "127.0.0.1:1") || pe.Details == pe.Reason {
+		t.Errorf("unreachable registry: %q (details %q), want %q", err, pe.Details, want)
 	}
 }
 

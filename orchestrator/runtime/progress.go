@@ -107,3 +107,13 @@ func (p *pullProgress) percent() int {
 	pct := int(num * 100 / den)
 	return min(max(pct, 0), 99)
 }
+
+// bytes sums what has been downloaded of the layers of known size, and
+// their total size.
+func (p *pullProgress) bytes() (done, total int64) {
+	for _, l := range p.layers {
+		done += l.downloaded
+		total += l.total
+	}
+	return done, total
+}

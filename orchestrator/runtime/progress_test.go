@@ -58,7 +58,23 @@ func TestReadPull(t *testing.T) {
 		t.Error("truncated stream accepted")
 	}
 	var pe *PullError = &PullError{Ref: "x", Reason: "boom"}
-	if !errors.As(error(pe), &pe) || pe.Error() != "could not pull image x: boom" {
+	if !errors.As(error(pe), &pe) || pe.Error() != "boom" {
 		t.Errorf("PullError = %q", pe.Error())
+	}
+}
+
+func TestPullProgressBytes(t *testing.T) {
+	var seen []PullProgress
+	stream := `{"status":"Pulling fs layer","id":"a"}
+{"status":"Pulling fs layer","id":"b"}
+{"status":"Downloading","id":"a","progressDetail":{"current":10000000,"total":40000000}}
+{"status":"Downloading","id":"b","progressDetail":{"current":5000000,"total":60000000}}
+`
+	if err := readPullDetailed(strings.NewReader(stream), func(p PullProgress) { seen = append(seen, p) }); err != nil {
+		t.Fatal(err)
+	}
+	last := seen[len(seen)-1]
+	if last.DoneBytes != 15000000 || last.TotalBytes != 100000000 {
+		t.Errorf("bytes %d of %d, want 15000000 of 100000000", last.DoneBytes, last.TotalBytes)
 	}
 }

@@ -54,7 +54,7 @@ func TestEnsureImagePulls(t *testing.T) {
 	missing := strings.TrimSuffix(reg.Ref, reg.Ref[strings.LastIndex(reg.Ref, ":"):]) + ":nope"
 	err = e.d.EnsureImage(ctx, missing, nil)
 	var pe *PullError
-	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "manifest unknown") {
+	if !errors.As(err, &pe) || !strings.Contains(pe.Details, "manifest unknown") || !strings.Contains(pe.Reason, "does not exist on "+pe.Registry) {
 		t.Errorf("EnsureImage(%s) = %v, want PullError about the manifest", missing, err)
 	}
 	t.Logf("EnsureImage(%s): %v", missing, err)

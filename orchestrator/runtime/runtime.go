@@ -60,6 +60,11 @@ type Spec struct {
 	Env         []string
 	HomeVolume  string
 	HomePath    string
+	// HomeNoCopy mounts the home volume without the engine's copy of the
+	// image's files into it. Set for a volume that already holds a home:
+	// the copy only happens into an empty volume, and then also resets
+	// the owner of its root to the image's, undoing PrepareHome.
+	HomeNoCopy  bool
 	NanoCPUs    int64
 	MemoryBytes int64
 	ShmBytes    int64
@@ -116,7 +121,24 @@ type Runtime interface {
 	// EnsureImage returns at once when ref is present locally, else pulls
 	// it, reporting progress (0–100) as it goes.
 	EnsureImage(ctx context.Context, ref string, progress func(pct int, status string)) error
-	EnsureVolume(ctx context.Context, name string, labels map[string]string) error
+	// PullImage is EnsureImage reporting downloaded and total bytes.
+	PullImage(ctx context.Context, ref string, progress func(PullProgress)) error
+	// ImageSize reports whether ref is present locally and its size.
+	ImageSize(ctx context.Context, ref string) (present bool, size int64, err error)
+	// EnsureVolume creates the volume unless it exists and reports
+	// whether it created it.
+	EnsureVolume(ctx context.Context, name string, labels map[string]string) (created bool, err error)
+	// PrepareHome gives a created (not started) container's home
+	// directory to the user it runs as (see Docker.PrepareHome).
+	PrepareHome(ctx context.Context, containerID, homePath, user string) error
+	// ResolveUser gives the uid and gid a run-as user stands for in a
+	// created container's image.
+	ResolveUser(ctx context.Context, containerID, user string) (uid, gid int, err error)
+	// ProcessUser reports the uid and gid a running container's first
+	// process has.
+	ProcessUser(ctx context.Context, containerID string) (uid, gid int, err error)
+	// HomeOwner reports the owner and mode of a container's home directory.
+	HomeOwner(ctx context.Context, containerID, homePath string) (uid, gid int, mode int64, err error)
 	// VolumeSizes measures this install's volumes (for storage billing).
 	VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error)
 	// RemoveVolume deletes a volume; a missing volume is not an error.

@@ -8,18 +8,19 @@ import (
 	"github.com/docker/docker/api/types/volume"
 )
 
-// EnsureVolume creates a local volume unless it already exists. An existing
-// volume is kept as it is: it holds a user's home.
-func (d *Docker) EnsureVolume(ctx context.Context, name string, labels map[string]string) error {
+// EnsureVolume creates a local volume unless it already exists, and
+// reports whether it created it. An existing volume is kept as it is: it
+// holds a user's home.
+func (d *Docker) EnsureVolume(ctx context.Context, name string, labels map[string]string) (bool, error) {
 	_, err := d.cli.VolumeInspect(ctx, name)
 	if err == nil {
-		return nil
+		return false, nil
 	}
 	if err = engineErr("inspect volume "+name, err); !errors.Is(err, ErrNotFound) {
-		return err
+		return false, err
 	}
 	_, err = d.cli.VolumeCreate(ctx, volume.CreateOptions{Name: name, Driver: "local", Labels: labels})
-	return engineErr("create volume "+name, err)
+	return err == nil, engineErr("create volume "+name, err)
 }
 
 // RemoveVolume deletes a volume and its data. A volume still mounted by a

@@ -18,11 +18,11 @@ func TestHomeVolumePersists(t *testing.T) {
 
 	net := e.network(t, ctx, "bob")
 	vol := "wbtest-" + e.run + "-home-bob"
-	if err := e.d.EnsureVolume(ctx, vol, e.labels()); err != nil {
-		t.Fatal(err)
+	if created, err := e.d.EnsureVolume(ctx, vol, e.labels()); err != nil || !created {
+		t.Fatalf("EnsureVolume: created %v, %v", created, err)
 	}
-	if err := e.d.EnsureVolume(ctx, vol, e.labels()); err != nil {
-		t.Fatalf("second EnsureVolume: %v", err)
+	if created, err := e.d.EnsureVolume(ctx, vol, e.labels()); err != nil || created {
+		t.Fatalf("second EnsureVolume: created %v, %v", created, err)
 	}
 
 	first, base := e.start(t, ctx, e.spec("home1", net, vol))

@@ -1,0 +1,89 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// homeResetTarget is whose home a reset route is about: the current user's
+// own (/settings/home) or, for admins, anyone's (/admin/users/{id}/home).
+func (h *Handler) homeResetTarget(c *gin.Context) (*models.User, bool) {
+	if c.Param("id") == "" {
+		return currentUser(c), true
+	}
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return nil, false
+	}
+	u, err := h.store.UserByID(c.Request.Context(), id)
+	if err != nil {
+		h.fail(c, err)
+		return nil, false
+	}
+	return u, true
+}
+
+func homeResetPaths(self bool, u *models.User) (action, back string) {
+	if self {
+		return "/settings/home/reset", "/"
+	}
+	return "/admin/users/" + strconv.FormatInt(u.ID, 10) + "/home/reset", "/admin/users"
+}
+
+// homeResetForm: GET /settings/home and GET /admin/users/{id}/home.
+func (h *Handler) homeResetForm(c *gin.Context) {
+	u, ok := h.homeResetTarget(c)
+	if !ok {
+		return
+	}
+	h.renderHomeReset(c, http.StatusOK, u, nil)
+}
+
+func (h *Handler) renderHomeReset(c *gin.Context, status int, u *models.User, errs templates.FormErrors) {
+	info, err := h.wbs.Home(c.Request.Context(), u)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	self := u.ID == currentUser(c).ID && c.Param("id") == ""
+	v := templates.HomeResetView{Username: u.Username, Self: self, Volume: info.Volume, Busy: info.Busy, Errors: errs}
+	v.Action, v.Back = homeResetPaths(self, u)
+	for _, wb := range info.Workbenches {
+		v.Workbenches = append(v.Workbenches, wb.Name)
+	}
+	h.render(c, status, templates.HomeResetPage(h.page(c, "Reset home volume"), v))
+}
+
+// homeReset: POST /settings/home/reset and POST /admin/users/{id}/home/reset.
+// The confirmation is the user name typed out; the reset is audited.
+func (h *Handler) homeReset(c *gin.Context) {
+	u, ok := h.homeResetTarget(c)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(c.PostForm("confirm")) != u.Username {
+		h.renderHomeReset(c, http.StatusBadRequest, u, templates.FormErrors{"confirm": "type " + u.Username + " exactly to confirm; nothing was deleted"})
+		return
+	}
+	self := c.Param("id") == ""
+	_, back := homeResetPaths(self, u)
+	if err := h.wbs.ResetHome(c.Request.Context(), u); err != nil {
+		h.flashError(c, "The home volume was not reset: "+classify(err).Message)
+		seeOther(c, c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
+		return
+	}
+	h.audit(c, "home.reset", u.Username, nil, nil)
+	who := "Your home volume"
+	if !self {
+		who = "The home volume of " + u.Username
+	}
+	h.flash(c, who+" was reset: its files are deleted, and the next start gets an empty home.")
+	seeOther(c, back)
+}

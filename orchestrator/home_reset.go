@@ -1,0 +1,78 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// HomeInfo is what resetting a user's home volume would touch.
+type HomeInfo struct {
+	Volume      string
+	Workbenches []models.Workbench // every workbench of the user (they all mount it)
+	Busy        []string           // names of those not stopped or failed
+}
+
+// Home describes owner's home volume and the workbenches that use it.
+func (m *Manager) Home(ctx context.Context, owner *models.User) (HomeInfo, error) {
+	h := HomeInfo{Volume: m.homeVolume(owner.Username)}
+	wbs, err := m.store.ListWorkbenches(ctx, owner.ID)
+	if err != nil {
+		return h, err
+	}
+	h.Workbenches = wbs
+	for _, wb := range wbs {
+		if wb.State != models.StateStopped && wb.State != models.StateFailed {
+			h.Busy = append(h.Busy, wb.Name)
+		}
+	}
+	return h, nil
+}
+
+// ResetHome deletes owner's home volume and everything in it; the next
+// launch or start gets a fresh one, prepared for the image's user. It is
+// refused while any workbench of the owner is running or on its way (stop
+// them first). The stopped containers that mount the volume are removed
+// too (the engine will not delete a volume a container refers to); starting
+// those workbenches again recreates them.
+func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
+	h, err := m.Home(ctx, owner)
+	if err != nil {
+		return err
+	}
+	if len(h.Busy) > 0 {
+		return &ErrState{Message: fmt.Sprintf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+	}
+	for _, wb := range h.Workbenches {
+		if !m.claim(wb.ID, false) {
+			return &ErrState{Message: "workbench " + wb.Name + " is being started or stopped right now; try again in a moment"}
+		}
+		defer m.release(wb.ID)
+	}
+	// Looked at again under the claims: a start may have won the race.
+	if h, err = m.Home(ctx, owner); err != nil {
+		return err
+	} else if len(h.Busy) > 0 {
+		return &ErrState{Message: fmt.Sprintf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+	}
+	for _, wb := range h.Workbenches {
+		if err := m.rt.Remove(ctx, m.containerName(wb.ID)); err != nil {
+			return fmt.Errorf("remove the stopped container of %s: %w", wb.Name, err)
+		}
+		if wb.ContainerID != "" {
+			m.updateWorkbench(ctx, wb.ID, map[string]any{"container_id": ""})
+		}
+	}
+	if err := m.rt.RemoveVolume(ctx, h.Volume); err != nil {
+		if errors.Is(err, runtime.ErrConflict) {
+			return &ErrState{Message: "the home volume is still in use by a container; stop every workbench and try again"}
+		}
+		return err
+	}
+	m.log.Info("home volume reset", "owner", owner.Username, "volume", h.Volume)
+	return nil
+}

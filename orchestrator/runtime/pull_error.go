@@ -1,0 +1,63 @@
+package runtime
+
+import (
+	"strings"
+
+	"github.com/distribution/reference"
+)
+
+// PullError is a failed pull, worded for the person who asked for the
+// image: Error is one sentence that names the registry and what to do next;
+// Details keeps the engine's raw error for whoever has to dig further.
+type PullError struct {
+	Ref      string
+	Registry string // e.g. "quay.io", "docker.io"
+	Reason   string // the plain sentence
+	Details  string // the engine's error, verbatim
+}
+
+func (e *PullError) Error() string { return e.Reason }
+
+// newPullError words the engine's error raw about pulling ref. The engine
+// only gives text (its error chain), so the wording is chosen by what the
+// text says: unreachable registry, unknown image, refused access, full disk.
+func newPullError(ref, raw string) *PullError {
+	raw = strings.TrimPrefix(raw, "Error response from daemon: ")
+	reg := registryOf(ref)
+	e := &PullError{Ref: ref, Registry: reg, Details: raw}
+	low := strings.ToLower(raw)
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(low, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("no space left"):
+		e.Reason = "this server's disk is full, so " + ref + " cannot be downloaded — ask an admin to free disk space, then try again"
+	case has("manifest unknown", "not found", "does not exist", "no such image"):
+		e.Reason = "the image " + ref + " does not exist on " + reg + " — ask an admin to correct the image reference in the catalog"
+	case has("unauthorized", "denied", "authentication required", "forbidden"):
+		e.Reason = reg + " refused to hand out " + ref + " (it needs credentials, or the name is wrong) — ask an admin to pre-pull the image or check its name"
+	case has("dial tcp", "connection refused", "no such host", "i/o timeout", "timeout", "network is unreachable",
+		"server misbehaving", "tls:", "x509:", "connection reset", "eof", "temporary failure in name resolution", "proxyconnect"):
+		e.Reason = "this server cannot download from " + reg + " — ask an admin to pre-pull the image or configure a registry mirror"
+	case strings.HasPrefix(raw, "not a valid image reference"):
+		e.Reason = ref + " is not a valid image reference — ask an admin to correct it in the catalog"
+	default:
+		e.Reason = "this server could not download " + ref + " from " + reg + " — ask an admin to pre-pull the image (the details below say why)"
+	}
+	return e
+}
+
+// registryOf names the registry an image reference points to ("docker.io"
+// for short names such as "ubuntu").
+func registryOf(ref string) string {
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return "its registry"
+	}
+	return reference.Domain(named)
+}
