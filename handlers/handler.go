@@ -17,6 +17,9 @@ type Config struct {
 	PublicURL string // e.g. https://gpu.example.org; "" when unset
 	Currency  string
 	Version   string
+	// LoginMemory bounds the memory concurrent password checks may take
+	// together, in bytes (0: DefaultLoginMemory).
+	LoginMemory int64
 }
 
 // Handler holds every dependency of the HTTP actions.
@@ -26,6 +29,8 @@ type Handler struct {
 	pool     *orchestrator.Pool
 	wbs      *orchestrator.Manager
 	throttle *LoginThrottle
+	// hashSlots bounds concurrent password checks (login_slots.go).
+	hashSlots hashSlots
 	// proxyAuth caches session→user for the Jupyter proxy's hot path.
 	proxyAuth *proxyAuthCache
 	cfg       Config
@@ -40,7 +45,8 @@ func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.P
 		sessions:  sessions,
 		pool:      pool,
 		wbs:       wbs,
-		throttle:  NewLoginThrottle(5, 20, 15*time.Minute),
+		throttle:  NewLoginThrottle(),
+		hashSlots: newHashSlots(cfg.LoginMemory),
 		proxyAuth: newProxyAuthCache(),
 		cfg:       cfg,
 		log:       log,

@@ -34,6 +34,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/users", h.adminUserCreate)
 	admin.POST("/users/:id/disable", h.adminUserDisable)
 	admin.POST("/users/:id/password", h.adminUserPassword)
+	admin.POST("/users/:id/login-lock/clear", h.adminClearLoginLock)
 	admin.GET("/groups", h.adminGroups)
 	admin.POST("/groups", h.adminGroupCreate)
 	admin.POST("/groups/:id/members", h.adminGroupAddMember)
@@ -91,6 +92,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.PUT("/admin/prices", h.apiPricesPut)
 	apiAdmin.GET("/admin/users", h.apiUsers)
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
+	apiAdmin.DELETE("/admin/users/:id/login-lock", h.apiClearLoginLock)
 
 	h.calculatorRoutes(ui, admin, api, apiAdmin)
 

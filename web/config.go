@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ type Config struct {
 	SessionIdle   time.Duration
 	TrustedProxy  string
 	SessionMaxAge time.Duration
+	// LoginMemoryMiB bounds the memory of concurrent password checks
+	// (handlers/login_slots.go); 0: the default, 128 MiB.
+	LoginMemoryMiB int
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -89,6 +93,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
+	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -163,6 +168,9 @@ func (c *Config) Validate() error {
 	if w.MinIdle > 0 && w.MaxIdle > 0 && w.MinIdle > w.MaxIdle {
 		return fmt.Errorf("invalid WORKBENCH_MIN_IDLE_TIMEOUT %s: above WORKBENCH_MAX_IDLE_TIMEOUT %s", w.MinIdle, w.MaxIdle)
 	}
+	if c.LoginMemoryMiB < 0 {
+		return fmt.Errorf("invalid WORKBENCH_LOGIN_MEMORY_MIB / --login-memory-mib %d: want a positive number of MiB such as 128", c.LoginMemoryMiB)
+	}
 	if c.AdminPassword != "" && len(c.AdminPassword) < 10 {
 		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")
 	}
@@ -189,6 +197,16 @@ func envDuration(name string, def time.Duration) time.Duration {
 	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
 		if d, err := time.ParseDuration(v); err == nil {
 			return d
+		}
+		return -1 // Validate reports it
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
 		}
 		return -1 // Validate reports it
 	}
