@@ -36,6 +36,10 @@ type Config struct {
 	// LoginMemoryMiB bounds the memory of concurrent password checks
 	// (handlers/login_slots.go); 0: the default, 128 MiB.
 	LoginMemoryMiB int
+	// MetricsAddr serves /metrics on its own listen address instead of the
+	// portal's; MetricsToken makes /metrics ask for a bearer token (web/metrics.go).
+	MetricsAddr  string
+	MetricsToken string
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -94,6 +98,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
 	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
+	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN") // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -167,6 +173,14 @@ func (c *Config) Validate() error {
 	}
 	if w.MinIdle > 0 && w.MaxIdle > 0 && w.MinIdle > w.MaxIdle {
 		return fmt.Errorf("invalid WORKBENCH_MIN_IDLE_TIMEOUT %s: above WORKBENCH_MAX_IDLE_TIMEOUT %s", w.MinIdle, w.MaxIdle)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("invalid WORKBENCH_METRICS_ADDR / --metrics-addr %q: want host:port such as 127.0.0.1:9090", c.MetricsAddr)
+		}
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		return errors.New("invalid WORKBENCH_METRICS_TOKEN: use at least 16 random characters")
 	}
 	if c.LoginMemoryMiB < 0 {
 		return fmt.Errorf("invalid WORKBENCH_LOGIN_MEMORY_MIB / --login-memory-mib %d: want a positive number of MiB such as 128", c.LoginMemoryMiB)

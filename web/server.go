@@ -15,9 +15,6 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/gin-gonic/gin"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"workbench/handlers"
 	"workbench/models"
@@ -46,6 +43,8 @@ type Server struct {
 	rt       *runtime.Docker
 	Manager  *orchestrator.Manager
 	handler  http.Handler
+	// metrics serves /metrics on WORKBENCH_METRICS_ADDR (nil: not separate).
+	metrics http.Handler
 }
 
 // NewServer opens the database, the GPU inventory and builds the HTTP
@@ -184,12 +183,9 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		SessionCookieName: SessionCookieName,
 		Logger:            s.log,
 	})
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		orchestrator.NewCollector(s.Manager))
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", px)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	s.metrics = s.mountMetrics(mux, r, h)
 	mux.Handle("/", s.sessions.LoadAndSave(r))
 
 	// Every state change must come from the portal's own origin: Go's
@@ -211,6 +207,10 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 
 // Handler is the portal's root HTTP handler (tests serve it with httptest).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves /metrics on WORKBENCH_METRICS_ADDR; nil when metrics
+// are served by Handler instead.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // Sessions exposes the session manager (tests).
 func (s *Server) Sessions() *scs.SessionManager { return s.sessions }
@@ -244,8 +244,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	defer func() { stopBG(); loops.Wait() }()
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if s.metrics != nil {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (WORKBENCH_METRICS_ADDR): %w", s.cfg.MetricsAddr, err)
+		}
+		msrv := &http.Server{Handler: s.metrics, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- msrv.Serve(mln) }()
+		defer msrv.Close()
+		s.log.Info("serving metrics", "addr", mln.Addr().String())
+	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
 	select {
 	case err := <-errc:
