@@ -6,8 +6,9 @@ import (
 
 // Routes registers every route of the portal on r: the one route table.
 func (h *Handler) Routes(r *gin.Engine) {
+	r.HandleMethodNotAllowed = true // a wrong method is 405 with Allow, not 404
 	r.GET("/healthz", h.healthz)
-	r.Use(h.loadUser)
+	r.Use(h.limitBody, h.loadUser)
 
 	r.GET("/login", h.loginForm)
 	r.POST("/login", h.login)
