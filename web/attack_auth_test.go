@@ -96,4 +96,3 @@ func TestAttackBackupFileMode(t *testing.T) {
 		t.Fatalf("the backup holds the live session id (or none was found: %q)", sid)
 	}
 }
-
