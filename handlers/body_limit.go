@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 )
@@ -24,6 +26,16 @@ func (h *Handler) limitBody(c *gin.Context) {
 	}
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxRequestBody)
+		// A form sent without a length (chunked) is read here, so that going
+		// over the limit is a 413 too and not a form that seems empty.
+		if strings.HasPrefix(c.ContentType(), "application/x-www-form-urlencoded") {
+			var tooLarge *http.MaxBytesError
+			if err := c.Request.ParseForm(); errors.As(err, &tooLarge) {
+				c.Header("Connection", "close")
+				h.fail(c, errTooLarge)
+				return
+			}
+		}
 	}
 	c.Next()
 }

@@ -155,6 +155,23 @@ func TestAttackValidationTable(t *testing.T) {
 			t.Errorf("good input refused: %s %s: %d %.300s", ok.method, ok.path, status, body)
 		}
 	}
+	// A form over the limit sent without a length (chunked) is a 413 too.
+	before := portalState(t, p)
+	req, _ := http.NewRequest("POST", p.ts.URL+"/admin/users", io.MultiReader(strings.NewReader("username=eve&password="), strings.NewReader(big)))
+	req.Header.Set("Content-Type", form)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", p.ts.URL)
+	res, err := session.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge || req.ContentLength != 0 {
+		t.Errorf("chunked oversized form: %d (content length %d), want 413", res.StatusCode, req.ContentLength)
+	}
+	if portalState(t, p) != before {
+		t.Error("the chunked oversized form changed the portal")
+	}
 	if res := p.postForm(session, "/usage.csv", url.Values{}); res.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /usage.csv: %d, want 405", res.StatusCode)
 	}
