@@ -51,8 +51,10 @@ func (h *Handler) login(c *gin.Context) {
 		h.render(c, http.StatusServiceUnavailable, templates.LoginPage(h.page(c, "Log in"), form))
 		return
 	}
-	u, err := h.store.Authenticate(c.Request.Context(), username, password)
-	h.hashSlots.release()
+	u, err := func() (*models.User, error) {
+		defer h.hashSlots.release() // even if the check panics
+		return h.store.Authenticate(c.Request.Context(), username, password)
+	}()
 	if errors.Is(err, models.ErrBadCredentials) {
 		res.Failed()
 		h.log.Info("login failed", "username", username, "addr", addr)
