@@ -7,7 +7,7 @@ TEMPL   := $(GO) tool templ
 BIN     := bin/workbench
 PKGS    := ./...
 
-.PHONY: build run demo test test-short generate lint bench clean
+.PHONY: build run demo test test-short generate lint bench fuzz clean
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -37,6 +37,18 @@ lint:
 	  $(TEMPL) generate -path templates >/dev/null 2>&1; \
 	  after=$$(cat templates/*_templ.go | sha256sum); \
 	  if [ "$$before" != "$$after" ]; then echo "generated templ code was not current: it is regenerated now, commit it"; exit 1; fi
+
+# Fuzz targets: `make test` runs their seed corpora as ordinary tests;
+# `make fuzz` explores each for FUZZTIME (go test fuzzes one target at a time).
+FUZZTIME ?= 60s
+FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./web/proxy:FuzzParsePath ./web:FuzzAPIJSONBodies
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -count 1 $(PKGS)

@@ -224,7 +224,7 @@ func (h *Handler) saveCloudPriceForm(c *gin.Context, id int64) {
 		GPUsInOffer: c.PostForm("gpus_in_offer"), Tier: c.PostForm("tier"), Currency: c.PostForm("currency"),
 		Price: c.PostForm("price_per_gpu_hour"), AsOf: c.PostForm("as_of"), Source: c.PostForm("source"), Note: c.PostForm("note")}
 	p := &models.CloudPrice{ID: id, Provider: f.Provider, Offer: f.Offer, GPUModel: f.GPUModel, Tier: f.Tier, Currency: f.Currency,
-		AsOf: f.AsOf, Source: f.Source, Note: f.Note}
+		AsOf: f.AsOf, Source: f.Source, Note: f.Note, GPUsInOffer: 1}
 	var err error
 	if n := strings.TrimSpace(f.GPUsInOffer); n != "" {
 		if p.GPUsInOffer, err = strconv.Atoi(n); err != nil {
@@ -324,7 +324,7 @@ type cloudPriceBody struct {
 	Provider          string       `json:"provider"`
 	Offer             string       `json:"offer"`
 	GPUModel          string       `json:"gpu_model"`
-	GPUsInOffer       int          `json:"gpus_in_offer"`
+	GPUsInOffer       *int         `json:"gpus_in_offer"` // absent: 1; 0 is refused
 	Tier              string       `json:"tier"`
 	Currency          string       `json:"currency"`
 	PricePerGPUHour   *calcDecimal `json:"price_per_gpu_hour"`
@@ -351,8 +351,11 @@ func (d *calcDecimal) UnmarshalJSON(b []byte) error {
 }
 
 func (b cloudPriceBody) price() (*models.CloudPrice, error) {
-	p := &models.CloudPrice{Provider: b.Provider, Offer: b.Offer, GPUModel: b.GPUModel, GPUsInOffer: b.GPUsInOffer, Tier: b.Tier,
+	p := &models.CloudPrice{Provider: b.Provider, Offer: b.Offer, GPUModel: b.GPUModel, GPUsInOffer: 1, Tier: b.Tier,
 		Currency: b.Currency, AsOf: b.AsOf, Source: b.Source, Note: b.Note}
+	if b.GPUsInOffer != nil {
+		p.GPUsInOffer = *b.GPUsInOffer
+	}
 	switch {
 	case b.PricePerGPUMicros != nil:
 		p.PriceMicros = *b.PricePerGPUMicros

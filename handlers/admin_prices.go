@@ -49,7 +49,9 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	var added []models.PriceRate
+	// Every rate is checked before the first is added: a bad third rate must
+	// not leave the first two in force.
+	var rates []models.PriceRate
 	for _, r := range body.Rates {
 		if r.RateMicros == nil {
 			h.fail(c, &models.ValidationError{Field: "rate_micros", Message: "is required"})
@@ -59,6 +61,19 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		if r.EffectiveFrom != nil {
 			pr.EffectiveFrom = r.EffectiveFrom.UTC()
 		}
+		check := pr
+		if err := h.store.CheckRateModel(ctx, pr); err != nil {
+			h.fail(c, err)
+			return
+		}
+		if err := h.store.CheckPriceRate(ctx, &check); err != nil {
+			h.fail(c, err)
+			return
+		}
+		rates = append(rates, pr)
+	}
+	var added []models.PriceRate
+	for _, pr := range rates {
 		if err := h.store.AddPriceRate(ctx, &pr); err != nil {
 			h.fail(c, err)
 			return

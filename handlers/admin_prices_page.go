@@ -48,7 +48,10 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		}
 	}
 	if len(form.Errors) == 0 {
-		err := h.store.AddPriceRate(c.Request.Context(), &pr)
+		err := h.store.CheckRateModel(c.Request.Context(), pr)
+		if err == nil {
+			err = h.store.AddPriceRate(c.Request.Context(), &pr)
+		}
 		if errors.As(err, &ve) {
 			form.Errors[ve.Field] = ve.Message
 		} else if err != nil {

@@ -46,7 +46,9 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	}
 	if len(form.Errors) == 0 {
 		lim.MaxGPUsPerModel = before.MaxGPUsPerModel // not on the form: kept as it is
-		err = h.store.SetQuota(ctx, scope, id, lim, currentUser(c).Username)
+		if err = h.store.CheckQuotaInput(ctx, lim); err == nil {
+			err = h.store.SetQuota(ctx, scope, id, lim, currentUser(c).Username)
+		}
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			form.Errors[quotaField(ve.Field)] = ve.Message

@@ -92,6 +92,10 @@ func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) 
 		h.fail(c, err)
 		return
 	}
+	if err := h.store.CheckQuotaInput(ctx, l); err != nil {
+		h.fail(c, err)
+		return
+	}
 	if err := h.store.SetQuota(ctx, scope, id, l, currentUser(c).Username); err != nil {
 		h.fail(c, err)
 		return

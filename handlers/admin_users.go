@@ -35,8 +35,10 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 	}
 	v := templates.UsersView{Form: form, Self: currentUser(c).Username}
 	for _, u := range users {
-		v.Users = append(v.Users, templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
-			Email: u.Email, Role: u.Role, Disabled: u.Disabled, Groups: memberOf[u.Username]})
+		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
+			Email: u.Email, Role: u.Role, Disabled: u.Disabled, Groups: memberOf[u.Username]}
+		row.LoginFailures, row.LoginLockedFor = h.loginLockState(u.Username)
+		v.Users = append(v.Users, row)
 	}
 	h.render(c, status, templates.AdminUsersPage(h.page(c, "Users"), v))
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -16,6 +17,11 @@ import (
 // inputs, never a posted amount) and adds its suggested rate as a new
 // version of the GPU model's rate, effective now, recorded in the audit log.
 func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.PriceRate, calculator.FieldErrors, error) {
+	// The defaults of an empty calculation are no reason to change a live
+	// price: the request must say which GPU model (or flavor) it prices.
+	if strings.TrimSpace(v.Get("gpu_model")) == "" && strings.TrimSpace(v.Get("flavor")) == "" {
+		return nil, calculator.FieldErrors{"gpu_model": "is required: say which GPU model's rate to set (or a flavor)"}, nil
+	}
 	ctx := c.Request.Context()
 	env, err := h.loadCalcEnv(ctx)
 	if err != nil {

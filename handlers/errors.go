@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -78,7 +79,7 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		return
 	}
 	if e.Status == http.StatusUnauthorized {
-		c.Redirect(http.StatusSeeOther, "/login?next="+safeNext(c.Request.URL.RequestURI()))
+		c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(safeNext(c.Request.URL.RequestURI())))
 		c.Abort()
 		return
 	}
@@ -87,11 +88,3 @@ func (h *Handler) fail(c *gin.Context, err error) {
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
-
-// safeNext keeps a post-login redirect on this site.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
-}

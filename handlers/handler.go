@@ -21,6 +21,9 @@ type Config struct {
 	// NotebookDomain, when set, serves each workbench on its own origin
 	// {id}.NotebookDomain (see notebook_host.go); "" is path mode.
 	NotebookDomain string
+	// LoginMemory bounds the memory concurrent password checks may take
+	// together, in bytes (0: DefaultLoginMemory).
+	LoginMemory int64
 }
 
 // Handler holds every dependency of the HTTP actions.
@@ -30,6 +33,8 @@ type Handler struct {
 	pool     *orchestrator.Pool
 	wbs      *orchestrator.Manager
 	throttle *LoginThrottle
+	// hashSlots bounds concurrent password checks (login_slots.go).
+	hashSlots hashSlots
 	// proxyAuth caches session→user for the Jupyter proxy's hot path.
 	proxyAuth *proxyAuthCache
 	// live is every proxied request in flight, so revocation can end them.
@@ -46,7 +51,8 @@ func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.P
 		sessions:  sessions,
 		pool:      pool,
 		wbs:       wbs,
-		throttle:  NewLoginThrottle(5, 20, 15*time.Minute),
+		throttle:  NewLoginThrottle(),
+		hashSlots: newHashSlots(cfg.LoginMemory),
 		proxyAuth: newProxyAuthCache(),
 		live:      proxy.NewLive(),
 		cfg:       cfg,

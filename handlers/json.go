@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -14,6 +15,11 @@ const maxJSONBody = 1 << 20
 func (h *Handler) bindJSON(c *gin.Context, v any) bool {
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxJSONBody)
 	if err := c.ShouldBindJSON(v); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.fail(c, errTooLarge)
+			return false
+		}
 		h.fail(c, newError(http.StatusBadRequest, "invalid_body", "the request body is not valid JSON for this endpoint: "+err.Error()))
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -21,8 +22,11 @@ func (h *Handler) loginForm(c *gin.Context) {
 	h.render(c, http.StatusOK, templates.LoginPage(h.page(c, "Log in"), templates.LoginForm{Next: safeNext(c.Query("next"))}))
 }
 
-// login checks the form, throttles failures per username and per address,
-// and rotates the session token so a planted session id is useless.
+// login checks the form and rotates the session token so a planted session
+// id is useless. Before any password is hashed the attempt is reserved with
+// the throttle (429 when it must wait) and a hashing slot is taken (503 when
+// every slot is busy): a burst of guesses costs neither memory nor guesses
+// beyond the limits. See LoginThrottle and hashSlots.
 func (h *Handler) login(c *gin.Context) {
 	username := strings.ToLower(strings.TrimSpace(c.PostForm("username")))
 	password := c.PostForm("password")
@@ -30,25 +34,40 @@ func (h *Handler) login(c *gin.Context) {
 	form := templates.LoginForm{Username: username, Next: next}
 	addr := c.ClientIP()
 
-	if ok, wait := h.throttle.Allowed(username, addr); !ok {
-		form.Error = fmt.Sprintf("Too many failed attempts. Try again in %d minutes.", int(math.Ceil(wait.Minutes())))
-		h.log.Warn("login throttled", "username", username, "addr", addr)
+	res, wait := h.throttle.Reserve(username, addr)
+	if res == nil {
+		secs := int(math.Ceil(wait.Seconds()))
+		c.Header("Retry-After", strconv.Itoa(secs))
+		form.Error = "Too many failed attempts. Try again in " + waitText(secs) + "."
+		h.log.Warn("login throttled", "username", username, "addr", addr, "retry_after_s", secs)
 		h.render(c, http.StatusTooManyRequests, templates.LoginPage(h.page(c, "Log in"), form))
 		return
 	}
-	u, err := h.store.Authenticate(c.Request.Context(), username, password)
+	if !h.hashSlots.tryAcquire() {
+		res.Cancel()
+		c.Header("Retry-After", "1")
+		form.Error = "The portal is busy checking other logins. Try again in a moment."
+		h.log.Warn("login refused: all password-check slots busy", "username", username, "addr", addr)
+		h.render(c, http.StatusServiceUnavailable, templates.LoginPage(h.page(c, "Log in"), form))
+		return
+	}
+	u, err := func() (*models.User, error) {
+		defer h.hashSlots.release() // even if the check panics
+		return h.store.Authenticate(c.Request.Context(), username, password)
+	}()
 	if errors.Is(err, models.ErrBadCredentials) {
-		h.throttle.Failed(username, addr)
+		res.Failed()
 		h.log.Info("login failed", "username", username, "addr", addr)
 		form.Error = "Invalid username or password."
 		h.render(c, http.StatusUnauthorized, templates.LoginPage(h.page(c, "Log in"), form))
 		return
 	}
 	if err != nil {
+		res.Cancel()
 		h.fail(c, err)
 		return
 	}
-	h.throttle.Succeeded(username)
+	res.Succeeded()
 	ctx := c.Request.Context()
 	if err := h.sessions.RenewToken(ctx); err != nil {
 		h.fail(c, err)
@@ -58,6 +77,18 @@ func (h *Handler) login(c *gin.Context) {
 	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
 	h.log.Info("login", "username", u.Username, "addr", addr)
 	seeOther(c, next)
+}
+
+// waitText says a wait in seconds the way a person would.
+func waitText(secs int) string {
+	switch {
+	case secs < 90:
+		return fmt.Sprintf("%d seconds", secs)
+	case secs < 90*60:
+		return fmt.Sprintf("%d minutes", (secs+59)/60)
+	default:
+		return fmt.Sprintf("%d hours", (secs+3599)/3600)
+	}
 }
 
 func (h *Handler) logout(c *gin.Context) {

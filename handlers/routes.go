@@ -6,8 +6,9 @@ import (
 
 // Routes registers every route of the portal on r: the one route table.
 func (h *Handler) Routes(r *gin.Engine) {
+	r.HandleMethodNotAllowed = true // a wrong method is 405 with Allow, not 404
 	r.GET("/healthz", h.healthz)
-	r.Use(h.loadUser, h.refuseFromNotebook)
+	r.Use(h.limitBody, h.loadUser, h.refuseFromNotebook)
 
 	r.GET("/login", h.loginForm)
 	r.POST("/login", h.login)
@@ -41,6 +42,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/users/:id/password", h.adminUserPassword)
 	admin.GET("/users/:id/home", h.homeResetForm)
 	admin.POST("/users/:id/home/reset", h.homeReset)
+	admin.POST("/users/:id/login-lock/clear", h.adminClearLoginLock)
 	admin.GET("/groups", h.adminGroups)
 	admin.POST("/groups", h.adminGroupCreate)
 	admin.POST("/groups/:id/members", h.adminGroupAddMember)
@@ -109,6 +111,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
 	apiAdmin.GET("/admin/egress", h.apiEgress)
 	apiAdmin.PUT("/admin/egress", h.apiEgressPut)
+	apiAdmin.DELETE("/admin/users/:id/login-lock", h.apiClearLoginLock)
 
 	h.calculatorRoutes(ui, admin, api, apiAdmin)
 

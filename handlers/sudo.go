@@ -1,7 +1,7 @@
 package handlers
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"net/http"
 	"sort"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
 	"workbench/templates"
 )
 
@@ -89,21 +90,37 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	c.Abort()
 }
 
-// confirmPassword checks the logged-in user's password, throttled like a
-// login, and on success opens the sudo window. It returns "" or the
-// message to show.
+// confirmPassword checks the logged-in user's password with the login's
+// defences (the attempt reserved with the throttle before hashing, a
+// hashing slot or a refusal at once) and on success opens the sudo window.
+// It returns "" or the message to show.
 func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 	u := currentUser(c)
 	addr := c.ClientIP()
-	if ok, wait := h.throttle.Allowed(u.Username, addr); !ok {
+	res, wait := h.throttle.Reserve(u.Username, addr)
+	if res == nil {
 		h.log.Warn("sudo throttled", "username", u.Username, "addr", addr)
-		return fmt.Sprintf("Too many failed attempts. Try again in %d minutes.", int(math.Ceil(wait.Minutes())))
+		return "Too many failed attempts. Try again in " + waitText(int(math.Ceil(wait.Seconds()))) + "."
 	}
-	if _, err := h.store.Authenticate(c.Request.Context(), u.Username, password); err != nil {
-		h.throttle.Failed(u.Username, addr)
-		h.log.Info("sudo confirmation failed", "username", u.Username, "addr", addr)
-		return "That is not your password."
+	if !h.hashSlots.tryAcquire() {
+		res.Cancel()
+		return "The portal is busy checking other passwords. Try again in a moment."
 	}
+	_, err := func() (*models.User, error) {
+		defer h.hashSlots.release()
+		return h.store.Authenticate(c.Request.Context(), u.Username, password)
+	}()
+	if err != nil {
+		if errors.Is(err, models.ErrBadCredentials) {
+			res.Failed()
+			h.log.Info("sudo confirmation failed", "username", u.Username, "addr", addr)
+			return "That is not your password."
+		}
+		res.Cancel()
+		h.log.Error("sudo confirmation", "username", u.Username, "err", err)
+		return "Your password could not be checked just now. Try again in a moment."
+	}
+	res.Succeeded()
 	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
 	h.audit(c, "session.sudo", u.Username, nil, nil)
 	return ""

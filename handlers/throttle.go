@@ -1,80 +1,216 @@
 package handlers
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
 
-// LoginThrottle limits failed logins per username and per client address in
-// a sliding window. Unknown usernames are counted like known ones, so the
-// throttle reveals nothing about which accounts exist. State is in memory: a
-// restart resets it, which is acceptable for a single-server portal.
+// LoginThrottle slows password guessing without locking the real user out.
+//
+// Failures are counted under three keys, each with its own rule:
+//   - the client address (any username): 20 free failures, then a delay that
+//     doubles from 30 s with every further failure, up to 15 minutes;
+//   - the account from that address: 5 free, then the same doubling delay;
+//   - the account from anywhere: only far above that (100 failures) does the
+//     account lock, from 15 minutes doubling up to a day; an admin can clear
+//     it (admin users page, DELETE /api/v1/admin/users/{id}/login-lock).
+//
+// So an attacker at one address gets a handful of guesses per account and a
+// few dozen overall before waiting, while the real user at their own address
+// still logs in. An attempt is reserved (counted as a failure) before the
+// password is hashed, so a burst of concurrent requests cannot get more
+// guesses than the rule allows; a success or an attempt that never hashed
+// gives its reservation back. Unknown usernames are counted like known ones,
+// so the throttle reveals nothing about which accounts exist. State is in
+// memory: a restart resets it, acceptable for a single-server portal.
 type LoginThrottle struct {
-	mu       sync.Mutex
-	perUser  int
-	perAddr  int
-	window   time.Duration
-	failures map[string][]time.Time
-	now      func() time.Time
+	mu      sync.Mutex
+	addr    throttleRule
+	pair    throttleRule
+	account throttleRule
+	keys    map[string]*failureCount
+	now     func() time.Time
 }
 
-// NewLoginThrottle allows perUser failures per username and perAddr per
-// client address within window.
-func NewLoginThrottle(perUser, perAddr int, window time.Duration) *LoginThrottle {
-	return &LoginThrottle{perUser: perUser, perAddr: perAddr, window: window, failures: map[string][]time.Time{}, now: time.Now}
+// throttleRule is one key's policy.
+type throttleRule struct {
+	free   int           // failures allowed before any delay
+	base   time.Duration // delay after the free failures; doubles per further failure
+	max    time.Duration // longest delay
+	forget time.Duration // a key without failures for this long starts over
 }
 
-// Allowed reports whether a login attempt may be made, and if not, how long
-// until it may.
-func (t *LoginThrottle) Allowed(username, addr string) (bool, time.Duration) {
+type failureCount struct {
+	n    int
+	last time.Time
+}
+
+// NewLoginThrottle returns the portal's throttle with the rules above.
+func NewLoginThrottle() *LoginThrottle {
+	return &LoginThrottle{
+		addr:    throttleRule{free: 20, base: 30 * time.Second, max: 15 * time.Minute, forget: time.Hour},
+		pair:    throttleRule{free: 5, base: 30 * time.Second, max: 15 * time.Minute, forget: time.Hour},
+		account: throttleRule{free: 100, base: 15 * time.Minute, max: 24 * time.Hour, forget: 24 * time.Hour},
+		keys:    map[string]*failureCount{},
+		now:     time.Now,
+	}
+}
+
+// LoginReservation is one login attempt counted as a failure in advance.
+// Exactly one of Failed, Succeeded or Cancel should follow.
+type LoginReservation struct {
+	t    *LoginThrottle
+	keys []string
+	at   time.Time
+	prev []time.Time // each key's last failure before this reservation
+}
+
+func addrKey(addr string) string               { return "a:" + addr }
+func pairKey(username, addr string) string     { return "p:" + username + "\x00" + addr }
+func accountKey(username string) string        { return "u:" + username }
+func pairPrefix(username string) string        { return "p:" + username + "\x00" }
+func (t *LoginThrottle) rules() []throttleRule { return []throttleRule{t.addr, t.pair, t.account} }
+
+// Reserve counts an attempt by username from addr as a failure before it is
+// made. When any key is still waiting out its delay it reserves nothing and
+// returns how long until an attempt may be made.
+func (t *LoginThrottle) Reserve(username, addr string) (*LoginReservation, time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	wait := time.Duration(0)
-	for _, k := range []struct {
-		key   string
-		limit int
-	}{{"u:" + username, t.perUser}, {"a:" + addr, t.perAddr}} {
-		fs := t.recent(k.key, now)
-		if len(fs) >= k.limit {
-			if w := fs[0].Add(t.window).Sub(now); w > wait {
-				wait = w
-			}
+	keys := []string{addrKey(addr), pairKey(username, addr), accountKey(username)}
+	var wait time.Duration
+	for i, k := range keys {
+		if w := t.waitFor(k, t.rules()[i], now); w > wait {
+			wait = w
 		}
 	}
-	return wait == 0, wait
+	if wait > 0 {
+		return nil, wait
+	}
+	if len(t.keys) > 50_000 {
+		t.prune(now)
+	}
+	r := &LoginReservation{t: t, keys: keys, at: now}
+	for _, k := range keys {
+		f := t.keys[k]
+		if f == nil {
+			f = &failureCount{}
+			t.keys[k] = f
+		}
+		r.prev = append(r.prev, f.last)
+		f.n++
+		f.last = now
+	}
+	return r, 0
 }
 
-// Failed records a failed attempt.
-func (t *LoginThrottle) Failed(username, addr string) {
+// Failed keeps the reserved failure.
+func (r *LoginReservation) Failed() {}
+
+// Cancel gives the reservation back: the password was never checked.
+func (r *LoginReservation) Cancel() {
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	for i := range r.keys {
+		r.giveBack(i)
+	}
+}
+
+// Succeeded gives the reservation back and forgets the account's failures
+// from this address (the user proved who they are there). The address's and
+// the account-wide counts keep their other failures: one good password must
+// not reset an attacker's budget.
+func (r *LoginReservation) Succeeded() {
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	r.giveBack(0)
+	delete(r.t.keys, r.keys[1])
+	r.giveBack(2)
+}
+
+// AccountState reports the account-wide failures counted for username and
+// how long its account-wide lock still lasts (0: not locked).
+func (t *LoginThrottle) AccountState(username string) (failures int, locked time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.now()
-	for _, k := range []string{"u:" + username, "a:" + addr} {
-		t.failures[k] = append(t.recent(k, now), now)
+	k := accountKey(username)
+	locked = t.waitFor(k, t.account, t.now())
+	if f := t.keys[k]; f != nil {
+		failures = f.n
 	}
+	return failures, locked
 }
 
-// Succeeded clears the username's failures (not the address's: one good
-// password must not reset an attacker's budget for other accounts).
-func (t *LoginThrottle) Succeeded(username string) {
+// ClearAccount forgets every failure counted against username, from any
+// address (an admin unlocking an account). It reports whether there was any.
+func (t *LoginThrottle) ClearAccount(username string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.failures, "u:"+username)
+	_, had := t.keys[accountKey(username)]
+	delete(t.keys, accountKey(username))
+	prefix := pairPrefix(username)
+	for k := range t.keys {
+		if strings.HasPrefix(k, prefix) {
+			delete(t.keys, k)
+			had = true
+		}
+	}
+	return had
 }
 
-// recent drops entries older than the window; callers hold mu.
-func (t *LoginThrottle) recent(key string, now time.Time) []time.Time {
-	fs := t.failures[key]
-	i := 0
-	for i < len(fs) && now.Sub(fs[i]) >= t.window {
-		i++
+// waitFor is how long key must still wait under rule; callers hold mu.
+func (t *LoginThrottle) waitFor(key string, rule throttleRule, now time.Time) time.Duration {
+	f := t.keys[key]
+	if f == nil {
+		return 0
 	}
-	fs = fs[i:]
-	if len(fs) == 0 {
-		delete(t.failures, key)
-		return nil
+	if now.Sub(f.last) >= rule.forget {
+		delete(t.keys, key)
+		return 0
 	}
-	t.failures[key] = fs
-	return fs
+	if f.n < rule.free {
+		return 0
+	}
+	delay := rule.max
+	if shift := f.n - rule.free; shift < 30 {
+		if d := rule.base << shift; d < rule.max {
+			delay = d
+		}
+	}
+	if w := f.last.Add(delay).Sub(now); w > 0 {
+		return w
+	}
+	return 0
+}
+
+// giveBack undoes the reservation on its i-th key: one failure fewer and,
+// unless a later failure came since, the delay counted from the one before.
+// Callers hold mu.
+func (r *LoginReservation) giveBack(i int) {
+	f := r.t.keys[r.keys[i]]
+	if f == nil {
+		return
+	}
+	if f.n--; f.n <= 0 {
+		delete(r.t.keys, r.keys[i])
+		return
+	}
+	if f.last.Equal(r.at) {
+		f.last = r.prev[i]
+	}
+}
+
+// prune drops keys no rule remembers any more; callers hold mu.
+func (t *LoginThrottle) prune(now time.Time) {
+	for k, f := range t.keys {
+		rule := t.account
+		if !strings.HasPrefix(k, "u:") {
+			rule = t.addr // addr and pair forget alike
+		}
+		if now.Sub(f.last) >= rule.forget {
+			delete(t.keys, k)
+		}
+	}
 }

@@ -1,45 +1,142 @@
 package handlers
 
 import (
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
 
-func TestLoginThrottle(t *testing.T) {
+func TestLoginThrottleReservesBeforeTheCheck(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	th := NewLoginThrottle(3, 5, 10*time.Minute)
+	th := NewLoginThrottle()
 	th.now = func() time.Time { return now }
 
-	for i := 0; i < 3; i++ {
-		if ok, _ := th.Allowed("alice", "10.0.0.1"); !ok {
-			t.Fatalf("attempt %d refused early", i)
+	// A burst of 200 concurrent attempts for one account from one address:
+	// only the pair rule's free failures get through, however they interleave.
+	var mu sync.Mutex
+	granted := 0
+	var wg sync.WaitGroup
+	for i := 0; i < 200; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, _ := th.Reserve("alice", "10.0.0.1"); r != nil {
+				mu.Lock()
+				granted++
+				mu.Unlock()
+				r.Failed()
+			}
+		}()
+	}
+	wg.Wait()
+	if granted != th.pair.free {
+		t.Fatalf("burst got %d attempts, want %d", granted, th.pair.free)
+	}
+	_, wait := th.Reserve("alice", "10.0.0.1")
+	if wait != 30*time.Second {
+		t.Fatalf("first delay %v, want 30s", wait)
+	}
+	// The real alice at her own address is not locked out.
+	r, _ := th.Reserve("alice", "10.0.0.7")
+	if r == nil {
+		t.Fatal("alice refused from another address")
+	}
+	r.Succeeded()
+
+	// The delay doubles with every further failure.
+	now = now.Add(30 * time.Second)
+	r, _ = th.Reserve("alice", "10.0.0.1")
+	if r == nil {
+		t.Fatal("refused after the delay passed")
+	}
+	r.Failed()
+	if _, wait := th.Reserve("alice", "10.0.0.1"); wait != time.Minute {
+		t.Fatalf("second delay %v, want 1m", wait)
+	}
+	now = now.Add(time.Minute)
+	r, _ = th.Reserve("alice", "10.0.0.1")
+	r.Failed()
+	if _, wait := th.Reserve("alice", "10.0.0.1"); wait != 2*time.Minute {
+		t.Fatalf("third delay %v, want 2m", wait)
+	}
+	// Cancel gives the reservation back (the password was never checked).
+	now = now.Add(2 * time.Minute)
+	r, _ = th.Reserve("alice", "10.0.0.1")
+	r.Cancel()
+	if _, wait := th.Reserve("alice", "10.0.0.1"); wait != 0 {
+		t.Fatalf("cancelled attempt still counted: wait %v", wait)
+	}
+	// Forgotten after an hour without failures.
+	now = now.Add(time.Hour)
+	for i := 0; i < th.pair.free; i++ {
+		if r, _ := th.Reserve("alice", "10.0.0.1"); r == nil {
+			t.Fatalf("attempt %d refused an hour after the last failure", i)
 		}
-		th.Failed("alice", "10.0.0.1")
 	}
-	ok, wait := th.Allowed("alice", "10.0.0.2")
-	if ok || wait != 10*time.Minute {
-		t.Fatalf("per-user limit: ok=%v wait=%v", ok, wait)
+}
+
+func TestLoginThrottlePerAddressAcrossAccounts(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := NewLoginThrottle()
+	th.now = func() time.Time { return now }
+	users := 0
+	for {
+		r, _ := th.Reserve("user"+string(rune('a'+users)), "10.0.0.1")
+		if r == nil {
+			break
+		}
+		r.Failed()
+		users++
 	}
-	// Other users from the same address still have budget (5 per address).
-	if ok, _ := th.Allowed("bob", "10.0.0.1"); !ok {
-		t.Fatal("bob refused before the address limit")
+	if users != th.addr.free {
+		t.Fatalf("address got %d guesses over many accounts, want %d", users, th.addr.free)
 	}
-	th.Failed("bob", "10.0.0.1")
-	th.Failed("carol", "10.0.0.1")
-	if ok, _ := th.Allowed("dave", "10.0.0.1"); ok {
-		t.Fatal("per-address limit not applied across usernames")
+	if r, _ := th.Reserve("usera", "10.0.0.2"); r == nil {
+		t.Fatal("another address throttled by the first")
 	}
-	// Success clears the user's count but not the address's.
-	th.Succeeded("alice")
-	if ok, _ := th.Allowed("alice", "10.0.0.9"); !ok {
-		t.Fatal("alice still throttled after success")
+}
+
+func TestLoginThrottleAccountLockAndAdminClear(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := NewLoginThrottle()
+	th.now = func() time.Time { return now }
+	// A distributed attack: 100 addresses, one failure each.
+	for i := 0; i < th.account.free; i++ {
+		r, _ := th.Reserve("bob", "10.1."+strconv.Itoa(i/250)+"."+strconv.Itoa(i%250))
+		if r == nil {
+			t.Fatalf("attempt %d refused below the account lock", i)
+		}
+		r.Failed()
 	}
-	if ok, _ := th.Allowed("alice", "10.0.0.1"); ok {
-		t.Fatal("address budget reset by one success")
+	n, locked := th.AccountState("bob")
+	if n != 100 || locked != 15*time.Minute {
+		t.Fatalf("account state: %d failures, locked %v", n, locked)
 	}
-	// The window slides.
-	now = now.Add(10*time.Minute + time.Second)
-	if ok, _ := th.Allowed("dave", "10.0.0.1"); !ok {
-		t.Fatal("still throttled after the window")
+	if r, _ := th.Reserve("bob", "192.0.2.1"); r != nil {
+		t.Fatal("locked account accepted an attempt")
+	}
+	if !th.ClearAccount("bob") {
+		t.Fatal("clear found nothing")
+	}
+	if r, _ := th.Reserve("bob", "192.0.2.1"); r == nil {
+		t.Fatal("still locked after an admin cleared it")
+	}
+}
+
+func TestHashSlotsSizedFromParams(t *testing.T) {
+	if n := cap(newHashSlots(128 << 20)); n != 2 {
+		t.Fatalf("128 MiB budget: %d slots, want 2 at 64 MiB per check", n)
+	}
+	if n := cap(newHashSlots(1)); n != 1 {
+		t.Fatalf("tiny budget: %d slots, want 1", n)
+	}
+	s := newHashSlots(128 << 20)
+	if !s.tryAcquire() || !s.tryAcquire() || s.tryAcquire() {
+		t.Fatal("slots do not bound at 2")
+	}
+	s.release()
+	if !s.tryAcquire() {
+		t.Fatal("released slot not reusable")
 	}
 }

@@ -119,6 +119,10 @@ var usageCSVHeader = []string{"period_start", "period_end", "workbench", "workbe
 func (h *Handler) usageCSV(c *gin.Context) {
 	ctx := c.Request.Context()
 	u := currentUser(c)
+	if err := onlyQueryParams(c, "month"); err != nil {
+		h.fail(c, err)
+		return
+	}
 	month, err := parseMonth(c.Query("month"), time.Now())
 	if err != nil {
 		h.fail(c, err)

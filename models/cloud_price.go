@@ -83,9 +83,6 @@ func (p *CloudPrice) Validate() error {
 	if !currencyRe.MatchString(p.Currency) {
 		return invalid("currency", "must be a three-letter ISO code such as USD or CNY")
 	}
-	if p.GPUsInOffer == 0 {
-		p.GPUsInOffer = 1
-	}
 	if p.GPUsInOffer < 1 || p.GPUsInOffer > 64 {
 		return invalid("gpus_in_offer", "must be between 1 and 64")
 	}
@@ -95,7 +92,7 @@ func (p *CloudPrice) Validate() error {
 	if p.AsOf != "" && !asOfRe.MatchString(p.AsOf) {
 		return invalid("as_of", "must be a date such as 2026-09-10, a month (2026-07), a year or a quarter (2023-Q3), or blank")
 	}
-	return nil
+	return asOfNotInFuture(p.AsOf, time.Now())
 }
 
 // ParseMoneyMicros parses a non-negative decimal amount ("3.431") into

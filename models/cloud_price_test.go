@@ -70,7 +70,7 @@ func TestCloudPriceValidationAndCRUD(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	valid := func() CloudPrice {
-		return CloudPrice{Provider: " Acme ", Offer: "a1", GPUModel: "H100-80GB", Tier: "On-Demand", Currency: "usd", PriceMicros: 990_000, AsOf: "2026-10", Source: "sheet"}
+		return CloudPrice{Provider: " Acme ", Offer: "a1", GPUModel: "H100-80GB", Tier: "On-Demand", Currency: "usd", PriceMicros: 990_000, AsOf: "2026-10", Source: "sheet", GPUsInOffer: 1}
 	}
 	for _, c := range []struct {
 		mut   func(*CloudPrice)
@@ -84,6 +84,8 @@ func TestCloudPriceValidationAndCRUD(t *testing.T) {
 		{func(p *CloudPrice) { p.PriceMicros = 0 }, "price_per_gpu_hour"},
 		{func(p *CloudPrice) { p.PriceMicros = -5 }, "price_per_gpu_hour"},
 		{func(p *CloudPrice) { p.GPUsInOffer = 65 }, "gpus_in_offer"},
+		{func(p *CloudPrice) { p.GPUsInOffer = 0 }, "gpus_in_offer"}, // not silently 1
+		{func(p *CloudPrice) { p.AsOf = "2999-01-01" }, "as_of"},     // not in the future
 		{func(p *CloudPrice) { p.AsOf = "2026-13-01" }, "as_of"},
 		{func(p *CloudPrice) { p.AsOf = "yesterday" }, "as_of"},
 	} {

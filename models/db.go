@@ -39,8 +39,8 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := os.MkdirAll(dataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("data directory %q: %w", dataDir, err)
+	if err := ensurePrivateDir(dataDir, log); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dataDir, DBFileName)
 	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate&_foreign_keys=on&_synchronous=NORMAL"
@@ -86,13 +86,24 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Backup writes a consistent copy of the database to file while the portal
-// keeps running (VACUUM INTO takes a read snapshot).
+// keeps running (VACUUM INTO takes a read snapshot). The copy holds password
+// hashes, session and Jupyter tokens, so it is readable by its owner only:
+// the file is created 0600 (and must not exist) before SQLite fills it, so
+// it is never readable by others, not even for a moment.
 func (s *Store) Backup(ctx context.Context, file string) error {
-	if _, err := os.Stat(file); err == nil {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("backup: %s already exists", file)
 	}
-	_, err := s.sql.ExecContext(ctx, "VACUUM INTO ?", file)
-	return err
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	_ = f.Close()
+	if _, err := s.sql.ExecContext(ctx, "VACUUM INTO ?", file); err != nil {
+		_ = os.Remove(file)
+		return err
+	}
+	return os.Chmod(file, 0o600) // a umask cannot widen it, but be explicit
 }
 
 // Common errors callers map to HTTP statuses.

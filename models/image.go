@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -83,10 +82,7 @@ func (i *Image) Validate() error {
 	if i.HomePath == "" {
 		i.HomePath = "/home/jovyan"
 	}
-	if !strings.HasPrefix(i.HomePath, "/") || path.Clean(i.HomePath) != i.HomePath || i.HomePath == "/" {
-		return invalid("home_path", "must be an absolute, clean path such as /home/jovyan")
-	}
-	return nil
+	return validHomePath(i.HomePath)
 }
 
 // ValidateImageRef checks ref against the distribution reference grammar.

@@ -78,7 +78,7 @@ func validatePassword(pw string) error {
 	if len(pw) > 1024 {
 		return invalid("password", "is too long")
 	}
-	return nil
+	return passwordHasContent(pw)
 }
 
 // randomString returns n random bytes, URL-safe base64 encoded.

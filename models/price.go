@@ -36,6 +36,16 @@ const maxRateMicros = 1_000_000 * 1_000_000
 // past (a minute of slack for clocks): a rate change never rewrites a past
 // charge.
 func (s *Store) AddPriceRate(ctx context.Context, r *PriceRate) error {
+	if err := s.CheckPriceRate(ctx, r); err != nil {
+		return err
+	}
+	r.ID, r.CreatedAt = 0, s.now()
+	return s.db.WithContext(ctx).Create(r).Error
+}
+
+// CheckPriceRate validates and normalises r as AddPriceRate would, without
+// storing it: a request with several rates checks them all first.
+func (s *Store) CheckPriceRate(ctx context.Context, r *PriceRate) error {
 	switch r.Resource {
 	case pricing.GPU:
 		if strings.TrimSpace(r.GPUModel) == "" {
@@ -60,8 +70,7 @@ func (s *Store) AddPriceRate(ctx context.Context, r *PriceRate) error {
 	if r.EffectiveFrom.Before(now.Add(-time.Minute)) {
 		return invalid("effective_from", "cannot be in the past: a rate change never rewrites past charges")
 	}
-	r.ID, r.CreatedAt = 0, now
-	return s.db.WithContext(ctx).Create(r).Error
+	return s.checkRateBounds(ctx, r)
 }
 
 // PriceHistory returns every rate version, newest first.

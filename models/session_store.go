@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"sync"
 	"time"
@@ -21,6 +22,10 @@ import (
 // requests on the single writer, so Commit skips the write when the data is
 // unchanged and the stored expiry is less than a minute old: idle expiry is
 // then exact to within a minute, which is plenty.
+//
+// The table holds SHA-256 of each session id, never the id itself (see
+// storedSessionID), so a backup or a read of the database file yields no
+// session that could be replayed.
 type SessionStore struct {
 	s  *Store
 	mu sync.Mutex
@@ -69,7 +74,7 @@ func (st *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool
 	}
 	var b []byte
 	var expiry float64
-	err := st.s.sql.QueryRowContext(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token,
+	err := st.s.sql.QueryRowContext(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", storedSessionID(token),
 		float64(now.UnixNano())/1e9).Scan(&b, &expiry)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -98,7 +103,7 @@ func (st *SessionStore) CommitCtx(ctx context.Context, token string, b []byte, e
 	st.mu.Unlock()
 	_, err := st.s.sql.ExecContext(ctx,
 		"INSERT INTO sessions (token, data, expiry) VALUES (?, ?, ?) ON CONFLICT(token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry",
-		token, b, float64(expiry.UnixNano())/1e9)
+		storedSessionID(token), b, float64(expiry.UnixNano())/1e9)
 	if err != nil {
 		return err
 	}
@@ -113,7 +118,7 @@ func (st *SessionStore) DeleteCtx(ctx context.Context, token string) error {
 	st.mu.Lock()
 	delete(st.last, token)
 	st.mu.Unlock()
-	_, err := st.s.sql.ExecContext(ctx, "DELETE FROM sessions WHERE token = ?", token)
+	_, err := st.s.sql.ExecContext(ctx, "DELETE FROM sessions WHERE token = ?", storedSessionID(token))
 	return err
 }
 
@@ -132,4 +137,12 @@ func (st *SessionStore) DeleteExpired(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// storedSessionID is what the sessions table keeps of a session id: its
+// SHA-256 in hex. The id is 256 random bits from scs, so a fast hash is
+// enough (as for API tokens).
+func storedSessionID(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }

@@ -11,6 +11,12 @@ var requiredPlaceholders = []string{"{port}", "{base_url}", "{token}"}
 
 var placeholderRe = regexp.MustCompile(`\{[^{}]*\}`)
 
+// wholeArgRe is the only way a word may hold a placeholder: the placeholder
+// alone, or the whole value of an option. Glued to anything else ("{token};",
+// "x{port}") a value could run into text the admin wrote, and the
+// workbench would start with an argument Jupyter does not understand.
+var wholeArgRe = regexp.MustCompile(`^(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*=)?\{(port|base_url|token)\}$`)
+
 // ValidateStartCommand checks a Jupyter start command template: it must split
 // into words, use {port}, {base_url} and {token}, and nothing else in braces.
 // The command runs without a shell, so quoting is limited to '…' and "…".
@@ -24,8 +30,14 @@ func ValidateStartCommand(tmpl string) error {
 	if strings.ContainsAny(tmpl, "\n\r\x00") {
 		return invalid("start_command", "must be one line")
 	}
-	if _, err := splitWords(tmpl); err != nil {
+	words, err := splitWords(tmpl)
+	if err != nil {
 		return invalid("start_command", "%v", err)
+	}
+	for _, w := range words {
+		if placeholderRe.MatchString(w) && !wholeArgRe.MatchString(w) {
+			return invalid("start_command", "%q: a placeholder must be a whole argument, alone ({token}) or as an option's value (--token={token})", w)
+		}
 	}
 	for _, p := range placeholderRe.FindAllString(tmpl, -1) {
 		known := false

@@ -81,6 +81,9 @@ func TestBackupWritesUsableCopy(t *testing.T) {
 	if err := s.Backup(ctx, out); err != nil {
 		t.Fatalf("backup: %v", err)
 	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup file mode %v (%v), want 0600: it holds password hashes and tokens", fi.Mode().Perm(), err)
+	}
 	if err := s.Backup(ctx, out); err == nil {
 		t.Fatal("backup over an existing file should fail")
 	}
@@ -91,6 +94,26 @@ func TestBackupWritesUsableCopy(t *testing.T) {
 	defer b.Close()
 	if _, err := b.UserByUsername(ctx, "bob"); err != nil {
 		t.Fatalf("backup lacks user: %v", err)
+	}
+}
+
+func TestDataDirIsPrivate(t *testing.T) {
+	ctx := context.Background()
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	existing := t.TempDir()
+	os.Chmod(existing, 0o755)
+	for _, dir := range []string{fresh, existing} {
+		s, err := Open(ctx, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+			t.Errorf("data dir %s mode %v, want 0700", dir, fi.Mode().Perm())
+		}
+		if fi, _ := os.Stat(filepath.Join(dir, DBFileName)); fi.Mode().Perm() != 0o600 {
+			t.Errorf("database mode %v, want 0600", fi.Mode().Perm())
+		}
 	}
 }
 
@@ -142,11 +165,11 @@ func TestSessionStoreSkipsRedundantWrites(t *testing.T) {
 	exp := time.Now().Add(time.Hour)
 	st.CommitCtx(ctx, "t", []byte("same"), exp)
 	// Change the row behind the store's back: a skipped write leaves it alone.
-	s.sql.ExecContext(ctx, "UPDATE sessions SET data = 'marker' WHERE token = 't'")
+	s.sql.ExecContext(ctx, "UPDATE sessions SET data = 'marker' WHERE token = ?", storedSessionID("t"))
 	st.CommitCtx(ctx, "t", []byte("same"), exp.Add(10*time.Second))
 	row := func() string {
 		var b []byte
-		s.sql.QueryRowContext(ctx, "SELECT data FROM sessions WHERE token = 't'").Scan(&b)
+		s.sql.QueryRowContext(ctx, "SELECT data FROM sessions WHERE token = ?", storedSessionID("t")).Scan(&b)
 		return string(b)
 	}
 	if got := row(); got != "marker" {
@@ -163,6 +186,27 @@ func TestSessionStoreSkipsRedundantWrites(t *testing.T) {
 	// A second store (a restarted server) reads the table.
 	if b, ok, _ := s.SessionStore().FindCtx(ctx, "t"); !ok || string(b) != "new" {
 		t.Fatalf("fresh store: %q %v", b, ok)
+	}
+}
+
+// TestSessionIDsStoredHashed: the table never holds a session id a copy of
+// the database could replay.
+func TestSessionIDsStoredHashed(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	const id = "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5"
+	if err := s.SessionStore().CommitCtx(ctx, id, []byte("data"), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := s.sql.QueryRowContext(ctx, "SELECT token FROM sessions").Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored == id || len(stored) != 64 {
+		t.Fatalf("stored session id %q: want its SHA-256, not the id", stored)
+	}
+	if b, ok, _ := s.SessionStore().FindCtx(ctx, id); !ok || string(b) != "data" {
+		t.Fatalf("a fresh store cannot find the session by its id: %q %v", b, ok)
 	}
 }
 

@@ -256,7 +256,9 @@ func TestStaticAssetsEmbedded(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	p := newPortal(t)
-	res, body := p.get(p.client(), "/metrics")
+	admin := p.client()
+	p.login(admin, "admin", adminPassword) // the default: admins only (metrics_test.go)
+	res, body := p.get(admin, "/metrics")
 	if res.StatusCode != 200 {
 		t.Fatalf("/metrics: %d", res.StatusCode)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,13 @@ type Config struct {
 	// admin sets one on /admin/egress (then the stored setting wins).
 	Egress      string
 	EgressAllow string
+	// LoginMemoryMiB bounds the memory of concurrent password checks
+	// (handlers/login_slots.go); 0: the default, 128 MiB.
+	LoginMemoryMiB int
+	// MetricsAddr serves /metrics on its own listen address instead of the
+	// portal's; MetricsToken makes /metrics ask for a bearer token (web/metrics.go).
+	MetricsAddr  string
+	MetricsToken string
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -99,6 +107,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
 	fs.StringVar(&c.Egress, "egress", env("EGRESS", "internet"), "initial workbench egress policy: internet | none | all; admins change it on /admin/egress (WORKBENCH_EGRESS)")
 	fs.StringVar(&c.EgressAllow, "egress-allow", env("EGRESS_ALLOW", ""), "initial comma-separated CIDRs workbenches may always reach, e.g. lab services (WORKBENCH_EGRESS_ALLOW)")
+	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
+	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN") // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -181,6 +192,17 @@ func (c *Config) Validate() error {
 	if w.MinIdle > 0 && w.MaxIdle > 0 && w.MinIdle > w.MaxIdle {
 		return fmt.Errorf("invalid WORKBENCH_MIN_IDLE_TIMEOUT %s: above WORKBENCH_MAX_IDLE_TIMEOUT %s", w.MinIdle, w.MaxIdle)
 	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("invalid WORKBENCH_METRICS_ADDR / --metrics-addr %q: want host:port such as 127.0.0.1:9090", c.MetricsAddr)
+		}
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		return errors.New("invalid WORKBENCH_METRICS_TOKEN: use at least 16 random characters")
+	}
+	if c.LoginMemoryMiB < 0 {
+		return fmt.Errorf("invalid WORKBENCH_LOGIN_MEMORY_MIB / --login-memory-mib %d: want a positive number of MiB such as 128", c.LoginMemoryMiB)
+	}
 	if c.AdminPassword != "" && len(c.AdminPassword) < 10 {
 		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")
 	}
@@ -207,6 +229,16 @@ func envDuration(name string, def time.Duration) time.Duration {
 	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
 		if d, err := time.ParseDuration(v); err == nil {
 			return d
+		}
+		return -1 // Validate reports it
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
 		}
 		return -1 // Validate reports it
 	}

@@ -88,7 +88,7 @@ func TestQuotaConsoleSetsUserQuota(t *testing.T) {
 
 	code, loc, _ := mpPost(t, p, admin, "/admin/quotas/users/ada", url.Values{"max_gpus": {"3"}, "max_workbenches": {"2"},
 		"gpu_hours_per_month": {"100"}, "budget": {"12.345678"}, "max_runtime_hours": {""},
-		"allowed_images": {"PyTorch, JAX ,"}, "allowed_flavors": {""}})
+		"allowed_images": {"PyTorch (CUDA 12), TensorFlow (CUDA) ,"}, "allowed_flavors": {""}})
 	if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/quotas") {
 		t.Fatalf("save: %d → %q", code, loc)
 	}
@@ -103,7 +103,7 @@ func TestQuotaConsoleSetsUserQuota(t *testing.T) {
 	if mpNum(t, q, "max_runtime_hours") != nil || mpNum(t, q, "allowed_flavors") != nil {
 		t.Errorf("empty fields should inherit (null): %v", q["quota"])
 	}
-	if imgs := fmt.Sprint(mpNum(t, q, "allowed_images")); imgs != "[PyTorch JAX]" {
+	if imgs := fmt.Sprint(mpNum(t, q, "allowed_images")); imgs != "[PyTorch (CUDA 12) TensorFlow (CUDA)]" {
 		t.Errorf("allowed images %s", imgs)
 	}
 

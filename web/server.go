@@ -15,9 +15,6 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/gin-gonic/gin"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"workbench/handlers"
 	"workbench/models"
@@ -46,6 +43,8 @@ type Server struct {
 	rt       *runtime.Docker
 	Manager  *orchestrator.Manager
 	handler  http.Handler
+	// metrics serves /metrics on WORKBENCH_METRICS_ADDR (nil: not separate).
+	metrics http.Handler
 }
 
 // NewServer opens the database, the GPU inventory and builds the HTTP
@@ -85,7 +84,8 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		return nil, err
 	}
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
-	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version, NotebookDomain: cfg.NotebookDomain}, log)
+	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
+		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20}, log)
 	s.handler = s.buildHandler(h)
 	return s, nil
 }
@@ -185,12 +185,9 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		Logger:            s.log,
 		Live:              h.Live(),
 	})
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		orchestrator.NewCollector(s.Manager))
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", s.pathModeOr(h, px))
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	s.metrics = s.mountMetrics(mux, r, h)
 	mux.Handle("/", s.sessions.LoadAndSave(r))
 
 	// Every state change must come from the portal's own origin: Go's
@@ -212,6 +209,10 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 
 // Handler is the portal's root HTTP handler (tests serve it with httptest).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves /metrics on WORKBENCH_METRICS_ADDR; nil when metrics
+// are served by Handler instead.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // Sessions exposes the session manager (tests).
 func (s *Server) Sessions() *scs.SessionManager { return s.sessions }
@@ -245,8 +246,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	defer func() { stopBG(); loops.Wait() }()
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if s.metrics != nil {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (WORKBENCH_METRICS_ADDR): %w", s.cfg.MetricsAddr, err)
+		}
+		msrv := &http.Server{Handler: s.metrics, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- msrv.Serve(mln) }()
+		defer msrv.Close()
+		s.log.Info("serving metrics", "addr", mln.Addr().String())
+	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
 	select {
 	case err := <-errc:

@@ -78,8 +78,12 @@ func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
 	if out, _, err := runCLI(t, "", "backup", backup, "--data-dir", dir); err != nil || !strings.Contains(out, backup) {
 		t.Fatalf("backup: %q %v", out, err)
 	}
-	if st, err := os.Stat(backup); err != nil || st.Size() == 0 {
+	st, err := os.Stat(backup)
+	if err != nil || st.Size() == 0 {
 		t.Fatalf("backup file: %v", err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("backup file mode %v, want 0600: it holds password hashes and tokens", st.Mode().Perm())
 	}
 }
 

@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+)
+
+// loginLockState is what the users page shows of an account's failed logins.
+func (h *Handler) loginLockState(username string) (failures int, lockedFor string) {
+	n, locked := h.throttle.AccountState(username)
+	if locked > 0 {
+		lockedFor = "for " + waitText(int(locked.Seconds())+1)
+	}
+	return n, lockedFor
+}
+
+// clearLoginLock forgets every failed login counted against the user, from
+// any address, so a locked-out account can log in again; audited.
+func (h *Handler) clearLoginLock(c *gin.Context) (string, bool) {
+	u, ok := h.userParam(c)
+	if !ok {
+		return "", false
+	}
+	failures, _ := h.throttle.AccountState(u.Username)
+	h.throttle.ClearAccount(u.Username)
+	h.audit(c, "user.clear_login_lock", u.Username, map[string]int{"failed_logins": failures}, map[string]int{"failed_logins": 0})
+	return u.Username, true
+}
+
+// adminClearLoginLock: POST /admin/users/{id}/login-lock/clear (the button).
+func (h *Handler) adminClearLoginLock(c *gin.Context) {
+	name, ok := h.clearLoginLock(c)
+	if !ok {
+		return
+	}
+	h.flash(c, "Failed logins of "+name+" cleared; the account can log in again.")
+	seeOther(c, "/admin/users")
+}
+
+// apiClearLoginLock: DELETE /api/v1/admin/users/{id}/login-lock.
+func (h *Handler) apiClearLoginLock(c *gin.Context) {
+	if _, ok := h.clearLoginLock(c); ok {
+		c.Status(http.StatusNoContent)
+	}
+}

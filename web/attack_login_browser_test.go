@@ -1,0 +1,50 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"workbench/models"
+)
+
+// TestBrowserAdminClearsLoginLock: an admin sees that an account has failed
+// logins against it and clicks "Clear login lock"; the user gets in again.
+func TestBrowserAdminClearsLoginLock(t *testing.T) {
+	p := newPortal(t)
+	if _, err := p.srv.Store.CreateUser(context.Background(), models.NewUser{Username: "ada", Password: "ada-password-1", Role: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	ada := p.clientFrom("127.0.0.6")
+	for i := 0; i < 5; i++ {
+		p.loginAttempt(ada, "ada", "wrong-password")
+	}
+	if code, _, _ := p.loginAttempt(ada, "ada", "ada-password-1"); code != http.StatusTooManyRequests {
+		t.Fatalf("ada after 5 failures: %d, want 429", code)
+	}
+
+	ctx := btNewBrowser(t)
+	btLoginAsAdmin(t, ctx, p.ts.URL)
+	btNavigate(t, ctx, p.ts.URL+"/admin/users")
+	button := `[data-testid=user-row][data-username=ada] [data-testid=clear-login-lock]`
+	if !btVisible(t, ctx, button) {
+		t.Fatal("no Clear login lock button for ada")
+	}
+	if got := btText(t, ctx, `[data-testid=user-row][data-username=ada] [data-testid=login-failures]`); got != "5 failed logins" {
+		t.Fatalf("ada's row says %q, want 5 failed logins", got)
+	}
+	btScreenshot(t, ctx, "admin-users-login-lock.png")
+	btSubmit(t, ctx, "click Clear login lock", chromedp.Click(chromedp.CSS(button)))
+	if body := btText(t, ctx, "[data-testid=flash]"); !strings.Contains(body, "Failed logins of ada cleared") {
+		t.Fatalf("no confirmation after the click: %.400s", body)
+	}
+	if btVisible(t, ctx, button) {
+		t.Fatal("the button is still there after clearing")
+	}
+	if code, _, _ := p.loginAttempt(ada, "ada", "ada-password-1"); code != http.StatusSeeOther {
+		t.Fatalf("ada after the admin cleared the lock: %d, want 303", code)
+	}
+}
