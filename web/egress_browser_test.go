@@ -26,6 +26,7 @@ func TestBrowserAdminSetsEgressPolicy(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`[data-testid=egress-allow]`), "10.20.0.0/16\n10.1.2.3/8"),
 	)
 	resp := btSubmit(t, ctx, "save", chromedp.Click(chromedp.CSS(`[data-testid=egress-save]`)))
+	resp = btConfirmSudo(t, ctx, resp, btAdminPassword) // the form is posted again, unchanged
 	if resp.Status != http.StatusBadRequest {
 		t.Errorf("bad CIDR: status %d, want 400", resp.Status)
 	}

@@ -134,7 +134,7 @@ func TestEgressPolicyThroughPortal(t *testing.T) {
 
 	// The admin page: status, then the form.
 	adm := p.client()
-	p.login(adm, "root", "root-password")
+	p.loginSudo(adm, "root", "root-password")
 	res, body := p.get(adm, "/admin/egress")
 	doc := parseHTML(t, body)
 	if res.StatusCode != 200 || doc.Find(`[data-testid=egress-status]`).AttrOr("data-enforced", "") != "true" {

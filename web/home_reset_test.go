@@ -94,7 +94,7 @@ func TestResetHomeVolume(t *testing.T) {
 	p.api("POST", "/api/v1/workbenches/"+id+"/stop", alice, "")
 	waitState(t, p, alice, id, "stopped")
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 	u, _ := p.srv.Store.UserByUsername(ctx, "alice")
 	_, page = p.get(c, "/admin/users/"+itoa(u.ID)+"/home")
 	if h := parseHTML(t, page).Find("h1").Text(); !strings.Contains(h, "alice") {

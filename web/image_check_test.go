@@ -174,7 +174,7 @@ func TestImageTestFromTheCatalogPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 	_, page := p.get(c, "/catalog")
 	var action string
 	parseHTML(t, page).Find(`[data-testid=image-card]`).Each(func(_ int, s *goquery.Selection) {

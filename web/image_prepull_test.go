@@ -38,7 +38,7 @@ func TestCatalogPresenceAndPrePull(t *testing.T) {
 	ctx := context.Background()
 	img, _ := p.srv.Store.ImageByNameOrID(ctx, "pullable")
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 
 	fake := catalogCard(t, p, c, "fake")
 	if pr, _ := fake.Find(`[data-testid=image-presence]`).Attr("data-presence"); pr != "present" || !strings.HasSuffix(fake.Find(`[data-testid=image-size]`).Text(), "MB") {
