@@ -35,8 +35,7 @@ func shapeOf(iv models.UsageInterval) pricing.Shape {
 // billable returns the span of iv that may be written to the ledger at now,
 // and whether that settles the interval.
 func (b *Billing) billable(iv models.UsageInterval, now time.Time) (from, to time.Time, settled bool) {
-	start := iv.StartedAt.Truncate(time.Second)
-	from = start
+	from = iv.StartedAt
 	if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 		from = *iv.BilledThrough
 	}
@@ -85,7 +84,7 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		if !to.After(from) && !settled {
 			continue
 		}
-		lines, err := pricing.PriceShape(shapeOf(iv), from, to, scheds)
+		lines, err := pricing.PriceRun(shapeOf(iv), iv.StartedAt, from, to, scheds)
 		if err != nil {
 			return total, fmt.Errorf("price interval %d: %w", iv.ID, err)
 		}
@@ -157,18 +156,19 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 		if !keep(iv) {
 			continue
 		}
-		from := iv.StartedAt.Truncate(time.Second)
+		from := iv.StartedAt
 		if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 			from = *iv.BilledThrough
 		}
-		to := now.Truncate(time.Second)
+		// A running second counts once it has begun, as it will be billed.
+		to := now
 		if iv.EndedAt != nil {
 			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
 		}
 		if !to.After(from) {
 			continue
 		}
-		lines, err := pricing.PriceShape(shapeOf(iv), from, to, scheds)
+		lines, err := pricing.PriceRun(shapeOf(iv), iv.StartedAt, from, to, scheds)
 		if err != nil {
 			return out, err
 		}
@@ -289,7 +289,7 @@ func FlavorShape(f *models.Flavor) pricing.Shape {
 // whole past hours, or everything once it is closed (no minimum charge for
 // storage: it is pro rata per second).
 func storageSpan(iv models.StorageInterval, now time.Time) (from, to time.Time, settled bool) {
-	from = iv.StartedAt.Truncate(time.Second)
+	from = iv.StartedAt
 	if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 		from = *iv.BilledThrough
 	}
@@ -314,7 +314,7 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 		var lines []pricing.Line
 		if to.After(from) {
 			var err error
-			lines, err = pricing.Split(from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
+			lines, err = pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 			if err != nil {
 				return total, fmt.Errorf("price storage interval %d: %w", iv.ID, err)
 			}
@@ -354,14 +354,14 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 			continue
 		}
 		from, _, _ := storageSpan(iv, now)
-		to := now.Truncate(time.Second)
+		to := now
 		if iv.EndedAt != nil {
 			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, 0)
 		}
 		if !to.After(from) {
 			continue
 		}
-		lines, err := pricing.Split(from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
+		lines, err := pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 		if err != nil {
 			return 0, err
 		}
