@@ -405,7 +405,7 @@ func TestRateChangeMidRun(t *testing.T) {
 	if got := num(wb["rate_per_hour_micros"]); got != flavorHourly(t, p, before) {
 		t.Fatalf("rate before the change %d, want %d", got, flavorHourly(t, p, before))
 	}
-	change := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second)
+	change := time.Now().Add(3 * time.Second).UTC().Truncate(time.Second)
 	rates := fmt.Sprintf(`{"rates":[{"resource":"gpu","gpu_model":%q,"rate_micros":%d,"effective_from":%q}]}`, model, newRate, change.Format(time.RFC3339))
 	if code, body := p.api("PUT", "/api/v1/admin/prices", admin, rates); code != 200 {
 		t.Fatalf("set price: %d %v", code, body)
