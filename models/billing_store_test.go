@@ -401,9 +401,9 @@ func TestAddPriceRateRules(t *testing.T) {
 		t.Fatalf("refused rates were stored: %+v", hist)
 	}
 	good := []PriceRate{
-		{Resource: "gpu", GPUModel: "H100", Micros: 3_000_000},                                            // now
-		{Resource: "gpu", GPUModel: "H100", Micros: 4_000_000, EffectiveFrom: now.Add(time.Hour)},         // future
-		{Resource: "cpu", GPUModel: "ignored", Micros: 20_000, EffectiveFrom: now},                        // exactly now
+		{Resource: "gpu", GPUModel: "H100", Micros: 3_000_000},                                    // now
+		{Resource: "gpu", GPUModel: "H100", Micros: 4_000_000, EffectiveFrom: now.Add(time.Hour)}, // future
+		{Resource: "cpu", GPUModel: "ignored", Micros: 20_000, EffectiveFrom: now},                // exactly now
 	}
 	for i := range good {
 		if err := f.s.AddPriceRate(ctx, &good[i]); err != nil {
