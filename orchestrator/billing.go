@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -75,10 +76,11 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := b.now()
+	// One interval that cannot be priced (or recorded) must not hold up
+	// the others: each error is kept, the pass goes on, and the caller
+	// counts and logs what comes back.
 	total, err := b.billStorage(ctx, storage, scheds, now)
-	if err != nil {
-		return total, err
-	}
+	errs := []error{err}
 	for _, iv := range ivs {
 		from, to, settled := b.billable(iv, now)
 		if !to.After(from) && !settled {
@@ -86,11 +88,13 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		}
 		lines, err := pricing.PriceRun(shapeOf(iv), iv.StartedAt, from, to, scheds)
 		if err != nil {
-			return total, fmt.Errorf("price interval %d: %w", iv.ID, err)
+			errs = append(errs, &UnpricedError{IntervalID: iv.ID, WorkbenchID: iv.WorkbenchID, Open: iv.EndedAt == nil, Err: err})
+			continue
 		}
 		group, err := b.primaryGroup(ctx, iv.UserID)
 		if err != nil {
-			return total, err
+			errs = append(errs, err)
+			continue
 		}
 		entries := make([]models.LedgerEntry, 0, len(lines))
 		for _, l := range lines {
@@ -104,12 +108,28 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		}
 		n, err := b.store.RecordBilling(ctx, iv.ID, entries, to, settled)
 		if err != nil {
-			return total, err
+			errs = append(errs, fmt.Errorf("record interval %d: %w", iv.ID, err))
+			continue
 		}
 		total += n
 	}
-	return total, nil
+	return total, errors.Join(errs...)
 }
+
+// UnpricedError is an interval the price list cannot price (no rate in
+// force for a resource it holds).
+type UnpricedError struct {
+	IntervalID  int64
+	WorkbenchID string
+	Open        bool // the workbench is still running
+	Err         error
+}
+
+func (e *UnpricedError) Error() string {
+	return fmt.Sprintf("price interval %d of workbench %s: %v", e.IntervalID, e.WorkbenchID, e.Err)
+}
+
+func (e *UnpricedError) Unwrap() error { return e.Err }
 
 // primaryGroup is the group a user's lines are filed under: the first of
 // their groups by name (a user in several groups is counted once).
@@ -306,6 +326,7 @@ func storageSpan(iv models.StorageInterval, now time.Time) (from, to time.Time, 
 
 func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval, scheds map[string]pricing.Schedule, now time.Time) (int, error) {
 	total := 0
+	var errs []error
 	for _, iv := range ivs {
 		from, to, settled := storageSpan(iv, now)
 		if !to.After(from) && !settled {
@@ -316,12 +337,14 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 			var err error
 			lines, err = pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 			if err != nil {
-				return total, fmt.Errorf("price storage interval %d: %w", iv.ID, err)
+				errs = append(errs, fmt.Errorf("price storage interval %d: %w", iv.ID, err))
+				continue
 			}
 		}
 		group, err := b.primaryGroup(ctx, iv.UserID)
 		if err != nil {
-			return total, err
+			errs = append(errs, err)
+			continue
 		}
 		entries := make([]models.LedgerEntry, 0, len(lines))
 		for _, l := range lines {
@@ -334,11 +357,12 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 		}
 		n, err := b.store.RecordStorageBilling(ctx, iv.ID, entries, to, settled)
 		if err != nil {
-			return total, err
+			errs = append(errs, fmt.Errorf("record storage interval %d: %w", iv.ID, err))
+			continue
 		}
 		total += n
 	}
-	return total, nil
+	return total, errors.Join(errs...)
 }
 
 // unbilledStorage prices the storage not in the ledger yet for userID.

@@ -183,7 +183,9 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			endpoint := fmt.Sprintf("%s:%d", host, port)
 			if m.jupyterAnswers(ctx, endpoint, id, token) {
 				now := time.Now().UTC()
-				m.openInterval(ctx, id, info.StartedAt)
+				if err := m.openInterval(ctx, id, info.StartedAt); err != nil {
+					return errors.New(meteringFailed(err))
+				}
 				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil})
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil

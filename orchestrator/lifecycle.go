@@ -175,7 +175,7 @@ func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, del
 		return err
 	}
 	if _, err := m.billing.BillOnce(ctx); err != nil {
-		m.log.Warn("billing", "err", err)
+		m.moneyError(ctx, moneyErrBilling, id, err, false)
 	}
 	if deleteData {
 		if err := m.rt.RemoveVolume(ctx, m.homeVolume(owner.Username)); err != nil {

@@ -77,7 +77,11 @@ type Manager struct {
 	events    *Broker
 	activity  *activityTracker
 	billing   *Billing
-	routes    sync.Map // workbench id → cachedRoute (see proxy_target.go)
+	moneyErrs moneyErrors
+	// openIntervalFn records a new usage interval (the store's; tests
+	// make it fail to see the workbench stopped rather than run unbilled).
+	openIntervalFn func(context.Context, *models.UsageInterval) error
+	routes         sync.Map // workbench id → cachedRoute (see proxy_target.go)
 
 	// launching holds the background launches (pull, create, start, wait
 	// for Jupyter) running in this process: reconciliation leaves those
@@ -87,7 +91,10 @@ type Manager struct {
 	// claimed marks workbenches a stop or a reconciliation is working on
 	// right now, so the two never act on one workbench at once.
 	claimed map[string]bool
-	wg      sync.WaitGroup
+	// unpriced counts billing passes in a row that could not price a
+	// running workbench (see stopUnpriced).
+	unpriced map[string]int
+	wg       sync.WaitGroup
 	// started is when this manager began: a launch or stop recorded before
 	// it was left behind by a previous process.
 	started time.Time
@@ -98,13 +105,14 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 	opt.defaults()
 	return &Manager{
 		store: store, pool: pool, rt: rt, installID: installID, opt: opt, log: log.With("component", "workbenches"),
-		http:      &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
-		events:    NewBroker(),
-		activity:  newActivityTracker(),
-		billing:   NewBilling(store, opt.MinCharge),
-		launching: map[string]*launchRun{},
-		claimed:   map[string]bool{},
-		started:   time.Now().UTC(),
+		http:           &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
+		events:         NewBroker(),
+		activity:       newActivityTracker(),
+		billing:        NewBilling(store, opt.MinCharge),
+		openIntervalFn: store.OpenInterval,
+		launching:      map[string]*launchRun{},
+		claimed:        map[string]bool{},
+		started:        time.Now().UTC(),
 	}
 }
 

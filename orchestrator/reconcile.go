@@ -106,7 +106,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		}
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
-		m.openInterval(ctx, wb.ID, c.StartedAt)
+		if err := m.openInterval(ctx, wb.ID, c.StartedAt); err != nil {
+			if err := m.stopClaimed(ctx, wb, meteringFailed(err)); err != nil {
+				m.log.Warn("reconcile: stop unmetered", "id", wb.ID, "err", err)
+			}
+		}
 	case found && c.Running && wb.Launching():
 		// A previous portal process died mid-launch after starting the
 		// container: finish the launch by waiting for Jupyter.
