@@ -56,6 +56,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.GET("/prices", h.adminPricesPage)
 	admin.POST("/prices", h.adminPriceCreate)
 	admin.GET("/billing", h.adminBilling)
+	admin.POST("/billing/credit", h.adminCreditForm)
+	admin.POST("/billing/reverse", h.adminReverseForm)
 	admin.GET("/billing.csv", h.adminBillingCSV)
 
 	api := r.Group("/api/v1", h.requireUser)
@@ -89,6 +91,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.PUT("/admin/quotas/:scope/:name", h.apiQuotaPut)
 	apiAdmin.GET("/admin/prices", h.apiPrices)
 	apiAdmin.PUT("/admin/prices", h.apiPricesPut)
+	apiAdmin.POST("/admin/ledger/credits", h.apiLedgerCredit)
+	apiAdmin.POST("/admin/ledger/reversals", h.apiLedgerReverse)
 	apiAdmin.GET("/admin/users", h.apiUsers)
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
 

@@ -23,6 +23,8 @@ Commands:
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
   backup FILE                         write a consistent copy of the database to FILE
+  ledger credit USER AMOUNT --reason R [--workbench ID]
+  ledger reverse ID... --reason R     append a correction to the ledger (audited)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdGPUs(ctx, args[1:], stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args[1:], stdout, stderr)
+	case "ledger":
+		return cmdLedger(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return nil
