@@ -81,14 +81,23 @@ func (m *Manager) closeInterval(ctx context.Context, id string, endedAt time.Tim
 	}
 }
 
-// lastHeartbeat is when a workbench's open interval was last known alive:
-// where a container vanished without an exit time, metering ends there.
-func (m *Manager) lastHeartbeat(ctx context.Context, id string) time.Time {
+// vanishedExit is when the container of a workbench that is gone from the
+// engine stopped: its die event in the engine's history (since the last
+// heartbeat) when the engine still has it, else the last heartbeat, the
+// last moment it was known alive.
+func (m *Manager) vanishedExit(ctx context.Context, id string) (time.Time, string) {
 	iv, err := m.store.OpenIntervalOf(ctx, id)
-	if errors.Is(err, models.ErrNotFound) || err != nil {
-		return time.Time{}
+	if err != nil {
+		return time.Time{}, "no open interval"
 	}
-	return iv.HeartbeatAt
+	at, found, err := m.rt.LastExit(ctx, m.installID, id, iv.HeartbeatAt)
+	if err != nil {
+		m.log.Warn("metering: engine event history", "id", id, "err", err)
+	}
+	if found && !at.Before(iv.StartedAt) {
+		return at, "the engine's die event"
+	}
+	return iv.HeartbeatAt, "the last heartbeat (the engine no longer knows the exit)"
 }
 
 // BillAndEnforce writes the ledger lines that are due, then stops the

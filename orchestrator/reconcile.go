@@ -139,8 +139,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		}
 		m.closeVanished(ctx, wb, c.FinishedAt, reason)
 	default:
-		// No exit time to go by: metering ends at the last heartbeat.
-		m.closeVanished(ctx, wb, m.lastHeartbeat(ctx, wb.ID), "the container disappeared")
+		// The container is gone: its exit time is in the engine's event
+		// history, else metering ends at the last heartbeat.
+		at, source := m.vanishedExit(ctx, wb.ID)
+		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
+		m.closeVanished(ctx, wb, at, "the container disappeared")
 	}
 }
 

@@ -143,6 +143,11 @@ type Runtime interface {
 	// until ctx ends or the stream fails (then one error is sent and both
 	// channels are closed).
 	Events(ctx context.Context, installID string) (<-chan Event, <-chan error)
+	// LastExit finds in the engine's event history the latest die event,
+	// from a second before since on, of the container of workbench workbenchID: the
+	// exit time of a container that is gone. found is false when the
+	// engine no longer has it.
+	LastExit(ctx context.Context, installID, workbenchID string, since time.Time) (at time.Time, found bool, err error)
 	// Endpoint is where the portal reaches Jupyter: the container's IP on
 	// network and its Jupyter port. host is "" when the container has no
 	// address there (not running, or not on that network).
