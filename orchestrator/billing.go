@@ -148,12 +148,13 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	return b.unbilled(ctx, scheds, userID, wbID)
+	return b.unbilled(ctx, scheds, userID, wbID, time.Time{})
 }
 
-func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string) (models.MonthUsage, error) {
+// unbilled prices the unbilled usage from since on (zero: all of it).
+func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string, since time.Time) (models.MonthUsage, error) {
 	var out models.MonthUsage
-	per, err := b.unbilledByWorkbench(ctx, scheds, func(iv models.UsageInterval) bool {
+	per, err := b.unbilledByWorkbench(ctx, scheds, since, func(iv models.UsageInterval) bool {
 		return (userID == 0 || iv.UserID == userID) && (wbID == "" || iv.WorkbenchID == wbID)
 	})
 	for _, u := range per {
@@ -164,8 +165,12 @@ func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedu
 }
 
 // unbilledByWorkbench prices the unbilled part of the intervals that keep
-// selects, per workbench, reading the intervals once.
-func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
+// selects, from since on (zero: all), per workbench, reading the intervals
+// once. A month's budget passes since = the month's start, so last month's
+// part of a run still going is never counted against the new month (the
+// second that straddles midnight stays with the old month, as in the
+// ledger).
+func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
 	out := map[string]models.MonthUsage{}
 	ivs, err := b.store.IntervalsToBill(ctx)
 	if err != nil {
@@ -179,6 +184,9 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 		from := iv.StartedAt
 		if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 			from = *iv.BilledThrough
+		}
+		if since.After(from) {
+			from = since
 		}
 		// A running second counts once it has begun, as it will be billed.
 		to := now
@@ -207,7 +215,8 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 // MonthUsage is a user's use of the current month: ledger plus unbilled
 // compute and storage.
 func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsage, error) {
-	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, models.MonthStart(b.now()))
+	month := models.MonthStart(b.now())
+	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
@@ -215,11 +224,11 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	live, err := b.unbilled(ctx, scheds, userID, "")
+	live, err := b.unbilled(ctx, scheds, userID, "", month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	storage, err := b.unbilledStorage(ctx, userID, scheds)
+	storage, err := b.unbilledStorage(ctx, userID, scheds, month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
@@ -279,7 +288,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	if err != nil {
 		return nil, err
 	}
-	live, err := b.unbilledByWorkbench(ctx, scheds, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
+	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
 	if err != nil {
 		return nil, err
 	}
@@ -365,8 +374,9 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 	return total, errors.Join(errs...)
 }
 
-// unbilledStorage prices the storage not in the ledger yet for userID.
-func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule) (int64, error) {
+// unbilledStorage prices the storage not in the ledger yet for userID,
+// from since on.
+func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (int64, error) {
 	ivs, err := b.store.StorageToBill(ctx)
 	if err != nil {
 		return 0, err
@@ -378,6 +388,9 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 			continue
 		}
 		from, _, _ := storageSpan(iv, now)
+		if since.After(from) {
+			from = since
+		}
 		to := now
 		if iv.EndedAt != nil {
 			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, 0)
