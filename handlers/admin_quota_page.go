@@ -47,6 +47,7 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	if len(form.Errors) == 0 {
 		lim.MaxGPUsPerModel = before.MaxGPUsPerModel // not on the form: kept as it is
 		err = h.store.SetQuota(ctx, scope, id, lim, currentUser(c).Username)
+		h.wbs.BudgetsChanged()
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			form.Errors[quotaField(ve.Field)] = ve.Message

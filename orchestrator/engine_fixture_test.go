@@ -38,6 +38,9 @@ func newEngineFixture(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, 
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	docker, err := runtime.NewDocker(runtime.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
@@ -140,3 +143,8 @@ func (f *engineFixture) waitRunning(id string) *models.Workbench {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// testWriter sends log lines to the test log (go test -v).
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }

@@ -177,6 +177,7 @@ func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, del
 	if _, err := m.billing.BillOnce(ctx); err != nil {
 		m.moneyError(ctx, moneyErrBilling, id, err, false)
 	}
+	m.BudgetsChanged()
 	if deleteData {
 		if err := m.rt.RemoveVolume(ctx, m.homeVolume(owner.Username)); err != nil {
 			return fmt.Errorf("the workbench is deleted, but its home volume could not be: %w", err)

@@ -78,6 +78,7 @@ type Manager struct {
 	activity  *activityTracker
 	billing   *Billing
 	moneyErrs moneyErrors
+	budgets   budgetTimers
 	// openIntervalFn records a new usage interval (the store's; tests
 	// make it fail to see the workbench stopped rather than run unbilled).
 	openIntervalFn func(context.Context, *models.UsageInterval) error
@@ -156,8 +157,12 @@ func (m *Manager) Run(ctx context.Context) {
 	duty(5*time.Second, false, m.flushActivity)
 	duty(m.opt.HeartbeatEvery, false, m.heartbeat)
 	duty(m.opt.BillEvery, false, m.BillAndEnforce)
+	m.scheduleBudgets(ctx)
 	m.watchEvents(ctx)
 	wg.Wait()
+	for _, uid := range m.budgets.users() {
+		m.budgets.cancel(uid)
+	}
 	m.flushActivity(context.Background())
 }
 

@@ -57,7 +57,11 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 	if len(wb.GPUs) == 0 {
 		iv.GPUModel = ""
 	}
-	return m.openIntervalFn(ctx, iv)
+	if err := m.openIntervalFn(ctx, iv); err != nil {
+		return err
+	}
+	m.budgetChanged(wb.OwnerID)
+	return nil
 }
 
 // meteringFailed is the reason shown on a workbench stopped because its
@@ -79,6 +83,7 @@ func (m *Manager) closeInterval(ctx context.Context, id string, endedAt time.Tim
 	if _, err := m.billing.BillOnce(ctx); err != nil {
 		m.moneyError(ctx, moneyErrBilling, id, err, false)
 	}
+	m.BudgetsChanged()
 }
 
 // vanishedExit is when the container of a workbench that is gone from the
@@ -151,6 +156,8 @@ func (m *Manager) BillAndEnforce(ctx context.Context) {
 			}
 		}
 	}
+	// The pass is the safety net; the timers stop work at the instant.
+	m.scheduleBudgets(ctx)
 }
 
 // heartbeat records that the workbenches whose containers the engine shows
