@@ -51,7 +51,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			h.log.Warn("price flavor", "flavor", f.Name, "err", err)
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUCores, MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
 			PerHour: rateText(rate, h.cfg.Currency)})
 	}
 	h.render(c, status, templates.LaunchPage(h.page(c, "New workbench"), v))

@@ -36,7 +36,7 @@ func newMoneyFixture(t *testing.T) *moneyFixture {
 	if err := s.CreateImage(ctx, &img); err != nil {
 		t.Fatal(err)
 	}
-	fl := &Flavor{Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUCores: 8, MemoryGiB: 64, Enabled: true}
+	fl := &Flavor{Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUMilli: 8000, MemoryGiB: 64, Enabled: true}
 	if err := s.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}

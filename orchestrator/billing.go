@@ -307,7 +307,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 
 // FlavorShape is the priced shape of a flavor.
 func FlavorShape(f *models.Flavor) pricing.Shape {
-	s := pricing.Shape{CPUMilli: int64(f.CPUCores * 1000), MemoryGiB: int64(f.MemoryGiB)}
+	s := pricing.Shape{CPUMilli: int64(f.CPUMilli), MemoryGiB: int64(f.MemoryGiB)}
 	if f.GPUCount > 0 {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
 	}

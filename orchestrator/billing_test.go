@@ -73,7 +73,7 @@ func newBillFixture(t *testing.T) *billFixture {
 	if err := s.CreateImage(ctx, img); err != nil {
 		t.Fatal(err)
 	}
-	fl := &models.Flavor{Name: "2x H100", GPUModel: billGPU, GPUCount: 2, CPUCores: 4, MemoryGiB: 16, Enabled: true}
+	fl := &models.Flavor{Name: "2x H100", GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryGiB: 16, Enabled: true}
 	if err := s.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
