@@ -143,12 +143,12 @@ func (h *Handler) apiFlavors(c *gin.Context) {
 }
 
 type flavorBody struct {
-	Name      string  `json:"name"`
-	GPUModel  string  `json:"gpu_model"`
-	GPUCount  int     `json:"gpu_count"`
+	Name      string            `json:"name"`
+	GPUModel  string            `json:"gpu_model"`
+	GPUCount  int               `json:"gpu_count"`
 	CPUCores  models.Millicores `json:"cpu_cores"`
-	MemoryGiB int     `json:"memory_gib"`
-	ShmMiB    *int    `json:"shm_mib"`
+	MemoryGiB int               `json:"memory_gib"`
+	ShmMiB    *int              `json:"shm_mib"`
 	// MaxRuntimeSeconds stops workbenches of the flavor after that long; 0 = no limit.
 	MaxRuntimeSeconds int64 `json:"max_runtime_seconds"`
 	Enabled           *bool `json:"enabled"`

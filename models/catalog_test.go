@@ -89,7 +89,7 @@ func TestFlavorValidation(t *testing.T) {
 	bad := []Flavor{
 		{Name: "x", GPUCount: 1, CPUMilli: 4000, MemoryGiB: 16},                         // no model
 		{Name: "x", GPUCount: -1, CPUMilli: 4000, MemoryGiB: 16},                        // negative
-		{Name: "x", CPUMilli: 0, MemoryGiB: 16},                                      // no cpu
+		{Name: "x", CPUMilli: 0, MemoryGiB: 16},                                         // no cpu
 		{Name: "x", CPUMilli: 4000, MemoryGiB: 0},                                       // no memory
 		{Name: "x", CPUMilli: 4000, MemoryGiB: 1, ShmMiB: 4096},                         // shm > memory
 		{Name: "x", GPUModel: "H100", GPUCount: 99, CPUMilli: 4000, MemoryGiB: 16},      // absurd

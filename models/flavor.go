@@ -8,13 +8,13 @@ import (
 
 // Flavor is a hardware shape a workbench is launched with.
 type Flavor struct {
-	ID        int64   `gorm:"primaryKey" json:"id"`
-	Name      string  `json:"name"`
-	GPUModel  string  `gorm:"column:gpu_model" json:"gpu_model"`
-	GPUCount  int     `gorm:"column:gpu_count" json:"gpu_count"`
+	ID        int64      `gorm:"primaryKey" json:"id"`
+	Name      string     `json:"name"`
+	GPUModel  string     `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount  int        `gorm:"column:gpu_count" json:"gpu_count"`
 	CPUMilli  Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
-	MemoryGiB int     `gorm:"column:memory_gib" json:"memory_gib"`
-	ShmMiB    int     `gorm:"column:shm_mib" json:"shm_mib"`
+	MemoryGiB int        `gorm:"column:memory_gib" json:"memory_gib"`
+	ShmMiB    int        `gorm:"column:shm_mib" json:"shm_mib"`
 	// MaxRuntimeS stops a workbench of this flavor after that many seconds of
 	// running; 0 = no limit.
 	MaxRuntimeS int64     `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
