@@ -34,6 +34,10 @@ type Options struct {
 	HeartbeatEvery   time.Duration // usage heartbeat (default 30 s)
 	BillEvery        time.Duration // ledger writing and quota enforcement (default 60 s)
 	StorageEvery     time.Duration // home volume measurement (default 5 min)
+	// DataIdentity names the data this manager runs on (the database
+	// file's device and inode): a crashed holder of the install lease
+	// with the same data on this host is taken over at once (lease.go).
+	DataIdentity string
 }
 
 func (o *Options) defaults() {
@@ -79,6 +83,7 @@ type Manager struct {
 	billing   *Billing
 	moneyErrs moneyErrors
 	budgets   budgetTimers
+	lease     lease
 	// openIntervalFn records a new usage interval (the store's; tests
 	// make it fail to see the workbench stopped rather than run unbilled).
 	openIntervalFn func(context.Context, *models.UsageInterval) error
@@ -136,6 +141,26 @@ func (m *Manager) Options() Options { return m.opt }
 // not hold up the others. A CI run once saw an orphan outlive its grace by
 // 10 s because reconciliation waited behind a storage measurement.
 func (m *Manager) Run(ctx context.Context) {
+	// Only the holder of the install lease reconciles (see lease.go).
+	for {
+		if held, _ := m.LeaseStatus(); held {
+			break
+		}
+		err := m.AcquireLease(ctx)
+		if err == nil {
+			break
+		}
+		m.log.Error("install lease: not reconciling", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(leaseStale):
+		}
+	}
+	ctx, lost := context.WithCancel(ctx)
+	defer lost()
+	defer m.ReleaseLease(context.WithoutCancel(ctx))
+	go m.keepLease(ctx, lost)
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
 	}

@@ -121,6 +121,11 @@ type Runtime interface {
 	VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error)
 	// RemoveVolume deletes a volume; a missing volume is not an error.
 	RemoveVolume(ctx context.Context, name string) error
+	// CreateVolume creates a volume or returns the existing one of that
+	// name untouched (its labels are the first creator's).
+	CreateVolume(ctx context.Context, name string, labels map[string]string) (VolumeInfo, error)
+	// InspectVolume returns ErrNotFound when the volume does not exist.
+	InspectVolume(ctx context.Context, name string) (VolumeInfo, error)
 	// EnsureNetwork makes the per-user bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
