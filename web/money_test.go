@@ -195,7 +195,18 @@ func TestBudgetExhaustion(t *testing.T) {
 	}
 
 	id := moneyLaunch(t, p, alice, "spender")
-	waitState(t, p, alice, id, "running")
+	// Charging starts when the container starts, and the budget stops it at
+	// the instant it runs out: on a slow machine that can be before Jupyter
+	// answers, so "running" may pass unseen.
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, wb := p.api("GET", "/api/v1/workbenches/"+id, alice, "")
+		if wb["state"] == "running" || wb["state"] == "stopped" {
+			break
+		}
+		if wb["state"] == "failed" || time.Now().After(deadline) {
+			t.Fatalf("workbench %v (%v)", wb["state"], wb["reason"])
+		}
+	}
 	running := time.Now()
 	var wb map[string]any
 	for {
@@ -433,7 +444,9 @@ func TestRateChangeMidRun(t *testing.T) {
 		}
 		gpuSecs += l.Seconds
 		switch {
-		case !l.PeriodEnd.After(change):
+		// Lines lie on the run's own second grid: the second that
+		// straddles the change is the last of the part before it.
+		case l.PeriodEnd.Add(-time.Second).Before(change):
 			beforeChange++
 			if l.RateMicros != oldRate {
 				t.Errorf("GPU line %s–%s before the change at %d, want %d", l.PeriodStart, l.PeriodEnd, l.RateMicros, oldRate)
