@@ -86,7 +86,7 @@ func (h *Handler) statementLine(l models.LedgerEntry, names map[string]string) t
 	return templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
 		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + resourceUnit(l.Resource),
-		Amount: h.amountText(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note}
+		Amount: h.amountText(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
 }
 
 // workbenchNames maps workbench ids to names (ownerID 0: everyone's).
