@@ -50,6 +50,18 @@ func emptyKeyLabel(groupBy string) string {
 // adminBilling: GET /admin/billing?month=YYYY-MM&group_by=… — what the
 // month cost, per user, group, GPU model, workbench or resource.
 func (h *Handler) adminBilling(c *gin.Context) {
+	form := templates.CorrectionForm{}
+	switch c.Query("done") {
+	case "credit":
+		form.Done = "The credit was appended to the ledger."
+	case "reverse":
+		form.Done = "The reversing lines were appended to the ledger."
+	}
+	h.renderBilling(c, http.StatusOK, form)
+}
+
+// renderBilling renders the overview with the corrections form in form.
+func (h *Handler) renderBilling(c *gin.Context, status int, form templates.CorrectionForm) {
 	ctx := c.Request.Context()
 	now := time.Now().UTC()
 	month, groupBy, err := billingQuery(c, now)
@@ -65,7 +77,7 @@ func (h *Handler) adminBilling(c *gin.Context) {
 	q := url.Values{"month": {month.Format("2006-01")}, "group_by": {groupBy}}
 	v := templates.BillingView{Currency: h.cfg.Currency, GroupBy: groupBy, Total: h.amountText(total),
 		Month:  monthNav("/admin/billing", month, now, url.Values{"group_by": {groupBy}}),
-		CSVURL: "/admin/billing.csv?" + q.Encode()}
+		CSVURL: "/admin/billing.csv?" + q.Encode(), Correction: form}
 	for _, o := range billingGroupings {
 		oq := url.Values{"month": {month.Format("2006-01")}, "group_by": {o.Value}}
 		o.Href, o.Active = "/admin/billing?"+oq.Encode(), o.Value == groupBy
@@ -96,7 +108,7 @@ func (h *Handler) adminBilling(c *gin.Context) {
 			v.Pending = h.amountText(live.AmountMicros)
 		}
 	}
-	h.render(c, http.StatusOK, templates.AdminBillingPage(h.page(c, "Billing"), v))
+	h.render(c, status, templates.AdminBillingPage(h.page(c, "Billing"), v))
 }
 
 // adminBillingCSV: GET /admin/billing.csv?month&group_by — the overview as CSV.

@@ -81,5 +81,6 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		added = append(added, pr)
 		h.audit(c, "price.set", pr.Key(), nil, pr)
 	}
+	h.wbs.BudgetsChanged()
 	c.JSON(http.StatusOK, gin.H{"added": added})
 }

@@ -64,6 +64,7 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		return
 	}
 	h.audit(c, "price.set", pr.Key(), nil, pr)
+	h.wbs.BudgetsChanged()
 	what := pr.Resource
 	if pr.GPUModel != "" {
 		what += " " + pr.GPUModel

@@ -49,6 +49,7 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 		if err = h.store.CheckQuotaInput(ctx, lim); err == nil {
 			err = h.store.SetQuota(ctx, scope, id, lim, currentUser(c).Username)
 		}
+		h.wbs.BudgetsChanged()
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			form.Errors[quotaField(ve.Field)] = ve.Message

@@ -101,5 +101,6 @@ func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) 
 		return
 	}
 	h.audit(c, "quota.set", scope+":"+name, before, l)
+	h.wbs.BudgetsChanged()
 	c.JSON(http.StatusOK, gin.H{"scope": scope, "name": name, "quota": l})
 }

@@ -462,7 +462,7 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 		if fl.GPUCount > 0 {
 			label += fmt.Sprintf(" — %d × %s", fl.GPUCount, fl.GPUModel)
 		}
-		label += fmt.Sprintf(", %g cores, %d GiB", fl.CPUCores, fl.MemoryGiB)
+		label += fmt.Sprintf(", %s cores, %d GiB", fl.CPUMilli, fl.MemoryGiB)
 		f.Flavors = append(f.Flavors, templates.CalcOption{Value: fl.Name, Label: label})
 	}
 	return f

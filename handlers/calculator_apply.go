@@ -51,6 +51,7 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 		}
 		return nil, nil, err
 	}
+	h.wbs.BudgetsChanged()
 	h.audit(c, "price.set", pr.Key(), before, gin.H{"rate": pr, "from": "calculator TCO",
 		"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()})
 	return &pr, nil, nil

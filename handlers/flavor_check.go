@@ -29,8 +29,8 @@ func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
 			return &models.ValidationError{Field: "gpu_model", Message: fmt.Sprintf("%q is not a GPU model of this server; known models: %s", model, strings.Join(known, ", "))}
 		}
 	}
-	if n := h.wbs.HostCPUs(ctx); n > 0 && f.CPUCores > float64(n) {
-		return &models.ValidationError{Field: "cpu_cores", Message: fmt.Sprintf("this server has %d CPU cores; a flavor cannot ask for %g", n, f.CPUCores)}
+	if n := h.wbs.HostCPUs(ctx); n > 0 && f.CPUMilli > models.Millicores(n)*1000 {
+		return &models.ValidationError{Field: "cpu_cores", Message: fmt.Sprintf("this server has %d CPU cores; a flavor cannot ask for %s", n, f.CPUMilli)}
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 
 func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
-		CPUCores: strconv.FormatFloat(f.CPUCores, 'f', -1, 64), MemoryGiB: strconv.Itoa(f.MemoryGiB),
+		CPUCores: f.CPUMilli.String(), MemoryGiB: strconv.Itoa(f.MemoryGiB),
 		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled}
 }
 
@@ -94,9 +94,9 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 		return nil, err
 	}
 	f.MaxRuntimeS = int64(hours) * 3600
-	f.CPUCores, err = strconv.ParseFloat(strings.TrimSpace(form.CPUCores), 64)
+	f.CPUMilli, err = models.ParseMillicores(form.CPUCores)
 	if err != nil {
-		return nil, &models.ValidationError{Field: "cpu_cores", Message: "must be a number such as 4 or 0.5"}
+		return nil, &models.ValidationError{Field: "cpu_cores", Message: err.Error()}
 	}
 	return f, nil
 }
@@ -147,12 +147,12 @@ func (h *Handler) apiFlavors(c *gin.Context) {
 }
 
 type flavorBody struct {
-	Name      string  `json:"name"`
-	GPUModel  string  `json:"gpu_model"`
-	GPUCount  int     `json:"gpu_count"`
-	CPUCores  float64 `json:"cpu_cores"`
-	MemoryGiB int     `json:"memory_gib"`
-	ShmMiB    *int    `json:"shm_mib"`
+	Name      string            `json:"name"`
+	GPUModel  string            `json:"gpu_model"`
+	GPUCount  int               `json:"gpu_count"`
+	CPUCores  models.Millicores `json:"cpu_cores"`
+	MemoryGiB int               `json:"memory_gib"`
+	ShmMiB    *int              `json:"shm_mib"`
 	// MaxRuntimeSeconds stops workbenches of the flavor after that long; 0 = no limit.
 	MaxRuntimeSeconds int64 `json:"max_runtime_seconds"`
 	Enabled           *bool `json:"enabled"`
@@ -174,7 +174,7 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 	if !h.bindJSON(c, &b) {
 		return
 	}
-	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUCores: b.CPUCores,
+	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUMilli: b.CPUCores,
 		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB

@@ -230,3 +230,7 @@ func hoursToSeconds(h *int64) *int64 {
 	s := *h * 3600
 	return &s
 }
+
+// ParseMajorUnits is parseMajorUnits for the command line (`workbench
+// ledger credit`), so the shell and the forms read amounts alike.
+func ParseMajorUnits(field, s string) (int64, error) { return parseMajorUnits(field, s) }

@@ -86,7 +86,7 @@ func (h *Handler) statementLine(l models.LedgerEntry, names map[string]string) t
 	return templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
 		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + resourceUnit(l.Resource),
-		Amount: h.amountText(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note}
+		Amount: h.amountText(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
 }
 
 // workbenchNames maps workbench ids to names (ownerID 0: everyone's).
@@ -113,7 +113,8 @@ func nameOf(names map[string]string, id string) string {
 // usageCSVHeader is the column list of /usage.csv: amounts both as exact
 // decimals of the major unit and as integer micro-units.
 var usageCSVHeader = []string{"period_start", "period_end", "workbench", "workbench_id", "resource", "gpu_model",
-	"seconds", "quantity", "rate", "amount", "quantity_milli", "rate_micros", "amount_micros", "currency", "note"}
+	"seconds", "quantity", "rate", "amount", "quantity_milli", "rate_micros", "amount_micros", "currency", "note",
+	"id", "reverses", "created_by"}
 
 // usageCSV: GET /usage.csv?month=YYYY-MM — the user's ledger lines.
 func (h *Handler) usageCSV(c *gin.Context) {
@@ -146,7 +147,7 @@ func (h *Handler) usageCSV(c *gin.Context) {
 			csvText(nameOf(names, l.WorkbenchID)), csvText(l.WorkbenchID), l.Resource, csvText(l.GPUModel),
 			strconv.FormatInt(l.Seconds, 10), milliText(l.QuantityMilli), exactAmount(l.RateMicros), exactAmount(l.AmountMicros),
 			strconv.FormatInt(l.QuantityMilli, 10), strconv.FormatInt(l.RateMicros, 10), strconv.FormatInt(l.AmountMicros, 10),
-			h.cfg.Currency, csvText(l.Note)})
+			h.cfg.Currency, csvText(l.Note), strconv.FormatInt(l.ID, 10), reversesText(l.Reverses), csvText(l.CreatedBy)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -160,4 +161,12 @@ func csvHeaders(c *gin.Context, filename string) {
 	c.Header("Content-Disposition", `attachment; filename="`+url.PathEscape(filename)+`"`)
 	c.Header("Cache-Control", "no-store")
 	c.Status(http.StatusOK)
+}
+
+// reversesText is the id of the line a reversal cancels ("" otherwise).
+func reversesText(id *int64) string {
+	if id == nil {
+		return ""
+	}
+	return strconv.FormatInt(*id, 10)
 }

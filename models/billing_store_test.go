@@ -36,7 +36,7 @@ func newMoneyFixture(t *testing.T) *moneyFixture {
 	if err := s.CreateImage(ctx, &img); err != nil {
 		t.Fatal(err)
 	}
-	fl := &Flavor{Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUCores: 8, MemoryGiB: 64, Enabled: true}
+	fl := &Flavor{Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUMilli: 8000, MemoryGiB: 64, Enabled: true}
 	if err := s.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
@@ -377,6 +377,10 @@ func TestAddPriceRateRules(t *testing.T) {
 		field string
 	}{
 		{PriceRate{Resource: "gpu", GPUModel: "H100", Micros: 1, EffectiveFrom: now.Add(-2 * time.Minute)}, "effective_from"},
+		// The audit back-dated a price by 55 s; even a nanosecond is refused.
+		{PriceRate{Resource: "gpu", GPUModel: "H100", Micros: 1, EffectiveFrom: now.Add(-55 * time.Second)}, "effective_from"},
+		{PriceRate{Resource: "cpu", Micros: 1, EffectiveFrom: now.Add(-30 * time.Second)}, "effective_from"},
+		{PriceRate{Resource: "cpu", Micros: 1, EffectiveFrom: now.Add(-time.Nanosecond)}, "effective_from"},
 		{PriceRate{Resource: "gpu", GPUModel: "H100", Micros: 1, EffectiveFrom: now.AddDate(-1, 0, 0)}, "effective_from"},
 		{PriceRate{Resource: "disk", Micros: 1}, "resource"},
 		{PriceRate{Resource: "", Micros: 1}, "resource"},
@@ -397,9 +401,9 @@ func TestAddPriceRateRules(t *testing.T) {
 		t.Fatalf("refused rates were stored: %+v", hist)
 	}
 	good := []PriceRate{
-		{Resource: "gpu", GPUModel: "H100", Micros: 3_000_000},                                            // now
-		{Resource: "gpu", GPUModel: "H100", Micros: 4_000_000, EffectiveFrom: now.Add(time.Hour)},         // future
-		{Resource: "cpu", GPUModel: "ignored", Micros: 20_000, EffectiveFrom: now.Add(-30 * time.Second)}, // clock slack
+		{Resource: "gpu", GPUModel: "H100", Micros: 3_000_000},                                    // now
+		{Resource: "gpu", GPUModel: "H100", Micros: 4_000_000, EffectiveFrom: now.Add(time.Hour)}, // future
+		{Resource: "cpu", GPUModel: "ignored", Micros: 20_000, EffectiveFrom: now},                // exactly now
 	}
 	for i := range good {
 		if err := f.s.AddPriceRate(ctx, &good[i]); err != nil {
@@ -409,16 +413,16 @@ func TestAddPriceRateRules(t *testing.T) {
 	if good[0].EffectiveFrom != now || good[2].GPUModel != "" {
 		t.Fatalf("defaults not applied: %+v", good)
 	}
-	// Rates change on whole seconds, as usage is metered: a change inside a
-	// second would cut a line shorter than a second.
+	// Rates take effect at the very instant asked (billing cuts runs on
+	// their own second grid, so a fraction is harmless), never earlier.
 	odd := PriceRate{Resource: "memory", Micros: 6_000, EffectiveFrom: now.Add(2*time.Hour + 700*time.Millisecond)}
-	if err := f.s.AddPriceRate(ctx, &odd); err != nil || !odd.EffectiveFrom.Equal(now.Add(2*time.Hour)) {
-		t.Fatalf("a rate from %s stored from %s (%v); want the whole second", now.Add(2*time.Hour+700*time.Millisecond), odd.EffectiveFrom, err)
+	if err := f.s.AddPriceRate(ctx, &odd); err != nil || !odd.EffectiveFrom.Equal(now.Add(2*time.Hour+700*time.Millisecond)) {
+		t.Fatalf("a rate from %s stored from %s (%v)", now.Add(2*time.Hour+700*time.Millisecond), odd.EffectiveFrom, err)
 	}
 	f.s.now = func() time.Time { return now.Add(300 * time.Millisecond) }
 	inst := PriceRate{Resource: "storage", Micros: 1}
-	if err := f.s.AddPriceRate(ctx, &inst); err != nil || !inst.EffectiveFrom.Equal(now) {
-		t.Fatalf("a rate effective now (%s) stored from %s (%v); want %s", now.Add(300*time.Millisecond), inst.EffectiveFrom, err, now)
+	if err := f.s.AddPriceRate(ctx, &inst); err != nil || !inst.EffectiveFrom.Equal(now.Add(300*time.Millisecond)) {
+		t.Fatalf("a rate effective now (%s) stored from %s (%v)", now.Add(300*time.Millisecond), inst.EffectiveFrom, err)
 	}
 	cur, _ := f.s.CurrentPrices(ctx, now.Add(time.Minute))
 	if cur[PriceKey("gpu", "H100")].Micros != 3_000_000 || cur[PriceKey("cpu", "")].Micros != 20_000 {

@@ -2,20 +2,19 @@ package models
 
 import (
 	"context"
-	"math"
 	"strings"
 	"time"
 )
 
 // Flavor is a hardware shape a workbench is launched with.
 type Flavor struct {
-	ID        int64   `gorm:"primaryKey" json:"id"`
-	Name      string  `json:"name"`
-	GPUModel  string  `gorm:"column:gpu_model" json:"gpu_model"`
-	GPUCount  int     `gorm:"column:gpu_count" json:"gpu_count"`
-	CPUCores  float64 `json:"cpu_cores"`
-	MemoryGiB int     `gorm:"column:memory_gib" json:"memory_gib"`
-	ShmMiB    int     `gorm:"column:shm_mib" json:"shm_mib"`
+	ID        int64      `gorm:"primaryKey" json:"id"`
+	Name      string     `json:"name"`
+	GPUModel  string     `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount  int        `gorm:"column:gpu_count" json:"gpu_count"`
+	CPUMilli  Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
+	MemoryGiB int        `gorm:"column:memory_gib" json:"memory_gib"`
+	ShmMiB    int        `gorm:"column:shm_mib" json:"shm_mib"`
 	// MaxRuntimeS stops a workbench of this flavor after that many seconds of
 	// running; 0 = no limit.
 	MaxRuntimeS int64     `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
@@ -50,7 +49,7 @@ func (f *Flavor) Validate() error {
 	if len(f.GPUModel) > 100 {
 		return invalid("gpu_model", "is too long")
 	}
-	if math.IsNaN(f.CPUCores) || f.CPUCores < 0.1 || f.CPUCores > maxFlavorCPUs {
+	if f.CPUMilli < 100 || f.CPUMilli > maxFlavorCPUs*1000 {
 		return invalid("cpu_cores", "must be between 0.1 and %d", maxFlavorCPUs)
 	}
 	if f.MemoryGiB < 1 || f.MemoryGiB > maxFlavorMemGiB {
@@ -86,7 +85,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 		return err
 	}
 	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
-		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_cores": f.CPUCores,
+		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_milli": f.CPUMilli,
 		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "enabled": f.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {

@@ -26,6 +26,7 @@ type LedgerEntry struct {
 	AmountMicros   int64     `json:"amount_micros"`
 	Reverses       *int64    `json:"reverses,omitempty"`
 	Note           string    `json:"note,omitempty"`
+	CreatedBy      string    `json:"created_by,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
 }
 

@@ -32,9 +32,8 @@ func PriceKey(resource, gpuModel string) string { return pricing.ScheduleKey(res
 // arithmetic stays far inside int64.
 const maxRateMicros = 1_000_000 * 1_000_000
 
-// AddPriceRate validates and appends a rate. It may not take effect in the
-// past (a minute of slack for clocks): a rate change never rewrites a past
-// charge.
+// AddPriceRate validates and appends a rate. It takes effect now or later,
+// never earlier: a rate change never rewrites a past charge.
 func (s *Store) AddPriceRate(ctx context.Context, r *PriceRate) error {
 	if err := s.CheckPriceRate(ctx, r); err != nil {
 		return err
@@ -63,13 +62,17 @@ func (s *Store) CheckPriceRate(ctx context.Context, r *PriceRate) error {
 	if r.EffectiveFrom.IsZero() {
 		r.EffectiveFrom = now
 	}
-	// Metering is in whole seconds and a ledger line is keyed by its start
-	// second: a rate change inside a second would cut a fraction-of-a-second
-	// line whose key the rest of the run then collides with (and is dropped).
-	r.EffectiveFrom = r.EffectiveFrom.UTC().Truncate(time.Second)
-	if r.EffectiveFrom.Before(now.Add(-time.Minute)) {
-		return invalid("effective_from", "cannot be in the past: a rate change never rewrites past charges")
+	// Strictly now or later (SPEC §6 rule 12): a rate from even a second
+	// ago would reprice time already used, and a running workbench's live
+	// cost would jump.
+	if r.EffectiveFrom.Before(now) {
+		return invalid("effective_from", "cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
+			now.UTC().Format("2006-01-02 15:04:05"))
 	}
+	// Kept to the nanosecond: billing cuts a run on its own second grid
+	// (pricing.SplitRun), so a change inside a second neither loses nor
+	// adds one, and "now" is exactly now, not a moment before.
+	r.EffectiveFrom = r.EffectiveFrom.UTC()
 	return s.checkRateBounds(ctx, r)
 }
 
@@ -88,9 +91,7 @@ func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, err
 	}
 	out := map[string]pricing.Schedule{}
 	for _, r := range rates {
-		// Whole seconds, as AddPriceRate stores them (rows written before
-		// it did are read the same way).
-		out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom.Truncate(time.Second), Micros: r.Micros})
+		out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom, Micros: r.Micros})
 	}
 	return out, nil
 }

@@ -33,3 +33,15 @@ func (s *Store) InstallID(ctx context.Context) (string, error) {
 	}
 	return s.Setting(ctx, "install_id")
 }
+
+// NewInstallID gives this data a new install id: a copy of an install
+// (a restored backup) started beside the original must not manage the
+// original's containers. The workbenches recorded in the copy are then
+// unknown to the engine and are closed at their last heartbeat.
+func (s *Store) NewInstallID(ctx context.Context) (string, error) {
+	id := randomString(9)
+	if _, err := s.sql.ExecContext(ctx, "INSERT INTO settings (key, value) VALUES ('install_id', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", id); err != nil {
+		return "", err
+	}
+	return id, nil
+}

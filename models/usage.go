@@ -59,19 +59,26 @@ func (s *Store) HeartbeatIntervals(ctx context.Context, workbenchIDs []string, a
 // idempotent.
 func (s *Store) CloseInterval(ctx context.Context, wbID string, endedAt time.Time, reason string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var iv UsageInterval
-		err := tx.Where("workbench_id = ? AND ended_at IS NULL", wbID).First(&iv).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if endedAt.Before(iv.StartedAt) {
-			endedAt = iv.StartedAt
-		}
-		return tx.Model(&iv).Updates(map[string]any{"ended_at": endedAt.UTC(), "end_reason": reason}).Error
+		return closeOpenInterval(tx, wbID, endedAt, reason)
 	})
+}
+
+// closeOpenInterval ends the open interval of wbID inside tx, so a state
+// change and the end of its metering commit together: no engine event has
+// to arrive for a stopped, failed or deleted workbench to stop costing.
+func closeOpenInterval(tx *gorm.DB, wbID string, endedAt time.Time, reason string) error {
+	var iv UsageInterval
+	err := tx.Where("workbench_id = ? AND ended_at IS NULL", wbID).First(&iv).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if endedAt.Before(iv.StartedAt) {
+		endedAt = iv.StartedAt
+	}
+	return tx.Model(&iv).Updates(map[string]any{"ended_at": endedAt.UTC(), "end_reason": reason}).Error
 }
 
 // IntervalsToBill returns open intervals and closed ones not yet settled.

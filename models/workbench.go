@@ -277,6 +277,22 @@ func (s *Store) SetWorkbenchState(ctx context.Context, id, state string, progres
 		if err := tx.Model(&Workbench{}).Where("id = ?", id).Updates(fields).Error; err != nil {
 			return err
 		}
+		// A workbench that holds nothing any more is not metered: its
+		// interval ends with the state change (at stopped_at, Docker's exit
+		// time where the caller knows it), whatever engine event follows.
+		if state == StateStopped || state == StateFailed {
+			end, _ := extra["stopped_at"].(time.Time)
+			if end.IsZero() {
+				end = now
+			}
+			why := reason
+			if why == "" {
+				why = state
+			}
+			if err := closeOpenInterval(tx, id, end, why); err != nil {
+				return err
+			}
+		}
 		if cur.State == state && cur.Reason == reason {
 			return nil // progress only: no history line
 		}
@@ -350,9 +366,17 @@ func (s *Store) attachGPUs(ctx context.Context, wbs []Workbench) error {
 }
 
 // MarkWorkbenchDeleted hides a workbench; its history stays for statements.
-func (s *Store) MarkWorkbenchDeleted(ctx context.Context, id string) error {
+// Its open usage interval, if any, ends at endedAt (the container's exit
+// time; zero means now) in the same transaction.
+func (s *Store) MarkWorkbenchDeleted(ctx context.Context, id string, endedAt time.Time) error {
 	now := s.now()
+	if endedAt.IsZero() {
+		endedAt = now
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := closeOpenInterval(tx, id, endedAt, "deleted"); err != nil {
+			return err
+		}
 		if err := tx.Where("workbench_id = ?", id).Delete(&gpuAllocation{}).Error; err != nil {
 			return err
 		}

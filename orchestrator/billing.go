@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,8 +36,7 @@ func shapeOf(iv models.UsageInterval) pricing.Shape {
 // billable returns the span of iv that may be written to the ledger at now,
 // and whether that settles the interval.
 func (b *Billing) billable(iv models.UsageInterval, now time.Time) (from, to time.Time, settled bool) {
-	start := iv.StartedAt.Truncate(time.Second)
-	from = start
+	from = iv.StartedAt
 	if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 		from = *iv.BilledThrough
 	}
@@ -76,22 +76,25 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := b.now()
+	// One interval that cannot be priced (or recorded) must not hold up
+	// the others: each error is kept, the pass goes on, and the caller
+	// counts and logs what comes back.
 	total, err := b.billStorage(ctx, storage, scheds, now)
-	if err != nil {
-		return total, err
-	}
+	errs := []error{err}
 	for _, iv := range ivs {
 		from, to, settled := b.billable(iv, now)
 		if !to.After(from) && !settled {
 			continue
 		}
-		lines, err := pricing.PriceShape(shapeOf(iv), from, to, scheds)
+		lines, err := pricing.PriceRun(shapeOf(iv), iv.StartedAt, from, to, scheds)
 		if err != nil {
-			return total, fmt.Errorf("price interval %d: %w", iv.ID, err)
+			errs = append(errs, &UnpricedError{IntervalID: iv.ID, WorkbenchID: iv.WorkbenchID, Open: iv.EndedAt == nil, Err: err})
+			continue
 		}
 		group, err := b.primaryGroup(ctx, iv.UserID)
 		if err != nil {
-			return total, err
+			errs = append(errs, err)
+			continue
 		}
 		entries := make([]models.LedgerEntry, 0, len(lines))
 		for _, l := range lines {
@@ -105,12 +108,28 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 		}
 		n, err := b.store.RecordBilling(ctx, iv.ID, entries, to, settled)
 		if err != nil {
-			return total, err
+			errs = append(errs, fmt.Errorf("record interval %d: %w", iv.ID, err))
+			continue
 		}
 		total += n
 	}
-	return total, nil
+	return total, errors.Join(errs...)
 }
+
+// UnpricedError is an interval the price list cannot price (no rate in
+// force for a resource it holds).
+type UnpricedError struct {
+	IntervalID  int64
+	WorkbenchID string
+	Open        bool // the workbench is still running
+	Err         error
+}
+
+func (e *UnpricedError) Error() string {
+	return fmt.Sprintf("price interval %d of workbench %s: %v", e.IntervalID, e.WorkbenchID, e.Err)
+}
+
+func (e *UnpricedError) Unwrap() error { return e.Err }
 
 // primaryGroup is the group a user's lines are filed under: the first of
 // their groups by name (a user in several groups is counted once).
@@ -129,12 +148,13 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	return b.unbilled(ctx, scheds, userID, wbID)
+	return b.unbilled(ctx, scheds, userID, wbID, time.Time{})
 }
 
-func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string) (models.MonthUsage, error) {
+// unbilled prices the unbilled usage from since on (zero: all of it).
+func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string, since time.Time) (models.MonthUsage, error) {
 	var out models.MonthUsage
-	per, err := b.unbilledByWorkbench(ctx, scheds, func(iv models.UsageInterval) bool {
+	per, err := b.unbilledByWorkbench(ctx, scheds, since, func(iv models.UsageInterval) bool {
 		return (userID == 0 || iv.UserID == userID) && (wbID == "" || iv.WorkbenchID == wbID)
 	})
 	for _, u := range per {
@@ -145,8 +165,12 @@ func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedu
 }
 
 // unbilledByWorkbench prices the unbilled part of the intervals that keep
-// selects, per workbench, reading the intervals once.
-func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
+// selects, from since on (zero: all), per workbench, reading the intervals
+// once. A month's budget passes since = the month's start, so last month's
+// part of a run still going is never counted against the new month (the
+// second that straddles midnight stays with the old month, as in the
+// ledger).
+func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
 	out := map[string]models.MonthUsage{}
 	ivs, err := b.store.IntervalsToBill(ctx)
 	if err != nil {
@@ -157,18 +181,22 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 		if !keep(iv) {
 			continue
 		}
-		from := iv.StartedAt.Truncate(time.Second)
+		from := iv.StartedAt
 		if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 			from = *iv.BilledThrough
 		}
-		to := now.Truncate(time.Second)
+		if since.After(from) {
+			from = since
+		}
+		// A running second counts once it has begun, as it will be billed.
+		to := now
 		if iv.EndedAt != nil {
 			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
 		}
 		if !to.After(from) {
 			continue
 		}
-		lines, err := pricing.PriceShape(shapeOf(iv), from, to, scheds)
+		lines, err := pricing.PriceRun(shapeOf(iv), iv.StartedAt, from, to, scheds)
 		if err != nil {
 			return out, err
 		}
@@ -187,7 +215,8 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 // MonthUsage is a user's use of the current month: ledger plus unbilled
 // compute and storage.
 func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsage, error) {
-	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, models.MonthStart(b.now()))
+	month := models.MonthStart(b.now())
+	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
@@ -195,11 +224,11 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	live, err := b.unbilled(ctx, scheds, userID, "")
+	live, err := b.unbilled(ctx, scheds, userID, "", month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	storage, err := b.unbilledStorage(ctx, userID, scheds)
+	storage, err := b.unbilledStorage(ctx, userID, scheds, month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
@@ -259,7 +288,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	if err != nil {
 		return nil, err
 	}
-	live, err := b.unbilledByWorkbench(ctx, scheds, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
+	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +307,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 
 // FlavorShape is the priced shape of a flavor.
 func FlavorShape(f *models.Flavor) pricing.Shape {
-	s := pricing.Shape{CPUMilli: int64(f.CPUCores * 1000), MemoryGiB: int64(f.MemoryGiB)}
+	s := pricing.Shape{CPUMilli: int64(f.CPUMilli), MemoryGiB: int64(f.MemoryGiB)}
 	if f.GPUCount > 0 {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
 	}
@@ -289,7 +318,7 @@ func FlavorShape(f *models.Flavor) pricing.Shape {
 // whole past hours, or everything once it is closed (no minimum charge for
 // storage: it is pro rata per second).
 func storageSpan(iv models.StorageInterval, now time.Time) (from, to time.Time, settled bool) {
-	from = iv.StartedAt.Truncate(time.Second)
+	from = iv.StartedAt
 	if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 		from = *iv.BilledThrough
 	}
@@ -306,6 +335,7 @@ func storageSpan(iv models.StorageInterval, now time.Time) (from, to time.Time, 
 
 func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval, scheds map[string]pricing.Schedule, now time.Time) (int, error) {
 	total := 0
+	var errs []error
 	for _, iv := range ivs {
 		from, to, settled := storageSpan(iv, now)
 		if !to.After(from) && !settled {
@@ -314,14 +344,16 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 		var lines []pricing.Line
 		if to.After(from) {
 			var err error
-			lines, err = pricing.Split(from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
+			lines, err = pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 			if err != nil {
-				return total, fmt.Errorf("price storage interval %d: %w", iv.ID, err)
+				errs = append(errs, fmt.Errorf("price storage interval %d: %w", iv.ID, err))
+				continue
 			}
 		}
 		group, err := b.primaryGroup(ctx, iv.UserID)
 		if err != nil {
-			return total, err
+			errs = append(errs, err)
+			continue
 		}
 		entries := make([]models.LedgerEntry, 0, len(lines))
 		for _, l := range lines {
@@ -334,15 +366,17 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 		}
 		n, err := b.store.RecordStorageBilling(ctx, iv.ID, entries, to, settled)
 		if err != nil {
-			return total, err
+			errs = append(errs, fmt.Errorf("record storage interval %d: %w", iv.ID, err))
+			continue
 		}
 		total += n
 	}
-	return total, nil
+	return total, errors.Join(errs...)
 }
 
-// unbilledStorage prices the storage not in the ledger yet for userID.
-func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule) (int64, error) {
+// unbilledStorage prices the storage not in the ledger yet for userID,
+// from since on.
+func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (int64, error) {
 	ivs, err := b.store.StorageToBill(ctx)
 	if err != nil {
 		return 0, err
@@ -354,14 +388,17 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 			continue
 		}
 		from, _, _ := storageSpan(iv, now)
-		to := now.Truncate(time.Second)
+		if since.After(from) {
+			from = since
+		}
+		to := now
 		if iv.EndedAt != nil {
 			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, 0)
 		}
 		if !to.After(from) {
 			continue
 		}
-		lines, err := pricing.Split(from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
+		lines, err := pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 		if err != nil {
 			return 0, err
 		}

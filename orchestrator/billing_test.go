@@ -73,7 +73,7 @@ func newBillFixture(t *testing.T) *billFixture {
 	if err := s.CreateImage(ctx, img); err != nil {
 		t.Fatal(err)
 	}
-	fl := &models.Flavor{Name: "2x H100", GPUModel: billGPU, GPUCount: 2, CPUCores: 4, MemoryGiB: 16, Enabled: true}
+	fl := &models.Flavor{Name: "2x H100", GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryGiB: 16, Enabled: true}
 	if err := s.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,9 @@ func TestBillingSplitsAtHoursAndRateChanges(t *testing.T) {
 		t.Fatalf("at 11:10 BillOnce added %d lines, want 3 (gpu, cpu, memory up to 11:00)", n)
 	}
 	for _, l := range f.statement(billDay, billDay.AddDate(0, 0, 1)) {
-		if l.PeriodEnd.After(at("11:00:00")) {
+		// Lines lie on the run's own second grid (it started at .3): the
+		// second that straddles 11:00 is the last one written.
+		if l.PeriodEnd.After(at("11:00:00.3")) {
 			t.Fatalf("an open interval was billed past the last whole hour: %s %s–%s", l.Resource, l.PeriodStart, l.PeriodEnd)
 		}
 	}
@@ -251,17 +253,20 @@ func TestBillingSplitsAtHoursAndRateChanges(t *testing.T) {
 		t.Fatalf("a settled interval still has %d unbilled", live.AmountMicros)
 	}
 
+	// 10:45:00.3–12:15:00 is ⌈5399.7⌉ = 5400 s; each line's period lies
+	// on the run's second grid (whole seconds from 10:45:00.3), and the
+	// billed end is 12:15:00.3.
 	want := []wantLine{
-		{"gpu", "10:45:00", "11:00:00", 900, h100Rate, 1_500_000},
-		{"gpu", "11:00:00", "11:30:00", 1800, h100Rate, 3_000_000},
-		{"gpu", "11:30:00", "12:00:00", 1800, newRate, 4_000_000},
-		{"gpu", "12:00:00", "12:15:00", 900, newRate, 2_000_000},
-		{"cpu", "10:45:00", "11:00:00", 900, cpuRate, 20_000},
-		{"cpu", "11:00:00", "12:00:00", 3600, cpuRate, 80_000},
-		{"cpu", "12:00:00", "12:15:00", 900, cpuRate, 20_000},
-		{"memory", "10:45:00", "11:00:00", 900, memoryRate, 20_000},
-		{"memory", "11:00:00", "12:00:00", 3600, memoryRate, 80_000},
-		{"memory", "12:00:00", "12:15:00", 900, memoryRate, 20_000},
+		{"gpu", "10:45:00.3", "11:00:00.3", 900, h100Rate, 1_500_000},
+		{"gpu", "11:00:00.3", "11:30:00.3", 1800, h100Rate, 3_000_000},
+		{"gpu", "11:30:00.3", "12:00:00.3", 1800, newRate, 4_000_000},
+		{"gpu", "12:00:00.3", "12:15:00.3", 900, newRate, 2_000_000},
+		{"cpu", "10:45:00.3", "11:00:00.3", 900, cpuRate, 20_000},
+		{"cpu", "11:00:00.3", "12:00:00.3", 3600, cpuRate, 80_000},
+		{"cpu", "12:00:00.3", "12:15:00.3", 900, cpuRate, 20_000},
+		{"memory", "10:45:00.3", "11:00:00.3", 900, memoryRate, 20_000},
+		{"memory", "11:00:00.3", "12:00:00.3", 3600, memoryRate, 80_000},
+		{"memory", "12:00:00.3", "12:15:00.3", 900, memoryRate, 20_000},
 	}
 	lines := f.statement(billDay, billDay.AddDate(0, 0, 1))
 	checkLines(t, lines, want)
@@ -331,7 +336,7 @@ func TestBillingOpenIntervalLedgerPlusUnbilled(t *testing.T) {
 		var ledger int64
 		for _, l := range f.statement(billDay, billDay.AddDate(0, 0, 1)) {
 			ledger += l.AmountMicros
-			if l.PeriodEnd.After(at(now).Truncate(time.Hour)) {
+			if l.PeriodEnd.Add(-time.Second).After(at(now).Truncate(time.Hour)) {
 				t.Errorf("at %s a line ends at %s, after the last whole hour", now, l.PeriodEnd.Format(time.TimeOnly))
 			}
 		}
@@ -339,7 +344,7 @@ func TestBillingOpenIntervalLedgerPlusUnbilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, err := pricing.PriceShape(shape, start.Truncate(time.Second), at(now).Truncate(time.Second), scheds)
+		lines, err := pricing.PriceShape(shape, start, at(now), scheds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +364,9 @@ func TestBillingMinimumCharge(t *testing.T) {
 	}{
 		{"a 10 s run costs the 60 s minimum", 60 * time.Second, "10:00:00", "10:00:10", []int64{60}},
 		{"a partial second counts whole", 0, "10:00:00", "10:00:10.001", []int64{11}},
-		{"the start is cut to its second, the end rounded up", 0, "10:00:00.9", "10:00:10.2", []int64{11}},
+		{"the span is rounded up once, the start kept", 0, "10:00:00.9", "10:00:10.2", []int64{10}},
+		{"the audit's 91.603 s is 92 s", 0, "10:00:00.9", "10:01:32.503", []int64{92}},
+		{"a second straddling the hour is charged once", 0, "10:59:59.5", "11:00:01.4", []int64{1, 1}},
 		{"no minimum: 10 s cost 10 s", 0, "10:00:00", "10:00:10", []int64{10}},
 		{"a minimum that crosses the hour is split there", 60 * time.Second, "10:59:30.5", "10:59:40.2", []int64{30, 30}},
 		{"a run longer than the minimum is not padded", 60 * time.Second, "10:00:00", "10:01:30", []int64{90}},

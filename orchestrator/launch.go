@@ -170,7 +170,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
 		Image: img.Image, Cmd: cmd, User: img.ContainerUser(), HomeVolume: vol, HomePath: img.HomePath,
 		Env:      []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
-		NanoCPUs: int64(fl.CPUCores * 1e9), MemoryBytes: int64(fl.MemoryGiB) << 30, ShmBytes: int64(fl.ShmMiB) << 20,
+		NanoCPUs: int64(fl.CPUMilli) * 1_000_000, MemoryBytes: int64(fl.MemoryGiB) << 30, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
 		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},
@@ -219,7 +219,9 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			endpoint := fmt.Sprintf("%s:%d", host, port)
 			if m.jupyterAnswers(ctx, endpoint, id, token) {
 				now := time.Now().UTC()
-				m.openInterval(ctx, id, info.StartedAt)
+				if err := m.openInterval(ctx, id, info.StartedAt); err != nil {
+					return errors.New(meteringFailed(err))
+				}
 				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil, "runtime_extension_s": 0})
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil

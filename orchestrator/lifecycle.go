@@ -130,20 +130,23 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 			return &ErrState{Message: "your home volume is shared by your other workbenches; delete them first to delete your data"}
 		}
 	}
+	var exited time.Time
 	if wb.ContainerID != "" {
+		exited = m.killForDelete(ctx, wb.ContainerID)
 		if err := m.rt.Remove(ctx, wb.ContainerID); err != nil {
 			return fmt.Errorf("remove container: %w", err)
 		}
 	}
 	defer m.forgetRoute(id)
-	// A workbench deleted while running (the API allows it) stops costing
-	// now; closing is a no-op for a stopped one.
-	if err := m.closeInterval(ctx, id, time.Now().UTC(), "deleted"); err != nil {
+	// The record and its metering end together, at the container's exit:
+	// the engine's die event may come before or after, or never.
+	if err := m.store.MarkWorkbenchDeleted(ctx, id, exited); err != nil {
 		return err
 	}
-	if err := m.store.MarkWorkbenchDeleted(ctx, id); err != nil {
-		return err
+	if _, err := m.billing.BillOnce(ctx); err != nil {
+		m.moneyError(ctx, moneyErrBilling, id, err, false)
 	}
+	m.BudgetsChanged()
 	if deleteData {
 		if err := m.rt.RemoveVolume(ctx, m.homeVolume(owner.Username)); err != nil {
 			return fmt.Errorf("the workbench is deleted, but its home volume could not be: %w", err)
@@ -152,6 +155,25 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 	m.events.Publish(Update{ID: id, State: "deleted", At: time.Now().UTC()})
 	m.log.Info("workbench deleted", "id", id, "delete_data", deleteData)
 	return nil
+}
+
+// killForDelete ends a container about to be removed and returns its exit
+// time as the engine recorded it (zero when unknown), so the deleted
+// workbench is charged to the engine's own timestamp.
+func (m *Manager) killForDelete(ctx context.Context, cid string) time.Time {
+	info, err := m.rt.Inspect(ctx, cid)
+	if err != nil {
+		return time.Time{}
+	}
+	if info.Running {
+		if err := m.rt.Stop(ctx, cid, 0); err != nil {
+			return time.Time{}
+		}
+		if info, err = m.rt.Inspect(ctx, cid); err != nil || info.Running {
+			return time.Time{}
+		}
+	}
+	return info.FinishedAt
 }
 
 // Logs returns the last lines of a workbench's container output.

@@ -37,6 +37,10 @@ type Options struct {
 	// Egress is the egress policy until an admin sets one (default:
 	// internet only).
 	Egress runtime.EgressPolicy
+	// DataIdentity names the data this manager runs on (the database
+	// file's device and inode): a crashed holder of the install lease
+	// with the same data on this host is taken over at once (lease.go).
+	DataIdentity string
 }
 
 func (o *Options) defaults() {
@@ -83,8 +87,14 @@ type Manager struct {
 	events    *Broker
 	activity  *activityTracker
 	billing   *Billing
-	routes    sync.Map // workbench id → cachedRoute (see proxy_target.go)
-	pulls     prePulls // admins' pre-pulls (see image_pull.go)
+	moneyErrs moneyErrors
+	budgets   budgetTimers
+	lease     lease
+	// openIntervalFn records a new usage interval (the store's; tests
+	// make it fail to see the workbench stopped rather than run unbilled).
+	openIntervalFn func(context.Context, *models.UsageInterval) error
+	routes         sync.Map // workbench id → cachedRoute (see proxy_target.go)
+	pulls          prePulls // admins' pre-pulls (see image_pull.go)
 
 	// fw enforces the egress policy; egress is its last outcome (egress.go).
 	fw     Firewall
@@ -98,7 +108,10 @@ type Manager struct {
 	// claimed marks workbenches a stop or a reconciliation is working on
 	// right now, so the two never act on one workbench at once.
 	claimed map[string]bool
-	wg      sync.WaitGroup
+	// unpriced counts billing passes in a row that could not price a
+	// running workbench (see stopUnpriced).
+	unpriced map[string]int
+	wg       sync.WaitGroup
 	// started is when this manager began: Test image runs recorded before
 	// it were left behind by a previous process.
 	started time.Time
@@ -116,15 +129,17 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 	opt.defaults()
 	return &Manager{
 		store: store, pool: pool, rt: rt, installID: installID, opt: opt, log: log.With("component", "workbenches"),
-		http:      &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
-		events:    NewBroker(),
-		activity:  newActivityTracker(),
-		billing:   NewBilling(store, opt.MinCharge),
-		launching: map[string]*launchRun{},
-		claimed:   map[string]bool{},
-		clock:     time.Now,
-		started:   time.Now().UTC(),
-		fw:        runtime.NewFirewall(log.With("component", "egress")),
+		http:           &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
+		events:         NewBroker(),
+		activity:       newActivityTracker(),
+		billing:        NewBilling(store, opt.MinCharge),
+		openIntervalFn: store.OpenInterval,
+		launching:      map[string]*launchRun{},
+		claimed:        map[string]bool{},
+		unpriced:       map[string]int{},
+		clock:          time.Now,
+		started:        time.Now().UTC(),
+		fw:             runtime.NewFirewall(log.With("component", "egress")),
 	}
 }
 
@@ -147,6 +162,26 @@ func (m *Manager) Options() Options { return m.opt }
 // not hold up the others. A CI run once saw an orphan outlive its grace by
 // 10 s because reconciliation waited behind a storage measurement.
 func (m *Manager) Run(ctx context.Context) {
+	// Only the holder of the install lease reconciles (see lease.go).
+	for {
+		if held, _ := m.LeaseStatus(); held {
+			break
+		}
+		err := m.AcquireLease(ctx)
+		if err == nil {
+			break
+		}
+		m.log.Error("install lease: not reconciling", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(leaseStale):
+		}
+	}
+	ctx, lost := context.WithCancel(ctx)
+	defer lost()
+	defer m.ReleaseLease(context.WithoutCancel(ctx))
+	go m.keepLease(ctx, lost)
 	m.failInterruptedImageChecks(ctx)
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
@@ -170,8 +205,12 @@ func (m *Manager) Run(ctx context.Context) {
 	duty(5*time.Second, false, m.flushActivity)
 	duty(m.opt.HeartbeatEvery, false, m.heartbeat)
 	duty(m.opt.BillEvery, false, m.BillAndEnforce)
+	m.scheduleBudgets(ctx)
 	m.watchEvents(ctx)
 	wg.Wait()
+	for _, uid := range m.budgets.users() {
+		m.budgets.cancel(uid)
+	}
 	m.flushActivity(context.Background())
 }
 

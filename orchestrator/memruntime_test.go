@@ -304,3 +304,12 @@ func (r *memRuntime) ProcessUser(context.Context, string) (int, int, error) {
 func (r *memRuntime) HomeOwner(context.Context, string, string) (int, int, int64, error) {
 	return 0, 0, 0, runtime.ErrNotFound
 }
+func (r *memRuntime) CreateVolume(_ context.Context, name string, labels map[string]string) (runtime.VolumeInfo, error) {
+	return runtime.VolumeInfo{}, errors.New("memRuntime: no volumes")
+}
+func (r *memRuntime) InspectVolume(context.Context, string) (runtime.VolumeInfo, error) {
+	return runtime.VolumeInfo{}, runtime.ErrNotFound
+}
+func (r *memRuntime) LastExit(context.Context, string, string, time.Time) (time.Time, bool, error) {
+	return time.Time{}, false, nil
+}

@@ -18,6 +18,8 @@ type Collector struct {
 	wbs       *prometheus.Desc
 	engineUp  *prometheus.Desc
 	simulated *prometheus.Desc
+	moneyErrs *prometheus.Desc
+	lease     *prometheus.Desc
 }
 
 // NewCollector returns a Prometheus collector over the manager's pool.
@@ -29,12 +31,16 @@ func NewCollector(m *Manager) *Collector {
 		wbs:       prometheus.NewDesc("workbench_workbenches", "Workbenches by state.", []string{"state"}, nil),
 		engineUp:  prometheus.NewDesc("workbench_engine_up", "1 when the container engine answers.", nil, nil),
 		simulated: prometheus.NewDesc("workbench_gpus_simulated", "1 when the GPU pool is simulated.", nil, nil),
+		lease: prometheus.NewDesc("workbench_install_lease_held",
+			"1 when this process holds the install lease and reconciles; 0 when another live portal of the same install does.", nil, nil),
+		moneyErrs: prometheus.NewDesc("workbench_money_errors_total",
+			"Billing (pricing, recording), budget enforcement and metering-start errors since the portal started.", []string{"kind"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated} {
+	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated, c.moneyErrs, c.lease} {
 		ch <- d
 	}
 }
@@ -78,4 +84,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		sim = 1
 	}
 	ch <- prometheus.MustNewConstMetric(c.simulated, prometheus.GaugeValue, sim)
+	held := 0.0
+	if ok, _ := c.m.LeaseStatus(); ok {
+		held = 1
+	}
+	ch <- prometheus.MustNewConstMetric(c.lease, prometheus.GaugeValue, held)
+	for kind, n := range c.m.MoneyErrors() {
+		ch <- prometheus.MustNewConstMetric(c.moneyErrs, prometheus.CounterValue, float64(n), kind)
+	}
 }

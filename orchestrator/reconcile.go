@@ -115,7 +115,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		}
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
-		m.openInterval(ctx, wb.ID, c.StartedAt)
+		if err := m.openInterval(ctx, wb.ID, c.StartedAt); err != nil {
+			if err := m.stopClaimed(ctx, wb, meteringFailed(err), false); err != nil {
+				m.log.Warn("reconcile: stop unmetered", "id", wb.ID, "err", err)
+			}
+		}
 	case found && c.Running && wb.Launching():
 		// A previous portal process died mid-launch after starting the
 		// container: finish the launch by waiting for Jupyter.
@@ -146,8 +150,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.keepExitLogs(ctx, wb.ID, c.ID)
 		m.closeVanished(ctx, wb, c.FinishedAt, reason)
 	default:
-		// No exit time to go by: metering ends at the last heartbeat.
-		m.closeVanished(ctx, wb, m.lastHeartbeat(ctx, wb.ID), "the container disappeared")
+		// The container is gone: its exit time is in the engine's event
+		// history, else metering ends at the last heartbeat.
+		at, source := m.vanishedExit(ctx, wb.ID)
+		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
+		m.closeVanished(ctx, wb, at, "the container disappeared")
 	}
 }
 

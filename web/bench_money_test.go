@@ -100,7 +100,7 @@ func BenchmarkLaunchQuotaCheck(b *testing.B) {
 				timed += time.Since(t0)
 				n++
 				b.StopTimer()
-				if err := store.MarkWorkbenchDeleted(ctx, wb.ID); err != nil {
+				if err := store.MarkWorkbenchDeleted(ctx, wb.ID, time.Time{}); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

@@ -102,6 +102,7 @@ type portalProc struct {
 	addr    string
 	logPath string
 	env     []string
+	args    []string // more `serve` flags
 
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has exited
@@ -170,7 +171,7 @@ func (pp *portalProc) start() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(pp.bin, "serve")
+	cmd := exec.Command(pp.bin, append([]string{"serve"}, pp.args...)...)
 	cmd.Env = pp.env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

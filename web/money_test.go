@@ -195,7 +195,18 @@ func TestBudgetExhaustion(t *testing.T) {
 	}
 
 	id := moneyLaunch(t, p, alice, "spender")
-	waitState(t, p, alice, id, "running")
+	// Charging starts when the container starts, and the budget stops it at
+	// the instant it runs out: on a slow machine that can be before Jupyter
+	// answers, so "running" may pass unseen.
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, wb := p.api("GET", "/api/v1/workbenches/"+id, alice, "")
+		if wb["state"] == "running" || wb["state"] == "stopped" {
+			break
+		}
+		if wb["state"] == "failed" || time.Now().After(deadline) {
+			t.Fatalf("workbench %v (%v)", wb["state"], wb["reason"])
+		}
+	}
 	running := time.Now()
 	var wb map[string]any
 	for {
@@ -274,7 +285,7 @@ func flavorHourly(t *testing.T, p *testPortal, prices map[string]int64) int64 {
 		t.Fatal(err)
 	}
 	return pricing.Amount(prices[models.PriceKey("gpu", fl.GPUModel)], int64(fl.GPUCount)*1000, 3600, false) +
-		pricing.Amount(prices[models.PriceKey("cpu", "")], int64(fl.CPUCores*1000), 3600, false) +
+		pricing.Amount(prices[models.PriceKey("cpu", "")], int64(fl.CPUMilli), 3600, false) +
 		pricing.Amount(prices[models.PriceKey("memory", "")], int64(fl.MemoryGiB)*1000, 3600, false)
 }
 
@@ -405,7 +416,7 @@ func TestRateChangeMidRun(t *testing.T) {
 	if got := num(wb["rate_per_hour_micros"]); got != flavorHourly(t, p, before) {
 		t.Fatalf("rate before the change %d, want %d", got, flavorHourly(t, p, before))
 	}
-	change := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second)
+	change := time.Now().Add(3 * time.Second).UTC().Truncate(time.Second)
 	rates := fmt.Sprintf(`{"rates":[{"resource":"gpu","gpu_model":%q,"rate_micros":%d,"effective_from":%q}]}`, model, newRate, change.Format(time.RFC3339))
 	if code, body := p.api("PUT", "/api/v1/admin/prices", admin, rates); code != 200 {
 		t.Fatalf("set price: %d %v", code, body)
@@ -433,7 +444,9 @@ func TestRateChangeMidRun(t *testing.T) {
 		}
 		gpuSecs += l.Seconds
 		switch {
-		case !l.PeriodEnd.After(change):
+		// Lines lie on the run's own second grid: the second that
+		// straddles the change is the last of the part before it.
+		case l.PeriodEnd.Add(-time.Second).Before(change):
 			beforeChange++
 			if l.RateMicros != oldRate {
 				t.Errorf("GPU line %s–%s before the change at %d, want %d", l.PeriodStart, l.PeriodEnd, l.RateMicros, oldRate)

@@ -83,6 +83,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		s.Close()
 		return nil, err
 	}
+	cfg.Workbenches.DataIdentity = dataIdentity(cfg.DataDir)
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20}, log)
@@ -238,6 +239,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// The background loops get their own context: they end after the HTTP
 	// server has drained, and Serve waits for them so their last writes
 	// (activity, heartbeats) land before the caller closes the database.
+	if err := s.takeLease(ctx); err != nil {
+		return err
+	}
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
 	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions} {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/models/pricing"
 )
@@ -54,6 +55,11 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 	if !strings.HasPrefix(iv.name, "wb-home-") || iv.size < 3*1000/1024 {
 		t.Fatalf("volume %s metered at %d milli-GiB, want ≥ 3 MiB", iv.name, iv.size)
 	}
+
+	// A second sighting a moment later: the volume is billed from its first
+	// sighting to its last (a single sighting is a span of zero seconds).
+	time.Sleep(1100 * time.Millisecond)
+	p.srv.Manager.MeterStorage(ctx)
 
 	// Deleting the data removes the volume: the next measurement closes the
 	// interval, and billing settles it.

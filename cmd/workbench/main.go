@@ -24,6 +24,8 @@ Commands:
   gpus [--json]                       print the GPU inventory
   backup FILE                         write a consistent copy of the database to FILE
   egress remove                       delete this install's egress firewall rules (uninstall)
+  ledger credit USER AMOUNT --reason R [--workbench ID]
+  ledger reverse ID... --reason R     append a correction to the ledger (audited)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -67,6 +69,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fmt.Errorf("usage: workbench egress remove [--data-dir DIR]")
 		}
 		return cmdEgressRemove(ctx, args[2:], stdout, stderr)
+	case "ledger":
+		return cmdLedger(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 
 	"workbench/web"
@@ -13,11 +14,24 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.BindFlags(fs)
+	newIdentity := fs.Bool("new-identity", false, "give this data a new install id first: for a copy of an install (a restored backup) run beside the original")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if *newIdentity {
+		store, err := openStore(ctx, cfg.DataDir, stderr)
+		if err != nil {
+			return err
+		}
+		id, err := store.NewInstallID(ctx)
+		store.Close()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "this data now has its own install id %s: it manages only the containers it launches from now on\n", id)
 	}
 	log := web.NewLogger(stderr, cfg.LogFormat, cfg.LogLevel)
 	srv, err := web.NewServer(ctx, cfg, log, stdout)

@@ -63,39 +63,69 @@ func (s Schedule) changesIn(from, to time.Time) []time.Time {
 
 // Line is one priced piece of usage: a span inside one clock hour at one rate.
 type Line struct {
-	Start, End time.Time // End - Start is a whole number of seconds
+	// Start and End lie on the run's own second grid (the run's start plus
+	// whole seconds), so End - Start is exactly Seconds; see SplitRun.
+	Start, End time.Time
 	Seconds    int64
 	Quantity   int64 // milli-units held (2 GPUs = 2000, 0.5 cores = 500, 16 GiB = 16000)
 	RateMicros int64
 	Amount     int64 // micro-units
 }
 
-// BilledSpan applies the metering rules to a run from start to end: times
-// are whole seconds (the start truncated, the duration rounded up — a
-// partial second counts as a whole one), and a run shorter than minimum is
-// charged as minimum. It returns the start and the billed end.
-func BilledSpan(start, end time.Time, minimum time.Duration) (time.Time, time.Time) {
-	s := start.Truncate(time.Second)
-	d := end.Sub(s)
+// ChargedSeconds is what a run from start to end is charged (SPEC §6 rules
+// 1, 3 and 10): ⌈end − start⌉ from the engine's own timestamps — the partial
+// second rounded up once, the start never truncated — or minimum when that
+// is more.
+func ChargedSeconds(start, end time.Time, minimum time.Duration) int64 {
+	d := end.Sub(start)
 	if d < 0 {
 		d = 0
 	}
-	secs := (d + time.Second - 1) / time.Second
-	if min := minimum / time.Second; secs < min {
+	secs := int64((d + time.Second - 1) / time.Second)
+	if min := int64(minimum / time.Second); secs < min {
 		secs = min
 	}
-	return s, s.Add(secs * time.Second)
+	return secs
+}
+
+// BilledSpan applies the metering rules to a run from start to end: it
+// returns the start (unchanged, fractions kept) and the billed end, start
+// plus ChargedSeconds.
+func BilledSpan(start, end time.Time, minimum time.Duration) (time.Time, time.Time) {
+	return start, start.Add(time.Duration(ChargedSeconds(start, end, minimum)) * time.Second)
+}
+
+// chargedBy is how many of a run's charged seconds have begun by t: the
+// run's seconds are anchored at its start, and a second counts once it has
+// begun (⌈t − anchor⌉). Cutting a run anywhere and adding the parts'
+// chargedBy differences telescopes to the whole run's count, so splitting
+// never adds or loses a second. A second that straddles a cut (an hour or a
+// rate change) falls in the part before the cut, at that part's rate.
+func chargedBy(anchor, t time.Time) int64 {
+	d := t.Sub(anchor)
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
 }
 
 // Split cuts [start, end) at clock-hour boundaries (UTC) and at rate changes,
 // and prices each piece for quantity milli-units. perMonth marks storage
 // rates (per GiB-month). Pieces with no rate in force are an error: usage is
-// never silently free.
+// never silently free. end - start should be whole seconds (BilledSpan).
 func Split(start, end time.Time, quantity int64, sched Schedule, perMonth bool) ([]Line, error) {
+	return SplitRun(start, start, end, quantity, sched, perMonth)
+}
+
+// SplitRun prices the part [from, to) of a run that began at anchor (from ≥
+// anchor; to at most the run's billed end): the piece between two cuts gets
+// chargedBy(anchor, cut) differences as its seconds, so the pieces of a run
+// billed in any number of calls add up to exactly its charged seconds.
+func SplitRun(anchor, from, to time.Time, quantity int64, sched Schedule, perMonth bool) ([]Line, error) {
 	var lines []Line
-	cuts := sched.changesIn(start, end)
-	cur := start
-	for cur.Before(end) {
+	cuts := sched.changesIn(from, to)
+	cur := from
+	for cur.Before(to) {
 		next := cur.Truncate(time.Hour).Add(time.Hour)
 		for len(cuts) > 0 && !cuts[0].After(cur) {
 			cuts = cuts[1:]
@@ -103,16 +133,18 @@ func Split(start, end time.Time, quantity int64, sched Schedule, perMonth bool) 
 		if len(cuts) > 0 && cuts[0].Before(next) {
 			next = cuts[0]
 		}
-		if next.After(end) {
-			next = end
+		if next.After(to) {
+			next = to
 		}
 		rate, ok := sched.At(cur)
 		if !ok {
 			return nil, fmt.Errorf("no rate in force at %s", cur.Format(time.RFC3339))
 		}
-		secs := int64(next.Sub(cur) / time.Second)
-		lines = append(lines, Line{Start: cur, End: next, Seconds: secs, Quantity: quantity, RateMicros: rate.Micros,
-			Amount: Amount(rate.Micros, quantity, secs, perMonth)})
+		s0, s1 := chargedBy(anchor, cur), chargedBy(anchor, next)
+		if secs := s1 - s0; secs > 0 {
+			lines = append(lines, Line{Start: anchor.Add(time.Duration(s0) * time.Second), End: anchor.Add(time.Duration(s1) * time.Second),
+				Seconds: secs, Quantity: quantity, RateMicros: rate.Micros, Amount: Amount(rate.Micros, quantity, secs, perMonth)})
+		}
 		cur = next
 	}
 	return lines, nil
@@ -217,8 +249,14 @@ func ScheduleKey(resource, gpuModel string) string {
 
 // PriceShape prices shape held over [start, end): every resource split at
 // hours and rate changes. This one function serves the ledger and the cost
-// calculator. The span must already be whole seconds (see BilledSpan).
+// calculator. The span should be whole seconds (see BilledSpan).
 func PriceShape(shape Shape, start, end time.Time, scheds map[string]Schedule) ([]ResourceLine, error) {
+	return PriceRun(shape, start, start, end, scheds)
+}
+
+// PriceRun prices the part [from, to) of a run of shape that began at
+// anchor (see SplitRun): the ledger bills an open run hour by hour with it.
+func PriceRun(shape Shape, anchor, from, to time.Time, scheds map[string]Schedule) ([]ResourceLine, error) {
 	type part struct {
 		resource, model string
 		qty             int64
@@ -232,7 +270,7 @@ func PriceShape(shape Shape, start, end time.Time, scheds map[string]Schedule) (
 		if p.qty == 0 {
 			continue
 		}
-		lines, err := Split(start, end, p.qty, scheds[ScheduleKey(p.resource, p.model)], false)
+		lines, err := SplitRun(anchor, from, to, p.qty, scheds[ScheduleKey(p.resource, p.model)], false)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", p.resource, p.model, err)
 		}

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strconv"
 	"time"
 
@@ -64,4 +66,43 @@ func eventFromMessage(m events.Message) Event {
 		ev.ExitCode = c
 	}
 	return ev
+}
+
+// LastExit looks up, in the engine's event history since since (less a
+// second of clock slack), when the
+// container of workbench workbenchID (of this install) last died. It is the
+// exit time of a container removed while the portal was down: inspect no
+// longer knows it, the engine's history still does (the engine keeps its
+// recent events in memory; after a restart of the engine, or once they
+// have scrolled out, found is false and the caller falls back).
+func (d *Docker) LastExit(ctx context.Context, installID, workbenchID string, since time.Time) (at time.Time, found bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	f := filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("label", LabelInstall+"="+installID),
+		filters.Arg("label", LabelID+"="+workbenchID),
+		filters.Arg("event", ActionDie),
+	)
+	// A second of slack: the heartbeat is this machine's clock, the event
+	// the engine's, and an exit just after the heartbeat must be found.
+	from := since.Add(-time.Second)
+	opts := events.ListOptions{Filters: f,
+		Since: strconv.FormatInt(from.Unix(), 10),
+		Until: strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10)}
+	msgs, errs := d.cli.Events(ctx, opts)
+	for {
+		select {
+		case m := <-msgs:
+			ev := eventFromMessage(m)
+			if !ev.Time.Before(from) && ev.Time.After(at) {
+				at, found = ev.Time, true
+			}
+		case err := <-errs:
+			if err == nil || errors.Is(err, io.EOF) {
+				return at.UTC(), found, nil
+			}
+			return time.Time{}, false, engineErr("container events", err)
+		}
+	}
 }

@@ -143,6 +143,11 @@ type Runtime interface {
 	VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error)
 	// RemoveVolume deletes a volume; a missing volume is not an error.
 	RemoveVolume(ctx context.Context, name string) error
+	// CreateVolume creates a volume or returns the existing one of that
+	// name untouched (its labels are the first creator's).
+	CreateVolume(ctx context.Context, name string, labels map[string]string) (VolumeInfo, error)
+	// InspectVolume returns ErrNotFound when the volume does not exist.
+	InspectVolume(ctx context.Context, name string) (VolumeInfo, error)
 	// EnsureNetwork makes the per-user bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
@@ -168,6 +173,11 @@ type Runtime interface {
 	// until ctx ends or the stream fails (then one error is sent and both
 	// channels are closed).
 	Events(ctx context.Context, installID string) (<-chan Event, <-chan error)
+	// LastExit finds in the engine's event history the latest die event,
+	// from a second before since on, of the container of workbench workbenchID: the
+	// exit time of a container that is gone. found is false when the
+	// engine no longer has it.
+	LastExit(ctx context.Context, installID, workbenchID string, since time.Time) (at time.Time, found bool, err error)
 	// Endpoint is where the portal reaches Jupyter: the container's IP on
 	// network and its Jupyter port. host is "" when the container has no
 	// address there (not running, or not on that network).

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/volume"
@@ -59,4 +60,34 @@ func (d *Docker) VolumeSizes(ctx context.Context, installID string) ([]VolumeUsa
 		out = append(out, VolumeUsage{Name: v.Name, Labels: v.Labels, Bytes: size})
 	}
 	return out, nil
+}
+
+// VolumeInfo is a volume's labels and creation time (second precision).
+type VolumeInfo struct {
+	Name      string
+	Labels    map[string]string
+	CreatedAt time.Time
+}
+
+// CreateVolume creates a volume, or returns the one that already has that
+// name untouched (the engine creates a name once: the first creator's
+// labels stay, which makes it a lock).
+func (d *Docker) CreateVolume(ctx context.Context, name string, labels map[string]string) (VolumeInfo, error) {
+	v, err := d.cli.VolumeCreate(ctx, volume.CreateOptions{Name: name, Driver: "local", Labels: labels})
+	if err != nil {
+		return VolumeInfo{}, engineErr("create volume "+name, err)
+	}
+	// The create answer of an existing volume may echo the request: the
+	// stored labels are what count.
+	return d.InspectVolume(ctx, v.Name)
+}
+
+// InspectVolume returns a volume's labels and creation time.
+func (d *Docker) InspectVolume(ctx context.Context, name string) (VolumeInfo, error) {
+	v, err := d.cli.VolumeInspect(ctx, name)
+	if err != nil {
+		return VolumeInfo{}, engineErr("inspect volume "+name, err)
+	}
+	created, _ := time.Parse(time.RFC3339, v.CreatedAt)
+	return VolumeInfo{Name: v.Name, Labels: v.Labels, CreatedAt: created}, nil
 }

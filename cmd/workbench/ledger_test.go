@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// `workbench ledger credit|reverse` append audited corrections with a
+// reason; without one they refuse and append nothing.
+func TestLedgerCLI(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runCLI(t, "ada-password-1\n", "user", "add", "ada", "--password-stdin", "--data-dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "", "ledger", "credit", "ada", "12.50", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "reason") {
+		t.Fatalf("a credit without a reason: %v", err)
+	}
+	out, _, err := runCLI(t, "", "ledger", "credit", "ada", "12.50", "--reason", "outage on node 3", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "credit of 12.50 to ada") {
+		t.Fatalf("credit: %q %v", out, err)
+	}
+	ctx := context.Background()
+	s, err := models.Open(ctx, dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u, _ := s.UserByUsername(ctx, "ada")
+	lines, _ := s.Statement(ctx, u.ID, time.Now().AddDate(0, 0, -1), time.Now().AddDate(0, 0, 1))
+	if len(lines) != 1 || lines[0].AmountMicros != -12_500_000 || lines[0].Note != "outage on node 3" || lines[0].CreatedBy != "cli" {
+		t.Fatalf("ledger after the credit: %+v", lines)
+	}
+	out, _, err = runCLI(t, "", "ledger", "reverse", "#"+itoa(lines[0].ID), "--reason", "credited the wrong user", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "reverses "+itoa(lines[0].ID)) {
+		t.Fatalf("reverse: %q %v", out, err)
+	}
+	if _, _, err := runCLI(t, "", "ledger", "reverse", itoa(lines[0].ID), "--reason", "again", "--data-dir", dir); err == nil {
+		t.Fatal("a line was reversed twice")
+	}
+	_, amount, _ := s.MonthTotals(ctx, u.ID, models.MonthStart(time.Now()))
+	if amount != 0 {
+		t.Fatalf("credit and its reversal net to %d, want 0", amount)
+	}
+	audit, _ := s.ListAudit(ctx, 10)
+	n := 0
+	for _, a := range audit {
+		if strings.HasPrefix(a.Action, "ledger.") && a.Actor == "cli" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d audit entries, want 2", n)
+	}
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,224 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"workbench/models"
+	"workbench/models/pricing"
+)
+
+// Budgets stop running work at the instant they run out (SPEC §6 rule 12),
+// not at the next billing pass: for each user with a budget or a GPU-hour
+// limit and running workbenches, the instant the month's usage reaches the
+// limit at the live rate is computed and a timer stops the workbenches
+// then. It is recomputed on every launch and stop, on price and quota
+// changes (BudgetsChanged), at the next scheduled rate change, and on each
+// billing pass as a safety net.
+
+// budgetTimers holds one timer per user.
+type budgetTimers struct {
+	mu     sync.Mutex
+	timers map[int64]*time.Timer
+}
+
+func (bt *budgetTimers) set(uid int64, d time.Duration, fn func()) {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	if bt.timers == nil {
+		bt.timers = map[int64]*time.Timer{}
+	}
+	if t := bt.timers[uid]; t != nil {
+		t.Stop()
+	}
+	bt.timers[uid] = time.AfterFunc(d, fn)
+}
+
+func (bt *budgetTimers) cancel(uid int64) {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	if t := bt.timers[uid]; t != nil {
+		t.Stop()
+		delete(bt.timers, uid)
+	}
+}
+
+func (bt *budgetTimers) users() []int64 {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	out := make([]int64, 0, len(bt.timers))
+	for uid := range bt.timers {
+		out = append(out, uid)
+	}
+	return out
+}
+
+// BudgetsChanged recomputes every user's exhaustion instant (prices or
+// quotas changed). It returns at once; the work is done in the background.
+func (m *Manager) BudgetsChanged() {
+	if m == nil {
+		return
+	}
+	go m.scheduleBudgets(context.Background())
+}
+
+// budgetChanged recomputes one user's instant (a launch or a stop).
+func (m *Manager) budgetChanged(uid int64) {
+	go m.scheduleBudget(context.Background(), uid)
+}
+
+// scheduleBudgets recomputes the instant of every user who holds
+// resources, and drops the timers of those who no longer do.
+func (m *Manager) scheduleBudgets(ctx context.Context) {
+	users, err := m.store.UsersWithOpenIntervals(ctx)
+	if err != nil {
+		m.moneyError(ctx, moneyErrEnforcement, "", err, false)
+		return
+	}
+	holding := map[int64]bool{}
+	for _, uid := range users {
+		holding[uid] = true
+		m.scheduleBudget(ctx, uid)
+	}
+	for _, uid := range m.budgets.users() {
+		if !holding[uid] {
+			m.budgets.cancel(uid)
+		}
+	}
+}
+
+// scheduleBudget sets uid's timer to the instant their month's usage
+// reaches a limit, or stops their workbenches now if it has.
+func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
+	at, reason, gpuOnly, err := m.exhaustion(ctx, uid)
+	if err != nil {
+		m.moneyError(ctx, moneyErrEnforcement, fmt.Sprintf("user:%d", uid), err, false)
+		return
+	}
+	if at.IsZero() {
+		m.budgets.cancel(uid)
+		return
+	}
+	d := at.Sub(m.billing.now())
+	if d > 0 {
+		m.budgets.set(uid, d, func() { m.scheduleBudget(context.Background(), uid) })
+		return
+	}
+	if reason == "" {
+		// Only a rate change was due: recompute with it in force.
+		m.budgets.set(uid, time.Millisecond, func() { m.scheduleBudget(context.Background(), uid) })
+		return
+	}
+	m.budgets.cancel(uid)
+	m.stopForLimit(ctx, uid, reason, gpuOnly)
+}
+
+// exhaustion is when uid's month's usage reaches a limit at the live rate:
+// the last moment at which the charged seconds still fit (a stop then
+// lands in the next second, which is the at most one second of charge
+// past the limit). reason is "" when at is only the next rate change (the
+// instant must then be computed again); gpuOnly says the limit is on
+// GPU-hours only (CPU workbenches keep running). Zero at: no limit applies
+// or nothing runs.
+func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reason string, gpuOnly bool, err error) {
+	lim, err := m.store.EffectiveQuota(ctx, uid)
+	if err != nil {
+		return
+	}
+	if lim.BudgetPerMonthMicros == nil && lim.GPUHoursPerMonth == nil {
+		return
+	}
+	open, err := m.store.OpenIntervals(ctx, uid)
+	if err != nil || len(open) == 0 {
+		return
+	}
+	scheds, err := m.store.Schedules(ctx)
+	if err != nil {
+		return
+	}
+	use, err := m.billing.MonthUsage(ctx, uid)
+	if err != nil {
+		return
+	}
+	now := m.billing.now()
+	var perHour int64 // micro-units an hour at the rates in force now
+	var gpus int64
+	for _, iv := range open {
+		r, rerr := m.billing.hourlyRate(shapeOf(iv), scheds)
+		if rerr != nil {
+			return time.Time{}, "", false, rerr
+		}
+		perHour += r
+		gpus += int64(iv.GPUCount)
+	}
+	// Whole seconds more that fit: a second is charged once begun.
+	consider := func(seconds int64, why string, onlyGPU bool) {
+		if seconds < 0 {
+			seconds = 0
+		}
+		t := now.Add(time.Duration(seconds) * time.Second)
+		if at.IsZero() || t.Before(at) {
+			at, reason, gpuOnly = t, why, onlyGPU
+		}
+	}
+	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {
+		left := *b - use.AmountMicros
+		secs := int64(math.MaxInt32)
+		if left <= 0 {
+			secs = 0
+		} else if left < math.MaxInt64/3600 {
+			secs = left * 3600 / perHour
+		}
+		if secs < math.MaxInt32 {
+			consider(secs, "quota exceeded: the monthly budget is used up", false)
+		}
+	}
+	if g := lim.GPUHoursPerMonth; g != nil && gpus > 0 {
+		left := *g*3600 - use.GPUSeconds
+		consider(left/gpus, fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
+	}
+	m.log.Debug("budget: exhaustion", "user", uid, "use", use.AmountMicros, "per_hour", perHour, "at", at, "now", now, "open", len(open))
+	if at.IsZero() {
+		return
+	}
+	// A rate change before then moves the instant: look again at it.
+	if next := nextRateChange(scheds, now); !next.IsZero() && next.Before(at) {
+		return next, "", false, nil
+	}
+	return at, reason, gpuOnly, nil
+}
+
+// nextRateChange is the first rate change after now (zero: none).
+func nextRateChange(scheds map[string]pricing.Schedule, now time.Time) time.Time {
+	var next time.Time
+	for _, s := range scheds {
+		for _, r := range s {
+			if r.Effective.After(now) && (next.IsZero() || r.Effective.Before(next)) {
+				next = r.Effective
+			}
+		}
+	}
+	return next
+}
+
+// stopForLimit stops uid's running workbenches (only GPU ones when the
+// limit is on GPU-hours); their volumes are kept and the reason shown.
+func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gpuOnly bool) {
+	running, err := m.store.ListWorkbenches(ctx, uid, models.ActiveStates...)
+	if err != nil {
+		m.moneyError(ctx, moneyErrEnforcement, fmt.Sprintf("user:%d", uid), err, false)
+		return
+	}
+	for _, wb := range running {
+		if gpuOnly && len(wb.GPUs) == 0 {
+			continue
+		}
+		m.log.Info("quota: stopping at the limit", "id", wb.ID, "user", uid, "reason", reason)
+		if err := m.Stop(ctx, wb.ID, "stopped: "+reason+" (your files are kept)"); err != nil {
+			m.log.Warn("quota stop", "id", wb.ID, "err", err)
+		}
+	}
+}

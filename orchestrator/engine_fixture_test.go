@@ -1,0 +1,150 @@
+package orchestrator
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+
+	"workbench/models"
+	"workbench/orchestrator/gpu"
+	"workbench/orchestrator/runtime"
+	"workbench/orchestrator/testimages"
+)
+
+// engineFixture is a manager on the real Docker engine with a real SQLite
+// store, a user, the fake Jupyter image and a small CPU flavor. Nothing
+// runs in the background unless the test calls Run.
+type engineFixture struct {
+	t         *testing.T
+	ctx       context.Context
+	cli       *client.Client
+	docker    *runtime.Docker
+	store     *models.Store
+	m         *Manager
+	user      *models.User
+	installID string
+	log       *slog.Logger
+}
+
+func newEngineFixture(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, opt Options) *engineFixture {
+	t.Helper()
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	docker, err := runtime.NewDocker(runtime.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { docker.Close() })
+	if err := docker.Ping(ctx); err != nil {
+		t.Fatalf("this test needs the Docker engine: %v", err)
+	}
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	ref, err := testimages.FakeJupyter(ctx, cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, err := models.Open(ctx, dir, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.SeedDefaultPrices(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	installID := "mt" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	cleanupEngineInstall(t, cli, installID)
+	img := &models.Image{Name: "fake", Image: ref, StartCommand: testimages.FakeJupyterStartCommand,
+		RunAsUser: "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}
+	if err := store.CreateImage(ctx, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CreateFlavor(ctx, &models.Flavor{Name: "cpu", CPUMilli: 500, MemoryGiB: 1, ShmMiB: 64, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "correct-horse-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rt runtime.Runtime = docker
+	if wrap != nil {
+		rt = wrap(docker)
+	}
+	m := NewManager(store, NewPool(inv, nil, store), rt, installID, opt, log)
+	t.Cleanup(m.Wait)
+	return &engineFixture{t: t, ctx: ctx, cli: cli, docker: docker, store: store, m: m, user: u, installID: installID, log: log}
+}
+
+// cleanupEngineInstall removes, at the end of the test, the containers and
+// volumes labelled with installID (and only those: the engine is shared).
+func cleanupEngineInstall(t *testing.T, cli *client.Client, installID string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		f := filters.NewArgs(filters.Arg("label", runtime.LabelInstall+"="+installID))
+		cs, _ := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+		for _, c := range cs {
+			_ = cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
+		}
+		vs, _ := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
+		for _, v := range vs.Volumes {
+			_ = cli.VolumeRemove(ctx, v.Name, true)
+		}
+	})
+}
+
+// launch starts a workbench of the fake image and waits until it runs.
+func (f *engineFixture) launch(name string) *models.Workbench {
+	f.t.Helper()
+	wb, err := f.m.Launch(f.ctx, f.user, LaunchRequest{Name: name, Image: "fake", Flavor: "cpu"})
+	if err != nil {
+		f.t.Fatalf("launch %s: %v", name, err)
+	}
+	return wb
+}
+
+// waitRunning polls the record until the workbench runs (generous: the
+// machine is shared and busy).
+func (f *engineFixture) waitRunning(id string) *models.Workbench {
+	f.t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		wb, err := f.store.WorkbenchByID(f.ctx, id)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if wb.State == models.StateRunning {
+			return wb
+		}
+		if wb.State == models.StateFailed {
+			f.t.Fatalf("workbench %s failed: %s", id, wb.Reason)
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("workbench %s stuck in %s", id, wb.State)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// testWriter sends log lines to the test log (go test -v).
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }

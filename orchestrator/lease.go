@@ -1,0 +1,205 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// The install lease: the engine is the referee of which portal process
+// manages an install's containers. The install id lives in the database,
+// so a copy of the data (a restored backup, a cloned VM) carries it; two
+// portals reconciling the same install would stop and remove each other's
+// workbenches. The holder of the lease is the only one that reconciles:
+//
+//   - the lease is a volume wb-lease-<install> whose holder label is the
+//     process's random nonce; the engine creates a name once, so the
+//     first creator holds it;
+//   - the holder proves it is alive by re-creating its beat volume
+//     wb-lease-<install>-beat-<nonce> every leaseBeat: its creation time
+//     is the heartbeat;
+//   - a portal that finds the lease held waits while the holder's beat is
+//     fresh (up to leaseStale); a holder that stopped beating (it
+//     crashed) is taken over, a live one is refused, with the reason.
+//
+// `workbench serve --new-identity` gives a copy its own install id.
+
+var (
+	leaseBeat  = 5 * time.Second
+	leaseStale = 20 * time.Second
+)
+
+// ErrLeaseHeld is a live portal holding this install's lease.
+var ErrLeaseHeld = errors.New("install lease held")
+
+// LeaseError says which live portal holds the lease and what to do.
+type LeaseError struct {
+	InstallID string
+	Holder    string
+	LastBeat  time.Time
+}
+
+func (e *LeaseError) Error() string {
+	return fmt.Sprintf("another portal process is managing install %s on this Docker engine (its lease was renewed %s ago): "+
+		"this process will not reconcile its workbenches, or the two would stop each other's. "+
+		"If this is a copy of that install (a restored backup), start it with --new-identity; "+
+		"if you are moving the install, stop the other portal first",
+		e.InstallID, time.Since(e.LastBeat).Round(time.Second))
+}
+
+func (e *LeaseError) Unwrap() error { return ErrLeaseHeld }
+
+// lease is this process's hold on the install.
+type lease struct {
+	mu    sync.Mutex
+	nonce string
+	held  bool
+	err   error // why it is not held (shown to admins)
+}
+
+func (m *Manager) leaseName() string { return "wb-lease-" + m.installID }
+func (m *Manager) beatName(nonce string) string {
+	return "wb-lease-" + m.installID + "-beat-" + nonce
+}
+
+func (m *Manager) leaseLabels() map[string]string {
+	host, _ := os.Hostname()
+	return map[string]string{runtime.LabelInstall: m.installID, runtime.LabelKind: "lease", "workbench.lease.holder": m.lease.nonce,
+		"workbench.lease.host": host, "workbench.lease.pid": strconv.Itoa(os.Getpid()), "workbench.lease.data": m.opt.DataIdentity}
+}
+
+// holderGone reports whether the lease's holder is a process of this very
+// data (same database file) on this host that no longer exists: this
+// portal restarting after a crash, which need not wait for its old beat to
+// go stale. A copy of the data is another file and always waits.
+func (m *Manager) holderGone(labels map[string]string) bool {
+	host, _ := os.Hostname()
+	if m.opt.DataIdentity == "" || labels["workbench.lease.data"] != m.opt.DataIdentity || labels["workbench.lease.host"] != host {
+		return false
+	}
+	pid, err := strconv.Atoi(labels["workbench.lease.pid"])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return false // another manager of this process: not gone
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// LeaseStatus reports whether this process holds the install lease and,
+// if not, why.
+func (m *Manager) LeaseStatus() (bool, error) {
+	m.lease.mu.Lock()
+	defer m.lease.mu.Unlock()
+	return m.lease.held, m.lease.err
+}
+
+// AcquireLease takes the install lease, waiting while a previous holder's
+// beat may still be fresh. It returns a *LeaseError when a live portal
+// holds it.
+func (m *Manager) AcquireLease(ctx context.Context) error {
+	err := m.acquireLease(ctx)
+	m.lease.mu.Lock()
+	m.lease.held, m.lease.err = err == nil, err
+	m.lease.mu.Unlock()
+	return err
+}
+
+func (m *Manager) acquireLease(ctx context.Context) error {
+	if m.lease.nonce == "" {
+		m.lease.nonce = models.RandomSecret(9)
+	}
+	deadline := time.Now().Add(leaseStale + leaseBeat)
+	for {
+		v, err := m.rt.CreateVolume(ctx, m.leaseName(), m.leaseLabels())
+		if err != nil {
+			return err
+		}
+		holder := v.Labels["workbench.lease.holder"]
+		if holder == m.lease.nonce {
+			return m.beat(ctx)
+		}
+		last := v.CreatedAt
+		if b, err := m.rt.InspectVolume(ctx, m.beatName(holder)); err == nil && b.CreatedAt.After(last) {
+			last = b.CreatedAt
+		} else if err != nil && !errors.Is(err, runtime.ErrNotFound) {
+			return err
+		}
+		if time.Since(last) > leaseStale || m.holderGone(v.Labels) {
+			// The holder stopped beating, or its process is gone: take over.
+			m.log.Warn("install lease: taking over from a holder that stopped", "holder", holder, "last_beat", last)
+			_ = m.rt.RemoveVolume(ctx, m.beatName(holder))
+			if err := m.rt.RemoveVolume(ctx, m.leaseName()); err != nil {
+				return err
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			return &LeaseError{InstallID: m.installID, Holder: holder, LastBeat: last}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// beat renews this process's heartbeat volume.
+func (m *Manager) beat(ctx context.Context) error {
+	name := m.beatName(m.lease.nonce)
+	if err := m.rt.RemoveVolume(ctx, name); err != nil {
+		return err
+	}
+	_, err := m.rt.CreateVolume(ctx, name, m.leaseLabels())
+	return err
+}
+
+// keepLease renews the lease every leaseBeat; losing it (someone took it
+// over while this process was stalled) is logged, counted by LeaseStatus
+// and ends reconciliation.
+func (m *Manager) keepLease(ctx context.Context, lost func()) {
+	periodically(ctx, leaseBeat, false, func(ctx context.Context) {
+		v, err := m.rt.InspectVolume(ctx, m.leaseName())
+		if err == nil && v.Labels["workbench.lease.holder"] != m.lease.nonce {
+			err = &LeaseError{InstallID: m.installID, Holder: v.Labels["workbench.lease.holder"], LastBeat: v.CreatedAt}
+			m.log.Error("install lease lost: no longer reconciling", "err", err)
+			m.lease.mu.Lock()
+			m.lease.held, m.lease.err = false, err
+			m.lease.mu.Unlock()
+			lost()
+			return
+		}
+		if err != nil {
+			m.log.Warn("install lease: renew", "err", err)
+			return
+		}
+		if err := m.beat(ctx); err != nil {
+			m.log.Warn("install lease: beat", "err", err)
+		}
+	})
+}
+
+// ReleaseLease gives the lease up (a clean shutdown), so a successor need
+// not wait for it to go stale.
+func (m *Manager) ReleaseLease(ctx context.Context) {
+	if held, _ := m.LeaseStatus(); !held {
+		return
+	}
+	_ = m.rt.RemoveVolume(ctx, m.beatName(m.lease.nonce))
+	if v, err := m.rt.InspectVolume(ctx, m.leaseName()); err == nil && v.Labels["workbench.lease.holder"] == m.lease.nonce {
+		_ = m.rt.RemoveVolume(ctx, m.leaseName())
+	}
+	m.lease.mu.Lock()
+	m.lease.held = false
+	m.lease.mu.Unlock()
+}

@@ -1,0 +1,157 @@
+package web_test
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// Corrections (SPEC §6 rule 13): an admin credits a user and reverses
+// specific ledger lines with a reason, through the API and the billing
+// page. Each is a new line; the originals stay; the user's statement and
+// CSV show them; the audit log records who did it; bad input changes
+// nothing; users cannot correct.
+func TestLedgerCorrections(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	adaTok := tokenFor(t, p, "ada", "user")
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	month := models.MonthStart(time.Now())
+	mpSeedLines(t, p, ada.ID, "", month, 1_234_567, 2_000_001, 500_000)
+	orig, err := p.srv.Store.Statement(ctx, ada.ID, month, month.AddDate(0, 1, 0))
+	if err != nil || len(orig) != 3 {
+		t.Fatalf("seeded lines %+v (%v)", orig, err)
+	}
+	adminC, adminTok := mpAdmin(t, p)
+	total := func() int64 {
+		_, amount, err := p.srv.Store.MonthTotals(ctx, ada.ID, month)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return amount
+	}
+	start := total()
+
+	// A user cannot issue corrections.
+	if code, _ := p.api("POST", "/api/v1/admin/ledger/credits", adaTok, `{"user":"ada","amount_micros":1,"reason":"me"}`); code != http.StatusForbidden {
+		t.Fatalf("a user's credit: %d, want 403", code)
+	}
+	// Bad input: 400, nothing appended.
+	for _, bad := range []struct{ path, body string }{
+		{"/api/v1/admin/ledger/credits", `{"user":"ada","amount_micros":1000000,"reason":"  "}`},
+		{"/api/v1/admin/ledger/credits", `{"user":"ada","amount_micros":-5,"reason":"x"}`},
+		{"/api/v1/admin/ledger/credits", `{"user":"nobody","amount_micros":5,"reason":"x"}`},
+		{"/api/v1/admin/ledger/reversals", fmt.Sprintf(`{"ids":[%d, 999999],"reason":"x"}`, orig[0].ID)},
+		{"/api/v1/admin/ledger/reversals", fmt.Sprintf(`{"ids":[%d],"reason":""}`, orig[0].ID)},
+	} {
+		code, body := p.api("POST", bad.path, adminTok, bad.body)
+		if code != http.StatusBadRequest {
+			t.Errorf("POST %s %s: %d %v; want 400", bad.path, bad.body, code, body)
+		}
+	}
+	if got := total(); got != start {
+		t.Fatalf("refused corrections changed the month: %d → %d", start, got)
+	}
+
+	// API: a credit and a reversal of one line.
+	code, credit := p.api("POST", "/api/v1/admin/ledger/credits", adminTok, `{"user":"ada","amount_micros":750000,"reason":"GPU 3 was faulty on Monday"}`)
+	if code != http.StatusCreated || credit["amount_micros"] != float64(-750_000) || credit["resource"] != "credit" || credit["created_by"] != "admin" {
+		t.Fatalf("credit: %d %v", code, credit)
+	}
+	code, rev := p.api("POST", "/api/v1/admin/ledger/reversals", adminTok, fmt.Sprintf(`{"ids":[%d],"reason":"billed twice"}`, orig[1].ID))
+	if code != http.StatusCreated {
+		t.Fatalf("reversal: %d %v", code, rev)
+	}
+	if code, _ := p.api("POST", "/api/v1/admin/ledger/reversals", adminTok, fmt.Sprintf(`{"ids":[%d],"reason":"again"}`, orig[1].ID)); code != http.StatusBadRequest {
+		t.Fatalf("a second reversal of one line: %d, want 400", code)
+	}
+	if got, want := total(), start-750_000-2_000_001; got != want {
+		t.Fatalf("month after credit and reversal: %d, want %d", got, want)
+	}
+
+	// The billing page: a credit by form, and a reversal with a bad id
+	// that shows the error and appends nothing.
+	code, loc, _ := mpPost(t, p, adminC, "/admin/billing/credit", url.Values{"user": {"ada"}, "amount": {"0.25"}, "reason": {"goodwill"}})
+	if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/billing") {
+		t.Fatalf("credit form: %d → %q", code, loc)
+	}
+	code, _, body := mpPost(t, p, adminC, "/admin/billing/reverse", url.Values{"ids": {"abc"}, "reason": {"x"}})
+	if msg := mpDoc(t, body).Find(`[data-testid=reverse-form] [data-testid=error-ids]`).Text(); code != http.StatusBadRequest || !strings.Contains(msg, "ledger line ids") {
+		t.Fatalf("bad reversal form: %d, error %q; want 400 saying why", code, msg)
+	}
+	code, loc, _ = mpPost(t, p, adminC, "/admin/billing/reverse", url.Values{"ids": {fmt.Sprint(orig[2].ID)}, "reason": {"test run"}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("reverse form: %d → %q", code, loc)
+	}
+	if _, page := p.get(adminC, loc); !strings.Contains(page, "reversing lines were appended") {
+		t.Error("no confirmation after the reversal")
+	}
+	if got, want := total(), start-750_000-2_000_001-250_000-500_000; got != want {
+		t.Fatalf("month after the page's corrections: %d, want %d", got, want)
+	}
+
+	// The originals are all still there; the corrections are new lines.
+	after, _ := p.srv.Store.Statement(ctx, ada.ID, month, month.AddDate(0, 1, 0))
+	if len(after) != 7 {
+		t.Fatalf("%d lines after 4 corrections of 3, want 7", len(after))
+	}
+	for _, o := range orig {
+		l, err := p.srv.Store.LedgerLine(ctx, o.ID)
+		if err != nil || l.AmountMicros != o.AmountMicros {
+			t.Fatalf("original line %d changed: %+v (%v)", o.ID, l, err)
+		}
+	}
+
+	// Ada sees them on her statement and in her CSV.
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	_, page := p.get(c, "/usage")
+	for _, want := range []string{"GPU 3 was faulty on Monday", "billed twice", "goodwill", "test run"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the statement lacks the correction %q", want)
+		}
+	}
+	res, csvBody := p.get(c, "/usage.csv?month="+month.Format("2006-01"))
+	if res.StatusCode != 200 {
+		t.Fatalf("CSV: %d", res.StatusCode)
+	}
+	rows, err := csv.NewReader(strings.NewReader(csvBody)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	var credits, reversals int
+	for _, r := range rows[1:] {
+		if r[col["resource"]] == "credit" && r[col["created_by"]] == "admin" {
+			credits++
+		}
+		if r[col["reverses"]] != "" && r[col["note"]] != "" {
+			reversals++
+		}
+	}
+	if credits != 2 || reversals != 2 {
+		t.Fatalf("CSV has %d credits and %d reversals, want 2 and 2:\n%s", credits, reversals, csvBody)
+	}
+
+	// Audited: who, what, why.
+	entries, _ := p.srv.Store.ListAudit(ctx, 50)
+	n := 0
+	for _, e := range entries {
+		if (e.Action == "ledger.credit" || e.Action == "ledger.reverse") && e.Actor == "admin" {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Fatalf("%d audit entries for 4 corrections", n)
+	}
+}
