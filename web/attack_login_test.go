@@ -314,7 +314,7 @@ func TestAttackLoginAdminClearsLock(t *testing.T) {
 		t.Fatalf("after 5 failures: %d, want 429", code)
 	}
 	admin := p.client()
-	p.login(admin, "admin", adminPassword)
+	p.loginSudo(admin, "admin", adminPassword)
 	_, body := p.get(admin, "/admin/users")
 	doc := parseHTML(t, body)
 	row := doc.Find(`[data-testid="user-row"][data-username="ada"]`)

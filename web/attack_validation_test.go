@@ -66,7 +66,7 @@ func TestAttackValidationTable(t *testing.T) {
 	p := newPortal(t)
 	admin := tokenFor(t, p, "admin", "admin")
 	session := p.client()
-	p.login(session, "admin", adminPassword)
+	p.loginSudo(session, "admin", adminPassword)
 	const h100 = "NVIDIA H100 80GB HBM3"
 	goodImage := func(field, value string) string {
 		m := map[string]string{"name": "Evil image", "image": "registry.example.org/ml/evil:1",

@@ -63,7 +63,7 @@ func TestImageOpenPathRoundTrip(t *testing.T) {
 	// Form: the edit form shows the value; a save stores it; a bad one is
 	// shown back with its error.
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 	res, page := p.get(c, "/admin/images/"+id+"/edit")
 	doc := parseHTML(t, page)
 	if v, _ := doc.Find(`input[name=open_path]`).Attr("value"); res.StatusCode != 200 || v != "/vscode/" {
@@ -134,7 +134,7 @@ func TestImageOpenPathRoundTrip(t *testing.T) {
 func TestFlashKinds(t *testing.T) {
 	p := newPortal(t)
 	c := p.client()
-	p.login(c, "admin", adminPassword)
+	p.loginSudo(c, "admin", adminPassword)
 	if _, err := p.srv.Store.CreateUser(context.Background(), models.NewUser{Username: "bob", Password: "bob-password-1", Role: "user"}); err != nil {
 		t.Fatal(err)
 	}
