@@ -143,7 +143,7 @@ type Runtime interface {
 	VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error)
 	// RemoveVolume deletes a volume; a missing volume is not an error.
 	RemoveVolume(ctx context.Context, name string) error
-	// EnsureNetwork makes the per-user bridge network (inter-container
+	// EnsureNetwork makes the install's one bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
 	// NetworkBridge returns the host interface of a bridge network (where
