@@ -42,7 +42,7 @@ lint:
 # Fuzz targets: `make test` runs their seed corpora as ordinary tests;
 # `make fuzz` explores each for FUZZTIME (go test fuzzes one target at a time).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./web/proxy:FuzzParsePath ./web:FuzzAPIJSONBodies
+FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./handlers/proxy:FuzzParsePath ./web:FuzzAPIJSONBodies
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
