@@ -33,6 +33,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit"; exit 1; }
 	@before=$$(cat templates/*_templ.go | sha256sum); \
 	  $(TEMPL) generate -path templates >/dev/null 2>&1; \
 	  after=$$(cat templates/*_templ.go | sha256sum); \
@@ -41,7 +42,7 @@ lint:
 # Fuzz targets: `make test` runs their seed corpora as ordinary tests;
 # `make fuzz` explores each for FUZZTIME (go test fuzzes one target at a time).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./web/proxy:FuzzParsePath ./web:FuzzAPIJSONBodies
+FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./handlers/proxy:FuzzParsePath ./web:FuzzAPIJSONBodies
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -33,7 +33,7 @@ func (h *Handler) loadUser(c *gin.Context) {
 			if errors.Is(err, models.ErrBadToken) {
 				h.fail(c, newError(401, "invalid_token", err.Error()))
 			} else {
-				h.fail(c, err)
+				h.fail(c, storeUnavailable(h.log, err))
 			}
 			return
 		}
@@ -42,25 +42,42 @@ func (h *Handler) loadUser(c *gin.Context) {
 		c.Next()
 		return
 	}
-	if u := h.SessionUser(c.Request.Context()); u != nil {
+	u, err := h.sessionUser(c.Request.Context())
+	if err != nil {
+		h.fail(c, storeUnavailable(h.log, err))
+		return
+	}
+	if u != nil {
 		c.Set(ctxUserKey, u)
 	}
 	c.Next()
 }
 
-// SessionUser returns the logged-in, enabled user of the session in ctx.
-// A session of a disabled or deleted user is destroyed.
+// SessionUser returns the logged-in, enabled user of the session in ctx,
+// or nil (also when the store could not be asked; the session is kept).
 func (h *Handler) SessionUser(ctx context.Context) *models.User {
+	u, _ := h.sessionUser(ctx)
+	return u
+}
+
+// sessionUser is SessionUser telling a store failure (err) apart from a
+// session that is no login (nil, nil). Only the latter destroys the
+// session — the session of a disabled or deleted user, or of an older
+// login epoch: a database that is briefly busy must not log anyone out.
+func (h *Handler) sessionUser(ctx context.Context) (*models.User, error) {
 	id := h.sessions.GetInt64(ctx, sessionUserKey)
 	if id == 0 {
-		return nil
+		return nil, nil
 	}
 	u, err := h.store.UserByID(ctx, id)
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return nil, err
+	}
 	if err != nil || u.Disabled || h.sessions.GetInt64(ctx, sessionEpochKey) != u.AuthEpoch {
 		_ = h.sessions.Destroy(ctx)
-		return nil
+		return nil, nil
 	}
-	return u
+	return u, nil
 }
 
 func currentUser(c *gin.Context) *models.User {

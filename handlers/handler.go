@@ -8,9 +8,9 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
-	"workbench/web/proxy"
 )
 
 // Config is what the handlers need to know about the deployment.

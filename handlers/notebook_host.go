@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
-	"workbench/web/proxy"
 )
 
 // Notebook domain (strong isolation). With Config.NotebookDomain set (say

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"time"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
-	"workbench/web/proxy"
 )
 
 // ProxyResolve authenticates a proxied request by the portal session and

@@ -6,8 +6,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
-	"workbench/web/proxy"
 )
 
 // Live is the registry of proxied requests in flight; the server hands it

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -133,7 +134,13 @@ func notFound(err error) error {
 	return err
 }
 
-// uniqueViolation reports whether err is SQLite's UNIQUE constraint failure.
+// uniqueViolation reports whether err is SQLite's UNIQUE (or PRIMARY KEY)
+// constraint failure, by the driver's extended result code rather than by
+// its message.
 func uniqueViolation(err error) bool {
-	return err != nil && containsFold(err.Error(), "UNIQUE constraint failed")
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
 }

@@ -61,6 +61,9 @@ func newBillFixture(t *testing.T) *billFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	// The bill day is far ahead (nothing real bills then); the store's
+	// clock stands just before it, so its rates are not "too far ahead".
+	s.SetClock(func() time.Time { return billDay.Add(-24 * time.Hour) })
 	if err := s.SeedDefaultPrices(ctx, []string{billGPU}); err != nil {
 		t.Fatal(err)
 	}

@@ -148,8 +148,8 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 	return m.waitReady(ctx, id, cid, owner, token)
 }
 
-// createContainer makes the home volume, the user's network and the
-// hardened container.
+// createContainer makes the user's home volume, the install's shared
+// network (if not there yet) and the hardened container.
 func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) (string, error) {
 	vol, net := m.homeVolume(owner), m.network()
 	fresh, err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner))

@@ -33,6 +33,9 @@ func (stuckVolumes) VolumeSizes(ctx context.Context, _ string) ([]runtime.Volume
 // (A CI run once saw an orphan outlive its grace by 10 s because all
 // duties shared one loop.)
 func TestRunDutiesDoNotWaitForEachOther(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short (make test runs it)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

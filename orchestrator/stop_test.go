@@ -36,6 +36,9 @@ type lifecycleRig struct {
 // the real engine, as stuckVolumes does.
 func newLifecycleRig(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime) *lifecycleRig {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short (make test runs it)")
+	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	docker, err := runtime.NewDocker(runtime.WithLogger(log))

@@ -13,7 +13,7 @@ package web_test
 //   - metrics:            TestAttackMetricsNeedAuthByDefault (metrics_test.go)
 //   - validation table:   TestAttackValidationTable (attack_validation_test.go)
 //   - fuzzers:            FuzzAPIJSONBodies (fuzz_api_test.go),
-//     FuzzStartCommand (models), FuzzParsePath (web/proxy), FuzzSafeNext
+//     FuzzStartCommand (models), FuzzParsePath (handlers/proxy), FuzzSafeNext
 //     (handlers); `make fuzz` runs each for longer.
 
 import (

@@ -53,6 +53,9 @@ func btStartPortal(t *testing.T) *httptest.Server {
 // (CI is set) and is skipped elsewhere, with the same instruction.
 func btChromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short (make test runs it)")
+	}
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

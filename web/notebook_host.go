@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"workbench/handlers"
-	"workbench/web/proxy"
+	"workbench/handlers/proxy"
 )
 
 // hostnameRe is a DNS name of at least two labels, lower case, no port.

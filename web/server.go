@@ -17,12 +17,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/handlers"
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
 	"workbench/static"
-	"workbench/web/proxy"
 )
 
 // Version is set at build time (-ldflags "-X workbench/web.Version=…").

@@ -20,6 +20,9 @@ import (
 // (and fails under CI, which must provide an engine).
 func dockerClient(t testing.TB) *client.Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short (make test runs it)")
+	}
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err == nil {
 		_, err = cli.Ping(context.Background())

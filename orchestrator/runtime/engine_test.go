@@ -49,6 +49,9 @@ type engineEnv struct {
 // none, builds the fake Jupyter image and registers cleanup by label.
 func newEngineEnv(t *testing.T) *engineEnv {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short (make test runs it)")
+	}
 	if out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
 		t.Skipf("SKIP: no Docker engine here (docker info: %v: %s)", err, strings.TrimSpace(string(out)))
 	}

@@ -9,15 +9,15 @@ import (
 )
 
 // iccOption is the bridge driver option that, set to "false", drops
-// traffic between containers on the same bridge. A user's workbenches
-// then reach neither each other nor anything but the outside world, and
-// the portal reaches each through the host side of the bridge.
+// traffic between containers on the same bridge. Workbenches on it then
+// reach neither each other nor anything but the outside world, and the
+// portal reaches each through the host side of the bridge.
 const iccOption = "com.docker.network.bridge.enable_icc"
 
-// EnsureNetwork creates the bridge network for one user's workbenches.
-// Docker already drops traffic between different bridge networks, so with
-// one network per user and icc off no two workbench containers can talk.
-// An existing network of that name is accepted only if it is such a
+// EnsureNetwork creates the bridge network all of an install's
+// workbenches share (the lifecycle manager asks for one per install, see
+// Manager.network); with icc off no two workbench containers on it can
+// talk. An existing network of that name is accepted only if it is such a
 // bridge, so a hand-made network cannot silently weaken isolation.
 //
 // Caveat, measured on Docker 20.10 (iptables backend): every network
@@ -70,8 +70,7 @@ func (d *Docker) checkNetwork(ctx context.Context, name string) error {
 }
 
 // RemoveNetwork deletes a network; missing is fine. Not part of Runtime: the
-// lifecycle manager keeps per-user networks, but tests and an eventual
-// "delete user" need it.
+// lifecycle manager keeps its install's network for good; tests need it.
 func (d *Docker) RemoveNetwork(ctx context.Context, name string) error {
 	networkMu.Lock()
 	defer networkMu.Unlock()

@@ -148,7 +148,7 @@ type Runtime interface {
 	CreateVolume(ctx context.Context, name string, labels map[string]string) (VolumeInfo, error)
 	// InspectVolume returns ErrNotFound when the volume does not exist.
 	InspectVolume(ctx context.Context, name string) (VolumeInfo, error)
-	// EnsureNetwork makes the per-user bridge network (inter-container
+	// EnsureNetwork makes the install's one bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
 	// NetworkBridge returns the host interface of a bridge network (where

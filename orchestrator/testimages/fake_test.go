@@ -14,6 +14,9 @@ import (
 // is none.
 func engine(t *testing.T) client.APIClient {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short (make test runs it)")
+	}
 	if out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
 		t.Skipf("SKIP: no Docker engine here (docker info: %v: %s)", err, strings.TrimSpace(string(out)))
 	}

@@ -35,6 +35,9 @@ import (
 // build script, so later runs start in seconds. Run the first time with
 // `go test -timeout 30m`: the default 10-minute test timeout may be too short.
 func TestRealJupyterKernelExecute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short (make test runs it)")
+	}
 	// Budget for a cold debootstrap build plus the test itself, clipped to
 	// the go test deadline so a timeout reports here with context instead of
 	// as a panic dump.
@@ -54,9 +57,6 @@ func TestRealJupyterKernelExecute(t *testing.T) {
 	t.Cleanup(func() { cli.Close() })
 	if _, err := cli.Info(ctx); err != nil {
 		t.Skipf("skipping: docker info failed (%v); this test needs a local Docker engine", err)
-	}
-	if ok, err := realJupyterExists(ctx, cli, RealJupyterRef()); err == nil && !ok && testing.Short() {
-		t.Skipf("skipping in -short mode: image %s is not built yet and building it takes minutes", RealJupyterRef())
 	}
 
 	ref, err := RealJupyter(ctx, cli)

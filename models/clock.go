@@ -1,0 +1,10 @@
+package models
+
+import "time"
+
+// SetClock replaces the time the store checks input against and stamps
+// rows with (tests pin it instead of depending on the date they run on).
+// Call it before the store is used.
+func (s *Store) SetClock(now func() time.Time) {
+	s.now = func() time.Time { return now().UTC() }
+}

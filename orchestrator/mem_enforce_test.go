@@ -1,0 +1,42 @@
+package orchestrator
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"workbench/models"
+)
+
+// A user whose month's spend reaches their budget has their running
+// workbench stopped by the billing round, with the reason shown; under the
+// budget nothing is stopped.
+func TestMemBillingRoundStopsAUserOverBudget(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx := context.Background()
+	use, err := r.m.Billing().MonthUsage(ctx, r.wb.OwnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if use.AmountMicros <= 0 {
+		t.Fatalf("a minute of a GPU workbench cost %d micros; the test needs a price", use.AmountMicros)
+	}
+	roomy := use.AmountMicros * 1000
+	if err := r.store.SetQuota(ctx, models.ScopeUser, r.wb.OwnerID, models.Limits{BudgetPerMonthMicros: &roomy}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	r.m.BillAndEnforce(ctx)
+	if wb := r.record(t); wb.State != models.StateRunning {
+		t.Fatalf("stopped under budget: %s (%s)", wb.State, wb.Reason)
+	}
+	spent := use.AmountMicros // already reached
+	if err := r.store.SetQuota(ctx, models.ScopeUser, r.wb.OwnerID, models.Limits{BudgetPerMonthMicros: &spent}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	r.m.BillAndEnforce(ctx)
+	r.assertStopped(t)
+	if wb := r.record(t); !strings.Contains(wb.Reason, "budget") {
+		t.Errorf("reason %q, want the budget named", wb.Reason)
+	}
+}

@@ -1,0 +1,154 @@
+package orchestrator
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// Lifecycle tests on the in-memory engine (memruntime): no Docker, no
+// sleeps; time moves only when a test moves its clock.
+
+// testClock is a settable time shared by the manager and the engine.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock(at time.Time) *testClock { return &testClock{now: at.UTC()} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Set(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = at.UTC()
+}
+
+func (r *memRig) record(t *testing.T) *models.Workbench {
+	t.Helper()
+	wb, err := r.store.WorkbenchByID(context.Background(), r.wb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wb
+}
+
+// A stop asked by the owner: the engine's container exits, and the
+// workbench ends stopped with its GPU free and its meter closed.
+func TestMemStopStopsTheContainer(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	clock := newTestClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	r.rt.SetClock(clock.Now)
+	if err := r.m.Stop(context.Background(), r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.assertStopped(t)
+	c, _ := r.rt.Container("c-" + r.wb.ID)
+	if c.State != "exited" || !c.FinishedAt.Equal(clock.Now()) {
+		t.Errorf("container after the stop: state %q, finished %v, want exited at %v", c.State, c.FinishedAt, clock.Now())
+	}
+	if r.rt.Calls("Stop") != 1 {
+		t.Errorf("engine Stop called %d times, want 1", r.rt.Calls("Stop"))
+	}
+}
+
+// A container removed behind the portal's back: reconciliation closes the
+// workbench as disappeared.
+func TestMemReconcileClosesAVanishedContainer(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	r.rt.Vanish("c-"+r.wb.ID, false)
+	if err := r.m.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.assertStopped(t)
+	if wb := r.record(t); !strings.Contains(wb.Reason, "disappeared") {
+		t.Errorf("reason %q, want it to say the container disappeared", wb.Reason)
+	}
+}
+
+// A container killed for memory: reconciliation closes the workbench at
+// the engine's exit time and says why.
+func TestMemReconcileClosesAnOOMKilledContainerAtItsExitTime(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	died := time.Now().UTC().Add(-10 * time.Second).Truncate(time.Second)
+	r.rt.SetClock(func() time.Time { return died })
+	if err := r.rt.Exit("c-"+r.wb.ID, 137, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.assertStopped(t)
+	wb := r.record(t)
+	if !strings.Contains(wb.Reason, "out of memory") {
+		t.Errorf("reason %q, want it to say out of memory", wb.Reason)
+	}
+	if wb.StoppedAt == nil || !wb.StoppedAt.Equal(died) {
+		t.Errorf("stopped at %v, want the exit time %v", wb.StoppedAt, died)
+	}
+}
+
+// The engine's die event alone (no periodic reconciliation) closes a
+// workbench whose container crashed.
+func TestMemDieEventClosesACrashedWorkbench(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.m.watchEvents(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	// Exit only once the watcher has subscribed, or the event is missed.
+	waitFor(t, func() bool { return r.rt.Calls("Events") > 0 })
+	if err := r.rt.Exit("c-"+r.wb.ID, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	r.assertStopped(t)
+	if wb := r.record(t); !strings.Contains(wb.Reason, "code 1") {
+		t.Errorf("reason %q, want the exit code", wb.Reason)
+	}
+}
+
+// The culler on the manager's clock: not before the idle timeout, at it.
+func TestMemCullStopsAnIdleWorkbenchAtItsTimeout(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	started := *r.wb.StartedAt
+	idle := time.Duration(r.wb.IdleTimeoutS) * time.Second
+	clock := newTestClock(started.Add(idle - time.Second))
+	r.m.SetClock(clock.Now)
+	ctx := context.Background()
+	r.m.Cull(ctx)
+	if wb := r.record(t); wb.State != models.StateRunning {
+		t.Fatalf("culled a second before the idle timeout: %s (%s)", wb.State, wb.Reason)
+	}
+	clock.Set(started.Add(idle))
+	r.m.Cull(ctx)
+	r.assertStopped(t)
+	if wb := r.record(t); !strings.Contains(wb.Reason, "idle timeout") {
+		t.Errorf("reason %q, want the idle timeout", wb.Reason)
+	}
+}
+
+// waitFor polls cond until it holds (generous bound: a busy machine).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

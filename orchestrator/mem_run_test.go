@@ -1,0 +1,69 @@
+package orchestrator
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/gpu"
+	"workbench/orchestrator/runtime"
+	"workbench/orchestrator/runtime/memruntime"
+)
+
+// TestRunDutiesDoNotWaitForEachOther on the in-memory engine: with storage
+// metering stuck, periodic reconciliation still removes an orphan once its
+// grace is over. (The real-engine version stays in run_test.go.)
+func TestMemRunDutiesDoNotWaitForEachOther(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store, err := models.Open(ctx, t.TempDir(), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := memruntime.New()
+	const install, grace = "memrun", 20 * time.Millisecond
+	stuck := &enteredStuckVolumes{Runtime: rt, entered: make(chan struct{}, 1)}
+	m := NewManager(store, NewPool(inv, nil, store), stuck, install, Options{
+		ReconcileEvery: 10 * time.Millisecond,
+		OrphanGrace:    grace,
+		StorageEvery:   5 * time.Millisecond,
+	}, log)
+	m.UseFirewall(&recordingFirewall{})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { m.Run(runCtx); close(done) }()
+	// Storage metering is stuck from here on (its first call never
+	// returns); only then the orphan appears, so only a periodic
+	// reconciliation running beside it can remove it.
+	<-stuck.entered
+	orphan := rt.AddContainer(runtime.ContainerInfo{Name: "/wb-" + install + "-orphan", State: "created", Created: time.Now(),
+		Labels: map[string]string{runtime.LabelInstall: install, runtime.LabelID: "nosuchworkbench",
+			runtime.LabelOwner: "nobody", runtime.LabelKind: runtime.KindWorkbench}})
+	waitFor(t, func() bool { _, ok := rt.Container(orphan); return !ok })
+	stop()
+	<-done
+}
+
+// enteredStuckVolumes is stuckVolumes that says when metering got stuck.
+type enteredStuckVolumes struct {
+	runtime.Runtime
+	entered chan struct{}
+}
+
+func (s *enteredStuckVolumes) VolumeSizes(ctx context.Context, _ string) ([]runtime.VolumeUsage, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
