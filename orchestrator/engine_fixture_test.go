@@ -10,6 +10,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
@@ -94,8 +95,11 @@ func newEngineFixture(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, 
 	return &engineFixture{t: t, ctx: ctx, cli: cli, docker: docker, store: store, m: m, user: u, installID: installID, log: log}
 }
 
-// cleanupEngineInstall removes, at the end of the test, the containers and
-// volumes labelled with installID (and only those: the engine is shared).
+// cleanupEngineInstall removes, at the end of the test, the containers,
+// volumes and networks labelled with installID and the install's egress
+// rules (and only those: the engine and the host's firewall are shared).
+// A network left behind takes one of the engine's few address pools for
+// good: a few dozen leaked ones and no new network can be made.
 func cleanupEngineInstall(t *testing.T, cli *client.Client, installID string) {
 	t.Cleanup(func() {
 		ctx := context.Background()
@@ -108,6 +112,11 @@ func cleanupEngineInstall(t *testing.T, cli *client.Client, installID string) {
 		for _, v := range vs.Volumes {
 			_ = cli.VolumeRemove(ctx, v.Name, true)
 		}
+		ns, _ := cli.NetworkList(ctx, network.ListOptions{Filters: f})
+		for _, n := range ns {
+			_ = cli.NetworkRemove(ctx, n.ID)
+		}
+		_ = runtime.NewFirewall(slog.New(slog.DiscardHandler)).Remove(ctx, installID)
 	})
 }
 

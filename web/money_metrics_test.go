@@ -9,7 +9,9 @@ import (
 // kind present from the start so an alert can watch it.
 func TestMetricsCountMoneyErrors(t *testing.T) {
 	p := newPortal(t)
-	res, body := p.get(p.client(), "/metrics")
+	admin := p.client()
+	p.login(admin, "admin", adminPassword) // /metrics is for admins by default
+	res, body := p.get(admin, "/metrics")
 	if res.StatusCode != 200 {
 		t.Fatalf("/metrics: %d", res.StatusCode)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/client"
+
 	"workbench/web"
 )
 
@@ -39,6 +41,17 @@ func newPortal(t *testing.T, mutate ...func(*web.Config)) *testPortal {
 	srv, err := web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Whatever the test made on the engine goes with it (registered first,
+	// so it runs after the portal is closed): a leaked network holds one of
+	// the engine's few address pools for good.
+	if id, err := srv.Store.InstallID(context.Background()); err == nil {
+		t.Cleanup(func() {
+			if cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation()); err == nil {
+				removeInstallObjects(cli, id)
+				cli.Close()
+			}
+		})
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Close() })
