@@ -40,7 +40,8 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
 		CPUCores: strconv.FormatFloat(f.CPUCores, 'f', -1, 64), MemoryGiB: strconv.Itoa(f.MemoryGiB),
-		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled}
+		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled,
+		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10)}
 }
 
 func (h *Handler) flavorCreateForm(c *gin.Context) { h.saveFlavorForm(c, 0) }
@@ -57,7 +58,8 @@ func (h *Handler) flavorUpdateForm(c *gin.Context) {
 func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 	form := templates.FlavorForm{ID: id, Name: c.PostForm("name"), GPUModel: c.PostForm("gpu_model"),
 		GPUCount: c.PostForm("gpu_count"), CPUCores: c.PostForm("cpu_cores"), MemoryGiB: c.PostForm("memory_gib"),
-		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true"}
+		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true",
+		GPUIdleMinutes: c.PostForm("gpu_idle_timeout_minutes")}
 	f, err := parseFlavorForm(form)
 	if err == nil {
 		err = h.saveFlavor(c, f)
@@ -94,6 +96,11 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 		return nil, err
 	}
 	f.MaxRuntimeS = int64(hours) * 3600
+	idleMin, err := atoiField("gpu_idle_timeout_minutes", form.GPUIdleMinutes, 0)
+	if err != nil {
+		return nil, err
+	}
+	f.GPUIdleTimeoutS = int64(idleMin) * 60
 	f.CPUCores, err = strconv.ParseFloat(strings.TrimSpace(form.CPUCores), 64)
 	if err != nil {
 		return nil, &models.ValidationError{Field: "cpu_cores", Message: "must be a number such as 4 or 0.5"}

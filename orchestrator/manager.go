@@ -109,6 +109,8 @@ type Manager struct {
 	// launching; reconciliation takes it (write) before deciding that a
 	// transitional workbench has nobody driving it.
 	accepting sync.RWMutex
+	// metrics are the spawn histogram and cull counters (portal_metrics.go).
+	metrics *portalMetrics
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -125,6 +127,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		clock:     time.Now,
 		started:   time.Now().UTC(),
 		fw:        runtime.NewFirewall(log.With("component", "egress")),
+		metrics:   newPortalMetrics(),
 	}
 }
 
@@ -235,6 +238,7 @@ func (m *Manager) inBackground(id string, steps func(ctx context.Context) error)
 	m.launching[id] = run
 	m.mu.Unlock()
 	m.wg.Add(1)
+	began := time.Now()
 	go func() {
 		defer m.wg.Done()
 		defer close(run.done)
@@ -244,11 +248,16 @@ func (m *Manager) inBackground(id string, steps func(ctx context.Context) error)
 			m.mu.Unlock()
 			cancel()
 		}()
-		if err := steps(ctx); err != nil {
+		err := steps(ctx)
+		if err == nil {
+			m.metrics.spawned(true, time.Since(began))
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				m.log.Info("launch cancelled", "id", id)
 				return
 			}
+			m.metrics.spawned(false, time.Since(began))
 			m.log.Warn("launch failed", "id", id, "err", err)
 			m.fail(context.Background(), id, err.Error())
 		}

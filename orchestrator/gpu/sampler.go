@@ -33,7 +33,8 @@ type Sampler struct {
 	// history still count; any unreadable or busy sample ends the run.
 	idleSince     map[string]time.Time
 	idleThreshold uint32
-	failing       bool // last collection failed; log the failure once, not per tick
+	failing       bool             // last collection failed; log the failure once, not per tick
+	now           func() time.Time // stamps samples; see SetClock
 }
 
 // NewSampler prepares a sampler; call Run to start it.
@@ -56,6 +57,7 @@ func NewSampler(inv Inventory, interval time.Duration, capacity int, logger *slo
 
 		idleSince:     map[string]time.Time{},
 		idleThreshold: DefaultIdleThresholdPercent,
+		now:           time.Now,
 	}
 }
 
@@ -94,7 +96,9 @@ func (s *Sampler) Collect(ctx context.Context) error {
 		s.failing = false
 	}
 	seen := make(map[string]bool, len(samples))
+	at := s.now()
 	for _, smp := range samples {
+		smp.At = at // one time per cycle, on the sampler's clock
 		seen[smp.UUID] = true
 		s.noteIdle(smp)
 		r := s.history[smp.UUID]
@@ -121,6 +125,15 @@ func (s *Sampler) noteIdle(smp Sample) {
 	if _, ok := s.idleSince[smp.UUID]; !ok {
 		s.idleSince[smp.UUID] = smp.At
 	}
+}
+
+// SetClock replaces the clock that stamps samples (tests; the manager's
+// culler compares idle runs against its own injectable clock). Call
+// before Run.
+func (s *Sampler) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
 }
 
 // SetIdleThreshold sets the SM utilisation (percent) below which a GPU
@@ -161,4 +174,11 @@ func (s *Sampler) Latest(uuid string) (Sample, bool) {
 		return Sample{}, false
 	}
 	return r.latest()
+}
+
+// IdleThreshold is the SM utilisation (percent) below which a GPU is idle.
+func (s *Sampler) IdleThreshold() uint32 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idleThreshold
 }
