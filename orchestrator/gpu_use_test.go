@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"workbench/orchestrator/gpu"
 )
@@ -90,6 +92,11 @@ func TestGPUUseAttributesARealContainersProcess(t *testing.T) {
 	load.Set(held, gpu.MockGPULoad{UtilPercent: 91, Processes: []gpu.Process{{PID: uint32(pid), UsedMemMiB: 2048}}})
 	// The portal's own process on another GPU: in no container of ours.
 	load.Set(stranger, gpu.MockGPULoad{Processes: []gpu.Process{{PID: uint32(os.Getpid())}}})
+	broken := 7
+	if broken == held || broken == stranger {
+		broken = 6
+	}
+	load.Set(broken, gpu.MockGPULoad{Fail: true})
 	if err := sampler.Collect(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +130,74 @@ func TestGPUUseAttributesARealContainersProcess(t *testing.T) {
 			}
 		}
 	}
+	assertDCGMSeries(t, rig.m, pool, held, stranger, broken, want)
 	if err := rig.m.Stop(ctx, wb.ID, ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// assertDCGMSeries gathers the manager's collector and checks the
+// dcgm-named series: holder labels on the held GPU, empty ones on a free
+// GPU, and no utilisation series at all (not a 0) for the GPU that could
+// not be read.
+func assertDCGMSeries(t *testing.T, m *Manager, pool []PoolGPU, held, free, broken int, want Holder) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewCollector(m))
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		byName[f.GetName()] = f
+	}
+	util := byName["DCGM_FI_DEV_GPU_UTIL"]
+	if util == nil {
+		t.Fatalf("no DCGM_FI_DEV_GPU_UTIL; families: %d", len(fams))
+	}
+	series := map[string]*dto.Metric{}
+	for _, mt := range util.GetMetric() {
+		l := map[string]string{}
+		for _, lp := range mt.GetLabel() {
+			l[lp.GetName()] = lp.GetValue()
+		}
+		for _, k := range []string{"gpu", "UUID", "modelName", "Hostname", "workbench", "user", "group"} {
+			if _, ok := l[k]; !ok && k != "workbench" && k != "user" && k != "group" {
+				t.Errorf("series %v lacks label %s", l, k)
+			}
+		}
+		series[l["gpu"]] = mt
+		if l["gpu"] == strconv.Itoa(held) {
+			if l["workbench"] != want.WorkbenchID || l["user"] != want.User || l["group"] != want.Group || l["UUID"] != pool[held].UUID {
+				t.Errorf("held GPU labels %v, want holder %+v", l, want)
+			}
+			if mt.GetGauge().GetValue() != 91 {
+				t.Errorf("held GPU utilisation %v, want 91", mt.GetGauge().GetValue())
+			}
+		}
+		if l["gpu"] == strconv.Itoa(free) && (l["workbench"] != "" || l["user"] != "") {
+			t.Errorf("free GPU labelled with a holder: %v", l)
+		}
+	}
+	if _, ok := series[strconv.Itoa(broken)]; ok {
+		t.Errorf("unreadable GPU %d exported a utilisation value", broken)
+	}
+	if _, ok := series[strconv.Itoa(free)]; !ok {
+		t.Errorf("free GPU %d (readable 0%%) has no utilisation series", free)
+	}
+	for _, name := range []string{"DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_POWER_USAGE",
+		"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_GPU_TEMP", "workbench_spawn_duration_seconds", "workbench_culls_total"} {
+		if byName[name] == nil {
+			t.Errorf("no %s series", name)
+		}
+	}
+	// The launch above was observed by the spawn histogram.
+	for _, mt := range byName["workbench_spawn_duration_seconds"].GetMetric() {
+		for _, lp := range mt.GetLabel() {
+			if lp.GetValue() == "success" && mt.GetHistogram().GetSampleCount() < 1 {
+				t.Error("the launch was not counted in workbench_spawn_duration_seconds")
+			}
+		}
 	}
 }

@@ -18,6 +18,7 @@ type Collector struct {
 	wbs       *prometheus.Desc
 	engineUp  *prometheus.Desc
 	simulated *prometheus.Desc
+	dcgm      *dcgmCollector
 }
 
 // NewCollector returns a Prometheus collector over the manager's pool.
@@ -29,6 +30,7 @@ func NewCollector(m *Manager) *Collector {
 		wbs:       prometheus.NewDesc("workbench_workbenches", "Workbenches by state.", []string{"state"}, nil),
 		engineUp:  prometheus.NewDesc("workbench_engine_up", "1 when the container engine answers.", nil, nil),
 		simulated: prometheus.NewDesc("workbench_gpus_simulated", "1 when the GPU pool is simulated.", nil, nil),
+		dcgm:      newDCGMCollector(m),
 	}
 }
 
@@ -37,6 +39,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated} {
 		ch <- d
 	}
+	c.dcgm.describe(ch)
+	c.m.metrics.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -78,4 +82,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		sim = 1
 	}
 	ch <- prometheus.MustNewConstMetric(c.simulated, prometheus.GaugeValue, sim)
+	c.dcgm.collect(ctx, ch)
+	c.m.metrics.collect(ch)
 }

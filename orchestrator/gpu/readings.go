@@ -12,7 +12,9 @@ import (
 // answer NOT_SUPPORTED for whole-GPU utilisation: their utilisation is
 // unknown, not 0%.
 func readSample(dev nvml.Device, uuid string, now time.Time) Sample {
-	s := Sample{UUID: uuid, At: now}
+	// XID events come from an event set, not a point query; Sample fills
+	// them in where it has one (xid.go).
+	s := Sample{UUID: uuid, At: now, Unread: FieldXID}
 	if u, ret := call1(dev.GetUtilizationRates); ret == nvml.SUCCESS {
 		s.UtilPercent, s.MemUtilPercent = u.Gpu, u.Memory
 	} else {

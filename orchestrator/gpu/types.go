@@ -51,6 +51,9 @@ type Sample struct {
 	MemClockMHz    uint32
 	// ECCUncorrected is the volatile (since boot) uncorrected ECC count.
 	ECCUncorrected uint64
+	// LastXID is the last XID error NVML reported for the GPU since the
+	// portal started (0: none seen); unread where NVML gives no events.
+	LastXID uint64
 	// Processes are the compute processes on the GPU (host PIDs).
 	Processes []Process
 	Unread    Field
@@ -77,6 +80,7 @@ const (
 	FieldMemClock
 	FieldECC
 	FieldProcesses
+	FieldXID
 )
 
 // Readable reports whether f was read in this sample.
