@@ -30,6 +30,9 @@ type Config struct {
 	LogFormat     string
 	LogLevel      string
 	SampleEvery   time.Duration
+	// GPUOptions are extra gpu.New options (not a flag): tests inject a
+	// go-nvml mock with life (gpu.AttachMockLoad) through WithNVML.
+	GPUOptions    []gpu.Option
 	SessionIdle   time.Duration
 	TrustedProxy  string
 	SessionMaxAge time.Duration

@@ -54,7 +54,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := gpu.New(cfg.GPUMode(), gpu.WithLogger(log))
+	inv, err := gpu.New(cfg.GPUMode(), append([]gpu.Option{gpu.WithLogger(log)}, cfg.GPUOptions...)...)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("GPU inventory (WORKBENCH_GPUS=%s): %w", cfg.GPUs, err)
