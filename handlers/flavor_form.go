@@ -162,7 +162,9 @@ type flavorBody struct {
 	ShmMiB    *int    `json:"shm_mib"`
 	// MaxRuntimeSeconds stops workbenches of the flavor after that long; 0 = no limit.
 	MaxRuntimeSeconds int64 `json:"max_runtime_seconds"`
-	Enabled           *bool `json:"enabled"`
+	// GPUIdleTimeoutSeconds stops a workbench whose GPUs stayed idle that long; 0 = off.
+	GPUIdleTimeoutSeconds int64 `json:"gpu_idle_timeout_seconds"`
+	Enabled               *bool `json:"enabled"`
 }
 
 func (h *Handler) apiFlavorCreate(c *gin.Context) { h.apiSaveFlavor(c, 0, http.StatusCreated) }
@@ -182,7 +184,8 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		return
 	}
 	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUCores: b.CPUCores,
-		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled}
+		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
+		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB
 	}
