@@ -40,6 +40,7 @@ type nvmlInventory struct {
 	driver    string
 	logger    *slog.Logger
 	seen      transitions // last health / MIG error per GPU, to log changes only
+	xid       xidEvents   // XID error events, drained at each Sample (xid.go)
 }
 
 func newNVMLInventory(lib nvml.Interface, backend string, simulated bool, label string, logger *slog.Logger) (*nvmlInventory, error) {
@@ -93,6 +94,7 @@ func (b *nvmlInventory) Close() error {
 		return nil
 	}
 	b.closed = true
+	b.xidClose()
 	if ret := call0(b.lib.Shutdown); ret != nvml.SUCCESS && ret != nvml.ERROR_NOT_SUPPORTED {
 		return fmt.Errorf("NVML shutdown: %v", ret)
 	}
@@ -178,9 +180,17 @@ func (b *nvmlInventory) Sample(ctx context.Context) ([]Sample, error) {
 	defer b.mu.Unlock()
 	now := time.Now()
 	out := []Sample{}
+	if !b.closed {
+		b.xidPrepare()
+	}
 	err := b.handles(ctx, func(_ int, dev nvml.Device, uuid string) {
+		b.xidRegister(dev, uuid)
 		out = append(out, readSample(dev, uuid, now))
 	})
+	b.xidDrain()
+	for i := range out {
+		b.xidFill(&out[i])
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
 
@@ -13,8 +14,10 @@ import (
 // deterministically. A GPU marked Fail answers every telemetry query with
 // ERROR_UNKNOWN, to exercise "could not read". Safe for concurrent use.
 type MockLoad struct {
-	mu   sync.Mutex
-	gpus []MockGPULoad
+	mu     sync.Mutex
+	gpus   []MockGPULoad
+	devs   []nvml.Device
+	events []nvml.EventData // XID events not yet read
 }
 
 // MockGPULoad is what one mock GPU reports.
@@ -31,13 +34,29 @@ type MockGPULoad struct {
 // returns the handle that sets their readings (all zero, readable, at
 // first).
 func AttachMockLoad(srv *server.Server) *MockLoad {
-	l := &MockLoad{gpus: make([]MockGPULoad, len(srv.Devices))}
+	l := &MockLoad{gpus: make([]MockGPULoad, len(srv.Devices)), devs: srv.Devices}
+	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mock.EventSet{
+			WaitFunc: func(uint32) (nvml.EventData, nvml.Return) {
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				if len(l.events) == 0 {
+					return nvml.EventData{}, nvml.ERROR_TIMEOUT
+				}
+				e := l.events[0]
+				l.events = l.events[1:]
+				return e, nvml.SUCCESS
+			},
+			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
 	for i, d := range srv.Devices {
 		dev, ok := d.(*server.Device)
 		if !ok {
 			continue
 		}
 		i := i
+		dev.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
 		dev.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
 			g, ret := l.get(i)
 			return nvml.Utilization{Gpu: g.UtilPercent, Memory: g.MemUtilPercent}, ret
@@ -71,6 +90,14 @@ func (l *MockLoad) Set(index int, g MockGPULoad) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.gpus[index] = g
+}
+
+// XID queues an XID critical-error event for GPU index, as the driver
+// would report it (e.g. 79: fallen off the bus, 48: double-bit ECC).
+func (l *MockLoad) XID(index int, xid uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, nvml.EventData{Device: l.devs[index], EventType: nvml.EventTypeXidCriticalError, EventData: xid})
 }
 
 func (l *MockLoad) get(i int) (MockGPULoad, nvml.Return) {

@@ -149,3 +149,36 @@ func BenchmarkSample8GPUs(b *testing.B) {
 		}
 	}
 }
+
+// XID events reach the sample of their GPU; a GPU whose driver gives no
+// events has its XID reading unread, not "no XID".
+func TestSampleXIDEvents(t *testing.T) {
+	inv, load := liveH100(t)
+	ctx := testCtx(t)
+	first, err := inv.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first[0].Readable(FieldXID) || first[0].LastXID != 0 {
+		t.Fatalf("no XID yet: readable=%v last=%d", first[0].Readable(FieldXID), first[0].LastXID)
+	}
+	load.XID(2, 79)
+	load.XID(2, 48)
+	load.XID(5, 13)
+	got, err := inv.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[2].LastXID != 48 || got[5].LastXID != 13 || got[0].LastXID != 0 {
+		t.Errorf("last XIDs: gpu2=%d gpu5=%d gpu0=%d, want 48 13 0", got[2].LastXID, got[5].LastXID, got[0].LastXID)
+	}
+	// The stock mock has no event sets: XID unread.
+	plain := mustNew(t, "mock:dgxh100")
+	ps, err := plain.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Readable(FieldXID) {
+		t.Error("XID readable without an event set")
+	}
+}
