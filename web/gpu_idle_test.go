@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -75,11 +76,18 @@ func TestGPUIdleReleaseWarnsThenStops(t *testing.T) {
 	if text, _ := banner(); strings.Contains(text, "GPU idle for") {
 		t.Fatalf("unreadable GPU shown idle: %q", text)
 	}
+	if now, _ := sparkline(t, p, ac, id); now != "could not read" {
+		t.Fatalf("unreadable GPU's utilisation shown as %q", now)
+	}
 	for i := range 8 {
 		load.Set(i, gpu.MockGPULoad{})
 	}
 	if err := p.srv.SampleGPUs(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// Three samples, one unread: the line has two points, never a fake 0.
+	if now, points := sparkline(t, p, ac, id); now != "0%" || points != 2 {
+		t.Fatalf("sparkline: now %q with %d points, want 0%% and 2", now, points)
 	}
 	base := time.Now()
 	p.srv.Manager.SetClock(func() time.Time { return base.Add(42 * time.Minute) })
@@ -113,4 +121,21 @@ func TestGPUIdleReleaseWarnsThenStops(t *testing.T) {
 	if !found {
 		t.Errorf("workbench_culls_total{reason=\"gpu_idle\"} is not 1: %v", fams["workbench_culls_total"])
 	}
+}
+
+// sparkline reads the workbench page's GPU row: the utilisation text and
+// the number of points on its utilisation line.
+func sparkline(t *testing.T, p *testPortal, c *http.Client, id string) (string, int) {
+	t.Helper()
+	_, body := p.get(c, "/workbenches/"+id)
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := doc.Find(`[data-testid="wb-gpu-telemetry-row"]`)
+	if row.Length() != 1 {
+		t.Fatalf("%d GPU telemetry rows, want 1", row.Length())
+	}
+	pts, _ := row.Find("polyline").First().Attr("points")
+	return strings.TrimSpace(row.Find(`[data-testid="wb-gpu-util"]`).Text()), len(strings.Fields(pts))
 }
