@@ -66,6 +66,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		return nil, err
 	}
 	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
+	s.sampler.SetIdleThreshold(uint32(cfg.GPUIdlePercent))
 	s.sstore = store.SessionStore()
 	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
