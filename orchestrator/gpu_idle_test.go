@@ -77,7 +77,7 @@ func newGPUIdleRig(t *testing.T) *gpuIdleRig {
 	}
 	r.sampler = gpu.NewSampler(inv, time.Hour, 4, log)
 	r.sampler.SetClock(func() time.Time { return r.now })
-	r.m = &Manager{store: s, pool: NewPool(inv, r.sampler, s), activity: newActivityTracker(), metrics: newPortalMetrics()}
+	r.m = &Manager{store: s, pool: NewPool(inv, r.sampler, s), activity: newActivityTracker(), metrics: newPortalMetrics(), log: log}
 	r.m.SetClock(func() time.Time { return r.now })
 	r.wb, err = s.WorkbenchByID(ctx, wb.ID)
 	if err != nil {

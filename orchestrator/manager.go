@@ -37,6 +37,9 @@ type Options struct {
 	// Egress is the egress policy until an admin sets one (default:
 	// internet only).
 	Egress runtime.EgressPolicy
+	// GPURollupRetention keeps per-minute GPU rollups this long (default
+	// 35 days, DefaultGPURollupRetention).
+	GPURollupRetention time.Duration
 }
 
 func (o *Options) defaults() {
@@ -111,6 +114,9 @@ type Manager struct {
 	accepting sync.RWMutex
 	// metrics are the spawn histogram and cull counters (portal_metrics.go).
 	metrics *portalMetrics
+	// rolledUpTo is the end of the last per-minute GPU rollup (gpu_rollup.go).
+	rollupMu   sync.Mutex
+	rolledUpTo time.Time
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -173,6 +179,7 @@ func (m *Manager) Run(ctx context.Context) {
 	duty(5*time.Second, false, m.flushActivity)
 	duty(m.opt.HeartbeatEvery, false, m.heartbeat)
 	duty(m.opt.BillEvery, false, m.BillAndEnforce)
+	duty(time.Minute, false, m.RollupGPUMinutes)
 	m.watchEvents(ctx)
 	wg.Wait()
 	m.flushActivity(context.Background())

@@ -108,6 +108,11 @@ func TestGPUIdleReleaseWarnsThenStops(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(body, "GPU idle") {
 		t.Errorf("stopped workbench page does not say why: %d", res.StatusCode)
 	}
+	// The notebook URL, following the notebook sign-in redirects as a
+	// browser does, lands on the not-running page, which says why.
+	if _, body := p.get(&http.Client{Jar: ac.Jar}, "/wb/"+id+"/"); !strings.Contains(body, "not-running-why") || !strings.Contains(body, "GPU idle") {
+		t.Errorf("the not-running page does not say it was GPU idle: %.600s", body)
+	}
 	admin := tokenFor(t, p, "admin", "admin")
 	fams := scrapeFamilies(t, p, admin)
 	found := false
