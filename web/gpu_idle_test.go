@@ -108,10 +108,21 @@ func TestGPUIdleReleaseWarnsThenStops(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(body, "GPU idle") {
 		t.Errorf("stopped workbench page does not say why: %d", res.StatusCode)
 	}
-	// The notebook URL, following the notebook sign-in redirects as a
-	// browser does, lands on the not-running page, which says why.
-	if _, body := p.get(&http.Client{Jar: ac.Jar}, "/wb/"+id+"/"); !strings.Contains(body, "not-running-why") || !strings.Contains(body, "GPU idle") {
-		t.Errorf("the not-running page does not say it was GPU idle: %.600s", body)
+	// The notebook URL, opened as a browser does (HTML wanted, sign-in
+	// redirects followed), is the not-running page, which says why.
+	req, _ := http.NewRequest(http.MethodGet, p.ts.URL+"/wb/"+id+"/", nil)
+	req.Header.Set("Accept", "text/html")
+	nres, err := (&http.Client{Jar: ac.Jar}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ndoc, err := goquery.NewDocumentFromReader(nres.Body)
+	nres.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := ndoc.Find(`[data-testid=not-running-why]`).Text(); !strings.Contains(why, "GPU idle") {
+		t.Errorf("the not-running page says %q, not that it was GPU idle", why)
 	}
 	admin := tokenFor(t, p, "admin", "admin")
 	fams := scrapeFamilies(t, p, admin)
