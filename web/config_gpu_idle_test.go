@@ -23,3 +23,14 @@ func TestConfigGPUIdleThreshold(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigGPUDemoLoadOnlySimulated(t *testing.T) {
+	c := web.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), GPUs: "none", Currency: "USD", LogFormat: "text", LogLevel: "info", GPUDemoLoad: true}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "WORKBENCH_GPU_DEMO_LOAD") {
+		t.Fatalf("demo load without simulated GPUs: %v", err)
+	}
+	c.GPUs = "mock:dgxh100"
+	if err := c.Validate(); err != nil {
+		t.Fatalf("demo load on a mock: %v", err)
+	}
+}
