@@ -35,6 +35,9 @@ func (m *Manager) GPUIdle(ctx context.Context, wb *models.Workbench) GPUIdle {
 
 func (m *Manager) gpuIdle(ctx context.Context, wb *models.Workbench, now time.Time) GPUIdle {
 	var g GPUIdle
+	if m.pool == nil {
+		return g
+	}
 	s := m.pool.sampler
 	if wb.State != models.StateRunning || len(wb.GPUs) == 0 || s == nil || wb.StartedAt == nil {
 		return g

@@ -48,6 +48,9 @@ func newPortalMetrics() *portalMetrics {
 }
 
 func (p *portalMetrics) spawned(ok bool, took time.Duration) {
+	if p == nil { // a Manager built without NewManager (unit tests)
+		return
+	}
 	status := "success"
 	if !ok {
 		status = "failure"
@@ -55,7 +58,11 @@ func (p *portalMetrics) spawned(ok bool, took time.Duration) {
 	p.spawn.WithLabelValues(status).Observe(took.Seconds())
 }
 
-func (p *portalMetrics) culled(kind string) { p.culls.WithLabelValues(kind).Inc() }
+func (p *portalMetrics) culled(kind string) {
+	if p != nil {
+		p.culls.WithLabelValues(kind).Inc()
+	}
+}
 
 func (p *portalMetrics) describe(ch chan<- *prometheus.Desc) {
 	p.spawn.Describe(ch)
