@@ -40,7 +40,8 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
 		CPUCores: f.CPUMilli.String(), MemoryGiB: strconv.Itoa(f.MemoryGiB),
-		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled}
+		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled,
+		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10)}
 }
 
 func (h *Handler) flavorCreateForm(c *gin.Context) { h.saveFlavorForm(c, 0) }
@@ -57,7 +58,8 @@ func (h *Handler) flavorUpdateForm(c *gin.Context) {
 func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 	form := templates.FlavorForm{ID: id, Name: c.PostForm("name"), GPUModel: c.PostForm("gpu_model"),
 		GPUCount: c.PostForm("gpu_count"), CPUCores: c.PostForm("cpu_cores"), MemoryGiB: c.PostForm("memory_gib"),
-		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true"}
+		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true",
+		GPUIdleMinutes: c.PostForm("gpu_idle_timeout_minutes")}
 	f, err := parseFlavorForm(form)
 	if err == nil {
 		err = h.saveFlavor(c, f)
@@ -94,6 +96,11 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 		return nil, err
 	}
 	f.MaxRuntimeS = int64(hours) * 3600
+	idleMin, err := atoiField("gpu_idle_timeout_minutes", form.GPUIdleMinutes, 0)
+	if err != nil {
+		return nil, err
+	}
+	f.GPUIdleTimeoutS = int64(idleMin) * 60
 	f.CPUMilli, err = models.ParseMillicores(form.CPUCores)
 	if err != nil {
 		return nil, &models.ValidationError{Field: "cpu_cores", Message: err.Error()}
@@ -155,7 +162,9 @@ type flavorBody struct {
 	ShmMiB    *int              `json:"shm_mib"`
 	// MaxRuntimeSeconds stops workbenches of the flavor after that long; 0 = no limit.
 	MaxRuntimeSeconds int64 `json:"max_runtime_seconds"`
-	Enabled           *bool `json:"enabled"`
+	// GPUIdleTimeoutSeconds stops a workbench whose GPUs stayed idle that long; 0 = off.
+	GPUIdleTimeoutSeconds int64 `json:"gpu_idle_timeout_seconds"`
+	Enabled               *bool `json:"enabled"`
 }
 
 func (h *Handler) apiFlavorCreate(c *gin.Context) { h.apiSaveFlavor(c, 0, http.StatusCreated) }
@@ -175,7 +184,8 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		return
 	}
 	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUMilli: b.CPUCores,
-		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled}
+		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
+		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB
 	}

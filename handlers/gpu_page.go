@@ -11,6 +11,7 @@ import (
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator"
+	"workbench/orchestrator/gpu"
 	"workbench/templates"
 )
 
@@ -57,6 +58,9 @@ func gpuRow(g orchestrator.PoolGPU) templates.GPURow {
 		r.UtilPercent, r.MemUsedMiB, r.TempC, r.PowerW = g.Util.UtilPercent, g.Util.MemUsedMiB, g.Util.TempC, g.Util.PowerW
 	}
 	for _, s := range g.History {
+		if !s.Readable(gpu.FieldUtil) {
+			continue // unread is not 0%: leave it out of the line
+		}
 		r.UtilHistory = append(r.UtilHistory, float64(s.UtilPercent))
 	}
 	for _, m := range g.MIG {

@@ -29,6 +29,8 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 	}
 	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb)
+	v.GPUIdle = h.gpuIdleView(ctx, wb)
+	v.GPUTelemetry = h.wbGPUTelemetry(wb)
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
 	}

@@ -17,10 +17,13 @@ type Flavor struct {
 	ShmMiB    int        `gorm:"column:shm_mib" json:"shm_mib"`
 	// MaxRuntimeS stops a workbench of this flavor after that many seconds of
 	// running; 0 = no limit.
-	MaxRuntimeS int64     `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
-	Enabled     bool      `json:"enabled"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	MaxRuntimeS int64 `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
+	// GPUIdleTimeoutS stops a running workbench whose GPUs all stayed
+	// below the idle utilisation threshold for that many seconds; 0 = off.
+	GPUIdleTimeoutS int64     `gorm:"column:gpu_idle_timeout_s" json:"gpu_idle_timeout_seconds"`
+	Enabled         bool      `json:"enabled"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // Limits a single flavor may ask for; beyond them a value is surely a typo.
@@ -58,6 +61,9 @@ func (f *Flavor) Validate() error {
 	if f.MaxRuntimeS < 0 || f.MaxRuntimeS > 365*24*3600 {
 		return invalid("max_runtime_hours", "must be between 0 (no limit) and 8760 hours")
 	}
+	if f.GPUIdleTimeoutS < 0 || f.GPUIdleTimeoutS > 30*24*3600 {
+		return invalid("gpu_idle_timeout_minutes", "must be between 0 (off) and 43200 minutes")
+	}
 	if f.ShmMiB < 0 || f.ShmMiB > f.MemoryGiB*1024 {
 		return invalid("shm_mib", "must be between 0 and the flavor's memory")
 	}
@@ -86,7 +92,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 	}
 	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
 		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_milli": f.CPUMilli,
-		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "enabled": f.Enabled, "updated_at": s.now()})
+		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "enabled": f.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
 			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}

@@ -22,30 +22,37 @@ func (m *Manager) Cull(ctx context.Context) {
 	now := m.now()
 	for i := range running {
 		wb := &running[i]
-		if reason := m.cullReason(ctx, wb, now); reason != "" {
+		if reason, kind := m.cullReason(ctx, wb, now); reason != "" {
 			m.log.Info("culling", "id", wb.ID, "reason", reason)
 			if err := m.Stop(ctx, wb.ID, reason); err != nil {
 				m.log.Warn("cull: stop", "id", wb.ID, "err", err)
+			} else {
+				m.metrics.culled(kind)
 			}
 		}
 	}
 }
 
-func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time.Time) string {
+// cullReason is why wb is stopped at now ("" for not) and the kind of
+// cull, for the metrics.
+func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time.Time) (string, string) {
 	if r := runtimeReason(m.runtimeRule(ctx, wb), wb, now); r != "" {
-		return r
+		return r, CullMaxRuntime
+	}
+	if r := m.gpuIdleReason(ctx, wb, now); r != "" {
+		return r, CullGPUIdle
 	}
 	if wb.IdleTimeoutS <= 0 {
-		return ""
+		return "", ""
 	}
 	busy, jupyterLast := m.jupyterActivity(ctx, wb)
 	if busy {
-		return ""
+		return "", ""
 	}
 	// Remember what Jupyter saw, so the deadlines the pages show
 	// (ComputeDeadlines) count it too.
 	m.activity.touch(wb.ID, jupyterLast)
-	return m.idleReason(wb, now)
+	return m.idleReason(wb, now), CullIdle
 }
 
 // runtimeReason is why a run has reached its maximum runtime at now, or "".

@@ -41,6 +41,9 @@ type Options struct {
 	// file's device and inode): a crashed holder of the install lease
 	// with the same data on this host is taken over at once (lease.go).
 	DataIdentity string
+	// GPURollupRetention keeps per-minute GPU rollups this long (default
+	// 35 days, DefaultGPURollupRetention).
+	GPURollupRetention time.Duration
 }
 
 func (o *Options) defaults() {
@@ -122,6 +125,11 @@ type Manager struct {
 	// launching; reconciliation takes it (write) before deciding that a
 	// transitional workbench has nobody driving it.
 	accepting sync.RWMutex
+	// metrics are the spawn histogram and cull counters (portal_metrics.go).
+	metrics *portalMetrics
+	// rolledUpTo is the end of the last per-minute GPU rollup (gpu_rollup.go).
+	rollupMu   sync.Mutex
+	rolledUpTo time.Time
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -140,6 +148,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		clock:          time.Now,
 		started:        time.Now().UTC(),
 		fw:             runtime.NewFirewall(log.With("component", "egress")),
+		metrics:        newPortalMetrics(),
 	}
 }
 
@@ -206,6 +215,7 @@ func (m *Manager) Run(ctx context.Context) {
 	duty(m.opt.HeartbeatEvery, false, m.heartbeat)
 	duty(m.opt.BillEvery, false, m.BillAndEnforce)
 	m.scheduleBudgets(ctx)
+	duty(time.Minute, false, m.RollupGPUMinutes)
 	m.watchEvents(ctx)
 	wg.Wait()
 	for _, uid := range m.budgets.users() {
@@ -274,6 +284,7 @@ func (m *Manager) inBackground(id string, steps func(ctx context.Context) error)
 	m.launching[id] = run
 	m.mu.Unlock()
 	m.wg.Add(1)
+	began := time.Now()
 	go func() {
 		defer m.wg.Done()
 		defer close(run.done)
@@ -283,11 +294,16 @@ func (m *Manager) inBackground(id string, steps func(ctx context.Context) error)
 			m.mu.Unlock()
 			cancel()
 		}()
-		if err := steps(ctx); err != nil {
+		err := steps(ctx)
+		if err == nil {
+			m.metrics.spawned(true, time.Since(began))
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				m.log.Info("launch cancelled", "id", id)
 				return
 			}
+			m.metrics.spawned(false, time.Since(began))
 			m.log.Warn("launch failed", "id", id, "err", err)
 			m.fail(context.Background(), id, err.Error())
 		}

@@ -20,6 +20,7 @@ type Collector struct {
 	simulated *prometheus.Desc
 	moneyErrs *prometheus.Desc
 	lease     *prometheus.Desc
+	dcgm      *dcgmCollector
 }
 
 // NewCollector returns a Prometheus collector over the manager's pool.
@@ -35,6 +36,7 @@ func NewCollector(m *Manager) *Collector {
 			"1 when this process holds the install lease and reconciles; 0 when another live portal of the same install does.", nil, nil),
 		moneyErrs: prometheus.NewDesc("workbench_money_errors_total",
 			"Billing (pricing, recording), budget enforcement and metering-start errors since the portal started.", []string{"kind"}, nil),
+		dcgm: newDCGMCollector(m),
 	}
 }
 
@@ -43,6 +45,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated, c.moneyErrs, c.lease} {
 		ch <- d
 	}
+	c.dcgm.describe(ch)
+	c.m.metrics.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -92,4 +96,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for kind, n := range c.m.MoneyErrors() {
 		ch <- prometheus.MustNewConstMetric(c.moneyErrs, prometheus.CounterValue, float64(n), kind)
 	}
+	c.dcgm.collect(ctx, ch)
+	c.m.metrics.collect(ch)
 }

@@ -96,7 +96,9 @@ func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
 			g.State = GPUFree
 		}
 		if p.sampler != nil {
-			if s, ok := p.sampler.Latest(d.UUID); ok {
+			// A GPU whose utilisation could not be read has no reading:
+			// showing its zero as 0% would call a broken GPU idle.
+			if s, ok := p.sampler.Latest(d.UUID); ok && s.Readable(gpu.FieldUtil) {
 				g.Util = &Reading{UtilPercent: s.UtilPercent, MemUsedMiB: s.MemUsedMiB, TempC: s.TempC, PowerW: float64(s.PowerMilliW) / 1000}
 			}
 			g.History = p.sampler.History(d.UUID)

@@ -36,6 +36,13 @@ type lifecycleRig struct {
 // the real engine, as stuckVolumes does.
 func newLifecycleRig(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime) *lifecycleRig {
 	t.Helper()
+	return newLifecycleRigWithGPUs(t, wrap, nil, nil)
+}
+
+// newLifecycleRigWithGPUs is newLifecycleRig over a given inventory and
+// sampler (nil: the plain DGX H100 mock, no sampler).
+func newLifecycleRigWithGPUs(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, inv gpu.Inventory, sampler *gpu.Sampler) *lifecycleRig {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("real-engine test: skipped under -short (make test runs it)")
 	}
@@ -63,9 +70,11 @@ func newLifecycleRig(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindMock, Mock: "dgxh100"})
-	if err != nil {
-		t.Fatal(err)
+	if inv == nil {
+		inv, err = gpu.New(gpu.Mode{Kind: gpu.KindMock, Mock: "dgxh100"})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	devs, err := inv.Devices(ctx)
 	if err != nil || len(devs) == 0 {
@@ -105,7 +114,7 @@ func newLifecycleRig(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime) *
 	if wrap != nil {
 		rt = wrap(docker)
 	}
-	m := NewManager(store, NewPool(inv, nil, store), rt, installID, Options{StopGrace: 5 * time.Second}, log)
+	m := NewManager(store, NewPool(inv, sampler, store), rt, installID, Options{StopGrace: 5 * time.Second}, log)
 	t.Cleanup(m.Wait)
 	return &lifecycleRig{m: m, store: store, cli: cli, owner: owner, flavor: flavor}
 }

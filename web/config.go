@@ -55,6 +55,15 @@ type Config struct {
 	ActivityEvery time.Duration
 
 	gpuMode gpu.Mode
+
+	// GPUOptions are extra gpu.New options (not a flag): tests inject a
+	// go-nvml mock with life (gpu.AttachMockLoad) through WithNVML.
+	GPUOptions []gpu.Option
+	// GPUIdlePercent: a GPU below this utilisation counts as idle for
+	// GPU-idle release (0: the default, 5).
+	GPUIdlePercent int
+	// GPUDemoLoad makes a simulated pool report a made-up load (make demo).
+	GPUDemoLoad bool
 }
 
 // GPUMode is the parsed GPUS setting (valid after Validate).
@@ -84,6 +93,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "log format: text | json (WORKBENCH_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "log level: debug | info | warn | error (WORKBENCH_LOG_LEVEL)")
 	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
+	fs.IntVar(&c.GPUIdlePercent, "gpu-idle-threshold", envInt("GPU_IDLE_THRESHOLD", gpu.DefaultIdleThresholdPercent), "GPU utilisation (%) below which a GPU counts as idle for a flavor's GPU-idle release (WORKBENCH_GPU_IDLE_THRESHOLD)")
+	fs.BoolVar(&c.GPUDemoLoad, "gpu-demo-load", env("GPU_DEMO_LOAD", "") == "1", "simulated GPUs report a made-up load (only with --gpus mock:*) (WORKBENCH_GPU_DEMO_LOAD=1)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
 	fs.DurationVar(&c.SessionMaxAge, "session-max-age", envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
 	fs.StringVar(&c.NotebookDomain, "notebook-domain", env("NOTEBOOK_DOMAIN", ""), "serve workbench {id} at {id}.<this domain>, its own origin, e.g. nb.example.org; needs wildcard DNS and TLS (WORKBENCH_NOTEBOOK_DOMAIN)")
@@ -151,6 +162,15 @@ func (c *Config) Validate() error {
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return fmt.Errorf("invalid WORKBENCH_LOG_LEVEL / --log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	if c.GPUDemoLoad && c.gpuMode.Kind != gpu.KindMock {
+		return fmt.Errorf("invalid WORKBENCH_GPU_DEMO_LOAD / --gpu-demo-load: only with simulated GPUs (WORKBENCH_GPUS=mock:*)")
+	}
+	if c.GPUIdlePercent == 0 {
+		c.GPUIdlePercent = gpu.DefaultIdleThresholdPercent
+	}
+	if c.GPUIdlePercent < 1 || c.GPUIdlePercent > 100 {
+		return fmt.Errorf("invalid WORKBENCH_GPU_IDLE_THRESHOLD / --gpu-idle-threshold %d: must be between 1 and 100 (percent)", c.GPUIdlePercent)
 	}
 	if c.SampleEvery < time.Second {
 		return fmt.Errorf("invalid WORKBENCH_SAMPLE_INTERVAL / --sample-interval %s: must be at least 1s", c.SampleEvery)

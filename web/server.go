@@ -38,6 +38,7 @@ type Server struct {
 	Store    *models.Store
 	inv      gpu.Inventory
 	sampler  *gpu.Sampler
+	demoLoad *gpu.MockLoad // WORKBENCH_GPU_DEMO_LOAD (telemetry.go)
 	sessions *scs.SessionManager
 	sstore   *models.SessionStore
 	rt       *runtime.Docker
@@ -54,18 +55,24 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := gpu.New(cfg.GPUMode(), gpu.WithLogger(log))
+	gpuOpts, demo, err := gpuOptions(cfg)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	inv, err := gpu.New(cfg.GPUMode(), append([]gpu.Option{gpu.WithLogger(log)}, gpuOpts...)...)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("GPU inventory (WORKBENCH_GPUS=%s): %w", cfg.GPUs, err)
 	}
 	log.Info("GPU inventory", "backend", inv.Backend(), "simulated", inv.Simulated(), "status", inv.Status())
-	s := &Server{cfg: cfg, log: log, Store: store, inv: inv}
+	s := &Server{cfg: cfg, log: log, Store: store, inv: inv, demoLoad: demo}
 	if err := s.bootstrap(ctx, out); err != nil {
 		s.Close()
 		return nil, err
 	}
 	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
+	s.sampler.SetIdleThreshold(uint32(cfg.GPUIdlePercent))
 	s.sstore = store.SessionStore()
 	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
@@ -244,7 +251,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
-	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions} {
+	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions, s.runDemoLoad} {
 		loops.Add(1)
 		go func() { defer loops.Done(); loop(bg) }()
 	}

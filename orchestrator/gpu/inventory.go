@@ -40,6 +40,7 @@ type nvmlInventory struct {
 	driver    string
 	logger    *slog.Logger
 	seen      transitions // last health / MIG error per GPU, to log changes only
+	xid       xidEvents   // XID error events, drained at each Sample (xid.go)
 }
 
 func newNVMLInventory(lib nvml.Interface, backend string, simulated bool, label string, logger *slog.Logger) (*nvmlInventory, error) {
@@ -93,6 +94,7 @@ func (b *nvmlInventory) Close() error {
 		return nil
 	}
 	b.closed = true
+	b.xidClose()
 	if ret := call0(b.lib.Shutdown); ret != nvml.SUCCESS && ret != nvml.ERROR_NOT_SUPPORTED {
 		return fmt.Errorf("NVML shutdown: %v", ret)
 	}
@@ -172,33 +174,23 @@ func (b *nvmlInventory) Devices(ctx context.Context) ([]Device, error) {
 	return out, nil
 }
 
-// Sample reads utilisation, memory, temperature and power of every whole
-// GPU. Readings NVML (or the mock) does not support stay zero; MIG-enabled
-// GPUs, for example, report no whole-GPU utilisation.
+// Sample reads the telemetry of every whole GPU (see readSample).
 func (b *nvmlInventory) Sample(ctx context.Context) ([]Sample, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
 	out := []Sample{}
+	if !b.closed {
+		b.xidPrepare()
+	}
 	err := b.handles(ctx, func(_ int, dev nvml.Device, uuid string) {
-		s := Sample{UUID: uuid, At: now}
-		if u, ret := call1(dev.GetUtilizationRates); ret == nvml.SUCCESS {
-			s.UtilPercent = u.Gpu
-		}
-		if m, ret := call1(dev.GetMemoryInfo); ret == nvml.SUCCESS {
-			s.MemUsedMiB = m.Used / mib
-		}
-		// GetTemperature is deprecated in NVML 13 headers but present in
-		// every driver; its successor GetTemperatureV is missing from older
-		// (e.g. 535/550) drivers still common on GPU servers.
-		if t, ret := call1(func() (uint32, nvml.Return) { return dev.GetTemperature(nvml.TEMPERATURE_GPU) }); ret == nvml.SUCCESS {
-			s.TempC = t
-		}
-		if p, ret := call1(dev.GetPowerUsage); ret == nvml.SUCCESS {
-			s.PowerMilliW = p
-		}
-		out = append(out, s)
+		b.xidRegister(dev, uuid)
+		out = append(out, readSample(dev, uuid, now))
 	})
+	b.xidDrain()
+	for i := range out {
+		b.xidFill(&out[i])
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,9 @@ import (
 const (
 	DefaultSampleInterval = 15 * time.Second
 	DefaultSampleCapacity = 240 // one hour at the default interval
+	// DefaultIdleThresholdPercent: a GPU below this SM utilisation counts
+	// as idle for GPU-idle release.
+	DefaultIdleThresholdPercent = 5
 )
 
 // Sampler polls an Inventory's Sample at a fixed interval and keeps a
@@ -24,7 +27,14 @@ type Sampler struct {
 
 	mu      sync.RWMutex
 	history map[string]*ring
-	failing bool // last collection failed; log the failure once, not per tick
+	// idleSince is, per GPU, the time of the first sample of the current
+	// unbroken run of readable samples below idleThreshold. It is kept
+	// apart from the bounded history so idle runs longer than the
+	// history still count; any unreadable or busy sample ends the run.
+	idleSince     map[string]time.Time
+	idleThreshold uint32
+	failing       bool             // last collection failed; log the failure once, not per tick
+	now           func() time.Time // stamps samples; see SetClock
 }
 
 // NewSampler prepares a sampler; call Run to start it.
@@ -44,6 +54,10 @@ func NewSampler(inv Inventory, interval time.Duration, capacity int, logger *slo
 		capacity: capacity,
 		logger:   logger.With("component", "gpu-sampler"),
 		history:  map[string]*ring{},
+
+		idleSince:     map[string]time.Time{},
+		idleThreshold: DefaultIdleThresholdPercent,
+		now:           time.Now,
 	}
 }
 
@@ -74,13 +88,19 @@ func (s *Sampler) Collect(ctx context.Context) error {
 			s.logger.Warn("GPU sampling failed", "err", err)
 		}
 		s.failing = true
+		clear(s.idleSince) // could not read: never idle
 		return err
 	}
 	if s.failing {
 		s.logger.Info("GPU sampling recovered")
 		s.failing = false
 	}
+	seen := make(map[string]bool, len(samples))
+	at := s.now()
 	for _, smp := range samples {
+		smp.At = at // one time per cycle, on the sampler's clock
+		seen[smp.UUID] = true
+		s.noteIdle(smp)
 		r := s.history[smp.UUID]
 		if r == nil {
 			r = newRing(s.capacity)
@@ -88,7 +108,50 @@ func (s *Sampler) Collect(ctx context.Context) error {
 		}
 		r.push(smp)
 	}
+	for uuid := range s.idleSince {
+		if !seen[uuid] { // GPU vanished from the reading: unknown, not idle
+			delete(s.idleSince, uuid)
+		}
+	}
 	return nil
+}
+
+// noteIdle extends or ends the GPU's idle run. Caller holds s.mu.
+func (s *Sampler) noteIdle(smp Sample) {
+	if !smp.Readable(FieldUtil) || smp.UtilPercent >= s.idleThreshold {
+		delete(s.idleSince, smp.UUID)
+		return
+	}
+	if _, ok := s.idleSince[smp.UUID]; !ok {
+		s.idleSince[smp.UUID] = smp.At
+	}
+}
+
+// SetClock replaces the clock that stamps samples (tests; the manager's
+// culler compares idle runs against its own injectable clock). Call
+// before Run.
+func (s *Sampler) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
+}
+
+// SetIdleThreshold sets the SM utilisation (percent) below which a GPU
+// counts as idle. Call before Run.
+func (s *Sampler) SetIdleThreshold(percent uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idleThreshold = percent
+}
+
+// IdleSince returns when the GPU's current idle run began: every sample
+// since then was readable and below the threshold. ok is false when the
+// latest sample was busy or unreadable, or there is none.
+func (s *Sampler) IdleSince(uuid string) (since time.Time, ok bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	since, ok = s.idleSince[uuid]
+	return since, ok
 }
 
 // History returns a copy of the samples kept for uuid, oldest first.
@@ -111,4 +174,11 @@ func (s *Sampler) Latest(uuid string) (Sample, bool) {
 		return Sample{}, false
 	}
 	return r.latest()
+}
+
+// IdleThreshold is the SM utilisation (percent) below which a GPU is idle.
+func (s *Sampler) IdleThreshold() uint32 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idleThreshold
 }

@@ -33,16 +33,58 @@ type Device struct {
 	HealthDetail string        `json:"health_detail,omitempty"`
 }
 
-// Sample is one utilisation reading of a whole GPU. Readings the backend
-// cannot take (unsupported by the driver or the mock) are zero.
+// Sample is one telemetry reading of a whole GPU. A reading NVML could not
+// take (an error, unsupported by the driver or the mock) is zero AND has
+// its Field bit set in Unread: "0%" and "could not read" are never the same
+// thing, and a GPU whose utilisation cannot be read is never idle.
 type Sample struct {
-	UUID        string
-	At          time.Time
-	UtilPercent uint32
-	MemUsedMiB  uint64
-	TempC       uint32
-	PowerMilliW uint32
+	UUID           string
+	At             time.Time
+	UtilPercent    uint32 // SM utilisation over NVML's last sample period
+	MemUtilPercent uint32 // memory-copy (bandwidth) utilisation
+	MemUsedMiB     uint64
+	MemFreeMiB     uint64
+	TempC          uint32
+	PowerMilliW    uint32
+	EnergyMilliJ   uint64 // total energy since the driver loaded
+	SMClockMHz     uint32
+	MemClockMHz    uint32
+	// ECCUncorrected is the volatile (since boot) uncorrected ECC count.
+	ECCUncorrected uint64
+	// LastXID is the last XID error NVML reported for the GPU since the
+	// portal started (0: none seen); unread where NVML gives no events.
+	LastXID uint64
+	// Processes are the compute processes on the GPU (host PIDs).
+	Processes []Process
+	Unread    Field
 }
+
+// Process is one compute process NVML sees on a GPU.
+type Process struct {
+	PID        uint32
+	UsedMemMiB uint64
+}
+
+// Field names one reading of a Sample, as a bit in Sample.Unread.
+type Field uint32
+
+// Readings of a Sample.
+const (
+	FieldUtil Field = 1 << iota
+	FieldMemUtil
+	FieldMemory
+	FieldTemp
+	FieldPower
+	FieldEnergy
+	FieldSMClock
+	FieldMemClock
+	FieldECC
+	FieldProcesses
+	FieldXID
+)
+
+// Readable reports whether f was read in this sample.
+func (s Sample) Readable(f Field) bool { return s.Unread&f == 0 }
 
 // Inventory is what the rest of the portal codes against.
 type Inventory interface {

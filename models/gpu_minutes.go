@@ -1,0 +1,57 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
+
+// GPUMinute is one GPU's telemetry over one minute (see migration 00031).
+type GPUMinute struct {
+	GPUUUID       string `gorm:"column:gpu_uuid;primaryKey"`
+	Minute        int64  `gorm:"primaryKey"` // unix seconds of the minute's start
+	Samples       int64
+	UtilSamples   int64
+	UtilSum       int64
+	UnreadSamples int64
+	MemUsedMaxMiB int64 `gorm:"column:mem_used_max_mib"`
+	PowerSamples  int64
+	PowerSumMW    int64  `gorm:"column:power_sum_mw"`
+	WorkbenchID   string `gorm:"column:workbench_id"`
+}
+
+// TableName is gorm's table for GPUMinute.
+func (GPUMinute) TableName() string { return "gpu_minutes" }
+
+// UtilMean is the mean utilisation of the readable samples; ok is false
+// when none could be read.
+func (g GPUMinute) UtilMean() (mean float64, ok bool) {
+	if g.UtilSamples == 0 {
+		return 0, false
+	}
+	return float64(g.UtilSum) / float64(g.UtilSamples), true
+}
+
+// SaveGPUMinutes writes rollup rows; a row for a (GPU, minute) already
+// stored is replaced (the rollup of a minute is recomputed whole).
+func (s *Store) SaveGPUMinutes(ctx context.Context, rows []GPUMinute) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return s.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error
+}
+
+// GPUMinutes returns the rows of [from, to), by GPU then minute.
+func (s *Store) GPUMinutes(ctx context.Context, from, to time.Time) ([]GPUMinute, error) {
+	var out []GPUMinute
+	err := s.db.WithContext(ctx).Where("minute >= ? AND minute < ?", from.Unix(), to.Unix()).
+		Order("gpu_uuid, minute").Find(&out).Error
+	return out, err
+}
+
+// PruneGPUMinutes deletes rows of minutes before cutoff.
+func (s *Store) PruneGPUMinutes(ctx context.Context, cutoff time.Time) (int64, error) {
+	res := s.db.WithContext(ctx).Where("minute < ?", cutoff.Unix()).Delete(&GPUMinute{})
+	return res.RowsAffected, res.Error
+}

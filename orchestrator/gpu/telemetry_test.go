@@ -1,0 +1,184 @@
+package gpu
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+)
+
+// liveH100 is a DGX H100 mock with MockLoad attached, behind a real inventory.
+func liveH100(t *testing.T) (Inventory, *MockLoad) {
+	t.Helper()
+	srv := dgxh100.New()
+	load := AttachMockLoad(srv)
+	return mustNew(t, "mock:dgxh100", WithNVML(srv, true, "mock:dgxh100")), load
+}
+
+func TestSampleReadsLoadAndTellsZeroFromUnreadable(t *testing.T) {
+	inv, load := liveH100(t)
+	load.Set(0, MockGPULoad{UtilPercent: 87, MemUtilPercent: 40, PowerMilliW: 692000, EnergyMilliJ: 123456789, TempC: 61,
+		Processes: []Process{{PID: 4242, UsedMemMiB: 1024}}})
+	load.Set(1, MockGPULoad{}) // readable 0%
+	load.Set(2, MockGPULoad{UtilPercent: 50, Fail: true})
+
+	samples, err := inv.Sample(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) != 8 {
+		t.Fatalf("%d samples, want 8", len(samples))
+	}
+	busy, zero, broken := samples[0], samples[1], samples[2]
+	if busy.UtilPercent != 87 || busy.MemUtilPercent != 40 || busy.PowerMilliW != 692000 ||
+		busy.EnergyMilliJ != 123456789 || busy.TempC != 61 {
+		t.Errorf("busy GPU read %+v", busy)
+	}
+	for _, f := range []Field{FieldUtil, FieldMemUtil, FieldPower, FieldEnergy, FieldTemp, FieldMemory, FieldProcesses} {
+		if !busy.Readable(f) {
+			t.Errorf("busy GPU: field %b unread", f)
+		}
+	}
+	if len(busy.Processes) != 1 || busy.Processes[0].PID != 4242 || busy.Processes[0].UsedMemMiB != 1024 {
+		t.Errorf("processes = %+v", busy.Processes)
+	}
+	if !zero.Readable(FieldUtil) || zero.UtilPercent != 0 {
+		t.Errorf("idle GPU: readable=%v util=%d, want a readable 0%%", zero.Readable(FieldUtil), zero.UtilPercent)
+	}
+	for _, f := range []Field{FieldUtil, FieldMemUtil, FieldPower, FieldEnergy, FieldTemp, FieldProcesses} {
+		if broken.Readable(f) {
+			t.Errorf("failing GPU: field %b marked readable", f)
+		}
+	}
+	if broken.UtilPercent != 0 {
+		t.Errorf("failing GPU carries a value %d", broken.UtilPercent)
+	}
+	// The stock mock answers no clocks or ECC: unread, not zero-valued facts.
+	if busy.Readable(FieldSMClock) || busy.Readable(FieldECC) {
+		t.Error("clock/ECC the mock does not answer marked readable")
+	}
+}
+
+func TestSamplerIdleRunsNeverIncludeUnreadable(t *testing.T) {
+	inv, load := liveH100(t)
+	devs, err := inv.Devices(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, busy, broken := devs[0].UUID, devs[1].UUID, devs[2].UUID
+	s := NewSampler(inv, time.Hour, 3, quietLogger())
+	load.Set(0, MockGPULoad{UtilPercent: 4})
+	load.Set(1, MockGPULoad{UtilPercent: 5}) // at the threshold: busy
+	load.Set(2, MockGPULoad{Fail: true})
+	ctx := testCtx(t)
+	if err := s.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first, ok := s.IdleSince(idle)
+	if !ok {
+		t.Fatal("a GPU at 4% is not idle")
+	}
+	if _, ok := s.IdleSince(busy); ok {
+		t.Error("a GPU at 5% (threshold) counts as idle")
+	}
+	if _, ok := s.IdleSince(broken); ok {
+		t.Error("an unreadable GPU counts as idle")
+	}
+	// The run outlives the bounded history (capacity 3).
+	for range 5 {
+		if err := s.Collect(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok := s.IdleSince(idle); !ok || !got.Equal(first) {
+		t.Errorf("idle run start moved: %v %v, want %v", got, ok, first)
+	}
+	if n := len(s.History(idle)); n != 3 {
+		t.Errorf("history holds %d samples, want capacity 3", n)
+	}
+	// One unreadable reading ends the run; idleness restarts afterwards.
+	load.Set(0, MockGPULoad{UtilPercent: 4, Fail: true})
+	if err := s.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.IdleSince(idle); ok {
+		t.Error("idle run survived an unreadable sample")
+	}
+	last, _ := s.Latest(idle)
+	if last.Readable(FieldUtil) {
+		t.Error("latest sample of the failing GPU marked readable")
+	}
+	load.Set(0, MockGPULoad{UtilPercent: 0})
+	if err := s.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.IdleSince(idle); !ok || !got.After(first) {
+		t.Errorf("new idle run %v %v should start after %v", got, ok, first)
+	}
+	// A failed collection (the whole inventory) is not idleness either.
+	_ = inv.Close()
+	if err := s.Collect(ctx); err == nil {
+		t.Fatal("Collect on a closed inventory succeeded")
+	}
+	if _, ok := s.IdleSince(idle); ok {
+		t.Error("idle run survived a failed collection")
+	}
+}
+
+// BenchmarkSample8GPUs measures one telemetry cycle of 8 GPUs (mock NVML,
+// so this is the portal's own overhead: locking, safe calls, allocation).
+func BenchmarkSample8GPUs(b *testing.B) {
+	srv := dgxh100.New()
+	load := AttachMockLoad(srv)
+	for i := range 8 {
+		load.Set(i, MockGPULoad{UtilPercent: 50, Processes: []Process{{PID: uint32(1000 + i), UsedMemMiB: 10}}})
+	}
+	m, _ := ParseMode("mock:dgxh100")
+	inv, err := New(m, WithLogger(quietLogger()), WithNVML(srv, true, "mock:dgxh100"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inv.Close()
+	s := NewSampler(inv, time.Second, DefaultSampleCapacity, quietLogger())
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		if err := s.Collect(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// XID events reach the sample of their GPU; a GPU whose driver gives no
+// events has its XID reading unread, not "no XID".
+func TestSampleXIDEvents(t *testing.T) {
+	inv, load := liveH100(t)
+	ctx := testCtx(t)
+	first, err := inv.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first[0].Readable(FieldXID) || first[0].LastXID != 0 {
+		t.Fatalf("no XID yet: readable=%v last=%d", first[0].Readable(FieldXID), first[0].LastXID)
+	}
+	load.XID(2, 79)
+	load.XID(2, 48)
+	load.XID(5, 13)
+	got, err := inv.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[2].LastXID != 48 || got[5].LastXID != 13 || got[0].LastXID != 0 {
+		t.Errorf("last XIDs: gpu2=%d gpu5=%d gpu0=%d, want 48 13 0", got[2].LastXID, got[5].LastXID, got[0].LastXID)
+	}
+	// The stock mock has no event sets: XID unread.
+	plain := mustNew(t, "mock:dgxh100")
+	ps, err := plain.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Readable(FieldXID) {
+		t.Error("XID readable without an event set")
+	}
+}
