@@ -183,7 +183,7 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerCon
 
 // watchKey ends the connection once its key has been deleted.
 func (s *Server) watchKey(ctx context.Context, conn *ssh.ServerConn, keyID int64) {
-	t := time.NewTicker(s.opt.KeyCheckEvery)
+	t := time.NewTicker(s.keyCheckEvery())
 	defer t.Stop()
 	for {
 		select {
@@ -248,4 +248,18 @@ func (s *Server) OpenConnections(id string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.conns[id])
+}
+
+// SetKeyCheckEvery changes how often open connections check their key
+// (tests shorten it).
+func (s *Server) SetKeyCheckEvery(d time.Duration) {
+	s.mu.Lock()
+	s.opt.KeyCheckEvery = d
+	s.mu.Unlock()
+}
+
+func (s *Server) keyCheckEvery() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opt.KeyCheckEvery
 }

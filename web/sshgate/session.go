@@ -46,11 +46,6 @@ func (c *connection) session(ctx context.Context, nch ssh.NewChannel) {
 		nch.Reject(ssh.Prohibited, "this workbench no longer exists")
 		return
 	}
-	target, err := c.s.mgr.ExecTarget(ctx, wb)
-	if err != nil {
-		nch.Reject(ssh.Prohibited, fmt.Sprintf("workbench %q is %s; start it on the portal first", wb.Name, wb.State))
-		return
-	}
 	ch, reqs, err := nch.Accept()
 	if err != nil {
 		return
@@ -99,12 +94,27 @@ func (c *connection) session(ctx context.Context, nch ssh.NewChannel) {
 				req.Reply(false, nil)
 				continue
 			}
-			mu.Lock()
-			spec, kind, msg := c.command(ctx, target, req, pty, env)
-			mu.Unlock()
+			// The workbench is looked up again: it may have stopped since
+			// the connection was made. A stopped one is refused on stderr
+			// (OpenSSH hides a rejected channel's reason below LogLevel INFO).
+			var target orchestrator.ExecTarget
+			var spec runtime.ExecSpec
+			var kind, msg string
+			if wb, err = c.s.store.WorkbenchByID(ctx, c.wbID); err != nil {
+				msg = "this workbench no longer exists"
+			} else if target, err = c.s.mgr.ExecTarget(ctx, wb); err != nil {
+				msg = fmt.Sprintf("workbench %q is %s; start it on the portal first", wb.Name, wb.State)
+			} else {
+				mu.Lock()
+				spec, kind, msg = c.command(ctx, target, req, pty, env)
+				mu.Unlock()
+			}
 			if msg != "" {
+				// Accepted, then refused on stderr with status 1: OpenSSH
+				// prints only "request failed" for a refused request, and
+				// the reason matters more.
+				req.Reply(true, nil)
 				fmt.Fprintln(ch.Stderr(), msg)
-				req.Reply(false, nil)
 				sendExit(ch, 1)
 				ch.Close()
 				continue
@@ -186,7 +196,12 @@ func (c *connection) run(ctx context.Context, ch ssh.Channel, wb *models.Workben
 	started(ex)
 	go func() {
 		io.Copy(ex.Stdin(), ch)
-		ex.CloseStdin()
+		// With a terminal, the client's EOF is not passed on (as sshd does
+		// not either): the engine would end the whole stream, output and
+		// all, before the process has written it.
+		if !spec.Tty {
+			ex.CloseStdin()
+		}
 	}()
 	if err := ex.CopyOutput(spec.Tty, ch, ch.Stderr()); err != nil {
 		c.s.log.Debug("ssh output", "workbench", wb.ID, "err", err)
