@@ -29,6 +29,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 	}
 	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb)
+	h.workbenchAccess(c, wb, &v)
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
 	}
