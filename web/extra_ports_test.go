@@ -12,6 +12,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator/testimages"
+	"workbench/web"
 )
 
 // TestExtraPortThroughProxy opens an image's extra HTTP port (an app like
@@ -20,7 +21,7 @@ import (
 // portal's cookie or Jupyter's token; other users, undeclared ports and
 // cross-origin writes are refused; the workbench page has the button.
 func TestExtraPortThroughProxy(t *testing.T) {
-	p, _ := enginePortal(t)
+	p, _ := enginePortal(t, func(c *web.Config) { c.SSHAddr = "127.0.0.1:2222" })
 	ctx := context.Background()
 	fake, err := p.srv.Store.ImageByNameOrID(ctx, "fake")
 	if err != nil {
@@ -93,6 +94,9 @@ func TestExtraPortThroughProxy(t *testing.T) {
 	}
 	if href, _ := doc.Find(`[data-testid="port-button"]`).Attr("href"); href != "/wb/"+id+"/port/6006/" {
 		t.Fatalf("port button: %q", href)
+	}
+	if cmd := doc.Find(`[data-testid="ssh-command"]`).Text(); cmd != "ssh -p 2222 tb@127.0.0.1" {
+		t.Fatalf("ssh command on the page: %q", cmd)
 	}
 
 	// Once stopped, the port is gone too.
