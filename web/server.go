@@ -48,6 +48,8 @@ type Server struct {
 	metrics http.Handler
 	// ssh serves WORKBENCH_SSH_ADDR (web/sshgate).
 	ssh *sshgate.Server
+	// GPUWatch fires "notify me when a GPU frees" (orchestrator/gpu_watch.go).
+	GPUWatch *orchestrator.GPUWatcher
 }
 
 // NewServer opens the database, the GPU inventory and builds the HTTP
@@ -90,6 +92,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr}, log)
 	s.handler = s.buildHandler(h)
+	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
 	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
 	return s, nil
 }
@@ -247,7 +250,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// (activity, heartbeats) land before the caller closes the database.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
-	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions} {
+	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions, s.GPUWatch.Run} {
 		loops.Add(1)
 		go func() { defer loops.Done(); loop(bg) }()
 	}
