@@ -192,9 +192,13 @@ func TestSSHIntoWorkbench(t *testing.T) {
 	if _, errs, code := a.run(id, "", "-s", "sftp"); code == 0 || !strings.Contains(errs, "no sftp-server") {
 		t.Fatalf("sftp on an image without sftp-server: %d %q", code, errs)
 	}
-	// Port forwarding is not served.
-	if _, errs, code := a.run(id, "", "-W", "127.0.0.1:8888"); code != 255 || !strings.Contains(errs, "forwarding failed") {
-		t.Fatalf("direct-tcpip: %d %q", code, errs)
+	// Forwarding reaches the workbench's own ports (here its Jupyter,
+	// from inside the container), and nothing else.
+	if out, errs, code := a.run(id, "GET /wb/"+id+"/api/status HTTP/1.0\r\nHost: localhost\r\n\r\n", "-W", "localhost:8888"); code != 0 || !strings.HasPrefix(out, "HTTP/1.") {
+		t.Fatalf("ssh -W localhost:8888: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := a.run(id, "", "-W", "10.1.2.3:80"); code != 255 || !strings.Contains(errs, "forwarding failed") {
+		t.Fatalf("forwarding elsewhere: %d %q", code, errs)
 	}
 
 	// Bob's key does not open Alice's workbench, by id or by name.

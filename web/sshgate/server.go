@@ -173,11 +173,14 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerCon
 	go ssh.DiscardRequests(reqs) // no global requests (remote forwarding) are served
 	c := &connection{s: s, conn: conn, wbID: wbID, userID: userID, keyID: keyID}
 	for nch := range chans {
-		if nch.ChannelType() != "session" {
-			nch.Reject(ssh.Prohibited, fmt.Sprintf("%s channels are not served by the workbench portal; use sessions (shell, commands, sftp)", nch.ChannelType()))
-			continue
+		switch nch.ChannelType() {
+		case "session":
+			go c.session(cctx, nch)
+		case "direct-tcpip":
+			go c.forward(cctx, nch)
+		default:
+			nch.Reject(ssh.Prohibited, fmt.Sprintf("%s channels are not served by the workbench portal", nch.ChannelType()))
 		}
-		go c.session(cctx, nch)
 	}
 }
 
