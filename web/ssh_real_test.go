@@ -8,14 +8,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 
 	"workbench/models"
 	"workbench/orchestrator/testimages"
@@ -188,6 +192,11 @@ func TestSSHIntoWorkbench(t *testing.T) {
 	if out, errs, code := a.run(id, "", "-tt", "tty; exit 3"); code != 3 || !strings.Contains(out, "/dev/pts/") {
 		t.Fatalf("pty: %d %q %q", code, out, errs)
 	}
+	// An interactive login shell (no command): what is typed runs there.
+	if out, errs, code := a.run(id, "echo shell-$((2+3)); exit 5\n", "-tt"); code != 5 || !strings.Contains(out, "shell-5") {
+		t.Fatalf("interactive shell: %d %q %q", code, out, errs)
+	}
+	checkWindowChange(t, port, a.key, id)
 	// This image has no sftp-server: sftp is refused with the reason.
 	if _, errs, code := a.run(id, "", "-s", "sftp"); code == 0 || !strings.Contains(errs, "no sftp-server") {
 		t.Fatalf("sftp on an image without sftp-server: %d %q", code, errs)
@@ -250,4 +259,83 @@ func TestSSHIntoWorkbench(t *testing.T) {
 		t.Fatalf("audit: %d starts, %d ends", starts, ends)
 	}
 	_ = aID
+}
+
+// lockedBuffer collects a session's output for polling.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// checkWindowChange resizes a terminal the way a terminal window does (an
+// SSH window-change) and sees the shell in the workbench follow.
+func checkWindowChange(t *testing.T, port, keyPath, target string) {
+	t.Helper()
+	pem, err := os.ReadFile(keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.ParsePrivateKey(pem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := ssh.Dial("tcp", "127.0.0.1:"+port, &ssh.ClientConfig{User: target, Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if err := sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{ssh.ECHO: 0}); err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	sess.Stdout = &out
+	stdin, _ := sess.StdinPipe()
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(want string) {
+		deadline := time.Now().Add(time.Minute)
+		for !strings.Contains(out.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("terminal never showed %q: %q", want, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	io.WriteString(stdin, "stty size | sed 's/^/size=/'\n")
+	waitFor("size=24 80")
+	if err := sess.WindowChange(40, 120); err != nil {
+		t.Fatal(err)
+	}
+	// The resize goes through the engine asynchronously; ask until it shows.
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "size=40 120") {
+		if time.Now().After(deadline) {
+			t.Fatalf("window change not seen: %q", out.String())
+		}
+		io.WriteString(stdin, "stty size | sed 's/^/size=/'\n")
+		time.Sleep(200 * time.Millisecond)
+	}
+	io.WriteString(stdin, "exit 0\n")
+	if err := sess.Wait(); err != nil {
+		t.Fatalf("shell exit: %v", err)
+	}
 }

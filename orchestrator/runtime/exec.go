@@ -62,7 +62,15 @@ func (d *Docker) Exec(ctx context.Context, id string, spec ExecSpec) (*Exec, err
 	if err != nil {
 		return nil, engineErr("exec attach", err)
 	}
-	return &Exec{d: d, id: created.ID, conn: conn}, nil
+	e := &Exec{d: d, id: created.ID, conn: conn}
+	if opts.ConsoleSize != nil {
+		// Engines ignore ConsoleSize on some API versions: size the
+		// terminal explicitly too (the shell gets SIGWINCH).
+		if err := e.Resize(ctx, spec.Height, spec.Width); err != nil {
+			d.log.Debug("exec resize", "err", err)
+		}
+	}
+	return e, nil
 }
 
 // PathExists reports whether path exists in the container's filesystem.
