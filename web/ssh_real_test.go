@@ -244,7 +244,7 @@ func TestSSHIntoWorkbench(t *testing.T) {
 
 	// Every session is audited, start and end.
 	entries, _ := p.srv.Store.ListAudit(context.Background(), 200)
-	starts, ends := 0, 0
+	starts, ends, forwards := 0, 0, 0
 	for _, e := range entries {
 		if e.Target == id && e.Actor == "alice" {
 			switch e.Action {
@@ -252,11 +252,13 @@ func TestSSHIntoWorkbench(t *testing.T) {
 				starts++
 			case "ssh.session.end":
 				ends++
+			case "ssh.forward":
+				forwards++
 			}
 		}
 	}
-	if starts < 6 || ends < 6 {
-		t.Fatalf("audit: %d starts, %d ends", starts, ends)
+	if starts < 6 || ends < 6 || forwards != 1 {
+		t.Fatalf("audit: %d starts, %d ends, %d forwards", starts, ends, forwards)
 	}
 	_ = aID
 }

@@ -64,6 +64,7 @@ func (c *connection) forward(ctx context.Context, nch ssh.NewChannel) {
 		return
 	}
 	defer ch.Close()
+	c.audit(ctx, c.actor(ctx), "ssh.forward", wb.ID, map[string]any{"port": d.Port, "key_id": c.keyID})
 	go ssh.DiscardRequests(reqs)
 	go func() {
 		io.Copy(ex.Stdin(), ch)
