@@ -4,8 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"workbench/models"
+	"workbench/orchestrator"
 )
 
 // TestNotifyWhenGPUFrees: with every GPU drained, a user watches the GPU
@@ -98,5 +102,42 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 	drain(false, uuids[0])
 	if n := check(); n != 1 {
 		t.Fatalf("the page's watch fired %d times; want 1", n)
+	}
+}
+
+// The watcher's loop checks when a workbench stops, not only on its timer.
+func TestGPUWatcherChecksWhenAWorkbenchStops(t *testing.T) {
+	p := newPortal(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	alice := tokenFor(t, p, "alice", "user")
+	_, body := p.api("GET", "/api/v1/gpus", alice, "")
+	var model string
+	var uuids []string
+	for _, g := range body["items"].([]any) {
+		gm := g.(map[string]any)
+		uuids = append(uuids, gm["uuid"].(string))
+		model = gm["model"].(string)
+	}
+	for _, u := range uuids {
+		p.srv.Store.SetGPUDrained(ctx, u, true, "admin", "test")
+	}
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"gpu_model": model})); code != 201 {
+		t.Fatalf("watch: %d %v", code, body)
+	}
+	done := make(chan struct{})
+	go func() { p.srv.GPUWatch.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	p.srv.Store.SetGPUDrained(ctx, uuids[0], false, "admin", "test")
+	deadline := time.Now().Add(10 * time.Second) // well under the 15 s timer
+	for {
+		// Published until seen: the loop may not have subscribed yet.
+		p.srv.Manager.Events().Publish(orchestrator.Update{ID: "wb-x", State: models.StateStopped, At: time.Now()})
+		if _, body := p.api("GET", "/api/v1/notifications", alice, ""); len(body["items"].([]any)) == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no notification after a workbench stopped")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
