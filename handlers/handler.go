@@ -24,6 +24,8 @@ type Config struct {
 	// LoginMemory bounds the memory concurrent password checks may take
 	// together, in bytes (0: DefaultLoginMemory).
 	LoginMemory int64
+	// SSHAddr is where the portal serves SSH into workbenches ("" off).
+	SSHAddr string
 }
 
 // Handler holds every dependency of the HTTP actions.

@@ -44,14 +44,21 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 		Tags: c.PostForm("tags"), StartCommand: c.PostForm("start_command"), RunAsUser: c.PostForm("run_as_user"),
 		HomePath: c.PostForm("home_path"), OpenPath: c.PostForm("open_path"), Enabled: c.PostForm("enabled") == "true"}
 	typed := *img // Validate normalises img; show back what was typed
-	_, err := h.saveImage(c, img)
+	typedPorts := c.PostForm("extra_ports")
+	ports, err := models.ParsePortList(typedPorts)
+	if err == nil {
+		img.ExtraPorts = ports
+		_, err = h.saveImage(c, img)
+	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		title := "New image"
 		if id != 0 {
 			title = "Edit image"
 		}
-		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, title), imageForm(&typed, templates.FormErrors{ve.Field: ve.Message})))
+		form := imageForm(&typed, templates.FormErrors{ve.Field: ve.Message})
+		form.ExtraPorts = typedPorts
+		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, title), form))
 		return
 	}
 	if err != nil {
@@ -85,7 +92,8 @@ func (h *Handler) saveImage(c *gin.Context, img *models.Image) (*models.Image, e
 
 func imageForm(img *models.Image, errs templates.FormErrors) templates.ImageForm {
 	return templates.ImageForm{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description, Tags: img.Tags,
-		StartCommand: img.StartCommand, RunAsUser: img.RunAsUser, HomePath: img.HomePath, OpenPath: img.OpenPath, Enabled: img.Enabled, Errors: errs}
+		StartCommand: img.StartCommand, RunAsUser: img.RunAsUser, HomePath: img.HomePath, OpenPath: img.OpenPath,
+		ExtraPorts: templates.PortList(img.ExtraPorts), Enabled: img.Enabled, Errors: errs}
 }
 
 func (h *Handler) apiImages(c *gin.Context) {
@@ -107,12 +115,14 @@ type imageBody struct {
 	RunAsUser    string `json:"run_as_user"`
 	HomePath     string `json:"home_path"`
 	OpenPath     string `json:"open_path"`
+	ExtraPorts   []int  `json:"extra_ports"`
 	Enabled      *bool  `json:"enabled"`
 }
 
 func (b imageBody) image(id int64) *models.Image {
 	return &models.Image{ID: id, Name: b.Name, Image: b.Image, Description: b.Description, Tags: b.Tags,
-		StartCommand: b.StartCommand, RunAsUser: b.RunAsUser, HomePath: b.HomePath, OpenPath: b.OpenPath, Enabled: b.Enabled == nil || *b.Enabled}
+		StartCommand: b.StartCommand, RunAsUser: b.RunAsUser, HomePath: b.HomePath, OpenPath: b.OpenPath,
+		ExtraPorts: b.ExtraPorts, Enabled: b.Enabled == nil || *b.Enabled}
 }
 
 func (h *Handler) apiImageCreate(c *gin.Context) { h.apiSaveImage(c, 0, http.StatusCreated) }

@@ -232,6 +232,9 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 	if e.wbID != id {
 		return proxy.Target{}, proxy.ErrNotFound
 	}
+	if port, prefix, ok := extraPortPath(r, id); ok {
+		return h.portTarget(r, id, e, port, prefix)
+	}
 	return h.proxyTarget(r, id, e)
 }
 

@@ -20,6 +20,9 @@ func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error)
 	if err != nil {
 		return proxy.Target{}, err
 	}
+	if port, prefix, ok := extraPortPath(r, id); ok {
+		return h.portTarget(r, id, e, port, prefix)
+	}
 	return h.proxyTarget(r, id, e)
 }
 

@@ -31,6 +31,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	v.GPUTelemetry = h.wbGPUTelemetry(wb)
+	h.workbenchAccess(c, wb, &v)
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
 	}

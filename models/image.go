@@ -12,18 +12,20 @@ import (
 // Image is a catalog entry: the only images users can launch (an arbitrary
 // image reference would let a user run anything as the portal's engine).
 type Image struct {
-	ID           int64     `gorm:"primaryKey" json:"id"`
-	Name         string    `json:"name"`
-	Image        string    `gorm:"column:image" json:"image"`
-	Description  string    `json:"description"`
-	Tags         string    `json:"tags"` // comma-separated, e.g. "CUDA 12.4,PyTorch 2.5"
-	StartCommand string    `json:"start_command"`
-	RunAsUser    string    `json:"run_as_user"`
-	HomePath     string    `json:"home_path"`
-	OpenPath     string    `json:"open_path"` // where Open goes below /wb/{id}, e.g. /lab (JupyterHub's default_url)
-	Enabled      bool      `json:"enabled"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           int64  `gorm:"primaryKey" json:"id"`
+	Name         string `json:"name"`
+	Image        string `gorm:"column:image" json:"image"`
+	Description  string `json:"description"`
+	Tags         string `json:"tags"` // comma-separated, e.g. "CUDA 12.4,PyTorch 2.5"
+	StartCommand string `json:"start_command"`
+	RunAsUser    string `json:"run_as_user"`
+	HomePath     string `json:"home_path"`
+	OpenPath     string `json:"open_path"` // where Open goes below /wb/{id}, e.g. /lab (JupyterHub's default_url)
+	// ExtraPorts are more HTTP ports its apps serve (image_ports.go).
+	ExtraPorts []int     `gorm:"serializer:json" json:"extra_ports"`
+	Enabled    bool      `json:"enabled"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // TagList returns the tags as a slice.
@@ -79,6 +81,9 @@ func (i *Image) Validate() error {
 	if err := i.validateOpenPath(); err != nil {
 		return err
 	}
+	if err := i.validateExtraPorts(); err != nil {
+		return err
+	}
 	if i.HomePath == "" {
 		i.HomePath = "/home/jovyan"
 	}
@@ -117,7 +122,7 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 		return err
 	}
 	res := s.db.WithContext(ctx).Model(&Image{}).Where("id = ?", img.ID).Select(
-		"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "open_path", "enabled", "updated_at").
+		"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "open_path", "extra_ports", "enabled", "updated_at").
 		Updates(map[string]any{"name": img.Name, "image": img.Image, "description": img.Description, "tags": img.Tags,
 			"start_command": img.StartCommand, "run_as_user": img.RunAsUser, "home_path": img.HomePath,
 			"open_path": img.OpenPath, "enabled": img.Enabled, "updated_at": s.now()})

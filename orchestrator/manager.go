@@ -14,7 +14,7 @@ import (
 
 // JupyterPort is the port Jupyter listens on inside every workbench
 // container; each container has its own address, so one port fits all.
-const JupyterPort = 8888
+const JupyterPort = models.JupyterPort
 
 // ErrEngineUnavailable is returned when the container engine cannot be
 // reached; handlers answer 503.

@@ -59,7 +59,7 @@ func TokensPage(p Page, v TokensView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>API tokens</h1></div><p class=\"muted\">Tokens let scripts use the JSON API as you: <code>Authorization: Bearer &lt;token&gt;</code>.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>API tokens</h1><a href=\"/settings/ssh-keys\" data-testid=\"ssh-keys-link\">SSH keys</a></div><p class=\"muted\">Tokens let scripts use the JSON API as you: <code>Authorization: Bearer &lt;token&gt;</code>.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

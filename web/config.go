@@ -47,6 +47,8 @@ type Config struct {
 	// portal's; MetricsToken makes /metrics ask for a bearer token (web/metrics.go).
 	MetricsAddr  string
 	MetricsToken string
+	// SSHAddr serves SSH into workbenches (web/sshgate); "" keeps it off.
+	SSHAddr string
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -120,6 +122,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.EgressAllow, "egress-allow", env("EGRESS_ALLOW", ""), "initial comma-separated CIDRs workbenches may always reach, e.g. lab services (WORKBENCH_EGRESS_ALLOW)")
 	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
+	fs.StringVar(&c.SSHAddr, "ssh-addr", env("SSH_ADDR", ""), "serve SSH into workbenches on this listen address, e.g. :2222; off when empty (WORKBENCH_SSH_ADDR)")
 	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN") // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")

@@ -23,6 +23,7 @@ import (
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
 	"workbench/static"
+	"workbench/web/sshgate"
 )
 
 // Version is set at build time (-ldflags "-X workbench/web.Version=…").
@@ -46,6 +47,10 @@ type Server struct {
 	handler  http.Handler
 	// metrics serves /metrics on WORKBENCH_METRICS_ADDR (nil: not separate).
 	metrics http.Handler
+	// ssh serves WORKBENCH_SSH_ADDR (web/sshgate).
+	ssh *sshgate.Server
+	// GPUWatch fires "notify me when a GPU frees" (orchestrator/gpu_watch.go).
+	GPUWatch *orchestrator.GPUWatcher
 }
 
 // NewServer opens the database, the GPU inventory and builds the HTTP
@@ -93,8 +98,10 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	cfg.Workbenches.DataIdentity = dataIdentity(cfg.DataDir)
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
-		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20}, log)
+		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr}, log)
 	s.handler = s.buildHandler(h)
+	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
+	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
 	return s, nil
 }
 
@@ -222,6 +229,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // are served by Handler instead.
 func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
+// SSH is the SSH server (tests serve it on their own listener).
+func (s *Server) SSH() *sshgate.Server { return s.ssh }
+
 // Sessions exposes the session manager (tests).
 func (s *Server) Sessions() *scs.SessionManager { return s.sessions }
 
@@ -251,13 +261,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
-	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions, s.runDemoLoad} {
+	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions, s.runDemoLoad, s.GPUWatch.Run} {
 		loops.Add(1)
 		go func() { defer loops.Done(); loop(bg) }()
 	}
 	defer func() { stopBG(); loops.Wait() }()
 
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(ln) }()
 	if s.metrics != nil {
 		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
@@ -268,6 +278,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		go func() { errc <- msrv.Serve(mln) }()
 		defer msrv.Close()
 		s.log.Info("serving metrics", "addr", mln.Addr().String())
+	}
+	if s.cfg.SSHAddr != "" {
+		sln, err := net.Listen("tcp", s.cfg.SSHAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (WORKBENCH_SSH_ADDR): %w", s.cfg.SSHAddr, err)
+		}
+		go func() { errc <- s.ssh.Serve(bg, sln) }()
 	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
 	select {

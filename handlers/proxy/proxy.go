@@ -14,6 +14,10 @@ import (
 type Target struct {
 	BaseURL *url.URL // scheme and host are used, e.g. http://172.18.0.5:8888; the path is ignored
 	Token   string   // the workbench's Jupyter token, sent as "Authorization: token …"
+	// StripPrefix, when set, is removed from the path before it goes
+	// upstream: an extra port's app (/wb/{id}/port/{n}/…) is served at its
+	// root, unlike Jupyter, which runs under /wb/{id}/.
+	StripPrefix string
 	// UserID and Grant identify who the request was authenticated as and
 	// by what (a session), so Options.Live can end it on revocation.
 	UserID int64

@@ -12,6 +12,12 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	ri := infoFrom(pr.In.Context())
 	pr.Out.URL.Scheme = ri.target.BaseURL.Scheme
 	pr.Out.URL.Host = ri.target.BaseURL.Host
+	if pre := ri.target.StripPrefix; pre != "" {
+		pr.Out.URL.Path = "/" + strings.TrimPrefix(strings.TrimPrefix(pr.Out.URL.Path, pre), "/")
+		if pr.Out.URL.RawPath != "" {
+			pr.Out.URL.RawPath = "/" + strings.TrimPrefix(strings.TrimPrefix(pr.Out.URL.RawPath, pre), "/")
+		}
+	}
 	// Keep the portal's Host: Jupyter compares Origin with Host for
 	// WebSockets and API calls, and the browser's Origin is the portal.
 	pr.Out.Host = pr.In.Host

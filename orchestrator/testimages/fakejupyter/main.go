@@ -33,11 +33,15 @@ func main() {
 	// A real JupyterLab takes a while to shut its kernels down; tests that
 	// cut a request in the middle of a stop need a stop that lasts.
 	shutdownDelay := flag.Duration("shutdown-delay", 0, "wait this long after SIGTERM before shutting down (tests of slow stops)")
+	extraPort := flag.Int("extra-port", 0, "also serve an echo app on this port (tests of extra ports); 0: none")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv := newServer(normalizeBase(*base), *token, log)
 	srv.pingEvery = *ping
+	if *extraPort != 0 {
+		serveExtraPort(*ip, *extraPort, log)
+	}
 
 	addr := net.JoinHostPort(*ip, strconv.Itoa(*port))
 	hs := &http.Server{Addr: addr, Handler: srv, ReadHeaderTimeout: 10 * time.Second}

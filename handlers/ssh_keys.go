@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// SSH keys: a user's public keys for the portal's SSH server (web/sshgate).
+// Adding a key needs no sudo, unlike an API token: a public key is no
+// secret, and it only opens the user's own workbenches. Deleting a key
+// revokes it: new connections are refused at once and open ones end
+// within seconds.
+
+func (h *Handler) sshKeysPage(c *gin.Context) {
+	h.renderSSHKeys(c, http.StatusOK, templates.SSHKeysView{})
+}
+
+func (h *Handler) renderSSHKeys(c *gin.Context, status int, v templates.SSHKeysView) {
+	keys, err := h.store.ListSSHKeys(c.Request.Context(), currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	for _, k := range keys {
+		v.Keys = append(v.Keys, templates.SSHKeyRow{ID: k.ID, Name: k.Name, Fingerprint: k.Fingerprint,
+			Created: templates.When(&k.CreatedAt), LastUsed: templates.When(k.LastUsedAt)})
+	}
+	v.Host, v.Port = h.sshEndpoint(c)
+	h.render(c, status, templates.SSHKeysPage(h.page(c, "SSH keys"), v))
+}
+
+// sshEndpoint is the host and port users give ssh: the portal's host name
+// (from the public URL, else the request) and the SSH listen port.
+func (h *Handler) sshEndpoint(c *gin.Context) (host, port string) {
+	if h.cfg.SSHAddr == "" {
+		return "", ""
+	}
+	_, port, _ = net.SplitHostPort(h.cfg.SSHAddr)
+	host = c.Request.Host
+	if u, err := url.Parse(h.cfg.PublicURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		host = hh
+	}
+	return host, port
+}
+
+func (h *Handler) sshKeyCreate(c *gin.Context) {
+	name, key := c.PostForm("name"), c.PostForm("public_key")
+	k, err := h.store.CreateSSHKey(c.Request.Context(), currentUser(c).ID, name, key)
+	if err == nil {
+		h.audit(c, "ssh_key.create", currentUser(c).Username, nil, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint})
+		h.flash(c, "SSH key added.")
+		seeOther(c, "/settings/ssh-keys")
+		return
+	}
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		// The pasted key is kept in the form: bad input loses nothing.
+		h.renderSSHKeys(c, http.StatusBadRequest, templates.SSHKeysView{Name: name, PublicKey: key, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		return
+	}
+	h.fail(c, err)
+}
+
+func (h *Handler) sshKeyDelete(c *gin.Context) {
+	if h.deleteSSHKey(c) {
+		h.flash(c, "SSH key deleted; it no longer opens your workbenches.")
+		seeOther(c, "/settings/ssh-keys")
+	}
+}
+
+func (h *Handler) deleteSSHKey(c *gin.Context) bool {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, errNotFound)
+		return false
+	}
+	k, err := h.store.DeleteSSHKey(c.Request.Context(), currentUser(c).ID, id)
+	if err != nil {
+		h.fail(c, err)
+		return false
+	}
+	h.audit(c, "ssh_key.delete", currentUser(c).Username, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint}, nil)
+	return true
+}
+
+func (h *Handler) apiSSHKeys(c *gin.Context) {
+	keys, err := h.store.ListSSHKeys(c.Request.Context(), currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(keys)})
+}
+
+// apiSSHKeyCreate: POST /api/v1/ssh-keys {"name": "...", "public_key": "ssh-ed25519 AAAA..."}.
+func (h *Handler) apiSSHKeyCreate(c *gin.Context) {
+	var body struct {
+		Name      string `json:"name"`
+		PublicKey string `json:"public_key"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	k, err := h.store.CreateSSHKey(c.Request.Context(), currentUser(c).ID, body.Name, body.PublicKey)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "ssh_key.create", currentUser(c).Username, nil, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint})
+	c.JSON(http.StatusCreated, gin.H{"item": k})
+}
+
+func (h *Handler) apiSSHKeyDelete(c *gin.Context) {
+	if h.deleteSSHKey(c) {
+		c.Status(http.StatusNoContent)
+	}
+}

@@ -1,0 +1,130 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// GPUWatch is a user's "notify me when a GPU of this model frees". It
+// fires once: NotifiedAt is set with the notification it wrote.
+type GPUWatch struct {
+	ID         int64      `gorm:"primaryKey" json:"id"`
+	UserID     int64      `json:"-"`
+	GPUModel   string     `gorm:"column:gpu_model" json:"gpu_model"`
+	CreatedAt  time.Time  `json:"created_at"`
+	NotifiedAt *time.Time `json:"notified_at"`
+}
+
+// TableName is the table's name.
+func (GPUWatch) TableName() string { return "gpu_watches" }
+
+// Notification is one in-app message to a user.
+type Notification struct {
+	ID        int64      `gorm:"primaryKey" json:"id"`
+	UserID    int64      `json:"-"`
+	Message   string     `json:"message"`
+	Link      string     `json:"link"`
+	CreatedAt time.Time  `json:"created_at"`
+	ReadAt    *time.Time `json:"read_at"`
+}
+
+// maxPendingWatches bounds one user's open watches.
+const maxPendingWatches = 20
+
+// CreateGPUWatch subscribes userID to the next free GPU of model; known
+// lists the pool's models (a watch on a model the server lacks would never fire).
+func (s *Store) CreateGPUWatch(ctx context.Context, userID int64, model string, known []string) (*GPUWatch, error) {
+	model = strings.TrimSpace(model)
+	ok := false
+	for _, m := range known {
+		ok = ok || m == model
+	}
+	if !ok {
+		return nil, invalid("gpu_model", "choose a GPU model this server has: %s", strings.Join(known, ", "))
+	}
+	var w *GPUWatch
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&GPUWatch{}).Where("user_id = ? AND notified_at IS NULL", userID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= maxPendingWatches {
+			return invalid("gpu_model", "you have %d open watches; delete some first", n)
+		}
+		var same int64
+		if err := tx.Model(&GPUWatch{}).Where("user_id = ? AND gpu_model = ? AND notified_at IS NULL", userID, model).Count(&same).Error; err != nil {
+			return err
+		}
+		if same > 0 {
+			return invalid("gpu_model", "you are already watching %s", model)
+		}
+		w = &GPUWatch{UserID: userID, GPUModel: model, CreatedAt: s.now()}
+		return tx.Create(w).Error
+	})
+	return w, err
+}
+
+// ListGPUWatches returns a user's watches, newest first.
+func (s *Store) ListGPUWatches(ctx context.Context, userID int64) ([]GPUWatch, error) {
+	var out []GPUWatch
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("id DESC").Find(&out).Error
+	return out, err
+}
+
+// DeleteGPUWatch removes a watch of userID.
+func (s *Store) DeleteGPUWatch(ctx context.Context, userID, id int64) error {
+	res := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Delete(&GPUWatch{})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// PendingGPUWatches returns every watch not yet fired, oldest first.
+func (s *Store) PendingGPUWatches(ctx context.Context) ([]GPUWatch, error) {
+	var out []GPUWatch
+	err := s.db.WithContext(ctx).Where("notified_at IS NULL").Order("id").Find(&out).Error
+	return out, err
+}
+
+// FireGPUWatch marks watch id fired and writes its notification, in one
+// transaction; it reports false when the watch was already fired (or
+// deleted), so two checkers racing notify once.
+func (s *Store) FireGPUWatch(ctx context.Context, id int64, message, link string) (bool, error) {
+	fired := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := s.now()
+		var w GPUWatch
+		if err := tx.Where("id = ? AND notified_at IS NULL", id).Take(&w).Error; err != nil {
+			if err == gorm.ErrRecordNotFound {
+				return nil
+			}
+			return err
+		}
+		res := tx.Model(&GPUWatch{}).Where("id = ? AND notified_at IS NULL", id).Update("notified_at", now)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		fired = true
+		return tx.Create(&Notification{UserID: w.UserID, Message: message, Link: link, CreatedAt: now}).Error
+	})
+	return fired, err
+}
+
+// ListNotifications returns a user's newest notifications.
+func (s *Store) ListNotifications(ctx context.Context, userID int64, limit int) ([]Notification, error) {
+	var out []Notification
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("id DESC").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// MarkNotificationsRead marks all of a user's notifications read.
+func (s *Store) MarkNotificationsRead(ctx context.Context, userID int64) error {
+	return s.db.WithContext(ctx).Model(&Notification{}).Where("user_id = ? AND read_at IS NULL", userID).Update("read_at", s.now()).Error
+}

@@ -1,0 +1,143 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// SSHKey is a public key a user registered to reach their workbenches
+// through the portal's SSH server. Deleting it is its revocation: the SSH
+// server looks keys up on every connection, so a deleted key stops working
+// for new connections at once.
+type SSHKey struct {
+	ID          int64      `gorm:"primaryKey" json:"id"`
+	UserID      int64      `json:"-"`
+	Name        string     `json:"name"`
+	PublicKey   string     `json:"public_key"`
+	Fingerprint string     `json:"fingerprint"` // SHA256:… as `ssh-keygen -l` prints it
+	CreatedAt   time.Time  `json:"created_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+}
+
+// TableName keeps gorm from spelling it "ssh_keys" differently.
+func (SSHKey) TableName() string { return "ssh_keys" }
+
+// maxSSHKeyLen bounds a pasted key: an RSA 16384-bit key is about 2.8 kB.
+const maxSSHKeyLen = 8192
+
+// ParseSSHPublicKey checks one authorized_keys line and returns the key in
+// canonical form (type and base64, plus the comment if any) and its fingerprint.
+func ParseSSHPublicKey(line string) (canonical, fingerprint string, err error) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return "", "", invalid("public_key", "paste a public key, e.g. the contents of ~/.ssh/id_ed25519.pub")
+	}
+	if len(line) > maxSSHKeyLen || strings.ContainsAny(line, "\r\n") {
+		return "", "", invalid("public_key", "paste exactly one public key line")
+	}
+	if strings.Contains(line, "PRIVATE KEY") {
+		return "", "", invalid("public_key", "this is a private key; paste the .pub file instead, and keep the private key secret")
+	}
+	pk, comment, options, rest, err := ssh.ParseAuthorizedKey([]byte(line))
+	if err != nil {
+		return "", "", invalid("public_key", "not an OpenSSH public key (want e.g. \"ssh-ed25519 AAAA… you@host\")")
+	}
+	if len(options) > 0 || len(strings.TrimSpace(string(rest))) > 0 {
+		return "", "", invalid("public_key", "paste the key alone, without authorized_keys options")
+	}
+	if pk.Type() == ssh.KeyAlgoDSA {
+		return "", "", invalid("public_key", "DSA keys are too weak; use ed25519, ECDSA or RSA")
+	}
+	canonical = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk)))
+	if comment = strings.TrimSpace(comment); comment != "" {
+		canonical += " " + comment
+	}
+	return canonical, ssh.FingerprintSHA256(pk), nil
+}
+
+// CreateSSHKey registers a public key for userID.
+func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey string) (*SSHKey, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 64 {
+		return nil, invalid("name", "give the key a name of 1–64 characters")
+	}
+	canonical, fp, err := ParseSSHPublicKey(publicKey)
+	if err != nil {
+		return nil, err
+	}
+	k := &SSHKey{UserID: userID, Name: name, PublicKey: canonical, Fingerprint: fp, CreatedAt: s.now()}
+	if err := s.db.WithContext(ctx).Create(k).Error; err != nil {
+		if uniqueViolation(err) {
+			var other SSHKey
+			if s.db.WithContext(ctx).Where("fingerprint = ?", fp).First(&other).Error == nil {
+				return nil, invalid("public_key", "this key is already registered")
+			}
+			return nil, invalid("name", "you already have a key with this name")
+		}
+		return nil, err
+	}
+	return k, nil
+}
+
+// ListSSHKeys returns a user's keys, newest first.
+func (s *Store) ListSSHKeys(ctx context.Context, userID int64) ([]SSHKey, error) {
+	var ks []SSHKey
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id DESC").Find(&ks).Error
+	return ks, err
+}
+
+// DeleteSSHKey removes (revokes) a key of userID; ownership is part of the
+// query, so another user's key id is ErrNotFound.
+func (s *Store) DeleteSSHKey(ctx context.Context, userID, keyID int64) (*SSHKey, error) {
+	var k SSHKey
+	if err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", keyID, userID).First(&k).Error; err != nil {
+		return nil, notFound(err)
+	}
+	res := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", keyID, userID).Delete(&SSHKey{})
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrNotFound
+	}
+	return &k, nil
+}
+
+// ErrUnknownSSHKey is returned for a key nobody (enabled) registered.
+var ErrUnknownSSHKey = errors.New("unknown SSH key")
+
+// UserBySSHKey resolves an offered public key to its key record and its
+// enabled owner. It records use at most once a minute.
+func (s *Store) UserBySSHKey(ctx context.Context, pk ssh.PublicKey) (*User, *SSHKey, error) {
+	var k SSHKey
+	if err := s.db.WithContext(ctx).Where("fingerprint = ?", ssh.FingerprintSHA256(pk)).First(&k).Error; err != nil {
+		if errors.Is(notFound(err), ErrNotFound) {
+			return nil, nil, ErrUnknownSSHKey
+		}
+		return nil, nil, err
+	}
+	u, err := s.UserByID(ctx, k.UserID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if u.Disabled {
+		return nil, nil, ErrUnknownSSHKey
+	}
+	now := s.now()
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) > time.Minute {
+		s.db.WithContext(ctx).Model(&SSHKey{}).Where("id = ?", k.ID).Update("last_used_at", now)
+	}
+	return u, &k, nil
+}
+
+// SSHKeyExists reports whether key id is still registered (sessions check
+// it so a deleted key's open sessions can be ended).
+func (s *Store) SSHKeyExists(ctx context.Context, id int64) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&SSHKey{}).Where("id = ?", id).Count(&n).Error
+	return n > 0, err
+}

@@ -1,0 +1,141 @@
+package web_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+
+	"workbench/web"
+)
+
+// newAuthorizedKey returns a fresh ed25519 public key line and its fingerprint.
+func newAuthorizedKey(t *testing.T, comment string) (string, string) {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk))) + " " + comment, ssh.FingerprintSHA256(pk)
+}
+
+func jsonBody(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestSSHKeysAPI(t *testing.T) {
+	p := newPortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	bob := tokenFor(t, p, "bob", "user")
+	key, fp := newAuthorizedKey(t, "alice@laptop")
+
+	for _, tc := range []struct {
+		body, code string
+	}{
+		{jsonBody(map[string]string{"name": "laptop", "public_key": "ssh-ed25519 notbase64"}), "invalid_public_key"},
+		{jsonBody(map[string]string{"name": "laptop", "public_key": ""}), "invalid_public_key"},
+		{jsonBody(map[string]string{"name": "laptop", "public_key": "-----BEGIN OPENSSH PRIVATE KEY-----"}), "invalid_public_key"},
+		{jsonBody(map[string]string{"name": "laptop", "public_key": key + "\n" + key}), "invalid_public_key"},
+		{jsonBody(map[string]string{"name": "", "public_key": key}), "invalid_name"},
+	} {
+		if code, body := p.api("POST", "/api/v1/ssh-keys", alice, tc.body); code != 400 || errCode(body) != tc.code {
+			t.Errorf("POST %s: %d %v; want 400 %s", tc.body, code, body, tc.code)
+		}
+	}
+	code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "laptop", "public_key": key}))
+	if code != 201 {
+		t.Fatalf("add key: %d %v", code, body)
+	}
+	item := body["item"].(map[string]any)
+	if item["fingerprint"] != fp || item["name"] != "laptop" {
+		t.Fatalf("stored key: %v; want fingerprint %s", item, fp)
+	}
+	id := int64(item["id"].(float64))
+	// The same key cannot be registered twice (by anyone): one key, one owner.
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 400 || errCode(body) != "invalid_public_key" {
+		t.Fatalf("bob registers alice's key: %d %v", code, body)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || len(body["items"].([]any)) != 1 {
+		t.Fatalf("alice's keys: %d %v", code, body)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", bob, ""); code != 200 || len(body["items"].([]any)) != 0 {
+		t.Fatalf("bob sees keys: %d %v", code, body)
+	}
+	if code, _ := p.api("DELETE", "/api/v1/ssh-keys/"+itoa(id), bob, ""); code != 404 {
+		t.Fatalf("bob deletes alice's key: %d; want 404", code)
+	}
+	if code, _ := p.api("DELETE", "/api/v1/ssh-keys/"+itoa(id), alice, ""); code != 204 {
+		t.Fatalf("alice deletes her key: %d", code)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); len(body["items"].([]any)) != 0 {
+		t.Fatalf("after delete: %d %v", code, body)
+	}
+	entries, _ := p.srv.Store.ListAudit(context.Background(), 20)
+	var actions []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Action, "ssh_key.") && e.Actor == "alice" {
+			actions = append(actions, e.Action)
+		}
+	}
+	if strings.Join(actions, ",") != "ssh_key.delete,ssh_key.create" {
+		t.Fatalf("audit: %v", actions)
+	}
+}
+
+func TestSSHKeysSettingsPage(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.SSHAddr = "127.0.0.1:2222" })
+	tokenFor(t, p, "alice", "user")
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	key, fp := newAuthorizedKey(t, "alice@laptop")
+
+	// A bad key: 400, the field's message, and what was typed kept.
+	res, page := p.postFormBody(c, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {"ssh-rsa garbage"}})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "not an OpenSSH public key") || !strings.Contains(page, "ssh-rsa garbage") {
+		t.Fatalf("bad key: %d\n%s", res.StatusCode, page)
+	}
+	res, _ = p.postFormBody(c, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {key}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add key: %d", res.StatusCode)
+	}
+	res, page = p.get(c, "/settings/ssh-keys")
+	if res.StatusCode != 200 || !strings.Contains(page, fp) || !strings.Contains(page, "ssh -p 2222") {
+		t.Fatalf("page after adding: %d\n%s", res.StatusCode, page)
+	}
+	// A cross-site form post is refused (CSRF).
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/settings/ssh-keys", strings.NewReader(url.Values{"name": {"evil"}, "public_key": {key}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://evil.example")
+	if res, err := c.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site add: %v %v", res.StatusCode, err)
+	}
+	keys, _ := p.srv.Store.ListSSHKeys(context.Background(), mustUserID(t, p, "alice"))
+	if len(keys) != 1 {
+		t.Fatalf("keys: %v", keys)
+	}
+	res, _ = p.postFormBody(c, "/settings/ssh-keys/"+itoa(keys[0].ID)+"/delete", url.Values{})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if _, page = p.get(c, "/settings/ssh-keys"); strings.Contains(page, fp) {
+		t.Fatal("deleted key still listed")
+	}
+}
+
+func mustUserID(t *testing.T, p *testPortal, name string) int64 {
+	t.Helper()
+	u, err := p.srv.Store.UserByUsername(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
+}

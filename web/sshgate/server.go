@@ -1,0 +1,268 @@
+// Package sshgate is the portal's SSH server: `ssh -p PORT <workbench>@portal`
+// authenticates with a public key the user registered on the portal and runs
+// the session inside the owner's running workbench container, as the
+// image's run-as user, through the engine's exec API. No sshd runs in the
+// container and no container port is published.
+package sshgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"workbench/models"
+	"workbench/orchestrator"
+)
+
+// Options configures the server.
+type Options struct {
+	DataDir string // where the host key lives
+	// KeyCheckEvery is how often an open connection checks that its key is
+	// still registered (deleting a key ends its sessions); default 10 s.
+	KeyCheckEvery time.Duration
+}
+
+// Server accepts SSH connections to workbenches.
+type Server struct {
+	store *models.Store
+	mgr   *orchestrator.Manager
+	log   *slog.Logger
+	opt   Options
+
+	mu    sync.Mutex
+	conns map[string]map[*ssh.ServerConn]struct{} // workbench id → open connections
+}
+
+// New returns a server; nothing listens until Serve.
+func New(store *models.Store, mgr *orchestrator.Manager, opt Options, log *slog.Logger) *Server {
+	if opt.KeyCheckEvery <= 0 {
+		opt.KeyCheckEvery = 10 * time.Second
+	}
+	return &Server{store: store, mgr: mgr, log: log.With("component", "ssh"), opt: opt, conns: map[string]map[*ssh.ServerConn]struct{}{}}
+}
+
+// Permission extensions carry who authenticated from the auth callback to
+// the connection.
+const (
+	extUserID    = "wb-user-id"
+	extKeyID     = "wb-key-id"
+	extWorkbench = "wb-id"
+)
+
+func (s *Server) config(ctx context.Context) (*ssh.ServerConfig, error) {
+	signer, err := loadHostKey(s.opt.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &ssh.ServerConfig{
+		PublicKeyCallback: func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+			return s.authenticate(ctx, meta, key)
+		},
+		ServerVersion: "SSH-2.0-workbench",
+		MaxAuthTries:  6,
+	}
+	cfg.AddHostKey(signer)
+	return cfg, nil
+}
+
+// errRefused is the one answer for an unknown key, a disabled user, and a
+// workbench that is not the key owner's: which of them is not revealed.
+var errRefused = errors.New("permission denied")
+
+// authenticate accepts key only if a user registered it and the SSH user
+// name is the id or name of one of that user's workbenches.
+func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+	u, k, err := s.store.UserBySSHKey(ctx, key)
+	if err != nil {
+		if !errors.Is(err, models.ErrUnknownSSHKey) {
+			s.log.Error("ssh key lookup", "err", err)
+		}
+		return nil, errRefused
+	}
+	wb, err := s.ownedWorkbench(ctx, u.ID, meta.User())
+	if err != nil {
+		s.log.Info("ssh refused: no such workbench of the key's owner", "user", u.Username, "target", meta.User(), "remote", meta.RemoteAddr().String())
+		return nil, errRefused
+	}
+	return &ssh.Permissions{Extensions: map[string]string{
+		extUserID: strconv.FormatInt(u.ID, 10), extKeyID: strconv.FormatInt(k.ID, 10), extWorkbench: wb.ID,
+	}}, nil
+}
+
+// ownedWorkbench finds ownerID's workbench by id, else by name (names are
+// unique per owner).
+func (s *Server) ownedWorkbench(ctx context.Context, ownerID int64, target string) (*models.Workbench, error) {
+	if wb, err := s.store.WorkbenchByID(ctx, target); err == nil {
+		if wb.OwnerID != ownerID {
+			return nil, models.ErrNotFound
+		}
+		return wb, nil
+	}
+	wbs, err := s.store.ListWorkbenches(ctx, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range wbs {
+		if wbs[i].Name == target {
+			return &wbs[i], nil
+		}
+	}
+	return nil, models.ErrNotFound
+}
+
+// Serve accepts connections on ln until ctx ends; it closes every
+// connection to a workbench that leaves the running state.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	cfg, err := s.config(ctx)
+	if err != nil {
+		return err
+	}
+	updates, unsubscribe := s.mgr.Events().Subscribe("")
+	defer unsubscribe()
+	go func() {
+		for u := range updates {
+			if u.State != models.StateRunning {
+				s.closeWorkbench(u.ID, "workbench "+u.State)
+			}
+		}
+	}()
+	go func() { <-ctx.Done(); ln.Close() }()
+	s.log.Info("serving SSH", "addr", ln.Addr().String())
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				s.closeAll()
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		go s.handleConn(ctx, nc, cfg)
+	}
+}
+
+func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerConfig) {
+	// A client that never finishes the handshake must not hold a goroutine.
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	conn, chans, reqs, err := ssh.NewServerConn(nc, cfg)
+	if err != nil {
+		nc.Close()
+		return
+	}
+	nc.SetDeadline(time.Time{})
+	wbID := conn.Permissions.Extensions[extWorkbench]
+	userID, _ := strconv.ParseInt(conn.Permissions.Extensions[extUserID], 10, 64)
+	keyID, _ := strconv.ParseInt(conn.Permissions.Extensions[extKeyID], 10, 64)
+	s.track(wbID, conn, true)
+	defer s.track(wbID, conn, false)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.watchKey(cctx, conn, keyID)
+	go ssh.DiscardRequests(reqs) // no global requests (remote forwarding) are served
+	c := &connection{s: s, conn: conn, wbID: wbID, userID: userID, keyID: keyID}
+	for nch := range chans {
+		switch nch.ChannelType() {
+		case "session":
+			go c.session(cctx, nch)
+		case "direct-tcpip":
+			go c.forward(cctx, nch)
+		default:
+			nch.Reject(ssh.Prohibited, fmt.Sprintf("%s channels are not served by the workbench portal", nch.ChannelType()))
+		}
+	}
+}
+
+// watchKey ends the connection once its key has been deleted.
+func (s *Server) watchKey(ctx context.Context, conn *ssh.ServerConn, keyID int64) {
+	t := time.NewTicker(s.keyCheckEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if ok, err := s.store.SSHKeyExists(ctx, keyID); err == nil && !ok {
+				s.log.Info("ssh connection closed: its key was deleted", "key_id", keyID)
+				conn.Close()
+				return
+			}
+		}
+	}
+}
+
+func (s *Server) track(wbID string, conn *ssh.ServerConn, add bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.conns[wbID]
+	if add {
+		if set == nil {
+			set = map[*ssh.ServerConn]struct{}{}
+			s.conns[wbID] = set
+		}
+		set[conn] = struct{}{}
+		return
+	}
+	delete(set, conn)
+	if len(set) == 0 {
+		delete(s.conns, wbID)
+	}
+}
+
+// closeWorkbench ends every connection to workbench id.
+func (s *Server) closeWorkbench(id, why string) {
+	s.mu.Lock()
+	var list []*ssh.ServerConn
+	for c := range s.conns[id] {
+		list = append(list, c)
+	}
+	s.mu.Unlock()
+	for _, c := range list {
+		s.log.Info("ssh connection closed", "workbench", id, "why", why)
+		c.Close()
+	}
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.conns))
+	for id := range s.conns {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.closeWorkbench(id, "portal shutting down")
+	}
+}
+
+// OpenConnections counts the open connections to workbench id (tests, metrics).
+func (s *Server) OpenConnections(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns[id])
+}
+
+// SetKeyCheckEvery changes how often open connections check their key
+// (tests shorten it).
+func (s *Server) SetKeyCheckEvery(d time.Duration) {
+	s.mu.Lock()
+	s.opt.KeyCheckEvery = d
+	s.mu.Unlock()
+}
+
+func (s *Server) keyCheckEvery() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opt.KeyCheckEvery
+}
