@@ -276,7 +276,7 @@ func (h *Handler) runTCO(env *calcEnv, v url.Values) (calculator.TCOInput, *calc
 
 // The page puts the estimate's custom GPU model under shape_gpu_model,
 // because gpu_model is the TCO's field (SPEC §8) and both live in one URL.
-var calcEstimateKeys = []string{"flavor", "gpu_count", "cpu_cores", "memory_gib", "storage_gib", "duration", "hours_per_day", "days", "total_hours", "start"}
+var calcEstimateKeys = []string{"flavor", "gpu_count", "cpu_cores", "memory_gib", "memory_mib", "storage_gib", "duration", "hours_per_day", "days", "total_hours", "start"}
 
 // calcEstimateQuery picks the estimate's fields out of the page's query.
 func calcEstimateQuery(q url.Values) url.Values {
@@ -436,7 +436,7 @@ func calcMilli(m int64) string { return calculator.FormatNumber(big.NewRat(m, 10
 func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 	in := k.est
 	f := templates.EstimateForm{Flavor: in.Flavor, GPUModels: k.env.prices.GPUModels(), GPUModel: in.Shape.GPUModel,
-		GPUCount: fmt.Sprint(in.Shape.GPUCount), CPUCores: calcMilli(in.Shape.CPUMilli), MemoryGiB: fmt.Sprint(in.Shape.MemoryGiB),
+		GPUCount: fmt.Sprint(in.Shape.GPUCount), CPUCores: calcMilli(in.Shape.CPUMilli), MemoryGiB: models.FormatMemoryGiB(in.Shape.MemoryMiB),
 		StorageGiB: calcMilli(in.StorageMilliGiB), Duration: in.Duration, HoursPerDay: calculator.FormatNumber(in.HoursPerDay, 6),
 		Days: fmt.Sprint(in.Days), TotalHours: calculator.FormatNumber(in.TotalHours, 6), Hidden: calcHidden(k.tcoPart),
 		Errors: templates.FormErrors(k.estErrs)}
@@ -462,7 +462,7 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 		if fl.GPUCount > 0 {
 			label += fmt.Sprintf(" — %d × %s", fl.GPUCount, fl.GPUModel)
 		}
-		label += fmt.Sprintf(", %s cores, %d GiB", fl.CPUMilli, fl.MemoryGiB)
+		label += fmt.Sprintf(", %s cores, %s GiB", fl.CPUMilli, models.FormatMemoryGiB(fl.MemoryMiB))
 		f.Flavors = append(f.Flavors, templates.CalcOption{Value: fl.Name, Label: label})
 	}
 	return f
@@ -490,7 +490,7 @@ func calcShapeText(in calculator.EstimateInput) string {
 	if in.Shape.GPUCount > 0 {
 		parts = append(parts, fmt.Sprintf("%d × %s,", in.Shape.GPUCount, in.Shape.GPUModel))
 	}
-	parts = append(parts, fmt.Sprintf("%s CPU cores, %d GiB memory", calcMilli(in.Shape.CPUMilli), in.Shape.MemoryGiB))
+	parts = append(parts, fmt.Sprintf("%s CPU cores, %s GiB memory", calcMilli(in.Shape.CPUMilli), models.FormatMemoryGiB(in.Shape.MemoryMiB)))
 	if in.StorageMilliGiB > 0 {
 		parts = append(parts, fmt.Sprintf(", %s GiB home volume", calcMilli(in.StorageMilliGiB)))
 	}

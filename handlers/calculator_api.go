@@ -9,6 +9,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
+
 	"workbench/models/pricing"
 	"workbench/orchestrator/calculator"
 )
@@ -130,7 +132,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if v.Get("flavor") == "" && v.Get("gpu_count") == "" && v.Get("cpu_cores") == "" && v.Get("memory_gib") == "" {
+	if v.Get("flavor") == "" && v.Get("gpu_count") == "" && v.Get("cpu_cores") == "" && v.Get("memory_gib") == "" && v.Get("memory_mib") == "" {
 		h.failFields(c, calculator.FieldErrors{"flavor": "give a flavor, or a shape (gpu_model, gpu_count, cpu_cores, memory_gib)"})
 		return
 	}
@@ -148,7 +150,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 	}
 	out := gin.H{"currency": h.cfg.Currency, "flavor": in.Flavor,
 		"shape": gin.H{"gpu_model": in.Shape.GPUModel, "gpu_count": in.Shape.GPUCount, "cpu_milli": in.Shape.CPUMilli,
-			"memory_gib": in.Shape.MemoryGiB, "storage_milli_gib": in.StorageMilliGiB},
+			"memory_gib": json.Number(models.FormatMemoryGiB(in.Shape.MemoryMiB)), "memory_mib": in.Shape.MemoryMiB, "storage_milli_gib": in.StorageMilliGiB},
 		"duration": in.Duration, "start": res.Start.Format(time.RFC3339), "runs": res.Runs, "run_seconds": res.RunSeconds,
 		"billed_run_seconds": res.BilledRunSeconds, "calendar_seconds": res.CalendarSeconds, "min_charge_applied": res.MinChargeApplied,
 		"per_hour_micros": res.PerHour, "per_hour": pricing.Format(res.PerHour),

@@ -39,7 +39,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	free := freeByModel(gpus)
 	for _, f := range flavors {
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUMilli.Cores(), MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel]})
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel]})
 	}
 	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, "Catalog"), v))
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -39,7 +40,7 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 
 func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
-		CPUCores: f.CPUMilli.String(), MemoryGiB: strconv.Itoa(f.MemoryGiB),
+		CPUCores: f.CPUMilli.String(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB),
 		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled,
 		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10)}
 }
@@ -85,7 +86,7 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 	if f.GPUCount, err = atoiField("gpu_count", form.GPUCount, 0); err != nil {
 		return nil, err
 	}
-	if f.MemoryGiB, err = atoiField("memory_gib", form.MemoryGiB, -1); err != nil {
+	if f.MemoryMiB, err = models.ParseMemoryGiB(form.MemoryGiB); err != nil {
 		return nil, err
 	}
 	if f.ShmMiB, err = atoiField("shm_mib", form.ShmMiB, 0); err != nil {
@@ -154,12 +155,15 @@ func (h *Handler) apiFlavors(c *gin.Context) {
 }
 
 type flavorBody struct {
-	Name      string            `json:"name"`
-	GPUModel  string            `json:"gpu_model"`
-	GPUCount  int               `json:"gpu_count"`
-	CPUCores  models.Millicores `json:"cpu_cores"`
-	MemoryGiB int               `json:"memory_gib"`
-	ShmMiB    *int              `json:"shm_mib"`
+	Name     string            `json:"name"`
+	GPUModel string            `json:"gpu_model"`
+	GPUCount int               `json:"gpu_count"`
+	CPUCores models.Millicores `json:"cpu_cores"`
+	// MemoryGiB takes decimals down to one MiB (0.5 = 512 MiB); MemoryMiB,
+	// when given, says the same in whole MiB and wins.
+	MemoryGiB json.Number `json:"memory_gib"`
+	MemoryMiB *int64      `json:"memory_mib"`
+	ShmMiB    *int        `json:"shm_mib"`
 	// MaxRuntimeSeconds stops workbenches of the flavor after that long; 0 = no limit.
 	MaxRuntimeSeconds int64 `json:"max_runtime_seconds"`
 	// GPUIdleTimeoutSeconds stops a workbench whose GPUs stayed idle that long; 0 = off.
@@ -183,8 +187,13 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 	if !h.bindJSON(c, &b) {
 		return
 	}
+	mib, err := flavorBodyMemory(b)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUMilli: b.CPUCores,
-		MemoryGiB: b.MemoryGiB, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
+		MemoryMiB: mib, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
 		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB
@@ -194,4 +203,15 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		return
 	}
 	c.JSON(status, f)
+}
+
+// flavorBodyMemory is the memory a flavor body asks for, in MiB.
+func flavorBodyMemory(b flavorBody) (int64, error) {
+	if b.MemoryMiB != nil {
+		return *b.MemoryMiB, nil
+	}
+	if b.MemoryGiB == "" {
+		return 0, &models.ValidationError{Field: "memory_gib", Message: "is required (or give memory_mib)"}
+	}
+	return models.ParseMemoryGiB(b.MemoryGiB.String())
 }

@@ -59,7 +59,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			v.Unavailable[f.Name] = why
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUMilli.Cores(), MemoryGiB: f.MemoryGiB, ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
 			PerHour: rateText(rate, h.cfg.Currency)})
 	}
 	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)

@@ -36,7 +36,7 @@ func newMoneyFixture(t *testing.T) *moneyFixture {
 	if err := s.CreateImage(ctx, &img); err != nil {
 		t.Fatal(err)
 	}
-	fl := &Flavor{Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUMilli: 8000, MemoryGiB: 64, Enabled: true}
+	fl := &Flavor{Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUMilli: 8000, MemoryMiB: 64 * 1024, Enabled: true}
 	if err := s.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func newMoneyFixture(t *testing.T) *moneyFixture {
 	if err := s.CreateWorkbench(ctx, wb, GPUNeed{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	iv := &UsageInterval{WorkbenchID: wb.ID, UserID: u.ID, GPUModel: fl.GPUModel, GPUCount: 1, CPUMilli: 8000, MemoryGiB: 64,
+	iv := &UsageInterval{WorkbenchID: wb.ID, UserID: u.ID, GPUModel: fl.GPUModel, GPUCount: 1, CPUMilli: 8000, MemoryMiB: 64 * 1024,
 		StartedAt: time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC)}
 	if err := s.OpenInterval(ctx, iv); err != nil {
 		t.Fatal(err)

@@ -87,13 +87,13 @@ func TestFlavorValidation(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	bad := []Flavor{
-		{Name: "x", GPUCount: 1, CPUMilli: 4000, MemoryGiB: 16},                         // no model
-		{Name: "x", GPUCount: -1, CPUMilli: 4000, MemoryGiB: 16},                        // negative
-		{Name: "x", CPUMilli: 0, MemoryGiB: 16},                                         // no cpu
-		{Name: "x", CPUMilli: 4000, MemoryGiB: 0},                                       // no memory
-		{Name: "x", CPUMilli: 4000, MemoryGiB: 1, ShmMiB: 4096},                         // shm > memory
-		{Name: "x", GPUModel: "H100", GPUCount: 99, CPUMilli: 4000, MemoryGiB: 16},      // absurd
-		{Name: "bad/name", GPUModel: "H100", GPUCount: 1, CPUMilli: 4000, MemoryGiB: 8}, // name
+		{Name: "x", GPUCount: 1, CPUMilli: 4000, MemoryMiB: 16 * 1024},                         // no model
+		{Name: "x", GPUCount: -1, CPUMilli: 4000, MemoryMiB: 16 * 1024},                        // negative
+		{Name: "x", CPUMilli: 0, MemoryMiB: 16 * 1024},                                         // no cpu
+		{Name: "x", CPUMilli: 4000, MemoryMiB: 0},                                              // no memory
+		{Name: "x", CPUMilli: 4000, MemoryMiB: 1 * 1024, ShmMiB: 4096},                         // shm > memory
+		{Name: "x", GPUModel: "H100", GPUCount: 99, CPUMilli: 4000, MemoryMiB: 16 * 1024},      // absurd
+		{Name: "bad/name", GPUModel: "H100", GPUCount: 1, CPUMilli: 4000, MemoryMiB: 8 * 1024}, // name
 	}
 	for i, f := range bad {
 		if err := s.CreateFlavor(ctx, &f); err == nil {

@@ -8,13 +8,14 @@ import (
 
 // Flavor is a hardware shape a workbench is launched with.
 type Flavor struct {
-	ID        int64      `gorm:"primaryKey" json:"id"`
-	Name      string     `json:"name"`
-	GPUModel  string     `gorm:"column:gpu_model" json:"gpu_model"`
-	GPUCount  int        `gorm:"column:gpu_count" json:"gpu_count"`
-	CPUMilli  Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
-	MemoryGiB int        `gorm:"column:memory_gib" json:"memory_gib"`
-	ShmMiB    int        `gorm:"column:shm_mib" json:"shm_mib"`
+	ID       int64      `gorm:"primaryKey" json:"id"`
+	Name     string     `json:"name"`
+	GPUModel string     `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount int        `gorm:"column:gpu_count" json:"gpu_count"`
+	CPUMilli Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
+	// MemoryMiB is the memory limit in MiB (JSON also gives memory_gib, see MarshalJSON).
+	MemoryMiB int64 `gorm:"column:memory_mib" json:"memory_mib"`
+	ShmMiB    int   `gorm:"column:shm_mib" json:"shm_mib"`
 	// MaxRuntimeS stops a workbench of this flavor after that many seconds of
 	// running; 0 = no limit.
 	MaxRuntimeS int64 `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
@@ -55,8 +56,8 @@ func (f *Flavor) Validate() error {
 	if f.CPUMilli < 100 || f.CPUMilli > maxFlavorCPUs*1000 {
 		return invalid("cpu_cores", "must be between 0.1 and %d", maxFlavorCPUs)
 	}
-	if f.MemoryGiB < 1 || f.MemoryGiB > maxFlavorMemGiB {
-		return invalid("memory_gib", "must be between 1 and %d", maxFlavorMemGiB)
+	if f.MemoryMiB < 64 || f.MemoryMiB > maxFlavorMemGiB*1024 {
+		return invalid("memory_gib", "must be between 0.0625 (64 MiB) and %d GiB", maxFlavorMemGiB)
 	}
 	if f.MaxRuntimeS < 0 || f.MaxRuntimeS > 365*24*3600 {
 		return invalid("max_runtime_hours", "must be between 0 (no limit) and 8760 hours")
@@ -64,7 +65,7 @@ func (f *Flavor) Validate() error {
 	if f.GPUIdleTimeoutS < 0 || f.GPUIdleTimeoutS > 30*24*3600 {
 		return invalid("gpu_idle_timeout_minutes", "must be between 0 (off) and 43200 minutes")
 	}
-	if f.ShmMiB < 0 || f.ShmMiB > f.MemoryGiB*1024 {
+	if f.ShmMiB < 0 || int64(f.ShmMiB) > f.MemoryMiB {
 		return invalid("shm_mib", "must be between 0 and the flavor's memory")
 	}
 	return nil
@@ -92,7 +93,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 	}
 	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
 		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_milli": f.CPUMilli,
-		"memory_gib": f.MemoryGiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "enabled": f.Enabled, "updated_at": s.now()})
+		"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "enabled": f.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
 			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}

@@ -62,7 +62,7 @@ func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
 		return err
 	}
 	if len(flavors) == 0 {
-		if err := s.CreateFlavor(ctx, &Flavor{Name: "CPU small", CPUMilli: 2000, MemoryGiB: 8, ShmMiB: 1024, Enabled: true}); err != nil {
+		if err := s.CreateFlavor(ctx, &Flavor{Name: "CPU small", CPUMilli: 2000, MemoryMiB: 8 * 1024, ShmMiB: 1024, Enabled: true}); err != nil {
 			return err
 		}
 	}
@@ -78,7 +78,7 @@ func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
 		short := ShortGPUName(model)
 		for _, n := range []int{1, 2, 4, 8} {
 			f := &Flavor{Name: fmt.Sprintf("%dx %s", n, short), GPUModel: model, GPUCount: n,
-				CPUMilli: Millicores(8000 * n), MemoryGiB: 64 * n, ShmMiB: 8192 * n, Enabled: true}
+				CPUMilli: Millicores(8000 * n), MemoryMiB: 64 * 1024 * int64(n), ShmMiB: 8192 * n, Enabled: true}
 			if err := s.CreateFlavor(ctx, f); err != nil {
 				return fmt.Errorf("seed flavor %s: %w", f.Name, err)
 			}

@@ -16,7 +16,7 @@ type UsageInterval struct {
 	GPUModel      string `gorm:"column:gpu_model"`
 	GPUCount      int    `gorm:"column:gpu_count"`
 	CPUMilli      int64  `gorm:"column:cpu_milli"`
-	MemoryGiB     int64  `gorm:"column:memory_gib"`
+	MemoryMiB     int64  `gorm:"column:memory_mib"`
 	StartedAt     time.Time
 	HeartbeatAt   time.Time
 	EndedAt       *time.Time

@@ -30,7 +30,7 @@ func NewBilling(store *models.Store, minCharge time.Duration) *Billing {
 }
 
 func shapeOf(iv models.UsageInterval) pricing.Shape {
-	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, CPUMilli: iv.CPUMilli, MemoryGiB: iv.MemoryGiB}
+	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB}
 }
 
 // billable returns the span of iv that may be written to the ledger at now,
@@ -307,7 +307,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 
 // FlavorShape is the priced shape of a flavor.
 func FlavorShape(f *models.Flavor) pricing.Shape {
-	s := pricing.Shape{CPUMilli: int64(f.CPUMilli), MemoryGiB: int64(f.MemoryGiB)}
+	s := pricing.Shape{CPUMilli: int64(f.CPUMilli), MemoryMiB: f.MemoryMiB}
 	if f.GPUCount > 0 {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
 	}

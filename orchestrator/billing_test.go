@@ -76,7 +76,7 @@ func newBillFixture(t *testing.T) *billFixture {
 	if err := s.CreateImage(ctx, img); err != nil {
 		t.Fatal(err)
 	}
-	fl := &models.Flavor{Name: "2x H100", GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryGiB: 16, Enabled: true}
+	fl := &models.Flavor{Name: "2x H100", GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryMiB: 16 * 1024, Enabled: true}
 	if err := s.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func (f *billFixture) open(start time.Time) string {
 	if err := f.store.CreateWorkbench(f.ctx, wb, models.GPUNeed{}, nil); err != nil {
 		f.t.Fatal(err)
 	}
-	iv := &models.UsageInterval{WorkbenchID: wb.ID, UserID: f.user.ID, GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryGiB: 16, StartedAt: start}
+	iv := &models.UsageInterval{WorkbenchID: wb.ID, UserID: f.user.ID, GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryMiB: 16 * 1024, StartedAt: start}
 	if err := f.store.OpenInterval(f.ctx, iv); err != nil {
 		f.t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func TestBillingOpenIntervalLedgerPlusUnbilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shape := pricing.Shape{GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryGiB: 16}
+	shape := pricing.Shape{GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryMiB: 16 * 1024}
 	for _, now := range []string{"10:00:00.5", "10:30:00", "11:00:00", "12:34:56.7", "13:00:01"} {
 		f.bill(b, at(now))
 		var ledger int64
@@ -470,7 +470,7 @@ func TestHourlyRateIsTheRateInForceNow(t *testing.T) {
 	f := newBillFixture(t)
 	f.rate(pricing.GPU, billGPU, 4_000_000, at("11:30:00"))
 	b := NewBilling(f.store, 60*time.Second)
-	shape := pricing.Shape{GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryGiB: 16}
+	shape := pricing.Shape{GPUModel: billGPU, GPUCount: 2, CPUMilli: 4000, MemoryMiB: 16 * 1024}
 	for now, gpu := range map[string]int64{"11:10:00": h100Rate, "11:29:59": h100Rate, "11:30:00": 4_000_000, "11:40:00": 4_000_000, "12:10:00": 4_000_000} {
 		b.now = func() time.Time { return at(now) }
 		got, err := b.HourlyRate(f.ctx, shape)

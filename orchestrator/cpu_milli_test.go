@@ -37,7 +37,7 @@ func TestCalculatorAndLedgerAgreeOnEveryCoreCount(t *testing.T) {
 			if int64(body.CPU) != int64(c)*10 {
 				t.Fatalf("%s cores read as %d milli-cores", cores, body.CPU)
 			}
-			fl := &models.Flavor{CPUMilli: body.CPU, MemoryGiB: 1}
+			fl := &models.Flavor{CPUMilli: body.CPU, MemoryMiB: 1 * 1024}
 			lines, err := pricing.PriceShape(FlavorShape(fl), start, start.Add(time.Hour), scheds)
 			if err != nil {
 				t.Fatal(err)
@@ -99,7 +99,7 @@ func TestFlavorMillicoresRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fl := &models.Flavor{Name: fmt.Sprintf("f%d", i), CPUMilli: m, MemoryGiB: 1, Enabled: true}
+		fl := &models.Flavor{Name: fmt.Sprintf("f%d", i), CPUMilli: m, MemoryMiB: 1 * 1024, Enabled: true}
 		if err := f.store.CreateFlavor(f.ctx, fl); err != nil {
 			t.Fatal(err)
 		}

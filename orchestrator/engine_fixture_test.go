@@ -75,7 +75,7 @@ func newEngineFixture(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, 
 	if err := store.CreateImage(ctx, img); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateFlavor(ctx, &models.Flavor{Name: "cpu", CPUMilli: 500, MemoryGiB: 1, ShmMiB: 64, Enabled: true}); err != nil {
+	if err := store.CreateFlavor(ctx, &models.Flavor{Name: "cpu", CPUMilli: 500, MemoryMiB: 1 * 1024, ShmMiB: 64, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	u, err := store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "correct-horse-1"})

@@ -23,7 +23,7 @@ func TestBillOnceContinuesPastAnUnpricedInterval(t *testing.T) {
 	// workbench is empty and settled), seen alive until 11:30.
 	wbBad := f.open(at("10:00:00"))
 	f.close(wbBad, at("10:00:00"))
-	iv := &models.UsageInterval{WorkbenchID: wbBad, UserID: f.user.ID, GPUModel: "Unpriced X1", GPUCount: 1, CPUMilli: 1000, MemoryGiB: 1, StartedAt: at("10:00:00")}
+	iv := &models.UsageInterval{WorkbenchID: wbBad, UserID: f.user.ID, GPUModel: "Unpriced X1", GPUCount: 1, CPUMilli: 1000, MemoryMiB: 1 * 1024, StartedAt: at("10:00:00")}
 	if err := f.store.OpenInterval(f.ctx, iv); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestEnforcementErrorsAreCounted(t *testing.T) {
 	if err := f.store.CloseInterval(f.ctx, wb, time.Now(), "x"); err != nil {
 		t.Fatal(err)
 	}
-	iv := &models.UsageInterval{WorkbenchID: wb, UserID: f.user.ID, GPUModel: "Unpriced X1", GPUCount: 1, CPUMilli: 1000, MemoryGiB: 1, StartedAt: time.Now().Add(-time.Minute)}
+	iv := &models.UsageInterval{WorkbenchID: wb, UserID: f.user.ID, GPUModel: "Unpriced X1", GPUCount: 1, CPUMilli: 1000, MemoryMiB: 1 * 1024, StartedAt: time.Now().Add(-time.Minute)}
 	if err := f.store.OpenInterval(f.ctx, iv); err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
 		Image: img.Image, Cmd: cmd, User: img.ContainerUser(), HomeVolume: vol, HomePath: img.HomePath,
 		Env:      []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
-		NanoCPUs: int64(fl.CPUMilli) * 1_000_000, MemoryBytes: int64(fl.MemoryGiB) << 30, ShmBytes: int64(fl.ShmMiB) << 20,
+		NanoCPUs: int64(fl.CPUMilli) * 1_000_000, MemoryBytes: fl.MemoryMiB << 20, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
 		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},

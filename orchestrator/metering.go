@@ -53,7 +53,7 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 		startedAt = time.Now().UTC()
 	}
 	iv := &models.UsageInterval{WorkbenchID: id, UserID: wb.OwnerID, GPUModel: fl.GPUModel, GPUCount: len(wb.GPUs),
-		CPUMilli: int64(fl.CPUMilli), MemoryGiB: int64(fl.MemoryGiB), StartedAt: startedAt.UTC()}
+		CPUMilli: int64(fl.CPUMilli), MemoryMiB: fl.MemoryMiB, StartedAt: startedAt.UTC()}
 	if len(wb.GPUs) == 0 {
 		iv.GPUModel = ""
 	}

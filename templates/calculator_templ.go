@@ -558,7 +558,7 @@ func estimateSection(v CalculatorView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "\"></label> <label>Memory (GiB) <input type=\"text\" inputmode=\"numeric\" name=\"memory_gib\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "\"></label> <label>Memory (GiB) <input type=\"text\" inputmode=\"decimal\" name=\"memory_gib\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -37,7 +37,7 @@ type FlavorRow struct {
 	GPUModel  string
 	GPUCount  int
 	CPUCores  float64
-	MemoryGiB int
+	MemoryGiB string // exact GiB, e.g. "16" or "0.5"
 	ShmMiB    int
 	Enabled   bool
 	FreeGPUs  int
@@ -347,9 +347,9 @@ func CatalogPage(p Page, v CatalogView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var14 string
-				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(fmt.Sprintf("%d GiB", f.MemoryGiB))
+				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(f.MemoryGiB + " GiB")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 109, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 109, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {
@@ -917,7 +917,7 @@ func FlavorFormPage(p Page, f FlavorForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "\" min=\"1\" required></label> <label>Shared memory (MiB) <input type=\"number\" name=\"shm_mib\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "\" min=\"0.0625\" step=\"any\" required></label> <label>Shared memory (MiB) <input type=\"number\" name=\"shm_mib\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -840,7 +840,7 @@ func LaunchPage(p Page, v LaunchView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var38 string
-				templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(fmt.Sprintf("%g CPU cores · %d GiB memory", f.CPUCores, f.MemoryGiB))
+				templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(fmt.Sprintf("%g CPU cores · %s GiB memory", f.CPUCores, f.MemoryGiB))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `workbenches.templ`, Line: 203, Col: 103}
 				}

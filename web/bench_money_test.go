@@ -145,16 +145,16 @@ func seedMoneyHistory(b *testing.B, path string, userID, imageID, flavorID int64
 			INSERT INTO workbenches (id, name, owner_id, image_id, flavor_id, state, token, created_at, updated_at, deleted_at)
 			SELECT printf('hist%06d', n), printf('run%06d', n), (SELECT id FROM users WHERE username = printf('other%03d', 1 + n % 100)),
 				?, ?, 'stopped', 't', ?, ?, ? FROM seq`, []any{imageID, flavorID, past, past, past}},
-		{`INSERT INTO usage_intervals (workbench_id, user_id, gpu_model, gpu_count, cpu_milli, memory_gib, started_at, heartbeat_at,
+		{`INSERT INTO usage_intervals (workbench_id, user_id, gpu_model, gpu_count, cpu_milli, memory_mib, started_at, heartbeat_at,
 				ended_at, end_reason, billed_through, settled)
-			SELECT id, owner_id, 'NVIDIA H100 80GB HBM3', 1, 8000, 64, ?, ?, ?, 'stopped', ?, 1 FROM workbenches WHERE id LIKE 'hist%'`,
+			SELECT id, owner_id, 'NVIDIA H100 80GB HBM3', 1, 8000, 65536, ?, ?, ?, 'stopped', ?, 1 FROM workbenches WHERE id LIKE 'hist%'`,
 			[]any{past, past, past.Add(time.Hour), past.Add(time.Hour)}},
 		{`WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < 20)
 			INSERT INTO workbenches (id, name, owner_id, image_id, flavor_id, state, token, created_at, updated_at)
 			SELECT printf('live%06d', n), 'live', (SELECT id FROM users WHERE username = printf('other%03d', n)),
 				?, ?, 'running', 't', ?, ? FROM seq`, []any{imageID, flavorID, now, now}},
-		{`INSERT INTO usage_intervals (workbench_id, user_id, gpu_model, gpu_count, cpu_milli, memory_gib, started_at, heartbeat_at, billed_through)
-			SELECT id, owner_id, 'NVIDIA H100 80GB HBM3', 1, 8000, 64, ?, ?, ? FROM workbenches WHERE id LIKE 'live%'`,
+		{`INSERT INTO usage_intervals (workbench_id, user_id, gpu_model, gpu_count, cpu_milli, memory_mib, started_at, heartbeat_at, billed_through)
+			SELECT id, owner_id, 'NVIDIA H100 80GB HBM3', 1, 8000, 65536, ?, ?, ? FROM workbenches WHERE id LIKE 'live%'`,
 			[]any{now.Add(-90 * time.Minute), now, now.Truncate(time.Hour)}},
 		{`WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < 2000)
 			INSERT INTO ledger_entries (idempotency_key, user_id, resource, gpu_model, period_start, period_end, seconds,

@@ -364,7 +364,7 @@ func recordRun(t *testing.T, p *testPortal, user *models.User, fl *models.Flavor
 	}
 	sh := orchestrator.FlavorShape(fl)
 	iv := &models.UsageInterval{WorkbenchID: wb.ID, UserID: user.ID, GPUModel: sh.GPUModel, GPUCount: sh.GPUCount, CPUMilli: sh.CPUMilli,
-		MemoryGiB: sh.MemoryGiB, StartedAt: start}
+		MemoryMiB: sh.MemoryMiB, StartedAt: start}
 	if err := p.srv.Store.OpenInterval(ctx, iv); err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func TestMaxRuntime(t *testing.T) {
 	cullRunManager(t, p)
 	// The flavor API has no max-runtime field yet, so the limit is set
 	// in the store.
-	fl := &models.Flavor{Name: "CPU two seconds", CPUMilli: 1000, MemoryGiB: 1, ShmMiB: 64, MaxRuntimeS: 2, Enabled: true}
+	fl := &models.Flavor{Name: "CPU two seconds", CPUMilli: 1000, MemoryMiB: 1 * 1024, ShmMiB: 64, MaxRuntimeS: 2, Enabled: true}
 	if err := p.srv.Store.CreateFlavor(context.Background(), fl); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestGPUIdleReleaseWarnsThenStops(t *testing.T) {
 			model = f.GPUModel
 		}
 	}
-	fl := &models.Flavor{Name: "H100 GPU-idle hour", GPUModel: model, GPUCount: 1, CPUMilli: 1000, MemoryGiB: 1, ShmMiB: 64,
+	fl := &models.Flavor{Name: "H100 GPU-idle hour", GPUModel: model, GPUCount: 1, CPUMilli: 1000, MemoryMiB: 1 * 1024, ShmMiB: 64,
 		GPUIdleTimeoutS: 3600, Enabled: true}
 	if err := p.srv.Store.CreateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)

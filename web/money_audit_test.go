@@ -193,7 +193,7 @@ func TestMoneyAudit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return pricing.Shape{GPUModel: fl.GPUModel, GPUCount: fl.GPUCount, CPUMilli: int64(fl.CPUMilli), MemoryGiB: int64(fl.MemoryGiB)}
+		return pricing.Shape{GPUModel: fl.GPUModel, GPUCount: fl.GPUCount, CPUMilli: int64(fl.CPUMilli), MemoryMiB: fl.MemoryMiB}
 	}
 	u, _ := store.UserByUsername(ctx, "alice")
 	lines, err := store.Statement(ctx, u.ID, time.Now().AddDate(0, 0, -2), time.Now().AddDate(0, 0, 2))

@@ -286,7 +286,7 @@ func flavorHourly(t *testing.T, p *testPortal, prices map[string]int64) int64 {
 	}
 	return pricing.Amount(prices[models.PriceKey("gpu", fl.GPUModel)], int64(fl.GPUCount)*1000, 3600, false) +
 		pricing.Amount(prices[models.PriceKey("cpu", "")], int64(fl.CPUMilli), 3600, false) +
-		pricing.Amount(prices[models.PriceKey("memory", "")], int64(fl.MemoryGiB)*1000, 3600, false)
+		pricing.Amount(prices[models.PriceKey("memory", "")], fl.MemoryMiB*1000/1024, 3600, false)
 }
 
 // workbenchLines returns the ledger lines of one workbench.

@@ -122,6 +122,17 @@ func Split(start, end time.Time, quantity int64, sched Schedule, perMonth bool) 
 // chargedBy(anchor, cut) differences as its seconds, so the pieces of a run
 // billed in any number of calls add up to exactly its charged seconds.
 func SplitRun(anchor, from, to time.Time, quantity int64, sched Schedule, perMonth bool) ([]Line, error) {
+	return splitRunScaled(anchor, from, to, quantity, MilliUnits, sched, perMonth)
+}
+
+// splitRunScaled is SplitRun for quantity/scale units held (scale MilliUnits
+// for GPUs, cores and storage; MiBPerGiB for memory in MiB). The lines'
+// Quantity is always milli-units (rounded when scale is not MilliUnits).
+func splitRunScaled(anchor, from, to time.Time, quantity, scale int64, sched Schedule, perMonth bool) ([]Line, error) {
+	milli := quantity
+	if scale != MilliUnits {
+		milli = divRound(quantity*MilliUnits, scale)
+	}
 	var lines []Line
 	cuts := sched.changesIn(from, to)
 	cur := from
@@ -143,7 +154,7 @@ func SplitRun(anchor, from, to time.Time, quantity int64, sched Schedule, perMon
 		s0, s1 := chargedBy(anchor, cur), chargedBy(anchor, next)
 		if secs := s1 - s0; secs > 0 {
 			lines = append(lines, Line{Start: anchor.Add(time.Duration(s0) * time.Second), End: anchor.Add(time.Duration(s1) * time.Second),
-				Seconds: secs, Quantity: quantity, RateMicros: rate.Micros, Amount: Amount(rate.Micros, quantity, secs, perMonth)})
+				Seconds: secs, Quantity: milli, RateMicros: rate.Micros, Amount: amountScaled(rate.Micros, quantity, scale, secs, perMonth)})
 		}
 		cur = next
 	}
@@ -153,7 +164,13 @@ func SplitRun(anchor, from, to time.Time, quantity int64, sched Schedule, perMon
 // Amount prices quantity milli-units held for secs seconds at rate, rounded
 // to the nearest micro-unit (half away from zero).
 func Amount(rate, quantity, secs int64, perMonth bool) int64 {
-	den := int64(3600 * MilliUnits)
+	return amountScaled(rate, quantity, MilliUnits, secs, perMonth)
+}
+
+// amountScaled prices quantity/scale units held for secs seconds at rate,
+// rounded to the nearest micro-unit (half away from zero).
+func amountScaled(rate, quantity, scale, secs int64, perMonth bool) int64 {
+	den := 3600 * scale
 	if perMonth {
 		den *= HoursPerMonth
 	}
@@ -229,8 +246,17 @@ type Shape struct {
 	GPUModel  string
 	GPUCount  int
 	CPUMilli  int64 // cores × 1000
-	MemoryGiB int64
+	MemoryMiB int64 // memory in MiB; priced per GiB-hour exactly (MiB/1024)
 }
+
+// MiBPerGiB is the scale of memory quantities: a GiB-hour rate is charged
+// rate × MiB × seconds / (1024 × 3600), exactly like cores are charged
+// rate × milli-cores × seconds / (1000 × 3600).
+const MiBPerGiB = 1024
+
+// MemoryMilliGiB is a MiB amount as milli-GiB for display and for the
+// ledger's quantity_milli column (rounded; the amount is priced from MiB).
+func MemoryMilliGiB(mib int64) int64 { return divRound(mib*MilliUnits, MiBPerGiB) }
 
 // ResourceLine is a Line of one resource.
 type ResourceLine struct {
@@ -259,18 +285,18 @@ func PriceShape(shape Shape, start, end time.Time, scheds map[string]Schedule) (
 func PriceRun(shape Shape, anchor, from, to time.Time, scheds map[string]Schedule) ([]ResourceLine, error) {
 	type part struct {
 		resource, model string
-		qty             int64
+		qty, scale      int64 // qty/scale units held
 	}
-	parts := []part{{CPU, "", shape.CPUMilli}, {Memory, "", shape.MemoryGiB * MilliUnits}}
+	parts := []part{{CPU, "", shape.CPUMilli, MilliUnits}, {Memory, "", shape.MemoryMiB, MiBPerGiB}}
 	if shape.GPUCount > 0 {
-		parts = append([]part{{GPU, shape.GPUModel, int64(shape.GPUCount) * MilliUnits}}, parts...)
+		parts = append([]part{{GPU, shape.GPUModel, int64(shape.GPUCount) * MilliUnits, MilliUnits}}, parts...)
 	}
 	var out []ResourceLine
 	for _, p := range parts {
 		if p.qty == 0 {
 			continue
 		}
-		lines, err := SplitRun(anchor, from, to, p.qty, scheds[ScheduleKey(p.resource, p.model)], false)
+		lines, err := splitRunScaled(anchor, from, to, p.qty, p.scale, scheds[ScheduleKey(p.resource, p.model)], false)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", p.resource, p.model, err)
 		}

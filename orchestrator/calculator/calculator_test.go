@@ -121,7 +121,7 @@ func TestEstimateFieldErrors(t *testing.T) {
 		{"cpu_cores=NaN&total_hours=1", "cpu_cores"},
 		{"cpu_cores=Inf&total_hours=1", "cpu_cores"},
 		{"cpu_cores=0&memory_gib=0&gpu_count=0&total_hours=1", "cpu_cores"},
-		{"memory_gib=1.5&total_hours=1", "memory_gib"},
+		{"memory_gib=1.00001&total_hours=1", "memory_gib"},
 		{"hours_per_day=25&days=1", "hours_per_day"},
 		{"hours_per_day=0&days=1", "hours_per_day"},
 		{"hours_per_day=8&days=0", "days"},

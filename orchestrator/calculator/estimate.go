@@ -119,7 +119,7 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		qty             int64
 	}
 	parts := []held{{pricing.GPU, shape.GPUModel, int64(shape.GPUCount) * pricing.MilliUnits},
-		{pricing.CPU, "", shape.CPUMilli}, {pricing.Memory, "", shape.MemoryGiB * pricing.MilliUnits},
+		{pricing.CPU, "", shape.CPUMilli}, {pricing.Memory, "", pricing.MemoryMilliGiB(shape.MemoryMiB)},
 		{pricing.Storage, "", in.StorageMilliGiB}}
 	errs = FieldErrors{}
 	var out []ResourceCost

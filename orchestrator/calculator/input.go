@@ -162,7 +162,11 @@ func (f *fields) scaled(name string, def int64, lo, hi bound, scale int64) int64
 	}
 	x := mul(r, ratInt(scale))
 	if !x.IsInt() {
-		f.errs.set(name, fmt.Sprintf("has too many decimals (at most %d)", len(fmt.Sprint(scale))-1))
+		msg := fmt.Sprintf("has too many decimals (at most %d)", len(fmt.Sprint(scale))-1)
+		if scale == pricing.MiBPerGiB {
+			msg = "must be a whole number of MiB (a multiple of 1/1024 GiB)"
+		}
+		f.errs.set(name, msg)
 		return def
 	}
 	return x.Num().Int64()
@@ -205,7 +209,7 @@ type EstimateInput struct {
 // DefaultEstimate is a working month: 8 hours a day for 22 days.
 func DefaultEstimate() EstimateInput {
 	return EstimateInput{Duration: DurationDaily, HoursPerDay: ratInt(8), Days: 22, TotalHours: ratInt(176),
-		Shape: pricing.Shape{CPUMilli: 4000, MemoryGiB: 16}}
+		Shape: pricing.Shape{CPUMilli: 4000, MemoryMiB: 16 * 1024}}
 }
 
 // Runs is how many runs the duration is made of (one a day, or one).
@@ -245,7 +249,7 @@ func (in EstimateInput) CalendarSeconds() int64 {
 
 // ParseEstimate reads an estimate from query values (the page's URL, or an
 // API body turned into values): flavor, gpu_model, gpu_count, cpu_cores,
-// memory_gib, storage_gib, duration (daily|total), hours_per_day, days,
+// memory_gib (or memory_mib), storage_gib, duration (daily|total), hours_per_day, days,
 // total_hours, start (RFC 3339). Missing values take def's.
 func ParseEstimate(v url.Values, def EstimateInput) (EstimateInput, FieldErrors) {
 	f := &fields{v: v, errs: FieldErrors{}}
@@ -255,7 +259,7 @@ func ParseEstimate(v url.Values, def EstimateInput) (EstimateInput, FieldErrors)
 		// No flavor named: a custom shape if any of its fields is given
 		// (an API call), else the default (the user's last flavor).
 		in.Flavor = def.Flavor
-		for _, k := range []string{"gpu_model", "gpu_count", "cpu_cores", "memory_gib"} {
+		for _, k := range []string{"gpu_model", "gpu_count", "cpu_cores", "memory_gib", "memory_mib"} {
 			if _, ok := f.raw(k); ok {
 				in.Flavor = ""
 			}
@@ -271,14 +275,17 @@ func ParseEstimate(v url.Values, def EstimateInput) (EstimateInput, FieldErrors)
 		}
 		in.Shape.GPUCount = int(f.integer("gpu_count", int64(def.Shape.GPUCount), 0, MaxGPUCount))
 		in.Shape.CPUMilli = f.scaled("cpu_cores", def.Shape.CPUMilli, incl("0"), incl(fmt.Sprint(MaxCPUCores)), 1000)
-		in.Shape.MemoryGiB = f.integer("memory_gib", def.Shape.MemoryGiB, 0, MaxMemoryGiB)
+		// memory_gib takes decimals down to one MiB (1/1024 GiB); memory_mib,
+		// when given, says the same in whole MiB and wins.
+		in.Shape.MemoryMiB = f.scaled("memory_gib", def.Shape.MemoryMiB, incl("0"), incl(fmt.Sprint(MaxMemoryGiB)), pricing.MiBPerGiB)
+		in.Shape.MemoryMiB = f.integer("memory_mib", in.Shape.MemoryMiB, 0, MaxMemoryGiB*pricing.MiBPerGiB)
 		if in.Shape.GPUCount > 0 && in.Shape.GPUModel == "" {
 			f.errs.set("gpu_model", "choose the GPU model")
 		}
 		if in.Shape.GPUCount == 0 {
 			in.Shape.GPUModel = ""
 		}
-		if in.Shape.GPUCount == 0 && in.Shape.CPUMilli == 0 && in.Shape.MemoryGiB == 0 && len(f.errs) == 0 {
+		if in.Shape.GPUCount == 0 && in.Shape.CPUMilli == 0 && in.Shape.MemoryMiB == 0 && len(f.errs) == 0 {
 			f.errs.set("cpu_cores", "the shape holds nothing to price: give it GPUs, CPU cores or memory")
 		}
 	}
@@ -339,7 +346,7 @@ func (in EstimateInput) Values() url.Values {
 		}
 		v.Set("gpu_count", fmt.Sprint(in.Shape.GPUCount))
 		v.Set("cpu_cores", FormatNumber(new(big.Rat).SetFrac64(in.Shape.CPUMilli, 1000), 3))
-		v.Set("memory_gib", fmt.Sprint(in.Shape.MemoryGiB))
+		v.Set("memory_gib", FormatNumber(new(big.Rat).SetFrac64(in.Shape.MemoryMiB, pricing.MiBPerGiB), 10))
 	}
 	if in.StorageMilliGiB > 0 {
 		v.Set("storage_gib", FormatNumber(new(big.Rat).SetFrac64(in.StorageMilliGiB, 1000), 3))
