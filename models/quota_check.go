@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"workbench/models/pricing"
 )
 
 // QuotaError is a launch refused by a quota; it names the limit.
@@ -23,6 +25,11 @@ type LaunchAsk struct {
 	GPUs     int
 	// IdleTimeout is the idle timeout the user picked.
 	IdleTimeout time.Duration
+	// MinChargeMicros is what the run costs at least (the minimum charge,
+	// SPEC §6 rule 3, at the rates in force): a budget that cannot cover it
+	// refuses the launch, since stopping early would not lower the charge.
+	MinChargeMicros int64
+	MinChargeSecs   int64
 }
 
 // MonthUsage is a user's use of monthly limits, ledger plus the part of
@@ -86,6 +93,11 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		}
 		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
 			return &QuotaError{"budget_per_month_micros", "quota exceeded: the monthly budget is used up"}
+		}
+		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
+			return &QuotaError{"budget_per_month_micros", fmt.Sprintf(
+				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
+				pricing.Format(*b-month.AmountMicros), pricing.Format(ask.MinChargeMicros), ask.MinChargeSecs)}
 		}
 		return nil
 	}

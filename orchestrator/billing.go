@@ -244,6 +244,26 @@ func (b *Billing) HourlyRate(ctx context.Context, shape pricing.Shape) (int64, e
 	return b.hourlyRate(shape, scheds)
 }
 
+// MinimumCharge is what a run of shape started now costs at least: the
+// minimum charge (zero when there is none) priced from now. Seconds is the
+// minimum in seconds.
+func (b *Billing) MinimumCharge(ctx context.Context, shape pricing.Shape) (micros, seconds int64, err error) {
+	if b.minCharge < time.Second {
+		return 0, 0, nil
+	}
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	now := b.now().Truncate(time.Second)
+	_, end := pricing.BilledSpan(now, now, b.minCharge)
+	lines, err := pricing.PriceShape(shape, now, end, scheds)
+	if err != nil {
+		return 0, 0, err
+	}
+	return pricing.SumResources(lines), int64(b.minCharge / time.Second), nil
+}
+
 func (b *Billing) hourlyRate(shape pricing.Shape, scheds map[string]pricing.Schedule) (int64, error) {
 	// Only the rates in force now, as if they had always been: pricing this
 	// clock hour with the full history would blend in a rate that changed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 	"time"
 
@@ -146,6 +147,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	now := m.billing.now()
 	var perHour int64 // micro-units an hour at the rates in force now
 	var gpus int64
+	var runs []liveRun
 	for _, iv := range open {
 		r, rerr := m.billing.hourlyRate(shapeOf(iv), scheds)
 		if rerr != nil {
@@ -153,6 +155,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 		perHour += r
 		gpus += int64(iv.GPUCount)
+		runs = append(runs, liveRun{perHour: r, minEnd: iv.StartedAt.Add(m.billing.minCharge)})
 	}
 	// Whole seconds more that fit: a second is charged once begun.
 	consider := func(seconds int64, why string, onlyGPU bool) {
@@ -165,14 +168,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 	}
 	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {
-		left := *b - use.AmountMicros
-		secs := int64(math.MaxInt32)
-		if left <= 0 {
-			secs = 0
-		} else if left < math.MaxInt64/3600 {
-			secs = left * 3600 / perHour
-		}
-		if secs < math.MaxInt32 {
+		if secs, ok := secondsUntilSpent(*b-use.AmountMicros, now, runs); ok && secs < math.MaxInt32 {
 			consider(secs, "quota exceeded: the monthly budget is used up", false)
 		}
 	}
@@ -190,6 +186,64 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	}
 	return at, reason, gpuOnly, nil
 }
+
+// liveRun is a running workbench as the budget sees it: what it costs an
+// hour now, and when its minimum charge is used up (a run is charged at
+// least the minimum, SPEC §6 rule 3, so until minEnd its charge is already
+// committed and does not grow).
+type liveRun struct {
+	perHour int64
+	minEnd  time.Time
+}
+
+// secondsUntilSpent is how many whole seconds from now the runs can go on
+// before left (the budget not yet used, counting each run's charge up to
+// now) is spent. The part of a young run's minimum charge still ahead is
+// owed whatever happens, so it is taken off left first, and that run adds
+// to the spending only once its minimum is used up. Stopping before that
+// saves nothing, so when only young runs are left the instant is the first
+// end of a minimum (the launch check refuses a run whose minimum the budget
+// cannot cover). ok is false when nothing would ever spend.
+func secondsUntilSpent(left int64, now time.Time, runs []liveRun) (secs int64, ok bool) {
+	type step struct{ at, perHour int64 } // at: seconds from now
+	var rate int64
+	var steps []step
+	for _, r := range runs {
+		if !r.minEnd.After(now) {
+			rate += r.perHour
+			continue
+		}
+		ahead := int64((r.minEnd.Sub(now) + time.Second - 1) / time.Second)
+		left -= divCeil(r.perHour*ahead, 3600)
+		steps = append(steps, step{ahead, r.perHour})
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
+	fit := func() int64 { // seconds left at rate
+		switch {
+		case left <= 0:
+			return 0
+		case left >= math.MaxInt64/3600:
+			return math.MaxInt32
+		}
+		return left * 3600 / rate
+	}
+	var cur int64
+	for _, st := range steps {
+		if rate > 0 {
+			if f := fit(); cur+f < st.at {
+				return cur + f, true
+			}
+			left -= rate * (st.at - cur) / 3600
+		}
+		cur, rate = st.at, rate+st.perHour
+	}
+	if rate <= 0 {
+		return 0, false
+	}
+	return cur + fit(), true
+}
+
+func divCeil(n, d int64) int64 { return (n + d - 1) / d }
 
 // nextRateChange is the first rate change after now (zero: none).
 func nextRateChange(scheds map[string]pricing.Schedule, now time.Time) time.Time {

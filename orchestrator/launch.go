@@ -82,6 +82,8 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second)}
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
+	// An unpriced shape is left to the billing pass (it stops unpriced runs).
+	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
 	// Accepted from here on: what follows must not be cut half-way by the
 	// request ending (a record without its launch), so the request's
 	// cancellation no longer applies. Until here it only stopped checks.

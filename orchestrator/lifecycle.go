@@ -53,6 +53,8 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	}
 	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
 		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second}
+	// An unpriced shape is left to the billing pass (it stops unpriced runs).
+	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
 	// Accepted from here on: what follows must not be cut half-way by the
 	// request ending (a record without its launch), so the request's
 	// cancellation no longer applies. Until here it only stopped checks.

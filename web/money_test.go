@@ -174,11 +174,14 @@ func TestQuotaRace(t *testing.T) {
 	}
 }
 
-// TestBudgetExhaustion: a running workbench is stopped once the monthly
-// budget is spent, with the reason shown; launches and starts are refused;
-// an admin raising the budget lets the user launch again.
+// TestBudgetExhaustion: a launch whose minimum charge the budget cannot
+// cover is refused; a running workbench is stopped once the monthly budget
+// is spent, with the reason shown; launches and starts are refused; an
+// admin raising the budget lets the user launch again. The minimum charge
+// is 2 s here so that a budget of 2.10 (about 2 GPU-seconds) covers it.
 func TestBudgetExhaustion(t *testing.T) {
 	p, _ := enginePortal(t, func(c *web.Config) {
+		c.Workbenches.MinCharge = 2 * time.Second
 		c.Workbenches.BillEvery = 300 * time.Millisecond
 		c.Workbenches.HeartbeatEvery = 300 * time.Millisecond
 	})
@@ -190,7 +193,16 @@ func TestBudgetExhaustion(t *testing.T) {
 	if code, body := p.api("PUT", "/api/v1/admin/prices", admin, rates); code != 200 {
 		t.Fatalf("set price: %d %v", code, body)
 	}
-	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, `{"budget_per_month_micros":2000000}`); code != 200 {
+	// 1.00 left cannot pay the 2 s minimum charge of 2.00: refused, nothing created.
+	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, `{"budget_per_month_micros":1000000}`); code != 200 {
+		t.Fatalf("set quota: %d %v", code, body)
+	}
+	code, body := p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"short","image":"fake","flavor":%q}`, moneyFlavor))
+	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "minimum charge of 2.00") {
+		t.Fatalf("launch whose minimum charge the budget cannot cover: %d %v; want 422 quota_exceeded naming the minimum charge", code, body)
+	}
+	// 2.10 covers it (2 GPU-seconds and a little CPU and memory).
+	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, `{"budget_per_month_micros":2100000}`); code != 200 {
 		t.Fatalf("set quota: %d %v", code, body)
 	}
 
@@ -228,17 +240,17 @@ func TestBudgetExhaustion(t *testing.T) {
 	}
 	code, me := p.api("GET", "/api/v1/me", alice, "")
 	usage, _ := me["usage"].(map[string]any)
-	// The run that spent the budget is in the ledger: at least the 60 s
-	// minimum charge of GPU time, and more than the budget.
+	// The run that spent the budget is in the ledger: at least the 2 s
+	// minimum charge of GPU time, and the budget.
 	if lr, _ := usage["limit_reached"].(string); code != 200 || !strings.Contains(lr, "budget") ||
-		num(usage["month_gpu_seconds"]) < 60 || num(usage["month_spend_micros"]) < 2_000_000 {
+		num(usage["month_gpu_seconds"]) < 2 || num(usage["month_spend_micros"]) < 2_100_000 {
 		for _, l := range workbenchLines(t, p, "alice", id) {
 			t.Logf("ledger line %s %s–%s %d s at %d = %d", l.Resource, l.PeriodStart, l.PeriodEnd, l.Seconds, l.RateMicros, l.AmountMicros)
 		}
 		t.Fatalf("/me after exhaustion: %d limit_reached %q (usage %v)", code, lr, usage)
 	}
 
-	code, body := p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"more","image":"fake","flavor":%q}`, moneyFlavor))
+	code, body = p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"more","image":"fake","flavor":%q}`, moneyFlavor))
 	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "budget") {
 		t.Fatalf("launch over budget: %d %v; want 422 quota_exceeded naming the budget", code, body)
 	}

@@ -1,0 +1,41 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A launch whose minimum charge the rest of the budget cannot cover is
+// refused with a message that names both amounts; one it can cover goes.
+// Before, only a budget already spent refused, so a run launched with 0.10
+// left was charged its full minimum of 0.50.
+func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	if err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, Limits{BudgetPerMonthMicros: i64(1_000_000)}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	launch := func(name string, spent, minCharge int64) error {
+		wb := &Workbench{Name: name, OwnerID: f.user.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
+		ask := LaunchAsk{UserID: f.user.ID, Image: "Test", Flavor: "cpu", MinChargeMicros: minCharge, MinChargeSecs: 60}
+		return f.s.CreateWorkbench(ctx, wb, GPUNeed{}, CheckLaunchQuota(ask, MonthUsage{AmountMicros: spent}))
+	}
+	err := launch("short", 900_000, 500_000)
+	var qe *QuotaError
+	if !errors.As(err, &qe) || qe.Limit != "budget_per_month_micros" {
+		t.Fatalf("0.10 left, minimum 0.50: %v; want budget_per_month_micros", err)
+	}
+	for _, want := range []string{"0.10 left", "minimum charge of 0.50", "60 s"} {
+		if !strings.Contains(qe.Message, want) {
+			t.Errorf("message %q lacks %q", qe.Message, want)
+		}
+	}
+	if err := launch("exact", 500_000, 500_000); err != nil {
+		t.Fatalf("0.50 left, minimum 0.50: %v", err)
+	}
+	if err := launch("nomin", 900_000, 0); err != nil {
+		t.Fatalf("no minimum charge, budget not spent: %v", err)
+	}
+}
