@@ -122,15 +122,27 @@ func btWaitWorkbenchState(t *testing.T, ctx context.Context, want string, limit 
 		// A short per-read bound: a read issued mid-reload may otherwise wait
 		// for a document that is being torn down.
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		s, err := chromedp.Run(rctx, chromedp.Evaluate[string](
-			`(() => { const e = document.querySelector("[data-testid=wb-state]"); return e ? e.innerText.trim() : ""; })()`))
+		// The badge is what the person sees (the script updates it in place);
+		// "rendered" is the state the server rendered into a fully loaded
+		// page. Only the latter ends the wait: with JavaScript on, the badge
+		// shows the new state a moment before the script reloads the page,
+		// and acting then (a click, a screenshot) races the reload.
+		got, err := chromedp.Run(rctx, chromedp.Evaluate[[]string](
+			`(() => { const e = document.querySelector("[data-testid=wb-state]");
+			          const st = document.querySelector("[data-testid=wb-status]");
+			          const rendered = (document.readyState === "complete" && st) ? st.getAttribute("data-state") : "";
+			          return [e ? e.innerText.trim() : "", rendered || ""]; })()`))
 		cancel()
-		if err == nil && s != "" {
+		s, rendered := "", ""
+		if err == nil && len(got) == 2 {
+			s, rendered = got[0], got[1]
+		}
+		if s != "" {
 			last = s
 			if len(seen) == 0 || seen[len(seen)-1] != s {
 				seen = append(seen, s)
 			}
-			if s == want {
+			if s == want && rendered == want {
 				return s, seen
 			}
 			if s == "failed" {
