@@ -15,8 +15,18 @@ import (
 // returns the caller's own running workbench. The session is loaded
 // read-only: proxied responses never carry the portal's Set-Cookie, and
 // notebook traffic does not write to the session store.
+//
+// A request carrying a workbench-scoped token is authenticated by that
+// token alone, never by the cookie beside it: the proxy skips its CSRF
+// check for such requests (see proxy.ScopedToken).
 func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error) {
-	e, err := h.proxyUser(r)
+	var e proxyAuthEntry
+	var err error
+	if secret, ok := proxy.ScopedToken(r, models.WorkbenchTokenPrefix); ok {
+		e, err = h.scopedTokenUser(r, secret, id)
+	} else {
+		e, err = h.proxyUser(r)
+	}
 	if err != nil {
 		return proxy.Target{}, err
 	}

@@ -16,6 +16,12 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 	if !ok {
 		return
 	}
+	h.showWorkbench(c, wb, http.StatusOK, templates.WorkbenchTokensView{})
+}
+
+// showWorkbench renders a workbench's page; tv carries what the token form
+// needs to show again (a new secret, or the name and error of a refusal).
+func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int, tv templates.WorkbenchTokensView) {
 	ctx := c.Request.Context()
 	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
 	if err != nil {
@@ -32,6 +38,10 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	v.GPUTelemetry = h.wbGPUTelemetry(wb)
 	h.workbenchAccess(c, wb, &v)
+	if v.Tokens, err = h.workbenchTokensView(c, wb, tv); err != nil {
+		h.fail(c, err)
+		return
+	}
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
 	}
@@ -40,7 +50,7 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 		rc.Close()
 		v.Logs = string(b)
 	}
-	h.render(c, http.StatusOK, templates.WorkbenchPage(h.workPage(c, wb.Name), v))
+	h.render(c, status, templates.WorkbenchPage(h.workPage(c, wb.Name), v))
 }
 
 // apiWorkbench: GET /api/v1/workbenches/{id}.

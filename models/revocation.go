@@ -18,7 +18,7 @@ type Revoked struct {
 
 // RevokeUserAccess ends every credential of a user at once, in one
 // transaction: portal sessions (by moving the user to a new auth epoch),
-// API tokens (revoked) and notebook-domain codes and sessions (deleted).
+// API and workbench tokens (revoked) and notebook-domain codes and sessions (deleted).
 // Called on password reset and disable.
 func (s *Store) RevokeUserAccess(ctx context.Context, userID int64) (Revoked, error) {
 	var out Revoked
@@ -36,6 +36,11 @@ func (s *Store) RevokeUserAccess(ctx context.Context, userID int64) (Revoked, er
 			return res.Error
 		}
 		out.Tokens = res.RowsAffected
+		res = tx.Model(&WorkbenchToken{}).Where("user_id = ? AND revoked_at IS NULL", userID).Update("revoked_at", now)
+		if res.Error != nil {
+			return res.Error
+		}
+		out.Tokens += res.RowsAffected
 		if err := tx.Where("user_id = ?", userID).Delete(&NotebookCode{}).Error; err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"workbench/handlers"
 	"workbench/handlers/proxy"
+	"workbench/models"
 )
 
 // hostnameRe is a DNS name of at least two labels, lower case, no port.
@@ -57,7 +58,17 @@ func (s *Server) pathModeOr(h *handlers.Handler, px http.Handler) http.Handler {
 	if s.cfg.NotebookDomain == "" {
 		return px
 	}
-	return s.sessions.LoadAndSave(http.HandlerFunc(h.NotebookOpen))
+	open := s.sessions.LoadAndSave(http.HandlerFunc(h.NotebookOpen))
+	// A Jupyter client with a workbench token is not a browser: it uses
+	// the path-mode address, whose responses to token requests are
+	// sandboxed (see proxy.ScopedToken).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := proxy.ScopedToken(r, models.WorkbenchTokenPrefix); ok {
+			px.ServeHTTP(w, r)
+			return
+		}
+		open.ServeHTTP(w, r)
+	})
 }
 
 // routeNotebookHosts sends requests for {id}.<notebook domain> to that

@@ -197,6 +197,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		ActivityInterval:  s.cfg.ActivityEvery,
 		TrustedOrigins:    trusted(s.cfg.PublicURL),
 		SessionCookieName: s.sessions.Cookie.Name,
+		ScopedTokenPrefix: models.WorkbenchTokenPrefix,
 		Logger:            s.log,
 		Live:              h.Live(),
 	})

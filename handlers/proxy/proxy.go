@@ -64,6 +64,9 @@ type Options struct {
 	Transport http.RoundTripper
 	// Live, when set, tracks requests in flight so revocation can end them.
 	Live *Live
+	// ScopedTokenPrefix marks workbench-scoped tokens ("wbk_"); see
+	// scoped_token.go. Empty: none are recognised.
+	ScopedTokenPrefix string
 	// Scheme is the scheme browsers use to reach this proxy ("https"
 	// behind a TLS-terminating reverse proxy); it completes the request's
 	// own origin for the CSRF check. Default: from the connection.
@@ -85,6 +88,7 @@ type ctxKey struct{}
 type reqInfo struct {
 	id     string
 	target Target
+	scoped bool // authenticated by a workbench-scoped token
 }
 
 // New returns a Proxy. It panics if o.Resolve is nil, a wiring bug that
@@ -140,7 +144,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// CSRF before Resolve: a forged request must never reach Jupyter, and
 	// answering 403 regardless of the id reveals nothing about it.
-	if err := p.origins.check(r); err != nil {
+	_, scoped := ScopedToken(r, p.opts.ScopedTokenPrefix)
+	if err := p.origins.check(r); err != nil && !scoped {
 		p.log.Info("proxy: cross-origin request refused",
 			"workbench", id, "method", r.Method, "origin", r.Header.Get("Origin"),
 			"sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "reason", err)
@@ -185,7 +190,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.opts.Live != nil && t.UserID != 0 {
 		defer p.opts.Live.add(t.UserID, t.Grant, started, cancel)()
 	}
-	ctx = context.WithValue(ctx, ctxKey{}, &reqInfo{id: id, target: t})
+	ctx = context.WithValue(ctx, ctxKey{}, &reqInfo{id: id, target: t, scoped: scoped})
 	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ctx))
 }
 

@@ -11,6 +11,10 @@ import (
 // other 1xx responses go through guardWriter instead.
 func (p *Proxy) modifyResponse(res *http.Response) error {
 	stripUpstreamHeaders(res.Header)
+	if ri := infoFrom(res.Request.Context()); ri != nil && ri.scoped {
+		// Script never runs in the portal's origin from a token request.
+		res.Header.Set("Content-Security-Policy", "sandbox")
+	}
 	if res.StatusCode == http.StatusSwitchingProtocols {
 		if ri := infoFrom(res.Request.Context()); ri != nil {
 			p.wrapUpgraded(res, ri.id)

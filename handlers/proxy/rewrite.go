@@ -21,6 +21,9 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	// Keep the portal's Host: Jupyter compares Origin with Host for
 	// WebSockets and API calls, and the browser's Origin is the portal.
 	pr.Out.Host = pr.In.Host
+	if ri.scoped {
+		stripScopedQuery(pr.Out.URL, p.opts.ScopedTokenPrefix)
+	}
 
 	h := pr.Out.Header
 	stripCookie(h, p.opts.SessionCookieName)
