@@ -26,6 +26,8 @@ type Config struct {
 	LoginMemory int64
 	// SSHAddr is where the portal serves SSH into workbenches ("" off).
 	SSHAddr string
+	// OIDC is single sign-on (oidc_config.go); off without an issuer.
+	OIDC OIDCConfig
 }
 
 // Handler holds every dependency of the HTTP actions.
@@ -40,7 +42,9 @@ type Handler struct {
 	// proxyAuth caches session→user for the Jupyter proxy's hot path.
 	proxyAuth *proxyAuthCache
 	// live is every proxied request in flight, so revocation can end them.
-	live    *proxy.Live
+	live *proxy.Live
+	// oidc is the single sign-on client; nil when SSO is off.
+	oidc    *oidcClient
 	cfg     Config
 	log     *slog.Logger
 	started time.Time
@@ -48,7 +52,7 @@ type Handler struct {
 
 // New builds the Handler.
 func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.Pool, wbs *orchestrator.Manager, cfg Config, log *slog.Logger) *Handler {
-	return &Handler{
+	h := &Handler{
 		store:     store,
 		sessions:  sessions,
 		pool:      pool,
@@ -61,4 +65,8 @@ func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.P
 		log:       log,
 		started:   time.Now(),
 	}
+	if cfg.OIDC.Enabled() {
+		h.oidc = &oidcClient{cfg: cfg.OIDC}
+	}
+	return h
 }

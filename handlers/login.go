@@ -19,7 +19,7 @@ func (h *Handler) loginForm(c *gin.Context) {
 		seeOther(c, safeNext(c.Query("next")))
 		return
 	}
-	h.render(c, http.StatusOK, templates.LoginPage(h.page(c, "Log in"), templates.LoginForm{Next: safeNext(c.Query("next"))}))
+	h.render(c, http.StatusOK, templates.LoginPage(h.page(c, "Log in"), h.loginForm0(templates.LoginForm{Next: safeNext(c.Query("next"))})))
 }
 
 // login checks the form and rotates the session token so a planted session
@@ -31,7 +31,7 @@ func (h *Handler) login(c *gin.Context) {
 	username := strings.ToLower(strings.TrimSpace(c.PostForm("username")))
 	password := c.PostForm("password")
 	next := safeNext(c.PostForm("next"))
-	form := templates.LoginForm{Username: username, Next: next}
+	form := h.loginForm0(templates.LoginForm{Username: username, Next: next})
 	addr := c.ClientIP()
 
 	res, wait := h.throttle.Reserve(username, addr)
@@ -68,6 +68,12 @@ func (h *Handler) login(c *gin.Context) {
 		return
 	}
 	res.Succeeded()
+	if h.oidc != nil && h.oidc.cfg.LocalLoginAdminsOnly && !u.IsAdmin() {
+		h.log.Info("login refused: password sign-in is for admins only", "username", username, "addr", addr)
+		form.Error = "Sign in with " + h.oidc.cfg.Label + ": password sign-in is for administrators only."
+		h.render(c, http.StatusForbidden, templates.LoginPage(h.page(c, "Log in"), form))
+		return
+	}
 	ctx := c.Request.Context()
 	if err := h.sessions.RenewToken(ctx); err != nil {
 		h.fail(c, err)

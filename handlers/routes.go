@@ -13,6 +13,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	r.GET("/login", h.loginForm)
 	r.POST("/login", h.login)
 	r.POST("/logout", h.logout)
+	r.GET("/login/oidc", h.oidcStart)
+	r.GET("/login/oidc/callback", h.oidcCallback)
 
 	ui := r.Group("/", h.requireUser)
 	ui.GET("/", h.home)

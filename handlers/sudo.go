@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/url"
 	"sort"
 	"time"
 
@@ -61,6 +62,7 @@ func (h *Handler) requireSudo(c *gin.Context) {
 		return
 	}
 	form := templates.SudoForm{Action: c.Request.URL.RequestURI()}
+	h.sudoSSO(c, &form, refererPath(c))
 	names := make([]string, 0, len(c.Request.PostForm))
 	for k := range c.Request.PostForm {
 		if k != sudoFieldName {
@@ -128,7 +130,9 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 
 // sudoForm: GET /sudo?next=/path shows the confirm page on its own.
 func (h *Handler) sudoForm(c *gin.Context) {
-	h.render(c, http.StatusOK, templates.SudoPage(h.page(c, "Confirm your password"), templates.SudoForm{Next: safeNext(c.Query("next"))}))
+	form := templates.SudoForm{Next: safeNext(c.Query("next"))}
+	h.sudoSSO(c, &form, form.Next)
+	h.render(c, http.StatusOK, templates.SudoPage(h.page(c, "Confirm your password"), form))
 }
 
 // sudoConfirm: POST /sudo confirms and returns to next.
@@ -159,4 +163,23 @@ func (h *Handler) apiSudo(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// sudoSSO offers an account without a password (made by single sign-on)
+// to confirm at the provider instead, coming back to next.
+func (h *Handler) sudoSSO(c *gin.Context, f *templates.SudoForm, next string) {
+	if h.oidc == nil || !currentUser(c).SSO() {
+		return
+	}
+	f.SSOURL = "/login/oidc?sudo=1&next=" + url.QueryEscape(safeNext(next))
+	f.SSOLabel = h.oidc.cfg.Label
+}
+
+// refererPath is the same-origin page the request came from, or "/".
+func refererPath(c *gin.Context) string {
+	u, err := url.Parse(c.Request.Referer())
+	if err != nil || u.Host != c.Request.Host {
+		return "/"
+	}
+	return safeNext(u.RequestURI())
 }

@@ -28,10 +28,18 @@ type User struct {
 	Disabled     bool   `json:"disabled"`
 	// AuthEpoch goes up when every session of the user must end (password
 	// reset, disable); a session made in an older epoch is refused.
-	AuthEpoch int64     `json:"-"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	AuthEpoch int64 `json:"-"`
+	// OIDCIssuer and OIDCSubject link an account made by single sign-on
+	// to its identity at the provider; both empty for a local account.
+	OIDCIssuer  string    `gorm:"column:oidc_issuer" json:"-"`
+	OIDCSubject string    `gorm:"column:oidc_subject" json:"-"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
+
+// SSO reports whether u signs in through the OIDC provider (and has no
+// password of its own).
+func (u *User) SSO() bool { return u != nil && u.OIDCSubject != "" }
 
 // IsAdmin reports whether u has the admin role.
 func (u *User) IsAdmin() bool { return u != nil && u.Role == RoleAdmin }
@@ -147,6 +155,10 @@ func (s *Store) Authenticate(ctx context.Context, username, password string) (*U
 	}
 	if err != nil {
 		return nil, err
+	}
+	if u.PasswordHash == "" { // a single-sign-on account has no password
+		_, _ = CheckPassword(dummyHash, password)
+		return nil, ErrBadCredentials
 	}
 	ok, err := CheckPassword(u.PasswordHash, password)
 	if err != nil {

@@ -49,6 +49,17 @@ type Config struct {
 	MetricsToken string
 	// SSHAddr serves SSH into workbenches (web/sshgate); "" keeps it off.
 	SSHAddr string
+	// OIDC* configure single sign-on (README "Single sign-on"); off
+	// without an issuer. LocalLogin is "all" or "admins".
+	OIDCIssuer        string
+	OIDCClientID      string
+	OIDCClientSecret  string
+	OIDCScopes        string
+	OIDCUsernameClaim string
+	OIDCGroupsClaim   string
+	OIDCGroupMap      string
+	OIDCLabel         string
+	LocalLogin        string
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -123,6 +134,15 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
 	fs.StringVar(&c.SSHAddr, "ssh-addr", env("SSH_ADDR", ""), "serve SSH into workbenches on this listen address, e.g. :2222; off when empty (WORKBENCH_SSH_ADDR)")
+	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", env("OIDC_ISSUER", ""), "single sign-on: the OpenID Connect issuer URL, e.g. https://sso.example.org/realms/lab; off when empty (WORKBENCH_OIDC_ISSUER)")
+	fs.StringVar(&c.OIDCClientID, "oidc-client-id", env("OIDC_CLIENT_ID", ""), "single sign-on: the client id registered at the provider (WORKBENCH_OIDC_CLIENT_ID)")
+	fs.StringVar(&c.OIDCScopes, "oidc-scopes", env("OIDC_SCOPES", "openid profile email groups"), "single sign-on: scopes to ask for, space-separated (WORKBENCH_OIDC_SCOPES)")
+	fs.StringVar(&c.OIDCUsernameClaim, "oidc-username-claim", env("OIDC_USERNAME_CLAIM", "preferred_username"), "single sign-on: the ID token claim that names the account (WORKBENCH_OIDC_USERNAME_CLAIM)")
+	fs.StringVar(&c.OIDCGroupsClaim, "oidc-groups-claim", env("OIDC_GROUPS_CLAIM", "groups"), "single sign-on: the ID token claim listing the user's groups (WORKBENCH_OIDC_GROUPS_CLAIM)")
+	fs.StringVar(&c.OIDCGroupMap, "oidc-group-map", env("OIDC_GROUP_MAP", ""), "single sign-on: directory group to portal group, e.g. 'cn=ml,ou=groups=ml-lab;physics=physics'; empty: same names (WORKBENCH_OIDC_GROUP_MAP)")
+	fs.StringVar(&c.OIDCLabel, "oidc-label", env("OIDC_LABEL", "single sign-on"), "single sign-on: the provider's name on the sign-in button (WORKBENCH_OIDC_LABEL)")
+	fs.StringVar(&c.LocalLogin, "local-login", env("LOCAL_LOGIN", "all"), "who may sign in with a portal password: all | admins (with single sign-on) (WORKBENCH_LOCAL_LOGIN)")
+	c.OIDCClientSecret = os.Getenv("WORKBENCH_OIDC_CLIENT_SECRET") // a secret: environment only
 	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN") // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
@@ -225,6 +245,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LoginMemoryMiB < 0 {
 		return fmt.Errorf("invalid WORKBENCH_LOGIN_MEMORY_MIB / --login-memory-mib %d: want a positive number of MiB such as 128", c.LoginMemoryMiB)
+	}
+	if err := c.validateOIDC(); err != nil {
+		return err
 	}
 	if c.AdminPassword != "" && len(c.AdminPassword) < 10 {
 		return errors.New("invalid WORKBENCH_ADMIN_PASSWORD: must be at least 10 characters")

@@ -98,7 +98,8 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	cfg.Workbenches.DataIdentity = dataIdentity(cfg.DataDir)
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
-		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr}, log)
+		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr,
+		OIDC: cfg.oidcHandlerConfig()}, log)
 	s.handler = s.buildHandler(h)
 	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
 	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
