@@ -143,7 +143,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OIDCLabel, "oidc-label", env("OIDC_LABEL", "single sign-on"), "single sign-on: the provider's name on the sign-in button (WORKBENCH_OIDC_LABEL)")
 	fs.StringVar(&c.LocalLogin, "local-login", env("LOCAL_LOGIN", "all"), "who may sign in with a portal password: all | admins (with single sign-on) (WORKBENCH_LOCAL_LOGIN)")
 	c.OIDCClientSecret = os.Getenv("WORKBENCH_OIDC_CLIENT_SECRET") // a secret: environment only
-	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN") // a secret: environment only
+	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN")          // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
