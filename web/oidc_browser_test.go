@@ -19,13 +19,18 @@ import (
 // for admins only.
 func ssoPortal(t *testing.T, idp *testIdP, mutate ...func(*web.Config)) *testPortal {
 	t.Helper()
-	return newPortal(t, append([]func(*web.Config){func(c *web.Config) {
+	return newPortal(t, append([]func(*web.Config){ssoConfig(idp)}, mutate...)...)
+}
+
+// ssoConfig points a portal's single sign-on at idp.
+func ssoConfig(idp *testIdP) func(*web.Config) {
+	return func(c *web.Config) {
 		c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret = idp.srv.URL, idp.clientID, idp.clientSecret
 		c.OIDCScopes, c.OIDCUsernameClaim, c.OIDCGroupsClaim = "openid profile email groups", "preferred_username", "groups"
 		c.OIDCGroupMap = "ml-lab=ml"
 		c.OIDCLabel = "Lab Directory"
 		c.LocalLogin = "admins"
-	}}, mutate...)...)
+	}
 }
 
 // btSSOSignIn clicks "Sign in with …" on the portal's login page, types
