@@ -380,6 +380,10 @@ func (s *Store) MarkWorkbenchDeleted(ctx context.Context, id string, endedAt tim
 		if err := tx.Where("workbench_id = ?", id).Delete(&gpuAllocation{}).Error; err != nil {
 			return err
 		}
+		// Its access tokens end with it.
+		if err := tx.Model(&WorkbenchToken{}).Where("workbench_id = ? AND revoked_at IS NULL", id).Update("revoked_at", now).Error; err != nil {
+			return err
+		}
 		return tx.Model(&Workbench{}).Where("id = ?", id).Updates(map[string]any{"deleted_at": now, "updated_at": now}).Error
 	})
 }

@@ -45,7 +45,7 @@ func (s *Store) CreateWorkbenchToken(ctx context.Context, userID int64, wbID, na
 		return nil, "", invalid("expires", "must be in the future")
 	}
 	var wb Workbench
-	if err := s.db.WithContext(ctx).Select("id", "owner_id").Where("id = ?", wbID).First(&wb).Error; err != nil {
+	if err := s.db.WithContext(ctx).Select("id", "owner_id").Where("id = ? AND deleted_at IS NULL", wbID).First(&wb).Error; err != nil {
 		return nil, "", notFound(err)
 	}
 	if wb.OwnerID != userID {
