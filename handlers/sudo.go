@@ -158,6 +158,11 @@ func (h *Handler) apiSudo(c *gin.Context) {
 		c.Status(http.StatusNoContent) // tokens need no confirmation
 		return
 	}
+	if currentUser(c).SSO() && h.oidc != nil {
+		h.fail(c, newError(http.StatusConflict, "sso_account",
+			"this account has no password: confirm by signing in again at /sudo in the browser, or use an API token"))
+		return
+	}
 	if msg := h.confirmPassword(c, body.Password); msg != "" {
 		h.fail(c, newError(http.StatusUnauthorized, "bad_password", msg))
 		return
