@@ -103,6 +103,13 @@ func TestOIDCCallbackRefusals(t *testing.T) {
 		t.Errorf("refused code exchange: %d", res.StatusCode)
 	}
 
+	// A directory identity without a usable username claim makes nothing.
+	idp.setUser("noname", idpUser{Subject: "s-noname", Username: ""})
+	c = ssoClient(t)
+	if res, body := getBody(t, c, ssoRoundTrip(t, p, c, "noname")); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "no usable username") {
+		t.Errorf("no username claim: %d", res.StatusCode)
+	}
+
 	// An SSO account has no password to sign in with.
 	res2 := p.postForm(p.client(), "/login", url.Values{"username": {"carol"}, "password": {""}})
 	if res2.StatusCode == http.StatusSeeOther {
