@@ -86,6 +86,13 @@ func TestWorkbenchTokenScope(t *testing.T) {
 		t.Fatalf("token without sudo: %d, want 403 (the confirm page)", res.StatusCode)
 	}
 	p.sudo(ac, "alice-password")
+	// A forged form from another site is refused even in sudo mode.
+	if res := isoPost(t, p, ac, "/workbenches/"+a+"/tokens", "https://evil.example"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin token creation: %d, want 403", res.StatusCode)
+	}
+	if toks, _ := p.srv.Store.ListWorkbenchTokens(ctx, mustUserID(t, p, "alice"), a); len(toks) != 0 {
+		t.Fatalf("a forged request made a token: %v", toks)
+	}
 	tokA := createWBTokenForm(t, p, ac, a, "vscode", "30")
 
 	// A bad name is refused in the page, with the name kept.
