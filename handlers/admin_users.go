@@ -36,7 +36,7 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 	v := templates.UsersView{Form: form, Self: currentUser(c).Username}
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
-			Email: u.Email, Role: u.Role, Disabled: u.Disabled, Groups: memberOf[u.Username]}
+			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Groups: memberOf[u.Username]}
 		row.LoginFailures, row.LoginLockedFor = h.loginLockState(u.Username)
 		v.Users = append(v.Users, row)
 	}

@@ -165,4 +165,14 @@ func TestOIDCSignInBrowser(t *testing.T) {
 	if resp := btLogin(t, ctx, "admin", adminPassword); resp.Status != http.StatusOK || btLocation(t, ctx).Path != "/" {
 		t.Fatalf("admin password sign-in: %d at %s", resp.Status, btLocation(t, ctx))
 	}
+
+	// The admin sees which accounts come from the directory.
+	btNavigate(t, ctx, p.ts.URL+"/admin/users")
+	if got := btTexts(t, ctx, `[data-testid=user-row][data-username=carol] [data-testid=user-sso]`); len(got) != 1 {
+		t.Errorf("carol's row has no SSO badge: %v", got)
+	}
+	if got := btTexts(t, ctx, `[data-testid=user-row][data-username=dave] [data-testid=user-sso]`); len(got) != 0 {
+		t.Errorf("a local account has an SSO badge: %v", got)
+	}
+	btScreenshot(t, ctx, "oidc-admin-users.png")
 }
