@@ -22,7 +22,9 @@ import (
 // server: with only a workbench token (no cookie, no Origin) a client lists
 // files over the REST API with "Authorization: token …", starts a kernel
 // and runs code over the kernel WebSocket with ?token=; the same token is
-// refused on the owner's other workbench, REST and WebSocket alike.
+// refused on the owner's other workbench, REST and WebSocket alike. A
+// Python client (jupyter_client's Session over tornado) does the same from
+// a container.
 func TestWorkbenchTokenRealKernel(t *testing.T) {
 	p, cli := enginePortal(t)
 	budget := 25 * time.Minute
@@ -111,6 +113,18 @@ func TestWorkbenchTokenRealKernel(t *testing.T) {
 		t.Fatalf("execute_result %q, want 'hihihi'", got)
 	}
 	conn.Close(websocket.StatusNormalClosure, "")
+
+	// The same from Python with jupyter_client's Session and tornado, as
+	// a script outside the portal would: it works with A's token and is
+	// refused on B.
+	pyOut, exit := runPyJupyterClient(t, ctx, cli, ref, server, tok)
+	if exit != 0 || !strings.Contains(pyOut, "RESULT 42") {
+		t.Fatalf("Python Jupyter client through the proxy: exit %d\n%s", exit, pyOut)
+	}
+	pyOut, exit = runPyJupyterClient(t, ctx, cli, ref, bServer, tok)
+	if exit == 0 || !strings.Contains(pyOut, "404") {
+		t.Fatalf("Python Jupyter client with A's token on B: exit %d\n%s", exit, pyOut)
+	}
 }
 
 // runOnKernel sends one execute_request on a kernel channels WebSocket and
