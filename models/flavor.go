@@ -9,16 +9,16 @@ import (
 
 // Flavor is a hardware shape a workbench is launched with.
 type Flavor struct {
-	ID       int64      `gorm:"primaryKey" json:"id"`
-	Name     string     `json:"name"`
-	GPUModel string     `gorm:"column:gpu_model" json:"gpu_model"`
-	GPUCount int        `gorm:"column:gpu_count" json:"gpu_count"`
+	ID       int64  `gorm:"primaryKey" json:"id"`
+	Name     string `json:"name"`
+	GPUModel string `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount int    `gorm:"column:gpu_count" json:"gpu_count"`
 	// UnitKind is what GPUCount counts: whole GPUs of GPUModel (UnitGPU),
 	// MIG instances of MIGProfile on GPUs of GPUModel (UnitMIG), or one
 	// slice of a shared GPU of GPUModel (UnitSlice).
-	UnitKind   string `gorm:"column:unit_kind" json:"unit_kind"`
-	MIGProfile string `gorm:"column:mig_profile" json:"mig_profile,omitempty"`
-	CPUMilli Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
+	UnitKind   string     `gorm:"column:unit_kind" json:"unit_kind"`
+	MIGProfile string     `gorm:"column:mig_profile" json:"mig_profile,omitempty"`
+	CPUMilli   Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
 	// MemoryMiB is the memory limit in MiB (JSON also gives memory_gib, see MarshalJSON).
 	MemoryMiB int64 `gorm:"column:memory_mib" json:"memory_mib"`
 	ShmMiB    int   `gorm:"column:shm_mib" json:"shm_mib"`

@@ -49,9 +49,9 @@ type PoolGPU struct {
 	SharedSlices int `json:"shared_slices"`
 	// Units are the MIG instances or slices the GPU is handed out in,
 	// each with its holder; empty for a GPU handed out whole.
-	Units []PoolUnit `json:"units,omitempty"`
-	Util         *Reading          `json:"utilization,omitempty"`
-	History      []gpu.Sample      `json:"-"`
+	Units   []PoolUnit   `json:"units,omitempty"`
+	Util    *Reading     `json:"utilization,omitempty"`
+	History []gpu.Sample `json:"-"`
 }
 
 // Reading is the latest sample in API form.

@@ -251,8 +251,8 @@ type Shape struct {
 	GPUCount    int
 	UnitKind    string
 	UnitProfile string
-	CPUMilli  int64 // cores × 1000
-	MemoryMiB int64 // memory in MiB; priced per GiB-hour exactly (MiB/1024)
+	CPUMilli    int64 // cores × 1000
+	MemoryMiB   int64 // memory in MiB; priced per GiB-hour exactly (MiB/1024)
 }
 
 // MiBPerGiB is the scale of memory quantities: a GiB-hour rate is charged
