@@ -47,6 +47,9 @@ type PoolGPU struct {
 	MIG          []gpu.MIGInstance `json:"mig_instances,omitempty"`
 	// SharedSlices > 0: an admin shares the GPU in that many slices.
 	SharedSlices int `json:"shared_slices"`
+	// MPS limits each slice's container gets (0 = off).
+	MPSMemoryMiB     int64 `json:"mps_memory_mib,omitempty"`
+	MPSThreadPercent int   `json:"mps_thread_percent,omitempty"`
 	// Units are the MIG instances or slices the GPU is handed out in,
 	// each with its holder; empty for a GPU handed out whole.
 	Units   []PoolUnit   `json:"units,omitempty"`
@@ -97,6 +100,9 @@ func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
 			Drained: states[d.UUID].Drained, WorkbenchID: held[d.UUID], SharedSlices: states[d.UUID].SharedSlices}
 		if d.MIGEnabled {
 			g.SharedSlices = 0 // MIG instances are its units
+		}
+		if g.SharedSlices > 0 {
+			g.MPSMemoryMiB, g.MPSThreadPercent = states[d.UUID].MPSMemoryMiB, states[d.UUID].MPSThreadPercent
 		}
 		g.Units = poolUnits(d, states[d.UUID], unitHeld)
 		switch {
