@@ -29,7 +29,11 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	inv, err := gpu.New(cfg.GPUMode(), gpu.WithLogger(log))
+	opts, err := web.InventoryOptions(cfg)
+	if err != nil {
+		return err
+	}
+	inv, err := gpu.New(cfg.GPUMode(), append([]gpu.Option{gpu.WithLogger(log)}, opts...)...)
 	if err != nil {
 		return err
 	}
