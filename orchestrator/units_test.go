@@ -237,6 +237,26 @@ func TestMIGLaunchGetsExactlyItsInstance(t *testing.T) {
 	if c.Units[0].UUID != a.Units[0].UUID {
 		t.Fatalf("after the stop, c got %s, want the freed %s", c.Units[0].UUID, a.Units[0].UUID)
 	}
+	// Starting a again binds afresh in the same transaction: both 1g.10gb
+	// are held now, so it is refused; once c stops, it gets that instance
+	// and a container whose device request names it.
+	if err := r.m.Start(ctx, a.ID, r.owner); refusedCode(err) != "no_capacity" {
+		t.Fatalf("start with every instance held: %v", err)
+	}
+	if err := r.m.Stop(ctx, c.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	(&memRig{m: r.m, rt: r.rt, store: r.store}).waitState(t, c.ID, models.StateStopped)
+	if err := r.m.Start(ctx, a.ID, r.owner); err != nil {
+		t.Fatal(err)
+	}
+	again := (&memRig{m: r.m, rt: r.rt, store: r.store}).waitState(t, a.ID, models.StateRunning, models.StateFailed)
+	if again.State != models.StateRunning || len(again.Units) != 1 || again.Units[0].Kind != models.UnitMIG {
+		t.Fatalf("restarted a: %s %q units %+v", again.State, again.Reason, again.Units)
+	}
+	if req := r.deviceRequest(t, a.ID); !slices.Equal(req.UUIDs, []string{again.Units[0].UUID}) {
+		t.Fatalf("restarted a's device request %+v, want %s", req, again.Units[0].UUID)
+	}
 }
 
 // TestSharedSliceLaunches: a GPU shared in 2 slices runs 2 workbenches on
