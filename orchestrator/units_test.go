@@ -369,3 +369,52 @@ func TestUnitBillingAtKindRate(t *testing.T) {
 		t.Fatalf("hourly rate of the MIG flavor %d (%v)", rate, err)
 	}
 }
+
+// TestConcurrentUnitLaunches: 24 launches at once through the manager, half
+// for a 1g.10gb instance (2 exist), half for a slice (2 exist): exactly 2 of
+// each are accepted, every other is refused no_capacity, and no instance or
+// slice is bound twice.
+func TestConcurrentUnitLaunches(t *testing.T) {
+	t.Parallel()
+	r := newUnitRig(t)
+	ctx := context.Background()
+	type result struct {
+		flavor string
+		wb     *models.Workbench
+		err    error
+	}
+	results := make(chan result, 24)
+	for i := 0; i < 24; i++ {
+		flavor := []string{"mig-1g", "slice"}[i%2]
+		go func(i int) {
+			wb, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: fmt.Sprintf("c%d", i), Image: "mem", Flavor: flavor})
+			results <- result{flavor, wb, err}
+		}(i)
+	}
+	won := map[string]int{}
+	bound := map[string]bool{}
+	for i := 0; i < 24; i++ {
+		res := <-results
+		if res.err != nil {
+			if refusedCode(res.err) != "no_capacity" {
+				t.Errorf("%s: %v", res.flavor, res.err)
+			}
+			continue
+		}
+		won[res.flavor]++
+		for _, u := range res.wb.Units {
+			key := u.UUID
+			if u.Slice != nil {
+				key = fmt.Sprintf("%s/%d", u.UUID, *u.Slice)
+			}
+			if bound[key] {
+				t.Errorf("unit %s bound twice", key)
+			}
+			bound[key] = true
+		}
+	}
+	if won["mig-1g"] != 2 || won["slice"] != 2 {
+		t.Fatalf("accepted %v, want 2 MIG and 2 slice launches", won)
+	}
+	r.m.Wait()
+}
