@@ -278,3 +278,32 @@ func TestFlavorUnitKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSeedMIGFlavors: one flavor per discovered profile, once; an admin's
+// own flavor of a profile stops the seed for it.
+func TestSeedMIGFlavors(t *testing.T) {
+	f := newUnitsFixture(t)
+	ctx := context.Background()
+	mine := &Flavor{Name: "mine", GPUModel: h100, GPUCount: 2, UnitKind: UnitMIG, MIGProfile: "3g.40gb", CPUMilli: 1000, MemoryMiB: 1024}
+	if err := f.s.CreateFlavor(ctx, mine); err != nil {
+		t.Fatal(err)
+	}
+	profiles := map[string]string{"1g.10gb": h100, "3g.40gb": h100}
+	for i := 0; i < 2; i++ {
+		if err := f.s.SeedMIGFlavors(ctx, profiles); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fls, _ := f.s.ListFlavors(ctx, false)
+	count := map[string]int{}
+	for _, fl := range fls {
+		count[fl.MIGProfile]++
+	}
+	if count["1g.10gb"] != 1 || count["3g.40gb"] != 1 {
+		t.Fatalf("MIG flavors per profile %v, want one each", count)
+	}
+	seeded, err := f.s.FlavorByNameOrID(ctx, "1x MIG 1g.10gb (H100 80GB HBM3)")
+	if err != nil || seeded.UnitKind != UnitMIG || seeded.GPUCount != 1 || !seeded.Enabled {
+		t.Fatalf("seeded flavor %+v (%v)", seeded, err)
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"workbench/models"
+	"workbench/web"
 )
 
 // TestSharedGPUSlicesEndToEnd: an admin shares a GPU in 2 slices (form:
@@ -159,5 +161,52 @@ func TestSharedGPUSlicesEndToEnd(t *testing.T) {
 		t.Log("no Docker engine: the refusal of the 3rd slice is covered by TestSharedSliceLaunches in orchestrator")
 	case code != http.StatusConflict || errCode(body) != "no_capacity":
 		t.Fatalf("3rd slice launch: %d %v", code, body)
+	}
+}
+
+// TestMockMIGDemo: with WORKBENCH_MOCK_MIG the simulated GPU 7 comes up as
+// MIG instances, listed in the pool API with their UUIDs and profile, each
+// discovered profile gets a default rate and a one-instance flavor, and the
+// launch form offers it with the instances free.
+func TestMockMIGDemo(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.MockMIG = "7:1g.10gb*2" })
+	ctx := context.Background()
+	user := tokenFor(t, p, "alice", "user")
+	code, body := p.api("GET", "/api/v1/gpus", user, "")
+	items, _ := body["items"].([]any)
+	if code != 200 || len(items) != 8 {
+		t.Fatalf("gpus: %d %v", code, body)
+	}
+	g7, _ := items[7].(map[string]any)
+	units, _ := g7["units"].([]any)
+	if g7["state"] != "mig" || g7["mig_enabled"] != true || len(units) != 2 {
+		t.Fatalf("GPU 7: %v", g7)
+	}
+	u0, _ := units[0].(map[string]any)
+	if u0["kind"] != "mig" || u0["profile"] != "1g.10gb" || !strings.HasPrefix(fmt.Sprint(u0["uuid"]), "MIG-") || u0["workbench_id"] != "" {
+		t.Fatalf("GPU 7 unit %v", u0)
+	}
+	const name = "1x MIG 1g.10gb (H100 80GB HBM3)"
+	fl, err := p.srv.Store.FlavorByNameOrID(ctx, name)
+	if err != nil || fl.UnitKind != models.UnitMIG || fl.MIGProfile != "1g.10gb" {
+		t.Fatalf("seeded MIG flavor %+v (%v)", fl, err)
+	}
+	cur, _ := p.srv.Store.CurrentPrices(ctx, time.Now())
+	if r := cur[models.PriceKey(models.UnitMIG, "1g.10gb")]; r.Micros != 3_000_000/7 || !r.IsDefault {
+		t.Fatalf("seeded MIG rate %+v", r)
+	}
+	uc := p.client()
+	p.login(uc, "alice", "alice-password")
+	_, page := p.get(uc, "/workbenches/new")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
+	choice := doc.Find(`[data-testid=flavor-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.Find(`input[value="` + name + `"]`).Length() == 1
+	})
+	if free := choice.Find(`[data-testid=free-gpus]`).Text(); free != "2 free" || !strings.Contains(choice.Text(), "1 × MIG 1g.10gb") {
+		t.Fatalf("launch form's MIG flavor: free %q, text %q", free, choice.Text())
+	}
+	// Whole-GPU flavors see 7 free GPUs: the MIG GPU is not one of them.
+	if !strings.Contains(page, "needs 8 GPUs, 7 free") {
+		t.Fatal("the 8-GPU flavor should be unavailable with 7 whole GPUs free")
 	}
 }

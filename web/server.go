@@ -146,7 +146,10 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	if _, err := s.Store.SeedCloudPrices(ctx); err != nil {
 		return fmt.Errorf("seed cloud prices: %w", err)
 	}
-	return s.Store.SeedCatalog(ctx, models)
+	if err := s.Store.SeedCatalog(ctx, models); err != nil {
+		return err
+	}
+	return s.Store.SeedMIGFlavors(ctx, migProfiles)
 }
 
 func trusted(publicURL string) []string {
