@@ -200,7 +200,7 @@ func TestMockMIGDemo(t *testing.T) {
 	_, page := p.get(uc, "/workbenches/new")
 	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
 	choice := doc.Find(`[data-testid=flavor-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
-		return s.Find(`input[value="` + name + `"]`).Length() == 1
+		return s.Find(`input[value="`+name+`"]`).Length() == 1
 	})
 	if free := choice.Find(`[data-testid=free-gpus]`).Text(); free != "2 free" || !strings.Contains(choice.Text(), "1 × MIG 1g.10gb") {
 		t.Fatalf("launch form's MIG flavor: free %q, text %q", free, choice.Text())
