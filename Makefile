@@ -18,7 +18,7 @@ run: build
 	$(BIN) serve
 
 demo: build
-	WORKBENCH_GPUS=mock:dgxh100 WORKBENCH_GPU_DEMO_LOAD=1 $(BIN) serve
+	WORKBENCH_GPUS=mock:dgxh100 WORKBENCH_GPU_DEMO_LOAD=1 WORKBENCH_MOCK_MIG=7:1g.10gb*7 $(BIN) serve
 
 generate:
 	$(TEMPL) generate -path templates

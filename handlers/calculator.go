@@ -254,6 +254,9 @@ func (env *calcEnv) compare(res *calculator.EstimateResult) []calculator.Compari
 	if res == nil || res.Input.Shape.GPUCount == 0 {
 		return nil
 	}
+	if k := res.Input.Shape.UnitKind; k != "" && k != pricing.GPU {
+		return nil // cloud offers are whole GPUs: a MIG instance or slice is not one
+	}
 	return calculator.Compare(env.priced, res.Input.Shape.GPUModel, res.GPUSeconds(), res.ComputeTotal)
 }
 
@@ -472,6 +475,10 @@ func calcResourceLabel(r calculator.ResourceCost) (name, qty, rate string) {
 	switch r.Resource {
 	case pricing.GPU:
 		return "GPU", fmt.Sprintf("%s × %s", calcMilli(r.QuantityMilli), r.GPUModel), pricing.FormatRate(r.RateMicros) + " per GPU-hour"
+	case pricing.MIG:
+		return "MIG instance", fmt.Sprintf("%s × %s", calcMilli(r.QuantityMilli), r.GPUModel), pricing.FormatRate(r.RateMicros) + " per instance-hour"
+	case pricing.Slice:
+		return "Shared-GPU slice", fmt.Sprintf("%s × %s (%s)", calcMilli(r.QuantityMilli), r.GPUModel, sharedLabel), pricing.FormatRate(r.RateMicros) + " per slice-hour"
 	case pricing.CPU:
 		return "CPU", calcMilli(r.QuantityMilli) + " cores", pricing.FormatRate(r.RateMicros) + " per core-hour"
 	case pricing.Memory:
@@ -525,6 +532,8 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	switch {
 	case r.Input.Shape.GPUCount == 0:
 		v.CloudNote = "This shape has no GPUs: there is no cloud GPU offer to compare with."
+	case r.Input.Shape.UnitKind != "" && r.Input.Shape.UnitKind != pricing.GPU:
+		v.CloudNote = "This flavor runs on a MIG instance or a slice of a shared GPU: cloud offers are whole GPUs, so there is nothing like it to compare with."
 	case len(k.cloud) == 0:
 		v.CloudNote = fmt.Sprintf("The cloud price catalog has no offer for %s GPUs.", calculator.Family(r.Input.Shape.GPUModel))
 	}

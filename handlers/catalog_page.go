@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
-	"workbench/orchestrator"
 	"workbench/templates"
 )
 
@@ -36,10 +35,10 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		card.Status = statuses[img.ID]
 		v.Images = append(v.Images, card)
 	}
-	free := freeByModel(gpus)
 	for _, f := range flavors {
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel]})
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: freeUnitsFor(gpus, f),
+			UnitText: unitText(f), FreeNoun: freeNoun(f), Shared: f.Shared(), SharedLabel: sharedLabel})
 	}
 	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, "Catalog"), v))
 }
@@ -47,15 +46,4 @@ func (h *Handler) catalogPage(c *gin.Context) {
 func imageCard(img models.Image) templates.ImageCard {
 	return templates.ImageCard{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description,
 		Tags: img.TagList(), Enabled: img.Enabled}
-}
-
-// freeByModel counts free GPUs per model.
-func freeByModel(gpus []orchestrator.PoolGPU) map[string]int {
-	out := map[string]int{}
-	for _, g := range gpus {
-		if g.State == orchestrator.GPUFree {
-			out[g.Model]++
-		}
-	}
-	return out
 }

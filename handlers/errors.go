@@ -40,7 +40,10 @@ func classify(err error) *apiError {
 	var re *orchestrator.RefusedError
 	var se *orchestrator.ErrState
 	var ste *orchestrator.StopError
+	var ce *models.ConflictError
 	switch {
+	case errors.As(err, &ce):
+		return &apiError{http.StatusConflict, "conflict", ce.Message}
 	case errors.As(err, &ste):
 		return &apiError{http.StatusBadGateway, "stop_failed", ste.Message + "; retry, or force the stop (force=true)"}
 	case errors.As(err, &re) && re.Code == "quota_exceeded":

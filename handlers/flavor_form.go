@@ -42,7 +42,7 @@ func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
 		CPUCores: f.CPUMilli.String(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB),
 		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled,
-		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10)}
+		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10), UnitKind: f.UnitKind, MIGProfile: f.MIGProfile}
 }
 
 func (h *Handler) flavorCreateForm(c *gin.Context) { h.saveFlavorForm(c, 0) }
@@ -60,7 +60,7 @@ func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 	form := templates.FlavorForm{ID: id, Name: c.PostForm("name"), GPUModel: c.PostForm("gpu_model"),
 		GPUCount: c.PostForm("gpu_count"), CPUCores: c.PostForm("cpu_cores"), MemoryGiB: c.PostForm("memory_gib"),
 		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true",
-		GPUIdleMinutes: c.PostForm("gpu_idle_timeout_minutes")}
+		GPUIdleMinutes: c.PostForm("gpu_idle_timeout_minutes"), UnitKind: c.PostForm("unit_kind"), MIGProfile: c.PostForm("mig_profile")}
 	f, err := parseFlavorForm(form)
 	if err == nil {
 		err = h.saveFlavor(c, f)
@@ -81,7 +81,8 @@ func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 
 // parseFlavorForm converts the form's text fields, naming the field at fault.
 func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
-	f := &models.Flavor{ID: form.ID, Name: form.Name, GPUModel: form.GPUModel, Enabled: form.Enabled}
+	f := &models.Flavor{ID: form.ID, Name: form.Name, GPUModel: form.GPUModel, Enabled: form.Enabled,
+		UnitKind: form.UnitKind, MIGProfile: form.MIGProfile}
 	var err error
 	if f.GPUCount, err = atoiField("gpu_count", form.GPUCount, 0); err != nil {
 		return nil, err
@@ -155,10 +156,15 @@ func (h *Handler) apiFlavors(c *gin.Context) {
 }
 
 type flavorBody struct {
-	Name     string            `json:"name"`
-	GPUModel string            `json:"gpu_model"`
-	GPUCount int               `json:"gpu_count"`
-	CPUCores models.Millicores `json:"cpu_cores"`
+	Name     string `json:"name"`
+	GPUModel string `json:"gpu_model"`
+	GPUCount int    `json:"gpu_count"`
+	// UnitKind says what gpu_count counts: "gpu" (whole GPUs, the
+	// default), "mig" (instances of mig_profile) or "slice" (1 slice of a
+	// shared GPU).
+	UnitKind   string            `json:"unit_kind"`
+	MIGProfile string            `json:"mig_profile"`
+	CPUCores   models.Millicores `json:"cpu_cores"`
 	// MemoryGiB takes decimals down to one MiB (0.5 = 512 MiB); MemoryMiB,
 	// when given, says the same in whole MiB and wins.
 	MemoryGiB json.Number `json:"memory_gib"`
@@ -192,7 +198,7 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		h.fail(c, err)
 		return
 	}
-	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, CPUMilli: b.CPUCores,
+	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, UnitKind: b.UnitKind, MIGProfile: b.MIGProfile, CPUMilli: b.CPUCores,
 		MemoryMiB: mib, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
 		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds}
 	if b.ShmMiB != nil {

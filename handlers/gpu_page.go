@@ -33,6 +33,7 @@ func (h *Handler) gpuPage(c *gin.Context) {
 	for _, g := range gpus {
 		r := gpuRow(g)
 		r.HeldBy = holders[g.WorkbenchID]
+		r.Units = unitRows(g, holders)
 		v.GPUs = append(v.GPUs, r)
 	}
 	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, "GPUs"), v))
@@ -44,6 +45,8 @@ var gpuStateLabels = map[string]string{
 	orchestrator.GPUInUse:     "In use",
 	orchestrator.GPUDrained:   "Drained (not offered)",
 	orchestrator.GPUUnhealthy: "Unhealthy",
+	orchestrator.GPUMIG:       "MIG instances",
+	orchestrator.GPUShared:    "Shared slices",
 }
 
 func gpuRow(g orchestrator.PoolGPU) templates.GPURow {
@@ -66,7 +69,36 @@ func gpuRow(g orchestrator.PoolGPU) templates.GPURow {
 	for _, m := range g.MIG {
 		r.MIG = append(r.MIG, templates.MIGRow{Profile: m.Profile, UUID: m.UUID, MemoryMiB: m.MemoryMiB})
 	}
+	r.MIGEnabled, r.SharedSlices, r.SharedLabel = g.MIGEnabled, g.SharedSlices, sharedLabel
+	r.MPSMemoryMiB, r.MPSThreadPct = g.MPSMemoryMiB, g.MPSThreadPercent
+	if g.SharedSlices > 0 {
+		r.StateLabel = fmt.Sprintf("Shared: %d of %d slices free", g.FreeUnits(), g.SharedSlices)
+	} else if g.MIGEnabled {
+		r.StateLabel = fmt.Sprintf("MIG: %d of %d instances free", g.FreeUnits(), len(g.Units))
+	}
 	return r
+}
+
+// unitRows lists a GPU's MIG instances or slices with who holds each (a
+// user sees only their own workbenches named; others' units read "in use").
+func unitRows(g orchestrator.PoolGPU, holders map[string]string) []templates.GPUUnitRow {
+	var out []templates.GPUUnitRow
+	for _, u := range g.Units {
+		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.WorkbenchID == ""}
+		if u.Kind == models.UnitMIG {
+			r.Label = "MIG " + u.Profile
+		} else {
+			r.Label = fmt.Sprintf("slice %d", *u.Slice)
+		}
+		if !r.Free {
+			r.HeldBy = holders[u.WorkbenchID]
+			if r.HeldBy == "" {
+				r.HeldBy = "in use"
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // gpuHolders names who holds busy GPUs, by workbench id: admins see every

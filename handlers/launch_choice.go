@@ -14,9 +14,10 @@ func flavorUnavailable(f models.Flavor, free int) string {
 	if f.GPUCount == 0 || free >= f.GPUCount {
 		return ""
 	}
-	gpus := "GPUs"
+	one, many := unitNoun(f)
+	gpus := many
 	if f.GPUCount == 1 {
-		gpus = "GPU"
+		gpus = one
 	}
 	if free == 0 {
 		return fmt.Sprintf("needs %d %s, none free", f.GPUCount, gpus)

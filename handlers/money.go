@@ -147,6 +147,10 @@ func resourceUnit(resource string) string {
 	switch resource {
 	case pricing.GPU:
 		return "GPU-hour"
+	case pricing.MIG:
+		return "MIG instance-hour"
+	case pricing.Slice:
+		return "slice-hour"
 	case pricing.CPU:
 		return "core-hour"
 	case pricing.Memory:
@@ -162,6 +166,10 @@ func quantityText(resource string, q int64) string {
 	switch resource {
 	case pricing.GPU:
 		return milliText(q) + " GPU"
+	case pricing.MIG:
+		return milliText(q) + " MIG instance"
+	case pricing.Slice:
+		return milliText(q) + " slice"
 	case pricing.CPU:
 		if q == 1000 {
 			return "1 core"

@@ -41,7 +41,6 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
-	free := freeByModel(gpus)
 	v.Facts, v.Unavailable = map[string]templates.ImageFacts{}, map[string]string{}
 	rates := map[string]int64{}
 	for _, img := range imgs {
@@ -55,12 +54,13 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		} else {
 			rates[f.Name] = rate
 		}
-		if why := flavorUnavailable(f, free[f.GPUModel]); why != "" {
+		free := freeUnitsFor(gpus, f)
+		if why := flavorUnavailable(f, free); why != "" {
 			v.Unavailable[f.Name] = why
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],
-			PerHour: rateText(rate, h.cfg.Currency)})
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free,
+			PerHour: rateText(rate, h.cfg.Currency), UnitText: unitText(f), Shared: f.Shared(), SharedLabel: sharedLabel})
 	}
 	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)
 	h.render(c, status, templates.LaunchPage(h.workPage(c, "New workbench"), v))

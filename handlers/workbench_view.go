@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -52,26 +53,31 @@ func (h *Handler) names(ctx context.Context) (catalogNames, error) {
 
 // workbenchJSON is the API shape of a workbench (SPEC §8).
 type workbenchJSON struct {
-	ID                 string   `json:"id"`
-	Name               string   `json:"name"`
-	Owner              string   `json:"owner"`
-	State              string   `json:"state"`
-	Progress           int      `json:"progress"`
-	Image              string   `json:"image"`
-	Flavor             string   `json:"flavor"`
-	GPUs               []string `json:"gpus"`
-	Simulated          bool     `json:"simulated"`
-	URL                string   `json:"url"`
-	Reason             string   `json:"reason"`
-	StopError          string   `json:"stop_error,omitempty"`
-	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
-	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
-	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
-	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
-	Currency           string   `json:"currency"`
-	CreatedAt          string   `json:"created_at"`
-	StartedAt          *string  `json:"started_at"`
-	StoppedAt          *string  `json:"stopped_at"`
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Owner    string   `json:"owner"`
+	State    string   `json:"state"`
+	Progress int      `json:"progress"`
+	Image    string   `json:"image"`
+	Flavor   string   `json:"flavor"`
+	GPUs     []string `json:"gpus"`
+	// Units are what it holds (kind gpu|mig|slice); Shared marks a slice of
+	// a shared GPU, with SharedNote saying what that means.
+	Units              []models.Unit `json:"units"`
+	Shared             bool          `json:"shared"`
+	SharedNote         string        `json:"shared_note,omitempty"`
+	Simulated          bool          `json:"simulated"`
+	URL                string        `json:"url"`
+	Reason             string        `json:"reason"`
+	StopError          string        `json:"stop_error,omitempty"`
+	ReasonDetails      string        `json:"reason_details,omitempty"` // the raw error behind reason
+	IdleTimeoutSeconds int64         `json:"idle_timeout_seconds"`
+	CostSoFarMicros    int64         `json:"cost_so_far_micros"`
+	RatePerHourMicros  int64         `json:"rate_per_hour_micros"`
+	Currency           string        `json:"currency"`
+	CreatedAt          string        `json:"created_at"`
+	StartedAt          *string       `json:"started_at"`
+	StoppedAt          *string       `json:"stopped_at"`
 }
 
 // workbenchViews loads what the pages and the API show beside workbenches:
@@ -89,7 +95,14 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
 		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
-		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency}
+		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency,
+		Units: wb.Units, Shared: wbShared(wb, n)}
+	if j.Units == nil {
+		j.Units = []models.Unit{}
+	}
+	if j.Shared {
+		j.SharedNote = sharedLabel
+	}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)
 		j.StartedAt = &s
@@ -123,7 +136,34 @@ func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orches
 	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
-		Started: templates.When(wb.StartedAt)}
+		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel}
+	for _, u := range wb.Units {
+		r.Units = append(r.Units, unitRow(u))
+	}
+	return r
+}
+
+// wbShared: the workbench runs (or will run, once started) on a slice of a
+// shared GPU — from its bound units, else from its flavor.
+func wbShared(wb *models.Workbench, n catalogNames) bool {
+	if wb.Shared {
+		return true
+	}
+	f := n.flavorByID[wb.FlavorID]
+	return f != nil && f.Shared()
+}
+
+// unitRow is one held unit as the workbench page lists it.
+func unitRow(u models.Unit) templates.UnitRow {
+	r := templates.UnitRow{Kind: u.Kind, UUID: u.UUID}
+	switch u.Kind {
+	case models.UnitMIG:
+		r.Label = "MIG " + u.Profile
+	case models.UnitSlice:
+		r.Label = fmt.Sprintf("slice %d of a shared GPU", *u.Slice)
+	default:
+		r.Label = "whole GPU"
+	}
 	return r
 }
 

@@ -2,17 +2,23 @@ package models
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"time"
 )
 
 // Flavor is a hardware shape a workbench is launched with.
 type Flavor struct {
-	ID       int64      `gorm:"primaryKey" json:"id"`
-	Name     string     `json:"name"`
-	GPUModel string     `gorm:"column:gpu_model" json:"gpu_model"`
-	GPUCount int        `gorm:"column:gpu_count" json:"gpu_count"`
-	CPUMilli Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
+	ID       int64  `gorm:"primaryKey" json:"id"`
+	Name     string `json:"name"`
+	GPUModel string `gorm:"column:gpu_model" json:"gpu_model"`
+	GPUCount int    `gorm:"column:gpu_count" json:"gpu_count"`
+	// UnitKind is what GPUCount counts: whole GPUs of GPUModel (UnitGPU),
+	// MIG instances of MIGProfile on GPUs of GPUModel (UnitMIG), or one
+	// slice of a shared GPU of GPUModel (UnitSlice).
+	UnitKind   string     `gorm:"column:unit_kind" json:"unit_kind"`
+	MIGProfile string     `gorm:"column:mig_profile" json:"mig_profile,omitempty"`
+	CPUMilli   Millicores `gorm:"column:cpu_milli" json:"cpu_cores"`
 	// MemoryMiB is the memory limit in MiB (JSON also gives memory_gib, see MarshalJSON).
 	MemoryMiB int64 `gorm:"column:memory_mib" json:"memory_mib"`
 	ShmMiB    int   `gorm:"column:shm_mib" json:"shm_mib"`
@@ -50,6 +56,9 @@ func (f *Flavor) Validate() error {
 	if f.GPUCount == 0 {
 		f.GPUModel = ""
 	}
+	if err := f.validateUnits(); err != nil {
+		return err
+	}
 	if len(f.GPUModel) > 100 {
 		return invalid("gpu_model", "is too long")
 	}
@@ -71,6 +80,39 @@ func (f *Flavor) Validate() error {
 	return nil
 }
 
+// migProfileRe is a MIG profile name as NVML tools print it: "1g.10gb",
+// "1c.2g.20gb", "1g.10gb+me".
+var migProfileRe = regexp.MustCompile(`^([0-9]c\.)?[0-9]g\.[0-9]{1,4}gb(\+[a-z]{1,8})*$`)
+
+// validateUnits checks and normalises the unit kind fields.
+func (f *Flavor) validateUnits() error {
+	f.UnitKind = strings.TrimSpace(f.UnitKind)
+	f.MIGProfile = strings.ToLower(strings.TrimSpace(f.MIGProfile))
+	if f.UnitKind == "" || f.GPUCount == 0 {
+		f.UnitKind = UnitGPU
+	}
+	switch f.UnitKind {
+	case UnitGPU:
+		f.MIGProfile = ""
+	case UnitMIG:
+		if !migProfileRe.MatchString(f.MIGProfile) {
+			return invalid("mig_profile", "a MIG flavor needs a MIG profile such as 1g.10gb or 3g.40gb")
+		}
+	case UnitSlice:
+		f.MIGProfile = ""
+		if f.GPUCount != 1 {
+			return invalid("gpu_count", "a shared-slice flavor asks for exactly 1 slice")
+		}
+	default:
+		return invalid("unit_kind", "must be gpu, mig or slice")
+	}
+	return nil
+}
+
+// Shared reports whether the flavor runs on a slice of a shared GPU (no
+// memory isolation from the other workbenches on it).
+func (f *Flavor) Shared() bool { return f.UnitKind == UnitSlice && f.GPUCount > 0 }
+
 // CreateFlavor validates and adds a flavor.
 func (s *Store) CreateFlavor(ctx context.Context, f *Flavor) error {
 	if err := f.Validate(); err != nil {
@@ -83,6 +125,20 @@ func (s *Store) CreateFlavor(ctx context.Context, f *Flavor) error {
 		}
 		return err
 	}
+	return s.seedFlavorUnitPrice(ctx, f)
+}
+
+// seedFlavorUnitPrice gives a new MIG profile or slice model a default
+// rate, so a MIG or slice flavor never runs unpriced (the admin reviews it like every seeded rate).
+func (s *Store) seedFlavorUnitPrice(ctx context.Context, f *Flavor) error {
+	switch {
+	case f.GPUCount == 0:
+		return nil
+	case f.UnitKind == UnitMIG:
+		return s.SeedUnitPrice(ctx, UnitMIG, f.MIGProfile, f.GPUModel)
+	case f.UnitKind == UnitSlice:
+		return s.SeedUnitPrice(ctx, UnitSlice, f.GPUModel, f.GPUModel)
+	}
 	return nil
 }
 
@@ -92,7 +148,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 		return err
 	}
 	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
-		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "cpu_milli": f.CPUMilli,
+		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "unit_kind": f.UnitKind, "mig_profile": f.MIGProfile, "cpu_milli": f.CPUMilli,
 		"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "enabled": f.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
@@ -103,7 +159,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 	if res.RowsAffected == 0 {
 		return ErrNotFound
 	}
-	return nil
+	return s.seedFlavorUnitPrice(ctx, f)
 }
 
 // ListFlavors returns flavors; onlyEnabled hides disabled ones.

@@ -65,7 +65,7 @@ func (s *Store) checkRateBounds(_ context.Context, r *PriceRate) error {
 // model in the inventory) or a flavor of that model. The handlers call it
 // for what admins send; the store itself stays usable with any model name.
 func (s *Store) CheckRateModel(ctx context.Context, r PriceRate) error {
-	if r.Resource != pricing.GPU {
+	if r.Resource != pricing.GPU && r.Resource != pricing.Slice {
 		return nil
 	}
 	known, err := s.KnownGPUModel(ctx, r.GPUModel)

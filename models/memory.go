@@ -43,5 +43,6 @@ func (f Flavor) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		MemoryGiB json.Number `json:"memory_gib"`
-	}{plain(f), json.Number(FormatMemoryGiB(f.MemoryMiB))})
+		Shared    bool        `json:"shared"`
+	}{plain(f), json.Number(FormatMemoryGiB(f.MemoryMiB)), f.Shared()})
 }

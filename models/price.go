@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -46,14 +47,19 @@ func (s *Store) AddPriceRate(ctx context.Context, r *PriceRate) error {
 // storing it: a request with several rates checks them all first.
 func (s *Store) CheckPriceRate(ctx context.Context, r *PriceRate) error {
 	switch r.Resource {
-	case pricing.GPU:
+	case pricing.GPU, pricing.Slice:
 		if strings.TrimSpace(r.GPUModel) == "" {
-			return invalid("gpu_model", "a GPU rate needs the GPU model")
+			return invalid("gpu_model", "a GPU or slice rate needs the GPU model")
+		}
+	case pricing.MIG:
+		r.GPUModel = strings.ToLower(strings.TrimSpace(r.GPUModel))
+		if !migProfileRe.MatchString(r.GPUModel) {
+			return invalid("gpu_model", "a MIG rate needs the MIG profile (such as 1g.10gb) in gpu_model")
 		}
 	case pricing.CPU, pricing.Memory, pricing.Storage:
 		r.GPUModel = ""
 	default:
-		return invalid("resource", "must be gpu, cpu, memory or storage")
+		return invalid("resource", "must be gpu, mig, slice, cpu, memory or storage")
 	}
 	if r.Micros < 0 || r.Micros > maxRateMicros {
 		return invalid("rate", "must be between 0 and 1,000,000 per unit")
@@ -160,4 +166,55 @@ func (s *Store) SeedDefaultPrices(ctx context.Context, gpuModels []string) error
 		current[r.Key()] = r
 	}
 	return nil
+}
+
+// defaultSliceRate is a slice-hour's starting rate: a quarter of the GPU's
+// (a placeholder for admins to review, like every seeded rate).
+func defaultSliceRate(model string) int64 { return defaultGPURate(model) / 4 }
+
+// defaultMIGRate is a MIG profile-hour's starting rate: the GPU's rate
+// times the profile's share of compute slices (g of 7), so 7 × 1g cost one
+// whole GPU. Unknown shapes start at the whole GPU's rate.
+func defaultMIGRate(profile, gpuModel string) int64 {
+	g := 7
+	if _, rest, ok := strings.Cut(profile, "c."); ok {
+		profile = rest
+	}
+	if n, _, ok := strings.Cut(profile, "g."); ok && len(n) == 1 && n[0] >= '1' && n[0] <= '7' {
+		g = int(n[0] - '0')
+	}
+	return defaultGPURate(gpuModel) * int64(g) / 7
+}
+
+// SeedMIGPrices adds a default rate (marked is_default) for each MIG profile
+// that has none; profiles maps a profile to the GPU model it lies on.
+func (s *Store) SeedMIGPrices(ctx context.Context, profiles map[string]string) error {
+	for profile, model := range profiles {
+		if err := s.SeedUnitPrice(ctx, pricing.MIG, profile, model); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeedUnitPrice adds a default rate (marked is_default, from the beginning
+// of time) for a MIG profile or a GPU model's slices when it has none, so
+// a unit kind is never unpriced the moment it appears: a MIG profile is
+// discovered or named by a flavor, a GPU is shared or a slice flavor made.
+func (s *Store) SeedUnitPrice(ctx context.Context, resource, key, gpuModel string) error {
+	r := PriceRate{Resource: resource, GPUModel: key}
+	switch resource {
+	case pricing.MIG:
+		r.Micros = defaultMIGRate(key, gpuModel)
+	case pricing.Slice:
+		r.Micros = defaultSliceRate(gpuModel)
+	default:
+		return fmt.Errorf("no default rate for unit kind %q", resource)
+	}
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&PriceRate{}).Where("resource = ? AND gpu_model = ?", resource, key).Count(&n).Error; err != nil || n > 0 {
+		return err
+	}
+	r.EffectiveFrom, r.IsDefault, r.CreatedBy, r.CreatedAt = time.Unix(0, 0).UTC(), true, "seed", s.now()
+	return s.db.WithContext(ctx).Create(&r).Error
 }

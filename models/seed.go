@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -104,4 +105,42 @@ func ShortGPUName(model string) string {
 		out = out[:50]
 	}
 	return strings.TrimSpace(out)
+}
+
+// SeedMIGFlavors adds a one-instance flavor for each MIG profile found in
+// the inventory (profile → GPU model) that no flavor asks for yet, so MIG
+// instances an admin made with nvidia-smi mig can be launched at once. It
+// never recreates one an admin changed or disabled (any flavor of that
+// profile and model counts).
+func (s *Store) SeedMIGFlavors(ctx context.Context, profiles map[string]string) error {
+	if len(profiles) == 0 {
+		return nil
+	}
+	flavors, err := s.ListFlavors(ctx, false)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, f := range flavors {
+		if f.UnitKind == UnitMIG {
+			have[f.MIGProfile+"|"+f.GPUModel] = true
+		}
+	}
+	names := make([]string, 0, len(profiles))
+	for p := range profiles {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		model := profiles[p]
+		if have[p+"|"+model] || !migProfileRe.MatchString(p) {
+			continue
+		}
+		f := &Flavor{Name: fmt.Sprintf("1x MIG %s (%s)", p, ShortGPUName(model)), GPUModel: model, GPUCount: 1, UnitKind: UnitMIG, MIGProfile: p,
+			CPUMilli: 2000, MemoryMiB: 16 * 1024, ShmMiB: 1024, Enabled: true}
+		if err := s.CreateFlavor(ctx, f); err != nil {
+			return fmt.Errorf("seed flavor %s: %w", f.Name, err)
+		}
+	}
+	return nil
 }

@@ -10,11 +10,15 @@ import (
 
 // UsageInterval is a span during which a workbench held resources.
 type UsageInterval struct {
-	ID            int64 `gorm:"primaryKey"`
-	WorkbenchID   string
-	UserID        int64
-	GPUModel      string `gorm:"column:gpu_model"`
-	GPUCount      int    `gorm:"column:gpu_count"`
+	ID          int64 `gorm:"primaryKey"`
+	WorkbenchID string
+	UserID      int64
+	GPUModel    string `gorm:"column:gpu_model"`
+	GPUCount    int    `gorm:"column:gpu_count"`
+	// UnitKind and UnitProfile say what GPUCount counts (whole GPUs, MIG
+	// instances of a profile, slices), so each is priced at its own rate.
+	UnitKind      string `gorm:"column:unit_kind"`
+	UnitProfile   string `gorm:"column:unit_profile"`
 	CPUMilli      int64  `gorm:"column:cpu_milli"`
 	MemoryMiB     int64  `gorm:"column:memory_mib"`
 	StartedAt     time.Time

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -58,7 +57,13 @@ type Workbench struct {
 	// ReasonDetails is the raw error behind a failure's plain reason.
 	ReasonDetails string `json:"-"`
 
-	GPUs []string `gorm:"-" json:"gpus"`
+	// GPUs are the physical GPUs the workbench touches (a MIG instance's
+	// or a slice's parent GPU too); Units are what it holds on them.
+	GPUs  []string `gorm:"-" json:"gpus"`
+	Units []Unit   `gorm:"-" json:"units"`
+	// Shared is true when the workbench holds a slice of a shared GPU:
+	// no memory isolation from its neighbours.
+	Shared bool `gorm:"-" json:"shared"`
 
 	// RuntimeExtensionS is what the owner added to the maximum runtime of
 	// this run with "+1 h" (see orchestrator/deadline.go).
@@ -99,26 +104,6 @@ func newWorkbenchID() string {
 	return strings.ToLower(strings.TrimRight(base32.StdEncoding.EncodeToString(b), "="))
 }
 
-// GPUNeed is what a launch asks of the GPU pool: Count GPUs of Model, chosen
-// from Candidates (healthy, undrained GPUs of that model, in the order to
-// prefer them). Already-allocated candidates are skipped.
-type GPUNeed struct {
-	Model      string
-	Count      int
-	Candidates []string
-}
-
-// NoCapacityError is a refused allocation; it says what is free.
-type NoCapacityError struct {
-	Model string
-	Want  int
-	Free  int
-}
-
-func (e *NoCapacityError) Error() string {
-	return fmt.Sprintf("not enough free GPUs: %d × %s requested, %d free", e.Want, e.Model, e.Free)
-}
-
 // CreateWorkbench inserts wb (state requested) and binds its GPUs in one
 // transaction. The connection uses _txlock=immediate, so the transaction
 // starts with BEGIN IMMEDIATE: it holds SQLite's write lock from the first
@@ -150,11 +135,11 @@ func (s *Store) CreateWorkbench(ctx context.Context, wb *Workbench, need GPUNeed
 		if err := tx.Create(wb).Error; err != nil {
 			return err
 		}
-		gpus, err := allocate(tx, wb.ID, need, now)
+		units, err := allocate(tx, wb.ID, need, now)
 		if err != nil {
 			return err
 		}
-		wb.GPUs = gpus
+		wb.setUnits(units)
 		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateRequested}).Error
 	})
 }
@@ -168,8 +153,8 @@ type Tx struct {
 // RestartWorkbench moves a stopped or failed workbench to requested and
 // binds its GPUs, in one immediate transaction. It returns ErrConflict when
 // the workbench is in another state (a concurrent start got there first).
-func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, check func(tx *Tx) error) ([]string, error) {
-	var gpus []string
+func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, check func(tx *Tx) error) ([]Unit, error) {
+	var units []Unit
 	now := s.now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if check != nil {
@@ -186,52 +171,13 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, c
 			return ErrConflict
 		}
 		var err error
-		if gpus, err = allocate(tx, id, need, now); err != nil {
+		if units, err = allocate(tx, id, need, now); err != nil {
 			return err
 		}
 		return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: StateRequested}).Error
 	})
-	return gpus, err
+	return units, err
 }
-
-func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]string, error) {
-	if need.Count == 0 {
-		return nil, nil
-	}
-	var held []string
-	if err := tx.Model(&gpuAllocation{}).Pluck("gpu_uuid", &held).Error; err != nil {
-		return nil, err
-	}
-	taken := make(map[string]bool, len(held))
-	for _, u := range held {
-		taken[u] = true
-	}
-	var free []string
-	for _, u := range need.Candidates {
-		if !taken[u] {
-			free = append(free, u)
-		}
-	}
-	if len(free) < need.Count {
-		return nil, &NoCapacityError{Model: need.Model, Want: need.Count, Free: len(free)}
-	}
-	chosen := free[:need.Count]
-	for _, u := range chosen {
-		if err := tx.Create(&gpuAllocation{GPUUUID: u, WorkbenchID: wbID, GPUModel: need.Model, AllocatedAt: now}).Error; err != nil {
-			return nil, err
-		}
-	}
-	return chosen, nil
-}
-
-type gpuAllocation struct {
-	GPUUUID     string `gorm:"column:gpu_uuid;primaryKey"`
-	WorkbenchID string
-	GPUModel    string `gorm:"column:gpu_model"`
-	AllocatedAt time.Time
-}
-
-func (gpuAllocation) TableName() string { return "gpu_allocations" }
 
 type workbenchEvent struct {
 	ID          int64 `gorm:"primaryKey"`
@@ -242,24 +188,6 @@ type workbenchEvent struct {
 }
 
 func (workbenchEvent) TableName() string { return "workbench_events" }
-
-// ReleaseGPUs unbinds every GPU of a workbench.
-func (s *Store) ReleaseGPUs(ctx context.Context, wbID string) error {
-	return s.db.WithContext(ctx).Where("workbench_id = ?", wbID).Delete(&gpuAllocation{}).Error
-}
-
-// GPUAllocations maps each bound GPU UUID to its workbench id.
-func (s *Store) GPUAllocations(ctx context.Context) (map[string]string, error) {
-	var rows []gpuAllocation
-	if err := s.db.WithContext(ctx).Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(rows))
-	for _, r := range rows {
-		out[r.GPUUUID] = r.WorkbenchID
-	}
-	return out, nil
-}
 
 // SetWorkbenchState moves a workbench to state with progress and reason and
 // records the change in its history. extra sets further columns.
@@ -341,28 +269,6 @@ func (s *Store) CountWorkbenches(ctx context.Context, ownerID int64) (int64, err
 	var n int64
 	err := s.db.WithContext(ctx).Model(&Workbench{}).Where("owner_id = ? AND deleted_at IS NULL", ownerID).Count(&n).Error
 	return n, err
-}
-
-func (s *Store) attachGPUs(ctx context.Context, wbs []Workbench) error {
-	if len(wbs) == 0 {
-		return nil
-	}
-	ids := make([]string, len(wbs))
-	idx := make(map[string]int, len(wbs))
-	for i, w := range wbs {
-		ids[i] = w.ID
-		idx[w.ID] = i
-		wbs[i].GPUs = []string{}
-	}
-	var rows []gpuAllocation
-	if err := s.db.WithContext(ctx).Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&rows).Error; err != nil {
-		return err
-	}
-	for _, r := range rows {
-		i := idx[r.WorkbenchID]
-		wbs[i].GPUs = append(wbs[i].GPUs, r.GPUUUID)
-	}
-	return nil
 }
 
 // MarkWorkbenchDeleted hides a workbench; its history stays for statements.

@@ -30,7 +30,8 @@ func NewBilling(store *models.Store, minCharge time.Duration) *Billing {
 }
 
 func shapeOf(iv models.UsageInterval) pricing.Shape {
-	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB}
+	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, UnitKind: iv.UnitKind, UnitProfile: iv.UnitProfile,
+		CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB}
 }
 
 // billable returns the span of iv that may be written to the ledger at now,
@@ -330,6 +331,7 @@ func FlavorShape(f *models.Flavor) pricing.Shape {
 	s := pricing.Shape{CPUMilli: int64(f.CPUMilli), MemoryMiB: f.MemoryMiB}
 	if f.GPUCount > 0 {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
+		s.UnitKind, s.UnitProfile = f.UnitKind, f.MIGProfile
 	}
 	return s
 }

@@ -93,9 +93,9 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	if err := m.store.CreateWorkbench(ctx, wb, need, models.CheckLaunchQuota(ask, month)); err != nil {
 		return nil, m.refusal(ctx, err)
 	}
-	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs)
+	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs, "units", len(wb.Units), "unit_kind", fl.UnitKind)
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
-	m.startPipeline(wb.ID, owner.Username, img, fl, wb.GPUs, wb.Token)
+	m.startPipeline(wb.ID, owner.Username, img, fl, wb.Units, wb.Token)
 	return wb, nil
 }
 
@@ -105,6 +105,9 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 	var qe *models.QuotaError
 	switch {
 	case errors.As(err, &nc):
+		if nc.Kind != "" && nc.Kind != models.UnitGPU {
+			return &RefusedError{Code: "no_capacity", Message: nc.Error()} // its own count says what is free
+		}
 		return &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
 	case errors.As(err, &qe):
 		return &RefusedError{Code: "quota_exceeded", Message: qe.Message, Limit: qe.Limit}
@@ -113,13 +116,13 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 }
 
 // startPipeline runs pull → create → start → ready in the background.
-func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) {
+func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.Flavor, units []models.Unit, token string) {
 	m.inBackground(id, func(ctx context.Context) error {
-		return m.runPipeline(ctx, id, owner, img, fl, gpus, token)
+		return m.runPipeline(ctx, id, owner, img, fl, units, token)
 	})
 }
 
-func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) error {
+func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, units []models.Unit, token string) error {
 	m.setState(ctx, id, models.StatePulling, 0, "", map[string]any{"reason_details": ""})
 	lastPct := -1
 	err := m.rt.EnsureImage(ctx, img.Image, func(pct int, status string) {
@@ -139,7 +142,7 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 		return fmt.Errorf("could not get image %s: %v", img.Image, err)
 	}
 	m.setState(ctx, id, models.StateCreating, 75, "", nil)
-	cid, err := m.createContainer(ctx, id, owner, img, fl, gpus, token)
+	cid, err := m.createContainer(ctx, id, owner, img, fl, units, token)
 	if err != nil {
 		return err
 	}
@@ -152,7 +155,10 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 
 // createContainer makes the user's home volume, the install's shared
 // network (if not there yet) and the hardened container.
-func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, gpus []string, token string) (string, error) {
+func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, units []models.Unit, token string) (string, error) {
+	// The device request names exactly the units bound: GPU UUIDs, MIG
+	// UUIDs, or a shared GPU's UUID for a slice.
+	gpus := models.DeviceIDs(units)
 	vol, net := m.homeVolume(owner), m.network()
 	fresh, err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner))
 	if err != nil {
@@ -171,7 +177,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	spec := runtime.Spec{
 		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
 		Image: img.Image, Cmd: cmd, User: img.ContainerUser(), HomeVolume: vol, HomePath: img.HomePath,
-		Env:      []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
+		Env:      append([]string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id}, m.pool.UnitEnv(ctx, units)...),
 		NanoCPUs: int64(fl.CPUMilli) * 1_000_000, MemoryBytes: fl.MemoryMiB << 20, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,

@@ -61,7 +61,7 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	ctx = context.WithoutCancel(ctx)
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
-	gpus, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
+	units, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
 	m.forgetRoute(id)
 	if err != nil {
 		if errors.Is(err, models.ErrConflict) {
@@ -71,15 +71,15 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	}
 	m.events.Publish(Update{ID: id, State: models.StateRequested, At: time.Now().UTC()})
 	m.inBackground(id, func(ctx context.Context) error {
-		return m.restart(ctx, wb, owner.Username, img, fl, gpus)
+		return m.restart(ctx, wb, owner.Username, img, fl, units)
 	})
 	return nil
 }
 
-func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner string, img *models.Image, fl *models.Flavor, gpus []string) error {
+func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner string, img *models.Image, fl *models.Flavor, units []models.Unit) error {
 	if wb.ContainerID != "" {
 		info, err := m.rt.Inspect(ctx, wb.ContainerID)
-		if err == nil && info.Labels[labelGPUs] == joinGPUs(gpus) && info.Image == img.Image {
+		if err == nil && info.Labels[labelGPUs] == joinGPUs(models.DeviceIDs(units)) && info.Image == img.Image {
 			m.setState(ctx, wb.ID, models.StateStarting, 85, "", nil)
 			if err := m.egressBeforeStart(ctx); err != nil {
 				return err
@@ -92,7 +92,7 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 		m.keepExitLogs(ctx, wb.ID, wb.ContainerID)
 		_ = m.rt.Remove(ctx, wb.ContainerID)
 	}
-	return m.runPipeline(ctx, wb.ID, owner, img, fl, gpus, wb.Token)
+	return m.runPipeline(ctx, wb.ID, owner, img, fl, units, wb.Token)
 }
 
 // Delete removes a workbench's container and record. The user's home volume

@@ -52,10 +52,13 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 	if startedAt.IsZero() {
 		startedAt = time.Now().UTC()
 	}
-	iv := &models.UsageInterval{WorkbenchID: id, UserID: wb.OwnerID, GPUModel: fl.GPUModel, GPUCount: len(wb.GPUs),
-		CPUMilli: int64(fl.CPUMilli), MemoryMiB: fl.MemoryMiB, StartedAt: startedAt.UTC()}
-	if len(wb.GPUs) == 0 {
+	// What is metered is what is bound: its units, of the flavor's kind.
+	iv := &models.UsageInterval{WorkbenchID: id, UserID: wb.OwnerID, GPUModel: fl.GPUModel, GPUCount: len(wb.Units),
+		UnitKind: models.UnitGPU, CPUMilli: int64(fl.CPUMilli), MemoryMiB: fl.MemoryMiB, StartedAt: startedAt.UTC()}
+	if len(wb.Units) == 0 {
 		iv.GPUModel = ""
+	} else {
+		iv.UnitKind, iv.UnitProfile = wb.Units[0].Kind, wb.Units[0].Profile
 	}
 	if err := m.openIntervalFn(ctx, iv); err != nil {
 		return err

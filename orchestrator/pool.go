@@ -45,8 +45,16 @@ type PoolGPU struct {
 	Drained      bool              `json:"drained"`
 	MIGEnabled   bool              `json:"mig_enabled"`
 	MIG          []gpu.MIGInstance `json:"mig_instances,omitempty"`
-	Util         *Reading          `json:"utilization,omitempty"`
-	History      []gpu.Sample      `json:"-"`
+	// SharedSlices > 0: an admin shares the GPU in that many slices.
+	SharedSlices int `json:"shared_slices"`
+	// MPS limits each slice's container gets (0 = off).
+	MPSMemoryMiB     int64 `json:"mps_memory_mib,omitempty"`
+	MPSThreadPercent int   `json:"mps_thread_percent,omitempty"`
+	// Units are the MIG instances or slices the GPU is handed out in,
+	// each with its holder; empty for a GPU handed out whole.
+	Units   []PoolUnit   `json:"units,omitempty"`
+	Util    *Reading     `json:"utilization,omitempty"`
+	History []gpu.Sample `json:"-"`
 }
 
 // Reading is the latest sample in API form.
@@ -80,11 +88,23 @@ func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
 	if err != nil {
 		return nil, err
 	}
+	bound, err := p.store.UnitAllocations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	unitHeld := unitHolders(bound)
 	out := make([]PoolGPU, 0, len(devs))
 	for _, d := range devs {
 		g := PoolGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, Health: d.Health,
 			HealthDetail: d.HealthDetail, Simulated: p.inv.Simulated(), MIGEnabled: d.MIGEnabled, MIG: d.MIG,
-			Drained: states[d.UUID].Drained, WorkbenchID: held[d.UUID]}
+			Drained: states[d.UUID].Drained, WorkbenchID: held[d.UUID], SharedSlices: states[d.UUID].SharedSlices}
+		if d.MIGEnabled {
+			g.SharedSlices = 0 // MIG instances are its units
+		}
+		if g.SharedSlices > 0 {
+			g.MPSMemoryMiB, g.MPSThreadPercent = states[d.UUID].MPSMemoryMiB, states[d.UUID].MPSThreadPercent
+		}
+		g.Units = poolUnits(d, states[d.UUID], unitHeld)
 		switch {
 		case g.WorkbenchID != "":
 			g.State = GPUInUse
@@ -92,6 +112,10 @@ func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
 			g.State = GPUUnhealthy
 		case g.Drained:
 			g.State = GPUDrained
+		case d.MIGEnabled:
+			g.State = GPUMIG
+		case g.SharedSlices > 0:
+			g.State = GPUShared
 		default:
 			g.State = GPUFree
 		}
@@ -152,30 +176,6 @@ func (p *Pool) SetDrained(ctx context.Context, uuid string, drained bool, actor 
 		action = "gpu.drain"
 	}
 	return p.store.Audit(ctx, actor, action, uuid, map[string]bool{"drained": before}, map[string]bool{"drained": drained})
-}
-
-// Need is what a flavor asks of the pool: its GPU count of its model, from
-// the healthy, undrained GPUs of that model. Allocation (in the database
-// transaction) skips those already held.
-func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, error) {
-	need := models.GPUNeed{Model: f.GPUModel, Count: f.GPUCount}
-	if f.GPUCount == 0 {
-		return need, nil
-	}
-	devs, err := p.inv.Devices(ctx)
-	if err != nil {
-		return need, fmt.Errorf("read GPU inventory: %w", err)
-	}
-	states, err := p.store.GPUStates(ctx)
-	if err != nil {
-		return need, err
-	}
-	for _, d := range devs {
-		if d.Model == f.GPUModel && d.Health == gpu.HealthOK && !states[d.UUID].Drained && !d.MIGEnabled {
-			need.Candidates = append(need.Candidates, d.UUID)
-		}
-	}
-	return need, nil
 }
 
 // FreeSummary names what is free, for refusal messages: "; free now: 3 × H100".

@@ -77,6 +77,10 @@ type Config struct {
 	GPUIdlePercent int
 	// GPUDemoLoad makes a simulated pool report a made-up load (make demo).
 	GPUDemoLoad bool
+	// MockMIG partitions simulated GPUs into MIG instances at start, e.g.
+	// "7:1g.10gb*7" (only with mock GPUs: real GPUs are partitioned by an
+	// admin with nvidia-smi mig, never by the portal).
+	MockMIG string
 }
 
 // GPUMode is the parsed GPUS setting (valid after Validate).
@@ -108,6 +112,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
 	fs.IntVar(&c.GPUIdlePercent, "gpu-idle-threshold", envInt("GPU_IDLE_THRESHOLD", gpu.DefaultIdleThresholdPercent), "GPU utilisation (%) below which a GPU counts as idle for a flavor's GPU-idle release (WORKBENCH_GPU_IDLE_THRESHOLD)")
 	fs.BoolVar(&c.GPUDemoLoad, "gpu-demo-load", env("GPU_DEMO_LOAD", "") == "1", "simulated GPUs report a made-up load (only with --gpus mock:*) (WORKBENCH_GPU_DEMO_LOAD=1)")
+	fs.StringVar(&c.MockMIG, "mock-mig", env("MOCK_MIG", ""), "partition simulated GPUs into MIG instances, e.g. 7:1g.10gb*7 (only with --gpus mock:*) (WORKBENCH_MOCK_MIG)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
 	fs.DurationVar(&c.SessionMaxAge, "session-max-age", envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
 	fs.StringVar(&c.NotebookDomain, "notebook-domain", env("NOTEBOOK_DOMAIN", ""), "serve workbench {id} at {id}.<this domain>, its own origin, e.g. nb.example.org; needs wildcard DNS and TLS (WORKBENCH_NOTEBOOK_DOMAIN)")
@@ -188,6 +193,14 @@ func (c *Config) Validate() error {
 	}
 	if c.GPUDemoLoad && c.gpuMode.Kind != gpu.KindMock {
 		return fmt.Errorf("invalid WORKBENCH_GPU_DEMO_LOAD / --gpu-demo-load: only with simulated GPUs (WORKBENCH_GPUS=mock:*)")
+	}
+	if c.MockMIG != "" {
+		if c.gpuMode.Kind != gpu.KindMock {
+			return fmt.Errorf("invalid WORKBENCH_MOCK_MIG / --mock-mig: only with simulated GPUs (WORKBENCH_GPUS=mock:*); partition real GPUs with nvidia-smi mig (docs/gpu-units.md)")
+		}
+		if _, err := gpu.ParseMockMIG(c.MockMIG); err != nil {
+			return fmt.Errorf("invalid WORKBENCH_MOCK_MIG / --mock-mig: %v", err)
+		}
 	}
 	if c.GPUIdlePercent == 0 {
 		c.GPUIdlePercent = gpu.DefaultIdleThresholdPercent

@@ -128,19 +128,29 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	}
 	var models []string
 	seen := map[string]bool{}
+	migProfiles := map[string]string{} // MIG profile → GPU model
 	for _, d := range devs {
 		if !seen[d.Model] {
 			seen[d.Model] = true
 			models = append(models, d.Model)
 		}
+		for _, mi := range d.MIG {
+			migProfiles[mi.Profile] = d.Model
+		}
 	}
 	if err := s.Store.SeedDefaultPrices(ctx, models); err != nil {
 		return fmt.Errorf("seed prices: %w", err)
 	}
+	if err := s.Store.SeedMIGPrices(ctx, migProfiles); err != nil {
+		return fmt.Errorf("seed MIG prices: %w", err)
+	}
 	if _, err := s.Store.SeedCloudPrices(ctx); err != nil {
 		return fmt.Errorf("seed cloud prices: %w", err)
 	}
-	return s.Store.SeedCatalog(ctx, models)
+	if err := s.Store.SeedCatalog(ctx, models); err != nil {
+		return err
+	}
+	return s.Store.SeedMIGFlavors(ctx, migProfiles)
 }
 
 func trusted(publicURL string) []string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
 	"workbench/orchestrator/gpu"
 )
 
@@ -13,16 +15,40 @@ func (s *Server) SampleGPUs(ctx context.Context) error { return s.sampler.Collec
 
 // gpuOptions are the inventory options of cfg: the test-injected ones, or
 // for WORKBENCH_GPU_DEMO_LOAD the configured mock with a load to drive.
+// WORKBENCH_MOCK_MIG partitions that mock into MIG instances first.
 func gpuOptions(cfg Config) ([]gpu.Option, *gpu.MockLoad, error) {
-	if !cfg.GPUDemoLoad {
+	if !cfg.GPUDemoLoad && cfg.MockMIG == "" {
 		return cfg.GPUOptions, nil, nil
 	}
 	name := cfg.GPUMode().Mock
-	lib, load, err := gpu.NewLiveMock(name)
+	var lib nvml.Interface
+	var load *gpu.MockLoad
+	var err error
+	if cfg.GPUDemoLoad {
+		lib, load, err = gpu.NewLiveMock(name)
+	} else {
+		lib, err = gpu.NewMock(name)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("GPU demo load: %w", err)
 	}
+	if cfg.MockMIG != "" {
+		parts, err := gpu.ParseMockMIG(cfg.MockMIG)
+		if err == nil {
+			err = gpu.PartitionMock(lib, parts)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("WORKBENCH_MOCK_MIG: %w", err)
+		}
+	}
 	return append([]gpu.Option{gpu.WithNVML(lib, true, gpu.KindMock+":"+name)}, cfg.GPUOptions...), load, nil
+}
+
+// InventoryOptions are the GPU inventory options cfg asks for (a partitioned
+// or loaded mock), for commands that read the inventory without serving.
+func InventoryOptions(cfg Config) ([]gpu.Option, error) {
+	opts, _, err := gpuOptions(cfg)
+	return opts, err
 }
 
 // runDemoLoad drives the demo load until ctx ends (nothing without one).

@@ -29,7 +29,11 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	inv, err := gpu.New(cfg.GPUMode(), gpu.WithLogger(log))
+	opts, err := web.InventoryOptions(cfg)
+	if err != nil {
+		return err
+	}
+	inv, err := gpu.New(cfg.GPUMode(), append([]gpu.Option{gpu.WithLogger(log)}, opts...)...)
 	if err != nil {
 		return err
 	}
@@ -61,9 +65,28 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintln(tw, "INDEX\tMODEL\tMEMORY\tSTATE\tHEALTH\tUUID")
 	for _, g := range gpus {
 		fmt.Fprintf(tw, "%d\t%s\t%d MiB\t%s\t%s\t%s\n", g.Index, g.Model, g.MemoryMiB, g.State, g.Health, g.UUID)
+		held := map[string]string{}
+		for _, u := range g.Units {
+			if u.Kind == "mig" {
+				held[u.UUID] = u.WorkbenchID
+			}
+		}
 		for _, m := range g.MIG {
-			fmt.Fprintf(tw, "\t  MIG %s\t%d MiB\t\t\t%s\n", m.Profile, m.MemoryMiB, m.UUID)
+			fmt.Fprintf(tw, "\t  MIG %s\t%d MiB\t%s\t\t%s\n", m.Profile, m.MemoryMiB, holderText(held[m.UUID]), m.UUID)
+		}
+		for _, u := range g.Units {
+			if u.Kind == "slice" {
+				fmt.Fprintf(tw, "\t  slice %d (shared — no memory isolation)\t\t%s\t\t%s\n", *u.Slice, holderText(u.WorkbenchID), u.UUID)
+			}
 		}
 	}
 	return tw.Flush()
+}
+
+// holderText is a unit's state for the table: free, or its workbench.
+func holderText(wb string) string {
+	if wb == "" {
+		return "free"
+	}
+	return "held by " + wb
 }

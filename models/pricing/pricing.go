@@ -15,7 +15,9 @@ import (
 
 // Resource kinds priced by the portal.
 const (
-	GPU     = "gpu"
+	GPU     = "gpu"   // per GPU-hour, by GPU model
+	MIG     = "mig"   // per MIG instance-hour, by MIG profile ("1g.10gb")
+	Slice   = "slice" // per slice-hour of a shared GPU, by GPU model
 	CPU     = "cpu"
 	Memory  = "memory"
 	Storage = "storage"
@@ -242,11 +244,15 @@ func FormatRate(micros int64) string {
 }
 
 // Shape is what a workbench holds: the quantities that are priced.
+// GPUCount counts units of UnitKind (GPU when empty): whole GPUs of
+// GPUModel, MIG instances of UnitProfile, or slices of a shared GPUModel.
 type Shape struct {
-	GPUModel  string
-	GPUCount  int
-	CPUMilli  int64 // cores × 1000
-	MemoryMiB int64 // memory in MiB; priced per GiB-hour exactly (MiB/1024)
+	GPUModel    string
+	GPUCount    int
+	UnitKind    string
+	UnitProfile string
+	CPUMilli    int64 // cores × 1000
+	MemoryMiB   int64 // memory in MiB; priced per GiB-hour exactly (MiB/1024)
 }
 
 // MiBPerGiB is the scale of memory quantities: a GiB-hour rate is charged
@@ -265,12 +271,30 @@ type ResourceLine struct {
 	Line
 }
 
-// ScheduleKey names the schedule of a resource: "gpu|<model>", "cpu|", …
+// ScheduleKey names the schedule of a resource: "gpu|<model>", "mig|<profile>",
+// "slice|<model>", "cpu|", …
 func ScheduleKey(resource, gpuModel string) string {
-	if resource != GPU {
+	if !IsUnit(resource) {
 		gpuModel = ""
 	}
 	return resource + "|" + gpuModel
+}
+
+// IsUnit reports whether resource is a GPU unit kind (priced per unit-hour
+// of a model or profile).
+func IsUnit(resource string) bool { return resource == GPU || resource == MIG || resource == Slice }
+
+// UnitRate names the schedule that prices shape's GPU units: its resource
+// (the unit kind) and the key's model (the MIG profile for MIG instances,
+// the GPU model otherwise).
+func UnitRate(shape Shape) (resource, model string) {
+	switch shape.UnitKind {
+	case MIG:
+		return MIG, shape.UnitProfile
+	case Slice:
+		return Slice, shape.GPUModel
+	}
+	return GPU, shape.GPUModel
 }
 
 // PriceShape prices shape held over [start, end): every resource split at
@@ -289,7 +313,8 @@ func PriceRun(shape Shape, anchor, from, to time.Time, scheds map[string]Schedul
 	}
 	parts := []part{{CPU, "", shape.CPUMilli, MilliUnits}, {Memory, "", shape.MemoryMiB, MiBPerGiB}}
 	if shape.GPUCount > 0 {
-		parts = append([]part{{GPU, shape.GPUModel, int64(shape.GPUCount) * MilliUnits, MilliUnits}}, parts...)
+		res, model := UnitRate(shape)
+		parts = append([]part{{res, model, int64(shape.GPUCount) * MilliUnits, MilliUnits}}, parts...)
 	}
 	var out []ResourceLine
 	for _, p := range parts {

@@ -39,7 +39,7 @@ func (p Prices) GPUModels() []string {
 
 // ResourceCost is one resource of an estimate.
 type ResourceCost struct {
-	Resource      string // pricing.GPU, CPU, Memory, Storage
+	Resource      string // pricing.GPU, MIG, Slice, CPU, Memory, Storage
 	GPUModel      string
 	QuantityMilli int64
 	// RateMicros is the rate in force at the start: per unit-hour, or per
@@ -118,7 +118,8 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		resource, model string
 		qty             int64
 	}
-	parts := []held{{pricing.GPU, shape.GPUModel, int64(shape.GPUCount) * pricing.MilliUnits},
+	unitRes, unitModel := pricing.UnitRate(shape) // whole GPUs, MIG instances or slices
+	parts := []held{{unitRes, unitModel, int64(shape.GPUCount) * pricing.MilliUnits},
 		{pricing.CPU, "", shape.CPUMilli}, {pricing.Memory, "", pricing.MemoryMilliGiB(shape.MemoryMiB)},
 		{pricing.Storage, "", in.StorageMilliGiB}}
 	errs = FieldErrors{}
@@ -129,7 +130,9 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		}
 		rate, ok := p.Schedules[pricing.ScheduleKey(h.resource, h.model)].At(start)
 		if !ok {
-			if h.resource == pricing.GPU {
+			if pricing.IsUnit(h.resource) && h.resource != pricing.GPU {
+				errs.set("gpu_model", fmt.Sprintf("this portal has no %s rate for %q", h.resource, h.model))
+			} else if h.resource == pricing.GPU {
 				errs.set("gpu_model", fmt.Sprintf("this portal has no rate for %q; priced models: %s", h.model, strings.Join(p.GPUModels(), ", ")))
 			} else {
 				errs.set(resourceField(h.resource), "this portal's price list has no "+h.resource+" rate")

@@ -45,6 +45,7 @@ type Runtime struct {
 
 type container struct {
 	info runtime.ContainerInfo
+	gpus runtime.GPURequest // what Create was asked to pass (device request or simulated)
 	logs string
 	uid  int
 	gid  int
@@ -95,6 +96,18 @@ func (r *Runtime) SetClock(now func() time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clock = now
+}
+
+// GPURequest is the GPU request a container was created with: what the
+// Docker runtime turns into its device request (runtime.gpuDeviceRequests).
+func (r *Runtime) GPURequest(ref string) (runtime.GPURequest, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.find(ref)
+	if c == nil {
+		return runtime.GPURequest{}, false
+	}
+	return c.gpus, true
 }
 
 // SetNVIDIA sets what HasNVIDIA answers.

@@ -240,7 +240,8 @@ func (r *Runtime) Create(ctx context.Context, s runtime.Spec) (string, error) {
 	r.seq++
 	id := fmt.Sprintf("mem-%06d", r.seq)
 	c := &container{info: runtime.ContainerInfo{ID: id, Name: "/" + s.Name, Image: s.Image, Labels: labels,
-		State: "created", Created: r.now(), IPs: map[string]string{}, Env: append([]string(nil), s.Env...)}}
+		State: "created", Created: r.now(), IPs: map[string]string{}, Env: append([]string(nil), s.Env...)},
+		gpus: runtime.GPURequest{UUIDs: append([]string(nil), s.GPUs.UUIDs...), Simulated: s.GPUs.Simulated}}
 	if s.Network != "" {
 		c.info.IPs[s.Network] = "" // joined, no address until it runs
 	}

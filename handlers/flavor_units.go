@@ -1,0 +1,69 @@
+package handlers
+
+import (
+	"fmt"
+
+	"workbench/models"
+	"workbench/orchestrator"
+)
+
+// sharedLabel is how a slice of a shared GPU is always labelled (form,
+// workbench page, API note): its users are not isolated from each other.
+const sharedLabel = "shared — no memory isolation"
+
+// freeUnitsFor counts what a flavor could take now: free whole GPUs of its
+// model, free MIG instances of its profile, or free slices of shared GPUs of
+// its model (healthy, undrained GPUs only).
+func freeUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
+	n := 0
+	for _, g := range gpus {
+		if g.Model != f.GPUModel {
+			continue
+		}
+		switch f.UnitKind {
+		case models.UnitMIG, models.UnitSlice:
+			if g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared {
+				continue // drained, unhealthy, or handed out whole
+			}
+			for _, u := range g.Units {
+				if u.WorkbenchID == "" && u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
+					n++
+				}
+			}
+		default:
+			if g.State == orchestrator.GPUFree {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// unitText describes what a flavor asks for: "2 × H100", "1 × MIG 1g.10gb
+// (H100)", "1 slice of a shared H100".
+func unitText(f models.Flavor) string {
+	switch f.UnitKind {
+	case models.UnitMIG:
+		return fmt.Sprintf("%d × MIG %s (%s)", f.GPUCount, f.MIGProfile, models.ShortGPUName(f.GPUModel))
+	case models.UnitSlice:
+		return fmt.Sprintf("1 slice of a shared %s", models.ShortGPUName(f.GPUModel))
+	}
+	return fmt.Sprintf("%d × %s", f.GPUCount, f.GPUModel)
+}
+
+// unitNoun names a flavor's units for "needs 2 GPUs, 1 free".
+func unitNoun(f models.Flavor) (one, many string) {
+	switch f.UnitKind {
+	case models.UnitMIG:
+		return "MIG instance", "MIG instances"
+	case models.UnitSlice:
+		return "GPU slice", "GPU slices"
+	}
+	return "GPU", "GPUs"
+}
+
+// freeNoun is the plural of a flavor's unit, for "3 MIG instances".
+func freeNoun(f models.Flavor) string {
+	_, many := unitNoun(f)
+	return many
+}

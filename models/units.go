@@ -1,0 +1,277 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"gorm.io/gorm"
+
+	"workbench/models/pricing"
+)
+
+// Unit kinds a flavor asks for (issue 12 §1). They double as the pricing
+// resource of the unit (per GPU-hour, per MIG profile-hour, per slice-hour).
+const (
+	UnitGPU   = pricing.GPU   // whole GPUs of a model
+	UnitMIG   = pricing.MIG   // MIG instances of a profile, by MIG UUID
+	UnitSlice = pricing.Slice // one slice of a GPU an admin shares in N
+)
+
+// Unit is one thing a workbench holds. UUID is the GPU UUID (gpu, slice) or
+// the MIG UUID (mig); GPUUUID is always the physical GPU it lies on.
+type Unit struct {
+	Kind    string `json:"kind"`
+	UUID    string `json:"uuid"`
+	Profile string `json:"profile,omitempty"` // MIG profile, e.g. "1g.10gb"
+	Slice   *int   `json:"slice,omitempty"`   // slice number on a shared GPU
+	GPUUUID string `json:"gpu_uuid"`
+	Model   string `json:"gpu_model"`
+}
+
+// DeviceID is what the container's device request names for this unit:
+// the MIG UUID for an instance, the whole GPU otherwise (a slice shares it).
+func (u Unit) DeviceID() string { return u.UUID }
+
+// DeviceIDs lists the device IDs of units, each once, in order.
+func DeviceIDs(units []Unit) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, u := range units {
+		if id := u.DeviceID(); !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// GPUNeed is what a launch asks of the GPU pool: Count units of Kind (whole
+// GPUs of Model, MIG instances of Profile, or slices of shared GPUs of
+// Model), chosen from Candidates in the order to prefer them. Candidates are
+// GPU UUIDs (gpu, slice) or MIG UUIDs (mig, with Parents naming each one's
+// GPU). Units already bound are skipped inside the transaction.
+type GPUNeed struct {
+	Kind       string // "" means UnitGPU
+	Model      string
+	Profile    string
+	Count      int
+	Candidates []string
+	Parents    map[string]string // MIG UUID → GPU UUID
+}
+
+func (n GPUNeed) kind() string {
+	if n.Kind == "" {
+		return UnitGPU
+	}
+	return n.Kind
+}
+
+// NoCapacityError is a refused allocation; it says what is free.
+type NoCapacityError struct {
+	Kind    string
+	Model   string
+	Profile string
+	Want    int
+	Free    int
+}
+
+func (e *NoCapacityError) Error() string {
+	switch e.Kind {
+	case UnitMIG:
+		return fmt.Sprintf("not enough free MIG instances: %d × %s requested, %d free", e.Want, e.Profile, e.Free)
+	case UnitSlice:
+		return fmt.Sprintf("no free slice of a shared %s: %d requested, %d free", e.Model, e.Want, e.Free)
+	}
+	return fmt.Sprintf("not enough free GPUs: %d × %s requested, %d free", e.Want, e.Model, e.Free)
+}
+
+type gpuAllocation struct {
+	UnitID      string `gorm:"column:unit_id;primaryKey"`
+	Kind        string
+	GPUUUID     string `gorm:"column:gpu_uuid"`
+	Profile     string
+	Slice       int
+	WorkbenchID string
+	GPUModel    string `gorm:"column:gpu_model"`
+	AllocatedAt time.Time
+}
+
+func (gpuAllocation) TableName() string { return "gpu_allocations" }
+
+func (a gpuAllocation) unit() Unit {
+	u := Unit{Kind: a.Kind, UUID: a.UnitID, Profile: a.Profile, GPUUUID: a.GPUUUID, Model: a.GPUModel}
+	if a.Kind == UnitSlice {
+		k := a.Slice
+		u.UUID, u.Slice = a.GPUUUID, &k
+	}
+	return u
+}
+
+func sliceUnitID(gpuUUID string, k int) string { return fmt.Sprintf("%s/slice/%d", gpuUUID, k) }
+
+// allocate binds need's units to wbID inside the launch transaction (BEGIN
+// IMMEDIATE: no other launch reads between this read and these inserts).
+// Everything that decides what is free is read here, in the transaction —
+// bindings and which GPUs are shared — so a GPU an admin just shared is
+// never also handed out whole, nor a slice of one just unshared.
+func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]Unit, error) {
+	if need.Count == 0 {
+		return nil, nil
+	}
+	var held []gpuAllocation
+	if err := tx.Select("unit_id", "kind", "gpu_uuid").Find(&held).Error; err != nil {
+		return nil, err
+	}
+	taken := make(map[string]bool, len(held))
+	busy := map[string]int{} // GPU UUID → units bound on it
+	whole := map[string]bool{}
+	for _, a := range held {
+		taken[a.UnitID] = true
+		busy[a.GPUUUID]++
+		whole[a.GPUUUID] = whole[a.GPUUUID] || a.Kind == UnitGPU
+	}
+	slices, err := sharedSlicesTx(tx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []gpuAllocation
+	switch need.kind() {
+	case UnitGPU:
+		for _, u := range need.Candidates {
+			if busy[u] == 0 && slices[u] == 0 {
+				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitGPU, GPUUUID: u})
+			}
+		}
+	case UnitMIG:
+		for _, u := range need.Candidates {
+			parent := need.Parents[u]
+			if !taken[u] && parent != "" && !whole[parent] {
+				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitMIG, GPUUUID: parent, Profile: need.Profile})
+			}
+		}
+	case UnitSlice:
+		// Spread: the least crowded shared GPU first (no memory isolation,
+		// so fewer neighbours is the better slice), then candidate order.
+		order := append([]string(nil), need.Candidates...)
+		sort.SliceStable(order, func(i, j int) bool { return busy[order[i]] < busy[order[j]] })
+		for _, g := range order {
+			if whole[g] {
+				continue
+			}
+			for k := 0; k < slices[g]; k++ {
+				if !taken[sliceUnitID(g, k)] {
+					rows = append(rows, gpuAllocation{UnitID: sliceUnitID(g, k), Kind: UnitSlice, GPUUUID: g, Slice: k})
+					break // one slice per GPU: two slices of one flavor on one GPU would be one bigger slice
+				}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown unit kind %q", need.Kind)
+	}
+	if len(rows) < need.Count {
+		return nil, &NoCapacityError{Kind: need.kind(), Model: need.Model, Profile: need.Profile, Want: need.Count, Free: len(rows)}
+	}
+	out := make([]Unit, 0, need.Count)
+	for _, r := range rows[:need.Count] {
+		r.WorkbenchID, r.GPUModel, r.AllocatedAt = wbID, need.Model, now
+		if err := tx.Create(&r).Error; err != nil {
+			return nil, err
+		}
+		out = append(out, r.unit())
+	}
+	return out, nil
+}
+
+// sharedSlicesTx reads how many slices each shared GPU has.
+func sharedSlicesTx(tx *gorm.DB) (map[string]int, error) {
+	var rows []GPUState
+	if err := tx.Select("uuid", "shared_slices").Where("shared_slices > 0").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.UUID] = r.SharedSlices
+	}
+	return out, nil
+}
+
+// setUnits fills the unit fields of wb from what it holds.
+func (w *Workbench) setUnits(units []Unit) {
+	w.Units = append([]Unit{}, units...)
+	w.GPUs = []string{}
+	w.Shared = false
+	seen := map[string]bool{}
+	for _, u := range units {
+		if !seen[u.GPUUUID] {
+			seen[u.GPUUUID] = true
+			w.GPUs = append(w.GPUs, u.GPUUUID)
+		}
+		w.Shared = w.Shared || u.Kind == UnitSlice
+	}
+	sort.Strings(w.GPUs)
+}
+
+// ReleaseGPUs unbinds every unit of a workbench.
+func (s *Store) ReleaseGPUs(ctx context.Context, wbID string) error {
+	return s.db.WithContext(ctx).Where("workbench_id = ?", wbID).Delete(&gpuAllocation{}).Error
+}
+
+// GPUAllocations maps each GPU bound whole to its workbench id.
+func (s *Store) GPUAllocations(ctx context.Context) (map[string]string, error) {
+	var rows []gpuAllocation
+	if err := s.db.WithContext(ctx).Where("kind = ?", UnitGPU).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.GPUUUID] = r.WorkbenchID
+	}
+	return out, nil
+}
+
+// UnitHolder is one bound unit and its workbench, for the pool view.
+type UnitHolder struct {
+	Unit
+	WorkbenchID string
+}
+
+// UnitAllocations lists every bound unit with its workbench, ordered by
+// GPU, then unit.
+func (s *Store) UnitAllocations(ctx context.Context) ([]UnitHolder, error) {
+	var rows []gpuAllocation
+	if err := s.db.WithContext(ctx).Order("gpu_uuid, unit_id").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]UnitHolder, len(rows))
+	for i, r := range rows {
+		out[i] = UnitHolder{Unit: r.unit(), WorkbenchID: r.WorkbenchID}
+	}
+	return out, nil
+}
+
+func (s *Store) attachGPUs(ctx context.Context, wbs []Workbench) error {
+	if len(wbs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(wbs))
+	idx := make(map[string]int, len(wbs))
+	for i, w := range wbs {
+		ids[i] = w.ID
+		idx[w.ID] = i
+		wbs[i].GPUs, wbs[i].Units = []string{}, []Unit{}
+	}
+	var rows []gpuAllocation
+	if err := s.db.WithContext(ctx).Where("workbench_id IN ?", ids).Order("gpu_uuid, unit_id").Find(&rows).Error; err != nil {
+		return err
+	}
+	units := map[string][]Unit{}
+	for _, r := range rows {
+		units[r.WorkbenchID] = append(units[r.WorkbenchID], r.unit())
+	}
+	for id, us := range units {
+		wbs[idx[id]].setUnits(us)
+	}
+	return nil
+}

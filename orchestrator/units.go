@@ -1,0 +1,186 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+
+	"workbench/models"
+	"workbench/orchestrator/gpu"
+)
+
+// Pool states of a GPU handed out in units rather than whole.
+const (
+	GPUMIG    = "mig"    // MIG enabled: handed out by instance
+	GPUShared = "shared" // shared by an admin: handed out by slice
+)
+
+// Environment variables of NVIDIA MPS a slice's container gets when the
+// admin set limits on its shared GPU (docs/gpu-units.md).
+const (
+	EnvMPSMemLimit     = "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"
+	EnvMPSThreadPct    = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"
+	EnvWorkbenchShared = "WORKBENCH_GPU_SHARED"
+)
+
+// PoolUnit is one unit a GPU is handed out in (a MIG instance or a slice)
+// and the workbench holding it ("" when free).
+type PoolUnit struct {
+	Kind        string `json:"kind"` // models.UnitMIG or models.UnitSlice
+	UUID        string `json:"uuid"` // MIG UUID; the GPU's UUID for a slice
+	Profile     string `json:"profile,omitempty"`
+	Slice       *int   `json:"slice,omitempty"`
+	WorkbenchID string `json:"workbench_id"`
+}
+
+// Need is what a flavor asks of the pool, by unit kind: whole GPUs of its
+// model (healthy, undrained, neither MIG-enabled nor shared), MIG instances
+// of its profile on healthy, undrained MIG GPUs of its model, or a slice of
+// a healthy, undrained shared GPU of its model. Allocation (in the database
+// transaction) skips units already held and re-reads which GPUs are shared.
+func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, error) {
+	need := models.GPUNeed{Kind: f.UnitKind, Model: f.GPUModel, Profile: f.MIGProfile, Count: f.GPUCount}
+	if need.Kind == "" {
+		need.Kind = models.UnitGPU
+	}
+	if f.GPUCount == 0 {
+		return need, nil
+	}
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return need, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return need, err
+	}
+	for _, d := range devs {
+		st := states[d.UUID]
+		if d.Model != f.GPUModel || d.Health != gpu.HealthOK || st.Drained {
+			continue
+		}
+		switch need.Kind {
+		case models.UnitGPU:
+			if !d.MIGEnabled && st.SharedSlices == 0 {
+				need.Candidates = append(need.Candidates, d.UUID)
+			}
+		case models.UnitSlice:
+			if !d.MIGEnabled && st.SharedSlices > 0 {
+				need.Candidates = append(need.Candidates, d.UUID)
+			}
+		case models.UnitMIG:
+			for _, mi := range d.MIG {
+				if d.MIGEnabled && mi.Profile == f.MIGProfile {
+					if need.Parents == nil {
+						need.Parents = map[string]string{}
+					}
+					need.Candidates = append(need.Candidates, mi.UUID)
+					need.Parents[mi.UUID] = d.UUID
+				}
+			}
+		}
+	}
+	return need, nil
+}
+
+// UnitEnv is the environment a container gets for its units: a slice is
+// told it shares its GPU and, where the admin set MPS limits on that GPU,
+// gets them (they only bind where the host runs the MPS control daemon).
+func (p *Pool) UnitEnv(ctx context.Context, units []models.Unit) []string {
+	var out []string
+	for _, u := range units {
+		if u.Kind != models.UnitSlice {
+			continue
+		}
+		out = append(out, EnvWorkbenchShared+"=1")
+		states, err := p.store.GPUStates(ctx)
+		if err != nil {
+			return out // limits are optional; the slice still runs
+		}
+		st := states[u.GPUUUID]
+		if st.MPSMemoryMiB > 0 {
+			// Device 0: the container sees only its shared GPU.
+			out = append(out, fmt.Sprintf("%s=0=%dM", EnvMPSMemLimit, st.MPSMemoryMiB))
+		}
+		if st.MPSThreadPercent > 0 {
+			out = append(out, fmt.Sprintf("%s=%d", EnvMPSThreadPct, st.MPSThreadPercent))
+		}
+		break
+	}
+	return out
+}
+
+// poolUnits lists the units of one GPU with their holders: its MIG
+// instances, or its slices when shared.
+func poolUnits(d gpu.Device, st models.GPUState, held map[string]string) []PoolUnit {
+	var out []PoolUnit
+	if d.MIGEnabled {
+		for _, mi := range d.MIG {
+			out = append(out, PoolUnit{Kind: models.UnitMIG, UUID: mi.UUID, Profile: mi.Profile, WorkbenchID: held[mi.UUID]})
+		}
+		return out
+	}
+	for k := 0; k < st.SharedSlices; k++ {
+		k := k
+		out = append(out, PoolUnit{Kind: models.UnitSlice, UUID: d.UUID, Slice: &k, WorkbenchID: held[fmt.Sprintf("%s/slice/%d", d.UUID, k)]})
+	}
+	return out
+}
+
+// unitHolders maps each bound MIG UUID and slice ("<GPU>/slice/<k>") to its
+// workbench, and each shared GPU with a slice held beyond its current
+// count (an admin lowered it) to that holder too.
+func unitHolders(list []models.UnitHolder) map[string]string {
+	out := map[string]string{}
+	for _, h := range list {
+		switch h.Kind {
+		case models.UnitMIG:
+			out[h.UUID] = h.WorkbenchID
+		case models.UnitSlice:
+			out[fmt.Sprintf("%s/slice/%d", h.GPUUUID, *h.Slice)] = h.WorkbenchID
+		}
+	}
+	return out
+}
+
+// FreeUnits counts the units of g nobody holds.
+func (g PoolGPU) FreeUnits() int {
+	n := 0
+	for _, u := range g.Units {
+		if u.WorkbenchID == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// SetShared shares a GPU in slices (0: whole again) with optional MPS
+// limits, and audits who did it. A MIG-enabled GPU cannot be shared (its
+// instances are its units); the store refuses what would break a binding.
+func (p *Pool) SetShared(ctx context.Context, uuid string, c models.SharedSetting, actor string) error {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return err
+	}
+	var dev *gpu.Device
+	for i := range devs {
+		if devs[i].UUID == uuid {
+			dev = &devs[i]
+		}
+	}
+	if dev == nil {
+		return models.ErrNotFound
+	}
+	if dev.MIGEnabled && c.Slices > 0 {
+		return &models.ValidationError{Field: "slices", Message: "this GPU has MIG enabled: its MIG instances are its units, it cannot also be shared in slices"}
+	}
+	before, err := p.store.SetGPUShared(ctx, uuid, c, actor)
+	if err != nil {
+		return err
+	}
+	if c.Slices > 0 {
+		if err := p.store.SeedUnitPrice(ctx, models.UnitSlice, dev.Model, dev.Model); err != nil {
+			return err
+		}
+	}
+	return p.store.Audit(ctx, actor, "gpu.share", uuid, before, c)
+}
