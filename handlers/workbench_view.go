@@ -72,6 +72,10 @@ type workbenchJSON struct {
 	CreatedAt          string   `json:"created_at"`
 	StartedAt          *string  `json:"started_at"`
 	StoppedAt          *string  `json:"stopped_at"`
+	// CPUOnly: the current or last run is the flavor's CPU-only twin,
+	// RunFlavor (billed at its rates, no GPU).
+	CPUOnly   bool   `json:"cpu_only"`
+	RunFlavor string `json:"run_flavor"`
 }
 
 // workbenchViews loads what the pages and the API show beside workbenches:
@@ -89,7 +93,8 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
 		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
-		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency}
+		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency,
+		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()]}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)
 		j.StartedAt = &s
@@ -123,7 +128,12 @@ func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orches
 	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
-		Started: templates.When(wb.StartedAt)}
+		Started: templates.When(wb.StartedAt), CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()]}
+	if fl := n.flavorByID[wb.FlavorID]; fl != nil && fl.GPUCount > 0 {
+		if twin := n.flavorByID[fl.CPUTwinID]; twin != nil && twin.Enabled && twin.GPUCount == 0 {
+			r.CPUTwin = twin.Name
+		}
+	}
 	return r
 }
 
