@@ -14,6 +14,9 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	ctx := c.Request.Context()
 	admin := currentUser(c).IsAdmin()
 	images, err := h.store.ListImages(ctx, !admin)
+	if !admin && err == nil {
+		images, err = h.store.ListImagesFor(ctx, currentUser(c).ID, true)
+	}
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -46,7 +49,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 
 func imageCard(img models.Image) templates.ImageCard {
 	return templates.ImageCard{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description,
-		Tags: img.TagList(), Enabled: img.Enabled}
+		Tags: img.TagList(), Enabled: img.Enabled, Saved: img.Saved(), Size: sizeText(img.SizeBytes)}
 }
 
 // freeByModel counts free GPUs per model.

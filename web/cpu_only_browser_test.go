@@ -82,7 +82,13 @@ func TestBrowserStartWithoutGPUAndRestartWithGPUs(t *testing.T) {
 	if len(asked()) == 0 || !strings.Contains(asked()[0], "Restart with GPUs") {
 		t.Errorf("no warning before restarting: dialogs %v", asked())
 	}
-	btNavigate(t, ctx, p.ts.URL+"/workbenches/"+id)
+	// The page follows the restart by itself (SSE and reloads).
+	if state, seen := btWaitWorkbenchState(t, ctx, "running", 90*time.Second); state != "running" {
+		t.Fatalf("page shows %q after the restart (seen %v)", state, seen)
+	}
+	if gpus := btTexts(t, ctx, `[data-testid=wb-gpu]`); len(gpus) != 1 {
+		t.Errorf("GPUs shown after Restart with GPUs: %v", gpus)
+	}
 	if btVisible(t, ctx, `[data-testid=cpu-only-mode]`) {
 		t.Errorf("page still says CPU-only mode after Restart with GPUs")
 	}
