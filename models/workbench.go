@@ -67,6 +67,10 @@ type Workbench struct {
 	// RunFlavorID is the flavor the current or last run used when it is not
 	// FlavorID (the CPU-only twin); 0 = FlavorID. See ShapeFlavorID.
 	RunFlavorID int64 `gorm:"column:run_flavor_id" json:"-"`
+
+	// ExtraPorts are HTTP ports the owner declared on this workbench, next
+	// to its image's (workbench_ports.go).
+	ExtraPorts []int `gorm:"column:extra_ports;serializer:json" json:"extra_ports"`
 }
 
 // Launching reports whether the workbench is on its way to running.
