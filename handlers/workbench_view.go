@@ -76,6 +76,8 @@ type workbenchJSON struct {
 	// RunFlavor (billed at its rates, no GPU).
 	CPUOnly   bool   `json:"cpu_only"`
 	RunFlavor string `json:"run_flavor"`
+	// ExtraPorts are the ports the owner declared (not the image's).
+	ExtraPorts []int `json:"extra_ports"`
 }
 
 // workbenchViews loads what the pages and the API show beside workbenches:
@@ -94,7 +96,7 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
 		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency,
-		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()]}
+		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], ExtraPorts: nonNil(wb.ExtraPorts)}
 	if wb.StartedAt != nil {
 		s := wb.StartedAt.Format(timeJSON)
 		j.StartedAt = &s
