@@ -21,14 +21,14 @@ type Flavor struct {
 	MaxRuntimeS int64 `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
 	// GPUIdleTimeoutS stops a running workbench whose GPUs all stayed
 	// below the idle utilisation threshold for that many seconds; 0 = off.
-	GPUIdleTimeoutS int64     `gorm:"column:gpu_idle_timeout_s" json:"gpu_idle_timeout_seconds"`
+	GPUIdleTimeoutS int64 `gorm:"column:gpu_idle_timeout_s" json:"gpu_idle_timeout_seconds"`
 	// CPUTwinID is the CPU-only flavor a stopped workbench of this (GPU)
 	// flavor may be started as, for setup and data work without holding a
 	// GPU; 0 = none. Set by an admin (see cpu_twin.go).
-	CPUTwinID       int64     `gorm:"column:cpu_twin_id" json:"cpu_twin_id"`
-	Enabled         bool      `json:"enabled"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
+	CPUTwinID int64     `gorm:"column:cpu_twin_id" json:"cpu_twin_id"`
+	Enabled   bool      `json:"enabled"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Limits a single flavor may ask for; beyond them a value is surely a typo.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"log/slog"
+	"strings"
 	"time"
 
 	"workbench/models"
