@@ -83,20 +83,22 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	if err != nil {
 		return nil, fmt.Errorf("could not save the image: %w", err)
 	}
-	if quota > 0 && used+saved.Size > quota {
+	// The quota counts what the image adds over its base: the catalog
+	// image's layers are on the engine anyway and shared.
+	if quota > 0 && used+saved.Added > quota {
 		_ = m.rt.RemoveImage(ctx, ref)
 		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
-			Message: fmt.Sprintf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Size), gib(used), gib(quota))}
+			Message: fmt.Sprintf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Added), gib(used), gib(quota))}
 	}
 	img := &models.Image{Name: fmt.Sprintf("%s v%d (%s)", name, version, displayUser(owner.Username)), Image: ref,
 		Description: fmt.Sprintf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, m.now().Format(time.DateOnly), src.Name),
 		Tags:        src.Tags, StartCommand: src.StartCommand, RunAsUser: src.RunAsUser, HomePath: src.HomePath, OpenPath: src.OpenPath,
-		ExtraPorts: src.ExtraPorts, Enabled: true, OwnerID: owner.ID, BaseName: name, Version: version, SizeBytes: saved.Size, SavedFrom: wb.ID}
+		ExtraPorts: src.ExtraPorts, Enabled: true, OwnerID: owner.ID, BaseName: name, Version: version, SizeBytes: saved.Added, SavedFrom: wb.ID}
 	if err := m.store.CreateImage(ctx, img); err != nil {
 		_ = m.rt.RemoveImage(ctx, ref)
 		return nil, err
 	}
-	m.log.Info("image saved", "workbench", wb.ID, "image", img.Name, "ref", ref, "bytes", saved.Size)
+	m.log.Info("image saved", "workbench", wb.ID, "image", img.Name, "ref", ref, "bytes", saved.Size, "added", saved.Added)
 	return img, nil
 }
 

@@ -32,10 +32,12 @@ type CommitSpec struct {
 	Pause bool
 }
 
-// SavedImage is what a commit made.
+// SavedImage is what a commit made: Size is the whole image, Added what
+// it adds over its base image (the base's layers are shared on the engine).
 type SavedImage struct {
-	ID   string
-	Size int64
+	ID    string
+	Size  int64
+	Added int64
 }
 
 // secretEnv are the environment variables the portal gives a container;
@@ -76,7 +78,7 @@ func (d *Docker) Commit(ctx context.Context, containerID string, spec CommitSpec
 	if err != nil {
 		return SavedImage{ID: res.ID}, engineErr("inspect saved image", err)
 	}
-	return SavedImage{ID: res.ID, Size: info.Size}, nil
+	return SavedImage{ID: res.ID, Size: info.Size, Added: max(0, info.Size-base.Size)}, nil
 }
 
 // blankEnv keeps env but sets every portal-given variable to empty: the

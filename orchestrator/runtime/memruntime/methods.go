@@ -489,7 +489,7 @@ func (r *Runtime) Commit(ctx context.Context, containerID string, spec runtime.C
 	}
 	size := r.images[c.info.Image]
 	r.images[spec.Ref] = size
-	return runtime.SavedImage{ID: "sha256:mem-" + spec.Ref, Size: size}, nil
+	return runtime.SavedImage{ID: "sha256:mem-" + spec.Ref, Size: size, Added: 0}, nil
 }
 
 // RemoveImage forgets an image; one already gone is not an error.
