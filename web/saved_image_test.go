@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,7 +10,8 @@ import (
 // Save as image through the API and pages: the owner saves (a running
 // workbench only when confirmed), sees the image with its size in her
 // image list and on My images, launches from it; another user neither
-// sees, launches nor deletes it; an admin promotes it to the catalog, after
+// sees, launches nor deletes it until she shares it with a group they are
+// both in (not with a group she is not in); an admin promotes it to the catalog, after
 // which everyone sees it and it leaves the owner's quota.
 func TestSaveAsImageThroughThePortal(t *testing.T) {
 	p, _ := enginePortal(t)
@@ -63,6 +65,42 @@ func TestSaveAsImageThroughThePortal(t *testing.T) {
 	}
 	if _, body := p.get(ac, "/workbenches/new"); !strings.Contains(body, "my-env v1 (alice)") {
 		t.Errorf("the saved image is not in alice's launch form")
+	}
+
+	// Shared with a group both are in, bob sees it; a group alice is not
+	// in is refused.
+	ctx := context.Background()
+	team, err := p.srv.Store.CreateGroup(ctx, "team", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.srv.Store.CreateGroup(ctx, "others", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		u, _ := p.srv.Store.UserByUsername(ctx, name)
+		if err := p.srv.Store.AddGroupMember(ctx, team.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, body := p.api("PUT", fmt.Sprintf("/api/v1/images/%d/shares", imgID), alice, `{"groups":["others"]}`); code != 400 || errCode(body) != "invalid_groups" {
+		t.Errorf("share with a group alice is not in: %d %v", code, body)
+	}
+	if code, _ := p.api("PUT", fmt.Sprintf("/api/v1/images/%d/shares", imgID), bob, `{"groups":["team"]}`); code != 404 {
+		t.Errorf("bob shared alice's image: %d", code)
+	}
+	if code, body := p.api("PUT", fmt.Sprintf("/api/v1/images/%d/shares", imgID), alice, `{"groups":["team"]}`); code != 200 {
+		t.Fatalf("share with team: %d %v", code, body)
+	}
+	if !strings.Contains(names(bob), "my-env v1 (alice)") {
+		t.Errorf("bob (in team) does not see the shared image: %q", names(bob))
+	}
+	if code, body := p.api("POST", "/api/v1/workbenches", bob, `{"name":"shared","image":"my-env v1 (alice)","flavor":"CPU small"}`); code != 202 {
+		t.Errorf("bob launch of the shared image: %d %v", code, body)
+	} else {
+		waitState(t, p, bob, body["id"].(string), "running")
+		_, _ = p.api("POST", "/api/v1/workbenches/"+body["id"].(string)+"/stop", bob, "")
+		waitState(t, p, bob, body["id"].(string), "stopped")
 	}
 
 	if code, body := p.api("POST", fmt.Sprintf("/api/v1/admin/images/%d/promote", imgID), admin, ""); code != 200 || body["owner_id"].(float64) != 0 {
