@@ -13,6 +13,9 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	ctx := c.Request.Context()
 	admin := currentUser(c).IsAdmin()
 	images, err := h.store.ListImages(ctx, !admin)
+	if !admin && err == nil {
+		images, err = h.store.ListImagesFor(ctx, currentUser(c).ID, true)
+	}
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -45,5 +48,5 @@ func (h *Handler) catalogPage(c *gin.Context) {
 
 func imageCard(img models.Image) templates.ImageCard {
 	return templates.ImageCard{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description,
-		Tags: img.TagList(), Enabled: img.Enabled}
+		Tags: img.TagList(), Enabled: img.Enabled, Saved: img.Saved(), Size: sizeText(img.SizeBytes)}
 }

@@ -34,6 +34,13 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 		h.log.Warn("list GPU models", "err", err)
 	}
 	form.Models = models
+	if fls, err := h.store.ListFlavors(c.Request.Context(), false); err == nil {
+		for _, f := range fls {
+			if f.GPUCount == 0 && f.ID != form.ID {
+				form.TwinChoices = append(form.TwinChoices, templates.TwinChoice{ID: strconv.FormatInt(f.ID, 10), Name: f.Name})
+			}
+		}
+	}
 	form.HostCPUs = h.wbs.HostCPUs(c.Request.Context())
 	h.render(c, status, templates.FlavorFormPage(h.page(c, "Flavor"), form))
 }
@@ -42,7 +49,7 @@ func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
 		CPUCores: f.CPUMilli.String(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB),
 		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled,
-		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10), UnitKind: f.UnitKind, MIGProfile: f.MIGProfile}
+		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10), UnitKind: f.UnitKind, MIGProfile: f.MIGProfile, CPUTwin: strconv.FormatInt(f.CPUTwinID, 10)}
 }
 
 func (h *Handler) flavorCreateForm(c *gin.Context) { h.saveFlavorForm(c, 0) }
@@ -60,7 +67,7 @@ func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 	form := templates.FlavorForm{ID: id, Name: c.PostForm("name"), GPUModel: c.PostForm("gpu_model"),
 		GPUCount: c.PostForm("gpu_count"), CPUCores: c.PostForm("cpu_cores"), MemoryGiB: c.PostForm("memory_gib"),
 		ShmMiB: c.PostForm("shm_mib"), MaxRuntimeHours: c.PostForm("max_runtime_hours"), Enabled: c.PostForm("enabled") == "true",
-		GPUIdleMinutes: c.PostForm("gpu_idle_timeout_minutes"), UnitKind: c.PostForm("unit_kind"), MIGProfile: c.PostForm("mig_profile")}
+		GPUIdleMinutes: c.PostForm("gpu_idle_timeout_minutes"), UnitKind: c.PostForm("unit_kind"), MIGProfile: c.PostForm("mig_profile"), CPUTwin: c.PostForm("cpu_twin_id")}
 	f, err := parseFlavorForm(form)
 	if err == nil {
 		err = h.saveFlavor(c, f)
@@ -103,6 +110,11 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 		return nil, err
 	}
 	f.GPUIdleTimeoutS = int64(idleMin) * 60
+	twin, err := atoiField("cpu_twin_id", form.CPUTwin, 0)
+	if err != nil {
+		return nil, err
+	}
+	f.CPUTwinID = int64(twin)
 	f.CPUMilli, err = models.ParseMillicores(form.CPUCores)
 	if err != nil {
 		return nil, &models.ValidationError{Field: "cpu_cores", Message: err.Error()}
@@ -175,6 +187,8 @@ type flavorBody struct {
 	// GPUIdleTimeoutSeconds stops a workbench whose GPUs stayed idle that long; 0 = off.
 	GPUIdleTimeoutSeconds int64 `json:"gpu_idle_timeout_seconds"`
 	Enabled               *bool `json:"enabled"`
+	// CPUTwinID names the flavor's CPU-only twin (0 or absent = none).
+	CPUTwinID int64 `json:"cpu_twin_id"`
 }
 
 func (h *Handler) apiFlavorCreate(c *gin.Context) { h.apiSaveFlavor(c, 0, http.StatusCreated) }
@@ -200,7 +214,7 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 	}
 	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, UnitKind: b.UnitKind, MIGProfile: b.MIGProfile, CPUMilli: b.CPUCores,
 		MemoryMiB: mib, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
-		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds}
+		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds, CPUTwinID: b.CPUTwinID}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB
 	}

@@ -97,7 +97,11 @@ func imageForm(img *models.Image, errs templates.FormErrors) templates.ImageForm
 }
 
 func (h *Handler) apiImages(c *gin.Context) {
-	imgs, err := h.store.ListImages(c.Request.Context(), !currentUser(c).IsAdmin())
+	u := currentUser(c)
+	imgs, err := h.store.ListImages(c.Request.Context(), !u.IsAdmin())
+	if !u.IsAdmin() && err == nil {
+		imgs, err = h.store.ListImagesFor(c.Request.Context(), u.ID, true)
+	}
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,7 +61,14 @@ func (h *Handler) portTarget(r *http.Request, id string, e proxyAuthEntry, port 
 // image's extra ports and the ssh command line.
 func (h *Handler) workbenchAccess(c *gin.Context, wb *models.Workbench, v *templates.WorkbenchView) {
 	if img, err := h.store.ImageByID(c.Request.Context(), wb.ImageID); err == nil {
-		v.ExtraPorts = img.ExtraPorts
+		v.ExtraPorts = slices.Clone(img.ExtraPorts)
+	}
+	// The owner's own ports (workbench_ports.go) after the image's.
+	v.UserPorts = wb.ExtraPorts
+	for _, p := range wb.ExtraPorts {
+		if !slices.Contains(v.ExtraPorts, p) {
+			v.ExtraPorts = append(v.ExtraPorts, p)
+		}
 	}
 	if host, port := h.sshEndpoint(c); port != "" {
 		v.SSH = "ssh -p " + port + " " + wb.Name + "@" + host

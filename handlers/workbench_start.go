@@ -5,12 +5,15 @@ import (
 )
 
 // workbenchStart: start a stopped workbench again (GPUs allocated afresh).
+// mode=cpu (form field, or query parameter for the API) starts it as its
+// flavor's CPU-only twin instead: same image and home, no GPU.
 func (h *Handler) workbenchStart(c *gin.Context) {
 	wb, ok := h.ownedWorkbench(c)
 	if !ok {
 		return
 	}
-	if err := h.wbs.Start(c.Request.Context(), wb.ID, currentUser(c)); err != nil {
+	cpuOnly := c.PostForm("mode") == "cpu" || c.Query("mode") == "cpu"
+	if err := h.wbs.StartAs(c.Request.Context(), wb.ID, currentUser(c), cpuOnly); err != nil {
 		if isAPI(c) {
 			h.fail(c, err)
 			return

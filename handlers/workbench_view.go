@@ -78,6 +78,12 @@ type workbenchJSON struct {
 	CreatedAt          string        `json:"created_at"`
 	StartedAt          *string       `json:"started_at"`
 	StoppedAt          *string       `json:"stopped_at"`
+	// CPUOnly: the current or last run is the flavor's CPU-only twin,
+	// RunFlavor (billed at its rates, no GPU).
+	CPUOnly   bool   `json:"cpu_only"`
+	RunFlavor string `json:"run_flavor"`
+	// ExtraPorts are the ports the owner declared (not the image's).
+	ExtraPorts []int `json:"extra_ports"`
 }
 
 // workbenchViews loads what the pages and the API show beside workbenches:
@@ -96,7 +102,8 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
 		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency,
-		Units: wb.Units, Shared: wbShared(wb, n)}
+		Units: wb.Units, Shared: wbShared(wb, n),
+		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], ExtraPorts: nonNil(wb.ExtraPorts)}
 	if j.Units == nil {
 		j.Units = []models.Unit{}
 	}
@@ -136,9 +143,15 @@ func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orches
 	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
-		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel}
+		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
+		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()]}
 	for _, u := range wb.Units {
 		r.Units = append(r.Units, unitRow(u))
+	}
+	if fl := n.flavorByID[wb.FlavorID]; fl != nil && fl.GPUCount > 0 {
+		if twin := n.flavorByID[fl.CPUTwinID]; twin != nil && twin.Enabled && twin.GPUCount == 0 {
+			r.CPUTwin = twin.Name
+		}
 	}
 	return r
 }

@@ -27,10 +27,14 @@ type Flavor struct {
 	MaxRuntimeS int64 `gorm:"column:max_runtime_s" json:"max_runtime_seconds"`
 	// GPUIdleTimeoutS stops a running workbench whose GPUs all stayed
 	// below the idle utilisation threshold for that many seconds; 0 = off.
-	GPUIdleTimeoutS int64     `gorm:"column:gpu_idle_timeout_s" json:"gpu_idle_timeout_seconds"`
-	Enabled         bool      `json:"enabled"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
+	GPUIdleTimeoutS int64 `gorm:"column:gpu_idle_timeout_s" json:"gpu_idle_timeout_seconds"`
+	// CPUTwinID is the CPU-only flavor a stopped workbench of this (GPU)
+	// flavor may be started as, for setup and data work without holding a
+	// GPU; 0 = none. Set by an admin (see cpu_twin.go).
+	CPUTwinID int64     `gorm:"column:cpu_twin_id" json:"cpu_twin_id"`
+	Enabled   bool      `json:"enabled"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Limits a single flavor may ask for; beyond them a value is surely a typo.
@@ -118,6 +122,9 @@ func (s *Store) CreateFlavor(ctx context.Context, f *Flavor) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
+	if err := s.checkCPUTwin(ctx, f); err != nil {
+		return err
+	}
 	f.ID = 0
 	if err := s.db.WithContext(ctx).Create(f).Error; err != nil {
 		if uniqueViolation(err) {
@@ -147,9 +154,12 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
+	if err := s.checkCPUTwin(ctx, f); err != nil {
+		return err
+	}
 	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
 		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "unit_kind": f.UnitKind, "mig_profile": f.MIGProfile, "cpu_milli": f.CPUMilli,
-		"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "enabled": f.Enabled, "updated_at": s.now()})
+		"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "cpu_twin_id": f.CPUTwinID, "enabled": f.Enabled, "updated_at": s.now()})
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
 			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}

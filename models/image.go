@@ -22,10 +22,20 @@ type Image struct {
 	HomePath     string `json:"home_path"`
 	OpenPath     string `json:"open_path"` // where Open goes below /wb/{id}, e.g. /lab (JupyterHub's default_url)
 	// ExtraPorts are more HTTP ports its apps serve (image_ports.go).
-	ExtraPorts []int     `gorm:"serializer:json" json:"extra_ports"`
-	Enabled    bool      `json:"enabled"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	ExtraPorts []int `gorm:"serializer:json" json:"extra_ports"`
+	Enabled    bool  `json:"enabled"`
+	// Saved images (saved_image.go): OwnerID 0 is the admin's catalog;
+	// otherwise the image was saved from workbench SavedFrom by its owner,
+	// visible to them and to SharedGroups, version Version of BaseName,
+	// SizeBytes counted against their saved-image quota.
+	OwnerID      int64     `json:"owner_id"`
+	BaseName     string    `json:"base_name,omitempty"`
+	Version      int       `json:"version,omitempty"`
+	SizeBytes    int64     `json:"size_bytes"`
+	SavedFrom    string    `json:"saved_from,omitempty"`
+	SharedGroups []string  `gorm:"serializer:json" json:"shared_groups"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // TagList returns the tags as a slice.

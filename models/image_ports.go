@@ -18,11 +18,24 @@ const MaxExtraPorts = 8
 // apps run as the image's non-root user), not Jupyter's, no repeats; it
 // sorts them.
 func (i *Image) validateExtraPorts() error {
-	if len(i.ExtraPorts) > MaxExtraPorts {
+	if err := validatePorts(i.ExtraPorts); err != nil {
+		return err
+	}
+	if i.ExtraPorts == nil {
+		i.ExtraPorts = []int{} // [] in JSON, not null
+	}
+	slices.Sort(i.ExtraPorts)
+	return nil
+}
+
+// validatePorts checks a list of extra HTTP ports (an image's or a
+// workbench's).
+func validatePorts(ports []int) error {
+	if len(ports) > MaxExtraPorts {
 		return invalid("extra_ports", "at most %d extra ports", MaxExtraPorts)
 	}
 	seen := map[int]bool{}
-	for _, p := range i.ExtraPorts {
+	for _, p := range ports {
 		switch {
 		case p < 1024 || p > 65535:
 			return invalid("extra_ports", "port %d: use ports 1024–65535 (apps run as a non-root user)", p)
@@ -33,10 +46,6 @@ func (i *Image) validateExtraPorts() error {
 		}
 		seen[p] = true
 	}
-	if i.ExtraPorts == nil {
-		i.ExtraPorts = []int{} // [] in JSON, not null
-	}
-	slices.Sort(i.ExtraPorts)
 	return nil
 }
 

@@ -68,6 +68,14 @@ type Workbench struct {
 	// RuntimeExtensionS is what the owner added to the maximum runtime of
 	// this run with "+1 h" (see orchestrator/deadline.go).
 	RuntimeExtensionS int64 `gorm:"column:runtime_extension_s" json:"runtime_extension_seconds"`
+
+	// RunFlavorID is the flavor the current or last run used when it is not
+	// FlavorID (the CPU-only twin); 0 = FlavorID. See ShapeFlavorID.
+	RunFlavorID int64 `gorm:"column:run_flavor_id" json:"-"`
+
+	// ExtraPorts are HTTP ports the owner declared on this workbench, next
+	// to its image's (workbench_ports.go).
+	ExtraPorts []int `gorm:"column:extra_ports;serializer:json" json:"extra_ports"`
 }
 
 // Launching reports whether the workbench is on its way to running.
@@ -153,7 +161,10 @@ type Tx struct {
 // RestartWorkbench moves a stopped or failed workbench to requested and
 // binds its GPUs, in one immediate transaction. It returns ErrConflict when
 // the workbench is in another state (a concurrent start got there first).
-func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, check func(tx *Tx) error) ([]Unit, error) {
+//
+// runFlavorID is the flavor this run uses when not the workbench's own (its
+// CPU-only twin), 0 for its own; it is recorded in the same transaction.
+func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, runFlavorID int64, check func(tx *Tx) error) ([]Unit, error) {
 	var units []Unit
 	now := s.now()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -163,7 +174,7 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, c
 			}
 		}
 		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, []string{StateStopped, StateFailed}).
-			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "updated_at": now})
+			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now})
 		if res.Error != nil {
 			return res.Error
 		}

@@ -316,7 +316,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	out := make(map[string]WorkbenchCost, len(wbs))
 	for _, w := range wbs {
 		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
-		if fl := flavors[w.FlavorID]; fl != nil && w.State == models.StateRunning {
+		if fl := flavors[w.ShapeFlavorID()]; fl != nil && w.State == models.StateRunning {
 			if c.PerHourMicros, err = b.hourlyRate(FlavorShape(fl), scheds); err != nil {
 				return nil, err
 			}

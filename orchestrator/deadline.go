@@ -127,7 +127,7 @@ func ComputeDeadlines(wb *models.Workbench, rule RuntimeRule, lastActivity, now 
 // runtimeRule loads the flavor's and the owner's quota limits of a workbench.
 func (m *Manager) runtimeRule(ctx context.Context, wb *models.Workbench) RuntimeRule {
 	r := RuntimeRule{Extension: time.Duration(wb.RuntimeExtensionS) * time.Second}
-	if fl, err := m.store.FlavorByID(ctx, wb.FlavorID); err == nil && fl.MaxRuntimeS > 0 {
+	if fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID()); err == nil && fl.MaxRuntimeS > 0 {
 		r.Flavor = time.Duration(fl.MaxRuntimeS) * time.Second
 	}
 	if lim, err := m.store.EffectiveQuota(ctx, wb.OwnerID); err == nil && lim.MaxRuntimeHours != nil && *lim.MaxRuntimeHours > 0 {

@@ -42,7 +42,7 @@ func (m *Manager) gpuIdle(ctx context.Context, wb *models.Workbench, now time.Ti
 	if wb.State != models.StateRunning || len(wb.GPUs) == 0 || s == nil || wb.StartedAt == nil {
 		return g
 	}
-	fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
+	fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID())
 	if err != nil || fl.GPUIdleTimeoutS <= 0 {
 		return g
 	}

@@ -2,8 +2,10 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -18,6 +20,18 @@ type GPUWatcher struct {
 	events *Broker
 	log    *slog.Logger
 	every  time.Duration
+	// senders deliver a fired watch by email and webhook too, when the
+	// operator configured them; publicURL makes the link absolute.
+	senders   []Sender
+	publicURL string
+}
+
+// SendVia adds email/webhook delivery of fired watches (SendVia before
+// Run). Each fired watch is sent once per channel, best effort: a failure
+// is logged, the in-app notification stays.
+func (w *GPUWatcher) SendVia(publicURL string, senders ...Sender) {
+	w.publicURL = strings.TrimSuffix(publicURL, "/")
+	w.senders = append(w.senders, senders...)
 }
 
 // NewGPUWatcher builds the watcher; it checks every `every` (default 15 s)
@@ -59,9 +73,38 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 		}
 		if ok {
 			fired++
+			w.send(ctx, wt, msg, "/workbenches/new")
 		}
 	}
 	return fired, nil
+}
+
+// send delivers a watch that just fired through the configured channels.
+// It runs once per firing (FireGPUWatch reports a firing once), so each
+// subscription is sent at most once per channel.
+func (w *GPUWatcher) send(ctx context.Context, wt models.GPUWatch, msg, link string) {
+	if len(w.senders) == 0 {
+		return
+	}
+	u, err := w.store.UserByID(ctx, wt.UserID)
+	if err != nil {
+		w.log.Warn("GPU watch: load user", "watch", wt.ID, "err", err)
+		return
+	}
+	n := Notice{Event: "gpu_free", WatchID: wt.ID, User: u.Username, Email: u.Email, GPUModel: wt.GPUModel,
+		Message: msg, Link: w.publicURL + link, At: time.Now().UTC()}
+	for _, s := range w.senders {
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := s.Send(sctx, n)
+		cancel()
+		switch {
+		case errors.Is(err, errNoAddress):
+		case err != nil:
+			w.log.Warn("GPU watch: send", "channel", s.Name(), "watch", wt.ID, "user", u.Username, "err", err)
+		default:
+			w.log.Info("GPU watch: sent", "channel", s.Name(), "watch", wt.ID, "user", u.Username)
+		}
+	}
 }
 
 // Run checks until ctx ends.

@@ -46,6 +46,16 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	} else if err != nil {
 		return nil, err
 	}
+	if img.Saved() {
+		groups, err := m.store.UserGroups(ctx, owner.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !img.VisibleTo(owner.ID, groups) {
+			// Someone else's saved image: as if it did not exist.
+			return nil, &models.ValidationError{Field: "image", Message: fmt.Sprintf("no enabled catalog image %q", req.Image)}
+		}
+	}
 	fl, err := m.store.FlavorByNameOrID(ctx, req.Flavor)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !fl.Enabled) {
 		return nil, &models.ValidationError{Field: "flavor", Message: fmt.Sprintf("no enabled flavor %q", req.Flavor)}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,13 @@ func (e *ErrState) Error() string { return e.Message }
 //
 // Like a launch, once accepted it runs to its end whatever happens to ctx.
 func (m *Manager) Start(ctx context.Context, id string, owner *models.User) error {
+	return m.StartAs(ctx, id, owner, false)
+}
+
+// StartAs is Start in the flavor's shape, or, with cpuOnly, in the shape of
+// the flavor's CPU-only twin (same image, same home, no GPU; metered and
+// priced as the twin) for setup and data work without holding a GPU.
+func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cpuOnly bool) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
@@ -40,6 +48,14 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	if err != nil {
 		return err
 	}
+	allowedAs := fl.Name // the quota's allowed-flavors rule is about the flavor chosen at launch
+	var runFlavorID int64
+	if cpuOnly {
+		if fl, err = m.CPUTwin(ctx, fl); err != nil {
+			return err
+		}
+		runFlavorID = fl.ID
+	}
 	need, err := m.pool.Need(ctx, fl)
 	if err != nil {
 		return err
@@ -51,7 +67,7 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	if err != nil {
 		return err
 	}
-	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
+	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: allowedAs, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
 		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
@@ -61,7 +77,7 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 	ctx = context.WithoutCancel(ctx)
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
-	units, err := m.store.RestartWorkbench(ctx, id, need, models.CheckLaunchQuota(ask, month))
+	units, err := m.store.RestartWorkbench(ctx, id, need, runFlavorID, models.CheckLaunchQuota(ask, month))
 	m.forgetRoute(id)
 	if err != nil {
 		if errors.Is(err, models.ErrConflict) {
@@ -79,7 +95,9 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner string, img *models.Image, fl *models.Flavor, units []models.Unit) error {
 	if wb.ContainerID != "" {
 		info, err := m.rt.Inspect(ctx, wb.ContainerID)
-		if err == nil && info.Labels[labelGPUs] == joinGPUs(models.DeviceIDs(units)) && info.Image == img.Image {
+		// Reused only in the same shape: the GPU set and the CPU/memory
+		// limits (another flavor, e.g. the CPU-only twin) are fixed at create.
+		if err == nil && info.Labels[labelGPUs] == joinGPUs(models.DeviceIDs(units)) && info.Labels[labelFlavor] == strconv.FormatInt(fl.ID, 10) && info.Image == img.Image {
 			m.setState(ctx, wb.ID, models.StateStarting, 85, "", nil)
 			if err := m.egressBeforeStart(ctx); err != nil {
 				return err

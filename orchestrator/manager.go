@@ -44,6 +44,9 @@ type Options struct {
 	// GPURollupRetention keeps per-minute GPU rollups this long (default
 	// 35 days, DefaultGPURollupRetention).
 	GPURollupRetention time.Duration
+	// SavedImageQuotaBytes bounds the storage one user's saved images
+	// take (default 50 GiB; negative = no limit). See saved_image.go.
+	SavedImageQuotaBytes int64
 }
 
 func (o *Options) defaults() {
@@ -60,6 +63,9 @@ func (o *Options) defaults() {
 	def(&o.DefaultIdle, time.Hour)
 	def(&o.MinIdle, 10*time.Minute)
 	def(&o.MaxIdle, 24*time.Hour)
+	if o.SavedImageQuotaBytes == 0 {
+		o.SavedImageQuotaBytes = DefaultSavedImageQuotaBytes
+	}
 	if o.PidsLimit == 0 {
 		o.PidsLimit = 4096
 	}

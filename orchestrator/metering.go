@@ -45,7 +45,7 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 	if err != nil {
 		return fmt.Errorf("load workbench: %w", err)
 	}
-	fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
+	fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID())
 	if err != nil {
 		return fmt.Errorf("load flavor: %w", err)
 	}

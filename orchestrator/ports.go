@@ -12,6 +12,7 @@ import (
 // PortTarget is where an extra HTTP port of workbench id listens, for its
 // owner userID only, while it runs. A port the image does not declare is
 // ErrNoWorkbench: the proxy never reaches arbitrary ports of a container.
+// Declared means by the image, or by the owner on this workbench.
 func (m *Manager) PortTarget(ctx context.Context, id string, userID int64, port int) (Target, error) {
 	t, err := m.ProxyTarget(ctx, id, userID)
 	if err != nil {
@@ -27,7 +28,7 @@ func (m *Manager) PortTarget(ctx context.Context, id string, userID int64, port 
 	if err != nil {
 		return Target{}, err
 	}
-	if !img.HasExtraPort(port) {
+	if !img.HasExtraPort(port) && !wb.HasExtraPort(port) {
 		return Target{}, ErrNoWorkbench
 	}
 	host, _, err := net.SplitHostPort(t.Endpoint)

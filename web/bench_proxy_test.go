@@ -30,6 +30,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
@@ -603,6 +604,12 @@ func removeInstallObjects(cli *client.Client, installID string) {
 	ns, _ := cli.NetworkList(ctx, network.ListOptions{Filters: f})
 	for _, n := range ns {
 		_ = cli.NetworkRemove(ctx, n.ID)
+	}
+	// Images saved from its workbenches ("save as image").
+	imgs, _ := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", runtime.LabelInstall+"="+installID),
+		filters.Arg("label", runtime.LabelKind+"="+runtime.KindSavedImage))})
+	for _, i := range imgs {
+		_, _ = cli.ImageRemove(ctx, i.ID, image.RemoveOptions{Force: true, PruneChildren: true})
 	}
 	// The install's egress rules go with its network.
 	_ = runtime.NewFirewall(slog.New(slog.DiscardHandler)).Remove(ctx, installID)

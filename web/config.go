@@ -60,6 +60,13 @@ type Config struct {
 	OIDCGroupMap      string
 	OIDCLabel         string
 	LocalLogin        string
+	// SMTP* send "a GPU is free" notifications by email (to the user's
+	// address) when SMTPAddr is set; NotifyWebhook POSTs them as JSON,
+	// signed with NotifyWebhookSecret when set (orchestrator/notify_out.go).
+	SMTPAddr, SMTPFrom, SMTPUsername, SMTPPassword string
+	NotifyWebhook, NotifyWebhookSecret             string
+	// SavedImageQuotaGiB bounds one user's saved images (0: the default).
+	SavedImageQuotaGiB int
 
 	// Workbenches tunes the lifecycle manager (tests shorten its timers).
 	Workbenches orchestrator.Options
@@ -148,7 +155,14 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OIDCLabel, "oidc-label", env("OIDC_LABEL", "single sign-on"), "single sign-on: the provider's name on the sign-in button (WORKBENCH_OIDC_LABEL)")
 	fs.StringVar(&c.LocalLogin, "local-login", env("LOCAL_LOGIN", "all"), "who may sign in with a portal password: all | admins (with single sign-on) (WORKBENCH_LOCAL_LOGIN)")
 	c.OIDCClientSecret = os.Getenv("WORKBENCH_OIDC_CLIENT_SECRET") // a secret: environment only
-	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN")          // a secret: environment only
+	fs.StringVar(&c.SMTPAddr, "smtp-addr", env("SMTP_ADDR", ""), "mail GPU-free notifications through this SMTP server host:port; off when empty (WORKBENCH_SMTP_ADDR)")
+	fs.StringVar(&c.SMTPFrom, "smtp-from", env("SMTP_FROM", "workbench@localhost"), "sender address of notification mail (WORKBENCH_SMTP_FROM)")
+	fs.StringVar(&c.SMTPUsername, "smtp-username", env("SMTP_USERNAME", ""), "SMTP user for PLAIN auth, sent only over TLS (WORKBENCH_SMTP_USERNAME)")
+	fs.StringVar(&c.NotifyWebhook, "notify-webhook", env("NOTIFY_WEBHOOK", ""), "POST GPU-free notifications as JSON to this URL; off when empty (WORKBENCH_NOTIFY_WEBHOOK)")
+	fs.IntVar(&c.SavedImageQuotaGiB, "saved-image-quota-gib", envInt("SAVED_IMAGE_QUOTA_GIB", 50), "storage one user's saved images may take, GiB; -1 = no limit (WORKBENCH_SAVED_IMAGE_QUOTA_GIB)")
+	c.SMTPPassword = os.Getenv("WORKBENCH_SMTP_PASSWORD")                // a secret: environment only
+	c.NotifyWebhookSecret = os.Getenv("WORKBENCH_NOTIFY_WEBHOOK_SECRET") // a secret: environment only
+	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN")                // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
 }
@@ -166,6 +180,16 @@ func (c *Config) Validate() error {
 	}
 	if strings.TrimSpace(c.DataDir) == "" {
 		return errors.New("invalid WORKBENCH_DATA_DIR / --data-dir: must not be empty")
+	}
+	if c.SMTPAddr != "" {
+		if _, _, err := net.SplitHostPort(c.SMTPAddr); err != nil {
+			return fmt.Errorf("invalid WORKBENCH_SMTP_ADDR / --smtp-addr %q: want host:port such as mail.example.org:587", c.SMTPAddr)
+		}
+	}
+	if c.NotifyWebhook != "" {
+		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("invalid WORKBENCH_NOTIFY_WEBHOOK / --notify-webhook %q: want an http(s) URL", c.NotifyWebhook)
+		}
 	}
 	m, err := gpu.ParseMode(c.GPUs)
 	if err != nil {

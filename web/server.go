@@ -96,12 +96,21 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		return nil, err
 	}
 	cfg.Workbenches.DataIdentity = dataIdentity(cfg.DataDir)
+	if cfg.Workbenches.SavedImageQuotaBytes == 0 && cfg.SavedImageQuotaGiB != 0 {
+		cfg.Workbenches.SavedImageQuotaBytes = int64(cfg.SavedImageQuotaGiB) << 30
+	}
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr,
 		OIDC: cfg.oidcHandlerConfig()}, log)
 	s.handler = s.buildHandler(h)
 	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
+	if cfg.SMTPAddr != "" {
+		s.GPUWatch.SendVia(cfg.PublicURL, &orchestrator.SMTPSender{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+	}
+	if cfg.NotifyWebhook != "" {
+		s.GPUWatch.SendVia(cfg.PublicURL, &orchestrator.WebhookSender{URL: cfg.NotifyWebhook, Secret: cfg.NotifyWebhookSecret})
+	}
 	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
 	return s, nil
 }

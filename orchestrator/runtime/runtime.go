@@ -182,4 +182,8 @@ type Runtime interface {
 	// network and its Jupyter port. host is "" when the container has no
 	// address there (not running, or not on that network).
 	Endpoint(info ContainerInfo, network string) (host string, port int)
+	// Commit saves a container's filesystem (never its volumes) as an
+	// image; RemoveImage removes such an image (commit.go).
+	Commit(ctx context.Context, containerID string, spec CommitSpec) (SavedImage, error)
+	RemoveImage(ctx context.Context, ref string) error
 }

@@ -475,3 +475,31 @@ func (r *Runtime) HomeOwner(ctx context.Context, containerID, _ string) (int, in
 	}
 	return c.uid, c.gid, 0o755, nil
 }
+
+// Commit records a new image of the container's image size (the engine
+// would measure its layers); volumes are not part of it, as in Docker.
+func (r *Runtime) Commit(ctx context.Context, containerID string, spec runtime.CommitSpec) (runtime.SavedImage, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin(ctx, "Commit"); err != nil {
+		return runtime.SavedImage{}, err
+	}
+	c := r.find(containerID)
+	if c == nil {
+		return runtime.SavedImage{}, runtime.ErrNotFound
+	}
+	size := r.images[c.info.Image]
+	r.images[spec.Ref] = size
+	return runtime.SavedImage{ID: "sha256:mem-" + spec.Ref, Size: size, Added: 0}, nil
+}
+
+// RemoveImage forgets an image; one already gone is not an error.
+func (r *Runtime) RemoveImage(ctx context.Context, ref string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin(ctx, "RemoveImage"); err != nil {
+		return err
+	}
+	delete(r.images, ref)
+	return nil
+}

@@ -1,0 +1,54 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/orchestrator"
+)
+
+// saveImageBody is POST /api/v1/workbenches/{id}/save-image: running_ok
+// confirms saving a running workbench (it is paused while its files are
+// read).
+type saveImageBody struct {
+	Name      string `json:"name"`
+	RunningOK bool   `json:"running_ok"`
+}
+
+// workbenchSaveImage: "Save as image" — the owner snapshots the
+// workbench's container filesystem (not the home volume) as a private
+// image that appears in their launch form.
+func (h *Handler) workbenchSaveImage(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	var req orchestrator.SaveImageRequest
+	if isAPI(c) {
+		var b saveImageBody
+		if !h.bindJSON(c, &b) {
+			return
+		}
+		req = orchestrator.SaveImageRequest{Name: b.Name, RunningOK: b.RunningOK}
+	} else {
+		req = orchestrator.SaveImageRequest{Name: c.PostForm("name"), RunningOK: c.PostForm("running_ok") == "true"}
+	}
+	img, err := h.wbs.SaveImage(c.Request.Context(), wb.ID, currentUser(c), req)
+	if err != nil {
+		if isAPI(c) {
+			h.fail(c, err)
+			return
+		}
+		h.flashError(c, "Could not save as image: "+classify(err).Message)
+		seeOther(c, "/workbenches/"+wb.ID)
+		return
+	}
+	h.audit(c, "image.save", img.Name, nil, img)
+	if isAPI(c) {
+		c.JSON(http.StatusCreated, img)
+		return
+	}
+	h.flash(c, "Saved as image "+img.Name+": it is in your launch form.")
+	seeOther(c, "/images/saved")
+}

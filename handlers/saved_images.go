@@ -1,0 +1,172 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// savedImagesPage lists the images the user saved, their sizes and the
+// storage quota they count against.
+func (h *Handler) savedImagesPage(c *gin.Context) {
+	ctx := c.Request.Context()
+	u := currentUser(c)
+	imgs, err := h.store.SavedImagesOf(ctx, u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	used, err := h.store.SavedImageBytes(ctx, u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	groups, err := h.store.UserGroups(ctx, u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.SavedImagesView{Used: sizeText(used), Groups: groups}
+	if q := h.wbs.Options().SavedImageQuotaBytes; q > 0 {
+		v.Quota = sizeText(q)
+	}
+	for _, img := range imgs {
+		v.Items = append(v.Items, templates.SavedImageRow{ID: img.ID, Name: img.Name, Size: sizeText(img.SizeBytes),
+			Description: img.Description, Shared: strings.Join(img.SharedGroups, ", "), Created: img.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")})
+	}
+	h.render(c, http.StatusOK, templates.SavedImagesPage(h.page(c, "My images"), v))
+}
+
+func sizeText(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", (b+1023)/1024)
+}
+
+// ownedSavedImage loads the :id saved image of the current user; anyone
+// else's (and catalog entries) are a 404.
+func (h *Handler) ownedSavedImage(c *gin.Context) (*models.Image, bool) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	img, err := h.store.ImageByID(c.Request.Context(), id)
+	if err != nil || !img.Saved() || img.OwnerID != currentUser(c).ID {
+		h.fail(c, errNotFound)
+		return nil, false
+	}
+	return img, true
+}
+
+// savedImageDelete removes one of the user's saved images (refused while a
+// workbench uses it).
+func (h *Handler) savedImageDelete(c *gin.Context) {
+	img, ok := h.ownedSavedImage(c)
+	if !ok {
+		return
+	}
+	if err := h.wbs.DeleteSavedImage(c.Request.Context(), img); err != nil {
+		if isAPI(c) {
+			h.fail(c, err)
+			return
+		}
+		h.flashError(c, "Could not delete "+img.Name+": "+classify(err).Message)
+		seeOther(c, "/images/saved")
+		return
+	}
+	h.audit(c, "image.delete", img.Name, img, nil)
+	if isAPI(c) {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	h.flash(c, "Image "+img.Name+" deleted.")
+	seeOther(c, "/images/saved")
+}
+
+// savedImageShare sets the groups a saved image is shared with: only
+// groups the owner belongs to.
+func (h *Handler) savedImageShare(c *gin.Context) {
+	img, ok := h.ownedSavedImage(c)
+	if !ok {
+		return
+	}
+	var groups []string
+	if isAPI(c) {
+		var b struct {
+			Groups []string `json:"groups"`
+		}
+		if !h.bindJSON(c, &b) {
+			return
+		}
+		groups = b.Groups
+	} else {
+		for _, g := range strings.Split(c.PostForm("groups"), ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				groups = append(groups, g)
+			}
+		}
+	}
+	ctx := c.Request.Context()
+	mine, err := h.store.UserGroups(ctx, currentUser(c).ID)
+	if err == nil {
+		for _, g := range groups {
+			if !slices.Contains(mine, g) {
+				err = &models.ValidationError{Field: "groups", Message: fmt.Sprintf("you are not in group %q", g)}
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = h.store.ShareImage(ctx, img.ID, groups)
+	}
+	if err != nil {
+		if isAPI(c) {
+			h.fail(c, err)
+			return
+		}
+		h.flashError(c, "Could not share "+img.Name+": "+classify(err).Message)
+		seeOther(c, "/images/saved")
+		return
+	}
+	h.audit(c, "image.share", img.Name, img.SharedGroups, groups)
+	if isAPI(c) {
+		c.JSON(http.StatusOK, gin.H{"id": img.ID, "shared_groups": nonNil(groups)})
+		return
+	}
+	h.flash(c, "Sharing of "+img.Name+" saved.")
+	seeOther(c, "/images/saved")
+}
+
+// adminImagePromote makes a user's saved image a catalog entry (admin,
+// sudo): visible to everyone, no longer in its saver's quota.
+func (h *Handler) adminImagePromote(c *gin.Context) {
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	ctx := c.Request.Context()
+	img, err := h.store.ImageByID(ctx, id)
+	if err == nil && !img.Saved() {
+		err = errNotFound
+	}
+	if err == nil {
+		err = h.store.PromoteImage(ctx, id)
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "image.promote", img.Name, img.OwnerID, 0)
+	if isAPI(c) {
+		promoted, _ := h.store.ImageByID(ctx, id)
+		c.JSON(http.StatusOK, promoted)
+		return
+	}
+	h.flash(c, "Image "+img.Name+" is now in the catalog.")
+	seeOther(c, "/catalog")
+}

@@ -1,0 +1,30 @@
+package handlers
+
+import (
+	"github.com/gin-gonic/gin"
+)
+
+// workbenchRestartGPUs: a workbench in CPU-only mode goes back to its
+// flavor with GPUs (a running one is stopped and started again; refused,
+// still running, when no GPU is free).
+func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
+	wb, ok := h.ownedWorkbench(c)
+	if !ok {
+		return
+	}
+	if err := h.wbs.RestartWithGPUs(c.Request.Context(), wb.ID, currentUser(c)); err != nil {
+		if isAPI(c) {
+			h.fail(c, err)
+			return
+		}
+		h.flashError(c, "Could not restart with GPUs: "+classify(err).Message)
+		seeOther(c, "/workbenches/"+wb.ID)
+		return
+	}
+	h.audit(c, "workbench.restart_gpus", wb.ID, nil, nil)
+	if isAPI(c) {
+		h.apiWorkbench(c)
+		return
+	}
+	seeOther(c, "/workbenches/"+wb.ID)
+}

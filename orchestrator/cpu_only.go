@@ -1,0 +1,96 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"workbench/models"
+)
+
+// CPUTwin is the CPU-only flavor a workbench of fl may start as (issue 17,
+// "start without a GPU"), or a refusal the user can read when the admin
+// named none or it is not usable.
+func (m *Manager) CPUTwin(ctx context.Context, fl *models.Flavor) (*models.Flavor, error) {
+	if fl.GPUCount == 0 {
+		return nil, &RefusedError{Code: "no_cpu_twin", Message: fmt.Sprintf("flavor %s has no GPU: start it normally", fl.Name)}
+	}
+	if fl.CPUTwinID == 0 {
+		return nil, &RefusedError{Code: "no_cpu_twin", Message: fmt.Sprintf("flavor %s has no CPU-only twin: an administrator can name one on the flavor's page", fl.Name)}
+	}
+	twin, err := m.store.FlavorByID(ctx, fl.CPUTwinID)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && (!twin.Enabled || twin.GPUCount != 0)) {
+		return nil, &RefusedError{Code: "no_cpu_twin", Message: fmt.Sprintf("the CPU-only twin of flavor %s is not available (removed, disabled or given GPUs)", fl.Name)}
+	}
+	return twin, err
+}
+
+// RestartWithGPUs moves a workbench from its CPU-only twin back to its own
+// flavor: a stopped one is started with GPUs; a running one is stopped and
+// started again with GPUs, the same home and image. It refuses before
+// stopping anything when no GPU of the flavor's model is free, so the user
+// keeps working in CPU-only mode (waiting in a queue is the queue's work;
+// a GPU watch notifies when one frees).
+func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.User) error {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !wb.CPUOnly() {
+		return &ErrState{Message: "the workbench is not in CPU-only mode"}
+	}
+	switch wb.State {
+	case models.StateStopped, models.StateFailed:
+		return m.StartAs(ctx, id, owner, false)
+	case models.StateRunning:
+	default:
+		return &ErrState{Message: fmt.Sprintf("the workbench is %s; wait until it is running or stopped", wb.State)}
+	}
+	fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
+	if err != nil {
+		return err
+	}
+	if err := m.gpusFree(ctx, fl); err != nil {
+		return err
+	}
+	return m.detached(ctx, func(ctx context.Context) error {
+		if err := m.stop(ctx, id, "", false); err != nil {
+			return err
+		}
+		if err := m.StartAs(ctx, id, owner, false); err != nil {
+			// The GPUs went to someone else between the check and the
+			// start: the workbench stays stopped, and says why.
+			m.updateWorkbench(ctx, id, map[string]any{"reason": "stopped to restart with GPUs, but: " + err.Error()})
+			return err
+		}
+		return nil
+	})
+}
+
+// gpusFree refuses (no_capacity) unless enough GPUs for fl are free now.
+// Only a hint taken outside the binding transaction: StartAs still binds
+// the GPUs under BEGIN IMMEDIATE.
+func (m *Manager) gpusFree(ctx context.Context, fl *models.Flavor) error {
+	need, err := m.pool.Need(ctx, fl)
+	if err != nil || need.Count == 0 {
+		return err
+	}
+	gpus, err := m.pool.List(ctx)
+	if err != nil {
+		return err
+	}
+	usable := make(map[string]bool, len(need.Candidates))
+	for _, u := range need.Candidates {
+		usable[u] = true
+	}
+	free := 0
+	for _, g := range gpus {
+		if g.State == GPUFree && usable[g.UUID] {
+			free++
+		}
+	}
+	if free < need.Count {
+		return &RefusedError{Code: "no_capacity", Message: fmt.Sprintf("no %d × %s free right now (%d free): the workbench keeps running without GPUs", need.Count, fl.GPUModel, free) + m.pool.FreeSummary(ctx)}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package orchestrator
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/smtp"
+	"strings"
+	"time"
+)
+
+// Notice is a notification sent outside the portal (email, webhook) next
+// to the in-app one: a GPU watch fired.
+type Notice struct {
+	Event    string    `json:"event"` // "gpu_free"
+	WatchID  int64     `json:"watch_id"`
+	User     string    `json:"user"`
+	Email    string    `json:"-"`
+	GPUModel string    `json:"gpu_model"`
+	Message  string    `json:"message"`
+	Link     string    `json:"link"` // absolute when the portal's public URL is set
+	At       time.Time `json:"at"`
+}
+
+// Sender delivers notices one way (SMTP, webhook).
+type Sender interface {
+	Name() string
+	Send(ctx context.Context, n Notice) error
+}
+
+// SMTPSender mails a notice to the user's address with net/smtp (STARTTLS
+// when the server offers it; PLAIN auth only when a username is set, and
+// net/smtp sends it only over TLS or to localhost).
+type SMTPSender struct {
+	Addr     string // host:port
+	From     string
+	Username string
+	Password string
+}
+
+// Name names the channel in logs.
+func (s *SMTPSender) Name() string { return "email" }
+
+// errNoAddress: the user has no email address; nothing to send.
+var errNoAddress = errors.New("the user has no email address")
+
+// Send mails n.
+func (s *SMTPSender) Send(ctx context.Context, n Notice) error {
+	if n.Email == "" {
+		return errNoAddress
+	}
+	if strings.ContainsAny(n.Email, "\r\n") || strings.ContainsAny(s.From, "\r\n") {
+		return errors.New("bad address")
+	}
+	var auth smtp.Auth
+	if s.Username != "" {
+		host, _, _ := net.SplitHostPort(s.Addr)
+		auth = smtp.PlainAuth("", s.Username, s.Password, host)
+	}
+	subject := "Workbench: a " + n.GPUModel + " GPU is free"
+	var msg bytes.Buffer
+	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n",
+		s.From, n.Email, subject, n.At.Format(time.RFC1123Z))
+	fmt.Fprintf(&msg, "%s\r\n\r\n%s\r\n", n.Message, n.Link)
+	// net/smtp has no context: bound it by running it aside.
+	done := make(chan error, 1)
+	go func() { done <- smtp.SendMail(s.Addr, auth, s.From, []string{n.Email}, msg.Bytes()) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WebhookSender POSTs the notice as JSON to a URL the operator set. With a
+// secret, X-Workbench-Signature carries "sha256=" + HMAC-SHA256(body), so
+// the receiver can tell it came from the portal.
+type WebhookSender struct {
+	URL    string
+	Secret string
+	Client *http.Client
+}
+
+// Name names the channel in logs.
+func (w *WebhookSender) Name() string { return "webhook" }
+
+// Send posts n.
+func (w *WebhookSender) Send(ctx context.Context, n Notice) error {
+	body, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "workbench-notify")
+	if w.Secret != "" {
+		mac := hmac.New(sha256.New, []byte(w.Secret))
+		mac.Write(body)
+		req.Header.Set("X-Workbench-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	}
+	c := w.Client
+	if c == nil {
+		c = &http.Client{Timeout: 10 * time.Second}
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("webhook answered %s", res.Status)
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/runtime"
+)
+
+// DefaultSavedImageQuotaBytes is the saved-image storage of one user when
+// the operator sets none.
+const DefaultSavedImageQuotaBytes = 50 << 30
+
+// SaveImageRequest is "save as image": a name (versions are counted per
+// name and owner) and, for a running workbench, the owner's confirmation
+// that it is paused while its filesystem is read.
+type SaveImageRequest struct {
+	Name      string
+	RunningOK bool
+}
+
+var saveNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,39}$`)
+
+// SaveImage snapshots a workbench's container filesystem as a private
+// image of its owner (docker commit): the home directory is a volume and
+// is never part of it. The new image keeps the catalog entry's start
+// command, user, home path, open path and extra ports, so it launches like
+// the entry it came from. It is refused when the owner's saved images
+// already fill their quota, and removed again when it would overflow it.
+//
+// The commit runs to its end in the manager whatever happens to ctx.
+func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, req SaveImageRequest) (*models.Image, error) {
+	req.Name = strings.TrimSpace(req.Name)
+	if !saveNameRe.MatchString(req.Name) {
+		return nil, &models.ValidationError{Field: "name", Message: "use 1–40 letters, digits, '.', '_' or '-'"}
+	}
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case wb.State == models.StateRunning && !req.RunningOK:
+		return nil, &ErrState{Message: "the workbench is running: saving pauses it while its files are read, and files being written may be caught half-way; confirm, or stop it first"}
+	case wb.State != models.StateRunning && wb.State != models.StateStopped:
+		return nil, &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped or running workbench can be saved", wb.State)}
+	case wb.ContainerID == "":
+		return nil, &ErrState{Message: "the workbench has no container to save (start it once)"}
+	}
+	src, err := m.store.ImageByID(ctx, wb.ImageID)
+	if err != nil {
+		return nil, err
+	}
+	used, err := m.store.SavedImageBytes(ctx, owner.ID)
+	if err != nil {
+		return nil, err
+	}
+	quota := m.opt.SavedImageQuotaBytes
+	if quota > 0 && used >= quota {
+		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
+			Message: fmt.Sprintf("your saved images take %s of your %s: delete one first", gib(used), gib(quota))}
+	}
+	return detachedValue(ctx, m, func(ctx context.Context) (*models.Image, error) {
+		return m.saveImage(ctx, wb, src, owner, req.Name, used, quota)
+	})
+}
+
+func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *models.Image, owner *models.User, name string, used, quota int64) (*models.Image, error) {
+	version, err := m.store.NextImageVersion(ctx, owner.ID, name)
+	if err != nil {
+		return nil, err
+	}
+	ref := m.savedImageRef(owner.ID, name, version)
+	saved, err := m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{
+		Ref: ref, BaseImage: src.Image, Pause: wb.State == models.StateRunning,
+		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
+			runtime.LabelOwner: owner.Username, runtime.LabelSavedFrom: wb.ID},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("could not save the image: %w", err)
+	}
+	// The quota counts what the image adds over its base: the catalog
+	// image's layers are on the engine anyway and shared.
+	if quota > 0 && used+saved.Added > quota {
+		_ = m.rt.RemoveImage(ctx, ref)
+		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
+			Message: fmt.Sprintf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Added), gib(used), gib(quota))}
+	}
+	img := &models.Image{Name: fmt.Sprintf("%s v%d (%s)", name, version, displayUser(owner.Username)), Image: ref,
+		Description: fmt.Sprintf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, m.now().Format(time.DateOnly), src.Name),
+		Tags:        src.Tags, StartCommand: src.StartCommand, RunAsUser: src.RunAsUser, HomePath: src.HomePath, OpenPath: src.OpenPath,
+		ExtraPorts: src.ExtraPorts, Enabled: true, OwnerID: owner.ID, BaseName: name, Version: version, SizeBytes: saved.Added, SavedFrom: wb.ID}
+	if err := m.store.CreateImage(ctx, img); err != nil {
+		_ = m.rt.RemoveImage(ctx, ref)
+		return nil, err
+	}
+	m.log.Info("image saved", "workbench", wb.ID, "image", img.Name, "ref", ref, "bytes", saved.Size, "added", saved.Added)
+	return img, nil
+}
+
+// DeleteSavedImage removes a saved image (its record, then the engine's
+// copy). Refused while a workbench still uses it.
+func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error {
+	if !img.Saved() {
+		return &ErrState{Message: "catalog images are disabled, not deleted"}
+	}
+	if err := m.store.DeleteSavedImage(ctx, img.ID); errors.Is(err, models.ErrConflict) {
+		return &ErrState{Message: "a workbench still uses this image: delete the workbench first"}
+	} else if err != nil {
+		return err
+	}
+	if err := m.rt.RemoveImage(context.WithoutCancel(ctx), img.Image); err != nil {
+		m.log.Warn("remove saved image", "ref", img.Image, "err", err)
+	}
+	return nil
+}
+
+// savedImageRef is the engine's name of a saved image: under the install
+// (two portals on one engine never collide), per user, name and version.
+func (m *Manager) savedImageRef(uid int64, name string, version int) string {
+	return fmt.Sprintf("workbench-saved/%s/u%d-%s:v%d", refPart(m.installID), uid, refPart(name), version)
+}
+
+var refUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
+
+// refPart is s as a repository path component: lower case, runs of other
+// characters as one '-'.
+func refPart(s string) string {
+	p := strings.Trim(refUnsafe.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if p == "" {
+		return "x"
+	}
+	return p
+}
+
+var nameUnsafe = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+
+// displayUser is a user name as it may appear in an image's name.
+func displayUser(u string) string { return nameUnsafe.ReplaceAllString(u, "-") }
+
+func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+
+// detachedValue is detached for work that returns a value.
+func detachedValue[T any](ctx context.Context, m *Manager, work func(ctx context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	err := m.detached(ctx, func(ctx context.Context) error {
+		v, err := work(ctx)
+		done <- result{v, err}
+		return err
+	})
+	select {
+	case r := <-done:
+		return r.v, r.err
+	default: // the caller gave up waiting; the work goes on
+		var zero T
+		return zero, err
+	}
+}
