@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -19,6 +20,11 @@ type GPUMinute struct {
 	PowerSamples  int64
 	PowerSumMW    int64  `gorm:"column:power_sum_mw"`
 	WorkbenchID   string `gorm:"column:workbench_id"`
+	// EnergyMJ is the energy the GPU drew in the minute (counter deltas,
+	// resets handled by the rollup; 0 when neither energy nor power could
+	// be read).
+	EnergyMJ int64  `gorm:"column:energy_mj"`
+	GPUModel string `gorm:"column:gpu_model"`
 }
 
 // TableName is gorm's table for GPUMinute.
@@ -34,12 +40,33 @@ func (g GPUMinute) UtilMean() (mean float64, ok bool) {
 }
 
 // SaveGPUMinutes writes rollup rows; a row for a (GPU, minute) already
-// stored is replaced (the rollup of a minute is recomputed whole).
+// stored is replaced (the rollup of a minute is recomputed whole). In the
+// same transaction each row's energy is booked to its holder's usage
+// interval (interval_energy); a replaced row first takes back what it had
+// booked, so writing a minute twice never counts its energy twice.
 func (s *Store) SaveGPUMinutes(ctx context.Context, rows []GPUMinute) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return s.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		b := energyBooker{tx: tx, intervals: map[string][]UsageInterval{}, groups: map[int64]string{}}
+		for _, r := range rows {
+			var old GPUMinute
+			err := tx.Where("gpu_uuid = ? AND minute = ?", r.GPUUUID, r.Minute).Limit(1).Find(&old).Error
+			if err != nil {
+				return err
+			}
+			if old.Samples > 0 {
+				if err := b.book(old.WorkbenchID, old.GPUModel, old.Minute, -old.EnergyMJ); err != nil {
+					return err
+				}
+			}
+			if err := b.book(r.WorkbenchID, r.GPUModel, r.Minute, r.EnergyMJ); err != nil {
+				return err
+			}
+		}
+		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error
+	})
 }
 
 // GPUMinutes returns the rows of [from, to), by GPU then minute.
