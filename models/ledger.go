@@ -83,6 +83,10 @@ type UsageItem struct {
 	Key          string `json:"key"`
 	GPUSeconds   int64  `json:"gpu_seconds"`
 	AmountMicros int64  `json:"amount_micros"`
+	// Measured GPU energy (informational, filled by the caller from
+	// EnergySummary); the cost only when an electricity price is set.
+	EnergyMJ         int64  `json:"energy_mj" gorm:"-"`
+	EnergyCostMicros *int64 `json:"energy_cost_micros,omitempty" gorm:"-"`
 }
 
 // Usage groupings.
