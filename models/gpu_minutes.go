@@ -82,3 +82,15 @@ func (s *Store) PruneGPUMinutes(ctx context.Context, cutoff time.Time) (int64, e
 	res := s.db.WithContext(ctx).Where("minute < ?", cutoff.Unix()).Delete(&GPUMinute{})
 	return res.RowsAffected, res.Error
 }
+
+// GPUMinutesOfWorkbenches returns the rows of [from, to) that the given
+// workbenches held.
+func (s *Store) GPUMinutesOfWorkbenches(ctx context.Context, from, to time.Time, ids []string) ([]GPUMinute, error) {
+	var out []GPUMinute
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.db.WithContext(ctx).Where("minute >= ? AND minute < ? AND workbench_id IN ?", from.Unix(), to.Unix(), ids).
+		Order("gpu_uuid, minute").Find(&out).Error
+	return out, err
+}
