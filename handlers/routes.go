@@ -79,6 +79,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/billing/reverse", h.adminReverseForm)
 	admin.GET("/billing.csv", h.adminBillingCSV)
 	admin.POST("/billing/electricity-price", h.adminElectricityPriceForm)
+	admin.GET("/utilisation", h.adminUtilisation)
+	admin.GET("/utilisation.csv", h.adminUtilisationCSV)
 	admin.GET("/egress", h.adminEgress)
 	admin.POST("/egress", h.adminEgressSave)
 

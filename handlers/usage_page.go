@@ -11,6 +11,7 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
+	"workbench/orchestrator"
 	"workbench/templates"
 )
 
@@ -71,6 +72,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 		mJ := energy.mJ[it.Key]
 		v.Summary = append(v.Summary, templates.StatementGroup{Name: it.Key, GPUHours: gpuHoursText(it.GPUSeconds), Amount: h.amountText(it.AmountMicros),
 			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
+	}
+	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
+		h.log.Warn("held vs used", "user", u.Username, "err", err)
+	} else {
+		v.HeldVsUsed = h.heldVsUsed(rep.Total)
 	}
 	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)
@@ -219,4 +225,19 @@ func (h *Handler) usageSummaryCSV(c *gin.Context) {
 	if err := w.Error(); err != nil {
 		h.log.Warn("usage summary csv", "err", err)
 	}
+}
+
+// heldVsUsed is a user's GPU time held against the time it was busy.
+func (h *Handler) heldVsUsed(f orchestrator.UtilFigures) templates.HeldVsUsedView {
+	if f.AllocatedMs == 0 {
+		return templates.HeldVsUsedView{}
+	}
+	v := templates.HeldVsUsedView{Known: true, Held: gpuHoursMs(f.AllocatedMs), Used: gpuHoursMs(f.BusyMs), UsedPercent: f.UsedPercent()}
+	if f.UnreadHeldMs > 0 {
+		v.Unread = gpuHoursMs(f.UnreadHeldMs)
+	}
+	if c := f.HeldIdleCostMicros(); c > 0 {
+		v.IdleCost = h.amountText(c)
+	}
+	return v
 }

@@ -35,6 +35,9 @@ func energyFixture(t *testing.T, p *testPortal, mJ int64) *models.Workbench {
 	if err := s.OpenInterval(ctx, iv); err != nil {
 		t.Fatal(err)
 	}
+	if mJ == 0 {
+		return wb
+	}
 	half := mJ / 2
 	if err := s.SaveGPUMinutes(ctx, []models.GPUMinute{
 		{GPUUUID: "GPU-x", Minute: start.Unix(), Samples: 4, WorkbenchID: wb.ID, EnergyMJ: half},
