@@ -1,9 +1,11 @@
 package orchestrator
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"workbench/models"
 	"workbench/orchestrator/gpu"
 )
 
@@ -53,5 +55,65 @@ func TestEnergyIntegrationAcrossCounterReset(t *testing.T) {
 	// A counter that jumped back by a wrap of the uint64 counts as a reset too.
 	if mJ, ok := energyBetween(smp(0, ^uint64(0)-10, 0, gpu.FieldPower), smp(1, 5, 0, gpu.FieldPower)); !ok || mJ != 5 {
 		t.Errorf("wrap: %d %v", mJ, ok)
+	}
+}
+
+// End to end on go-nvml mocks: a workbench holding GPU 0 (allocated by the
+// store, as a launch does) draws energy that the mock's counter reports,
+// the counter resets (driver reload) mid-run, and the manager's rollup
+// books the integrated energy to the workbench's usage interval; a free
+// GPU's energy is booked to nobody.
+func TestRollupBooksEnergyToTheHoldersInterval(t *testing.T) {
+	r := newGPUIdleRig(t)
+	ctx := context.Background()
+	devs, err := r.m.pool.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := r.store.UserByUsername(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := &models.Workbench{Name: "holder", OwnerID: alice.ID, ImageID: r.wb.ImageID, FlavorID: r.flavor.ID}
+	if err := r.store.CreateWorkbench(ctx, holder, models.GPUNeed{Model: devs[0].Model, Count: 1, Candidates: []string{devs[0].UUID}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(holder.GPUs) != 1 || holder.GPUs[0] != devs[0].UUID {
+		t.Fatalf("allocated %v, want GPU 0", holder.GPUs)
+	}
+	iv := &models.UsageInterval{WorkbenchID: holder.ID, UserID: alice.ID, GPUModel: devs[0].Model, GPUCount: 1, StartedAt: r.start}
+	if err := r.store.OpenInterval(ctx, iv); err != nil {
+		t.Fatal(err)
+	}
+	at := func(sec int, e0, e1 uint64) {
+		r.load.Set(0, gpu.MockGPULoad{UtilPercent: 90, PowerMilliW: 600_000, EnergyMilliJ: e0})
+		r.load.Set(1, gpu.MockGPULoad{UtilPercent: 0, PowerMilliW: 60_000, EnergyMilliJ: e1})
+		r.at(t, time.Duration(sec)*time.Second)
+	}
+	// The rig's history holds 4 samples.
+	at(0, 50_000_000, 7_000_000)
+	at(15, 59_000_000, 7_900_000) // +9 kJ at 600 W
+	at(30, 4_000_000, 8_800_000)  // reset on GPU 0: 4 kJ counted since; the gap at 600 W is 9 kJ
+	at(45, 13_000_000, 9_700_000) // +9 kJ
+	r.now = r.start.Add(2 * time.Minute)
+	r.m.RollupGPUMinutes(ctx)
+	got, err := r.store.IntervalEnergyMJ(ctx, iv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 27_000_000 {
+		t.Errorf("interval energy %d mJ, want 27 000 000 (3 × 9 kJ across the reset)", got)
+	}
+	rows, _ := r.store.GPUMinutes(ctx, r.start, r.start.Add(time.Hour))
+	for _, row := range rows {
+		if row.GPUUUID == devs[1].UUID && (row.WorkbenchID != "" || row.EnergyMJ == 0) {
+			t.Errorf("free GPU 1's minute %+v: its energy is measured but held by nobody", row)
+		}
+	}
+	// A second rollup over the same history books nothing twice.
+	r.now = r.start.Add(3 * time.Minute)
+	r.m.RollupGPUMinutes(ctx)
+	if again, _ := r.store.IntervalEnergyMJ(ctx, iv.ID); again != got {
+		t.Errorf("after another rollup %d mJ, was %d", again, got)
 	}
 }
