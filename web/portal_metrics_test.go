@@ -35,15 +35,12 @@ func labelNames(f *dto.MetricFamily) string {
 	return strings.Join(names, ",")
 }
 
-// The portal's own series on /metrics, parsed from the exposition format:
-// names, types and labels, and values that follow from what the test did
-// (an hour of GPU metered for ada in group vision, a refused proxy
-// request).
-func TestPortalMetricsNamesAndLabels(t *testing.T) {
-	p := newPortal(t)
+// meteredRun gives ada (in group vision) a closed one-hour run of one GPU
+// of a seeded, priced model, ended in the past, not billed yet.
+func meteredRun(t *testing.T, p *testPortal) (*models.User, *models.UsageInterval) {
+	t.Helper()
 	ctx := context.Background()
 	s := p.srv.Store
-	admin := tokenFor(t, p, "admin", "admin")
 	tokenFor(t, p, "ada", "user")
 	ada, _ := s.UserByUsername(ctx, "ada")
 	g, _ := s.CreateGroup(ctx, "vision", "")
@@ -70,6 +67,19 @@ func TestPortalMetricsNamesAndLabels(t *testing.T) {
 	if err := s.CloseInterval(ctx, wb.ID, iv.StartedAt.Add(time.Hour), "stopped"); err != nil {
 		t.Fatal(err)
 	}
+	return ada, iv
+}
+
+// The portal's own series on /metrics, parsed from the exposition format:
+// names, types and labels, and values that follow from what the test did
+// (an hour of GPU metered for ada in group vision, a refused proxy
+// request).
+func TestPortalMetricsNamesAndLabels(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	s := p.srv.Store
+	admin := tokenFor(t, p, "admin", "admin")
+	ada, iv := meteredRun(t, p)
 	if _, err := p.srv.Manager.Billing().BillOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
