@@ -78,7 +78,11 @@ func (h *Handler) adminUtilisation(c *gin.Context) {
 		v.ByBucket = append(v.ByBucket, h.utilRowView(r))
 	}
 	for _, r := range rep.ByModel {
-		v.ByModel = append(v.ByModel, h.utilRowView(r))
+		row := h.utilRowView(r)
+		if r.Key == "" {
+			row.Label = "unknown model" // rows rolled up before the model was recorded, of a GPU no longer present
+		}
+		v.ByModel = append(v.ByModel, row)
 	}
 	for _, r := range rep.ByUser {
 		v.ByUser = append(v.ByUser, h.utilRowView(r))
