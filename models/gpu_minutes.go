@@ -94,3 +94,15 @@ func (s *Store) GPUMinutesOfWorkbenches(ctx context.Context, from, to time.Time,
 		Order("gpu_uuid, minute").Find(&out).Error
 	return out, err
 }
+
+// WorkbenchesEver lists every workbench record of ownerID (0: everyone's),
+// deleted ones included, with only id, name and owner: reports over past
+// GPU time must still name whose it was.
+func (s *Store) WorkbenchesEver(ctx context.Context, ownerID int64) ([]Workbench, error) {
+	q := s.db.WithContext(ctx).Model(&Workbench{}).Select("id, name, owner_id")
+	if ownerID != 0 {
+		q = q.Where("owner_id = ?", ownerID)
+	}
+	var out []Workbench
+	return out, q.Find(&out).Error
+}

@@ -11,7 +11,7 @@ import (
 // and idle-cost report (see utilisation.go). ownerID 0 reports the whole
 // cluster; otherwise only the GPU time that user's workbenches held.
 func (m *Manager) Utilisation(ctx context.Context, from, to time.Time, bucket string, ownerID int64) (UtilReport, error) {
-	wbs, err := m.store.ListWorkbenches(ctx, ownerID)
+	wbs, err := m.store.WorkbenchesEver(ctx, ownerID) // deleted ones too: their past GPU time is still theirs
 	if err != nil {
 		return UtilReport{}, err
 	}
