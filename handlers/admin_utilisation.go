@@ -136,6 +136,9 @@ func utilChart(rep orchestrator.UtilReport) templates.UtilChartView {
 		maxMs = max(maxMs, b.AvailableMs)
 	}
 	ch.YMax = gpuHoursMs(maxMs)
+	if maxMs < 36_000_000 { // under 10 h: two decimals, or a short range reads "0.0"
+		ch.YMax = fmt.Sprintf("%.2f", float64(maxMs)/3_600_000)
+	}
 	n := len(rep.Buckets)
 	if n == 0 || maxMs == 0 {
 		ch.Empty = true
