@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/templates"
 )
 
@@ -31,6 +32,13 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	v.GPUTelemetry = h.wbGPUTelemetry(wb)
+	if len(v.GPUTelemetry) > 0 {
+		if iv, err := h.store.OpenIntervalOf(ctx, wb.ID); err == nil {
+			if mJ, err := h.store.IntervalEnergyMJ(ctx, iv.ID); err == nil && mJ > 0 {
+				v.GPUEnergy = pricing.FormatKWh(mJ) + " kWh"
+			}
+		}
+	}
 	h.workbenchAccess(c, wb, &v)
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
