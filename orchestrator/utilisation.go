@@ -95,6 +95,20 @@ func (f *UtilFigures) add(m utilMinute) {
 
 const minuteMs = 60_000
 
+// merge adds o's figures to f's.
+func (f *UtilFigures) merge(o *UtilFigures) {
+	f.AvailableMs += o.AvailableMs
+	f.AllocatedMs += o.AllocatedMs
+	f.BusyMs += o.BusyMs
+	f.UnreadHeldMs += o.UnreadHeldMs
+	for _, x := range o.unheld {
+		f.unheld.add(x.rate, x.ms)
+	}
+	for _, x := range o.heldIdle {
+		f.heldIdle.add(x.rate, x.ms)
+	}
+}
+
 // utilMinute is one rollup row as the report sees it.
 type utilMinute struct {
 	held, read bool
@@ -177,25 +191,35 @@ func ComputeUtilisation(rows []models.GPUMinute, from, to time.Time, bucket stri
 		}
 		return f
 	}
+	starts := make([]int64, len(rep.Buckets)) // bucket starts, ascending
+	for i, b := range rep.Buckets {
+		starts[i] = b.Start.Unix()
+	}
+	scheduleOf := map[string]pricing.Schedule{} // by model: one key per model, not per row
+	wbName := map[string]string{}               // workbench id → "user/workbench" for TopIdle
 	for _, r := range rows {
-		at := time.Unix(r.Minute, 0).UTC()
-		if at.Before(from) || !at.Before(to) {
+		if r.Minute < from.Unix() || r.Minute >= to.Unix() {
 			continue
 		}
 		model := r.GPUModel
 		if model == "" {
 			model = modelOf[r.GPUUUID]
 		}
+		sched, ok := scheduleOf[model]
+		if !ok {
+			sched = scheds[pricing.ScheduleKey(pricing.GPU, model)]
+			scheduleOf[model] = sched
+		}
 		m := utilMinute{held: r.WorkbenchID != "", read: r.UtilSamples > 0}
 		if m.read {
 			m.busyMs = minuteMs * r.UtilSum / (100 * r.UtilSamples)
 			m.busyMs = min(max(m.busyMs, 0), minuteMs)
 		}
-		if rate, ok := scheds[pricing.ScheduleKey(pricing.GPU, model)].At(at); ok {
+		if rate, ok := sched.At(time.Unix(r.Minute, 0)); ok {
 			m.rate = rate.Micros
 		}
 		rep.Total.add(m)
-		if i, ok := bucketIdx[BucketStart(at, bucket).Unix()]; ok {
+		if i := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Minute }) - 1; i >= 0 {
 			rep.Buckets[i].add(m)
 		}
 		get(byModel, model).add(m)
@@ -214,12 +238,22 @@ func ComputeUtilisation(rows []models.GPUMinute, from, to time.Time, bucket stri
 		for _, g := range groups {
 			get(byGroup, g).add(m)
 		}
-		get(byWB, h.User+"/"+h.Workbench).add(m)
+		if _, ok := wbName[r.WorkbenchID]; !ok {
+			wbName[r.WorkbenchID] = h.User + "/" + h.Workbench
+		}
+		get(byWB, r.WorkbenchID).add(m)
+	}
+	byName := map[string]*UtilFigures{} // "user/workbench"
+	for id, f := range byWB {
+		if prev := byName[wbName[id]]; prev != nil { // two workbenches of one user with one name (a deleted one)
+			f.merge(prev)
+		}
+		byName[wbName[id]] = f
 	}
 	rep.ByModel = sortedRows(byModel, func(f UtilFigures) int64 { return f.AvailableMs })
 	rep.ByUser = sortedRows(byUser, func(f UtilFigures) int64 { return f.AllocatedMs })
 	rep.ByGroup = sortedRows(byGroup, func(f UtilFigures) int64 { return f.AllocatedMs })
-	top := sortedRows(byWB, func(f UtilFigures) int64 { return f.IdleHeldMs() })
+	top := sortedRows(byName, func(f UtilFigures) int64 { return f.IdleHeldMs() })
 	for _, r := range top {
 		if len(rep.TopIdle) == 10 || r.IdleHeldMs() <= 0 {
 			break

@@ -107,3 +107,30 @@ func TestUtilisationFromSamplesAndAllocations(t *testing.T) {
 		t.Errorf("week of Sunday starts %v", s)
 	}
 }
+
+// BenchmarkComputeUtilisation30Days8GPUs: the dashboard's arithmetic over
+// a month of rollups of 8 GPUs (345 600 rows), daily buckets.
+func BenchmarkComputeUtilisation30Days8GPUs(b *testing.B) {
+	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	const model = "NVIDIA H100 80GB HBM3"
+	rows := make([]models.GPUMinute, 0, 8*30*1440)
+	for g := 0; g < 8; g++ {
+		for m := 0; m < 30*1440; m++ {
+			r := models.GPUMinute{GPUUUID: "GPU-" + string(rune('a'+g)), Minute: from.Unix() + int64(m)*60, Samples: 4,
+				UtilSamples: 4, UtilSum: int64((m * 7 % 101) * 4), GPUModel: model}
+			if m%3 != 0 {
+				r.WorkbenchID = "wb-" + string(rune('a'+(m/600)%20))
+			}
+			rows = append(rows, r)
+		}
+	}
+	holders := map[string]UtilHolder{}
+	for i := 0; i < 20; i++ {
+		holders["wb-"+string(rune('a'+i))] = UtilHolder{Workbench: "w", User: "u" + string(rune('a'+i%5)), Groups: []string{"g1", "g2"}}
+	}
+	scheds := map[string]pricing.Schedule{pricing.ScheduleKey(pricing.GPU, model): {{Effective: from.AddDate(-1, 0, 0), Micros: 2_500_000}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		ComputeUtilisation(rows, from, from.AddDate(0, 0, 30), "day", holders, nil, scheds)
+	}
+}

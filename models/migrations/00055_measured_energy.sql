@@ -5,6 +5,8 @@
 -- without the live inventory.
 ALTER TABLE gpu_minutes ADD COLUMN energy_mj INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE gpu_minutes ADD COLUMN gpu_model TEXT NOT NULL DEFAULT '';
+-- A user's "held vs used" reads only the minutes their workbenches held.
+CREATE INDEX gpu_minutes_workbench ON gpu_minutes (workbench_id, minute);
 
 -- interval_energy is the energy a usage interval's GPUs drew, per clock hour
 -- (so a statement of any whole-hour range, a month included, sums exactly).
@@ -25,5 +27,6 @@ CREATE INDEX interval_energy_hour ON interval_energy(hour, user_id);
 
 -- +goose Down
 DROP TABLE interval_energy;
+DROP INDEX gpu_minutes_workbench;
 ALTER TABLE gpu_minutes DROP COLUMN gpu_model;
 ALTER TABLE gpu_minutes DROP COLUMN energy_mj;
