@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/templates"
 )
 
@@ -57,11 +58,21 @@ func (h *Handler) adminBilling(c *gin.Context) {
 	case "reverse":
 		form.Done = "The reversing lines were appended to the ledger."
 	}
-	h.renderBilling(c, http.StatusOK, form)
+	elec := templates.ElectricityForm{}
+	if c.Query("done") == "electricity" {
+		elec.Done = "The electricity price was saved."
+	}
+	h.renderBillingWith(c, http.StatusOK, form, elec)
 }
 
 // renderBilling renders the overview with the corrections form in form.
 func (h *Handler) renderBilling(c *gin.Context, status int, form templates.CorrectionForm) {
+	h.renderBillingWith(c, status, form, templates.ElectricityForm{})
+}
+
+// renderBillingWith renders the overview with the corrections and the
+// electricity price forms as given (an empty price field shows the stored one).
+func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.CorrectionForm, elec templates.ElectricityForm) {
 	ctx := c.Request.Context()
 	now := time.Now().UTC()
 	month, groupBy, err := billingQuery(c, now)
@@ -74,10 +85,21 @@ func (h *Handler) renderBilling(c *gin.Context, status int, form templates.Corre
 		h.fail(c, err)
 		return
 	}
+	energy, err := h.energyFor(ctx, month, month.AddDate(0, 1, 0), groupBy, 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items = withEnergyKeys(items, energy)
+	if elec.Price == "" && energy.priced {
+		elec.Price = plainAmount(energy.price)
+	}
+	elec.Currency = h.cfg.Currency
 	q := url.Values{"month": {month.Format("2006-01")}, "group_by": {groupBy}}
 	v := templates.BillingView{Currency: h.cfg.Currency, GroupBy: groupBy, Total: h.amountText(total),
 		Month:  monthNav("/admin/billing", month, now, url.Values{"group_by": {groupBy}}),
-		CSVURL: "/admin/billing.csv?" + q.Encode(), Correction: form}
+		CSVURL: "/admin/billing.csv?" + q.Encode(), Correction: form, Electricity: elec, EnergyPriced: energy.priced,
+		TotalKWh: pricing.FormatKWh(energy.total()), TotalEnergyCost: h.energyCostText(energy, energy.total())}
 	for _, o := range billingGroupings {
 		oq := url.Values{"month": {month.Format("2006-01")}, "group_by": {o.Value}}
 		o.Href, o.Active = "/admin/billing?"+oq.Encode(), o.Value == groupBy
@@ -97,8 +119,10 @@ func (h *Handler) renderBilling(c *gin.Context, status int, form templates.Corre
 		if total > 0 {
 			share = fmt.Sprintf("%d%%", (it.AmountMicros*100+total/2)/total)
 		}
+		mJ := energy.mJ[it.Key]
 		v.Rows = append(v.Rows, templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
-			Amount: h.amountText(it.AmountMicros), AmountMicros: it.AmountMicros, Share: share})
+			Amount: h.amountText(it.AmountMicros), AmountMicros: it.AmountMicros, Share: share,
+			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
 	}
 	v.TotalHours = gpuHoursText(secs)
 	if v.Month.Current {
@@ -123,12 +147,23 @@ func (h *Handler) adminBillingCSV(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	energy, err := h.energyFor(c.Request.Context(), month, month.AddDate(0, 1, 0), groupBy, 0)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items = withEnergyKeys(items, energy)
 	csvHeaders(c, "billing-"+month.Format("2006-01")+"-by-"+groupBy+".csv")
 	w := csv.NewWriter(c.Writer)
-	_ = w.Write([]string{"month", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency"})
+	// energy_cost_micros is informational (never charged) and empty when
+	// no electricity price is set.
+	_ = w.Write([]string{"month", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency",
+		"energy_kwh", "energy_mj", "energy_cost_micros"})
 	for _, it := range items {
+		mJ := energy.mJ[it.Key]
 		_ = w.Write([]string{month.Format("2006-01"), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
-			exactAmount(it.AmountMicros), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency})
+			exactAmount(it.AmountMicros), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency,
+			pricing.FormatKWh(mJ), strconv.FormatInt(mJ, 10), energy.costCSV(mJ)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -35,6 +35,14 @@ type calcEnv struct {
 	missing     map[string]int // offers left out for want of an exchange rate, by currency
 	flavors     []models.Flavor
 	detected    []calcDetected // most GPUs first
+	// electricity is the admin's electricity price (micro-units per kWh;
+	// electricitySet false: none), the TCO's default electricity price.
+	electricity    int64
+	electricitySet bool
+	// measure reads the last 30 days of GPU telemetry of a model for the
+	// TCO's "use measured"; measuredNote says what runTCO used.
+	measure      func(model string) (calculator.Measured, error)
+	measuredNote string
 }
 
 type calcDetected struct {
@@ -62,6 +70,12 @@ func (h *Handler) loadCalcEnv(ctx context.Context) (*calcEnv, error) {
 	}
 	env := &calcEnv{currency: h.cfg.Currency, rows: rows, flavors: flavors, discountSet: map[string]bool{},
 		prices: calculator.Prices{Schedules: scheds, MinCharge: h.wbs.Options().MinCharge}}
+	if env.electricity, env.electricitySet, err = h.store.ElectricityPrice(ctx); err != nil {
+		return nil, err
+	}
+	env.measure = func(model string) (calculator.Measured, error) {
+		return h.measuredTCO(ctx, model)
+	}
 	env.settings = calculator.Settings{Currency: h.cfg.Currency, DiscountsBps: map[string]int64{}, FXMicros: cs.FXMicros}
 	for tier, bps := range calculator.DefaultDiscountsBps {
 		env.settings.DiscountsBps[tier] = bps
@@ -263,7 +277,20 @@ func (env *calcEnv) compare(res *calculator.EstimateResult) []calculator.Compari
 // runTCO parses and computes a TCO.
 func (h *Handler) runTCO(env *calcEnv, v url.Values) (calculator.TCOInput, *calculator.TCOResult, calculator.FieldErrors) {
 	def, _ := h.defaultTCO(env)
+	if env.electricitySet {
+		def.ElectricityPerKWh = big.NewRat(env.electricity, 1_000_000)
+	}
+	var measureErr string
+	if useMeasured(v) {
+		v, measureErr = env.useMeasured(v, &def)
+	}
 	in, errs := calculator.ParseTCO(v, def)
+	if measureErr != "" {
+		if errs == nil {
+			errs = calculator.FieldErrors{}
+		}
+		errs["use_measured"] = measureErr
+	}
 	// Only a model someone typed can be unknown: the default always prices.
 	if _, bad := errs["gpu_model"]; !bad && v.Get("gpu_model") != "" && !env.knownModel(in.GPUModel) {
 		if errs == nil {
@@ -308,6 +335,9 @@ func calcPageEstimateValues(in calculator.EstimateInput) url.Values {
 // calcTCOQuery picks the TCO's fields out of the page's query.
 func calcTCOQuery(q url.Values) url.Values {
 	v := url.Values{}
+	if useMeasured(q) {
+		v.Set("use_measured", "1")
+	}
 	for _, k := range calculator.TCOFieldNames() {
 		if vs, ok := q[k]; ok {
 			v[k] = vs
@@ -388,6 +418,9 @@ func (h *Handler) calculate(c *gin.Context) (*calcRun, error) {
 	}
 	if k.tcoErrs == nil {
 		k.tcoPart = k.tco.Values()
+		if useMeasured(q) {
+			k.tcoPart.Set("use_measured", "1")
+		}
 	} else {
 		k.tcoPart = calcTCOQuery(q)
 	}
@@ -643,7 +676,11 @@ var calcTCOLabels = []struct{ name, label, unit string }{
 
 func (h *Handler) tcoForm(k *calcRun) templates.TCOForm {
 	f := templates.TCOForm{GPUModel: k.tco.GPUModel, GPUModels: k.env.modelChoices(), Hidden: calcHidden(k.estPart),
-		Errors: templates.FormErrors(k.tcoErrs), MoneyNote: k.moneyTip}
+		Errors: templates.FormErrors(k.tcoErrs), MoneyNote: k.moneyTip,
+		UseMeasured: k.tcoPart.Get("use_measured") != "", MeasuredNote: k.env.measuredNote}
+	if k.env.electricitySet {
+		f.MoneyNote += " The electricity price is the admin's (Billing)."
+	}
 	if _, bad := k.tcoErrs["gpu_model"]; bad {
 		f.GPUModel = k.tcoPart.Get("gpu_model")
 	}

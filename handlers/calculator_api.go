@@ -35,6 +35,8 @@ func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.Fie
 			v.Set(k, s)
 		case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
 			v.Set(k, string(t))
+		case k == "use_measured" && (string(t) == "true" || string(t) == "false"):
+			v.Set(k, string(t))
 		default:
 			errs[k] = "must be a number or a string"
 		}
@@ -228,7 +230,7 @@ func (h *Handler) tcoJSON(env *calcEnv, in calculator.TCOInput, t *calculator.TC
 		"chart":              gin.H{"months": t.Chart.Months, "series": series},
 		"target_utilization": t.Target.Utilization, "suggested_rate_micros": t.SuggestedRateMicros,
 		"suggested_rate": pricing.FormatRate(t.SuggestedRateMicros), "apply_model": applyModel,
-		"cloud_left_out": env.missing, "query": in.Values().Encode(),
+		"cloud_left_out": env.missing, "query": in.Values().Encode(), "measured": env.measuredNote,
 	}
 }
 

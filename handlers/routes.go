@@ -51,6 +51,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.POST("/settings/home/reset", h.homeReset)
 	ui.GET("/usage", h.usagePage)
 	ui.GET("/usage.csv", h.usageCSV)
+	ui.GET("/usage-summary.csv", h.usageSummaryCSV)
 
 	admin := r.Group("/admin", h.requireAdmin, h.requireSudo)
 	admin.GET("/users", h.adminUsers)
@@ -90,6 +91,9 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/billing/credit", h.adminCreditForm)
 	admin.POST("/billing/reverse", h.adminReverseForm)
 	admin.GET("/billing.csv", h.adminBillingCSV)
+	admin.POST("/billing/electricity-price", h.adminElectricityPriceForm)
+	admin.GET("/utilisation", h.adminUtilisation)
+	admin.GET("/utilisation.csv", h.adminUtilisationCSV)
 	admin.GET("/egress", h.adminEgress)
 	admin.POST("/egress", h.adminEgressSave)
 
@@ -151,6 +155,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
 	apiAdmin.GET("/admin/egress", h.apiEgress)
 	apiAdmin.PUT("/admin/egress", h.apiEgressPut)
+	apiAdmin.GET("/admin/electricity-price", h.apiElectricityPrice)
+	apiAdmin.PUT("/admin/electricity-price", h.apiElectricityPricePut)
 	apiAdmin.DELETE("/admin/users/:id/login-lock", h.apiClearLoginLock)
 
 	h.calculatorRoutes(ui, admin, api, apiAdmin)

@@ -72,6 +72,19 @@ func (h *Handler) apiUsage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	energy, err := h.energyFor(ctx, from, to, groupBy, userID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items = withEnergyKeys(items, energy)
+	for i := range items {
+		items[i].EnergyMJ = energy.mJ[items[i].Key]
+		if energy.priced {
+			cost := energy.cost(items[i].EnergyMJ)
+			items[i].EnergyCostMicros = &cost
+		}
+	}
 	c.JSON(http.StatusOK, gin.H{"from": from.Format(time.RFC3339), "to": to.Format(time.RFC3339), "group_by": groupBy,
 		"items": nonNil(items), "total_micros": total, "currency": h.cfg.Currency})
 }

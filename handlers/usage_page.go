@@ -11,6 +11,7 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
+	"workbench/orchestrator"
 	"workbench/templates"
 )
 
@@ -49,6 +50,12 @@ func (h *Handler) usagePage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	energy, err := h.energyFor(ctx, month, end, "workbench", u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	summary = withEnergyKeys(summary, energy)
 	q := st.Quota
 	v := templates.UsageView{Currency: h.cfg.Currency, Warnings: st.Warnings, LimitReached: st.LimitReached,
 		Month:  monthNav("/usage", month, now, nil),
@@ -62,8 +69,16 @@ func (h *Handler) usagePage(c *gin.Context) {
 	var totalSecs int64
 	for _, it := range summary {
 		totalSecs += it.GPUSeconds
-		v.Summary = append(v.Summary, templates.StatementGroup{Name: it.Key, GPUHours: gpuHoursText(it.GPUSeconds), Amount: h.amountText(it.AmountMicros)})
+		mJ := energy.mJ[it.Key]
+		v.Summary = append(v.Summary, templates.StatementGroup{Name: it.Key, GPUHours: gpuHoursText(it.GPUSeconds), Amount: h.amountText(it.AmountMicros),
+			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
 	}
+	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
+		h.log.Warn("held vs used", "user", u.Username, "err", err)
+	} else {
+		v.HeldVsUsed = h.heldVsUsed(rep.Total)
+	}
+	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Unbilled(ctx, u.ID, ""); err == nil && live.AmountMicros > 0 {
@@ -169,4 +184,60 @@ func reversesText(id *int64) string {
 		return ""
 	}
 	return strconv.FormatInt(*id, 10)
+}
+
+// usageSummaryCSV: GET /usage-summary.csv?month=YYYY-MM — the user's month
+// per workbench: GPU-seconds, amount, and the measured energy with its
+// informational cost (empty without an electricity price).
+func (h *Handler) usageSummaryCSV(c *gin.Context) {
+	ctx := c.Request.Context()
+	u := currentUser(c)
+	if err := onlyQueryParams(c, "month"); err != nil {
+		h.fail(c, err)
+		return
+	}
+	month, err := parseMonth(c.Query("month"), time.Now())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	end := month.AddDate(0, 1, 0)
+	items, _, err := h.store.UsageSummary(ctx, month, end, "workbench", u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	energy, err := h.energyFor(ctx, month, end, "workbench", u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	items = withEnergyKeys(items, energy)
+	csvHeaders(c, "usage-summary-"+u.Username+"-"+month.Format("2006-01")+".csv")
+	w := csv.NewWriter(c.Writer)
+	_ = w.Write([]string{"month", "workbench", "gpu_seconds", "amount", "amount_micros", "currency", "energy_kwh", "energy_mj", "energy_cost_micros"})
+	for _, it := range items {
+		mJ := energy.mJ[it.Key]
+		_ = w.Write([]string{month.Format("2006-01"), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), exactAmount(it.AmountMicros),
+			strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency, pricing.FormatKWh(mJ), strconv.FormatInt(mJ, 10), energy.costCSV(mJ)})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		h.log.Warn("usage summary csv", "err", err)
+	}
+}
+
+// heldVsUsed is a user's GPU time held against the time it was busy.
+func (h *Handler) heldVsUsed(f orchestrator.UtilFigures) templates.HeldVsUsedView {
+	if f.AllocatedMs == 0 {
+		return templates.HeldVsUsedView{}
+	}
+	v := templates.HeldVsUsedView{Known: true, Held: gpuHoursMs(f.AllocatedMs), Used: gpuHoursMs(f.BusyMs), UsedPercent: f.UsedPercent()}
+	if f.UnreadHeldMs > 0 {
+		v.Unread = gpuHoursMs(f.UnreadHeldMs)
+	}
+	if c := f.HeldIdleCostMicros(); c > 0 {
+		v.IdleCost = h.amountText(c)
+	}
+	return v
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/templates"
 )
 
@@ -37,6 +38,13 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	v.GPUTelemetry = h.wbGPUTelemetry(wb)
+	if len(v.GPUTelemetry) > 0 {
+		if iv, err := h.store.OpenIntervalOf(ctx, wb.ID); err == nil {
+			if mJ, err := h.store.IntervalEnergyMJ(ctx, iv.ID); err == nil && mJ > 0 {
+				v.GPUEnergy = pricing.FormatKWh(mJ) + " kWh"
+			}
+		}
+	}
 	h.workbenchAccess(c, wb, &v)
 	if v.Tokens, err = h.workbenchTokensView(c, wb, tv); err != nil {
 		h.fail(c, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -19,6 +20,11 @@ type GPUMinute struct {
 	PowerSamples  int64
 	PowerSumMW    int64  `gorm:"column:power_sum_mw"`
 	WorkbenchID   string `gorm:"column:workbench_id"`
+	// EnergyMJ is the energy the GPU drew in the minute (counter deltas,
+	// resets handled by the rollup; 0 when neither energy nor power could
+	// be read).
+	EnergyMJ int64  `gorm:"column:energy_mj"`
+	GPUModel string `gorm:"column:gpu_model"`
 }
 
 // TableName is gorm's table for GPUMinute.
@@ -34,12 +40,33 @@ func (g GPUMinute) UtilMean() (mean float64, ok bool) {
 }
 
 // SaveGPUMinutes writes rollup rows; a row for a (GPU, minute) already
-// stored is replaced (the rollup of a minute is recomputed whole).
+// stored is replaced (the rollup of a minute is recomputed whole). In the
+// same transaction each row's energy is booked to its holder's usage
+// interval (interval_energy); a replaced row first takes back what it had
+// booked, so writing a minute twice never counts its energy twice.
 func (s *Store) SaveGPUMinutes(ctx context.Context, rows []GPUMinute) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return s.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		b := energyBooker{tx: tx, intervals: map[string][]UsageInterval{}, groups: map[int64]string{}}
+		for _, r := range rows {
+			var old GPUMinute
+			err := tx.Where("gpu_uuid = ? AND minute = ?", r.GPUUUID, r.Minute).Limit(1).Find(&old).Error
+			if err != nil {
+				return err
+			}
+			if old.Samples > 0 {
+				if err := b.book(old.WorkbenchID, old.GPUModel, old.Minute, -old.EnergyMJ); err != nil {
+					return err
+				}
+			}
+			if err := b.book(r.WorkbenchID, r.GPUModel, r.Minute, r.EnergyMJ); err != nil {
+				return err
+			}
+		}
+		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error
+	})
 }
 
 // GPUMinutes returns the rows of [from, to), by GPU then minute.
@@ -54,4 +81,28 @@ func (s *Store) GPUMinutes(ctx context.Context, from, to time.Time) ([]GPUMinute
 func (s *Store) PruneGPUMinutes(ctx context.Context, cutoff time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Where("minute < ?", cutoff.Unix()).Delete(&GPUMinute{})
 	return res.RowsAffected, res.Error
+}
+
+// GPUMinutesOfWorkbenches returns the rows of [from, to) that the given
+// workbenches held.
+func (s *Store) GPUMinutesOfWorkbenches(ctx context.Context, from, to time.Time, ids []string) ([]GPUMinute, error) {
+	var out []GPUMinute
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.db.WithContext(ctx).Where("minute >= ? AND minute < ? AND workbench_id IN ?", from.Unix(), to.Unix(), ids).
+		Order("gpu_uuid, minute").Find(&out).Error
+	return out, err
+}
+
+// WorkbenchesEver lists every workbench record of ownerID (0: everyone's),
+// deleted ones included, with only id, name and owner: reports over past
+// GPU time must still name whose it was.
+func (s *Store) WorkbenchesEver(ctx context.Context, ownerID int64) ([]Workbench, error) {
+	q := s.db.WithContext(ctx).Model(&Workbench{}).Select("id, name, owner_id")
+	if ownerID != 0 {
+		q = q.Where("owner_id = ?", ownerID)
+	}
+	var out []Workbench
+	return out, q.Find(&out).Error
 }

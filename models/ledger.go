@@ -28,6 +28,10 @@ type LedgerEntry struct {
 	Note           string    `json:"note,omitempty"`
 	CreatedBy      string    `json:"created_by,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
+	// Added is set by RecordBilling and RecordStorageBilling on the lines
+	// of the slice they were given that they inserted (not those already
+	// there), once the transaction committed: metrics count each line once.
+	Added bool `gorm:"-" json:"-"`
 }
 
 // TableName is the ledger table.
@@ -38,6 +42,8 @@ func (LedgerEntry) TableName() string { return "ledger_entries" }
 // so pricing the same period twice adds nothing.
 func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEntry, billedThrough time.Time, settled bool) (added int, err error) {
 	now := s.now()
+	inserted := make([]bool, len(lines))
+	defer func() { markAdded(lines, inserted, err) }()
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for i := range lines {
 			l := lines[i]
@@ -51,11 +57,20 @@ func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEnt
 				return res.Error
 			}
 			added += int(res.RowsAffected)
+			inserted[i] = res.RowsAffected > 0
 		}
 		return tx.Model(&UsageInterval{}).Where("id = ?", ivID).
 			Updates(map[string]any{"billed_through": billedThrough.UTC(), "settled": settled}).Error
 	})
 	return added, err
+}
+
+// markAdded sets Added on the lines inserted, once err says the
+// transaction committed.
+func markAdded(lines []LedgerEntry, inserted []bool, err error) {
+	for i := range lines {
+		lines[i].Added = err == nil && inserted[i]
+	}
 }
 
 // Reverse appends a correction that cancels entry id (never edits it).
@@ -83,6 +98,10 @@ type UsageItem struct {
 	Key          string `json:"key"`
 	GPUSeconds   int64  `json:"gpu_seconds"`
 	AmountMicros int64  `json:"amount_micros"`
+	// Measured GPU energy (informational, filled by the caller from
+	// EnergySummary); the cost only when an electricity price is set.
+	EnergyMJ         int64  `json:"energy_mj" gorm:"-"`
+	EnergyCostMicros *int64 `json:"energy_cost_micros,omitempty" gorm:"-"`
 }
 
 // Usage groupings.

@@ -78,11 +78,12 @@ func (s *Store) StorageToBill(ctx context.Context) ([]StorageInterval, error) {
 
 // RecordStorageBilling appends storage ledger lines and moves the interval's
 // billing mark, in one transaction (idempotent like RecordBilling).
-func (s *Store) RecordStorageBilling(ctx context.Context, ivID int64, lines []LedgerEntry, billedThrough time.Time, settled bool) (int, error) {
-	added := 0
+func (s *Store) RecordStorageBilling(ctx context.Context, ivID int64, lines []LedgerEntry, billedThrough time.Time, settled bool) (added int, err error) {
 	now := s.now()
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, l := range lines {
+	inserted := make([]bool, len(lines))
+	defer func() { markAdded(lines, inserted, err) }()
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for i, l := range lines {
 			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, workbench_id, resource, gpu_model,
 				period_start, period_end, seconds, quantity_milli, rate_micros, amount_micros, note, created_at)
 				VALUES (?, ?, ?, '', ?, '', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
@@ -92,6 +93,7 @@ func (s *Store) RecordStorageBilling(ctx context.Context, ivID int64, lines []Le
 				return res.Error
 			}
 			added += int(res.RowsAffected)
+			inserted[i] = res.RowsAffected > 0
 		}
 		return tx.Model(&StorageInterval{}).Where("id = ?", ivID).
 			Updates(map[string]any{"billed_through": billedThrough.UTC(), "settled": settled}).Error

@@ -22,6 +22,9 @@ type Billing struct {
 	store     *models.Store
 	minCharge time.Duration
 	now       func() time.Time
+	// metered, when set, is given the lines each pass appended (Added),
+	// for the charges and GPU-seconds counters.
+	metered func(ctx context.Context, lines []models.LedgerEntry)
 }
 
 // NewBilling returns the biller; minCharge is the minimum charge per run.
@@ -112,9 +115,17 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 			errs = append(errs, fmt.Errorf("record interval %d: %w", iv.ID, err))
 			continue
 		}
+		b.report(ctx, entries)
 		total += n
 	}
 	return total, errors.Join(errs...)
+}
+
+// report hands the appended lines to the metered hook.
+func (b *Billing) report(ctx context.Context, entries []models.LedgerEntry) {
+	if b.metered != nil {
+		b.metered(ctx, entries)
+	}
 }
 
 // UnpricedError is an interval the price list cannot price (no rate in
@@ -391,6 +402,7 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 			errs = append(errs, fmt.Errorf("record storage interval %d: %w", iv.ID, err))
 			continue
 		}
+		b.report(ctx, entries)
 		total += n
 	}
 	return total, errors.Join(errs...)

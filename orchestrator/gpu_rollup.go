@@ -33,7 +33,7 @@ func (m *Manager) RollupGPUMinutes(ctx context.Context) {
 	defer m.rollupMu.Unlock()
 	var rows []models.GPUMinute
 	for _, g := range gpus {
-		rows = append(rows, rollupMinutes(g.UUID, g.WorkbenchID, s.History(g.UUID), m.rolledUpTo, upTo)...)
+		rows = append(rows, rollupMinutes(g.UUID, g.Model, g.WorkbenchID, s.History(g.UUID), m.rolledUpTo, upTo)...)
 	}
 	if err := m.store.SaveGPUMinutes(ctx, rows); err != nil {
 		m.log.Warn("GPU rollup: save", "err", err)
@@ -50,18 +50,25 @@ func (m *Manager) RollupGPUMinutes(ctx context.Context) {
 }
 
 // rollupMinutes folds the samples in [from, to) into one row per minute.
-// Unread utilisation and power are counted apart, never as zeros.
-func rollupMinutes(uuid, holder string, hist []gpu.Sample, from, to time.Time) []models.GPUMinute {
+// Unread utilisation and power are counted apart, never as zeros. The
+// energy drawn between a sample and the one before it (which may lie
+// before from) is the sample's minute's (energyBetween).
+func rollupMinutes(uuid, model, holder string, hist []gpu.Sample, from, to time.Time) []models.GPUMinute {
 	var out []models.GPUMinute
-	for _, smp := range hist {
+	for i, smp := range hist {
 		if smp.At.Before(from) || !smp.At.Before(to) {
 			continue
 		}
 		minute := smp.At.Truncate(time.Minute).Unix()
 		if len(out) == 0 || out[len(out)-1].Minute != minute {
-			out = append(out, models.GPUMinute{GPUUUID: uuid, Minute: minute, WorkbenchID: holder})
+			out = append(out, models.GPUMinute{GPUUUID: uuid, Minute: minute, WorkbenchID: holder, GPUModel: model})
 		}
 		r := &out[len(out)-1]
+		if i > 0 {
+			if mJ, ok := energyBetween(hist[i-1], smp); ok {
+				r.EnergyMJ += mJ
+			}
+		}
 		r.Samples++
 		if smp.Readable(gpu.FieldUtil) {
 			r.UtilSamples++

@@ -141,7 +141,7 @@ type Manager struct {
 // NewManager builds the manager. installID labels every object it creates.
 func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID string, opt Options, log *slog.Logger) *Manager {
 	opt.defaults()
-	return &Manager{
+	m := &Manager{
 		store: store, pool: pool, rt: rt, installID: installID, opt: opt, log: log.With("component", "workbenches"),
 		http:           &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
 		events:         NewBroker(),
@@ -156,6 +156,8 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		fw:             runtime.NewFirewall(log.With("component", "egress")),
 		metrics:        newPortalMetrics(),
 	}
+	m.billing.metered = m.meteredLines
+	return m
 }
 
 // Billing is the biller (ledger writing, live cost).

@@ -1,9 +1,15 @@
 package orchestrator
 
 import (
+	"context"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"workbench/models"
+	"workbench/models/pricing"
 )
 
 // Cull kinds, the low-cardinality reason label of workbench_culls_total
@@ -19,6 +25,13 @@ const (
 type portalMetrics struct {
 	spawn *prometheus.HistogramVec
 	culls *prometheus.CounterVec
+	// charges and gpuSeconds count the ledger lines metering appended
+	// (not corrections: a reversal would make a counter go down).
+	charges    *prometheus.CounterVec
+	gpuSeconds *prometheus.CounterVec
+
+	mu        sync.Mutex
+	usernames map[int64]string
 }
 
 func newPortalMetrics() *portalMetrics {
@@ -35,6 +48,15 @@ func newPortalMetrics() *portalMetrics {
 			Name: "workbench_culls_total",
 			Help: "Workbenches the portal stopped on its own, by reason (idle, max_runtime, gpu_idle).",
 		}, []string{"reason"}),
+		charges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "workbench_charges_micros_total",
+			Help: "Charges metering appended to the ledger since the portal started, in micro-units of the currency, by user, group (the one lines are filed under) and resource. Corrections are not counted.",
+		}, []string{"user", "group", "resource"}),
+		gpuSeconds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "workbench_gpu_seconds_total",
+			Help: "GPU-seconds metering appended to the ledger since the portal started, by user, group and GPU model.",
+		}, []string{"user", "group", "gpu_model"}),
+		usernames: map[int64]string{},
 	}
 	// Every series exists from the start, so a dashboard and rate() see 0
 	// rather than no data.
@@ -64,12 +86,51 @@ func (p *portalMetrics) culled(kind string) {
 	}
 }
 
+// metered counts the lines a billing pass appended; name resolves a user id.
+func (p *portalMetrics) metered(lines []models.LedgerEntry, name func(int64) string) {
+	if p == nil {
+		return
+	}
+	for _, l := range lines {
+		if !l.Added {
+			continue
+		}
+		p.mu.Lock()
+		user, ok := p.usernames[l.UserID]
+		if !ok {
+			user = name(l.UserID)
+			p.usernames[l.UserID] = user
+		}
+		p.mu.Unlock()
+		if l.AmountMicros > 0 {
+			p.charges.WithLabelValues(user, l.GroupName, l.Resource).Add(float64(l.AmountMicros))
+		}
+		if l.Resource == pricing.GPU && l.Seconds > 0 {
+			p.gpuSeconds.WithLabelValues(user, l.GroupName, l.GPUModel).Add(float64(l.Seconds*l.QuantityMilli) / pricing.MilliUnits)
+		}
+	}
+}
+
+// meteredLines feeds the counters from a billing pass.
+func (m *Manager) meteredLines(ctx context.Context, lines []models.LedgerEntry) {
+	m.metrics.metered(lines, func(id int64) string {
+		if u, err := m.store.UserByID(ctx, id); err == nil {
+			return u.Username
+		}
+		return strconv.FormatInt(id, 10)
+	})
+}
+
 func (p *portalMetrics) describe(ch chan<- *prometheus.Desc) {
 	p.spawn.Describe(ch)
 	p.culls.Describe(ch)
+	p.charges.Describe(ch)
+	p.gpuSeconds.Describe(ch)
 }
 
 func (p *portalMetrics) collect(ch chan<- prometheus.Metric) {
 	p.spawn.Collect(ch)
 	p.culls.Collect(ch)
+	p.charges.Collect(ch)
+	p.gpuSeconds.Collect(ch)
 }

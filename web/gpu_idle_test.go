@@ -89,8 +89,20 @@ func TestGPUIdleReleaseWarnsThenStops(t *testing.T) {
 	if now, points := sparkline(t, p, ac, id); now != "0%" || points != 2 {
 		t.Fatalf("sparkline: now %q with %d points, want 0%% and 2", now, points)
 	}
+	// The held GPU's energy counter moves by 1 kWh at 0% (an idle GPU still
+	// draws): the rollup books it to this run, and the page shows it.
+	for i := range 8 {
+		load.Set(i, gpu.MockGPULoad{EnergyMilliJ: 3_600_000_000})
+	}
+	if err := p.srv.SampleGPUs(ctx); err != nil {
+		t.Fatal(err)
+	}
 	base := time.Now()
 	p.srv.Manager.SetClock(func() time.Time { return base.Add(42 * time.Minute) })
+	p.srv.Manager.RollupGPUMinutes(ctx)
+	if _, body := p.get(ac, "/workbenches/"+id); !strings.Contains(body, "1.000 kWh") {
+		t.Errorf("the workbench page does not show the 1 kWh its GPU drew")
+	}
 	text, warn := banner()
 	if !warn || !strings.Contains(text, "GPU idle for 42 min — stops at ") {
 		t.Fatalf("after 42 idle minutes: %q warn=%v", text, warn)

@@ -54,6 +54,11 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 	if err := p.srv.SampleGPUs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// Series labelled by user appear once something was metered.
+	meteredRun(t, p)
+	if _, err := p.srv.Manager.Billing().BillOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	fams := scrapeFamilies(t, p, admin)
 	if f := fams["DCGM_FI_DEV_GPU_UTIL"]; f == nil || len(f.GetMetric()) != 7 {
 		t.Fatalf("DCGM_FI_DEV_GPU_UTIL should have a series per readable GPU (7 of 8): %v", f)

@@ -32,7 +32,7 @@ import (
 func (s *Server) mountMetrics(mux *http.ServeMux, r *gin.Engine, h *handlers.Handler) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		orchestrator.NewCollector(s.Manager))
+		orchestrator.NewCollector(s.Manager), s.proxyMetrics)
 	var mh http.Handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	if s.cfg.MetricsToken != "" {
 		mh = bearerOnly(s.cfg.MetricsToken, mh)

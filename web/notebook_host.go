@@ -84,6 +84,7 @@ func (s *Server) routeNotebookHosts(h *handlers.Handler, portal http.Handler) ht
 		scheme = "https"
 	}
 	nbpx := proxy.New(proxy.Options{
+		Metrics:           s.proxyMetrics,
 		Resolve:           h.NotebookResolve,
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,

@@ -47,6 +47,8 @@ type Server struct {
 	handler  http.Handler
 	// metrics serves /metrics on WORKBENCH_METRICS_ADDR (nil: not separate).
 	metrics http.Handler
+	// proxyMetrics counts both proxies' requests and bytes.
+	proxyMetrics *proxy.Metrics
 	// ssh serves WORKBENCH_SSH_ADDR (web/sshgate).
 	ssh *sshgate.Server
 	// GPUWatch fires "notify me when a GPU frees" (orchestrator/gpu_watch.go).
@@ -210,7 +212,9 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 
 	// /wb/{id}/… goes to the workbench's Jupyter, outside the session
 	// middleware (the proxy loads the session read-only itself).
+	s.proxyMetrics = proxy.NewMetrics()
 	px := proxy.New(proxy.Options{
+		Metrics:           s.proxyMetrics,
 		Resolve:           h.ProxyResolve,
 		NotRunning:        h.ProxyNotRunning,
 		OnActivity:        s.Manager.Touch,

@@ -71,6 +71,8 @@ type Options struct {
 	// behind a TLS-terminating reverse proxy); it completes the request's
 	// own origin for the CSRF check. Default: from the connection.
 	Scheme string
+	// Metrics, when set, counts requests and bytes (see NewMetrics).
+	Metrics *Metrics
 }
 
 // Proxy serves /wb/{id}/… by forwarding to the workbench's Jupyter.
@@ -127,6 +129,19 @@ func New(o Options) *Proxy {
 
 // ServeHTTP expects r.URL.Path to start with /wb/{id}.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if m := p.opts.Metrics; m != nil {
+		cw := &countingWriter{ResponseWriter: w, m: m}
+		defer func() {
+			if cw.code == 0 && isUpgrade(r) {
+				cw.code = http.StatusSwitchingProtocols // hijacked: ReverseProxy wrote the 101 itself
+			}
+			m.request(cw.code)
+		}()
+		w = cw
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = countingBody{ReadCloser: r.Body, c: m.toWB}
+		}
+	}
 	id, res := parsePath(r.URL)
 	switch res {
 	case pathNotFound:

@@ -20,7 +20,7 @@ import (
 // counting every byte would keep the workbench, and its GPUs, for days.
 func (p *Proxy) wrapUpgraded(res *http.Response, id string) {
 	rwc, ok := res.Body.(io.ReadWriteCloser)
-	if !ok || p.opts.OnActivity == nil {
+	if !ok || (p.opts.OnActivity == nil && p.opts.Metrics == nil) {
 		return // ReverseProxy reports the non-writable body itself
 	}
 	c := &activityConn{ReadWriteCloser: rwc, id: id, p: p, every: p.opts.ActivityInterval, last: time.Now(),
@@ -46,6 +46,9 @@ type activityConn struct {
 
 // touch reports activity if the last report is older than every.
 func (c *activityConn) touch() {
+	if c.p.opts.OnActivity == nil {
+		return
+	}
 	now := time.Now()
 	if now.Sub(c.last) < c.every {
 		return
@@ -57,6 +60,9 @@ func (c *activityConn) touch() {
 // Write carries what the client sends to the backend.
 func (c *activityConn) Write(b []byte) (int, error) {
 	n, err := c.ReadWriteCloser.Write(b)
+	if m := c.p.opts.Metrics; m != nil {
+		m.toWB.Add(float64(n))
+	}
 	if n > 0 && (!c.websocket || c.fromClient.scan(b[:n])) {
 		c.touch()
 	}
@@ -72,7 +78,20 @@ func (c *activityConn) CloseWrite() error {
 	return http.ErrNotSupported
 }
 
+// Read carries what the backend sends to the client.
+func (c *activityConn) Read(b []byte) (int, error) {
+	n, err := c.ReadWriteCloser.Read(b)
+	if m := c.p.opts.Metrics; m != nil {
+		m.toClient.Add(float64(n))
+	}
+	return n, err
+}
+
 func (c *activityConn) Close() error {
-	c.once.Do(func() { c.p.opts.OnActivity(c.id, time.Now()) })
+	c.once.Do(func() {
+		if c.p.opts.OnActivity != nil {
+			c.p.opts.OnActivity(c.id, time.Now())
+		}
+	})
 	return c.ReadWriteCloser.Close()
 }

@@ -1,0 +1,173 @@
+package models
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// energyBooker adds a GPU-minute's energy to the usage interval of the
+// workbench that held the GPU in that minute, inside the rollup's
+// transaction. It caches each workbench's intervals and each user's
+// primary group for the transaction.
+type energyBooker struct {
+	tx        *gorm.DB
+	intervals map[string][]UsageInterval
+	groups    map[int64]string
+}
+
+// book adds mJ (negative to take back) to the interval of wbID that was
+// open during the minute starting at minute (unix seconds). Energy of a
+// minute no interval of the holder covers (the GPU was held but metering
+// had not started, or had ended) is not booked: it stays in gpu_minutes.
+func (b *energyBooker) book(wbID, model string, minute, mJ int64) error {
+	if wbID == "" || mJ == 0 {
+		return nil
+	}
+	ivs, ok := b.intervals[wbID]
+	if !ok {
+		if err := b.tx.Where("workbench_id = ?", wbID).Order("id DESC").Limit(20).Find(&ivs).Error; err != nil {
+			return err
+		}
+		b.intervals[wbID] = ivs
+	}
+	start := time.Unix(minute, 0)
+	end := start.Add(time.Minute)
+	var iv *UsageInterval
+	for i := range ivs {
+		c := &ivs[i]
+		if c.StartedAt.Before(end) && (c.EndedAt == nil || c.EndedAt.After(start)) {
+			iv = c
+			break
+		}
+	}
+	if iv == nil {
+		return nil
+	}
+	group, ok := b.groups[iv.UserID]
+	if !ok {
+		if err := b.tx.Raw(`SELECT g.name FROM groups g JOIN group_members gm ON gm.group_id = g.id
+			WHERE gm.user_id = ? ORDER BY g.name LIMIT 1`, iv.UserID).Scan(&group).Error; err != nil {
+			return err
+		}
+		b.groups[iv.UserID] = group
+	}
+	if model == "" {
+		model = iv.GPUModel
+	}
+	hour := minute - minute%3600
+	return b.tx.Exec(`INSERT INTO interval_energy (interval_id, hour, workbench_id, user_id, group_name, gpu_model, energy_mj)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(interval_id, hour) DO UPDATE SET energy_mj = energy_mj + excluded.energy_mj`,
+		iv.ID, hour, iv.WorkbenchID, iv.UserID, group, model, mJ).Error
+}
+
+// IntervalEnergyMJ is the measured energy booked to a usage interval.
+func (s *Store) IntervalEnergyMJ(ctx context.Context, intervalID int64) (int64, error) {
+	var mJ int64
+	err := s.sql.QueryRowContext(ctx, "SELECT COALESCE(SUM(energy_mj), 0) FROM interval_energy WHERE interval_id = ?", intervalID).Scan(&mJ)
+	return mJ, err
+}
+
+// energyGroupings are the usage groupings (see usageGroupings) over
+// interval_energy e: energy is GPU energy, so by resource it is all "gpu".
+var energyGroupings = map[string]string{
+	"user":      "u.username",
+	"group":     "e.group_name",
+	"gpu_model": "e.gpu_model",
+	"workbench": "COALESCE(w.name, e.workbench_id)",
+	"resource":  "'gpu'",
+}
+
+// EnergySummary sums the measured energy (mJ) of the hours in [from, to),
+// keyed as UsageSummary keys its rows; userID 0 means everyone.
+func (s *Store) EnergySummary(ctx context.Context, from, to time.Time, groupBy string, userID int64) (map[string]int64, error) {
+	col, ok := energyGroupings[groupBy]
+	if !ok {
+		return nil, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
+	}
+	q := `SELECT ` + col + ` AS key, SUM(e.energy_mj) FROM interval_energy e
+		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id
+		WHERE e.hour >= ? AND e.hour < ?`
+	args := []any{from.Unix(), to.Unix()}
+	if userID != 0 {
+		q += " AND e.user_id = ?"
+		args = append(args, userID)
+	}
+	rows, err := s.sql.QueryContext(ctx, q+" GROUP BY 1", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var key string
+		var mJ int64
+		if err := rows.Scan(&key, &mJ); err != nil {
+			return nil, err
+		}
+		out[key] = mJ
+	}
+	return out, rows.Err()
+}
+
+// SettingElectricityPrice is the admin's electricity price, micro-units of
+// the currency per kWh; unset means energy is shown without a cost.
+const SettingElectricityPrice = "electricity_price_micros_per_kwh"
+
+// ElectricityPrice returns the electricity price per kWh in micro-units and
+// whether one is set.
+func (s *Store) ElectricityPrice(ctx context.Context) (int64, bool, error) {
+	v, err := s.Setting(ctx, SettingElectricityPrice)
+	if err != nil || v == "" {
+		return 0, false, err
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false, nil // a corrupt value is treated as unset, never as a price
+	}
+	return n, true, nil
+}
+
+// SetElectricityPrice stores the price per kWh (micro-units); a negative
+// value clears it.
+func (s *Store) SetElectricityPrice(ctx context.Context, micros int64) error {
+	if micros < 0 {
+		_, err := s.sql.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", SettingElectricityPrice)
+		return err
+	}
+	return s.SetSetting(ctx, SettingElectricityPrice, strconv.FormatInt(micros, 10))
+}
+
+// MeasuredGPUStats are the per-minute means of utilisation (%) and power
+// (W) over minutes where both were read, as sums for a least-squares line
+// of power against utilisation, and the utilisation-weighted busy fraction.
+type MeasuredGPUStats struct {
+	Minutes  int64   // minutes with both utilisation and power read
+	SumU     float64 // Σ u (percent)
+	SumP     float64 // Σ p (watts)
+	SumUU    float64
+	SumUP    float64
+	UtilSum  int64 // Σ utilisation of every readable sample (percent)
+	UtilRead int64 // readable utilisation samples
+}
+
+// MeasuredGPUStats reads the rollup of [from, to) for GPUs whose model
+// contains model (case-insensitive; "" = every GPU).
+func (s *Store) MeasuredGPUStats(ctx context.Context, from, to time.Time, model string) (MeasuredGPUStats, error) {
+	var st MeasuredGPUStats
+	like := "%" + strings.ToLower(model) + "%"
+	err := s.sql.QueryRowContext(ctx, `
+		SELECT COALESCE(SUM(CASE WHEN util_samples > 0 AND power_samples > 0 THEN 1 ELSE 0 END), 0),
+		       COALESCE(SUM(CASE WHEN util_samples > 0 AND power_samples > 0 THEN util_sum * 1.0 / util_samples END), 0),
+		       COALESCE(SUM(CASE WHEN util_samples > 0 AND power_samples > 0 THEN power_sum_mw / 1000.0 / power_samples END), 0),
+		       COALESCE(SUM(CASE WHEN util_samples > 0 AND power_samples > 0 THEN (util_sum * 1.0 / util_samples) * (util_sum * 1.0 / util_samples) END), 0),
+		       COALESCE(SUM(CASE WHEN util_samples > 0 AND power_samples > 0 THEN (util_sum * 1.0 / util_samples) * (power_sum_mw / 1000.0 / power_samples) END), 0),
+		       COALESCE(SUM(util_sum), 0), COALESCE(SUM(util_samples), 0)
+		FROM gpu_minutes WHERE minute >= ? AND minute < ? AND LOWER(gpu_model) LIKE ?`,
+		from.Unix(), to.Unix(), like).Scan(&st.Minutes, &st.SumU, &st.SumP, &st.SumUU, &st.SumUP, &st.UtilSum, &st.UtilRead)
+	return st, err
+}

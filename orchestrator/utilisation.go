@@ -1,0 +1,277 @@
+package orchestrator
+
+import (
+	"math/big"
+	"sort"
+	"time"
+
+	"workbench/models"
+	"workbench/models/pricing"
+)
+
+// Utilisation and idle cost (SPEC §6 rule 9: reported, never charged).
+//
+// Everything is worked out from the per-minute GPU rollup, one row per GPU
+// and minute the sampler saw it:
+//   - available: every GPU-minute in the rollup (a GPU the portal did not
+//     watch, e.g. while it was down, is not counted as capacity);
+//   - allocated: the GPU-minutes a workbench held;
+//   - busy: allocated time weighted by the minute's mean SM utilisation of
+//     the readable samples (a minute at 25% is a quarter busy);
+//   - unread: allocated minutes whose utilisation could not be read at all.
+//     They are neither busy nor idle ("could not read" is never idle);
+//   - idle cost: unheld minutes, and the idle part of held readable minutes,
+//     priced at the GPU model's rate in force at that minute. A model with no
+//     rate has no idle cost.
+
+// UtilFigures are the figures of one row of the report. Times are in
+// GPU-milliseconds (exact sums of the minute fractions).
+type UtilFigures struct {
+	AvailableMs  int64
+	AllocatedMs  int64
+	BusyMs       int64
+	UnreadHeldMs int64
+	// The money is priced once at the end: per rate in force, the idle
+	// milliseconds, so no rounding happens per minute.
+	unheld   rateMs
+	heldIdle rateMs
+}
+
+// rateMs sums milliseconds per hourly rate (rates change rarely: a slice).
+type rateMs []struct{ rate, ms int64 }
+
+func (r *rateMs) add(rate, ms int64) {
+	for i := range *r {
+		if (*r)[i].rate == rate {
+			(*r)[i].ms += ms
+			return
+		}
+	}
+	*r = append(*r, struct{ rate, ms int64 }{rate, ms})
+}
+
+// micros prices the sums: Σ rate × ms / 3 600 000, rounded once.
+func (r rateMs) micros() int64 {
+	n := new(big.Int)
+	for _, x := range r {
+		n.Add(n, new(big.Int).Mul(big.NewInt(x.rate), big.NewInt(x.ms)))
+	}
+	n.Add(n, big.NewInt(1_800_000))
+	return n.Quo(n, big.NewInt(3_600_000)).Int64()
+}
+
+// UnheldCostMicros is the cost of capacity nobody held.
+func (f UtilFigures) UnheldCostMicros() int64 { return f.unheld.micros() }
+
+// HeldIdleCostMicros is the cost of capacity held but idle.
+func (f UtilFigures) HeldIdleCostMicros() int64 { return f.heldIdle.micros() }
+
+// IdleHeldMs is the held, readable, not busy time.
+func (f UtilFigures) IdleHeldMs() int64 { return f.AllocatedMs - f.UnreadHeldMs - f.BusyMs }
+
+// UsedPercent is busy over the readable held time (0 when none).
+func (f UtilFigures) UsedPercent() int {
+	read := f.AllocatedMs - f.UnreadHeldMs
+	if read <= 0 {
+		return 0
+	}
+	return int((f.BusyMs*100 + read/2) / read)
+}
+
+func (f *UtilFigures) add(m utilMinute) {
+	f.AvailableMs += minuteMs
+	if !m.held {
+		f.unheld.add(m.rate, minuteMs)
+		return
+	}
+	f.AllocatedMs += minuteMs
+	if !m.read {
+		f.UnreadHeldMs += minuteMs
+		return
+	}
+	f.BusyMs += m.busyMs
+	f.heldIdle.add(m.rate, minuteMs-m.busyMs)
+}
+
+const minuteMs = 60_000
+
+// merge adds o's figures to f's.
+func (f *UtilFigures) merge(o *UtilFigures) {
+	f.AvailableMs += o.AvailableMs
+	f.AllocatedMs += o.AllocatedMs
+	f.BusyMs += o.BusyMs
+	f.UnreadHeldMs += o.UnreadHeldMs
+	for _, x := range o.unheld {
+		f.unheld.add(x.rate, x.ms)
+	}
+	for _, x := range o.heldIdle {
+		f.heldIdle.add(x.rate, x.ms)
+	}
+}
+
+// utilMinute is one rollup row as the report sees it.
+type utilMinute struct {
+	held, read bool
+	busyMs     int64
+	rate       int64
+}
+
+// UtilRow is one keyed row: a bucket start, GPU model, user, group or
+// workbench.
+type UtilRow struct {
+	Key   string
+	Start time.Time // buckets only
+	UtilFigures
+}
+
+// UtilReport is the dashboard over [From, To).
+type UtilReport struct {
+	From, To time.Time
+	Bucket   string // day, week or month
+	Total    UtilFigures
+	Buckets  []UtilRow // in time order, empty buckets included
+	ByModel  []UtilRow
+	ByUser   []UtilRow
+	ByGroup  []UtilRow // a user in several groups counts in each
+	// TopIdle are the workbenches that held the most idle GPU time.
+	TopIdle []UtilRow
+}
+
+// UtilHolder is whom a workbench's GPU time belongs to.
+type UtilHolder struct {
+	Workbench string // its name
+	User      string
+	Groups    []string
+}
+
+// UtilBuckets are the report's bucket sizes.
+var UtilBuckets = []string{"day", "week", "month"}
+
+// BucketStart is the start of t's bucket (UTC; weeks start on Monday).
+func BucketStart(t time.Time, bucket string) time.Time {
+	t = t.UTC()
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	switch bucket {
+	case "week":
+		return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	case "month":
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	}
+	return day
+}
+
+func nextBucket(t time.Time, bucket string) time.Time {
+	switch bucket {
+	case "week":
+		return t.AddDate(0, 0, 7)
+	case "month":
+		return t.AddDate(0, 1, 0)
+	}
+	return t.AddDate(0, 0, 1)
+}
+
+// ComputeUtilisation builds the report from rollup rows of [from, to).
+// holders maps workbench ids to their owner (a workbench not in it is
+// reported under its id, user "unknown"); modelOf gives the model of a GPU
+// whose row predates the model column; scheds are the rate schedules.
+func ComputeUtilisation(rows []models.GPUMinute, from, to time.Time, bucket string, holders map[string]UtilHolder,
+	modelOf map[string]string, scheds map[string]pricing.Schedule) UtilReport {
+	rep := UtilReport{From: from, To: to, Bucket: bucket}
+	bucketIdx := map[int64]int{}
+	for b := BucketStart(from, bucket); b.Before(to); b = nextBucket(b, bucket) {
+		bucketIdx[b.Unix()] = len(rep.Buckets)
+		rep.Buckets = append(rep.Buckets, UtilRow{Key: b.Format("2006-01-02"), Start: b})
+	}
+	byModel, byUser, byGroup, byWB := map[string]*UtilFigures{}, map[string]*UtilFigures{}, map[string]*UtilFigures{}, map[string]*UtilFigures{}
+	get := func(m map[string]*UtilFigures, k string) *UtilFigures {
+		f := m[k]
+		if f == nil {
+			f = &UtilFigures{}
+			m[k] = f
+		}
+		return f
+	}
+	starts := make([]int64, len(rep.Buckets)) // bucket starts, ascending
+	for i, b := range rep.Buckets {
+		starts[i] = b.Start.Unix()
+	}
+	scheduleOf := map[string]pricing.Schedule{} // by model: one key per model, not per row
+	wbName := map[string]string{}               // workbench id → "user/workbench" for TopIdle
+	for _, r := range rows {
+		if r.Minute < from.Unix() || r.Minute >= to.Unix() {
+			continue
+		}
+		model := r.GPUModel
+		if model == "" {
+			model = modelOf[r.GPUUUID]
+		}
+		sched, ok := scheduleOf[model]
+		if !ok {
+			sched = scheds[pricing.ScheduleKey(pricing.GPU, model)]
+			scheduleOf[model] = sched
+		}
+		m := utilMinute{held: r.WorkbenchID != "", read: r.UtilSamples > 0}
+		if m.read {
+			m.busyMs = minuteMs * r.UtilSum / (100 * r.UtilSamples)
+			m.busyMs = min(max(m.busyMs, 0), minuteMs)
+		}
+		if rate, ok := sched.At(time.Unix(r.Minute, 0)); ok {
+			m.rate = rate.Micros
+		}
+		rep.Total.add(m)
+		if i := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Minute }) - 1; i >= 0 {
+			rep.Buckets[i].add(m)
+		}
+		get(byModel, model).add(m)
+		if !m.held {
+			continue
+		}
+		h, ok := holders[r.WorkbenchID]
+		if !ok {
+			h = UtilHolder{Workbench: r.WorkbenchID, User: "unknown"}
+		}
+		get(byUser, h.User).add(m)
+		groups := h.Groups
+		if len(groups) == 0 {
+			groups = []string{""}
+		}
+		for _, g := range groups {
+			get(byGroup, g).add(m)
+		}
+		if _, ok := wbName[r.WorkbenchID]; !ok {
+			wbName[r.WorkbenchID] = h.User + "/" + h.Workbench
+		}
+		get(byWB, r.WorkbenchID).add(m)
+	}
+	byName := map[string]*UtilFigures{} // "user/workbench"
+	for id, f := range byWB {
+		if prev := byName[wbName[id]]; prev != nil { // two workbenches of one user with one name (a deleted one)
+			f.merge(prev)
+		}
+		byName[wbName[id]] = f
+	}
+	rep.ByModel = sortedRows(byModel, func(f UtilFigures) int64 { return f.AvailableMs })
+	rep.ByUser = sortedRows(byUser, func(f UtilFigures) int64 { return f.AllocatedMs })
+	rep.ByGroup = sortedRows(byGroup, func(f UtilFigures) int64 { return f.AllocatedMs })
+	top := sortedRows(byName, func(f UtilFigures) int64 { return f.IdleHeldMs() })
+	for _, r := range top {
+		if len(rep.TopIdle) == 10 || r.IdleHeldMs() <= 0 {
+			break
+		}
+		rep.TopIdle = append(rep.TopIdle, r)
+	}
+	return rep
+}
+
+// sortedRows lists a map's rows, largest by first, then by key.
+func sortedRows(m map[string]*UtilFigures, by func(UtilFigures) int64) []UtilRow {
+	out := make([]UtilRow, 0, len(m))
+	for k, f := range m {
+		out = append(out, UtilRow{Key: k, UtilFigures: *f})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := by(out[i].UtilFigures), by(out[j].UtilFigures)
+		return a > b || (a == b && out[i].Key < out[j].Key)
+	})
+	return out
+}

@@ -1,0 +1,133 @@
+package web_test
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"workbench/models"
+	"workbench/models/pricing"
+)
+
+// The admin's utilisation dashboard over a fixture of rollup rows: totals,
+// per-model, user, group and top idle rows, an SVG bar per day, CSV; users
+// see only their own held vs used on /usage; users cannot open the
+// dashboard; bad input is refused with a clear error.
+func TestUtilisationDashboard(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	s := p.srv.Store
+	admin, _ := mpAdmin(t, p)
+	wb := energyFixture(t, p, 0) // ada's workbench "llm-train", interval from the month's start
+	ada, _ := s.UserByUsername(ctx, "ada")
+	g, err := s.CreateGroup(ctx, "nlp", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.AddGroupMember(ctx, g.ID, ada.ID)
+	prices, _ := s.CurrentPrices(ctx, time.Now())
+	var model string
+	var rate int64
+	for _, r := range prices {
+		if r.Resource == pricing.GPU {
+			model, rate = r.GPUModel, r.Micros
+			break
+		}
+	}
+	if model == "" {
+		t.Fatal("no seeded GPU rate")
+	}
+	// Today 00:00–01:00: GPU-A held by ada at 25%, GPU-B unheld; plus six
+	// unread held minutes on GPU-C (neither busy nor idle).
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	var rows []models.GPUMinute
+	for i := 0; i < 60; i++ {
+		at := day.Add(time.Duration(i) * time.Minute).Unix()
+		rows = append(rows,
+			models.GPUMinute{GPUUUID: "GPU-A", Minute: at, Samples: 4, UtilSamples: 4, UtilSum: 100, WorkbenchID: wb.ID, GPUModel: model},
+			models.GPUMinute{GPUUUID: "GPU-B", Minute: at, Samples: 4, UtilSamples: 4, GPUModel: model})
+	}
+	for i := 0; i < 6; i++ {
+		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-C", Minute: day.Add(time.Duration(i) * time.Minute).Unix(), Samples: 4,
+			UnreadSamples: 4, WorkbenchID: wb.ID, GPUModel: model})
+	}
+	if err := s.SaveGPUMinutes(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+
+	res, body := p.get(admin, "/admin/utilisation")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("dashboard: %d", res.StatusCode)
+	}
+	doc := mpDoc(t, body)
+	txt := func(sel string) string { return strings.TrimSpace(doc.Find(sel).First().Text()) }
+	if txt(`[data-testid=total-available]`) != "2.1" || txt(`[data-testid=total-allocated]`) != "1.1" || txt(`[data-testid=total-busy]`) != "0.3" {
+		t.Errorf("totals: available %q allocated %q busy %q (want 2.1, 1.1, 0.3 GPU-h)", txt(`[data-testid=total-available]`),
+			txt(`[data-testid=total-allocated]`), txt(`[data-testid=total-busy]`))
+	}
+	want := func(micros int64) string { return pricing.Format(micros) + " USD" }
+	if got := txt(`[data-testid=total-unheld-cost]`); got != want(rate) {
+		t.Errorf("unheld cost %q, want one GPU-hour at the rate: %q", got, want(rate))
+	}
+	if got := txt(`[data-testid=total-idle-cost]`); got != want((rate*3+2)/4) {
+		t.Errorf("held idle cost %q, want 3/4 GPU-hour: %q", got, want((rate*3+2)/4))
+	}
+	if n := doc.Find(`[data-testid=utilisation-bar]`).Length(); n != 30 {
+		t.Errorf("%d bars, want one per day of the last 30", n)
+	}
+	today := doc.Find(`[data-testid=utilisation-bar][data-label="` + day.Format("01-02") + `"]`)
+	kinds := map[string]bool{}
+	today.Find("rect").Each(func(_ int, r *goquery.Selection) { k, _ := r.Attr("data-kind"); kinds[k] = true })
+	if !kinds["busy"] || !kinds["idle"] || !kinds["unheld"] || !kinds["unread"] {
+		t.Errorf("today's bar segments %v", kinds)
+	}
+	if r := doc.Find(`[data-testid=utilisation-users] [data-key=ada]`); !strings.Contains(r.Find(`[data-testid=u-busy]`).Text(), "25%") {
+		t.Errorf("ada's row: %q", r.Text())
+	}
+	if doc.Find(`[data-testid=utilisation-groups] [data-key=nlp]`).Length() != 1 {
+		t.Error("no nlp group row")
+	}
+	if doc.Find(`[data-testid=utilisation-top-idle] [data-key="ada/llm-train"]`).Length() != 1 {
+		t.Error("ada's workbench is not among the top idle holders")
+	}
+
+	res, body = p.get(admin, "/admin/utilisation.csv?bucket=week")
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("csv: %d %v", res.StatusCode, err)
+	}
+	var total []string
+	for _, r := range recs {
+		if r[0] == "total" {
+			total = r
+		}
+	}
+	if total == nil || total[2] != "2.1" || total[4] != "0.3" || total[7] != itoa(rate) {
+		t.Errorf("csv total row %v", total)
+	}
+
+	for _, bad := range []string{"?bucket=year", "?from=yesterday", "?from=2026-02-01&to=2026-01-01"} {
+		if res, _ := p.get(admin, "/admin/utilisation"+bad); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, res.StatusCode)
+		}
+	}
+
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	if res, _ := p.get(c, "/admin/utilisation"); res.StatusCode != http.StatusForbidden && res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a user opened the dashboard: %d", res.StatusCode)
+	}
+	_, body = p.get(c, "/usage")
+	doc = mpDoc(t, body)
+	if txt(`[data-testid=held-hours]`) != "1.1" || txt(`[data-testid=used-hours]`) != "0.3" || txt(`[data-testid=used-percent]`) != "25%" {
+		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
+	}
+	if !strings.Contains(txt(`[data-testid=held-unread]`), "0.1") {
+		t.Errorf("unread note %q", txt(`[data-testid=held-unread]`))
+	}
+}
