@@ -207,7 +207,8 @@ func TestCatalogPage(t *testing.T) {
 		},
 		Flavors: []templates.FlavorRow{
 			{ID: 1, Name: "CPU small", CPUCores: 2, MemoryGiB: "8", ShmMiB: 1024, Enabled: true},
-			{ID: 2, Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUCores: 8, MemoryGiB: "64", ShmMiB: 8192, Enabled: true, FreeGPUs: 7},
+			{ID: 2, Name: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 1, CPUCores: 8, MemoryGiB: "64", ShmMiB: 8192, Enabled: true, FreeGPUs: 7,
+				UnitText: "1 × NVIDIA H100 80GB HBM3", FreeNoun: "GPUs"},
 		}}
 	doc := render(t, templates.CatalogPage(adminPage("Catalog", "/catalog"), v))
 	cards := doc.Find(testid("image-card"))
