@@ -79,6 +79,9 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.GET("/billing.csv", h.adminBillingCSV)
 	admin.GET("/egress", h.adminEgress)
 	admin.POST("/egress", h.adminEgressSave)
+	admin.GET("/registries", h.adminRegistries)
+	admin.POST("/registries", h.adminRegistriesSave)
+	admin.POST("/images/load", h.adminImageLoad)
 
 	api := r.Group("/api/v1", h.requireUser)
 	api.GET("/me", h.apiMe)
@@ -128,6 +131,9 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.POST("/admin/users", h.apiUserCreate)
 	apiAdmin.GET("/admin/egress", h.apiEgress)
 	apiAdmin.PUT("/admin/egress", h.apiEgressPut)
+	apiAdmin.GET("/admin/registry-mirrors", h.apiRegistryMirrors)
+	apiAdmin.PUT("/admin/registry-mirrors", h.apiRegistryMirrorsPut)
+	apiAdmin.POST("/admin/images/load", h.apiImageLoad)
 	apiAdmin.DELETE("/admin/users/:id/login-lock", h.apiClearLoginLock)
 
 	h.calculatorRoutes(ui, admin, api, apiAdmin)
