@@ -19,6 +19,9 @@ type PullProgress struct {
 	Status     string
 	DoneBytes  int64
 	TotalBytes int64
+	// Mirror is the reference actually pulled when a registry mirror
+	// serves the pull ("" when pulled from the image's own registry).
+	Mirror string
 }
 
 // EnsureImage makes sure ref is present, pulling it if needed. progress
@@ -64,6 +67,10 @@ func (d *Docker) PullImage(ctx context.Context, ref string, progress func(PullPr
 		return newPullError(ref, "cannot rewrite for its mirror: "+err.Error())
 	}
 
+	if viaMirror {
+		orig := progress
+		progress = func(p PullProgress) { p.Mirror = from; orig(p) }
+	}
 	d.log.InfoContext(ctx, "pulling image", "ref", full, "from", from)
 	status := "Pulling " + ref
 	if viaMirror {

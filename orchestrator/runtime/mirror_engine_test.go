@@ -51,7 +51,7 @@ func TestPullThroughMirror(t *testing.T) {
 	if !slices.ContainsFunc(statuses, func(s string) bool { return strings.Contains(s, "from the mirror "+mirrorHost) }) {
 		t.Errorf("the status never names the mirror: %q", statuses)
 	}
-	if last.Percent != 100 || last.TotalBytes < 2<<20 {
+	if last.Percent != 100 || last.TotalBytes < 2<<20 || last.Mirror != reg.Ref {
 		t.Errorf("last progress %+v: want 100%% of at least 2 MiB", last)
 	}
 	if present, size, err := e.d.ImageSize(ctx, original); err != nil || !present || size < 2<<20 {
