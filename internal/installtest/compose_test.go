@@ -226,7 +226,13 @@ func serveModules(t *testing.T, cli client.APIClient) string {
 		t.Fatalf("default bridge: %v", err)
 	}
 	gw := br.IPAM.Config[0].Gateway
-	ln, err := net.Listen("tcp", net.JoinHostPort(gw, "0"))
+	// A fixed port keeps GOPROXY (a build argument) the same from run to
+	// run, so the engine's cached build layers stay valid; a random one
+	// when it is taken (the build then starts cold).
+	ln, err := net.Listen("tcp", net.JoinHostPort(gw, "18765"))
+	if err != nil {
+		ln, err = net.Listen("tcp", net.JoinHostPort(gw, "0"))
+	}
 	if err != nil {
 		t.Fatalf("listen on the bridge gateway %s: %v", gw, err)
 	}
