@@ -90,7 +90,9 @@ func TestComposeInstall(t *testing.T) {
 		if installID != "" {
 			removeInstallObjects(cli, installID)
 		}
-		_, _ = cli.ImageRemove(context.Background(), portalImage, image.RemoveOptions{PruneChildren: true})
+		// Only the tag: its layers stay as the engine's build cache, so the
+		// next run compiles just the project's own packages.
+		_, _ = cli.ImageRemove(context.Background(), portalImage, image.RemoveOptions{PruneChildren: false})
 	})
 
 	// Build with the local bases (no registry), then start.
