@@ -27,9 +27,10 @@ RUN CGO_ENABLED=1 go build github.com/mattn/go-sqlite3 gorm.io/gorm gorm.io/driv
     || echo "dependency cache warm-up skipped"
 COPY . .
 ARG VERSION=dev
-# The same cgo flags as the warm-up (Go's defaults), so its cached sqlite3 and
-# go-nvml are reused: nvml.h's deprecation warnings are printed there, once.
-RUN CGO_ENABLED=1 go build -trimpath -ldflags "-s -w -X workbench/web.Version=${VERSION}" -o /out/workbench ./cmd/workbench
+# The same flags as the warm-up (Go's default cgo flags, no -trimpath: both
+# are part of Go's cache key), so its compiled packages are reused; nvml.h's
+# deprecation warnings are printed there, once.
+RUN CGO_ENABLED=1 go build -ldflags "-s -w -X workbench/web.Version=${VERSION}" -o /out/workbench ./cmd/workbench
 
 FROM ${RUNTIME_IMAGE}
 # iptables: the portal enforces the workbench egress policy on the host
