@@ -223,11 +223,7 @@ func serveModules(t *testing.T, cli client.APIClient) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(strings.TrimSpace(string(out)), "cache", "download")
-	br, err := cli.NetworkInspect(context.Background(), "bridge", network.InspectOptions{})
-	if err != nil || len(br.IPAM.Config) == 0 {
-		t.Fatalf("default bridge: %v", err)
-	}
-	gw := br.IPAM.Config[0].Gateway
+	gw := bridgeGateway(t, cli)
 	// A fixed port keeps GOPROXY (a build argument) the same from run to
 	// run, so the engine's cached build layers stay valid; a random one
 	// when it is taken (the build then starts cold).
@@ -379,4 +375,35 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// bridgeGateway is the host's address on the default bridge (docker0),
+// which build containers reach: the IPAM gateway where the engine reports
+// one, else the bridge interface's own IPv4 address.
+func bridgeGateway(t *testing.T, cli client.APIClient) string {
+	br, err := cli.NetworkInspect(context.Background(), "bridge", network.InspectOptions{})
+	if err != nil {
+		t.Fatalf("default bridge: %v", err)
+	}
+	for _, c := range br.IPAM.Config {
+		if c.Gateway != "" {
+			return c.Gateway
+		}
+	}
+	name := br.Options["com.docker.network.bridge.name"]
+	if name == "" {
+		name = "docker0"
+	}
+	ifc, err := net.InterfaceByName(name)
+	if err != nil {
+		t.Fatalf("bridge interface %s: %v", name, err)
+	}
+	addrs, _ := ifc.Addrs()
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil {
+			return ipn.IP.String()
+		}
+	}
+	t.Fatalf("bridge interface %s has no IPv4 address", name)
+	return ""
 }
