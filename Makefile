@@ -7,7 +7,7 @@ TEMPL   := $(GO) tool templ
 BIN     := bin/workbench
 PKGS    := ./...
 
-.PHONY: build run demo test test-short generate lint bench fuzz clean
+.PHONY: build run demo test test-short test-install generate lint bench fuzz clean
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -17,14 +17,24 @@ build: generate
 run: build
 	$(BIN) serve
 
+# The demo has its own port and data directory, so it runs beside `make run`
+# (and never mixes simulated GPUs into the real install's database).
+DEMO_ADDR ?= :8081
 demo: build
-	WORKBENCH_GPUS=mock:dgxh100 WORKBENCH_GPU_DEMO_LOAD=1 WORKBENCH_MOCK_MIG=7:1g.10gb*7 $(BIN) serve
+	WORKBENCH_GPUS=mock:dgxh100 WORKBENCH_GPU_DEMO_LOAD=1 WORKBENCH_MOCK_MIG=7:1g.10gb*7 WORKBENCH_ADDR=$(DEMO_ADDR) WORKBENCH_DATA_DIR=./data-demo $(BIN) serve
 
 generate:
 	$(TEMPL) generate -path templates
 
 test: lint
 	$(GO) test -count=1 -timeout 40m $(PKGS)
+
+# The docker compose install, end to end: builds the portal image from base
+# images made with debootstrap (cached in the engine), runs docker-compose.yml,
+# launches a workbench through it, `down`, `up`, finds it adopted. Needs root,
+# debootstrap and docker compose (or Debian's docker-compose).
+test-install:
+	WORKBENCH_INSTALL_TEST=1 $(GO) test -count=1 -timeout 60m -run 'TestComposeInstall|TestTLSProxyExamplesParse' -v ./internal/installtest
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)

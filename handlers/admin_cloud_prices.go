@@ -56,14 +56,24 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 		name := "discount_" + tier
 		v.Discounts = append(v.Discounts, templates.CalcSetting{Name: name, Label: tier + " discount (%)", Value: value(name, cur), Hint: hint + "; blank for the default"})
 	}
+	defaults := calculator.Conversions(h.cfg.Currency, nil, calculator.DefaultFXRates)
 	for _, cur := range h.fxCurrencies(rows, cs) {
 		name := "fx_" + cur
 		val := ""
 		if m, ok := cs.FXMicros[cur]; ok {
 			val = calculator.FormatNumber(calcRat(m, 1_000_000), 6)
 		}
-		v.FX = append(v.FX, templates.CalcSetting{Name: name, Label: fmt.Sprintf("1 %s in %s", cur, h.cfg.Currency), Value: value(name, val),
-			Hint: fmt.Sprintf("how many %s one %s is worth", h.cfg.Currency, cur)})
+		hint := fmt.Sprintf("how many %s one %s is worth; blank: no rate, %s offers are left out", h.cfg.Currency, cur, cur)
+		if d, ok := defaults[cur]; ok {
+			hint = fmt.Sprintf("how many %s one %s is worth; blank: the default %s", h.cfg.Currency, cur, d.Describe())
+		}
+		meta := cs.FXMeta[cur]
+		v.FX = append(v.FX,
+			templates.CalcSetting{Name: name, Label: fmt.Sprintf("1 %s in %s", cur, h.cfg.Currency), Value: value(name, val), Hint: hint},
+			templates.CalcSetting{Name: "fx_asof_" + cur, Label: fmt.Sprintf("%s rate as of", cur), Value: value("fx_asof_"+cur, meta.AsOf),
+				Hint: "the date the rate was seen (2026-11-30, 2026-11); blank: today", Text: true},
+			templates.CalcSetting{Name: "fx_source_" + cur, Label: fmt.Sprintf("%s rate source", cur), Value: value("fx_source_"+cur, meta.Source),
+				Hint: "where it comes from (a central bank's reference rate…); blank: “set by an admin”", Text: true})
 	}
 	h.render(c, status, templates.CloudPricesPage(h.page(c, "Cloud prices"), v))
 }
@@ -102,6 +112,7 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 	typed := map[string]string{}
 	disc := map[string]*int64{}
 	fx := map[string]int64{}
+	meta := map[string]models.FXMeta{}
 	errs := templates.FormErrors{}
 	for _, tier := range calculator.DerivedTiers {
 		name := "discount_" + tier
@@ -121,6 +132,9 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 		name := "fx_" + cur
 		s := strings.TrimSpace(c.PostForm(name))
 		typed[name] = s
+		fm := models.FXMeta{AsOf: strings.TrimSpace(c.PostForm("fx_asof_" + cur)), Source: strings.TrimSpace(c.PostForm("fx_source_" + cur))}
+		typed["fx_asof_"+cur], typed["fx_source_"+cur] = fm.AsOf, fm.Source
+		meta[cur] = fm
 		if s == "" {
 			fx[cur] = 0
 			continue
@@ -136,7 +150,7 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 		h.renderCloudPrices(c, http.StatusBadRequest, typed, errs)
 		return
 	}
-	if err := h.saveCalculatorSettings(c, cs, disc, fx); err != nil {
+	if err := h.saveCalculatorSettings(c, cs, disc, fx, meta); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			h.renderCloudPrices(c, http.StatusBadRequest, typed, templates.FormErrors{"_": ve.Error()})
@@ -150,8 +164,9 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 }
 
 // saveCalculatorSettings stores discounts (nil: back to the default) and
-// exchange rates (0: removed), and audits the change.
-func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.CalculatorSettings, disc map[string]*int64, fx map[string]int64) error {
+// exchange rates (0: removed) with their date and source, and audits the
+// change.
+func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.CalculatorSettings, disc map[string]*int64, fx map[string]int64, meta map[string]models.FXMeta) error {
 	ctx := c.Request.Context()
 	for _, tier := range calculator.DerivedTiers {
 		if bps := disc[tier]; bps != nil {
@@ -166,7 +181,10 @@ func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.Calculato
 		}
 	}
 	for cur, m := range fx {
-		if err := h.store.SetExchangeRate(ctx, cur, m); err != nil {
+		if m != 0 && m == before.FXMicros[cur] && meta[cur] == before.FXMeta[cur] {
+			continue // unchanged: keep its date
+		}
+		if err := h.store.SetExchangeRate(ctx, cur, m, meta[cur].AsOf, meta[cur].Source); err != nil {
 			return err
 		}
 	}
@@ -433,7 +451,20 @@ func (h *Handler) settingsJSON(cs models.CalculatorSettings) gin.H {
 	for cur, m := range cs.FXMicros {
 		fx[cur] = m
 	}
-	return gin.H{"currency": h.cfg.Currency, "discounts": disc, "exchange_rates_micros": fx}
+	// The rates in force, defaults included, each with its date and source.
+	var inForce []gin.H
+	conv := calculator.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, cs), calculator.DefaultFXRates)
+	curs := make([]string, 0, len(conv))
+	for cur := range conv {
+		curs = append(curs, cur)
+	}
+	sort.Strings(curs)
+	for _, cur := range curs {
+		k := conv[cur]
+		inForce = append(inForce, gin.H{"currency": cur, "from": k.Rate.From, "to": k.Rate.To, "rate_micros": k.Rate.Micros,
+			"portal_micros_per_unit": k.PortalMicros(), "as_of": k.Rate.AsOf, "source": k.Rate.Source, "default": k.Rate.Default})
+	}
+	return gin.H{"currency": h.cfg.Currency, "discounts": disc, "exchange_rates_micros": fx, "exchange_rates": inForce}
 }
 
 // apiCalculatorSettings: GET /api/v1/admin/calculator/settings.
@@ -453,6 +484,8 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 	var body struct {
 		DiscountsBps map[string]int64 `json:"discounts_bps"`
 		FXMicros     map[string]int64 `json:"exchange_rates_micros"`
+		// FXMeta: optional date and source of the rates given.
+		FXMeta map[string]models.FXMeta `json:"exchange_rates_meta"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
@@ -476,7 +509,15 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 		}
 		disc[tier] = &bps
 	}
-	if err := h.saveCalculatorSettings(c, before, disc, body.FXMicros); err != nil {
+	meta := map[string]models.FXMeta{}
+	for cur, m := range body.FXMeta {
+		meta[strings.ToUpper(cur)] = m
+	}
+	fx := map[string]int64{}
+	for cur, m := range body.FXMicros {
+		fx[strings.ToUpper(cur)] = m
+	}
+	if err := h.saveCalculatorSettings(c, before, disc, fx, meta); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -504,4 +545,15 @@ func (h *Handler) cloudCatalog(ctx context.Context) ([]models.CloudPrice, models
 	}
 	cs, err := h.store.CalculatorSettings(ctx)
 	return rows, cs, err
+}
+
+// adminFXRates are the admin's rates as calculator rates: one unit of each
+// currency in the portal currency, with the date and source given.
+func adminFXRates(portal string, cs models.CalculatorSettings) []calculator.FXRate {
+	out := make([]calculator.FXRate, 0, len(cs.FXMicros))
+	for cur, m := range cs.FXMicros {
+		meta := cs.FXMeta[cur]
+		out = append(out, calculator.FXRate{From: cur, To: strings.ToUpper(portal), Micros: m, AsOf: meta.AsOf, Source: meta.Source})
+	}
+	return out
 }

@@ -19,6 +19,10 @@ var errTooLarge = newError(http.StatusRequestEntityTooLarge, "body_too_large", "
 // caps the rest, so a form or JSON decode stops reading at the limit
 // (bindJSON turns that into 413 as well).
 func (h *Handler) limitBody(c *gin.Context) {
+	if c.Request.Method == http.MethodPost && imageLoadPaths[c.Request.URL.Path] {
+		c.Next() // an image archive: its handler sets its own limit
+		return
+	}
 	if c.Request.ContentLength > maxRequestBody {
 		c.Header("Connection", "close")
 		h.fail(c, errTooLarge)

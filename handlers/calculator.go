@@ -76,7 +76,7 @@ func (h *Handler) loadCalcEnv(ctx context.Context) (*calcEnv, error) {
 	env.measure = func(model string) (calculator.Measured, error) {
 		return h.measuredTCO(ctx, model)
 	}
-	env.settings = calculator.Settings{Currency: h.cfg.Currency, DiscountsBps: map[string]int64{}, FXMicros: cs.FXMicros}
+	env.settings = calculator.Settings{Currency: h.cfg.Currency, DiscountsBps: map[string]int64{}, FX: calculator.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, cs), calculator.DefaultFXRates)}
 	for tier, bps := range calculator.DefaultDiscountsBps {
 		env.settings.DiscountsBps[tier] = bps
 	}
@@ -225,8 +225,8 @@ func (h *Handler) defaultTCO(env *calcEnv) (calculator.TCOInput, string) {
 	}
 	rate, note := calcRatInt(1), "typical money values are in USD."
 	if !strings.EqualFold(env.currency, "USD") {
-		if fx := env.settings.FXMicros["USD"]; fx > 0 {
-			rate, note = big.NewRat(fx, 1_000_000), fmt.Sprintf("typical money values are USD figures converted to %s at the admin's rate.", env.currency)
+		if fx, ok := env.settings.FX["USD"]; ok {
+			rate, note = big.NewRat(fx.Num, fx.Den), fmt.Sprintf("typical money values are USD figures converted to %s at %s.", env.currency, fx.Describe())
 		} else {
 			rate, note = nil, fmt.Sprintf("typical money values are USD figures: enter your %s amounts (or let an admin set a USD exchange rate).", env.currency)
 		}
@@ -575,7 +575,7 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 			Price: pricing.FormatRate(c.PriceMicros) + " " + c.Currency, Rate: h.perGPUHour(c.RateMicros), Cost: h.money(c.Cost),
 			AsOf: calcOrDash(c.AsOf), Source: c.Source, Note: c.Note}
 		if c.Converted() {
-			row.FX = fmt.Sprintf("1 %s = %s %s", c.Currency, pricing.FormatRate(c.FXMicros), h.cfg.Currency)
+			row.FX = c.FX.Describe()
 		}
 		row.Vs, row.Saving = calcVsText(c)
 		if c.Derived {
@@ -631,13 +631,13 @@ func (e *calcEnv) leftOutNotes() []string {
 
 func (e *calcEnv) fxNotes() []string {
 	var curs []string
-	for cur := range e.settings.FXMicros {
+	for cur := range e.settings.FX {
 		curs = append(curs, cur)
 	}
 	sort.Strings(curs)
 	var out []string
 	for _, cur := range curs {
-		out = append(out, fmt.Sprintf("1 %s = %s %s", cur, pricing.FormatRate(e.settings.FXMicros[cur]), e.currency))
+		out = append(out, e.settings.FX[cur].Describe())
 	}
 	return out
 }

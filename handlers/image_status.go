@@ -43,6 +43,9 @@ func (h *Handler) imageStatuses(ctx context.Context, images []models.Image, admi
 			pulling = pulling || p.Running
 			s.Pull = &templates.ImagePullView{Running: p.Running, Percent: p.Percent, Error: p.Error, Details: p.Details,
 				Progress: pullProgressText(p.DoneBytes, p.TotalBytes, p.Percent)}
+			if p.Mirror != "" {
+				s.Pull.Progress += " from the mirror " + p.Mirror
+			}
 		}
 		if t, ok := tests[img.ID]; ok {
 			s.LastTest = &templates.ImageTestSummary{State: t.State, Message: t.Message, URL: imageTestURL(img.ID, t.ID)}

@@ -96,6 +96,9 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.GET("/utilisation.csv", h.adminUtilisationCSV)
 	admin.GET("/egress", h.adminEgress)
 	admin.POST("/egress", h.adminEgressSave)
+	admin.GET("/registries", h.adminRegistries)
+	admin.POST("/registries", h.adminRegistriesSave)
+	admin.POST("/images/load", h.adminImageLoad)
 
 	api := r.Group("/api/v1", h.requireUser)
 	api.GET("/me", h.apiMe)
@@ -157,6 +160,9 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.PUT("/admin/egress", h.apiEgressPut)
 	apiAdmin.GET("/admin/electricity-price", h.apiElectricityPrice)
 	apiAdmin.PUT("/admin/electricity-price", h.apiElectricityPricePut)
+	apiAdmin.GET("/admin/registry-mirrors", h.apiRegistryMirrors)
+	apiAdmin.PUT("/admin/registry-mirrors", h.apiRegistryMirrorsPut)
+	apiAdmin.POST("/admin/images/load", h.apiImageLoad)
 	apiAdmin.DELETE("/admin/users/:id/login-lock", h.apiClearLoginLock)
 
 	h.calculatorRoutes(ui, admin, api, apiAdmin)

@@ -47,7 +47,7 @@ type CloudPrice struct {
 var CloudTiers = []string{"on-demand", "spot", "reserved-1y", "reserved-3y"}
 
 var (
-	otherReservedRe = regexp.MustCompile(`^reserved-[a-z0-9]{1,20}$`)
+	otherReservedRe = regexp.MustCompile(`^(reserved-[a-z0-9]{1,20}|weekly|monthly|yearly)$`)
 	currencyRe      = regexp.MustCompile(`^[A-Z]{3}$`)
 	// asOfRe: a day, a month, a year or a quarter, as sources give them.
 	asOfRe = regexp.MustCompile(`^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$`)
@@ -70,8 +70,9 @@ func (p *CloudPrice) Validate() error {
 		if f.v == "" {
 			return invalid(f.name, "is required")
 		}
-		if len(f.v) > 200 || strings.ContainsAny(f.v, "\r\n\t") {
-			return invalid(f.name, "must be one line of at most 200 characters")
+		// 300: a source may be a title followed by its address.
+		if len(f.v) > 300 || strings.ContainsAny(f.v, "\r\n\t") {
+			return invalid(f.name, "must be one line of at most 300 characters")
 		}
 	}
 	if len(p.Note) > 500 || strings.ContainsAny(p.Note, "\r\n") {
@@ -268,6 +269,8 @@ func (s *Store) DeleteCloudPrice(ctx context.Context, id int64) error {
 const (
 	discountKeyPrefix = "calculator.discount."
 	fxKeyPrefix       = "calculator.fx."
+	// fxMetaKeyPrefix holds "AS_OF\tSOURCE" of an admin's rate.
+	fxMetaKeyPrefix = "calculator.fxmeta."
 )
 
 // CalculatorSettings are the admin's choices for the cloud comparison.
@@ -278,11 +281,19 @@ type CalculatorSettings struct {
 	// FXMicros: micro-units of the portal currency per one unit of the key
 	// currency.
 	FXMicros map[string]int64 `json:"exchange_rates_micros"`
+	// FXMeta: the date and source of each rate in FXMicros.
+	FXMeta map[string]FXMeta `json:"exchange_rates_meta"`
+}
+
+// FXMeta is when an admin's exchange rate was seen and where.
+type FXMeta struct {
+	AsOf   string `json:"as_of"`
+	Source string `json:"source"`
 }
 
 // CalculatorSettings reads the discounts and exchange rates set so far.
 func (s *Store) CalculatorSettings(ctx context.Context) (CalculatorSettings, error) {
-	out := CalculatorSettings{DiscountsBps: map[string]int64{}, FXMicros: map[string]int64{}}
+	out := CalculatorSettings{DiscountsBps: map[string]int64{}, FXMicros: map[string]int64{}, FXMeta: map[string]FXMeta{}}
 	rows, err := s.sql.QueryContext(ctx, "SELECT key, value FROM settings WHERE key LIKE 'calculator.%'")
 	if err != nil {
 		return out, err
@@ -293,6 +304,11 @@ func (s *Store) CalculatorSettings(ctx context.Context) (CalculatorSettings, err
 		if err := rows.Scan(&k, &v); err != nil {
 			return out, err
 		}
+		if cur, ok := strings.CutPrefix(k, fxMetaKeyPrefix); ok {
+			asOf, source, _ := strings.Cut(v, "\t")
+			out.FXMeta[cur] = FXMeta{AsOf: asOf, Source: source}
+			continue
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			continue // written by a newer version: ignore rather than fail the page
@@ -301,6 +317,11 @@ func (s *Store) CalculatorSettings(ctx context.Context) (CalculatorSettings, err
 			out.DiscountsBps[tier] = n
 		} else if cur, ok := strings.CutPrefix(k, fxKeyPrefix); ok {
 			out.FXMicros[cur] = n
+		}
+	}
+	for cur := range out.FXMeta {
+		if _, ok := out.FXMicros[cur]; !ok {
+			delete(out.FXMeta, cur) // a rate removed by an older version
 		}
 	}
 	return out, rows.Err()
@@ -319,8 +340,10 @@ func (s *Store) SetTierDiscount(ctx context.Context, tier string, bps int64) err
 }
 
 // SetExchangeRate sets how many micro-units of the portal currency one unit
-// of currency is worth; 0 removes the rate.
-func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int64) error {
+// of currency is worth, with the date it was seen (blank: today) and its
+// source (blank: "set by an admin"); 0 removes the rate, and the shipped
+// default (if any) is in force again.
+func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int64, asOf, source string) error {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
 	if !currencyRe.MatchString(currency) {
 		return invalid("currency", "must be a three-letter ISO code such as CNY")
@@ -329,8 +352,31 @@ func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int
 		return invalid("rate", "must be between 0 and 1,000,000")
 	}
 	if micros == 0 {
-		_, err := s.sql.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", fxKeyPrefix+currency)
+		_, err := s.sql.ExecContext(ctx, "DELETE FROM settings WHERE key IN (?, ?)", fxKeyPrefix+currency, fxMetaKeyPrefix+currency)
 		return err
 	}
-	return s.SetSetting(ctx, fxKeyPrefix+currency, strconv.FormatInt(micros, 10))
+	asOf, source = strings.TrimSpace(asOf), strings.TrimSpace(source)
+	if asOf == "" {
+		asOf = s.now().UTC().Format("2006-01-02")
+	}
+	if !asOfRe.MatchString(asOf) {
+		return invalid("as_of", "must be a date such as 2026-09-10, a month (2026-07), a year or a quarter, or blank for today")
+	}
+	if err := asOfNotInFuture(asOf, s.now()); err != nil {
+		return err
+	}
+	if source == "" {
+		source = "set by an admin"
+	}
+	if len(source) > 300 || strings.ContainsAny(source, "\r\n\t") {
+		return invalid("source", "must be one line of at most 300 characters")
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for k, v := range map[string]string{fxKeyPrefix + currency: strconv.FormatInt(micros, 10), fxMetaKeyPrefix + currency: asOf + "\t" + source} {
+			if err := tx.Exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", k, v).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

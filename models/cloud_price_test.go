@@ -15,8 +15,8 @@ func TestShippedCloudPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 34 {
-		t.Fatalf("rows %d, want 34", len(rows))
+	if len(rows) != 46 {
+		t.Fatalf("rows %d, want 46", len(rows))
 	}
 	byOffer := map[string]CloudPrice{}
 	for _, r := range rows {
@@ -29,14 +29,23 @@ func TestShippedCloudPrices(t *testing.T) {
 	if aws.PriceMicros != 6_880_000 || aws.GPUsInOffer != 8 || aws.AsOf != "2026-09-10" || aws.Currency != "USD" {
 		t.Errorf("AWS p5: %+v", aws)
 	}
-	seed := byOffer["Provider in seed 000 (unnamed)|A100 80GB spot instance|spot"]
-	if seed.PriceMicros != 4_000_000 || seed.Currency != "CNY" || seed.AsOf != "2023-Q3" || seed.Source != "seed 000" {
+	seed := byOffer["Chinese cloud market (2023 Q3 survey, provider unnamed)|A100 80GB spot instance|spot"]
+	if seed.PriceMicros != 4_000_000 || seed.Currency != "CNY" || seed.AsOf != "2023-Q3" || seed.Source != "market article on Chinese GPU clouds (2023 Q3 figures)" {
 		t.Errorf("seed spot: %+v", seed)
+	}
+	// No row is named after an internal file (the research documents are
+	// "seed 000", "seed 001" … inside the project).
+	for _, r := range rows {
+		for _, f := range []string{r.Provider, r.Source, r.Note, r.Offer} {
+			if strings.Contains(strings.ToLower(f), "seed 0") {
+				t.Errorf("a catalog row names an internal file: %q (%s %s)", f, r.Provider, r.Offer)
+			}
+		}
 	}
 	if r := byOffer["Azure|NC24ads_A100_v4|on-demand"]; r.AsOf != "" || r.PriceMicros != 3_673_000 {
 		t.Errorf("undated row: %+v", r)
 	}
-	if r := byOffer["Provider A in seed 000|DGX A100 weekly rental|reserved-weekly"]; r.PriceMicros != 20_830_000 {
+	if r := byOffer["Chinese cloud market (2023 Q3 survey, DGX rental provider)|DGX A100 weekly rental|reserved-weekly"]; r.PriceMicros != 20_830_000 {
 		t.Errorf("weekly rental: %+v", r)
 	}
 }
@@ -45,7 +54,7 @@ func TestSeedCloudPricesOnce(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	n, err := s.SeedCloudPrices(ctx)
-	if err != nil || n != 34 {
+	if err != nil || n != 46 {
 		t.Fatalf("first seed: %d %v", n, err)
 	}
 	if n, err := s.SeedCloudPrices(ctx); err != nil || n != 0 {
@@ -139,11 +148,12 @@ func TestCalculatorSettings(t *testing.T) {
 	if err := s.SetTierDiscount(ctx, "spot", 5000); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetExchangeRate(ctx, "cny", 140_000); err != nil {
+	if err := s.SetExchangeRate(ctx, "cny", 140_000, "2026-11-30", "a central bank's reference rate"); err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range []error{s.SetTierDiscount(ctx, "on-demand", 100), s.SetTierDiscount(ctx, "spot", 10000),
-		s.SetExchangeRate(ctx, "yuan", 1), s.SetExchangeRate(ctx, "EUR", -1)} {
+		s.SetExchangeRate(ctx, "yuan", 1, "", ""), s.SetExchangeRate(ctx, "EUR", -1, "", ""),
+		s.SetExchangeRate(ctx, "EUR", 1_100_000, "next week", ""), s.SetExchangeRate(ctx, "EUR", 1_100_000, "2999-01-01", "")} {
 		var ve *ValidationError
 		if !errors.As(err, &ve) {
 			t.Errorf("accepted: %v", err)
@@ -153,10 +163,53 @@ func TestCalculatorSettings(t *testing.T) {
 	if err != nil || cs.DiscountsBps["spot"] != 5000 || cs.FXMicros["CNY"] != 140_000 || len(cs.DiscountsBps) != 1 {
 		t.Fatalf("settings %+v %v", cs, err)
 	}
-	if err := s.SetExchangeRate(ctx, "CNY", 0); err != nil {
+	if m := cs.FXMeta["CNY"]; m.AsOf != "2026-11-30" || m.Source != "a central bank's reference rate" {
+		t.Errorf("rate's date and source: %+v", m)
+	}
+	// Blank date and source: today, "set by an admin".
+	if err := s.SetExchangeRate(ctx, "EUR", 1_100_000, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if cs, _ := s.CalculatorSettings(ctx); len(cs.FXMicros) != 0 {
+	cs, _ = s.CalculatorSettings(ctx)
+	if m := cs.FXMeta["EUR"]; m.AsOf != s.now().UTC().Format("2006-01-02") || m.Source != "set by an admin" {
+		t.Errorf("blank date and source: %+v", m)
+	}
+	for _, cur := range []string{"CNY", "EUR"} {
+		if err := s.SetExchangeRate(ctx, cur, 0, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cs, _ := s.CalculatorSettings(ctx); len(cs.FXMicros) != 0 || len(cs.FXMeta) != 0 {
 		t.Fatalf("rate not removed: %+v", cs)
+	}
+}
+
+// Migration 00060 renames the rows an install seeded from the first
+// catalog ("Provider B in seed 000") to their plain descriptions.
+func TestCloudPricesPlainNamesMigration(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	old := []CloudPrice{
+		{Provider: "Provider B in seed 000", Offer: "A100 spot instance old", GPUModel: "A100", GPUsInOffer: 1, Tier: "spot", Currency: "CNY", PriceMicros: 3_500_000, AsOf: "2023-Q3", Source: "seed 000"},
+		{Provider: "Provider in seed 002 (unnamed)", Offer: "V100 old", GPUModel: "V100", GPUsInOffer: 1, Tier: "on-demand", Currency: "CNY", PriceMicros: 3_500_000, Source: "seed 002"},
+	}
+	for i := range old {
+		if err := s.CreateCloudPrice(ctx, &old[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := migrationFiles.ReadFile("migrations/00060_cloud_prices_plain_names.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _, _ := strings.Cut(strings.SplitN(string(b), "-- +goose Up", 2)[1], "-- +goose Down")
+	if _, err := s.sql.ExecContext(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"Chinese cloud market (2023 Q3 survey, spot-focused provider)", "Chinese cloud market (per-second billing provider, unnamed)"} {
+		got, _ := s.CloudPriceByID(ctx, old[i].ID)
+		if got.Provider != want || strings.Contains(got.Source, "seed") {
+			t.Errorf("row %d after the migration: %q from %q", i, got.Provider, got.Source)
+		}
 	}
 }

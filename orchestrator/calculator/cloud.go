@@ -61,9 +61,9 @@ type Settings struct {
 	Currency string // the portal's currency (ISO code)
 	// DiscountsBps derive missing tiers (basis points off on-demand).
 	DiscountsBps map[string]int64
-	// FXMicros converts a price in another currency: micro-units of
-	// Currency per one unit of the key currency (0.14 USD per CNY = 140000).
-	FXMicros map[string]int64
+	// FX converts a price in another currency (keyed by that currency)
+	// to Currency; see Conversions.
+	FX map[string]Conversion
 }
 
 // Family reduces a GPU model name to its family so that the portal's NVML
@@ -133,11 +133,12 @@ func Derive(offers []Offer, discountsBps map[string]int64) []Offer {
 type PricedOffer struct {
 	Offer
 	RateMicros int64 // per GPU-hour, in the portal currency
-	FXMicros   int64 // the exchange rate used; 0 when no conversion
+	FXMicros   int64 // the exchange rate used (portal micro-units per unit); 0 when no conversion
+	FX         Conversion
 }
 
 // Converted reports whether the price was converted from another currency.
-func (p PricedOffer) Converted() bool { return p.FXMicros != 0 }
+func (p PricedOffer) Converted() bool { return p.FX.Den != 0 }
 
 // PriceOffers converts every offer to the portal currency. Offers in a
 // currency without an exchange rate cannot be compared: they are left out
@@ -147,17 +148,17 @@ func PriceOffers(offers []Offer, s Settings) (priced []PricedOffer, missing map[
 	for _, o := range offers {
 		p := PricedOffer{Offer: o, RateMicros: o.PriceMicros}
 		if !strings.EqualFold(o.Currency, s.Currency) {
-			fx := s.FXMicros[strings.ToUpper(o.Currency)]
-			if fx <= 0 {
-				missing[strings.ToUpper(o.Currency)]++
-				continue
-			}
-			rate, ok := mulDiv(o.PriceMicros, fx, 1_000_000)
+			fx, ok := s.FX[strings.ToUpper(o.Currency)]
 			if !ok {
 				missing[strings.ToUpper(o.Currency)]++
 				continue
 			}
-			p.RateMicros, p.FXMicros = rate, fx
+			rate, ok := fx.Convert(o.PriceMicros)
+			if !ok {
+				missing[strings.ToUpper(o.Currency)]++
+				continue
+			}
+			p.RateMicros, p.FXMicros, p.FX = rate, fx.PortalMicros(), fx
 		}
 		priced = append(priced, p)
 	}

@@ -21,6 +21,11 @@ func (d *Docker) Create(ctx context.Context, spec Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A digest reference pulled through a registry mirror exists only under
+	// the mirror's name.
+	if local, found, err := d.localRef(ctx, spec.Image); err == nil && found {
+		cfg.Image = local
+	}
 	resp, err := d.cli.ContainerCreate(ctx, cfg, host, netCfg, nil, spec.Name)
 	switch {
 	case err == nil:

@@ -20,6 +20,10 @@ type Docker struct {
 	// ncpu caches the host's CPU count (see hostCPUs).
 	ncpuMu sync.Mutex
 	ncpu   int
+
+	// mirrors reads the registry mirrors at each pull (SetMirrorSource).
+	mirrorsMu sync.Mutex
+	mirrors   func(context.Context) (Mirrors, error)
 }
 
 // networkMu serialises this process's network creation and removal: two

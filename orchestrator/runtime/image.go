@@ -19,6 +19,9 @@ type PullProgress struct {
 	Status     string
 	DoneBytes  int64
 	TotalBytes int64
+	// Mirror is the reference actually pulled when a registry mirror
+	// serves the pull ("" when pulled from the image's own registry).
+	Mirror string
 }
 
 // EnsureImage makes sure ref is present, pulling it if needed. progress
@@ -48,25 +51,38 @@ func (d *Docker) PullImage(ctx context.Context, ref string, progress func(PullPr
 	if err != nil {
 		return newPullError(ref, "not a valid image reference: "+err.Error())
 	}
-	_, err = d.cli.ImageInspect(ctx, ref)
-	if err == nil {
-		return nil
-	}
-	if err = engineErr("inspect image "+ref, err); !errors.Is(err, ErrNotFound) {
+	if _, found, err := d.localRef(ctx, ref); err != nil || found {
 		return err
 	}
-
 	// Without a tag the engine would pull every tag of the repository.
 	full := reference.TagNameOnly(named).String()
+	// Every pull goes through the admin's mirror for its registry, if any;
+	// the user keeps seeing the catalog's reference.
+	mirrors, err := d.currentMirrors(ctx)
+	if err != nil {
+		return fmt.Errorf("read the registry mirrors: %w", err)
+	}
+	from, viaMirror, err := mirrors.Rewrite(ref)
+	if err != nil {
+		return newPullError(ref, "cannot rewrite for its mirror: "+err.Error())
+	}
 
-	d.log.InfoContext(ctx, "pulling image", "ref", full)
-	progress(PullProgress{Status: "Pulling " + ref})
-	body, err := d.cli.ImagePull(ctx, full, image.PullOptions{})
+	if viaMirror {
+		orig := progress
+		progress = func(p PullProgress) { p.Mirror = from; orig(p) }
+	}
+	d.log.InfoContext(ctx, "pulling image", "ref", full, "from", from)
+	status := "Pulling " + ref
+	if viaMirror {
+		status += " from the mirror " + from
+	}
+	progress(PullProgress{Status: status})
+	body, err := d.cli.ImagePull(ctx, from, image.PullOptions{})
 	if err != nil {
 		if client.IsErrConnectionFailed(err) || ctx.Err() != nil {
 			return engineErr("pull image "+ref, err)
 		}
-		return newPullError(ref, err.Error())
+		return newPullError(ref, mirrorNote(err.Error(), from, viaMirror))
 	}
 	defer body.Close()
 
@@ -75,25 +91,78 @@ func (d *Docker) PullImage(ctx context.Context, ref string, progress func(PullPr
 		if ctx.Err() != nil {
 			return fmt.Errorf("pull image %s: %w", ref, ctx.Err())
 		}
-		return newPullError(ref, err.Error())
+		return newPullError(ref, mirrorNote(err.Error(), from, viaMirror))
+	}
+	// The mirror's copy also gets the catalog's name, so that the engine,
+	// `docker images` and later checks know it under the name users see. A
+	// digest cannot be a tag: such an image is found by localRef.
+	if _, digested := named.(reference.Digested); viaMirror && !digested {
+		if err := d.cli.ImageTag(ctx, from, full); err != nil {
+			return engineErr("tag "+from+" as "+full, err)
+		}
 	}
 	// A stream that ended without an error line is not proof: check.
-	info, err := d.cli.ImageInspect(ctx, ref)
-	if err != nil {
+	local, found, err := d.localRef(ctx, ref)
+	if err != nil || !found {
 		return newPullError(ref, "the engine reported success but the image is not there")
 	}
+	info, err := d.cli.ImageInspect(ctx, local)
+	if err != nil {
+		return engineErr("inspect image "+local, err)
+	}
 	progress(PullProgress{Percent: 100, Status: "Pulled " + ref, DoneBytes: max(last.TotalBytes, info.Size), TotalBytes: max(last.TotalBytes, info.Size)})
-	d.log.InfoContext(ctx, "pulled image", "ref", full)
+	d.log.InfoContext(ctx, "pulled image", "ref", full, "from", from)
 	return nil
+}
+
+// mirrorNote adds which mirror failed to the engine's message.
+func mirrorNote(msg, from string, viaMirror bool) string {
+	if viaMirror {
+		return msg + " (pulled from the mirror " + from + ")"
+	}
+	return msg
+}
+
+// localRef finds ref on this engine: under its own name (pulled directly,
+// loaded from a tar, or tagged after a mirror pull), else under its
+// mirror's name (a digest reference pulled through a mirror).
+func (d *Docker) localRef(ctx context.Context, ref string) (local string, found bool, err error) {
+	_, err = d.cli.ImageInspect(ctx, ref)
+	if err == nil {
+		return ref, true, nil
+	}
+	if err = engineErr("inspect image "+ref, err); !errors.Is(err, ErrNotFound) {
+		return "", false, err
+	}
+	mirrors, err := d.currentMirrors(ctx)
+	if err != nil {
+		return "", false, fmt.Errorf("read the registry mirrors: %w", err)
+	}
+	m, viaMirror, err := mirrors.Rewrite(ref)
+	if err != nil || !viaMirror {
+		return "", false, nil
+	}
+	_, err = d.cli.ImageInspect(ctx, m)
+	if err == nil {
+		return m, true, nil
+	}
+	if err = engineErr("inspect image "+m, err); !errors.Is(err, ErrNotFound) {
+		return "", false, err
+	}
+	return "", false, nil
 }
 
 // ImageSize reports whether ref is present on this engine and its size.
 func (d *Docker) ImageSize(ctx context.Context, ref string) (present bool, size int64, err error) {
-	info, err := d.cli.ImageInspect(ctx, ref)
+	local, found, err := d.localRef(ctx, ref)
+	if err != nil || !found {
+		return false, 0, err
+	}
+	info, err := d.cli.ImageInspect(ctx, local)
 	if err == nil {
 		return true, info.Size, nil
 	}
-	if err = engineErr("inspect image "+ref, err); errors.Is(err, ErrNotFound) {
+	if err = engineErr("inspect image "+local, err); errors.Is(err, ErrNotFound) {
 		return false, 0, nil
 	}
 	return false, 0, err

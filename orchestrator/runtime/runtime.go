@@ -125,6 +125,8 @@ type Runtime interface {
 	PullImage(ctx context.Context, ref string, progress func(PullProgress)) error
 	// ImageSize reports whether ref is present locally and its size.
 	ImageSize(ctx context.Context, ref string) (present bool, size int64, err error)
+	// LoadImage loads a `docker save` archive and returns the names loaded.
+	LoadImage(ctx context.Context, archive io.Reader) ([]string, error)
 	// EnsureVolume creates the volume unless it exists and reports
 	// whether it created it.
 	EnsureVolume(ctx context.Context, name string, labels map[string]string) (created bool, err error)

@@ -225,3 +225,7 @@ func randHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// ManifestDigest is the digest of the served manifest, for pulls by digest
+// (Ref's repository + "@" + ManifestDigest()).
+func (r *Registry) ManifestDigest() string { return r.mdigest }

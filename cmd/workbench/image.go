@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"workbench/orchestrator/runtime"
+)
+
+// cmdImageLoad loads a `docker save` archive into the engine the portal
+// uses (DOCKER_HOST or the local socket), for a server without registry
+// access: `workbench image load cuda-notebook.tar` ("-" reads stdin).
+func cmdImageLoad(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("image load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return fmt.Errorf("usage: workbench image load FILE (a `docker save` archive; - for stdin)")
+	}
+	in := stdin
+	if rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	d, err := runtime.NewDocker(runtime.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	if err != nil {
+		return fmt.Errorf("Docker client (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
+	}
+	names, err := d.LoadImage(ctx, in)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		fmt.Fprintln(stdout, "loaded", n)
+	}
+	return nil
+}

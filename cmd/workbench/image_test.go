@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docker/docker/client"
+
+	"workbench/orchestrator/testimages"
+)
+
+// `workbench image load FILE` loads a `docker save` archive of the fake
+// Jupyter image (under a new name) into the engine and names what it
+// loaded; a file that is no archive is a clear error.
+func TestImageLoadCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-engine test: skipped under -short")
+	}
+	ctx := context.Background()
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err == nil {
+		_, err = cli.Ping(ctx)
+	}
+	if err != nil {
+		t.Skipf("SKIP: no Docker engine: %v", err)
+	}
+	defer cli.Close()
+	fake, err := testimages.FakeJupyter(ctx, cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := "workbench-test/cli-loaded:" + hex.EncodeToString(b)
+	docker := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
+			t.Fatalf("docker %s: %v %s", strings.Join(args, " "), err, out)
+		}
+	}
+	docker("tag", fake, name)
+	t.Cleanup(func() { _ = exec.Command("docker", "image", "rm", name).Run() })
+	archive := filepath.Join(t.TempDir(), "image.tar")
+	docker("save", "-o", archive, name)
+	docker("image", "rm", name)
+
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"image", "load", archive}, nil, &out, &errOut); err != nil {
+		t.Fatalf("image load: %v %s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "loaded "+name) {
+		t.Errorf("printed %q, want it to name %s", out.String(), name)
+	}
+	if err := exec.Command("docker", "image", "inspect", name).Run(); err != nil {
+		t.Errorf("not in the engine after the load: %v", err)
+	}
+	if err := run(ctx, []string{"image", "load", "-"}, strings.NewReader("not a tar"), &out, &errOut); err == nil {
+		t.Error("garbage loaded")
+	}
+	if err := run(ctx, []string{"image", "load"}, nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Errorf("no file: %v", err)
+	}
+}

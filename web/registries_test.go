@@ -1,0 +1,160 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docker/docker/api/types/image"
+
+	"workbench/models"
+)
+
+// Admins set registry mirrors on /admin/registries (checked, audited) and
+// read or replace them through the API; users cannot.
+func TestRegistryMirrorsSetting(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	adminTok := tokenFor(t, p, "admin", "admin")
+	userTok := tokenFor(t, p, "gus", "user")
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+
+	res, body := p.postFormBody(admin, "/admin/registries", url.Values{"mirrors": {"docker.io = https://registry.example.cn"}})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "without http://") || !strings.Contains(body, "https://registry.example.cn") {
+		t.Fatalf("bad mirror: %d, the error or what was typed is not shown", res.StatusCode)
+	}
+	res = p.postForm(admin, "/admin/registries", url.Values{"mirrors": {"docker.io = registry.example.cn\nnvcr.io = harbor.lab.cn/nvcr\n"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", res.StatusCode)
+	}
+	_, page := p.get(admin, "/admin/registries")
+	if v := parseHTML(t, page).Find(tid("mirrors")).Text(); !strings.Contains(v, "docker.io = registry.example.cn") || !strings.Contains(v, "nvcr.io = harbor.lab.cn/nvcr") {
+		t.Errorf("the page shows %q", v)
+	}
+	code, got := p.api("GET", "/api/v1/admin/registry-mirrors", adminTok, "")
+	if m, _ := got["mirrors"].(map[string]any); code != 200 || m["docker.io"] != "registry.example.cn" || m["nvcr.io"] != "harbor.lab.cn/nvcr" {
+		t.Fatalf("API: %d %v", code, got)
+	}
+	if code, _ := p.api("PUT", "/api/v1/admin/registry-mirrors", userTok, `{"mirrors":{}}`); code != http.StatusForbidden {
+		t.Errorf("a user changed the mirrors: %d", code)
+	}
+	if code, got := p.api("PUT", "/api/v1/admin/registry-mirrors", adminTok, `{"mirrors":{"quay.io":"quay mirror"}}`); code != 400 {
+		t.Errorf("bad mirror through the API: %d %v", code, got)
+	}
+	if code, got := p.api("PUT", "/api/v1/admin/registry-mirrors", adminTok, `{"mirrors":{"quay.io":"quay.example.cn"}}`); code != 200 || len(got["mirrors"].(map[string]any)) != 1 {
+		t.Errorf("replace: %d %v", code, got)
+	}
+	if text, _ := p.srv.Store.RegistryMirrors(ctx); text != "quay.io = quay.example.cn\n" {
+		t.Errorf("stored %q", text)
+	}
+	audit, _ := p.srv.Store.ListAudit(ctx, 20)
+	n := 0
+	for _, a := range audit {
+		if a.Action == "registry_mirrors.set" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d registry_mirrors.set audit entries, want 2", n)
+	}
+}
+
+// An admin uploads a `docker save` archive of the fake Jupyter image (under
+// a new name) on /admin/registries: the engine has it afterwards and the
+// page names it. The API takes the archive as the body.
+func TestImageUploadFromDockerSave(t *testing.T) {
+	p, cli := enginePortal(t)
+	ctx := context.Background()
+	imgs, _ := p.srv.Store.ListImages(ctx, false)
+	var fake *models.Image
+	for i := range imgs {
+		if imgs[i].Name == "fake" {
+			fake = &imgs[i]
+		}
+	}
+	if fake == nil {
+		t.Fatal("no fake image in the catalog")
+	}
+	dir := t.TempDir()
+	archive := func(name string) []byte {
+		t.Helper()
+		if err := cli.ImageTag(ctx, fake.Image, name); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _, _ = cli.ImageRemove(context.Background(), name, image.RemoveOptions{}) })
+		f := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_").Replace(name)+".tar")
+		if out, err := exec.Command("docker", "save", "-o", f, name).CombinedOutput(); err != nil {
+			t.Fatalf("docker save: %v %s", err, out)
+		}
+		if _, err := cli.ImageRemove(ctx, name, image.RemoveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	formName := "workbench-test/uploaded:" + strings.ToLower(rand.Text()[:8])
+	tarball := archive(formName)
+
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("archive", "image.tar")
+	_, _ = fw.Write(tarball)
+	_ = mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/admin/images/load", &buf)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", p.ts.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	res, err := admin.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	page := string(pb)
+	if res.StatusCode != 200 || !strings.Contains(parseHTML(t, page).Find(tid("images-loaded")).Text(), formName) {
+		t.Fatalf("upload: %d %s", res.StatusCode, page)
+	}
+	if _, err := cli.ImageInspect(ctx, formName); err != nil {
+		t.Fatalf("not in the engine after the upload: %v", err)
+	}
+
+	apiName := "workbench-test/uploaded-api:" + strings.ToLower(rand.Text()[:8])
+	tarball = archive(apiName)
+	adminTok := tokenFor(t, p, "root2", "admin")
+	code, got := p.api("POST", "/api/v1/admin/images/load", adminTok, string(tarball))
+	if code != 200 || !strings.Contains(strings.Join(anyStrings(got["loaded"]), " "), apiName) {
+		t.Fatalf("API load: %d %v", code, got)
+	}
+	if code, got := p.api("POST", "/api/v1/admin/images/load", adminTok, "not a tar"); code != 400 || errCode(got) != "invalid_archive" {
+		t.Errorf("garbage: %d %v", code, got)
+	}
+	userTok := tokenFor(t, p, "gus", "user")
+	if code, _ := p.api("POST", "/api/v1/admin/images/load", userTok, string(tarball)); code != http.StatusForbidden {
+		t.Errorf("a user loaded an image: %d", code)
+	}
+}
+
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
