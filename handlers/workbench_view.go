@@ -13,7 +13,9 @@ import (
 	"workbench/templates"
 )
 
-// catalogNames maps image, flavor and user ids to names for display.
+// catalogNames maps image, flavor and user ids to names for display. The
+// catalog comes from the store's cache; users are only the owners of the
+// workbenches shown.
 type catalogNames struct {
 	images     map[int64]string
 	openPaths  map[int64]string // image id → open_path
@@ -40,14 +42,29 @@ func (h *Handler) names(ctx context.Context) (catalogNames, error) {
 		n.flavors[f.ID] = f.Name
 		n.flavorByID[f.ID] = &fls[i]
 	}
-	users, err := h.store.ListUsers(ctx)
-	if err != nil {
-		return n, err
-	}
-	for _, u := range users {
-		n.users[u.ID] = u.Username
-	}
 	return n, nil
+}
+
+// ownerNames fills n.users for the workbenches that came without their
+// owner's name (those read one by one rather than listed): only those
+// owners are read, never every user.
+func (h *Handler) ownerNames(ctx context.Context, n catalogNames, wbs []models.Workbench) error {
+	for i := range wbs {
+		wb := &wbs[i]
+		if wb.OwnerName != "" {
+			n.users[wb.OwnerID] = wb.OwnerName
+			continue
+		}
+		if _, done := n.users[wb.OwnerID]; done {
+			continue
+		}
+		u, err := h.store.UserByID(ctx, wb.OwnerID)
+		if err != nil {
+			return err
+		}
+		n.users[wb.OwnerID] = u.Username
+	}
+	return nil
 }
 
 // workbenchJSON is the API shape of a workbench (SPEC §8).
@@ -79,6 +96,9 @@ type workbenchJSON struct {
 func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (catalogNames, map[string]orchestrator.WorkbenchCost, error) {
 	n, err := h.names(ctx)
 	if err != nil {
+		return n, nil, err
+	}
+	if err := h.ownerNames(ctx, n, wbs); err != nil {
 		return n, nil, err
 	}
 	costs, err := h.wbs.Billing().Costs(ctx, wbs, n.flavorByID)

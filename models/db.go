@@ -17,6 +17,8 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"workbench/models/pricing"
 )
 
 // DBFileName is the SQLite file inside the data directory.
@@ -28,6 +30,13 @@ type Store struct {
 	sql *sql.DB
 	log *slog.Logger
 	now func() time.Time
+
+	// versions and the caches below keep read-mostly values between
+	// requests until their tables are written (table_versions.go).
+	versions  tableVersions
+	schedules cached[map[string]pricing.Schedule]
+	images    cached[[]Image]
+	flavors   cached[[]Flavor]
 }
 
 // Open opens (creating if needed) the database in dataDir and applies pending
@@ -70,6 +79,10 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 	}
 	_ = os.Chmod(path, 0o600)
 	s := &Store{db: db, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }}
+	if err := s.versions.register(db); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

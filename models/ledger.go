@@ -164,8 +164,7 @@ func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]
 		WorkbenchID string
 		Amount      int64
 	}
-	err := s.db.WithContext(ctx).Table("ledger_entries").Select("workbench_id, SUM(amount_micros) AS amount").
-		Where("workbench_id IN ?", ids).Group("workbench_id").Scan(&rows).Error
+	err := workbenchChargesQuery(s.db.WithContext(ctx), ids).Scan(&rows).Error
 	for _, r := range rows {
 		out[r.WorkbenchID] = r.Amount
 	}
@@ -173,3 +172,10 @@ func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]
 }
 
 func monthAligned(t time.Time) bool { return t.Equal(MonthStart(t)) }
+
+// workbenchChargesQuery sums the ledger of some workbenches through the
+// covering index ledger_workbench_amount.
+func workbenchChargesQuery(db *gorm.DB, ids []string) *gorm.DB {
+	return db.Table("ledger_entries").Select("workbench_id, SUM(amount_micros) AS amount").
+		Where("workbench_id IN ?", ids).Group("workbench_id")
+}

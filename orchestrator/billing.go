@@ -154,9 +154,11 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 // unbilled prices the unbilled usage from since on (zero: all of it).
 func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string, since time.Time) (models.MonthUsage, error) {
 	var out models.MonthUsage
-	per, err := b.unbilledByWorkbench(ctx, scheds, since, func(iv models.UsageInterval) bool {
-		return (userID == 0 || iv.UserID == userID) && (wbID == "" || iv.WorkbenchID == wbID)
-	})
+	var wbIDs []string
+	if wbID != "" {
+		wbIDs = []string{wbID}
+	}
+	per, err := b.unbilledByWorkbench(ctx, scheds, since, userID, wbIDs)
 	for _, u := range per {
 		out.GPUSeconds += u.GPUSeconds
 		out.AmountMicros += u.AmountMicros
@@ -170,17 +172,17 @@ func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedu
 // part of a run still going is never counted against the new month (the
 // second that straddles midnight stays with the old month, as in the
 // ledger).
-func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
+//
+// userID (0: anyone's) and wbIDs (nil: any workbench) select the intervals
+// in SQL, so a page about one user's workbenches reads only theirs.
+func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, userID int64, wbIDs []string) (map[string]models.MonthUsage, error) {
 	out := map[string]models.MonthUsage{}
-	ivs, err := b.store.IntervalsToBill(ctx)
+	ivs, err := b.store.IntervalsToBillOf(ctx, userID, wbIDs)
 	if err != nil {
 		return out, err
 	}
 	now := b.now()
 	for _, iv := range ivs {
-		if !keep(iv) {
-			continue
-		}
 		from := iv.StartedAt
 		if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 			from = *iv.BilledThrough
@@ -300,15 +302,11 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	if err != nil {
 		return nil, err
 	}
-	listed := make(map[string]bool, len(wbs))
-	for _, w := range wbs {
-		listed[w.ID] = true
-	}
 	scheds, err := b.store.Schedules(ctx)
 	if err != nil {
 		return nil, err
 	}
-	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
+	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, 0, ids)
 	if err != nil {
 		return nil, err
 	}
