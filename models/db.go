@@ -37,6 +37,8 @@ type Store struct {
 	schedules cached[map[string]pricing.Schedule]
 	images    cached[[]Image]
 	flavors   cached[[]Flavor]
+
+	hashes *hashGate // bounds concurrent argon2id work (hash_gate.go)
 }
 
 // Open opens (creating if needed) the database in dataDir and applies pending
@@ -78,7 +80,7 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	_ = os.Chmod(path, 0o600)
-	s := &Store{db: db, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }}
+	s := &Store{db: db, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0)}
 	if err := s.versions.register(db); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

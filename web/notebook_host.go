@@ -57,7 +57,7 @@ func (s *Server) pathModeOr(h *handlers.Handler, px http.Handler) http.Handler {
 	if s.cfg.NotebookDomain == "" {
 		return px
 	}
-	return s.sessions.LoadAndSave(http.HandlerFunc(h.NotebookOpen))
+	return withSessions(s.sessions, http.HandlerFunc(h.NotebookOpen))
 }
 
 // routeNotebookHosts sends requests for {id}.<notebook domain> to that

@@ -160,10 +160,7 @@ func newSessionManager(store scs.Store, cfg Config, log *slog.Logger) *scs.Sessi
 	sm.Cookie.Secure = cfg.Secure()
 	sm.Cookie.Path = "/"
 	sm.Cookie.Persist = false // a browser session cookie; the server enforces expiry
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		log.Error("session", "path", r.URL.Path, "err", err)
-		http.Error(w, "session error", http.StatusInternalServerError)
-	}
+	sm.ErrorFunc = sessionErrorFunc(log)
 	return sm
 }
 
@@ -203,7 +200,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", s.pathModeOr(h, px))
 	s.metrics = s.mountMetrics(mux, r, h)
-	mux.Handle("/", s.sessions.LoadAndSave(r))
+	mux.Handle("/", withSessions(s.sessions, r))
 
 	// Every state change must come from the portal's own origin: Go's
 	// CrossOriginProtection checks Sec-Fetch-Site / Origin on unsafe methods.

@@ -167,6 +167,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusServiceUnavailable, "Workbench not running",
 			"This workbench is not running. Start it from the portal, then reload this page.", false)
 		return
+	case err != nil && ClientGone(r, err):
+		p.log.Debug("proxy: client went away during resolve", "workbench", id)
+		w.WriteHeader(StatusClientClosed)
+		return
 	case err != nil:
 		p.log.Error("proxy: resolve failed", "workbench", id, "err", err)
 		writeError(w, r, http.StatusInternalServerError, "Internal error", "Could not look up the workbench.", false)
