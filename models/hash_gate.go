@@ -42,7 +42,9 @@ func (g *hashGate) weight(n int64) int64 { return min(n, g.budget) }
 
 func (g *hashGate) tryAcquire(n int64) bool { return g.sem.TryAcquire(g.weight(n)) }
 
-func (g *hashGate) acquire(ctx context.Context, n int64) error { return g.sem.Acquire(ctx, g.weight(n)) }
+func (g *hashGate) acquire(ctx context.Context, n int64) error {
+	return g.sem.Acquire(ctx, g.weight(n))
+}
 
 func (g *hashGate) release(n int64) { g.sem.Release(g.weight(n)) }
 
