@@ -17,7 +17,9 @@ import (
 // "superfluous response.WriteHeader call" (from statusRecorder) and sent
 // the 500 instead of the handler's answer. withSessions marks the request
 // once the handler runs, so the ErrorFunc knows which case it is in.
-type sessionPhase struct{ inHandler bool }
+// (When the handler wrote nothing at all, scs saves after it returns; a
+// failure then is answered 500 as before.)
+type sessionPhase struct{ inHandler, handlerDone bool }
 
 type sessionPhaseKey struct{}
 
@@ -26,6 +28,7 @@ func withSessions(sm *scs.SessionManager, next http.Handler) http.Handler {
 	inner := sm.LoadAndSave(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ph, ok := r.Context().Value(sessionPhaseKey{}).(*sessionPhase); ok {
 			ph.inHandler = true
+			defer func() { ph.handlerDone = true }()
 		}
 		next.ServeHTTP(w, r)
 	}))
@@ -40,7 +43,9 @@ func withSessions(sm *scs.SessionManager, next http.Handler) http.Handler {
 func sessionErrorFunc(log *slog.Logger) func(http.ResponseWriter, *http.Request, error) {
 	return func(w http.ResponseWriter, r *http.Request, err error) {
 		ph, _ := r.Context().Value(sessionPhaseKey{}).(*sessionPhase)
-		saving := ph != nil && ph.inHandler
+		// saving: scs is saving from inside the handler's first write,
+		// which goes on to write the handler's own header.
+		saving := ph != nil && ph.inHandler && !ph.handlerDone
 		switch {
 		case proxy.ClientGone(r, err):
 			log.Debug("session: client went away", "path", r.URL.Path, "saving", saving, "err", err)
