@@ -47,6 +47,8 @@ type Server struct {
 	handler  http.Handler
 	// metrics serves /metrics on WORKBENCH_METRICS_ADDR (nil: not separate).
 	metrics http.Handler
+	// pprof serves /debug/pprof on WORKBENCH_PPROF_ADDR (nil: off).
+	pprof http.Handler
 	// ssh serves WORKBENCH_SSH_ADDR (web/sshgate).
 	ssh *sshgate.Server
 	// GPUWatch fires "notify me when a GPU frees" (orchestrator/gpu_watch.go).
@@ -100,6 +102,9 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr}, log)
 	s.handler = s.buildHandler(h)
+	if cfg.PprofAddr != "" {
+		s.pprof = pprofHandler(h)
+	}
 	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
 	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
 	return s, nil
@@ -226,6 +231,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // are served by Handler instead.
 func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
+// PprofHandler serves /debug/pprof on WORKBENCH_PPROF_ADDR; nil when off.
+func (s *Server) PprofHandler() http.Handler { return s.pprof }
+
 // SSH is the SSH server (tests serve it on their own listener).
 func (s *Server) SSH() *sshgate.Server { return s.ssh }
 
@@ -264,7 +272,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	defer func() { stopBG(); loops.Wait() }()
 
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	go func() { errc <- srv.Serve(ln) }()
 	if s.metrics != nil {
 		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
@@ -275,6 +283,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		go func() { errc <- msrv.Serve(mln) }()
 		defer msrv.Close()
 		s.log.Info("serving metrics", "addr", mln.Addr().String())
+	}
+	if s.pprof != nil {
+		pln, err := net.Listen("tcp", s.cfg.PprofAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (WORKBENCH_PPROF_ADDR): %w", s.cfg.PprofAddr, err)
+		}
+		psrv := &http.Server{Handler: s.pprof, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- psrv.Serve(pln) }()
+		defer psrv.Close()
+		s.log.Info("serving /debug/pprof to admin tokens", "addr", pln.Addr().String())
 	}
 	if s.cfg.SSHAddr != "" {
 		sln, err := net.Listen("tcp", s.cfg.SSHAddr)
