@@ -81,7 +81,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Unbilled(ctx, u.ID, ""); err == nil && live.AmountMicros > 0 {
 			v.Pending = h.amountText(live.AmountMicros)
-		} else if err != nil {
+		} else if err != nil && !proxy.ClientGone(c.Request, err) {
 			h.log.Warn("unbilled usage", "user", u.Username, "err", err)
 		}
 	}

@@ -27,6 +27,9 @@ const DBFileName = "workbench.db"
 // Store is the portal's handle on its SQLite database.
 type Store struct {
 	db  *gorm.DB
+	// rdb is db with prepared statements, for the reads every page view
+	// makes, outside transactions only (see reads.go).
+	rdb *gorm.DB
 	sql *sql.DB
 	log *slog.Logger
 	now func() time.Time
@@ -80,7 +83,12 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	_ = os.Chmod(path, 0o600)
-	s := &Store{db: db, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0)}
+	rdb, err := openPreparedReads(sqlDB)
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0)}
 	if err := s.versions.register(db); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

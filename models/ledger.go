@@ -186,8 +186,11 @@ func (s *Store) EachStatementLine(ctx context.Context, userID int64, from, to ti
 
 // MonthTotals returns a user's ledger GPU-seconds and spend since from.
 func (s *Store) MonthTotals(ctx context.Context, userID int64, from time.Time) (gpuSeconds, amount int64, err error) {
-	row := s.sql.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), 0),
-		COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, userID, from.UTC())
+	row := s.rdb.WithContext(ctx).Raw(`SELECT COALESCE(SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), 0),
+		COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, userID, from.UTC()).Row()
+	if err = row.Err(); err != nil {
+		return
+	}
 	err = row.Scan(&gpuSeconds, &amount)
 	return
 }
@@ -202,7 +205,7 @@ func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]
 		WorkbenchID string
 		Amount      int64
 	}
-	err := workbenchChargesQuery(s.db.WithContext(ctx), ids).Scan(&rows).Error
+	err := workbenchChargesQuery(s.rdb.WithContext(ctx), ids).Scan(&rows).Error
 	for _, r := range rows {
 		out[r.WorkbenchID] = r.Amount
 	}

@@ -97,7 +97,7 @@ func (s *Store) IntervalsToBillOf(ctx context.Context, userID int64, workbenchID
 	if workbenchIDs != nil && len(workbenchIDs) == 0 {
 		return out, nil
 	}
-	err := intervalsToBillQuery(s.db.WithContext(ctx), userID, workbenchIDs).Find(&out).Error
+	err := intervalsToBillQuery(s.rdb.WithContext(ctx), userID, workbenchIDs).Find(&out).Error
 	return out, err
 }
 

@@ -109,7 +109,7 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 // UserByID returns the user with id.
 func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
 	var u User
-	err := s.db.WithContext(ctx).First(&u, id).Error
+	err := s.rdb.WithContext(ctx).First(&u, id).Error
 	return &u, notFound(err)
 }
 

@@ -255,7 +255,7 @@ func (s *Store) ReleaseGPUs(ctx context.Context, wbID string) error {
 // GPUAllocations maps each bound GPU UUID to its workbench id.
 func (s *Store) GPUAllocations(ctx context.Context) (map[string]string, error) {
 	var rows []gpuAllocation
-	if err := s.db.WithContext(ctx).Find(&rows).Error; err != nil {
+	if err := s.rdb.WithContext(ctx).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(rows))
@@ -329,7 +329,7 @@ func (s *Store) WorkbenchByID(ctx context.Context, id string) (*Workbench, error
 // Each row carries its owner's username (OwnerName), joined in SQL.
 func (s *Store) ListWorkbenches(ctx context.Context, ownerID int64, states ...string) ([]Workbench, error) {
 	var out []Workbench
-	if err := listWorkbenchesQuery(s.db.WithContext(ctx), ownerID, states).Find(&out).Error; err != nil {
+	if err := listWorkbenchesQuery(s.rdb.WithContext(ctx), ownerID, states).Find(&out).Error; err != nil {
 		return nil, err
 	}
 	return out, s.attachGPUs(ctx, out)
@@ -369,7 +369,7 @@ func (s *Store) attachGPUs(ctx context.Context, wbs []Workbench) error {
 		wbs[i].GPUs = []string{}
 	}
 	var rows []gpuAllocation
-	if err := s.db.WithContext(ctx).Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&rows).Error; err != nil {
+	if err := s.rdb.WithContext(ctx).Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&rows).Error; err != nil {
 		return err
 	}
 	for _, r := range rows {

@@ -59,6 +59,7 @@ var (
 	b2bConns  = flag.Int("conns", 50, "connections of the back-to-back (wrk) measurement")
 	goalP99   = flag.Duration("goal-p99", 50*time.Millisecond, "p99 goal at 200 req/s")
 	launchMax = flag.Duration("launch-timeout", 10*time.Minute, "how long the workbenches may take to be running")
+	profDir   = flag.String("profile", "", "if set, a directory where a CPU profile of each back-to-back run is written (through WORKBENCH_PPROF_ADDR)")
 )
 
 func main() {
@@ -76,6 +77,7 @@ type portal struct {
 	installID string
 	cli       *client.Client
 	admin     string
+	pprofURL  string
 	http      *http.Client
 }
 
@@ -226,6 +228,15 @@ func startPortal(ctx context.Context, cli *client.Client) (*portal, error) {
 	p.cmd = exec.Command(*binPath, "serve")
 	p.cmd.Env = append(os.Environ(), "WORKBENCH_ADDR="+addr, "WORKBENCH_DATA_DIR="+dir, "WORKBENCH_ADMIN_PASSWORD="+adminPassword,
 		"WORKBENCH_GPUS=mock:dgxh100", "WORKBENCH_LOG_LEVEL=warn", "WORKBENCH_PUBLIC_URL=http://"+addr)
+	if *profDir != "" {
+		pl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		p.pprofURL = "http://" + pl.Addr().String()
+		pl.Close()
+		p.cmd.Env = append(p.cmd.Env, "WORKBENCH_PPROF_ADDR="+strings.TrimPrefix(p.pprofURL, "http://"))
+	}
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", *binPath, err)
@@ -471,6 +482,15 @@ func (p *portal) backToBack(page string, auth func(int) string) (result, error) 
 	if err := os.WriteFile(script, []byte(lua.String()), 0o600); err != nil {
 		return result{}, err
 	}
+	var prof sync.WaitGroup
+	if p.pprofURL != "" {
+		prof.Add(1)
+		go func() {
+			defer prof.Done()
+			p.cpuProfile(page)
+		}()
+	}
+	defer prof.Wait()
 	out, err := exec.Command("wrk", "-t", "2", "-c", strconv.Itoa(*b2bConns), "-d", duration.String(), "--latency", "-s", script, p.url+page).CombinedOutput()
 	if err != nil {
 		return result{}, fmt.Errorf("wrk %s: %v: %s", page, err, out)
@@ -545,11 +565,22 @@ func (p *portal) logCounts() map[string]int {
 			out["superfluous WriteHeader"]++
 		case strings.Contains(line, "level=ERROR"):
 			out["ERROR"]++
+			out["ERROR "+logMsg(line)]++
 		case strings.Contains(line, "level=WARN"):
 			out["WARN"]++
+			out["WARN "+logMsg(line)]++
 		}
 	}
 	return out
+}
+
+var msgRe = regexp.MustCompile(`msg=("[^"]*"|\S+)`)
+
+func logMsg(line string) string {
+	if m := msgRe.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return "?"
 }
 
 func report(rows []result, rssStart, rssAfter string, logs map[string]int) {
@@ -585,6 +616,11 @@ func report(rows []result, rssStart, rssAfter string, logs map[string]int) {
 	}
 	fmt.Printf("RSS after the first start: %s; after the load: %s\n", rssStart, rssAfter)
 	fmt.Printf("portal log: %d ERROR, %d WARN, %d superfluous WriteHeader\n", logs["ERROR"], logs["WARN"], logs["superfluous WriteHeader"])
+	for k, n := range logs {
+		if strings.HasPrefix(k, "ERROR ") || strings.HasPrefix(k, "WARN ") {
+			fmt.Printf("  %5d × %s\n", n, k)
+		}
+	}
 	fmt.Println("(2-core machine shared with other work: figures vary between runs)")
 }
 
@@ -619,4 +655,33 @@ func parallel(n, width int, f func(int) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// cpuProfile saves a CPU profile of the portal taken during a back-to-back
+// run to -profile/cpu-<page>.out (go tool pprof bin/workbench FILE).
+func (p *portal) cpuProfile(page string) {
+	secs := int(duration.Seconds()) - 1
+	if secs < 1 {
+		secs = 1
+	}
+	req, _ := http.NewRequest("GET", fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", p.pprofURL, secs), nil)
+	req.Header.Set("Authorization", "Bearer "+p.admin)
+	res, err := p.http.Do(req)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		return
+	}
+	defer res.Body.Close()
+	name := "cpu-" + strings.Trim(strings.ReplaceAll(page, "/", "_"), "_") + ".out"
+	if page == "/" {
+		name = "cpu-home.out"
+	}
+	_ = os.MkdirAll(*profDir, 0o755)
+	f, err := os.Create(filepath.Join(*profDir, name))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		return
+	}
+	defer f.Close()
+	_, _ = io.Copy(f, res.Body)
 }
