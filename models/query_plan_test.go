@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -25,6 +26,19 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		},
 		"IntervalsToBillOf(user)": func(tx *gorm.DB) *gorm.DB {
 			return intervalsToBillQuery(tx, 7, nil).Find(&[]UsageInterval{})
+		},
+		"StorageToBillOf(user)": func(tx *gorm.DB) *gorm.DB {
+			return storageToBillQuery(tx, 7).Find(&[]StorageInterval{})
+		},
+		"EffectiveQuota(groups)": func(tx *gorm.DB) *gorm.DB {
+			return tx.Where("scope = ? AND subject_id IN (SELECT group_id FROM group_members WHERE user_id = ?)", ScopeGroup, 7).Find(&[]quotaRow{})
+		},
+		"MonthTotals": func(tx *gorm.DB) *gorm.DB {
+			var n []int64
+			return tx.Raw(`SELECT COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, 7, time.Now()).Scan(&n)
+		},
+		"StatementPage": func(tx *gorm.DB) *gorm.DB {
+			return statementQuery(tx, 7, time.Now().AddDate(0, -1, 0), time.Now()).Offset(100).Limit(100).Find(&[]LedgerEntry{})
 		},
 		"WorkbenchCharges": func(tx *gorm.DB) *gorm.DB {
 			var rows []struct{ WorkbenchID string }

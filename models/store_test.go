@@ -230,7 +230,7 @@ func TestReopenSkipsMigrationsWhenCurrent(t *testing.T) {
 	if err := s.db.Exec("DELETE FROM goose_db_version WHERE version_id = 70").Error; err != nil {
 		t.Fatal(err)
 	}
-	if err := s.db.Exec("DROP INDEX workbenches_owner_created; DROP INDEX usage_intervals_unsettled_user; DROP INDEX usage_intervals_unsettled_wb; DROP INDEX ledger_workbench_amount").Error; err != nil {
+	if err := s.db.Exec("DROP INDEX workbenches_owner_created; DROP INDEX usage_intervals_unsettled_user; DROP INDEX usage_intervals_unsettled_wb; DROP INDEX ledger_workbench_amount; DROP INDEX storage_intervals_unsettled_user").Error; err != nil {
 		t.Fatal(err)
 	}
 	if s.schemaCurrent(ctx) {

@@ -395,7 +395,13 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 // unbilledStorage prices the storage not in the ledger yet for userID,
 // from since on.
 func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (int64, error) {
-	ivs, err := b.store.StorageToBill(ctx)
+	var ivs []models.StorageInterval
+	var err error
+	if userID != 0 {
+		ivs, err = b.store.StorageToBillOf(ctx, userID)
+	} else {
+		ivs, err = b.store.StorageToBill(ctx)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -10,11 +10,15 @@ CREATE INDEX workbenches_owner_created ON workbenches(owner_id, created_at) WHER
 CREATE INDEX usage_intervals_unsettled_user ON usage_intervals(user_id) WHERE ended_at IS NULL OR settled = 0;
 CREATE INDEX usage_intervals_unsettled_wb ON usage_intervals(workbench_id) WHERE ended_at IS NULL OR settled = 0;
 
+-- The unbilled storage of one user (their month's usage on every page).
+CREATE INDEX storage_intervals_unsettled_user ON storage_intervals(user_id) WHERE ended_at IS NULL OR settled = 0;
+
 -- What the ledger already charged each listed workbench (covering).
 CREATE INDEX ledger_workbench_amount ON ledger_entries(workbench_id, amount_micros);
 
 -- +goose Down
 DROP INDEX ledger_workbench_amount;
+DROP INDEX storage_intervals_unsettled_user;
 DROP INDEX usage_intervals_unsettled_wb;
 DROP INDEX usage_intervals_unsettled_user;
 DROP INDEX workbenches_owner_created;
