@@ -26,7 +26,7 @@ const DBFileName = "workbench.db"
 
 // Store is the portal's handle on its SQLite database.
 type Store struct {
-	db  *gorm.DB
+	db *gorm.DB
 	// rdb is db with prepared statements, for the reads every page view
 	// makes, outside transactions only (see reads.go).
 	rdb *gorm.DB
