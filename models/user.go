@@ -245,3 +245,26 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (created bool,
 	})
 	return created, generated, err
 }
+
+// UserPage is one page of users by username, optionally only those whose
+// username, display name or email contains search (case-insensitive), and
+// how many match in all: the admin users page.
+func (s *Store) UserPage(ctx context.Context, search string, offset, limit int) ([]User, int64, error) {
+	q := s.db.WithContext(ctx).Model(&User{})
+	if search = strings.TrimSpace(search); search != "" {
+		like := "%" + likeEscape(search) + "%"
+		q = q.Where(`username LIKE ? ESCAPE '\' OR display_name LIKE ? ESCAPE '\' OR email LIKE ? ESCAPE '\'`, like, like, like)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []User
+	err := q.Order("username").Offset(offset).Limit(limit).Find(&out).Error
+	return out, total, err
+}
+
+// likeEscape makes s match itself in a LIKE pattern with ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
