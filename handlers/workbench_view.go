@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -163,6 +164,10 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	if err != nil {
 		return nil, err
 	}
+	return h.rowsOf(ctx, wbs)
+}
+
+func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench) ([]templates.WorkbenchRow, error) {
 	n, costs, err := h.workbenchViews(ctx, wbs)
 	if err != nil {
 		return nil, err
@@ -176,13 +181,41 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	return rows, nil
 }
 
+// adminWorkbenches: GET /admin/workbenches?state=&page= — everyone's
+// workbenches, 100 a page, optionally in one state.
 func (h *Handler) adminWorkbenches(c *gin.Context) {
-	rows, err := h.listRows(c.Request.Context(), 0)
+	ctx := c.Request.Context()
+	page, err := pageParam(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), rows))
+	state := c.Query("state")
+	if state != "" && !slices.Contains(models.AllStates, state) {
+		h.fail(c, &models.ValidationError{Field: "state", Message: "is not a workbench state"})
+		return
+	}
+	wbs, total, err := h.store.WorkbenchPage(ctx, state, (page-1)*pageSize, pageSize)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if len(wbs) == 0 && page > 1 && total > 0 { // past the end: the last page
+		p, off := pager(c, "/admin/workbenches", page, total)
+		page = p.Page
+		if wbs, total, err = h.store.WorkbenchPage(ctx, state, off, pageSize); err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
+	rows, err := h.rowsOf(ctx, wbs)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates}
+	v.Pages, _ = pager(c, "/admin/workbenches", page, total)
+	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), v))
 }
 
 // rateText is "3.25 USD/h" for a running workbench, "" otherwise.

@@ -29,6 +29,8 @@ const (
 var (
 	ActiveStates    = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping}
 	LaunchingStates = []string{StateRequested, StatePulling, StateCreating, StateStarting}
+	// AllStates lists every state, in life order (filters offer them).
+	AllStates = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping, StateStopped, StateFailed}
 )
 
 // Workbench is one user's JupyterLab container and its record.
@@ -464,4 +466,23 @@ func (s *Store) RouteOf(ctx context.Context, id string) (WorkbenchRoute, error) 
 	err := s.db.WithContext(ctx).Model(&Workbench{}).Select("owner_id", "state", "endpoint", "token").
 		Where("id = ? AND deleted_at IS NULL", id).Take(&r).Error
 	return r, notFound(err)
+}
+
+// WorkbenchPage is one page of everyone's workbenches, newest first
+// (optionally only those in state), with owner names, and how many match
+// in all: the admin workbenches page.
+func (s *Store) WorkbenchPage(ctx context.Context, state string, offset, limit int) ([]Workbench, int64, error) {
+	var states []string
+	if state != "" {
+		states = []string{state}
+	}
+	var total int64
+	if err := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states).Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []Workbench
+	if err := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states).Offset(offset).Limit(limit).Find(&out).Error; err != nil {
+		return nil, 0, err
+	}
+	return out, total, s.attachGPUs(ctx, out)
 }
