@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"workbench/models"
 )
@@ -116,5 +117,47 @@ func TestAdminAuditPagesAndFilters(t *testing.T) {
 	}
 	if got := strings.TrimSpace(doc.Find(`[data-testid=audit-row]`).First().Find("td").Eq(2).Text()); got != "user.create" {
 		t.Errorf("bob's first action %q", got)
+	}
+}
+
+// TestAdminBillingPagesItsGroups: by workbench, 150 workbenches' lines show
+// 100 groups a page with the month's total over all of them, and stable
+// ?month=&group_by=&page= links.
+func TestAdminBillingPagesItsGroups(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	month := models.MonthStart(time.Now())
+	var lines []models.LedgerEntry
+	for i := 0; i < 150; i++ {
+		lines = append(lines, models.LedgerEntry{IdempotencyKey: fmt.Sprintf("test:bill:%d", i), UserID: ada.ID,
+			WorkbenchID: fmt.Sprintf("wb-%03d", i), Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3",
+			PeriodStart: month, PeriodEnd: month.Add(time.Hour), Seconds: 3600, QuantityMilli: 1000, RateMicros: 1_000_000, AmountMicros: 1_000_000})
+	}
+	if _, err := p.srv.Store.RecordBilling(ctx, 0, lines, month, true); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := mpAdmin(t, p)
+	m := month.Format("2006-01")
+	_, body := p.get(c, "/admin/billing?month="+m+"&group_by=workbench")
+	doc := mpDoc(t, body)
+	if n := doc.Find(`[data-testid=billing-row]`).Length(); n != 100 {
+		t.Fatalf("page 1: %d groups, want 100", n)
+	}
+	if tot := strings.TrimSpace(doc.Find(`[data-testid=billing-total]`).Text()); !strings.HasPrefix(tot, "150.00") {
+		t.Errorf("total %q: want the whole month's 150.00", tot)
+	}
+	next := doc.Find(`[data-testid=pager-next]`).AttrOr("href", "")
+	if !strings.Contains(next, "group_by=workbench") || !strings.Contains(next, "month="+m) || !strings.Contains(next, "page=2") {
+		t.Fatalf("next link %q", next)
+	}
+	_, body = p.get(c, next)
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=billing-row]`).Length(); n != 50 {
+		t.Fatalf("page 2: %d groups, want 50", n)
+	}
+	if tot := strings.TrimSpace(doc.Find(`[data-testid=billing-total]`).Text()); !strings.HasPrefix(tot, "150.00") {
+		t.Errorf("page 2 total %q: want the whole month's", tot)
 	}
 }
