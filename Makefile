@@ -7,7 +7,7 @@ TEMPL   := $(GO) tool templ
 BIN     := bin/workbench
 PKGS    := ./...
 
-.PHONY: build run demo test test-short test-install generate lint bench fuzz clean
+.PHONY: build run demo test test-short test-install generate lint bench bench-load fuzz clean
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -63,6 +63,15 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -count 1 $(PKGS)
+
+# Load benchmark (issue 15; not part of `make test`): the built portal with
+# 500 users and 50 running fake-Jupyter workbenches, its four busiest pages
+# driven by hey (fixed rates) and wrk (back to back). Needs Docker, hey and
+# wrk (Debian: apt-get install hey wrk). BENCH_LOAD_FLAGS, e.g.
+# "-duration 20s -rates 50,200".
+BENCH_LOAD_FLAGS ?=
+bench-load: build
+	$(GO) run ./internal/benchload -bin $(BIN) $(BENCH_LOAD_FLAGS)
 
 clean:
 	rm -rf bin

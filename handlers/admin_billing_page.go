@@ -80,6 +80,11 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 		h.fail(c, err)
 		return
 	}
+	page, err := pageParam(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	items, total, err := h.store.UsageSummary(ctx, month, month.AddDate(0, 1, 0), groupBy, 0)
 	if err != nil {
 		h.fail(c, err)
@@ -111,6 +116,12 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	var secs int64
 	for _, it := range items {
 		secs += it.GPUSeconds
+	}
+	// The totals cover the month; the rows come a page at a time (by
+	// workbench, a month can have thousands).
+	pages, offset := pager(c, "/admin/billing", page, int64(len(items)))
+	v.Pages = pages
+	for _, it := range items[offset:min(offset+pageSize, len(items))] {
 		label := it.Key
 		if label == "" {
 			label = emptyKeyLabel(groupBy)

@@ -80,15 +80,31 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 }
 
 func (h *Handler) adminAudit(c *gin.Context) {
-	entries, err := h.store.ListAudit(c.Request.Context(), 500)
+	ctx := c.Request.Context()
+	page, err := pageParam(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	rows := make([]templates.AuditRow, 0, len(entries))
+	action, actor := c.Query("action"), c.Query("actor")
+	entries, total, err := h.store.AuditPage(ctx, action, actor, (page-1)*pageSize, pageSize)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if len(entries) == 0 && page > 1 && total > 0 { // past the end: the last page
+		p, off := pager(c, "/admin/audit", page, total)
+		page = p.Page
+		if entries, total, err = h.store.AuditPage(ctx, action, actor, off, pageSize); err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
+	v := templates.AuditView{Action: action, Actor: actor}
+	v.Pages, _ = pager(c, "/admin/audit", page, total)
 	for _, e := range entries {
-		rows = append(rows, templates.AuditRow{At: templates.When(&e.At), Actor: e.Actor, Action: e.Action,
+		v.Rows = append(v.Rows, templates.AuditRow{At: templates.When(&e.At), Actor: e.Actor, Action: e.Action,
 			Target: e.Target, Before: e.Before, After: e.After})
 	}
-	h.render(c, http.StatusOK, templates.AdminAuditPage(h.page(c, "Audit log"), rows))
+	h.render(c, http.StatusOK, templates.AdminAuditPage(h.page(c, "Audit log"), v))
 }

@@ -17,10 +17,24 @@ func (h *Handler) adminUsers(c *gin.Context) {
 
 func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUserForm) {
 	ctx := c.Request.Context()
-	users, err := h.store.ListUsers(ctx)
+	page, err := pageParam(c)
 	if err != nil {
 		h.fail(c, err)
 		return
+	}
+	search := c.Query("q")
+	users, total, err := h.store.UserPage(ctx, search, (page-1)*pageSize, pageSize)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if len(users) == 0 && page > 1 && total > 0 { // past the end: the last page
+		p, off := pager(c, "/admin/users", page, total)
+		page = p.Page
+		if users, total, err = h.store.UserPage(ctx, search, off, pageSize); err != nil {
+			h.fail(c, err)
+			return
+		}
 	}
 	groups, err := h.store.ListGroups(ctx)
 	if err != nil {
@@ -33,7 +47,8 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 			memberOf[m] = append(memberOf[m], g.Name)
 		}
 	}
-	v := templates.UsersView{Form: form, Self: currentUser(c).Username}
+	v := templates.UsersView{Form: form, Self: currentUser(c).Username, Search: search}
+	v.Pages, _ = pager(c, "/admin/users", page, total)
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
 			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Groups: memberOf[u.Username]}

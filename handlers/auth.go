@@ -33,7 +33,7 @@ func (h *Handler) loadUser(c *gin.Context) {
 			if errors.Is(err, models.ErrBadToken) {
 				h.fail(c, newError(401, "invalid_token", err.Error()))
 			} else {
-				h.fail(c, storeUnavailable(h.log, err))
+				h.fail(c, storeUnavailable(h.log, c.Request, err))
 			}
 			return
 		}
@@ -44,7 +44,7 @@ func (h *Handler) loadUser(c *gin.Context) {
 	}
 	u, err := h.sessionUser(c.Request.Context())
 	if err != nil {
-		h.fail(c, storeUnavailable(h.log, err))
+		h.fail(c, storeUnavailable(h.log, c.Request, err))
 		return
 	}
 	if u != nil {

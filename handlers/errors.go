@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
@@ -71,6 +72,14 @@ func classify(err error) *apiError {
 // JSON under /api/ and an error page elsewhere.
 func (h *Handler) fail(c *gin.Context, err error) {
 	e := classify(err)
+	if e.Status >= 500 && proxy.ClientGone(c.Request, err) {
+		// The client went away (its request was cancelled, so the store
+		// or the engine gave up): no one reads an answer, and it is not
+		// the portal's failure. Recorded as 499, logged at debug.
+		h.log.Debug("request abandoned by the client", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+		c.AbortWithStatus(proxy.StatusClientClosed)
+		return
+	}
 	attrs := []any{"method", c.Request.Method, "path", c.Request.URL.Path, "status", e.Status, "code", e.Code, "err", err}
 	if e.Status >= 500 {
 		h.log.Error("request failed", attrs...)

@@ -21,8 +21,9 @@ type Config struct {
 	// NotebookDomain, when set, serves each workbench on its own origin
 	// {id}.NotebookDomain (see notebook_host.go); "" is path mode.
 	NotebookDomain string
-	// LoginMemory bounds the memory concurrent password checks may take
-	// together, in bytes (0: DefaultLoginMemory).
+	// LoginMemory bounds the memory concurrent password hashes and checks
+	// may take together, in bytes (0: models.DefaultHashMemory); it sizes
+	// the store's hash gate, shared by logins, sudo and password changes.
 	LoginMemory int64
 	// SSHAddr is where the portal serves SSH into workbenches ("" off).
 	SSHAddr string
@@ -37,8 +38,6 @@ type Handler struct {
 	pool     *orchestrator.Pool
 	wbs      *orchestrator.Manager
 	throttle *LoginThrottle
-	// hashSlots bounds concurrent password checks (login_slots.go).
-	hashSlots hashSlots
 	// proxyAuth caches session→user for the Jupyter proxy's hot path.
 	proxyAuth *proxyAuthCache
 	// live is every proxied request in flight, so revocation can end them.
@@ -52,13 +51,13 @@ type Handler struct {
 
 // New builds the Handler.
 func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.Pool, wbs *orchestrator.Manager, cfg Config, log *slog.Logger) *Handler {
+	store.SetHashMemory(cfg.LoginMemory)
 	h := &Handler{
 		store:     store,
 		sessions:  sessions,
 		pool:      pool,
 		wbs:       wbs,
 		throttle:  NewLoginThrottle(),
-		hashSlots: newHashSlots(cfg.LoginMemory),
 		proxyAuth: newProxyAuthCache(),
 		live:      proxy.NewLive(),
 		cfg:       cfg,

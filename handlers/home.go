@@ -13,7 +13,7 @@ import (
 // home lists the user's workbenches.
 func (h *Handler) home(c *gin.Context) {
 	ctx := c.Request.Context()
-	gpus, err := h.pool.List(ctx)
+	gpus, err := h.pool.ListRecent(ctx)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -24,7 +24,7 @@ func (h *Handler) home(c *gin.Context) {
 		return
 	}
 	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(gpus)}
-	if err := h.wbs.EnginePing(ctx); err != nil {
+	if err := h.wbs.EngineRecentlyUp(ctx); err != nil {
 		v.EngineDown = "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back."
 	}
 	h.render(c, http.StatusOK, templates.HomePage(h.workPage(c, "Workbenches"), v))

@@ -24,9 +24,10 @@ func (h *Handler) loginForm(c *gin.Context) {
 
 // login checks the form and rotates the session token so a planted session
 // id is useless. Before any password is hashed the attempt is reserved with
-// the throttle (429 when it must wait) and a hashing slot is taken (503 when
-// every slot is busy): a burst of guesses costs neither memory nor guesses
-// beyond the limits. See LoginThrottle and hashSlots.
+// the throttle (429 when it must wait), and the check takes room in the
+// store's hash gate (503 when it is full): a burst of guesses costs neither
+// memory nor guesses beyond the limits. See LoginThrottle and
+// models/hash_gate.go.
 func (h *Handler) login(c *gin.Context) {
 	username := strings.ToLower(strings.TrimSpace(c.PostForm("username")))
 	password := c.PostForm("password")
@@ -43,7 +44,8 @@ func (h *Handler) login(c *gin.Context) {
 		h.render(c, http.StatusTooManyRequests, templates.LoginPage(h.page(c, "Log in"), form))
 		return
 	}
-	if !h.hashSlots.tryAcquire() {
+	u, err := h.store.Authenticate(c.Request.Context(), username, password)
+	if errors.Is(err, models.ErrHashBusy) {
 		res.Cancel()
 		c.Header("Retry-After", "1")
 		form.Error = "The portal is busy checking other logins. Try again in a moment."
@@ -51,10 +53,6 @@ func (h *Handler) login(c *gin.Context) {
 		h.render(c, http.StatusServiceUnavailable, templates.LoginPage(h.page(c, "Log in"), form))
 		return
 	}
-	u, err := func() (*models.User, error) {
-		defer h.hashSlots.release() // even if the check panics
-		return h.store.Authenticate(c.Request.Context(), username, password)
-	}()
 	if errors.Is(err, models.ErrBadCredentials) {
 		res.Failed()
 		h.log.Info("login failed", "username", username, "addr", addr)

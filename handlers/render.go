@@ -6,6 +6,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"workbench/handlers/proxy"
 	"workbench/templates"
 )
 
@@ -40,6 +41,10 @@ func (h *Handler) render(c *gin.Context, status int, comp templ.Component) {
 	c.Status(status)
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	if err := comp.Render(c.Request.Context(), c.Writer); err != nil {
+		if proxy.ClientGone(c.Request, err) {
+			h.log.Debug("render abandoned by the client", "path", c.Request.URL.Path, "err", err)
+			return
+		}
 		h.log.Error("render failed", "path", c.Request.URL.Path, "err", err)
 	}
 }

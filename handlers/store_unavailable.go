@@ -3,6 +3,8 @@ package handlers
 import (
 	"log/slog"
 	"net/http"
+
+	"workbench/handlers/proxy"
 )
 
 // errStoreUnavailable answers a request the portal cannot serve because the
@@ -13,7 +15,12 @@ var errStoreUnavailable = newError(http.StatusServiceUnavailable, "store_unavail
 
 // storeUnavailable logs the store's error (the answer hides it) and
 // returns errStoreUnavailable for h.fail.
-func storeUnavailable(log *slog.Logger, err error) error {
+// A client that went away is not the store failing: the error is passed on
+// as is, and h.fail records it quietly.
+func storeUnavailable(log *slog.Logger, r *http.Request, err error) error {
+	if proxy.ClientGone(r, err) {
+		return err
+	}
 	log.Error("store failed while loading the user", "err", err)
 	return errStoreUnavailable
 }

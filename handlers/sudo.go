@@ -104,14 +104,11 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 		h.log.Warn("sudo throttled", "username", u.Username, "addr", addr)
 		return "Too many failed attempts. Try again in " + waitText(int(math.Ceil(wait.Seconds()))) + "."
 	}
-	if !h.hashSlots.tryAcquire() {
+	_, err := h.store.Authenticate(c.Request.Context(), u.Username, password)
+	if errors.Is(err, models.ErrHashBusy) {
 		res.Cancel()
 		return "The portal is busy checking other passwords. Try again in a moment."
 	}
-	_, err := func() (*models.User, error) {
-		defer h.hashSlots.release()
-		return h.store.Authenticate(c.Request.Context(), u.Username, password)
-	}()
 	if err != nil {
 		if errors.Is(err, models.ErrBadCredentials) {
 			res.Failed()

@@ -123,20 +123,3 @@ func TestLoginThrottleAccountLockAndAdminClear(t *testing.T) {
 		t.Fatal("still locked after an admin cleared it")
 	}
 }
-
-func TestHashSlotsSizedFromParams(t *testing.T) {
-	if n := cap(newHashSlots(128 << 20)); n != 2 {
-		t.Fatalf("128 MiB budget: %d slots, want 2 at 64 MiB per check", n)
-	}
-	if n := cap(newHashSlots(1)); n != 1 {
-		t.Fatalf("tiny budget: %d slots, want 1", n)
-	}
-	s := newHashSlots(128 << 20)
-	if !s.tryAcquire() || !s.tryAcquire() || s.tryAcquire() {
-		t.Fatal("slots do not bound at 2")
-	}
-	s.release()
-	if !s.tryAcquire() {
-		t.Fatal("released slot not reusable")
-	}
-}

@@ -9,14 +9,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/templates"
 )
-
-// maxStatementLines bounds the lines the Usage page shows; the CSV has all.
-const maxStatementLines = 1000
 
 // usagePage: GET /usage?month=YYYY-MM — the user's quota bars and the
 // month's statement.
@@ -25,6 +23,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 	u := currentUser(c)
 	now := time.Now().UTC()
 	month, err := parseMonth(c.Query("month"), now)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	page, err := pageParam(c)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -40,10 +43,20 @@ func (h *Handler) usagePage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	lines, err := h.store.Statement(ctx, u.ID, month, end)
+	// The summary above covers the month; the lines come a page at a time.
+	offset := (page - 1) * pageSize
+	lines, totalLines, err := h.store.StatementPage(ctx, u.ID, month, end, offset, pageSize)
 	if err != nil {
 		h.fail(c, err)
 		return
+	}
+	if offset > 0 && len(lines) == 0 && totalLines > 0 { // past the end: show the last page
+		p, last := pager(c, "/usage", page, totalLines)
+		page = p.Page
+		if lines, totalLines, err = h.store.StatementPage(ctx, u.ID, month, end, last, pageSize); err != nil {
+			h.fail(c, err)
+			return
+		}
 	}
 	names, err := h.workbenchNames(c, u.ID)
 	if err != nil {
@@ -83,15 +96,12 @@ func (h *Handler) usagePage(c *gin.Context) {
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Unbilled(ctx, u.ID, ""); err == nil && live.AmountMicros > 0 {
 			v.Pending = h.amountText(live.AmountMicros)
-		} else if err != nil {
+		} else if err != nil && !proxy.ClientGone(c.Request, err) {
 			h.log.Warn("unbilled usage", "user", u.Username, "err", err)
 		}
 	}
-	for i, l := range lines {
-		if i == maxStatementLines {
-			v.LinesHidden = len(lines) - i
-			break
-		}
+	v.LinePages, _ = pager(c, "/usage", page, totalLines)
+	for _, l := range lines {
 		v.Lines = append(v.Lines, h.statementLine(l, names))
 	}
 	h.render(c, http.StatusOK, templates.UsagePage(h.page(c, "Usage"), v))
@@ -144,28 +154,29 @@ func (h *Handler) usageCSV(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	lines, err := h.store.Statement(ctx, u.ID, month, month.AddDate(0, 1, 0))
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	names, err := h.workbenchNames(c, u.ID)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	csvHeaders(c, "usage-"+u.Username+"-"+month.Format("2006-01")+".csv")
+	// Streamed: each line is read from the database and written out in
+	// turn (csv.Writer buffers 4 KiB), never the whole month in memory.
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write(usageCSVHeader)
-	for _, l := range lines {
-		_ = w.Write([]string{l.PeriodStart.UTC().Format(time.RFC3339), l.PeriodEnd.UTC().Format(time.RFC3339),
+	err = h.store.EachStatementLine(ctx, u.ID, month, month.AddDate(0, 1, 0), func(l *models.LedgerEntry) error {
+		return w.Write([]string{l.PeriodStart.UTC().Format(time.RFC3339), l.PeriodEnd.UTC().Format(time.RFC3339),
 			csvText(nameOf(names, l.WorkbenchID)), csvText(l.WorkbenchID), l.Resource, csvText(l.GPUModel),
 			strconv.FormatInt(l.Seconds, 10), milliText(l.QuantityMilli), exactAmount(l.RateMicros), exactAmount(l.AmountMicros),
 			strconv.FormatInt(l.QuantityMilli, 10), strconv.FormatInt(l.RateMicros, 10), strconv.FormatInt(l.AmountMicros, 10),
 			h.cfg.Currency, csvText(l.Note), strconv.FormatInt(l.ID, 10), reversesText(l.Reverses), csvText(l.CreatedBy)})
-	}
+	})
 	w.Flush()
-	if err := w.Error(); err != nil {
+	if err == nil {
+		err = w.Error()
+	}
+	if err != nil && !proxy.ClientGone(c.Request, err) {
+		// Headers are out: the download ends short, and the log says why.
 		h.log.Warn("usage csv", "err", err)
 	}
 }

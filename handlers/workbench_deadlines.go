@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
@@ -79,7 +80,9 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 	}
 	st, err := h.quotaStatusOf(c, u)
 	if err != nil {
-		h.log.Warn("budget banner", "user", u.Username, "err", err)
+		if !proxy.ClientGone(c.Request, err) {
+			h.log.Warn("budget banner", "user", u.Username, "err", err)
+		}
 		return nil
 	}
 	b := &templates.BudgetWarning{Full: st.LimitReached != ""}

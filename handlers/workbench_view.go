@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -14,7 +15,9 @@ import (
 	"workbench/templates"
 )
 
-// catalogNames maps image, flavor and user ids to names for display.
+// catalogNames maps image, flavor and user ids to names for display. The
+// catalog comes from the store's cache; users are only the owners of the
+// workbenches shown.
 type catalogNames struct {
 	images     map[int64]string
 	openPaths  map[int64]string // image id → open_path
@@ -41,14 +44,29 @@ func (h *Handler) names(ctx context.Context) (catalogNames, error) {
 		n.flavors[f.ID] = f.Name
 		n.flavorByID[f.ID] = &fls[i]
 	}
-	users, err := h.store.ListUsers(ctx)
-	if err != nil {
-		return n, err
-	}
-	for _, u := range users {
-		n.users[u.ID] = u.Username
-	}
 	return n, nil
+}
+
+// ownerNames fills n.users for the workbenches that came without their
+// owner's name (those read one by one rather than listed): only those
+// owners are read, never every user.
+func (h *Handler) ownerNames(ctx context.Context, n catalogNames, wbs []models.Workbench) error {
+	for i := range wbs {
+		wb := &wbs[i]
+		if wb.OwnerName != "" {
+			n.users[wb.OwnerID] = wb.OwnerName
+			continue
+		}
+		if _, done := n.users[wb.OwnerID]; done {
+			continue
+		}
+		u, err := h.store.UserByID(ctx, wb.OwnerID)
+		if err != nil {
+			return err
+		}
+		n.users[wb.OwnerID] = u.Username
+	}
+	return nil
 }
 
 // workbenchJSON is the API shape of a workbench (SPEC §8).
@@ -91,6 +109,9 @@ type workbenchJSON struct {
 func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (catalogNames, map[string]orchestrator.WorkbenchCost, error) {
 	n, err := h.names(ctx)
 	if err != nil {
+		return n, nil, err
+	}
+	if err := h.ownerNames(ctx, n, wbs); err != nil {
 		return n, nil, err
 	}
 	costs, err := h.wbs.Billing().Costs(ctx, wbs, n.flavorByID)
@@ -196,6 +217,10 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	if err != nil {
 		return nil, err
 	}
+	return h.rowsOf(ctx, wbs)
+}
+
+func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench) ([]templates.WorkbenchRow, error) {
 	n, costs, err := h.workbenchViews(ctx, wbs)
 	if err != nil {
 		return nil, err
@@ -209,13 +234,41 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	return rows, nil
 }
 
+// adminWorkbenches: GET /admin/workbenches?state=&page= — everyone's
+// workbenches, 100 a page, optionally in one state.
 func (h *Handler) adminWorkbenches(c *gin.Context) {
-	rows, err := h.listRows(c.Request.Context(), 0)
+	ctx := c.Request.Context()
+	page, err := pageParam(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), rows))
+	state := c.Query("state")
+	if state != "" && !slices.Contains(models.AllStates, state) {
+		h.fail(c, &models.ValidationError{Field: "state", Message: "is not a workbench state"})
+		return
+	}
+	wbs, total, err := h.store.WorkbenchPage(ctx, state, (page-1)*pageSize, pageSize)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if len(wbs) == 0 && page > 1 && total > 0 { // past the end: the last page
+		p, off := pager(c, "/admin/workbenches", page, total)
+		page = p.Page
+		if wbs, total, err = h.store.WorkbenchPage(ctx, state, off, pageSize); err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
+	rows, err := h.rowsOf(ctx, wbs)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates}
+	v.Pages, _ = pager(c, "/admin/workbenches", page, total)
+	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), v))
 }
 
 // rateText is "3.25 USD/h" for a running workbench, "" otherwise.

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -43,4 +44,24 @@ func jsonText(v any) string {
 		return "(unencodable)"
 	}
 	return string(b)
+}
+
+// AuditPage is one page of the audit log, newest first, optionally only
+// entries whose action starts with action and whose actor is actor, and how
+// many match in all.
+func (s *Store) AuditPage(ctx context.Context, action, actor string, offset, limit int) ([]AuditEntry, int64, error) {
+	q := s.db.WithContext(ctx).Model(&AuditEntry{})
+	if action = strings.TrimSpace(action); action != "" {
+		q = q.Where(`action LIKE ? ESCAPE '\'`, likeEscape(action)+"%")
+	}
+	if actor = strings.TrimSpace(actor); actor != "" {
+		q = q.Where("actor = ?", actor)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []AuditEntry
+	err := q.Order("id DESC").Offset(offset).Limit(limit).Find(&out).Error
+	return out, total, err
 }

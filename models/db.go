@@ -17,6 +17,8 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"workbench/models/pricing"
 )
 
 // DBFileName is the SQLite file inside the data directory.
@@ -24,10 +26,22 @@ const DBFileName = "workbench.db"
 
 // Store is the portal's handle on its SQLite database.
 type Store struct {
-	db  *gorm.DB
+	db *gorm.DB
+	// rdb is db with prepared statements, for the reads every page view
+	// makes, outside transactions only (see reads.go).
+	rdb *gorm.DB
 	sql *sql.DB
 	log *slog.Logger
 	now func() time.Time
+
+	// versions and the caches below keep read-mostly values between
+	// requests until their tables are written (table_versions.go).
+	versions  tableVersions
+	schedules cached[map[string]pricing.Schedule]
+	images    cached[[]Image]
+	flavors   cached[[]Flavor]
+
+	hashes *hashGate // bounds concurrent argon2id work (hash_gate.go)
 }
 
 // Open opens (creating if needed) the database in dataDir and applies pending
@@ -69,7 +83,16 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	_ = os.Chmod(path, 0o600)
-	s := &Store{db: db, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }}
+	rdb, err := openPreparedReads(sqlDB)
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0)}
+	if err := s.versions.register(db); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

@@ -173,13 +173,24 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 }
 
 // ListFlavors returns flavors; onlyEnabled hides disabled ones.
+//
+// Cached like ListImages (the flavors are part of the catalog); each call
+// gets its own copy.
 func (s *Store) ListFlavors(ctx context.Context, onlyEnabled bool) ([]Flavor, error) {
-	var out []Flavor
-	q := s.db.WithContext(ctx).Order("gpu_count, name")
-	if onlyEnabled {
-		q = q.Where("enabled")
+	all, err := s.flavors.get(&s.versions, []string{"flavors"}, func() ([]Flavor, error) {
+		var out []Flavor
+		return out, s.db.WithContext(ctx).Order("gpu_count, name").Find(&out).Error
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, q.Find(&out).Error
+	out := make([]Flavor, 0, len(all))
+	for _, f := range all {
+		if !onlyEnabled || f.Enabled {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // FlavorByID returns one flavor.

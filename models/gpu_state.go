@@ -104,7 +104,7 @@ func (e *ConflictError) Error() string { return e.Message }
 // GPUStates returns admin state for every GPU that has any, keyed by UUID.
 func (s *Store) GPUStates(ctx context.Context) (map[string]GPUState, error) {
 	var rows []GPUState
-	if err := s.db.WithContext(ctx).Find(&rows).Error; err != nil {
+	if err := s.rdb.WithContext(ctx).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := make(map[string]GPUState, len(rows))

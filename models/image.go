@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,13 +150,26 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 }
 
 // ListImages returns the catalog; onlyEnabled hides disabled entries.
+//
+// The catalog is read on every page that names an image and written by an
+// admin now and then: the whole list is cached until images is written, and
+// each call gets its own copy of the slice.
 func (s *Store) ListImages(ctx context.Context, onlyEnabled bool) ([]Image, error) {
-	var out []Image
-	q := s.db.WithContext(ctx).Order("name")
-	if onlyEnabled {
-		q = q.Where("enabled")
+	all, err := s.images.get(&s.versions, []string{"images"}, func() ([]Image, error) {
+		var out []Image
+		return out, s.db.WithContext(ctx).Order("name").Find(&out).Error
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, q.Find(&out).Error
+	out := make([]Image, 0, len(all))
+	for _, img := range all {
+		if !onlyEnabled || img.Enabled {
+			img.ExtraPorts = slices.Clone(img.ExtraPorts)
+			out = append(out, img)
+		}
+	}
+	return out, nil
 }
 
 // ImageByID returns one catalog image.

@@ -158,17 +158,58 @@ func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy st
 // Statement returns a user's ledger lines with periods starting in [from, to).
 func (s *Store) Statement(ctx context.Context, userID int64, from, to time.Time) ([]LedgerEntry, error) {
 	var out []LedgerEntry
-	q := s.db.WithContext(ctx).Where("period_start >= ? AND period_start < ?", from.UTC(), to.UTC()).Order("period_start, id")
+	return out, statementQuery(s.db.WithContext(ctx), userID, from, to).Find(&out).Error
+}
+
+func statementQuery(db *gorm.DB, userID int64, from, to time.Time) *gorm.DB {
+	q := db.Model(&LedgerEntry{}).Where("period_start >= ? AND period_start < ?", from.UTC(), to.UTC())
 	if userID != 0 {
 		q = q.Where("user_id = ?", userID)
 	}
-	return out, q.Find(&out).Error
+	return q.Order("period_start, id")
+}
+
+// StatementPage is one page of Statement: limit lines from offset, and how
+// many lines the whole statement has.
+func (s *Store) StatementPage(ctx context.Context, userID int64, from, to time.Time, offset, limit int) ([]LedgerEntry, int64, error) {
+	var total int64
+	if err := statementQuery(s.db.WithContext(ctx), userID, from, to).Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []LedgerEntry
+	err := statementQuery(s.db.WithContext(ctx), userID, from, to).Offset(offset).Limit(limit).Find(&out).Error
+	return out, total, err
+}
+
+// EachStatementLine calls fn with every line of Statement in order, reading
+// them from the database as it goes, so a year of lines is streamed (the
+// CSV download) instead of held in memory. fn's error stops the walk.
+func (s *Store) EachStatementLine(ctx context.Context, userID int64, from, to time.Time, fn func(*LedgerEntry) error) error {
+	db := s.db.WithContext(ctx)
+	rows, err := statementQuery(db, userID, from, to).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l LedgerEntry
+		if err := db.ScanRows(rows, &l); err != nil {
+			return err
+		}
+		if err := fn(&l); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // MonthTotals returns a user's ledger GPU-seconds and spend since from.
 func (s *Store) MonthTotals(ctx context.Context, userID int64, from time.Time) (gpuSeconds, amount int64, err error) {
-	row := s.sql.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), 0),
-		COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, userID, from.UTC())
+	row := s.rdb.WithContext(ctx).Raw(`SELECT COALESCE(SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), 0),
+		COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, userID, from.UTC()).Row()
+	if err = row.Err(); err != nil {
+		return
+	}
 	err = row.Scan(&gpuSeconds, &amount)
 	return
 }
@@ -183,8 +224,7 @@ func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]
 		WorkbenchID string
 		Amount      int64
 	}
-	err := s.db.WithContext(ctx).Table("ledger_entries").Select("workbench_id, SUM(amount_micros) AS amount").
-		Where("workbench_id IN ?", ids).Group("workbench_id").Scan(&rows).Error
+	err := workbenchChargesQuery(s.rdb.WithContext(ctx), ids).Scan(&rows).Error
 	for _, r := range rows {
 		out[r.WorkbenchID] = r.Amount
 	}
@@ -192,3 +232,10 @@ func (s *Store) WorkbenchCharges(ctx context.Context, ids []string) (map[string]
 }
 
 func monthAligned(t time.Time) bool { return t.Equal(MonthStart(t)) }
+
+// workbenchChargesQuery sums the ledger of some workbenches through the
+// covering index ledger_workbench_amount.
+func workbenchChargesQuery(db *gorm.DB, ids []string) *gorm.DB {
+	return db.Table("ledger_entries").Select("workbench_id, SUM(amount_micros) AS amount").
+		Where("workbench_id IN ?", ids).Group("workbench_id")
+}

@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 
 	"github.com/pressly/goose/v3"
 )
@@ -16,6 +18,9 @@ var migrationFiles embed.FS
 // applied version in goose_db_version and runs every migration in its own
 // transaction, so an upgrade is simply starting the new binary.
 func (s *Store) migrate(ctx context.Context) error {
+	if s.schemaCurrent(ctx) {
+		return nil
+	}
 	sub, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return err
@@ -39,4 +44,60 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := s.sql.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied").Scan(&v)
 	return v, err
+}
+
+// schemaCurrent reports whether every embedded migration is already
+// applied, by one query of goose's table: then Open skips building goose's
+// provider (which parses every migration file), so a CLI command such as
+// `workbench token create` costs a query, not a schema check. Any doubt
+// (no table yet, a version missing) answers false and goose decides.
+func (s *Store) schemaCurrent(ctx context.Context) bool {
+	want, err := embeddedVersions()
+	if err != nil || len(want) == 0 {
+		return false
+	}
+	rows, err := s.sql.QueryContext(ctx, "SELECT version_id FROM goose_db_version WHERE is_applied")
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	applied := map[int64]bool{}
+	for rows.Next() {
+		var v int64
+		if rows.Scan(&v) != nil {
+			return false
+		}
+		applied[v] = true
+	}
+	if rows.Err() != nil {
+		return false
+	}
+	for _, v := range want {
+		if !applied[v] {
+			return false
+		}
+	}
+	return true
+}
+
+// embeddedVersions are the versions of the embedded migration files
+// (NNNNN_name.sql).
+func embeddedVersions() ([]int64, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		if !ok || !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
+		v, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

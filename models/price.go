@@ -90,16 +90,21 @@ func (s *Store) PriceHistory(ctx context.Context) ([]PriceRate, error) {
 }
 
 // Schedules returns the rate history of every resource, keyed by PriceKey.
+// Every page that shows a cost reads it, and rates change a few times a
+// year: it is cached until price_rates is written. Callers must not modify
+// the map or its schedules.
 func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, error) {
-	rates, err := s.PriceHistory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]pricing.Schedule{}
-	for _, r := range rates {
-		out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom, Micros: r.Micros})
-	}
-	return out, nil
+	return s.schedules.get(&s.versions, []string{"price_rates"}, func() (map[string]pricing.Schedule, error) {
+		rates, err := s.PriceHistory(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]pricing.Schedule{}
+		for _, r := range rates {
+			out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom, Micros: r.Micros})
+		}
+		return out, nil
+	})
 }
 
 // CurrentPrices returns the rate in force at t for every key, plus whether

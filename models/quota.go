@@ -137,7 +137,7 @@ func quotaOf(db *gorm.DB, scope string, subjectID int64) (Limits, bool, error) {
 // sets a value, else the most generous value among the user's groups that
 // set it, else the global default.
 func (s *Store) EffectiveQuota(ctx context.Context, userID int64) (Limits, error) {
-	return effectiveQuota(s.db.WithContext(ctx), userID)
+	return effectiveQuota(s.rdb.WithContext(ctx), userID)
 }
 
 func effectiveQuota(db *gorm.DB, userID int64) (Limits, error) {

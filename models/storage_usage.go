@@ -76,6 +76,18 @@ func (s *Store) StorageToBill(ctx context.Context) ([]StorageInterval, error) {
 	return out, err
 }
 
+// StorageToBillOf is StorageToBill for one user, through the index
+// storage_intervals_unsettled_user: what a page about the caller needs.
+func (s *Store) StorageToBillOf(ctx context.Context, userID int64) ([]StorageInterval, error) {
+	var out []StorageInterval
+	err := storageToBillQuery(s.rdb.WithContext(ctx), userID).Find(&out).Error
+	return out, err
+}
+
+func storageToBillQuery(db *gorm.DB, userID int64) *gorm.DB {
+	return db.Model(&StorageInterval{}).Where("ended_at IS NULL OR settled = 0").Where("user_id = ?", userID).Order("id")
+}
+
 // RecordStorageBilling appends storage ledger lines and moves the interval's
 // billing mark, in one transaction (idempotent like RecordBilling).
 func (s *Store) RecordStorageBilling(ctx context.Context, ivID int64, lines []LedgerEntry, billedThrough time.Time, settled bool) (added int, err error) {

@@ -217,3 +217,31 @@ func TestErrorsAreTyped(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 }
+
+// TestReopenSkipsMigrationsWhenCurrent: a second Open of a current database
+// (what every CLI command does) checks goose's table and applies nothing;
+// a missing version is still applied.
+func TestReopenSkipsMigrationsWhenCurrent(t *testing.T) {
+	s, dir := newTestStore(t)
+	ctx := context.Background()
+	if !s.schemaCurrent(ctx) {
+		t.Fatal("a freshly migrated store is not current")
+	}
+	if err := s.db.Exec("DELETE FROM goose_db_version WHERE version_id = 70").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Exec("DROP INDEX workbenches_owner_created; DROP INDEX usage_intervals_unsettled_user; DROP INDEX usage_intervals_unsettled_wb; DROP INDEX ledger_workbench_amount; DROP INDEX storage_intervals_unsettled_user").Error; err != nil {
+		t.Fatal(err)
+	}
+	if s.schemaCurrent(ctx) {
+		t.Fatal("a store missing version 70 counts as current")
+	}
+	again, err := Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if !again.schemaCurrent(ctx) {
+		t.Fatal("reopening did not apply the missing migration")
+	}
+}

@@ -92,6 +92,30 @@ func (s *Store) IntervalsToBill(ctx context.Context) ([]UsageInterval, error) {
 	return out, err
 }
 
+// IntervalsToBillOf is IntervalsToBill limited to one user's intervals
+// (userID != 0) or to some workbenches' (workbenchIDs != nil): what a page
+// about the caller's own workbenches needs, read through indexes on the
+// unsettled intervals instead of every one in the portal.
+func (s *Store) IntervalsToBillOf(ctx context.Context, userID int64, workbenchIDs []string) ([]UsageInterval, error) {
+	var out []UsageInterval
+	if workbenchIDs != nil && len(workbenchIDs) == 0 {
+		return out, nil
+	}
+	err := intervalsToBillQuery(s.rdb.WithContext(ctx), userID, workbenchIDs).Find(&out).Error
+	return out, err
+}
+
+func intervalsToBillQuery(db *gorm.DB, userID int64, workbenchIDs []string) *gorm.DB {
+	q := db.Model(&UsageInterval{}).Where("ended_at IS NULL OR settled = 0")
+	if userID != 0 {
+		q = q.Where("user_id = ?", userID)
+	}
+	if workbenchIDs != nil {
+		q = q.Where("workbench_id IN ?", workbenchIDs)
+	}
+	return q.Order("id")
+}
+
 // OpenIntervals returns the open intervals, optionally of one user (0 = all).
 func (s *Store) OpenIntervals(ctx context.Context, userID int64) ([]UsageInterval, error) {
 	q := s.db.WithContext(ctx).Where("ended_at IS NULL")

@@ -100,7 +100,7 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 	if err := n.validate(); err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(n.Password)
+	hash, err := s.hashPassword(ctx, n.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 // UserByID returns the user with id.
 func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
 	var u User
-	err := s.db.WithContext(ctx).First(&u, id).Error
+	err := s.rdb.WithContext(ctx).First(&u, id).Error
 	return &u, notFound(err)
 }
 
@@ -146,28 +146,57 @@ func (s *Store) CountUsers(ctx context.Context) (int64, error) {
 // user is unknown, disabled or the password wrong: nothing to enumerate.
 var ErrBadCredentials = errors.New("invalid username or password")
 
-// Authenticate checks a username and password.
+// Authenticate checks a username and password. The check takes room in the
+// hash gate or is refused at once with ErrHashBusy. A hash made with older
+// parameters is replaced, after a successful check, by one made with the
+// current parameters (the password is only known at login).
 func (s *Store) Authenticate(ctx context.Context, username, password string) (*User, error) {
 	u, err := s.UserByUsername(ctx, strings.TrimSpace(username))
-	if errors.Is(err, ErrNotFound) {
-		_, _ = CheckPassword(dummyHash, password) // equal timing for unknown users
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	hash := dummyHash() // equal timing for unknown users and SSO accounts
+	if err == nil && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	weight := max(hashMemory(hash), PasswordCheckMemory()) // room to rehash too
+	if !s.hashes.tryAcquire(weight) {
+		return nil, ErrHashBusy
+	}
+	defer s.hashes.release(weight)
+	ok, checkErr := CheckPassword(hash, password)
+	if u == nil {
 		return nil, ErrBadCredentials
 	}
-	if err != nil {
-		return nil, err
+	if checkErr != nil {
+		return nil, checkErr
 	}
 	if u.PasswordHash == "" { // a single-sign-on account has no password
-		_, _ = CheckPassword(dummyHash, password)
 		return nil, ErrBadCredentials
-	}
-	ok, err := CheckPassword(u.PasswordHash, password)
-	if err != nil {
-		return nil, err
 	}
 	if !ok || u.Disabled {
 		return nil, ErrBadCredentials
 	}
+	if NeedsRehash(u.PasswordHash) {
+		s.upgradeHash(ctx, u, password)
+	}
 	return u, nil
+}
+
+// upgradeHash rewrites u's password hash with the current parameters. Only
+// if it is still the hash just checked: a password changed meanwhile wins.
+// A failure is logged and the login goes on (the old hash still works).
+func (s *Store) upgradeHash(ctx context.Context, u *User, password string) {
+	fresh, err := HashPassword(password)
+	if err == nil {
+		err = s.db.WithContext(ctx).Model(&User{}).Where("id = ? AND password_hash = ?", u.ID, u.PasswordHash).
+			Updates(map[string]any{"password_hash": fresh, "updated_at": s.now()}).Error
+	}
+	if err != nil {
+		s.log.Warn("password hash not upgraded", "user", u.Username, "err", err)
+		return
+	}
+	u.PasswordHash = fresh
 }
 
 // SetPassword replaces a user's password.
@@ -175,7 +204,7 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 	if err := validatePassword(password); err != nil {
 		return err
 	}
-	hash, err := HashPassword(password)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -226,4 +255,27 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (created bool,
 		return tx.Create(&User{Username: "admin", DisplayName: "Administrator", Role: RoleAdmin, PasswordHash: hash}).Error
 	})
 	return created, generated, err
+}
+
+// UserPage is one page of users by username, optionally only those whose
+// username, display name or email contains search (case-insensitive), and
+// how many match in all: the admin users page.
+func (s *Store) UserPage(ctx context.Context, search string, offset, limit int) ([]User, int64, error) {
+	q := s.db.WithContext(ctx).Model(&User{})
+	if search = strings.TrimSpace(search); search != "" {
+		like := "%" + likeEscape(search) + "%"
+		q = q.Where(`username LIKE ? ESCAPE '\' OR display_name LIKE ? ESCAPE '\' OR email LIKE ? ESCAPE '\'`, like, like, like)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []User
+	err := q.Order("username").Offset(offset).Limit(limit).Find(&out).Error
+	return out, total, err
+}
+
+// likeEscape makes s match itself in a LIKE pattern with ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
 }

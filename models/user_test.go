@@ -13,7 +13,7 @@ func TestPasswordHashRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(h, "$argon2id$v=19$m=65536,t=1,p=2$") {
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
 		t.Fatalf("unexpected hash format %q", h)
 	}
 	if ok, _ := CheckPassword(h, "s3cret-password"); !ok {

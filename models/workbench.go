@@ -28,6 +28,8 @@ const (
 var (
 	ActiveStates    = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping}
 	LaunchingStates = []string{StateRequested, StatePulling, StateCreating, StateStarting}
+	// AllStates lists every state, in life order (filters offer them).
+	AllStates = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping, StateStopped, StateFailed}
 )
 
 // Workbench is one user's JupyterLab container and its record.
@@ -64,6 +66,10 @@ type Workbench struct {
 	// Shared is true when the workbench holds a slice of a shared GPU:
 	// no memory isolation from its neighbours.
 	Shared bool `gorm:"-" json:"shared"`
+	// OwnerName is the owner's username, filled by the queries that list
+	// workbenches (joined in SQL, so a page naming owners reads the users
+	// it shows, not every user); empty elsewhere.
+	OwnerName string `gorm:"->;-:migration" json:"-"`
 
 	// RuntimeExtensionS is what the owner added to the maximum runtime of
 	// this run with "+1 h" (see orchestrator/deadline.go).
@@ -260,19 +266,29 @@ func (s *Store) WorkbenchByID(ctx context.Context, id string) (*Workbench, error
 
 // ListWorkbenches returns workbenches (not deleted), newest first; ownerID 0
 // means everyone's. states, when given, filters by state.
+//
+// Each row carries its owner's username (OwnerName), joined in SQL.
 func (s *Store) ListWorkbenches(ctx context.Context, ownerID int64, states ...string) ([]Workbench, error) {
-	q := s.db.WithContext(ctx).Where("deleted_at IS NULL").Order("created_at DESC")
-	if ownerID != 0 {
-		q = q.Where("owner_id = ?", ownerID)
-	}
-	if len(states) > 0 {
-		q = q.Where("state IN ?", states)
-	}
 	var out []Workbench
-	if err := q.Find(&out).Error; err != nil {
+	if err := listWorkbenchesQuery(s.rdb.WithContext(ctx), ownerID, states).Find(&out).Error; err != nil {
 		return nil, err
 	}
 	return out, s.attachGPUs(ctx, out)
+}
+
+// listWorkbenchesQuery is ListWorkbenches' statement (the query-plan test
+// checks it uses workbenches_owner_created for one owner).
+func listWorkbenchesQuery(db *gorm.DB, ownerID int64, states []string) *gorm.DB {
+	q := db.Table("workbenches").Select("workbenches.*, users.username AS owner_name").
+		Joins("LEFT JOIN users ON users.id = workbenches.owner_id").
+		Where("workbenches.deleted_at IS NULL").Order("workbenches.created_at DESC")
+	if ownerID != 0 {
+		q = q.Where("workbenches.owner_id = ?", ownerID)
+	}
+	if len(states) > 0 {
+		q = q.Where("workbenches.state IN ?", states)
+	}
+	return q
 }
 
 // CountWorkbenches counts a user's workbenches (not deleted).
@@ -371,4 +387,23 @@ func (s *Store) RouteOf(ctx context.Context, id string) (WorkbenchRoute, error) 
 	err := s.db.WithContext(ctx).Model(&Workbench{}).Select("owner_id", "state", "endpoint", "token").
 		Where("id = ? AND deleted_at IS NULL", id).Take(&r).Error
 	return r, notFound(err)
+}
+
+// WorkbenchPage is one page of everyone's workbenches, newest first
+// (optionally only those in state), with owner names, and how many match
+// in all: the admin workbenches page.
+func (s *Store) WorkbenchPage(ctx context.Context, state string, offset, limit int) ([]Workbench, int64, error) {
+	var states []string
+	if state != "" {
+		states = []string{state}
+	}
+	var total int64
+	if err := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states).Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var out []Workbench
+	if err := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states).Offset(offset).Limit(limit).Find(&out).Error; err != nil {
+		return nil, 0, err
+	}
+	return out, total, s.attachGPUs(ctx, out)
 }

@@ -166,9 +166,11 @@ func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (mode
 // unbilled prices the unbilled usage from since on (zero: all of it).
 func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string, since time.Time) (models.MonthUsage, error) {
 	var out models.MonthUsage
-	per, err := b.unbilledByWorkbench(ctx, scheds, since, func(iv models.UsageInterval) bool {
-		return (userID == 0 || iv.UserID == userID) && (wbID == "" || iv.WorkbenchID == wbID)
-	})
+	var wbIDs []string
+	if wbID != "" {
+		wbIDs = []string{wbID}
+	}
+	per, err := b.unbilledByWorkbench(ctx, scheds, since, userID, wbIDs)
 	for _, u := range per {
 		out.GPUSeconds += u.GPUSeconds
 		out.AmountMicros += u.AmountMicros
@@ -182,17 +184,17 @@ func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedu
 // part of a run still going is never counted against the new month (the
 // second that straddles midnight stays with the old month, as in the
 // ledger).
-func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, keep func(models.UsageInterval) bool) (map[string]models.MonthUsage, error) {
+//
+// userID (0: anyone's) and wbIDs (nil: any workbench) select the intervals
+// in SQL, so a page about one user's workbenches reads only theirs.
+func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, userID int64, wbIDs []string) (map[string]models.MonthUsage, error) {
 	out := map[string]models.MonthUsage{}
-	ivs, err := b.store.IntervalsToBill(ctx)
+	ivs, err := b.store.IntervalsToBillOf(ctx, userID, wbIDs)
 	if err != nil {
 		return out, err
 	}
 	now := b.now()
 	for _, iv := range ivs {
-		if !keep(iv) {
-			continue
-		}
 		from := iv.StartedAt
 		if iv.BilledThrough != nil && iv.BilledThrough.After(from) {
 			from = *iv.BilledThrough
@@ -312,15 +314,11 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	if err != nil {
 		return nil, err
 	}
-	listed := make(map[string]bool, len(wbs))
-	for _, w := range wbs {
-		listed[w.ID] = true
-	}
 	scheds, err := b.store.Schedules(ctx)
 	if err != nil {
 		return nil, err
 	}
-	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, func(iv models.UsageInterval) bool { return listed[iv.WorkbenchID] })
+	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, 0, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +409,13 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 // unbilledStorage prices the storage not in the ledger yet for userID,
 // from since on.
 func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (int64, error) {
-	ivs, err := b.store.StorageToBill(ctx)
+	var ivs []models.StorageInterval
+	var err error
+	if userID != 0 {
+		ivs, err = b.store.StorageToBillOf(ctx, userID)
+	} else {
+		ivs, err = b.store.StorageToBill(ctx)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -86,6 +86,7 @@ func (o *Options) defaults() {
 // record of intent; the engine's labelled containers are the truth it is
 // reconciled against.
 type Manager struct {
+	enginePingState
 	store     *models.Store
 	pool      *Pool
 	rt        runtime.Runtime

@@ -23,6 +23,7 @@ type Pool struct {
 	inv     gpu.Inventory
 	sampler *gpu.Sampler
 	store   *models.Store
+	devices devicesCache
 }
 
 // NewPool builds the pool over an inventory; sampler may be nil.
@@ -80,6 +81,23 @@ func (p *Pool) List(ctx context.Context) ([]PoolGPU, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read GPU inventory: %w", err)
 	}
+	p.devices.put(devs)
+	return p.list(ctx, devs)
+}
+
+// ListRecent is List over an inventory read at most DevicesMaxAge ago, for
+// pages that summarise the pool on every view (the home page's "8 GPUs,
+// 7 free"): reading NVML takes the inventory's lock and a dozen driver
+// calls per GPU. Drains and allocations are always read afresh; placement
+// never uses this (it reads the inventory itself).
+func (p *Pool) ListRecent(ctx context.Context) ([]PoolGPU, error) {
+	if devs, ok := p.devices.get(); ok {
+		return p.list(ctx, devs)
+	}
+	return p.List(ctx)
+}
+
+func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
 	states, err := p.store.GPUStates(ctx)
 	if err != nil {
 		return nil, err

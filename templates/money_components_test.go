@@ -23,7 +23,7 @@ func TestUsagePageBarsWarningsAndStatement(t *testing.T) {
 				Quantity: "1 GPU", Rate: "3.50 / GPU-hour", Amount: "3.50 USD"},
 			{Period: "2026-01-02 10:00:00 – 11:00:00", Workbench: "train", Resource: "gpu", Amount: "-3.50 USD", Reversal: true, Note: "refund"},
 		},
-		LinesHidden: 7, CSVURL: "/usage.csv?month=2026-01"}
+		LinePages: templates.Pager{Page: 1, Pages: 3, Total: 207, NextURL: "/usage?month=2026-01&page=2"}, CSVURL: "/usage.csv?month=2026-01"}
 	doc := render(t, templates.UsagePage(userPage("Usage", "/usage"), v))
 
 	gpus := doc.Find(testid("quota-bar-gpus"))
@@ -70,8 +70,8 @@ func TestUsagePageBarsWarningsAndStatement(t *testing.T) {
 	if a, _ := doc.Find(testid("usage-csv")).Attr("href"); a != "/usage.csv?month=2026-01" {
 		t.Errorf("csv link %q", a)
 	}
-	if !strings.Contains(doc.Find(testid("lines-hidden")).Text(), "7 more") {
-		t.Error("hidden lines not mentioned")
+	if !strings.Contains(doc.Find(testid("pager-info")).Text(), "Page 1 of 3 (207 in all)") || doc.Find(testid("pager-next")).AttrOr("href", "") != "/usage?month=2026-01&page=2" {
+		t.Error("pager of the lines not shown")
 	}
 	if !strings.Contains(doc.Find(testid("statement-pending")).Text(), "0.42 USD") {
 		t.Error("pending amount not shown")

@@ -259,7 +259,7 @@ func TestAttackLoginBurst(t *testing.T) {
 // logins from many addresses (so the throttle lets them all through) get
 // 503 with Retry-After at once instead of queueing.
 func TestAttackLoginHashSlots(t *testing.T) {
-	p := newPortal(t, func(c *web.Config) { c.LoginMemoryMiB = 64 })
+	p := newPortal(t, func(c *web.Config) { c.LoginMemoryMiB = 19 }) // one 19 MiB check
 	var mu sync.Mutex
 	statuses := map[int]int{}
 	retries := 0

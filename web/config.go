@@ -41,12 +41,15 @@ type Config struct {
 	Egress      string
 	EgressAllow string
 	// LoginMemoryMiB bounds the memory of concurrent password checks
-	// (handlers/login_slots.go); 0: the default, 128 MiB.
+	// and hashes (models/hash_gate.go); 0: the default, 128 MiB.
 	LoginMemoryMiB int
 	// MetricsAddr serves /metrics on its own listen address instead of the
 	// portal's; MetricsToken makes /metrics ask for a bearer token (web/metrics.go).
 	MetricsAddr  string
 	MetricsToken string
+	// PprofAddr serves /debug/pprof on its own listen address, to admins'
+	// API tokens only (web/pprof.go); "" (the default) keeps it off.
+	PprofAddr string
 	// SSHAddr serves SSH into workbenches (web/sshgate); "" keeps it off.
 	SSHAddr string
 	// OIDC* configure single sign-on (README "Single sign-on"); off
@@ -144,6 +147,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Egress, "egress", env("EGRESS", "internet"), "initial workbench egress policy: internet | none | all; admins change it on /admin/egress (WORKBENCH_EGRESS)")
 	fs.StringVar(&c.EgressAllow, "egress-allow", env("EGRESS_ALLOW", ""), "initial comma-separated CIDRs workbenches may always reach, e.g. lab services (WORKBENCH_EGRESS_ALLOW)")
 	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
+	fs.StringVar(&c.PprofAddr, "pprof-addr", env("PPROF_ADDR", ""), "serve /debug/pprof on this listen address, to admins' API tokens only, e.g. 127.0.0.1:6060; off when empty (WORKBENCH_PPROF_ADDR)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
 	fs.StringVar(&c.SSHAddr, "ssh-addr", env("SSH_ADDR", ""), "serve SSH into workbenches on this listen address, e.g. :2222; off when empty (WORKBENCH_SSH_ADDR)")
 	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", env("OIDC_ISSUER", ""), "single sign-on: the OpenID Connect issuer URL, e.g. https://sso.example.org/realms/lab; off when empty (WORKBENCH_OIDC_ISSUER)")
@@ -275,6 +279,14 @@ func (c *Config) Validate() error {
 	if c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			return fmt.Errorf("invalid WORKBENCH_METRICS_ADDR / --metrics-addr %q: want host:port such as 127.0.0.1:9090", c.MetricsAddr)
+		}
+	}
+	if c.PprofAddr != "" {
+		if _, _, err := net.SplitHostPort(c.PprofAddr); err != nil {
+			return fmt.Errorf("invalid WORKBENCH_PPROF_ADDR / --pprof-addr %q: want host:port such as 127.0.0.1:6060", c.PprofAddr)
+		}
+		if c.PprofAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
+			return fmt.Errorf("invalid WORKBENCH_PPROF_ADDR %q: it must differ from the portal's address", c.PprofAddr)
 		}
 	}
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {

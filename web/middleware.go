@@ -61,7 +61,9 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		level := slog.LevelDebug
-		if rec.status >= 500 {
+		// A 5xx is worth a warning only if a client received it: one
+		// that went away got nothing (the handlers record 499 then).
+		if rec.status >= 500 && r.Context().Err() == nil {
 			level = slog.LevelWarn
 		}
 		log.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", rec.status, "took", time.Since(start))

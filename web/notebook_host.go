@@ -58,7 +58,7 @@ func (s *Server) pathModeOr(h *handlers.Handler, px http.Handler) http.Handler {
 	if s.cfg.NotebookDomain == "" {
 		return px
 	}
-	open := s.sessions.LoadAndSave(http.HandlerFunc(h.NotebookOpen))
+	open := withSessions(s.sessions, http.HandlerFunc(h.NotebookOpen))
 	// A Jupyter client with a workbench token is not a browser: it uses
 	// the path-mode address, whose responses to token requests are
 	// sandboxed (see proxy.ScopedToken).

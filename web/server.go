@@ -49,6 +49,8 @@ type Server struct {
 	metrics http.Handler
 	// proxyMetrics counts both proxies' requests and bytes.
 	proxyMetrics *proxy.Metrics
+	// pprof serves /debug/pprof on WORKBENCH_PPROF_ADDR (nil: off).
+	pprof http.Handler
 	// ssh serves WORKBENCH_SSH_ADDR (web/sshgate).
 	ssh *sshgate.Server
 	// GPUWatch fires "notify me when a GPU frees" (orchestrator/gpu_watch.go).
@@ -115,6 +117,9 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr,
 		OIDC: cfg.oidcHandlerConfig()}, log)
 	s.handler = s.buildHandler(h)
+	if cfg.PprofAddr != "" {
+		s.pprof = pprofHandler(h)
+	}
 	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
 	if cfg.SMTPAddr != "" {
 		s.GPUWatch.SendVia(cfg.PublicURL, &orchestrator.SMTPSender{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
@@ -191,10 +196,7 @@ func newSessionManager(store scs.Store, cfg Config, log *slog.Logger) *scs.Sessi
 	sm.Cookie.Secure = cfg.Secure()
 	sm.Cookie.Path = "/"
 	sm.Cookie.Persist = false // a browser session cookie; the server enforces expiry
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		log.Error("session", "path", r.URL.Path, "err", err)
-		http.Error(w, "session error", http.StatusInternalServerError)
-	}
+	sm.ErrorFunc = sessionErrorFunc(log)
 	return sm
 }
 
@@ -237,7 +239,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", s.pathModeOr(h, px))
 	s.metrics = s.mountMetrics(mux, r, h)
-	mux.Handle("/", s.sessions.LoadAndSave(r))
+	mux.Handle("/", withSessions(s.sessions, r))
 
 	// Every state change must come from the portal's own origin: Go's
 	// CrossOriginProtection checks Sec-Fetch-Site / Origin on unsafe methods.
@@ -262,6 +264,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // MetricsHandler serves /metrics on WORKBENCH_METRICS_ADDR; nil when metrics
 // are served by Handler instead.
 func (s *Server) MetricsHandler() http.Handler { return s.metrics }
+
+// PprofHandler serves /debug/pprof on WORKBENCH_PPROF_ADDR; nil when off.
+func (s *Server) PprofHandler() http.Handler { return s.pprof }
 
 // SSH is the SSH server (tests serve it on their own listener).
 func (s *Server) SSH() *sshgate.Server { return s.ssh }
@@ -301,7 +306,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	defer func() { stopBG(); loops.Wait() }()
 
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	go func() { errc <- srv.Serve(ln) }()
 	if s.metrics != nil {
 		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
@@ -312,6 +317,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		go func() { errc <- msrv.Serve(mln) }()
 		defer msrv.Close()
 		s.log.Info("serving metrics", "addr", mln.Addr().String())
+	}
+	if s.pprof != nil {
+		pln, err := net.Listen("tcp", s.cfg.PprofAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (WORKBENCH_PPROF_ADDR): %w", s.cfg.PprofAddr, err)
+		}
+		psrv := &http.Server{Handler: s.pprof, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- psrv.Serve(pln) }()
+		defer psrv.Close()
+		s.log.Info("serving /debug/pprof to admin tokens", "addr", pln.Addr().String())
 	}
 	if s.cfg.SSHAddr != "" {
 		sln, err := net.Listen("tcp", s.cfg.SSHAddr)

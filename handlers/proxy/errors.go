@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -18,10 +17,11 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	if ri := infoFrom(r.Context()); ri != nil {
 		id = ri.id
 	}
-	if errors.Is(err, context.Canceled) {
-		// The client went away; nothing to tell anyone.
+	if ClientGone(r, err) {
+		// The client went away: nobody receives an answer, so this is no
+		// 502 (and no warning); the access log records 499.
 		p.log.Debug("proxy: client canceled", "workbench", id, "path", r.URL.Path)
-		w.WriteHeader(http.StatusBadGateway)
+		w.WriteHeader(StatusClientClosed)
 		return
 	}
 	var op *net.OpError

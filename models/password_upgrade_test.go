@@ -1,0 +1,117 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// oldHash makes a hash with the parameters used before issue 15 (64 MiB,
+// t=1, p=2), as databases made by earlier versions hold.
+func oldHash(t *testing.T, password string) string {
+	t.Helper()
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		t.Fatal(err)
+	}
+	key := argon2.IDKey([]byte(password), salt, 1, 64*1024, 2, 32)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, 64*1024, 1, 2, b64.EncodeToString(salt), b64.EncodeToString(key))
+}
+
+func TestNewHashesUseOWASPParameters(t *testing.T) {
+	h, err := HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h, "$m=19456,t=2,p=1$") {
+		t.Fatalf("hash %q: want m=19456,t=2,p=1", h)
+	}
+	if NeedsRehash(h) {
+		t.Fatal("a fresh hash needs rehashing")
+	}
+	if PasswordCheckMemory() != 19<<20 {
+		t.Fatalf("PasswordCheckMemory = %d, want 19 MiB", PasswordCheckMemory())
+	}
+}
+
+// TestOldHashUpgradedAtLogin: a user whose hash has the old parameters logs
+// in with the same password, and the stored hash is now a current one that
+// still accepts the password; a wrong password upgrades nothing.
+func TestOldHashUpgradedAtLogin(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	u, err := s.CreateUser(ctx, NewUser{Username: "olduser", Password: "old-password-1", Role: RoleUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := oldHash(t, "old-password-1")
+	if err := s.db.Model(&User{}).Where("id = ?", u.ID).Update("password_hash", legacy).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !NeedsRehash(legacy) {
+		t.Fatal("the old hash does not need rehashing")
+	}
+	if _, err := s.Authenticate(ctx, "olduser", "wrong-password-1"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatalf("wrong password: %v", err)
+	}
+	if got, _ := s.UserByID(ctx, u.ID); got.PasswordHash != legacy {
+		t.Fatal("a failed login changed the hash")
+	}
+	if _, err := s.Authenticate(ctx, "olduser", "old-password-1"); err != nil {
+		t.Fatalf("login with the old hash: %v", err)
+	}
+	got, _ := s.UserByID(ctx, u.ID)
+	if got.PasswordHash == legacy || NeedsRehash(got.PasswordHash) {
+		t.Fatalf("hash after login %q: want a current one", got.PasswordHash)
+	}
+	if _, err := s.Authenticate(ctx, "olduser", "old-password-1"); err != nil {
+		t.Fatalf("login with the upgraded hash: %v", err)
+	}
+}
+
+// TestHashGateSharedAndBounded: with room for one check, a login is refused
+// at once (ErrHashBusy) while another hash holds the gate, and a password
+// change waits for room instead of failing.
+func TestHashGateSharedAndBounded(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	s.SetHashMemory(1) // below one check: room for exactly one
+	if n := s.HashSlots(); n != 1 {
+		t.Fatalf("HashSlots = %d, want 1", n)
+	}
+	u, err := s.CreateUser(ctx, NewUser{Username: "gated", Password: "gated-password-1", Role: RoleUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := PasswordCheckMemory()
+	if !s.hashes.tryAcquire(w) {
+		t.Fatal("empty gate refused")
+	}
+	if _, err := s.Authenticate(ctx, "gated", "gated-password-1"); !errors.Is(err, ErrHashBusy) {
+		t.Fatalf("login with the gate full: %v, want ErrHashBusy", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.SetPassword(ctx, u.ID, "another-password-2") }()
+	select {
+	case err := <-done:
+		t.Fatalf("SetPassword finished (%v) while the gate was full", err)
+	default:
+	}
+	s.hashes.release(w)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, "gated", "another-password-2"); err != nil {
+		t.Fatal(err)
+	}
+	if s2 := (&Store{hashes: newHashGate(0)}); s2.HashSlots() != 6 {
+		t.Fatalf("default gate: %d slots, want 6", s2.HashSlots())
+	}
+}

@@ -1,0 +1,84 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// TestHotQueriesUseIndexes runs EXPLAIN QUERY PLAN on the queries every
+// page view makes for its caller (issue 15) and fails on a full scan of a
+// table: their cost must follow what the caller owns, not what the portal
+// holds. The statements are the ones the store runs (the same builders).
+func TestHotQueriesUseIndexes(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	ids := []string{"wb-a", "wb-b"}
+	cases := map[string]func(tx *gorm.DB) *gorm.DB{
+		"ListWorkbenches(owner)": func(tx *gorm.DB) *gorm.DB {
+			return listWorkbenchesQuery(tx, 7, nil).Find(&[]Workbench{})
+		},
+		"IntervalsToBillOf(workbenches)": func(tx *gorm.DB) *gorm.DB {
+			return intervalsToBillQuery(tx, 0, ids).Find(&[]UsageInterval{})
+		},
+		"IntervalsToBillOf(user)": func(tx *gorm.DB) *gorm.DB {
+			return intervalsToBillQuery(tx, 7, nil).Find(&[]UsageInterval{})
+		},
+		"StorageToBillOf(user)": func(tx *gorm.DB) *gorm.DB {
+			return storageToBillQuery(tx, 7).Find(&[]StorageInterval{})
+		},
+		"EffectiveQuota(groups)": func(tx *gorm.DB) *gorm.DB {
+			return tx.Where("scope = ? AND subject_id IN (SELECT group_id FROM group_members WHERE user_id = ?)", ScopeGroup, 7).Find(&[]quotaRow{})
+		},
+		"MonthTotals": func(tx *gorm.DB) *gorm.DB {
+			var n []int64
+			return tx.Raw(`SELECT COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, 7, time.Now()).Scan(&n)
+		},
+		"StatementPage": func(tx *gorm.DB) *gorm.DB {
+			return statementQuery(tx, 7, time.Now().AddDate(0, -1, 0), time.Now()).Offset(100).Limit(100).Find(&[]LedgerEntry{})
+		},
+		"WorkbenchCharges": func(tx *gorm.DB) *gorm.DB {
+			var rows []struct{ WorkbenchID string }
+			return workbenchChargesQuery(tx, ids).Scan(&rows)
+		},
+		"attachGPUs": func(tx *gorm.DB) *gorm.DB {
+			return tx.Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&[]gpuAllocation{})
+		},
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			sql := s.db.WithContext(ctx).ToSQL(build)
+			rows, err := s.sql.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sql)
+			if err != nil {
+				t.Fatalf("explain %s: %v", sql, err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(plan) == 0 {
+				t.Fatalf("no plan for %s", sql)
+			}
+			for _, step := range plan {
+				// "SCAN t" reads every row of t; "SCAN t USING [COVERING]
+				// INDEX i" walks a whole index, also a full scan.
+				if strings.HasPrefix(step, "SCAN ") {
+					t.Errorf("full scan in %s:\n  %s\nplan: %q", name, sql, plan)
+				}
+			}
+			t.Logf("%s: %q", name, plan)
+		})
+	}
+}

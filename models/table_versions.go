@@ -1,0 +1,112 @@
+package models
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// tableVersions counts the writes to each table, so read-mostly values
+// derived from a table (the catalog, the price list) can be cached and
+// dropped as soon as the table changes. Every write through gorm bumps the
+// count of its table (Create, Update, Delete; a raw Exec, whose table gorm
+// does not know, bumps every table), so a new store method that writes one
+// of these tables invalidates the caches without anyone remembering to.
+type tableVersions struct {
+	all atomic.Uint64 // bumped by writes whose table is unknown
+	mu  sync.Mutex
+	per map[string]*atomic.Uint64
+}
+
+func (v *tableVersions) counter(table string) *atomic.Uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.per == nil {
+		v.per = map[string]*atomic.Uint64{}
+	}
+	c := v.per[table]
+	if c == nil {
+		c = new(atomic.Uint64)
+		v.per[table] = c
+	}
+	return c
+}
+
+// version is a number that changes whenever one of tables is written.
+func (v *tableVersions) version(tables ...string) uint64 {
+	sum := v.all.Load()
+	for _, t := range tables {
+		sum += v.counter(t).Load()
+	}
+	return sum
+}
+
+func (v *tableVersions) bump(db *gorm.DB) {
+	if db.Error != nil && db.RowsAffected == 0 {
+		return
+	}
+	if t := db.Statement.Table; t != "" {
+		v.counter(t).Add(1)
+		return
+	}
+	v.all.Add(1)
+}
+
+// register hooks the counters into gorm's write callbacks.
+func (v *tableVersions) register(db *gorm.DB) error {
+	cb := db.Callback()
+	if err := cb.Create().After("gorm:create").Register("workbench:table_version", v.bump); err != nil {
+		return err
+	}
+	if err := cb.Update().After("gorm:update").Register("workbench:table_version", v.bump); err != nil {
+		return err
+	}
+	if err := cb.Delete().After("gorm:delete").Register("workbench:table_version", v.bump); err != nil {
+		return err
+	}
+	return cb.Raw().After("gorm:raw").Register("workbench:table_version", func(db *gorm.DB) { v.all.Add(1) })
+}
+
+// cacheTTL bounds how long a cached value may outlive a write made inside a
+// transaction: the counter moves when the statement runs, before the
+// commit, so a reader in between could cache what it read before the
+// commit. Writes outside transactions (all of the catalog's and the price
+// list's today) invalidate at once.
+const cacheTTL = 5 * time.Second
+
+// cached is one read-mostly value kept until its tables change.
+type cached[T any] struct {
+	mu      sync.Mutex
+	ok      bool
+	version uint64
+	at      time.Time
+	val     T
+}
+
+// get returns the cached value if the tables are unchanged since it was
+// read, else loads it afresh. Loads are not serialised: two concurrent
+// misses both read, which is cheaper than making readers wait on a lock
+// held across a query.
+func (c *cached[T]) get(v *tableVersions, tables []string, load func() (T, error)) (T, error) {
+	ver := v.version(tables...)
+	c.mu.Lock()
+	if c.ok && c.version == ver && time.Since(c.at) < cacheTTL {
+		val := c.val
+		c.mu.Unlock()
+		return val, nil
+	}
+	c.mu.Unlock()
+	start := time.Now()
+	val, err := load()
+	if err != nil {
+		return val, err
+	}
+	if v.version(tables...) == ver { // not written while we read
+		c.mu.Lock()
+		c.ok, c.version, c.at, c.val = true, ver, start, val
+		c.mu.Unlock()
+	}
+	return val, nil
+}

@@ -1,0 +1,163 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// TestAdminUsersPageAndSearch: 130 users come 100 a page with stable
+// ?page= links (page 2 differs from page 1), and ?q= finds users by a part
+// of their username, name or email, the filter kept in the pager's links.
+func TestAdminUsersPageAndSearch(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 130)
+	for w := 0; w < 4; w++ { // four at a time: each creation hashes a password
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < 130; i += 4 {
+				name := fmt.Sprintf("pg%03d", i)
+				if _, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: name, Password: name + "-password", Role: models.RoleUser}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	c, _ := mpAdmin(t, p)
+	_, body := p.get(c, "/admin/users")
+	doc := mpDoc(t, body)
+	if n := doc.Find(`[data-testid=user-row]`).Length(); n != 100 {
+		t.Fatalf("page 1: %d users, want 100", n)
+	}
+	if info := doc.Find(`[data-testid=pager-info]`).Text(); !strings.Contains(info, "Page 1 of 2") {
+		t.Fatalf("pager: %q", info)
+	}
+	next := doc.Find(`[data-testid=pager-next]`).AttrOr("href", "")
+	if next != "/admin/users?page=2" {
+		t.Fatalf("next link %q", next)
+	}
+	first := doc.Find(`[data-testid=user-row]`).First().AttrOr("data-username", "")
+	_, body = p.get(c, next)
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=user-row]`).Length(); n != 31 || doc.Find(`[data-testid=user-row]`).First().AttrOr("data-username", "") == first {
+		t.Fatalf("page 2: %d users starting with %q (page 1 started with %q)", n, doc.Find(`[data-testid=user-row]`).First().AttrOr("data-username", ""), first)
+	}
+
+	_, body = p.get(c, "/admin/users?q=pg1")
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=user-row]`).Length(); n != 30 || doc.Find(`[data-testid=pager]`).Length() != 0 {
+		t.Fatalf("q=pg1: %d users (want pg100…pg129 = 30) and a pager %d", n, doc.Find(`[data-testid=pager]`).Length())
+	}
+	if v := doc.Find(`#user-q`).AttrOr("value", ""); v != "pg1" {
+		t.Errorf("search box keeps %q", v)
+	}
+	_, body = p.get(c, "/admin/users?q=pg0&page=2")
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=user-row]`).Length(); n != 100 {
+		t.Fatalf("q=pg0 page 2 (past the end): %d users, want the only page's 100", n)
+	}
+	if res, _ := p.get(c, "/admin/users?page=-1"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad page: %d", res.StatusCode)
+	}
+}
+
+// TestAdminAuditPagesAndFilters: the audit log pages newest first and
+// filters by action prefix and actor, the filters kept in the pager's links.
+func TestAdminAuditPagesAndFilters(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	for i := 0; i < 240; i++ {
+		actor, action := "alice", "price.set"
+		if i%3 == 0 {
+			actor, action = "bob", "user.create"
+		}
+		if err := p.srv.Store.Audit(ctx, actor, action, fmt.Sprintf("t%03d", i), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := mpAdmin(t, p)
+	_, body := p.get(c, "/admin/audit?action=price.&actor=alice")
+	doc := mpDoc(t, body)
+	if n := doc.Find(`[data-testid=audit-row]`).Length(); n != 100 {
+		t.Fatalf("alice's price changes, page 1: %d rows, want 100", n)
+	}
+	if got := strings.TrimSpace(doc.Find(`[data-testid=audit-row]`).First().Find("td").Eq(3).Text()); got != "t239" {
+		t.Errorf("newest first: first target %q, want t239", got)
+	}
+	next := doc.Find(`[data-testid=pager-next]`).AttrOr("href", "")
+	if !strings.Contains(next, "action=price.") || !strings.Contains(next, "actor=alice") || !strings.Contains(next, "page=2") {
+		t.Fatalf("next link %q lost the filters", next)
+	}
+	_, body = p.get(c, next)
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=audit-row]`).Length(); n != 60 {
+		t.Fatalf("alice's price changes, page 2: %d rows, want 60", n)
+	}
+	if v := doc.Find(`#audit-actor`).AttrOr("value", ""); v != "alice" {
+		t.Errorf("actor filter box keeps %q", v)
+	}
+	_, body = p.get(c, "/admin/audit?actor=bob")
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=audit-row]`).Length(); n != 80 {
+		t.Fatalf("bob's entries: %d, want 80", n)
+	}
+	if got := strings.TrimSpace(doc.Find(`[data-testid=audit-row]`).First().Find("td").Eq(2).Text()); got != "user.create" {
+		t.Errorf("bob's first action %q", got)
+	}
+}
+
+// TestAdminBillingPagesItsGroups: by workbench, 150 workbenches' lines show
+// 100 groups a page with the month's total over all of them, and stable
+// ?month=&group_by=&page= links.
+func TestAdminBillingPagesItsGroups(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	month := models.MonthStart(time.Now())
+	var lines []models.LedgerEntry
+	for i := 0; i < 150; i++ {
+		lines = append(lines, models.LedgerEntry{IdempotencyKey: fmt.Sprintf("test:bill:%d", i), UserID: ada.ID,
+			WorkbenchID: fmt.Sprintf("wb-%03d", i), Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3",
+			PeriodStart: month, PeriodEnd: month.Add(time.Hour), Seconds: 3600, QuantityMilli: 1000, RateMicros: 1_000_000, AmountMicros: 1_000_000})
+	}
+	if _, err := p.srv.Store.RecordBilling(ctx, 0, lines, month, true); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := mpAdmin(t, p)
+	m := month.Format("2006-01")
+	_, body := p.get(c, "/admin/billing?month="+m+"&group_by=workbench")
+	doc := mpDoc(t, body)
+	if n := doc.Find(`[data-testid=billing-row]`).Length(); n != 100 {
+		t.Fatalf("page 1: %d groups, want 100", n)
+	}
+	if tot := strings.TrimSpace(doc.Find(`[data-testid=billing-total]`).Text()); !strings.HasPrefix(tot, "150.00") {
+		t.Errorf("total %q: want the whole month's 150.00", tot)
+	}
+	next := doc.Find(`[data-testid=pager-next]`).AttrOr("href", "")
+	if !strings.Contains(next, "group_by=workbench") || !strings.Contains(next, "month="+m) || !strings.Contains(next, "page=2") {
+		t.Fatalf("next link %q", next)
+	}
+	_, body = p.get(c, next)
+	doc = mpDoc(t, body)
+	if n := doc.Find(`[data-testid=billing-row]`).Length(); n != 50 {
+		t.Fatalf("page 2: %d groups, want 50", n)
+	}
+	if tot := strings.TrimSpace(doc.Find(`[data-testid=billing-total]`).Text()); !strings.HasPrefix(tot, "150.00") {
+		t.Errorf("page 2 total %q: want the whole month's", tot)
+	}
+}
