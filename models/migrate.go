@@ -25,7 +25,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.sql, sub)
+	// Out of order is allowed: features land from parallel branches, each
+	// with its own block of version numbers, so a database that already has
+	// a later block (a test install, a developer's data directory) must
+	// still receive an earlier one that lands after it. Every migration is
+	// independent of the blocks numbered around it.
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.sql, sub, goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
