@@ -80,7 +80,9 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 	if wb.ContainerID != "" {
 		info, err := m.rt.Inspect(ctx, wb.ContainerID)
 		if err == nil && info.Labels[labelGPUs] == joinGPUs(gpus) && info.Image == img.Image {
-			m.setState(ctx, wb.ID, models.StateStarting, 85, "", nil)
+			if err := m.transition(ctx, wb.ID, models.Transition{From: []string{models.StateRequested}, To: models.StateStarting, Progress: 85}); err != nil {
+				return err
+			}
 			if err := m.egressBeforeStart(ctx); err != nil {
 				return err
 			}
