@@ -45,14 +45,14 @@ func (h *Handler) apiQuotaGet(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	out := gin.H{"scope": scope, "name": c.Param("name"), "quota": own, "overridden": set}
+	out := APIQuotaSubject{Scope: scope, Name: c.Param("name"), Quota: own, Overridden: &set}
 	if scope == models.ScopeUser {
 		eff, err := h.store.EffectiveQuota(ctx, id)
 		if err != nil {
 			h.fail(c, err)
 			return
 		}
-		out["effective"] = eff
+		out.Effective = &eff
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -74,7 +74,7 @@ func (h *Handler) apiDefaultQuotaGet(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"scope": models.ScopeDefault, "quota": q})
+	c.JSON(http.StatusOK, APIQuotaSubject{Scope: models.ScopeDefault, Quota: q})
 }
 
 func (h *Handler) apiDefaultQuotaPut(c *gin.Context) {
@@ -102,5 +102,5 @@ func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) 
 	}
 	h.audit(c, "quota.set", scope+":"+name, before, l)
 	h.wbs.BudgetsChanged()
-	c.JSON(http.StatusOK, gin.H{"scope": scope, "name": name, "quota": l})
+	c.JSON(http.StatusOK, APIQuotaSubject{Scope: scope, Name: name, Quota: l})
 }

@@ -49,7 +49,7 @@ func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.Fie
 // plus "fields" (field → message).
 func (h *Handler) failFields(c *gin.Context, errs calculator.FieldErrors) {
 	h.log.Info("request refused", "method", c.Request.Method, "path", c.Request.URL.Path, "status", http.StatusBadRequest, "err", errs.Error())
-	c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": gin.H{"code": "invalid_" + errs.First(), "message": errs.Error(), "fields": errs}})
+	c.AbortWithStatusJSON(http.StatusBadRequest, APIError{Error: APIErrorDetail{Code: "invalid_" + errs.First(), Message: errs.Error(), Fields: errs}})
 }
 
 // bindValues reads an API body as query values.

@@ -50,30 +50,6 @@ func (h *Handler) names(ctx context.Context) (catalogNames, error) {
 	return n, nil
 }
 
-// workbenchJSON is the API shape of a workbench (SPEC §8).
-type workbenchJSON struct {
-	ID                 string   `json:"id"`
-	Name               string   `json:"name"`
-	Owner              string   `json:"owner"`
-	State              string   `json:"state"`
-	Progress           int      `json:"progress"`
-	Image              string   `json:"image"`
-	Flavor             string   `json:"flavor"`
-	GPUs               []string `json:"gpus"`
-	Simulated          bool     `json:"simulated"`
-	URL                string   `json:"url"`
-	Reason             string   `json:"reason"`
-	StopError          string   `json:"stop_error,omitempty"`
-	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
-	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
-	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
-	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
-	Currency           string   `json:"currency"`
-	CreatedAt          string   `json:"created_at"`
-	StartedAt          *string  `json:"started_at"`
-	StoppedAt          *string  `json:"stopped_at"`
-}
-
 // workbenchViews loads what the pages and the API show beside workbenches:
 // catalog names and costs.
 func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (catalogNames, map[string]orchestrator.WorkbenchCost, error) {

@@ -1,0 +1,298 @@
+package handlers
+
+import (
+	"encoding/json"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/orchestrator/gpu"
+)
+
+// The JSON API's response types, in one place. SPEC §8 fixes the names
+// scripts rely on (image, flavor, workbench, gpu, list, quota, usage and the
+// error object); further fields are allowed and listed here too, so a test
+// can decode every answer strictly (json.Decoder.DisallowUnknownFields) and
+// a field added by accident to a storage struct never leaks into the API.
+// Handlers encode these types, never a storage struct or a gin.H.
+
+// APIError is every API error: {"error":{"code","message"}} (SPEC §8), with
+// the fields at fault for the calculator's form-like bodies.
+type APIError struct {
+	Error APIErrorDetail `json:"error"`
+}
+
+// APIErrorDetail is the inside of an APIError.
+type APIErrorDetail struct {
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// APIList is a list: {"items": […]} (SPEC §8).
+type APIList[T any] struct {
+	Items []T `json:"items"`
+}
+
+// list wraps items, never null.
+func list[T any](items []T) APIList[T] { return APIList[T]{Items: nonNil(items)} }
+
+// APIItem is one created object: {"item": …}.
+type APIItem[T any] struct {
+	Item T `json:"item"`
+}
+
+// APIImage is an image (SPEC §8: id, name, image, start_command,
+// run_as_user, home_path, description, enabled; open_path).
+type APIImage struct {
+	ID           int64     `json:"id"`
+	Name         string    `json:"name"`
+	Image        string    `json:"image"`
+	Description  string    `json:"description"`
+	Tags         string    `json:"tags"`
+	StartCommand string    `json:"start_command"`
+	RunAsUser    string    `json:"run_as_user"`
+	HomePath     string    `json:"home_path"`
+	OpenPath     string    `json:"open_path"`
+	ExtraPorts   []int     `json:"extra_ports"`
+	Enabled      bool      `json:"enabled"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+func apiImage(i *models.Image) APIImage {
+	return APIImage{ID: i.ID, Name: i.Name, Image: i.Image, Description: i.Description, Tags: i.Tags,
+		StartCommand: i.StartCommand, RunAsUser: i.RunAsUser, HomePath: i.HomePath, OpenPath: i.OpenPath,
+		ExtraPorts: i.ExtraPorts, Enabled: i.Enabled, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
+}
+
+// APIFlavor is a flavor (SPEC §8: id, name, gpu_model, gpu_count,
+// cpu_cores, memory_gib, enabled). memory_gib is exact (MiB/1024).
+type APIFlavor struct {
+	ID                    int64             `json:"id"`
+	Name                  string            `json:"name"`
+	GPUModel              string            `json:"gpu_model"`
+	GPUCount              int               `json:"gpu_count"`
+	CPUCores              models.Millicores `json:"cpu_cores"`
+	MemoryMiB             int64             `json:"memory_mib"`
+	MemoryGiB             json.Number       `json:"memory_gib"`
+	ShmMiB                int               `json:"shm_mib"`
+	MaxRuntimeSeconds     int64             `json:"max_runtime_seconds"`
+	GPUIdleTimeoutSeconds int64             `json:"gpu_idle_timeout_seconds"`
+	Enabled               bool              `json:"enabled"`
+	CreatedAt             time.Time         `json:"created_at"`
+	UpdatedAt             time.Time         `json:"updated_at"`
+}
+
+func apiFlavor(f *models.Flavor) APIFlavor {
+	return APIFlavor{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount, CPUCores: f.CPUMilli,
+		MemoryMiB: f.MemoryMiB, MemoryGiB: json.Number(models.FormatMemoryGiB(f.MemoryMiB)), ShmMiB: f.ShmMiB,
+		MaxRuntimeSeconds: f.MaxRuntimeS, GPUIdleTimeoutSeconds: f.GPUIdleTimeoutS, Enabled: f.Enabled,
+		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+}
+
+// APIWorkbench is a workbench (SPEC §8: id, name, owner, state, image,
+// flavor, gpus, url, reason, cost_so_far_micros, rate_per_hour_micros).
+type APIWorkbench struct {
+	ID                 string   `json:"id"`
+	Name               string   `json:"name"`
+	Owner              string   `json:"owner"`
+	State              string   `json:"state"`
+	Progress           int      `json:"progress"`
+	Image              string   `json:"image"`
+	Flavor             string   `json:"flavor"`
+	GPUs               []string `json:"gpus"`
+	Simulated          bool     `json:"simulated"`
+	URL                string   `json:"url"`
+	Reason             string   `json:"reason"`
+	StopError          string   `json:"stop_error,omitempty"`
+	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
+	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
+	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
+	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
+	Currency           string   `json:"currency"`
+	CreatedAt          string   `json:"created_at"`
+	StartedAt          *string  `json:"started_at"`
+	StoppedAt          *string  `json:"stopped_at"`
+}
+
+// workbenchJSON is the former name of APIWorkbench.
+type workbenchJSON = APIWorkbench
+
+// APIGPU is one GPU of the pool (SPEC §8: index, uuid, model, memory_mib,
+// state, health, workbench_id, simulated).
+type APIGPU struct {
+	Index        int                   `json:"index"`
+	UUID         string                `json:"uuid"`
+	Model        string                `json:"model"`
+	MemoryMiB    uint64                `json:"memory_mib"`
+	State        string                `json:"state"`
+	Health       string                `json:"health"`
+	HealthDetail string                `json:"health_detail,omitempty"`
+	WorkbenchID  string                `json:"workbench_id"`
+	Simulated    bool                  `json:"simulated"`
+	Drained      bool                  `json:"drained"`
+	MIGEnabled   bool                  `json:"mig_enabled"`
+	MIG          []gpu.MIGInstance     `json:"mig_instances,omitempty"`
+	Utilization  *orchestrator.Reading `json:"utilization,omitempty"`
+}
+
+// APIGPUList is GET /gpus: the list and where the inventory comes from.
+type APIGPUList struct {
+	Items     []APIGPU `json:"items"`
+	Simulated bool     `json:"simulated"`
+	Backend   string   `json:"backend"`
+	Status    string   `json:"status"`
+}
+
+func apiGPU(g orchestrator.PoolGPU) APIGPU {
+	return APIGPU{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State, Health: g.Health,
+		HealthDetail: g.HealthDetail, WorkbenchID: g.WorkbenchID, Simulated: g.Simulated, Drained: g.Drained,
+		MIGEnabled: g.MIGEnabled, MIG: g.MIG, Utilization: g.Util}
+}
+
+// APIQuota is a quota (SPEC §8: max_gpus, max_gpus_per_model,
+// max_workbenches, gpu_hours_per_month, budget_per_month_micros,
+// max_runtime_hours; null = unlimited). models.Limits is a plain value
+// whose JSON names are this contract.
+type APIQuota = models.Limits
+
+// APIQuotaSubject is GET|PUT /admin/quotas/…: whose quota and its values;
+// for a user the effective quota after groups and the default.
+type APIQuotaSubject struct {
+	Scope      string    `json:"scope"`
+	Name       string    `json:"name,omitempty"`
+	Quota      APIQuota  `json:"quota"`
+	Overridden *bool     `json:"overridden,omitempty"`
+	Effective  *APIQuota `json:"effective,omitempty"`
+}
+
+// APIQuotaStatus is a user's quota with what they use of it.
+type APIQuotaStatus = quotaStatus
+
+// APIMe is GET /me.
+type APIMe struct {
+	ID          int64          `json:"id"`
+	Username    string         `json:"username"`
+	DisplayName string         `json:"display_name"`
+	Email       string         `json:"email"`
+	Role        string         `json:"role"`
+	Groups      []string       `json:"groups"`
+	Currency    string         `json:"currency"`
+	Quota       APIQuota       `json:"quota"`
+	Usage       APIQuotaStatus `json:"usage"`
+}
+
+// APIUsage is GET /usage (SPEC §8: from, to, group_by, items [{key,
+// gpu_seconds, amount_micros}], total_micros).
+type APIUsage struct {
+	From        string         `json:"from"`
+	To          string         `json:"to"`
+	GroupBy     string         `json:"group_by"`
+	Items       []APIUsageItem `json:"items"`
+	TotalMicros int64          `json:"total_micros"`
+	Currency    string         `json:"currency"`
+}
+
+// APIUsageItem is one line of APIUsage; models.UsageItem is a computed
+// summary whose JSON names are this contract.
+type APIUsageItem = models.UsageItem
+
+// APIToken is an API token as its owner sees it (never the secret).
+type APIToken struct {
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// APITokenCreated is POST /tokens: the secret, shown once, and the token.
+type APITokenCreated struct {
+	Token string   `json:"token"`
+	Item  APIToken `json:"item"`
+}
+
+func apiToken(t *models.APIToken) APIToken {
+	return APIToken{ID: t.ID, Name: t.Name, Prefix: t.Prefix, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt,
+		RevokedAt: t.RevokedAt, CreatedAt: t.CreatedAt}
+}
+
+// APISSHKey is one of a user's SSH public keys.
+type APISSHKey struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	PublicKey   string     `json:"public_key"`
+	Fingerprint string     `json:"fingerprint"`
+	CreatedAt   time.Time  `json:"created_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+}
+
+func apiSSHKey(k *models.SSHKey) APISSHKey {
+	return APISSHKey{ID: k.ID, Name: k.Name, PublicKey: k.PublicKey, Fingerprint: k.Fingerprint, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt}
+}
+
+// mapList converts each element and wraps the result as a list.
+func mapList[S, T any](in []S, f func(*S) T) APIList[T] {
+	out := make([]T, 0, len(in))
+	for i := range in {
+		out = append(out, f(&in[i]))
+	}
+	return list(out)
+}
+
+// APIUser is an account as admins list it (never the password hash).
+type APIUser struct {
+	ID          int64     `json:"id"`
+	Username    string    `json:"username"`
+	DisplayName string    `json:"display_name"`
+	Email       string    `json:"email"`
+	Role        string    `json:"role"`
+	Disabled    bool      `json:"disabled"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func apiUser(u *models.User) APIUser {
+	return APIUser{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email, Role: u.Role,
+		Disabled: u.Disabled, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+// APIPriceRate is one version of a rate schedule.
+type APIPriceRate struct {
+	ID            int64     `json:"id"`
+	Resource      string    `json:"resource"`
+	GPUModel      string    `json:"gpu_model"`
+	RateMicros    int64     `json:"rate_micros"`
+	EffectiveFrom time.Time `json:"effective_from"`
+	IsDefault     bool      `json:"is_default"`
+	CreatedBy     string    `json:"created_by"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+func apiPriceRate(r *models.PriceRate) APIPriceRate {
+	return APIPriceRate{ID: r.ID, Resource: r.Resource, GPUModel: r.GPUModel, RateMicros: r.Micros, EffectiveFrom: r.EffectiveFrom,
+		IsDefault: r.IsDefault, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
+}
+
+// APIPrices is GET /admin/prices: the rates in force and every version.
+type APIPrices struct {
+	Currency string         `json:"currency"`
+	Current  []APIPriceRate `json:"current"`
+	History  []APIPriceRate `json:"history"`
+}
+
+// APIPricesAdded is PUT /admin/prices: the versions added.
+type APIPricesAdded struct {
+	Added []APIPriceRate `json:"added"`
+}
+
+// APIRuntimeExtended is POST /workbenches/{id}/extend.
+type APIRuntimeExtended struct {
+	ID                  string `json:"id"`
+	RuntimeStopAt       string `json:"runtime_stop_at"`
+	RuntimeLimitSeconds int64  `json:"runtime_limit_seconds"`
+	CanExtend           bool   `json:"can_extend"`
+}
