@@ -296,3 +296,54 @@ type APIRuntimeExtended struct {
 	RuntimeLimitSeconds int64  `json:"runtime_limit_seconds"`
 	CanExtend           bool   `json:"can_extend"`
 }
+
+// APIGPUWatch is a request to be told when a GPU model frees.
+type APIGPUWatch struct {
+	ID         int64      `json:"id"`
+	GPUModel   string     `json:"gpu_model"`
+	CreatedAt  time.Time  `json:"created_at"`
+	NotifiedAt *time.Time `json:"notified_at"`
+}
+
+func apiGPUWatch(w *models.GPUWatch) APIGPUWatch {
+	return APIGPUWatch{ID: w.ID, GPUModel: w.GPUModel, CreatedAt: w.CreatedAt, NotifiedAt: w.NotifiedAt}
+}
+
+// APINotification is one message to a user.
+type APINotification struct {
+	ID        int64      `json:"id"`
+	Message   string     `json:"message"`
+	Link      string     `json:"link"`
+	CreatedAt time.Time  `json:"created_at"`
+	ReadAt    *time.Time `json:"read_at"`
+}
+
+func apiNotification(n *models.Notification) APINotification {
+	return APINotification{ID: n.ID, Message: n.Message, Link: n.Link, CreatedAt: n.CreatedAt, ReadAt: n.ReadAt}
+}
+
+// APILedgerLine is one line of the ledger (a charge, credit or reversal).
+type APILedgerLine struct {
+	ID            int64     `json:"id"`
+	Group         string    `json:"group"`
+	WorkbenchID   string    `json:"workbench_id"`
+	Resource      string    `json:"resource"`
+	GPUModel      string    `json:"gpu_model"`
+	PeriodStart   time.Time `json:"period_start"`
+	PeriodEnd     time.Time `json:"period_end"`
+	Seconds       int64     `json:"seconds"`
+	QuantityMilli int64     `json:"quantity_milli"`
+	RateMicros    int64     `json:"rate_micros"`
+	AmountMicros  int64     `json:"amount_micros"`
+	Reverses      *int64    `json:"reverses,omitempty"`
+	Note          string    `json:"note,omitempty"`
+	CreatedBy     string    `json:"created_by,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+func apiLedgerLine(e *models.LedgerEntry) APILedgerLine {
+	return APILedgerLine{ID: e.ID, Group: e.GroupName, WorkbenchID: e.WorkbenchID, Resource: e.Resource, GPUModel: e.GPUModel,
+		PeriodStart: e.PeriodStart, PeriodEnd: e.PeriodEnd, Seconds: e.Seconds, QuantityMilli: e.QuantityMilli,
+		RateMicros: e.RateMicros, AmountMicros: e.AmountMicros, Reverses: e.Reverses, Note: e.Note, CreatedBy: e.CreatedBy,
+		CreatedAt: e.CreatedAt}
+}

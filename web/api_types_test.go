@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,9 +49,6 @@ func (p *testPortal) strictAPI(method, path, token, body string, want any) int {
 		p.t.Errorf("%s %s (%d): the body does not decode strictly into %T: %v\n%s", method, path, res.StatusCode, into, err, b)
 	} else if dec.More() {
 		p.t.Errorf("%s %s: more than one JSON value", method, path)
-	}
-	if res.StatusCode >= 400 {
-		p.t.Logf("%s %s: %d %s: %s", method, path, res.StatusCode, apiErr.Error.Code, apiErr.Error.Message)
 	}
 	if res.StatusCode >= 400 && (apiErr.Error.Code == "" || apiErr.Error.Message == "") {
 		p.t.Errorf("%s %s (%d): error without code or message: %s", method, path, res.StatusCode, b)
@@ -122,6 +120,12 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	status(200, p.strictAPI("GET", "/api/v1/ssh-keys", user, "", &keys), "ssh keys")
 	status(400, p.strictAPI("POST", "/api/v1/ssh-keys", user, `{"name":"k","public_key":"not a key"}`, nil), "bad ssh key")
 	status(403, p.strictAPI("GET", "/api/v1/admin/prices", user, "", nil), "prices as a user")
+	var watch handlers.APIItem[handlers.APIGPUWatch]
+	status(201, p.strictAPI("POST", "/api/v1/gpu-watches", user, `{"gpu_model":"NVIDIA H100 80GB HBM3"}`, &watch), "gpu watch")
+	var watches handlers.APIList[handlers.APIGPUWatch]
+	status(200, p.strictAPI("GET", "/api/v1/gpu-watches", user, "", &watches), "gpu watches")
+	var notes handlers.APIList[handlers.APINotification]
+	status(200, p.strictAPI("GET", "/api/v1/notifications", user, "", &notes), "notifications")
 
 	// An admin's session.
 	var img handlers.APIImage
@@ -152,6 +156,13 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	var nu handlers.APIUser
 	status(201, p.strictAPI("POST", "/api/v1/admin/users", admin, `{"username":"bob","password":"bob-password-1","role":"user"}`, &nu), "user create")
 	status(400, p.strictAPI("POST", "/api/v1/admin/users", admin, `{"username":"bob","password":"bob-password-1","role":"user"}`, nil), "user twice")
+	var credit handlers.APILedgerLine
+	status(201, p.strictAPI("POST", "/api/v1/admin/ledger/credits", admin, `{"user":"alice","amount_micros":1000000,"reason":"welcome"}`, &credit), "credit")
+	var reversed handlers.APIList[handlers.APILedgerLine]
+	status(201, p.strictAPI("POST", "/api/v1/admin/ledger/reversals", admin, `{"ids":[`+strconv.FormatInt(credit.ID, 10)+`],"reason":"oops"}`, &reversed), "reversal")
+	if credit.AmountMicros != -1000000 || len(reversed.Items) != 1 || reversed.Items[0].Reverses == nil {
+		t.Errorf("credit %+v, reversal %+v", credit, reversed)
+	}
 	status(400, p.strictAPI("POST", "/api/v1/calculator/estimate", user, `{"flavor":"","gpu_count":-3}`, nil), "bad estimate")
 	status(404, p.strictAPI("GET", "/api/v1/no-such-thing", user, "", nil), "unknown route")
 }
