@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/templates"
 )
 
@@ -128,7 +129,7 @@ func (h *Handler) adminBillingCSV(c *gin.Context) {
 	_ = w.Write([]string{"month", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency"})
 	for _, it := range items {
 		_ = w.Write([]string{month.Format("2006-01"), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
-			exactAmount(it.AmountMicros), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency})
+			pricing.Micros(it.AmountMicros).Exact(), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

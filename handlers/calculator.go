@@ -425,7 +425,7 @@ func (h *Handler) calculatorPage(c *gin.Context) {
 	h.render(c, status, templates.CalculatorPage(h.page(c, "Calculator"), v))
 }
 
-func (h *Handler) money(m int64) string { return pricing.Format(m) + " " + h.cfg.Currency }
+func (h *Handler) money(m int64) string { return pricing.Micros(m).Format(h.cfg.Currency) }
 
 func (h *Handler) perGPUHour(m int64) string {
 	return pricing.FormatRate(m) + " " + h.cfg.Currency + "/GPU-h"

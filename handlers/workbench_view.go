@@ -96,7 +96,7 @@ func openLabel(openPath string) string {
 }
 
 func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
-	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt)}
@@ -146,5 +146,5 @@ func rateText(micros int64, currency string) string {
 	if micros == 0 {
 		return ""
 	}
-	return pricing.Format(micros) + " " + currency + "/h"
+	return pricing.Micros(micros).Format(currency) + "/h"
 }
