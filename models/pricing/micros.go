@@ -77,7 +77,7 @@ func (m Micros) round(d int) string {
 	neg := m < 0
 	u := uint64(m)
 	if neg {
-		u = uint64(-(m+1)) + 1
+		u = uint64(-(m + 1)) + 1
 	}
 	step := uint64(1)
 	for range 6 - d {
