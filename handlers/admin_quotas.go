@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 )
 
 // quotaSubject resolves the :scope/:name of a quota route to a scope and id.
@@ -86,21 +87,10 @@ func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) 
 	if !h.bindJSON(c, &l) {
 		return
 	}
-	ctx := c.Request.Context()
-	before, _, err := h.store.Quota(ctx, scope, id)
-	if err != nil {
+	if err := h.wbs.SetQuota(c.Request.Context(), orchestrator.QuotaChange{Actor: currentUser(c).Username, Scope: scope, SubjectID: id,
+		Name: name, Limits: l}); err != nil {
 		h.fail(c, err)
 		return
 	}
-	if err := h.store.CheckQuotaInput(ctx, l); err != nil {
-		h.fail(c, err)
-		return
-	}
-	if err := h.store.SetQuota(ctx, scope, id, l, currentUser(c).Username); err != nil {
-		h.fail(c, err)
-		return
-	}
-	h.audit(c, "quota.set", scope+":"+name, before, l)
-	h.wbs.BudgetsChanged()
 	c.JSON(http.StatusOK, APIQuotaSubject{Scope: scope, Name: name, Quota: l})
 }
