@@ -14,7 +14,6 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 	"workbench/templates"
 )
 
@@ -46,12 +45,12 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 		}
 		return current
 	}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
-		hint := "default " + calculator.FormatBps(calculator.DefaultDiscountsBps[tier])
+		hint := "default " + pricing.FormatBps(pricing.DefaultDiscountsBps[tier])
 		cur := ""
 		if set {
-			cur = calculator.FormatNumber(calcRat(bps, 100), 2)
+			cur = pricing.FormatNumber(calcRat(bps, 100), 2)
 		}
 		name := "discount_" + tier
 		v.Discounts = append(v.Discounts, templates.CalcSetting{Name: name, Label: tier + " discount (%)", Value: value(name, cur), Hint: hint + "; blank for the default"})
@@ -60,7 +59,7 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 		name := "fx_" + cur
 		val := ""
 		if m, ok := cs.FXMicros[cur]; ok {
-			val = calculator.FormatNumber(calcRat(m, 1_000_000), 6)
+			val = pricing.FormatNumber(calcRat(m, 1_000_000), 6)
 		}
 		v.FX = append(v.FX, templates.CalcSetting{Name: name, Label: fmt.Sprintf("1 %s in %s", cur, h.cfg.Currency), Value: value(name, val),
 			Hint: fmt.Sprintf("how many %s one %s is worth", h.cfg.Currency, cur)})
@@ -103,7 +102,7 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 	disc := map[string]*int64{}
 	fx := map[string]int64{}
 	errs := templates.FormErrors{}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		name := "discount_" + tier
 		s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(c.PostForm(name)), "%"))
 		typed[name] = s
@@ -153,14 +152,14 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 // exchange rates (0: removed), and audits the change.
 func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.CalculatorSettings, disc map[string]*int64, fx map[string]int64) error {
 	ctx := c.Request.Context()
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		if bps := disc[tier]; bps != nil {
 			if err := h.store.SetTierDiscount(ctx, tier, *bps); err != nil {
 				return err
 			}
 		} else if _, set := before.DiscountsBps[tier]; set {
 			// Blank: back to the default.
-			if err := h.store.SetTierDiscount(ctx, tier, calculator.DefaultDiscountsBps[tier]); err != nil {
+			if err := h.store.SetTierDiscount(ctx, tier, pricing.DefaultDiscountsBps[tier]); err != nil {
 				return err
 			}
 		}
@@ -422,10 +421,10 @@ func (h *Handler) apiCloudPriceDelete(c *gin.Context) {
 
 func (h *Handler) settingsJSON(cs models.CalculatorSettings) gin.H {
 	disc := gin.H{}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
 		if !set {
-			bps = calculator.DefaultDiscountsBps[tier]
+			bps = pricing.DefaultDiscountsBps[tier]
 		}
 		disc[tier] = gin.H{"bps": bps, "set": set}
 	}
@@ -464,13 +463,13 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 		return
 	}
 	disc := map[string]*int64{}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		if bps, ok := before.DiscountsBps[tier]; ok {
 			disc[tier] = &bps // unchanged unless given
 		}
 	}
 	for tier, bps := range body.DiscountsBps {
-		if !calcContains(calculator.DerivedTiers, tier) {
+		if !calcContains(pricing.DerivedTiers, tier) {
 			h.fail(c, &models.ValidationError{Field: "discounts_bps", Message: "tiers are spot, reserved-1y and reserved-3y"})
 			return
 		}

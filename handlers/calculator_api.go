@@ -12,16 +12,15 @@ import (
 	"workbench/models"
 
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 )
 
 // calcJSONValues turns a flat JSON object into query values, so that the API
 // and the page share one parser (and one fuzz target): numbers keep their
 // literal text (no float rounding), strings their value; anything else is
 // an error on that field.
-func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.FieldErrors) {
+func calcJSONValues(body map[string]json.RawMessage) (url.Values, pricing.FieldErrors) {
 	v := url.Values{}
-	errs := calculator.FieldErrors{}
+	errs := pricing.FieldErrors{}
 	for k, raw := range body {
 		t := bytes.TrimSpace(raw)
 		switch {
@@ -47,7 +46,7 @@ func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.Fie
 
 // failFields answers 400 with the fields at fault: the usual error object
 // plus "fields" (field → message).
-func (h *Handler) failFields(c *gin.Context, errs calculator.FieldErrors) {
+func (h *Handler) failFields(c *gin.Context, errs pricing.FieldErrors) {
 	h.log.Info("request refused", "method", c.Request.Method, "path", c.Request.URL.Path, "status", http.StatusBadRequest, "err", errs.Error())
 	c.AbortWithStatusJSON(http.StatusBadRequest, APIError{Error: APIErrorDetail{Code: "invalid_" + errs.First(), Message: errs.Error(), Fields: errs}})
 }
@@ -114,7 +113,7 @@ type tcoOfferJSON struct {
 	RentPerYearMicros    int64    `json:"rent_per_year_micros"`
 }
 
-func (h *Handler) offerJSON(o calculator.PricedOffer) offerJSON {
+func (h *Handler) offerJSON(o pricing.PricedOffer) offerJSON {
 	j := offerJSON{Provider: o.Provider, Offer: o.Name, GPUModel: o.GPUModel, Tier: o.Tier, Estimate: o.Derived, Currency: o.Currency,
 		PriceMicros: o.PriceMicros, RateMicros: o.RateMicros, Rate: pricing.FormatRate(o.RateMicros), AsOf: o.AsOf, Source: o.Source, Note: o.Note}
 	if o.Converted() {
@@ -133,7 +132,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		return
 	}
 	if v.Get("flavor") == "" && v.Get("gpu_count") == "" && v.Get("cpu_cores") == "" && v.Get("memory_gib") == "" && v.Get("memory_mib") == "" {
-		h.failFields(c, calculator.FieldErrors{"flavor": "give a flavor, or a shape (gpu_model, gpu_count, cpu_cores, memory_gib)"})
+		h.failFields(c, pricing.FieldErrors{"flavor": "give a flavor, or a shape (gpu_model, gpu_count, cpu_cores, memory_gib)"})
 		return
 	}
 	env, err := h.loadCalcEnv(c.Request.Context())
@@ -141,7 +140,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	def := calculator.DefaultEstimate()
+	def := pricing.DefaultEstimate()
 	def.Shape = pricing.Shape{}
 	in, res, errs := h.runEstimate(env, v, def)
 	if errs != nil {
@@ -186,8 +185,8 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 
 // tcoJSON is the API's TCO answer: SPEC §8 names (owned_per_gpu_hour, and
 // per offer break_even_utilization), money in micro-units plus text.
-func (h *Handler) tcoJSON(env *calcEnv, in calculator.TCOInput, t *calculator.TCOResult) gin.H {
-	annual := func(a calculator.AnnualCost) gin.H {
+func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResult) gin.H {
+	annual := func(a pricing.AnnualCost) gin.H {
 		return gin.H{"utilization": a.Utilization, "energy_kwh_per_year": a.EnergyKWh,
 			"annual_cost_micros": a.TotalMicros, "annual_cost": pricing.Format(a.TotalMicros),
 			"owned_per_gpu_hour_micros": a.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(a.OwnedPerGPUHourMicros)}
