@@ -17,10 +17,10 @@ import (
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // TestMoneyAudit is the independent audit, end to end: ten fake-Jupyter

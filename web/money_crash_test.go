@@ -15,9 +15,9 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/testimages"
 )
 
 // TestBillingSurvivesPortalCrash (SPEC §6 rule 7): two workbenches run; the
