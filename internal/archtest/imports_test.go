@@ -158,3 +158,27 @@ func report(t *testing.T, rule string, bad []string) {
 		t.Errorf("%s: %s", rule, b)
 	}
 }
+
+// Test support (images built for tests, the fake Jupyter) is for tests
+// only: no product file imports it, only _test.go files and test support
+// itself.
+func TestOnlyTestsImportTestSupport(t *testing.T) {
+	const support = "internal/testsupport"
+	var bad []string
+	for dir, imps := range imports(t) {
+		if dir == support || strings.HasPrefix(dir, support+"/") {
+			continue
+		}
+		for p, files := range imps {
+			if p != module+"/"+support && !strings.HasPrefix(p, module+"/"+support+"/") {
+				continue
+			}
+			for _, f := range files {
+				if !strings.HasSuffix(f, "_test.go") {
+					bad = append(bad, dir+"/"+f+" imports "+p)
+				}
+			}
+		}
+	}
+	report(t, "only tests may import "+support, bad)
+}
