@@ -16,13 +16,11 @@ func (h *Handler) workbenchExtend(c *gin.Context) {
 	if !ok {
 		return
 	}
-	d, err := h.wbs.ExtendRuntime(c.Request.Context(), wb.ID)
+	d, err := h.wbs.ExtendRuntimeBy(c.Request.Context(), wb.ID, currentUser(c).Username)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "workbench.extend", wb.ID, map[string]int64{"runtime_extension_s": wb.RuntimeExtensionS},
-		map[string]string{"runtime_stop_at": d.RuntimeStopAt.Format(timeJSON)})
 	if isAPI(c) {
 		c.JSON(http.StatusOK, APIRuntimeExtended{ID: wb.ID, RuntimeStopAt: d.RuntimeStopAt.Format(timeJSON),
 			RuntimeLimitSeconds: int64(d.RuntimeLimit / time.Second), CanExtend: d.CanExtend})
