@@ -347,3 +347,15 @@ func apiLedgerLine(e *models.LedgerEntry) APILedgerLine {
 		RateMicros: e.RateMicros, AmountMicros: e.AmountMicros, Reverses: e.Reverses, Note: e.Note, CreatedBy: e.CreatedBy,
 		CreatedAt: e.CreatedAt}
 }
+
+// APIEgress is GET|PUT /admin/egress: the workbench network's outbound
+// policy and whether it is in force.
+type APIEgress struct {
+	Mode      string   `json:"mode"`
+	Allow     []string `json:"allow"`
+	Enforced  bool     `json:"enforced"`
+	Pending   bool     `json:"pending"`
+	Problem   string   `json:"problem"`
+	Bridge    string   `json:"bridge"`
+	CheckedAt string   `json:"checked_at,omitempty"`
+}

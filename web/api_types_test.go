@@ -163,6 +163,12 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	if credit.AmountMicros != -1000000 || len(reversed.Items) != 1 || reversed.Items[0].Reverses == nil {
 		t.Errorf("credit %+v, reversal %+v", credit, reversed)
 	}
+	var egress handlers.APIEgress
+	status(200, p.strictAPI("GET", "/api/v1/admin/egress", admin, "", &egress), "egress")
+	if egress.Allow == nil {
+		t.Errorf("egress: %+v", egress)
+	}
+	status(400, p.strictAPI("PUT", "/api/v1/admin/egress", admin, `{"mode":"sideways"}`, nil), "bad egress")
 	status(400, p.strictAPI("POST", "/api/v1/calculator/estimate", user, `{"flavor":"","gpu_count":-3}`, nil), "bad estimate")
 	status(404, p.strictAPI("GET", "/api/v1/no-such-thing", user, "", nil), "unknown route")
 }
