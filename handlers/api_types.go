@@ -359,3 +359,102 @@ type APIEgress struct {
 	Bridge    string   `json:"bridge"`
 	CheckedAt string   `json:"checked_at,omitempty"`
 }
+
+// APICalcShape is the shape an estimate priced.
+type APICalcShape struct {
+	GPUModel        string      `json:"gpu_model"`
+	GPUCount        int         `json:"gpu_count"`
+	CPUMilli        int64       `json:"cpu_milli"`
+	MemoryGiB       json.Number `json:"memory_gib"`
+	MemoryMiB       int64       `json:"memory_mib"`
+	StorageMilliGiB int64       `json:"storage_milli_gib"`
+}
+
+// APICalcEstimate is POST /calculator/estimate: the cost here, per
+// resource, and at cloud offers; money in micro-units plus text.
+type APICalcEstimate struct {
+	Currency           string              `json:"currency"`
+	Flavor             string              `json:"flavor"`
+	Shape              APICalcShape        `json:"shape"`
+	Duration           string              `json:"duration"`
+	Start              string              `json:"start"`
+	Runs               int64               `json:"runs"`
+	RunSeconds         int64               `json:"run_seconds"`
+	BilledRunSeconds   int64               `json:"billed_run_seconds"`
+	CalendarSeconds    int64               `json:"calendar_seconds"`
+	MinChargeApplied   bool                `json:"min_charge_applied"`
+	PerHourMicros      int64               `json:"per_hour_micros"`
+	PerHour            string              `json:"per_hour"`
+	PerDayMicros       int64               `json:"per_day_micros"`
+	PerDay             string              `json:"per_day"`
+	PerMonthMicros     int64               `json:"per_month_micros"`
+	PerMonth           string              `json:"per_month"`
+	ComputeTotalMicros int64               `json:"compute_total_micros"`
+	StorageTotalMicros int64               `json:"storage_total_micros"`
+	TotalMicros        int64               `json:"total_micros"`
+	Total              string              `json:"total"`
+	Query              string              `json:"query"`
+	Lines              []estimateLineJSON  `json:"lines"`
+	Cloud              []estimateOfferJSON `json:"cloud"`
+	CloudLeftOut       map[string]int      `json:"cloud_left_out"`
+}
+
+// APICalcAnnual is the yearly cost of owning at one utilisation.
+type APICalcAnnual struct {
+	Utilization           float64 `json:"utilization"`
+	EnergyKWhPerYear      float64 `json:"energy_kwh_per_year"`
+	AnnualCostMicros      int64   `json:"annual_cost_micros"`
+	AnnualCost            string  `json:"annual_cost"`
+	OwnedPerGPUHourMicros int64   `json:"owned_per_gpu_hour_micros"`
+	OwnedPerGPUHour       string  `json:"owned_per_gpu_hour"`
+}
+
+// APICalcBreakdown splits the annual cost of owning.
+type APICalcBreakdown struct {
+	DepreciationMicros int64 `json:"depreciation_micros"`
+	EnergyMicros       int64 `json:"energy_micros"`
+	ColocationMicros   int64 `json:"colocation_micros"`
+	MaintenanceMicros  int64 `json:"maintenance_micros"`
+	StaffMicros        int64 `json:"staff_micros"`
+}
+
+// APICalcSeries is one line of the TCO chart.
+type APICalcSeries struct {
+	Label        string  `json:"label"`
+	Own          bool    `json:"own"`
+	Estimate     bool    `json:"estimate"`
+	PointsMicros []int64 `json:"points_micros"`
+}
+
+// APICalcChart is the TCO chart: cumulative cost by month.
+type APICalcChart struct {
+	Months []int           `json:"months"`
+	Series []APICalcSeries `json:"series"`
+}
+
+// APICalcTCO is POST /calculator/tco (SPEC §8: owned_per_gpu_hour and,
+// per offer, break_even_utilization).
+type APICalcTCO struct {
+	Currency              string            `json:"currency"`
+	Inputs                map[string]string `json:"inputs"`
+	GPUModel              string            `json:"gpu_model"`
+	GPUsPerServer         int64             `json:"gpus_per_server"`
+	Utilization           float64           `json:"utilization"`
+	PeakKW                float64           `json:"peak_kw"`
+	EnergyKWhPerYear      float64           `json:"energy_kwh_per_year"`
+	AnnualCostMicros      int64             `json:"annual_cost_micros"`
+	AnnualCost            string            `json:"annual_cost"`
+	Breakdown             APICalcBreakdown  `json:"breakdown"`
+	RunningPerMonthMicros int64             `json:"running_per_month_micros"`
+	OwnedPerGPUHourMicros int64             `json:"owned_per_gpu_hour_micros"`
+	OwnedPerGPUHour       string            `json:"owned_per_gpu_hour"`
+	ByUtilization         []APICalcAnnual   `json:"by_utilization"`
+	Offers                []tcoOfferJSON    `json:"offers"`
+	Chart                 APICalcChart      `json:"chart"`
+	TargetUtilization     float64           `json:"target_utilization"`
+	SuggestedRateMicros   int64             `json:"suggested_rate_micros"`
+	SuggestedRate         string            `json:"suggested_rate"`
+	ApplyModel            string            `json:"apply_model"`
+	CloudLeftOut          map[string]int    `json:"cloud_left_out"`
+	Query                 string            `json:"query"`
+}

@@ -147,16 +147,16 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		h.failFields(c, errs)
 		return
 	}
-	out := gin.H{"currency": h.cfg.Currency, "flavor": in.Flavor,
-		"shape": gin.H{"gpu_model": in.Shape.GPUModel, "gpu_count": in.Shape.GPUCount, "cpu_milli": in.Shape.CPUMilli,
-			"memory_gib": json.Number(models.FormatMemoryGiB(in.Shape.MemoryMiB)), "memory_mib": in.Shape.MemoryMiB, "storage_milli_gib": in.StorageMilliGiB},
-		"duration": in.Duration, "start": res.Start.Format(time.RFC3339), "runs": res.Runs, "run_seconds": res.RunSeconds,
-		"billed_run_seconds": res.BilledRunSeconds, "calendar_seconds": res.CalendarSeconds, "min_charge_applied": res.MinChargeApplied,
-		"per_hour_micros": res.PerHour, "per_hour": pricing.Format(res.PerHour),
-		"per_day_micros": res.PerDay, "per_day": pricing.Format(res.PerDay),
-		"per_month_micros": res.PerMonth, "per_month": pricing.Format(res.PerMonth),
-		"compute_total_micros": res.ComputeTotal, "storage_total_micros": res.StorageTotal,
-		"total_micros": res.Total, "total": pricing.Format(res.Total), "query": calcPageEstimateValues(in).Encode(),
+	out := APICalcEstimate{Currency: h.cfg.Currency, Flavor: in.Flavor,
+		Shape: APICalcShape{GPUModel: in.Shape.GPUModel, GPUCount: in.Shape.GPUCount, CPUMilli: in.Shape.CPUMilli,
+			MemoryGiB: json.Number(models.FormatMemoryGiB(in.Shape.MemoryMiB)), MemoryMiB: in.Shape.MemoryMiB, StorageMilliGiB: in.StorageMilliGiB},
+		Duration: in.Duration, Start: res.Start.Format(time.RFC3339), Runs: res.Runs, RunSeconds: res.RunSeconds,
+		BilledRunSeconds: res.BilledRunSeconds, CalendarSeconds: res.CalendarSeconds, MinChargeApplied: res.MinChargeApplied,
+		PerHourMicros: res.PerHour, PerHour: pricing.Format(res.PerHour),
+		PerDayMicros: res.PerDay, PerDay: pricing.Format(res.PerDay),
+		PerMonthMicros: res.PerMonth, PerMonth: pricing.Format(res.PerMonth),
+		ComputeTotalMicros: res.ComputeTotal, StorageTotalMicros: res.StorageTotal,
+		TotalMicros: res.Total, Total: pricing.Format(res.Total), Query: calcPageEstimateValues(in).Encode(),
 	}
 	lines := []estimateLineJSON{}
 	for _, l := range res.Resources {
@@ -168,7 +168,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 			RateMicros: l.RateMicros, RatePer: per, PerHourMicros: l.PerHour, PerDayMicros: l.PerDay, PerMonthMicros: l.PerMonth,
 			TotalMicros: l.Total, Total: pricing.Format(l.Total)})
 	}
-	out["lines"] = lines
+	out.Lines = lines
 	cloud := []estimateOfferJSON{}
 	for _, cmp := range env.compare(res) {
 		j := estimateOfferJSON{offerJSON: h.offerJSON(cmp.PricedOffer), CostMicros: cmp.Cost, Cost: pricing.Format(cmp.Cost)}
@@ -178,20 +178,20 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		}
 		cloud = append(cloud, j)
 	}
-	out["cloud"] = cloud
-	out["cloud_left_out"] = env.missing
+	out.Cloud = cloud
+	out.CloudLeftOut = env.missing
 	c.JSON(http.StatusOK, out)
 }
 
 // tcoJSON is the API's TCO answer: SPEC §8 names (owned_per_gpu_hour, and
 // per offer break_even_utilization), money in micro-units plus text.
-func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResult) gin.H {
-	annual := func(a pricing.AnnualCost) gin.H {
-		return gin.H{"utilization": a.Utilization, "energy_kwh_per_year": a.EnergyKWh,
-			"annual_cost_micros": a.TotalMicros, "annual_cost": pricing.Format(a.TotalMicros),
-			"owned_per_gpu_hour_micros": a.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(a.OwnedPerGPUHourMicros)}
+func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResult) APICalcTCO {
+	annual := func(a pricing.AnnualCost) APICalcAnnual {
+		return APICalcAnnual{Utilization: a.Utilization, EnergyKWhPerYear: a.EnergyKWh,
+			AnnualCostMicros: a.TotalMicros, AnnualCost: pricing.Format(a.TotalMicros),
+			OwnedPerGPUHourMicros: a.OwnedPerGPUHourMicros, OwnedPerGPUHour: pricing.FormatRate(a.OwnedPerGPUHourMicros)}
 	}
-	table := []gin.H{}
+	table := []APICalcAnnual{}
 	for _, a := range t.Table {
 		table = append(table, annual(a))
 	}
@@ -205,29 +205,29 @@ func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResul
 		}
 		offers = append(offers, j)
 	}
-	series := []gin.H{}
+	series := []APICalcSeries{}
 	for _, s := range t.Chart.Series {
-		series = append(series, gin.H{"label": s.Label, "own": s.Own, "estimate": s.Derived, "points_micros": s.Points})
+		series = append(series, APICalcSeries{Label: s.Label, Own: s.Own, Estimate: s.Derived, PointsMicros: s.Points})
 	}
-	inputs := gin.H{}
+	inputs := map[string]string{}
 	for k, vs := range in.Values() {
 		inputs[k] = vs[0]
 	}
 	applyModel, _ := env.applyModel(in.GPUModel)
-	return gin.H{
-		"currency": h.cfg.Currency, "inputs": inputs, "gpu_model": in.GPUModel, "gpus_per_server": in.GPUsPerServer,
-		"utilization": t.Annual.Utilization, "peak_kw": t.PeakKW, "energy_kwh_per_year": t.Annual.EnergyKWh,
-		"annual_cost_micros": t.Annual.TotalMicros, "annual_cost": pricing.Format(t.Annual.TotalMicros),
-		"breakdown": gin.H{"depreciation_micros": t.Annual.DepreciationMicros, "energy_micros": t.Annual.EnergyMicros,
-			"colocation_micros": t.Annual.ColocationMicros, "maintenance_micros": t.Annual.MaintenanceMicros,
-			"staff_micros": t.Annual.StaffMicros},
-		"running_per_month_micros":  t.RunningPerMonth,
-		"owned_per_gpu_hour_micros": t.Annual.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(t.Annual.OwnedPerGPUHourMicros),
-		"by_utilization": table, "offers": offers,
-		"chart":              gin.H{"months": t.Chart.Months, "series": series},
-		"target_utilization": t.Target.Utilization, "suggested_rate_micros": t.SuggestedRateMicros,
-		"suggested_rate": pricing.FormatRate(t.SuggestedRateMicros), "apply_model": applyModel,
-		"cloud_left_out": env.missing, "query": in.Values().Encode(),
+	return APICalcTCO{
+		Currency: h.cfg.Currency, Inputs: inputs, GPUModel: in.GPUModel, GPUsPerServer: in.GPUsPerServer,
+		Utilization: t.Annual.Utilization, PeakKW: t.PeakKW, EnergyKWhPerYear: t.Annual.EnergyKWh,
+		AnnualCostMicros: t.Annual.TotalMicros, AnnualCost: pricing.Format(t.Annual.TotalMicros),
+		Breakdown: APICalcBreakdown{DepreciationMicros: t.Annual.DepreciationMicros, EnergyMicros: t.Annual.EnergyMicros,
+			ColocationMicros: t.Annual.ColocationMicros, MaintenanceMicros: t.Annual.MaintenanceMicros,
+			StaffMicros: t.Annual.StaffMicros},
+		RunningPerMonthMicros: t.RunningPerMonth,
+		OwnedPerGPUHourMicros: t.Annual.OwnedPerGPUHourMicros, OwnedPerGPUHour: pricing.FormatRate(t.Annual.OwnedPerGPUHourMicros),
+		ByUtilization: table, Offers: offers,
+		Chart:             APICalcChart{Months: t.Chart.Months, Series: series},
+		TargetUtilization: t.Target.Utilization, SuggestedRateMicros: t.SuggestedRateMicros,
+		SuggestedRate: pricing.FormatRate(t.SuggestedRateMicros), ApplyModel: applyModel,
+		CloudLeftOut: env.missing, Query: in.Values().Encode(),
 	}
 }
 

@@ -169,6 +169,16 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 		t.Errorf("egress: %+v", egress)
 	}
 	status(400, p.strictAPI("PUT", "/api/v1/admin/egress", admin, `{"mode":"sideways"}`, nil), "bad egress")
+	var est handlers.APICalcEstimate
+	status(200, p.strictAPI("POST", "/api/v1/calculator/estimate", user, `{"gpu_model":"NVIDIA H100 80GB HBM3","gpu_count":1,"cpu_cores":4,"memory_gib":16,"total_hours":10}`, &est), "estimate")
+	if est.TotalMicros <= 0 || len(est.Lines) == 0 {
+		t.Errorf("estimate: %+v", est)
+	}
+	var tco handlers.APICalcTCO
+	status(200, p.strictAPI("POST", "/api/v1/calculator/tco", user, `{}`, &tco), "tco")
+	if tco.OwnedPerGPUHourMicros <= 0 || len(tco.ByUtilization) == 0 {
+		t.Errorf("tco: %+v", tco)
+	}
 	status(400, p.strictAPI("POST", "/api/v1/calculator/estimate", user, `{"flavor":"","gpu_count":-3}`, nil), "bad estimate")
 	status(404, p.strictAPI("GET", "/api/v1/no-such-thing", user, "", nil), "unknown route")
 }
