@@ -314,7 +314,7 @@ func (h *Handler) apiCloudPrices(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"currency": h.cfg.Currency, "items": nonNil(rows), "settings": h.settingsJSON(cs)})
+	c.JSON(http.StatusOK, APICloudPrices{Currency: h.cfg.Currency, Items: mapList(rows, apiCloudPrice).Items, Settings: h.settingsJSON(cs)})
 }
 
 // cloudPriceBody is the API's catalog row: the price in major units (a
@@ -384,7 +384,7 @@ func (h *Handler) apiCloudPriceCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, p)
+	c.JSON(http.StatusCreated, apiCloudPrice(p))
 }
 
 // apiCloudPriceUpdate: PUT /api/v1/admin/cloud-prices/:id (the whole row).
@@ -407,7 +407,7 @@ func (h *Handler) apiCloudPriceUpdate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, p)
+	c.JSON(http.StatusOK, apiCloudPrice(p))
 }
 
 // apiCloudPriceDelete: DELETE /api/v1/admin/cloud-prices/:id.
@@ -419,20 +419,20 @@ func (h *Handler) apiCloudPriceDelete(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-func (h *Handler) settingsJSON(cs models.CalculatorSettings) gin.H {
-	disc := gin.H{}
+func (h *Handler) settingsJSON(cs models.CalculatorSettings) APICalcSettings {
+	disc := map[string]APICalcDiscount{}
 	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
 		if !set {
 			bps = pricing.DefaultDiscountsBps[tier]
 		}
-		disc[tier] = gin.H{"bps": bps, "set": set}
+		disc[tier] = APICalcDiscount{Bps: bps, Set: set}
 	}
-	fx := gin.H{}
+	fx := map[string]int64{}
 	for cur, m := range cs.FXMicros {
 		fx[cur] = m
 	}
-	return gin.H{"currency": h.cfg.Currency, "discounts": disc, "exchange_rates_micros": fx}
+	return APICalcSettings{Currency: h.cfg.Currency, Discounts: disc, ExchangeRatesMicros: fx}
 }
 
 // apiCalculatorSettings: GET /api/v1/admin/calculator/settings.

@@ -458,3 +458,59 @@ type APICalcTCO struct {
 	CloudLeftOut          map[string]int    `json:"cloud_left_out"`
 	Query                 string            `json:"query"`
 }
+
+// APICloudPrice is one row of the cloud price catalog.
+type APICloudPrice struct {
+	ID          int64     `json:"id"`
+	Provider    string    `json:"provider"`
+	Offer       string    `json:"offer"`
+	GPUModel    string    `json:"gpu_model"`
+	GPUsInOffer int       `json:"gpus_in_offer"`
+	Tier        string    `json:"tier"`
+	Currency    string    `json:"currency"`
+	PriceMicros int64     `json:"price_per_gpu_hour_micros"`
+	AsOf        string    `json:"as_of"`
+	Source      string    `json:"source"`
+	Note        string    `json:"note"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func apiCloudPrice(p *models.CloudPrice) APICloudPrice {
+	return APICloudPrice{ID: p.ID, Provider: p.Provider, Offer: p.Offer, GPUModel: p.GPUModel, GPUsInOffer: p.GPUsInOffer,
+		Tier: p.Tier, Currency: p.Currency, PriceMicros: p.PriceMicros, AsOf: p.AsOf, Source: p.Source, Note: p.Note,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// APICalcDiscount is a derived tier's discount in basis points and whether
+// an admin set it (else the default).
+type APICalcDiscount struct {
+	Bps int64 `json:"bps"`
+	Set bool  `json:"set"`
+}
+
+// APICalcSettings is GET|PUT /admin/calculator/settings.
+type APICalcSettings struct {
+	Currency            string                     `json:"currency"`
+	Discounts           map[string]APICalcDiscount `json:"discounts"`
+	ExchangeRatesMicros map[string]int64           `json:"exchange_rates_micros"`
+}
+
+// APICloudPrices is GET /cloud-prices: the catalog and the settings.
+type APICloudPrices struct {
+	Currency string          `json:"currency"`
+	Items    []APICloudPrice `json:"items"`
+	Settings APICalcSettings `json:"settings"`
+}
+
+// APIRateApplied is POST /admin/calculator/apply-rate: the rate added.
+type APIRateApplied struct {
+	Added APIPriceRate `json:"added"`
+	Rate  string       `json:"rate"`
+}
+
+// APIHealth is /healthz: "ok" or "unavailable", nothing more (no error
+// text: the endpoint is public).
+type APIHealth struct {
+	Status string `json:"status"`
+}

@@ -265,6 +265,6 @@ func (h *Handler) apiCalculatorApplyRate(c *gin.Context) {
 	case err != nil:
 		h.fail(c, err)
 	default:
-		c.JSON(http.StatusOK, gin.H{"added": pr, "rate": pricing.FormatRate(pr.Micros)})
+		c.JSON(http.StatusOK, APIRateApplied{Added: apiPriceRate(pr), Rate: pricing.FormatRate(pr.Micros)})
 	}
 }

@@ -179,6 +179,20 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	if tco.OwnedPerGPUHourMicros <= 0 || len(tco.ByUtilization) == 0 {
 		t.Errorf("tco: %+v", tco)
 	}
+	var cloud handlers.APICloudPrices
+	status(200, p.strictAPI("GET", "/api/v1/cloud-prices", user, "", &cloud), "cloud prices")
+	if len(cloud.Items) == 0 || len(cloud.Settings.Discounts) == 0 {
+		t.Errorf("cloud prices: %d rows, settings %+v", len(cloud.Items), cloud.Settings)
+	}
+	var settings handlers.APICalcSettings
+	status(200, p.strictAPI("GET", "/api/v1/admin/calculator/settings", admin, "", &settings), "calculator settings")
+	var applied handlers.APIRateApplied
+	status(200, p.strictAPI("POST", "/api/v1/admin/calculator/apply-rate", admin, `{"gpu_model":"NVIDIA H100 80GB HBM3"}`, &applied), "apply rate")
 	status(400, p.strictAPI("POST", "/api/v1/calculator/estimate", user, `{"flavor":"","gpu_count":-3}`, nil), "bad estimate")
 	status(404, p.strictAPI("GET", "/api/v1/no-such-thing", user, "", nil), "unknown route")
+	var health handlers.APIHealth
+	status(200, p.strictAPI("GET", "/healthz", "", "", &health), "healthz")
+	if health.Status != "ok" {
+		t.Errorf("healthz: %+v", health)
+	}
 }
