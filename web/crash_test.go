@@ -45,8 +45,10 @@ var portalBinary struct {
 func workbenchBinary(t *testing.T) string {
 	t.Helper()
 	portalBinary.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
+		// No deadline: the build happens once per test binary, and on a
+		// busy machine it can take longer than any fixed budget; a build
+		// killed half-way would fail every test that needs it.
+		ctx := context.Background()
 		out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 		if err != nil {
 			portalBinary.err = fmt.Errorf("go env GOMOD: %v", err)
