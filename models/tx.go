@@ -9,9 +9,10 @@ import (
 // InTx runs fn with a Store bound to one immediate transaction: every
 // gorm-backed Store method fn calls on tx commits or rolls back together
 // (a method that opens its own transaction nests as a savepoint). Services
-// use it to make a change and write its audit row atomically. Methods that
-// query through the raw *sql.DB (none of the write paths) are not part of
-// the transaction.
+// use it to make a change and write its audit row atomically. A method that
+// goes through the raw *sql.DB instead of gorm is not part of the
+// transaction (and a write through it would wait on the transaction's lock):
+// give it a gorm path before calling it from InTx, as EgressSetting has.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
 		bound := *s

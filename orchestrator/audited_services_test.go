@@ -65,3 +65,27 @@ func TestMemSetQuotaIsAuditedInItsTransaction(t *testing.T) {
 		t.Fatalf("audit %+v: want one quota.set row for user:alice", entries)
 	}
 }
+
+// An egress policy change is stored with its audit row (before and after)
+// in one transaction.
+func TestMemSetEgressPolicyIsAudited(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	r.m.UseFirewall(&recordingFirewall{})
+	ctx := context.Background()
+	p, err := ParseEgressPolicy("none", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.m.SetEgressPolicyBy(ctx, p, "root"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.m.EgressPolicy(ctx)
+	if err != nil || got.Mode != p.Mode {
+		t.Fatalf("stored policy %+v (%v), want mode %s", got, err, p.Mode)
+	}
+	entries, _ := r.store.ListAudit(ctx, 10)
+	if len(entries) != 1 || entries[0].Action != "egress.set" || entries[0].Actor != "root" || entries[0].After != `{"allow":[],"mode":"none"}` {
+		t.Fatalf("audit %+v: want one egress.set row to none", entries)
+	}
+}
