@@ -173,7 +173,7 @@ func (h *Handler) adminBillingCSV(c *gin.Context) {
 	for _, it := range items {
 		mJ := energy.mJ[it.Key]
 		_ = w.Write([]string{month.Format("2006-01"), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
-			exactAmount(it.AmountMicros), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency,
+			pricing.Micros(it.AmountMicros).Exact(), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency,
 			pricing.FormatKWh(mJ), strconv.FormatInt(mJ, 10), energy.costCSV(mJ)})
 	}
 	w.Flush()

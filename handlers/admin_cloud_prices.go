@@ -14,7 +14,6 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 	"workbench/templates"
 )
 
@@ -46,22 +45,22 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 		}
 		return current
 	}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
-		hint := "default " + calculator.FormatBps(calculator.DefaultDiscountsBps[tier])
+		hint := "default " + pricing.FormatBps(pricing.DefaultDiscountsBps[tier])
 		cur := ""
 		if set {
-			cur = calculator.FormatNumber(calcRat(bps, 100), 2)
+			cur = pricing.FormatNumber(calcRat(bps, 100), 2)
 		}
 		name := "discount_" + tier
 		v.Discounts = append(v.Discounts, templates.CalcSetting{Name: name, Label: tier + " discount (%)", Value: value(name, cur), Hint: hint + "; blank for the default"})
 	}
-	defaults := calculator.Conversions(h.cfg.Currency, nil, calculator.DefaultFXRates)
+	defaults := pricing.Conversions(h.cfg.Currency, nil, pricing.DefaultFXRates)
 	for _, cur := range h.fxCurrencies(rows, cs) {
 		name := "fx_" + cur
 		val := ""
 		if m, ok := cs.FXMicros[cur]; ok {
-			val = calculator.FormatNumber(calcRat(m, 1_000_000), 6)
+			val = pricing.FormatNumber(calcRat(m, 1_000_000), 6)
 		}
 		hint := fmt.Sprintf("how many %s one %s is worth; blank: no rate, %s offers are left out", h.cfg.Currency, cur, cur)
 		if d, ok := defaults[cur]; ok {
@@ -114,7 +113,7 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 	fx := map[string]int64{}
 	meta := map[string]models.FXMeta{}
 	errs := templates.FormErrors{}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		name := "discount_" + tier
 		s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(c.PostForm(name)), "%"))
 		typed[name] = s
@@ -168,14 +167,14 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 // change.
 func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.CalculatorSettings, disc map[string]*int64, fx map[string]int64, meta map[string]models.FXMeta) error {
 	ctx := c.Request.Context()
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		if bps := disc[tier]; bps != nil {
 			if err := h.store.SetTierDiscount(ctx, tier, *bps); err != nil {
 				return err
 			}
 		} else if _, set := before.DiscountsBps[tier]; set {
 			// Blank: back to the default.
-			if err := h.store.SetTierDiscount(ctx, tier, calculator.DefaultDiscountsBps[tier]); err != nil {
+			if err := h.store.SetTierDiscount(ctx, tier, pricing.DefaultDiscountsBps[tier]); err != nil {
 				return err
 			}
 		}
@@ -333,7 +332,7 @@ func (h *Handler) apiCloudPrices(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"currency": h.cfg.Currency, "items": nonNil(rows), "settings": h.settingsJSON(cs)})
+	c.JSON(http.StatusOK, APICloudPrices{Currency: h.cfg.Currency, Items: mapList(rows, apiCloudPrice).Items, Settings: h.settingsJSON(cs)})
 }
 
 // cloudPriceBody is the API's catalog row: the price in major units (a
@@ -403,7 +402,7 @@ func (h *Handler) apiCloudPriceCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, p)
+	c.JSON(http.StatusCreated, apiCloudPrice(p))
 }
 
 // apiCloudPriceUpdate: PUT /api/v1/admin/cloud-prices/:id (the whole row).
@@ -426,7 +425,7 @@ func (h *Handler) apiCloudPriceUpdate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, p)
+	c.JSON(http.StatusOK, apiCloudPrice(p))
 }
 
 // apiCloudPriceDelete: DELETE /api/v1/admin/cloud-prices/:id.
@@ -438,22 +437,22 @@ func (h *Handler) apiCloudPriceDelete(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-func (h *Handler) settingsJSON(cs models.CalculatorSettings) gin.H {
-	disc := gin.H{}
-	for _, tier := range calculator.DerivedTiers {
+func (h *Handler) settingsJSON(cs models.CalculatorSettings) APICalcSettings {
+	disc := map[string]APICalcDiscount{}
+	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
 		if !set {
-			bps = calculator.DefaultDiscountsBps[tier]
+			bps = pricing.DefaultDiscountsBps[tier]
 		}
-		disc[tier] = gin.H{"bps": bps, "set": set}
+		disc[tier] = APICalcDiscount{Bps: bps, Set: set}
 	}
-	fx := gin.H{}
+	fx := map[string]int64{}
 	for cur, m := range cs.FXMicros {
 		fx[cur] = m
 	}
 	// The rates in force, defaults included, each with its date and source.
-	var inForce []gin.H
-	conv := calculator.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, cs), calculator.DefaultFXRates)
+	var inForce []APIExchangeRate
+	conv := pricing.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, cs), pricing.DefaultFXRates)
 	curs := make([]string, 0, len(conv))
 	for cur := range conv {
 		curs = append(curs, cur)
@@ -461,10 +460,10 @@ func (h *Handler) settingsJSON(cs models.CalculatorSettings) gin.H {
 	sort.Strings(curs)
 	for _, cur := range curs {
 		k := conv[cur]
-		inForce = append(inForce, gin.H{"currency": cur, "from": k.Rate.From, "to": k.Rate.To, "rate_micros": k.Rate.Micros,
-			"portal_micros_per_unit": k.PortalMicros(), "as_of": k.Rate.AsOf, "source": k.Rate.Source, "default": k.Rate.Default})
+		inForce = append(inForce, APIExchangeRate{Currency: cur, From: k.Rate.From, To: k.Rate.To, RateMicros: k.Rate.Micros,
+			PortalMicrosPerUnit: k.PortalMicros(), AsOf: k.Rate.AsOf, Source: k.Rate.Source, Default: k.Rate.Default})
 	}
-	return gin.H{"currency": h.cfg.Currency, "discounts": disc, "exchange_rates_micros": fx, "exchange_rates": inForce}
+	return APICalcSettings{Currency: h.cfg.Currency, Discounts: disc, ExchangeRatesMicros: fx, ExchangeRates: inForce}
 }
 
 // apiCalculatorSettings: GET /api/v1/admin/calculator/settings.
@@ -497,13 +496,13 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 		return
 	}
 	disc := map[string]*int64{}
-	for _, tier := range calculator.DerivedTiers {
+	for _, tier := range pricing.DerivedTiers {
 		if bps, ok := before.DiscountsBps[tier]; ok {
 			disc[tier] = &bps // unchanged unless given
 		}
 	}
 	for tier, bps := range body.DiscountsBps {
-		if !calcContains(calculator.DerivedTiers, tier) {
+		if !calcContains(pricing.DerivedTiers, tier) {
 			h.fail(c, &models.ValidationError{Field: "discounts_bps", Message: "tiers are spot, reserved-1y and reserved-3y"})
 			return
 		}
@@ -549,11 +548,11 @@ func (h *Handler) cloudCatalog(ctx context.Context) ([]models.CloudPrice, models
 
 // adminFXRates are the admin's rates as calculator rates: one unit of each
 // currency in the portal currency, with the date and source given.
-func adminFXRates(portal string, cs models.CalculatorSettings) []calculator.FXRate {
-	out := make([]calculator.FXRate, 0, len(cs.FXMicros))
+func adminFXRates(portal string, cs models.CalculatorSettings) []pricing.FXRate {
+	out := make([]pricing.FXRate, 0, len(cs.FXMicros))
 	for cur, m := range cs.FXMicros {
 		meta := cs.FXMeta[cur]
-		out = append(out, calculator.FXRate{From: cur, To: strings.ToUpper(portal), Micros: m, AsOf: meta.AsOf, Source: meta.Source})
+		out = append(out, pricing.FXRate{From: cur, To: strings.ToUpper(portal), Micros: m, AsOf: meta.AsOf, Source: meta.Source})
 	}
 	return out
 }

@@ -48,14 +48,11 @@ func (h *Handler) apiEgressPut(c *gin.Context) {
 	c.JSON(http.StatusOK, egressStatusJSON(st))
 }
 
-func egressStatusJSON(st orchestrator.EgressStatus) gin.H {
-	out := egressJSON(st.Policy)
-	out["enforced"] = st.Enforced
-	out["pending"] = st.Pending
-	out["problem"] = st.Problem
-	out["bridge"] = st.Bridge
+func egressStatusJSON(st orchestrator.EgressStatus) APIEgress {
+	out := APIEgress{Mode: string(st.Policy.Mode), Allow: nonNil(st.Policy.AllowStrings()), Enforced: st.Enforced,
+		Pending: st.Pending, Problem: st.Problem, Bridge: st.Bridge}
 	if !st.CheckedAt.IsZero() {
-		out["checked_at"] = st.CheckedAt.Format(time.RFC3339)
+		out.CheckedAt = st.CheckedAt.Format(time.RFC3339)
 	}
 	return out
 }

@@ -53,23 +53,12 @@ func parseEgressInput(mode, allow string) (orchestrator.EgressPolicy, error) {
 
 // saveEgress stores and applies p, audited; false when it failed (answered).
 func (h *Handler) saveEgress(c *gin.Context, p orchestrator.EgressPolicy) (orchestrator.EgressStatus, bool) {
-	ctx := c.Request.Context()
-	before, err := h.wbs.EgressPolicy(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return orchestrator.EgressStatus{}, false
-	}
-	st, err := h.wbs.SetEgressPolicy(ctx, p)
+	st, err := h.wbs.SetEgressPolicyBy(c.Request.Context(), p, currentUser(c).Username)
 	if err != nil {
 		h.fail(c, err)
 		return st, false
 	}
-	h.audit(c, "egress.set", "workbench network", egressJSON(before), egressJSON(p))
 	return st, true
-}
-
-func egressJSON(p orchestrator.EgressPolicy) gin.H {
-	return gin.H{"mode": p.Mode, "allow": nonNil(p.AllowStrings())}
 }
 
 func (h *Handler) renderEgress(c *gin.Context, status int, form *templates.EgressView) {

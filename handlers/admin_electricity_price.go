@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/templates"
 )
 
@@ -61,7 +62,7 @@ func (h *Handler) apiElectricityPricePut(c *gin.Context) {
 	}
 	micros := int64(-1)
 	if body.Price != nil {
-		if *body.Price < 0 || *body.Price > 100*microsPerUnit {
+		if *body.Price < 0 || *body.Price > 100*int64(pricing.PerUnit) {
 			h.fail(c, &models.ValidationError{Field: "price_per_kwh_micros", Message: "must be 0 to 100 units per kWh, in micro-units"})
 			return
 		}
@@ -81,7 +82,7 @@ func (h *Handler) saveElectricityPrice(c *gin.Context, micros int64) bool {
 		h.fail(c, err)
 		return false
 	}
-	if micros > 100*microsPerUnit {
+	if micros > 100*int64(pricing.PerUnit) {
 		h.fail(c, &models.ValidationError{Field: "price", Message: "at most 100 per kWh"})
 		return false
 	}

@@ -15,9 +15,9 @@ func (h *Handler) AdminOnly(next http.Handler) gin.HandlerFunc {
 		switch {
 		case u == nil:
 			c.Header("WWW-Authenticate", `Bearer realm="workbench"`)
-			c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": gin.H{"code": "unauthorized", "message": "log in as an admin or send an admin's API token"}})
+			c.AbortWithStatusJSON(http.StatusUnauthorized, APIError{Error: APIErrorDetail{Code: "unauthorized", Message: "log in as an admin or send an admin's API token"}})
 		case !u.IsAdmin():
-			c.AbortWithStatusJSON(http.StatusForbidden, gin.H{"error": gin.H{"code": "forbidden", "message": "admins only"}})
+			c.AbortWithStatusJSON(http.StatusForbidden, APIError{Error: APIErrorDetail{Code: "forbidden", Message: "admins only"}})
 		default:
 			next.ServeHTTP(c.Writer, c.Request)
 		}

@@ -22,11 +22,11 @@ func (h *Handler) apiPrices(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	current := make([]models.PriceRate, 0, len(cur))
+	current := make([]APIPriceRate, 0, len(cur))
 	for _, r := range cur {
-		current = append(current, r)
+		current = append(current, apiPriceRate(&r))
 	}
-	c.JSON(http.StatusOK, gin.H{"currency": h.cfg.Currency, "current": current, "history": nonNil(hist)})
+	c.JSON(http.StatusOK, APIPrices{Currency: h.cfg.Currency, Current: current, History: mapList(hist, apiPriceRate).Items})
 }
 
 // apiPricesPut: PUT /api/v1/admin/prices {"rates":[{resource, gpu_model,
@@ -82,5 +82,5 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		h.audit(c, "price.set", pr.Key(), nil, pr)
 	}
 	h.wbs.BudgetsChanged()
-	c.JSON(http.StatusOK, gin.H{"added": added})
+	c.JSON(http.StatusOK, APIPricesAdded{Added: mapList(added, apiPriceRate).Items})
 }

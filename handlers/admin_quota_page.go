@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 )
 
@@ -39,17 +40,10 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	ctx := c.Request.Context()
 	form, lim := parseQuotaForm(c)
 	form.ID, form.Action = quotaFormID(scope, id), quotaAction(scope, name)
-	before, _, err := h.store.Quota(ctx, scope, id)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	if len(form.Errors) == 0 {
-		lim.MaxGPUsPerModel = before.MaxGPUsPerModel // not on the form: kept as it is
-		if err = h.store.CheckQuotaInput(ctx, lim); err == nil {
-			err = h.store.SetQuota(ctx, scope, id, lim, currentUser(c).Username)
-		}
-		h.wbs.BudgetsChanged()
+		// The per-model limits are not on the form: kept as they are.
+		err := h.wbs.SetQuota(ctx, orchestrator.QuotaChange{Actor: currentUser(c).Username, Scope: scope, SubjectID: id, Name: name,
+			Limits: lim, KeepPerModel: true})
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			form.Errors[quotaField(ve.Field)] = ve.Message
@@ -62,7 +56,6 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 		h.renderQuotas(c, http.StatusBadRequest, &form)
 		return
 	}
-	h.audit(c, "quota.set", scope+":"+name, before, lim)
 	if scope == models.ScopeDefault {
 		h.flash(c, "Default quota saved.")
 	} else {

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 )
 
 // quotaSubject resolves the :scope/:name of a quota route to a scope and id.
@@ -45,14 +46,14 @@ func (h *Handler) apiQuotaGet(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	out := gin.H{"scope": scope, "name": c.Param("name"), "quota": own, "overridden": set}
+	out := APIQuotaSubject{Scope: scope, Name: c.Param("name"), Quota: own, Overridden: &set}
 	if scope == models.ScopeUser {
 		eff, err := h.store.EffectiveQuota(ctx, id)
 		if err != nil {
 			h.fail(c, err)
 			return
 		}
-		out["effective"] = eff
+		out.Effective = &eff
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -74,7 +75,7 @@ func (h *Handler) apiDefaultQuotaGet(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"scope": models.ScopeDefault, "quota": q})
+	c.JSON(http.StatusOK, APIQuotaSubject{Scope: models.ScopeDefault, Quota: q})
 }
 
 func (h *Handler) apiDefaultQuotaPut(c *gin.Context) {
@@ -86,21 +87,10 @@ func (h *Handler) putQuota(c *gin.Context, scope string, id int64, name string) 
 	if !h.bindJSON(c, &l) {
 		return
 	}
-	ctx := c.Request.Context()
-	before, _, err := h.store.Quota(ctx, scope, id)
-	if err != nil {
+	if err := h.wbs.SetQuota(c.Request.Context(), orchestrator.QuotaChange{Actor: currentUser(c).Username, Scope: scope, SubjectID: id,
+		Name: name, Limits: l}); err != nil {
 		h.fail(c, err)
 		return
 	}
-	if err := h.store.CheckQuotaInput(ctx, l); err != nil {
-		h.fail(c, err)
-		return
-	}
-	if err := h.store.SetQuota(ctx, scope, id, l, currentUser(c).Username); err != nil {
-		h.fail(c, err)
-		return
-	}
-	h.audit(c, "quota.set", scope+":"+name, before, l)
-	h.wbs.BudgetsChanged()
-	c.JSON(http.StatusOK, gin.H{"scope": scope, "name": name, "quota": l})
+	c.JSON(http.StatusOK, APIQuotaSubject{Scope: scope, Name: name, Quota: l})
 }

@@ -167,7 +167,7 @@ func (h *Handler) apiUsers(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(users)})
+	c.JSON(http.StatusOK, mapList(users, apiUser))
 }
 
 // apiUserCreate: POST /api/v1/admin/users {username, display_name, email, role, password}.
@@ -189,5 +189,5 @@ func (h *Handler) apiUserCreate(c *gin.Context) {
 		return
 	}
 	h.audit(c, "user.create", u.Username, nil, userAudit(u))
-	c.JSON(http.StatusCreated, u)
+	c.JSON(http.StatusCreated, apiUser(u))
 }

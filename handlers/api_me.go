@@ -66,8 +66,8 @@ func (h *Handler) apiMe(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"id": u.ID, "username": u.Username, "display_name": u.DisplayName, "email": u.Email,
-		"role": u.Role, "groups": nonNil(groups), "currency": h.cfg.Currency, "quota": st.Quota, "usage": st})
+	c.JSON(http.StatusOK, APIMe{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email,
+		Role: u.Role, Groups: nonNil(groups), Currency: h.cfg.Currency, Quota: st.Quota, Usage: st})
 }
 
 // apiGPUs: GET /api/v1/gpus — the pool with the SPEC §8 shape.
@@ -77,5 +77,9 @@ func (h *Handler) apiGPUs(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(gpus), "simulated": h.pool.Simulated(), "backend": h.pool.Backend(), "status": h.pool.Status()})
+	items := make([]APIGPU, 0, len(gpus))
+	for _, g := range gpus {
+		items = append(items, apiGPU(g))
+	}
+	c.JSON(http.StatusOK, APIGPUList{Items: items, Simulated: h.pool.Simulated(), Backend: h.pool.Backend(), Status: h.pool.Status()})
 }

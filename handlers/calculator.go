@@ -16,7 +16,6 @@ import (
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator"
-	"workbench/orchestrator/calculator"
 	"workbench/templates"
 )
 
@@ -26,12 +25,12 @@ import (
 // so they show the same numbers.
 type calcEnv struct {
 	currency string
-	prices   calculator.Prices
-	settings calculator.Settings
+	prices   pricing.Prices
+	settings pricing.Settings
 	// discountSet marks the discounts an admin chose (the rest are defaults).
 	discountSet map[string]bool
 	rows        []models.CloudPrice
-	priced      []calculator.PricedOffer
+	priced      []pricing.PricedOffer
 	missing     map[string]int // offers left out for want of an exchange rate, by currency
 	flavors     []models.Flavor
 	detected    []calcDetected // most GPUs first
@@ -41,7 +40,7 @@ type calcEnv struct {
 	electricitySet bool
 	// measure reads the last 30 days of GPU telemetry of a model for the
 	// TCO's "use measured"; measuredNote says what runTCO used.
-	measure      func(model string) (calculator.Measured, error)
+	measure      func(model string) (pricing.Measured, error)
 	measuredNote string
 }
 
@@ -69,25 +68,25 @@ func (h *Handler) loadCalcEnv(ctx context.Context) (*calcEnv, error) {
 		h.log.Warn("calculator: read the GPU inventory", "err", err)
 	}
 	env := &calcEnv{currency: h.cfg.Currency, rows: rows, flavors: flavors, discountSet: map[string]bool{},
-		prices: calculator.Prices{Schedules: scheds, MinCharge: h.wbs.Options().MinCharge}}
+		prices: pricing.Prices{Schedules: scheds, MinCharge: h.wbs.Options().MinCharge}}
 	if env.electricity, env.electricitySet, err = h.store.ElectricityPrice(ctx); err != nil {
 		return nil, err
 	}
-	env.measure = func(model string) (calculator.Measured, error) {
+	env.measure = func(model string) (pricing.Measured, error) {
 		return h.measuredTCO(ctx, model)
 	}
-	env.settings = calculator.Settings{Currency: h.cfg.Currency, DiscountsBps: map[string]int64{}, FX: calculator.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, cs), calculator.DefaultFXRates)}
-	for tier, bps := range calculator.DefaultDiscountsBps {
+	env.settings = pricing.Settings{Currency: h.cfg.Currency, DiscountsBps: map[string]int64{}, FX: pricing.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, cs), pricing.DefaultFXRates)}
+	for tier, bps := range pricing.DefaultDiscountsBps {
 		env.settings.DiscountsBps[tier] = bps
 	}
 	for tier, bps := range cs.DiscountsBps {
 		env.settings.DiscountsBps[tier], env.discountSet[tier] = bps, true
 	}
-	offers := make([]calculator.Offer, 0, len(rows))
+	offers := make([]pricing.Offer, 0, len(rows))
 	for _, r := range rows {
 		offers = append(offers, calcOfferOf(r))
 	}
-	env.priced, env.missing = calculator.PriceOffers(calculator.Derive(offers, env.settings.DiscountsBps), env.settings)
+	env.priced, env.missing = pricing.PriceOffers(pricing.Derive(offers, env.settings.DiscountsBps), env.settings)
 	count := map[string]int{}
 	for _, g := range gpus {
 		count[g.Model]++
@@ -102,8 +101,8 @@ func (h *Handler) loadCalcEnv(ctx context.Context) (*calcEnv, error) {
 	return env, nil
 }
 
-func calcOfferOf(r models.CloudPrice) calculator.Offer {
-	return calculator.Offer{ID: r.ID, Provider: r.Provider, Name: r.Offer, GPUModel: r.GPUModel, GPUsInOffer: r.GPUsInOffer,
+func calcOfferOf(r models.CloudPrice) pricing.Offer {
+	return pricing.Offer{ID: r.ID, Provider: r.Provider, Name: r.Offer, GPUModel: r.GPUModel, GPUsInOffer: r.GPUsInOffer,
 		Tier: r.Tier, Currency: r.Currency, PriceMicros: r.PriceMicros, AsOf: r.AsOf, Source: r.Source, Note: r.Note}
 }
 
@@ -121,7 +120,7 @@ func (e *calcEnv) flavor(key string) *models.Flavor {
 // has or prices, or one the cloud catalog lists.
 func (e *calcEnv) knownModel(model string) bool {
 	for _, m := range e.modelChoices() {
-		if calculator.SameFamily(m, model) {
+		if pricing.SameFamily(m, model) {
 			return true
 		}
 	}
@@ -165,7 +164,7 @@ func (e *calcEnv) applyModel(model string) (string, string) {
 		if m == model {
 			return m, ""
 		}
-		if calculator.SameFamily(m, model) {
+		if pricing.SameFamily(m, model) {
 			same = append(same, m)
 		}
 	}
@@ -181,8 +180,8 @@ func (e *calcEnv) applyModel(model string) (string, string) {
 
 // defaultEstimate starts the estimate from the user's last flavor (else the
 // smallest flavor of the main GPU model, else any flavor).
-func (h *Handler) defaultEstimate(ctx context.Context, u *models.User, env *calcEnv) calculator.EstimateInput {
-	def := calculator.DefaultEstimate()
+func (h *Handler) defaultEstimate(ctx context.Context, u *models.User, env *calcEnv) pricing.EstimateInput {
+	def := pricing.DefaultEstimate()
 	if u != nil {
 		if wbs, err := h.store.ListWorkbenches(ctx, u.ID); err == nil && len(wbs) > 0 {
 			for _, f := range env.flavors {
@@ -214,10 +213,10 @@ func (h *Handler) defaultEstimate(ctx context.Context, u *models.User, env *calc
 
 // defaultTCO is an 8-GPU (or the detected count) server of the main
 // detected GPU model, with typical values.
-func (h *Handler) defaultTCO(env *calcEnv) (calculator.TCOInput, string) {
+func (h *Handler) defaultTCO(env *calcEnv) (pricing.TCOInput, string) {
 	model, n := "", int64(8)
 	if len(env.detected) > 0 {
-		model, n = env.detected[0].Model, int64(min(env.detected[0].Count, calculator.MaxGPUsPerServer))
+		model, n = env.detected[0].Model, int64(min(env.detected[0].Count, pricing.MaxGPUsPerServer))
 	} else if ms := env.prices.GPUModels(); len(ms) > 0 {
 		model = ms[0]
 	} else {
@@ -231,21 +230,21 @@ func (h *Handler) defaultTCO(env *calcEnv) (calculator.TCOInput, string) {
 			rate, note = nil, fmt.Sprintf("typical money values are USD figures: enter your %s amounts (or let an admin set a USD exchange rate).", env.currency)
 		}
 	}
-	return calculator.DefaultTCO(model, n, rate), note
+	return pricing.DefaultTCO(model, n, rate), note
 }
 
 func calcRatInt(n int64) *big.Rat { return big.NewRat(n, 1) }
 
 // runEstimate parses and prices an estimate, resolving a flavor to the
 // shape billing would charge for it.
-func (h *Handler) runEstimate(env *calcEnv, v url.Values, def calculator.EstimateInput) (calculator.EstimateInput, *calculator.EstimateResult, calculator.FieldErrors) {
-	in, errs := calculator.ParseEstimate(v, def)
+func (h *Handler) runEstimate(env *calcEnv, v url.Values, def pricing.EstimateInput) (pricing.EstimateInput, *pricing.EstimateResult, pricing.FieldErrors) {
+	in, errs := pricing.ParseEstimate(v, def)
 	if in.Flavor != "" {
 		if f := env.flavor(in.Flavor); f != nil {
 			in.Flavor, in.Shape = f.Name, orchestrator.FlavorShape(f)
 		} else {
 			if errs == nil {
-				errs = calculator.FieldErrors{}
+				errs = pricing.FieldErrors{}
 			}
 			errs["flavor"] = fmt.Sprintf("there is no flavor %q", in.Flavor)
 		}
@@ -255,7 +254,7 @@ func (h *Handler) runEstimate(env *calcEnv, v url.Values, def calculator.Estimat
 	}
 	// Priced from the next whole second: billing starts on whole seconds,
 	// and a rate set a moment ago is already in force then.
-	res, errs := calculator.Estimate(in, env.prices, time.Now().Add(time.Second-1).Truncate(time.Second))
+	res, errs := pricing.Estimate(in, env.prices, time.Now().Add(time.Second-1).Truncate(time.Second))
 	if msg, ok := errs["gpu_model"]; ok && in.Flavor != "" {
 		delete(errs, "gpu_model")
 		errs["flavor"] = msg
@@ -264,18 +263,18 @@ func (h *Handler) runEstimate(env *calcEnv, v url.Values, def calculator.Estimat
 }
 
 // compare prices the estimate's GPUs at the cloud offers of its model.
-func (env *calcEnv) compare(res *calculator.EstimateResult) []calculator.Comparison {
+func (env *calcEnv) compare(res *pricing.EstimateResult) []pricing.Comparison {
 	if res == nil || res.Input.Shape.GPUCount == 0 {
 		return nil
 	}
 	if k := res.Input.Shape.UnitKind; k != "" && k != pricing.GPU {
 		return nil // cloud offers are whole GPUs: a MIG instance or slice is not one
 	}
-	return calculator.Compare(env.priced, res.Input.Shape.GPUModel, res.GPUSeconds(), res.ComputeTotal)
+	return pricing.Compare(env.priced, res.Input.Shape.GPUModel, res.GPUSeconds(), res.ComputeTotal)
 }
 
 // runTCO parses and computes a TCO.
-func (h *Handler) runTCO(env *calcEnv, v url.Values) (calculator.TCOInput, *calculator.TCOResult, calculator.FieldErrors) {
+func (h *Handler) runTCO(env *calcEnv, v url.Values) (pricing.TCOInput, *pricing.TCOResult, pricing.FieldErrors) {
 	def, _ := h.defaultTCO(env)
 	if env.electricitySet {
 		def.ElectricityPerKWh = big.NewRat(env.electricity, 1_000_000)
@@ -284,24 +283,24 @@ func (h *Handler) runTCO(env *calcEnv, v url.Values) (calculator.TCOInput, *calc
 	if useMeasured(v) {
 		v, measureErr = env.useMeasured(v, &def)
 	}
-	in, errs := calculator.ParseTCO(v, def)
+	in, errs := pricing.ParseTCO(v, def)
 	if measureErr != "" {
 		if errs == nil {
-			errs = calculator.FieldErrors{}
+			errs = pricing.FieldErrors{}
 		}
 		errs["use_measured"] = measureErr
 	}
 	// Only a model someone typed can be unknown: the default always prices.
 	if _, bad := errs["gpu_model"]; !bad && v.Get("gpu_model") != "" && !env.knownModel(in.GPUModel) {
 		if errs == nil {
-			errs = calculator.FieldErrors{}
+			errs = pricing.FieldErrors{}
 		}
 		errs["gpu_model"] = fmt.Sprintf("unknown GPU model %q: choose one of %s", in.GPUModel, strings.Join(env.modelChoices(), ", "))
 	}
 	if errs != nil {
 		return in, nil, errs
 	}
-	return in, calculator.TCO(in, env.priced), nil
+	return in, pricing.TCO(in, env.priced), nil
 }
 
 // The page puts the estimate's custom GPU model under shape_gpu_model,
@@ -323,7 +322,7 @@ func calcEstimateQuery(q url.Values) url.Values {
 }
 
 // calcPageEstimateValues encodes an estimate with the page's field names.
-func calcPageEstimateValues(in calculator.EstimateInput) url.Values {
+func calcPageEstimateValues(in pricing.EstimateInput) url.Values {
 	v := in.Values()
 	if m, ok := v["gpu_model"]; ok {
 		v.Del("gpu_model")
@@ -338,7 +337,7 @@ func calcTCOQuery(q url.Values) url.Values {
 	if useMeasured(q) {
 		v.Set("use_measured", "1")
 	}
-	for _, k := range calculator.TCOFieldNames() {
+	for _, k := range pricing.TCOFieldNames() {
 		if vs, ok := q[k]; ok {
 			v[k] = vs
 		}
@@ -386,13 +385,13 @@ func calcHidden(v url.Values) []templates.CalcHidden {
 // calcRun is one request's estimate and TCO with their inputs.
 type calcRun struct {
 	env      *calcEnv
-	est      calculator.EstimateInput
-	estRes   *calculator.EstimateResult
-	estErrs  calculator.FieldErrors
-	cloud    []calculator.Comparison
-	tco      calculator.TCOInput
-	tcoRes   *calculator.TCOResult
-	tcoErrs  calculator.FieldErrors
+	est      pricing.EstimateInput
+	estRes   *pricing.EstimateResult
+	estErrs  pricing.FieldErrors
+	cloud    []pricing.Comparison
+	tco      pricing.TCOInput
+	tcoRes   *pricing.TCOResult
+	tcoErrs  pricing.FieldErrors
 	estPart  url.Values // the estimate's fields, page names
 	tcoPart  url.Values
 	moneyTip string
@@ -461,20 +460,20 @@ func (h *Handler) calculatorPage(c *gin.Context) {
 	h.render(c, status, templates.CalculatorPage(h.page(c, "Calculator"), v))
 }
 
-func (h *Handler) money(m int64) string { return pricing.Format(m) + " " + h.cfg.Currency }
+func (h *Handler) money(m int64) string { return pricing.Micros(m).Format(h.cfg.Currency) }
 
 func (h *Handler) perGPUHour(m int64) string {
 	return pricing.FormatRate(m) + " " + h.cfg.Currency + "/GPU-h"
 }
 
-func calcMilli(m int64) string { return calculator.FormatNumber(big.NewRat(m, 1000), 3) }
+func calcMilli(m int64) string { return pricing.FormatNumber(big.NewRat(m, 1000), 3) }
 
 func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 	in := k.est
 	f := templates.EstimateForm{Flavor: in.Flavor, GPUModels: k.env.prices.GPUModels(), GPUModel: in.Shape.GPUModel,
 		GPUCount: fmt.Sprint(in.Shape.GPUCount), CPUCores: calcMilli(in.Shape.CPUMilli), MemoryGiB: models.FormatMemoryGiB(in.Shape.MemoryMiB),
-		StorageGiB: calcMilli(in.StorageMilliGiB), Duration: in.Duration, HoursPerDay: calculator.FormatNumber(in.HoursPerDay, 6),
-		Days: fmt.Sprint(in.Days), TotalHours: calculator.FormatNumber(in.TotalHours, 6), Hidden: calcHidden(k.tcoPart),
+		StorageGiB: calcMilli(in.StorageMilliGiB), Duration: in.Duration, HoursPerDay: pricing.FormatNumber(in.HoursPerDay, 6),
+		Days: fmt.Sprint(in.Days), TotalHours: pricing.FormatNumber(in.TotalHours, 6), Hidden: calcHidden(k.tcoPart),
 		Errors: templates.FormErrors(k.estErrs)}
 	if f.Flavor == "" {
 		f.Flavor = "custom"
@@ -504,7 +503,7 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 	return f
 }
 
-func calcResourceLabel(r calculator.ResourceCost) (name, qty, rate string) {
+func calcResourceLabel(r pricing.ResourceCost) (name, qty, rate string) {
 	switch r.Resource {
 	case pricing.GPU:
 		return "GPU", fmt.Sprintf("%s × %s", calcMilli(r.QuantityMilli), r.GPUModel), pricing.FormatRate(r.RateMicros) + " per GPU-hour"
@@ -522,7 +521,7 @@ func calcResourceLabel(r calculator.ResourceCost) (name, qty, rate string) {
 }
 
 // calcShapeText describes a priced shape in one line.
-func calcShapeText(in calculator.EstimateInput) string {
+func calcShapeText(in pricing.EstimateInput) string {
 	var parts []string
 	if in.Flavor != "" {
 		parts = append(parts, in.Flavor+":")
@@ -537,13 +536,13 @@ func calcShapeText(in calculator.EstimateInput) string {
 	return strings.ReplaceAll(strings.Join(parts, " "), " ,", ",")
 }
 
-func calcDurationText(r *calculator.EstimateResult) string {
+func calcDurationText(r *pricing.EstimateResult) string {
 	in := r.Input
-	hours := calculator.FormatNumber(big.NewRat(r.Runs*r.RunSeconds, 3600), 2)
-	if in.Duration == calculator.DurationTotal {
+	hours := pricing.FormatNumber(big.NewRat(r.Runs*r.RunSeconds, 3600), 2)
+	if in.Duration == pricing.DurationTotal {
 		return hours + " hours in one run"
 	}
-	return fmt.Sprintf("%s h a day × %d days = %s hours", calculator.FormatNumber(in.HoursPerDay, 4), in.Days, hours)
+	return fmt.Sprintf("%s h a day × %d days = %s hours", pricing.FormatNumber(in.HoursPerDay, 4), in.Days, hours)
 }
 
 func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
@@ -568,7 +567,7 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	case r.Input.Shape.UnitKind != "" && r.Input.Shape.UnitKind != pricing.GPU:
 		v.CloudNote = "This flavor runs on a MIG instance or a slice of a shared GPU: cloud offers are whole GPUs, so there is nothing like it to compare with."
 	case len(k.cloud) == 0:
-		v.CloudNote = fmt.Sprintf("The cloud price catalog has no offer for %s GPUs.", calculator.Family(r.Input.Shape.GPUModel))
+		v.CloudNote = fmt.Sprintf("The cloud price catalog has no offer for %s GPUs.", pricing.Family(r.Input.Shape.GPUModel))
 	}
 	for _, c := range k.cloud {
 		row := templates.CloudRow{Provider: c.Provider, Offer: c.Name, GPUModel: c.GPUModel, Tier: c.Tier, Estimate: c.Derived,
@@ -598,11 +597,11 @@ func calcOrDash(s string) string {
 }
 
 // calcVsText words the comparison with an offer.
-func calcVsText(c calculator.Comparison) (string, bool) {
+func calcVsText(c pricing.Comparison) (string, bool) {
 	if !c.VsHereOK {
 		return "—", false
 	}
-	pct := calculator.FormatBps(calcAbs64(c.VsHereBps))
+	pct := pricing.FormatBps(calcAbs64(c.VsHereBps))
 	if c.VsHereBps <= 0 {
 		return "saves " + pct + " here", true
 	}
@@ -644,8 +643,8 @@ func (e *calcEnv) fxNotes() []string {
 
 func (e *calcEnv) discountNote() string {
 	var parts []string
-	for _, tier := range calculator.DerivedTiers {
-		s := fmt.Sprintf("%s %s", tier, calculator.FormatBps(e.settings.DiscountsBps[tier]))
+	for _, tier := range pricing.DerivedTiers {
+		s := fmt.Sprintf("%s %s", tier, pricing.FormatBps(e.settings.DiscountsBps[tier]))
 		if !e.discountSet[tier] {
 			s += " (default)"
 		}
@@ -697,7 +696,7 @@ func (h *Handler) tcoForm(k *calcRun) templates.TCOForm {
 		if _, bad := k.tcoErrs[l.name]; bad {
 			val = k.tcoPart.Get(l.name)
 		}
-		f.Fields = append(f.Fields, templates.TCOField{Name: l.name, Label: l.label, Unit: unit, Value: val, Hint: calculator.TypicalValues[l.name]})
+		f.Fields = append(f.Fields, templates.TCOField{Name: l.name, Label: l.label, Unit: unit, Value: val, Hint: pricing.TypicalValues[l.name]})
 	}
 	return f
 }
@@ -722,7 +721,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		{Label: "Staff a year", Value: h.money(t.Annual.StaffMicros)},
 		{Label: "Total a year", Value: h.money(t.Annual.TotalMicros)},
 	}
-	var cheapest *calculator.BreakEven
+	var cheapest *pricing.BreakEven
 	for i := range t.Offers {
 		if !t.Offers[i].Derived {
 			cheapest = &t.Offers[i]
@@ -745,7 +744,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		v.Table = append(v.Table, row)
 	}
 	if len(t.Offers) == 0 {
-		v.NoOffers = fmt.Sprintf("The cloud price catalog has no comparable %s offer.", calculator.Family(in.GPUModel))
+		v.NoOffers = fmt.Sprintf("The cloud price catalog has no comparable %s offer.", pricing.Family(in.GPUModel))
 		if len(k.env.missing) > 0 {
 			v.NoOffers += " " + strings.Join(k.env.leftOutNotes(), " ")
 		}
@@ -769,7 +768,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		}
 	}
 	v.Chart = templates.CostChartView{Currency: h.cfg.Currency, Months: t.Chart.Months,
-		HorizonText: fmt.Sprintf("%s years (%d months)", calculator.FormatNumber(in.HorizonYears, 2), t.HorizonMonths)}
+		HorizonText: fmt.Sprintf("%s years (%d months)", pricing.FormatNumber(in.HorizonYears, 2), t.HorizonMonths)}
 	for _, s := range t.Chart.Series {
 		v.Chart.Series = append(v.Chart.Series, templates.CostChartSeries{Label: s.Label, Own: s.Own, Estimate: s.Derived, Values: s.Points})
 	}

@@ -12,16 +12,15 @@ import (
 	"workbench/models"
 
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 )
 
 // calcJSONValues turns a flat JSON object into query values, so that the API
 // and the page share one parser (and one fuzz target): numbers keep their
 // literal text (no float rounding), strings their value; anything else is
 // an error on that field.
-func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.FieldErrors) {
+func calcJSONValues(body map[string]json.RawMessage) (url.Values, pricing.FieldErrors) {
 	v := url.Values{}
-	errs := calculator.FieldErrors{}
+	errs := pricing.FieldErrors{}
 	for k, raw := range body {
 		t := bytes.TrimSpace(raw)
 		switch {
@@ -49,9 +48,9 @@ func calcJSONValues(body map[string]json.RawMessage) (url.Values, calculator.Fie
 
 // failFields answers 400 with the fields at fault: the usual error object
 // plus "fields" (field → message).
-func (h *Handler) failFields(c *gin.Context, errs calculator.FieldErrors) {
+func (h *Handler) failFields(c *gin.Context, errs pricing.FieldErrors) {
 	h.log.Info("request refused", "method", c.Request.Method, "path", c.Request.URL.Path, "status", http.StatusBadRequest, "err", errs.Error())
-	c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": gin.H{"code": "invalid_" + errs.First(), "message": errs.Error(), "fields": errs}})
+	c.AbortWithStatusJSON(http.StatusBadRequest, APIError{Error: APIErrorDetail{Code: "invalid_" + errs.First(), Message: errs.Error(), Fields: errs}})
 }
 
 // bindValues reads an API body as query values.
@@ -116,7 +115,7 @@ type tcoOfferJSON struct {
 	RentPerYearMicros    int64    `json:"rent_per_year_micros"`
 }
 
-func (h *Handler) offerJSON(o calculator.PricedOffer) offerJSON {
+func (h *Handler) offerJSON(o pricing.PricedOffer) offerJSON {
 	j := offerJSON{Provider: o.Provider, Offer: o.Name, GPUModel: o.GPUModel, Tier: o.Tier, Estimate: o.Derived, Currency: o.Currency,
 		PriceMicros: o.PriceMicros, RateMicros: o.RateMicros, Rate: pricing.FormatRate(o.RateMicros), AsOf: o.AsOf, Source: o.Source, Note: o.Note}
 	if o.Converted() {
@@ -135,7 +134,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		return
 	}
 	if v.Get("flavor") == "" && v.Get("gpu_count") == "" && v.Get("cpu_cores") == "" && v.Get("memory_gib") == "" && v.Get("memory_mib") == "" {
-		h.failFields(c, calculator.FieldErrors{"flavor": "give a flavor, or a shape (gpu_model, gpu_count, cpu_cores, memory_gib)"})
+		h.failFields(c, pricing.FieldErrors{"flavor": "give a flavor, or a shape (gpu_model, gpu_count, cpu_cores, memory_gib)"})
 		return
 	}
 	env, err := h.loadCalcEnv(c.Request.Context())
@@ -143,23 +142,23 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	def := calculator.DefaultEstimate()
+	def := pricing.DefaultEstimate()
 	def.Shape = pricing.Shape{}
 	in, res, errs := h.runEstimate(env, v, def)
 	if errs != nil {
 		h.failFields(c, errs)
 		return
 	}
-	out := gin.H{"currency": h.cfg.Currency, "flavor": in.Flavor,
-		"shape": gin.H{"gpu_model": in.Shape.GPUModel, "gpu_count": in.Shape.GPUCount, "cpu_milli": in.Shape.CPUMilli,
-			"memory_gib": json.Number(models.FormatMemoryGiB(in.Shape.MemoryMiB)), "memory_mib": in.Shape.MemoryMiB, "storage_milli_gib": in.StorageMilliGiB},
-		"duration": in.Duration, "start": res.Start.Format(time.RFC3339), "runs": res.Runs, "run_seconds": res.RunSeconds,
-		"billed_run_seconds": res.BilledRunSeconds, "calendar_seconds": res.CalendarSeconds, "min_charge_applied": res.MinChargeApplied,
-		"per_hour_micros": res.PerHour, "per_hour": pricing.Format(res.PerHour),
-		"per_day_micros": res.PerDay, "per_day": pricing.Format(res.PerDay),
-		"per_month_micros": res.PerMonth, "per_month": pricing.Format(res.PerMonth),
-		"compute_total_micros": res.ComputeTotal, "storage_total_micros": res.StorageTotal,
-		"total_micros": res.Total, "total": pricing.Format(res.Total), "query": calcPageEstimateValues(in).Encode(),
+	out := APICalcEstimate{Currency: h.cfg.Currency, Flavor: in.Flavor,
+		Shape: APICalcShape{GPUModel: in.Shape.GPUModel, GPUCount: in.Shape.GPUCount, CPUMilli: in.Shape.CPUMilli,
+			MemoryGiB: json.Number(models.FormatMemoryGiB(in.Shape.MemoryMiB)), MemoryMiB: in.Shape.MemoryMiB, StorageMilliGiB: in.StorageMilliGiB},
+		Duration: in.Duration, Start: res.Start.Format(time.RFC3339), Runs: res.Runs, RunSeconds: res.RunSeconds,
+		BilledRunSeconds: res.BilledRunSeconds, CalendarSeconds: res.CalendarSeconds, MinChargeApplied: res.MinChargeApplied,
+		PerHourMicros: res.PerHour, PerHour: pricing.Format(res.PerHour),
+		PerDayMicros: res.PerDay, PerDay: pricing.Format(res.PerDay),
+		PerMonthMicros: res.PerMonth, PerMonth: pricing.Format(res.PerMonth),
+		ComputeTotalMicros: res.ComputeTotal, StorageTotalMicros: res.StorageTotal,
+		TotalMicros: res.Total, Total: pricing.Format(res.Total), Query: calcPageEstimateValues(in).Encode(),
 	}
 	lines := []estimateLineJSON{}
 	for _, l := range res.Resources {
@@ -171,7 +170,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 			RateMicros: l.RateMicros, RatePer: per, PerHourMicros: l.PerHour, PerDayMicros: l.PerDay, PerMonthMicros: l.PerMonth,
 			TotalMicros: l.Total, Total: pricing.Format(l.Total)})
 	}
-	out["lines"] = lines
+	out.Lines = lines
 	cloud := []estimateOfferJSON{}
 	for _, cmp := range env.compare(res) {
 		j := estimateOfferJSON{offerJSON: h.offerJSON(cmp.PricedOffer), CostMicros: cmp.Cost, Cost: pricing.Format(cmp.Cost)}
@@ -181,20 +180,20 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		}
 		cloud = append(cloud, j)
 	}
-	out["cloud"] = cloud
-	out["cloud_left_out"] = env.missing
+	out.Cloud = cloud
+	out.CloudLeftOut = env.missing
 	c.JSON(http.StatusOK, out)
 }
 
 // tcoJSON is the API's TCO answer: SPEC §8 names (owned_per_gpu_hour, and
 // per offer break_even_utilization), money in micro-units plus text.
-func (h *Handler) tcoJSON(env *calcEnv, in calculator.TCOInput, t *calculator.TCOResult) gin.H {
-	annual := func(a calculator.AnnualCost) gin.H {
-		return gin.H{"utilization": a.Utilization, "energy_kwh_per_year": a.EnergyKWh,
-			"annual_cost_micros": a.TotalMicros, "annual_cost": pricing.Format(a.TotalMicros),
-			"owned_per_gpu_hour_micros": a.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(a.OwnedPerGPUHourMicros)}
+func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResult) APICalcTCO {
+	annual := func(a pricing.AnnualCost) APICalcAnnual {
+		return APICalcAnnual{Utilization: a.Utilization, EnergyKWhPerYear: a.EnergyKWh,
+			AnnualCostMicros: a.TotalMicros, AnnualCost: pricing.Format(a.TotalMicros),
+			OwnedPerGPUHourMicros: a.OwnedPerGPUHourMicros, OwnedPerGPUHour: pricing.FormatRate(a.OwnedPerGPUHourMicros)}
 	}
-	table := []gin.H{}
+	table := []APICalcAnnual{}
 	for _, a := range t.Table {
 		table = append(table, annual(a))
 	}
@@ -208,29 +207,29 @@ func (h *Handler) tcoJSON(env *calcEnv, in calculator.TCOInput, t *calculator.TC
 		}
 		offers = append(offers, j)
 	}
-	series := []gin.H{}
+	series := []APICalcSeries{}
 	for _, s := range t.Chart.Series {
-		series = append(series, gin.H{"label": s.Label, "own": s.Own, "estimate": s.Derived, "points_micros": s.Points})
+		series = append(series, APICalcSeries{Label: s.Label, Own: s.Own, Estimate: s.Derived, PointsMicros: s.Points})
 	}
-	inputs := gin.H{}
+	inputs := map[string]string{}
 	for k, vs := range in.Values() {
 		inputs[k] = vs[0]
 	}
 	applyModel, _ := env.applyModel(in.GPUModel)
-	return gin.H{
-		"currency": h.cfg.Currency, "inputs": inputs, "gpu_model": in.GPUModel, "gpus_per_server": in.GPUsPerServer,
-		"utilization": t.Annual.Utilization, "peak_kw": t.PeakKW, "energy_kwh_per_year": t.Annual.EnergyKWh,
-		"annual_cost_micros": t.Annual.TotalMicros, "annual_cost": pricing.Format(t.Annual.TotalMicros),
-		"breakdown": gin.H{"depreciation_micros": t.Annual.DepreciationMicros, "energy_micros": t.Annual.EnergyMicros,
-			"colocation_micros": t.Annual.ColocationMicros, "maintenance_micros": t.Annual.MaintenanceMicros,
-			"staff_micros": t.Annual.StaffMicros},
-		"running_per_month_micros":  t.RunningPerMonth,
-		"owned_per_gpu_hour_micros": t.Annual.OwnedPerGPUHourMicros, "owned_per_gpu_hour": pricing.FormatRate(t.Annual.OwnedPerGPUHourMicros),
-		"by_utilization": table, "offers": offers,
-		"chart":              gin.H{"months": t.Chart.Months, "series": series},
-		"target_utilization": t.Target.Utilization, "suggested_rate_micros": t.SuggestedRateMicros,
-		"suggested_rate": pricing.FormatRate(t.SuggestedRateMicros), "apply_model": applyModel,
-		"cloud_left_out": env.missing, "query": in.Values().Encode(), "measured": env.measuredNote,
+	return APICalcTCO{
+		Currency: h.cfg.Currency, Inputs: inputs, GPUModel: in.GPUModel, GPUsPerServer: in.GPUsPerServer,
+		Utilization: t.Annual.Utilization, PeakKW: t.PeakKW, EnergyKWhPerYear: t.Annual.EnergyKWh,
+		AnnualCostMicros: t.Annual.TotalMicros, AnnualCost: pricing.Format(t.Annual.TotalMicros),
+		Breakdown: APICalcBreakdown{DepreciationMicros: t.Annual.DepreciationMicros, EnergyMicros: t.Annual.EnergyMicros,
+			ColocationMicros: t.Annual.ColocationMicros, MaintenanceMicros: t.Annual.MaintenanceMicros,
+			StaffMicros: t.Annual.StaffMicros},
+		RunningPerMonthMicros: t.RunningPerMonth,
+		OwnedPerGPUHourMicros: t.Annual.OwnedPerGPUHourMicros, OwnedPerGPUHour: pricing.FormatRate(t.Annual.OwnedPerGPUHourMicros),
+		ByUtilization: table, Offers: offers,
+		Chart:             APICalcChart{Months: t.Chart.Months, Series: series},
+		TargetUtilization: t.Target.Utilization, SuggestedRateMicros: t.SuggestedRateMicros,
+		SuggestedRate: pricing.FormatRate(t.SuggestedRateMicros), ApplyModel: applyModel,
+		CloudLeftOut: env.missing, Query: in.Values().Encode(), Measured: env.measuredNote,
 	}
 }
 
@@ -268,6 +267,6 @@ func (h *Handler) apiCalculatorApplyRate(c *gin.Context) {
 	case err != nil:
 		h.fail(c, err)
 	default:
-		c.JSON(http.StatusOK, gin.H{"added": pr, "rate": pricing.FormatRate(pr.Micros)})
+		c.JSON(http.StatusOK, APIRateApplied{Added: apiPriceRate(pr), Rate: pricing.FormatRate(pr.Micros)})
 	}
 }

@@ -10,17 +10,16 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 )
 
 // applySuggestedRate recomputes the TCO of v on the server (the posted
 // inputs, never a posted amount) and adds its suggested rate as a new
 // version of the GPU model's rate, effective now, recorded in the audit log.
-func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.PriceRate, calculator.FieldErrors, error) {
+func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.PriceRate, pricing.FieldErrors, error) {
 	// The defaults of an empty calculation are no reason to change a live
 	// price: the request must say which GPU model (or flavor) it prices.
 	if strings.TrimSpace(v.Get("gpu_model")) == "" && strings.TrimSpace(v.Get("flavor")) == "" {
-		return nil, calculator.FieldErrors{"gpu_model": "is required: say which GPU model's rate to set (or a flavor)"}, nil
+		return nil, pricing.FieldErrors{"gpu_model": "is required: say which GPU model's rate to set (or a flavor)"}, nil
 	}
 	ctx := c.Request.Context()
 	env, err := h.loadCalcEnv(ctx)
@@ -33,7 +32,7 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	}
 	model, why := env.applyModel(in.GPUModel)
 	if model == "" {
-		return nil, calculator.FieldErrors{"gpu_model": why}, nil
+		return nil, pricing.FieldErrors{"gpu_model": why}, nil
 	}
 	cur, err := h.store.CurrentPrices(ctx, time.Now())
 	if err != nil {
@@ -47,7 +46,7 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	if err := h.store.AddPriceRate(ctx, &pr); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
-			return nil, calculator.FieldErrors{"_": ve.Error()}, nil
+			return nil, pricing.FieldErrors{"_": ve.Error()}, nil
 		}
 		return nil, nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"time"
 
-	"workbench/orchestrator/calculator"
+	"workbench/models/pricing"
 )
 
 // useMeasured reports whether a TCO request asks for the measured power
@@ -21,17 +21,17 @@ func useMeasured(v url.Values) bool {
 // measuredTCO fits the last 30 days of per-minute telemetry of the GPUs of
 // model: those whose NVML name contains it, else those of its family (a
 // catalog name such as H100-80GB finds "NVIDIA H100 80GB HBM3").
-func (h *Handler) measuredTCO(ctx context.Context, model string) (calculator.Measured, error) {
+func (h *Handler) measuredTCO(ctx context.Context, model string) (pricing.Measured, error) {
 	to := time.Now().UTC()
-	from := to.AddDate(0, 0, -calculator.MeasuredDays)
+	from := to.AddDate(0, 0, -pricing.MeasuredDays)
 	st, err := h.store.MeasuredGPUStats(ctx, from, to, model)
-	if err == nil && st.UtilRead == 0 && calculator.Family(model) != "" {
-		st, err = h.store.MeasuredGPUStats(ctx, from, to, calculator.Family(model))
+	if err == nil && st.UtilRead == 0 && pricing.Family(model) != "" {
+		st, err = h.store.MeasuredGPUStats(ctx, from, to, pricing.Family(model))
 	}
 	if err != nil {
-		return calculator.Measured{}, err
+		return pricing.Measured{}, err
 	}
-	return calculator.FitMeasured(calculator.MeasuredSums{Minutes: st.Minutes, SumU: st.SumU, SumP: st.SumP,
+	return pricing.FitMeasured(pricing.MeasuredSums{Minutes: st.Minutes, SumU: st.SumU, SumP: st.SumP,
 		SumUU: st.SumUU, SumUP: st.SumUP, UtilSum: st.UtilSum, UtilReads: st.UtilRead})
 }
 
@@ -39,7 +39,7 @@ func (h *Handler) measuredTCO(ctx context.Context, model string) (calculator.Mea
 // measured ones for the request's GPU model; the request's own values of
 // those fields give way (the point of the choice). It returns the values
 // to parse and, when nothing usable was measured, the reason.
-func (env *calcEnv) useMeasured(v url.Values, def *calculator.TCOInput) (url.Values, string) {
+func (env *calcEnv) useMeasured(v url.Values, def *pricing.TCOInput) (url.Values, string) {
 	model := v.Get("gpu_model")
 	if model == "" {
 		model = def.GPUModel

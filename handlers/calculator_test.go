@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"workbench/orchestrator/calculator"
+	"workbench/models/pricing"
 )
 
 // API bodies become query values without float rounding, so the API and the
@@ -40,7 +40,7 @@ func TestCalcEstimateQueryNames(t *testing.T) {
 	if ev.Get("gpu_model") != "A" || ev.Get("utilization") != "" {
 		t.Fatalf("estimate part %v", ev)
 	}
-	in, errs := calculator.ParseEstimate(ev, calculator.DefaultEstimate())
+	in, errs := pricing.ParseEstimate(ev, pricing.DefaultEstimate())
 	if errs != nil || in.Shape.GPUModel != "A" || in.Shape.GPUCount != 2 {
 		t.Fatalf("%+v %v", in, errs)
 	}
@@ -73,7 +73,7 @@ func TestCalcVsText(t *testing.T) {
 		text   string
 		saving bool
 	}{{-3520, true, "saves 35.2% here", true}, {1200, true, "12% more here", false}, {0, false, "—", false}} {
-		text, saving := calcVsText(calculator.Comparison{VsHereBps: c.bps, VsHereOK: c.ok})
+		text, saving := calcVsText(pricing.Comparison{VsHereBps: c.bps, VsHereOK: c.ok})
 		if text != c.text || saving != c.saving {
 			t.Errorf("%d: %q %v", c.bps, text, saving)
 		}

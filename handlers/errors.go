@@ -87,7 +87,7 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		h.log.Info("request refused", attrs...)
 	}
 	if isAPI(c) {
-		c.AbortWithStatusJSON(e.Status, gin.H{"error": gin.H{"code": e.Code, "message": e.Message}})
+		c.AbortWithStatusJSON(e.Status, APIError{Error: APIErrorDetail{Code: e.Code, Message: e.Message}})
 		return
 	}
 	if e.Status == http.StatusUnauthorized {

@@ -164,7 +164,7 @@ func (h *Handler) apiFlavors(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(fs)})
+	c.JSON(http.StatusOK, mapList(fs, apiFlavor))
 }
 
 type flavorBody struct {
@@ -222,7 +222,7 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(status, f)
+	c.JSON(status, apiFlavor(f))
 }
 
 // flavorBodyMemory is the memory a flavor body asks for, in MiB.

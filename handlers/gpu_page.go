@@ -161,7 +161,7 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU)
 	for i := range out {
 		s := &out[i]
 		if rate, err := h.wbs.Billing().HourlyRate(ctx, pricing.Shape{GPUModel: s.Model, GPUCount: 1}); err == nil && rate > 0 {
-			s.PerGPUh = pricing.Format(rate) + " " + h.cfg.Currency + "/GPU-h"
+			s.PerGPUh = pricing.Micros(rate).Format(h.cfg.Currency) + "/GPU-h"
 		}
 		var pick string
 		for _, f := range fls {

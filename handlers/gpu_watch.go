@@ -110,7 +110,7 @@ func (h *Handler) apiNotifications(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(notes)})
+	c.JSON(http.StatusOK, mapList(notes, apiNotification))
 }
 
 func (h *Handler) apiGPUWatches(c *gin.Context) {
@@ -119,7 +119,7 @@ func (h *Handler) apiGPUWatches(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(ws)})
+	c.JSON(http.StatusOK, mapList(ws, apiGPUWatch))
 }
 
 // apiGPUWatchCreate: POST /api/v1/gpu-watches {"gpu_model": "NVIDIA H100 80GB HBM3"}.
@@ -135,7 +135,7 @@ func (h *Handler) apiGPUWatchCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"item": w})
+	c.JSON(http.StatusCreated, APIItem[APIGPUWatch]{Item: apiGPUWatch(w)})
 }
 
 func (h *Handler) apiGPUWatchDelete(c *gin.Context) {

@@ -16,8 +16,8 @@ func (h *Handler) healthz(c *gin.Context) {
 	defer cancel()
 	if err := h.store.Ping(ctx); err != nil {
 		h.log.Error("healthz: database does not answer", "err", err)
-		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable"})
+		c.JSON(http.StatusServiceUnavailable, APIHealth{Status: "unavailable"})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	c.JSON(http.StatusOK, APIHealth{Status: "ok"})
 }

@@ -106,7 +106,7 @@ func (h *Handler) apiImages(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(imgs)})
+	c.JSON(http.StatusOK, mapList(imgs, apiImage))
 }
 
 // imageBody is the API's image input; enabled defaults to true.
@@ -150,5 +150,5 @@ func (h *Handler) apiSaveImage(c *gin.Context, id int64, status int) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(status, img)
+	c.JSON(status, apiImage(img))
 }

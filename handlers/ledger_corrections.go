@@ -41,7 +41,7 @@ func (h *Handler) apiLedgerCredit(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, e)
+	c.JSON(http.StatusCreated, apiLedgerLine(e))
 }
 
 // apiLedgerReverse: POST /api/v1/admin/ledger/reversals {ids: [...],
@@ -59,7 +59,7 @@ func (h *Handler) apiLedgerReverse(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"items": lines})
+	c.JSON(http.StatusCreated, mapList(lines, apiLedgerLine))
 }
 
 // adminCreditForm: POST /admin/billing/credit — the billing page's form.

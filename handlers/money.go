@@ -1,8 +1,8 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,68 +13,33 @@ import (
 	"workbench/templates"
 )
 
-// microsPerUnit is the fixed-point scale of money: one major unit.
-const microsPerUnit = 1_000_000
-
 // parseMajorUnits reads an amount in the currency's major unit ("12",
-// "12.5", "0.000001") into micro-units exactly: the digits are taken as
-// they are, never through a float. At most six decimals, no sign.
+// "12.5", "0.000001") into micro-units exactly (pricing.ParseMicros), with
+// the error worded for the form field.
 func parseMajorUnits(field, s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	bad := &models.ValidationError{Field: field, Message: "enter an amount such as 12 or 12.50"}
-	if s == "" {
-		return 0, bad
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" && frac == "" {
-		return 0, bad
-	}
-	if whole == "" {
-		whole = "0"
-	}
-	for _, part := range []string{whole, frac} {
-		for _, r := range part {
-			if r < '0' || r > '9' {
-				return 0, bad
-			}
-		}
-	}
-	if len(frac) > 6 {
+	m, err := pricing.ParseMicros(s)
+	switch {
+	case errors.Is(err, pricing.ErrAmountPrecision):
 		return 0, &models.ValidationError{Field: field, Message: "at most 6 decimals (one micro-unit)"}
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || w > math.MaxInt64/microsPerUnit-1 {
+	case errors.Is(err, pricing.ErrAmountRange):
 		return 0, &models.ValidationError{Field: field, Message: "is too large"}
+	case err != nil:
+		return 0, &models.ValidationError{Field: field, Message: "enter an amount such as 12 or 12.50"}
 	}
-	var f int64
-	if frac != "" {
-		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64)
-	}
-	return w*microsPerUnit + f, nil
+	return int64(m), nil
 }
 
-// exactAmount renders micro-units as a decimal with all six places, e.g.
-// 1234567 → "1.234567": exact, for CSV.
-func exactAmount(micros int64) string {
-	sign := ""
-	u := uint64(micros)
-	if micros < 0 {
-		sign, u = "-", uint64(-(micros+1))+1
-	}
-	return fmt.Sprintf("%s%d.%06d", sign, u/microsPerUnit, u%microsPerUnit)
-}
+// exactAmount renders micro-units with all six places ("1.234567"), for CSV.
+func exactAmount(micros int64) string { return pricing.Micros(micros).Exact() }
 
 // plainAmount is exactAmount without trailing zeros ("12.5", "100"), for
 // form fields that show a stored amount.
-func plainAmount(micros int64) string {
-	s := exactAmount(micros)
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
+func plainAmount(micros int64) string { return pricing.Micros(micros).Plain() }
 
-// amountText formats micro-units for display with the currency, e.g. "12.35 USD".
+// amountText formats micro-units for display in the portal's currency,
+// e.g. "12.35 USD" (its own decimals: "1235 JPY").
 func (h *Handler) amountText(micros int64) string {
-	return pricing.Format(micros) + " " + h.cfg.Currency
+	return pricing.Micros(micros).Format(h.cfg.Currency)
 }
 
 // milliText renders milli-units as a short decimal: 2000 → "2", 500 → "0.5".

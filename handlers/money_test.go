@@ -117,3 +117,20 @@ func TestCSVTextDefusesFormulas(t *testing.T) {
 		}
 	}
 }
+
+// Pages show amounts in the portal's currency with that currency's
+// decimals, through pricing.Micros (no helper of their own).
+func TestAmountTextUsesTheCurrencyDecimals(t *testing.T) {
+	for cur, want := range map[string]string{"USD": "1234.57 USD", "JPY": "1235 JPY", "KWD": "1234.568 KWD"} {
+		h := &Handler{cfg: Config{Currency: cur}}
+		if got := h.amountText(1_234_567_890); got != want {
+			t.Errorf("%s: amountText = %q, want %q", cur, got, want)
+		}
+		if got := rateText(3_250_000, cur); cur == "USD" && got != "3.25 USD/h" {
+			t.Errorf("rateText = %q", got)
+		}
+	}
+	if exactAmount(-1) != "-0.000001" || plainAmount(12_500_000) != "12.5" {
+		t.Errorf("exact %q plain %q", exactAmount(-1), plainAmount(12_500_000))
+	}
+}

@@ -100,7 +100,7 @@ func (h *Handler) apiSSHKeys(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(keys)})
+	c.JSON(http.StatusOK, mapList(keys, apiSSHKey))
 }
 
 // apiSSHKeyCreate: POST /api/v1/ssh-keys {"name": "...", "public_key": "ssh-ed25519 AAAA..."}.
@@ -118,7 +118,7 @@ func (h *Handler) apiSSHKeyCreate(c *gin.Context) {
 		return
 	}
 	h.audit(c, "ssh_key.create", currentUser(c).Username, nil, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint})
-	c.JSON(http.StatusCreated, gin.H{"item": k})
+	c.JSON(http.StatusCreated, APIItem[APISSHKey]{Item: apiSSHKey(k)})
 }
 
 func (h *Handler) apiSSHKeyDelete(c *gin.Context) {

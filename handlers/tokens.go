@@ -87,7 +87,7 @@ func (h *Handler) apiTokens(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": nonNil(toks)})
+	c.JSON(http.StatusOK, mapList(toks, apiToken))
 }
 
 // apiTokenCreate: POST /api/v1/tokens {"name": "...", "expires_days": 30}.
@@ -113,7 +113,7 @@ func (h *Handler) apiTokenCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"token": secret, "item": t})
+	c.JSON(http.StatusCreated, APITokenCreated{Token: secret, Item: apiToken(t)})
 }
 
 func (h *Handler) apiTokenRevoke(c *gin.Context) {

@@ -85,6 +85,6 @@ func (h *Handler) apiUsage(c *gin.Context) {
 			items[i].EnergyCostMicros = &cost
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"from": from.Format(time.RFC3339), "to": to.Format(time.RFC3339), "group_by": groupBy,
-		"items": nonNil(items), "total_micros": total, "currency": h.cfg.Currency})
+	c.JSON(http.StatusOK, APIUsage{From: from.Format(time.RFC3339), To: to.Format(time.RFC3339), GroupBy: groupBy,
+		Items: nonNil(items), TotalMicros: total, Currency: h.cfg.Currency})
 }

@@ -167,7 +167,7 @@ func (h *Handler) usageCSV(c *gin.Context) {
 	err = h.store.EachStatementLine(ctx, u.ID, month, month.AddDate(0, 1, 0), func(l *models.LedgerEntry) error {
 		return w.Write([]string{l.PeriodStart.UTC().Format(time.RFC3339), l.PeriodEnd.UTC().Format(time.RFC3339),
 			csvText(nameOf(names, l.WorkbenchID)), csvText(l.WorkbenchID), l.Resource, csvText(l.GPUModel),
-			strconv.FormatInt(l.Seconds, 10), milliText(l.QuantityMilli), exactAmount(l.RateMicros), exactAmount(l.AmountMicros),
+			strconv.FormatInt(l.Seconds, 10), milliText(l.QuantityMilli), pricing.Micros(l.RateMicros).Exact(), pricing.Micros(l.AmountMicros).Exact(),
 			strconv.FormatInt(l.QuantityMilli, 10), strconv.FormatInt(l.RateMicros, 10), strconv.FormatInt(l.AmountMicros, 10),
 			h.cfg.Currency, csvText(l.Note), strconv.FormatInt(l.ID, 10), reversesText(l.Reverses), csvText(l.CreatedBy)})
 	})

@@ -16,16 +16,14 @@ func (h *Handler) workbenchExtend(c *gin.Context) {
 	if !ok {
 		return
 	}
-	d, err := h.wbs.ExtendRuntime(c.Request.Context(), wb.ID)
+	d, err := h.wbs.ExtendRuntimeBy(c.Request.Context(), wb.ID, currentUser(c).Username)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "workbench.extend", wb.ID, map[string]int64{"runtime_extension_s": wb.RuntimeExtensionS},
-		map[string]string{"runtime_stop_at": d.RuntimeStopAt.Format(timeJSON)})
 	if isAPI(c) {
-		c.JSON(http.StatusOK, gin.H{"id": wb.ID, "runtime_stop_at": d.RuntimeStopAt.Format(timeJSON),
-			"runtime_limit_seconds": int64(d.RuntimeLimit / time.Second), "can_extend": d.CanExtend})
+		c.JSON(http.StatusOK, APIRuntimeExtended{ID: wb.ID, RuntimeStopAt: d.RuntimeStopAt.Format(timeJSON),
+			RuntimeLimitSeconds: int64(d.RuntimeLimit / time.Second), CanExtend: d.CanExtend})
 		return
 	}
 	h.flash(c, "Maximum runtime extended: it now ends at "+clockText(d.RuntimeStopAt, time.Now())+".")

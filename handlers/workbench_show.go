@@ -95,7 +95,7 @@ func (h *Handler) apiWorkbenches(c *gin.Context) {
 	for i := range wbs {
 		items = append(items, h.workbenchJSON(&wbs[i], n, costs[wbs[i].ID]))
 	}
-	c.JSON(http.StatusOK, gin.H{"items": items})
+	c.JSON(http.StatusOK, list(items))
 }
 
 // workbenchLogs: GET /api/v1/workbenches/{id}/logs?tail=N&follow=true, text.

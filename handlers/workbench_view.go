@@ -69,41 +69,6 @@ func (h *Handler) ownerNames(ctx context.Context, n catalogNames, wbs []models.W
 	return nil
 }
 
-// workbenchJSON is the API shape of a workbench (SPEC §8).
-type workbenchJSON struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name"`
-	Owner    string   `json:"owner"`
-	State    string   `json:"state"`
-	Progress int      `json:"progress"`
-	Image    string   `json:"image"`
-	Flavor   string   `json:"flavor"`
-	GPUs     []string `json:"gpus"`
-	// Units are what it holds (kind gpu|mig|slice); Shared marks a slice of
-	// a shared GPU, with SharedNote saying what that means.
-	Units              []models.Unit `json:"units"`
-	Shared             bool          `json:"shared"`
-	SharedNote         string        `json:"shared_note,omitempty"`
-	Simulated          bool          `json:"simulated"`
-	URL                string        `json:"url"`
-	Reason             string        `json:"reason"`
-	StopError          string        `json:"stop_error,omitempty"`
-	ReasonDetails      string        `json:"reason_details,omitempty"` // the raw error behind reason
-	IdleTimeoutSeconds int64         `json:"idle_timeout_seconds"`
-	CostSoFarMicros    int64         `json:"cost_so_far_micros"`
-	RatePerHourMicros  int64         `json:"rate_per_hour_micros"`
-	Currency           string        `json:"currency"`
-	CreatedAt          string        `json:"created_at"`
-	StartedAt          *string       `json:"started_at"`
-	StoppedAt          *string       `json:"stopped_at"`
-	// CPUOnly: the current or last run is the flavor's CPU-only twin,
-	// RunFlavor (billed at its rates, no GPU).
-	CPUOnly   bool   `json:"cpu_only"`
-	RunFlavor string `json:"run_flavor"`
-	// ExtraPorts are the ports the owner declared (not the image's).
-	ExtraPorts []int `json:"extra_ports"`
-}
-
 // workbenchViews loads what the pages and the API show beside workbenches:
 // catalog names and costs.
 func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (catalogNames, map[string]orchestrator.WorkbenchCost, error) {
@@ -161,7 +126,7 @@ func openLabel(openPath string) string {
 }
 
 func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
-	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
@@ -276,5 +241,5 @@ func rateText(micros int64, currency string) string {
 	if micros == 0 {
 		return ""
 	}
-	return pricing.Format(micros) + " " + currency + "/h"
+	return pricing.Micros(micros).Format(currency) + "/h"
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"workbench/models/pricing"
 )
 
 // cloudPriceSeed is the researched cloud price list (shared/data in the
@@ -100,23 +102,15 @@ func (p *CloudPrice) Validate() error {
 // micro-units exactly; more than 6 decimals is refused, not rounded.
 func ParseMoneyMicros(s string) (int64, error) {
 	s = strings.TrimSpace(s)
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" && frac == "" || len(whole) > 12 || len(frac) > 6 {
+	whole, _, _ := strings.Cut(s, ".")
+	m, err := pricing.ParseMicros(s)
+	switch {
+	case s == "" || s == "." || len(whole) > 12 || errors.Is(err, pricing.ErrAmountPrecision) || errors.Is(err, pricing.ErrAmountRange):
 		return 0, errors.New("must be an amount such as 3.25 (at most 6 decimals)")
+	case err != nil:
+		return 0, errors.New("must be an amount such as 3.25 (digits and one dot)")
 	}
-	for _, c := range whole + frac {
-		if c < '0' || c > '9' {
-			return 0, errors.New("must be an amount such as 3.25 (digits and one dot)")
-		}
-	}
-	w, f := int64(0), int64(0)
-	if whole != "" {
-		w, _ = strconv.ParseInt(whole, 10, 64)
-	}
-	if frac != "" {
-		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64)
-	}
-	return w*1_000_000 + f, nil
+	return int64(m), nil
 }
 
 // ParseCloudPriceCSV reads a catalog in the shipped CSV's layout (header:

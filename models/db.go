@@ -36,10 +36,12 @@ type Store struct {
 
 	// versions and the caches below keep read-mostly values between
 	// requests until their tables are written (table_versions.go).
-	versions  tableVersions
-	schedules cached[map[string]pricing.Schedule]
-	images    cached[[]Image]
-	flavors   cached[[]Flavor]
+	// Pointers: a Store bound to a transaction (InTx) is a copy that
+	// shares the counters but keeps caches of its own.
+	versions  *tableVersions
+	schedules *cached[map[string]pricing.Schedule]
+	images    *cached[[]Image]
+	flavors   *cached[[]Flavor]
 
 	hashes *hashGate // bounds concurrent argon2id work (hash_gate.go)
 }
@@ -88,7 +90,9 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 		_ = sqlDB.Close()
 		return nil, err
 	}
-	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0)}
+	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0),
+		versions: &tableVersions{}}
+	s.newCaches()
 	if err := s.versions.register(db); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

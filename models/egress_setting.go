@@ -2,8 +2,8 @@ package models
 
 import (
 	"context"
-	"database/sql"
-	"errors"
+
+	"gorm.io/gorm"
 )
 
 // Settings rows of the workbench egress policy (issue 9). The values are
@@ -18,30 +18,35 @@ const (
 // separated by commas); set is false when an admin never chose one, so the
 // configured default applies.
 func (s *Store) EgressSetting(ctx context.Context) (mode, allow string, set bool, err error) {
-	err = s.sql.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", settingEgressMode).Scan(&mode)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", false, nil
-	}
+	// Through gorm, not the raw *sql.DB, so that it reads inside InTx.
+	var rows []struct{ Key, Value string }
+	err = s.db.WithContext(ctx).Raw("SELECT key, value FROM settings WHERE key IN (?, ?)", settingEgressMode, settingEgressAllow).
+		Scan(&rows).Error
 	if err != nil {
 		return "", "", false, err
 	}
-	allow, err = s.Setting(ctx, settingEgressAllow)
-	return mode, allow, true, err
+	for _, r := range rows {
+		switch r.Key {
+		case settingEgressMode:
+			mode, set = r.Value, true
+		case settingEgressAllow:
+			allow = r.Value
+		}
+	}
+	if !set {
+		return "", "", false, nil
+	}
+	return mode, allow, true, nil
 }
 
-// SetEgressSetting stores the egress mode and allow-list together.
+// SetEgressSetting stores the egress mode and allow-list together (one
+// transaction, nested in the caller's under InTx).
 func (s *Store) SetEgressSetting(ctx context.Context, mode, allow string) error {
-	tx, err := s.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
 	const upsert = "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-	if _, err := tx.ExecContext(ctx, upsert, settingEgressMode, mode); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, upsert, settingEgressAllow, allow); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(upsert, settingEgressMode, mode).Error; err != nil {
+			return err
+		}
+		return tx.Exec(upsert, settingEgressAllow, allow).Error
+	})
 }

@@ -177,7 +177,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 // Cached like ListImages (the flavors are part of the catalog); each call
 // gets its own copy.
 func (s *Store) ListFlavors(ctx context.Context, onlyEnabled bool) ([]Flavor, error) {
-	all, err := s.flavors.get(&s.versions, []string{"flavors"}, func() ([]Flavor, error) {
+	all, err := s.flavors.get(s.versions, []string{"flavors"}, func() ([]Flavor, error) {
 		var out []Flavor
 		return out, s.db.WithContext(ctx).Order("gpu_count, name").Find(&out).Error
 	})

@@ -155,7 +155,7 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 // admin now and then: the whole list is cached until images is written, and
 // each call gets its own copy of the slice.
 func (s *Store) ListImages(ctx context.Context, onlyEnabled bool) ([]Image, error) {
-	all, err := s.images.get(&s.versions, []string{"images"}, func() ([]Image, error) {
+	all, err := s.images.get(s.versions, []string{"images"}, func() ([]Image, error) {
 		var out []Image
 		return out, s.db.WithContext(ctx).Order("name").Find(&out).Error
 	})

@@ -111,7 +111,7 @@ func TestHashGateSharedAndBounded(t *testing.T) {
 	if _, err := s.Authenticate(ctx, "gated", "another-password-2"); err != nil {
 		t.Fatal(err)
 	}
-	if s2 := (&Store{hashes: newHashGate(0)}); s2.HashSlots() != 6 {
+	if s2 := (&Store{hashes: newHashGate(0), versions: &tableVersions{}}); s2.HashSlots() != 6 {
 		t.Fatalf("default gate: %d slots, want 6", s2.HashSlots())
 	}
 }

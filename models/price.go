@@ -94,7 +94,7 @@ func (s *Store) PriceHistory(ctx context.Context) ([]PriceRate, error) {
 // year: it is cached until price_rates is written. Callers must not modify
 // the map or its schedules.
 func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, error) {
-	return s.schedules.get(&s.versions, []string{"price_rates"}, func() (map[string]pricing.Schedule, error) {
+	return s.schedules.get(s.versions, []string{"price_rates"}, func() (map[string]pricing.Schedule, error) {
 		rates, err := s.PriceHistory(ctx)
 		if err != nil {
 			return nil, err

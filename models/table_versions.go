@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"workbench/models/pricing"
 )
 
 // tableVersions counts the writes to each table, so read-mostly values
@@ -109,4 +111,11 @@ func (c *cached[T]) get(v *tableVersions, tables []string, load func() (T, error
 		c.mu.Unlock()
 	}
 	return val, nil
+}
+
+// newCaches gives s empty caches of its own.
+func (s *Store) newCaches() {
+	s.schedules = &cached[map[string]pricing.Schedule]{}
+	s.images = &cached[[]Image]{}
+	s.flavors = &cached[[]Flavor]{}
 }

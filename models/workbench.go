@@ -207,7 +207,9 @@ type workbenchEvent struct {
 func (workbenchEvent) TableName() string { return "workbench_events" }
 
 // SetWorkbenchState moves a workbench to state with progress and reason and
-// records the change in its history. extra sets further columns.
+// records the change in its history, whatever state it was in. extra sets
+// further columns. The orchestrator uses TransitionWorkbench, which checks
+// the previous state; this stays for tests that put a record in a state.
 func (s *Store) SetWorkbenchState(ctx context.Context, id, state string, progress int, reason string, extra map[string]any) error {
 	now := s.now()
 	fields := map[string]any{"state": state, "progress": progress, "reason": reason, "updated_at": now}
@@ -222,26 +224,8 @@ func (s *Store) SetWorkbenchState(ctx context.Context, id, state string, progres
 		if err := tx.Model(&Workbench{}).Where("id = ?", id).Updates(fields).Error; err != nil {
 			return err
 		}
-		// A workbench that holds nothing any more is not metered: its
-		// interval ends with the state change (at stopped_at, Docker's exit
-		// time where the caller knows it), whatever engine event follows.
-		if state == StateStopped || state == StateFailed {
-			end, _ := extra["stopped_at"].(time.Time)
-			if end.IsZero() {
-				end = now
-			}
-			why := reason
-			if why == "" {
-				why = state
-			}
-			if err := closeOpenInterval(tx, id, end, why); err != nil {
-				return err
-			}
-		}
-		if cur.State == state && cur.Reason == reason {
-			return nil // progress only: no history line
-		}
-		return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: state, Message: reason}).Error
+		end, _ := extra["stopped_at"].(time.Time)
+		return recordStateChange(tx, id, cur, state, reason, end, now)
 	})
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 )
 
 // For every two-decimal core count a flavor may have (0.10 … 512.00), the
@@ -48,7 +47,7 @@ func TestCalculatorAndLedgerAgreeOnEveryCoreCount(t *testing.T) {
 					ledger += l.Amount
 				}
 			}
-			in, errs := calculator.ParseEstimate(url.Values{"cpu_cores": {cores}, "memory_gib": {"1"}, "duration": {"total"}, "total_hours": {"1"}}, calculator.DefaultEstimate())
+			in, errs := pricing.ParseEstimate(url.Values{"cpu_cores": {cores}, "memory_gib": {"1"}, "duration": {"total"}, "total_hours": {"1"}}, pricing.DefaultEstimate())
 			if len(errs) > 0 {
 				t.Fatalf("%s: %v", cores, errs)
 			}
@@ -73,7 +72,7 @@ func TestCalculatorAndLedgerAgreeOnEveryCoreCount(t *testing.T) {
 				}
 				continue
 			}
-			res, errs := calculator.Estimate(in, calculator.Prices{Schedules: scheds}, start)
+			res, errs := pricing.Estimate(in, pricing.Prices{Schedules: scheds}, start)
 			if len(errs) > 0 {
 				t.Fatalf("%s: %v", cores, errs)
 			}

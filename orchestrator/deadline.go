@@ -158,6 +158,13 @@ func (m *Manager) Deadlines(ctx context.Context, wb *models.Workbench) Deadlines
 // ExtendRuntime adds ExtendStep to a running workbench's maximum runtime
 // where its rule allows, and returns its new deadlines.
 func (m *Manager) ExtendRuntime(ctx context.Context, id string) (Deadlines, error) {
+	return m.ExtendRuntimeBy(ctx, id, "")
+}
+
+// ExtendRuntimeBy is ExtendRuntime done by actor: the extension and its
+// audit row (workbench.extend) commit in one transaction. An empty actor
+// writes no audit row.
+func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadlines, error) {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return Deadlines{}, err
@@ -170,15 +177,29 @@ func (m *Manager) ExtendRuntime(ctx context.Context, id string) (Deadlines, erro
 	if err != nil {
 		return Deadlines{}, err
 	}
-	ok, err := m.store.ExtendWorkbenchRuntime(ctx, id, wb.RuntimeExtensionS, int64(next.Extension/time.Second))
+	before := wb.RuntimeExtensionS
+	after := *wb
+	after.RuntimeExtensionS = int64(next.Extension / time.Second)
+	d := ComputeDeadlines(&after, next, m.lastActivity(wb), m.now())
+	refused := &RefusedError{Code: "extend_refused", Message: "the workbench changed meanwhile (stopped, or extended by another click); reload and try again"}
+	err = m.store.InTx(ctx, func(tx *models.Store) error {
+		ok, err := tx.ExtendWorkbenchRuntime(ctx, id, before, after.RuntimeExtensionS)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return refused
+		}
+		if actor == "" {
+			return nil
+		}
+		return tx.WriteAudit(ctx, models.AuditRecord{Actor: actor, Action: "workbench.extend", Target: id,
+			Before: map[string]int64{"runtime_extension_s": before}, After: map[string]string{"runtime_stop_at": d.RuntimeStopAt.Format(time.RFC3339)}})
+	})
 	if err != nil {
 		return Deadlines{}, err
 	}
-	if !ok {
-		return Deadlines{}, &RefusedError{Code: "extend_refused", Message: "the workbench changed meanwhile (stopped, or extended by another click); reload and try again"}
-	}
-	wb.RuntimeExtensionS = int64(next.Extension / time.Second)
-	return ComputeDeadlines(wb, next, m.lastActivity(wb), m.now()), nil
+	return d, nil
 }
 
 // hoursText is "5 h" or "90 min".

@@ -60,13 +60,18 @@ func TestManagerDeadlinesAndExtend(t *testing.T) {
 	if !d.RuntimeStopAt.Equal(start.Add(2*time.Hour)) || !d.CanExtend {
 		t.Errorf("runtime stop %s (can extend %v), want 14:00 and extendable", d.RuntimeStopAt, d.CanExtend)
 	}
-	d, err = m.ExtendRuntime(ctx, wb.ID)
+	d, err = m.ExtendRuntimeBy(ctx, wb.ID, "alice")
 	if err != nil || !d.RuntimeStopAt.Equal(start.Add(3*time.Hour)) || d.CanExtend {
 		t.Fatalf("+1 h: stop %s, can extend %v, err %v; want 15:00, no further", d.RuntimeStopAt, d.CanExtend, err)
 	}
 	var re *RefusedError
-	if _, err := m.ExtendRuntime(ctx, wb.ID); !errors.As(err, &re) {
+	if _, err := m.ExtendRuntimeBy(ctx, wb.ID, "alice"); !errors.As(err, &re) {
 		t.Fatalf("+1 h past the quota's 3 h: %v, want refused", err)
+	}
+	// The extension was audited with it; the refusal was not.
+	if entries, _ := s.ListAudit(ctx, 10); len(entries) != 1 || entries[0].Action != "workbench.extend" || entries[0].Actor != "alice" ||
+		entries[0].After != `{"runtime_stop_at":"2026-03-02T15:00:00Z"}` {
+		t.Fatalf("audit %+v: want one workbench.extend row to 15:00", entries)
 	}
 	got, _ = s.WorkbenchByID(ctx, wb.ID)
 	if r := runtimeReason(m.runtimeRule(ctx, got), got, start.Add(3*time.Hour-time.Second)); r != "" {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"workbench/models"
 	"workbench/orchestrator/runtime"
 )
 
@@ -57,7 +58,11 @@ func (m *Manager) UseFirewall(fw Firewall) {
 // EgressPolicy is the policy in force: the admin's setting, else the
 // configured default.
 func (m *Manager) EgressPolicy(ctx context.Context) (runtime.EgressPolicy, error) {
-	mode, allow, set, err := m.store.EgressSetting(ctx)
+	return m.egressPolicyIn(ctx, m.store)
+}
+
+func (m *Manager) egressPolicyIn(ctx context.Context, store *models.Store) (runtime.EgressPolicy, error) {
+	mode, allow, set, err := store.EgressSetting(ctx)
 	if err != nil {
 		return runtime.EgressPolicy{}, err
 	}
@@ -81,6 +86,38 @@ func (m *Manager) SetEgressPolicy(ctx context.Context, p runtime.EgressPolicy) (
 	}
 	_ = m.EnforceEgress(ctx) // logged and recorded in the status
 	return m.EgressStatus(), nil
+}
+
+// SetEgressPolicyBy is SetEgressPolicy done by actor: the new setting and
+// its audit row (egress.set, the policy before and after) commit in one
+// transaction; then the policy is applied.
+func (m *Manager) SetEgressPolicyBy(ctx context.Context, p runtime.EgressPolicy, actor string) (EgressStatus, error) {
+	audit := func(p runtime.EgressPolicy) map[string]any {
+		return map[string]any{"mode": p.Mode, "allow": nonNilStrings(p.AllowStrings())}
+	}
+	err := m.store.InTx(ctx, func(tx *models.Store) error {
+		before, err := m.egressPolicyIn(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetEgressSetting(ctx, string(p.Mode), strings.Join(p.AllowStrings(), ",")); err != nil {
+			return err
+		}
+		return tx.WriteAudit(ctx, models.AuditRecord{Actor: actor, Action: "egress.set", Target: "workbench network",
+			Before: audit(before), After: audit(p)})
+	})
+	if err != nil {
+		return EgressStatus{}, err
+	}
+	_ = m.EnforceEgress(ctx) // logged and recorded in the status
+	return m.EgressStatus(), nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // EgressStatus returns the state of the last enforcement.

@@ -14,10 +14,10 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // engineFixture is a manager on the real Docker engine with a real SQLite
@@ -42,6 +42,40 @@ func newEngineFixture(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, 
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	eng := newRealEngine(t, log, "mt")
+	store := eng.store(t, log, nil)
+	if err := store.CreateFlavor(ctx, &models.Flavor{Name: "cpu", CPUMilli: 500, MemoryMiB: 1 * 1024, ShmMiB: 64, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "correct-horse-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(store, NewPool(inv, nil, store), eng.runtime(wrap), eng.installID, opt, log)
+	t.Cleanup(m.Wait)
+	return &engineFixture{t: t, ctx: ctx, cli: eng.cli, docker: eng.docker, store: store, m: m, user: u, installID: eng.installID, log: log}
+}
+
+// realEngine is what every real-engine fixture of this package starts
+// from: the Docker runtime and a raw client (closed at the end), the fake
+// Jupyter image, and an install id whose containers, volumes, networks and
+// egress rules are removed at the end.
+type realEngine struct {
+	docker    *runtime.Docker
+	cli       *client.Client
+	fakeRef   string
+	installID string
+}
+
+// newRealEngine connects to the engine and builds the fake Jupyter image;
+// prefix starts the install id.
+func newRealEngine(t *testing.T, log *slog.Logger, prefix string) *realEngine {
+	t.Helper()
+	ctx := context.Background()
 	docker, err := runtime.NewDocker(runtime.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
@@ -57,42 +91,40 @@ func newEngineFixture(t *testing.T, wrap func(runtime.Runtime) runtime.Runtime, 
 	t.Cleanup(func() { cli.Close() })
 	ref, err := testimages.FakeJupyter(ctx, cli)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("build the fake Jupyter image: %v", err)
 	}
-	dir := t.TempDir()
-	store, err := models.Open(ctx, dir, log)
+	installID := prefix + strconv.FormatInt(time.Now().UnixNano(), 36)
+	cleanupEngineInstall(t, cli, installID)
+	return &realEngine{docker: docker, cli: cli, fakeRef: ref, installID: installID}
+}
+
+// store opens a real SQLite store in a temporary directory with the
+// default prices for gpuModels and the fake image as "fake".
+func (e *realEngine) store(t *testing.T, log *slog.Logger, gpuModels []string) *models.Store {
+	t.Helper()
+	ctx := context.Background()
+	store, err := models.Open(ctx, t.TempDir(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if err := store.SeedDefaultPrices(ctx, nil); err != nil {
+	if err := store.SeedDefaultPrices(ctx, gpuModels); err != nil {
 		t.Fatal(err)
 	}
-	installID := "mt" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	cleanupEngineInstall(t, cli, installID)
-	img := &models.Image{Name: "fake", Image: ref, StartCommand: testimages.FakeJupyterStartCommand,
-		RunAsUser: "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}
-	if err := store.CreateImage(ctx, img); err != nil {
+	if err := store.CreateImage(ctx, &models.Image{Name: "fake", Image: e.fakeRef, StartCommand: testimages.FakeJupyterStartCommand,
+		RunAsUser: "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateFlavor(ctx, &models.Flavor{Name: "cpu", CPUMilli: 500, MemoryMiB: 1 * 1024, ShmMiB: 64, Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	u, err := store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "correct-horse-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rt runtime.Runtime = docker
+	return store
+}
+
+// runtime is the engine, wrapped by wrap when given (a test double
+// around the real engine).
+func (e *realEngine) runtime(wrap func(runtime.Runtime) runtime.Runtime) runtime.Runtime {
 	if wrap != nil {
-		rt = wrap(docker)
+		return wrap(e.docker)
 	}
-	m := NewManager(store, NewPool(inv, nil, store), rt, installID, opt, log)
-	t.Cleanup(m.Wait)
-	return &engineFixture{t: t, ctx: ctx, cli: cli, docker: docker, store: store, m: m, user: u, installID: installID, log: log}
+	return e.docker
 }
 
 // cleanupEngineInstall removes, at the end of the test, the containers,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"strings"
+
+	"workbench/models"
 )
 
 // exitLogLines is how many of a container's last lines are kept when it
@@ -38,5 +40,5 @@ func (m *Manager) keepExitLogs(ctx context.Context, id, container string) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	m.updateWorkbench(ctx, id, map[string]any{"exit_logs": s})
+	m.setFields(ctx, id, models.WorkbenchFields{ExitLogs: new(s)})
 }

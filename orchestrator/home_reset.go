@@ -64,7 +64,7 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 			return fmt.Errorf("remove the stopped container of %s: %w", wb.Name, err)
 		}
 		if wb.ContainerID != "" {
-			m.updateWorkbench(ctx, wb.ID, map[string]any{"container_id": ""})
+			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new("")})
 		}
 	}
 	if err := m.rt.RemoveVolume(ctx, h.Volume); err != nil {

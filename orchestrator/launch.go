@@ -133,30 +133,39 @@ func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.
 }
 
 func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, units []models.Unit, token string) error {
-	m.setState(ctx, id, models.StatePulling, 0, "", map[string]any{"reason_details": ""})
+	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateRequested}, To: models.StatePulling,
+		Set: models.WorkbenchFields{ReasonDetails: new("")}}); err != nil {
+		return err
+	}
 	lastPct := -1
 	err := m.rt.EnsureImage(ctx, img.Image, func(pct int, status string) {
 		if pct != lastPct {
 			lastPct = pct
-			m.setState(ctx, id, models.StatePulling, pct*70/100, "", nil)
+			// A refusal here is seen at the next step's transition.
+			_ = m.transition(ctx, id, models.Transition{From: []string{models.StatePulling}, To: models.StatePulling, Progress: pct * 70 / 100})
 		}
 	})
 	var pe *runtime.PullError
 	if errors.As(err, &pe) {
 		// The reason is the plain sentence; the engine's error chain is
 		// kept for the page's "details".
-		m.updateWorkbench(ctx, id, map[string]any{"reason_details": pe.Details})
+		m.setFields(ctx, id, models.WorkbenchFields{ReasonDetails: new(pe.Details)})
 		return errors.New(sentence(pe.Reason))
 	}
 	if err != nil {
 		return fmt.Errorf("could not get image %s: %v", img.Image, err)
 	}
-	m.setState(ctx, id, models.StateCreating, 75, "", nil)
+	if err := m.transition(ctx, id, models.Transition{From: []string{models.StatePulling}, To: models.StateCreating, Progress: 75}); err != nil {
+		return err
+	}
 	cid, err := m.createContainer(ctx, id, owner, img, fl, units, token)
 	if err != nil {
 		return err
 	}
-	m.setState(ctx, id, models.StateStarting, 85, "", map[string]any{"container_id": cid})
+	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateCreating}, To: models.StateStarting, Progress: 85,
+		Set: models.WorkbenchFields{ContainerID: new(cid)}}); err != nil {
+		return err
+	}
 	if err := m.rt.Start(ctx, cid); err != nil {
 		return fmt.Errorf("could not start the container: %v", err)
 	}
@@ -240,7 +249,10 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 				if err := m.openInterval(ctx, id, info.StartedAt); err != nil {
 					return errors.New(meteringFailed(err))
 				}
-				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil, "runtime_extension_s": 0})
+				if err := m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateRunning, Progress: 100,
+					Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0))}}); err != nil {
+					return err
+				}
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil
 			}
@@ -281,7 +293,8 @@ func (m *Manager) fail(ctx context.Context, id, reason string) {
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		m.log.Error("release GPUs", "id", id, "err", err)
 	}
-	m.setState(ctx, id, models.StateFailed, 0, reason, map[string]any{"container_id": "", "endpoint": "", "stopped_at": time.Now().UTC()})
+	_ = m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateFailed, Reason: reason,
+		Set: models.WorkbenchFields{ContainerID: new(""), Endpoint: new(""), StoppedAt: new(time.Now().UTC())}})
 }
 
 // sentence starts s with a capital letter and ends it with a full stop.

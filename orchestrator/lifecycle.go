@@ -98,7 +98,9 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 		// Reused only in the same shape: the GPU set and the CPU/memory
 		// limits (another flavor, e.g. the CPU-only twin) are fixed at create.
 		if err == nil && info.Labels[labelGPUs] == joinGPUs(models.DeviceIDs(units)) && info.Labels[labelFlavor] == strconv.FormatInt(fl.ID, 10) && info.Image == img.Image {
-			m.setState(ctx, wb.ID, models.StateStarting, 85, "", nil)
+			if err := m.transition(ctx, wb.ID, models.Transition{From: []string{models.StateRequested}, To: models.StateStarting, Progress: 85}); err != nil {
+				return err
+			}
 			if err := m.egressBeforeStart(ctx); err != nil {
 				return err
 			}

@@ -312,6 +312,12 @@ func (m *Manager) inBackground(id string, steps func(ctx context.Context) error)
 				m.log.Info("launch cancelled", "id", id)
 				return
 			}
+			if errors.Is(err, models.ErrStateChanged) {
+				// A stop (or a reconciliation) moved the workbench while
+				// this launch ran; the state is theirs to finish.
+				m.log.Info("launch superseded", "id", id, "err", err)
+				return
+			}
 			m.metrics.spawned(false, time.Since(began))
 			m.log.Warn("launch failed", "id", id, "err", err)
 			m.fail(context.Background(), id, err.Error())
@@ -359,8 +365,45 @@ func (m *Manager) release(id string) {
 	m.mu.Unlock()
 }
 
-// setState records a state change and publishes it. A stop error only
-// lives while the workbench is stopping: any other state clears it.
+// transition records a compare-and-set state change (models.Transition:
+// the workbench must be in one of t.From) and publishes it. A stop error
+// only lives while the workbench is stopping: any other state clears it.
+// It returns models.ErrStateChanged when someone else moved the workbench
+// first; the caller then leaves it to them.
+func (m *Manager) transition(ctx context.Context, id string, t models.Transition) error {
+	defer m.forgetRoute(id)
+	if t.To != models.StateStopping {
+		t.Set.StopError = new("")
+	}
+	if err := m.store.TransitionWorkbench(ctx, id, t); err != nil {
+		if errors.Is(err, models.ErrStateChanged) {
+			m.log.Info("state change refused: the workbench moved meanwhile", "id", id, "err", err)
+		} else {
+			m.log.Error("record workbench state", "id", id, "state", t.To, "err", err)
+		}
+		return err
+	}
+	stopErr := ""
+	if t.Set.StopError != nil {
+		stopErr = *t.Set.StopError
+	}
+	m.events.Publish(Update{ID: id, State: t.To, Progress: t.Progress, Reason: t.Reason, Error: stopErr, At: time.Now().UTC()})
+	return nil
+}
+
+// setFields changes columns of a workbench (no state change) and drops its
+// cached route.
+func (m *Manager) setFields(ctx context.Context, id string, f models.WorkbenchFields) {
+	defer m.forgetRoute(id)
+	if err := m.store.UpdateWorkbenchFields(ctx, id, f); err != nil {
+		m.log.Warn("update workbench", "id", id, "err", err)
+	}
+}
+
+// setState records a state change whatever the previous state and
+// publishes it.
+//
+// Deprecated: use transition, which checks the previous state.
 func (m *Manager) setState(ctx context.Context, id, state string, progress int, reason string, extra map[string]any) {
 	defer m.forgetRoute(id)
 	fields := make(map[string]any, len(extra)+1)
@@ -403,6 +446,8 @@ func (m *Manager) labels(id, owner string) map[string]string {
 func (m *Manager) EnginePing(ctx context.Context) error { return m.rt.Ping(ctx) }
 
 // updateWorkbench changes columns of a workbench and drops its cached route.
+//
+// Deprecated: use setFields (typed columns).
 func (m *Manager) updateWorkbench(ctx context.Context, id string, fields map[string]any) {
 	defer m.forgetRoute(id)
 	if err := m.store.UpdateWorkbench(ctx, id, fields); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/calculator"
 )
 
 // For a range of MiB sizes (every MiB up to 4 GiB, then a sample up to
@@ -63,8 +62,8 @@ func TestCalculatorAndLedgerAgreeOnEveryMiB(t *testing.T) {
 				for _, v := range []url.Values{{"memory_gib": {gib}}, {"memory_mib": {fmt.Sprint(mib)}}} {
 					v.Set("cpu_cores", "1")
 					v.Set("duration", "total")
-					v.Set("total_hours", calculator.FormatNumber(big.NewRat(secs, 3600), 6))
-					in, errs := calculator.ParseEstimate(v, calculator.DefaultEstimate())
+					v.Set("total_hours", pricing.FormatNumber(big.NewRat(secs, 3600), 6))
+					in, errs := pricing.ParseEstimate(v, pricing.DefaultEstimate())
 					if len(errs) > 0 {
 						t.Fatalf("%v: %v", v, errs)
 					}
@@ -74,7 +73,7 @@ func TestCalculatorAndLedgerAgreeOnEveryMiB(t *testing.T) {
 					if secs != 3600 {
 						continue
 					}
-					res, errs := calculator.Estimate(in, calculator.Prices{Schedules: scheds}, start)
+					res, errs := pricing.Estimate(in, pricing.Prices{Schedules: scheds}, start)
 					if len(errs) > 0 {
 						t.Fatalf("%v: %v", v, errs)
 					}
@@ -92,7 +91,7 @@ func TestCalculatorAndLedgerAgreeOnEveryMiB(t *testing.T) {
 		}
 	}
 	// Finer than a MiB is refused, not rounded.
-	if _, errs := calculator.ParseEstimate(url.Values{"memory_gib": {"1.0001"}, "cpu_cores": {"1"}}, calculator.DefaultEstimate()); errs["memory_gib"] == "" {
+	if _, errs := pricing.ParseEstimate(url.Values{"memory_gib": {"1.0001"}, "cpu_cores": {"1"}}, pricing.DefaultEstimate()); errs["memory_gib"] == "" {
 		t.Fatal("memory_gib 1.0001 (not a whole MiB) accepted")
 	}
 }

@@ -181,19 +181,24 @@ func (p *Pool) SetDrained(ctx context.Context, uuid string, drained bool, actor 
 	if !found {
 		return models.ErrNotFound
 	}
-	states, err := p.store.GPUStates(ctx)
-	if err != nil {
-		return err
-	}
-	before := states[uuid].Drained
-	if err := p.store.SetGPUDrained(ctx, uuid, drained, actor, ""); err != nil {
-		return err
-	}
 	action := "gpu.undrain"
 	if drained {
 		action = "gpu.drain"
 	}
-	return p.store.Audit(ctx, actor, action, uuid, map[string]bool{"drained": before}, map[string]bool{"drained": drained})
+	// The change and its audit row commit together: no drain without its
+	// record, no record of a drain that did not happen.
+	return p.store.InTx(ctx, func(tx *models.Store) error {
+		states, err := tx.GPUStates(ctx)
+		if err != nil {
+			return err
+		}
+		before := states[uuid].Drained
+		if err := tx.SetGPUDrained(ctx, uuid, drained, actor, ""); err != nil {
+			return err
+		}
+		return tx.WriteAudit(ctx, models.AuditRecord{Actor: actor, Action: action, Target: uuid,
+			Before: map[string]bool{"drained": before}, After: map[string]bool{"drained": drained}})
+	})
 }
 
 // FreeSummary names what is free, for refusal messages: "; free now: 3 × H100".

@@ -108,10 +108,10 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// Adopt: refresh the address (it can change when the engine restarts).
 		host, port := m.rt.Endpoint(c, m.network())
 		if ep := fmt.Sprintf("%s:%d", host, port); host != "" && ep != wb.Endpoint {
-			m.updateWorkbench(ctx, wb.ID, map[string]any{"endpoint": ep})
+			m.setFields(ctx, wb.ID, models.WorkbenchFields{Endpoint: new(ep)})
 		}
 		if c.ID != wb.ContainerID {
-			m.updateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
+			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		}
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
@@ -124,7 +124,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// A previous portal process died mid-launch after starting the
 		// container: finish the launch by waiting for Jupyter.
 		m.log.Info("reconcile: resuming interrupted launch", "id", wb.ID)
-		m.updateWorkbench(ctx, wb.ID, map[string]any{"container_id": c.ID})
+		m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		m.inBackground(wb.ID, func(ctx context.Context) error {
 			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
 		})
@@ -172,7 +172,10 @@ func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at ti
 		return
 	}
 	m.log.Info("reconcile: closing", "id", wb.ID, "reason", reason, "at", at)
-	m.setState(ctx, wb.ID, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": at})
+	// Only from the state this reconciliation saw: a stop that finished
+	// meanwhile keeps its own reason.
+	_ = m.transition(ctx, wb.ID, models.Transition{From: []string{wb.State}, To: models.StateStopped, Reason: reason,
+		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &at}})
 }
 
 // reconcileStray handles a labelled container whose workbench is not active.

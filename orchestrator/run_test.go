@@ -12,10 +12,10 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // stuckVolumes is the real engine, except that measuring volumes never

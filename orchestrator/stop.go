@@ -83,7 +83,13 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 // stopped, metering closed), never the 100 % of the running state.
 func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string, force bool) error {
 	id := wb.ID
-	m.setState(ctx, id, models.StateStopping, 10, reason, map[string]any{"stop_error": ""})
+	if err := m.transition(ctx, id, models.Transition{From: models.ActiveStates, To: models.StateStopping, Progress: 10, Reason: reason,
+		Set: models.WorkbenchFields{StopError: new("")}}); err != nil {
+		if errors.Is(err, models.ErrStateChanged) {
+			return nil // stopped or failed meanwhile: nothing left to stop
+		}
+		return err
+	}
 	// A launch still under way is cancelled first, so it cannot bring the
 	// workbench back to running behind this stop.
 	m.cancelLaunch(id)
@@ -91,17 +97,26 @@ func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason 
 	if err != nil {
 		return m.stopFailed(ctx, id, reason, "could not stop the container: "+err.Error())
 	}
-	m.setState(ctx, id, models.StateStopping, 60, reason, nil)
+	m.stopProgress(ctx, id, 60, reason)
 	if err := m.closeInterval(ctx, id, finished, "stopped"); err != nil {
 		return m.stopFailed(ctx, id, reason, "could not close the usage record: "+err.Error())
 	}
-	m.setState(ctx, id, models.StateStopping, 80, reason, nil)
+	m.stopProgress(ctx, id, 80, reason)
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		return m.stopFailed(ctx, id, reason, "could not release the GPUs: "+err.Error())
 	}
-	m.setState(ctx, id, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": finished})
+	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: models.StateStopped, Reason: reason,
+		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished}}); err != nil {
+		return err
+	}
 	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force)
 	return nil
+}
+
+// stopProgress moves the progress of a stop the caller drives (it holds the
+// claim, so the workbench stays stopping).
+func (m *Manager) stopProgress(ctx context.Context, id string, progress int, reason string) {
+	_ = m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: models.StateStopping, Progress: progress, Reason: reason})
 }
 
 // stopContainer stops the workbench's container (found by name: a cancelled
@@ -128,7 +143,7 @@ func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (tim
 		if err := m.rt.Remove(ctx, info.ID); err != nil {
 			return time.Time{}, err
 		}
-		m.updateWorkbench(ctx, id, map[string]any{"container_id": ""})
+		m.setFields(ctx, id, models.WorkbenchFields{ContainerID: new("")})
 		return now, nil
 	}
 	m.keepExitLogs(ctx, id, info.ID)
@@ -142,7 +157,7 @@ func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (tim
 	if info.Running {
 		return time.Time{}, fmt.Errorf("the container %s is still running after the stop", info.Name)
 	}
-	m.updateWorkbench(ctx, id, map[string]any{"container_id": info.ID})
+	m.setFields(ctx, id, models.WorkbenchFields{ContainerID: new(info.ID)})
 	if info.FinishedAt.IsZero() {
 		return now, nil
 	}
@@ -154,6 +169,7 @@ func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (tim
 // finishes it.
 func (m *Manager) stopFailed(ctx context.Context, id, reason, msg string) error {
 	m.log.Warn("stop failed", "id", id, "err", msg)
-	m.setState(ctx, id, models.StateStopping, 0, reason, map[string]any{"stop_error": msg})
+	_ = m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: models.StateStopping, Reason: reason,
+		Set: models.WorkbenchFields{StopError: new(msg)}})
 	return &StopError{Message: msg}
 }

@@ -5,21 +5,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
 	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // lifecycleRig is a manager on the real engine with simulated DGX H100 GPUs,
@@ -48,28 +42,8 @@ func newLifecycleRigWithGPUs(t *testing.T, wrap func(runtime.Runtime) runtime.Ru
 	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	docker, err := runtime.NewDocker(runtime.WithLogger(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { docker.Close() })
-	if err := docker.Ping(ctx); err != nil {
-		t.Fatalf("this test needs the Docker engine: %v", err)
-	}
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	ref, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build the fake Jupyter image: %v", err)
-	}
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	eng := newRealEngine(t, log, "stoptest")
+	var err error
 	if inv == nil {
 		inv, err = gpu.New(gpu.Mode{Kind: gpu.KindMock, Mock: "dgxh100"})
 		if err != nil {
@@ -81,14 +55,8 @@ func newLifecycleRigWithGPUs(t *testing.T, wrap func(runtime.Runtime) runtime.Ru
 		t.Fatalf("mock GPUs: %v (%d)", err, len(devs))
 	}
 	gpuModels := []string{devs[0].Model}
-	if err := store.SeedDefaultPrices(ctx, gpuModels); err != nil {
-		t.Fatal(err)
-	}
+	store := eng.store(t, log, gpuModels)
 	if err := store.SeedCatalog(ctx, gpuModels); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.CreateImage(ctx, &models.Image{Name: "fake", Image: ref, StartCommand: testimages.FakeJupyterStartCommand,
-		RunAsUser: "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	owner, err := store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "alice-password", Role: "user"})
@@ -108,33 +76,9 @@ func newLifecycleRigWithGPUs(t *testing.T, wrap func(runtime.Runtime) runtime.Ru
 	if flavor == "" {
 		t.Fatalf("no one-GPU flavor seeded: %+v", fls)
 	}
-	installID := "stoptest" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	t.Cleanup(func() { removeInstall(cli, installID) })
-	var rt runtime.Runtime = docker
-	if wrap != nil {
-		rt = wrap(docker)
-	}
-	m := NewManager(store, NewPool(inv, sampler, store), rt, installID, Options{StopGrace: 5 * time.Second}, log)
+	m := NewManager(store, NewPool(inv, sampler, store), eng.runtime(wrap), eng.installID, Options{StopGrace: 5 * time.Second}, log)
 	t.Cleanup(m.Wait)
-	return &lifecycleRig{m: m, store: store, cli: cli, owner: owner, flavor: flavor}
-}
-
-// removeInstall removes what one test manager created (by its install label).
-func removeInstall(cli *client.Client, installID string) {
-	ctx := context.Background()
-	f := filters.NewArgs(filters.Arg("label", runtime.LabelInstall+"="+installID))
-	cs, _ := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	for _, c := range cs {
-		_ = cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
-	}
-	vs, _ := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	for _, v := range vs.Volumes {
-		_ = cli.VolumeRemove(ctx, v.Name, true)
-	}
-	ns, _ := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-	for _, n := range ns {
-		_ = cli.NetworkRemove(ctx, n.ID)
-	}
+	return &lifecycleRig{m: m, store: store, cli: eng.cli, owner: owner, flavor: flavor}
 }
 
 // launchRunning launches a one-GPU fake-Jupyter workbench and waits (on the

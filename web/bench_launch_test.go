@@ -15,7 +15,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
 
-	"workbench/orchestrator/testimages"
+	"workbench/internal/testsupport/testimages"
 	"workbench/web"
 )
 

@@ -35,9 +35,9 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 	"workbench/web"
 )
 

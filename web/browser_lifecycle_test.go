@@ -19,8 +19,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 	"workbench/web"
 )
 

@@ -24,9 +24,9 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // The crash test runs the real binary, so what it proves is what an
@@ -45,8 +45,10 @@ var portalBinary struct {
 func workbenchBinary(t *testing.T) string {
 	t.Helper()
 	portalBinary.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
+		// No deadline: the build happens once per test binary, and on a
+		// busy machine it can take longer than any fixed budget; a build
+		// killed half-way would fail every test that needs it.
+		ctx := context.Background()
 		out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 		if err != nil {
 			portalBinary.err = fmt.Errorf("go env GOMOD: %v", err)

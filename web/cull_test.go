@@ -10,8 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 	"workbench/web"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // With a notebook domain, an extra port opens on the workbench's own

@@ -10,8 +10,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // A port the user declares on their own workbench (the image declares

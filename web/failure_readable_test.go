@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // A launch whose image cannot be downloaded fails with one sentence that

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // A fresh home volume belongs to the image's run-as user (uid and its own

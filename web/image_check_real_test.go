@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // Test image passes a real Jupyter server (Debian's notebook package): its

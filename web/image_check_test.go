@@ -19,9 +19,9 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // buildEntry is one file or directory of a test image's build context.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // TestRealJupyterKernelThroughPortal is the product's promise with a real

@@ -10,9 +10,9 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // servePullable serves a fresh image from an in-process registry and puts

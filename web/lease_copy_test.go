@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // A copy of a live portal's data (a restored backup) started on the same

@@ -3,8 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand"
 	"net/http"
 	"strings"
@@ -20,7 +18,6 @@ import (
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 // TestMoneyAudit is the independent audit, end to end: ten fake-Jupyter
@@ -34,30 +31,15 @@ func TestMoneyAudit(t *testing.T) {
 	cli := dockerClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	fakeRef, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("seed %d", seed)
 
-	pp := newPortalProc(t)
-	pp.env = append(pp.env, "WORKBENCH_HEARTBEAT_INTERVAL=1s", "WORKBENCH_BILLING_INTERVAL=1s", "WORKBENCH_MIN_CHARGE=0")
-	openStore := func() *models.Store {
-		s, err := models.Open(ctx, pp.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	store := openStore()
-	installID, err := store.InstallID(ctx)
-	store.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cleanupInstall(t, cli, installID)
+	mp := newMoneyPortal(t, ctx, cli, "WORKBENCH_HEARTBEAT_INTERVAL=1s")
+	pp, installID := mp.pp, mp.installID
+	openStore := func() *models.Store { return mp.openStore(t, ctx) }
+	var store *models.Store
+	var err error
 
 	// The engine's own record of every exit of this install's containers.
 	var mu sync.Mutex
@@ -74,16 +56,8 @@ func TestMoneyAudit(t *testing.T) {
 		}
 	}()
 
-	pp.start()
-	p := pp.http
-	pp.cli("alice-password-1\n", "user", "add", "alice", "--password-stdin")
-	alice := pp.cli("", "token", "create", "alice")
-	admin := pp.cli("", "token", "create", "admin")
-	img := fmt.Sprintf(`{"name":"fake","image":%q,"start_command":%q,"run_as_user":"1000","home_path":%q}`,
-		fakeRef, testimages.FakeJupyterStartCommand, testimages.FakeJupyterHome)
-	if code, body := p.api("POST", "/api/v1/images", admin, img); code != http.StatusCreated {
-		t.Fatalf("add image: %d %v", code, body)
-	}
+	mp.start(t)
+	p, alice := pp.http, mp.alice
 
 	type run struct {
 		name, id, how string

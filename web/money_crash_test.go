@@ -2,11 +2,7 @@ package web_test
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"math"
-	"net/http"
 	"sort"
 	"strings"
 	"syscall"
@@ -17,7 +13,6 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
-	"workbench/orchestrator/testimages"
 )
 
 // TestBillingSurvivesPortalCrash (SPEC §6 rule 7): two workbenches run; the
@@ -31,42 +26,13 @@ func TestBillingSurvivesPortalCrash(t *testing.T) {
 	cli := dockerClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	fakeRef, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build fake Jupyter image: %v", err)
-	}
 	const heartbeat = time.Second
-	pp := newPortalProc(t)
-	pp.env = append(pp.env,
-		"WORKBENCH_HEARTBEAT_INTERVAL="+heartbeat.String(),
-		"WORKBENCH_BILLING_INTERVAL=1s",
-		"WORKBENCH_MIN_CHARGE=0", // the real running time is what is compared
-	)
-	openStore := func() *models.Store {
-		s, err := models.Open(ctx, pp.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	store := openStore()
-	installID, err := store.InstallID(ctx)
-	store.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cleanupInstall(t, cli, installID) // registered first: runs after the portal is gone
-
-	pp.start()
-	p := pp.http
-	pp.cli("alice-password-1\n", "user", "add", "alice", "--password-stdin")
-	alice := pp.cli("", "token", "create", "alice")
-	admin := pp.cli("", "token", "create", "admin")
-	img := fmt.Sprintf(`{"name":"fake","image":%q,"start_command":%q,"run_as_user":"1000","home_path":%q}`,
-		fakeRef, testimages.FakeJupyterStartCommand, testimages.FakeJupyterHome)
-	if code, body := p.api("POST", "/api/v1/images", admin, img); code != http.StatusCreated {
-		t.Fatalf("add catalog image: %d %v", code, body)
-	}
+	mp := newMoneyPortal(t, ctx, cli, "WORKBENCH_HEARTBEAT_INTERVAL="+heartbeat.String())
+	pp, installID := mp.pp, mp.installID
+	openStore := func() *models.Store { return mp.openStore(t, ctx) }
+	var store *models.Store
+	mp.start(t)
+	p, alice := pp.http, mp.alice
 	stopped, removed := moneyLaunch(t, p, alice, "stopped-while-down"), moneyLaunch(t, p, alice, "removed-while-down")
 	for _, id := range []string{stopped, removed} {
 		waitState(t, p, alice, id, "running")

@@ -9,8 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // A real Jupyter (Notebook 6, base_url /wb/{id}/ as in path mode) works on

@@ -21,8 +21,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // sshClient is Debian's OpenSSH client pointed at the portal's SSH server

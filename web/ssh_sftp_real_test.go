@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // TestSSHSFTPAndSCP moves files in and out of a workbench with OpenSSH's

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // What VS Code Remote-SSH does, done with Debian's OpenSSH client through

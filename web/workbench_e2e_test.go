@@ -11,8 +11,8 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 	"workbench/web"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
-	"workbench/orchestrator/testimages"
 )
 
 // TestWorkbenchTokenRealKernel is programmatic access as VS Code's Jupyter

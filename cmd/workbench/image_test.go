@@ -12,7 +12,7 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"workbench/orchestrator/testimages"
+	"workbench/internal/testsupport/testimages"
 )
 
 // `workbench image load FILE` loads a `docker save` archive of the fake

@@ -158,3 +158,32 @@ func report(t *testing.T, rule string, bad []string) {
 		t.Errorf("%s: %s", rule, b)
 	}
 }
+
+// benchTools are programs run by make targets to measure the portal
+// (make bench-load); they build the test images like tests do.
+var benchTools = map[string]bool{"internal/benchload": true}
+
+// Test support (images built for tests, the fake Jupyter) is for tests
+// only: no product file imports it, only _test.go files and test support
+// itself, and the harnesses that drive tests and benchmarks from outside
+// (benchTools: never built into the workbench binary).
+func TestOnlyTestsImportTestSupport(t *testing.T) {
+	const support = "internal/testsupport"
+	var bad []string
+	for dir, imps := range imports(t) {
+		if dir == support || strings.HasPrefix(dir, support+"/") || benchTools[dir] {
+			continue
+		}
+		for p, files := range imps {
+			if p != module+"/"+support && !strings.HasPrefix(p, module+"/"+support+"/") {
+				continue
+			}
+			for _, f := range files {
+				if !strings.HasSuffix(f, "_test.go") {
+					bad = append(bad, dir+"/"+f+" imports "+p)
+				}
+			}
+		}
+	}
+	report(t, "only tests may import "+support, bad)
+}

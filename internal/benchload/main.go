@@ -42,9 +42,9 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 const adminPassword = "bench-admin-password"

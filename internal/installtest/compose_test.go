@@ -27,8 +27,8 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/testimages"
 	"workbench/orchestrator/runtime"
-	"workbench/orchestrator/testimages"
 )
 
 func TestComposeInstall(t *testing.T) {

@@ -210,38 +210,12 @@ func Sum(lines []Line) int64 {
 	return t
 }
 
-// Format renders micro-units as money, e.g. 12345678 → "12.35" (2 decimals,
-// rounded) for display; exact values stay in micro-units.
-func Format(micros int64) string {
-	neg := micros < 0
-	if neg {
-		micros = -micros
-	}
-	cents := (micros + 5000) / 10000
-	s := fmt.Sprintf("%d.%02d", cents/100, cents%100)
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+// Format renders micro-units as money with two decimals, rounded, e.g.
+// 12345678 → "12.35"; Micros.Format does it per currency.
+func Format(micros int64) string { return Micros(micros).Decimal("") }
 
-// FormatRate renders micro-units with up to 4 decimals (rates such as
-// 0.0125 per core-hour need them).
-func FormatRate(micros int64) string {
-	neg := micros < 0
-	if neg {
-		micros = -micros
-	}
-	units := (micros + 50) / 100 // 1e-4
-	s := fmt.Sprintf("%d.%04d", units/10000, units%10000)
-	for len(s) > 0 && s[len(s)-1] == '0' && s[len(s)-3] != '.' {
-		s = s[:len(s)-1]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+// FormatRate renders micro-units with two to four decimals (see Micros.Rate).
+func FormatRate(micros int64) string { return Micros(micros).Rate() }
 
 // Shape is what a workbench holds: the quantities that are priced.
 // GPUCount counts units of UnitKind (GPU when empty): whole GPUs of

@@ -20,7 +20,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 
-	"workbench/orchestrator/testimages"
+	"workbench/internal/testsupport/testimages"
 )
 
 // Integration tests run against the local engine. Every object they make

@@ -12,7 +12,7 @@ import (
 
 	"github.com/docker/docker/api/types/image"
 
-	"workbench/orchestrator/testimages"
+	"workbench/internal/testsupport/testimages"
 )
 
 // A pull of a registry that has a mirror goes to the mirror (here a

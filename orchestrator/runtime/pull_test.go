@@ -10,7 +10,7 @@ import (
 
 	"github.com/docker/docker/api/types/image"
 
-	"workbench/orchestrator/testimages"
+	"workbench/internal/testsupport/testimages"
 )
 
 // TestEnsureImagePulls pulls a fresh image from an in-process registry and

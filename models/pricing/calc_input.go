@@ -1,4 +1,4 @@
-package calculator
+package pricing
 
 import (
 	"fmt"
@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"workbench/models/pricing"
 )
 
 // FieldErrors maps an input field to the message shown next to it. It is
@@ -163,7 +161,7 @@ func (f *fields) scaled(name string, def int64, lo, hi bound, scale int64) int64
 	x := mul(r, ratInt(scale))
 	if !x.IsInt() {
 		msg := fmt.Sprintf("has too many decimals (at most %d)", len(fmt.Sprint(scale))-1)
-		if scale == pricing.MiBPerGiB {
+		if scale == MiBPerGiB {
 			msg = "must be a whole number of MiB (a multiple of 1/1024 GiB)"
 		}
 		f.errs.set(name, msg)
@@ -194,7 +192,7 @@ type EstimateInput struct {
 	// Flavor names the flavor the shape came from ("" = a custom shape). The
 	// caller resolves it and fills Shape with the flavor's priced shape.
 	Flavor          string
-	Shape           pricing.Shape
+	Shape           Shape
 	StorageMilliGiB int64
 	Duration        string   // DurationDaily or DurationTotal
 	HoursPerDay     *big.Rat // daily
@@ -209,7 +207,7 @@ type EstimateInput struct {
 // DefaultEstimate is a working month: 8 hours a day for 22 days.
 func DefaultEstimate() EstimateInput {
 	return EstimateInput{Duration: DurationDaily, HoursPerDay: ratInt(8), Days: 22, TotalHours: ratInt(176),
-		Shape: pricing.Shape{CPUMilli: 4000, MemoryMiB: 16 * 1024}}
+		Shape: Shape{CPUMilli: 4000, MemoryMiB: 16 * 1024}}
 }
 
 // Runs is how many runs the duration is made of (one a day, or one).
@@ -277,8 +275,8 @@ func ParseEstimate(v url.Values, def EstimateInput) (EstimateInput, FieldErrors)
 		in.Shape.CPUMilli = f.scaled("cpu_cores", def.Shape.CPUMilli, incl("0"), incl(fmt.Sprint(MaxCPUCores)), 1000)
 		// memory_gib takes decimals down to one MiB (1/1024 GiB); memory_mib,
 		// when given, says the same in whole MiB and wins.
-		in.Shape.MemoryMiB = f.scaled("memory_gib", def.Shape.MemoryMiB, incl("0"), incl(fmt.Sprint(MaxMemoryGiB)), pricing.MiBPerGiB)
-		in.Shape.MemoryMiB = f.integer("memory_mib", in.Shape.MemoryMiB, 0, MaxMemoryGiB*pricing.MiBPerGiB)
+		in.Shape.MemoryMiB = f.scaled("memory_gib", def.Shape.MemoryMiB, incl("0"), incl(fmt.Sprint(MaxMemoryGiB)), MiBPerGiB)
+		in.Shape.MemoryMiB = f.integer("memory_mib", in.Shape.MemoryMiB, 0, MaxMemoryGiB*MiBPerGiB)
 		if in.Shape.GPUCount > 0 && in.Shape.GPUModel == "" {
 			f.errs.set("gpu_model", "choose the GPU model")
 		}
@@ -346,7 +344,7 @@ func (in EstimateInput) Values() url.Values {
 		}
 		v.Set("gpu_count", fmt.Sprint(in.Shape.GPUCount))
 		v.Set("cpu_cores", FormatNumber(new(big.Rat).SetFrac64(in.Shape.CPUMilli, 1000), 3))
-		v.Set("memory_gib", FormatNumber(new(big.Rat).SetFrac64(in.Shape.MemoryMiB, pricing.MiBPerGiB), 10))
+		v.Set("memory_gib", FormatNumber(new(big.Rat).SetFrac64(in.Shape.MemoryMiB, MiBPerGiB), 10))
 	}
 	if in.StorageMilliGiB > 0 {
 		v.Set("storage_gib", FormatNumber(new(big.Rat).SetFrac64(in.StorageMilliGiB, 1000), 3))

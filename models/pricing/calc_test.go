@@ -1,4 +1,4 @@
-package calculator
+package pricing
 
 import (
 	"math"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"workbench/models/pricing"
 )
 
 const h100 = "NVIDIA H100 80GB HBM3"
@@ -16,16 +14,16 @@ const h100 = "NVIDIA H100 80GB HBM3"
 // per core-hour, 0.005 per GiB-hour, 0.10 per GiB-month, from the epoch.
 func testPrices(minCharge time.Duration) Prices {
 	epoch := time.Unix(0, 0).UTC()
-	at := func(m int64) pricing.Schedule { return pricing.Schedule{{Effective: epoch, Micros: m}} }
-	return Prices{MinCharge: minCharge, Schedules: map[string]pricing.Schedule{
-		pricing.ScheduleKey(pricing.GPU, h100):   at(3_000_000),
-		pricing.ScheduleKey(pricing.CPU, ""):     at(20_000),
-		pricing.ScheduleKey(pricing.Memory, ""):  at(5_000),
-		pricing.ScheduleKey(pricing.Storage, ""): at(100_000),
+	at := func(m int64) Schedule { return Schedule{{Effective: epoch, Micros: m}} }
+	return Prices{MinCharge: minCharge, Schedules: map[string]Schedule{
+		ScheduleKey(GPU, h100):   at(3_000_000),
+		ScheduleKey(CPU, ""):     at(20_000),
+		ScheduleKey(Memory, ""):  at(5_000),
+		ScheduleKey(Storage, ""): at(100_000),
 	}}
 }
 
-var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+var calcT0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
 func mustEstimate(t *testing.T, q string, p Prices) *EstimateResult {
 	t.Helper()
@@ -37,7 +35,7 @@ func mustEstimate(t *testing.T, q string, p Prices) *EstimateResult {
 	if errs != nil {
 		t.Fatalf("parse %q: %v", q, errs)
 	}
-	res, errs := Estimate(in, p, t0)
+	res, errs := Estimate(in, p, calcT0)
 	if errs != nil {
 		t.Fatalf("estimate %q: %v", q, errs)
 	}
@@ -99,8 +97,8 @@ func TestEstimateHandComputed(t *testing.T) {
 
 func TestEstimateFollowsRateChanges(t *testing.T) {
 	p := testPrices(0)
-	key := pricing.ScheduleKey(pricing.GPU, h100)
-	p.Schedules[key] = append(p.Schedules[key], pricing.Rate{Effective: t0.Add(2 * time.Hour), Micros: 6_000_000})
+	key := ScheduleKey(GPU, h100)
+	p.Schedules[key] = append(p.Schedules[key], Rate{Effective: calcT0.Add(2 * time.Hour), Micros: 6_000_000})
 	r := mustEstimate(t, "gpu_model="+url.QueryEscape(h100)+"&gpu_count=1&cpu_cores=0&memory_gib=0&total_hours=4", p)
 	if r.Total != 2*3_000_000+2*6_000_000 {
 		t.Fatalf("a rate change 2 h in: total %d, want 18 000 000", r.Total)
@@ -135,7 +133,7 @@ func TestEstimateFieldErrors(t *testing.T) {
 		v, _ := url.ParseQuery(c.query)
 		in, errs := ParseEstimate(v, DefaultEstimate())
 		if errs == nil {
-			_, errs = Estimate(in, p, t0)
+			_, errs = Estimate(in, p, calcT0)
 		}
 		if _, ok := errs[c.field]; !ok {
 			t.Errorf("%s: errors %v, want one on %s", c.query, errs, c.field)
@@ -143,20 +141,20 @@ func TestEstimateFieldErrors(t *testing.T) {
 	}
 	// No storage rate: the storage field is at fault.
 	noStorage := testPrices(0)
-	delete(noStorage.Schedules, pricing.ScheduleKey(pricing.Storage, ""))
+	delete(noStorage.Schedules, ScheduleKey(Storage, ""))
 	v, _ := url.ParseQuery("cpu_cores=1&storage_gib=10&total_hours=1")
 	in, _ := ParseEstimate(v, DefaultEstimate())
-	if _, errs := Estimate(in, noStorage, t0); errs["storage_gib"] == "" {
+	if _, errs := Estimate(in, noStorage, calcT0); errs["storage_gib"] == "" {
 		t.Errorf("no storage rate: %v", errs)
 	}
 }
 
 func TestEstimateAbsurdRateIsAnErrorNotAPanic(t *testing.T) {
 	p := testPrices(0)
-	p.Schedules[pricing.ScheduleKey(pricing.GPU, h100)] = pricing.Schedule{{Effective: time.Unix(0, 0), Micros: math.MaxInt64 / 2}}
+	p.Schedules[ScheduleKey(GPU, h100)] = Schedule{{Effective: time.Unix(0, 0), Micros: math.MaxInt64 / 2}}
 	v, _ := url.ParseQuery("gpu_model=" + url.QueryEscape(h100) + "&gpu_count=64&total_hours=100")
 	in, _ := ParseEstimate(v, DefaultEstimate())
-	if _, errs := Estimate(in, p, t0); errs["_"] == "" {
+	if _, errs := Estimate(in, p, calcT0); errs["_"] == "" {
 		t.Fatalf("overflowing rates: %v", errs)
 	}
 }

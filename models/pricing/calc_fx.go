@@ -1,4 +1,4 @@
-package calculator
+package pricing
 
 import (
 	"fmt"

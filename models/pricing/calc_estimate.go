@@ -1,35 +1,34 @@
-// Package calculator is the portal's cost calculator (SPEC §7): what a shape
-// costs here for a duration, what the same GPUs cost at cloud offers, and
-// what owning a server costs per GPU-hour (TCO). It is pure: callers pass
-// the price schedules, the cloud catalog and the settings in, so the math is
-// testable without a database and the pages, the API and the CSV export all
-// show the same numbers.
+// The calculator files (calc_*.go) are the portal's cost calculator (SPEC
+// §7): what a shape costs here for a duration, what the same GPUs cost at
+// cloud offers, and what owning a server costs per GPU-hour (TCO). It is
+// pure: callers pass the price schedules, the cloud catalog and the
+// settings in, so the math is testable without a database and the pages,
+// the API and the CSV export all show the same numbers.
 //
 // Money is int64 micro-units of the portal currency, as in billing. The
-// estimate calls the billing's own pricing functions (models/pricing), so
+// estimate calls the billing's own pricing functions in this package, so
 // an estimate and the ledger for the same usage agree to the micro-unit.
-package calculator
+
+package pricing
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"time"
-
-	"workbench/models/pricing"
 )
 
 // Prices is this portal's price list as the billing sees it.
 type Prices struct {
-	Schedules map[string]pricing.Schedule // keyed by pricing.ScheduleKey
-	MinCharge time.Duration               // minimum charge per run
+	Schedules map[string]Schedule // keyed by ScheduleKey
+	MinCharge time.Duration       // minimum charge per run
 }
 
 // GPUModels lists the GPU models that have a rate, sorted.
 func (p Prices) GPUModels() []string {
 	var out []string
 	for k := range p.Schedules {
-		if m, ok := strings.CutPrefix(k, pricing.GPU+"|"); ok && m != "" {
+		if m, ok := strings.CutPrefix(k, GPU+"|"); ok && m != "" {
 			out = append(out, m)
 		}
 	}
@@ -39,7 +38,7 @@ func (p Prices) GPUModels() []string {
 
 // ResourceCost is one resource of an estimate.
 type ResourceCost struct {
-	Resource      string // pricing.GPU, MIG, Slice, CPU, Memory, Storage
+	Resource      string // GPU, MIG, Slice, CPU, Memory, Storage
 	GPUModel      string
 	QuantityMilli int64
 	// RateMicros is the rate in force at the start: per unit-hour, or per
@@ -80,11 +79,11 @@ func (r *EstimateResult) GPUSeconds() int64 {
 // resourceField names the input field to blame for a resource without a rate.
 func resourceField(resource string) string {
 	switch resource {
-	case pricing.GPU:
+	case GPU:
 		return "gpu_model"
-	case pricing.CPU:
+	case CPU:
 		return "cpu_cores"
-	case pricing.Memory:
+	case Memory:
 		return "memory_gib"
 	default:
 		return "storage_gib"
@@ -96,7 +95,7 @@ func resourceField(resource string) string {
 // duration start 24 hours apart; each is metered like a workbench run —
 // BilledSpan (minimum charge), then PriceShape (split at clock hours and rate
 // changes) — and the home volume is priced over the calendar span with
-// pricing.Split per GiB-month, as the storage ledger does.
+// Split per GiB-month, as the storage ledger does.
 func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult, errs FieldErrors) {
 	// pricing panics rather than wraps on int64 overflow; with the input
 	// limits that takes an absurd rate, and it must never become a 500.
@@ -118,21 +117,21 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		resource, model string
 		qty             int64
 	}
-	unitRes, unitModel := pricing.UnitRate(shape) // whole GPUs, MIG instances or slices
-	parts := []held{{unitRes, unitModel, int64(shape.GPUCount) * pricing.MilliUnits},
-		{pricing.CPU, "", shape.CPUMilli}, {pricing.Memory, "", pricing.MemoryMilliGiB(shape.MemoryMiB)},
-		{pricing.Storage, "", in.StorageMilliGiB}}
+	unitRes, unitModel := UnitRate(shape) // whole GPUs, MIG instances or slices
+	parts := []held{{unitRes, unitModel, int64(shape.GPUCount) * MilliUnits},
+		{CPU, "", shape.CPUMilli}, {Memory, "", MemoryMilliGiB(shape.MemoryMiB)},
+		{Storage, "", in.StorageMilliGiB}}
 	errs = FieldErrors{}
 	var out []ResourceCost
 	for _, h := range parts {
 		if h.qty <= 0 {
 			continue
 		}
-		rate, ok := p.Schedules[pricing.ScheduleKey(h.resource, h.model)].At(start)
+		rate, ok := p.Schedules[ScheduleKey(h.resource, h.model)].At(start)
 		if !ok {
-			if pricing.IsUnit(h.resource) && h.resource != pricing.GPU {
+			if IsUnit(h.resource) && h.resource != GPU {
 				errs.set("gpu_model", fmt.Sprintf("this portal has no %s rate for %q", h.resource, h.model))
-			} else if h.resource == pricing.GPU {
+			} else if h.resource == GPU {
 				errs.set("gpu_model", fmt.Sprintf("this portal has no rate for %q; priced models: %s", h.model, strings.Join(p.GPUModels(), ", ")))
 			} else {
 				errs.set(resourceField(h.resource), "this portal's price list has no "+h.resource+" rate")
@@ -148,7 +147,7 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 	if res.Runs <= 0 || res.RunSeconds <= 0 {
 		return nil, FieldErrors{"duration": "the duration must be more than 0"}
 	}
-	_, billedEnd := pricing.BilledSpan(start, start.Add(time.Duration(res.RunSeconds)*time.Second), p.MinCharge)
+	_, billedEnd := BilledSpan(start, start.Add(time.Duration(res.RunSeconds)*time.Second), p.MinCharge)
 	res.BilledRunSeconds = int64(billedEnd.Sub(start) / time.Second)
 	res.MinChargeApplied = res.BilledRunSeconds > res.RunSeconds
 
@@ -158,7 +157,7 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		byRes[out[i].Resource] = &out[i]
 	}
 	priceCompute := func(from, to time.Time, set func(*ResourceCost, int64)) error {
-		lines, err := pricing.PriceShape(shape, from, to, p.Schedules)
+		lines, err := PriceShape(shape, from, to, p.Schedules)
 		if err != nil {
 			return err
 		}
@@ -170,15 +169,15 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		return nil
 	}
 	priceStorage := func(from, to time.Time, set func(*ResourceCost, int64)) error {
-		rc := byRes[pricing.Storage]
+		rc := byRes[Storage]
 		if rc == nil {
 			return nil
 		}
-		lines, err := pricing.Split(from, to, in.StorageMilliGiB, p.Schedules[pricing.ScheduleKey(pricing.Storage, "")], true)
+		lines, err := Split(from, to, in.StorageMilliGiB, p.Schedules[ScheduleKey(Storage, "")], true)
 		if err != nil {
 			return err
 		}
-		set(rc, pricing.Sum(lines))
+		set(rc, Sum(lines))
 		return nil
 	}
 	both := func(from, to time.Time, set func(*ResourceCost, int64)) error {
@@ -193,7 +192,7 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 	}{
 		{1, func(rc *ResourceCost, a int64) { rc.PerHour = checkedAdd(rc.PerHour, a) }},
 		{24, func(rc *ResourceCost, a int64) { rc.PerDay = checkedAdd(rc.PerDay, a) }},
-		{pricing.HoursPerMonth, func(rc *ResourceCost, a int64) { rc.PerMonth = checkedAdd(rc.PerMonth, a) }},
+		{HoursPerMonth, func(rc *ResourceCost, a int64) { rc.PerMonth = checkedAdd(rc.PerMonth, a) }},
 	} {
 		if err := both(start, start.Add(time.Duration(span.hours)*time.Hour), span.set); err != nil {
 			return nil, FieldErrors{"_": err.Error()}
@@ -213,7 +212,7 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 		res.PerHour = checkedAdd(res.PerHour, rc.PerHour)
 		res.PerDay = checkedAdd(res.PerDay, rc.PerDay)
 		res.PerMonth = checkedAdd(res.PerMonth, rc.PerMonth)
-		if rc.Resource == pricing.Storage {
+		if rc.Resource == Storage {
 			res.StorageTotal = rc.Total
 		} else {
 			res.ComputeTotal = checkedAdd(res.ComputeTotal, rc.Total)

@@ -108,7 +108,7 @@ func buildFakeBinary(ctx context.Context) ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "fakejupyter")
-	if err := buildStatic(ctx, "workbench/orchestrator/testimages/fakejupyter", out); err != nil {
+	if err := buildStatic(ctx, "workbench/internal/testsupport/testimages/fakejupyter", out); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(out)

@@ -1,0 +1,544 @@
+package handlers
+
+import (
+	"encoding/json"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/orchestrator/gpu"
+)
+
+// The JSON API's response types, in one place. SPEC §8 fixes the names
+// scripts rely on (image, flavor, workbench, gpu, list, quota, usage and the
+// error object); further fields are allowed and listed here too, so a test
+// can decode every answer strictly (json.Decoder.DisallowUnknownFields) and
+// a field added by accident to a storage struct never leaks into the API.
+// Handlers encode these types, never a storage struct or a gin.H.
+
+// APIError is every API error: {"error":{"code","message"}} (SPEC §8), with
+// the fields at fault for the calculator's form-like bodies.
+type APIError struct {
+	Error APIErrorDetail `json:"error"`
+}
+
+// APIErrorDetail is the inside of an APIError.
+type APIErrorDetail struct {
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// APIList is a list: {"items": […]} (SPEC §8).
+type APIList[T any] struct {
+	Items []T `json:"items"`
+}
+
+// list wraps items, never null.
+func list[T any](items []T) APIList[T] { return APIList[T]{Items: nonNil(items)} }
+
+// APIItem is one created object: {"item": …}.
+type APIItem[T any] struct {
+	Item T `json:"item"`
+}
+
+// APIImage is an image (SPEC §8: id, name, image, start_command,
+// run_as_user, home_path, description, enabled; open_path).
+type APIImage struct {
+	ID           int64     `json:"id"`
+	Name         string    `json:"name"`
+	Image        string    `json:"image"`
+	Description  string    `json:"description"`
+	Tags         string    `json:"tags"`
+	StartCommand string    `json:"start_command"`
+	RunAsUser    string    `json:"run_as_user"`
+	HomePath     string    `json:"home_path"`
+	OpenPath     string    `json:"open_path"`
+	ExtraPorts   []int     `json:"extra_ports"`
+	Enabled      bool      `json:"enabled"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+func apiImage(i *models.Image) APIImage {
+	return APIImage{ID: i.ID, Name: i.Name, Image: i.Image, Description: i.Description, Tags: i.Tags,
+		StartCommand: i.StartCommand, RunAsUser: i.RunAsUser, HomePath: i.HomePath, OpenPath: i.OpenPath,
+		ExtraPorts: i.ExtraPorts, Enabled: i.Enabled, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
+}
+
+// APIFlavor is a flavor (SPEC §8: id, name, gpu_model, gpu_count,
+// cpu_cores, memory_gib, enabled). memory_gib is exact (MiB/1024).
+type APIFlavor struct {
+	ID                    int64             `json:"id"`
+	Name                  string            `json:"name"`
+	GPUModel              string            `json:"gpu_model"`
+	GPUCount              int               `json:"gpu_count"`
+	CPUCores              models.Millicores `json:"cpu_cores"`
+	MemoryMiB             int64             `json:"memory_mib"`
+	MemoryGiB             json.Number       `json:"memory_gib"`
+	ShmMiB                int               `json:"shm_mib"`
+	MaxRuntimeSeconds     int64             `json:"max_runtime_seconds"`
+	GPUIdleTimeoutSeconds int64             `json:"gpu_idle_timeout_seconds"`
+	Enabled               bool              `json:"enabled"`
+	CreatedAt             time.Time         `json:"created_at"`
+	UpdatedAt             time.Time         `json:"updated_at"`
+}
+
+func apiFlavor(f *models.Flavor) APIFlavor {
+	return APIFlavor{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount, CPUCores: f.CPUMilli,
+		MemoryMiB: f.MemoryMiB, MemoryGiB: json.Number(models.FormatMemoryGiB(f.MemoryMiB)), ShmMiB: f.ShmMiB,
+		MaxRuntimeSeconds: f.MaxRuntimeS, GPUIdleTimeoutSeconds: f.GPUIdleTimeoutS, Enabled: f.Enabled,
+		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+}
+
+// APIWorkbench is a workbench (SPEC §8: id, name, owner, state, image,
+// flavor, gpus, url, reason, cost_so_far_micros, rate_per_hour_micros).
+type APIWorkbench struct {
+	ID                 string   `json:"id"`
+	Name               string   `json:"name"`
+	Owner              string   `json:"owner"`
+	State              string   `json:"state"`
+	Progress           int      `json:"progress"`
+	Image              string   `json:"image"`
+	Flavor             string   `json:"flavor"`
+	GPUs               []string `json:"gpus"`
+	Simulated          bool     `json:"simulated"`
+	URL                string   `json:"url"`
+	Reason             string   `json:"reason"`
+	StopError          string   `json:"stop_error,omitempty"`
+	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
+	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
+	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
+	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
+	Currency           string   `json:"currency"`
+	CreatedAt          string   `json:"created_at"`
+	StartedAt          *string  `json:"started_at"`
+	StoppedAt          *string  `json:"stopped_at"`
+	// Units are what it holds (kind gpu|mig|slice); Shared marks a slice of
+	// a shared GPU, with SharedNote saying what that means.
+	Units      []models.Unit `json:"units"`
+	Shared     bool          `json:"shared"`
+	SharedNote string        `json:"shared_note,omitempty"`
+	// CPUOnly: the current or last run is the flavor's CPU-only twin,
+	// RunFlavor (billed at its rates, no GPU).
+	CPUOnly   bool   `json:"cpu_only"`
+	RunFlavor string `json:"run_flavor"`
+	// ExtraPorts are the ports the owner declared (not the image's).
+	ExtraPorts []int `json:"extra_ports"`
+}
+
+// workbenchJSON is the former name of APIWorkbench.
+type workbenchJSON = APIWorkbench
+
+// APIGPU is one GPU of the pool (SPEC §8: index, uuid, model, memory_mib,
+// state, health, workbench_id, simulated).
+type APIGPU struct {
+	Index        int                   `json:"index"`
+	UUID         string                `json:"uuid"`
+	Model        string                `json:"model"`
+	MemoryMiB    uint64                `json:"memory_mib"`
+	State        string                `json:"state"`
+	Health       string                `json:"health"`
+	HealthDetail string                `json:"health_detail,omitempty"`
+	WorkbenchID  string                `json:"workbench_id"`
+	Simulated    bool                  `json:"simulated"`
+	Drained      bool                  `json:"drained"`
+	MIGEnabled   bool                  `json:"mig_enabled"`
+	MIG          []gpu.MIGInstance     `json:"mig_instances,omitempty"`
+	Utilization  *orchestrator.Reading `json:"utilization,omitempty"`
+}
+
+// APIGPUList is GET /gpus: the list and where the inventory comes from.
+type APIGPUList struct {
+	Items     []APIGPU `json:"items"`
+	Simulated bool     `json:"simulated"`
+	Backend   string   `json:"backend"`
+	Status    string   `json:"status"`
+}
+
+func apiGPU(g orchestrator.PoolGPU) APIGPU {
+	return APIGPU{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State, Health: g.Health,
+		HealthDetail: g.HealthDetail, WorkbenchID: g.WorkbenchID, Simulated: g.Simulated, Drained: g.Drained,
+		MIGEnabled: g.MIGEnabled, MIG: g.MIG, Utilization: g.Util}
+}
+
+// APIQuota is a quota (SPEC §8: max_gpus, max_gpus_per_model,
+// max_workbenches, gpu_hours_per_month, budget_per_month_micros,
+// max_runtime_hours; null = unlimited). models.Limits is a plain value
+// whose JSON names are this contract.
+type APIQuota = models.Limits
+
+// APIQuotaSubject is GET|PUT /admin/quotas/…: whose quota and its values;
+// for a user the effective quota after groups and the default.
+type APIQuotaSubject struct {
+	Scope      string    `json:"scope"`
+	Name       string    `json:"name,omitempty"`
+	Quota      APIQuota  `json:"quota"`
+	Overridden *bool     `json:"overridden,omitempty"`
+	Effective  *APIQuota `json:"effective,omitempty"`
+}
+
+// APIQuotaStatus is a user's quota with what they use of it.
+type APIQuotaStatus = quotaStatus
+
+// APIMe is GET /me.
+type APIMe struct {
+	ID          int64          `json:"id"`
+	Username    string         `json:"username"`
+	DisplayName string         `json:"display_name"`
+	Email       string         `json:"email"`
+	Role        string         `json:"role"`
+	Groups      []string       `json:"groups"`
+	Currency    string         `json:"currency"`
+	Quota       APIQuota       `json:"quota"`
+	Usage       APIQuotaStatus `json:"usage"`
+}
+
+// APIUsage is GET /usage (SPEC §8: from, to, group_by, items [{key,
+// gpu_seconds, amount_micros}], total_micros).
+type APIUsage struct {
+	From        string         `json:"from"`
+	To          string         `json:"to"`
+	GroupBy     string         `json:"group_by"`
+	Items       []APIUsageItem `json:"items"`
+	TotalMicros int64          `json:"total_micros"`
+	Currency    string         `json:"currency"`
+}
+
+// APIUsageItem is one line of APIUsage; models.UsageItem is a computed
+// summary whose JSON names are this contract.
+type APIUsageItem = models.UsageItem
+
+// APIToken is an API token as its owner sees it (never the secret).
+type APIToken struct {
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// APITokenCreated is POST /tokens: the secret, shown once, and the token.
+type APITokenCreated struct {
+	Token string   `json:"token"`
+	Item  APIToken `json:"item"`
+}
+
+func apiToken(t *models.APIToken) APIToken {
+	return APIToken{ID: t.ID, Name: t.Name, Prefix: t.Prefix, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt,
+		RevokedAt: t.RevokedAt, CreatedAt: t.CreatedAt}
+}
+
+// APISSHKey is one of a user's SSH public keys.
+type APISSHKey struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	PublicKey   string     `json:"public_key"`
+	Fingerprint string     `json:"fingerprint"`
+	CreatedAt   time.Time  `json:"created_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+}
+
+func apiSSHKey(k *models.SSHKey) APISSHKey {
+	return APISSHKey{ID: k.ID, Name: k.Name, PublicKey: k.PublicKey, Fingerprint: k.Fingerprint, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt}
+}
+
+// mapList converts each element and wraps the result as a list.
+func mapList[S, T any](in []S, f func(*S) T) APIList[T] {
+	out := make([]T, 0, len(in))
+	for i := range in {
+		out = append(out, f(&in[i]))
+	}
+	return list(out)
+}
+
+// APIUser is an account as admins list it (never the password hash).
+type APIUser struct {
+	ID          int64     `json:"id"`
+	Username    string    `json:"username"`
+	DisplayName string    `json:"display_name"`
+	Email       string    `json:"email"`
+	Role        string    `json:"role"`
+	Disabled    bool      `json:"disabled"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func apiUser(u *models.User) APIUser {
+	return APIUser{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email, Role: u.Role,
+		Disabled: u.Disabled, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+// APIPriceRate is one version of a rate schedule.
+type APIPriceRate struct {
+	ID            int64     `json:"id"`
+	Resource      string    `json:"resource"`
+	GPUModel      string    `json:"gpu_model"`
+	RateMicros    int64     `json:"rate_micros"`
+	EffectiveFrom time.Time `json:"effective_from"`
+	IsDefault     bool      `json:"is_default"`
+	CreatedBy     string    `json:"created_by"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+func apiPriceRate(r *models.PriceRate) APIPriceRate {
+	return APIPriceRate{ID: r.ID, Resource: r.Resource, GPUModel: r.GPUModel, RateMicros: r.Micros, EffectiveFrom: r.EffectiveFrom,
+		IsDefault: r.IsDefault, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
+}
+
+// APIPrices is GET /admin/prices: the rates in force and every version.
+type APIPrices struct {
+	Currency string         `json:"currency"`
+	Current  []APIPriceRate `json:"current"`
+	History  []APIPriceRate `json:"history"`
+}
+
+// APIPricesAdded is PUT /admin/prices: the versions added.
+type APIPricesAdded struct {
+	Added []APIPriceRate `json:"added"`
+}
+
+// APIRuntimeExtended is POST /workbenches/{id}/extend.
+type APIRuntimeExtended struct {
+	ID                  string `json:"id"`
+	RuntimeStopAt       string `json:"runtime_stop_at"`
+	RuntimeLimitSeconds int64  `json:"runtime_limit_seconds"`
+	CanExtend           bool   `json:"can_extend"`
+}
+
+// APIGPUWatch is a request to be told when a GPU model frees.
+type APIGPUWatch struct {
+	ID         int64      `json:"id"`
+	GPUModel   string     `json:"gpu_model"`
+	CreatedAt  time.Time  `json:"created_at"`
+	NotifiedAt *time.Time `json:"notified_at"`
+}
+
+func apiGPUWatch(w *models.GPUWatch) APIGPUWatch {
+	return APIGPUWatch{ID: w.ID, GPUModel: w.GPUModel, CreatedAt: w.CreatedAt, NotifiedAt: w.NotifiedAt}
+}
+
+// APINotification is one message to a user.
+type APINotification struct {
+	ID        int64      `json:"id"`
+	Message   string     `json:"message"`
+	Link      string     `json:"link"`
+	CreatedAt time.Time  `json:"created_at"`
+	ReadAt    *time.Time `json:"read_at"`
+}
+
+func apiNotification(n *models.Notification) APINotification {
+	return APINotification{ID: n.ID, Message: n.Message, Link: n.Link, CreatedAt: n.CreatedAt, ReadAt: n.ReadAt}
+}
+
+// APILedgerLine is one line of the ledger (a charge, credit or reversal).
+type APILedgerLine struct {
+	ID            int64     `json:"id"`
+	Group         string    `json:"group"`
+	WorkbenchID   string    `json:"workbench_id"`
+	Resource      string    `json:"resource"`
+	GPUModel      string    `json:"gpu_model"`
+	PeriodStart   time.Time `json:"period_start"`
+	PeriodEnd     time.Time `json:"period_end"`
+	Seconds       int64     `json:"seconds"`
+	QuantityMilli int64     `json:"quantity_milli"`
+	RateMicros    int64     `json:"rate_micros"`
+	AmountMicros  int64     `json:"amount_micros"`
+	Reverses      *int64    `json:"reverses,omitempty"`
+	Note          string    `json:"note,omitempty"`
+	CreatedBy     string    `json:"created_by,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+func apiLedgerLine(e *models.LedgerEntry) APILedgerLine {
+	return APILedgerLine{ID: e.ID, Group: e.GroupName, WorkbenchID: e.WorkbenchID, Resource: e.Resource, GPUModel: e.GPUModel,
+		PeriodStart: e.PeriodStart, PeriodEnd: e.PeriodEnd, Seconds: e.Seconds, QuantityMilli: e.QuantityMilli,
+		RateMicros: e.RateMicros, AmountMicros: e.AmountMicros, Reverses: e.Reverses, Note: e.Note, CreatedBy: e.CreatedBy,
+		CreatedAt: e.CreatedAt}
+}
+
+// APIEgress is GET|PUT /admin/egress: the workbench network's outbound
+// policy and whether it is in force.
+type APIEgress struct {
+	Mode      string   `json:"mode"`
+	Allow     []string `json:"allow"`
+	Enforced  bool     `json:"enforced"`
+	Pending   bool     `json:"pending"`
+	Problem   string   `json:"problem"`
+	Bridge    string   `json:"bridge"`
+	CheckedAt string   `json:"checked_at,omitempty"`
+}
+
+// APICalcShape is the shape an estimate priced.
+type APICalcShape struct {
+	GPUModel        string      `json:"gpu_model"`
+	GPUCount        int         `json:"gpu_count"`
+	CPUMilli        int64       `json:"cpu_milli"`
+	MemoryGiB       json.Number `json:"memory_gib"`
+	MemoryMiB       int64       `json:"memory_mib"`
+	StorageMilliGiB int64       `json:"storage_milli_gib"`
+}
+
+// APICalcEstimate is POST /calculator/estimate: the cost here, per
+// resource, and at cloud offers; money in micro-units plus text.
+type APICalcEstimate struct {
+	Currency           string              `json:"currency"`
+	Flavor             string              `json:"flavor"`
+	Shape              APICalcShape        `json:"shape"`
+	Duration           string              `json:"duration"`
+	Start              string              `json:"start"`
+	Runs               int64               `json:"runs"`
+	RunSeconds         int64               `json:"run_seconds"`
+	BilledRunSeconds   int64               `json:"billed_run_seconds"`
+	CalendarSeconds    int64               `json:"calendar_seconds"`
+	MinChargeApplied   bool                `json:"min_charge_applied"`
+	PerHourMicros      int64               `json:"per_hour_micros"`
+	PerHour            string              `json:"per_hour"`
+	PerDayMicros       int64               `json:"per_day_micros"`
+	PerDay             string              `json:"per_day"`
+	PerMonthMicros     int64               `json:"per_month_micros"`
+	PerMonth           string              `json:"per_month"`
+	ComputeTotalMicros int64               `json:"compute_total_micros"`
+	StorageTotalMicros int64               `json:"storage_total_micros"`
+	TotalMicros        int64               `json:"total_micros"`
+	Total              string              `json:"total"`
+	Query              string              `json:"query"`
+	Lines              []estimateLineJSON  `json:"lines"`
+	Cloud              []estimateOfferJSON `json:"cloud"`
+	CloudLeftOut       map[string]int      `json:"cloud_left_out"`
+}
+
+// APICalcAnnual is the yearly cost of owning at one utilisation.
+type APICalcAnnual struct {
+	Utilization           float64 `json:"utilization"`
+	EnergyKWhPerYear      float64 `json:"energy_kwh_per_year"`
+	AnnualCostMicros      int64   `json:"annual_cost_micros"`
+	AnnualCost            string  `json:"annual_cost"`
+	OwnedPerGPUHourMicros int64   `json:"owned_per_gpu_hour_micros"`
+	OwnedPerGPUHour       string  `json:"owned_per_gpu_hour"`
+}
+
+// APICalcBreakdown splits the annual cost of owning.
+type APICalcBreakdown struct {
+	DepreciationMicros int64 `json:"depreciation_micros"`
+	EnergyMicros       int64 `json:"energy_micros"`
+	ColocationMicros   int64 `json:"colocation_micros"`
+	MaintenanceMicros  int64 `json:"maintenance_micros"`
+	StaffMicros        int64 `json:"staff_micros"`
+}
+
+// APICalcSeries is one line of the TCO chart.
+type APICalcSeries struct {
+	Label        string  `json:"label"`
+	Own          bool    `json:"own"`
+	Estimate     bool    `json:"estimate"`
+	PointsMicros []int64 `json:"points_micros"`
+}
+
+// APICalcChart is the TCO chart: cumulative cost by month.
+type APICalcChart struct {
+	Months []int           `json:"months"`
+	Series []APICalcSeries `json:"series"`
+}
+
+// APICalcTCO is POST /calculator/tco (SPEC §8: owned_per_gpu_hour and,
+// per offer, break_even_utilization).
+type APICalcTCO struct {
+	Currency              string            `json:"currency"`
+	Inputs                map[string]string `json:"inputs"`
+	GPUModel              string            `json:"gpu_model"`
+	GPUsPerServer         int64             `json:"gpus_per_server"`
+	Utilization           float64           `json:"utilization"`
+	PeakKW                float64           `json:"peak_kw"`
+	EnergyKWhPerYear      float64           `json:"energy_kwh_per_year"`
+	AnnualCostMicros      int64             `json:"annual_cost_micros"`
+	AnnualCost            string            `json:"annual_cost"`
+	Breakdown             APICalcBreakdown  `json:"breakdown"`
+	RunningPerMonthMicros int64             `json:"running_per_month_micros"`
+	OwnedPerGPUHourMicros int64             `json:"owned_per_gpu_hour_micros"`
+	OwnedPerGPUHour       string            `json:"owned_per_gpu_hour"`
+	ByUtilization         []APICalcAnnual   `json:"by_utilization"`
+	Offers                []tcoOfferJSON    `json:"offers"`
+	Chart                 APICalcChart      `json:"chart"`
+	TargetUtilization     float64           `json:"target_utilization"`
+	SuggestedRateMicros   int64             `json:"suggested_rate_micros"`
+	SuggestedRate         string            `json:"suggested_rate"`
+	ApplyModel            string            `json:"apply_model"`
+	CloudLeftOut          map[string]int    `json:"cloud_left_out"`
+	Query                 string            `json:"query"`
+	Measured              string            `json:"measured"`
+}
+
+// APICloudPrice is one row of the cloud price catalog.
+type APICloudPrice struct {
+	ID          int64     `json:"id"`
+	Provider    string    `json:"provider"`
+	Offer       string    `json:"offer"`
+	GPUModel    string    `json:"gpu_model"`
+	GPUsInOffer int       `json:"gpus_in_offer"`
+	Tier        string    `json:"tier"`
+	Currency    string    `json:"currency"`
+	PriceMicros int64     `json:"price_per_gpu_hour_micros"`
+	AsOf        string    `json:"as_of"`
+	Source      string    `json:"source"`
+	Note        string    `json:"note"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func apiCloudPrice(p *models.CloudPrice) APICloudPrice {
+	return APICloudPrice{ID: p.ID, Provider: p.Provider, Offer: p.Offer, GPUModel: p.GPUModel, GPUsInOffer: p.GPUsInOffer,
+		Tier: p.Tier, Currency: p.Currency, PriceMicros: p.PriceMicros, AsOf: p.AsOf, Source: p.Source, Note: p.Note,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// APICalcDiscount is a derived tier's discount in basis points and whether
+// an admin set it (else the default).
+type APICalcDiscount struct {
+	Bps int64 `json:"bps"`
+	Set bool  `json:"set"`
+}
+
+// APICalcSettings is GET|PUT /admin/calculator/settings.
+type APICalcSettings struct {
+	Currency            string                     `json:"currency"`
+	Discounts           map[string]APICalcDiscount `json:"discounts"`
+	ExchangeRatesMicros map[string]int64           `json:"exchange_rates_micros"`
+	// ExchangeRates are the rates in force, shipped defaults included,
+	// each with its date and source.
+	ExchangeRates []APIExchangeRate `json:"exchange_rates"`
+}
+
+// APIExchangeRate is one exchange rate in force: one From is RateMicros/1e6
+// To; PortalMicrosPerUnit converts Currency into the portal's currency.
+type APIExchangeRate struct {
+	Currency            string `json:"currency"`
+	From                string `json:"from"`
+	To                  string `json:"to"`
+	RateMicros          int64  `json:"rate_micros"`
+	PortalMicrosPerUnit int64  `json:"portal_micros_per_unit"`
+	AsOf                string `json:"as_of"`
+	Source              string `json:"source"`
+	Default             bool   `json:"default"`
+}
+
+// APICloudPrices is GET /cloud-prices: the catalog and the settings.
+type APICloudPrices struct {
+	Currency string          `json:"currency"`
+	Items    []APICloudPrice `json:"items"`
+	Settings APICalcSettings `json:"settings"`
+}
+
+// APIRateApplied is POST /admin/calculator/apply-rate: the rate added.
+type APIRateApplied struct {
+	Added APIPriceRate `json:"added"`
+	Rate  string       `json:"rate"`
+}
+
+// APIHealth is /healthz: "ok" or "unavailable", nothing more (no error
+// text: the endpoint is public).
+type APIHealth struct {
+	Status string `json:"status"`
+}

@@ -1,0 +1,38 @@
+package models
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+)
+
+// InTx runs fn with a Store bound to one immediate transaction: every
+// gorm-backed Store method fn calls on tx commits or rolls back together
+// (a method that opens its own transaction nests as a savepoint). Services
+// use it to make a change and write its audit row atomically. A method that
+// goes through the raw *sql.DB instead of gorm is not part of the
+// transaction (and a write through it would wait on the transaction's lock):
+// give it a gorm path before calling it from InTx, as EgressSetting has.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.db.WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
+		bound := *s
+		bound.db, bound.rdb = gtx, gtx // reads see the transaction's writes
+		// Private caches: a value loaded inside the transaction must not
+		// outlive a rollback in the shared ones.
+		bound.newCaches()
+		return fn(&bound)
+	})
+}
+
+// AuditRecord is one audit row to write: who did what to what, with the
+// state before and after (marshalled to JSON; nil → "").
+type AuditRecord struct {
+	Actor, Action, Target string
+	Before, After         any
+}
+
+// WriteAudit appends r; called on a Store from InTx it commits with the
+// change it records.
+func (s *Store) WriteAudit(ctx context.Context, r AuditRecord) error {
+	return s.Audit(ctx, r.Actor, r.Action, r.Target, r.Before, r.After)
+}
