@@ -45,17 +45,25 @@ type APIItem[T any] struct {
 // APIImage is an image (SPEC §8: id, name, image, start_command,
 // run_as_user, home_path, description, enabled; open_path).
 type APIImage struct {
-	ID           int64     `json:"id"`
-	Name         string    `json:"name"`
-	Image        string    `json:"image"`
-	Description  string    `json:"description"`
-	Tags         string    `json:"tags"`
-	StartCommand string    `json:"start_command"`
-	RunAsUser    string    `json:"run_as_user"`
-	HomePath     string    `json:"home_path"`
-	OpenPath     string    `json:"open_path"`
-	ExtraPorts   []int     `json:"extra_ports"`
-	Enabled      bool      `json:"enabled"`
+	ID           int64  `json:"id"`
+	Name         string `json:"name"`
+	Image        string `json:"image"`
+	Description  string `json:"description"`
+	Tags         string `json:"tags"`
+	StartCommand string `json:"start_command"`
+	RunAsUser    string `json:"run_as_user"`
+	HomePath     string `json:"home_path"`
+	OpenPath     string `json:"open_path"`
+	ExtraPorts   []int  `json:"extra_ports"`
+	Enabled      bool   `json:"enabled"`
+	// A saved image (owner_id > 0): version Version of BaseName, saved
+	// from workbench SavedFrom, shared with SharedGroups.
+	OwnerID      int64     `json:"owner_id"`
+	BaseName     string    `json:"base_name,omitempty"`
+	Version      int       `json:"version,omitempty"`
+	SizeBytes    int64     `json:"size_bytes"`
+	SavedFrom    string    `json:"saved_from,omitempty"`
+	SharedGroups []string  `json:"shared_groups"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
@@ -63,7 +71,9 @@ type APIImage struct {
 func apiImage(i *models.Image) APIImage {
 	return APIImage{ID: i.ID, Name: i.Name, Image: i.Image, Description: i.Description, Tags: i.Tags,
 		StartCommand: i.StartCommand, RunAsUser: i.RunAsUser, HomePath: i.HomePath, OpenPath: i.OpenPath,
-		ExtraPorts: i.ExtraPorts, Enabled: i.Enabled, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
+		ExtraPorts: i.ExtraPorts, Enabled: i.Enabled, OwnerID: i.OwnerID, BaseName: i.BaseName, Version: i.Version,
+		SizeBytes: i.SizeBytes, SavedFrom: i.SavedFrom, SharedGroups: nonNil(i.SharedGroups),
+		CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
 }
 
 // APIFlavor is a flavor (SPEC §8: id, name, gpu_model, gpu_count,
@@ -73,19 +83,24 @@ type APIFlavor struct {
 	Name                  string            `json:"name"`
 	GPUModel              string            `json:"gpu_model"`
 	GPUCount              int               `json:"gpu_count"`
+	UnitKind              string            `json:"unit_kind"`             // gpu | mig | slice
+	MIGProfile            string            `json:"mig_profile,omitempty"` // for unit_kind mig
 	CPUCores              models.Millicores `json:"cpu_cores"`
 	MemoryMiB             int64             `json:"memory_mib"`
 	MemoryGiB             json.Number       `json:"memory_gib"`
 	ShmMiB                int               `json:"shm_mib"`
 	MaxRuntimeSeconds     int64             `json:"max_runtime_seconds"`
 	GPUIdleTimeoutSeconds int64             `json:"gpu_idle_timeout_seconds"`
+	CPUTwinID             int64             `json:"cpu_twin_id"` // the CPU-only twin (0: none)
+	Shared                bool              `json:"shared"`      // a slice of a shared GPU: no memory isolation
 	Enabled               bool              `json:"enabled"`
 	CreatedAt             time.Time         `json:"created_at"`
 	UpdatedAt             time.Time         `json:"updated_at"`
 }
 
 func apiFlavor(f *models.Flavor) APIFlavor {
-	return APIFlavor{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount, CPUCores: f.CPUMilli,
+	return APIFlavor{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount, UnitKind: f.UnitKind, MIGProfile: f.MIGProfile,
+		CPUTwinID: f.CPUTwinID, Shared: f.Shared(), CPUCores: f.CPUMilli,
 		MemoryMiB: f.MemoryMiB, MemoryGiB: json.Number(models.FormatMemoryGiB(f.MemoryMiB)), ShmMiB: f.ShmMiB,
 		MaxRuntimeSeconds: f.MaxRuntimeS, GPUIdleTimeoutSeconds: f.GPUIdleTimeoutS, Enabled: f.Enabled,
 		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
@@ -133,19 +148,26 @@ type workbenchJSON = APIWorkbench
 // APIGPU is one GPU of the pool (SPEC §8: index, uuid, model, memory_mib,
 // state, health, workbench_id, simulated).
 type APIGPU struct {
-	Index        int                   `json:"index"`
-	UUID         string                `json:"uuid"`
-	Model        string                `json:"model"`
-	MemoryMiB    uint64                `json:"memory_mib"`
-	State        string                `json:"state"`
-	Health       string                `json:"health"`
-	HealthDetail string                `json:"health_detail,omitempty"`
-	WorkbenchID  string                `json:"workbench_id"`
-	Simulated    bool                  `json:"simulated"`
-	Drained      bool                  `json:"drained"`
-	MIGEnabled   bool                  `json:"mig_enabled"`
-	MIG          []gpu.MIGInstance     `json:"mig_instances,omitempty"`
-	Utilization  *orchestrator.Reading `json:"utilization,omitempty"`
+	Index        int               `json:"index"`
+	UUID         string            `json:"uuid"`
+	Model        string            `json:"model"`
+	MemoryMiB    uint64            `json:"memory_mib"`
+	State        string            `json:"state"`
+	Health       string            `json:"health"`
+	HealthDetail string            `json:"health_detail,omitempty"`
+	WorkbenchID  string            `json:"workbench_id"`
+	Simulated    bool              `json:"simulated"`
+	Drained      bool              `json:"drained"`
+	MIGEnabled   bool              `json:"mig_enabled"`
+	MIG          []gpu.MIGInstance `json:"mig_instances,omitempty"`
+	// SharedSlices > 0: an admin shared the GPU in that many slices, with
+	// optional MPS limits; Units are its MIG instances or slices and who
+	// holds each.
+	SharedSlices     int                     `json:"shared_slices"`
+	MPSMemoryMiB     int64                   `json:"mps_memory_mib,omitempty"`
+	MPSThreadPercent int                     `json:"mps_thread_percent,omitempty"`
+	Units            []orchestrator.PoolUnit `json:"units,omitempty"`
+	Utilization      *orchestrator.Reading   `json:"utilization,omitempty"`
 }
 
 // APIGPUList is GET /gpus: the list and where the inventory comes from.
@@ -159,7 +181,8 @@ type APIGPUList struct {
 func apiGPU(g orchestrator.PoolGPU) APIGPU {
 	return APIGPU{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State, Health: g.Health,
 		HealthDetail: g.HealthDetail, WorkbenchID: g.WorkbenchID, Simulated: g.Simulated, Drained: g.Drained,
-		MIGEnabled: g.MIGEnabled, MIG: g.MIG, Utilization: g.Util}
+		MIGEnabled: g.MIGEnabled, MIG: g.MIG, SharedSlices: g.SharedSlices, MPSMemoryMiB: g.MPSMemoryMiB,
+		MPSThreadPercent: g.MPSThreadPercent, Units: g.Units, Utilization: g.Util}
 }
 
 // APIQuota is a quota (SPEC §8: max_gpus, max_gpus_per_model,

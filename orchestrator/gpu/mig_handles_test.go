@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -63,6 +64,14 @@ func (d migCapable) migHandles() []migHandle {
 			}
 		}
 	}
+	// The mock keeps its instances in maps: without a fixed order, two
+	// GetMigDeviceHandleByIndex calls could name the same instance.
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].gi != out[j].gi {
+			return out[i].gi < out[j].gi
+		}
+		return out[i].ci < out[j].ci
+	})
 	return out
 }
 
