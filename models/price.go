@@ -93,7 +93,7 @@ func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, err
 	for _, r := range rates {
 		out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom, Micros: r.Micros})
 	}
-	return out, nil
+	return out, s.addTierSchedules(ctx, out)
 }
 
 // CurrentPrices returns the rate in force at t for every key, plus whether

@@ -10,13 +10,15 @@ import (
 
 // UsageInterval is a span during which a workbench held resources.
 type UsageInterval struct {
-	ID            int64 `gorm:"primaryKey"`
-	WorkbenchID   string
-	UserID        int64
-	GPUModel      string `gorm:"column:gpu_model"`
-	GPUCount      int    `gorm:"column:gpu_count"`
-	CPUMilli      int64  `gorm:"column:cpu_milli"`
-	MemoryMiB     int64  `gorm:"column:memory_mib"`
+	ID          int64 `gorm:"primaryKey"`
+	WorkbenchID string
+	UserID      int64
+	GPUModel    string `gorm:"column:gpu_model"`
+	GPUCount    int    `gorm:"column:gpu_count"`
+	CPUMilli    int64  `gorm:"column:cpu_milli"`
+	MemoryMiB   int64  `gorm:"column:memory_mib"`
+	// Tier is the GPU price tier of the run ("" or preemptible).
+	Tier          string
 	StartedAt     time.Time
 	HeartbeatAt   time.Time
 	EndedAt       *time.Time

@@ -22,7 +22,15 @@ const (
 	StateStopping  = "stopping"
 	StateStopped   = "stopped"
 	StateFailed    = "failed"
+	// StateQueued waits in the queue for capacity, holding nothing (free).
+	StateQueued = "queued"
+	// StatePreempted is a preemptible run that yielded its GPUs to
+	// higher-priority work; its home stays.
+	StatePreempted = "preempted"
 )
+
+// RestartableStates are the states Start accepts.
+var RestartableStates = []string{StateStopped, StateFailed, StatePreempted}
 
 // ActiveStates are the states in which a workbench holds GPUs or is on its
 // way to; LaunchingStates are those before Jupyter has answered.
@@ -63,6 +71,23 @@ type Workbench struct {
 	// RuntimeExtensionS is what the owner added to the maximum runtime of
 	// this run with "+1 h" (see orchestrator/deadline.go).
 	RuntimeExtensionS int64 `gorm:"column:runtime_extension_s" json:"runtime_extension_seconds"`
+
+	// Queue and priority (issue 12 §2, §3; see docs/scheduling.md).
+	Priority       string     `json:"priority"`
+	PriorityRank   int        `json:"-"`
+	Preemptible    bool       `json:"preemptible"`
+	AutoResume     bool       `json:"auto_resume"`
+	QueuedAt       *time.Time `json:"queued_at"`
+	QueueExpiresAt *time.Time `json:"queue_expires_at"`
+	// QueuePosition is 1-based among requests for the same GPUs (0 when
+	// not queued); QueueAhead how many of them go first.
+	QueuePosition  int        `json:"queue_position"`
+	QueueAhead     int        `json:"queue_ahead"`
+	QueueReason    string     `json:"queue_reason"`
+	EstimatedStart *time.Time `json:"estimated_start"`
+	// PreemptAt is when a preemptible run told to yield is stopped.
+	PreemptNoticeAt *time.Time `json:"preempt_notice_at"`
+	PreemptAt       *time.Time `json:"preempt_at"`
 }
 
 // Launching reports whether the workbench is on its way to running.
@@ -177,8 +202,8 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, c
 				return err
 			}
 		}
-		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, []string{StateStopped, StateFailed}).
-			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "updated_at": now})
+		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
+			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "updated_at": now, "preempt_at": nil, "preempt_notice_at": nil})
 		if res.Error != nil {
 			return res.Error
 		}
@@ -280,7 +305,7 @@ func (s *Store) SetWorkbenchState(ctx context.Context, id, state string, progres
 		// A workbench that holds nothing any more is not metered: its
 		// interval ends with the state change (at stopped_at, Docker's exit
 		// time where the caller knows it), whatever engine event follows.
-		if state == StateStopped || state == StateFailed {
+		if state == StateStopped || state == StateFailed || state == StatePreempted {
 			end, _ := extra["stopped_at"].(time.Time)
 			if end.IsZero() {
 				end = now

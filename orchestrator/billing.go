@@ -30,7 +30,7 @@ func NewBilling(store *models.Store, minCharge time.Duration) *Billing {
 }
 
 func shapeOf(iv models.UsageInterval) pricing.Shape {
-	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB}
+	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB, Tier: iv.Tier}
 }
 
 // billable returns the span of iv that may be written to the ledger at now,

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"workbench/models"
@@ -44,6 +45,16 @@ type Options struct {
 	// GPURollupRetention keeps per-minute GPU rollups this long (default
 	// 35 days, DefaultGPURollupRetention).
 	GPURollupRetention time.Duration
+	// The queue (docs/scheduling.md): how long a queued launch may wait
+	// (default 24 h), how often the drainer runs besides the events that
+	// free capacity (default 15 s), the half-life of the recent GPU use
+	// that orders equal priorities (default 24 h), the grace a preempted
+	// run gets to checkpoint (default 120 s), and whether backfill is off.
+	QueueMaxWait      time.Duration
+	DrainEvery        time.Duration
+	FairShareHalfLife time.Duration
+	PreemptGrace      time.Duration
+	NoBackfill        bool
 }
 
 func (o *Options) defaults() {
@@ -70,6 +81,10 @@ func (o *Options) defaults() {
 	def(&o.HeartbeatEvery, 30*time.Second)
 	def(&o.BillEvery, time.Minute)
 	def(&o.StorageEvery, 5*time.Minute)
+	def(&o.QueueMaxWait, 24*time.Hour)
+	def(&o.DrainEvery, 15*time.Second)
+	def(&o.FairShareHalfLife, 24*time.Hour)
+	def(&o.PreemptGrace, 120*time.Second)
 	if o.Egress.Mode == "" {
 		o.Egress.Mode = runtime.EgressInternet
 	}
@@ -130,6 +145,11 @@ type Manager struct {
 	// rolledUpTo is the end of the last per-minute GPU rollup (gpu_rollup.go).
 	rollupMu   sync.Mutex
 	rolledUpTo time.Time
+	// drainMu keeps one drain of the queue at a time in this process (the
+	// database transaction already keeps them apart across processes);
+	// drainPending coalesces kicks (queue.go).
+	drainMu      sync.Mutex
+	drainPending atomic.Bool
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -216,6 +236,11 @@ func (m *Manager) Run(ctx context.Context) {
 	duty(m.opt.BillEvery, false, m.BillAndEnforce)
 	m.scheduleBudgets(ctx)
 	duty(time.Minute, false, m.RollupGPUMinutes)
+	duty(m.opt.DrainEvery, true, func(ctx context.Context) {
+		if err := m.Drain(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			m.log.Warn("queue drain", "err", err)
+		}
+	})
 	m.watchEvents(ctx)
 	wg.Wait()
 	for _, uid := range m.budgets.users() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/orchestrator/runtime"
 )
 
@@ -56,6 +57,9 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 		CPUMilli: int64(fl.CPUMilli), MemoryMiB: fl.MemoryMiB, StartedAt: startedAt.UTC()}
 	if len(wb.GPUs) == 0 {
 		iv.GPUModel = ""
+	}
+	if wb.Preemptible && len(wb.GPUs) > 0 {
+		iv.Tier = pricing.TierPreemptible
 	}
 	if err := m.openIntervalFn(ctx, iv); err != nil {
 		return err

@@ -172,7 +172,8 @@ func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at ti
 		return
 	}
 	m.log.Info("reconcile: closing", "id", wb.ID, "reason", reason, "at", at)
-	m.setState(ctx, wb.ID, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": at})
+	m.setState(ctx, wb.ID, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": at, "preempt_at": nil, "preempt_notice_at": nil})
+	m.kickDrain()
 }
 
 // reconcileStray handles a labelled container whose workbench is not active.

@@ -47,8 +47,13 @@ func (m *Manager) stop(ctx context.Context, id, reason string, force bool) error
 		return err
 	}
 	switch wb.State {
-	case models.StateStopped, models.StateFailed:
+	case models.StateStopped, models.StateFailed, models.StatePreempted:
 		return nil
+	case models.StateQueued:
+		// Leaving the queue: nothing runs, nothing was charged.
+		if done, err := m.cancelQueued(ctx, id, reason); done || err != nil {
+			return err
+		}
 	}
 	// Wait for a reconciliation (or another stop) of this workbench to
 	// finish first; a stop that finished meanwhile makes this one a no-op.
@@ -71,7 +76,7 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 		}
 	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
-	if err != nil || wb.State == models.StateStopped || wb.State == models.StateFailed {
+	if err != nil || wb.State == models.StateStopped || wb.State == models.StateFailed || wb.State == models.StatePreempted {
 		m.release(id)
 		return nil, err
 	}
@@ -82,6 +87,11 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 // progress shown while stopping moves with the real steps (begun, container
 // stopped, metering closed), never the 100 % of the running state.
 func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string, force bool) error {
+	return m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
+}
+
+// stopClaimedAs is stopClaimed ending in final (stopped, or preempted).
+func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reason string, force bool, final string) error {
 	id := wb.ID
 	m.setState(ctx, id, models.StateStopping, 10, reason, map[string]any{"stop_error": ""})
 	// A launch still under way is cancelled first, so it cannot bring the
@@ -99,8 +109,9 @@ func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason 
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		return m.stopFailed(ctx, id, reason, "could not release the GPUs: "+err.Error())
 	}
-	m.setState(ctx, id, models.StateStopped, 0, reason, map[string]any{"endpoint": "", "stopped_at": finished})
-	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force)
+	m.setState(ctx, id, final, 0, reason, map[string]any{"endpoint": "", "stopped_at": finished, "preempt_at": nil, "preempt_notice_at": nil})
+	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force, "state", final)
+	m.kickDrain() // its GPUs are free: the queue may move
 	return nil
 }
 
