@@ -106,3 +106,9 @@ func (s *Store) IntervalsOf(ctx context.Context, wbID string) ([]UsageInterval, 
 	err := s.db.WithContext(ctx).Where("workbench_id = ?", wbID).Order("id").Find(&out).Error
 	return out, err
 }
+
+// SetIntervalTier sets the price tier of a workbench's open interval (tests
+// build intervals by hand; the manager sets the tier when it opens one).
+func (s *Store) SetIntervalTier(ctx context.Context, wbID, tier string) error {
+	return s.db.WithContext(ctx).Model(&UsageInterval{}).Where("workbench_id = ? AND ended_at IS NULL", wbID).Update("tier", tier).Error
+}
