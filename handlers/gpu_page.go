@@ -35,6 +35,10 @@ func (h *Handler) gpuPage(c *gin.Context) {
 		r.HeldBy = holders[g.WorkbenchID]
 		v.GPUs = append(v.GPUs, r)
 	}
+	if v.Queue, err = h.queueRows(ctx, u); err != nil {
+		h.fail(c, err)
+		return
+	}
 	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, "GPUs"), v))
 }
 

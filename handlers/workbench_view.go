@@ -72,6 +72,17 @@ type workbenchJSON struct {
 	CreatedAt          string   `json:"created_at"`
 	StartedAt          *string  `json:"started_at"`
 	StoppedAt          *string  `json:"stopped_at"`
+	// The queue (docs/scheduling.md): position among requests for the
+	// same GPUs (0 when not queued), an estimate (null when unknown) and
+	// why it waits.
+	QueuePosition  int     `json:"queue_position"`
+	EstimatedStart *string `json:"estimated_start"`
+	QueueReason    string  `json:"queue_reason,omitempty"`
+	Priority       string  `json:"priority"`
+	Preemptible    bool    `json:"preemptible"`
+	AutoResume     bool    `json:"auto_resume"`
+	// PreemptAt is when a preemptible run told to yield will be stopped.
+	PreemptAt *string `json:"preempt_at,omitempty"`
 }
 
 // workbenchViews loads what the pages and the API show beside workbenches:
@@ -98,6 +109,18 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		s := wb.StoppedAt.Format(timeJSON)
 		j.StoppedAt = &s
 	}
+	j.Priority, j.Preemptible, j.AutoResume = wb.Priority, wb.Preemptible, wb.AutoResume
+	if wb.State == models.StateQueued {
+		j.QueuePosition, j.QueueReason = wb.QueuePosition, wb.QueueReason
+		if wb.EstimatedStart != nil {
+			s := wb.EstimatedStart.UTC().Format(timeJSON)
+			j.EstimatedStart = &s
+		}
+	}
+	if wb.PreemptAt != nil {
+		s := wb.PreemptAt.UTC().Format(timeJSON)
+		j.PreemptAt = &s
+	}
 	return j
 }
 
@@ -123,7 +146,16 @@ func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orches
 	r := templates.WorkbenchRow{Cost: pricing.Format(cost.SoFarMicros), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
-		Started: templates.When(wb.StartedAt)}
+		Started: templates.When(wb.StartedAt), Priority: wb.Priority, Preemptible: wb.Preemptible}
+	if wb.State == models.StateQueued {
+		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, "unknown (what runs now has no maximum runtime)"
+		if wb.EstimatedStart != nil {
+			r.EstimatedStart = templates.When(wb.EstimatedStart)
+		}
+	}
+	if wb.PreemptAt != nil && wb.Active() {
+		r.PreemptAt = templates.When(wb.PreemptAt)
+	}
 	return r
 }
 

@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// adminQueue: GET /admin/queue, the queue with Cancel.
+func (h *Handler) adminQueue(c *gin.Context) {
+	rows, err := h.queueRows(c.Request.Context(), currentUser(c))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.render(c, http.StatusOK, templates.AdminQueuePage(h.page(c, "Queue"), rows))
+}
+
+// adminQueueCancel: an administrator takes a request out of the queue; the
+// owner reads who did it (recorded in the audit log).
+func (h *Handler) adminQueueCancel(c *gin.Context) {
+	ctx := c.Request.Context()
+	wb, err := h.store.WorkbenchByID(ctx, c.Param("id"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if wb.State != models.StateQueued {
+		h.fail(c, newError(http.StatusConflict, "not_queued", "the workbench is "+wb.State+", no longer in the queue"))
+		return
+	}
+	h.audit(c, "queue.cancel", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": models.StateStopped})
+	if err := h.wbs.Stop(ctx, wb.ID, "removed from the queue by an administrator ("+currentUser(c).Username+")"); err != nil {
+		h.fail(c, err)
+		return
+	}
+	if isAPI(c) {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	h.flash(c, "Removed "+wb.Name+" from the queue.")
+	seeOther(c, "/admin/queue")
+}
+
+// apiQueue: GET /api/v1/queue, the queue in order (owners' names for
+// administrators and for one's own requests).
+func (h *Handler) apiQueue(c *gin.Context) {
+	rows, err := h.queueRows(c.Request.Context(), currentUser(c))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	type item struct {
+		ID             string `json:"id,omitempty"`
+		Name           string `json:"name"`
+		Owner          string `json:"owner"`
+		Flavor         string `json:"flavor"`
+		Priority       string `json:"priority"`
+		Preemptible    bool   `json:"preemptible"`
+		Position       int    `json:"queue_position"`
+		Reason         string `json:"queue_reason"`
+		EstimatedStart string `json:"estimated_start"`
+	}
+	out := make([]item, 0, len(rows))
+	for _, r := range rows {
+		it := item{Name: r.Name, Owner: r.Owner, Flavor: r.Flavor, Priority: r.Priority, Preemptible: r.Preemptible,
+			Position: r.Position, Reason: r.Reason, EstimatedStart: r.EstimatedStart}
+		if r.Mine {
+			it.ID = r.ID
+		}
+		out = append(out, it)
+	}
+	c.JSON(http.StatusOK, gin.H{"items": out})
+}
+
+// apiPriorityClasses: GET /api/v1/priority-classes.
+func (h *Handler) apiPriorityClasses(c *gin.Context) {
+	list, err := h.store.PriorityClasses(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(list)})
+}
+
+// apiPriorityClassPut: PUT /api/v1/admin/priority-classes/{name}
+// {rank, preemptible, description, is_default} (admin, sudo).
+func (h *Handler) apiPriorityClassPut(c *gin.Context) {
+	var body models.PriorityClass
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	body.Name = c.Param("name")
+	ctx := c.Request.Context()
+	before, _ := h.store.PriorityClassFor(ctx, body.Name)
+	if err := h.store.SavePriorityClass(ctx, &body); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "priority_class.save", body.Name, before, body)
+	c.JSON(http.StatusOK, body)
+}
