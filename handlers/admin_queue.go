@@ -103,3 +103,29 @@ func (h *Handler) apiPriorityClassPut(c *gin.Context) {
 	h.audit(c, "priority_class.save", body.Name, before, body)
 	c.JSON(http.StatusOK, body)
 }
+
+// apiPriceTiers: GET /api/v1/admin/price-tiers, every discount version.
+func (h *Handler) apiPriceTiers(c *gin.Context) {
+	list, err := h.store.PriceTierHistory(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(list)})
+}
+
+// apiPriceTierAdd: POST /api/v1/admin/price-tiers {tier, discount_percent,
+// effective_from} adds a discount version (now or later, never earlier).
+func (h *Handler) apiPriceTierAdd(c *gin.Context) {
+	var body models.PriceTier
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	body.CreatedBy, body.IsDefault = currentUser(c).Username, false
+	if err := h.store.AddPriceTier(c.Request.Context(), &body); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "price_tier.add", body.Tier, nil, body)
+	c.JSON(http.StatusCreated, body)
+}

@@ -122,6 +122,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.POST("/admin/workbenches/:id/stop", h.adminWorkbenchStop)
 	apiAdmin.POST("/admin/queue/:id/cancel", h.adminQueueCancel)
 	apiAdmin.PUT("/admin/priority-classes/:name", h.apiPriorityClassPut)
+	apiAdmin.GET("/admin/price-tiers", h.apiPriceTiers)
+	apiAdmin.POST("/admin/price-tiers", h.apiPriceTierAdd)
 	apiAdmin.GET("/admin/quotas/default", h.apiDefaultQuotaGet)
 	apiAdmin.PUT("/admin/quotas/default", h.apiDefaultQuotaPut)
 	apiAdmin.GET("/admin/quotas/:scope/:name", h.apiQuotaGet)
