@@ -42,7 +42,7 @@ func TestQueueAPI(t *testing.T) {
 	}
 	// Bad choices, each with its code and nothing recorded.
 	for body, want := range map[string]string{
-		`{"name":"x1","image":"fake","flavor":"1x H100 80GB HBM3","queue":true,"priority":"nope"}`:                       "invalid_priority",
+		`{"name":"x1","image":"fake","flavor":"1x H100 80GB HBM3","queue":true,"priority":"nope"}`:                           "invalid_priority",
 		`{"name":"x2","image":"fake","flavor":"1x H100 80GB HBM3","queue":true,"priority":"interactive","preemptible":true}`: "invalid_priority",
 	} {
 		if code, out := p.api("POST", "/api/v1/workbenches", alice, body); code != http.StatusBadRequest || errCode(out) != want {
