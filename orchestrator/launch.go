@@ -247,6 +247,7 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 					return errors.New(meteringFailed(err))
 				}
 				m.setState(ctx, id, models.StateRunning, 100, "", map[string]any{"endpoint": endpoint, "started_at": now, "stopped_at": nil, "runtime_extension_s": 0})
+				m.clearPreemptNotice(ctx, id, cid)
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil
 			}

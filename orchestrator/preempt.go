@@ -49,6 +49,23 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	}
 }
 
+// clearPreemptNotice empties the notice of a preemptible workbench that
+// starts (again): a resumed run must not read the last run's notice. The
+// file stays, empty, so watchers need not handle its absence.
+func (m *Manager) clearPreemptNotice(ctx context.Context, id, cid string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil || !wb.Preemptible {
+		return
+	}
+	img, err := m.store.ImageByID(ctx, wb.ImageID)
+	if err != nil {
+		return
+	}
+	if err := m.rt.WriteHomeFile(ctx, cid, img.HomePath, img.ContainerUser(), PreemptFile, nil); err != nil {
+		m.log.Warn("clear preemption notice", "id", id, "err", err)
+	}
+}
+
 // preemptDue stops the victims whose grace has ended.
 func (m *Manager) preemptDue(ctx context.Context) {
 	due, err := m.store.DuePreemptions(ctx, m.now())

@@ -280,9 +280,18 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	if !sawPreempted || len(got.GPUs) != 0 {
 		t.Fatalf("history %+v, GPUs %v", hist, got.GPUs)
 	}
+	// Resumed when a GPU frees: the last run's notice is emptied.
+	if err := r.m.Stop(ctx, victims[0].ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	resumed := r.waitState(t, newest.ID, models.StateRunning)
+	waitFor(t, func() bool { // written just after the state turns running
+		notice, ok := r.rt.HomeFile(resumed.ContainerID, PreemptFile)
+		return ok && len(notice) == 0
+	})
 	// Billed to the container's exit, at the preemptible tier.
 	ivs, err := r.store.IntervalsOf(ctx, newest.ID)
-	if err != nil || len(ivs) != 1 || ivs[0].EndedAt == nil || ivs[0].Tier != pricing.TierPreemptible {
+	if err != nil || len(ivs) != 2 || ivs[0].EndedAt == nil || ivs[0].Tier != pricing.TierPreemptible || ivs[1].Tier != pricing.TierPreemptible {
 		t.Fatalf("intervals %+v (%v)", ivs, err)
 	}
 	// A victim without auto-resume stays preempted; no non-preemptible run
