@@ -223,3 +223,10 @@ func (s *Store) GPUSpansSince(ctx context.Context, since time.Time) ([]GPUSpan, 
 		Where("gpu_count > 0 AND (ended_at IS NULL OR ended_at >= ?)", since).Scan(&out).Error
 	return out, err
 }
+
+// ActiveReservations lists the reservations in force now.
+func (q *QueueTx) ActiveReservations() ([]Reservation, error) {
+	var out []Reservation
+	err := q.tx.Where("released_at IS NULL AND starts_at <= ? AND ends_at > ?", q.now, q.now).Find(&out).Error
+	return out, err
+}

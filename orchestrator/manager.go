@@ -55,6 +55,9 @@ type Options struct {
 	FairShareHalfLife time.Duration
 	PreemptGrace      time.Duration
 	NoBackfill        bool
+	// ReservationNoShow releases a reservation whose booker uses none of
+	// it this long after its start (default 15 min).
+	ReservationNoShow time.Duration
 }
 
 func (o *Options) defaults() {
@@ -85,6 +88,7 @@ func (o *Options) defaults() {
 	def(&o.DrainEvery, 15*time.Second)
 	def(&o.FairShareHalfLife, 24*time.Hour)
 	def(&o.PreemptGrace, 120*time.Second)
+	def(&o.ReservationNoShow, 15*time.Minute)
 	if o.Egress.Mode == "" {
 		o.Egress.Mode = runtime.EgressInternet
 	}

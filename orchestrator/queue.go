@@ -49,6 +49,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 	m.drainMu.Lock()
 	defer m.drainMu.Unlock()
 	m.preemptDue(ctx)
+	m.releaseNoShows(ctx)
 	queued, err := m.store.ListWorkbenches(ctx, 0, models.StateQueued)
 	if err != nil {
 		return err
@@ -178,6 +179,14 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, now tim
 	held, err := q.Held()
 	if err != nil {
 		return snap, nil, err
+	}
+	res, err := q.ActiveReservations()
+	if err != nil {
+		return snap, nil, err
+	}
+	for _, r := range res {
+		snap.Reservations = append(snap.Reservations, scheduler.Reservation{ID: r.ID, User: r.UserID, Pool: scheduler.PoolGPU(r.GPUModel),
+			Units: r.Units, Start: r.StartsAt, End: r.EndsAt})
 	}
 	for _, h := range held {
 		r := scheduler.Running{ID: h.ID, User: h.OwnerID, Units: h.Units, Priority: h.PriorityRank, Preemptible: h.Preemptible,

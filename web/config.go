@@ -121,6 +121,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Workbenches.DrainEvery, "queue-interval", envDuration("QUEUE_INTERVAL", 15*time.Second), "how often the queue is looked at besides when GPUs free up (WORKBENCH_QUEUE_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.FairShareHalfLife, "fair-share-half-life", envDuration("FAIR_SHARE_HALF_LIFE", 24*time.Hour), "half-life of the recent GPU use that orders equal priorities in the queue (WORKBENCH_FAIR_SHARE_HALF_LIFE)")
 	fs.DurationVar(&c.Workbenches.PreemptGrace, "preempt-grace", envDuration("PREEMPT_GRACE", 120*time.Second), "how long a preempted run has to checkpoint before it is stopped (WORKBENCH_PREEMPT_GRACE)")
+	fs.DurationVar(&c.Workbenches.ReservationNoShow, "reservation-no-show", envDuration("RESERVATION_NO_SHOW", 15*time.Minute), "a reservation its booker does not use this long after its start is released (WORKBENCH_RESERVATION_NO_SHOW)")
 	fs.BoolVar(&c.Workbenches.NoBackfill, "no-backfill", env("NO_BACKFILL", "") == "true", "never let a later queued launch start before an earlier blocked one (WORKBENCH_NO_BACKFILL=true)")
 	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
 	fs.StringVar(&c.Egress, "egress", env("EGRESS", "internet"), "initial workbench egress policy: internet | none | all; admins change it on /admin/egress (WORKBENCH_EGRESS)")

@@ -91,6 +91,84 @@ type Snapshot struct {
 	// Usage is each user's decayed recent unit-seconds (see DecayedUsage).
 	Usage  map[int64]float64
 	Policy Policy
+	// Reservations book units for a user over a window: while active,
+	// the booked units the booker does not use go to nobody else.
+	Reservations []Reservation
+}
+
+// Reservation is a booking of Units of a Pool for User over [Start, End).
+type Reservation struct {
+	ID         int64
+	User       int64
+	Pool       Pool
+	Units      int
+	Start, End time.Time
+}
+
+// Active reports whether the reservation's window contains t.
+func (r Reservation) Active(t time.Time) bool { return !t.Before(r.Start) && t.Before(r.End) }
+
+// reserved tracks, per active reservation, the booked units its user does
+// not hold: held back from everyone else.
+type reserved struct {
+	list []Reservation
+	idle []int
+}
+
+func newReserved(s Snapshot) *reserved {
+	rs := &reserved{}
+	held := map[string]int{} // user|pool → units held
+	key := func(u int64, p Pool) string { return fmt.Sprintf("%d|%s", u, p) }
+	for _, r := range s.Running {
+		held[key(r.User, r.Pool)] += r.Units
+	}
+	for _, r := range s.Reservations {
+		if !r.Active(s.Now) {
+			continue
+		}
+		k := key(r.User, r.Pool)
+		use := min(held[k], r.Units)
+		held[k] -= use
+		rs.list = append(rs.list, r)
+		rs.idle = append(rs.idle, r.Units-use)
+	}
+	return rs
+}
+
+// forOthers is what pool's reservations hold back from user; own what they
+// keep for user.
+func (rs *reserved) forOthers(pool Pool, user int64) int {
+	n := 0
+	for i, r := range rs.list {
+		if r.Pool == pool && r.User != user {
+			n += rs.idle[i]
+		}
+	}
+	return n
+}
+
+func (rs *reserved) own(pool Pool, user int64) int {
+	n := 0
+	for i, r := range rs.list {
+		if r.Pool == pool && r.User == user {
+			n += rs.idle[i]
+		}
+	}
+	return n
+}
+
+// take uses units of user's own reservations of pool first.
+func (rs *reserved) take(pool Pool, user int64, units int) {
+	for i, r := range rs.list {
+		if units == 0 {
+			return
+		}
+		if r.Pool == pool && r.User == user {
+			n := min(units, rs.idle[i])
+			rs.idle[i] -= n
+			units -= n
+		}
+	}
 }
 
 // Wait explains why a request is still queued.
@@ -190,14 +268,26 @@ func Decide(s Snapshot) Plan {
 		}
 	}
 	preempted := map[string]bool{}
+	res := newReserved(s)
 	for _, r := range ordered {
 		p.Order = append(p.Order, r.ID)
 		pos := ahead[r.Pool] + 1
-		ok, why := Fit(r.Pool, r.Units, free[r.Pool])
+		// Free units beyond what reservations hold back from this user;
+		// a booker may also take free units up to its own unused booking
+		// (when free units are fewer than all bookings unused, bookers
+		// get them in queue order).
+		held := res.forOthers(r.Pool, r.User)
+		avail := max(free[r.Pool]-held, min(free[r.Pool], res.own(r.Pool, r.User)), 0)
+		ok, why := Fit(r.Pool, r.Units, avail)
+		if !ok && held > 0 {
+			why += fmt.Sprintf(" (%d reserved for someone else now)", held)
+		}
 		if ok && r.Blocked == "" {
 			sh := shadows[r.Pool]
 			switch {
 			case sh == nil:
+			case res.own(r.Pool, r.User) >= r.Units:
+				// Its own booked units: nobody before it could use them.
 				// Nobody of this pool is blocked before it.
 			case !s.Policy.Backfill:
 				ok, why = false, "waiting behind an earlier request of the same GPUs (no backfill)"
@@ -216,6 +306,7 @@ func Decide(s Snapshot) Plan {
 		if ok {
 			p.Start = append(p.Start, r.ID)
 			if r.Pool != "" {
+				res.take(r.Pool, r.User, r.Units)
 				free[r.Pool] -= r.Units
 				end := time.Time{}
 				if r.MaxRuntime > 0 {
@@ -226,7 +317,7 @@ func Decide(s Snapshot) Plan {
 			continue
 		}
 		ahead[r.Pool]++
-		est := estimate(s.Now, free[r.Pool]+yielding[r.Pool], needAhead[r.Pool]+r.Units, releases[r.Pool])
+		est := estimate(s.Now, avail+yielding[r.Pool], needAhead[r.Pool]+r.Units, releases[r.Pool])
 		if r.Blocked == "" {
 			needAhead[r.Pool] += r.Units
 		}
@@ -239,7 +330,7 @@ func Decide(s Snapshot) Plan {
 			// Preemption: only the first blocked request of a pool, and
 			// only for units it cannot get otherwise.
 			if s.Policy.Preempt && r.Blocked == "" && r.Pool != "" {
-				deficit := r.Units - free[r.Pool] - yielding[r.Pool]
+				deficit := r.Units - avail - yielding[r.Pool]
 				if deficit > 0 {
 					victims := ChooseVictims(s.Running, r, deficit, preempted)
 					for _, v := range victims {
@@ -252,7 +343,7 @@ func Decide(s Snapshot) Plan {
 				}
 			}
 		}
-		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: max(free[r.Pool], 0), Pool: r.Pool, EstimatedStart: est, Reason: why}
+		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why}
 		p.Waiting[r.ID] = w
 	}
 	return p

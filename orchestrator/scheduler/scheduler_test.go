@@ -209,3 +209,31 @@ func ids(rs []Request) []string {
 	}
 	return out
 }
+
+func TestReservationHoldsBookedUnitsForTheBooker(t *testing.T) {
+	// 2 free; user 9 booked 2 from t0 to t0+2h and holds 1 already: 1 of
+	// the free units is held back for them.
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 2},
+		Running:      []Running{{ID: "r9", User: 9, Pool: h100, Units: 1}},
+		Reservations: []Reservation{{ID: 1, User: 9, Pool: h100, Units: 2, Start: t0, End: t0.Add(2 * time.Hour)}},
+		Queue:        []Request{req("a", 1, 1, 100, 0), req("b", 2, 1, 100, time.Second), req("booker", 9, 1, 50, 2*time.Second)}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Start, []string{"a", "booker"}) {
+		t.Fatalf("start %v, want a (the unbooked unit) and the booker (its booked one, despite a lower priority and b before it)", p.Start)
+	}
+	if w := p.Waiting["b"]; w.Free != 0 || w.Reason != "1 × H100 80GB HBM3 needed; 0 free (1 reserved for someone else now)" || !w.EstimatedStart.IsZero() {
+		t.Fatalf("b: %+v", w)
+	}
+	// Outside the window the units are anyone's.
+	s.Now = t0.Add(2 * time.Hour)
+	if p := Decide(s); !reflect.DeepEqual(p.Start, []string{"a", "b"}) {
+		t.Fatalf("after the window: %v", p.Start)
+	}
+	// Before anything starts, the reason names the reservation.
+	s.Now = t0
+	s.Queue = []Request{req("b", 2, 1, 100, time.Second)}
+	s.Free = map[Pool]int{h100: 1}
+	if w := Decide(s).Waiting["b"]; w.Reason != "1 × H100 80GB HBM3 needed; 0 free (1 reserved for someone else now)" {
+		t.Fatalf("reason %q", w.Reason)
+	}
+}
