@@ -39,6 +39,10 @@ func (h *Handler) gpuPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	if v.Reservations, err = h.reservationTimeline(c); err != nil {
+		h.fail(c, err)
+		return
+	}
 	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, "GPUs"), v))
 }
 

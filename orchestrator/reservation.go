@@ -23,7 +23,7 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, model string,
 	}
 	r := &models.Reservation{UserID: owner.ID, GPUModel: model, Units: units, StartsAt: start, EndsAt: end, Note: note, CreatedBy: owner.Username}
 	if err := m.store.CreateReservation(ctx, r, len(cands[model])); err != nil {
-		return nil, err
+		return nil, m.refusal(ctx, err) // a full calendar reads like a quota: 422
 	}
 	m.log.Info("reservation", "id", r.ID, "user", owner.Username, "model", model, "units", units, "start", r.StartsAt, "end", r.EndsAt)
 	m.kickDrain()
