@@ -300,3 +300,29 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 		t.Fatalf("non-preemptible work was touched: %s", w.State)
 	}
 }
+
+// In memory: the queue lives in the database: a manager started afresh on
+// the same data (a portal restart) places what the previous one queued.
+func TestMemQueueSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	r.fill(t, r.alice, LaunchRequest{})
+	wb := r.launch(t, r.alice, "patient", LaunchRequest{Queue: true})
+	r.m.Wait()
+	// A second manager on the same store and engine, as after a restart;
+	// the GPU frees behind the first one's back (the container exits).
+	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", Options{}, r.m.log)
+	t.Cleanup(m2.Wait)
+	m2.SetClock(r.m.clock)
+	if err := r.rt.Stop(ctx, "c-"+r.wb.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.Reconcile(ctx); err != nil { // finds the exit, frees the GPU, drains
+		t.Fatal(err)
+	}
+	got := r.waitState(t, wb.ID, models.StateRunning)
+	if len(got.GPUs) != 1 {
+		t.Fatalf("placed after the restart with GPUs %v", got.GPUs)
+	}
+}
