@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -9,14 +12,59 @@ import (
 	"workbench/templates"
 )
 
-// adminQueue: GET /admin/queue, the queue with Cancel.
+// adminQueue: GET /admin/queue, the queue with Cancel and the priority
+// classes.
 func (h *Handler) adminQueue(c *gin.Context) {
-	rows, err := h.queueRows(c.Request.Context(), currentUser(c))
+	h.renderAdminQueue(c, http.StatusOK, templates.AdminQueueView{Form: templates.ClassRow{Rank: "50"}})
+}
+
+func (h *Handler) renderAdminQueue(c *gin.Context, status int, v templates.AdminQueueView) {
+	ctx := c.Request.Context()
+	var err error
+	if v.Rows, err = h.queueRows(ctx, currentUser(c)); err != nil {
+		h.fail(c, err)
+		return
+	}
+	classes, err := h.store.PriorityClasses(ctx)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.AdminQueuePage(h.page(c, "Queue"), rows))
+	for _, pc := range classes {
+		v.Classes = append(v.Classes, templates.ClassRow{Name: pc.Name, Rank: strconv.Itoa(pc.Rank), Preemptible: pc.Preemptible,
+			Default: pc.IsDefault, Description: pc.Description})
+	}
+	h.render(c, status, templates.AdminQueuePage(h.page(c, "Queue"), v))
+}
+
+// adminPriorityClassSave: POST /admin/priority-classes, the form on the
+// queue page (admin, sudo; audited). A bad field is shown back with the
+// input kept.
+func (h *Handler) adminPriorityClassSave(c *gin.Context) {
+	form := templates.ClassRow{Name: strings.TrimSpace(c.PostForm("name")), Rank: strings.TrimSpace(c.PostForm("rank")),
+		Preemptible: c.PostForm("preemptible") == "on", Default: c.PostForm("is_default") == "on", Description: strings.TrimSpace(c.PostForm("description"))}
+	v := templates.AdminQueueView{Form: form, Errors: templates.FormErrors{}}
+	rank, err := strconv.Atoi(form.Rank)
+	if err != nil {
+		v.Errors["rank"] = "a whole number between 0 and 1000"
+		h.renderAdminQueue(c, http.StatusBadRequest, v)
+		return
+	}
+	pc := models.PriorityClass{Name: form.Name, Rank: rank, Preemptible: form.Preemptible, IsDefault: form.Default, Description: form.Description}
+	ctx := c.Request.Context()
+	before, _ := h.store.PriorityClassFor(ctx, pc.Name)
+	var ve *models.ValidationError
+	if err := h.store.SavePriorityClass(ctx, &pc); errors.As(err, &ve) {
+		v.Errors[ve.Field] = ve.Message
+		h.renderAdminQueue(c, http.StatusBadRequest, v)
+		return
+	} else if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "priority_class.save", pc.Name, before, pc)
+	h.flash(c, "Saved the priority class "+pc.Name+".")
+	seeOther(c, "/admin/queue")
 }
 
 // adminQueueCancel: an administrator takes a request out of the queue; the

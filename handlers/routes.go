@@ -58,6 +58,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/workbenches/:id/stop", h.adminWorkbenchStop)
 	admin.GET("/queue", h.adminQueue)
 	admin.POST("/queue/:id/cancel", h.adminQueueCancel)
+	admin.POST("/priority-classes", h.adminPriorityClassSave)
 	admin.POST("/gpus/:uuid/drain", h.gpuDrainForm)
 	admin.GET("/images/new", h.imageNewForm)
 	admin.POST("/images", h.imageCreateForm)
