@@ -56,7 +56,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
-	v.Facts, v.Unavailable, v.Waits = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}
+	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
 	for _, img := range imgs {
 		v.Images = append(v.Images, imageCard(img))
@@ -75,6 +75,11 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			v.Waits[f.Name] = why + ": it waits in the queue for a free GPU"
 		} else if why != "" {
 			v.Unavailable[f.Name] = why
+		}
+		if f.GPUCount > 0 {
+			if pr, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.WorkbenchShape(&fls[i], true)); err == nil && pr != rate {
+				v.PreemptibleRates[f.Name] = rateText(pr, h.cfg.Currency)
+			}
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free[f.GPUModel],

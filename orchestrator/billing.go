@@ -316,7 +316,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	for _, w := range wbs {
 		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
 		if fl := flavors[w.FlavorID]; fl != nil && w.State == models.StateRunning {
-			if c.PerHourMicros, err = b.hourlyRate(FlavorShape(fl), scheds); err != nil {
+			if c.PerHourMicros, err = b.hourlyRate(WorkbenchShape(fl, w.Preemptible), scheds); err != nil {
 				return nil, err
 			}
 		}
@@ -330,6 +330,16 @@ func FlavorShape(f *models.Flavor) pricing.Shape {
 	s := pricing.Shape{CPUMilli: int64(f.CPUMilli), MemoryMiB: f.MemoryMiB}
 	if f.GPUCount > 0 {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
+	}
+	return s
+}
+
+// WorkbenchShape is the priced shape of a workbench of flavor f: a
+// preemptible one's GPUs at the preemptible tier.
+func WorkbenchShape(f *models.Flavor, preemptible bool) pricing.Shape {
+	s := FlavorShape(f)
+	if preemptible && s.GPUCount > 0 {
+		s.Tier = pricing.TierPreemptible
 	}
 	return s
 }
