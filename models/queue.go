@@ -122,11 +122,12 @@ type QueueTx struct {
 	now time.Time
 }
 
-// DrainQueue runs fn in one immediate transaction.
+// DrainQueue runs fn in one immediate transaction. Its time is read once
+// the write lock is held: a drain that waited for another must not decide
+// on the moment it started waiting.
 func (s *Store) DrainQueue(ctx context.Context, fn func(q *QueueTx) error) error {
-	now := s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&QueueTx{tx: tx, now: now})
+		return fn(&QueueTx{tx: tx, now: s.now()})
 	})
 }
 

@@ -58,7 +58,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := m.now()
+	now := m.now() // for fair share; the decisions read the clock under the lock
 	// Read outside the transaction (they need the price list and the
 	// ledger); a little stale is harmless: the quota is checked again, and
 	// usage only orders requests of equal priority.
@@ -83,6 +83,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 	defer m.accepting.RUnlock()
 	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
 		started, yield = nil, nil
+		now = m.now()
 		snap, asks, err := m.snapshot(q, cands, now, usage, months)
 		if err != nil {
 			return err

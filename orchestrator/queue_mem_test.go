@@ -30,9 +30,12 @@ type queueRig struct {
 
 func newQueueRig(t *testing.T) *queueRig {
 	t.Helper()
-	r := &queueRig{memRig: newMemRig(t), now: time.Now().UTC()}
+	// Jupyter's stand-in closes after the manager's work has ended (cleanups
+	// run last first): a failing test must not leave a launch waiting for
+	// it until the ready timeout.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	t.Cleanup(srv.Close)
+	r := &queueRig{memRig: newMemRig(t), now: time.Now().UTC()}
 	host, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	port, _ := strconv.Atoi(portText)
 	r.rt.SetEndpoint(func(info runtime.ContainerInfo, _ string) (string, int) {
