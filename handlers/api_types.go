@@ -140,6 +140,17 @@ type APIWorkbench struct {
 	RunFlavor string `json:"run_flavor"`
 	// ExtraPorts are the ports the owner declared (not the image's).
 	ExtraPorts []int `json:"extra_ports"`
+	// The queue (docs/scheduling.md): position among requests for the
+	// same GPUs (0 when not queued), an estimate (null when unknown) and
+	// why it waits.
+	QueuePosition  int     `json:"queue_position"`
+	EstimatedStart *string `json:"estimated_start"`
+	QueueReason    string  `json:"queue_reason,omitempty"`
+	Priority       string  `json:"priority"`
+	Preemptible    bool    `json:"preemptible"`
+	AutoResume     bool    `json:"auto_resume"`
+	// PreemptAt is when a preemptible run told to yield will be stopped.
+	PreemptAt *string `json:"preempt_at,omitempty"`
 }
 
 // workbenchJSON is the former name of APIWorkbench.

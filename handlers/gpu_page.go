@@ -36,6 +36,14 @@ func (h *Handler) gpuPage(c *gin.Context) {
 		r.Units = unitRows(g, holders)
 		v.GPUs = append(v.GPUs, r)
 	}
+	if v.Queue, err = h.queueRows(ctx, u); err != nil {
+		h.fail(c, err)
+		return
+	}
+	if v.Reservations, err = h.reservationTimeline(c); err != nil {
+		h.fail(c, err)
+		return
+	}
 	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, "GPUs"), v))
 }
 

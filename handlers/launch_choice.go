@@ -52,13 +52,13 @@ func (h *Handler) preselect(ctx context.Context, userID int64, v *templates.Laun
 		return
 	}
 	v.Flavor = ""
-	if lastFlavor != "" && v.Unavailable[lastFlavor] == "" {
+	if lastFlavor != "" && v.Unavailable[lastFlavor] == "" && v.Waits[lastFlavor] == "" {
 		v.Flavor = lastFlavor
 		return
 	}
 	best := int64(-1)
 	for _, f := range fls {
-		if v.Unavailable[f.Name] != "" {
+		if v.Unavailable[f.Name] != "" || v.Waits[f.Name] != "" {
 			continue
 		}
 		if r, ok := rates[f.Name]; ok && (best < 0 || r < best) {

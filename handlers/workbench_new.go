@@ -17,7 +17,8 @@ import (
 // launchForm shows the launch page: images, flavors with free GPUs, name.
 func (h *Handler) launchForm(c *gin.Context) {
 	opt := h.wbs.Options()
-	v := templates.LaunchView{IdleMinutes: int64(opt.DefaultIdle / time.Minute), Image: c.Query("image"), Flavor: c.Query("flavor")}
+	// Waiting for a free GPU is the form's default (issue 12 §2).
+	v := templates.LaunchView{IdleMinutes: int64(opt.DefaultIdle / time.Minute), Image: c.Query("image"), Flavor: c.Query("flavor"), Queue: true}
 	h.renderLaunch(c, http.StatusOK, v)
 }
 
@@ -26,6 +27,14 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	opt := h.wbs.Options()
 	v.MinIdle, v.MaxIdle = int64(opt.MinIdle/time.Minute), int64(opt.MaxIdle/time.Minute)
 	v.Simulated = h.pool.Simulated()
+	classes, err := h.store.PriorityClasses(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	for _, pc := range classes {
+		v.Classes = append(v.Classes, templates.ClassOption{Name: pc.Name, Description: pc.Description, Preemptible: pc.Preemptible, Default: pc.IsDefault})
+	}
 	imgs, err := h.store.ListImagesFor(ctx, currentUser(c).ID, true)
 	if err != nil {
 		h.fail(c, err)
@@ -41,7 +50,12 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
-	v.Facts, v.Unavailable = map[string]templates.ImageFacts{}, map[string]string{}
+	cands, err := h.pool.CandidatesByModel(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
 	for _, img := range imgs {
 		v.Images = append(v.Images, imageCard(img))
@@ -55,8 +69,17 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			rates[f.Name] = rate
 		}
 		free := freeUnitsFor(gpus, f)
-		if why := flavorUnavailable(f, free); why != "" {
+		// A flavor that fits the pool but not what is free now can wait in
+		// the queue; one the pool can never hold cannot be chosen.
+		if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
+			v.Waits[f.Name] = why + ": it waits in the queue for a free GPU"
+		} else if why != "" {
 			v.Unavailable[f.Name] = why
+		}
+		if f.GPUCount > 0 {
+			if pr, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.WorkbenchShape(&fls[i], true)); err == nil && pr != rate {
+				v.PreemptibleRates[f.Name] = rateText(pr, h.cfg.Currency)
+			}
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free,
@@ -68,7 +91,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 
 // launch handles the launch form.
 func (h *Handler) launch(c *gin.Context) {
-	v := templates.LaunchView{Name: strings.TrimSpace(c.PostForm("name")), Image: c.PostForm("image"), Flavor: c.PostForm("flavor")}
+	v := templates.LaunchView{Name: strings.TrimSpace(c.PostForm("name")), Image: c.PostForm("image"), Flavor: c.PostForm("flavor"),
+		Queue: c.PostForm("queue") == "on", Priority: c.PostForm("priority"), Preemptible: c.PostForm("preemptible") == "on",
+		AutoResume: c.PostForm("auto_resume") == "on"}
 	minutes, err := strconv.ParseInt(strings.TrimSpace(c.DefaultPostForm("idle_minutes", "0")), 10, 64)
 	if err != nil {
 		v.Errors = templates.FormErrors{"idle_timeout": "must be a whole number of minutes"}
@@ -77,7 +102,8 @@ func (h *Handler) launch(c *gin.Context) {
 	}
 	v.IdleMinutes = minutes
 	wb, err := h.wbs.Launch(c.Request.Context(), currentUser(c), orchestrator.LaunchRequest{Name: v.Name, Image: v.Image,
-		Flavor: v.Flavor, IdleTimeout: time.Duration(minutes) * time.Minute})
+		Flavor: v.Flavor, IdleTimeout: time.Duration(minutes) * time.Minute,
+		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume})
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -103,13 +129,18 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 		Image              string `json:"image"`
 		Flavor             string `json:"flavor"`
 		IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
+		Queue              bool   `json:"queue"`
+		Priority           string `json:"priority"`
+		Preemptible        bool   `json:"preemptible"`
+		AutoResume         bool   `json:"auto_resume"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
 	}
 	ctx := c.Request.Context()
 	wb, err := h.wbs.Launch(ctx, currentUser(c), orchestrator.LaunchRequest{Name: strings.TrimSpace(body.Name), Image: body.Image,
-		Flavor: body.Flavor, IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second})
+		Flavor: body.Flavor, IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second,
+		Queue: body.Queue, Priority: body.Priority, Preemptible: body.Preemptible, AutoResume: body.AutoResume})
 	if err != nil {
 		h.fail(c, err)
 		return

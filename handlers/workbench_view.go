@@ -104,6 +104,18 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		s := wb.StoppedAt.Format(timeJSON)
 		j.StoppedAt = &s
 	}
+	j.Priority, j.Preemptible, j.AutoResume = wb.Priority, wb.Preemptible, wb.AutoResume
+	if wb.State == models.StateQueued {
+		j.QueuePosition, j.QueueReason = wb.QueuePosition, wb.QueueReason
+		if wb.EstimatedStart != nil {
+			s := wb.EstimatedStart.UTC().Format(timeJSON)
+			j.EstimatedStart = &s
+		}
+	}
+	if wb.PreemptAt != nil {
+		s := wb.PreemptAt.UTC().Format(timeJSON)
+		j.PreemptAt = &s
+	}
 	return j
 }
 
@@ -130,7 +142,16 @@ func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orches
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
-		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()]}
+		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible}
+	if wb.State == models.StateQueued {
+		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, "unknown (what runs now has no maximum runtime)"
+		if wb.EstimatedStart != nil {
+			r.EstimatedStart = templates.When(wb.EstimatedStart)
+		}
+	}
+	if wb.PreemptAt != nil && wb.Active() {
+		r.PreemptAt = templates.When(wb.PreemptAt)
+	}
 	for _, u := range wb.Units {
 		r.Units = append(r.Units, unitRow(u))
 	}

@@ -94,7 +94,7 @@ func (s *Store) PriceHistory(ctx context.Context) ([]PriceRate, error) {
 // year: it is cached until price_rates is written. Callers must not modify
 // the map or its schedules.
 func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, error) {
-	return s.schedules.get(s.versions, []string{"price_rates"}, func() (map[string]pricing.Schedule, error) {
+	return s.schedules.get(s.versions, []string{"price_rates", "price_tiers"}, func() (map[string]pricing.Schedule, error) {
 		rates, err := s.PriceHistory(ctx)
 		if err != nil {
 			return nil, err
@@ -103,7 +103,7 @@ func (s *Store) Schedules(ctx context.Context) (map[string]pricing.Schedule, err
 		for _, r := range rates {
 			out[r.Key()] = append(out[r.Key()], pricing.Rate{Effective: r.EffectiveFrom, Micros: r.Micros})
 		}
-		return out, nil
+		return out, s.addTierSchedules(ctx, out)
 	})
 }
 

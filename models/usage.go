@@ -17,10 +17,12 @@ type UsageInterval struct {
 	GPUCount    int    `gorm:"column:gpu_count"`
 	// UnitKind and UnitProfile say what GPUCount counts (whole GPUs, MIG
 	// instances of a profile, slices), so each is priced at its own rate.
-	UnitKind      string `gorm:"column:unit_kind"`
-	UnitProfile   string `gorm:"column:unit_profile"`
-	CPUMilli      int64  `gorm:"column:cpu_milli"`
-	MemoryMiB     int64  `gorm:"column:memory_mib"`
+	UnitKind    string `gorm:"column:unit_kind"`
+	UnitProfile string `gorm:"column:unit_profile"`
+	CPUMilli    int64  `gorm:"column:cpu_milli"`
+	MemoryMiB   int64  `gorm:"column:memory_mib"`
+	// Tier is the GPU price tier of the run ("" or preemptible).
+	Tier          string
 	StartedAt     time.Time
 	HeartbeatAt   time.Time
 	EndedAt       *time.Time
@@ -131,4 +133,10 @@ func (s *Store) IntervalsOf(ctx context.Context, wbID string) ([]UsageInterval, 
 	var out []UsageInterval
 	err := s.db.WithContext(ctx).Where("workbench_id = ?", wbID).Order("id").Find(&out).Error
 	return out, err
+}
+
+// SetIntervalTier sets the price tier of a workbench's open interval (tests
+// build intervals by hand; the manager sets the tier when it opens one).
+func (s *Store) SetIntervalTier(ctx context.Context, wbID, tier string) error {
+	return s.db.WithContext(ctx).Model(&UsageInterval{}).Where("workbench_id = ? AND ended_at IS NULL", wbID).Update("tier", tier).Error
 }

@@ -21,7 +21,15 @@ const (
 	StateStopping  = "stopping"
 	StateStopped   = "stopped"
 	StateFailed    = "failed"
+	// StateQueued waits in the queue for capacity, holding nothing (free).
+	StateQueued = "queued"
+	// StatePreempted is a preemptible run that yielded its GPUs to
+	// higher-priority work; its home stays.
+	StatePreempted = "preempted"
 )
+
+// RestartableStates are the states Start accepts.
+var RestartableStates = []string{StateStopped, StateFailed, StatePreempted}
 
 // ActiveStates are the states in which a workbench holds GPUs or is on its
 // way to; LaunchingStates are those before Jupyter has answered.
@@ -29,7 +37,7 @@ var (
 	ActiveStates    = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping}
 	LaunchingStates = []string{StateRequested, StatePulling, StateCreating, StateStarting}
 	// AllStates lists every state, in life order (filters offer them).
-	AllStates = []string{StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping, StateStopped, StateFailed}
+	AllStates = []string{StateQueued, StateRequested, StatePulling, StateCreating, StateStarting, StateRunning, StateStopping, StateStopped, StatePreempted, StateFailed}
 )
 
 // Workbench is one user's JupyterLab container and its record.
@@ -82,6 +90,23 @@ type Workbench struct {
 	// ExtraPorts are HTTP ports the owner declared on this workbench, next
 	// to its image's (workbench_ports.go).
 	ExtraPorts []int `gorm:"column:extra_ports;serializer:json" json:"extra_ports"`
+
+	// Queue and priority (issue 12 §2, §3; see docs/scheduling.md).
+	Priority       string     `json:"priority"`
+	PriorityRank   int        `json:"-"`
+	Preemptible    bool       `json:"preemptible"`
+	AutoResume     bool       `json:"auto_resume"`
+	QueuedAt       *time.Time `json:"queued_at"`
+	QueueExpiresAt *time.Time `json:"queue_expires_at"`
+	// QueuePosition is 1-based among requests for the same GPUs (0 when
+	// not queued); QueueAhead how many of them go first.
+	QueuePosition  int        `json:"queue_position"`
+	QueueAhead     int        `json:"queue_ahead"`
+	QueueReason    string     `json:"queue_reason"`
+	EstimatedStart *time.Time `json:"estimated_start"`
+	// PreemptAt is when a preemptible run told to yield is stopped.
+	PreemptNoticeAt *time.Time `json:"preempt_notice_at"`
+	PreemptAt       *time.Time `json:"preempt_at"`
 }
 
 // Launching reports whether the workbench is on its way to running.
@@ -179,8 +204,8 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, r
 				return err
 			}
 		}
-		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, []string{StateStopped, StateFailed}).
-			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now})
+		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
+			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now, "preempt_at": nil, "preempt_notice_at": nil})
 		if res.Error != nil {
 			return res.Error
 		}

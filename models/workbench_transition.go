@@ -43,6 +43,8 @@ type WorkbenchFields struct {
 	StoppedAt         *time.Time
 	ClearStoppedAt    bool // sets stopped_at to NULL (a run begins)
 	RuntimeExtensionS *int64
+	// ClearPreempt forgets a preemption notice (the run ended or restarts).
+	ClearPreempt bool
 }
 
 // columns maps the set fields to their columns.
@@ -68,6 +70,9 @@ func (f WorkbenchFields) columns() map[string]any {
 	}
 	if f.RuntimeExtensionS != nil {
 		c["runtime_extension_s"] = *f.RuntimeExtensionS
+	}
+	if f.ClearPreempt {
+		c["preempt_at"], c["preempt_notice_at"] = nil, nil
 	}
 	return c
 }
@@ -127,7 +132,7 @@ func recordStateChange(tx *gorm.DB, id string, prev Workbench, state, reason str
 	// A workbench that holds nothing any more is not metered: its
 	// interval ends with the state change (at stopped_at, Docker's exit
 	// time where the caller knows it), whatever engine event follows.
-	if state == StateStopped || state == StateFailed {
+	if state == StateStopped || state == StateFailed || state == StatePreempted {
 		if end.IsZero() {
 			end = now
 		}

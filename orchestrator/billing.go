@@ -34,7 +34,7 @@ func NewBilling(store *models.Store, minCharge time.Duration) *Billing {
 
 func shapeOf(iv models.UsageInterval) pricing.Shape {
 	return pricing.Shape{GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, UnitKind: iv.UnitKind, UnitProfile: iv.UnitProfile,
-		CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB}
+		CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB, Tier: iv.Tier}
 }
 
 // billable returns the span of iv that may be written to the ledger at now,
@@ -326,7 +326,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	for _, w := range wbs {
 		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
 		if fl := flavors[w.ShapeFlavorID()]; fl != nil && w.State == models.StateRunning {
-			if c.PerHourMicros, err = b.hourlyRate(FlavorShape(fl), scheds); err != nil {
+			if c.PerHourMicros, err = b.hourlyRate(WorkbenchShape(fl, w.Preemptible), scheds); err != nil {
 				return nil, err
 			}
 		}
@@ -341,6 +341,16 @@ func FlavorShape(f *models.Flavor) pricing.Shape {
 	if f.GPUCount > 0 {
 		s.GPUModel, s.GPUCount = f.GPUModel, f.GPUCount
 		s.UnitKind, s.UnitProfile = f.UnitKind, f.MIGProfile
+	}
+	return s
+}
+
+// WorkbenchShape is the priced shape of a workbench of flavor f: a
+// preemptible one's GPUs at the preemptible tier.
+func WorkbenchShape(f *models.Flavor, preemptible bool) pricing.Shape {
+	s := FlavorShape(f)
+	if preemptible && s.GPUCount > 0 {
+		s.Tier = pricing.TierPreemptible
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,15 @@ type LaunchRequest struct {
 	Image       string
 	Flavor      string
 	IdleTimeout time.Duration // 0 = the default
+	// Queue waits for capacity (or a concurrency quota) instead of
+	// failing: the workbench is recorded "queued" (docs/scheduling.md).
+	Queue bool
+	// Priority names a priority class ("" = the default class).
+	Priority string
+	// Preemptible runs at the discounted tier and may be preempted;
+	// AutoResume re-queues it when it is.
+	Preemptible bool
+	AutoResume  bool
 }
 
 // RefusedError is a launch the portal will not do, with the reason the user
@@ -81,6 +91,10 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 			return nil, &RefusedError{Code: "no_gpu_runtime", Message: "the Docker engine has no NVIDIA runtime or CDI devices: GPU flavors cannot start (install the NVIDIA Container Toolkit)"}
 		}
 	}
+	cls, err := m.priorityClass(ctx, owner, req)
+	if err != nil {
+		return nil, err
+	}
 	need, err := m.pool.Need(ctx, fl)
 	if err != nil {
 		return nil, err
@@ -90,14 +104,20 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 		return nil, err
 	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
-		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second)}
+		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second),
+		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0 && (fl.UnitKind == "" || fl.UnitKind == models.UnitGPU), AutoResume: req.AutoResume}
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
-	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
+	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, WorkbenchShape(fl, wb.Preemptible))
 	// Accepted from here on: what follows must not be cut half-way by the
 	// request ending (a record without its launch), so the request's
 	// cancellation no longer applies. Until here it only stopped checks.
 	ctx = context.WithoutCancel(ctx)
+	// The queue places whole GPUs only (its scheduler counts GPUs per
+	// model); a MIG or slice flavor is placed now or refused, as before.
+	if req.Queue && (fl.UnitKind == "" || fl.UnitKind == models.UnitGPU) {
+		return m.enqueue(ctx, owner, wb, models.CheckLaunchQuota(ask, month))
+	}
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
 	if err := m.store.CreateWorkbench(ctx, wb, need, models.CheckLaunchQuota(ask, month)); err != nil {
@@ -196,7 +216,11 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	spec := runtime.Spec{
 		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
 		Image: img.Image, Cmd: cmd, User: img.ContainerUser(), HomeVolume: vol, HomePath: img.HomePath,
-		Env:      append([]string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id}, m.pool.UnitEnv(ctx, units)...),
+		Env: append([]string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id,
+			// Where a preemption notice appears (preempt.go): code that
+			// checkpoints watches it. Set for every workbench, so scripts
+			// need no special case; only preemptible runs ever get one.
+			PreemptFileEnv + "=" + path.Join(img.HomePath, PreemptFile)}, m.pool.UnitEnv(ctx, units)...),
 		NanoCPUs: int64(fl.CPUMilli) * 1_000_000, MemoryBytes: fl.MemoryMiB << 20, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
@@ -253,6 +277,7 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 					Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0))}}); err != nil {
 					return err
 				}
+				m.clearPreemptNotice(ctx, id, cid)
 				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 				return nil
 			}
@@ -295,6 +320,7 @@ func (m *Manager) fail(ctx context.Context, id, reason string) {
 	}
 	_ = m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateFailed, Reason: reason,
 		Set: models.WorkbenchFields{ContainerID: new(""), Endpoint: new(""), StoppedAt: new(time.Now().UTC())}})
+	m.kickDrain()
 }
 
 // sentence starts s with a capital letter and ends it with a full stop.

@@ -34,8 +34,8 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 	if err != nil {
 		return err
 	}
-	if wb.State != models.StateStopped && wb.State != models.StateFailed {
-		return &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped or failed workbench can be started", wb.State)}
+	if wb.State != models.StateStopped && wb.State != models.StateFailed && wb.State != models.StatePreempted {
+		return &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped, failed or preempted workbench can be started", wb.State)}
 	}
 	if err := m.rt.Ping(ctx); err != nil {
 		return fmt.Errorf("%w: %v", ErrEngineUnavailable, err)
@@ -175,6 +175,7 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 		}
 	}
 	m.events.Publish(Update{ID: id, State: "deleted", At: time.Now().UTC()})
+	m.kickDrain() // what it held is free, and the queue's positions moved
 	m.log.Info("workbench deleted", "id", id, "delete_data", deleteData)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"workbench/models"
@@ -47,6 +48,19 @@ type Options struct {
 	// SavedImageQuotaBytes bounds the storage one user's saved images
 	// take (default 50 GiB; negative = no limit). See saved_image.go.
 	SavedImageQuotaBytes int64
+	// The queue (docs/scheduling.md): how long a queued launch may wait
+	// (default 24 h), how often the drainer runs besides the events that
+	// free capacity (default 15 s), the half-life of the recent GPU use
+	// that orders equal priorities (default 24 h), the grace a preempted
+	// run gets to checkpoint (default 120 s), and whether backfill is off.
+	QueueMaxWait      time.Duration
+	DrainEvery        time.Duration
+	FairShareHalfLife time.Duration
+	PreemptGrace      time.Duration
+	NoBackfill        bool
+	// ReservationNoShow releases a reservation whose booker uses none of
+	// it this long after its start (default 15 min).
+	ReservationNoShow time.Duration
 }
 
 func (o *Options) defaults() {
@@ -76,6 +90,11 @@ func (o *Options) defaults() {
 	def(&o.HeartbeatEvery, 30*time.Second)
 	def(&o.BillEvery, time.Minute)
 	def(&o.StorageEvery, 5*time.Minute)
+	def(&o.QueueMaxWait, 24*time.Hour)
+	def(&o.DrainEvery, 15*time.Second)
+	def(&o.FairShareHalfLife, 24*time.Hour)
+	def(&o.PreemptGrace, 120*time.Second)
+	def(&o.ReservationNoShow, 15*time.Minute)
 	if o.Egress.Mode == "" {
 		o.Egress.Mode = runtime.EgressInternet
 	}
@@ -137,6 +156,11 @@ type Manager struct {
 	// rolledUpTo is the end of the last per-minute GPU rollup (gpu_rollup.go).
 	rollupMu   sync.Mutex
 	rolledUpTo time.Time
+	// drainMu keeps one drain of the queue at a time in this process (the
+	// database transaction already keeps them apart across processes);
+	// drainPending coalesces kicks (queue.go).
+	drainMu      sync.Mutex
+	drainPending atomic.Bool
 }
 
 // NewManager builds the manager. installID labels every object it creates.
@@ -225,6 +249,11 @@ func (m *Manager) Run(ctx context.Context) {
 	duty(m.opt.BillEvery, false, m.BillAndEnforce)
 	m.scheduleBudgets(ctx)
 	duty(time.Minute, false, m.RollupGPUMinutes)
+	duty(m.opt.DrainEvery, true, func(ctx context.Context) {
+		if err := m.Drain(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			m.log.Warn("queue drain", "err", err)
+		}
+	})
 	m.watchEvents(ctx)
 	wg.Wait()
 	for _, uid := range m.budgets.users() {

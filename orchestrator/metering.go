@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/orchestrator/runtime"
 )
 
@@ -59,6 +60,9 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 		iv.GPUModel = ""
 	} else {
 		iv.UnitKind, iv.UnitProfile = wb.Units[0].Kind, wb.Units[0].Profile
+	}
+	if wb.Preemptible && len(wb.GPUs) > 0 {
+		iv.Tier = pricing.TierPreemptible
 	}
 	if err := m.openIntervalFn(ctx, iv); err != nil {
 		return err

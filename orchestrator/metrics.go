@@ -68,7 +68,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if wbs, err := c.m.store.ListWorkbenches(ctx, 0); err == nil {
 		count := map[string]int{}
-		for _, s := range append(models.ActiveStates, models.StateStopped, models.StateFailed) {
+		for _, s := range append(models.ActiveStates, models.StateStopped, models.StateFailed, models.StateQueued, models.StatePreempted) {
 			count[s] = 0
 		}
 		for _, w := range wbs {

@@ -201,6 +201,27 @@ func (p *Pool) SetDrained(ctx context.Context, uuid string, drained bool, actor 
 	})
 }
 
+// CandidatesByModel lists, per GPU model, the GPUs a whole-GPU flavor of
+// that model may be given (healthy, undrained, not MIG-partitioned): what
+// Need picks from, for the queue's drainer.
+func (p *Pool) CandidatesByModel(ctx context.Context) (map[string][]string, error) {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, d := range devs {
+		if d.Health == gpu.HealthOK && !states[d.UUID].Drained && !d.MIGEnabled {
+			out[d.Model] = append(out[d.Model], d.UUID)
+		}
+	}
+	return out, nil
+}
+
 // FreeSummary names what is free, for refusal messages: "; free now: 3 × H100".
 func (p *Pool) FreeSummary(ctx context.Context) string {
 	gpus, err := p.List(ctx)

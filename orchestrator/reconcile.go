@@ -175,7 +175,8 @@ func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at ti
 	// Only from the state this reconciliation saw: a stop that finished
 	// meanwhile keeps its own reason.
 	_ = m.transition(ctx, wb.ID, models.Transition{From: []string{wb.State}, To: models.StateStopped, Reason: reason,
-		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &at}})
+		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &at, ClearPreempt: true}})
+	m.kickDrain()
 }
 
 // reconcileStray handles a labelled container whose workbench is not active.

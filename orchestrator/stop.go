@@ -47,8 +47,13 @@ func (m *Manager) stop(ctx context.Context, id, reason string, force bool) error
 		return err
 	}
 	switch wb.State {
-	case models.StateStopped, models.StateFailed:
+	case models.StateStopped, models.StateFailed, models.StatePreempted:
 		return nil
+	case models.StateQueued:
+		// Leaving the queue: nothing runs, nothing was charged.
+		if done, err := m.cancelQueued(ctx, id, reason); done || err != nil {
+			return err
+		}
 	}
 	// Wait for a reconciliation (or another stop) of this workbench to
 	// finish first; a stop that finished meanwhile makes this one a no-op.
@@ -71,7 +76,7 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 		}
 	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
-	if err != nil || wb.State == models.StateStopped || wb.State == models.StateFailed {
+	if err != nil || wb.State == models.StateStopped || wb.State == models.StateFailed || wb.State == models.StatePreempted {
 		m.release(id)
 		return nil, err
 	}
@@ -82,6 +87,11 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 // progress shown while stopping moves with the real steps (begun, container
 // stopped, metering closed), never the 100 % of the running state.
 func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string, force bool) error {
+	return m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
+}
+
+// stopClaimedAs is stopClaimed ending in final (stopped, or preempted).
+func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reason string, force bool, final string) error {
 	id := wb.ID
 	if err := m.transition(ctx, id, models.Transition{From: models.ActiveStates, To: models.StateStopping, Progress: 10, Reason: reason,
 		Set: models.WorkbenchFields{StopError: new("")}}); err != nil {
@@ -105,11 +115,12 @@ func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason 
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		return m.stopFailed(ctx, id, reason, "could not release the GPUs: "+err.Error())
 	}
-	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: models.StateStopped, Reason: reason,
-		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished}}); err != nil {
+	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: final, Reason: reason,
+		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}}); err != nil {
 		return err
 	}
-	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force)
+	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force, "state", final)
+	m.kickDrain() // its GPUs are free: the queue may move
 	return nil
 }
 

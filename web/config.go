@@ -143,6 +143,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.QueueMaxWait, "queue-max-wait", envDuration("QUEUE_MAX_WAIT", 24*time.Hour), "a queued launch leaves the queue after waiting this long (WORKBENCH_QUEUE_MAX_WAIT)")
+	fs.DurationVar(&c.Workbenches.DrainEvery, "queue-interval", envDuration("QUEUE_INTERVAL", 15*time.Second), "how often the queue is looked at besides when GPUs free up (WORKBENCH_QUEUE_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.FairShareHalfLife, "fair-share-half-life", envDuration("FAIR_SHARE_HALF_LIFE", 24*time.Hour), "half-life of the recent GPU use that orders equal priorities in the queue (WORKBENCH_FAIR_SHARE_HALF_LIFE)")
+	fs.DurationVar(&c.Workbenches.PreemptGrace, "preempt-grace", envDuration("PREEMPT_GRACE", 120*time.Second), "how long a preempted run has to checkpoint before it is stopped (WORKBENCH_PREEMPT_GRACE)")
+	fs.DurationVar(&c.Workbenches.ReservationNoShow, "reservation-no-show", envDuration("RESERVATION_NO_SHOW", 15*time.Minute), "a reservation its booker does not use this long after its start is released (WORKBENCH_RESERVATION_NO_SHOW)")
+	fs.BoolVar(&c.Workbenches.NoBackfill, "no-backfill", env("NO_BACKFILL", "") == "true", "never let a later queued launch start before an earlier blocked one (WORKBENCH_NO_BACKFILL=true)")
 	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
 	fs.StringVar(&c.Egress, "egress", env("EGRESS", "internet"), "initial workbench egress policy: internet | none | all; admins change it on /admin/egress (WORKBENCH_EGRESS)")
 	fs.StringVar(&c.EgressAllow, "egress-allow", env("EGRESS_ALLOW", ""), "initial comma-separated CIDRs workbenches may always reach, e.g. lab services (WORKBENCH_EGRESS_ALLOW)")

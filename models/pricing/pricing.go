@@ -227,6 +227,9 @@ type Shape struct {
 	UnitProfile string
 	CPUMilli    int64 // cores × 1000
 	MemoryMiB   int64 // memory in MiB; priced per GiB-hour exactly (MiB/1024)
+	// Tier is the GPU price tier ("" standard, TierPreemptible): its GPU
+	// hours are priced from the schedule TierKey(Tier, GPUModel).
+	Tier string
 }
 
 // MiBPerGiB is the scale of memory quantities: a GiB-hour rate is charged
@@ -295,7 +298,11 @@ func PriceRun(shape Shape, anchor, from, to time.Time, scheds map[string]Schedul
 		if p.qty == 0 {
 			continue
 		}
-		lines, err := splitRunScaled(anchor, from, to, p.qty, p.scale, scheds[ScheduleKey(p.resource, p.model)], false)
+		key := ScheduleKey(p.resource, p.model)
+		if p.resource == GPU && shape.Tier != "" {
+			key = TierKey(shape.Tier, p.model)
+		}
+		lines, err := splitRunScaled(anchor, from, to, p.qty, p.scale, scheds[key], false)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", p.resource, p.model, err)
 		}

@@ -145,3 +145,31 @@ func (d *Docker) ProcessUser(ctx context.Context, containerID string) (uid, gid 
 	}
 	return uid, gid, err
 }
+
+// WriteHomeFile copies one small file (and its parent directory, rel has at
+// most one) into a container's home as a tar archive, owned by user. It
+// works on a running container and runs nothing inside it.
+func (d *Docker) WriteHomeFile(ctx context.Context, containerID, homePath, user, rel string, content []byte) error {
+	uid, gid, err := d.ResolveUser(ctx, containerID, user)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	now := time.Now()
+	if dir := path.Dir(rel); dir != "." {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now}); err != nil {
+			return err
+		}
+	}
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: 0o644, Size: int64(len(content)), Uid: uid, Gid: gid, ModTime: now}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(content); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return engineErr("write "+rel+" in the home", d.cli.CopyToContainer(ctx, containerID, homePath, &buf, container.CopyToContainerOptions{}))
+}

@@ -133,6 +133,10 @@ type Runtime interface {
 	// PrepareHome gives a created (not started) container's home
 	// directory to the user it runs as (see Docker.PrepareHome).
 	PrepareHome(ctx context.Context, containerID, homePath, user string) error
+	// WriteHomeFile writes content to homePath/rel in a container (running
+	// or not), owned by user, creating rel's one parent directory: the
+	// preemption notice (~/.workbench/preempt-at).
+	WriteHomeFile(ctx context.Context, containerID, homePath, user, rel string, content []byte) error
 	// ResolveUser gives the uid and gid a run-as user stands for in a
 	// created container's image.
 	ResolveUser(ctx context.Context, containerID, user string) (uid, gid int, err error)

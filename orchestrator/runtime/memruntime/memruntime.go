@@ -49,6 +49,8 @@ type container struct {
 	logs string
 	uid  int
 	gid  int
+	// files are what WriteHomeFile wrote in its home, by relative path.
+	files map[string][]byte
 }
 
 type volume struct {

@@ -503,3 +503,33 @@ func (r *Runtime) RemoveImage(ctx context.Context, ref string) error {
 	delete(r.images, ref)
 	return nil
 }
+
+// WriteHomeFile records the file; HomeFile reads it back.
+func (r *Runtime) WriteHomeFile(ctx context.Context, containerID, _, _, rel string, content []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin(ctx, "WriteHomeFile"); err != nil {
+		return err
+	}
+	c := r.find(containerID)
+	if c == nil {
+		return runtime.ErrNotFound
+	}
+	if c.files == nil {
+		c.files = map[string][]byte{}
+	}
+	c.files[rel] = append([]byte(nil), content...)
+	return nil
+}
+
+// HomeFile returns a file WriteHomeFile wrote in a container's home.
+func (r *Runtime) HomeFile(containerID, rel string) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.find(containerID)
+	if c == nil {
+		return nil, false
+	}
+	b, ok := c.files[rel]
+	return b, ok
+}

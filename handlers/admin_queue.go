@@ -1,0 +1,179 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// adminQueue: GET /admin/queue, the queue with Cancel and the priority
+// classes.
+func (h *Handler) adminQueue(c *gin.Context) {
+	h.renderAdminQueue(c, http.StatusOK, templates.AdminQueueView{Form: templates.ClassRow{Rank: "50"}})
+}
+
+func (h *Handler) renderAdminQueue(c *gin.Context, status int, v templates.AdminQueueView) {
+	ctx := c.Request.Context()
+	var err error
+	if v.Rows, err = h.queueRows(ctx, currentUser(c)); err != nil {
+		h.fail(c, err)
+		return
+	}
+	classes, err := h.store.PriorityClasses(ctx)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	for _, pc := range classes {
+		v.Classes = append(v.Classes, templates.ClassRow{Name: pc.Name, Rank: strconv.Itoa(pc.Rank), Preemptible: pc.Preemptible,
+			Default: pc.IsDefault, Description: pc.Description})
+	}
+	h.render(c, status, templates.AdminQueuePage(h.page(c, "Queue"), v))
+}
+
+// adminPriorityClassSave: POST /admin/priority-classes, the form on the
+// queue page (admin, sudo; audited). A bad field is shown back with the
+// input kept.
+func (h *Handler) adminPriorityClassSave(c *gin.Context) {
+	form := templates.ClassRow{Name: strings.TrimSpace(c.PostForm("name")), Rank: strings.TrimSpace(c.PostForm("rank")),
+		Preemptible: c.PostForm("preemptible") == "on", Default: c.PostForm("is_default") == "on", Description: strings.TrimSpace(c.PostForm("description"))}
+	v := templates.AdminQueueView{Form: form, Errors: templates.FormErrors{}}
+	rank, err := strconv.Atoi(form.Rank)
+	if err != nil {
+		v.Errors["rank"] = "a whole number between 0 and 1000"
+		h.renderAdminQueue(c, http.StatusBadRequest, v)
+		return
+	}
+	pc := models.PriorityClass{Name: form.Name, Rank: rank, Preemptible: form.Preemptible, IsDefault: form.Default, Description: form.Description}
+	ctx := c.Request.Context()
+	before, _ := h.store.PriorityClassFor(ctx, pc.Name)
+	var ve *models.ValidationError
+	if err := h.store.SavePriorityClass(ctx, &pc); errors.As(err, &ve) {
+		v.Errors[ve.Field] = ve.Message
+		h.renderAdminQueue(c, http.StatusBadRequest, v)
+		return
+	} else if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "priority_class.save", pc.Name, before, pc)
+	h.flash(c, "Saved the priority class "+pc.Name+".")
+	seeOther(c, "/admin/queue")
+}
+
+// adminQueueCancel: an administrator takes a request out of the queue; the
+// owner reads who did it (recorded in the audit log).
+func (h *Handler) adminQueueCancel(c *gin.Context) {
+	ctx := c.Request.Context()
+	wb, err := h.store.WorkbenchByID(ctx, c.Param("id"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if wb.State != models.StateQueued {
+		h.fail(c, newError(http.StatusConflict, "not_queued", "the workbench is "+wb.State+", no longer in the queue"))
+		return
+	}
+	h.audit(c, "queue.cancel", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": models.StateStopped})
+	if err := h.wbs.Stop(ctx, wb.ID, "removed from the queue by an administrator ("+currentUser(c).Username+")"); err != nil {
+		h.fail(c, err)
+		return
+	}
+	if isAPI(c) {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	h.flash(c, "Removed "+wb.Name+" from the queue.")
+	seeOther(c, "/admin/queue")
+}
+
+// apiQueue: GET /api/v1/queue, the queue in order (owners' names for
+// administrators and for one's own requests).
+func (h *Handler) apiQueue(c *gin.Context) {
+	rows, err := h.queueRows(c.Request.Context(), currentUser(c))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	type item struct {
+		ID             string `json:"id,omitempty"`
+		Name           string `json:"name"`
+		Owner          string `json:"owner"`
+		Flavor         string `json:"flavor"`
+		Priority       string `json:"priority"`
+		Preemptible    bool   `json:"preemptible"`
+		Position       int    `json:"queue_position"`
+		Reason         string `json:"queue_reason"`
+		EstimatedStart string `json:"estimated_start"`
+	}
+	out := make([]item, 0, len(rows))
+	for _, r := range rows {
+		it := item{Name: r.Name, Owner: r.Owner, Flavor: r.Flavor, Priority: r.Priority, Preemptible: r.Preemptible,
+			Position: r.Position, Reason: r.Reason, EstimatedStart: r.EstimatedStart}
+		if r.Mine {
+			it.ID = r.ID
+		}
+		out = append(out, it)
+	}
+	c.JSON(http.StatusOK, gin.H{"items": out})
+}
+
+// apiPriorityClasses: GET /api/v1/priority-classes.
+func (h *Handler) apiPriorityClasses(c *gin.Context) {
+	list, err := h.store.PriorityClasses(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(list)})
+}
+
+// apiPriorityClassPut: PUT /api/v1/admin/priority-classes/{name}
+// {rank, preemptible, description, is_default} (admin, sudo).
+func (h *Handler) apiPriorityClassPut(c *gin.Context) {
+	var body models.PriorityClass
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	body.Name = c.Param("name")
+	ctx := c.Request.Context()
+	before, _ := h.store.PriorityClassFor(ctx, body.Name)
+	if err := h.store.SavePriorityClass(ctx, &body); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "priority_class.save", body.Name, before, body)
+	c.JSON(http.StatusOK, body)
+}
+
+// apiPriceTiers: GET /api/v1/admin/price-tiers, every discount version.
+func (h *Handler) apiPriceTiers(c *gin.Context) {
+	list, err := h.store.PriceTierHistory(c.Request.Context())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(list)})
+}
+
+// apiPriceTierAdd: POST /api/v1/admin/price-tiers {tier, discount_percent,
+// effective_from} adds a discount version (now or later, never earlier).
+func (h *Handler) apiPriceTierAdd(c *gin.Context) {
+	var body models.PriceTier
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	body.CreatedBy, body.IsDefault = currentUser(c).Username, false
+	if err := h.store.AddPriceTier(c.Request.Context(), &body); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "price_tier.add", body.Tier, nil, body)
+	c.JSON(http.StatusCreated, body)
+}

@@ -1,0 +1,45 @@
+package handlers
+
+import (
+	"context"
+	"sort"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// queueRows lists the queue in order of position (then arrival). Other
+// users' requests are shown without their owner to people who are not
+// administrators, as the GPU table does.
+func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templates.QueueRow, error) {
+	wbs, err := h.store.ListWorkbenches(ctx, 0, models.StateQueued)
+	if err != nil {
+		return nil, err
+	}
+	n, err := h.names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(wbs, func(i, j int) bool {
+		a, b := wbs[i], wbs[j]
+		if a.QueuePosition != b.QueuePosition {
+			return a.QueuePosition < b.QueuePosition
+		}
+		return a.CreatedAt.Before(b.CreatedAt)
+	})
+	rows := make([]templates.QueueRow, 0, len(wbs))
+	for _, wb := range wbs {
+		mine := viewer.IsAdmin() || wb.OwnerID == viewer.ID
+		r := templates.QueueRow{ID: wb.ID, Name: "another user's workbench", Owner: "—", Flavor: n.flavors[wb.FlavorID], Priority: wb.Priority,
+			Preemptible: wb.Preemptible, Position: wb.QueuePosition, Reason: wb.QueueReason, EstimatedStart: "unknown",
+			QueuedAt: templates.When(wb.QueuedAt), Mine: mine}
+		if mine {
+			r.Name, r.Owner = wb.Name, n.users[wb.OwnerID]
+		}
+		if wb.EstimatedStart != nil {
+			r.EstimatedStart = templates.When(wb.EstimatedStart)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}

@@ -1,0 +1,123 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+)
+
+// reservationJSON is a reservation in the API.
+type reservationJSON struct {
+	models.Reservation
+	User   string `json:"user"`
+	Active bool   `json:"active"`
+}
+
+// apiReservations: GET /api/v1/reservations, the bookings not yet over
+// (everyone's: the pool's timeline is public; names only for admins and
+// one's own).
+func (h *Handler) apiReservations(c *gin.Context) {
+	rows, err := h.reservationRows(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nonNil(rows)})
+}
+
+func (h *Handler) reservationRows(c *gin.Context) ([]reservationJSON, error) {
+	ctx := c.Request.Context()
+	now := h.wbs.Now()
+	list, err := h.store.Reservations(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	n, err := h.names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := currentUser(c)
+	out := make([]reservationJSON, 0, len(list))
+	for _, r := range list {
+		j := reservationJSON{Reservation: r, User: "another user", Active: !now.Before(r.StartsAt) && now.Before(r.EndsAt)}
+		if u.IsAdmin() || r.UserID == u.ID {
+			j.User = n.users[r.UserID]
+		} else {
+			j.Note, j.CreatedBy = "", ""
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// apiReservationCreate: POST /api/v1/reservations {gpu_model, units,
+// starts_at, ends_at, note}; an admin may book for another user ("user").
+func (h *Handler) apiReservationCreate(c *gin.Context) {
+	var body struct {
+		GPUModel string    `json:"gpu_model"`
+		Units    int       `json:"units"`
+		StartsAt time.Time `json:"starts_at"`
+		EndsAt   time.Time `json:"ends_at"`
+		Note     string    `json:"note"`
+		User     string    `json:"user"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	ctx := c.Request.Context()
+	owner := currentUser(c)
+	if body.User != "" && body.User != owner.Username {
+		if !owner.IsAdmin() {
+			h.fail(c, errForbidden)
+			return
+		}
+		u, err := h.store.UserByUsername(ctx, body.User)
+		if err != nil {
+			h.fail(c, &models.ValidationError{Field: "user", Message: "no user " + strconv.Quote(body.User)})
+			return
+		}
+		owner = u
+	}
+	r, err := h.wbs.Reserve(ctx, owner, body.GPUModel, body.Units, body.StartsAt, body.EndsAt, body.Note)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "reservation.create", strconv.FormatInt(r.ID, 10), nil, r)
+	c.JSON(http.StatusCreated, reservationJSON{Reservation: *r, User: owner.Username})
+}
+
+// apiReservationDelete: DELETE /api/v1/reservations/{id} (its owner or an
+// admin) releases it.
+func (h *Handler) apiReservationDelete(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, models.ErrNotFound)
+		return
+	}
+	if err := h.wbs.CancelReservation(c.Request.Context(), currentUser(c), id); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "reservation.cancel", c.Param("id"), nil, nil)
+	c.Status(http.StatusNoContent)
+}
+
+// reservationTimeline is the pool page's list of bookings.
+func (h *Handler) reservationTimeline(c *gin.Context) ([]templates.ReservationRow, error) {
+	rows, err := h.reservationRows(c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]templates.ReservationRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, templates.ReservationRow{User: r.User, Model: models.ShortGPUName(r.GPUModel), Units: r.Units,
+			Start: templates.When(&r.StartsAt), End: templates.When(&r.EndsAt), Active: r.Active})
+	}
+	return out, nil
+}

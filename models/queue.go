@@ -1,0 +1,233 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// WaitableQuota reports whether a quota refusal can clear by itself when
+// the user's other workbenches stop (a concurrency limit): a queued launch
+// then waits instead of failing. Allowed images, idle bounds and monthly
+// limits are final.
+func WaitableQuota(err error) bool {
+	var qe *QuotaError
+	if !errors.As(err, &qe) {
+		return false
+	}
+	switch qe.Limit {
+	case "max_workbenches", "max_gpus", "max_gpus_per_model":
+		return true
+	}
+	return false
+}
+
+// EnqueueWorkbench inserts wb in state queued, binding nothing, after check
+// (the launch quota with its waitable limits let through) in the same
+// immediate transaction. The drainer places it later (DrainQueue).
+func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(tx *Tx) error) error {
+	if err := ValidateWorkbenchName(wb.Name); err != nil {
+		return err
+	}
+	wb.ID = newWorkbenchID()
+	wb.State = StateQueued
+	wb.Progress = 0
+	now := s.now()
+	wb.CreatedAt, wb.UpdatedAt, wb.QueuedAt = now, now, &now
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&Workbench{}).Where("owner_id = ? AND name = ? AND deleted_at IS NULL", wb.OwnerID, wb.Name).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ValidationError{Field: "name", Message: "you already have a workbench with this name"}
+		}
+		if check != nil {
+			if err := check(&Tx{tx: tx}); err != nil && !WaitableQuota(err) {
+				return err
+			}
+		}
+		if err := tx.Create(wb).Error; err != nil {
+			return err
+		}
+		wb.GPUs = []string{}
+		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateQueued, Message: "waiting for free GPUs"}).Error
+	})
+}
+
+// RequeueWorkbench puts a stopped, failed or preempted workbench back in
+// the queue (a start that waits, or auto-resume after preemption).
+func (s *Store) RequeueWorkbench(ctx context.Context, id, message string, expires *time.Time) error {
+	now := s.now()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
+			Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": message, "queued_at": now, "queue_expires_at": expires,
+				"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "updated_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrConflict
+		}
+		return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: StateQueued, Message: message}).Error
+	})
+}
+
+// LeaveQueue moves a queued workbench to state (stopped: cancelled or
+// expired) with reason. It returns ErrConflict when it is no longer queued
+// (the drainer placed it first).
+func (s *Store) LeaveQueue(ctx context.Context, id, state, reason string) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return leaveQueue(tx, id, state, reason, s.now())
+	})
+}
+
+func leaveQueue(tx *gorm.DB, id, state, reason string, now time.Time) error {
+	res := tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).
+		Updates(map[string]any{"state": state, "reason": reason, "queue_position": 0, "queue_ahead": 0, "estimated_start": nil,
+			"queue_reason": "", "stopped_at": now, "updated_at": now})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrConflict
+	}
+	return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: state, Message: reason}).Error
+}
+
+// QueuedWorkbench is a queued workbench with what it asks for.
+type QueuedWorkbench struct {
+	Workbench
+	GPUModel    string `gorm:"column:gpu_model"`
+	GPUCount    int    `gorm:"column:gpu_count"`
+	MaxRuntimeS int64  `gorm:"column:max_runtime_s"`
+}
+
+// HeldWorkbench is an active workbench with the GPUs it holds.
+type HeldWorkbench struct {
+	Workbench
+	GPUModel    string `gorm:"column:gpu_model"`
+	Units       int    `gorm:"column:units"`
+	MaxRuntimeS int64  `gorm:"column:max_runtime_s"`
+}
+
+// QueueTx is the drainer's handle on its BEGIN IMMEDIATE transaction:
+// what it reads (the queue, what holds GPUs) and what it does (place,
+// expire, explain) happen under one write lock, so drains running at once
+// never bind a GPU twice.
+type QueueTx struct {
+	tx  *gorm.DB
+	now time.Time
+}
+
+// DrainQueue runs fn in one immediate transaction. Its time is read once
+// the write lock is held: a drain that waited for another must not decide
+// on the moment it started waiting.
+func (s *Store) DrainQueue(ctx context.Context, fn func(q *QueueTx) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&QueueTx{tx: tx, now: s.now()})
+	})
+}
+
+// Queued lists the queued workbenches with what their flavor asks.
+func (q *QueueTx) Queued() ([]QueuedWorkbench, error) {
+	var out []QueuedWorkbench
+	err := q.tx.Raw(`SELECT w.*, f.gpu_model AS gpu_model, f.gpu_count AS gpu_count, f.max_runtime_s AS max_runtime_s
+		FROM workbenches w JOIN flavors f ON f.id = w.flavor_id
+		WHERE w.state = ? AND w.deleted_at IS NULL ORDER BY w.queued_at, w.id`, StateQueued).Scan(&out).Error
+	return out, err
+}
+
+// Held lists the active workbenches with the GPUs they hold.
+func (q *QueueTx) Held() ([]HeldWorkbench, error) {
+	var out []HeldWorkbench
+	err := q.tx.Raw(`SELECT w.*, COALESCE(MAX(a.gpu_model), '') AS gpu_model, COUNT(a.gpu_uuid) AS units, f.max_runtime_s AS max_runtime_s
+		FROM workbenches w JOIN flavors f ON f.id = w.flavor_id LEFT JOIN gpu_allocations a ON a.workbench_id = w.id
+		WHERE w.state IN ? AND w.deleted_at IS NULL GROUP BY w.id`, ActiveStates).Scan(&out).Error
+	return out, err
+}
+
+// Allocated is the set of bound GPU UUIDs.
+func (q *QueueTx) Allocated() (map[string]bool, error) {
+	var held []string
+	if err := q.tx.Model(&gpuAllocation{}).Pluck("gpu_uuid", &held).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(held))
+	for _, u := range held {
+		out[u] = true
+	}
+	return out, nil
+}
+
+// Check runs a quota check inside the drain's transaction.
+func (q *QueueTx) Check(check func(tx *Tx) error) error { return check(&Tx{tx: q.tx}) }
+
+// Place moves a queued workbench to requested and binds its GPUs.
+func (q *QueueTx) Place(id string, need GPUNeed) ([]Unit, error) {
+	res := q.tx.Model(&Workbench{}).Where("id = ? AND state = ? AND deleted_at IS NULL", id, StateQueued).
+		Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "queue_position": 0, "queue_ahead": 0,
+			"queue_reason": "", "estimated_start": nil, "updated_at": q.now})
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrConflict
+	}
+	gpus, err := allocate(q.tx, id, need, q.now)
+	if err != nil {
+		return nil, err
+	}
+	return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested, Message: "placed from the queue"}).Error
+}
+
+// Leave ends a queued workbench's wait (expired, refused by a quota).
+func (q *QueueTx) Leave(id, state, reason string) error {
+	return leaveQueue(q.tx, id, state, reason, q.now)
+}
+
+// Explain records a queued workbench's place, why it waits and its estimate.
+func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimated *time.Time) error {
+	return q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).
+		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated}).Error
+}
+
+// MarkPreempt tells a preemptible run to yield: it is stopped at at.
+func (q *QueueTx) MarkPreempt(id string, at time.Time) error {
+	return q.tx.Model(&Workbench{}).Where("id = ? AND preemptible AND preempt_at IS NULL", id).
+		Updates(map[string]any{"preempt_notice_at": q.now, "preempt_at": at}).Error
+}
+
+// DuePreemptions lists workbenches told to yield whose grace has ended by now.
+func (s *Store) DuePreemptions(ctx context.Context, now time.Time) ([]Workbench, error) {
+	var out []Workbench
+	err := s.db.WithContext(ctx).Where("preempt_at IS NOT NULL AND preempt_at <= ? AND deleted_at IS NULL AND state IN ?", now, ActiveStates).
+		Find(&out).Error
+	return out, err
+}
+
+// GPUSpan is a stretch of GPU use by a user (fair share).
+type GPUSpan struct {
+	UserID   int64      `gorm:"column:user_id"`
+	GPUCount int        `gorm:"column:gpu_count"`
+	Started  time.Time  `gorm:"column:started_at"`
+	Ended    *time.Time `gorm:"column:ended_at"`
+}
+
+// GPUSpansSince lists usage intervals with GPUs that were open at or after
+// since.
+func (s *Store) GPUSpansSince(ctx context.Context, since time.Time) ([]GPUSpan, error) {
+	var out []GPUSpan
+	err := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("user_id", "gpu_count", "started_at", "ended_at").
+		Where("gpu_count > 0 AND (ended_at IS NULL OR ended_at >= ?)", since).Scan(&out).Error
+	return out, err
+}
+
+// ActiveReservations lists the reservations in force now.
+func (q *QueueTx) ActiveReservations() ([]Reservation, error) {
+	var out []Reservation
+	err := q.tx.Where("released_at IS NULL AND starts_at <= ? AND ends_at > ?", q.now, q.now).Find(&out).Error
+	return out, err
+}

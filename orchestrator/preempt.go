@@ -1,0 +1,109 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"workbench/models"
+)
+
+// Preemption (issue 12 §3; docs/scheduling.md). When a drain finds a
+// higher-priority request that cannot be placed, the scheduler picks
+// preemptible victims; each is told to yield (MarkPreempt records when its
+// grace ends, notifyPreempt writes the notice file), keeps running through
+// the grace so its code can checkpoint, and is then stopped by the drain
+// that finds its time due (preemptDue) — a timer in the database, so a
+// portal restart does not lose it. It ends "preempted", home kept, billed
+// to its container's exit; with auto-resume it re-enters the queue.
+
+// PreemptFile is the notice, relative to the home: it holds the time
+// (RFC 3339, UTC) at which the workbench will be stopped.
+const PreemptFile = ".workbench/preempt-at"
+
+// PreemptFileEnv names the notice file's full path in every workbench.
+const PreemptFileEnv = "WORKBENCH_PREEMPT_FILE"
+
+// notifyPreempt tells a victim it must yield by at: the notice file in its
+// home and a reason on its page.
+func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return
+	}
+	msg := fmt.Sprintf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
+		at.UTC().Format("15:04:05"), PreemptFile)
+	m.updateWorkbench(ctx, id, map[string]any{"reason": msg})
+	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, At: time.Now().UTC()})
+	m.log.Info("preempting", "id", id, "at", at)
+	if wb.ContainerID == "" || wb.State != models.StateRunning {
+		return // still launching: it is stopped when its grace ends all the same
+	}
+	img, err := m.store.ImageByID(ctx, wb.ImageID)
+	if err != nil {
+		return
+	}
+	if err := m.rt.WriteHomeFile(ctx, wb.ContainerID, img.HomePath, img.ContainerUser(), PreemptFile,
+		[]byte(at.UTC().Format(time.RFC3339)+"\n")); err != nil {
+		m.log.Warn("preemption notice", "id", id, "err", err)
+	}
+}
+
+// clearPreemptNotice empties the notice of a preemptible workbench that
+// starts (again): a resumed run must not read the last run's notice. The
+// file stays, empty, so watchers need not handle its absence.
+func (m *Manager) clearPreemptNotice(ctx context.Context, id, cid string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil || !wb.Preemptible {
+		return
+	}
+	img, err := m.store.ImageByID(ctx, wb.ImageID)
+	if err != nil {
+		return
+	}
+	if err := m.rt.WriteHomeFile(ctx, cid, img.HomePath, img.ContainerUser(), PreemptFile, nil); err != nil {
+		m.log.Warn("clear preemption notice", "id", id, "err", err)
+	}
+}
+
+// preemptDue stops the victims whose grace has ended.
+func (m *Manager) preemptDue(ctx context.Context) {
+	due, err := m.store.DuePreemptions(ctx, m.now())
+	if err != nil {
+		m.log.Warn("preemption: list due", "err", err)
+		return
+	}
+	for _, wb := range due {
+		if err := m.preempt(ctx, wb.ID); err != nil {
+			m.log.Warn("preemption: stop", "id", wb.ID, "err", err)
+		}
+	}
+}
+
+// preempt stops a victim as "preempted" and, with auto-resume, puts it
+// back in the queue.
+func (m *Manager) preempt(ctx context.Context, id string) error {
+	wb, err := m.waitClaim(ctx, id)
+	if err != nil || wb == nil {
+		return err
+	}
+	reason := "preempted: a higher-priority launch needed its GPUs (its home is kept"
+	if wb.AutoResume {
+		reason += "; it resumes when GPUs free up)"
+	} else {
+		reason += "; start it again when you like)"
+	}
+	err = m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted)
+	m.release(id)
+	if err != nil || !wb.AutoResume {
+		return err
+	}
+	exp := m.now().Add(m.opt.QueueMaxWait)
+	if err := m.store.RequeueWorkbench(ctx, id, "preempted; waiting to resume", &exp); err != nil {
+		return err
+	}
+	m.forgetRoute(id)
+	m.events.Publish(Update{ID: id, State: models.StateQueued, At: time.Now().UTC()})
+	m.kickDrain()
+	return nil
+}

@@ -1,0 +1,68 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"workbench/models"
+)
+
+// priorityClass resolves the class a launch runs in (docs/scheduling.md):
+// the named one, else the highest preemptible class when Preemptible is
+// asked, else the default. Users may choose any class up to the default's
+// rank; classes above it are for administrators.
+func (m *Manager) priorityClass(ctx context.Context, owner *models.User, req LaunchRequest) (*models.PriorityClass, error) {
+	def, err := m.store.PriorityClassFor(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	name := req.Priority
+	if name == "" && req.Preemptible {
+		classes, err := m.store.PriorityClasses(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range classes { // highest rank first
+			if c.Preemptible {
+				name = c.Name
+				break
+			}
+		}
+		if name == "" {
+			return nil, &models.ValidationError{Field: "preemptible", Message: "no preemptible priority class is defined; ask an administrator"}
+		}
+	}
+	cls := def
+	if name != "" {
+		if cls, err = m.store.PriorityClassFor(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	if req.Preemptible && !cls.Preemptible {
+		return nil, &models.ValidationError{Field: "priority", Message: fmt.Sprintf("the class %q is not preemptible: choose a preemptible class or leave preemptible off", cls.Name)}
+	}
+	if cls.Rank > def.Rank && !owner.IsAdmin() {
+		return nil, &models.ValidationError{Field: "priority", Message: fmt.Sprintf("the class %q ranks above the default %q: only administrators may choose it", cls.Name, def.Name)}
+	}
+	return cls, nil
+}
+
+// enqueue records a launch as queued (binding nothing) and drains at once:
+// with capacity free and nobody ahead it starts right away.
+func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Workbench, check func(*models.Tx) error) (*models.Workbench, error) {
+	exp := m.now().Add(m.opt.QueueMaxWait)
+	wb.QueueExpiresAt = &exp
+	if err := m.store.EnqueueWorkbench(ctx, wb, check); err != nil {
+		return nil, m.refusal(ctx, err)
+	}
+	m.log.Info("launch queued", "id", wb.ID, "owner", owner.Username, "priority", wb.Priority, "preemptible", wb.Preemptible)
+	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
+	if err := m.Drain(ctx); err != nil {
+		m.log.Warn("queue drain after a launch", "id", wb.ID, "err", err)
+	}
+	if fresh, err := m.store.WorkbenchByID(ctx, wb.ID); err == nil {
+		return fresh, nil
+	}
+	return wb, nil
+}

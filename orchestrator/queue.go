@@ -1,0 +1,327 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/scheduler"
+)
+
+// The queue (issue 12 §2; docs/scheduling.md). A launch with Queue set is
+// recorded "queued", binding nothing, and costs nothing. Drain places what
+// the scheduler says may start, in the same BEGIN IMMEDIATE transaction
+// that binds the GPUs; it runs after a launch joins the queue, whenever
+// capacity frees (stop, delete, exit found by reconciliation, a failed
+// launch) and on a timer (DrainEvery) that also expires old requests and
+// ends the grace of preempted runs. The queue lives in SQLite, so a portal
+// restart loses nothing: the first drain after it carries on.
+
+// kickDrain drains the queue in the background; kicks while one is
+// pending coalesce.
+func (m *Manager) kickDrain() {
+	if !m.drainPending.CompareAndSwap(false, true) {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.drainPending.Store(false)
+		if err := m.Drain(context.Background()); err != nil {
+			m.log.Warn("queue drain", "err", err)
+		}
+	}()
+}
+
+// placed is a queued workbench the drain moved to requested.
+type placed struct {
+	id    string
+	units []models.Unit
+}
+
+// Drain ends the grace of preempted runs that are due, then decides the
+// queue: starts what may start, expires what waited too long, tells
+// preemptible runs to yield for higher-priority requests, and records
+// for every other request its place, estimate and why it waits.
+func (m *Manager) Drain(ctx context.Context) error {
+	m.drainMu.Lock()
+	defer m.drainMu.Unlock()
+	m.preemptDue(ctx)
+	m.releaseNoShows(ctx)
+	queued, err := m.store.ListWorkbenches(ctx, 0, models.StateQueued)
+	if err != nil {
+		return err
+	}
+	cands, err := m.pool.CandidatesByModel(ctx)
+	if err != nil {
+		return err
+	}
+	now := m.now() // for fair share; the decisions read the clock under the lock
+	// Read outside the transaction (they need the price list and the
+	// ledger); a little stale is harmless: the quota is checked again, and
+	// usage only orders requests of equal priority.
+	months := map[int64]models.MonthUsage{}
+	for _, wb := range queued {
+		if _, ok := months[wb.OwnerID]; !ok {
+			if months[wb.OwnerID], err = m.billing.MonthUsage(ctx, wb.OwnerID); err != nil {
+				return err
+			}
+		}
+	}
+	usage, err := m.fairShare(ctx, now)
+	if err != nil {
+		return err
+	}
+	var started []placed
+	var yield []string
+	// Held (read) from the placement's commit until its pipeline is
+	// registered, like a launch: reconciliation must not take a placed
+	// workbench for an abandoned launch.
+	m.accepting.RLock()
+	defer m.accepting.RUnlock()
+	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
+		started, yield = nil, nil
+		now = m.now()
+		snap, asks, err := m.snapshot(q, cands, now, usage, months)
+		if err != nil {
+			return err
+		}
+		plan := scheduler.Decide(snap)
+		for _, id := range plan.Expire {
+			wb := asks[id]
+			reason := fmt.Sprintf("expired: waited %s in the queue for %s without a place (the maximum wait); launch again or ask an administrator",
+				m.opt.QueueMaxWait, needText(wb.need))
+			if err := q.Leave(id, models.StateStopped, reason); err != nil {
+				return err
+			}
+		}
+		for _, id := range plan.Start {
+			a := asks[id]
+			// Checked again now: an earlier placement in this drain may
+			// have used the user's quota.
+			if err := q.Check(models.CheckLaunchQuota(a.ask, months[a.ask.UserID])); err != nil {
+				if models.WaitableQuota(err) {
+					continue // waits; explained on the next drain
+				}
+				if err := q.Leave(id, models.StateFailed, "refused when its turn came: "+err.Error()); err != nil {
+					return err
+				}
+				continue
+			}
+			gpus, err := q.Place(id, a.need)
+			var nc *models.NoCapacityError
+			if errors.As(err, &nc) {
+				return fmt.Errorf("scheduler placed %s beyond capacity: %w", id, err) // a bug: roll back the whole drain
+			}
+			if err != nil {
+				return err
+			}
+			started = append(started, placed{id: id, units: gpus})
+		}
+		for _, id := range plan.Preempt {
+			if err := q.MarkPreempt(id, now.Add(m.opt.PreemptGrace)); err != nil {
+				return err
+			}
+			yield = append(yield, id)
+		}
+		for id, w := range plan.Waiting {
+			var est *time.Time
+			if !w.EstimatedStart.IsZero() {
+				t := w.EstimatedStart
+				est = &t
+			}
+			if err := q.Explain(id, w.Position, w.Ahead, waitText(w), est); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range started {
+		m.startPlaced(ctx, p)
+	}
+	for _, id := range yield {
+		m.notifyPreempt(ctx, id, now.Add(m.opt.PreemptGrace))
+	}
+	for _, wb := range queued {
+		m.events.Publish(Update{ID: wb.ID, State: models.StateQueued, At: time.Now().UTC()})
+	}
+	return nil
+}
+
+// queuedAsk is what a queued workbench needs to be placed.
+type queuedAsk struct {
+	need models.GPUNeed
+	ask  models.LaunchAsk
+}
+
+// snapshot builds the scheduler's view inside the drain's transaction.
+func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, now time.Time, usage map[int64]float64,
+	months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
+	snap := scheduler.Snapshot{Now: now, Free: map[scheduler.Pool]int{}, Usage: usage,
+		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: true, FairShareHalfLife: m.opt.FairShareHalfLife}}
+	alloc, err := q.Allocated()
+	if err != nil {
+		return snap, nil, err
+	}
+	for model, uuids := range cands {
+		n := 0
+		for _, u := range uuids {
+			if !alloc[u] {
+				n++
+			}
+		}
+		snap.Free[scheduler.PoolGPU(model)] = n
+	}
+	held, err := q.Held()
+	if err != nil {
+		return snap, nil, err
+	}
+	res, err := q.ActiveReservations()
+	if err != nil {
+		return snap, nil, err
+	}
+	for _, r := range res {
+		snap.Reservations = append(snap.Reservations, scheduler.Reservation{ID: r.ID, User: r.UserID, Pool: scheduler.PoolGPU(r.GPUModel),
+			Units: r.Units, Start: r.StartsAt, End: r.EndsAt})
+	}
+	for _, h := range held {
+		r := scheduler.Running{ID: h.ID, User: h.OwnerID, Units: h.Units, Priority: h.PriorityRank, Preemptible: h.Preemptible,
+			Started: h.CreatedAt, Yielding: h.PreemptAt != nil}
+		if h.Units > 0 {
+			r.Pool = scheduler.PoolGPU(h.GPUModel)
+		}
+		if h.StartedAt != nil {
+			r.Started = *h.StartedAt
+		}
+		if h.MaxRuntimeS > 0 {
+			begin := now
+			if h.StartedAt != nil && h.State == models.StateRunning {
+				begin = *h.StartedAt
+			}
+			r.EndsBy = begin.Add(time.Duration(h.MaxRuntimeS+h.RuntimeExtensionS) * time.Second)
+		}
+		snap.Running = append(snap.Running, r)
+	}
+	queued, err := q.Queued()
+	if err != nil {
+		return snap, nil, err
+	}
+	asks := map[string]queuedAsk{}
+	for _, w := range queued {
+		need := models.GPUNeed{Model: w.GPUModel, Count: w.GPUCount, Candidates: cands[w.GPUModel]}
+		ask := models.LaunchAsk{UserID: w.OwnerID, GPUModel: w.GPUModel, GPUs: w.GPUCount, IdleTimeout: time.Duration(w.IdleTimeoutS) * time.Second}
+		// The image and flavor were allowed when it joined the queue; only
+		// the limits that change with time are checked at placement.
+		r := scheduler.Request{ID: w.ID, User: w.OwnerID, Units: w.GPUCount, Priority: w.PriorityRank, Preemptible: w.Preemptible,
+			MaxRuntime: time.Duration(w.MaxRuntimeS) * time.Second}
+		if w.QueuedAt != nil {
+			r.Arrived = *w.QueuedAt
+		}
+		if w.QueueExpiresAt != nil {
+			r.Expires = *w.QueueExpiresAt
+		}
+		if w.GPUCount > 0 {
+			r.Pool = scheduler.PoolGPU(w.GPUModel)
+		}
+		// A concurrency limit holds it (keeping its place); final refusals
+		// (a monthly limit) are left to placement, which fails it with the
+		// reason when its turn comes.
+		if err := q.Check(models.CheckLaunchQuota(ask, months[w.OwnerID])); models.WaitableQuota(err) {
+			r.Blocked = "waiting for your other workbenches to stop: " + err.Error()
+		}
+		asks[w.ID] = queuedAsk{need: need, ask: ask}
+		snap.Queue = append(snap.Queue, r)
+	}
+	return snap, asks, nil
+}
+
+// fairShare is each user's decayed recent GPU use (GPU-seconds), over ten
+// half-lives (older use weighs less than 0.1 %).
+func (m *Manager) fairShare(ctx context.Context, now time.Time) (map[int64]float64, error) {
+	hl := m.opt.FairShareHalfLife
+	spans, err := m.store.GPUSpansSince(ctx, now.Add(-10*hl))
+	if err != nil {
+		return nil, err
+	}
+	in := make([]scheduler.Span, 0, len(spans))
+	for _, s := range spans {
+		sp := scheduler.Span{User: s.UserID, Units: s.GPUCount, Start: s.Started}
+		if s.Ended != nil {
+			sp.End = *s.Ended
+		}
+		in = append(in, sp)
+	}
+	return scheduler.DecayedUsage(in, now, hl), nil
+}
+
+// startPlaced runs the launch pipeline of a workbench the drain placed (a
+// resumed one reuses its container when its GPUs are the same).
+func (m *Manager) startPlaced(ctx context.Context, p placed) {
+	wb, err := m.store.WorkbenchByID(ctx, p.id)
+	if err == nil {
+		var owner *models.User
+		var img *models.Image
+		var fl *models.Flavor
+		if owner, err = m.store.UserByID(ctx, wb.OwnerID); err == nil {
+			if img, err = m.store.ImageByID(ctx, wb.ImageID); err == nil {
+				if fl, err = m.store.FlavorByID(ctx, wb.FlavorID); err == nil {
+					m.log.Info("placed from the queue", "id", wb.ID, "gpus", models.DeviceIDs(p.units))
+					m.events.Publish(Update{ID: wb.ID, State: models.StateRequested, At: time.Now().UTC()})
+					m.inBackground(wb.ID, func(ctx context.Context) error {
+						return m.restart(ctx, wb, owner.Username, img, fl, p.units)
+					})
+					return
+				}
+			}
+		}
+	}
+	m.log.Error("start a placed workbench", "id", p.id, "err", err)
+	m.inBackground(p.id, func(context.Context) error { return fmt.Errorf("could not start after its wait: %v", err) })
+}
+
+// needText is "2 × H100 80GB HBM3".
+func needText(n models.GPUNeed) string {
+	if n.Count == 0 {
+		return "a place"
+	}
+	return fmt.Sprintf("%d × %s", n.Count, scheduler.PoolGPU(n.Model).Label())
+}
+
+// waitText is the explanation a queued workbench shows.
+func waitText(w scheduler.Wait) string {
+	s := w.Reason
+	switch w.Ahead {
+	case 0:
+		s += "; you are next"
+	case 1:
+		s += "; 1 workbench ahead of you"
+	default:
+		s += fmt.Sprintf("; %d workbenches ahead of you", w.Ahead)
+	}
+	return s
+}
+
+// cancelQueued takes a queued workbench out of the queue (a stop of a
+// queued workbench). It reports false when it was placed meanwhile (the
+// caller stops it the usual way).
+func (m *Manager) cancelQueued(ctx context.Context, id, reason string) (bool, error) {
+	if reason == "" {
+		reason = "left the queue before it started (cancelled); nothing was charged"
+	}
+	err := m.store.LeaveQueue(ctx, id, models.StateStopped, reason)
+	if errors.Is(err, models.ErrConflict) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	m.forgetRoute(id)
+	m.events.Publish(Update{ID: id, State: models.StateStopped, Reason: reason, At: time.Now().UTC()})
+	m.kickDrain() // positions of the others moved
+	return true, nil
+}

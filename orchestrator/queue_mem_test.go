@@ -1,0 +1,331 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"workbench/models"
+	"workbench/models/pricing"
+	"workbench/orchestrator/runtime"
+)
+
+// queueRig is a memRig whose containers' Jupyter answers, with a clock the
+// test moves (manager and store), and the rig's one-GPU flavor.
+type queueRig struct {
+	*memRig
+	flavor string
+	alice  *models.User
+	mu     sync.Mutex
+	now    time.Time
+}
+
+func newQueueRig(t *testing.T) *queueRig {
+	t.Helper()
+	// Jupyter's stand-in closes after the manager's work has ended (cleanups
+	// run last first): a failing test must not leave a launch waiting for
+	// it until the ready timeout.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	t.Cleanup(srv.Close)
+	r := &queueRig{memRig: newMemRig(t), now: time.Now().UTC()}
+	host, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	port, _ := strconv.Atoi(portText)
+	r.rt.SetEndpoint(func(info runtime.ContainerInfo, _ string) (string, int) {
+		if !info.Running {
+			return "", 0
+		}
+		return host, port
+	})
+	clock := func() time.Time {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.now
+	}
+	r.m.SetClock(clock)
+	r.store.SetClock(clock)
+	r.rt.SetClock(clock)
+	ctx := context.Background()
+	fl, err := r.store.FlavorByID(ctx, r.wb.FlavorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.flavor = fl.Name
+	if r.alice, err = r.store.UserByID(ctx, r.wb.OwnerID); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *queueRig) advance(d time.Duration) {
+	r.mu.Lock()
+	r.now = r.now.Add(d)
+	r.mu.Unlock()
+}
+
+func (r *queueRig) user(t *testing.T, name string) *models.User {
+	t.Helper()
+	u, err := r.store.CreateUser(context.Background(), models.NewUser{Username: name, Password: name + "-password", Role: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func (r *queueRig) launch(t *testing.T, u *models.User, name string, req LaunchRequest) *models.Workbench {
+	t.Helper()
+	req.Name, req.Image, req.Flavor = name, "mem", r.flavor
+	wb, err := r.m.Launch(context.Background(), u, req)
+	if err != nil {
+		t.Fatalf("launch %s: %v", name, err)
+	}
+	return wb
+}
+
+// fill launches running workbenches until every GPU is bound (the rig's own
+// holds one).
+func (r *queueRig) fill(t *testing.T, u *models.User, req LaunchRequest) []*models.Workbench {
+	t.Helper()
+	var out []*models.Workbench
+	for i := 0; i < 7; i++ {
+		wb := r.launch(t, u, fmt.Sprintf("fill-%s-%d", u.Username, i), req)
+		out = append(out, r.waitState(t, wb.ID, models.StateRunning))
+	}
+	return out
+}
+
+// In memory: a launch with queue on a full pool waits with its position and
+// the reason, costs nothing while it waits, and starts when a GPU frees.
+func TestMemQueueWaitsThenStartsWhenAGPUFrees(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	r.fill(t, r.alice, LaunchRequest{})
+	bob := r.user(t, "bob")
+	first := r.launch(t, bob, "first", LaunchRequest{Queue: true})
+	r.advance(time.Second)
+	second := r.launch(t, bob, "second", LaunchRequest{Queue: true})
+	if first.State != models.StateQueued || len(first.GPUs) != 0 {
+		t.Fatalf("first: %s with GPUs %v, want queued with none", first.State, first.GPUs)
+	}
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w1, _ := r.store.WorkbenchByID(ctx, first.ID)
+	w2, _ := r.store.WorkbenchByID(ctx, second.ID)
+	if w1.QueuePosition != 1 || !strings.Contains(w1.QueueReason, "1 × H100 80GB HBM3 needed; 0 free; you are next") {
+		t.Fatalf("first: position %d, reason %q", w1.QueuePosition, w1.QueueReason)
+	}
+	if w2.QueuePosition != 2 || !strings.HasSuffix(w2.QueueReason, "1 workbench ahead of you") {
+		t.Fatalf("second: position %d, reason %q", w2.QueuePosition, w2.QueueReason)
+	}
+	r.advance(time.Hour) // an hour in the queue is free
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	w1 = r.waitState(t, first.ID, models.StateRunning)
+	if len(w1.GPUs) != 1 {
+		t.Fatalf("placed with GPUs %v", w1.GPUs)
+	}
+	iv, err := r.store.OpenIntervalOf(ctx, first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv.StartedAt.Before(w1.CreatedAt.Add(time.Hour)) {
+		t.Fatalf("metering starts %s, before the wait ended (queued at %s)", iv.StartedAt, w1.CreatedAt)
+	}
+	waitFor(t, func() bool {
+		w2, _ = r.store.WorkbenchByID(ctx, second.ID)
+		return w2.QueuePosition == 1
+	})
+	if w2.State != models.StateQueued {
+		t.Fatalf("second is %s", w2.State)
+	}
+	// Cancel: stopping a queued workbench takes it out of the queue.
+	if err := r.m.Stop(ctx, second.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	w2, _ = r.store.WorkbenchByID(ctx, second.ID)
+	if w2.State != models.StateStopped || !strings.Contains(w2.Reason, "left the queue") {
+		t.Fatalf("cancelled: %s %q", w2.State, w2.Reason)
+	}
+	if _, err := r.store.OpenIntervalOf(ctx, second.ID); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("a cancelled queued workbench was metered (%v)", err)
+	}
+}
+
+// In memory: a queued launch leaves the queue after the maximum wait, with
+// the reason.
+func TestMemQueueExpires(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	r.fill(t, r.alice, LaunchRequest{})
+	wb := r.launch(t, r.alice, "late", LaunchRequest{Queue: true})
+	r.advance(r.m.opt.QueueMaxWait - time.Second)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, wb.ID); got.State != models.StateQueued {
+		t.Fatalf("expired early: %s", got.State)
+	}
+	r.advance(time.Second)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := r.store.WorkbenchByID(ctx, wb.ID)
+	if got.State != models.StateStopped || !strings.HasPrefix(got.Reason, "expired: waited 24h0m0s in the queue for 1 × H100 80GB HBM3") {
+		t.Fatalf("after the maximum wait: %s %q", got.State, got.Reason)
+	}
+}
+
+// In memory: equal priority, the user with less recent GPU use goes first
+// although they queued later; a higher class passes both.
+func TestMemQueueOrdersByPriorityThenFairShare(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	r.fill(t, r.alice, LaunchRequest{}) // alice holds 8 GPUs: heavy recent use
+	r.advance(time.Hour)
+	heavy := r.launch(t, r.alice, "heavy", LaunchRequest{Queue: true})
+	r.advance(time.Second)
+	carol := r.user(t, "carol")
+	light := r.launch(t, carol, "light", LaunchRequest{Queue: true})
+	r.advance(time.Second)
+	batch := r.launch(t, carol, "batch", LaunchRequest{Queue: true, Priority: "batch"})
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pos := func(id string) int {
+		wb, _ := r.store.WorkbenchByID(ctx, id)
+		return wb.QueuePosition
+	}
+	if pos(light.ID) != 1 || pos(heavy.ID) != 2 || pos(batch.ID) != 3 {
+		t.Fatalf("positions light %d heavy %d batch %d, want 1 2 3", pos(light.ID), pos(heavy.ID), pos(batch.ID))
+	}
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, light.ID, models.StateRunning)
+	// Users may not pick a class above the default.
+	if _, err := r.m.Launch(ctx, carol, LaunchRequest{Name: "x", Image: "mem", Flavor: r.flavor, Priority: "nope"}); err == nil {
+		t.Fatal("unknown class accepted")
+	}
+}
+
+// In memory: a full pool of preemptible runs; an interactive launch that
+// waits makes the newest one yield: notice file and reason at once, still
+// running through the grace, then stopped "preempted" (home kept, billed to
+// its exit at the preemptible rate); with auto-resume it queues again.
+func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	dave := r.user(t, "dave")
+	var victims []*models.Workbench
+	for i := 0; i < 7; i++ {
+		wb := r.launch(t, dave, fmt.Sprintf("spot-%d", i), LaunchRequest{Preemptible: true, AutoResume: i == 6})
+		victims = append(victims, r.waitState(t, wb.ID, models.StateRunning))
+		r.advance(time.Minute)
+	}
+	newest := victims[6]
+	if !newest.Preemptible || newest.Priority != "preemptible" {
+		t.Fatalf("preemptible launch recorded as %q preemptible=%v", newest.Priority, newest.Preemptible)
+	}
+	if iv, err := r.store.OpenIntervalOf(ctx, newest.ID); err != nil || iv.Tier != pricing.TierPreemptible {
+		t.Fatalf("interval tier %q (%v)", iv.Tier, err)
+	}
+	eve := r.user(t, "eve")
+	want := r.launch(t, eve, "interactive", LaunchRequest{Queue: true})
+	if want.State != models.StateQueued {
+		t.Fatalf("interactive launch is %s", want.State)
+	}
+	got, _ := r.store.WorkbenchByID(ctx, newest.ID)
+	if got.PreemptAt == nil || !got.PreemptAt.Equal(r.m.now().Add(120*time.Second)) {
+		t.Fatalf("newest victim: preempt at %v", got.PreemptAt)
+	}
+	notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile)
+	if !ok || strings.TrimSpace(string(notice)) != got.PreemptAt.UTC().Format(time.RFC3339) {
+		t.Fatalf("notice file %q (%v)", notice, ok)
+	}
+	for _, v := range victims[:6] {
+		if w, _ := r.store.WorkbenchByID(ctx, v.ID); w.PreemptAt != nil {
+			t.Fatalf("%s told to yield too: one GPU is needed", v.Name)
+		}
+	}
+	// Within the grace it runs on.
+	r.advance(119 * time.Second)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := r.store.WorkbenchByID(ctx, newest.ID); w.State != models.StateRunning {
+		t.Fatalf("stopped before the grace ended: %s", w.State)
+	}
+	r.advance(time.Second)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, want.ID, models.StateRunning)
+	// Auto-resume: it went through preempted and is queued again.
+	got = r.waitState(t, newest.ID, models.StateQueued)
+	hist, _ := r.store.WorkbenchHistory(ctx, newest.ID)
+	sawPreempted := false
+	for _, h := range hist {
+		sawPreempted = sawPreempted || (h.State == models.StatePreempted && strings.HasPrefix(h.Message, "preempted:"))
+	}
+	if !sawPreempted || len(got.GPUs) != 0 {
+		t.Fatalf("history %+v, GPUs %v", hist, got.GPUs)
+	}
+	// Resumed when a GPU frees: the last run's notice is emptied.
+	if err := r.m.Stop(ctx, victims[0].ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	resumed := r.waitState(t, newest.ID, models.StateRunning)
+	waitFor(t, func() bool { // written just after the state turns running
+		notice, ok := r.rt.HomeFile(resumed.ContainerID, PreemptFile)
+		return ok && len(notice) == 0
+	})
+	// Billed to the container's exit, at the preemptible tier.
+	ivs, err := r.store.IntervalsOf(ctx, newest.ID)
+	if err != nil || len(ivs) != 2 || ivs[0].EndedAt == nil || ivs[0].Tier != pricing.TierPreemptible || ivs[1].Tier != pricing.TierPreemptible {
+		t.Fatalf("intervals %+v (%v)", ivs, err)
+	}
+	// A victim without auto-resume stays preempted; no non-preemptible run
+	// was touched.
+	if w, _ := r.store.WorkbenchByID(ctx, r.wb.ID); w.State != models.StateRunning {
+		t.Fatalf("non-preemptible work was touched: %s", w.State)
+	}
+}
+
+// In memory: the queue lives in the database: a manager started afresh on
+// the same data (a portal restart) places what the previous one queued.
+func TestMemQueueSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	r.fill(t, r.alice, LaunchRequest{})
+	wb := r.launch(t, r.alice, "patient", LaunchRequest{Queue: true})
+	r.m.Wait()
+	// A second manager on the same store and engine, as after a restart;
+	// the GPU frees behind the first one's back (the container exits).
+	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", Options{}, r.m.log)
+	t.Cleanup(m2.Wait)
+	m2.SetClock(r.m.clock)
+	if err := r.rt.Stop(ctx, "c-"+r.wb.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.Reconcile(ctx); err != nil { // finds the exit, frees the GPU, drains
+		t.Fatal(err)
+	}
+	got := r.waitState(t, wb.ID, models.StateRunning)
+	if len(got.GPUs) != 1 {
+		t.Fatalf("placed after the restart with GPUs %v", got.GPUs)
+	}
+}

@@ -1,0 +1,58 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// In memory: during its window a reservation's units go only to its
+// booker (others queue, told why); a reservation nobody uses is released
+// after the no-show time; bookings cannot exceed the pool.
+func TestMemReservationWindowAndNoShow(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	for i := 0; i < 6; i++ { // the rig's own + 6 = 7 of 8 held
+		r.waitState(t, r.launch(t, r.alice, fmt.Sprintf("a%d", i), LaunchRequest{}).ID, models.StateRunning)
+	}
+	carol, dave := r.user(t, "carol"), r.user(t, "dave")
+	start := r.m.now().Add(time.Hour)
+	model := "NVIDIA H100 80GB HBM3"
+	if _, err := r.m.Reserve(ctx, carol, model, 1, start, start.Add(2*time.Hour), "course"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.m.Reserve(ctx, dave, model, 8, start, start.Add(time.Hour), ""); err == nil {
+		t.Fatal("booked 9 of 8 GPUs")
+	}
+	noShow, err := r.m.Reserve(ctx, dave, model, 1, start, start.Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.advance(time.Hour) // the window opens: 1 free, carol's and dave's
+	other := r.launch(t, r.alice, "other", LaunchRequest{Queue: true})
+	w, _ := r.store.WorkbenchByID(ctx, other.ID)
+	if w.State != models.StateQueued || !strings.Contains(w.QueueReason, "(2 reserved for someone else now)") {
+		t.Fatalf("alice during the window: %s %q", w.State, w.QueueReason)
+	}
+	mine := r.launch(t, carol, "booked", LaunchRequest{Queue: true})
+	r.waitState(t, mine.ID, models.StateRunning)
+	// Dave launched nothing: released after the no-show time, and the
+	// unit goes to the queue. (A GPU frees first: carol took the last.)
+	r.advance(r.m.opt.ReservationNoShow)
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, other.ID, models.StateRunning)
+	got, err := r.store.ReservationByID(ctx, noShow.ID)
+	if err != nil || got.ReleasedAt == nil || !strings.HasPrefix(got.ReleaseReason, "no-show") {
+		t.Fatalf("dave's reservation: %+v (%v)", got, err)
+	}
+	if c, _ := r.store.Reservations(ctx, r.m.now()); len(c) != 1 || c[0].UserID != carol.ID {
+		t.Fatalf("reservations left: %+v", c)
+	}
+}

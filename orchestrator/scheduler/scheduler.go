@@ -1,0 +1,478 @@
+// Package scheduler decides, from a snapshot of the queue and of what runs,
+// which queued requests start now, which wait (and why, and until about
+// when), which expire and which preemptible runs must yield. It is pure: no
+// database, no engine, no wall clock (the snapshot carries Now), so the
+// portal's drainer and a simulator run the same code.
+//
+// Units: a request asks for Count units of one Pool (today "gpu|<model>",
+// whole GPUs; MIG profiles and shared slices become further pools). Fit is
+// the one placement test; everything else reasons in units needed vs free.
+package scheduler
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Pool names a kind of unit: "gpu|NVIDIA H100 80GB HBM3". A request with no
+// units (a CPU-only flavor) has Pool "" and always fits.
+type Pool string
+
+// PoolGPU is the pool of whole GPUs of a model.
+func PoolGPU(model string) Pool { return Pool("gpu|" + model) }
+
+// Label is the pool as people read it: "H100 80GB HBM3".
+func (p Pool) Label() string {
+	s := string(p)
+	if i := strings.IndexByte(s, '|'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimPrefix(s, "NVIDIA ")
+}
+
+// Request is one queued launch.
+type Request struct {
+	ID          string
+	User        int64
+	Pool        Pool
+	Units       int
+	Priority    int // higher goes first
+	Preemptible bool
+	Arrived     time.Time
+	// Expires is when it leaves the queue unplaced (zero: never).
+	Expires time.Time
+	// MaxRuntime bounds how long it runs once started (0: unknown); backfill
+	// needs it.
+	MaxRuntime time.Duration
+	// Blocked is set when something other than capacity holds it (a
+	// concurrency quota): it keeps its place but is skipped.
+	Blocked string
+}
+
+// Running is one workbench that holds units now.
+type Running struct {
+	ID          string
+	User        int64
+	Pool        Pool
+	Units       int
+	Priority    int
+	Preemptible bool
+	Started     time.Time
+	// EndsBy is when it stops at the latest (its maximum runtime; zero:
+	// unknown).
+	EndsBy time.Time
+	// Yielding is set for a preemptible run already told to yield: its
+	// units are on their way back.
+	Yielding bool
+}
+
+// Policy tunes the scheduler.
+type Policy struct {
+	// Backfill lets a later request start before a blocked earlier one of
+	// the same pool when it cannot delay it (see docs/scheduling.md).
+	Backfill bool
+	// Preempt lets a blocked request take the units of lower-priority
+	// preemptible runs.
+	Preempt bool
+	// FairShareHalfLife is the half-life of the recent usage that orders
+	// requests of equal priority.
+	FairShareHalfLife time.Duration
+}
+
+// Snapshot is what the scheduler decides on.
+type Snapshot struct {
+	Now     time.Time
+	Free    map[Pool]int
+	Queue   []Request
+	Running []Running
+	// Usage is each user's decayed recent unit-seconds (see DecayedUsage).
+	Usage  map[int64]float64
+	Policy Policy
+	// Reservations book units for a user over a window: while active,
+	// the booked units the booker does not use go to nobody else.
+	Reservations []Reservation
+}
+
+// Reservation is a booking of Units of a Pool for User over [Start, End).
+type Reservation struct {
+	ID         int64
+	User       int64
+	Pool       Pool
+	Units      int
+	Start, End time.Time
+}
+
+// Active reports whether the reservation's window contains t.
+func (r Reservation) Active(t time.Time) bool { return !t.Before(r.Start) && t.Before(r.End) }
+
+// reserved tracks, per active reservation, the booked units its user does
+// not hold: held back from everyone else.
+type reserved struct {
+	list []Reservation
+	idle []int
+}
+
+func newReserved(s Snapshot) *reserved {
+	rs := &reserved{}
+	held := map[string]int{} // user|pool → units held
+	key := func(u int64, p Pool) string { return fmt.Sprintf("%d|%s", u, p) }
+	for _, r := range s.Running {
+		held[key(r.User, r.Pool)] += r.Units
+	}
+	for _, r := range s.Reservations {
+		if !r.Active(s.Now) {
+			continue
+		}
+		k := key(r.User, r.Pool)
+		use := min(held[k], r.Units)
+		held[k] -= use
+		rs.list = append(rs.list, r)
+		rs.idle = append(rs.idle, r.Units-use)
+	}
+	return rs
+}
+
+// forOthers is what pool's reservations hold back from user; own what they
+// keep for user.
+func (rs *reserved) forOthers(pool Pool, user int64) int {
+	n := 0
+	for i, r := range rs.list {
+		if r.Pool == pool && r.User != user {
+			n += rs.idle[i]
+		}
+	}
+	return n
+}
+
+func (rs *reserved) own(pool Pool, user int64) int {
+	n := 0
+	for i, r := range rs.list {
+		if r.Pool == pool && r.User == user {
+			n += rs.idle[i]
+		}
+	}
+	return n
+}
+
+// take uses units of user's own reservations of pool first.
+func (rs *reserved) take(pool Pool, user int64, units int) {
+	for i, r := range rs.list {
+		if units == 0 {
+			return
+		}
+		if r.Pool == pool && r.User == user {
+			n := min(units, rs.idle[i])
+			rs.idle[i] -= n
+			units -= n
+		}
+	}
+}
+
+// Wait explains why a request is still queued.
+type Wait struct {
+	Position int // 1-based in the order of its pool
+	Ahead    int // requests of the same pool before it
+	Need     int
+	Free     int
+	Pool     Pool
+	// EstimatedStart is when it should start (zero: unknown, because what
+	// runs has no maximum runtime).
+	EstimatedStart time.Time
+	Reason         string
+}
+
+// Plan is what to do now.
+type Plan struct {
+	Start   []string        // in order
+	Expire  []string        // left the queue unplaced (past Expires)
+	Preempt []string        // preemptible runs to tell to yield
+	Waiting map[string]Wait // the rest, by id
+	Order   []string        // the whole queue as ordered (without expired)
+}
+
+// Fit is the one placement test: can need units of a pool be placed with
+// free units free, and if not, why.
+func Fit(pool Pool, need, free int) (bool, string) {
+	if need <= 0 || pool == "" {
+		return true, ""
+	}
+	if need <= free {
+		return true, ""
+	}
+	return false, fmt.Sprintf("%d × %s needed; %d free", need, pool.Label(), free)
+}
+
+// Less orders two requests: priority first, then the user with less recent
+// usage, then arrival (then id, so the order is total).
+func Less(a, b Request, usage map[int64]float64) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	ua, ub := usage[a.User], usage[b.User]
+	if ua != ub && math.Abs(ua-ub) > 1e-9 {
+		return ua < ub
+	}
+	if !a.Arrived.Equal(b.Arrived) {
+		return a.Arrived.Before(b.Arrived)
+	}
+	return a.ID < b.ID
+}
+
+// Order sorts the queue (a copy).
+func Order(q []Request, usage map[int64]float64) []Request {
+	out := append([]Request(nil), q...)
+	sort.SliceStable(out, func(i, j int) bool { return Less(out[i], out[j], usage) })
+	return out
+}
+
+// Decide computes the plan for a snapshot.
+func Decide(s Snapshot) Plan {
+	p := Plan{Waiting: map[string]Wait{}}
+	free := map[Pool]int{}
+	for k, v := range s.Free {
+		free[k] = v
+	}
+	var live []Request
+	for _, r := range s.Queue {
+		if !r.Expires.IsZero() && !s.Now.Before(r.Expires) {
+			p.Expire = append(p.Expire, r.ID)
+			continue
+		}
+		live = append(live, r)
+	}
+	ordered := Order(live, s.Usage)
+	// Release times of what holds units, per pool, including what this
+	// plan starts (at its maximum runtime).
+	releases := map[Pool][]release{}
+	for _, r := range s.Running {
+		releases[r.Pool] = append(releases[r.Pool], release{at: r.EndsBy, units: r.Units})
+	}
+	// shadow is, per pool, the first blocked request's reservation: the
+	// time it is expected to start and the units left over for others then.
+	type shadow struct {
+		at    time.Time
+		extra int
+	}
+	shadows := map[Pool]*shadow{}
+	ahead := map[Pool]int{}
+	// needAhead is, per pool, the units wanted by blocked requests before
+	// this one (for estimates).
+	needAhead := map[Pool]int{}
+	yielding := map[Pool]int{}
+	for _, r := range s.Running {
+		if r.Yielding {
+			yielding[r.Pool] += r.Units
+		}
+	}
+	preempted := map[string]bool{}
+	res := newReserved(s)
+	for _, r := range ordered {
+		p.Order = append(p.Order, r.ID)
+		pos := ahead[r.Pool] + 1
+		// Free units beyond what reservations hold back from this user;
+		// a booker may also take free units up to its own unused booking
+		// (when free units are fewer than all bookings unused, bookers
+		// get them in queue order).
+		held := res.forOthers(r.Pool, r.User)
+		avail := max(free[r.Pool]-held, min(free[r.Pool], res.own(r.Pool, r.User)), 0)
+		ok, why := Fit(r.Pool, r.Units, avail)
+		if !ok && held > 0 {
+			why += fmt.Sprintf(" (%d reserved for someone else now)", held)
+		}
+		if ok && r.Blocked == "" {
+			sh := shadows[r.Pool]
+			switch {
+			case sh == nil:
+			case res.own(r.Pool, r.User) >= r.Units:
+				// Its own booked units: nobody before it could use them.
+				// Nobody of this pool is blocked before it.
+			case !s.Policy.Backfill:
+				ok, why = false, "waiting behind an earlier request of the same GPUs (no backfill)"
+			case r.MaxRuntime > 0 && !sh.at.IsZero() && !s.Now.Add(r.MaxRuntime).After(sh.at):
+				// Ends before the blocked request can start: no delay.
+			case r.Units <= sh.extra:
+				// Uses units the blocked request will not need then.
+				sh.extra -= r.Units
+			default:
+				ok, why = false, "would delay an earlier request that waits for the same GPUs"
+			}
+		}
+		if r.Blocked != "" {
+			ok, why = false, r.Blocked
+		}
+		if ok {
+			p.Start = append(p.Start, r.ID)
+			if r.Pool != "" {
+				res.take(r.Pool, r.User, r.Units)
+				free[r.Pool] -= r.Units
+				end := time.Time{}
+				if r.MaxRuntime > 0 {
+					end = s.Now.Add(r.MaxRuntime)
+				}
+				releases[r.Pool] = append(releases[r.Pool], release{at: end, units: r.Units})
+			}
+			continue
+		}
+		ahead[r.Pool]++
+		est := estimate(s.Now, avail+yielding[r.Pool], needAhead[r.Pool]+r.Units, releases[r.Pool])
+		if r.Blocked == "" {
+			needAhead[r.Pool] += r.Units
+		}
+		if shadows[r.Pool] == nil && r.Blocked == "" {
+			extra := 0
+			if !est.IsZero() {
+				extra = availableAt(est, free[r.Pool], releases[r.Pool]) - r.Units
+			}
+			shadows[r.Pool] = &shadow{at: est, extra: max(extra, 0)}
+			// Preemption: only the first blocked request of a pool, and
+			// only for units it cannot get otherwise.
+			if s.Policy.Preempt && r.Blocked == "" && r.Pool != "" {
+				deficit := r.Units - avail - yielding[r.Pool]
+				if deficit > 0 {
+					victims := ChooseVictims(s.Running, r, deficit, preempted)
+					for _, v := range victims {
+						preempted[v] = true
+						p.Preempt = append(p.Preempt, v)
+					}
+					if len(victims) > 0 {
+						why += "; preemptible work is yielding its GPUs"
+					}
+				}
+			}
+		}
+		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why}
+		p.Waiting[r.ID] = w
+	}
+	return p
+}
+
+type release struct {
+	at    time.Time // zero: unknown
+	units int
+}
+
+// estimate is when units become free for want units (counting what
+// requests ahead need), from the known release times; zero when unknown.
+func estimate(now time.Time, free, want int, rel []release) time.Time {
+	if want <= free {
+		return now
+	}
+	known := make([]release, 0, len(rel))
+	for _, r := range rel {
+		if !r.at.IsZero() {
+			known = append(known, r)
+		}
+	}
+	sort.Slice(known, func(i, j int) bool { return known[i].at.Before(known[j].at) })
+	have := free
+	for _, r := range known {
+		have += r.units
+		if have >= want {
+			if r.at.Before(now) {
+				return now
+			}
+			return r.at
+		}
+	}
+	return time.Time{}
+}
+
+// availableAt is how many units are free at t given what is free now and
+// the known releases.
+func availableAt(t time.Time, free int, rel []release) int {
+	n := free
+	for _, r := range rel {
+		if !r.at.IsZero() && !r.at.After(t) {
+			n += r.units
+		}
+	}
+	return n
+}
+
+// ChooseVictims picks preemptible runs of the request's pool, of lower
+// priority, to free deficit units: the fewest units wasted first (units
+// freed beyond the deficit), then the newest. Non-preemptible work is never
+// chosen; taken lists runs already chosen. It returns nil when even all of
+// them would not free enough (preempting then would waste work for nothing).
+func ChooseVictims(running []Running, r Request, deficit int, taken map[string]bool) []string {
+	var cands []Running
+	for _, v := range running {
+		if v.Preemptible && !v.Yielding && !taken[v.ID] && v.Pool == r.Pool && v.Priority < r.Priority && v.Units > 0 {
+			cands = append(cands, v)
+		}
+	}
+	total := 0
+	for _, v := range cands {
+		total += v.Units
+	}
+	if total < deficit {
+		return nil
+	}
+	// Newest first; then take greedily, and prefer one run that covers the
+	// deficit alone with the least waste.
+	sort.SliceStable(cands, func(i, j int) bool {
+		if !cands[i].Started.Equal(cands[j].Started) {
+			return cands[i].Started.After(cands[j].Started)
+		}
+		return cands[i].ID < cands[j].ID
+	})
+	best := -1
+	for i, v := range cands {
+		if v.Units >= deficit && (best < 0 || v.Units < cands[best].Units) {
+			best = i
+		}
+	}
+	if best >= 0 && cands[best].Units == deficit {
+		return []string{cands[best].ID}
+	}
+	var out []string
+	got := 0
+	for _, v := range cands {
+		if got >= deficit {
+			break
+		}
+		out = append(out, v.ID)
+		got += v.Units
+	}
+	if best >= 0 && cands[best].Units-deficit <= got-deficit {
+		return []string{cands[best].ID}
+	}
+	return out
+}
+
+// Span is a stretch of time during which a user held units.
+type Span struct {
+	User  int64
+	Units int
+	Start time.Time
+	End   time.Time // zero: still held
+}
+
+// DecayedUsage is each user's unit-seconds, each second weighted by
+// 2^(-age/halfLife): usage an hour ago counts half when the half-life is
+// an hour. It orders requests of equal priority (fair share).
+func DecayedUsage(spans []Span, now time.Time, halfLife time.Duration) map[int64]float64 {
+	out := map[int64]float64{}
+	if halfLife <= 0 {
+		return out
+	}
+	h := halfLife.Seconds()
+	k := math.Ln2 / h
+	for _, sp := range spans {
+		end := sp.End
+		if end.IsZero() || end.After(now) {
+			end = now
+		}
+		if !end.After(sp.Start) || sp.Units <= 0 {
+			continue
+		}
+		a := now.Sub(end).Seconds()                // age of the end
+		b := now.Sub(sp.Start).Seconds()           // age of the start
+		w := (math.Exp(-k*a) - math.Exp(-k*b)) / k // ∫ e^{-k·age} d(age) over [a, b]
+		out[sp.User] += float64(sp.Units) * w
+	}
+	return out
+}

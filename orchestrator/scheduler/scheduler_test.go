@@ -1,0 +1,239 @@
+package scheduler
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+)
+
+var (
+	t0   = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	h100 = PoolGPU("NVIDIA H100 80GB HBM3")
+)
+
+func req(id string, user int64, units, prio int, arrived time.Duration) Request {
+	return Request{ID: id, User: user, Pool: h100, Units: units, Priority: prio, Arrived: t0.Add(arrived)}
+}
+
+func TestOrderPriorityThenFairShareThenArrival(t *testing.T) {
+	q := []Request{
+		req("batch-early", 1, 1, 50, 0),
+		req("heavy-user", 2, 1, 100, time.Second),
+		req("light-user", 3, 1, 100, 2*time.Second),
+		req("light-user-later", 3, 1, 100, 3*time.Second),
+		req("interactive-first", 4, 1, 100, 3*time.Second),
+	}
+	usage := map[int64]float64{2: 3600 * 5, 3: 60, 4: 60}
+	got := ids(Order(q, usage))
+	// light-user and interactive-first tie on usage: arrival decides;
+	// light-user-later and interactive-first arrived together: id decides.
+	want := []string{"light-user", "interactive-first", "light-user-later", "heavy-user", "batch-early"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+}
+
+func TestDecayedUsageHalvesPerHalfLife(t *testing.T) {
+	now := t0.Add(10 * time.Hour)
+	spans := []Span{
+		{User: 1, Units: 1, Start: now.Add(-time.Hour), End: now},                         // 1 GPU-hour just now
+		{User: 2, Units: 1, Start: now.Add(-3 * time.Hour), End: now.Add(-2 * time.Hour)}, // 1 GPU-hour, 2 h ago
+		{User: 3, Units: 2, Start: now.Add(-time.Hour)},                                   // still running
+	}
+	u := DecayedUsage(spans, now, time.Hour)
+	// ∫0..1h 2^(-t/h) dt = h/ln2 · (1 - 1/2)
+	one := 3600 / math.Ln2 * 0.5
+	if math.Abs(u[1]-one) > 1e-6 {
+		t.Fatalf("user 1 = %f, want %f", u[1], one)
+	}
+	if math.Abs(u[2]-one/4) > 1e-6 {
+		t.Fatalf("usage two half-lives old should count a quarter: %f vs %f", u[2], one/4)
+	}
+	if math.Abs(u[3]-2*one) > 1e-6 {
+		t.Fatalf("open span, 2 units = %f, want %f", u[3], 2*one)
+	}
+	if len(DecayedUsage(spans, now, 0)) != 0 {
+		t.Fatal("no half-life: no fair share")
+	}
+}
+
+func TestDecideStartsWhatFitsAndExplainsTheRest(t *testing.T) {
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 1},
+		Queue: []Request{req("a", 1, 2, 100, 0), req("b", 2, 1, 100, time.Second), req("c", 3, 1, 100, 2*time.Second)},
+		Running: []Running{
+			{ID: "r1", Pool: h100, Units: 1, EndsBy: t0.Add(time.Hour)},
+			{ID: "r2", Pool: h100, Units: 6},
+		},
+		Policy: Policy{Backfill: true}}
+	p := Decide(s)
+	// a needs 2, 1 free: blocked; it starts in an hour when r1 ends (2
+	// free then, 0 extra). b has no maximum runtime: it would delay a.
+	if len(p.Start) != 0 {
+		t.Fatalf("started %v; nothing may pass the blocked head", p.Start)
+	}
+	wa := p.Waiting["a"]
+	if wa.Position != 1 || wa.Need != 2 || wa.Free != 1 || !wa.EstimatedStart.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("a waits %+v", wa)
+	}
+	if wa.Reason != "2 × H100 80GB HBM3 needed; 1 free" {
+		t.Fatalf("reason %q", wa.Reason)
+	}
+	if wb := p.Waiting["b"]; wb.Position != 2 || wb.Ahead != 1 || wb.Reason != "would delay an earlier request that waits for the same GPUs" {
+		t.Fatalf("b waits %+v", wb)
+	}
+	if wc := p.Waiting["c"]; wc.Position != 3 || !wc.EstimatedStart.IsZero() {
+		t.Fatalf("c: %+v (its start depends on r2, which has no end: unknown)", wc)
+	}
+}
+
+func TestBackfillOnlyWhatEndsBeforeTheHeadStarts(t *testing.T) {
+	short := req("short", 2, 1, 100, time.Second)
+	short.MaxRuntime = 30 * time.Minute
+	long := req("long", 3, 1, 100, 2*time.Second)
+	long.MaxRuntime = 2 * time.Hour
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 1},
+		Queue:   []Request{req("big", 1, 2, 100, 0), short, long},
+		Running: []Running{{ID: "r1", Pool: h100, Units: 1, EndsBy: t0.Add(time.Hour)}},
+		Policy:  Policy{Backfill: true}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Start, []string{"short"}) {
+		t.Fatalf("start %v, want only the 30-minute request (ends before big can start)", p.Start)
+	}
+	if _, ok := p.Waiting["long"]; !ok {
+		t.Fatal("the 2-hour request would delay big: it must wait")
+	}
+	s.Policy.Backfill = false
+	if p := Decide(s); len(p.Start) != 0 {
+		t.Fatalf("without backfill nothing passes the head: %v", p.Start)
+	}
+}
+
+func TestBackfillUsesUnitsTheHeadWillNotNeed(t *testing.T) {
+	// 1 free; r1 (1 unit) and r2 (2 units) end in an hour: then 4 free,
+	// big needs 3, 1 extra. A 1-unit request with no maximum runtime may
+	// take the free unit: big still starts in an hour.
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 1},
+		Queue: []Request{req("big", 1, 3, 100, 0), req("small", 2, 1, 100, time.Second), req("small2", 3, 1, 100, 2*time.Second)},
+		Running: []Running{{ID: "r1", Pool: h100, Units: 1, EndsBy: t0.Add(time.Hour)},
+			{ID: "r2", Pool: h100, Units: 2, EndsBy: t0.Add(time.Hour)}},
+		Policy: Policy{Backfill: true}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Start, []string{"small"}) {
+		t.Fatalf("start %v", p.Start)
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	a := req("a", 1, 1, 100, 0)
+	a.Expires = t0
+	b := req("b", 1, 1, 100, 0)
+	b.Expires = t0.Add(time.Second)
+	p := Decide(Snapshot{Now: t0, Free: map[Pool]int{h100: 0}, Queue: []Request{a, b}})
+	if !reflect.DeepEqual(p.Expire, []string{"a"}) || p.Waiting["b"].Position != 1 {
+		t.Fatalf("plan %+v", p)
+	}
+}
+
+func TestQuotaBlockedKeepsPlaceButDoesNotHoldOthers(t *testing.T) {
+	a := req("a", 1, 1, 100, 0)
+	a.Blocked = "your quota allows 1 GPU at once"
+	p := Decide(Snapshot{Now: t0, Free: map[Pool]int{h100: 1}, Queue: []Request{a, req("b", 2, 1, 100, time.Second)}})
+	if !reflect.DeepEqual(p.Start, []string{"b"}) || p.Waiting["a"].Reason != a.Blocked {
+		t.Fatalf("plan %+v", p)
+	}
+}
+
+func TestVictimsNewestFirstFewestWasted(t *testing.T) {
+	run := []Running{
+		{ID: "old1", Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0},
+		{ID: "new2", Pool: h100, Units: 2, Priority: 10, Preemptible: true, Started: t0.Add(2 * time.Hour)},
+		{ID: "mid1", Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0.Add(time.Hour)},
+		{ID: "mid4", Pool: h100, Units: 4, Priority: 10, Preemptible: true, Started: t0.Add(90 * time.Minute)},
+		{ID: "interactive", Pool: h100, Units: 8, Priority: 10, Started: t0.Add(3 * time.Hour)},
+	}
+	hi := req("hi", 9, 1, 100, 0)
+	cases := []struct {
+		deficit int
+		want    []string
+	}{
+		{1, []string{"mid1"}},                         // newest of the 1-unit runs: nothing wasted
+		{2, []string{"new2"}},                         // one run exactly covers it
+		{3, []string{"mid4"}},                         // 1 wasted; newest-first greedy (new2+mid4) would waste 3
+		{8, []string{"new2", "mid4", "mid1", "old1"}}, // all preemptible work, newest first
+		{9, nil}, // cannot be covered: preempt nobody
+	}
+	for _, c := range cases {
+		got := ChooseVictims(run, hi, c.deficit, nil)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("deficit %d: %v, want %v", c.deficit, got, c.want)
+		}
+	}
+	// Never non-preemptible work, never work of equal or higher priority.
+	low := req("low", 9, 1, 10, 0)
+	if got := ChooseVictims(run, low, 1, nil); got != nil {
+		t.Fatalf("equal priority preempted %v", got)
+	}
+}
+
+func TestDecidePreemptsOnlyForTheFirstBlockedAndCountsYielding(t *testing.T) {
+	run := []Running{
+		{ID: "p1", Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0},
+		{ID: "p2", Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0.Add(time.Minute)},
+		{ID: "i", Pool: h100, Units: 6, Priority: 100, Started: t0},
+	}
+	s := Snapshot{Now: t0.Add(time.Hour), Free: map[Pool]int{h100: 0}, Running: run,
+		Queue:  []Request{req("a", 1, 1, 100, 0), req("b", 2, 1, 100, time.Second)},
+		Policy: Policy{Preempt: true}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Preempt, []string{"p2"}) {
+		t.Fatalf("preempt %v, want the newest only (one pass frees for the head)", p.Preempt)
+	}
+	// Next pass: p2 yields; nothing more is preempted for a's unit.
+	s.Running[1].Yielding = true
+	if p := Decide(s); len(p.Preempt) != 0 {
+		t.Fatalf("preempted again while a victim yields: %v", p.Preempt)
+	}
+	// Without the policy, never.
+	s.Running[1].Yielding = false
+	s.Policy.Preempt = false
+	if p := Decide(s); len(p.Preempt) != 0 {
+		t.Fatal("preemption off")
+	}
+}
+
+func ids(rs []Request) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+func TestReservationHoldsBookedUnitsForTheBooker(t *testing.T) {
+	// 2 free; user 9 booked 2 from t0 to t0+2h and holds 1 already: 1 of
+	// the free units is held back for them.
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 2},
+		Running:      []Running{{ID: "r9", User: 9, Pool: h100, Units: 1}},
+		Reservations: []Reservation{{ID: 1, User: 9, Pool: h100, Units: 2, Start: t0, End: t0.Add(2 * time.Hour)}},
+		Queue:        []Request{req("a", 1, 1, 100, 0), req("b", 2, 1, 100, time.Second), req("booker", 9, 1, 50, 2*time.Second)}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Start, []string{"a", "booker"}) {
+		t.Fatalf("start %v, want a (the unbooked unit) and the booker (its booked one, despite a lower priority and b before it)", p.Start)
+	}
+	if w := p.Waiting["b"]; w.Free != 0 || w.Reason != "1 × H100 80GB HBM3 needed; 0 free (1 reserved for someone else now)" || !w.EstimatedStart.IsZero() {
+		t.Fatalf("b: %+v", w)
+	}
+	// Outside the window the units are anyone's.
+	s.Now = t0.Add(2 * time.Hour)
+	if p := Decide(s); !reflect.DeepEqual(p.Start, []string{"a", "b"}) {
+		t.Fatalf("after the window: %v", p.Start)
+	}
+	// Before anything starts, the reason names the reservation.
+	s.Now = t0
+	s.Queue = []Request{req("b", 2, 1, 100, time.Second)}
+	s.Free = map[Pool]int{h100: 1}
+	if w := Decide(s).Waiting["b"]; w.Reason != "1 × H100 80GB HBM3 needed; 0 free (1 reserved for someone else now)" {
+		t.Fatalf("reason %q", w.Reason)
+	}
+}

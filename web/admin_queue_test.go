@@ -1,0 +1,57 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// The admin queue page lists the priority classes and saves one from its
+// form (a bad rank is shown back with the input kept); the queue's Cancel
+// button takes a request out; users cannot reach the page.
+func TestAdminQueuePage(t *testing.T) {
+	p, _ := enginePortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	alice := tokenFor(t, p, "alice", "user")
+	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
+	for _, it := range gpus["items"].([]any) {
+		p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`)
+	}
+	_, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"waits","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`)
+	if wb["state"] != "queued" {
+		t.Fatalf("launch: %v", wb)
+	}
+	user := p.client()
+	p.login(user, "alice", "alice-password")
+	if res, _ := p.get(user, "/admin/queue"); res.StatusCode != http.StatusForbidden && res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a user reached the admin queue: %d", res.StatusCode)
+	}
+	if _, body := p.get(user, "/gpus"); !strings.Contains(body, `data-testid="queue-row"`) || !strings.Contains(body, "waits") {
+		t.Fatal("/gpus does not show alice her queued workbench")
+	}
+
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	res, body := p.get(c, "/admin/queue")
+	if res.StatusCode != 200 || strings.Count(body, `data-testid="class-row"`) != 3 || !strings.Contains(body, `data-id="`+wb["id"].(string)+`"`) {
+		t.Fatalf("admin queue page: %d", res.StatusCode)
+	}
+	res, body = p.postFormBody(c, "/admin/priority-classes", url.Values{"name": {"course"}, "rank": {"lots"}, "description": {"exam week"}})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "a whole number between 0 and 1000") || !strings.Contains(body, `value="exam week"`) {
+		t.Fatalf("bad rank: %d", res.StatusCode)
+	}
+	if res := p.postForm(c, "/admin/priority-classes", url.Values{"name": {"course"}, "rank": {"80"}, "description": {"exam week"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save class: %d", res.StatusCode)
+	}
+	_, classes := p.api("GET", "/api/v1/priority-classes", alice, "")
+	if len(classes["items"].([]any)) != 4 {
+		t.Fatalf("classes after the save: %v", classes)
+	}
+	if res := p.postForm(c, "/admin/queue/"+wb["id"].(string)+"/cancel", url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	if _, got := p.api("GET", "/api/v1/workbenches/"+wb["id"].(string), alice, ""); got["state"] != "stopped" {
+		t.Fatalf("after the admin's cancel: %v", got)
+	}
+}

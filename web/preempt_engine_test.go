@@ -1,0 +1,84 @@
+package web_test
+
+import (
+	"archive/tar"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/internal/testsupport/testimages"
+	"workbench/web"
+)
+
+// On the real engine: eight preemptible runs fill the pool; an interactive
+// launch that waits makes the newest yield: the notice appears in its home
+// at once, it keeps running through the grace, then it is "preempted" and,
+// with auto-resume, queued again; it runs again when the interactive one
+// stops. The timer that ends the grace is the portal's own.
+func TestPreemptionOnTheEngine(t *testing.T) {
+	p, cli := enginePortal(t, func(c *web.Config) {
+		c.Workbenches.PreemptGrace = 5 * time.Second
+		c.Workbenches.DrainEvery = 200 * time.Millisecond
+	})
+	cullRunManager(t, p) // the manager's loops, whose queue timer ends the grace
+	spot := tokenFor(t, p, "spot", "user")
+	eve := tokenFor(t, p, "eve", "user")
+	var ids []string
+	for i := range 8 {
+		code, wb := p.api("POST", "/api/v1/workbenches", spot, fmt.Sprintf(`{"name":"spot-%d","image":"fake","flavor":"1x H100 80GB HBM3","preemptible":true,"auto_resume":true}`, i))
+		if code != http.StatusAccepted || wb["preemptible"] != true {
+			t.Fatalf("spot %d: %d %v", i, code, wb)
+		}
+		waitState(t, p, spot, wb["id"].(string), "running")
+		ids = append(ids, wb["id"].(string))
+	}
+	newest := ids[7]
+	code, want := p.api("POST", "/api/v1/workbenches", eve, `{"name":"now","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`)
+	if code != http.StatusAccepted || want["state"] != "queued" || want["priority"] != "interactive" {
+		t.Fatalf("interactive launch: %d %v", code, want)
+	}
+	_, victim := p.api("GET", "/api/v1/workbenches/"+newest, spot, "")
+	at, _ := victim["preempt_at"].(string)
+	// (That it runs on through the grace is asserted with a test clock in
+	// orchestrator's TestMemPreemptionNoticeGraceAndAutoResume; a wall-clock
+	// grace cannot be raced on a busy machine.)
+	if at == "" || !strings.Contains(victim["reason"].(string), "higher-priority launch") {
+		t.Fatalf("newest spot run after the interactive launch: %v", victim)
+	}
+	// The notice, in the home, as the container sees it.
+	install, err := p.srv.Store.InstallID(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, _, err := cli.CopyFromContainer(context.Background(), "wb-"+install+"-"+newest, testimages.FakeJupyterHome+"/.workbench/preempt-at")
+	if err != nil {
+		t.Fatalf("notice file: %v", err)
+	}
+	tr := tar.NewReader(rc)
+	if _, err := tr.Next(); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(tr)
+	rc.Close()
+	if strings.TrimSpace(string(body)) != at {
+		t.Fatalf("notice %q, API preempt_at %q", body, at)
+	}
+	waitState(t, p, eve, want["id"].(string), "running")
+	got := waitState(t, p, spot, newest, "queued")
+	if len(got["gpus"].([]any)) != 0 {
+		t.Fatalf("a preempted run still holds %v", got["gpus"])
+	}
+	for _, id := range ids[:7] {
+		if _, wb := p.api("GET", "/api/v1/workbenches/"+id, spot, ""); wb["state"] != "running" {
+			t.Fatalf("%s is %v: only the newest had to yield", id, wb["state"])
+		}
+	}
+	if code, out := p.api("POST", "/api/v1/workbenches/"+want["id"].(string)+"/stop", eve, ""); code != 200 {
+		t.Fatalf("stop: %d %v", code, out)
+	}
+	waitState(t, p, spot, newest, "running")
+}
