@@ -20,6 +20,9 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 	if err != nil {
 		return nil, err
 	}
+	if err := h.ownerNames(ctx, n, wbs); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(wbs, func(i, j int) bool {
 		a, b := wbs[i], wbs[j]
 		if a.QueuePosition != b.QueuePosition {

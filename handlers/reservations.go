@@ -37,16 +37,21 @@ func (h *Handler) reservationRows(c *gin.Context) ([]reservationJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := h.names(ctx)
-	if err != nil {
-		return nil, err
-	}
 	u := currentUser(c)
+	// Only the names this viewer may see are read (never every user).
+	names := map[int64]string{}
 	out := make([]reservationJSON, 0, len(list))
 	for _, r := range list {
 		j := reservationJSON{Reservation: r, User: "another user", Active: !now.Before(r.StartsAt) && now.Before(r.EndsAt)}
 		if u.IsAdmin() || r.UserID == u.ID {
-			j.User = n.users[r.UserID]
+			if _, ok := names[r.UserID]; !ok {
+				booker, err := h.store.UserByID(ctx, r.UserID)
+				if err != nil {
+					return nil, err
+				}
+				names[r.UserID] = booker.Username
+			}
+			j.User = names[r.UserID]
 		} else {
 			j.Note, j.CreatedBy = "", ""
 		}
