@@ -63,7 +63,9 @@ func (s *Store) RequeueWorkbench(ctx context.Context, id, message string, expire
 	now := s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
-			Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": message, "queued_at": now, "queue_expires_at": expires,
+			// The queue places the flavor's own shape (with its GPUs): a
+			// CPU-only run that waits for GPUs leaves the twin's shape.
+			Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": message, "queued_at": now, "queue_expires_at": expires, "run_flavor_id": 0,
 				"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "updated_at": now})
 		if res.Error != nil {
 			return res.Error

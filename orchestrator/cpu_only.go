@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"workbench/models"
 )
@@ -27,10 +28,11 @@ func (m *Manager) CPUTwin(ctx context.Context, fl *models.Flavor) (*models.Flavo
 
 // RestartWithGPUs moves a workbench from its CPU-only twin back to its own
 // flavor: a stopped one is started with GPUs; a running one is stopped and
-// started again with GPUs, the same home and image. It refuses before
-// stopping anything when no GPU of the flavor's model is free, so the user
-// keeps working in CPU-only mode (waiting in a queue is the queue's work;
-// a GPU watch notifies when one frees).
+// started again with GPUs, the same home and image. When no GPU of the
+// flavor's model is free, a whole-GPU flavor's workbench is stopped and
+// waits in the queue for them (the queue starts it with its GPUs); a MIG or
+// slice flavor, which the queue does not place, is refused before anything
+// stops, so the user keeps working in CPU-only mode.
 func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.User) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
@@ -51,7 +53,23 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		return err
 	}
 	if err := m.gpusFree(ctx, fl); err != nil {
-		return err
+		var refused *RefusedError
+		if !errors.As(err, &refused) || refused.Code != "no_capacity" || !queueable(fl) {
+			return err
+		}
+		// None free: stop the CPU-only run and wait in the queue for the
+		// GPUs, with the home kept; the queue starts it with them.
+		return m.detached(ctx, func(ctx context.Context) error {
+			if err := m.stop(ctx, id, "", false); err != nil {
+				return err
+			}
+			exp := m.now().Add(m.opt.QueueMaxWait)
+			if err := m.store.RequeueWorkbench(ctx, id, "waiting for GPUs to restart with them", &exp); err != nil {
+				return err
+			}
+			m.events.Publish(Update{ID: id, State: models.StateQueued, At: time.Now().UTC()})
+			return m.Drain(ctx)
+		})
 	}
 	return m.detached(ctx, func(ctx context.Context) error {
 		if err := m.stop(ctx, id, "", false); err != nil {

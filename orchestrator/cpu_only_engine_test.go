@@ -116,25 +116,26 @@ func TestEngineStartWithoutGPUKeepsHomeAndBillsTheCPUShape(t *testing.T) {
 		t.Errorf("home file in CPU-only mode: %d %q, want the file written with the GPU", code, body)
 	}
 
-	// Back with GPUs: refused clearly while none is free, then done.
+	// Back with GPUs while none is free: the CPU-only run stops and waits
+	// in the queue (home kept); once a GPU frees, the queue starts it with
+	// its GPU.
 	all := mustNeed(t, r, fl).Candidates
 	for _, g := range all {
 		if err := r.store.SetGPUDrained(ctx, g, true, "test", "all busy"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err = r.m.RestartWithGPUs(ctx, wb.ID, r.owner)
-	if re, ok := err.(*RefusedError); !ok || re.Code != "no_capacity" {
-		t.Fatalf("restart with GPUs while none is free: %v, want no_capacity", err)
+	if err := r.m.RestartWithGPUs(ctx, wb.ID, r.owner); err != nil {
+		t.Fatalf("restart with GPUs while none is free: %v, want it to wait in the queue", err)
 	}
-	if still := r.waitState(t, wb.ID, models.StateRunning); still.ContainerID != cpu.ContainerID {
-		t.Errorf("a refused restart touched the running CPU-only workbench")
+	if queued := r.waitState(t, wb.ID, models.StateQueued); queued.CPUOnly() {
+		t.Errorf("waiting for GPUs, the workbench is still in the CPU-only shape")
 	}
 	for _, g := range all {
 		_ = r.store.SetGPUDrained(ctx, g, false, "test", "")
 	}
-	if err := r.m.RestartWithGPUs(ctx, wb.ID, r.owner); err != nil {
-		t.Fatalf("restart with GPUs: %v", err)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
 	}
 	back := waitRunningWith(t, r, wb.ID, func(w *models.Workbench) bool { return len(w.GPUs) == 1 })
 	if back.CPUOnly() {

@@ -66,3 +66,10 @@ func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Wo
 	}
 	return wb, nil
 }
+
+// queueable reports whether the queue can place fl: its scheduler counts
+// whole GPUs per model, so MIG and slice flavors are placed at once or
+// refused, and only whole-GPU runs can be preemptible.
+func queueable(fl *models.Flavor) bool {
+	return fl.UnitKind == "" || fl.UnitKind == models.UnitGPU
+}
