@@ -60,6 +60,11 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			free[g.Model]++
 		}
 	}
+	// A GPU the queue is about to hand to a waiting launch is not free for
+	// a watcher: telling them to launch would only put them in the queue.
+	if err := w.subtractQueued(ctx, free); err != nil {
+		return 0, err
+	}
 	fired := 0
 	for _, wt := range pending {
 		n := free[wt.GPUModel]
@@ -127,4 +132,24 @@ func (w *GPUWatcher) Run(ctx context.Context) {
 			w.log.Warn("GPU watch check", "err", err)
 		}
 	}
+}
+
+// subtractQueued takes the GPUs that queued workbenches wait for off free.
+func (w *GPUWatcher) subtractQueued(ctx context.Context, free map[string]int) error {
+	queued, err := w.store.ListWorkbenches(ctx, 0, models.StateQueued)
+	if err != nil {
+		return err
+	}
+	for _, wb := range queued {
+		fl, err := w.store.FlavorByID(ctx, wb.FlavorID)
+		if errors.Is(err, models.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if fl.GPUCount > 0 && queueable(fl) {
+			free[fl.GPUModel] -= fl.GPUCount
+		}
+	}
+	return nil
 }
