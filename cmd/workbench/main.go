@@ -27,6 +27,8 @@ Commands:
   egress remove                       delete this install's egress firewall rules (uninstall)
   ledger credit USER AMOUNT --reason R [--workbench ID]
   ledger reverse ID... --reason R     append a correction to the ledger (audited)
+  simulate --trace FILE | --synthetic [--gpus 8 --model H100] [--svg out.svg]
+                                      replay a demand trace against the scheduler under each policy
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -77,6 +79,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdImageLoad(ctx, args[2:], stdin, stdout, stderr)
 	case "ledger":
 		return cmdLedger(ctx, args[1:], stdout, stderr)
+	case "simulate":
+		return cmdSimulate(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return nil
