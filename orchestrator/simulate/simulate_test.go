@@ -372,3 +372,23 @@ func TestSimulateBadTraceIsAClearError(t *testing.T) {
 		t.Fatalf("all GPUs shared: %v", err)
 	}
 }
+
+// BenchmarkSimulateLabDay runs the four policies on the shipped trace.
+func BenchmarkSimulateLabDay(b *testing.B) {
+	f, err := os.Open("testdata/labday.csv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := ParseTrace(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		for _, p := range Policies {
+			if _, err := Run(tr, p, DefaultConfig()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
