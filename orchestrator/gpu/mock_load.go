@@ -81,6 +81,20 @@ func AttachMockLoad(srv *server.Server) *MockLoad {
 			}
 			return out, ret
 		}
+		dev.GetProcessUtilizationFunc = func(uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
+			g, ret := l.get(i)
+			if ret != nvml.SUCCESS {
+				return nil, ret
+			}
+			if len(g.Processes) == 0 {
+				return nil, nvml.ERROR_NOT_FOUND // as NVML: no process samples
+			}
+			var out []nvml.ProcessUtilizationSample
+			for _, p := range g.Processes {
+				out = append(out, nvml.ProcessUtilizationSample{Pid: p.PID, TimeStamp: 1, SmUtil: p.SMUtilPercent})
+			}
+			return out, nvml.SUCCESS
+		}
 	}
 	return l
 }
