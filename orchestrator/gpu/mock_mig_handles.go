@@ -136,4 +136,3 @@ func (m migHandle) GetComputeInstanceId() (int, nvml.Return)            { return
 func (m migHandle) GetDeviceHandleFromMigDeviceHandle() (nvml.Device, nvml.Return) {
 	return m.parent, nvml.SUCCESS
 }
-
