@@ -35,6 +35,10 @@ type Sampler struct {
 	idleThreshold uint32
 	failing       bool             // last collection failed; log the failure once, not per tick
 	now           func() time.Time // stamps samples; see SetClock
+	// afterCollect run after each collection (success or not), outside
+	// the lock: the manager follows per-unit idle runs there (MIG
+	// instances, slice holders), which need its attribution.
+	afterCollect []func(context.Context)
 }
 
 // NewSampler prepares a sampler; call Run to start it.
@@ -80,6 +84,25 @@ func (s *Sampler) Run(ctx context.Context) {
 // Collect takes one reading of every GPU and appends it to the history.
 // Run calls it; it is exported for callers that want a reading on demand.
 func (s *Sampler) Collect(ctx context.Context) error {
+	err := s.collect(ctx)
+	s.mu.RLock()
+	after := s.afterCollect
+	s.mu.RUnlock()
+	for _, f := range after {
+		f(ctx)
+	}
+	return err
+}
+
+// AfterCollect registers f to run after every collection, so readers of
+// Latest see each sample once (per-unit idle runs, orchestrator).
+func (s *Sampler) AfterCollect(f func(context.Context)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.afterCollect = append(s.afterCollect, f)
+}
+
+func (s *Sampler) collect(ctx context.Context) error {
 	samples, err := s.inv.Sample(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
