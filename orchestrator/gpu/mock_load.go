@@ -58,6 +58,10 @@ func AttachMockLoad(srv *server.Server) *MockLoad {
 		i := i
 		dev.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
 		dev.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
+			// As real NVML: a MIG-enabled GPU has no whole-GPU utilisation.
+			if cur, _, ret := dev.GetMigMode(); ret == nvml.SUCCESS && cur == nvml.DEVICE_MIG_ENABLE {
+				return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
+			}
 			g, ret := l.get(i)
 			return nvml.Utilization{Gpu: g.UtilPercent, Memory: g.MemUtilPercent}, ret
 		}
