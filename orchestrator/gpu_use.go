@@ -44,7 +44,7 @@ type ProcessUse struct {
 	// where the GPU's sample has gpu.FieldProcessUtil readable.
 	SMUtilPercent uint32
 	ContainerID   string
-	Holder      Holder
+	Holder        Holder
 }
 
 // GPUUse attributes every GPU's latest sample: the pool's holder for the
