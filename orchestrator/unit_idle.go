@@ -72,6 +72,13 @@ func (m *Manager) noteUnitIdle(ctx context.Context) {
 	if m.pool == nil || m.pool.sampler == nil {
 		return
 	}
+	// Most collections find no MIG instance or slice bound: one query
+	// then spares the full attribution (inventory read, workbenches).
+	bound, err := m.store.UnitAllocations(ctx)
+	if err == nil && !hasUnitKind(bound, models.UnitMIG, models.UnitSlice) {
+		m.unitIdle.clear()
+		return
+	}
 	uses, err := m.GPUUse(ctx)
 	if err != nil {
 		m.unitIdle.clear()
@@ -96,4 +103,16 @@ func (m *Manager) unitIdleSince(wb *models.Workbench, u models.Unit) (time.Time,
 		return m.pool.sampler.IdleSince(u.UUID)
 	}
 	return m.unitIdle.get(wb.ID, u.UUID)
+}
+
+// hasUnitKind reports whether any bound unit is of one of kinds.
+func hasUnitKind(bound []models.UnitHolder, kinds ...string) bool {
+	for _, b := range bound {
+		for _, k := range kinds {
+			if b.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
 }
