@@ -256,6 +256,20 @@ func TestDCGMSeriesPerMIGInstance(t *testing.T) {
 	if n := len(series(all, "DCGM_FI_DEV_POWER_USAGE", with(map[string]string{"GPU_I_ID": fmt.Sprint(held.GPUInstanceID)}))); n != 0 {
 		t.Errorf("a whole-GPU figure (power) exported per instance: %d series", n)
 	}
+	// The pool (API "units", /gpus) carries the instance's own reading:
+	// memory, and utilisation absent rather than 0.
+	pool, err := r.m.pool.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range pool[5].Units {
+		if u.UUID != held.UUID {
+			continue
+		}
+		if rd := u.Reading; rd == nil || rd.MemUsedMiB == nil || *rd.MemUsedMiB != 6144 || rd.UtilPercent != nil {
+			t.Errorf("pool reading of the held instance: %+v", rd)
+		}
+	}
 	// GPU-idle release never fires on an instance whose utilisation
 	// cannot be read.
 	r.at(t, 3*time.Hour)
