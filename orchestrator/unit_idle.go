@@ -67,9 +67,14 @@ func (r *unitIdleRuns) clear() {
 	clear(r.since)
 }
 
-// noteUnitIdle runs after each sampler collection.
-func (m *Manager) noteUnitIdle(ctx context.Context) {
+// noteUnitIdle runs after each sampler collection; a failed collection
+// ends every run (could not read: never idle).
+func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 	if m.pool == nil || m.pool.sampler == nil {
+		return
+	}
+	if collectErr != nil {
+		m.unitIdle.clear()
 		return
 	}
 	// Most collections find no MIG instance or slice bound: one query

@@ -346,6 +346,18 @@ func TestSliceHoldersGetTheirOwnProcessFigures(t *testing.T) {
 		t.Errorf("busy slice holder released: %q", reason)
 	}
 
+	// A failed collection ends the run: the previous (stale) reading is
+	// not a new idle sample.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	r.now = r.start.Add(61*time.Minute + 30*time.Second)
+	if err := r.sampler.Collect(cancelled); err == nil {
+		t.Fatal("collection with a cancelled context succeeded")
+	}
+	if g := r.m.GPUIdle(ctx, idle); !g.Since.IsZero() {
+		t.Errorf("slice holder still idle after a failed collection: %+v", g)
+	}
+
 	// Per-process utilisation that cannot be read ends the idle run.
 	r.load.Set(2, gpu.MockGPULoad{Fail: true})
 	r.at(t, 62*time.Minute)

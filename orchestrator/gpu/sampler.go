@@ -38,7 +38,7 @@ type Sampler struct {
 	// afterCollect run after each collection (success or not), outside
 	// the lock: the manager follows per-unit idle runs there (MIG
 	// instances, slice holders), which need its attribution.
-	afterCollect []func(context.Context)
+	afterCollect []func(ctx context.Context, err error)
 }
 
 // NewSampler prepares a sampler; call Run to start it.
@@ -89,14 +89,16 @@ func (s *Sampler) Collect(ctx context.Context) error {
 	after := s.afterCollect
 	s.mu.RUnlock()
 	for _, f := range after {
-		f(ctx)
+		f(ctx, err)
 	}
 	return err
 }
 
 // AfterCollect registers f to run after every collection, so readers of
-// Latest see each sample once (per-unit idle runs, orchestrator).
-func (s *Sampler) AfterCollect(f func(context.Context)) {
+// Latest see each sample once (per-unit idle runs, orchestrator). err is
+// the collection's: after a failure Latest still holds the previous,
+// stale reading, which must not count as a new one.
+func (s *Sampler) AfterCollect(f func(ctx context.Context, err error)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.afterCollect = append(s.afterCollect, f)
