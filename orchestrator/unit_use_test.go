@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -33,6 +35,7 @@ type unitTelRig struct {
 	sampler *gpu.Sampler
 	load    *gpu.MockLoad
 	mig     *gpu.MockMIGHandles
+	srv     *server.Server
 	devs    []gpu.Device
 	flavor  models.Flavor
 	image   int64
@@ -63,6 +66,7 @@ func newUnitTelRig(t *testing.T) *unitTelRig {
 	}
 
 	srv := dgxh100.New()
+	r.srv = srv
 	r.load = gpu.AttachMockLoad(srv)
 	if err := gpu.PartitionMock(srv, []gpu.MockMIGPart{{Index: 5, Profiles: []string{"1g.10gb", "1g.10gb"}}}); err != nil {
 		t.Fatal(err)
@@ -348,12 +352,13 @@ func TestSliceHoldersGetTheirOwnProcessFigures(t *testing.T) {
 
 	// A failed collection ends the run: the previous (stale) reading is
 	// not a new idle sample.
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
+	count := r.srv.DeviceGetCountFunc
+	r.srv.DeviceGetCountFunc = func() (int, nvml.Return) { return 0, nvml.ERROR_UNKNOWN }
 	r.now = r.start.Add(61*time.Minute + 30*time.Second)
-	if err := r.sampler.Collect(cancelled); err == nil {
-		t.Fatal("collection with a cancelled context succeeded")
+	if err := r.sampler.Collect(ctx); err == nil {
+		t.Fatal("collection with a failing driver succeeded")
 	}
+	r.srv.DeviceGetCountFunc = count
 	if g := r.m.GPUIdle(ctx, idle); !g.Since.IsZero() {
 		t.Errorf("slice holder still idle after a failed collection: %+v", g)
 	}
