@@ -92,7 +92,7 @@ func gpuRow(g orchestrator.PoolGPU) templates.GPURow {
 func unitRows(g orchestrator.PoolGPU, holders map[string]string) []templates.GPUUnitRow {
 	var out []templates.GPUUnitRow
 	for _, u := range g.Units {
-		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.WorkbenchID == ""}
+		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.WorkbenchID == "", Reading: unitReadingText(u.Reading)}
 		if u.Kind == models.UnitMIG {
 			r.Label = "MIG " + u.Profile
 		} else {
@@ -189,4 +189,21 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU)
 		}
 	}
 	return out
+}
+
+// unitReadingText is a MIG instance's own reading for the page; a figure
+// that could not be read says so rather than showing 0.
+func unitReadingText(r *orchestrator.UnitReading) string {
+	if r == nil {
+		return ""
+	}
+	mem := "memory: could not read"
+	if r.MemUsedMiB != nil && r.MemFreeMiB != nil {
+		mem = fmt.Sprintf("%.1f of %.1f GiB used", float64(*r.MemUsedMiB)/1024, float64(*r.MemUsedMiB+*r.MemFreeMiB)/1024)
+	}
+	util := "utilisation not readable per instance"
+	if r.UtilPercent != nil {
+		util = fmt.Sprintf("%d%% busy", *r.UtilPercent)
+	}
+	return mem + " · " + util
 }

@@ -7,14 +7,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"workbench/models"
 	"workbench/orchestrator/gpu"
 )
 
-// dcgmLabels are dcgm-exporter's labels for a whole GPU, plus the holder's
-// workbench, user and group, which dcgm-exporter cannot give outside
-// Kubernetes. Existing dcgm-exporter dashboards keep working: they select
-// on gpu, UUID, modelName and Hostname.
-var dcgmLabels = []string{"gpu", "UUID", "device", "modelName", "Hostname", "workbench", "user", "group"}
+// dcgmLabels are dcgm-exporter's labels (GPU_I_PROFILE and GPU_I_ID name a
+// MIG instance, empty on a whole GPU's series, as dcgm-exporter leaves
+// them), plus the holder's workbench, user and group, which dcgm-exporter
+// cannot give outside Kubernetes. Existing dcgm-exporter dashboards keep
+// working: they select on gpu, UUID, modelName, Hostname and GPU_I_*.
+var dcgmLabels = []string{"gpu", "UUID", "device", "modelName", "Hostname", "GPU_I_PROFILE", "GPU_I_ID", "workbench", "user", "group"}
 
 // dcgmField is one DCGM_FI_* series: its name, help (dcgm-exporter's
 // wording and units), the Sample field it needs readable, and its value.
@@ -23,11 +25,15 @@ type dcgmField struct {
 	kind  prometheus.ValueType
 	field gpu.Field
 	value func(gpu.Sample) float64
+	// perProcess: a shared slice's holder has a figure of its own for this
+	// series (the sum over its processes); the others are the GPU's only.
+	perProcess bool
 }
 
 func newDCGMFields() []dcgmField {
 	f := func(name, help string, kind prometheus.ValueType, field gpu.Field, value func(gpu.Sample) float64) dcgmField {
-		return dcgmField{desc: prometheus.NewDesc(name, help, dcgmLabels, nil), kind: kind, field: field, value: value}
+		return dcgmField{desc: prometheus.NewDesc(name, help, dcgmLabels, nil), kind: kind, field: field, value: value,
+			perProcess: name == "DCGM_FI_DEV_GPU_UTIL" || name == "DCGM_FI_DEV_FB_USED"}
 	}
 	g := prometheus.GaugeValue
 	return []dcgmField{
@@ -47,9 +53,12 @@ func newDCGMFields() []dcgmField {
 	}
 }
 
-// dcgmCollector exports the sampler's latest reading of every GPU. A
-// reading that could not be taken is left out, never exported as 0: a
-// dashboard then shows a gap, not an idle GPU.
+// dcgmCollector exports the sampler's latest reading of every GPU, of
+// every MIG instance (with GPU_I_PROFILE, GPU_I_ID and the instance's own
+// holder), and of every shared slice's holder (its processes' own figures,
+// on a series labelled with that holder; the whole GPU's series carries no
+// holder). A reading that could not be taken is left out, never exported
+// as 0: a dashboard then shows a gap, not an idle GPU.
 type dcgmCollector struct {
 	m        *Manager
 	hostname string
@@ -77,13 +86,39 @@ func (c *dcgmCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 		if !u.HasSample {
 			continue
 		}
-		labels := []string{strconv.Itoa(u.Index), u.UUID, "nvidia" + strconv.Itoa(u.Index), u.Model, c.hostname,
-			u.Holder.WorkbenchID, u.Holder.User, u.Holder.Group}
+		gpuLabels := []string{strconv.Itoa(u.Index), u.UUID, "nvidia" + strconv.Itoa(u.Index), u.Model, c.hostname}
+		labels := append(append(gpuLabels[:len(gpuLabels):len(gpuLabels)], "", ""), u.Holder.WorkbenchID, u.Holder.User, u.Holder.Group)
 		for _, f := range c.fields {
 			if !u.Sample.Readable(f.field) {
 				continue
 			}
 			ch <- prometheus.MustNewConstMetric(f.desc, f.kind, f.value(u.Sample), labels...)
 		}
+		seen := map[string]bool{}
+		for _, uu := range u.Units {
+			// Two compute instances in one GPU instance would share
+			// GPU_I_ID; one duplicate series would fail the whole scrape.
+			key := uu.Kind + "\x00" + strconv.Itoa(uu.GPUInstanceID) + "\x00" + uu.Holder.WorkbenchID
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			c.collectUnit(ch, gpuLabels, uu)
+		}
+	}
+}
+
+// collectUnit exports a MIG instance's or a slice holder's own readings.
+func (c *dcgmCollector) collectUnit(ch chan<- prometheus.Metric, gpuLabels []string, uu UnitUse) {
+	profile, gi := "", ""
+	if uu.Kind == models.UnitMIG {
+		profile, gi = uu.Profile, strconv.Itoa(uu.GPUInstanceID)
+	}
+	labels := append(append(gpuLabels[:len(gpuLabels):len(gpuLabels)], profile, gi), uu.Holder.WorkbenchID, uu.Holder.User, uu.Holder.Group)
+	for _, f := range c.fields {
+		if !uu.Sample.Readable(f.field) || (uu.Kind == models.UnitSlice && !f.perProcess) {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(f.desc, f.kind, f.value(uu.Sample), labels...)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // GPUIdle is where a running workbench stands with GPU-idle release: a
-// workbench whose GPUs all stayed below the sampler's idle threshold for
+// workbench whose GPU units all stayed below the sampler's idle threshold for
 // its flavor's GPU-idle timeout is stopped (home kept), after a warning on
 // its page. A GPU that could not be read is never idle, so the release
 // never fires on missing data.
@@ -51,10 +51,19 @@ func (m *Manager) gpuIdle(ctx context.Context, wb *models.Workbench, now time.Ti
 	// Idle only counts from this run's start: a GPU idle while free was
 	// nobody's idleness.
 	since := *wb.StartedAt
-	for _, uuid := range wb.GPUs {
-		t, ok := s.IdleSince(uuid)
+	// Each unit by its own figures: a slice holder by its processes' SM
+	// utilisation, a MIG instance by its own (unread on most drivers:
+	// never idle), a whole GPU by the GPU's.
+	units := wb.Units
+	if len(units) == 0 {
+		for _, uuid := range wb.GPUs {
+			units = append(units, models.Unit{Kind: models.UnitGPU, UUID: uuid})
+		}
+	}
+	for _, u := range units {
+		t, ok := m.unitIdleSince(wb, u)
 		if !ok {
-			return g // busy, unreadable, or a unit the sampler does not read (MIG)
+			return g // busy or unreadable
 		}
 		if t.After(since) {
 			since = t

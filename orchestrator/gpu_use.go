@@ -23,6 +23,9 @@ type GPUUse struct {
 	// Processes are the compute processes on the GPU, each traced through
 	// its cgroup to a container and so to a workbench.
 	Processes []ProcessUse
+	// Units are the GPU's MIG instances (held or not) and the holders of
+	// its shared slices, each with its own figures (unit_use.go).
+	Units []UnitUse
 }
 
 // Holder names a workbench and its owner, as metric labels use them.
@@ -35,10 +38,13 @@ type Holder struct {
 // ProcessUse is one GPU process and the workbench it runs in ("" when its
 // container is none of ours, or it is in no container).
 type ProcessUse struct {
-	PID         uint32
-	UsedMemMiB  uint64
-	ContainerID string
-	Holder      Holder
+	PID        uint32
+	UsedMemMiB uint64
+	// SMUtilPercent is the process's own SM utilisation; meaningful only
+	// where the GPU's sample has gpu.FieldProcessUtil readable.
+	SMUtilPercent uint32
+	ContainerID   string
+	Holder        Holder
 }
 
 // GPUUse attributes every GPU's latest sample: the pool's holder for the
@@ -73,12 +79,13 @@ func (m *Manager) GPUUse(ctx context.Context) ([]GPUUse, error) {
 			u.Sample, u.HasSample = m.pool.sampler.Latest(g.UUID)
 		}
 		for _, p := range u.Sample.Processes {
-			pu := ProcessUse{PID: p.PID, UsedMemMiB: p.UsedMemMiB, ContainerID: containerOfPID(p.PID)}
+			pu := ProcessUse{PID: p.PID, UsedMemMiB: p.UsedMemMiB, SMUtilPercent: p.SMUtilPercent, ContainerID: containerOfPID(p.PID)}
 			if w := matchContainer(byContainer, pu.ContainerID); w != nil {
 				pu.Holder = holders.of(w)
 			}
 			u.Processes = append(u.Processes, pu)
 		}
+		u.Units = unitUses(g, u, byID, &holders)
 		out = append(out, u)
 	}
 	return out, nil

@@ -105,6 +105,8 @@ func (o *Options) defaults() {
 // record of intent; the engine's labelled containers are the truth it is
 // reconciled against.
 type Manager struct {
+	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
+	unitIdle unitIdleRuns
 	enginePingState
 	store     *models.Store
 	pool      *Pool
@@ -182,6 +184,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		metrics:        newPortalMetrics(),
 	}
 	m.billing.metered = m.meteredLines
+	m.WatchUnitIdle()
 	return m
 }
 

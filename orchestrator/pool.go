@@ -144,6 +144,9 @@ func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
 				g.Util = &Reading{UtilPercent: s.UtilPercent, MemUsedMiB: s.MemUsedMiB, TempC: s.TempC, PowerW: float64(s.PowerMilliW) / 1000}
 			}
 			g.History = p.sampler.History(d.UUID)
+			if s, ok := p.sampler.Latest(d.UUID); ok {
+				migReadings(g.Units, s)
+			}
 		}
 		out = append(out, g)
 	}

@@ -30,6 +30,40 @@ type PoolUnit struct {
 	Profile     string `json:"profile,omitempty"`
 	Slice       *int   `json:"slice,omitempty"`
 	WorkbenchID string `json:"workbench_id"`
+	// Reading is a MIG instance's own latest reading (nil where there is
+	// none: no MIG device handles, or a slice, whose figures are per
+	// holder process and need the manager's attribution: /metrics).
+	Reading *UnitReading `json:"reading,omitempty"`
+}
+
+// UnitReading is a MIG instance's own latest reading. A figure that could
+// not be read is absent (null), never 0.
+type UnitReading struct {
+	MemUsedMiB  *uint64 `json:"memory_used_mib"`
+	MemFreeMiB  *uint64 `json:"memory_free_mib"`
+	UtilPercent *uint32 `json:"gpu_percent"`
+}
+
+// migReadings attaches each MIG instance's own reading from the GPU's
+// latest sample.
+func migReadings(units []PoolUnit, s gpu.Sample) {
+	for i := range units {
+		for _, m := range s.MIG {
+			if units[i].Kind != models.UnitMIG || m.UUID != units[i].UUID {
+				continue
+			}
+			r := &UnitReading{}
+			if m.Readable(gpu.FieldMemory) {
+				used, free := m.MemUsedMiB, m.MemFreeMiB
+				r.MemUsedMiB, r.MemFreeMiB = &used, &free
+			}
+			if m.Readable(gpu.FieldUtil) {
+				u := m.UtilPercent
+				r.UtilPercent = &u
+			}
+			units[i].Reading = r
+		}
+	}
 }
 
 // Need is what a flavor asks of the pool, by unit kind: whole GPUs of its

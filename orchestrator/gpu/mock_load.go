@@ -58,6 +58,10 @@ func AttachMockLoad(srv *server.Server) *MockLoad {
 		i := i
 		dev.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
 		dev.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
+			// As real NVML: a MIG-enabled GPU has no whole-GPU utilisation.
+			if cur, _, ret := dev.GetMigMode(); ret == nvml.SUCCESS && cur == nvml.DEVICE_MIG_ENABLE {
+				return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
+			}
 			g, ret := l.get(i)
 			return nvml.Utilization{Gpu: g.UtilPercent, Memory: g.MemUtilPercent}, ret
 		}
@@ -80,6 +84,20 @@ func AttachMockLoad(srv *server.Server) *MockLoad {
 				out = append(out, nvml.ProcessInfo{Pid: p.PID, UsedGpuMemory: p.UsedMemMiB * mib})
 			}
 			return out, ret
+		}
+		dev.GetProcessUtilizationFunc = func(uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
+			g, ret := l.get(i)
+			if ret != nvml.SUCCESS {
+				return nil, ret
+			}
+			if len(g.Processes) == 0 {
+				return nil, nvml.ERROR_NOT_FOUND // as NVML: no process samples
+			}
+			var out []nvml.ProcessUtilizationSample
+			for _, p := range g.Processes {
+				out = append(out, nvml.ProcessUtilizationSample{Pid: p.PID, TimeStamp: 1, SmUtil: p.SMUtilPercent})
+			}
+			return out, nvml.SUCCESS
 		}
 	}
 	return l

@@ -65,7 +65,82 @@ func readSample(dev nvml.Device, uuid string, now time.Time) Sample {
 			s.Processes = append(s.Processes, Process{PID: p.Pid, UsedMemMiB: p.UsedGpuMemory / mib})
 		}
 	} else {
-		s.Unread |= FieldProcesses
+		s.Unread |= FieldProcesses | FieldProcessUtil
+	}
+	if s.Readable(FieldProcesses) {
+		readProcessUtil(dev, &s)
+	}
+	if migEnabled(dev) {
+		s.MIG = readMIG(dev)
 	}
 	return s
+}
+
+// readProcessUtil fills each process's SM utilisation from
+// GetProcessUtilization, taking the newest sample NVML keeps per PID.
+// ERROR_NOT_FOUND means NVML has no utilisation sample for any process in
+// its buffer: none of them used the SMs, a readable 0%. Any other failure
+// leaves per-process utilisation unread.
+func readProcessUtil(dev nvml.Device, s *Sample) {
+	us, ret := call1(func() ([]nvml.ProcessUtilizationSample, nvml.Return) { return dev.GetProcessUtilization(0) })
+	switch ret {
+	case nvml.SUCCESS:
+	case nvml.ERROR_NOT_FOUND:
+		return
+	default:
+		s.Unread |= FieldProcessUtil
+		return
+	}
+	type newest struct {
+		at uint64
+		sm uint32
+	}
+	byPID := map[uint32]newest{}
+	for _, u := range us {
+		if n, ok := byPID[u.Pid]; !ok || u.TimeStamp >= n.at {
+			byPID[u.Pid] = newest{at: u.TimeStamp, sm: u.SmUtil}
+		}
+	}
+	for i := range s.Processes {
+		s.Processes[i].SMUtilPercent = byPID[s.Processes[i].PID].sm
+	}
+}
+
+// readMIG reads every MIG instance of a MIG-enabled GPU through its MIG
+// device handle: memory (per instance on every driver) and utilisation
+// (unread where the driver does not answer it per instance, the usual
+// case). Without MIG device handles (go-nvml's stock mocks) it returns
+// nothing: the instances then have no reading at all.
+func readMIG(dev nvml.Device) []MIGSample {
+	n, ret := call1(dev.GetMaxMigDeviceCount)
+	if ret != nvml.SUCCESS {
+		return nil
+	}
+	var out []MIGSample
+	for i := 0; i < n; i++ {
+		h, ret := call1(func() (nvml.Device, nvml.Return) { return dev.GetMigDeviceHandleByIndex(i) })
+		if ret != nvml.SUCCESS || h == nil {
+			continue // an empty slot: NVML answers NOT_FOUND
+		}
+		uuid, ret := call1(h.GetUUID)
+		if ret != nvml.SUCCESS || uuid == "" {
+			continue
+		}
+		m := MIGSample{UUID: uuid, GPUInstanceID: -1}
+		if gi, ret := call1(h.GetGpuInstanceId); ret == nvml.SUCCESS {
+			m.GPUInstanceID = gi
+		}
+		if u, ret := call1(h.GetUtilizationRates); ret == nvml.SUCCESS {
+			m.UtilPercent, m.MemUtilPercent = u.Gpu, u.Memory
+		} else {
+			m.Unread |= FieldUtil | FieldMemUtil
+		}
+		if mem, ret := call1(h.GetMemoryInfo); ret == nvml.SUCCESS {
+			m.MemUsedMiB, m.MemFreeMiB = mem.Used/mib, mem.Free/mib
+		} else {
+			m.Unread |= FieldMemory
+		}
+		out = append(out, m)
+	}
+	return out
 }

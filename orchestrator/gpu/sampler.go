@@ -35,6 +35,10 @@ type Sampler struct {
 	idleThreshold uint32
 	failing       bool             // last collection failed; log the failure once, not per tick
 	now           func() time.Time // stamps samples; see SetClock
+	// afterCollect run after each collection (success or not), outside
+	// the lock: the manager follows per-unit idle runs there (MIG
+	// instances, slice holders), which need its attribution.
+	afterCollect []func(ctx context.Context, err error)
 }
 
 // NewSampler prepares a sampler; call Run to start it.
@@ -80,6 +84,27 @@ func (s *Sampler) Run(ctx context.Context) {
 // Collect takes one reading of every GPU and appends it to the history.
 // Run calls it; it is exported for callers that want a reading on demand.
 func (s *Sampler) Collect(ctx context.Context) error {
+	err := s.collect(ctx)
+	s.mu.RLock()
+	after := s.afterCollect
+	s.mu.RUnlock()
+	for _, f := range after {
+		f(ctx, err)
+	}
+	return err
+}
+
+// AfterCollect registers f to run after every collection, so readers of
+// Latest see each sample once (per-unit idle runs, orchestrator). err is
+// the collection's: after a failure Latest still holds the previous,
+// stale reading, which must not count as a new one.
+func (s *Sampler) AfterCollect(f func(ctx context.Context, err error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.afterCollect = append(s.afterCollect, f)
+}
+
+func (s *Sampler) collect(ctx context.Context) error {
 	samples, err := s.inv.Sample(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -54,16 +54,41 @@ type Sample struct {
 	// LastXID is the last XID error NVML reported for the GPU since the
 	// portal started (0: none seen); unread where NVML gives no events.
 	LastXID uint64
-	// Processes are the compute processes on the GPU (host PIDs).
+	// Processes are the compute processes on the GPU (host PIDs). Their
+	// SMUtilPercent is read only when FieldProcessUtil is readable.
 	Processes []Process
-	Unread    Field
+	// MIG are the readings of the GPU's MIG instances through their MIG
+	// device handles (empty on a GPU without MIG, or where NVML hands out
+	// no MIG device handles).
+	MIG    []MIGSample
+	Unread Field
 }
 
 // Process is one compute process NVML sees on a GPU.
 type Process struct {
 	PID        uint32
 	UsedMemMiB uint64
+	// SMUtilPercent is the process's SM utilisation over NVML's last
+	// sample period (GetProcessUtilization); meaningful only when the
+	// sample's FieldProcessUtil is readable.
+	SMUtilPercent uint32
 }
+
+// MIGSample is one reading of a MIG instance through its MIG device
+// handle. NVML answers memory per instance; utilisation is usually not
+// supported per instance and is then unread (Unread), never 0%.
+type MIGSample struct {
+	UUID           string
+	GPUInstanceID  int
+	UtilPercent    uint32
+	MemUtilPercent uint32
+	MemUsedMiB     uint64
+	MemFreeMiB     uint64
+	Unread         Field
+}
+
+// Readable reports whether f was read for this instance.
+func (m MIGSample) Readable(f Field) bool { return m.Unread&f == 0 }
 
 // Field names one reading of a Sample, as a bit in Sample.Unread.
 type Field uint32
@@ -81,6 +106,8 @@ const (
 	FieldECC
 	FieldProcesses
 	FieldXID
+	// FieldProcessUtil: per-process SM utilisation (GetProcessUtilization).
+	FieldProcessUtil
 )
 
 // Readable reports whether f was read in this sample.
