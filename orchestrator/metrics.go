@@ -45,6 +45,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated, c.moneyErrs, c.lease} {
 		ch <- d
 	}
+	ch <- queueLengthDesc
 	c.dcgm.describe(ch)
 	c.m.metrics.describe(ch)
 }
@@ -77,6 +78,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		for s, n := range count {
 			ch <- prometheus.MustNewConstMetric(c.wbs, prometheus.GaugeValue, float64(n), s)
 		}
+		queueLength(ctx, c.m, wbs, ch)
 	}
 	up := 0.0
 	if c.m.rt.Ping(ctx) == nil {

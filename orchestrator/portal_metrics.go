@@ -29,6 +29,7 @@ type portalMetrics struct {
 	// (not corrections: a reversal would make a counter go down).
 	charges    *prometheus.CounterVec
 	gpuSeconds *prometheus.CounterVec
+	queue      *queueMetrics
 
 	mu        sync.Mutex
 	usernames map[int64]string
@@ -56,6 +57,7 @@ func newPortalMetrics() *portalMetrics {
 			Name: "workbench_gpu_seconds_total",
 			Help: "GPU-seconds metering appended to the ledger since the portal started, by user, group and GPU model.",
 		}, []string{"user", "group", "gpu_model"}),
+		queue:     newQueueMetrics(),
 		usernames: map[int64]string{},
 	}
 	// Every series exists from the start, so a dashboard and rate() see 0
@@ -126,6 +128,7 @@ func (p *portalMetrics) describe(ch chan<- *prometheus.Desc) {
 	p.culls.Describe(ch)
 	p.charges.Describe(ch)
 	p.gpuSeconds.Describe(ch)
+	p.queue.describe(ch)
 }
 
 func (p *portalMetrics) collect(ch chan<- prometheus.Metric) {
@@ -133,4 +136,5 @@ func (p *portalMetrics) collect(ch chan<- prometheus.Metric) {
 	p.culls.Collect(ch)
 	p.charges.Collect(ch)
 	p.gpuSeconds.Collect(ch)
+	p.queue.collect(ch)
 }

@@ -95,6 +95,9 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	}
 	err = m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted)
 	m.release(id)
+	if err == nil && m.metrics != nil {
+		m.metrics.queue.preempted()
+	}
 	if err != nil || !wb.AutoResume {
 		return err
 	}

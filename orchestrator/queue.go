@@ -75,14 +75,14 @@ func (m *Manager) Drain(ctx context.Context) error {
 		return err
 	}
 	var started []placed
-	var yield []string
+	var yield, expired []string
 	// Held (read) from the placement's commit until its pipeline is
 	// registered, like a launch: reconciliation must not take a placed
 	// workbench for an abandoned launch.
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
 	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
-		started, yield = nil, nil
+		started, yield, expired = nil, nil, nil
 		now = m.now()
 		snap, asks, err := m.snapshot(q, cands, now, usage, months)
 		if err != nil {
@@ -96,6 +96,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 			if err := q.Leave(id, models.StateStopped, reason); err != nil {
 				return err
 			}
+			expired = append(expired, id)
 		}
 		for _, id := range plan.Start {
 			a := asks[id]
@@ -141,6 +142,12 @@ func (m *Manager) Drain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	placedIDs := make([]string, 0, len(started))
+	for _, p := range started {
+		placedIDs = append(placedIDs, p.id)
+	}
+	m.observeLeft(ctx, QueuePlaced, placedIDs, now)
+	m.observeLeft(ctx, QueueExpired, expired, now)
 	for _, p := range started {
 		m.startPlaced(ctx, p)
 	}
@@ -320,6 +327,7 @@ func (m *Manager) cancelQueued(ctx context.Context, id, reason string) (bool, er
 	if err != nil {
 		return false, err
 	}
+	m.observeLeft(ctx, QueueCancelled, []string{id}, m.now())
 	m.forgetRoute(id)
 	m.events.Publish(Update{ID: id, State: models.StateStopped, Reason: reason, At: time.Now().UTC()})
 	m.kickDrain() // positions of the others moved

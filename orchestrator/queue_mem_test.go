@@ -273,6 +273,11 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitState(t, want.ID, models.StateRunning)
+	fams := scrapeText(t, r.m)
+	if n := queueSeries(t, fams, "workbench_preemptions_total", "", "").GetCounter().GetValue(); n != 1 {
+		t.Errorf("workbench_preemptions_total %v, want 1", n)
+	}
+	assertWait(t, fams, QueuePlaced, 1, 120) // the interactive launch waited out the grace
 	// Auto-resume: it went through preempted and is queued again.
 	got = r.waitState(t, newest.ID, models.StateQueued)
 	hist, _ := r.store.WorkbenchHistory(ctx, newest.ID)

@@ -116,7 +116,8 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 	}
 	for _, must := range []string{"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE",
 		"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_XID_ERRORS",
-		"workbench_spawn_duration_seconds_bucket", "workbench_culls_total", "workbench_workbenches"} {
+		"workbench_spawn_duration_seconds_bucket", "workbench_culls_total", "workbench_workbenches",
+		"workbench_queue_length", "workbench_queue_wait_seconds_bucket", "workbench_preemptions_total"} {
 		if !queried[must] {
 			t.Errorf("the dashboard does not chart %s", must)
 		}
