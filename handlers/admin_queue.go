@@ -34,6 +34,10 @@ func (h *Handler) renderAdminQueue(c *gin.Context, status int, v templates.Admin
 		v.Classes = append(v.Classes, templates.ClassRow{Name: pc.Name, Rank: strconv.Itoa(pc.Rank), Preemptible: pc.Preemptible,
 			Default: pc.IsDefault, Description: pc.Description})
 	}
+	if err := h.priorityDefaultsView(c, &v); err != nil {
+		h.fail(c, err)
+		return
+	}
 	h.render(c, status, templates.AdminQueuePage(h.page(c, "Queue"), v))
 }
 

@@ -91,7 +91,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 			return nil, &RefusedError{Code: "no_gpu_runtime", Message: "the Docker engine has no NVIDIA runtime or CDI devices: GPU flavors cannot start (install the NVIDIA Container Toolkit)"}
 		}
 	}
-	cls, err := m.priorityClass(ctx, owner, req)
+	cls, err := m.priorityClass(ctx, owner, fl, req)
 	if err != nil {
 		return nil, err
 	}

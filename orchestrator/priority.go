@@ -10,15 +10,16 @@ import (
 
 // priorityClass resolves the class a launch runs in (docs/scheduling.md):
 // the named one, else the highest preemptible class when Preemptible is
-// asked, else the default. Users may choose any class up to the default's
-// rank; classes above it are for administrators.
-func (m *Manager) priorityClass(ctx context.Context, owner *models.User, req LaunchRequest) (*models.PriorityClass, error) {
-	def, err := m.store.PriorityClassFor(ctx, "")
+// asked, else the default — the flavor's, else the highest of the owner's
+// groups', else the global one. Users may choose any class up to that
+// default's rank; classes above it are for administrators.
+func (m *Manager) priorityClass(ctx context.Context, owner *models.User, fl *models.Flavor, req LaunchRequest) (*models.PriorityClass, error) {
+	def, err := m.store.LaunchDefaultClass(ctx, owner.ID, fl.ID)
 	if err != nil {
 		return nil, err
 	}
 	name := req.Priority
-	if name == "" && req.Preemptible {
+	if name == "" && req.Preemptible && !def.Preemptible {
 		classes, err := m.store.PriorityClasses(ctx)
 		if err != nil {
 			return nil, err
