@@ -88,6 +88,9 @@ func (m *Manager) Drain(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := applyBoosts(q, &snap); err != nil {
+			return err
+		}
 		plan := scheduler.Decide(snap)
 		for _, id := range plan.Expire {
 			wb := asks[id]

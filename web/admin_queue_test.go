@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 // The admin queue page lists the priority classes and saves one from its
 // form (a bad rank is shown back with the input kept); the queue's Cancel
-// button takes a request out; users cannot reach the page.
+// button takes a request out, Boost moves one to the front of its class
+// (audited, refused cross-site); users cannot reach the page.
 func TestAdminQueuePage(t *testing.T) {
 	p, _ := enginePortal(t)
 	admin := tokenFor(t, p, "admin", "admin")
@@ -47,6 +49,30 @@ func TestAdminQueuePage(t *testing.T) {
 	_, classes := p.api("GET", "/api/v1/priority-classes", alice, "")
 	if len(classes["items"].([]any)) != 4 {
 		t.Fatalf("classes after the save: %v", classes)
+	}
+	// Boost: the button is on the row; the post is audited.
+	if !strings.Contains(body, `data-testid="queue-boost"`) {
+		t.Fatal("no Boost button on the admin queue")
+	}
+	if res := p.postForm(user, "/admin/queue/"+wb["id"].(string)+"/boost", url.Values{}); res.StatusCode != http.StatusForbidden && res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a user boosted: %d", res.StatusCode)
+	}
+	if res := p.postForm(c, "/admin/queue/"+wb["id"].(string)+"/boost", url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("boost: %d", res.StatusCode)
+	}
+	if entries, _, err := p.srv.Store.AuditPage(context.Background(), "queue.boost", "admin", 0, 10); err != nil || len(entries) != 1 || entries[0].Target != wb["id"] {
+		t.Fatalf("boost audit %+v (%v)", entries, err)
+	}
+	// Without the same-origin headers a browser sends (a cross-site form),
+	// the boost is refused.
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/admin/queue/"+wb["id"].(string)+"/boost", strings.NewReader(""))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://evil.example")
+	if res, err := c.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site boost: %v %v", res.StatusCode, err)
+	} else {
+		res.Body.Close()
 	}
 	if res := p.postForm(c, "/admin/queue/"+wb["id"].(string)+"/cancel", url.Values{}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", res.StatusCode)

@@ -42,6 +42,9 @@ type Request struct {
 	Priority    int // higher goes first
 	Preemptible bool
 	Arrived     time.Time
+	// Boosted is when an administrator moved it to the front of its
+	// priority (zero: not boosted); the latest boost goes first.
+	Boosted time.Time
 	// Expires is when it leaves the queue unplaced (zero: never).
 	Expires time.Time
 	// MaxRuntime bounds how long it runs once started (0: unknown); backfill
@@ -205,11 +208,15 @@ func Fit(pool Pool, need, free int) (bool, string) {
 	return false, fmt.Sprintf("%d × %s needed; %d free", need, pool.Label(), free)
 }
 
-// Less orders two requests: priority first, then the user with less recent
-// usage, then arrival (then id, so the order is total).
+// Less orders two requests: priority first, then an administrator's boost
+// (the latest first), then the user with less recent usage, then arrival
+// (then id, so the order is total).
 func Less(a, b Request, usage map[int64]float64) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
+	}
+	if !a.Boosted.Equal(b.Boosted) {
+		return a.Boosted.After(b.Boosted)
 	}
 	ua, ub := usage[a.User], usage[b.User]
 	if ua != ub && math.Abs(ua-ub) > 1e-9 {

@@ -1,0 +1,41 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+)
+
+// adminQueueBoost: POST /admin/queue/{id}/boost (page and API; admin,
+// sudo, audited) moves a queued workbench to the front of its priority
+// class (issue 12 §6).
+func (h *Handler) adminQueueBoost(c *gin.Context) {
+	ctx := c.Request.Context()
+	wb, err := h.store.WorkbenchByID(ctx, c.Param("id"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	notQueued := newError(http.StatusConflict, "not_queued", "the workbench is "+wb.State+", no longer in the queue")
+	if wb.State != models.StateQueued {
+		h.fail(c, notQueued)
+		return
+	}
+	if err := h.wbs.Boost(ctx, wb.ID); errors.Is(err, models.ErrConflict) {
+		h.fail(c, notQueued)
+		return
+	} else if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.audit(c, "queue.boost", wb.ID, map[string]any{"queue_position": wb.QueuePosition}, map[string]string{"boost": "front of " + wb.Priority})
+	if isAPI(c) {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	h.flash(c, "Moved "+wb.Name+" to the front of its priority class.")
+	seeOther(c, "/admin/queue")
+}

@@ -1,0 +1,38 @@
+package orchestrator
+
+import (
+	"context"
+	"time"
+
+	"workbench/models"
+	"workbench/orchestrator/scheduler"
+)
+
+// Boost moves a queued workbench to the front of its priority class (an
+// administrator's decision, issue 12 §6; audited by the caller) and
+// drains, so positions and a possible start follow at once. It returns
+// models.ErrConflict when the workbench is no longer queued.
+func (m *Manager) Boost(ctx context.Context, id string) error {
+	if err := m.store.BoostQueued(ctx, id); err != nil {
+		return err
+	}
+	m.log.Info("queue boost", "id", id)
+	m.events.Publish(Update{ID: id, State: models.StateQueued, At: time.Now().UTC()})
+	m.kickDrain()
+	return nil
+}
+
+// applyBoosts marks the boosted requests of a drain's snapshot (read in
+// the same transaction).
+func applyBoosts(q *models.QueueTx, snap *scheduler.Snapshot) error {
+	boosts, err := q.Boosts()
+	if err != nil {
+		return err
+	}
+	for i := range snap.Queue {
+		if at, ok := boosts[snap.Queue[i].ID]; ok {
+			snap.Queue[i].Boosted = at
+		}
+	}
+	return nil
+}
