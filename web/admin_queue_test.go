@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,24 @@ func TestAdminQueuePage(t *testing.T) {
 	_, classes := p.api("GET", "/api/v1/priority-classes", alice, "")
 	if len(classes["items"].([]any)) != 4 {
 		t.Fatalf("classes after the save: %v", classes)
+	}
+	// A flavor's default class from the page's form; a bad one is shown back.
+	fl, err := p.srv.Store.FlavorByNameOrID(context.Background(), "1x H100 80GB HBM3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "flavor:" + strconv.FormatInt(fl.ID, 10)
+	if !strings.Contains(body, `value="`+target+`"`) {
+		t.Fatal("the default form does not offer the flavor")
+	}
+	if res, body := p.postFormBody(c, "/admin/priority-defaults", url.Values{"target": {target}, "class": {"nope"}}); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "no priority class") {
+		t.Fatalf("bad default class: %d", res.StatusCode)
+	}
+	if res := p.postForm(c, "/admin/priority-defaults", url.Values{"target": {target}, "class": {"batch"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save default: %d", res.StatusCode)
+	}
+	if _, body := p.get(c, "/admin/queue"); strings.Count(body, `data-testid="default-row"`) != 1 || !strings.Contains(body, "flavor 1x H100 80GB HBM3") {
+		t.Fatal("the flavor's default is not listed")
 	}
 	// Boost: the button is on the row; the post is audited.
 	if !strings.Contains(body, `data-testid="queue-boost"`) {
