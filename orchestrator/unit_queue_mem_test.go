@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -156,11 +158,16 @@ func TestQueueWholeGPUNeverTakesSharedOrMIG(t *testing.T) {
 }
 
 // Concurrent launches with queue and drains on a GPU shared in 2 slices
-// never bind a slice twice nor more slices than exist; the rest wait.
+// never bind a slice twice nor more slices than exist; the rest wait. Half
+// the drains run in a second manager over the same database (its own drain
+// lock), so only the drain's BEGIN IMMEDIATE transaction keeps them apart.
 func TestQueueConcurrentDrainsNeverBindASliceTwice(t *testing.T) {
 	t.Parallel()
 	r, _ := clockedUnitRig(t)
 	ctx := context.Background()
+	other := NewManager(r.store, r.m.pool, r.rt, "unittest", Options{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	other.SetClock(r.m.clock)
+	t.Cleanup(other.Wait)
 	const n = 6
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
@@ -171,10 +178,14 @@ func TestQueueConcurrentDrainsNeverBindASliceTwice(t *testing.T) {
 			_, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: fmt.Sprintf("c%d", i), Image: "mem", Flavor: "slice", Queue: true})
 			errs <- err
 		}(i)
-		go func() {
+		go func(i int) {
 			defer wg.Done()
+			if i%2 == 0 {
+				errs <- other.Drain(ctx)
+				return
+			}
 			errs <- r.m.Drain(ctx)
-		}()
+		}(i)
 	}
 	wg.Wait()
 	close(errs)
