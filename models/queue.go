@@ -104,13 +104,18 @@ type QueuedWorkbench struct {
 	Workbench
 	GPUModel    string `gorm:"column:gpu_model"`
 	GPUCount    int    `gorm:"column:gpu_count"`
+	UnitKind    string `gorm:"column:unit_kind"`
+	MIGProfile  string `gorm:"column:mig_profile"`
 	MaxRuntimeS int64  `gorm:"column:max_runtime_s"`
 }
 
-// HeldWorkbench is an active workbench with the GPUs it holds.
+// HeldWorkbench is an active workbench with the units it holds (all of
+// one kind: a flavor asks for one kind of unit).
 type HeldWorkbench struct {
 	Workbench
 	GPUModel    string `gorm:"column:gpu_model"`
+	UnitKind    string `gorm:"column:unit_kind"`
+	MIGProfile  string `gorm:"column:mig_profile"`
 	Units       int    `gorm:"column:units"`
 	MaxRuntimeS int64  `gorm:"column:max_runtime_s"`
 }
@@ -136,7 +141,8 @@ func (s *Store) DrainQueue(ctx context.Context, fn func(q *QueueTx) error) error
 // Queued lists the queued workbenches with what their flavor asks.
 func (q *QueueTx) Queued() ([]QueuedWorkbench, error) {
 	var out []QueuedWorkbench
-	err := q.tx.Raw(`SELECT w.*, f.gpu_model AS gpu_model, f.gpu_count AS gpu_count, f.max_runtime_s AS max_runtime_s
+	err := q.tx.Raw(`SELECT w.*, f.gpu_model AS gpu_model, f.gpu_count AS gpu_count,
+		f.unit_kind AS unit_kind, f.mig_profile AS mig_profile, f.max_runtime_s AS max_runtime_s
 		FROM workbenches w JOIN flavors f ON f.id = w.flavor_id
 		WHERE w.state = ? AND w.deleted_at IS NULL ORDER BY w.queued_at, w.id`, StateQueued).Scan(&out).Error
 	return out, err
@@ -145,7 +151,8 @@ func (q *QueueTx) Queued() ([]QueuedWorkbench, error) {
 // Held lists the active workbenches with the GPUs they hold.
 func (q *QueueTx) Held() ([]HeldWorkbench, error) {
 	var out []HeldWorkbench
-	err := q.tx.Raw(`SELECT w.*, COALESCE(MAX(a.gpu_model), '') AS gpu_model, COUNT(a.gpu_uuid) AS units, f.max_runtime_s AS max_runtime_s
+	err := q.tx.Raw(`SELECT w.*, COALESCE(MAX(a.gpu_model), '') AS gpu_model,
+		COALESCE(MAX(a.kind), '') AS unit_kind, COALESCE(MAX(a.profile), '') AS mig_profile, COUNT(a.unit_id) AS units, f.max_runtime_s AS max_runtime_s
 		FROM workbenches w JOIN flavors f ON f.id = w.flavor_id LEFT JOIN gpu_allocations a ON a.workbench_id = w.id
 		WHERE w.state IN ? AND w.deleted_at IS NULL GROUP BY w.id`, ActiveStates).Scan(&out).Error
 	return out, err
@@ -162,6 +169,13 @@ func (q *QueueTx) Allocated() (map[string]bool, error) {
 		out[u] = true
 	}
 	return out, nil
+}
+
+// FreeUnits counts the units of need's kind free now among its candidates,
+// by the rules allocate binds by (a GPU shared or in MIG mode is never
+// free whole; a GPU held whole has no free slice or instance).
+func (q *QueueTx) FreeUnits(need GPUNeed) (int, error) {
+	return freeUnits(q.tx, need)
 }
 
 // Check runs a quota check inside the drain's transaction.

@@ -120,55 +120,13 @@ func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]Unit, er
 	if need.Count == 0 {
 		return nil, nil
 	}
-	var held []gpuAllocation
-	if err := tx.Select("unit_id", "kind", "gpu_uuid").Find(&held).Error; err != nil {
-		return nil, err
-	}
-	taken := make(map[string]bool, len(held))
-	busy := map[string]int{} // GPU UUID → units bound on it
-	whole := map[string]bool{}
-	for _, a := range held {
-		taken[a.UnitID] = true
-		busy[a.GPUUUID]++
-		whole[a.GPUUUID] = whole[a.GPUUUID] || a.Kind == UnitGPU
-	}
-	slices, err := sharedSlicesTx(tx)
+	b, err := readBindings(tx)
 	if err != nil {
 		return nil, err
 	}
-	var rows []gpuAllocation
-	switch need.kind() {
-	case UnitGPU:
-		for _, u := range need.Candidates {
-			if busy[u] == 0 && slices[u] == 0 {
-				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitGPU, GPUUUID: u})
-			}
-		}
-	case UnitMIG:
-		for _, u := range need.Candidates {
-			parent := need.Parents[u]
-			if !taken[u] && parent != "" && !whole[parent] {
-				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitMIG, GPUUUID: parent, Profile: need.Profile})
-			}
-		}
-	case UnitSlice:
-		// Spread: the least crowded shared GPU first (no memory isolation,
-		// so fewer neighbours is the better slice), then candidate order.
-		order := append([]string(nil), need.Candidates...)
-		sort.SliceStable(order, func(i, j int) bool { return busy[order[i]] < busy[order[j]] })
-		for _, g := range order {
-			if whole[g] {
-				continue
-			}
-			for k := 0; k < slices[g]; k++ {
-				if !taken[sliceUnitID(g, k)] {
-					rows = append(rows, gpuAllocation{UnitID: sliceUnitID(g, k), Kind: UnitSlice, GPUUUID: g, Slice: k})
-					break // one slice per GPU: two slices of one flavor on one GPU would be one bigger slice
-				}
-			}
-		}
-	default:
-		return nil, fmt.Errorf("unknown unit kind %q", need.Kind)
+	rows, err := b.free(need, true)
+	if err != nil {
+		return nil, err
 	}
 	if len(rows) < need.Count {
 		return nil, &NoCapacityError{Kind: need.kind(), Model: need.Model, Profile: need.Profile, Want: need.Count, Free: len(rows)}
@@ -182,6 +140,85 @@ func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]Unit, er
 		out = append(out, r.unit())
 	}
 	return out, nil
+}
+
+// freeUnits counts the free units of need's kind among its candidates
+// (every free slice of every shared candidate: the queue's capacity).
+func freeUnits(tx *gorm.DB, need GPUNeed) (int, error) {
+	b, err := readBindings(tx)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := b.free(need, false)
+	return len(rows), err
+}
+
+// bindings is what is bound and which GPUs are shared, read in the
+// transaction.
+type bindings struct {
+	taken  map[string]bool
+	busy   map[string]int // GPU UUID → units bound on it
+	whole  map[string]bool
+	slices map[string]int
+}
+
+func readBindings(tx *gorm.DB) (*bindings, error) {
+	var held []gpuAllocation
+	if err := tx.Select("unit_id", "kind", "gpu_uuid").Find(&held).Error; err != nil {
+		return nil, err
+	}
+	b := &bindings{taken: make(map[string]bool, len(held)), busy: map[string]int{}, whole: map[string]bool{}}
+	for _, a := range held {
+		b.taken[a.UnitID] = true
+		b.busy[a.GPUUUID]++
+		b.whole[a.GPUUUID] = b.whole[a.GPUUUID] || a.Kind == UnitGPU
+	}
+	var err error
+	b.slices, err = sharedSlicesTx(tx)
+	return b, err
+}
+
+// free lists the units need could be given, in the order to bind them.
+// onePerGPU keeps one slice per GPU (a launch: two slices of one flavor on
+// one GPU would be one bigger slice); without it every free slice counts.
+func (b *bindings) free(need GPUNeed, onePerGPU bool) ([]gpuAllocation, error) {
+	var rows []gpuAllocation
+	switch need.kind() {
+	case UnitGPU:
+		for _, u := range need.Candidates {
+			if b.busy[u] == 0 && b.slices[u] == 0 {
+				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitGPU, GPUUUID: u})
+			}
+		}
+	case UnitMIG:
+		for _, u := range need.Candidates {
+			parent := need.Parents[u]
+			if !b.taken[u] && parent != "" && !b.whole[parent] {
+				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitMIG, GPUUUID: parent, Profile: need.Profile})
+			}
+		}
+	case UnitSlice:
+		// Spread: the least crowded shared GPU first (no memory isolation,
+		// so fewer neighbours is the better slice), then candidate order.
+		order := append([]string(nil), need.Candidates...)
+		sort.SliceStable(order, func(i, j int) bool { return b.busy[order[i]] < b.busy[order[j]] })
+		for _, g := range order {
+			if b.whole[g] {
+				continue
+			}
+			for k := 0; k < b.slices[g]; k++ {
+				if !b.taken[sliceUnitID(g, k)] {
+					rows = append(rows, gpuAllocation{UnitID: sliceUnitID(g, k), Kind: UnitSlice, GPUUUID: g, Slice: k})
+					if onePerGPU {
+						break
+					}
+				}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown unit kind %q", need.Kind)
+	}
+	return rows, nil
 }
 
 // sharedSlicesTx reads how many slices each shared GPU has.

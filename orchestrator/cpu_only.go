@@ -54,7 +54,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 	}
 	if err := m.gpusFree(ctx, fl); err != nil {
 		var refused *RefusedError
-		if !errors.As(err, &refused) || refused.Code != "no_capacity" || !queueable(fl) {
+		if !errors.As(err, &refused) || refused.Code != "no_capacity" || !wholeGPU(fl) {
 			return err
 		}
 		// None free: stop the CPU-only run and wait in the queue for the

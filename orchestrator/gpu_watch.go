@@ -147,7 +147,7 @@ func (w *GPUWatcher) subtractQueued(ctx context.Context, free map[string]int) er
 		} else if err != nil {
 			return err
 		}
-		if fl.GPUCount > 0 && queueable(fl) {
+		if fl.GPUCount > 0 && wholeGPU(fl) {
 			free[fl.GPUModel] -= fl.GPUCount
 		}
 	}

@@ -105,7 +105,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second),
-		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0 && queueable(fl), AutoResume: req.AutoResume}
+		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0 && wholeGPU(fl), AutoResume: req.AutoResume}
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, WorkbenchShape(fl, wb.Preemptible))
@@ -113,9 +113,9 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	// request ending (a record without its launch), so the request's
 	// cancellation no longer applies. Until here it only stopped checks.
 	ctx = context.WithoutCancel(ctx)
-	// The queue places whole GPUs only (its scheduler counts GPUs per
-	// model); a MIG or slice flavor is placed now or refused, as before.
-	if req.Queue && queueable(fl) {
+	// The queue places every kind of unit (whole GPUs, MIG instances,
+	// slices): its scheduler keeps one pool per kind.
+	if req.Queue {
 		return m.enqueue(ctx, owner, wb, models.CheckLaunchQuota(ask, month))
 	}
 	m.accepting.RLock()

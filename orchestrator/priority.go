@@ -68,9 +68,10 @@ func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Wo
 	return wb, nil
 }
 
-// queueable reports whether the queue can place fl: its scheduler counts
-// whole GPUs per model, so MIG and slice flavors are placed at once or
-// refused, and only whole-GPU runs can be preemptible.
-func queueable(fl *models.Flavor) bool {
+// wholeGPU reports whether fl asks for whole GPUs. Every GPU flavor can
+// queue (each kind of unit is a pool of the scheduler); only whole-GPU runs
+// can be preemptible (preemption frees whole GPUs), and the CPU-only twin
+// and the GPU watch count whole GPUs.
+func wholeGPU(fl *models.Flavor) bool {
 	return fl.UnitKind == "" || fl.UnitKind == models.UnitGPU
 }

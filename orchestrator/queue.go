@@ -58,6 +58,16 @@ func (m *Manager) Drain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// What each flavor may be given (candidates of its kind of unit); read
+	// outside the transaction like the candidates, re-checked by allocate.
+	fls, err := m.store.ListFlavors(ctx, false)
+	if err != nil {
+		return err
+	}
+	needs, err := m.pool.Needs(ctx, fls)
+	if err != nil {
+		return err
+	}
 	now := m.now() // for fair share; the decisions read the clock under the lock
 	// Read outside the transaction (they need the price list and the
 	// ledger); a little stale is harmless: the quota is checked again, and
@@ -84,7 +94,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
 		started, yield, expired = nil, nil, nil
 		now = m.now()
-		snap, asks, err := m.snapshot(q, cands, now, usage, months)
+		snap, asks, err := m.snapshot(q, cands, needs, now, usage, months)
 		if err != nil {
 			return err
 		}
@@ -169,21 +179,30 @@ type queuedAsk struct {
 	ask  models.LaunchAsk
 }
 
-// snapshot builds the scheduler's view inside the drain's transaction.
-func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, now time.Time, usage map[int64]float64,
-	months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
+// unitPool is the scheduler pool of a kind of unit ("" kind: whole GPUs).
+func unitPool(kind, model, profile string) scheduler.Pool {
+	switch kind {
+	case models.UnitMIG:
+		return scheduler.PoolMIG(model, profile)
+	case models.UnitSlice:
+		return scheduler.PoolSlice(model)
+	}
+	return scheduler.PoolGPU(model)
+}
+
+// snapshot builds the scheduler's view inside the drain's transaction:
+// one pool per kind of unit (whole GPUs of a model, MIG instances of a
+// profile, slices of the shared GPUs of a model), each with its free units
+// counted by allocate's own rules, and what holds units in the pool of the
+// units it holds.
+func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs map[int64]models.GPUNeed, now time.Time,
+	usage map[int64]float64, months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
 	snap := scheduler.Snapshot{Now: now, Free: map[scheduler.Pool]int{}, Usage: usage,
 		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: true, FairShareHalfLife: m.opt.FairShareHalfLife}}
-	alloc, err := q.Allocated()
-	if err != nil {
-		return snap, nil, err
-	}
 	for model, uuids := range cands {
-		n := 0
-		for _, u := range uuids {
-			if !alloc[u] {
-				n++
-			}
+		n, err := q.FreeUnits(models.GPUNeed{Kind: models.UnitGPU, Model: model, Candidates: uuids})
+		if err != nil {
+			return snap, nil, err
 		}
 		snap.Free[scheduler.PoolGPU(model)] = n
 	}
@@ -203,7 +222,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, now tim
 		r := scheduler.Running{ID: h.ID, User: h.OwnerID, Units: h.Units, Priority: h.PriorityRank, Preemptible: h.Preemptible,
 			Started: h.CreatedAt, Yielding: h.PreemptAt != nil}
 		if h.Units > 0 {
-			r.Pool = scheduler.PoolGPU(h.GPUModel)
+			r.Pool = unitPool(h.UnitKind, h.GPUModel, h.MIGProfile)
 		}
 		if h.StartedAt != nil {
 			r.Started = *h.StartedAt
@@ -223,7 +242,10 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, now tim
 	}
 	asks := map[string]queuedAsk{}
 	for _, w := range queued {
-		need := models.GPUNeed{Model: w.GPUModel, Count: w.GPUCount, Candidates: cands[w.GPUModel]}
+		need, ok := needs[w.FlavorID]
+		if !ok { // a flavor made after this drain read them: the next drain places it
+			continue
+		}
 		ask := models.LaunchAsk{UserID: w.OwnerID, GPUModel: w.GPUModel, GPUs: w.GPUCount, IdleTimeout: time.Duration(w.IdleTimeoutS) * time.Second}
 		// The image and flavor were allowed when it joined the queue; only
 		// the limits that change with time are checked at placement.
@@ -236,7 +258,14 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, now tim
 			r.Expires = *w.QueueExpiresAt
 		}
 		if w.GPUCount > 0 {
-			r.Pool = scheduler.PoolGPU(w.GPUModel)
+			r.Pool = unitPool(need.Kind, w.GPUModel, w.MIGProfile)
+			if _, seen := snap.Free[r.Pool]; !seen {
+				n, err := q.FreeUnits(need)
+				if err != nil {
+					return snap, nil, err
+				}
+				snap.Free[r.Pool] = n
+			}
 		}
 		// A concurrency limit holds it (keeping its place); final refusals
 		// (a monthly limit) are left to placement, which fails it with the
@@ -294,12 +323,12 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 	m.inBackground(p.id, func(context.Context) error { return fmt.Errorf("could not start after its wait: %v", err) })
 }
 
-// needText is "2 × H100 80GB HBM3".
+// needText is "2 × H100 80GB HBM3" (or "1 × slice of a shared …").
 func needText(n models.GPUNeed) string {
 	if n.Count == 0 {
 		return "a place"
 	}
-	return fmt.Sprintf("%d × %s", n.Count, scheduler.PoolGPU(n.Model).Label())
+	return fmt.Sprintf("%d × %s", n.Count, unitPool(n.Kind, n.Model, n.Profile).Label())
 }
 
 // waitText is the explanation a queued workbench shows.

@@ -72,20 +72,49 @@ func migReadings(units []PoolUnit, s gpu.Sample) {
 // a healthy, undrained shared GPU of its model. Allocation (in the database
 // transaction) skips units already held and re-reads which GPUs are shared.
 func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, error) {
+	if f.GPUCount == 0 {
+		return needFrom(nil, nil, f), nil
+	}
+	devs, states, err := p.readInventory(ctx)
+	if err != nil {
+		return models.GPUNeed{}, err
+	}
+	return needFrom(devs, states, f), nil
+}
+
+// Needs is Need for each flavor (by id) over one read of the inventory:
+// what the queue's drainer places from.
+func (p *Pool) Needs(ctx context.Context, fls []models.Flavor) (map[int64]models.GPUNeed, error) {
+	devs, states, err := p.readInventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]models.GPUNeed, len(fls))
+	for i := range fls {
+		out[fls[i].ID] = needFrom(devs, states, &fls[i])
+	}
+	return out, nil
+}
+
+func (p *Pool) readInventory(ctx context.Context) ([]gpu.Device, map[string]models.GPUState, error) {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return devs, states, nil
+}
+
+func needFrom(devs []gpu.Device, states map[string]models.GPUState, f *models.Flavor) models.GPUNeed {
 	need := models.GPUNeed{Kind: f.UnitKind, Model: f.GPUModel, Profile: f.MIGProfile, Count: f.GPUCount}
 	if need.Kind == "" {
 		need.Kind = models.UnitGPU
 	}
 	if f.GPUCount == 0 {
-		return need, nil
-	}
-	devs, err := p.inv.Devices(ctx)
-	if err != nil {
-		return need, fmt.Errorf("read GPU inventory: %w", err)
-	}
-	states, err := p.store.GPUStates(ctx)
-	if err != nil {
-		return need, err
+		return need
 	}
 	for _, d := range devs {
 		st := states[d.UUID]
@@ -113,7 +142,7 @@ func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, erro
 			}
 		}
 	}
-	return need, nil
+	return need
 }
 
 // UnitEnv is the environment a container gets for its units: a slice is

@@ -261,8 +261,8 @@ func TestMIGLaunchGetsExactlyItsInstance(t *testing.T) {
 
 // TestSharedSliceLaunches: a GPU shared in 2 slices runs 2 workbenches on
 // the same GPU, each labelled shared, each container given the whole GPU
-// and the MPS limits the admin set; the 3rd is refused (no queue on this
-// branch: it will queue once the queue lands).
+// and the MPS limits the admin set; the 3rd is refused without queue (with
+// queue it waits: TestSliceQueueWaitsThenStarts).
 func TestSharedSliceLaunches(t *testing.T) {
 	t.Parallel()
 	r := newUnitRig(t)

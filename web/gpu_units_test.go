@@ -19,7 +19,8 @@ import (
 // sudo first; API), makes a slice flavor; the launch form, the catalog, the
 // workbench page, the list and the API all say "shared — no memory
 // isolation"; the pool page and API list the slices and their holders; a
-// GPU with a slice held cannot be unshared; the 3rd launch is refused.
+// GPU with a slice held cannot be unshared; the 3rd launch is refused
+// without queue and waits with it.
 func TestSharedGPUSlicesEndToEnd(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()
@@ -153,14 +154,22 @@ func TestSharedGPUSlicesEndToEnd(t *testing.T) {
 	if code, body := p.api("PUT", "/api/v1/gpus/"+uuid+"/shared", admin, `{"slices": 0}`); code != http.StatusConflict || !strings.Contains(fmt.Sprint(body), "held by workbench") {
 		t.Fatalf("unshare with slices held: %d %v", code, body)
 	}
-	// The 3rd launch finds no slice (refused here; it will queue once the
-	// queue lands).
+	// The 3rd launch finds no slice: refused without queue; with queue it
+	// waits for a slice, with its position and why.
 	code, body = p.api("POST", "/api/v1/workbenches", userToken, `{"name": "s2", "image": "`+imgs[0].Name+`", "flavor": "h100-slice"}`)
 	switch {
 	case code == http.StatusServiceUnavailable:
-		t.Log("no Docker engine: the refusal of the 3rd slice is covered by TestSharedSliceLaunches in orchestrator")
+		t.Log("no Docker engine: the 3rd slice is covered by TestSharedSliceLaunches and TestSliceQueueWaitsThenStarts in orchestrator")
+		return
 	case code != http.StatusConflict || errCode(body) != "no_capacity":
 		t.Fatalf("3rd slice launch: %d %v", code, body)
+	}
+	code, body = p.api("POST", "/api/v1/workbenches", userToken, `{"name": "s2", "image": "`+imgs[0].Name+`", "flavor": "h100-slice", "queue": true}`)
+	if code != http.StatusAccepted || body["state"] != "queued" || body["queue_position"] != 1.0 || len(body["gpus"].([]any)) != 0 {
+		t.Fatalf("3rd slice launch with queue: %d %v", code, body)
+	}
+	if r, _ := body["queue_reason"].(string); !strings.HasPrefix(r, "1 × slice of a shared H100 80GB HBM3 needed; 0 free") {
+		t.Fatalf("queue_reason %q", r)
 	}
 }
 

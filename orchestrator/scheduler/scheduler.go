@@ -4,9 +4,10 @@
 // database, no engine, no wall clock (the snapshot carries Now), so the
 // portal's drainer and a simulator run the same code.
 //
-// Units: a request asks for Count units of one Pool (today "gpu|<model>",
-// whole GPUs; MIG profiles and shared slices become further pools). Fit is
-// the one placement test; everything else reasons in units needed vs free.
+// Units: a request asks for Count units of one Pool: "gpu|<model>" (whole
+// GPUs), "mig|<profile>|<model>" (MIG instances of a profile) or
+// "slice|<model>" (slices of shared GPUs). Fit is the one placement test;
+// everything else reasons in units needed vs free.
 package scheduler
 
 import (
@@ -24,13 +25,25 @@ type Pool string
 // PoolGPU is the pool of whole GPUs of a model.
 func PoolGPU(model string) Pool { return Pool("gpu|" + model) }
 
-// Label is the pool as people read it: "H100 80GB HBM3".
+// PoolMIG is the pool of MIG instances of a profile on GPUs of a model
+// (the model is part of it: a 1g.10gb of an A100 is not one of an H100).
+func PoolMIG(model, profile string) Pool { return Pool("mig|" + profile + "|" + model) }
+
+// PoolSlice is the pool of slices of the shared GPUs of a model.
+func PoolSlice(model string) Pool { return Pool("slice|" + model) }
+
+// Label is the pool as people read it: "H100 80GB HBM3", "MIG 1g.10gb of
+// H100 80GB HBM3", "slice of a shared H100 80GB HBM3".
 func (p Pool) Label() string {
-	s := string(p)
-	if i := strings.IndexByte(s, '|'); i >= 0 {
-		s = s[i+1:]
+	kind, rest, _ := strings.Cut(string(p), "|")
+	switch kind {
+	case "mig":
+		profile, model, _ := strings.Cut(rest, "|")
+		return "MIG " + profile + " of " + strings.TrimPrefix(model, "NVIDIA ")
+	case "slice":
+		return "slice of a shared " + strings.TrimPrefix(rest, "NVIDIA ")
 	}
-	return strings.TrimPrefix(s, "NVIDIA ")
+	return strings.TrimPrefix(rest, "NVIDIA ")
 }
 
 // Request is one queued launch.

@@ -237,3 +237,24 @@ func TestReservationHoldsBookedUnitsForTheBooker(t *testing.T) {
 		t.Fatalf("reason %q", w.Reason)
 	}
 }
+
+// Pools of MIG instances and slices read as people say them, in the reason
+// a request waits, and are separate pools from the whole GPUs of the model.
+func TestUnitPoolLabelsAndReasons(t *testing.T) {
+	const model = "NVIDIA H100 80GB HBM3"
+	if _, why := Fit(PoolSlice(model), 1, 0); why != "1 × slice of a shared H100 80GB HBM3 needed; 0 free" {
+		t.Fatalf("slice reason %q", why)
+	}
+	if _, why := Fit(PoolMIG(model, "1g.10gb"), 1, 0); why != "1 × MIG 1g.10gb of H100 80GB HBM3 needed; 0 free" {
+		t.Fatalf("MIG reason %q", why)
+	}
+	if PoolGPU(model).Label() != "H100 80GB HBM3" {
+		t.Fatalf("GPU label %q", PoolGPU(model).Label())
+	}
+	now := time.Unix(1_000_000, 0)
+	p := Decide(Snapshot{Now: now, Free: map[Pool]int{PoolGPU(model): 3, PoolSlice(model): 0},
+		Queue: []Request{{ID: "s", Pool: PoolSlice(model), Units: 1, Arrived: now}, {ID: "g", Pool: PoolGPU(model), Units: 1, Arrived: now.Add(time.Second)}}})
+	if len(p.Start) != 1 || p.Start[0] != "g" || p.Waiting["s"].Position != 1 {
+		t.Fatalf("plan %+v: free whole GPUs must not place a slice request, nor it hold back a GPU request", p)
+	}
+}
