@@ -474,6 +474,9 @@ http {
 			proxy_set_header Upgrade $http_upgrade;
 			proxy_set_header Connection $connection_upgrade;
 			proxy_read_timeout 1h;
+			# As JupyterHub documents it: responses stream to the client
+			# rather than spilling to temporary files (a 1 MiB body would).
+			proxy_buffering off;
 		}
 	}
 }
