@@ -475,8 +475,11 @@ http {
 			proxy_set_header Connection $connection_upgrade;
 			proxy_read_timeout 1h;
 			# As JupyterHub documents it: responses stream to the client
-			# rather than spilling to temporary files (a 1 MiB body would).
+			# rather than spilling to temporary files (a 1 MiB body would),
+			# through a buffer as large as the portal's copy buffer
+			# (handlers/proxy/bufpool.go; nginx's default is one page).
 			proxy_buffering off;
+			proxy_buffer_size 64k;
 		}
 	}
 }
