@@ -480,6 +480,8 @@ http {
 			# (handlers/proxy/bufpool.go; nginx's default is one page).
 			proxy_buffering off;
 			proxy_buffer_size 64k;
+			proxy_buffers 4 64k;
+			proxy_busy_buffers_size 64k;
 		}
 	}
 }
