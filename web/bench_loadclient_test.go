@@ -96,17 +96,20 @@ func measureExternal(spec loadSpec) (benchResult, error) {
 }
 
 // runBenchExternal is runBench with the load client in its own process.
-func runBenchExternal(b *testing.B, u string, hdr http.Header) benchResult {
+// It measures with workers connections and at least minOps operations; the
+// warm-up and the serial phase are scaled down with minOps.
+func runBenchExternal(b *testing.B, u string, hdr http.Header, workers, minOps int) benchResult {
 	b.Helper()
-	if _, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: benchWorkers, Total: benchWarmupOps}); err != nil {
+	scale := func(n int) int { return max(n*minOps/benchMinOps, 50) }
+	if _, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: scale(benchWarmupOps)}); err != nil {
 		b.Fatalf("warm-up: %v", err)
 	}
-	serial, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: 1, Total: benchSerialOps})
+	serial, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: 1, Total: scale(benchSerialOps)})
 	if err != nil {
 		b.Fatalf("serial phase: %v", err)
 	}
 	b.ResetTimer()
-	r, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: benchWorkers, Total: max(b.N, benchMinOps)})
+	r, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: max(b.N, minOps)})
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

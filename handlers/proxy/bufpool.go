@@ -6,7 +6,12 @@ import "sync"
 // response allocates a fresh 32 KiB buffer, most of the proxy's garbage.
 type bufPool struct{ p sync.Pool }
 
-const copyBufSize = 32 << 10
+// copyBufSize is 64 KiB, not ReverseProxy's 32 KiB: a 1 MiB body then
+// takes half the read and write system calls (BenchmarkProxyLargeGET: p50
+// 3.3–4.4 ms → 2.0–3.3 ms in-process, 203 → 186 allocs/op). 128 KiB saved
+// little more and would double what each streaming response (a kernel's
+// event stream, a download) holds while it lasts.
+const copyBufSize = 64 << 10
 
 func newBufPool() *bufPool {
 	return &bufPool{p: sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}}

@@ -73,6 +73,25 @@ func benchGET(b *testing.B, url string) {
 	lat.report(b)
 }
 
+// largeBody answers 1 MiB of known length, like a static bundle.
+func largeBody() http.Handler {
+	body := bytes.Repeat([]byte("abcdefghijklmnopqrstuvwxyz"), (1<<20)/26+1)[:1<<20]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(body)
+	})
+}
+
+func BenchmarkProxyLargeGET(b *testing.B) {
+	f := newFixture(b, largeBody(), func(o *Options) { o.OnActivity = func(string, time.Time) {} })
+	benchGET(b, f.front.URL+"/wb/abc/api/large")
+}
+
+func BenchmarkDirectLargeGET(b *testing.B) {
+	f := newFixture(b, largeBody(), nil)
+	benchGET(b, f.up.URL+"/wb/abc/api/large")
+}
+
 func BenchmarkProxySmallGET(b *testing.B) {
 	f := newFixture(b, smallJSON(), func(o *Options) { o.OnActivity = func(string, time.Time) {} })
 	benchGET(b, f.front.URL+"/wb/abc/api/status")

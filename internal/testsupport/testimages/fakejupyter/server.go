@@ -42,6 +42,7 @@ func newServer(base, token string, log *slog.Logger) *server {
 	mux.HandleFunc("DELETE "+b+"api/kernels/{id}", s.handleDeleteKernel)
 	mux.HandleFunc("GET "+b+"api/kernels/{id}/channels", s.handleChannels)
 	mux.HandleFunc("GET "+b+"api/ws-echo", s.handleWSEcho)
+	mux.HandleFunc("GET "+b+"api/large", s.handleLarge)
 	mux.HandleFunc("GET "+b+"api/echo-headers", s.handleEchoHeaders)
 	mux.HandleFunc("GET "+b+"api/selfcheck", s.handleSelfcheck)
 	mux.HandleFunc("GET "+b+"api/homefile", s.handleReadHome)

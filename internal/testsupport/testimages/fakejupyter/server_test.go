@@ -173,3 +173,17 @@ func TestActivityTrackingRules(t *testing.T) {
 		t.Fatalf("last_activity still %s after a tracked request", got)
 	}
 }
+
+func TestLargeBody(t *testing.T) {
+	base := newTestServer(t)
+	code, body := do(t, "GET", base+"api/large", "token "+testToken, "")
+	if code != http.StatusOK || len(body) != largeBodySize {
+		t.Fatalf("GET api/large: %d with %d bytes, want 200 with %d", code, len(body), largeBodySize)
+	}
+	if body[:3] != "abc" || body[26:29] != "abc" {
+		t.Errorf("GET api/large: body starts %q, want the alphabet repeated", body[:29])
+	}
+	if code, _ := do(t, "GET", base+"api/large", "", ""); code != http.StatusForbidden {
+		t.Errorf("GET api/large without token: %d, want 403", code)
+	}
+}
