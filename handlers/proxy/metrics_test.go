@@ -45,7 +45,8 @@ func TestProxyMetricsCountRequestsAndBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Bounds for a hung peer only, not for speed: a busy machine must not fail it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	msg := strings.Repeat("z", 500)
 	if err := c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
@@ -56,7 +57,7 @@ func TestProxyMetricsCountRequestsAndBytes(t *testing.T) {
 	}
 	c.Close(websocket.StatusNormalClosure, "")
 	// An upgrade is counted when its tunnel ends, after the close.
-	for deadline := time.Now().Add(5 * time.Second); code("1xx") == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(2 * time.Minute); code("1xx") == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if code("1xx") != 1 {
