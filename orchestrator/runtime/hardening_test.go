@@ -82,15 +82,14 @@ func TestHardenedLifecycle(t *testing.T) {
 		t.Errorf("running info %+v", info)
 	}
 
-	// Logs come back as plain text (no multiplexing headers).
-	rc, err := e.d.Logs(ctx, info.ID, 50, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, _ := io.ReadAll(rc)
-	rc.Close()
-	if !strings.Contains(string(logs), "Fake JupyterLab listening") || strings.ContainsRune(string(logs), 0) {
-		t.Errorf("logs = %q", logs)
+	// Logs come back as plain text (no multiplexing headers). The engine
+	// copies a container's output to its log driver asynchronously, so on a
+	// busy machine the line printed before listening may reach the log
+	// after the server already answers: read until it is there (bounded by
+	// ctx), rather than once.
+	logs := waitLogs(t, ctx, e.d, info.ID, "Fake JupyterLab listening")
+	if strings.ContainsRune(logs, 0) {
+		t.Errorf("logs carry multiplexing bytes: %q", logs)
 	}
 
 	// Stop: not running, finish time recorded.
@@ -150,5 +149,31 @@ func TestCreateConflict(t *testing.T) {
 	s.Image = "workbench-test/no-such-image:1"
 	if _, err := e.d.Create(ctx, s); err == nil || errors.Is(err, ErrNotFound) {
 		t.Errorf("create with missing image: %v, want a plain error", err)
+	}
+}
+
+// waitLogs reads the container's logs until they contain want, failing the
+// test when ctx ends first. Read errors fail the test too: an empty read
+// must never pass for "no output yet" when the stream itself broke.
+func waitLogs(t *testing.T, ctx context.Context, d *Docker, id, want string) string {
+	t.Helper()
+	for {
+		rc, err := d.Logs(ctx, id, 50, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("reading logs: %v", err)
+		}
+		if strings.Contains(string(b), want) {
+			return string(b)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("logs never contained %q; last read: %q", want, b)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
