@@ -155,7 +155,9 @@ func set(b *catalog.Builder, tag language.Tag, key string, val json.RawMessage) 
 		order = append(order, k)
 	}
 	// "=N" cases before the CLDR categories, "other" last: the first match wins.
-	sort.Slice(order, func(i, j int) bool { return caseRank(order[i]) < caseRank(order[j]) || caseRank(order[i]) == caseRank(order[j]) && order[i] < order[j] })
+	sort.Slice(order, func(i, j int) bool {
+		return caseRank(order[i]) < caseRank(order[j]) || caseRank(order[i]) == caseRank(order[j]) && order[i] < order[j]
+	})
 	args := make([]any, 0, 2*len(order))
 	for _, k := range order {
 		args = append(args, k, cases[k])
