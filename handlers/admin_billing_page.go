@@ -16,12 +16,14 @@ import (
 )
 
 // billingGroupings are the overview's groupings, in tab order.
-var billingGroupings = []templates.ChoiceLink{
-	{Value: "user", Label: "User"},
-	{Value: "group", Label: "Group"},
-	{Value: "gpu_model", Label: "GPU model"},
-	{Value: "workbench", Label: "Workbench"},
-	{Value: "resource", Label: "Resource"},
+func billingGroupings(c *gin.Context) []templates.ChoiceLink {
+	return []templates.ChoiceLink{
+		{Value: "user", Label: trc(c, "User")},
+		{Value: "group", Label: trc(c, "Group")},
+		{Value: "gpu_model", Label: trc(c, "GPU model")},
+		{Value: "workbench", Label: trc(c, "Workbench")},
+		{Value: "resource", Label: trc(c, "Resource")},
+	}
 }
 
 // billingQuery reads ?month and ?group_by of the billing pages.
@@ -38,12 +40,12 @@ func billingQuery(c *gin.Context, now time.Time) (time.Time, string, error) {
 }
 
 // emptyKeyLabel names the group of lines with no key.
-func emptyKeyLabel(groupBy string) string {
+func emptyKeyLabel(c *gin.Context, groupBy string) string {
 	switch groupBy {
 	case "group":
-		return "no group"
+		return trc(c, "no group")
 	case "gpu_model":
-		return "no GPU (CPU, memory, storage)"
+		return trc(c, "no GPU (CPU, memory, storage)")
 	}
 	return "—"
 }
@@ -54,13 +56,13 @@ func (h *Handler) adminBilling(c *gin.Context) {
 	form := templates.CorrectionForm{}
 	switch c.Query("done") {
 	case "credit":
-		form.Done = "The credit was appended to the ledger."
+		form.Done = trc(c, "The credit was appended to the ledger.")
 	case "reverse":
-		form.Done = "The reversing lines were appended to the ledger."
+		form.Done = trc(c, "The reversing lines were appended to the ledger.")
 	}
 	elec := templates.ElectricityForm{}
 	if c.Query("done") == "electricity" {
-		elec.Done = "The electricity price was saved."
+		elec.Done = trc(c, "The electricity price was saved.")
 	}
 	h.renderBillingWith(c, http.StatusOK, form, elec)
 }
@@ -74,6 +76,7 @@ func (h *Handler) renderBilling(c *gin.Context, status int, form templates.Corre
 // electricity price forms as given (an empty price field shows the stored one).
 func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.CorrectionForm, elec templates.ElectricityForm) {
 	ctx := c.Request.Context()
+	form.Errors, elec.Error = trcErrs(c, form.Errors), trcMsg(c, elec.Error)
 	now := time.Now().UTC()
 	month, groupBy, err := billingQuery(c, now)
 	if err != nil {
@@ -105,7 +108,7 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 		Month:  monthNav("/admin/billing", month, now, url.Values{"group_by": {groupBy}}),
 		CSVURL: "/admin/billing.csv?" + q.Encode(), Correction: form, Electricity: elec, EnergyPriced: energy.priced,
 		TotalKWh: pricing.FormatKWh(energy.total()), TotalEnergyCost: h.energyCostText(energy, energy.total())}
-	for _, o := range billingGroupings {
+	for _, o := range billingGroupings(c) {
 		oq := url.Values{"month": {month.Format("2006-01")}, "group_by": {o.Value}}
 		o.Href, o.Active = "/admin/billing?"+oq.Encode(), o.Value == groupBy
 		if o.Active {
@@ -124,7 +127,9 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	for _, it := range items[offset:min(offset+pageSize, len(items))] {
 		label := it.Key
 		if label == "" {
-			label = emptyKeyLabel(groupBy)
+			label = emptyKeyLabel(c, groupBy)
+		} else if groupBy == "resource" {
+			label = templates.ResourceName(ctx, label)
 		}
 		share := "—"
 		if total > 0 {
@@ -143,7 +148,7 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 			v.Pending = h.amountText(live.AmountMicros)
 		}
 	}
-	h.render(c, status, templates.AdminBillingPage(h.page(c, "Billing"), v))
+	h.render(c, status, templates.AdminBillingPage(h.page(c, trc(c, "Billing")), v))
 }
 
 // adminBillingCSV: GET /admin/billing.csv?month&group_by — the overview as CSV.

@@ -33,7 +33,7 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 		h.fail(c, err)
 		return
 	}
-	v := templates.CloudPricesView{Currency: h.cfg.Currency, Errors: errs}
+	v := templates.CloudPricesView{Currency: h.cfg.Currency, Errors: trcErrs(c, errs)}
 	for _, r := range rows {
 		v.Rows = append(v.Rows, templates.CloudPriceRow{ID: r.ID, Provider: r.Provider, Offer: r.Offer, GPUModel: r.GPUModel,
 			GPUs: r.GPUsInOffer, Tier: r.Tier, Currency: r.Currency, Price: pricing.FormatRate(r.PriceMicros),
@@ -47,13 +47,13 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 	}
 	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
-		hint := "default " + pricing.FormatBps(pricing.DefaultDiscountsBps[tier])
+		hint := trc(c, "default %s; blank for the default", pricing.FormatBps(pricing.DefaultDiscountsBps[tier]))
 		cur := ""
 		if set {
 			cur = pricing.FormatNumber(calcRat(bps, 100), 2)
 		}
 		name := "discount_" + tier
-		v.Discounts = append(v.Discounts, templates.CalcSetting{Name: name, Label: tier + " discount (%)", Value: value(name, cur), Hint: hint + "; blank for the default"})
+		v.Discounts = append(v.Discounts, templates.CalcSetting{Name: name, Label: trc(c, "%s discount (%%)", templates.TierName(c.Request.Context(), tier)), Value: value(name, cur), Hint: hint})
 	}
 	defaults := pricing.Conversions(h.cfg.Currency, nil, pricing.DefaultFXRates)
 	for _, cur := range h.fxCurrencies(rows, cs) {
@@ -62,19 +62,19 @@ func (h *Handler) renderCloudPrices(c *gin.Context, status int, typed map[string
 		if m, ok := cs.FXMicros[cur]; ok {
 			val = pricing.FormatNumber(calcRat(m, 1_000_000), 6)
 		}
-		hint := fmt.Sprintf("how many %s one %s is worth; blank: no rate, %s offers are left out", h.cfg.Currency, cur, cur)
+		hint := trc(c, "how many %[1]s one %[2]s is worth; blank: no rate, %[2]s offers are left out", h.cfg.Currency, cur)
 		if d, ok := defaults[cur]; ok {
-			hint = fmt.Sprintf("how many %s one %s is worth; blank: the default %s", h.cfg.Currency, cur, d.Describe())
+			hint = trc(c, "how many %s one %s is worth; blank: the default %s", h.cfg.Currency, cur, fxDescribe(c, d))
 		}
 		meta := cs.FXMeta[cur]
 		v.FX = append(v.FX,
-			templates.CalcSetting{Name: name, Label: fmt.Sprintf("1 %s in %s", cur, h.cfg.Currency), Value: value(name, val), Hint: hint},
-			templates.CalcSetting{Name: "fx_asof_" + cur, Label: fmt.Sprintf("%s rate as of", cur), Value: value("fx_asof_"+cur, meta.AsOf),
-				Hint: "the date the rate was seen (2026-11-30, 2026-11); blank: today", Text: true},
-			templates.CalcSetting{Name: "fx_source_" + cur, Label: fmt.Sprintf("%s rate source", cur), Value: value("fx_source_"+cur, meta.Source),
-				Hint: "where it comes from (a central bank's reference rate…); blank: “set by an admin”", Text: true})
+			templates.CalcSetting{Name: name, Label: trc(c, "1 %s in %s", cur, h.cfg.Currency), Value: value(name, val), Hint: hint},
+			templates.CalcSetting{Name: "fx_asof_" + cur, Label: trc(c, "%s rate as of", cur), Value: value("fx_asof_"+cur, meta.AsOf),
+				Hint: trc(c, "the date the rate was seen (2026-11-30, 2026-11); blank: today"), Text: true},
+			templates.CalcSetting{Name: "fx_source_" + cur, Label: trc(c, "%s rate source", cur), Value: value("fx_source_"+cur, meta.Source),
+				Hint: trc(c, "where it comes from (a central bank's reference rate…); blank: “set by an admin”"), Text: true})
 	}
-	h.render(c, status, templates.CloudPricesPage(h.page(c, "Cloud prices"), v))
+	h.render(c, status, templates.CloudPricesPage(h.page(c, trc(c, "Cloud prices")), v))
 }
 
 // fxCurrencies are the currencies that need a rate: those of the catalog
@@ -158,7 +158,7 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Calculator settings saved.")
+	h.flash(c, trc(c, "Calculator settings saved."))
 	seeOther(c, "/admin/cloud-prices")
 }
 
@@ -222,7 +222,8 @@ func (h *Handler) cloudPriceEditForm(c *gin.Context) {
 
 func (h *Handler) renderCloudPriceForm(c *gin.Context, status int, f templates.CloudPriceForm) {
 	f.Tiers = models.CloudTiers
-	h.render(c, status, templates.CloudPriceFormPage(h.page(c, "Cloud price"), f))
+	f.Errors = trcErrs(c, f.Errors)
+	h.render(c, status, templates.CloudPriceFormPage(h.page(c, trc(c, "Cloud price")), f))
 }
 
 func (h *Handler) cloudPriceCreateForm(c *gin.Context) { h.saveCloudPriceForm(c, 0) }
@@ -267,7 +268,7 @@ func (h *Handler) saveCloudPriceForm(c *gin.Context, id int64) {
 	case err != nil:
 		h.fail(c, err)
 	default:
-		h.flash(c, "Cloud price "+p.Provider+" "+p.Offer+" saved.")
+		h.flash(c, trc(c, "Cloud price %s %s saved.", p.Provider, p.Offer))
 		seeOther(c, "/admin/cloud-prices")
 	}
 }
@@ -320,7 +321,7 @@ func (h *Handler) cloudPriceDeleteForm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Cloud price deleted.")
+	h.flash(c, trc(c, "Cloud price deleted."))
 	seeOther(c, "/admin/cloud-prices")
 }
 

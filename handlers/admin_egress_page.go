@@ -35,9 +35,9 @@ func (h *Handler) adminEgressSave(c *gin.Context) {
 	}
 	switch {
 	case st.Enforced || st.Pending && st.Problem == "":
-		h.flash(c, "Egress policy saved.")
+		h.flash(c, trc(c, "Egress policy saved."))
 	default:
-		h.flash(c, "Egress policy saved but NOT enforced: "+st.Problem)
+		h.flash(c, trc(c, "Egress policy saved but NOT enforced: %s", st.Problem))
 	}
 	seeOther(c, "/admin/egress")
 }
@@ -70,11 +70,11 @@ func (h *Handler) renderEgress(c *gin.Context, status int, form *templates.Egres
 		}
 	}
 	if form != nil {
-		v.Mode, v.Allow, v.Errors = form.Mode, form.Allow, form.Errors
+		v.Mode, v.Allow, v.Errors = form.Mode, form.Allow, trcErrs(c, form.Errors)
 	}
 	v.Enforced, v.Pending, v.Problem, v.Bridge = st.Enforced, st.Pending, st.Problem, st.Bridge
 	if !st.CheckedAt.IsZero() {
 		v.CheckedAt = st.CheckedAt.Format(time.RFC3339)
 	}
-	h.render(c, status, templates.AdminEgressPage(h.page(c, "Network egress"), v))
+	h.render(c, status, templates.AdminEgressPage(h.page(c, trc(c, "Network egress")), v))
 }

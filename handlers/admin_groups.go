@@ -33,7 +33,7 @@ func (h *Handler) renderGroups(c *gin.Context, status int, v templates.GroupsVie
 	for _, u := range users {
 		v.Usernames = append(v.Usernames, u.Username)
 	}
-	h.render(c, status, templates.AdminGroupsPage(h.page(c, "Groups"), v))
+	h.render(c, status, templates.AdminGroupsPage(h.page(c, trc(c, "Groups")), v))
 }
 
 func (h *Handler) adminGroupCreate(c *gin.Context) {
@@ -41,7 +41,7 @@ func (h *Handler) adminGroupCreate(c *gin.Context) {
 	g, err := h.store.CreateGroup(c.Request.Context(), name, c.PostForm("description"))
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Name: name, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Name: name, Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
 		return
 	}
 	if err != nil {
@@ -49,7 +49,7 @@ func (h *Handler) adminGroupCreate(c *gin.Context) {
 		return
 	}
 	h.audit(c, "group.create", g.Name, nil, map[string]string{"name": g.Name, "description": g.Description})
-	h.flash(c, "Group "+g.Name+" created.")
+	h.flash(c, trc(c, "Group %s created.", g.Name))
 	seeOther(c, "/admin/groups")
 }
 
@@ -106,5 +106,5 @@ func (h *Handler) adminAudit(c *gin.Context) {
 		v.Rows = append(v.Rows, templates.AuditRow{At: templates.When(&e.At), Actor: e.Actor, Action: e.Action,
 			Target: e.Target, Before: e.Before, After: e.After})
 	}
-	h.render(c, http.StatusOK, templates.AdminAuditPage(h.page(c, "Audit log"), v))
+	h.render(c, http.StatusOK, templates.AdminAuditPage(h.page(c, trc(c, "Audit log")), v))
 }

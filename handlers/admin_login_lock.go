@@ -34,7 +34,7 @@ func (h *Handler) adminClearLoginLock(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.flash(c, "Failed logins of "+name+" cleared; the account can log in again.")
+	h.flash(c, trc(c, "Failed logins of %s cleared; the account can log in again.", name))
 	seeOther(c, "/admin/users")
 }
 

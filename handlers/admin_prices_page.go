@@ -42,7 +42,7 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 	if form.EffectiveFrom != "" {
 		t, err := parseDatetimeLocal(form.EffectiveFrom)
 		if err != nil {
-			form.Errors["effective_from"] = "enter a date and time (UTC), or leave empty for now"
+			form.Errors["effective_from"] = trc(c, "enter a date and time (UTC), or leave empty for now")
 		} else {
 			pr.EffectiveFrom = t
 		}
@@ -65,12 +65,12 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 	}
 	h.audit(c, "price.set", pr.Key(), nil, pr)
 	h.wbs.BudgetsChanged()
-	what := pr.Resource
+	what := templates.ResourceName(c.Request.Context(), pr.Resource)
 	if pr.GPUModel != "" {
 		what += " " + pr.GPUModel
 	}
-	h.flash(c, "Rate for "+what+" set to "+pricing.FormatRate(pr.Micros)+" "+h.cfg.Currency+" per "+resourceUnit(pr.Resource)+
-		" from "+pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")+".")
+	h.flash(c, trc(c, "Rate for %s set to %s %s per %s from %s.", what, pricing.FormatRate(pr.Micros), h.cfg.Currency,
+		trcMsg(c, resourceUnit(pr.Resource)), pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
 	seeOther(c, "/admin/prices")
 }
 
@@ -86,6 +86,7 @@ func parseDatetimeLocal(s string) (time.Time, error) {
 
 func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceForm) {
 	ctx := c.Request.Context()
+	form.Errors = trcErrs(c, form.Errors)
 	now := time.Now().UTC()
 	hist, err := h.store.PriceHistory(ctx)
 	if err != nil {
@@ -121,23 +122,23 @@ func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceF
 				next[r.Key()] = r
 			}
 		}
-		row := h.priceRow(r)
+		row := h.priceRow(c, r)
 		row.Scheduled = r.EffectiveFrom.After(now)
 		row.InForce = cur[r.Key()].ID == r.ID
 		v.History = append(v.History, row)
 	}
 	for _, r := range cur {
-		row := h.priceRow(r)
+		row := h.priceRow(c, r)
 		row.InForce = true
 		if n, ok := next[r.Key()]; ok {
-			row.Next = pricing.FormatRate(n.Micros) + " from " + templates.When(&n.EffectiveFrom)
+			row.Next = trc(c, "%s from %s", pricing.FormatRate(n.Micros), templates.When(&n.EffectiveFrom))
 		}
 		v.Current = append(v.Current, row)
 	}
 	for k, n := range next { // scheduled for a resource with no rate yet
 		if _, ok := cur[k]; !ok {
-			row := h.priceRow(n)
-			row.Scheduled, row.Next = true, "first rate, from "+templates.When(&n.EffectiveFrom)
+			row := h.priceRow(c, n)
+			row.Scheduled, row.Next = true, trc(c, "first rate, from %s", templates.When(&n.EffectiveFrom))
 			row.Rate, row.EffectiveFrom = "—", "—"
 			v.Current = append(v.Current, row)
 		}
@@ -150,15 +151,15 @@ func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceF
 		}
 		return a.GPUModel < b.GPUModel
 	})
-	h.render(c, status, templates.AdminPricesPage(h.page(c, "Prices"), v))
+	h.render(c, status, templates.AdminPricesPage(h.page(c, trc(c, "Prices")), v))
 }
 
-func (h *Handler) priceRow(r models.PriceRate) templates.PriceRow {
+func (h *Handler) priceRow(c *gin.Context, r models.PriceRate) templates.PriceRow {
 	eff := templates.When(&r.EffectiveFrom)
 	if r.EffectiveFrom.Unix() <= 0 {
-		eff = "always"
+		eff = trc(c, "always")
 	}
 	return templates.PriceRow{Resource: r.Resource, GPUModel: r.GPUModel, RateMicros: r.Micros,
-		Rate:          pricing.FormatRate(r.Micros) + " " + h.cfg.Currency + " / " + resourceUnit(r.Resource),
+		Rate:          pricing.FormatRate(r.Micros) + " " + h.cfg.Currency + " / " + trcMsg(c, resourceUnit(r.Resource)),
 		EffectiveFrom: eff, IsDefault: r.IsDefault, CreatedBy: r.CreatedBy, CreatedAt: templates.When(&r.CreatedAt)}
 }

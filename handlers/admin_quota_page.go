@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // adminQuotas: GET /admin/quotas — the quota console.
@@ -57,9 +59,9 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 		return
 	}
 	if scope == models.ScopeDefault {
-		h.flash(c, "Default quota saved.")
+		h.flash(c, trc(c, "Default quota saved."))
 	} else {
-		h.flash(c, "Quota of "+scope+" "+name+" saved.")
+		h.flash(c, trc(c, "Quota of %s %s saved.", templates.QuotaScopeName(c.Request.Context(), scope), name))
 	}
 	seeOther(c, "/admin/quotas#"+form.ID)
 }
@@ -196,8 +198,9 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 	}
 
 	v := templates.QuotaConsoleView{Currency: h.cfg.Currency}
-	defRow := templates.QuotaRow{Scope: models.ScopeDefault, Name: "default", Detail: "applies where no group or user sets a value",
-		Form: h.quotaFormOf(def, limitsHints(models.Limits{}, "", h.cfg.Currency))}
+	lc := c.Request.Context()
+	defRow := templates.QuotaRow{Scope: models.ScopeDefault, Name: "default", Detail: trc(c, "applies where no group or user sets a value"),
+		Form: h.quotaFormOf(def, limitsHints(lc, models.Limits{}, "", h.cfg.Currency))}
 	defRow.Form.ID, defRow.Form.Action = quotaFormID(models.ScopeDefault, 0), quotaAction(models.ScopeDefault, "")
 	v.Rows = append(v.Rows, defRow)
 
@@ -211,8 +214,8 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		if set {
 			groupLimits[g.Name] = own
 		}
-		row := templates.QuotaRow{Scope: models.ScopeGroup, Name: g.Name, Detail: pluralText(len(g.Members), "member", "members"),
-			Form: h.quotaFormOf(own, limitsHints(def, "default: ", h.cfg.Currency))}
+		row := templates.QuotaRow{Scope: models.ScopeGroup, Name: g.Name, Detail: trc(c, "%d members", len(g.Members)),
+			Form: h.quotaFormOf(own, limitsHints(lc, def, trc(c, "default: "), h.cfg.Currency))}
 		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeGroup, g.ID), quotaAction(models.ScopeGroup, g.Name)
 		v.Rows = append(v.Rows, row)
 	}
@@ -240,18 +243,18 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		if set {
 			eff = models.ResolveLimits(def, gl, &own)
 		}
-		detail := "no group"
+		detail := trc(c, "no group")
 		if gs := memberOf[u.Username]; len(gs) > 0 {
-			detail = "groups: " + strings.Join(gs, ", ")
+			detail = trc(c, "groups: %s", strings.Join(gs, ", "))
 		}
 		m := usage[u.ID]
 		row := templates.QuotaRow{Scope: models.ScopeUser, Name: u.Username, Detail: detail, Disabled: u.Disabled,
 			Bars: []templates.QuotaBar{
-				quotaBar("gpus", "GPUs in use", int64(gpusInUse[u.ID]), eff.MaxGPUs, countText),
-				quotaBar("gpu-hours", "GPU-hours", m.GPUSeconds, hoursToSeconds(eff.GPUHoursPerMonth), gpuHoursText),
-				quotaBar("spend", "Spend", m.AmountMicros, eff.BudgetPerMonthMicros, h.amountText),
+				quotaBar("gpus", trc(c, "GPUs in use"), int64(gpusInUse[u.ID]), eff.MaxGPUs, countText),
+				quotaBar("gpu-hours", trc(c, "GPU-hours"), m.GPUSeconds, hoursToSeconds(eff.GPUHoursPerMonth), gpuHoursText),
+				quotaBar("spend", trc(c, "Spend"), m.AmountMicros, eff.BudgetPerMonthMicros, h.amountText),
 			},
-			Form: h.quotaFormOf(own, limitsHints(inherited, "inherit: ", h.cfg.Currency))}
+			Form: h.quotaFormOf(own, limitsHints(lc, inherited, trc(c, "inherit: "), h.cfg.Currency))}
 		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeUser, u.ID), quotaAction(models.ScopeUser, u.Username)
 		v.Rows = append(v.Rows, row)
 	}
@@ -261,11 +264,12 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 			if v.Rows[i].Form.ID == override.ID {
 				o := *override
 				o.Inherited = v.Rows[i].Form.Inherited
+				o.Errors = trcErrs(c, o.Errors)
 				v.Rows[i].Form = o
 			}
 		}
 	}
-	h.render(c, status, templates.AdminQuotasPage(h.page(c, "Quotas"), v))
+	h.render(c, status, templates.AdminQuotasPage(h.page(c, trc(c, "Quotas")), v))
 }
 
 // quotaFormOf fills a console form with stored limits.
@@ -287,23 +291,23 @@ func (h *Handler) quotaFormOf(l models.Limits, hints map[string]string) template
 }
 
 // limitsHints are the placeholders of empty fields: what they fall back to.
-func limitsHints(l models.Limits, prefix, currency string) map[string]string {
+func limitsHints(lc context.Context, l models.Limits, prefix, currency string) map[string]string {
 	num := func(p *int64) string {
 		if p == nil {
-			return prefix + "unlimited"
+			return prefix + i18n.T(lc, "unlimited")
 		}
 		return prefix + strconv.FormatInt(*p, 10)
 	}
 	list := func(xs []string) string {
 		if xs == nil {
-			return prefix + "all"
+			return prefix + i18n.T(lc, "all")
 		}
 		if len(xs) == 0 {
-			return prefix + "none"
+			return prefix + i18n.T(lc, "none")
 		}
 		return prefix + strings.Join(xs, ", ")
 	}
-	budget := prefix + "unlimited"
+	budget := prefix + i18n.T(lc, "unlimited")
 	if l.BudgetPerMonthMicros != nil {
 		budget = prefix + plainAmount(*l.BudgetPerMonthMicros)
 	}
@@ -311,13 +315,6 @@ func limitsHints(l models.Limits, prefix, currency string) map[string]string {
 		"gpu_hours_per_month": num(l.GPUHoursPerMonth), "budget": budget, "max_runtime_hours": num(l.MaxRuntimeHours),
 		"min_idle_minutes": num(l.MinIdleMinutes), "max_idle_minutes": num(l.MaxIdleMinutes),
 		"allowed_images": list(l.AllowedImages), "allowed_flavors": list(l.AllowedFlavors)}
-}
-
-func pluralText(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // monthUsageByUser is each user's use of the current month: the ledger

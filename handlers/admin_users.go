@@ -53,9 +53,12 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
 			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Groups: memberOf[u.Username]}
 		row.LoginFailures, row.LoginLockedFor = h.loginLockState(u.Username)
+		if n, locked := h.throttle.AccountState(u.Username); locked > 0 {
+			row.LoginFailures, row.LoginLockedFor = n, trc(c, "for %s", waitTextT(c, int(locked.Seconds())+1))
+		}
 		v.Users = append(v.Users, row)
 	}
-	h.render(c, status, templates.AdminUsersPage(h.page(c, "Users"), v))
+	h.render(c, status, templates.AdminUsersPage(h.page(c, trc(c, "Users")), v))
 }
 
 func (h *Handler) adminUserCreate(c *gin.Context) {
@@ -65,7 +68,7 @@ func (h *Handler) adminUserCreate(c *gin.Context) {
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		h.renderUsers(c, http.StatusBadRequest, templates.NewUserForm{Username: n.Username, DisplayName: n.DisplayName,
-			Email: n.Email, Role: n.Role, Errors: templates.FormErrors{ve.Field: ve.Message}})
+			Email: n.Email, Role: n.Role, Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
 		return
 	}
 	if err != nil {
@@ -73,7 +76,7 @@ func (h *Handler) adminUserCreate(c *gin.Context) {
 		return
 	}
 	h.audit(c, "user.create", u.Username, nil, userAudit(u))
-	h.flash(c, "User "+u.Username+" added.")
+	h.flash(c, trc(c, "User %s added.", u.Username))
 	seeOther(c, "/admin/users")
 }
 
@@ -100,9 +103,9 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 			return
 		}
 		h.stopWorkbenchesOf(u, "stopped: the account "+u.Username+" was disabled by an administrator ("+currentUser(c).Username+")")
-		h.flash(c, u.Username+" is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).")
+		h.flash(c, trc(c, "%s is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).", u.Username))
 	} else {
-		h.flash(c, u.Username+" is enabled again.")
+		h.flash(c, trc(c, "%s is enabled again.", u.Username))
 	}
 	seeOther(c, "/admin/users")
 }
@@ -115,7 +118,7 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 	err := h.store.SetPassword(c.Request.Context(), u.ID, c.PostForm("password"))
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.flashError(c, "Password not changed: "+ve.Message+". Choose another one and save again.")
+		h.flashError(c, trc(c, "Password not changed: %s. Choose another one and save again.", trcMsg(c, ve.Message)))
 		seeOther(c, "/admin/users")
 		return
 	}
@@ -130,7 +133,7 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Password of "+u.Username+" reset; their sessions and API tokens ended.")
+	h.flash(c, trc(c, "Password of %s reset; their sessions and API tokens ended.", u.Username))
 	seeOther(c, "/admin/users")
 }
 

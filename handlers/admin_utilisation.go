@@ -73,14 +73,14 @@ func (h *Handler) adminUtilisation(c *gin.Context) {
 	q := url.Values{"bucket": {bucket}, "from": {from.Format("2006-01-02")}, "to": {to.Format("2006-01-02")}}
 	v := templates.UtilisationView{Bucket: bucket, Buckets: orchestrator.UtilBuckets, From: q.Get("from"), To: q.Get("to"),
 		Currency: h.cfg.Currency, CSVURL: "/admin/utilisation.csv?" + q.Encode(), Total: h.utilRowView(orchestrator.UtilRow{Key: "Total", UtilFigures: rep.Total}),
-		Chart: utilChart(rep)}
+		Chart: utilChart(c, rep)}
 	for _, r := range rep.Buckets {
 		v.ByBucket = append(v.ByBucket, h.utilRowView(r))
 	}
 	for _, r := range rep.ByModel {
 		row := h.utilRowView(r)
 		if r.Key == "" {
-			row.Label = "unknown model" // rows rolled up before the model was recorded, of a GPU no longer present
+			row.Label = trc(c, "unknown model") // rows rolled up before the model was recorded, of a GPU no longer present
 		}
 		v.ByModel = append(v.ByModel, row)
 	}
@@ -90,14 +90,14 @@ func (h *Handler) adminUtilisation(c *gin.Context) {
 	for _, r := range rep.ByGroup {
 		row := h.utilRowView(r)
 		if r.Key == "" {
-			row.Label = "no group"
+			row.Label = trc(c, "no group")
 		}
 		v.ByGroup = append(v.ByGroup, row)
 	}
 	for _, r := range rep.TopIdle {
 		v.TopIdle = append(v.TopIdle, h.utilRowView(r))
 	}
-	h.render(c, http.StatusOK, templates.AdminUtilisationPage(h.page(c, "Utilisation"), v))
+	h.render(c, http.StatusOK, templates.AdminUtilisationPage(h.page(c, trc(c, "Utilisation")), v))
 }
 
 // gpuHoursMs renders GPU-milliseconds as hours with one decimal.
@@ -129,7 +129,7 @@ const (
 
 // utilChart stacks each bucket's available hours: busy, held idle, held
 // unread, unheld.
-func utilChart(rep orchestrator.UtilReport) templates.UtilChartView {
+func utilChart(c *gin.Context, rep orchestrator.UtilReport) templates.UtilChartView {
 	ch := templates.UtilChartView{Width: utilChartW, Height: utilChartH, X0: utilPlotX0, X1: utilPlotX1, Y0: utilPlotY0, Y1: utilPlotY1}
 	var maxMs int64
 	for _, b := range rep.Buckets {
@@ -156,10 +156,10 @@ func utilChart(rep orchestrator.UtilReport) templates.UtilChartView {
 			class string
 			name  string
 		}{
-			{b.BusyMs, "busy", "busy"},
-			{b.IdleHeldMs(), "idle", "held but idle"},
-			{b.UnreadHeldMs, "unread", "held, could not read"},
-			{b.AvailableMs - b.AllocatedMs, "unheld", "nobody held"},
+			{b.BusyMs, "busy", trc(c, "busy")},
+			{b.IdleHeldMs(), "idle", trc(c, "held but idle")},
+			{b.UnreadHeldMs, "unread", trc(c, "held, could not read")},
+			{b.AvailableMs - b.AllocatedMs, "unheld", trc(c, "nobody held")},
 		} {
 			if s.ms <= 0 {
 				continue
@@ -167,7 +167,7 @@ func utilChart(rep orchestrator.UtilReport) templates.UtilChartView {
 			hgt := float64(s.ms) * scale
 			y -= hgt
 			bar.Segments = append(bar.Segments, templates.UtilSegment{Y: y, H: hgt, Class: s.class,
-				Title: fmt.Sprintf("%s: %s GPU-hours %s", b.Key, gpuHoursMs(s.ms), s.name)})
+				Title: trc(c, "%s: %s GPU-hours %s", b.Key, gpuHoursMs(s.ms), s.name)})
 		}
 		ch.Bars = append(ch.Bars, bar)
 	}

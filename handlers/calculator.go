@@ -17,6 +17,7 @@ import (
 	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // calcEnv is everything a calculation reads: this portal's price list, the
@@ -42,6 +43,10 @@ type calcEnv struct {
 	// TCO's "use measured"; measuredNote says what runTCO used.
 	measure      func(model string) (pricing.Measured, error)
 	measuredNote string
+	measured     *pricing.Measured // what measuredNote words
+	// lc is the language of the text a calculation writes: the page's
+	// request context; nil (English) for the CSV and the JSON API.
+	lc context.Context
 }
 
 type calcDetected struct {
@@ -172,9 +177,9 @@ func (e *calcEnv) applyModel(model string) (string, string) {
 	case 1:
 		return same[0], ""
 	case 0:
-		return "", fmt.Sprintf("This portal has no %s GPUs in its price list, so there is no rate to set; choose a model from the price list to apply a rate.", model)
+		return "", i18n.T(e.lc, "This portal has no %s GPUs in its price list, so there is no rate to set; choose a model from the price list to apply a rate.", model)
 	default:
-		return "", fmt.Sprintf("Several priced models match %s (%s): enter the exact model to apply a rate.", model, strings.Join(same, ", "))
+		return "", i18n.T(e.lc, "Several priced models match %s (%s): enter the exact model to apply a rate.", model, strings.Join(same, ", "))
 	}
 }
 
@@ -222,12 +227,12 @@ func (h *Handler) defaultTCO(env *calcEnv) (pricing.TCOInput, string) {
 	} else {
 		model = "H100-80GB"
 	}
-	rate, note := calcRatInt(1), "typical money values are in USD."
+	rate, note := calcRatInt(1), i18n.T(env.lc, "typical money values are in USD.")
 	if !strings.EqualFold(env.currency, "USD") {
 		if fx, ok := env.settings.FX["USD"]; ok {
-			rate, note = big.NewRat(fx.Num, fx.Den), fmt.Sprintf("typical money values are USD figures converted to %s at %s.", env.currency, fx.Describe())
+			rate, note = big.NewRat(fx.Num, fx.Den), i18n.T(env.lc, "typical money values are USD figures converted to %s at %s.", env.currency, fxDescribe(env.lc, fx))
 		} else {
-			rate, note = nil, fmt.Sprintf("typical money values are USD figures: enter your %s amounts (or let an admin set a USD exchange rate).", env.currency)
+			rate, note = nil, i18n.T(env.lc, "typical money values are USD figures: enter your %s amounts (or let an admin set a USD exchange rate).", env.currency)
 		}
 	}
 	return pricing.DefaultTCO(model, n, rate), note
@@ -246,7 +251,7 @@ func (h *Handler) runEstimate(env *calcEnv, v url.Values, def pricing.EstimateIn
 			if errs == nil {
 				errs = pricing.FieldErrors{}
 			}
-			errs["flavor"] = fmt.Sprintf("there is no flavor %q", in.Flavor)
+			errs["flavor"] = i18n.T(env.lc, "there is no flavor %q", in.Flavor)
 		}
 	}
 	if errs != nil {
@@ -295,7 +300,7 @@ func (h *Handler) runTCO(env *calcEnv, v url.Values) (pricing.TCOInput, *pricing
 		if errs == nil {
 			errs = pricing.FieldErrors{}
 		}
-		errs["gpu_model"] = fmt.Sprintf("unknown GPU model %q: choose one of %s", in.GPUModel, strings.Join(env.modelChoices(), ", "))
+		errs["gpu_model"] = i18n.T(env.lc, "unknown GPU model %q: choose one of %s", in.GPUModel, strings.Join(env.modelChoices(), ", "))
 	}
 	if errs != nil {
 		return in, nil, errs
@@ -398,12 +403,13 @@ type calcRun struct {
 }
 
 // calculate runs the page's (or the CSV's) query.
-func (h *Handler) calculate(c *gin.Context) (*calcRun, error) {
+func (h *Handler) calculate(c *gin.Context, lc context.Context) (*calcRun, error) {
 	ctx := c.Request.Context()
 	env, err := h.loadCalcEnv(ctx)
 	if err != nil {
 		return nil, err
 	}
+	env.lc = lc
 	q := c.Request.URL.Query()
 	k := &calcRun{env: env}
 	k.est, k.estRes, k.estErrs = h.runEstimate(env, calcEstimateQuery(q), h.defaultEstimate(ctx, currentUser(c), env))
@@ -431,7 +437,7 @@ func (k *calcRun) query() string { return calcMergeValues(k.estPart, k.tcoPart).
 // calculatorPage: GET /calculator — the whole calculator; every input is in
 // the query string, so a calculation is a link.
 func (h *Handler) calculatorPage(c *gin.Context) {
-	k, err := h.calculate(c)
+	k, err := h.calculate(c, c.Request.Context())
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -457,7 +463,7 @@ func (h *Handler) calculatorPage(c *gin.Context) {
 	if k.estErrs != nil || k.tcoErrs != nil {
 		status = http.StatusBadRequest
 	}
-	h.render(c, status, templates.CalculatorPage(h.page(c, "Calculator"), v))
+	h.render(c, status, templates.CalculatorPage(h.page(c, trc(c, "Calculator")), v))
 }
 
 func (h *Handler) money(m int64) string { return pricing.Micros(m).Format(h.cfg.Currency) }
@@ -474,7 +480,7 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 		GPUCount: fmt.Sprint(in.Shape.GPUCount), CPUCores: calcMilli(in.Shape.CPUMilli), MemoryGiB: models.FormatMemoryGiB(in.Shape.MemoryMiB),
 		StorageGiB: calcMilli(in.StorageMilliGiB), Duration: in.Duration, HoursPerDay: pricing.FormatNumber(in.HoursPerDay, 6),
 		Days: fmt.Sprint(in.Days), TotalHours: pricing.FormatNumber(in.TotalHours, 6), Hidden: calcHidden(k.tcoPart),
-		Errors: templates.FormErrors(k.estErrs)}
+		Errors: calcErrs(k.env.lc, k.estErrs)}
 	if f.Flavor == "" {
 		f.Flavor = "custom"
 	}
@@ -497,31 +503,32 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 		if fl.GPUCount > 0 {
 			label += fmt.Sprintf(" — %d × %s", fl.GPUCount, fl.GPUModel)
 		}
-		label += fmt.Sprintf(", %s cores, %s GiB", fl.CPUMilli, models.FormatMemoryGiB(fl.MemoryMiB))
+		label += i18n.T(k.env.lc, ", %s cores, %s GiB", fl.CPUMilli.String(), models.FormatMemoryGiB(fl.MemoryMiB))
 		f.Flavors = append(f.Flavors, templates.CalcOption{Value: fl.Name, Label: label})
 	}
 	return f
 }
 
-func calcResourceLabel(r pricing.ResourceCost) (name, qty, rate string) {
+func calcResourceLabel(lc context.Context, r pricing.ResourceCost) (name, qty, rate string) {
+	q, rt := calcMilli(r.QuantityMilli), pricing.FormatRate(r.RateMicros)
 	switch r.Resource {
 	case pricing.GPU:
-		return "GPU", fmt.Sprintf("%s × %s", calcMilli(r.QuantityMilli), r.GPUModel), pricing.FormatRate(r.RateMicros) + " per GPU-hour"
+		return i18n.T(lc, "GPU"), fmt.Sprintf("%s × %s", q, r.GPUModel), i18n.T(lc, "%s per GPU-hour", rt)
 	case pricing.MIG:
-		return "MIG instance", fmt.Sprintf("%s × %s", calcMilli(r.QuantityMilli), r.GPUModel), pricing.FormatRate(r.RateMicros) + " per instance-hour"
+		return i18n.T(lc, "MIG instance"), fmt.Sprintf("%s × %s", q, r.GPUModel), i18n.T(lc, "%s per instance-hour", rt)
 	case pricing.Slice:
-		return "Shared-GPU slice", fmt.Sprintf("%s × %s (%s)", calcMilli(r.QuantityMilli), r.GPUModel, sharedLabel), pricing.FormatRate(r.RateMicros) + " per slice-hour"
+		return i18n.T(lc, "Shared-GPU slice"), fmt.Sprintf("%s × %s (%s)", q, r.GPUModel, i18n.T(lc, sharedLabel)), i18n.T(lc, "%s per slice-hour", rt)
 	case pricing.CPU:
-		return "CPU", calcMilli(r.QuantityMilli) + " cores", pricing.FormatRate(r.RateMicros) + " per core-hour"
+		return i18n.T(lc, "CPU"), i18n.T(lc, "%s cores", q), i18n.T(lc, "%s per core-hour", rt)
 	case pricing.Memory:
-		return "Memory", calcMilli(r.QuantityMilli) + " GiB", pricing.FormatRate(r.RateMicros) + " per GiB-hour"
+		return i18n.T(lc, "Memory"), q + " GiB", i18n.T(lc, "%s per GiB-hour", rt)
 	default:
-		return "Home volume", calcMilli(r.QuantityMilli) + " GiB", pricing.FormatRate(r.RateMicros) + " per GiB-month"
+		return i18n.T(lc, "Home volume"), q + " GiB", i18n.T(lc, "%s per GiB-month", rt)
 	}
 }
 
 // calcShapeText describes a priced shape in one line.
-func calcShapeText(in pricing.EstimateInput) string {
+func calcShapeText(lc context.Context, in pricing.EstimateInput) string {
 	var parts []string
 	if in.Flavor != "" {
 		parts = append(parts, in.Flavor+":")
@@ -529,54 +536,54 @@ func calcShapeText(in pricing.EstimateInput) string {
 	if in.Shape.GPUCount > 0 {
 		parts = append(parts, fmt.Sprintf("%d × %s,", in.Shape.GPUCount, in.Shape.GPUModel))
 	}
-	parts = append(parts, fmt.Sprintf("%s CPU cores, %s GiB memory", calcMilli(in.Shape.CPUMilli), models.FormatMemoryGiB(in.Shape.MemoryMiB)))
+	parts = append(parts, i18n.T(lc, "%s CPU cores, %s GiB memory", calcMilli(in.Shape.CPUMilli), models.FormatMemoryGiB(in.Shape.MemoryMiB)))
 	if in.StorageMilliGiB > 0 {
-		parts = append(parts, fmt.Sprintf(", %s GiB home volume", calcMilli(in.StorageMilliGiB)))
+		parts = append(parts, i18n.T(lc, ", %s GiB home volume", calcMilli(in.StorageMilliGiB)))
 	}
 	return strings.ReplaceAll(strings.Join(parts, " "), " ,", ",")
 }
 
-func calcDurationText(r *pricing.EstimateResult) string {
+func calcDurationText(lc context.Context, r *pricing.EstimateResult) string {
 	in := r.Input
 	hours := pricing.FormatNumber(big.NewRat(r.Runs*r.RunSeconds, 3600), 2)
 	if in.Duration == pricing.DurationTotal {
-		return hours + " hours in one run"
+		return i18n.T(lc, "%s hours in one run", hours)
 	}
-	return fmt.Sprintf("%s h a day × %d days = %s hours", pricing.FormatNumber(in.HoursPerDay, 4), in.Days, hours)
+	return i18n.T(lc, "%s h a day × %d days = %s hours", pricing.FormatNumber(in.HoursPerDay, 4), in.Days, hours)
 }
 
 func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
-	r := k.estRes
-	v := templates.EstimateView{ShapeText: calcShapeText(r.Input), DurationText: calcDurationText(r), PerHour: h.money(r.PerHour),
+	r, lc := k.estRes, k.env.lc
+	v := templates.EstimateView{ShapeText: calcShapeText(lc, r.Input), DurationText: calcDurationText(lc, r), PerHour: h.money(r.PerHour),
 		PerDay: h.money(r.PerDay), PerMonth: h.money(r.PerMonth), ComputeTotal: h.money(r.ComputeTotal),
 		StorageTotal: h.money(r.StorageTotal), Total: h.money(r.Total)}
 	if k.env.prices.MinCharge > 0 {
-		v.MinChargeNote = fmt.Sprintf("Each run is charged at least %d s.", int64(k.env.prices.MinCharge/time.Second))
+		v.MinChargeNote = i18n.T(lc, "Each run is charged at least %d s.", int64(k.env.prices.MinCharge/time.Second))
 		if r.MinChargeApplied {
-			v.MinChargeNote += fmt.Sprintf(" A run here is shorter, so each is billed as %d s.", r.BilledRunSeconds)
+			v.MinChargeNote += " " + i18n.T(lc, "A run here is shorter, so each is billed as %d s.", r.BilledRunSeconds)
 		}
 	}
 	for _, l := range r.Resources {
-		name, qty, rate := calcResourceLabel(l)
+		name, qty, rate := calcResourceLabel(lc, l)
 		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.money(l.PerHour),
 			PerDay: h.money(l.PerDay), PerMonth: h.money(l.PerMonth), Total: h.money(l.Total)})
 	}
 	switch {
 	case r.Input.Shape.GPUCount == 0:
-		v.CloudNote = "This shape has no GPUs: there is no cloud GPU offer to compare with."
+		v.CloudNote = i18n.T(lc, "This shape has no GPUs: there is no cloud GPU offer to compare with.")
 	case r.Input.Shape.UnitKind != "" && r.Input.Shape.UnitKind != pricing.GPU:
-		v.CloudNote = "This flavor runs on a MIG instance or a slice of a shared GPU: cloud offers are whole GPUs, so there is nothing like it to compare with."
+		v.CloudNote = i18n.T(lc, "This flavor runs on a MIG instance or a slice of a shared GPU: cloud offers are whole GPUs, so there is nothing like it to compare with.")
 	case len(k.cloud) == 0:
-		v.CloudNote = fmt.Sprintf("The cloud price catalog has no offer for %s GPUs.", pricing.Family(r.Input.Shape.GPUModel))
+		v.CloudNote = i18n.T(lc, "The cloud price catalog has no offer for %s GPUs.", pricing.Family(r.Input.Shape.GPUModel))
 	}
 	for _, c := range k.cloud {
-		row := templates.CloudRow{Provider: c.Provider, Offer: c.Name, GPUModel: c.GPUModel, Tier: c.Tier, Estimate: c.Derived,
+		row := templates.CloudRow{Provider: c.Provider, Offer: c.Name, GPUModel: c.GPUModel, Tier: templates.TierName(lc, c.Tier), Estimate: c.Derived,
 			Price: pricing.FormatRate(c.PriceMicros) + " " + c.Currency, Rate: h.perGPUHour(c.RateMicros), Cost: h.money(c.Cost),
-			AsOf: calcOrDash(c.AsOf), Source: c.Source, Note: c.Note}
+			AsOf: calcOrDash(c.AsOf), Source: c.Source, Note: calcNote(lc, c.Note)}
 		if c.Converted() {
-			row.FX = c.FX.Describe()
+			row.FX = fxDescribe(lc, c.FX)
 		}
-		row.Vs, row.Saving = calcVsText(c)
+		row.Vs, row.Saving = calcVsText(lc, c)
 		if c.Derived {
 			v.Estimates = append(v.Estimates, row)
 		} else {
@@ -597,15 +604,15 @@ func calcOrDash(s string) string {
 }
 
 // calcVsText words the comparison with an offer.
-func calcVsText(c pricing.Comparison) (string, bool) {
+func calcVsText(lc context.Context, c pricing.Comparison) (string, bool) {
 	if !c.VsHereOK {
 		return "—", false
 	}
 	pct := pricing.FormatBps(calcAbs64(c.VsHereBps))
 	if c.VsHereBps <= 0 {
-		return "saves " + pct + " here", true
+		return i18n.T(lc, "saves %s here", pct), true
 	}
-	return pct + " more here", false
+	return i18n.T(lc, "%s more here", pct), false
 }
 
 func calcAbs64(n int64) int64 {
@@ -623,7 +630,7 @@ func (e *calcEnv) leftOutNotes() []string {
 	}
 	sort.Strings(curs)
 	for _, cur := range curs {
-		out = append(out, fmt.Sprintf("%d offers in %s are left out: no exchange rate from %s to %s is set.", e.missing[cur], cur, cur, e.currency))
+		out = append(out, i18n.T(e.lc, "%[1]d offers in %[2]s are left out: no exchange rate from %[2]s to %[3]s is set.", e.missing[cur], cur, e.currency))
 	}
 	return out
 }
@@ -636,7 +643,7 @@ func (e *calcEnv) fxNotes() []string {
 	sort.Strings(curs)
 	var out []string
 	for _, cur := range curs {
-		out = append(out, e.settings.FX[cur].Describe())
+		out = append(out, fxDescribe(e.lc, e.settings.FX[cur]))
 	}
 	return out
 }
@@ -644,41 +651,44 @@ func (e *calcEnv) fxNotes() []string {
 func (e *calcEnv) discountNote() string {
 	var parts []string
 	for _, tier := range pricing.DerivedTiers {
-		s := fmt.Sprintf("%s %s", tier, pricing.FormatBps(e.settings.DiscountsBps[tier]))
+		s := fmt.Sprintf("%s %s", templates.TierName(e.lc, tier), pricing.FormatBps(e.settings.DiscountsBps[tier]))
 		if !e.discountSet[tier] {
-			s += " (default)"
+			s += " " + i18n.T(e.lc, "(default)")
 		}
 		parts = append(parts, s)
 	}
-	return "Tiers a provider does not list are estimated from its on-demand price less: " + strings.Join(parts, ", ") + "."
+	return i18n.T(e.lc, "Tiers a provider does not list are estimated from its on-demand price less: %s.", strings.Join(parts, ", "))
 }
 
 // calcTCOLabels are the TCO form's fields: label and unit ({cur}: the currency).
-var calcTCOLabels = []struct{ name, label, unit string }{
-	{"gpus_per_server", "GPUs per server", ""},
-	{"server_price", "Server price", "{cur}"},
-	{"depreciation_years", "Depreciation", "years"},
-	{"residual_value", "Residual value", "{cur}"},
-	{"gpu_active_watts", "GPU active power", "W"},
-	{"gpu_idle_watts", "GPU idle power", "W"},
-	{"overhead_watts", "Server overhead power", "W"},
-	{"pue", "PUE", ""},
-	{"electricity_per_kwh", "Electricity", "{cur} per kWh"},
-	{"colo_per_kw_month", "Colocation", "{cur} per kW-month"},
-	{"rack_per_month", "Rack", "{cur} per month"},
-	{"maintenance_rate", "Maintenance", "share of the price a year: 0.08 or 8%"},
-	{"staff_per_year", "Staff", "{cur} per year"},
-	{"utilization", "Expected utilisation", "0–1 or %"},
-	{"target_utilization", "Target utilisation for the internal rate", "0–1 or %"},
-	{"horizon_years", "Chart horizon", "years"},
+func calcTCOLabels(lc context.Context) []struct{ name, label, unit string } {
+	return []struct{ name, label, unit string }{
+		{"gpus_per_server", i18n.T(lc, "GPUs per server"), ""},
+		{"server_price", i18n.T(lc, "Server price"), "{cur}"},
+		{"depreciation_years", i18n.T(lc, "Depreciation"), i18n.T(lc, "years")},
+		{"residual_value", i18n.T(lc, "Residual value"), "{cur}"},
+		{"gpu_active_watts", i18n.T(lc, "GPU active power"), "W"},
+		{"gpu_idle_watts", i18n.T(lc, "GPU idle power"), "W"},
+		{"overhead_watts", i18n.T(lc, "Server overhead power"), "W"},
+		{"pue", "PUE", ""},
+		{"electricity_per_kwh", i18n.T(lc, "Electricity"), i18n.T(lc, "{cur} per kWh")},
+		{"colo_per_kw_month", i18n.T(lc, "Colocation"), i18n.T(lc, "{cur} per kW-month")},
+		{"rack_per_month", i18n.T(lc, "Rack"), i18n.T(lc, "{cur} per month")},
+		{"maintenance_rate", i18n.T(lc, "Maintenance"), i18n.T(lc, "share of the price a year: 0.08 or 8%%")},
+		{"staff_per_year", i18n.T(lc, "Staff"), i18n.T(lc, "{cur} per year")},
+		{"utilization", i18n.T(lc, "Expected utilisation"), i18n.T(lc, "0–1 or %%")},
+		{"target_utilization", i18n.T(lc, "Target utilisation for the internal rate"), i18n.T(lc, "0–1 or %%")},
+		{"horizon_years", i18n.T(lc, "Chart horizon"), i18n.T(lc, "years")},
+	}
 }
 
 func (h *Handler) tcoForm(k *calcRun) templates.TCOForm {
+	lc := k.env.lc
 	f := templates.TCOForm{GPUModel: k.tco.GPUModel, GPUModels: k.env.modelChoices(), Hidden: calcHidden(k.estPart),
-		Errors: templates.FormErrors(k.tcoErrs), MoneyNote: k.moneyTip,
-		UseMeasured: k.tcoPart.Get("use_measured") != "", MeasuredNote: k.env.measuredNote}
+		Errors: calcErrs(lc, k.tcoErrs), MoneyNote: k.moneyTip,
+		UseMeasured: k.tcoPart.Get("use_measured") != "", MeasuredNote: calcMeasuredNote(k.env)}
 	if k.env.electricitySet {
-		f.MoneyNote += " The electricity price is the admin's (Billing)."
+		f.MoneyNote += " " + i18n.T(lc, "The electricity price is the admin's (Billing).")
 	}
 	if _, bad := k.tcoErrs["gpu_model"]; bad {
 		f.GPUModel = k.tcoPart.Get("gpu_model")
@@ -688,15 +698,15 @@ func (h *Handler) tcoForm(k *calcRun) templates.TCOForm {
 		for _, d := range k.env.detected {
 			ds = append(ds, fmt.Sprintf("%d × %s", d.Count, d.Model))
 		}
-		f.Detected = "Detected here: " + strings.Join(ds, ", ") + "."
+		f.Detected = i18n.T(lc, "Detected here: %s.", strings.Join(ds, ", "))
 	}
-	for _, l := range calcTCOLabels {
+	for _, l := range calcTCOLabels(lc) {
 		unit := strings.ReplaceAll(l.unit, "{cur}", h.cfg.Currency)
 		val := k.tco.Value(l.name)
 		if _, bad := k.tcoErrs[l.name]; bad {
 			val = k.tcoPart.Get(l.name)
 		}
-		f.Fields = append(f.Fields, templates.TCOField{Name: l.name, Label: l.label, Unit: unit, Value: val, Hint: pricing.TypicalValues[l.name]})
+		f.Fields = append(f.Fields, templates.TCOField{Name: l.name, Label: l.label, Unit: unit, Value: val, Hint: calcTypical(lc, l.name)})
 	}
 	return f
 }
@@ -708,18 +718,19 @@ func calcPct(f float64) string {
 func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error) {
 	t := k.tcoRes
 	in := k.tco
+	lc := k.env.lc
 	v := templates.TCOView{GPUModel: in.GPUModel, Utilization: calcPct(t.Annual.Utilization),
 		OwnedPerGPUHour: h.perGPUHour(t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.money(t.Annual.TotalMicros),
 		PeakKW: strconv.FormatFloat(t.PeakKW, 'f', 2, 64) + " kW", EnergyKWh: strconv.FormatFloat(t.Annual.EnergyKWh, 'f', 0, 64) + " kWh",
 		RunningPerMonth: h.money(t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
 		SuggestedRate: h.perGPUHour(t.SuggestedRateMicros), ApplyQuery: k.query()}
 	v.Breakdown = []templates.CalcKV{
-		{Label: "Depreciation a year", Value: h.money(t.Annual.DepreciationMicros)},
-		{Label: "Energy a year", Value: h.money(t.Annual.EnergyMicros)},
-		{Label: "Colocation a year", Value: h.money(t.Annual.ColocationMicros)},
-		{Label: "Maintenance a year", Value: h.money(t.Annual.MaintenanceMicros)},
-		{Label: "Staff a year", Value: h.money(t.Annual.StaffMicros)},
-		{Label: "Total a year", Value: h.money(t.Annual.TotalMicros)},
+		{Label: i18n.T(lc, "Depreciation a year"), Value: h.money(t.Annual.DepreciationMicros)},
+		{Label: i18n.T(lc, "Energy a year"), Value: h.money(t.Annual.EnergyMicros)},
+		{Label: i18n.T(lc, "Colocation a year"), Value: h.money(t.Annual.ColocationMicros)},
+		{Label: i18n.T(lc, "Maintenance a year"), Value: h.money(t.Annual.MaintenanceMicros)},
+		{Label: i18n.T(lc, "Staff a year"), Value: h.money(t.Annual.StaffMicros)},
+		{Label: i18n.T(lc, "Total a year"), Value: h.money(t.Annual.TotalMicros)},
 	}
 	var cheapest *pricing.BreakEven
 	for i := range t.Offers {
@@ -735,31 +746,30 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		row.VsCheapest = "—"
 		if cheapest != nil && cheapest.RateMicros > 0 {
 			d := float64(r.OwnedPerGPUHourMicros-cheapest.RateMicros) / float64(cheapest.RateMicros)
-			word := "cheaper than"
+			row.VsCheapest = i18n.T(lc, "%s cheaper than %s", calcPct(calcAbsf(d)), calcOfferLabel(lc, cheapest.Offer))
 			if d > 0 {
-				word = "dearer than"
+				row.VsCheapest = i18n.T(lc, "%s dearer than %s", calcPct(calcAbsf(d)), calcOfferLabel(lc, cheapest.Offer))
 			}
-			row.VsCheapest = fmt.Sprintf("%s %s %s", calcPct(calcAbsf(d)), word, cheapest.Label())
 		}
 		v.Table = append(v.Table, row)
 	}
 	if len(t.Offers) == 0 {
-		v.NoOffers = fmt.Sprintf("The cloud price catalog has no comparable %s offer.", pricing.Family(in.GPUModel))
+		v.NoOffers = i18n.T(lc, "The cloud price catalog has no comparable %s offer.", pricing.Family(in.GPUModel))
 		if len(k.env.missing) > 0 {
 			v.NoOffers += " " + strings.Join(k.env.leftOutNotes(), " ")
 		}
 	}
 	for _, o := range t.Offers {
-		row := templates.BreakEvenRow{Label: o.Label(), Tier: o.Tier, Estimate: o.Derived, Rate: h.perGPUHour(o.RateMicros),
+		row := templates.BreakEvenRow{Label: calcOfferLabel(lc, o.Offer), Tier: templates.TierName(lc, o.Tier), Estimate: o.Derived, Rate: h.perGPUHour(o.RateMicros),
 			BreakEven: calcPct(o.BreakEvenUtilization), Reachable: o.Reachable, RentPerYear: h.money(o.RentPerYearMicros),
 			AsOf: calcOrDash(o.AsOf), Source: o.Source}
 		if !o.Reachable {
-			row.BreakEven += " (never)"
+			row.BreakEven += " " + i18n.T(lc, "(never)")
 		}
 		if o.PaysBack {
-			row.Months = strconv.FormatFloat(o.BreakEvenMonths, 'f', 1, 64) + " months"
+			row.Months = i18n.T(lc, "%s months", strconv.FormatFloat(o.BreakEvenMonths, 'f', 1, 64))
 		} else {
-			row.Months = "never"
+			row.Months = i18n.T(lc, "never")
 		}
 		if o.Derived {
 			v.Estimates = append(v.Estimates, row)
@@ -768,9 +778,19 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		}
 	}
 	v.Chart = templates.CostChartView{Currency: h.cfg.Currency, Months: t.Chart.Months,
-		HorizonText: fmt.Sprintf("%s years (%d months)", pricing.FormatNumber(in.HorizonYears, 2), t.HorizonMonths)}
+		HorizonText: i18n.T(lc, "%s years (%d months)", pricing.FormatNumber(in.HorizonYears, 2), t.HorizonMonths)}
+	labels := map[string]string{}
+	for _, o := range t.Offers {
+		labels[o.Label()] = calcOfferLabel(lc, o.Offer)
+	}
 	for _, s := range t.Chart.Series {
-		v.Chart.Series = append(v.Chart.Series, templates.CostChartSeries{Label: s.Label, Own: s.Own, Estimate: s.Derived, Values: s.Points})
+		label := s.Label
+		if s.Own {
+			label = i18n.T(lc, "Owning")
+		} else if l, ok := labels[s.Label]; ok {
+			label = l
+		}
+		v.Chart.Series = append(v.Chart.Series, templates.CostChartSeries{Label: label, Own: s.Own, Estimate: s.Derived, Values: s.Points})
 	}
 	v.ApplyModel, v.ApplyNote = k.env.applyModel(in.GPUModel)
 	if v.ApplyModel != "" {

@@ -29,7 +29,7 @@ func calcCSVText(s string) string {
 // calculatorCSV: GET /calculator.csv?… — the same calculation as the page,
 // as CSV.
 func (h *Handler) calculatorCSV(c *gin.Context) {
-	k, err := h.calculate(c)
+	k, err := h.calculate(c, nil)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -54,12 +54,12 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	rate := func(m int64) string { return pricing.FormatRate(m) }
 
 	r := k.estRes
-	add("estimate", "shape", "description", calcCSVText(calcShapeText(r.Input)), "", "", "")
-	add("estimate", "duration", "description", calcDurationText(r), "", "", "")
+	add("estimate", "shape", "description", calcCSVText(calcShapeText(nil, r.Input)), "", "", "")
+	add("estimate", "duration", "description", calcDurationText(nil, r), "", "", "")
 	add("estimate", "duration", "billed_seconds", strconv.FormatInt(r.Runs*r.BilledRunSeconds, 10), "s", "", "")
 	add("estimate", "start", "time", r.Start.Format(time.RFC3339), "", "", "")
 	for _, l := range r.Resources {
-		name, qty, rt := calcResourceLabel(l)
+		name, qty, rt := calcResourceLabel(nil, l)
 		add("estimate", name, "quantity", qty, "", "", "")
 		add("estimate", name, "rate", rt, cur, "", "")
 		add("estimate", name, "per_hour", money(l.PerHour), cur, "", "")

@@ -49,7 +49,7 @@ func (env *calcEnv) useMeasured(v url.Values, def *pricing.TCOInput) (url.Values
 		return v, err.Error()
 	}
 	m.Apply(def)
-	env.measuredNote = m.Note()
+	env.measuredNote, env.measured = m.Note(), &m
 	out := url.Values{}
 	for k, vs := range v {
 		switch k {

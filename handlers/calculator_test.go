@@ -73,7 +73,7 @@ func TestCalcVsText(t *testing.T) {
 		text   string
 		saving bool
 	}{{-3520, true, "saves 35.2% here", true}, {1200, true, "12% more here", false}, {0, false, "—", false}} {
-		text, saving := calcVsText(pricing.Comparison{VsHereBps: c.bps, VsHereOK: c.ok})
+		text, saving := calcVsText(nil, pricing.Comparison{VsHereBps: c.bps, VsHereOK: c.ok})
 		if text != c.text || saving != c.saving {
 			t.Errorf("%d: %q %v", c.bps, text, saving)
 		}

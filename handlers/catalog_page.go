@@ -7,6 +7,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 func (h *Handler) catalogPage(c *gin.Context) {
@@ -41,9 +42,9 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	for _, f := range flavors {
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: freeUnitsFor(gpus, f),
-			UnitText: unitText(f), FreeNoun: freeNoun(f), Shared: f.Shared(), SharedLabel: sharedLabel})
+			UnitText: unitTextT(ctx, f), FreeNoun: freeNoun(f), Shared: f.Shared(), SharedLabel: i18n.T(ctx, sharedLabel)})
 	}
-	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, "Catalog"), v))
+	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, trc(c, "Catalog")), v))
 }
 
 func imageCard(img models.Image) templates.ImageCard {

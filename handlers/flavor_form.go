@@ -42,7 +42,8 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 		}
 	}
 	form.HostCPUs = h.wbs.HostCPUs(c.Request.Context())
-	h.render(c, status, templates.FlavorFormPage(h.page(c, "Flavor"), form))
+	form.Errors = trcErrs(c, form.Errors)
+	h.render(c, status, templates.FlavorFormPage(h.page(c, trc(c, "Flavor")), form))
 }
 
 func flavorForm(f *models.Flavor) templates.FlavorForm {
@@ -82,7 +83,7 @@ func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Flavor "+f.Name+" saved.")
+	h.flash(c, trc(c, "Flavor %s saved.", f.Name))
 	seeOther(c, "/catalog")
 }
 

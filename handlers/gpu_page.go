@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -13,6 +14,7 @@ import (
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 func (h *Handler) gpuPage(c *gin.Context) {
@@ -31,9 +33,9 @@ func (h *Handler) gpuPage(c *gin.Context) {
 	v := templates.GPUsView{Backend: h.pool.Backend(), Status: h.pool.Status(), Simulated: h.pool.Simulated(),
 		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus)}
 	for _, g := range gpus {
-		r := gpuRow(g)
+		r := gpuRow(ctx, g)
 		r.HeldBy = holders[g.WorkbenchID]
-		r.Units = unitRows(g, holders)
+		r.Units = unitRows(ctx, g, holders)
 		v.GPUs = append(v.GPUs, r)
 	}
 	if v.Queue, err = h.queueRows(ctx, u); err != nil {
@@ -44,23 +46,32 @@ func (h *Handler) gpuPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, "GPUs"), v))
+	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, trc(c, "GPUs")), v))
 }
 
-// gpuStateLabels are the pool states as people read them.
-var gpuStateLabels = map[string]string{
-	orchestrator.GPUFree:      "Free",
-	orchestrator.GPUInUse:     "In use",
-	orchestrator.GPUDrained:   "Drained (not offered)",
-	orchestrator.GPUUnhealthy: "Unhealthy",
-	orchestrator.GPUMIG:       "MIG instances",
-	orchestrator.GPUShared:    "Shared slices",
+// gpuStateLabel is a pool state as people read it.
+func gpuStateLabel(lc context.Context, state string) string {
+	switch state {
+	case orchestrator.GPUFree:
+		return i18n.T(lc, "Free")
+	case orchestrator.GPUInUse:
+		return i18n.T(lc, "In use")
+	case orchestrator.GPUDrained:
+		return i18n.T(lc, "Drained (not offered)")
+	case orchestrator.GPUUnhealthy:
+		return i18n.T(lc, "Unhealthy")
+	case orchestrator.GPUMIG:
+		return i18n.T(lc, "MIG instances")
+	case orchestrator.GPUShared:
+		return i18n.T(lc, "Shared slices")
+	}
+	return ""
 }
 
-func gpuRow(g orchestrator.PoolGPU) templates.GPURow {
+func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 	r := templates.GPURow{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State,
 		Health: g.Health, Detail: g.HealthDetail, Drained: g.Drained, WorkbenchID: g.WorkbenchID,
-		Name: fmt.Sprintf("GPU %d · %s", g.Index, models.ShortGPUName(g.Model)), StateLabel: gpuStateLabels[g.State]}
+		Name: fmt.Sprintf("GPU %d · %s", g.Index, models.ShortGPUName(g.Model)), StateLabel: gpuStateLabel(lc, g.State)}
 	if r.StateLabel == "" {
 		r.StateLabel = g.State
 	}
@@ -77,31 +88,31 @@ func gpuRow(g orchestrator.PoolGPU) templates.GPURow {
 	for _, m := range g.MIG {
 		r.MIG = append(r.MIG, templates.MIGRow{Profile: m.Profile, UUID: m.UUID, MemoryMiB: m.MemoryMiB})
 	}
-	r.MIGEnabled, r.SharedSlices, r.SharedLabel = g.MIGEnabled, g.SharedSlices, sharedLabel
+	r.MIGEnabled, r.SharedSlices, r.SharedLabel = g.MIGEnabled, g.SharedSlices, i18n.T(lc, sharedLabel)
 	r.MPSMemoryMiB, r.MPSThreadPct = g.MPSMemoryMiB, g.MPSThreadPercent
 	if g.SharedSlices > 0 {
-		r.StateLabel = fmt.Sprintf("Shared: %d of %d slices free", g.FreeUnits(), g.SharedSlices)
+		r.StateLabel = i18n.T(lc, "Shared: %d of %d slices free", g.FreeUnits(), g.SharedSlices)
 	} else if g.MIGEnabled {
-		r.StateLabel = fmt.Sprintf("MIG: %d of %d instances free", g.FreeUnits(), len(g.Units))
+		r.StateLabel = i18n.T(lc, "MIG: %d of %d instances free", g.FreeUnits(), len(g.Units))
 	}
 	return r
 }
 
 // unitRows lists a GPU's MIG instances or slices with who holds each (a
 // user sees only their own workbenches named; others' units read "in use").
-func unitRows(g orchestrator.PoolGPU, holders map[string]string) []templates.GPUUnitRow {
+func unitRows(lc context.Context, g orchestrator.PoolGPU, holders map[string]string) []templates.GPUUnitRow {
 	var out []templates.GPUUnitRow
 	for _, u := range g.Units {
-		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.WorkbenchID == "", Reading: unitReadingText(u.Reading)}
+		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.WorkbenchID == "", Reading: unitReadingTextT(lc, u.Reading)}
 		if u.Kind == models.UnitMIG {
 			r.Label = "MIG " + u.Profile
 		} else {
-			r.Label = fmt.Sprintf("slice %d", *u.Slice)
+			r.Label = i18n.T(lc, "slice %s", strconv.Itoa(*u.Slice))
 		}
 		if !r.Free {
 			r.HeldBy = holders[u.WorkbenchID]
 			if r.HeldBy == "" {
-				r.HeldBy = "in use"
+				r.HeldBy = i18n.T(lc, "in use")
 			}
 		}
 		out = append(out, r)
@@ -138,7 +149,7 @@ func (h *Handler) gpuHolders(ctx context.Context, u *models.User) (map[string]st
 		if u.IsAdmin() {
 			out[wb.ID] = wb.Name + " · " + users[wb.OwnerID]
 		} else {
-			out[wb.ID] = "your workbench " + wb.Name
+			out[wb.ID] = i18n.T(ctx, "your workbench %s", wb.Name)
 		}
 	}
 	return out, nil
@@ -169,7 +180,7 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU)
 	for i := range out {
 		s := &out[i]
 		if rate, err := h.wbs.Billing().HourlyRate(ctx, pricing.Shape{GPUModel: s.Model, GPUCount: 1}); err == nil && rate > 0 {
-			s.PerGPUh = pricing.Micros(rate).Format(h.cfg.Currency) + "/GPU-h"
+			s.PerGPUh = pricing.Micros(rate).Format(h.cfg.Currency) + i18n.T(ctx, "/GPU-h")
 		}
 		var pick string
 		for _, f := range fls {
@@ -193,17 +204,20 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU)
 
 // unitReadingText is a MIG instance's own reading for the page; a figure
 // that could not be read says so rather than showing 0.
-func unitReadingText(r *orchestrator.UnitReading) string {
+func unitReadingText(r *orchestrator.UnitReading) string { return unitReadingTextT(nil, r) }
+
+// unitReadingTextT is unitReadingText in lc's language.
+func unitReadingTextT(lc context.Context, r *orchestrator.UnitReading) string {
 	if r == nil {
 		return ""
 	}
-	mem := "memory: could not read"
+	mem := i18n.T(lc, "memory: could not read")
 	if r.MemUsedMiB != nil && r.MemFreeMiB != nil {
-		mem = fmt.Sprintf("%.1f of %.1f GiB used", float64(*r.MemUsedMiB)/1024, float64(*r.MemUsedMiB+*r.MemFreeMiB)/1024)
+		mem = i18n.T(lc, "%s of %s GiB used", fmt.Sprintf("%.1f", float64(*r.MemUsedMiB)/1024), fmt.Sprintf("%.1f", float64(*r.MemUsedMiB+*r.MemFreeMiB)/1024))
 	}
-	util := "utilisation not readable per instance"
+	util := i18n.T(lc, "utilisation not readable per instance")
 	if r.UtilPercent != nil {
-		util = fmt.Sprintf("%d%% busy", *r.UtilPercent)
+		util = i18n.T(lc, "%d%% busy", *r.UtilPercent)
 	}
 	return mem + " · " + util
 }

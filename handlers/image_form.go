@@ -12,7 +12,7 @@ import (
 )
 
 func (h *Handler) imageNewForm(c *gin.Context) {
-	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, "New image"),
+	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, trc(c, "New image")),
 		templates.ImageForm{RunAsUser: "1000", HomePath: "/home/jovyan", OpenPath: models.DefaultOpenPath, Enabled: true}))
 }
 
@@ -23,7 +23,7 @@ func (h *Handler) imageEditForm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, "Edit image"), imageForm(img, nil)))
+	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, trc(c, "Edit image")), imageForm(img, nil)))
 }
 
 func (h *Handler) imageCreateForm(c *gin.Context) { h.saveImageForm(c, 0) }
@@ -52,11 +52,11 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		title := "New image"
+		title := trc(c, "New image")
 		if id != 0 {
-			title = "Edit image"
+			title = trc(c, "Edit image")
 		}
-		form := imageForm(&typed, templates.FormErrors{ve.Field: ve.Message})
+		form := imageForm(&typed, templates.FormErrors{ve.Field: trcMsg(c, ve.Message)})
 		form.ExtraPorts = typedPorts
 		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, title), form))
 		return
@@ -65,7 +65,7 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Image "+img.Name+" saved.")
+	h.flash(c, trc(c, "Image %s saved.", img.Name))
 	seeOther(c, "/catalog")
 }
 

@@ -40,7 +40,7 @@ func (h *Handler) imageTestStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not test "+img.Name+": "+classify(err).Message)
+		h.flashError(c, trc(c, "Could not test %s: %s", img.Name, classify(err).Message))
 		seeOther(c, "/catalog")
 		return
 	}
@@ -76,12 +76,12 @@ func (h *Handler) imageTestResult(c *gin.Context) {
 		c.JSON(http.StatusOK, chk)
 		return
 	}
-	h.render(c, http.StatusOK, templates.ImageCheckPage(h.page(c, "Test of "+img.Name), imageCheckView(img, chk)))
+	h.render(c, http.StatusOK, templates.ImageCheckPage(h.page(c, trc(c, "Test of %s", img.Name)), imageCheckView(c, img, chk)))
 }
 
-func imageCheckView(img *models.Image, chk *models.ImageCheck) templates.ImageCheckView {
+func imageCheckView(c *gin.Context, img *models.Image, chk *models.ImageCheck) templates.ImageCheckView {
 	v := templates.ImageCheckView{ImageID: img.ID, ImageName: img.Name, ImageRef: img.Image, State: chk.State,
-		Message: chk.Message, Details: chk.Details, StartedBy: chk.StartedBy, Started: templates.When(&chk.StartedAt)}
+		Message: trcMsg(c, chk.Message), Details: chk.Details, StartedBy: chk.StartedBy, Started: templates.When(&chk.StartedAt)}
 	reached := false
 	for _, s := range orchestrator.CheckSteps {
 		st := "passed"
@@ -94,15 +94,24 @@ func imageCheckView(img *models.Image, chk *models.ImageCheck) templates.ImageCh
 		case reached || chk.Step == "":
 			st = "pending"
 		}
-		v.Steps = append(v.Steps, templates.CheckStepRow{Name: s, Label: checkStepLabels[s], State: st})
+		v.Steps = append(v.Steps, templates.CheckStepRow{Name: s, Label: checkStepLabel(c, s), State: st})
 	}
 	return v
 }
 
-var checkStepLabels = map[string]string{
-	orchestrator.CheckStepImage:   "The image is on this server or can be pulled",
-	orchestrator.CheckStepStart:   "A container starts from it (without GPUs)",
-	orchestrator.CheckStepUser:    "It runs as the configured user",
-	orchestrator.CheckStepJupyter: "Jupyter answers on {port} under {base_url} with the token",
-	orchestrator.CheckStepHome:    "The home path is writable",
+// checkStepLabel says what a check step checks, in the reader's language.
+func checkStepLabel(c *gin.Context, step string) string {
+	switch step {
+	case orchestrator.CheckStepImage:
+		return trc(c, "The image is on this server or can be pulled")
+	case orchestrator.CheckStepStart:
+		return trc(c, "A container starts from it (without GPUs)")
+	case orchestrator.CheckStepUser:
+		return trc(c, "It runs as the configured user")
+	case orchestrator.CheckStepJupyter:
+		return trc(c, "Jupyter answers on {port} under {base_url} with the token")
+	case orchestrator.CheckStepHome:
+		return trc(c, "The home path is writable")
+	}
+	return step
 }

@@ -32,7 +32,7 @@ func (h *Handler) adminRegistries(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.AdminRegistriesPage(h.page(c, "Registries"), templates.RegistriesView{Mirrors: text}))
+	h.render(c, http.StatusOK, templates.AdminRegistriesPage(h.page(c, trc(c, "Registries")), templates.RegistriesView{Mirrors: text}))
 }
 
 // adminRegistriesSave: POST /admin/registries — the mirrors setting.
@@ -41,14 +41,14 @@ func (h *Handler) adminRegistriesSave(c *gin.Context) {
 	if _, err := h.saveMirrors(c, text); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
-			h.render(c, http.StatusBadRequest, templates.AdminRegistriesPage(h.page(c, "Registries"),
-				templates.RegistriesView{Mirrors: text, Errors: templates.FormErrors{"mirrors": ve.Message}}))
+			h.render(c, http.StatusBadRequest, templates.AdminRegistriesPage(h.page(c, trc(c, "Registries")),
+				templates.RegistriesView{Mirrors: text, Errors: templates.FormErrors{"mirrors": mirrorErrorT(c, ve.Message)}}))
 			return
 		}
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Registry mirrors saved: the next pull uses them.")
+	h.flash(c, trc(c, "Registry mirrors saved: the next pull uses them."))
 	seeOther(c, "/admin/registries")
 }
 
@@ -112,13 +112,13 @@ func (h *Handler) adminImageLoad(c *gin.Context) {
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxImageArchive)
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		h.renderLoadError(c, "send the archive as a file upload (multipart/form-data)")
+		h.renderLoadError(c, trc(c, "send the archive as a file upload (multipart/form-data)"))
 		return
 	}
 	for {
 		part, err := mr.NextPart()
 		if err != nil {
-			h.renderLoadError(c, "choose a file made by docker save")
+			h.renderLoadError(c, trc(c, "choose a file made by docker save"))
 			return
 		}
 		if part.FormName() != "archive" {
@@ -134,14 +134,14 @@ func (h *Handler) adminImageLoad(c *gin.Context) {
 			return
 		}
 		text, _ := h.store.RegistryMirrors(c.Request.Context())
-		h.render(c, http.StatusOK, templates.AdminRegistriesPage(h.page(c, "Registries"), templates.RegistriesView{Mirrors: text, Loaded: names}))
+		h.render(c, http.StatusOK, templates.AdminRegistriesPage(h.page(c, trc(c, "Registries")), templates.RegistriesView{Mirrors: text, Loaded: names}))
 		return
 	}
 }
 
 func (h *Handler) renderLoadError(c *gin.Context, msg string) {
 	text, _ := h.store.RegistryMirrors(c.Request.Context())
-	h.render(c, http.StatusBadRequest, templates.AdminRegistriesPage(h.page(c, "Registries"),
+	h.render(c, http.StatusBadRequest, templates.AdminRegistriesPage(h.page(c, trc(c, "Registries")),
 		templates.RegistriesView{Mirrors: text, Errors: templates.FormErrors{"archive": msg}}))
 }
 

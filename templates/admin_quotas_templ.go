@@ -58,8 +58,8 @@ func (f QuotaForm) placeholder(ctx context.Context, field string) string {
 	return i18n.T(ctx, "unlimited")
 }
 
-// quotaScope names a row's scope in the reader's language.
-func quotaScope(ctx context.Context, scope string) string {
+// QuotaScopeName names a row's scope in the reader's language.
+func QuotaScopeName(ctx context.Context, scope string) string {
 	switch scope {
 	case "default":
 		return i18n.T(ctx, "default")
@@ -422,9 +422,9 @@ func AdminQuotasPage(p Page, v QuotaConsoleView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var23 string
-				templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(quotaScope(ctx, r.Scope))
+				templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(QuotaScopeName(ctx, r.Scope))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_quotas.templ`, Line: 88, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_quotas.templ`, Line: 88, Col: 82}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 				if templ_7745c5c3_Err != nil {

@@ -700,9 +700,9 @@ func CatalogPage(p Page, v CatalogView) templ.Component {
 					}
 				} else {
 					var templ_7745c5c3_Var37 string
-					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(fmt.Sprintf("%d %s", f.FreeGPUs, f.FreeNoun))
+					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(freeUnitsText(ctx, f.FreeGPUs, f.FreeNoun))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 145, Col: 55}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 145, Col: 53}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 					if templ_7745c5c3_Err != nil {

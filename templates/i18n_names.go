@@ -25,3 +25,18 @@ func TierName(ctx context.Context, tier string) string {
 	}
 	return tier
 }
+
+// freeUnitsText counts free units in the reader's language with the plural
+// the count takes: "7 GPUs", "1 MIG instance". noun is the English plural
+// the handler names the unit with (FlavorRow.FreeNoun).
+func freeUnitsText(ctx context.Context, n int, noun string) string {
+	switch noun {
+	case "MIG instances":
+		return i18n.T(ctx, "%d MIG instances", n)
+	case "GPU slices":
+		return i18n.T(ctx, "%d GPU slices", n)
+	case "GPUs":
+		return i18n.T(ctx, "%d GPUs", n)
+	}
+	return i18n.T(ctx, "%d %s", n, noun)
+}

@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+	"workbench/templates/i18n"
+)
+
+// trc prints key in the language the request chose (see templates/i18n):
+// flash messages, page errors and labels the admin, calculator, catalog and
+// GPU pages build in Go. JSON API messages stay English.
+func trc(c *gin.Context, key string, args ...any) string {
+	return i18n.T(c.Request.Context(), key, args...)
+}
+
+// trcMsg translates a message that was written elsewhere in English (a
+// model's validation message): its catalog text when it has one, else the
+// English as it is. Only messages without printf verbs are looked up, so a
+// message carrying a user's input is never read as a format.
+func trcMsg(c *gin.Context, msg string) string {
+	if strings.Contains(msg, "%") {
+		return msg
+	}
+	return i18n.T(c.Request.Context(), msg)
+}
+
+// trcErrs translates every message of a form's errors with trcMsg.
+func trcErrs(c *gin.Context, errs templates.FormErrors) templates.FormErrors {
+	for k, v := range errs {
+		errs[k] = trcMsg(c, v)
+	}
+	return errs
+}
+
+// waitTextT is waitText in the request's language: "42 seconds",
+// "5 minutes", "2 hours".
+func waitTextT(c *gin.Context, secs int) string {
+	switch {
+	case secs < 90:
+		return trc(c, "%d seconds", secs)
+	case secs < 90*60:
+		return trc(c, "%d minutes", (secs+59)/60)
+	default:
+		return trc(c, "%d hours", (secs+3599)/3600)
+	}
+}
+
+// unitTextT is unitText in lc's language: "1 × MIG 1g.10gb (H100)",
+// "1 slice of a shared H100", "2 × NVIDIA H100 80GB HBM3".
+func unitTextT(lc context.Context, f models.Flavor) string {
+	if f.UnitKind == models.UnitSlice {
+		return i18n.T(lc, "1 slice of a shared %s", models.ShortGPUName(f.GPUModel))
+	}
+	return unitText(f)
+}
+
+
+var (
+	mirrorLineRe    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	mirrorSubjectRe = regexp.MustCompile(`^(registry|mirror) ("[^"]*") (.*)$`)
+	mirrorTwoRe     = regexp.MustCompile(`^(\S+) has two mirrors$`)
+)
+
+// mirrorErrorT translates runtime.ParseMirrors' messages ("line 2:
+// registry "x" is empty"); one it does not know is shown as it is.
+func mirrorErrorT(c *gin.Context, msg string) string {
+	m := mirrorLineRe.FindStringSubmatch(msg)
+	if m == nil {
+		return trcMsg(c, msg)
+	}
+	line, rest := m[1], m[2]
+	if s := mirrorSubjectRe.FindStringSubmatch(rest); s != nil {
+		if s[1] == "registry" {
+			return trc(c, "line %s: registry %s %s", line, s[2], trcMsg(c, s[3]))
+		}
+		return trc(c, "line %s: mirror %s %s", line, s[2], trcMsg(c, s[3]))
+	}
+	if s := mirrorTwoRe.FindStringSubmatch(rest); s != nil {
+		return trc(c, "line %s: %s has two mirrors", line, s[1])
+	}
+	if strings.HasPrefix(rest, "want \"registry = mirror\"") {
+		return trc(c, "line %s: want “registry = mirror”, e.g. “docker.io = registry.example.cn”", line)
+	}
+	return msg
+}
