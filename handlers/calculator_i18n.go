@@ -34,12 +34,9 @@ func fxDescribe(lc context.Context, c pricing.Conversion) string {
 }
 
 // trMsg is trcMsg for a context: the catalog text of an English message
-// written elsewhere, when the catalog has it.
+// written elsewhere, when the catalog has it ("%" doubled in the key).
 func trMsg(lc context.Context, msg string) string {
-	if strings.Contains(msg, "%") {
-		return msg
-	}
-	return i18n.T(lc, msg)
+	return i18n.T(lc, strings.ReplaceAll(msg, "%", "%%"))
 }
 
 // calcErrs copies the pricing package's field errors into the page's form

@@ -21,14 +21,10 @@ func trc(c *gin.Context, key string, args ...any) string {
 
 // trcMsg translates a message that was written elsewhere in English (a
 // model's validation message): its catalog text when it has one, else the
-// English as it is. Only messages without printf verbs are looked up, so a
-// message carrying a user's input is never read as a format.
-func trcMsg(c *gin.Context, msg string) string {
-	if strings.Contains(msg, "%") {
-		return msg
-	}
-	return i18n.T(c.Request.Context(), msg)
-}
+// English as it is. A "%" in the message is literal (the catalog key has
+// it doubled), so a message carrying a user's input is never read as a
+// format.
+func trcMsg(c *gin.Context, msg string) string { return trMsg(c.Request.Context(), msg) }
 
 // trcErrs translates every message of a form's errors with trcMsg.
 func trcErrs(c *gin.Context, errs templates.FormErrors) templates.FormErrors {

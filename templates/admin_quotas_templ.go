@@ -369,9 +369,9 @@ func AdminQuotasPage(p Page, v QuotaConsoleView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var20 string
-				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
+				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(quotaRowName(ctx, r))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_quotas.templ`, Line: 87, Col: 24}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_quotas.templ`, Line: 87, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 				if templ_7745c5c3_Err != nil {
@@ -571,6 +571,15 @@ func AdminQuotasPage(p Page, v QuotaConsoleView) templ.Component {
 		}
 		return nil
 	})
+}
+
+// quotaRowName is the row's subject; the default row reads "default" in the
+// reader's language.
+func quotaRowName(ctx context.Context, r QuotaRow) string {
+	if r.Scope == "default" {
+		return QuotaScopeName(ctx, r.Scope)
+	}
+	return r.Name
 }
 
 var _ = templruntime.GeneratedTemplate
