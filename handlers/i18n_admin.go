@@ -56,7 +56,6 @@ func unitTextT(lc context.Context, f models.Flavor) string {
 	return unitText(f)
 }
 
-
 var (
 	mirrorLineRe    = regexp.MustCompile(`^line (\d+): (.*)$`)
 	mirrorSubjectRe = regexp.MustCompile(`^(registry|mirror) ("[^"]*") (.*)$`)

@@ -279,8 +279,8 @@ func TestCalculatorPagesInChinese(t *testing.T) {
 			Fields: []templates.TCOField{{Name: "utilization", Label: "预期利用率", Unit: "0–1 或 %", Value: "0.5", Hint: "实际使用的 GPU 小时占比"}}},
 		TCOOut: &templates.TCOView{GPUModel: "H100", Utilization: "50%", OwnedPerGPUHour: "2.47 USD/GPU-h", AnnualCost: "86,000 USD", PeakKW: "10.20 kW",
 			EnergyKWh: "60,000 kWh", Breakdown: []templates.CalcKV{{Label: "年折旧", Value: "50,000 USD"}}, RunningPerMonth: "3,000 USD",
-			Table:  []templates.TCORow{{Utilization: "50%", EnergyKWh: "60,000 kWh", AnnualCost: "86,000 USD", PerGPUHour: "2.47", VsCheapest: "比 AWS 便宜 10%", Expected: true}},
-			Offers: []templates.BreakEvenRow{{Label: "AWS p5.48xlarge（按量计费）", BreakEven: "17.9%", Reachable: true, Months: "5.2 个月", AsOf: "2026-09-10", Source: "AWS"}},
+			Table:     []templates.TCORow{{Utilization: "50%", EnergyKWh: "60,000 kWh", AnnualCost: "86,000 USD", PerGPUHour: "2.47", VsCheapest: "比 AWS 便宜 10%", Expected: true}},
+			Offers:    []templates.BreakEvenRow{{Label: "AWS p5.48xlarge（按量计费）", BreakEven: "17.9%", Reachable: true, Months: "5.2 个月", AsOf: "2026-09-10", Source: "AWS"}},
 			Estimates: []templates.BreakEvenRow{{Label: "AWS p5.48xlarge（竞价，估算）", Estimate: true, BreakEven: "120% （永不）", Months: "永不"}},
 			Chart:     chartZh, Target: "70%", SuggestedRate: "1.79 USD/GPU-h", CurrentRate: "3.00 USD/GPU-h", ApplyModel: "H100", ApplyQuery: "gpu_model=H100"},
 	}
