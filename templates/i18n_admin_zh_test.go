@@ -12,7 +12,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
-	"golang.org/x/net/html"
 
 	"workbench/templates"
 	"workbench/templates/i18n"
@@ -125,26 +124,19 @@ func assertChinese(t *testing.T, root *goquery.Selection, labels []*regexp.Regex
 			t.Errorf("%s has English words %q in %q", where, m, s)
 		}
 	}
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		switch n.Type {
-		case html.TextNode:
-			check("text", n.Data)
-		case html.ElementNode:
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "placeholder", "title", "aria-label", "data-confirm":
-					check(a.Key, a.Val)
-				}
+	all := root.Find("*").AddSelection(root)
+	all.Contents().Each(func(_ int, n *goquery.Selection) {
+		if goquery.NodeName(n) == "#text" {
+			check("text", n.Text())
+		}
+	})
+	all.Each(func(_ int, e *goquery.Selection) {
+		for _, a := range []string{"placeholder", "title", "aria-label", "data-confirm"} {
+			if v, ok := e.Attr(a); ok {
+				check(a, v)
 			}
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	for _, n := range root.Nodes {
-		walk(n)
-	}
+	})
 }
 
 func zhMain(t *testing.T, c templ.Component) *goquery.Selection {
