@@ -84,3 +84,52 @@ func mirrorErrorT(c *gin.Context, msg string) string {
 	}
 	return msg
 }
+
+// checkMessages are the image test's outcomes as the orchestrator words
+// them (stored, and returned by the API in English), as catalog keys whose
+// %s stand for the words the orchestrator put in.
+var checkMessages = []string{
+	"All checks passed: the image starts as %s, Jupyter answers under the base URL with the token, and the home %s is writable.",
+	"The test could not run: %s.",
+	"the image %s could not be checked: the engine said %s",
+	"the start command cannot be split into words: %s",
+	"the home path %s is a file in the image, not a directory: pick another home path",
+	"the engine could not create a container from the image: %s",
+	"the image has no user %s (its run-as user): set Run as user to a numeric uid such as 1000, or to a user in the image's /etc/passwd",
+	"the process runs as %s, not as the configured user %s (%s): fix Run as user or the image's entrypoint",
+	"the home path %s could not be read: %s",
+	"the home path %s is not writable by %s (it is owned by %s with mode %s): make it writable in the image (chmod u+w) or pick another home path",
+	"the start command's program %s is not in the image, so Jupyter cannot start: check the start command, or use an image with Jupyter",
+	"the start command's program %s cannot be run by user %s: check the start command and Run as user",
+	"the container could not start: %s",
+	"the container vanished while Jupyter was starting",
+	"Jupyter answers under the base URL but refuses the token: the start command must pass {token} to Jupyter (for example --IdentityProvider.token={token})",
+	"Jupyter answers at / but not under the base URL %s: the start command must pass {base_url} to Jupyter (for example --ServerApp.base_url={base_url})",
+}
+
+var checkMessageRes = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(checkMessages))
+	for i, k := range checkMessages {
+		parts := strings.Split(k, "%s")
+		for j := range parts {
+			parts[j] = regexp.QuoteMeta(parts[j])
+		}
+		out[i] = regexp.MustCompile(`^(?s)` + strings.Join(parts, `(.*?)`) + `$`)
+	}
+	return out
+}()
+
+// checkMessageT words an image test's outcome in the request's language:
+// the sentence is translated, the names and engine messages in it are not.
+func checkMessageT(c *gin.Context, msg string) string {
+	for i, re := range checkMessageRes {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			args := make([]any, len(m)-1)
+			for j, s := range m[1:] {
+				args[j] = s
+			}
+			return trc(c, checkMessages[i], args...)
+		}
+	}
+	return trcMsg(c, msg)
+}

@@ -49,6 +49,11 @@ func TestHandlerTextInChinese(t *testing.T) {
 		{templates.TierName(zh, "spot"), "竞价"},
 		{gpuStateLabel(zh, orchestrator.GPUDrained), "已停止调度（不分配）"},
 		{unitReadingTextT(zh, &orchestrator.UnitReading{}), "显存：无法读取 · 无法按实例读取利用率"},
+		{checkMessageT(zhGin(), "All checks passed: the image starts as 1000:100, Jupyter answers under the base URL with the token, and the home /home/jovyan is writable."),
+			"全部检查通过：镜像以 1000:100 身份启动，Jupyter 在基础 URL 下用令牌应答，主目录 /home/jovyan 可写。"},
+		{checkMessageT(zhGin(), "the start command's program jupyter cannot be run by user 1000: check the start command and Run as user"),
+			"用户 1000 无法运行启动命令的程序 jupyter：请检查启动命令和“运行用户”"},
+		{checkMessageT(zhGin(), "an engine message nobody foresaw"), "an engine message nobody foresaw"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

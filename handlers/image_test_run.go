@@ -81,7 +81,7 @@ func (h *Handler) imageTestResult(c *gin.Context) {
 
 func imageCheckView(c *gin.Context, img *models.Image, chk *models.ImageCheck) templates.ImageCheckView {
 	v := templates.ImageCheckView{ImageID: img.ID, ImageName: img.Name, ImageRef: img.Image, State: chk.State,
-		Message: trcMsg(c, chk.Message), Details: chk.Details, StartedBy: chk.StartedBy, Started: templates.When(&chk.StartedAt)}
+		Message: checkMessageT(c, chk.Message), Details: chk.Details, StartedBy: chk.StartedBy, Started: templates.When(&chk.StartedAt)}
 	reached := false
 	for _, s := range orchestrator.CheckSteps {
 		st := "passed"
