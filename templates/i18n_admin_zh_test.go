@@ -337,3 +337,52 @@ func TestCatalogAndGPUPagesInChinese(t *testing.T) {
 		assertChinese(t, zhMain(t, templates.GPUsPage(p("/gpus"), v)), labels, "资源池中没有 GPU")
 	})
 }
+
+// Every Chinese text of these catalogs takes the arguments its English key
+// takes: formatted with them, neither prints a "%!" complaint (a missing,
+// extra or mistyped argument), and the Chinese one uses each argument.
+func TestAdminCatalogFormatsMatch(t *testing.T) {
+	verb := regexp.MustCompile(`%%|%(?:\[(\d+)\])?[-+# 0]*\d*(?:\.\d+)?([a-z])`)
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	for _, area := range zhAreas {
+		raw, err := os.ReadFile(filepath.Join("i18n", "locales", "zh-CN", area+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]string
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		for key := range m {
+			var args []any
+			next := 0
+			for _, v := range verb.FindAllStringSubmatch(key, -1) {
+				if v[0] == "%%" {
+					continue
+				}
+				i := next
+				if v[1] != "" {
+					i = int(v[1][0]-'0') - 1
+				}
+				next = i + 1
+				for len(args) <= i {
+					args = append(args, nil)
+				}
+				if v[2] == "d" {
+					args[i] = 7 + i
+				} else {
+					args[i] = "ARG" + string(rune('A'+i))
+				}
+			}
+			en, cn := i18n.T(context.Background(), key, args...), i18n.T(zh, key, args...)
+			if strings.Contains(en, "%!") || strings.Contains(cn, "%!") {
+				t.Errorf("%s: %q formats as %q / %q", area, key, en, cn)
+			}
+			for i, a := range args {
+				if s, ok := a.(string); ok && !strings.Contains(cn, s) {
+					t.Errorf("%s: %q: the Chinese %q drops argument %d", area, key, cn, i+1)
+				}
+			}
+		}
+	}
+}
