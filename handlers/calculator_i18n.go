@@ -47,10 +47,23 @@ func calcErrs(lc context.Context, errs pricing.FieldErrors) templates.FormErrors
 	}
 	out := templates.FormErrors{}
 	for k, v := range errs {
-		out[k] = trMsg(lc, v)
+		out[k] = msgPatternT(lc, v, calcErrMessages, calcErrMessageRes)
 	}
 	return out
 }
+
+// calcErrMessages are the pricing package's field errors that carry
+// figures or names, as catalog keys (%s: the inserted words).
+var calcErrMessages = []string{
+	"must be between %s and %s",
+	"must be more than 0 and at most %s",
+	"is too long (at most %s characters)",
+	"has too many decimals (at most %s)",
+	"this portal has no %s rate for %s",
+	"this portal has no rate for %s; priced models: %s",
+}
+
+var calcErrMessageRes = msgPatterns(calcErrMessages)
 
 // calcTypical explains a TCO field's typical value.
 func calcTypical(lc context.Context, field string) string {

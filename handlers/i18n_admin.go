@@ -107,9 +107,13 @@ var checkMessages = []string{
 	"Jupyter answers at / but not under the base URL %s: the start command must pass {base_url} to Jupyter (for example --ServerApp.base_url={base_url})",
 }
 
-var checkMessageRes = func() []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(checkMessages))
-	for i, k := range checkMessages {
+var checkMessageRes = msgPatterns(checkMessages)
+
+// msgPatterns turns catalog keys whose %s stand for inserted words into
+// patterns that recognise the English sentence and capture those words.
+func msgPatterns(keys []string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(keys))
+	for i, k := range keys {
 		parts := strings.Split(k, "%s")
 		for j := range parts {
 			parts[j] = regexp.QuoteMeta(parts[j])
@@ -117,19 +121,26 @@ var checkMessageRes = func() []*regexp.Regexp {
 		out[i] = regexp.MustCompile(`^(?s)` + strings.Join(parts, `(.*?)`) + `$`)
 	}
 	return out
-}()
+}
 
-// checkMessageT words an image test's outcome in the request's language:
-// the sentence is translated, the names and engine messages in it are not.
-func checkMessageT(c *gin.Context, msg string) string {
-	for i, re := range checkMessageRes {
+// msgPatternT translates msg when one of keys (with patterns res) words
+// it: the sentence in lc's language, the captured words as they were;
+// else the catalog text of msg itself, else msg.
+func msgPatternT(lc context.Context, msg string, keys []string, res []*regexp.Regexp) string {
+	for i, re := range res {
 		if m := re.FindStringSubmatch(msg); m != nil {
 			args := make([]any, len(m)-1)
 			for j, s := range m[1:] {
 				args[j] = s
 			}
-			return trc(c, checkMessages[i], args...)
+			return i18n.T(lc, keys[i], args...)
 		}
 	}
-	return trcMsg(c, msg)
+	return trMsg(lc, msg)
+}
+
+// checkMessageT words an image test's outcome in the request's language:
+// the sentence is translated, the names and engine messages in it are not.
+func checkMessageT(c *gin.Context, msg string) string {
+	return msgPatternT(c.Request.Context(), msg, checkMessages, checkMessageRes)
 }

@@ -54,6 +54,9 @@ func TestHandlerTextInChinese(t *testing.T) {
 		{checkMessageT(zhGin(), "the start command's program jupyter cannot be run by user 1000: check the start command and Run as user"),
 			"用户 1000 无法运行启动命令的程序 jupyter：请检查启动命令和“运行用户”"},
 		{checkMessageT(zhGin(), "an engine message nobody foresaw"), "an engine message nobody foresaw"},
+		{calcErrs(zh, pricing.FieldErrors{"pue": "must be between 1 and 3"})["pue"], "必须在 1 到 3 之间"},
+		{calcErrs(zh, pricing.FieldErrors{"utilization": "must be more than 0 and at most 100%"})["utilization"], "必须大于 0 且不超过 100%"},
+		{calcErrs(zh, pricing.FieldErrors{"gpu_model": "choose the GPU model"})["gpu_model"], "请选择 GPU 型号"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
