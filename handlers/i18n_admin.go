@@ -24,7 +24,28 @@ func trc(c *gin.Context, key string, args ...any) string {
 // English as it is. A "%" in the message is literal (the catalog key has
 // it doubled), so a message carrying a user's input is never read as a
 // format.
-func trcMsg(c *gin.Context, msg string) string { return trMsg(c.Request.Context(), msg) }
+func trcMsg(c *gin.Context, msg string) string {
+	return msgPatternT(c.Request.Context(), msg, adminMessages, adminMessageRes)
+}
+
+// adminMessages are the models' validation messages on the admin forms
+// that carry figures or names, as catalog keys (%s: the inserted words).
+var adminMessages = []string{
+	"must be at least %s characters",
+	"must be between 0 and %s",
+	"must be between 0.0625 (64 MiB) and %s GiB",
+	"must be between 0.1 and %s",
+	"must be a whole number, not %s",
+	"is not a valid image reference (%s)",
+	"%s is not a port number; list ports like 6006, 8050",
+	"at most %s extra ports",
+	"port %s is Jupyter's own; it is reached at /wb/{id}/",
+	"port %s is listed twice",
+	"port %s: use ports 1024–65535 (apps run as a non-root user)",
+	"cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
+}
+
+var adminMessageRes = msgPatterns(adminMessages)
 
 // trcErrs translates every message of a form's errors with trcMsg.
 func trcErrs(c *gin.Context, errs templates.FormErrors) templates.FormErrors {
