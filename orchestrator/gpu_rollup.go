@@ -36,7 +36,7 @@ func (m *Manager) RollupGPUMinutes(ctx context.Context) {
 	for _, g := range gpus {
 		hist := s.History(g.UUID)
 		rows = append(rows, rollupMinutes(g.UUID, g.Model, g.WorkbenchID, hist, m.rolledUpTo, upTo)...)
-		units = append(units, rollupUnitMinutes(g.UUID, g.Model, hist, m.unitHist.ticks(g.UUID), m.rolledUpTo, upTo)...)
+		units = append(units, rollupUnitMinutes(g.UUID, g.Model, m.unitHist.ticks(g.UUID), m.rolledUpTo, upTo)...)
 	}
 	if err := m.store.SaveGPURollup(ctx, rows, units); err != nil {
 		m.log.Warn("GPU rollup: save", "err", err)

@@ -16,6 +16,11 @@ import (
 type unitTick struct {
 	At    time.Time
 	Units []UnitUse
+	// GPUEnergyMJ is the energy the GPU drew since its previous sample,
+	// worked out when the tick is noted (the previous sample is then
+	// surely still in the sampler's history); Measured false: none.
+	GPUEnergyMJ int64
+	Measured    bool
 }
 
 // unitHistory keeps, per GPU, the last ticks (as many as the sampler
@@ -26,8 +31,8 @@ type unitHistory struct {
 }
 
 // note appends one collection's units. A GPU with no units, or no sample,
-// adds nothing.
-func (h *unitHistory) note(uses []GPUUse, capacity int) {
+// adds nothing. prev gives a GPU's sample before its latest.
+func (h *unitHistory) note(uses []GPUUse, capacity int, prev func(uuid string) (gpu.Sample, bool)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.byGPU == nil {
@@ -42,7 +47,11 @@ func (h *unitHistory) note(uses []GPUUse, capacity int) {
 		if n := len(ts); n > 0 && !u.Sample.At.After(ts[n-1].At) {
 			continue // the same sample again (or an older one): once only
 		}
-		ts = append(ts, unitTick{At: u.Sample.At, Units: slices.Clone(u.Units)})
+		tk := unitTick{At: u.Sample.At, Units: slices.Clone(u.Units)}
+		if p, ok := prev(u.UUID); ok {
+			tk.GPUEnergyMJ, tk.Measured = energyBetween(p, u.Sample)
+		}
+		ts = append(ts, tk)
 		if len(ts) > capacity {
 			ts = slices.Clone(ts[len(ts)-capacity:]) // let the dropped ticks go
 		}
@@ -60,13 +69,9 @@ func (h *unitHistory) ticks(gpuUUID string) []unitTick {
 // rollupUnitMinutes folds the ticks in [from, to) into one row per unit,
 // holder and minute. A unit's energy for a tick is its share (ShareNum /
 // ShareDen) of the energy its GPU drew since the GPU's previous sample
-// (energyBetween over the sampler's history of the GPU): a gap whose
-// counter readings are missing gives no energy, never 0 J.
-func rollupUnitMinutes(gpuUUID, model string, hist []gpu.Sample, ticks []unitTick, from, to time.Time) []models.GPUUnitMinute {
-	idx := make(map[int64]int, len(hist))
-	for i, s := range hist {
-		idx[s.At.UnixNano()] = i
-	}
+// (energyBetween): a gap whose counter readings are missing gives no
+// energy, never 0 J.
+func rollupUnitMinutes(gpuUUID, model string, ticks []unitTick, from, to time.Time) []models.GPUUnitMinute {
 	type key struct {
 		unit, wb string
 		minute   int64
@@ -78,11 +83,6 @@ func rollupUnitMinutes(gpuUUID, model string, hist []gpu.Sample, ticks []unitTic
 			continue
 		}
 		minute := tk.At.Truncate(time.Minute).Unix()
-		var mJ int64
-		measured := false
-		if i, ok := idx[tk.At.UnixNano()]; ok && i > 0 {
-			mJ, measured = energyBetween(hist[i-1], hist[i])
-		}
 		for _, uu := range tk.Units {
 			k := key{uu.UUID, uu.Holder.WorkbenchID, minute}
 			j, ok := at[k]
@@ -92,7 +92,7 @@ func rollupUnitMinutes(gpuUUID, model string, hist []gpu.Sample, ticks []unitTic
 				out = append(out, models.GPUUnitMinute{UnitUUID: uu.UUID, WorkbenchID: uu.Holder.WorkbenchID, Minute: minute,
 					GPUUUID: gpuUUID, Kind: uu.Kind, Profile: uu.Profile, GPUModel: model})
 			}
-			foldUnitSample(&out[j], uu, mJ, measured)
+			foldUnitSample(&out[j], uu, tk.GPUEnergyMJ, tk.Measured)
 		}
 	}
 	return out

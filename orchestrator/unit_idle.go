@@ -91,7 +91,7 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 		return
 	}
 	m.unitIdle.note(uses, m.pool.sampler.IdleThreshold())
-	m.unitHist.note(uses, m.pool.sampler.Capacity())
+	m.unitHist.note(uses, m.pool.sampler.Capacity(), m.pool.sampler.Previous)
 }
 
 // WatchUnitIdle makes the sampler report each collection to the manager,

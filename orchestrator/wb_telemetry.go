@@ -151,7 +151,7 @@ func (m *Manager) unitTelemetry(ctx context.Context, wb *models.Workbench, u mod
 			return ut, err
 		}
 		ticks := m.unitHist.ticks(gpuUUID)
-		rows = append(rows, rollupUnitMinutes(gpuUUID, "", hist, ticks, rolled, end)...)
+		rows = append(rows, rollupUnitMinutes(gpuUUID, "", ticks, rolled, end)...)
 		for _, r := range rows {
 			if r.UnitUUID != u.UUID || r.WorkbenchID != wb.ID {
 				continue

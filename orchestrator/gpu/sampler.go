@@ -224,3 +224,15 @@ func (s *Sampler) AnyMIG() bool {
 	}
 	return false
 }
+
+// Previous returns the sample of uuid before the latest (the other end of
+// the latest gap, for energy deltas).
+func (s *Sampler) Previous(uuid string) (Sample, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r := s.history[uuid]
+	if r == nil {
+		return Sample{}, false
+	}
+	return r.previous()
+}
