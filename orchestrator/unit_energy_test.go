@@ -145,6 +145,23 @@ func TestUnitEnergySharesAndRollup(t *testing.T) {
 		t.Errorf("dave's minute 0: %+v, want 3%% and no energy", s)
 	}
 
+	// /metrics: a per-workbench energy counter by basis, with the holder's
+	// labels; none for a workbench with nothing measured.
+	all := scrapeExposition(t, r.m)
+	for _, c := range []struct {
+		wb          *models.Workbench
+		user, share string
+	}{{alice, "alice", "1.62e+07"}, {carol, "carol", "2.7e+07"}} {
+		sh := series(all, wbEnergyName, map[string]string{"workbench": c.wb.ID, "basis": "share"})
+		me := series(all, wbEnergyName, map[string]string{"workbench": c.wb.ID, "basis": "measured"})
+		if len(sh) != 1 || sh[0]["__value"] != c.share || sh[0]["user"] != c.user || len(me) != 1 || me[0]["__value"] != "0" {
+			t.Errorf("%s energy series: share %v, measured %v", c.user, sh, me)
+		}
+	}
+	if got := series(all, wbEnergyName, map[string]string{"workbench": dave.ID}); len(got) != 0 {
+		t.Errorf("dave's unmeasured energy exported: %v", got)
+	}
+
 	rows, err := r.store.GPUUnitMinutes(ctx, r.start, r.start.Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
