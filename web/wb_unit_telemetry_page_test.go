@@ -2,9 +2,12 @@ package web_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"workbench/handlers"
 	"workbench/models"
@@ -18,6 +21,88 @@ import (
 // then the instance's own utilisation once it does — and how its energy
 // share is made; never the whole GPU's figures.
 func TestWorkbenchPageShowsItsMIGInstance(t *testing.T) {
+	p, h, wb, mi, token := migWorkbenchPortal(t)
+	ctx := context.Background()
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	row := func() (label, util, mem, share string) {
+		t.Helper()
+		_, body := p.get(c, "/workbenches/"+wb.ID)
+		r := mpDoc(t, body).Find(`[data-testid="wb-gpu-telemetry-row"]`)
+		if r.Length() != 1 {
+			t.Fatalf("%d GPU telemetry rows, want 1 (its MIG instance)", r.Length())
+		}
+		return strings.TrimSpace(r.Find(`[data-testid="wb-gpu-unit"]`).Text()), strings.TrimSpace(r.Find(`[data-testid="wb-gpu-util"]`).Text()),
+			strings.TrimSpace(r.Find(`[data-testid="wb-gpu-mem"]`).Text()), strings.TrimSpace(r.Find(`[data-testid="wb-gpu-energy-share"]`).Text())
+	}
+	label, util, mem, share := row()
+	if label != "MIG instance 1g.10gb" || util != "not available for a MIG instance" || mem != "2.0 / 10.0 GiB" ||
+		!strings.Contains(share, "by compute slices of the GPU's MIG instances") {
+		t.Errorf("row: %q %q %q %q", label, util, mem, share)
+	}
+	var tel handlers.APIWorkbenchTelemetry
+	p.strictAPI("GET", "/api/v1/workbenches/"+wb.ID+"/telemetry", token, "", &tel)
+	if len(tel.Units) != 1 || tel.Units[0].Latest == nil || tel.Units[0].Latest.UtilPercent != nil ||
+		!telHas(tel.Units[0].Latest.NotAvailable, "gpu_percent") || tel.Units[0].EnergyShareBasis != "mig_slices" ||
+		tel.Units[0].GPUInstanceID == nil || *tel.Units[0].Latest.MemUsedMiB != 2048 {
+		t.Errorf("telemetry %+v", tel.Units)
+	}
+
+	h.SetUtil(mi.UUID, 30, 4)
+	if err := p.srv.SampleGPUs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, util, _, _ := row(); util != "30%" {
+		t.Errorf("utilisation %q once the driver answers it per instance, want 30%%", util)
+	}
+}
+
+// The same in a browser, with JavaScript on and off: alice signs in, opens
+// her workbench, reads her MIG instance's row, and after the driver starts
+// answering per-instance utilisation reloads the page and reads it.
+func TestWorkbenchMIGTelemetryInTheBrowser(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p, h, wb, mi, _ := migWorkbenchPortal(t)
+			ctx := btNewBrowser(t)
+			if !js {
+				btDo(t, ctx, "disable JavaScript", btScriptsOff())
+			}
+			btNavigate(t, ctx, p.ts.URL+"/login")
+			if resp := btLogin(t, ctx, "alice", "alice-password"); resp.Status != http.StatusOK {
+				t.Fatalf("login: %d", resp.Status)
+			}
+			btNavigate(t, ctx, p.ts.URL+"/workbenches/"+wb.ID)
+			btDo(t, ctx, "wait for the GPU use card", chromedp.WaitVisible(chromedp.CSS(`[data-testid=wb-gpu-telemetry-row]`)))
+			if got := btText(t, ctx, `[data-testid=wb-gpu-unit]`); got != "MIG instance 1g.10gb" {
+				t.Errorf("unit %q", got)
+			}
+			if got := btText(t, ctx, `[data-testid=wb-gpu-util]`); got != "not available for a MIG instance" {
+				t.Errorf("utilisation %q, want not available (never 0%%)", got)
+			}
+			if got := btText(t, ctx, `[data-testid=wb-gpu-mem]`); got != "2.0 / 10.0 GiB" {
+				t.Errorf("memory %q", got)
+			}
+			h.SetUtil(mi.UUID, 30, 4)
+			if err := p.srv.SampleGPUs(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			btNavigate(t, ctx, p.ts.URL+"/workbenches/"+wb.ID)
+			btDo(t, ctx, "wait for the GPU use card", chromedp.WaitVisible(chromedp.CSS(`[data-testid=wb-gpu-telemetry-row]`)))
+			if got := btText(t, ctx, `[data-testid=wb-gpu-util]`); got != "30%" {
+				t.Errorf("utilisation after reload %q, want 30%%", got)
+			}
+			btScreenshot(t, ctx, "workbench-mig-telemetry-"+jsName(js)+".png")
+		})
+	}
+}
+
+// migWorkbenchPortal serves a simulated DGX H100 whose GPU 7 is split into
+// two 1g.10gb MIG instances handed out through MIG device handles, with
+// alice's running workbench on the first instance (2 GiB in use), sampled
+// once.
+func migWorkbenchPortal(t *testing.T) (*testPortal, *gpu.MockMIGHandles, *models.Workbench, gpu.MIGInstance, string) {
+	t.Helper()
 	lib, _, err := gpu.NewLiveMock("dgxh100")
 	if err != nil {
 		t.Fatal(err)
@@ -53,38 +138,7 @@ func TestWorkbenchPageShowsItsMIGInstance(t *testing.T) {
 	if err := p.srv.SampleGPUs(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c := p.client()
-	p.login(c, "alice", "alice-password")
-	row := func() (label, util, mem, share string) {
-		t.Helper()
-		_, body := p.get(c, "/workbenches/"+wb.ID)
-		r := mpDoc(t, body).Find(`[data-testid="wb-gpu-telemetry-row"]`)
-		if r.Length() != 1 {
-			t.Fatalf("%d GPU telemetry rows, want 1 (its MIG instance)", r.Length())
-		}
-		return strings.TrimSpace(r.Find(`[data-testid="wb-gpu-unit"]`).Text()), strings.TrimSpace(r.Find(`[data-testid="wb-gpu-util"]`).Text()),
-			strings.TrimSpace(r.Find(`[data-testid="wb-gpu-mem"]`).Text()), strings.TrimSpace(r.Find(`[data-testid="wb-gpu-energy-share"]`).Text())
-	}
-	label, util, mem, share := row()
-	if label != "MIG instance 1g.10gb" || util != "not available for a MIG instance" || mem != "2.0 / 10.0 GiB" ||
-		!strings.Contains(share, "by compute slices of the GPU's MIG instances") {
-		t.Errorf("row: %q %q %q %q", label, util, mem, share)
-	}
-	var tel handlers.APIWorkbenchTelemetry
-	p.strictAPI("GET", "/api/v1/workbenches/"+wb.ID+"/telemetry", token, "", &tel)
-	if len(tel.Units) != 1 || tel.Units[0].Latest == nil || tel.Units[0].Latest.UtilPercent != nil ||
-		!telHas(tel.Units[0].Latest.NotAvailable, "gpu_percent") || tel.Units[0].EnergyShareBasis != "mig_slices" ||
-		tel.Units[0].GPUInstanceID == nil || *tel.Units[0].Latest.MemUsedMiB != 2048 {
-		t.Errorf("telemetry %+v", tel.Units)
-	}
-
-	h.SetUtil(mi.UUID, 30, 4)
-	if err := p.srv.SampleGPUs(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, util, _, _ := row(); util != "30%" {
-		t.Errorf("utilisation %q once the driver answers it per instance, want 30%%", util)
-	}
+	return p, h, wb, mi, token
 }
 
 func telHas(list []string, s string) bool {
