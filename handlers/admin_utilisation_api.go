@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator"
 )
@@ -29,7 +31,52 @@ func (h *Handler) apiAdminUtilisation(c *gin.Context) {
 	if p, set, err := h.store.ElectricityPrice(ctx); err == nil && set {
 		price = &p
 	}
-	c.JSON(http.StatusOK, UtilisationJSON(rep, h.cfg.Currency, price))
+	out := UtilisationJSON(rep, h.cfg.Currency, price)
+	if out.RunningWorkbenches, err = h.runningSparklines(ctx); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// maxSparklineWorkbenches bounds the work of one dashboard request.
+const maxSparklineWorkbenches = 500
+
+// runningSparklines lists the running workbenches with their units' last
+// hour (at most maxSparklineWorkbenches, newest first as listed).
+func (h *Handler) runningSparklines(ctx context.Context) ([]APIWorkbenchSparklines, error) {
+	wbs, err := h.store.ListWorkbenches(ctx, 0, models.StateRunning)
+	if err != nil {
+		return nil, err
+	}
+	out := []APIWorkbenchSparklines{}
+	users := map[int64]string{}
+	for i := range wbs {
+		if len(out) == maxSparklineWorkbenches {
+			break
+		}
+		wb := &wbs[i]
+		if len(wb.GPUs) == 0 && len(wb.Units) == 0 {
+			continue // CPU-only: no GPU to chart
+		}
+		tel, err := h.wbs.WorkbenchTelemetry(ctx, wb)
+		if err != nil {
+			return nil, err
+		}
+		name, ok := users[wb.OwnerID]
+		if !ok {
+			if u, err := h.store.UserByID(ctx, wb.OwnerID); err == nil {
+				name = u.Username
+			}
+			users[wb.OwnerID] = name
+		}
+		s := APIWorkbenchSparklines{ID: wb.ID, Name: wb.Name, User: name, Units: []APIUnitTelemetry{}}
+		for _, u := range tel.Units {
+			s.Units = append(s.Units, apiUnitTelemetry(u))
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // UtilisationJSON is the API form of a utilisation report; price is the

@@ -664,6 +664,19 @@ type APIUtilisation struct {
 	TopIdle                      []APIUtilRow     `json:"top_idle"`
 	ByGPU                        []APIUtilRow     `json:"by_gpu"`
 	ByUnit                       []APIUnitUtilRow `json:"by_unit"`
+	// RunningWorkbenches are the running workbenches with their units'
+	// last hour, one point a minute (sparklines; the API only: the CLI
+	// has no live sampler and leaves it out).
+	RunningWorkbenches []APIWorkbenchSparklines `json:"running_workbenches,omitempty"`
+}
+
+// APIWorkbenchSparklines is one running workbench's units and their last
+// hour (as in its telemetry), for the utilisation dashboard.
+type APIWorkbenchSparklines struct {
+	ID    string             `json:"id"`
+	Name  string             `json:"name"`
+	User  string             `json:"user"`
+	Units []APIUnitTelemetry `json:"units"`
 }
 
 // APIUtilRow is one row of the dashboard. Hours are GPU-hours (a unit

@@ -84,6 +84,11 @@ func TestWorkbenchTelemetryAPI(t *testing.T) {
 	if code := p.strictAPI("GET", "/api/v1/admin/utilisation?bucket=week", admin, "", &ut); code != 200 || ut.Bucket != "week" || ut.IdleThresholdPercent != 5 {
 		t.Errorf("admin utilisation: %d %+v", code, ut)
 	}
+	// The dashboard data lists the running workbench with its sparkline.
+	if len(ut.RunningWorkbenches) != 1 || ut.RunningWorkbenches[0].ID != wb.ID || ut.RunningWorkbenches[0].User != "alice" ||
+		len(ut.RunningWorkbenches[0].Units) != 1 || len(ut.RunningWorkbenches[0].Units[0].Series) < len(tel.Units[0].Series) {
+		t.Errorf("running workbenches %+v", ut.RunningWorkbenches)
+	}
 	if code := p.strictAPI("GET", "/api/v1/admin/utilisation", user, "", nil); code != 403 {
 		t.Errorf("a user asked for the utilisation report: %d, want 403", code)
 	}
