@@ -191,3 +191,25 @@ func TestUnitEnergySharesAndRollup(t *testing.T) {
 		t.Errorf("unit rows %+v", rows)
 	}
 }
+
+// BenchmarkCollectWithUnits measures one sampler collection of the 8
+// mock GPUs plus the per-unit attribution that follows it (cgroup reads,
+// the store's bound units, workbenches and owners, energy shares): two
+// slice holders with processes and a MIG GPU with two instances, one held.
+func BenchmarkCollectWithUnits(b *testing.B) {
+	r := newUnitTelRig(b)
+	r.holder(b, "alice", "vision", r.sliceNeed(), 4201)
+	r.holder(b, "bob", "audio", r.sliceNeed(), 4202)
+	r.holder(b, "carol", "text", r.migNeed(0), 4301)
+	r.load.Set(2, gpu.MockGPULoad{UtilPercent: 80, PowerMilliW: 600_000, EnergyMilliJ: 1, Processes: []gpu.Process{
+		{PID: 4201, UsedMemMiB: 30000, SMUtilPercent: 60}, {PID: 4202, UsedMemMiB: 2000, SMUtilPercent: 20}}})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.now = r.start.Add(time.Duration(i) * time.Second)
+		if err := r.sampler.Collect(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
