@@ -213,3 +213,53 @@ func BenchmarkCollectWithUnits(b *testing.B) {
 		}
 	}
 }
+
+// The share rules on their own: compute slices of MIG profiles, and slice
+// holders split equally (by the slices they hold, of the GPU's) where no
+// process used the SMs or per-process utilisation was not read.
+func TestEnergyShareRules(t *testing.T) {
+	for profile, want := range map[string]int64{"1g.10gb": 1, "3g.40gb": 3, "7g.80gb": 7, "1c.3g.40gb": 1, "2c.4g.40gb": 2, "1g.20gb+me": 1, "profile-3/1": 1} {
+		if got := migSlices(profile); got != want {
+			t.Errorf("migSlices(%q) = %d, want %d", profile, got, want)
+		}
+	}
+	g := PoolGPU{UUID: "GPU-s", SharedSlices: 4, Units: []PoolUnit{
+		{Kind: models.UnitSlice, WorkbenchID: "a"}, {Kind: models.UnitSlice, WorkbenchID: "a"},
+		{Kind: models.UnitSlice, WorkbenchID: "b"}, {Kind: models.UnitSlice},
+	}}
+	units := func() []UnitUse {
+		return []UnitUse{{Kind: models.UnitSlice, Holder: Holder{WorkbenchID: "a"}}, {Kind: models.UnitSlice, Holder: Holder{WorkbenchID: "b"}}}
+	}
+	procs := []ProcessUse{{PID: 1, SMUtilPercent: 0, Holder: Holder{WorkbenchID: "a"}}, {PID: 2, SMUtilPercent: 0, Holder: Holder{WorkbenchID: "b"}}}
+	for name, u := range map[string]GPUUse{
+		"no process used the SMs":      {HasSample: true, Processes: procs},
+		"per-process util unread":      {HasSample: true, Sample: gpu.Sample{Unread: gpu.FieldProcessUtil}, Processes: procs},
+		"process list unread":          {HasSample: true, Sample: gpu.Sample{Unread: gpu.FieldProcesses | gpu.FieldProcessUtil}},
+		"no sample (energy elsewhere)": {},
+	} {
+		us := units()
+		sliceShares(us, g, u)
+		if us[0].ShareBasis != ShareEqualSlices || us[0].ShareNum != 2 || us[0].ShareDen != 4 || us[1].ShareNum != 1 || us[1].ShareDen != 4 {
+			t.Errorf("%s: shares %+v, want a 2/4 and b 1/4 (equal by slice; the free slice's quarter is nobody's)", name, us)
+		}
+	}
+	us := units()
+	sliceShares(us, g, GPUUse{HasSample: true, Processes: []ProcessUse{
+		{SMUtilPercent: 30, Holder: Holder{WorkbenchID: "a"}}, {SMUtilPercent: 10, Holder: Holder{WorkbenchID: "b"}}, {SMUtilPercent: 10}}})
+	if us[0].ShareBasis != ShareProcessUtil || us[0].ShareNum != 30 || us[0].ShareDen != 50 || us[1].ShareNum != 10 {
+		t.Errorf("by process utilisation: %+v, want a 30/50, b 10/50", us)
+	}
+	mig := []UnitUse{
+		{Kind: models.UnitMIG, Profile: "3g.40gb", Sample: gpu.Sample{UtilPercent: 10}},
+		{Kind: models.UnitMIG, Profile: "1g.10gb", Sample: gpu.Sample{UtilPercent: 70}},
+	}
+	migShares(mig)
+	if mig[0].ShareBasis != ShareMIGUtil || mig[0].ShareNum != 30 || mig[0].ShareDen != 100 || mig[1].ShareNum != 70 {
+		t.Errorf("MIG by slices × utilisation: %+v, want 30/100 and 70/100", mig)
+	}
+	mig[1].Sample.Unread = gpu.FieldUtil
+	migShares(mig)
+	if mig[0].ShareBasis != ShareMIGSlices || mig[0].ShareNum != 3 || mig[0].ShareDen != 4 || mig[1].ShareNum != 1 {
+		t.Errorf("MIG by slices (one instance unread): %+v, want 3/4 and 1/4", mig)
+	}
+}

@@ -31,7 +31,7 @@ type UnitUse struct {
 	Sample gpu.Sample
 	// The unit's share of the GPU's measured energy is ShareNum/ShareDen
 	// (ShareDen 0: no share can be made), worked out by ShareBasis; see
-	// unitShares.
+	// migShares and sliceShares.
 	ShareNum, ShareDen int64
 	ShareBasis         string
 }
