@@ -576,3 +576,139 @@ type APIRateApplied struct {
 type APIHealth struct {
 	Status string `json:"status"`
 }
+
+// APIWorkbenchTelemetry is GET /api/v1/workbenches/{id}/telemetry: what the
+// workbench's GPU units do (docs/telemetry.md). Every figure NVML could
+// not read is null and named in not_available, never 0.
+type APIWorkbenchTelemetry struct {
+	WorkbenchID string             `json:"workbench_id"`
+	State       string             `json:"state"`
+	Simulated   bool               `json:"simulated"`
+	Units       []APIUnitTelemetry `json:"units"`
+	Energy      APIWorkbenchEnergy `json:"energy"`
+	// GPUIdleSince: every unit has been below the idle threshold since
+	// then (null: some unit is busy or unreadable, or release is off).
+	GPUIdleSince *time.Time `json:"gpu_idle_since"`
+}
+
+// APIUnitTelemetry is one unit (kind gpu|mig|slice) with its latest
+// reading and its last hour, one point a minute, oldest first.
+type APIUnitTelemetry struct {
+	Kind          string `json:"kind"`
+	UUID          string `json:"uuid"`
+	GPUUUID       string `json:"gpu_uuid"`
+	Profile       string `json:"profile,omitempty"`
+	GPUInstanceID *int   `json:"gpu_instance_id"` // MIG only
+	// EnergyShareBasis: how a MIG instance's or slice holder's share of
+	// its GPU's measured energy is made; "" for a whole GPU (measured).
+	EnergyShareBasis string           `json:"energy_share_basis"`
+	Latest           *APIUnitReading  `json:"latest"`
+	Series           []APIMinutePoint `json:"series"`
+}
+
+// APIUnitReading is a unit's newest reading. A MIG instance or slice holder
+// has utilisation and memory of its own only; power, temperature and the
+// rest are its GPU's and are not repeated here.
+type APIUnitReading struct {
+	At             time.Time `json:"at"`
+	UtilPercent    *uint32   `json:"gpu_percent"`
+	MemCopyPercent *uint32   `json:"memory_copy_percent"`
+	MemUsedMiB     *uint64   `json:"memory_used_mib"`
+	MemFreeMiB     *uint64   `json:"memory_free_mib"`
+	PowerW         *float64  `json:"power_w"`
+	TemperatureC   *uint32   `json:"temperature_c"`
+	NotAvailable   []string  `json:"not_available"`
+}
+
+// APIMinutePoint is one minute of a unit's series: mean SM utilisation of
+// the readable samples, peak memory, and energy (measured, or the unit's
+// share); null where nothing was read in the minute.
+type APIMinutePoint struct {
+	Minute      time.Time `json:"minute"`
+	UtilPercent *float64  `json:"gpu_percent"`
+	MemUsedMiB  *int64    `json:"memory_used_mib"`
+	EnergyMJ    *int64    `json:"energy_mj"`
+}
+
+// APIWorkbenchEnergy is the measured energy booked to the workbench: this
+// run's and every run's, in mJ (null: nothing measured, "not available").
+// share_mj is the part that is a share of a MIG or shared GPU's energy;
+// run_cost_micros is informational (electricity price set), never charged.
+type APIWorkbenchEnergy struct {
+	RunMJ         *int64 `json:"run_mj"`
+	RunShareMJ    int64  `json:"run_share_mj"`
+	TotalMJ       *int64 `json:"total_mj"`
+	TotalShareMJ  int64  `json:"total_share_mj"`
+	RunCostMicros *int64 `json:"run_cost_micros"`
+	Currency      string `json:"currency"`
+}
+
+// APIUtilisation is GET /api/v1/admin/utilisation (and `workbench gpus
+// --utilisation --json`): the utilisation and idle-cost dashboard's data
+// over [from, to) by bucket (day, week, month), GPU model, user, group,
+// whole GPU and unit. Costs are reported, never charged (SPEC §6 rule 9).
+type APIUtilisation struct {
+	From                 time.Time `json:"from"`
+	To                   time.Time `json:"to"`
+	Bucket               string    `json:"bucket"`
+	Currency             string    `json:"currency"`
+	IdleThresholdPercent uint32    `json:"idle_threshold_percent"`
+	// ElectricityPricePerKWhMicros is the admin's price (null: none set,
+	// and energy rows have no cost).
+	ElectricityPricePerKWhMicros *int64           `json:"electricity_price_per_kwh_micros"`
+	Total                        APIUtilRow       `json:"total"`
+	Buckets                      []APIUtilRow     `json:"buckets"`
+	ByModel                      []APIUtilRow     `json:"by_model"`
+	ByUser                       []APIUtilRow     `json:"by_user"`
+	ByGroup                      []APIUtilRow     `json:"by_group"`
+	TopIdle                      []APIUtilRow     `json:"top_idle"`
+	ByGPU                        []APIUtilRow     `json:"by_gpu"`
+	ByUnit                       []APIUnitUtilRow `json:"by_unit"`
+	// RunningWorkbenches are the running workbenches with their units'
+	// last hour, one point a minute (sparklines; the API only: the CLI
+	// has no live sampler and leaves it out).
+	RunningWorkbenches []APIWorkbenchSparklines `json:"running_workbenches,omitempty"`
+}
+
+// APIWorkbenchSparklines is one running workbench's units and their last
+// hour (as in its telemetry), for the utilisation dashboard.
+type APIWorkbenchSparklines struct {
+	ID    string             `json:"id"`
+	Name  string             `json:"name"`
+	User  string             `json:"user"`
+	Units []APIUnitTelemetry `json:"units"`
+}
+
+// APIUtilRow is one row of the dashboard. Hours are GPU-hours (a unit
+// row's: unit-hours). held_idle is utilisation-weighted (a minute at 25%
+// is ¾ idle); held_below_threshold counts whole held minutes whose mean
+// SM utilisation was under idle_threshold_percent. energy_mj is null where
+// nothing was measured (never 0 for "not available").
+type APIUtilRow struct {
+	Key                          string     `json:"key"`
+	Start                        *time.Time `json:"start,omitempty"`
+	Model                        string     `json:"model,omitempty"`
+	AvailableHours               float64    `json:"available_hours"`
+	AllocatedHours               float64    `json:"allocated_hours"`
+	BusyHours                    float64    `json:"busy_hours"`
+	HeldIdleHours                float64    `json:"held_idle_hours"`
+	HeldUnreadHours              float64    `json:"held_unread_hours"`
+	HeldBelowThresholdHours      float64    `json:"held_below_threshold_hours"`
+	UsedPercent                  *int       `json:"used_percent"`
+	UnheldCostMicros             int64      `json:"unheld_cost_micros"`
+	HeldIdleCostMicros           int64      `json:"held_idle_cost_micros"`
+	HeldBelowThresholdCostMicros int64      `json:"held_below_threshold_cost_micros"`
+	EnergyMJ                     *int64     `json:"energy_mj"`
+	EnergyCostMicros             *int64     `json:"energy_cost_micros"`
+}
+
+// APIUnitUtilRow is a MIG instance (over all its holders) or a shared
+// slice's holder.
+type APIUnitUtilRow struct {
+	Kind     string `json:"kind"`
+	UnitUUID string `json:"unit_uuid"`
+	GPUUUID  string `json:"gpu_uuid"`
+	Profile  string `json:"profile,omitempty"`
+	Holder   string `json:"holder,omitempty"`
+	APIUtilRow
+}

@@ -20,11 +20,13 @@ type energyBooker struct {
 }
 
 // book adds mJ (negative to take back) to the interval of wbID that was
-// open during the minute starting at minute (unix seconds). Energy of a
+// open during the minute starting at minute (unix seconds); shareMJ is the
+// part of mJ that is a share of a GPU's energy (MIG instance, slice), and
+// minutes the measured unit-minutes (1, or -1 to take back). Energy of a
 // minute no interval of the holder covers (the GPU was held but metering
 // had not started, or had ended) is not booked: it stays in gpu_minutes.
-func (b *energyBooker) book(wbID, model string, minute, mJ int64) error {
-	if wbID == "" || mJ == 0 {
+func (b *energyBooker) book(wbID, model string, minute, mJ, shareMJ, minutes int64) error {
+	if wbID == "" || (mJ == 0 && minutes == 0) {
 		return nil
 	}
 	ivs, ok := b.intervals[wbID]
@@ -59,10 +61,71 @@ func (b *energyBooker) book(wbID, model string, minute, mJ int64) error {
 		model = iv.GPUModel
 	}
 	hour := minute - minute%3600
-	return b.tx.Exec(`INSERT INTO interval_energy (interval_id, hour, workbench_id, user_id, group_name, gpu_model, energy_mj)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(interval_id, hour) DO UPDATE SET energy_mj = energy_mj + excluded.energy_mj`,
-		iv.ID, hour, iv.WorkbenchID, iv.UserID, group, model, mJ).Error
+	return b.tx.Exec(`INSERT INTO interval_energy (interval_id, hour, workbench_id, user_id, group_name, gpu_model, energy_mj, share_mj, measured_minutes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(interval_id, hour) DO UPDATE SET energy_mj = energy_mj + excluded.energy_mj,
+			share_mj = share_mj + excluded.share_mj, measured_minutes = measured_minutes + excluded.measured_minutes`,
+		iv.ID, hour, iv.WorkbenchID, iv.UserID, group, model, mJ, shareMJ, minutes).Error
+}
+
+// EnergyTotals is measured energy booked to usage intervals.
+type EnergyTotals struct {
+	MJ      int64 // every measured and shared mJ
+	ShareMJ int64 // the part that is a share of a MIG or shared GPU's energy
+	// Measured is false when nothing was ever measured: the energy is then
+	// "not available", never 0 J.
+	Measured bool
+}
+
+// IntervalEnergy is the energy booked to one usage interval.
+func (s *Store) IntervalEnergy(ctx context.Context, intervalID int64) (EnergyTotals, error) {
+	return s.energyTotals(ctx, "interval_id = ?", intervalID)
+}
+
+// WorkbenchEnergy is the energy booked to every usage interval of a workbench.
+func (s *Store) WorkbenchEnergy(ctx context.Context, wbID string) (EnergyTotals, error) {
+	return s.energyTotals(ctx, "workbench_id = ?", wbID)
+}
+
+func (s *Store) energyTotals(ctx context.Context, where string, arg any) (EnergyTotals, error) {
+	var t EnergyTotals
+	var minutes int64
+	err := s.sql.QueryRowContext(ctx, `SELECT COALESCE(SUM(energy_mj), 0), COALESCE(SUM(share_mj), 0), COALESCE(SUM(measured_minutes), 0), COUNT(*)
+		FROM interval_energy WHERE `+where, arg).Scan(&t.MJ, &t.ShareMJ, &minutes, new(int64))
+	// Rows booked before measured_minutes existed carry energy only.
+	t.Measured = minutes > 0 || t.MJ != 0
+	return t, err
+}
+
+// WorkbenchEnergyTotals is WorkbenchEnergy for several workbenches at once
+// (metrics): every id with a booked row, measured or not.
+func (s *Store) WorkbenchEnergyTotals(ctx context.Context, ids []string) (map[string]EnergyTotals, error) {
+	out := map[string]EnergyTotals{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	q := "SELECT workbench_id, SUM(energy_mj), SUM(share_mj), SUM(measured_minutes) FROM interval_energy WHERE workbench_id IN (?" +
+		strings.Repeat(",?", len(ids)-1) + ") GROUP BY workbench_id"
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var t EnergyTotals
+		var minutes int64
+		if err := rows.Scan(&id, &t.MJ, &t.ShareMJ, &minutes); err != nil {
+			return nil, err
+		}
+		t.Measured = minutes > 0 || t.MJ != 0
+		out[id] = t
+	}
+	return out, rows.Err()
 }
 
 // IntervalEnergyMJ is the measured energy booked to a usage interval.

@@ -25,6 +25,9 @@ type GPUMinute struct {
 	// be read).
 	EnergyMJ int64  `gorm:"column:energy_mj"`
 	GPUModel string `gorm:"column:gpu_model"`
+	// EnergySamples counts the sample gaps of the minute whose energy was
+	// measured (both counter readings); 0 means "not measured", not 0 J.
+	EnergySamples int64 `gorm:"column:energy_samples"`
 }
 
 // TableName is gorm's table for GPUMinute.
@@ -45,7 +48,15 @@ func (g GPUMinute) UtilMean() (mean float64, ok bool) {
 // interval (interval_energy); a replaced row first takes back what it had
 // booked, so writing a minute twice never counts its energy twice.
 func (s *Store) SaveGPUMinutes(ctx context.Context, rows []GPUMinute) error {
-	if len(rows) == 0 {
+	return s.SaveGPURollup(ctx, rows, nil)
+}
+
+// SaveGPURollup writes whole-GPU rows and per-unit rows (MIG instances,
+// slice holders) in one transaction, booking each row's energy to its
+// holder's usage interval as SaveGPUMinutes does; a unit's energy is a
+// share of its GPU's (booked as share_mj too).
+func (s *Store) SaveGPURollup(ctx context.Context, rows []GPUMinute, units []GPUUnitMinute) error {
+	if len(rows) == 0 && len(units) == 0 {
 		return nil
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -57,16 +68,109 @@ func (s *Store) SaveGPUMinutes(ctx context.Context, rows []GPUMinute) error {
 				return err
 			}
 			if old.Samples > 0 {
-				if err := b.book(old.WorkbenchID, old.GPUModel, old.Minute, -old.EnergyMJ); err != nil {
+				if err := b.book(old.WorkbenchID, old.GPUModel, old.Minute, -old.EnergyMJ, 0, -measuredMinute(old.EnergySamples)); err != nil {
 					return err
 				}
 			}
-			if err := b.book(r.WorkbenchID, r.GPUModel, r.Minute, r.EnergyMJ); err != nil {
+			if err := b.book(r.WorkbenchID, r.GPUModel, r.Minute, r.EnergyMJ, 0, measuredMinute(r.EnergySamples)); err != nil {
 				return err
 			}
 		}
-		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error
+		for _, r := range units {
+			var old GPUUnitMinute
+			err := tx.Where("unit_uuid = ? AND workbench_id = ? AND minute = ?", r.UnitUUID, r.WorkbenchID, r.Minute).Limit(1).Find(&old).Error
+			if err != nil {
+				return err
+			}
+			if old.Samples > 0 {
+				if err := b.book(old.WorkbenchID, old.GPUModel, old.Minute, -old.EnergyMJ, -old.EnergyMJ, -measuredMinute(old.EnergySamples)); err != nil {
+					return err
+				}
+			}
+			if err := b.book(r.WorkbenchID, r.GPUModel, r.Minute, r.EnergyMJ, r.EnergyMJ, measuredMinute(r.EnergySamples)); err != nil {
+				return err
+			}
+		}
+		if len(rows) > 0 {
+			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&rows).Error; err != nil {
+				return err
+			}
+		}
+		if len(units) > 0 {
+			return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&units).Error
+		}
+		return nil
 	})
+}
+
+// measuredMinute is 1 for a minute with measured energy.
+func measuredMinute(energySamples int64) int64 {
+	if energySamples > 0 {
+		return 1
+	}
+	return 0
+}
+
+// GPUUnitMinute is one unit's telemetry over one minute (migration 00110):
+// a MIG instance's own readings, or a shared slice holder's processes'.
+type GPUUnitMinute struct {
+	UnitUUID      string `gorm:"column:unit_uuid;primaryKey"`
+	WorkbenchID   string `gorm:"column:workbench_id;primaryKey"`
+	Minute        int64  `gorm:"primaryKey"`
+	GPUUUID       string `gorm:"column:gpu_uuid"`
+	Kind          string // UnitMIG or UnitSlice
+	Profile       string
+	GPUModel      string `gorm:"column:gpu_model"`
+	Samples       int64
+	UtilSamples   int64
+	UtilSum       int64
+	UnreadSamples int64
+	MemSamples    int64
+	MemUsedMaxMiB int64 `gorm:"column:mem_used_max_mib"`
+	// EnergyMJ is the unit's share of its GPU's measured energy in the
+	// minute; EnergySamples counts the sample gaps it was worked out for
+	// (0: not measured). EnergyBasis says how the share was made.
+	EnergyMJ      int64  `gorm:"column:energy_mj"`
+	EnergySamples int64  `gorm:"column:energy_samples"`
+	EnergyBasis   string `gorm:"column:energy_basis"`
+}
+
+// TableName is gorm's table for GPUUnitMinute.
+func (GPUUnitMinute) TableName() string { return "gpu_unit_minutes" }
+
+// UtilMean is the mean utilisation of the readable samples; ok is false
+// when none could be read.
+func (g GPUUnitMinute) UtilMean() (mean float64, ok bool) {
+	if g.UtilSamples == 0 {
+		return 0, false
+	}
+	return float64(g.UtilSum) / float64(g.UtilSamples), true
+}
+
+// GPUUnitMinutes returns the unit rows of [from, to); ids, when not nil,
+// keeps only the rows those workbenches held.
+func (s *Store) GPUUnitMinutes(ctx context.Context, from, to time.Time, ids []string) ([]GPUUnitMinute, error) {
+	var out []GPUUnitMinute
+	q := s.db.WithContext(ctx).Where("minute >= ? AND minute < ?", from.Unix(), to.Unix())
+	if ids != nil {
+		if len(ids) == 0 {
+			return out, nil
+		}
+		q = q.Where("workbench_id IN ?", ids)
+	}
+	err := q.Order("unit_uuid, workbench_id, minute").Find(&out).Error
+	return out, err
+}
+
+// GPUMinutesOfGPUs returns the whole-GPU rows of [from, to) of the given GPUs.
+func (s *Store) GPUMinutesOfGPUs(ctx context.Context, from, to time.Time, uuids []string) ([]GPUMinute, error) {
+	var out []GPUMinute
+	if len(uuids) == 0 {
+		return out, nil
+	}
+	err := s.db.WithContext(ctx).Where("minute >= ? AND minute < ? AND gpu_uuid IN ?", from.Unix(), to.Unix(), uuids).
+		Order("gpu_uuid, minute").Find(&out).Error
+	return out, err
 }
 
 // GPUMinutes returns the rows of [from, to), by GPU then minute.
@@ -80,7 +184,11 @@ func (s *Store) GPUMinutes(ctx context.Context, from, to time.Time) ([]GPUMinute
 // PruneGPUMinutes deletes rows of minutes before cutoff.
 func (s *Store) PruneGPUMinutes(ctx context.Context, cutoff time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Where("minute < ?", cutoff.Unix()).Delete(&GPUMinute{})
-	return res.RowsAffected, res.Error
+	if res.Error != nil {
+		return res.RowsAffected, res.Error
+	}
+	units := s.db.WithContext(ctx).Where("minute < ?", cutoff.Unix()).Delete(&GPUUnitMinute{})
+	return res.RowsAffected + units.RowsAffected, units.Error
 }
 
 // GPUMinutesOfWorkbenches returns the rows of [from, to) that the given

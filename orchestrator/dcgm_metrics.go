@@ -63,20 +63,60 @@ type dcgmCollector struct {
 	m        *Manager
 	hostname string
 	fields   []dcgmField
+	energy   *prometheus.Desc
 }
+
+// wbEnergyName is the per-workbench energy counter: what
+// DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is for a GPU (mJ, a counter), for
+// a workbench, split by basis: "measured" (whole GPUs' counter deltas)
+// and "share" (its share of MIG and shared GPUs' measured energy).
+const wbEnergyName = "workbench_gpu_energy_consumption_millijoules_total"
 
 func newDCGMCollector(m *Manager) *dcgmCollector {
 	host, _ := os.Hostname()
-	return &dcgmCollector{m: m, hostname: host, fields: newDCGMFields()}
+	return &dcgmCollector{m: m, hostname: host, fields: newDCGMFields(),
+		energy: prometheus.NewDesc(wbEnergyName,
+			"GPU energy booked to the workbench since it was created (in mJ), rolled up each minute: counter deltas of the GPUs it holds whole (basis measured) and its share of MIG and shared GPUs' measured energy (basis share).",
+			[]string{"workbench", "user", "group", "basis"}, nil)}
 }
 
 func (c *dcgmCollector) describe(ch chan<- *prometheus.Desc) {
 	for _, f := range c.fields {
 		ch <- f.desc
 	}
+	ch <- c.energy
+}
+
+// collectEnergy exports the energy counters of the active workbenches
+// that have measured energy (none measured: no series, not 0).
+func (c *dcgmCollector) collectEnergy(ctx context.Context, ch chan<- prometheus.Metric) {
+	active, err := c.m.store.ListWorkbenches(ctx, 0, models.ActiveStates...)
+	if err != nil || len(active) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(active))
+	for _, w := range active {
+		ids = append(ids, w.ID)
+	}
+	totals, err := c.m.store.WorkbenchEnergyTotals(ctx, ids)
+	if err != nil {
+		c.m.log.Warn("metrics: workbench energy", "err", err)
+		return
+	}
+	holders := holderCache{m: c.m, ctx: ctx, byOwner: map[int64][2]string{}}
+	for i := range active {
+		t, ok := totals[active[i].ID]
+		if !ok || !t.Measured {
+			continue
+		}
+		h := holders.of(&active[i])
+		ch <- prometheus.MustNewConstMetric(c.energy, prometheus.CounterValue, float64(t.MJ-t.ShareMJ), h.WorkbenchID, h.User, h.Group, "measured")
+		ch <- prometheus.MustNewConstMetric(c.energy, prometheus.CounterValue, float64(t.ShareMJ), h.WorkbenchID, h.User, h.Group, "share")
+	}
 }
 
 func (c *dcgmCollector) collect(ctx context.Context, ch chan<- prometheus.Metric) {
+	c.collectEnergy(ctx, ch)
 	uses, err := c.m.GPUUse(ctx)
 	if err != nil {
 		c.m.log.Warn("metrics: GPU use", "err", err)

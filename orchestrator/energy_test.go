@@ -10,8 +10,8 @@ import (
 )
 
 // Energy integration: counter deltas, across a driver reload (the counter
-// restarts from 0), across an unread counter (mean power fills in), and
-// nothing where neither could be read.
+// restarts from 0), and nothing — not 0 J, not a guess from power — where
+// a counter reading is missing.
 func TestEnergyIntegrationAcrossCounterReset(t *testing.T) {
 	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	smp := func(sec int, mJ uint64, mW uint32, unread gpu.Field) gpu.Sample {
@@ -25,9 +25,9 @@ func TestEnergyIntegrationAcrossCounterReset(t *testing.T) {
 		// counted since (1 kJ) but the gap is 15 s at 100 W (1.5 kJ).
 		smp(30, 1_000_000, 100_000, 0),
 		smp(45, 3_000_000, 100_000, 0), // +2 kJ
-		// Minute 1: counter unread; mean power (100 W, 300 W) over 15 s.
+		// Minute 1: counter unread (power read): no energy.
 		smp(60, 0, 300_000, gpu.FieldEnergy),
-		// Counter back, but the previous sample's was unread: power again.
+		// Counter back, but the previous sample's was unread: none again.
 		smp(75, 9_000_000, 300_000, 0),
 		// Nothing readable: no energy made up.
 		smp(90, 0, 0, gpu.FieldEnergy|gpu.FieldPower),
@@ -41,8 +41,23 @@ func TestEnergyIntegrationAcrossCounterReset(t *testing.T) {
 	if want := int64(1_500_000 + 1_500_000 + 1_500_000 + 2_000_000); rows[0].EnergyMJ != want {
 		t.Errorf("minute 0 energy %d mJ, want %d (deltas, and the reset gap at mean power)", rows[0].EnergyMJ, want)
 	}
-	if want := int64(3_000_000 + 4_500_000 + 1_500_000); rows[1].EnergyMJ != want {
-		t.Errorf("minute 1 energy %d mJ, want %d (power estimates, nothing for the unread gap)", rows[1].EnergyMJ, want)
+	if rows[0].EnergySamples != 4 {
+		t.Errorf("minute 0 measured gaps %d, want 4", rows[0].EnergySamples)
+	}
+	if want := int64(1_500_000); rows[1].EnergyMJ != want || rows[1].EnergySamples != 1 {
+		t.Errorf("minute 1 energy %d mJ over %d gaps, want %d over 1 (only the gap with both counters read)",
+			rows[1].EnergyMJ, rows[1].EnergySamples, want)
+	}
+	// A minute whose counter could not be read at all has no energy: not
+	// measured (EnergySamples 0), which the API shows as not available.
+	unread := rollupMinutes("GPU-1", "NVIDIA H100", "wb1", []gpu.Sample{
+		smp(120, 0, 300_000, gpu.FieldEnergy), smp(135, 0, 300_000, gpu.FieldEnergy), smp(150, 0, 300_000, gpu.FieldEnergy),
+	}, t0, t0.Add(3*time.Minute))
+	if len(unread) != 1 || unread[0].EnergyMJ != 0 || unread[0].EnergySamples != 0 {
+		t.Errorf("unreadable counter: %+v, want a minute with no measured energy", unread)
+	}
+	if _, ok := energyBetween(smp(0, 1000, 300_000, 0), smp(15, 0, 300_000, gpu.FieldEnergy)); ok {
+		t.Error("an unread counter gave an energy figure")
 	}
 	if rows[0].GPUModel != "NVIDIA H100" || rows[0].WorkbenchID != "wb1" {
 		t.Errorf("row labels %+v", rows[0])

@@ -32,10 +32,13 @@ func (m *Manager) RollupGPUMinutes(ctx context.Context) {
 	m.rollupMu.Lock()
 	defer m.rollupMu.Unlock()
 	var rows []models.GPUMinute
+	var units []models.GPUUnitMinute
 	for _, g := range gpus {
-		rows = append(rows, rollupMinutes(g.UUID, g.Model, g.WorkbenchID, s.History(g.UUID), m.rolledUpTo, upTo)...)
+		hist := s.History(g.UUID)
+		rows = append(rows, rollupMinutes(g.UUID, g.Model, g.WorkbenchID, hist, m.rolledUpTo, upTo)...)
+		units = append(units, rollupUnitMinutes(g.UUID, g.Model, m.unitHist.ticks(g.UUID), m.rolledUpTo, upTo)...)
 	}
-	if err := m.store.SaveGPUMinutes(ctx, rows); err != nil {
+	if err := m.store.SaveGPURollup(ctx, rows, units); err != nil {
 		m.log.Warn("GPU rollup: save", "err", err)
 		return
 	}
@@ -67,6 +70,7 @@ func rollupMinutes(uuid, model, holder string, hist []gpu.Sample, from, to time.
 		if i > 0 {
 			if mJ, ok := energyBetween(hist[i-1], smp); ok {
 				r.EnergyMJ += mJ
+				r.EnergySamples++
 			}
 		}
 		r.Samples++

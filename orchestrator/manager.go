@@ -107,6 +107,9 @@ func (o *Options) defaults() {
 type Manager struct {
 	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
 	unitIdle unitIdleRuns
+	// unitHist keeps each collection's per-unit readings and energy
+	// shares for the per-unit rollup and sparklines (unit_history.go).
+	unitHist unitHistory
 	enginePingState
 	store     *models.Store
 	pool      *Pool

@@ -77,10 +77,11 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 		m.unitIdle.clear()
 		return
 	}
-	// Most collections find no MIG instance or slice bound: one query
-	// then spares the full attribution (inventory read, workbenches).
+	// Most collections find no MIG instance or slice bound and no MIG
+	// GPU: one query then spares the full attribution (inventory read,
+	// workbenches).
 	bound, err := m.store.UnitAllocations(ctx)
-	if err == nil && !hasUnitKind(bound, models.UnitMIG, models.UnitSlice) {
+	if err == nil && !hasUnitKind(bound, models.UnitMIG, models.UnitSlice) && !m.pool.sampler.AnyMIG() {
 		m.unitIdle.clear()
 		return
 	}
@@ -90,6 +91,7 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 		return
 	}
 	m.unitIdle.note(uses, m.pool.sampler.IdleThreshold())
+	m.unitHist.note(uses, m.pool.sampler.Capacity(), m.pool.sampler.Previous)
 }
 
 // WatchUnitIdle makes the sampler report each collection to the manager,

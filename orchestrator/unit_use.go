@@ -1,6 +1,9 @@
 package orchestrator
 
 import (
+	"strconv"
+	"strings"
+
 	"workbench/models"
 	"workbench/orchestrator/gpu"
 )
@@ -26,7 +29,28 @@ type UnitUse struct {
 	// Sample carries the unit's own readings in gpu.Sample form (UUID,
 	// utilisation, memory), with every other field unread.
 	Sample gpu.Sample
+	// The unit's share of the GPU's measured energy is ShareNum/ShareDen
+	// (ShareDen 0: no share can be made), worked out by ShareBasis; see
+	// migShares and sliceShares.
+	ShareNum, ShareDen int64
+	ShareBasis         string
 }
+
+// How a unit's share of its GPU's energy is made (docs/telemetry.md).
+const (
+	// ShareMIGUtil: MIG instances by compute slices × their own SM
+	// utilisation, where every instance of the GPU has it read.
+	ShareMIGUtil = "mig_slices_x_util"
+	// ShareMIGSlices: MIG instances by compute slices (the usual case:
+	// drivers give no per-instance utilisation).
+	ShareMIGSlices = "mig_slices"
+	// ShareProcessUtil: slice holders by their processes' share of the
+	// SM utilisation of every process on the GPU.
+	ShareProcessUtil = "process_sm_util"
+	// ShareEqualSlices: slice holders by the slices they hold, of the
+	// GPU's slices, where no process used the SMs or it was not read.
+	ShareEqualSlices = "equal_slices"
+)
 
 // unitFields are the readings a unit can have of its own.
 const unitFields = gpu.FieldUtil | gpu.FieldMemUtil | gpu.FieldMemory
@@ -61,6 +85,7 @@ func unitUses(g PoolGPU, u GPUUse, byID map[string]*models.Workbench, holders *h
 			}
 			out = append(out, uu)
 		}
+		migShares(out)
 		return out
 	}
 	seen := map[string]bool{}
@@ -72,7 +97,92 @@ func unitUses(g PoolGPU, u GPUUse, byID map[string]*models.Workbench, holders *h
 		out = append(out, UnitUse{Kind: models.UnitSlice, UUID: g.UUID, GPUInstanceID: -1,
 			Holder: holderOf(pu.WorkbenchID), Sample: sliceSample(u, pu.WorkbenchID)})
 	}
+	sliceShares(out, g, u)
 	return out
+}
+
+// migSlices is the compute slices of a MIG profile: "3g.40gb" is 3, a
+// compute instance inside a larger GPU instance ("1c.3g.40gb") is 1.
+func migSlices(profile string) int64 {
+	p := profile
+	if c, rest, ok := strings.Cut(p, "c."); ok && !strings.Contains(c, ".") {
+		if n, err := strconv.Atoi(c); err == nil && n > 0 {
+			return int64(n)
+		}
+		p = rest
+	}
+	g, _, _ := strings.Cut(p, "g.")
+	if n, err := strconv.Atoi(g); err == nil && n > 0 {
+		return int64(n)
+	}
+	return 1
+}
+
+// migShares splits a MIG GPU's energy among its instances (held or not:
+// a free instance's share is nobody's): by compute slices × each
+// instance's own SM utilisation where every instance has it read and some
+// instance used the SMs, else by compute slices alone. The GPU's
+// unpartitioned slices draw for the instances made.
+func migShares(units []UnitUse) {
+	var slices, weighted int64
+	allRead := true
+	for _, uu := range units {
+		n := migSlices(uu.Profile)
+		slices += n
+		if uu.Sample.Readable(gpu.FieldUtil) {
+			weighted += n * int64(uu.Sample.UtilPercent)
+		} else {
+			allRead = false
+		}
+	}
+	for i := range units {
+		uu := &units[i]
+		n := migSlices(uu.Profile)
+		if allRead && weighted > 0 {
+			uu.ShareNum, uu.ShareDen, uu.ShareBasis = n*int64(uu.Sample.UtilPercent), weighted, ShareMIGUtil
+		} else {
+			uu.ShareNum, uu.ShareDen, uu.ShareBasis = n, slices, ShareMIGSlices
+		}
+	}
+}
+
+// sliceShares splits a shared GPU's energy among its slice holders: by
+// their processes' share of the SM utilisation of every process on the
+// GPU (a process in no container of ours keeps its share: nobody's),
+// where per-process utilisation was read and some process used the SMs;
+// else equally by slice (a free slice's share is nobody's).
+func sliceShares(units []UnitUse, g PoolGPU, u GPUUse) {
+	var total int64
+	perHolder := map[string]int64{}
+	read := u.HasSample && u.Sample.Readable(gpu.FieldProcesses) && u.Sample.Readable(gpu.FieldProcessUtil)
+	if read {
+		for _, p := range u.Processes {
+			total += int64(p.SMUtilPercent)
+			if p.Holder.WorkbenchID != "" {
+				perHolder[p.Holder.WorkbenchID] += int64(p.SMUtilPercent)
+			}
+		}
+	}
+	slices := int64(g.SharedSlices)
+	held := map[string]int64{}
+	var listed int64
+	for _, pu := range g.Units {
+		if pu.Kind == models.UnitSlice {
+			listed++
+			if pu.WorkbenchID != "" {
+				held[pu.WorkbenchID]++
+			}
+		}
+	}
+	slices = max(slices, listed)
+	for i := range units {
+		uu := &units[i]
+		if read && total > 0 {
+			uu.ShareNum, uu.ShareDen, uu.ShareBasis = perHolder[uu.Holder.WorkbenchID], total, ShareProcessUtil
+		} else if slices > 0 {
+			uu.ShareNum, uu.ShareDen, uu.ShareBasis = max(held[uu.Holder.WorkbenchID], 1), slices, ShareEqualSlices
+		}
+	}
 }
 
 // sliceSample sums the figures of wbID's own processes on a shared GPU.

@@ -43,7 +43,7 @@ type unitTelRig struct {
 	now     time.Time
 }
 
-func newUnitTelRig(t *testing.T) *unitTelRig {
+func newUnitTelRig(t testing.TB) *unitTelRig {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -100,7 +100,7 @@ func newUnitTelRig(t *testing.T) *unitTelRig {
 
 // holder makes a running workbench of a new user (in group) bound to need,
 // whose container runs the fake process pid.
-func (r *unitTelRig) holder(t *testing.T, user, group string, need models.GPUNeed, pid int) *models.Workbench {
+func (r *unitTelRig) holder(t testing.TB, user, group string, need models.GPUNeed, pid int) *models.Workbench {
 	t.Helper()
 	ctx := context.Background()
 	u, err := r.store.CreateUser(ctx, models.NewUser{Username: user, Password: "correct-horse-1"})

@@ -31,10 +31,21 @@ type UtilFigures struct {
 	AllocatedMs  int64
 	BusyMs       int64
 	UnreadHeldMs int64
+	// HeldLowMs is the held time of minutes whose mean SM utilisation was
+	// readable and below the idle threshold (default 5%): the plain
+	// "GPU-hours held at <5%" reading of idle capacity, beside the
+	// utilisation-weighted held-idle time.
+	HeldLowMs int64
+	// EnergyMJ is the energy measured in the row's minutes (a unit's:
+	// its share); EnergyMinutes counts the minutes it was measured in
+	// (0: not available, never 0 J).
+	EnergyMJ      int64
+	EnergyMinutes int64
 	// The money is priced once at the end: per rate in force, the idle
 	// milliseconds, so no rounding happens per minute.
 	unheld   rateMs
 	heldIdle rateMs
+	heldLow  rateMs
 }
 
 // rateMs sums milliseconds per hourly rate (rates change rarely: a slice).
@@ -66,6 +77,9 @@ func (f UtilFigures) UnheldCostMicros() int64 { return f.unheld.micros() }
 // HeldIdleCostMicros is the cost of capacity held but idle.
 func (f UtilFigures) HeldIdleCostMicros() int64 { return f.heldIdle.micros() }
 
+// HeldLowCostMicros is the cost of the held minutes below the idle threshold.
+func (f UtilFigures) HeldLowCostMicros() int64 { return f.heldLow.micros() }
+
 // IdleHeldMs is the held, readable, not busy time.
 func (f UtilFigures) IdleHeldMs() int64 { return f.AllocatedMs - f.UnreadHeldMs - f.BusyMs }
 
@@ -80,6 +94,10 @@ func (f UtilFigures) UsedPercent() int {
 
 func (f *UtilFigures) add(m utilMinute) {
 	f.AvailableMs += minuteMs
+	if m.energyRead {
+		f.EnergyMJ += m.energyMJ
+		f.EnergyMinutes++
+	}
 	if !m.held {
 		f.unheld.add(m.rate, minuteMs)
 		return
@@ -91,6 +109,10 @@ func (f *UtilFigures) add(m utilMinute) {
 	}
 	f.BusyMs += m.busyMs
 	f.heldIdle.add(m.rate, minuteMs-m.busyMs)
+	if m.low {
+		f.HeldLowMs += minuteMs
+		f.heldLow.add(m.rate, minuteMs)
+	}
 }
 
 const minuteMs = 60_000
@@ -101,6 +123,12 @@ func (f *UtilFigures) merge(o *UtilFigures) {
 	f.AllocatedMs += o.AllocatedMs
 	f.BusyMs += o.BusyMs
 	f.UnreadHeldMs += o.UnreadHeldMs
+	f.HeldLowMs += o.HeldLowMs
+	f.EnergyMJ += o.EnergyMJ
+	f.EnergyMinutes += o.EnergyMinutes
+	for _, x := range o.heldLow {
+		f.heldLow.add(x.rate, x.ms)
+	}
 	for _, x := range o.unheld {
 		f.unheld.add(x.rate, x.ms)
 	}
@@ -112,8 +140,11 @@ func (f *UtilFigures) merge(o *UtilFigures) {
 // utilMinute is one rollup row as the report sees it.
 type utilMinute struct {
 	held, read bool
+	low        bool // read, and the mean below the idle threshold
 	busyMs     int64
 	rate       int64
+	energyMJ   int64
+	energyRead bool
 }
 
 // UtilRow is one keyed row: a bucket start, GPU model, user, group or
@@ -121,6 +152,7 @@ type utilMinute struct {
 type UtilRow struct {
 	Key   string
 	Start time.Time // buckets only
+	Model string    // ByGPU only
 	UtilFigures
 }
 
@@ -135,6 +167,28 @@ type UtilReport struct {
 	ByGroup  []UtilRow // a user in several groups counts in each
 	// TopIdle are the workbenches that held the most idle GPU time.
 	TopIdle []UtilRow
+	// ByGPU are the whole GPUs, keyed by UUID (Model names the model).
+	ByGPU []UtilRow
+	// ByUnit are the MIG instances (keyed by MIG UUID, over every holder)
+	// and shared slices' holders (keyed by GPU UUID and holder), from the
+	// per-unit rollup: unit-hours, not GPU-hours, so they are not in the
+	// other rows. A slice holder's "available" is the time it held.
+	ByUnit []UnitUtilRow
+	// IdleThresholdPercent is the threshold of HeldLowMs.
+	IdleThresholdPercent uint32
+}
+
+// UnitUtilRow is one unit's figures.
+type UnitUtilRow struct {
+	Kind     string // models.UnitMIG or UnitSlice
+	UnitUUID string
+	GPUUUID  string
+	Profile  string
+	Model    string
+	// Holder is "user/workbench" of a slice holder ("" for a MIG
+	// instance, whose row adds up every holder it had).
+	Holder string
+	UtilFigures
 }
 
 // UtilHolder is whom a workbench's GPU time belongs to.
@@ -176,7 +230,16 @@ func nextBucket(t time.Time, bucket string) time.Time {
 // whose row predates the model column; scheds are the rate schedules.
 func ComputeUtilisation(rows []models.GPUMinute, from, to time.Time, bucket string, holders map[string]UtilHolder,
 	modelOf map[string]string, scheds map[string]pricing.Schedule) UtilReport {
-	rep := UtilReport{From: from, To: to, Bucket: bucket}
+	return ComputeUtilisationUnits(rows, nil, from, to, bucket, holders, modelOf, scheds, 5)
+}
+
+// ComputeUtilisationUnits is ComputeUtilisation with the per-unit rows
+// (ByUnit) and the idle threshold of HeldLowMs.
+func ComputeUtilisationUnits(rows []models.GPUMinute, units []models.GPUUnitMinute, from, to time.Time, bucket string,
+	holders map[string]UtilHolder, modelOf map[string]string, scheds map[string]pricing.Schedule, thresholdPercent uint32) UtilReport {
+	rep := UtilReport{From: from, To: to, Bucket: bucket, IdleThresholdPercent: thresholdPercent}
+	byGPU := map[string]*UtilFigures{}
+	gpuModel := map[string]string{}
 	bucketIdx := map[int64]int{}
 	for b := BucketStart(from, bucket); b.Before(to); b = nextBucket(b, bucket) {
 		bucketIdx[b.Unix()] = len(rep.Buckets)
@@ -210,15 +273,13 @@ func ComputeUtilisation(rows []models.GPUMinute, from, to time.Time, bucket stri
 			sched = scheds[pricing.ScheduleKey(pricing.GPU, model)]
 			scheduleOf[model] = sched
 		}
-		m := utilMinute{held: r.WorkbenchID != "", read: r.UtilSamples > 0}
-		if m.read {
-			m.busyMs = minuteMs * r.UtilSum / (100 * r.UtilSamples)
-			m.busyMs = min(max(m.busyMs, 0), minuteMs)
-		}
+		m := minuteOf(r.WorkbenchID != "", r.UtilSamples, r.UtilSum, r.EnergyMJ, r.EnergySamples, thresholdPercent)
 		if rate, ok := sched.At(time.Unix(r.Minute, 0)); ok {
 			m.rate = rate.Micros
 		}
 		rep.Total.add(m)
+		get(byGPU, r.GPUUUID).add(m)
+		gpuModel[r.GPUUUID] = model
 		if i := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Minute }) - 1; i >= 0 {
 			rep.Buckets[i].add(m)
 		}
@@ -251,6 +312,11 @@ func ComputeUtilisation(rows []models.GPUMinute, from, to time.Time, bucket stri
 		byName[wbName[id]] = f
 	}
 	rep.ByModel = sortedRows(byModel, func(f UtilFigures) int64 { return f.AvailableMs })
+	rep.ByGPU = sortedRows(byGPU, func(UtilFigures) int64 { return 0 }) // by UUID
+	for i := range rep.ByGPU {
+		rep.ByGPU[i].Model = gpuModel[rep.ByGPU[i].Key]
+	}
+	rep.ByUnit = unitRows(units, from, to, holders, scheds, thresholdPercent)
 	rep.ByUser = sortedRows(byUser, func(f UtilFigures) int64 { return f.AllocatedMs })
 	rep.ByGroup = sortedRows(byGroup, func(f UtilFigures) int64 { return f.AllocatedMs })
 	top := sortedRows(byName, func(f UtilFigures) int64 { return f.IdleHeldMs() })
@@ -272,6 +338,68 @@ func sortedRows(m map[string]*UtilFigures, by func(UtilFigures) int64) []UtilRow
 	sort.Slice(out, func(i, j int) bool {
 		a, b := by(out[i].UtilFigures), by(out[j].UtilFigures)
 		return a > b || (a == b && out[i].Key < out[j].Key)
+	})
+	return out
+}
+
+// minuteOf is one rollup minute as the report sees it. A minute with old
+// rows' energy but no count (rolled up before energy_samples existed)
+// counts as measured when it has energy.
+func minuteOf(held bool, utilSamples, utilSum, energyMJ, energySamples int64, thresholdPercent uint32) utilMinute {
+	m := utilMinute{held: held, read: utilSamples > 0, energyMJ: energyMJ, energyRead: energySamples > 0 || energyMJ != 0}
+	if m.read {
+		m.busyMs = minuteMs * utilSum / (100 * utilSamples)
+		m.busyMs = min(max(m.busyMs, 0), minuteMs)
+		m.low = utilSum < int64(thresholdPercent)*utilSamples
+	}
+	return m
+}
+
+// unitRows builds ByUnit: MIG instances priced at their profile's rate,
+// slice holders at the slice rate of the GPU model.
+func unitRows(units []models.GPUUnitMinute, from, to time.Time, holders map[string]UtilHolder,
+	scheds map[string]pricing.Schedule, thresholdPercent uint32) []UnitUtilRow {
+	type key struct{ unit, holder string }
+	at := map[key]int{}
+	var out []UnitUtilRow
+	for _, r := range units {
+		if r.Minute < from.Unix() || r.Minute >= to.Unix() {
+			continue
+		}
+		k := key{unit: r.UnitUUID}
+		holder := ""
+		if r.Kind == models.UnitSlice {
+			h, ok := holders[r.WorkbenchID]
+			if !ok {
+				h = UtilHolder{Workbench: r.WorkbenchID, User: "unknown"}
+			}
+			holder = h.User + "/" + h.Workbench
+			k.holder = r.WorkbenchID
+		}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, UnitUtilRow{Kind: r.Kind, UnitUUID: r.UnitUUID, GPUUUID: r.GPUUUID, Profile: r.Profile, Model: r.GPUModel, Holder: holder})
+		}
+		m := minuteOf(r.WorkbenchID != "", r.UtilSamples, r.UtilSum, r.EnergyMJ, r.EnergySamples, thresholdPercent)
+		sk := pricing.ScheduleKey(pricing.Slice, r.GPUModel)
+		if r.Kind == models.UnitMIG {
+			sk = pricing.ScheduleKey(pricing.MIG, r.Profile)
+		}
+		if rate, ok := scheds[sk].At(time.Unix(r.Minute, 0)); ok {
+			m.rate = rate.Micros
+		}
+		out[i].add(m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].GPUUUID != out[j].GPUUUID {
+			return out[i].GPUUUID < out[j].GPUUUID
+		}
+		if out[i].UnitUUID != out[j].UnitUUID {
+			return out[i].UnitUUID < out[j].UnitUUID
+		}
+		return out[i].Holder < out[j].Holder
 	})
 	return out
 }

@@ -8,12 +8,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/web"
 )
@@ -55,7 +57,15 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Series labelled by user appear once something was metered.
-	meteredRun(t, p)
+	_, iv := meteredRun(t, p)
+	// A rolled-up minute of a GPU ada's (still requested, so active)
+	// workbench held, with measured energy: booked to her run, it gives
+	// the per-workbench energy counter a series.
+	if err := p.srv.Store.SaveGPUMinutes(context.Background(), []models.GPUMinute{{GPUUUID: "GPU-grafana",
+		Minute: iv.StartedAt.Truncate(time.Minute).Add(10 * time.Minute).Unix(), Samples: 4, WorkbenchID: iv.WorkbenchID,
+		EnergyMJ: 36_000_000, EnergySamples: 3}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.srv.Manager.Billing().BillOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +127,8 @@ func TestGrafanaDashboardMetricsExist(t *testing.T) {
 	for _, must := range []string{"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE",
 		"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_XID_ERRORS",
 		"workbench_spawn_duration_seconds_bucket", "workbench_culls_total", "workbench_workbenches",
-		"workbench_queue_length", "workbench_queue_wait_seconds_bucket", "workbench_preemptions_total"} {
+		"workbench_queue_length", "workbench_queue_wait_seconds_bucket", "workbench_preemptions_total",
+		"workbench_gpu_energy_consumption_millijoules_total"} {
 		if !queried[must] {
 			t.Errorf("the dashboard does not chart %s", must)
 		}

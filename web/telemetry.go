@@ -40,6 +40,13 @@ func gpuOptions(cfg Config) ([]gpu.Option, *gpu.MockLoad, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("WORKBENCH_MOCK_MIG: %w", err)
 		}
+		// MIG device handles, as real NVML hands out: the instances' own
+		// memory, and with the demo load their own utilisation too.
+		h := gpu.NewMockMIGHandles(lib)
+		if load != nil {
+			load.DriveMIG(h)
+		}
+		lib = h
 	}
 	return append([]gpu.Option{gpu.WithNVML(lib, true, gpu.KindMock+":"+name)}, cfg.GPUOptions...), load, nil
 }

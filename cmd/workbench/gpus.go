@@ -7,21 +7,31 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"text/tabwriter"
+	"time"
 
+	"workbench/handlers"
+	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
 	"workbench/web"
 )
 
 // cmdGPUs prints the GPU inventory with the pool state from the data
-// directory (drained GPUs): the same items as GET /api/v1/gpus.
+// directory (drained GPUs): the same items as GET /api/v1/gpus. With
+// --utilisation it prints the utilisation, idle cost and energy of the
+// rolled-up telemetry instead (GET /api/v1/admin/utilisation).
 func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg web.Config
 	fs := flag.NewFlagSet("gpus", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.BindFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	util := fs.Bool("utilisation", false, "print utilisation, idle cost and energy per GPU, unit, model, user and group")
+	bucket := fs.String("bucket", "day", "with --utilisation: day, week or month")
+	days := fs.Int("days", 30, "with --utilisation: the last N days (UTC, today included)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,6 +58,9 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		log.Warn("GPU sample", "err", err)
 	}
 	pool := orchestrator.NewPool(inv, sampler, store)
+	if *util {
+		return printUtilisation(ctx, stdout, store, pool, cfg, *bucket, *days, *asJSON)
+	}
 	gpus, err := pool.List(ctx)
 	if err != nil {
 		return err
@@ -79,6 +92,67 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				fmt.Fprintf(tw, "\t  slice %d (shared — no memory isolation)\t\t%s\t\t%s\n", *u.Slice, holderText(u.WorkbenchID), u.UUID)
 			}
 		}
+	}
+	return tw.Flush()
+}
+
+// printUtilisation reports the last days days by bucket, as the admin
+// dashboard's JSON or as tables.
+func printUtilisation(ctx context.Context, stdout io.Writer, store *models.Store, pool *orchestrator.Pool, cfg web.Config,
+	bucket string, days int, asJSON bool) error {
+	if !slices.Contains(orchestrator.UtilBuckets, bucket) {
+		return fmt.Errorf("--bucket must be day, week or month")
+	}
+	if days < 1 || days > 400 {
+		return fmt.Errorf("--days must be 1–400")
+	}
+	to := orchestrator.BucketStart(time.Now(), "day").AddDate(0, 0, 1)
+	from := to.AddDate(0, 0, -days)
+	rep, err := orchestrator.BuildUtilisation(ctx, store, pool, from, to, bucket, 0, uint32(cfg.GPUIdlePercent))
+	if err != nil {
+		return err
+	}
+	var price *int64
+	if p, set, err := store.ElectricityPrice(ctx); err == nil && set {
+		price = &p
+	}
+	out := handlers.UtilisationJSON(rep, cfg.Currency, price)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(stdout, "GPU utilisation %s – %s (UTC), idle below %d%%; costs in %s, reported, never charged\n",
+		from.Format("2006-01-02"), to.Format("2006-01-02"), rep.IdleThresholdPercent, cfg.Currency)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROW\tKEY\tAVAILABLE h\tHELD h\tBUSY h\tHELD <THRESHOLD h\tIDLE COST\tENERGY kWh")
+	line := func(kind string, r handlers.APIUtilRow) {
+		energy := "n/a"
+		if r.EnergyMJ != nil {
+			energy = pricing.FormatKWh(*r.EnergyMJ)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\n", kind, r.Key, r.AvailableHours, r.AllocatedHours, r.BusyHours,
+			r.HeldBelowThresholdHours, pricing.Format(r.UnheldCostMicros+r.HeldIdleCostMicros), energy)
+	}
+	line("total", out.Total)
+	for _, r := range out.ByGPU {
+		line("gpu", r)
+	}
+	for _, r := range out.ByUnit {
+		r.Key = r.Kind + " " + r.UnitUUID
+		if r.Holder != "" {
+			r.Key += " (" + r.Holder + ")"
+		}
+		line("unit", r.APIUtilRow)
+	}
+	for _, r := range out.ByModel {
+		line("model", r)
+	}
+	for _, r := range out.ByUser {
+		line("user", r)
+	}
+	for _, r := range out.ByGroup {
+		line("group", r)
 	}
 	return tw.Flush()
 }

@@ -22,6 +22,8 @@ Commands:
   token create USER [--name N] [--expires-days D]
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
+  gpus --utilisation [--bucket day|week|month] [--days 30] [--json]
+                                      utilisation, idle cost and energy per GPU, unit, model, user, group
   backup FILE                         write a consistent copy of the database to FILE
   image load FILE                     load a docker-save archive into the engine (offline servers)
   egress remove                       delete this install's egress firewall rules (uninstall)

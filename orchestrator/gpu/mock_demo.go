@@ -45,6 +45,9 @@ func (l *MockLoad) RunDemo(ctx context.Context, every time.Duration) {
 			if i%2 == 1 {
 				util = uint32(67 + 28*math.Sin(phase+float64(i)))
 			}
+			if mean, ok := l.demoMIG(i, phase); ok {
+				util = mean // a MIG GPU draws for its instances' work
+			}
 			power := 70000 + util*6200 // mW: ~70 W idle, ~690 W flat out (H100/H200 class)
 			energy[i] += uint64(float64(power) * dt)
 			l.Set(i, MockGPULoad{UtilPercent: util, MemUtilPercent: util / 2, PowerMilliW: power, EnergyMilliJ: energy[i], TempC: 32 + util/3})
@@ -55,4 +58,48 @@ func (l *MockLoad) RunDemo(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 	}
+}
+
+// DriveMIG makes RunDemo give the MIG instances of h (which must wrap
+// this load's mock) per-instance readings: utilisation (as drivers that
+// answer it per instance) and memory.
+func (l *MockLoad) DriveMIG(h *MockMIGHandles) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mig = h
+}
+
+// demoMIG sets the readings of GPU i's MIG instances, if it has any:
+// instance k works (40–95%) when k is odd, idles (0–3%) otherwise, its
+// memory following its utilisation. It returns the instances' mean
+// utilisation weighted by compute slices, for the GPU's power.
+func (l *MockLoad) demoMIG(i int, phase float64) (uint32, bool) {
+	l.mu.Lock()
+	h := l.mig
+	l.mu.Unlock()
+	if h == nil {
+		return 0, false
+	}
+	d, ret := h.DeviceGetHandleByIndex(i)
+	mc, ok := d.(migCapable)
+	if ret != nvml.SUCCESS || !ok {
+		return 0, false
+	}
+	hs := mc.migHandles()
+	if len(hs) == 0 {
+		return 0, false
+	}
+	var sum, slices uint32
+	for k, m := range hs {
+		util := uint32(math.Mod(float64(k)*3+phase*10, 4))
+		if k%2 == 1 {
+			util = uint32(67 + 28*math.Sin(phase+float64(k)))
+		}
+		h.SetUtil(m.uuid, util, util/2)
+		h.SetMemUsed(m.uuid, uint64(m.attrs.MemorySizeMB)*uint64(10+util*8/10)/100)
+		n := max(m.attrs.ComputeInstanceSliceCount, 1)
+		sum += util * n
+		slices += n
+	}
+	return sum / max(slices, 7), true
 }

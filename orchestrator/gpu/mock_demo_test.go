@@ -54,3 +54,52 @@ func TestLiveMockDemoLoad(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// With MIG instances (WORKBENCH_MOCK_MIG) the demo load gives each
+// instance its own readings through its MIG device handle: utilisation
+// (busy odd instances, idle even ones) and memory.
+func TestLiveMockDemoLoadMIGInstances(t *testing.T) {
+	lib, load, err := NewLiveMock("dgxh100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PartitionMock(lib, []MockMIGPart{{Index: 7, Profiles: []string{"1g.10gb", "1g.10gb", "1g.10gb"}}}); err != nil {
+		t.Fatal(err)
+	}
+	h := NewMockMIGHandles(lib)
+	load.DriveMIG(h)
+	inv := mustNew(t, "mock:dgxh100", WithNVML(h, true, "mock:dgxh100"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { load.RunDemo(ctx, 5*time.Millisecond); close(done) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := inv.Sample(testCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mig := s[7].MIG
+		if len(mig) == 3 && mig[1].Readable(FieldUtil) && mig[1].UtilPercent > 0 {
+			for k, m := range mig {
+				if !m.Readable(FieldUtil) || !m.Readable(FieldMemory) {
+					t.Fatalf("instance %d unread: %+v", k, m)
+				}
+				if k%2 == 1 && (m.UtilPercent < 39 || m.UtilPercent > 95) || k%2 == 0 && m.UtilPercent > 3 {
+					t.Errorf("instance %d at %d%%", k, m.UtilPercent)
+				}
+				if m.MemUsedMiB == 0 || m.MemUsedMiB+m.MemFreeMiB != 10*1024 {
+					t.Errorf("instance %d memory %d used + %d free MiB", k, m.MemUsedMiB, m.MemFreeMiB)
+				}
+			}
+			if s[7].Readable(FieldUtil) {
+				t.Error("a MIG GPU answered whole-GPU utilisation")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo load gave the MIG instances no utilisation: %+v", mig)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

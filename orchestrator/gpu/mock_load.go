@@ -18,6 +18,7 @@ type MockLoad struct {
 	gpus   []MockGPULoad
 	devs   []nvml.Device
 	events []nvml.EventData // XID events not yet read
+	mig    *MockMIGHandles  // per-instance readings RunDemo drives (DriveMIG)
 }
 
 // MockGPULoad is what one mock GPU reports.
@@ -28,6 +29,9 @@ type MockGPULoad struct {
 	TempC                       uint32
 	Processes                   []Process
 	Fail                        bool
+	// EnergyUnread: only the total-energy counter fails (ERROR_UNKNOWN),
+	// as on drivers or GPUs that do not keep it.
+	EnergyUnread bool
 }
 
 // AttachMockLoad installs the load functions on every device of srv and
@@ -71,6 +75,9 @@ func AttachMockLoad(srv *server.Server) *MockLoad {
 		}
 		dev.GetTotalEnergyConsumptionFunc = func() (uint64, nvml.Return) {
 			g, ret := l.get(i)
+			if g.EnergyUnread {
+				return 0, nvml.ERROR_UNKNOWN
+			}
 			return g.EnergyMilliJ, ret
 		}
 		dev.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) {

@@ -15,16 +15,33 @@ import (
 // with those calls, built from the mock's own instances, so tests exercise
 // the discovery and per-instance sampling paths real hosts take. Each MIG
 // device answers its memory (its profile's size, SetMemUsed's figure used)
-// and, as most drivers do, NOT_SUPPORTED for utilisation.
+// and, as most drivers do, NOT_SUPPORTED for utilisation — unless SetUtil
+// gave the instance a utilisation (drivers that answer it per instance).
 type MockMIGHandles struct {
 	nvml.Interface
 	mu   sync.Mutex
-	used map[string]uint64 // MiB used, by MIG UUID
+	used map[string]uint64           // MiB used, by MIG UUID
+	util map[string]nvml.Utilization // per-instance utilisation, where answered
 }
 
 // NewMockMIGHandles wraps lib (a go-nvml mock server).
 func NewMockMIGHandles(lib nvml.Interface) *MockMIGHandles {
-	return &MockMIGHandles{Interface: lib, used: map[string]uint64{}}
+	return &MockMIGHandles{Interface: lib, used: map[string]uint64{}, util: map[string]nvml.Utilization{}}
+}
+
+// SetUtil makes the MIG instance uuid answer utilisation (SM and memory
+// copy, percent), as drivers that read it per instance do.
+func (s *MockMIGHandles) SetUtil(uuid string, sm, mem uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.util[uuid] = nvml.Utilization{Gpu: sm, Memory: mem}
+}
+
+func (s *MockMIGHandles) utilOf(uuid string) (nvml.Utilization, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.util[uuid]
+	return u, ok
 }
 
 // SetMemUsed sets the memory the MIG instance uuid reports in use.
@@ -123,8 +140,12 @@ func (m migHandle) GetMemoryInfo() (nvml.Memory, nvml.Return) {
 	return nvml.Memory{Total: total, Used: used, Free: total - used}, nvml.SUCCESS
 }
 
-// GetUtilizationRates is not supported per MIG instance on most drivers.
+// GetUtilizationRates is not supported per MIG instance on most drivers
+// (SetUtil makes it so for one instance).
 func (m migHandle) GetUtilizationRates() (nvml.Utilization, nvml.Return) {
+	if u, ok := m.srv.utilOf(m.uuid); ok {
+		return u, nvml.SUCCESS
+	}
 	return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
 }
 

@@ -36,3 +36,11 @@ func (r *ring) latest() (Sample, bool) {
 	}
 	return r.buf[(r.start+r.n-1)%len(r.buf)], true
 }
+
+// previous is the sample before the latest.
+func (r *ring) previous() (Sample, bool) {
+	if r.n < 2 {
+		return Sample{}, false
+	}
+	return r.buf[(r.start+r.n-2)%len(r.buf)], true
+}

@@ -207,3 +207,32 @@ func (s *Sampler) IdleThreshold() uint32 {
 	defer s.mu.RUnlock()
 	return s.idleThreshold
 }
+
+// Capacity is how many samples the history keeps per GPU.
+func (s *Sampler) Capacity() int { return s.capacity }
+
+// AnyMIG reports whether some GPU's latest sample has MIG instance
+// readings (the manager then attributes per-instance figures even while
+// no instance is held, for the per-unit rollup).
+func (s *Sampler) AnyMIG() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, r := range s.history {
+		if l, ok := r.latest(); ok && len(l.MIG) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Previous returns the sample of uuid before the latest (the other end of
+// the latest gap, for energy deltas).
+func (s *Sampler) Previous(uuid string) (Sample, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r := s.history[uuid]
+	if r == nil {
+		return Sample{}, false
+	}
+	return r.previous()
+}
