@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,35 +16,20 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-
-	"workbench/web"
 )
 
 // The admin password every browser test server starts with.
-const btAdminPassword = "admin-password-1"
+const btAdminPassword = adminPassword
 
 // btTimeout bounds one browser test from start to end.
 const btTimeout = 60 * time.Second
 
 // btStartPortal starts a portal with simulated DGX H100 GPUs, its own data
-// directory and a known admin password, served by httptest.
+// directory and a known admin password, served by httptest (newPortal's
+// portal, for tests that only need its address).
 func btStartPortal(t *testing.T) *httptest.Server {
 	t.Helper()
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), GPUs: "mock:dgxh100", AdminPassword: btAdminPassword,
-		Currency: "USD", LogFormat: "text", LogLevel: "warn", SampleEvery: time.Second}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	srv, err := web.NewServer(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		ts.Close()
-		srv.Close()
-	})
-	return ts
+	return newPortal(t).ts
 }
 
 // btChromiumPath finds Debian's chromium. Without it the test fails under CI
