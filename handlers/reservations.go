@@ -93,7 +93,7 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "reservation.create", strconv.FormatInt(r.ID, 10), nil, r)
+	h.record(c, "reservation.create", strconv.FormatInt(r.ID, 10), nil, r)
 	c.JSON(http.StatusCreated, reservationJSON{Reservation: *r, User: owner.Username})
 }
 
@@ -109,7 +109,7 @@ func (h *Handler) apiReservationDelete(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "reservation.cancel", c.Param("id"), nil, nil)
+	h.record(c, "reservation.cancel", c.Param("id"), nil, nil)
 	c.Status(http.StatusNoContent)
 }
 
