@@ -21,8 +21,9 @@ import (
 // The admin password every browser test server starts with.
 const btAdminPassword = adminPassword
 
-// btTimeout bounds one browser test from start to end.
-const btTimeout = 60 * time.Second
+// btTimeout bounds one browser test from start to end: a hang, not a
+// pace (a loaded machine runs Chromium slowly).
+const btTimeout = 3 * time.Minute
 
 // btStartPortal starts a portal with simulated DGX H100 GPUs, its own data
 // directory and a known admin password, served by httptest (newPortal's

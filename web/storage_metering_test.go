@@ -56,10 +56,13 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 		t.Fatalf("volume %s metered at %d milli-GiB, want ≥ 3 MiB", iv.name, iv.size)
 	}
 
-	// A second sighting a moment later: the volume is billed from its first
-	// sighting to its last (a single sighting is a span of zero seconds).
-	time.Sleep(1100 * time.Millisecond)
+	// A second sighting 90 s later on the manager's clock: the volume is
+	// billed from its first sighting to its last (a single sighting is a
+	// span of zero seconds).
+	later := time.Now().Add(90 * time.Second)
+	p.srv.Manager.SetClock(func() time.Time { return later })
 	p.srv.Manager.MeterStorage(ctx)
+	p.srv.Manager.SetClock(time.Now)
 
 	// Deleting the data removes the volume: the next measurement closes the
 	// interval, and billing settles it.
@@ -87,6 +90,9 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 		storage++
 		if l.QuantityMilli != iv.size || l.Note != iv.name {
 			t.Errorf("storage line %+v, want quantity %d of %s", l, iv.size, iv.name)
+		}
+		if l.Seconds < 89 || l.Seconds > 100 {
+			t.Errorf("storage line over %d s, want the 90 s between the two sightings", l.Seconds)
 		}
 		if want := pricing.Amount(l.RateMicros, l.QuantityMilli, l.Seconds, true); l.AmountMicros != want {
 			t.Errorf("storage amount %d, want %d", l.AmountMicros, want)
