@@ -101,6 +101,14 @@ func btDo(t *testing.T, ctx context.Context, what string, steps ...chromedp.Acti
 func btNavigate(t *testing.T, ctx context.Context, u string) *network.Response {
 	t.Helper()
 	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(u))
+	// Chromium drops a load in flight when an interface comes or goes
+	// (net::ERR_NETWORK_CHANGED): on a machine whose Docker engine creates
+	// bridges, as launches do, that happens at any moment. A GET is safe to
+	// load again; a few tries, then the error stands.
+	for try := 0; try < 3 && err != nil && strings.Contains(err.Error(), "ERR_NETWORK_CHANGED"); try++ {
+		t.Logf("navigate to %s: %v; loading it again", u, err)
+		resp, err = chromedp.Run(ctx, chromedp.NavigateResponse(u))
+	}
 	if err != nil {
 		t.Fatalf("navigate to %s: %v", u, err)
 	}
@@ -122,6 +130,12 @@ func btSubmit(t *testing.T, ctx context.Context, what string, steps ...chromedp.
 func btLocation(t *testing.T, ctx context.Context) *url.URL {
 	t.Helper()
 	loc, err := chromedp.Run(ctx, chromedp.Location())
+	// A page that reloads itself (the workbench page follows its state)
+	// can navigate while the location is read: read it again.
+	for try := 0; try < 20 && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "navigated or closed"); try++ {
+		time.Sleep(50 * time.Millisecond) // poll: the new document's context is not there yet
+		loc, err = chromedp.Run(ctx, chromedp.Location())
+	}
 	if err != nil {
 		t.Fatalf("location: %v", err)
 	}

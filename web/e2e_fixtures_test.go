@@ -49,6 +49,10 @@ type fixture struct {
 	getter string // the function tests call; how TestMain recognises a need
 	deps   []*fixture
 	build  func(ctx context.Context, cli client.APIClient) (string, error)
+	// usable, when set, says whether this machine can build the fixture at
+	// all; TestMain does not try one it cannot (the tests that need it
+	// check the same thing and skip, or fail under CI, with the reason).
+	usable func() error
 
 	once sync.Once
 	done atomic.Bool // the build has run (successfully or not)
@@ -65,6 +69,7 @@ var (
 	fxReal = &fixture{name: "the real Jupyter image (debootstrap; minutes the first time)", getter: "realJupyterImage",
 		build: testimages.RealJupyter}
 	fxSFTP = &fixture{name: "the real Jupyter image with sftp-server", getter: "sftpJupyterImage", deps: []*fixture{fxReal},
+		usable: func() error { _, err := os.Stat(testimages.HostSFTPServer); return err },
 		build: func(ctx context.Context, cli client.APIClient) (string, error) {
 			base, err := fxReal.get(ctx)
 			if err != nil {
@@ -197,6 +202,14 @@ func prebuildFixtures() {
 	for _, f := range fixtures {
 		if !want[f] {
 			continue
+		}
+		if f.usable != nil {
+			if err := f.usable(); err != nil {
+				if testing.Verbose() {
+					fmt.Fprintf(os.Stderr, "web tests: not building %s on this machine: %v\n", f.name, err)
+				}
+				continue
+			}
 		}
 		if _, err := f.get(context.Background()); err != nil {
 			fmt.Fprintf(os.Stderr, "web tests: building %s failed after %s; the tests that need it will fail:\n%v\n",
