@@ -176,6 +176,9 @@ func prebuildFixtures() {
 	if testing.Short() {
 		return
 	}
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		return // -list runs no test
+	}
 	needs, err := fixtureNeeds(".")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "web tests: cannot tell which fixtures the tests need (%v); each is built on first use\n", err)
