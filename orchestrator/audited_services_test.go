@@ -3,7 +3,9 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
+	"time"
 
 	"workbench/models"
 )
@@ -246,5 +248,36 @@ func TestMemGPUShareIsAudited(t *testing.T) {
 	entries, _ := r.store.ListAudit(ctx, 10)
 	if len(entries) != 1 || entries[0].Action != "gpu.share" || entries[0].Actor != "root" || entries[0].Target != gpus[len(gpus)-1].UUID {
 		t.Fatalf("audit %+v: want one gpu.share row by root", entries)
+	}
+}
+
+// A reservation and its release are recorded with them, by whoever made
+// them; a refused booking (more units than the pool) records nothing, and
+// a refused cancel (someone else's) neither.
+func TestMemReservationsAreAudited(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	carol, dave := r.user(t, "carol"), r.user(t, "dave")
+	start := r.m.now().Add(time.Hour)
+	model := "NVIDIA H100 80GB HBM3"
+	if _, err := r.m.ReserveBy(ctx, "root", carol, model, 9, start, start.Add(time.Hour), ""); err == nil {
+		t.Fatal("booked 9 of 8 GPUs")
+	}
+	res, err := r.m.ReserveBy(ctx, "root", carol, model, 1, start, start.Add(time.Hour), "course")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.CancelReservation(ctx, dave, res.ID); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("dave cancelling carol's reservation: %v", err)
+	}
+	if err := r.m.CancelReservation(ctx, carol, res.ID); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := r.store.ListAudit(ctx, 10) // newest first
+	id := strconv.FormatInt(res.ID, 10)
+	if len(entries) != 2 || entries[1].Action != "reservation.create" || entries[1].Actor != "root" || entries[1].Target != id ||
+		entries[0].Action != "reservation.cancel" || entries[0].Actor != "carol" || entries[0].Target != id {
+		t.Fatalf("audit %+v: want reservation.create by root, then reservation.cancel by carol, of %s", entries, id)
 	}
 }
