@@ -374,3 +374,37 @@ func removeDeadBinaries(dir string) {
 		}
 	}
 }
+
+// TestMain's reading of the sources: a test reaches the fixtures its
+// helpers ask for, through any depth of calls, and a test that needs none
+// gets none (so `go test -run` of a quick test builds nothing).
+func TestFixtureNeedsFollowCalls(t *testing.T) {
+	needs, err := fixtureNeeds(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(test string) map[*fixture]bool {
+		out := map[*fixture]bool{}
+		for _, f := range needs[test] {
+			out[f] = true
+		}
+		return out
+	}
+	for test, want := range map[string][]*fixture{
+		"TestRealJupyterKernelThroughPortal":          {fxFake, fxReal},           // realJupyterPortal → enginePortal
+		"TestPortalCrashAndRestart":                   {fxBinary, fxFake, fxReal}, // newPortalProc → workbenchBinary
+		"TestSSHSFTPAndSCP":                           {fxFake, fxReal, fxSFTP},   // sftp builds on the real image
+		"TestLaunchRefusals":                          {fxFake},
+		"TestLoginRotatesSessionAndLogoutInvalidates": nil,
+	} {
+		got := has(test)
+		if len(got) != len(want) {
+			t.Errorf("%s needs %d fixtures, want %d", test, len(got), len(want))
+		}
+		for _, f := range want {
+			if !got[f] {
+				t.Errorf("%s does not need %s", test, f.name)
+			}
+		}
+	}
+}
