@@ -167,32 +167,30 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 // change.
 func (h *Handler) saveCalculatorSettings(c *gin.Context, before models.CalculatorSettings, disc map[string]*int64, fx map[string]int64, meta map[string]models.FXMeta) error {
 	ctx := c.Request.Context()
-	for _, tier := range pricing.DerivedTiers {
-		if bps := disc[tier]; bps != nil {
-			if err := h.store.SetTierDiscount(ctx, tier, *bps); err != nil {
-				return err
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		for _, tier := range pricing.DerivedTiers {
+			if bps := disc[tier]; bps != nil {
+				if err := tx.SetTierDiscount(ctx, tier, *bps); err != nil {
+					return models.AuditRecord{}, err
+				}
+			} else if _, set := before.DiscountsBps[tier]; set {
+				// Blank: back to the default.
+				if err := tx.SetTierDiscount(ctx, tier, pricing.DefaultDiscountsBps[tier]); err != nil {
+					return models.AuditRecord{}, err
+				}
 			}
-		} else if _, set := before.DiscountsBps[tier]; set {
-			// Blank: back to the default.
-			if err := h.store.SetTierDiscount(ctx, tier, pricing.DefaultDiscountsBps[tier]); err != nil {
-				return err
+		}
+		for cur, m := range fx {
+			if m != 0 && m == before.FXMicros[cur] && meta[cur] == before.FXMeta[cur] {
+				continue // unchanged: keep its date
+			}
+			if err := tx.SetExchangeRate(ctx, cur, m, meta[cur].AsOf, meta[cur].Source); err != nil {
+				return models.AuditRecord{}, err
 			}
 		}
-	}
-	for cur, m := range fx {
-		if m != 0 && m == before.FXMicros[cur] && meta[cur] == before.FXMeta[cur] {
-			continue // unchanged: keep its date
-		}
-		if err := h.store.SetExchangeRate(ctx, cur, m, meta[cur].AsOf, meta[cur].Source); err != nil {
-			return err
-		}
-	}
-	after, err := h.store.CalculatorSettings(ctx)
-	if err != nil {
-		return err
-	}
-	h.audit(c, "calculator.settings", "calculator", before, after)
-	return nil
+		after, err := tx.CalculatorSettings(ctx)
+		return auditRec("calculator.settings", "calculator", before, after), err
+	})
 }
 
 // parsePercentBps reads "35" or "35.5" (percent, up to 2 decimals) as basis points.
@@ -276,22 +274,18 @@ func (h *Handler) saveCloudPriceForm(c *gin.Context, id int64) {
 // saveCloudPrice creates (ID 0) or updates a catalog row and audits it.
 func (h *Handler) saveCloudPrice(c *gin.Context, p *models.CloudPrice) error {
 	ctx := c.Request.Context()
-	if p.ID == 0 {
-		if err := h.store.CreateCloudPrice(ctx, p); err != nil {
-			return err
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		if p.ID == 0 {
+			err := tx.CreateCloudPrice(ctx, p)
+			return auditRec("cloud_price.create", cloudPriceTarget(p), nil, p), err
 		}
-		h.audit(c, "cloud_price.create", cloudPriceTarget(p), nil, p)
-		return nil
-	}
-	before, err := h.store.CloudPriceByID(ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	if err := h.store.UpdateCloudPrice(ctx, p); err != nil {
-		return err
-	}
-	h.audit(c, "cloud_price.update", cloudPriceTarget(p), before, p)
-	return nil
+		before, err := tx.CloudPriceByID(ctx, p.ID)
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		err = tx.UpdateCloudPrice(ctx, p)
+		return auditRec("cloud_price.update", cloudPriceTarget(p), before, p), err
+	})
 }
 
 func cloudPriceTarget(p *models.CloudPrice) string {
@@ -304,15 +298,14 @@ func (h *Handler) deleteCloudPrice(c *gin.Context) error {
 		return errNotFound
 	}
 	ctx := c.Request.Context()
-	before, err := h.store.CloudPriceByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := h.store.DeleteCloudPrice(ctx, id); err != nil {
-		return err
-	}
-	h.audit(c, "cloud_price.delete", cloudPriceTarget(before), before, nil)
-	return nil
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		before, err := tx.CloudPriceByID(ctx, id)
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		err = tx.DeleteCloudPrice(ctx, id)
+		return auditRec("cloud_price.delete", cloudPriceTarget(before), before, nil), err
+	})
 }
 
 // cloudPriceDeleteForm: POST /admin/cloud-prices/:id/delete.

@@ -77,26 +77,27 @@ func (h *Handler) apiElectricityPricePut(c *gin.Context) {
 // saveElectricityPrice stores the price (negative: remove) and audits it.
 func (h *Handler) saveElectricityPrice(c *gin.Context, micros int64) bool {
 	ctx := c.Request.Context()
-	before, had, err := h.store.ElectricityPrice(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return false
-	}
 	if micros > 100*int64(pricing.PerUnit) {
 		h.fail(c, &models.ValidationError{Field: "price", Message: "at most 100 per kWh"})
 		return false
 	}
-	if err := h.store.SetElectricityPrice(ctx, micros); err != nil {
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		before, had, err := tx.ElectricityPrice(ctx)
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		var b, a any
+		if had {
+			b = before
+		}
+		if micros >= 0 {
+			a = micros
+		}
+		return auditRec("settings.electricity_price", models.SettingElectricityPrice, b, a), tx.SetElectricityPrice(ctx, micros)
+	})
+	if err != nil {
 		h.fail(c, err)
 		return false
 	}
-	var b, a any
-	if had {
-		b = before
-	}
-	if micros >= 0 {
-		a = micros
-	}
-	h.audit(c, "settings.electricity_price", models.SettingElectricityPrice, b, a)
 	return true
 }

@@ -38,7 +38,14 @@ func (h *Handler) renderGroups(c *gin.Context, status int, v templates.GroupsVie
 
 func (h *Handler) adminGroupCreate(c *gin.Context) {
 	name := c.PostForm("name")
-	g, err := h.store.CreateGroup(c.Request.Context(), name, c.PostForm("description"))
+	var g *models.Group
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		if g, err = tx.CreateGroup(c.Request.Context(), name, c.PostForm("description")); err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("group.create", g.Name, nil, map[string]string{"name": g.Name, "description": g.Description}), nil
+	})
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Name: name, Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
@@ -48,7 +55,6 @@ func (h *Handler) adminGroupCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "group.create", g.Name, nil, map[string]string{"name": g.Name, "description": g.Description})
 	h.flash(c, trc(c, "Group %s created.", g.Name))
 	seeOther(c, "/admin/groups")
 }
@@ -67,15 +73,18 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 	action := "group.remove_member"
 	if add {
 		action = "group.add_member"
-		err = h.store.AddGroupMember(ctx, gid, u.ID)
-	} else {
-		err = h.store.RemoveGroupMember(ctx, gid, u.ID)
 	}
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		rec := auditRec(action, strconv.FormatInt(gid, 10), nil, map[string]string{"username": u.Username})
+		if add {
+			return rec, tx.AddGroupMember(ctx, gid, u.ID)
+		}
+		return rec, tx.RemoveGroupMember(ctx, gid, u.ID)
+	})
 	if err != nil {
 		h.fail(c, newError(http.StatusBadRequest, "invalid_group", "no such group"))
 		return
 	}
-	h.audit(c, action, strconv.FormatInt(gid, 10), nil, map[string]string{"username": u.Username})
 	seeOther(c, "/admin/groups")
 }
 

@@ -24,7 +24,7 @@ func (h *Handler) clearLoginLock(c *gin.Context) (string, bool) {
 	}
 	failures, _ := h.throttle.AccountState(u.Username)
 	h.throttle.ClearAccount(u.Username)
-	h.audit(c, "user.clear_login_lock", u.Username, map[string]int{"failed_logins": failures}, map[string]int{"failed_logins": 0})
+	h.record(c, "user.clear_login_lock", u.Username, map[string]int{"failed_logins": failures}, map[string]int{"failed_logins": 0})
 	return u.Username, true
 }
 

@@ -72,14 +72,19 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		}
 		rates = append(rates, pr)
 	}
+	// Each rate commits with its audit row (a later one failing leaves the
+	// earlier ones, as before).
 	var added []models.PriceRate
 	for _, pr := range rates {
-		if err := h.store.AddPriceRate(ctx, &pr); err != nil {
+		err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+			err := tx.AddPriceRate(ctx, &pr)
+			return auditRec("price.set", pr.Key(), nil, pr), err
+		})
+		if err != nil {
 			h.fail(c, err)
 			return
 		}
 		added = append(added, pr)
-		h.audit(c, "price.set", pr.Key(), nil, pr)
 	}
 	h.wbs.BudgetsChanged()
 	c.JSON(http.StatusOK, APIPricesAdded{Added: mapList(added, apiPriceRate).Items})

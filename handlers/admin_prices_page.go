@@ -50,7 +50,10 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 	if len(form.Errors) == 0 {
 		err := h.store.CheckRateModel(c.Request.Context(), pr)
 		if err == nil {
-			err = h.store.AddPriceRate(c.Request.Context(), &pr)
+			err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+				err := tx.AddPriceRate(c.Request.Context(), &pr)
+				return auditRec("price.set", pr.Key(), nil, pr), err
+			})
 		}
 		if errors.As(err, &ve) {
 			form.Errors[ve.Field] = ve.Message
@@ -63,7 +66,6 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		h.renderPrices(c, http.StatusBadRequest, form)
 		return
 	}
-	h.audit(c, "price.set", pr.Key(), nil, pr)
 	h.wbs.BudgetsChanged()
 	what := templates.ResourceName(c.Request.Context(), pr.Resource)
 	if pr.GPUModel != "" {

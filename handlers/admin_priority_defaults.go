@@ -68,19 +68,18 @@ func (h *Handler) apiPriorityDefaults(c *gin.Context) {
 
 func (h *Handler) savePriorityDefault(c *gin.Context, scope string, id int64, class string) error {
 	ctx := c.Request.Context()
-	before := ""
-	if list, err := h.store.PriorityDefaults(ctx); err == nil {
-		for _, d := range list {
-			if d.Scope == scope && d.RefID == id {
-				before = d.Class
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		before := ""
+		if list, err := tx.PriorityDefaults(ctx); err == nil {
+			for _, d := range list {
+				if d.Scope == scope && d.RefID == id {
+					before = d.Class
+				}
 			}
 		}
-	}
-	if err := h.store.SetPriorityDefault(ctx, scope, id, class); err != nil {
-		return err
-	}
-	h.audit(c, "priority_default.save", scope+":"+strconv.FormatInt(id, 10), map[string]string{"class": before}, map[string]string{"class": class})
-	return nil
+		err := tx.SetPriorityDefault(ctx, scope, id, class)
+		return auditRec("priority_default.save", scope+":"+strconv.FormatInt(id, 10), map[string]string{"class": before}, map[string]string{"class": class}), err
+	})
 }
 
 // priorityDefaultsView fills the defaults table and the form's choices.

@@ -55,10 +55,8 @@ func (h *Handler) adminPriorityClassSave(c *gin.Context) {
 		return
 	}
 	pc := models.PriorityClass{Name: form.Name, Rank: rank, Preemptible: form.Preemptible, IsDefault: form.Default, Description: form.Description}
-	ctx := c.Request.Context()
-	before, _ := h.store.PriorityClassFor(ctx, pc.Name)
 	var ve *models.ValidationError
-	if err := h.store.SavePriorityClass(ctx, &pc); errors.As(err, &ve) {
+	if err := h.savePriorityClass(c, &pc); errors.As(err, &ve) {
 		v.Errors[ve.Field] = ve.Message
 		h.renderAdminQueue(c, http.StatusBadRequest, v)
 		return
@@ -66,7 +64,6 @@ func (h *Handler) adminPriorityClassSave(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "priority_class.save", pc.Name, before, pc)
 	h.flash(c, "Saved the priority class "+pc.Name+".")
 	seeOther(c, "/admin/queue")
 }
@@ -84,7 +81,7 @@ func (h *Handler) adminQueueCancel(c *gin.Context) {
 		h.fail(c, newError(http.StatusConflict, "not_queued", "the workbench is "+wb.State+", no longer in the queue"))
 		return
 	}
-	h.audit(c, "queue.cancel", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": models.StateStopped})
+	h.record(c, "queue.cancel", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": models.StateStopped})
 	if err := h.wbs.Stop(ctx, wb.ID, "removed from the queue by an administrator ("+currentUser(c).Username+")"); err != nil {
 		h.fail(c, err)
 		return
@@ -146,13 +143,10 @@ func (h *Handler) apiPriorityClassPut(c *gin.Context) {
 		return
 	}
 	body.Name = c.Param("name")
-	ctx := c.Request.Context()
-	before, _ := h.store.PriorityClassFor(ctx, body.Name)
-	if err := h.store.SavePriorityClass(ctx, &body); err != nil {
+	if err := h.savePriorityClass(c, &body); err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "priority_class.save", body.Name, before, body)
 	c.JSON(http.StatusOK, body)
 }
 
@@ -174,10 +168,23 @@ func (h *Handler) apiPriceTierAdd(c *gin.Context) {
 		return
 	}
 	body.CreatedBy, body.IsDefault = currentUser(c).Username, false
-	if err := h.store.AddPriceTier(c.Request.Context(), &body); err != nil {
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		err := tx.AddPriceTier(c.Request.Context(), &body)
+		return auditRec("price_tier.add", body.Tier, nil, body), err
+	})
+	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "price_tier.add", body.Tier, nil, body)
 	c.JSON(http.StatusCreated, body)
+}
+
+// savePriorityClass stores pc with its audit row (before and after).
+func (h *Handler) savePriorityClass(c *gin.Context, pc *models.PriorityClass) error {
+	ctx := c.Request.Context()
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		before, _ := tx.PriorityClassFor(ctx, pc.Name)
+		err := tx.SavePriorityClass(ctx, pc)
+		return auditRec("priority_class.save", pc.Name, before, *pc), err
+	})
 }

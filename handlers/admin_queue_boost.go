@@ -24,14 +24,13 @@ func (h *Handler) adminQueueBoost(c *gin.Context) {
 		h.fail(c, notQueued)
 		return
 	}
-	if err := h.wbs.Boost(ctx, wb.ID); errors.Is(err, models.ErrConflict) {
+	if err := h.wbs.BoostBy(ctx, wb.ID, currentUser(c).Username); errors.Is(err, models.ErrConflict) {
 		h.fail(c, notQueued)
 		return
 	} else if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "queue.boost", wb.ID, map[string]any{"queue_position": wb.QueuePosition}, map[string]string{"boost": "front of " + wb.Priority})
 	if isAPI(c) {
 		c.Status(http.StatusNoContent)
 		return

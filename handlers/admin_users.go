@@ -64,7 +64,7 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 func (h *Handler) adminUserCreate(c *gin.Context) {
 	n := models.NewUser{Username: c.PostForm("username"), DisplayName: c.PostForm("display_name"),
 		Email: c.PostForm("email"), Role: c.PostForm("role"), Password: c.PostForm("password")}
-	u, err := h.store.CreateUser(c.Request.Context(), n)
+	u, err := h.createUser(c, n)
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		h.renderUsers(c, http.StatusBadRequest, templates.NewUserForm{Username: n.Username, DisplayName: n.DisplayName,
@@ -75,7 +75,6 @@ func (h *Handler) adminUserCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "user.create", u.Username, nil, userAudit(u))
 	h.flash(c, trc(c, "User %s added.", u.Username))
 	seeOther(c, "/admin/users")
 }
@@ -90,11 +89,14 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 		h.fail(c, newError(http.StatusConflict, "self_disable", "you cannot disable your own account"))
 		return
 	}
-	if err := h.store.SetUserDisabled(c.Request.Context(), u.ID, disabled); err != nil {
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("user.set_disabled", u.Username, map[string]bool{"disabled": u.Disabled}, map[string]bool{"disabled": disabled}),
+			tx.SetUserDisabled(c.Request.Context(), u.ID, disabled)
+	})
+	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "user.set_disabled", u.Username, map[string]bool{"disabled": u.Disabled}, map[string]bool{"disabled": disabled})
 	if disabled {
 		// Disabling ends everything at once: sessions, tokens, open
 		// notebooks (WebSockets included), and running workbenches.
@@ -115,7 +117,11 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 	if !ok {
 		return
 	}
-	err := h.store.SetPassword(c.Request.Context(), u.ID, c.PostForm("password"))
+	// The hash is made inside the transaction (SetPassword): an admin's
+	// reset is rare, and the row must not outlive a refused password.
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("user.reset_password", u.Username, nil, nil), tx.SetPassword(c.Request.Context(), u.ID, c.PostForm("password"))
+	})
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		h.flashError(c, trc(c, "Password not changed: %s. Choose another one and save again.", trcMsg(c, ve.Message)))
@@ -126,7 +132,6 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "user.reset_password", u.Username, nil, nil)
 	// A reset means the old password may be known to someone else: every
 	// session and API token made with it ends now.
 	if _, err := h.revokeUser(c, u); err != nil {
@@ -157,11 +162,17 @@ func userAudit(u *models.User) map[string]any {
 	return map[string]any{"username": u.Username, "role": u.Role, "email": u.Email, "disabled": u.Disabled}
 }
 
-// audit records an admin action; a failure to record is logged, not shown.
-func (h *Handler) audit(c *gin.Context, action, target string, before, after any) {
-	if err := h.store.Audit(c.Request.Context(), currentUser(c).Username, action, target, before, after); err != nil {
-		h.log.Error("audit write failed", "action", action, "target", target, "err", err)
-	}
+// createUser creates the account with its audit row (user.create).
+func (h *Handler) createUser(c *gin.Context, n models.NewUser) (*models.User, error) {
+	var u *models.User
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		if u, err = tx.CreateUser(c.Request.Context(), n); err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("user.create", u.Username, nil, userAudit(u)), nil
+	})
+	return u, err
 }
 
 func (h *Handler) apiUsers(c *gin.Context) {
@@ -185,12 +196,11 @@ func (h *Handler) apiUserCreate(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	u, err := h.store.CreateUser(c.Request.Context(), models.NewUser{Username: body.Username, DisplayName: body.DisplayName,
+	u, err := h.createUser(c, models.NewUser{Username: body.Username, DisplayName: body.DisplayName,
 		Email: body.Email, Role: body.Role, Password: body.Password})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "user.create", u.Username, nil, userAudit(u))
 	c.JSON(http.StatusCreated, apiUser(u))
 }

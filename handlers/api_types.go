@@ -712,3 +712,21 @@ type APIUnitUtilRow struct {
 	Holder   string `json:"holder,omitempty"`
 	APIUtilRow
 }
+
+// APIStateEvent is the data of each `event: state` message on
+// GET /workbenches/{id}/events, the live updates the workbench page follows
+// (static/js/app.js reads state, progress and error): the first message is
+// the stored state, then one per change. error is set only while a stop
+// has failed (the state stays stopping).
+type APIStateEvent struct {
+	ID       string    `json:"id"`
+	State    string    `json:"state"`
+	Progress int       `json:"progress"`
+	Reason   string    `json:"reason"`
+	Error    string    `json:"error,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+func apiStateEvent(u orchestrator.Update) APIStateEvent {
+	return APIStateEvent{ID: u.ID, State: u.State, Progress: u.Progress, Reason: u.Reason, Error: u.Error, At: u.At}
+}

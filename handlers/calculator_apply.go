@@ -43,7 +43,11 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 		before = r
 	}
 	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: res.SuggestedRateMicros, CreatedBy: currentUser(c).Username}
-	if err := h.store.AddPriceRate(ctx, &pr); err != nil {
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("price.set", pr.Key(), before, gin.H{"rate": pr, "from": "calculator TCO",
+			"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()}), tx.AddPriceRate(ctx, &pr)
+	})
+	if err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			return nil, pricing.FieldErrors{"_": ve.Error()}, nil
@@ -51,8 +55,6 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 		return nil, nil, err
 	}
 	h.wbs.BudgetsChanged()
-	h.audit(c, "price.set", pr.Key(), before, gin.H{"rate": pr, "from": "calculator TCO",
-		"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()})
 	return &pr, nil, nil
 }
 

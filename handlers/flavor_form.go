@@ -141,22 +141,18 @@ func (h *Handler) saveFlavor(c *gin.Context, f *models.Flavor) error {
 	if err := h.checkFlavorFits(ctx, f); err != nil {
 		return err
 	}
-	if f.ID == 0 {
-		if err := h.store.CreateFlavor(ctx, f); err != nil {
-			return err
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		if f.ID == 0 {
+			err := tx.CreateFlavor(ctx, f)
+			return auditRec("flavor.create", f.Name, nil, f), err
 		}
-		h.audit(c, "flavor.create", f.Name, nil, f)
-		return nil
-	}
-	before, err := h.store.FlavorByID(ctx, f.ID)
-	if err != nil {
-		return err
-	}
-	if err := h.store.UpdateFlavor(ctx, f); err != nil {
-		return err
-	}
-	h.audit(c, "flavor.update", f.Name, before, f)
-	return nil
+		before, err := tx.FlavorByID(ctx, f.ID)
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		err = tx.UpdateFlavor(ctx, f)
+		return auditRec("flavor.update", f.Name, before, f), err
+	})
 }
 
 func (h *Handler) apiFlavors(c *gin.Context) {

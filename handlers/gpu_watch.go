@@ -76,10 +76,12 @@ func (h *Handler) createGPUWatch(c *gin.Context, model string) (*models.GPUWatch
 	if err != nil {
 		return nil, err
 	}
-	w, err := h.store.CreateGPUWatch(c.Request.Context(), currentUser(c).ID, model, known)
-	if err == nil {
-		h.audit(c, "gpu_watch.create", currentUser(c).Username, nil, w)
-	}
+	var w *models.GPUWatch
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		w, err = tx.CreateGPUWatch(c.Request.Context(), currentUser(c).ID, model, known)
+		return auditRec("gpu_watch.create", currentUser(c).Username, nil, w), err
+	})
 	return w, err
 }
 

@@ -79,7 +79,7 @@ func (h *Handler) homeReset(c *gin.Context) {
 		seeOther(c, c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
 		return
 	}
-	h.audit(c, "home.reset", u.Username, nil, nil)
+	h.record(c, "home.reset", u.Username, nil, nil)
 	who := "Your home volume"
 	if !self {
 		who = "The home volume of " + u.Username

@@ -72,22 +72,20 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 // saveImage stores img (create when ID is 0) and audits the change.
 func (h *Handler) saveImage(c *gin.Context, img *models.Image) (*models.Image, error) {
 	ctx := c.Request.Context()
-	if img.ID == 0 {
-		if err := h.store.CreateImage(ctx, img); err != nil {
-			return nil, err
+	var before *models.Image
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		if img.ID == 0 {
+			err := tx.CreateImage(ctx, img)
+			return auditRec("image.create", img.Name, nil, img), err
 		}
-		h.audit(c, "image.create", img.Name, nil, img)
-		return nil, nil
-	}
-	before, err := h.store.ImageByID(ctx, img.ID)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.store.UpdateImage(ctx, img); err != nil {
-		return before, err
-	}
-	h.audit(c, "image.update", img.Name, before, img)
-	return before, nil
+		var err error
+		if before, err = tx.ImageByID(ctx, img.ID); err != nil {
+			return models.AuditRecord{}, err
+		}
+		err = tx.UpdateImage(ctx, img)
+		return auditRec("image.update", img.Name, before, img), err
+	})
+	return before, err
 }
 
 func imageForm(img *models.Image, errs templates.FormErrors) templates.ImageForm {

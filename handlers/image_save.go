@@ -44,7 +44,7 @@ func (h *Handler) workbenchSaveImage(c *gin.Context) {
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
-	h.audit(c, "image.save", img.Name, nil, img)
+	h.record(c, "image.save", img.Name, nil, img)
 	if isAPI(c) {
 		c.JSON(http.StatusCreated, img)
 		return

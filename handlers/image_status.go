@@ -75,7 +75,7 @@ func (h *Handler) imagePull(c *gin.Context) {
 		seeOther(c, "/catalog")
 		return
 	}
-	h.audit(c, "image.pull", img.Name, nil, map[string]any{"image": img.Image})
+	h.record(c, "image.pull", img.Name, nil, map[string]any{"image": img.Image})
 	h.flash(c, "Pulling "+img.Image+" in the background; its progress shows on its card.")
 	seeOther(c, "/catalog")
 }

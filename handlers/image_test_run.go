@@ -44,7 +44,7 @@ func (h *Handler) imageTestStart(c *gin.Context) {
 		seeOther(c, "/catalog")
 		return
 	}
-	h.audit(c, "image.test", img.Name, nil, map[string]any{"test_id": chk.ID})
+	h.record(c, "image.test", img.Name, nil, map[string]any{"test_id": chk.ID})
 	if isAPI(c) {
 		c.JSON(http.StatusAccepted, chk)
 		return

@@ -159,10 +159,25 @@ func (h *Handler) oidcSignIn(c *gin.Context, idt *oidc.IDToken, claims map[strin
 	}
 	directory := claimStrings(claims, cfg.GroupsClaim)
 	groups, managed, create := h.oidc.portalGroups(directory, existing)
-	u, created, err := h.store.OIDCSignIn(ctx, models.OIDCIdentity{
-		Issuer: idt.Issuer, Subject: idt.Subject,
-		Username: claimString(claims, cfg.UsernameClaim), Email: claimString(claims, "email"), DisplayName: claimString(claims, "name"),
-		Groups: groups, Managed: managed, CreateGroups: create,
+	// The account (created, or its groups synced) commits with its audit
+	// row: user.create_sso for a new account, else session.login_sso.
+	var u *models.User
+	var created bool
+	err = h.wbs.Audited(ctx, "", func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		u, created, err = tx.OIDCSignIn(ctx, models.OIDCIdentity{
+			Issuer: idt.Issuer, Subject: idt.Subject,
+			Username: claimString(claims, cfg.UsernameClaim), Email: claimString(claims, "email"), DisplayName: claimString(claims, "name"),
+			Groups: groups, Managed: managed, CreateGroups: create,
+		})
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		if created {
+			return models.AuditRecord{Actor: u.Username, Action: "user.create_sso", Target: u.Username,
+				After: map[string]any{"issuer": idt.Issuer, "subject": idt.Subject, "groups": groups}}, nil
+		}
+		return models.AuditRecord{Actor: u.Username, Action: "session.login_sso", Target: u.Username, After: map[string]any{"groups": groups}}, nil
 	})
 	var ve *models.ValidationError
 	switch {
@@ -190,9 +205,8 @@ func (h *Handler) oidcSignIn(c *gin.Context, idt *oidc.IDToken, claims map[strin
 	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
 	c.Set(ctxUserKey, u)
 	if created {
-		h.audit(c, "user.create_sso", u.Username, nil, map[string]any{"issuer": idt.Issuer, "subject": idt.Subject, "groups": groups})
+		h.record(c, "session.login_sso", u.Username, nil, map[string]any{"groups": groups})
 	}
-	h.audit(c, "session.login_sso", u.Username, nil, map[string]any{"groups": groups})
 	h.log.Info("login", "username", u.Username, "via", "oidc", "created", created, "groups", groups, "addr", c.ClientIP())
 	seeOther(c, next)
 }
@@ -211,7 +225,7 @@ func (h *Handler) oidcSudo(c *gin.Context, idt *oidc.IDToken, claims map[string]
 		return
 	}
 	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
-	h.audit(c, "session.sudo", u.Username, nil, map[string]string{"via": "oidc"})
+	h.record(c, "session.sudo", u.Username, nil, map[string]string{"via": "oidc"})
 	seeOther(c, next)
 }
 

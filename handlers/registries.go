@@ -59,14 +59,17 @@ func (h *Handler) saveMirrors(c *gin.Context, text string) (runtime.Mirrors, err
 		return nil, &models.ValidationError{Field: "mirrors", Message: err.Error()}
 	}
 	ctx := c.Request.Context()
-	before, err := h.store.RegistryMirrors(ctx)
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		before, err := tx.RegistryMirrors(ctx)
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("registry_mirrors.set", "registries", gin.H{"mirrors": before}, gin.H{"mirrors": m.String()}),
+			tx.SetRegistryMirrors(ctx, m.String())
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := h.store.SetRegistryMirrors(ctx, m.String()); err != nil {
-		return nil, err
-	}
-	h.audit(c, "registry_mirrors.set", "registries", gin.H{"mirrors": before}, gin.H{"mirrors": m.String()})
 	return m, nil
 }
 
@@ -166,6 +169,6 @@ func (h *Handler) loadArchive(c *gin.Context, r io.Reader) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.audit(c, "image.load", "images", nil, gin.H{"loaded": names})
+	h.record(c, "image.load", "images", nil, gin.H{"loaded": names})
 	return names, nil
 }

@@ -88,12 +88,11 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 		}
 		owner = u
 	}
-	r, err := h.wbs.Reserve(ctx, owner, body.GPUModel, body.Units, body.StartsAt, body.EndsAt, body.Note)
+	r, err := h.wbs.ReserveBy(ctx, currentUser(c).Username, owner, body.GPUModel, body.Units, body.StartsAt, body.EndsAt, body.Note)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "reservation.create", strconv.FormatInt(r.ID, 10), nil, r)
 	c.JSON(http.StatusCreated, reservationJSON{Reservation: *r, User: owner.Username})
 }
 
@@ -109,7 +108,6 @@ func (h *Handler) apiReservationDelete(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "reservation.cancel", c.Param("id"), nil, nil)
 	c.Status(http.StatusNoContent)
 }
 

@@ -20,15 +20,22 @@ func (h *Handler) Live() *proxy.Live { return h.live }
 // why is the audit action ("user.reset_password", "user.disable").
 func (h *Handler) revokeUser(c *gin.Context, u *models.User) (models.Revoked, error) {
 	ctx := c.Request.Context()
-	rev, err := h.store.RevokeUserAccess(ctx, u.ID)
+	// The revocation commits with its row; the connections it ends are
+	// closed after it (they are not in the database), so the row counts
+	// what was revoked, not the connections.
+	var rev models.Revoked
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		rev, err = tx.RevokeUserAccess(ctx, u.ID)
+		return auditRec("user.revoke_access", u.Username, nil, map[string]any{"tokens": rev.Tokens,
+			"notebook_sessions": rev.NotebookSessions}), err
+	})
 	if err != nil {
 		return rev, err
 	}
 	h.proxyAuth.forgetUser(u.ID, time.Now())
 	closed := h.live.CloseUser(u.ID)
 	h.log.Info("access revoked", "user", u.Username, "tokens", rev.Tokens, "notebook_sessions", rev.NotebookSessions, "connections", closed)
-	h.audit(c, "user.revoke_access", u.Username, nil, map[string]any{"tokens": rev.Tokens,
-		"notebook_sessions": rev.NotebookSessions, "connections_closed": closed})
 	return rev, nil
 }
 
@@ -65,6 +72,6 @@ func (h *Handler) endNotebookAccess(c *gin.Context, portalSessionHash string) {
 	h.proxyAuth.forgetGrant(portalSessionHash)
 	closed := h.live.CloseGrant(portalSessionHash)
 	if u := currentUser(c); u != nil {
-		h.audit(c, "session.logout", u.Username, nil, map[string]int64{"notebook_sessions": n, "connections_closed": int64(closed)})
+		h.record(c, "session.logout", u.Username, nil, map[string]int64{"notebook_sessions": n, "connections_closed": int64(closed)})
 	}
 }

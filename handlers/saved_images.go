@@ -82,7 +82,7 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 		seeOther(c, "/images/saved")
 		return
 	}
-	h.audit(c, "image.delete", img.Name, img, nil)
+	h.record(c, "image.delete", img.Name, img, nil)
 	if isAPI(c) {
 		c.Status(http.StatusNoContent)
 		return
@@ -125,7 +125,9 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 		}
 	}
 	if err == nil {
-		err = h.store.ShareImage(ctx, img.ID, groups)
+		err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+			return auditRec("image.share", img.Name, img.SharedGroups, groups), tx.ShareImage(ctx, img.ID, groups)
+		})
 	}
 	if err != nil {
 		if isAPI(c) {
@@ -136,7 +138,6 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 		seeOther(c, "/images/saved")
 		return
 	}
-	h.audit(c, "image.share", img.Name, img.SharedGroups, groups)
 	if isAPI(c) {
 		c.JSON(http.StatusOK, gin.H{"id": img.ID, "shared_groups": nonNil(groups)})
 		return
@@ -155,13 +156,14 @@ func (h *Handler) adminImagePromote(c *gin.Context) {
 		err = errNotFound
 	}
 	if err == nil {
-		err = h.store.PromoteImage(ctx, id)
+		err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+			return auditRec("image.promote", img.Name, img.OwnerID, 0), tx.PromoteImage(ctx, id)
+		})
 	}
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "image.promote", img.Name, img.OwnerID, 0)
 	if isAPI(c) {
 		promoted, _ := h.store.ImageByID(ctx, id)
 		c.JSON(http.StatusOK, promoted)

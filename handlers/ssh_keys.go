@@ -56,9 +56,8 @@ func (h *Handler) sshEndpoint(c *gin.Context) (host, port string) {
 
 func (h *Handler) sshKeyCreate(c *gin.Context) {
 	name, key := c.PostForm("name"), c.PostForm("public_key")
-	k, err := h.store.CreateSSHKey(c.Request.Context(), currentUser(c).ID, name, key)
+	_, err := h.createSSHKey(c, name, key)
 	if err == nil {
-		h.audit(c, "ssh_key.create", currentUser(c).Username, nil, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint})
 		h.flash(c, "SSH key added.")
 		seeOther(c, "/settings/ssh-keys")
 		return
@@ -85,12 +84,17 @@ func (h *Handler) deleteSSHKey(c *gin.Context) bool {
 		h.fail(c, errNotFound)
 		return false
 	}
-	k, err := h.store.DeleteSSHKey(c.Request.Context(), currentUser(c).ID, id)
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		k, err := tx.DeleteSSHKey(c.Request.Context(), currentUser(c).ID, id)
+		if err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("ssh_key.delete", currentUser(c).Username, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint}, nil), nil
+	})
 	if err != nil {
 		h.fail(c, err)
 		return false
 	}
-	h.audit(c, "ssh_key.delete", currentUser(c).Username, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint}, nil)
 	return true
 }
 
@@ -112,12 +116,11 @@ func (h *Handler) apiSSHKeyCreate(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	k, err := h.store.CreateSSHKey(c.Request.Context(), currentUser(c).ID, body.Name, body.PublicKey)
+	k, err := h.createSSHKey(c, body.Name, body.PublicKey)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "ssh_key.create", currentUser(c).Username, nil, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint})
 	c.JSON(http.StatusCreated, APIItem[APISSHKey]{Item: apiSSHKey(k)})
 }
 
@@ -125,4 +128,17 @@ func (h *Handler) apiSSHKeyDelete(c *gin.Context) {
 	if h.deleteSSHKey(c) {
 		c.Status(http.StatusNoContent)
 	}
+}
+
+// createSSHKey adds one of the signed-in user's keys with its audit row.
+func (h *Handler) createSSHKey(c *gin.Context, name, key string) (*models.SSHKey, error) {
+	var k *models.SSHKey
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		if k, err = tx.CreateSSHKey(c.Request.Context(), currentUser(c).ID, name, key); err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("ssh_key.create", currentUser(c).Username, nil, map[string]any{"key_id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint}), nil
+	})
+	return k, err
 }

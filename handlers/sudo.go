@@ -121,7 +121,7 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 	}
 	res.Succeeded()
 	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
-	h.audit(c, "session.sudo", u.Username, nil, nil)
+	h.record(c, "session.sudo", u.Username, nil, nil)
 	return ""
 }
 

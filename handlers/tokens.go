@@ -72,11 +72,10 @@ func (h *Handler) tokenCreate(c *gin.Context) {
 
 func (h *Handler) tokenRevoke(c *gin.Context) {
 	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err := h.store.RevokeToken(c.Request.Context(), currentUser(c).ID, id); err != nil {
+	if err := h.revokeToken(c, id); err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id})
 	h.flash(c, "Token revoked.")
 	seeOther(c, "/settings/tokens")
 }
@@ -118,10 +117,18 @@ func (h *Handler) apiTokenCreate(c *gin.Context) {
 
 func (h *Handler) apiTokenRevoke(c *gin.Context) {
 	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err := h.store.RevokeToken(c.Request.Context(), currentUser(c).ID, id); err != nil {
+	if err := h.revokeToken(c, id); err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id})
 	c.Status(http.StatusNoContent)
+}
+
+// revokeToken revokes one of the signed-in user's API tokens with its
+// audit row.
+func (h *Handler) revokeToken(c *gin.Context, id int64) error {
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id}),
+			tx.RevokeToken(c.Request.Context(), currentUser(c).ID, id)
+	})
 }

@@ -27,7 +27,7 @@ func (h *Handler) workbenchEvents(c *gin.Context) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	send := func(u orchestrator.Update) bool {
-		b, _ := json.Marshal(u)
+		b, _ := json.Marshal(apiStateEvent(u))
 		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
 			return false
 		}

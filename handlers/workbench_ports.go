@@ -59,7 +59,12 @@ func (h *Handler) apiWorkbenchPorts(c *gin.Context) {
 }
 
 func (h *Handler) savePorts(c *gin.Context, wb *models.Workbench, ports []int) {
-	saved, err := h.store.SetWorkbenchPorts(c.Request.Context(), wb.ID, ports)
+	var saved []int
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		saved, err = tx.SetWorkbenchPorts(c.Request.Context(), wb.ID, ports)
+		return auditRec("workbench.ports", wb.ID, wb.ExtraPorts, saved), err
+	})
 	if err != nil {
 		if isAPI(c) {
 			h.fail(c, err)
@@ -69,7 +74,6 @@ func (h *Handler) savePorts(c *gin.Context, wb *models.Workbench, ports []int) {
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
-	h.audit(c, "workbench.ports", wb.ID, wb.ExtraPorts, saved)
 	if isAPI(c) {
 		c.JSON(http.StatusOK, gin.H{"id": wb.ID, "extra_ports": saved})
 		return

@@ -21,7 +21,7 @@ func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
-	h.audit(c, "workbench.restart_gpus", wb.ID, nil, nil)
+	h.record(c, "workbench.restart_gpus", wb.ID, nil, nil)
 	if isAPI(c) {
 		h.apiWorkbench(c)
 		return

@@ -65,7 +65,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	}
 	reason := "stopped by an administrator (" + currentUser(c).Username + ")"
 	// Recorded before the stop: it goes on even when this request is cut.
-	h.audit(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
+	h.record(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
 	if err := h.wbs.Stop(ctx, wb.ID, reason); err != nil {
 		if clientGone(ctx, err) {
 			return

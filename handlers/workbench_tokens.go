@@ -74,10 +74,9 @@ func (h *Handler) workbenchTokenCreate(c *gin.Context) {
 	}
 	name := c.PostForm("name")
 	ttl, err := parseTTLDays(c.DefaultPostForm("expires_days", "30"))
-	var t *models.WorkbenchToken
 	var secret string
 	if err == nil {
-		t, secret, err = h.store.CreateWorkbenchToken(c.Request.Context(), currentUser(c).ID, wb.ID, name, ttl)
+		_, secret, err = h.createWorkbenchToken(c, wb, name, ttl)
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
@@ -88,7 +87,6 @@ func (h *Handler) workbenchTokenCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "workbench_token.create", currentUser(c).Username, nil, map[string]any{"workbench": wb.ID, "token_id": t.ID, "name": t.Name})
 	h.sessions.Put(c.Request.Context(), wbTokenSecretKey, wb.ID+" "+secret)
 	seeOther(c, "/workbenches/"+wb.ID+"#access-tokens")
 }
@@ -110,15 +108,21 @@ func (h *Handler) workbenchTokenRevoke(c *gin.Context) {
 // cached proxy lookups and connections in flight (kernel WebSockets).
 func (h *Handler) revokeWorkbenchToken(c *gin.Context, wb *models.Workbench) bool {
 	id, _ := strconv.ParseInt(c.Param("tid"), 10, 64)
-	hash, err := h.store.RevokeWorkbenchToken(c.Request.Context(), currentUser(c).ID, wb.ID, id)
+	var hash string
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		hash, err = tx.RevokeWorkbenchToken(c.Request.Context(), currentUser(c).ID, wb.ID, id)
+		return auditRec("workbench_token.revoke", currentUser(c).Username, nil, map[string]any{"workbench": wb.ID, "token_id": id}), err
+	})
 	if err != nil {
 		h.fail(c, err)
 		return false
 	}
 	grant := workbenchTokenGrant(hash)
 	h.proxyAuth.forgetGrant(grant)
-	closed := h.live.CloseGrant(grant)
-	h.audit(c, "workbench_token.revoke", currentUser(c).Username, nil, map[string]any{"workbench": wb.ID, "token_id": id, "connections_closed": closed})
+	if closed := h.live.CloseGrant(grant); closed > 0 {
+		h.log.Info("workbench token revoked", "workbench", wb.ID, "token_id", id, "connections_closed", closed)
+	}
 	return true
 }
 
@@ -159,12 +163,11 @@ func (h *Handler) apiWorkbenchTokenCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	t, secret, err := h.store.CreateWorkbenchToken(c.Request.Context(), currentUser(c).ID, wb.ID, body.Name, ttl)
+	t, secret, err := h.createWorkbenchToken(c, wb, body.Name, ttl)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.audit(c, "workbench_token.create", currentUser(c).Username, nil, map[string]any{"workbench": wb.ID, "token_id": t.ID, "name": t.Name})
 	c.JSON(http.StatusCreated, gin.H{"token": secret, "item": t, "server_url": h.workbenchServerURL(c, wb.ID)})
 }
 
@@ -177,4 +180,19 @@ func (h *Handler) apiWorkbenchTokenRevoke(c *gin.Context) {
 	if h.revokeWorkbenchToken(c, wb) {
 		c.Status(http.StatusNoContent)
 	}
+}
+
+// createWorkbenchToken makes a token for the signed-in user's workbench with
+// its audit row; the secret is returned once.
+func (h *Handler) createWorkbenchToken(c *gin.Context, wb *models.Workbench, name string, ttl time.Duration) (*models.WorkbenchToken, string, error) {
+	var t *models.WorkbenchToken
+	var secret string
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		if t, secret, err = tx.CreateWorkbenchToken(c.Request.Context(), currentUser(c).ID, wb.ID, name, ttl); err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("workbench_token.create", currentUser(c).Username, nil, map[string]any{"workbench": wb.ID, "token_id": t.ID, "name": t.Name}), nil
+	})
+	return t, secret, err
 }

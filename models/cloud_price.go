@@ -346,8 +346,7 @@ func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int
 		return invalid("rate", "must be between 0 and 1,000,000")
 	}
 	if micros == 0 {
-		_, err := s.sql.ExecContext(ctx, "DELETE FROM settings WHERE key IN (?, ?)", fxKeyPrefix+currency, fxMetaKeyPrefix+currency)
-		return err
+		return s.db.WithContext(ctx).Exec("DELETE FROM settings WHERE key IN (?, ?)", fxKeyPrefix+currency, fxMetaKeyPrefix+currency).Error
 	}
 	asOf, source = strings.TrimSpace(asOf), strings.TrimSpace(source)
 	if asOf == "" {

@@ -199,8 +199,7 @@ func (s *Store) ElectricityPrice(ctx context.Context) (int64, bool, error) {
 // value clears it.
 func (s *Store) SetElectricityPrice(ctx context.Context, micros int64) error {
 	if micros < 0 {
-		_, err := s.sql.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", SettingElectricityPrice)
-		return err
+		return s.db.WithContext(ctx).Exec("DELETE FROM settings WHERE key = ?", SettingElectricityPrice).Error
 	}
 	return s.SetSetting(ctx, SettingElectricityPrice, strconv.FormatInt(micros, 10))
 }

@@ -20,8 +20,7 @@ func (s *Store) RegistryMirrors(ctx context.Context) (string, error) {
 // caller); blank removes it.
 func (s *Store) SetRegistryMirrors(ctx context.Context, text string) error {
 	if strings.TrimSpace(text) == "" {
-		_, err := s.sql.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", registryMirrorsKey)
-		return err
+		return s.db.WithContext(ctx).Exec("DELETE FROM settings WHERE key = ?", registryMirrorsKey).Error
 	}
 	if len(text) > 8<<10 {
 		return invalid("mirrors", "must be at most 8 KiB")

@@ -18,8 +18,8 @@ func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 
 // SetSetting stores a setting.
 func (s *Store) SetSetting(ctx context.Context, key, value string) error {
-	_, err := s.sql.ExecContext(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
-	return err
+	// Through gorm, so that from InTx it is part of the transaction.
+	return s.db.WithContext(ctx).Exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value).Error
 }
 
 // InstallID returns this installation's random id, creating it on first use.

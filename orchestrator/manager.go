@@ -105,6 +105,8 @@ func (o *Options) defaults() {
 // record of intent; the engine's labelled containers are the truth it is
 // reconciled against.
 type Manager struct {
+	// billRounds counts finished BillAndEnforce passes (BillRounds).
+	billRounds atomic.Uint64
 	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
 	unitIdle unitIdleRuns
 	// unitHist keeps each collection's per-unit readings and energy

@@ -114,10 +114,16 @@ func (m *Manager) vanishedExit(ctx context.Context, id string) (time.Time, strin
 	return iv.HeartbeatAt, "the last heartbeat (the engine no longer knows the exit)"
 }
 
+// BillRounds is how many BillAndEnforce passes have finished: tests wait
+// for passes to happen instead of sleeping for a time that should contain
+// them.
+func (m *Manager) BillRounds() uint64 { return m.billRounds.Load() }
+
 // BillAndEnforce writes the ledger lines that are due, then stops the
 // running workbenches of users who reached a monthly limit (their volumes
 // are kept; the reason is shown).
 func (m *Manager) BillAndEnforce(ctx context.Context) {
+	defer m.billRounds.Add(1)
 	_, err := m.billing.BillOnce(ctx)
 	if err != nil {
 		m.moneyError(ctx, moneyErrBilling, "", err, false)

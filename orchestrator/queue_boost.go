@@ -9,11 +9,32 @@ import (
 )
 
 // Boost moves a queued workbench to the front of its priority class (an
-// administrator's decision, issue 12 §6; audited by the caller) and
+// administrator's decision, issue 12 §6; BoostBy records who) and
 // drains, so positions and a possible start follow at once. It returns
 // models.ErrConflict when the workbench is no longer queued.
 func (m *Manager) Boost(ctx context.Context, id string) error {
-	if err := m.store.BoostQueued(ctx, id); err != nil {
+	return m.BoostBy(ctx, id, "")
+}
+
+// BoostBy is Boost by an administrator: the boost and its audit row
+// (queue.boost, with the position it had) commit together. Without an
+// actor (the scheduler's own tests) nothing is recorded.
+func (m *Manager) BoostBy(ctx context.Context, id, actor string) error {
+	err := m.store.InTx(ctx, func(tx *models.Store) error {
+		wb, err := tx.WorkbenchByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.BoostQueued(ctx, id); err != nil {
+			return err
+		}
+		if actor == "" {
+			return nil
+		}
+		return tx.WriteAudit(ctx, models.AuditRecord{Actor: actor, Action: "queue.boost", Target: id,
+			Before: map[string]any{"queue_position": wb.QueuePosition}, After: map[string]string{"boost": "front of " + wb.Priority}})
+	})
+	if err != nil {
 		return err
 	}
 	m.log.Info("queue boost", "id", id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"workbench/models"
@@ -17,12 +18,25 @@ import (
 
 // Reserve books units × model for owner over [start, end).
 func (m *Manager) Reserve(ctx context.Context, owner *models.User, model string, units int, start, end time.Time, note string) (*models.Reservation, error) {
+	return m.ReserveBy(ctx, owner.Username, owner, model, units, start, end, note)
+}
+
+// ReserveBy is Reserve on actor's behalf (the owner, or an administrator
+// reserving for them): the reservation and its audit row
+// (reservation.create) commit together.
+func (m *Manager) ReserveBy(ctx context.Context, actor string, owner *models.User, model string, units int, start, end time.Time, note string) (*models.Reservation, error) {
 	cands, err := m.pool.CandidatesByModel(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r := &models.Reservation{UserID: owner.ID, GPUModel: model, Units: units, StartsAt: start, EndsAt: end, Note: note, CreatedBy: owner.Username}
-	if err := m.store.CreateReservation(ctx, r, len(cands[model])); err != nil {
+	err = m.Audited(ctx, actor, func(tx *models.Store) (models.AuditRecord, error) {
+		if err := tx.CreateReservation(ctx, r, len(cands[model])); err != nil {
+			return models.AuditRecord{}, err
+		}
+		return models.AuditRecord{Action: "reservation.create", Target: strconv.FormatInt(r.ID, 10), After: r}, nil
+	})
+	if err != nil {
 		return nil, m.refusal(ctx, err) // a full calendar reads like a quota: 422
 	}
 	m.log.Info("reservation", "id", r.ID, "user", owner.Username, "model", model, "units", units, "start", r.StartsAt, "end", r.EndsAt)
@@ -43,7 +57,12 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 	if r.ReleasedAt != nil {
 		return &ErrState{Message: "the reservation is already released"}
 	}
-	if err := m.store.ReleaseReservation(ctx, id, "cancelled by "+who.Username); err != nil {
+	// The release and its audit row (reservation.cancel) commit together.
+	err = m.Audited(ctx, who.Username, func(tx *models.Store) (models.AuditRecord, error) {
+		return models.AuditRecord{Action: "reservation.cancel", Target: strconv.FormatInt(id, 10)},
+			tx.ReleaseReservation(ctx, id, "cancelled by "+who.Username)
+	})
+	if err != nil {
 		return err
 	}
 	m.kickDrain()

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"strings"
-	"time"
 
 	"workbench/orchestrator/runtime"
 )
@@ -29,7 +28,7 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 		m.log.Warn("storage metering", "err", err)
 		return
 	}
-	now := time.Now().UTC()
+	now := m.now() // the manager's clock: tests move it instead of sleeping
 	seen := map[string]bool{}
 	for _, v := range vols {
 		owner := v.Labels[runtime.LabelOwner]

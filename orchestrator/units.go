@@ -236,14 +236,17 @@ func (p *Pool) SetShared(ctx context.Context, uuid string, c models.SharedSettin
 	if dev.MIGEnabled && c.Slices > 0 {
 		return &models.ValidationError{Field: "slices", Message: "this GPU has MIG enabled: its MIG instances are its units, it cannot also be shared in slices"}
 	}
-	before, err := p.store.SetGPUShared(ctx, uuid, c, actor)
-	if err != nil {
-		return err
-	}
-	if c.Slices > 0 {
-		if err := p.store.SeedUnitPrice(ctx, models.UnitSlice, dev.Model, dev.Model); err != nil {
-			return err
+	// The sharing, its slice price and the audit row commit together.
+	return audited(ctx, p.store, actor, func(tx *models.Store) (models.AuditRecord, error) {
+		before, err := tx.SetGPUShared(ctx, uuid, c, actor)
+		if err != nil {
+			return models.AuditRecord{}, err
 		}
-	}
-	return p.store.Audit(ctx, actor, "gpu.share", uuid, before, c)
+		if c.Slices > 0 {
+			if err := tx.SeedUnitPrice(ctx, models.UnitSlice, dev.Model, dev.Model); err != nil {
+				return models.AuditRecord{}, err
+			}
+		}
+		return models.AuditRecord{Action: "gpu.share", Target: uuid, Before: before, After: c}, nil
+	})
 }

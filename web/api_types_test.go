@@ -1,17 +1,21 @@
 package web_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/handlers"
 	"workbench/models"
+	"workbench/orchestrator"
 )
 
 // strictAPI sends one API request and decodes its answer strictly: a 2xx
@@ -19,41 +23,39 @@ import (
 // handlers.APIError. It returns the status.
 func (p *testPortal) strictAPI(method, path, token, body string, want any) int {
 	p.t.Helper()
-	req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(body))
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode == http.StatusNoContent {
+	code, b := p.apiBytes(method, path, token, body)
+	if code == http.StatusNoContent {
 		if len(b) != 0 {
 			p.t.Errorf("%s %s: 204 with a body: %s", method, path, b)
 		}
-		return res.StatusCode
+		return code
 	}
 	into := want
 	var apiErr handlers.APIError
-	if res.StatusCode >= 400 {
+	if code >= 400 {
 		into = &apiErr
 	}
+	if err := strictDecode(b, into); err != nil {
+		p.t.Errorf("%s %s (%d): %v\n%s", method, path, code, err, b)
+	}
+	if code >= 400 && (apiErr.Error.Code == "" || apiErr.Error.Message == "") {
+		p.t.Errorf("%s %s (%d): error without code or message: %s", method, path, code, b)
+	}
+	return code
+}
+
+// strictDecode decodes exactly one JSON value into v, refusing fields v
+// does not have.
+func strictDecode(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
-		p.t.Errorf("%s %s (%d): the body does not decode strictly into %T: %v\n%s", method, path, res.StatusCode, into, err, b)
-	} else if dec.More() {
-		p.t.Errorf("%s %s: more than one JSON value", method, path)
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("the body does not decode strictly into %T: %w", v, err)
 	}
-	if res.StatusCode >= 400 && (apiErr.Error.Code == "" || apiErr.Error.Message == "") {
-		p.t.Errorf("%s %s (%d): error without code or message: %s", method, path, res.StatusCode, b)
+	if dec.More() {
+		return errors.New("more than one JSON value")
 	}
-	return res.StatusCode
+	return nil
 }
 
 // Every answer of a driven API session — a user's and an admin's, errors
@@ -195,4 +197,64 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	if health.Status != "ok" {
 		t.Errorf("healthz: %+v", health)
 	}
+
+	// The live updates: every message of the event stream decodes strictly
+	// into APIStateEvent — the stored state first, then a change (a failed
+	// stop, which is the one that carries error).
+	events := p.stateEvents(wb.ID, user)
+	first := <-events
+	if first.ID != wb.ID || first.State == "" || first.At.IsZero() {
+		t.Errorf("first state event: %+v", first)
+	}
+	p.srv.Manager.Events().Publish(orchestrator.Update{ID: wb.ID, State: models.StateStopping, Progress: 40,
+		Reason: "stop requested", Error: "engine unreachable", At: time.Now()})
+	if next := <-events; next.State != models.StateStopping || next.Error != "engine unreachable" || next.Progress != 40 {
+		t.Errorf("published state event: %+v", next)
+	}
+}
+
+// stateEvents follows GET /workbenches/{id}/events and delivers each
+// `event: state` message, decoded strictly into handlers.APIStateEvent, on
+// the channel (closed when the stream ends). The stream ends with the test.
+func (p *testPortal) stateEvents(id, token string) <-chan handlers.APIStateEvent {
+	p.t.Helper()
+	t := p.t
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.ts.URL+"/api/v1/workbenches/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatalf("events: %v", err)
+	}
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+		res.Body.Close()
+		cancel()
+		t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	out := make(chan handlers.APIStateEvent, 16)
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); res.Body.Close(); <-done })
+	go func() {
+		defer close(done)
+		defer close(out)
+		sc := bufio.NewScanner(res.Body)
+		event := ""
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				var ev handlers.APIStateEvent
+				if event != "state" {
+					t.Errorf("events: data for event %q: %s", event, line)
+				} else if err := strictDecode([]byte(strings.TrimPrefix(line, "data: ")), &ev); err != nil {
+					t.Errorf("events: %v\n%s", err, line)
+				}
+				out <- ev
+			}
+		}
+	}()
+	return out
 }

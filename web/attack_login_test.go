@@ -52,6 +52,23 @@ func (p *testPortal) loginAttempt(c *http.Client, user, password string) (int, s
 }
 
 // procStatusKB reads one "Vm…" line of /proc/self/status in KiB.
+// loadPerCPU is the one-minute load average per core (1 where unknown).
+func loadPerCPU() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 1
+	}
+	l, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 1
+	}
+	return l / float64(runtime.NumCPU())
+}
+
 func procStatusKB(t *testing.T, field string) int64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
@@ -120,6 +137,7 @@ func TestAttackLoginBurst(t *testing.T) {
 	}
 	slices.Sort(quiet)
 	quietP50 := quiet[len(quiet)/2]
+	loadBefore := loadPerCPU()
 	go func() { // /healthz prober, its own address and connection
 		defer bg.Done()
 		for {
@@ -213,9 +231,18 @@ func TestAttackLoginBurst(t *testing.T) {
 	// with the latency measured just before the burst (at least 2 s: the 500
 	// attacking clients run in this same process); the figures are
 	// logged above. Before the fix the portal ran out of memory instead.
-	limit := max(2*time.Second, 20*quietP50)
+	// Other processes on the machine (make test runs packages side by
+	// side; CI machines are shared) delay every probe by their run queue,
+	// which the portal cannot help: the p95 bound grows with the load
+	// average per core over the burst; the median's does not (a starved
+	// portal shows in the median too).
+	load := max(1, (loadPerCPU()+loadBefore)/2)
+	limit := time.Duration(float64(max(2*time.Second, 20*quietP50)) * load)
 	if p95 > limit {
-		t.Errorf("/healthz p95 %v during the burst, want under %v (goal 100 ms; %v before the burst)", p95, limit, quietP50)
+		t.Errorf("/healthz p95 %v during the burst, want under %v (goal 100 ms; %v before the burst; load %.1f per core)", p95, limit, quietP50, load)
+	}
+	if p50, limit50 := probes[len(probes)/2], max(100*time.Millisecond, 20*quietP50); p50 > limit50 {
+		t.Errorf("/healthz p50 %v during the burst, want under %v (%v before the burst)", p50, limit50, quietP50)
 	}
 
 	// The real admin, at another address, still gets in at once.

@@ -34,23 +34,14 @@ type launchImage struct {
 
 func BenchmarkLaunchToReady(b *testing.B) {
 	cli := dockerClient(b)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	// Built with debootstrap the first time (minutes), then cached by tag.
-	ref, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		b.Fatalf("build the real Jupyter image: %v", err)
-	}
+	ref := realJupyterImage(b)
 	benchLaunch(b, cli, "real Jupyter", launchImage{ref: ref, startCmd: testimages.RealJupyterStartCommand,
 		user: testimages.RealJupyterUser, home: testimages.RealJupyterHome})
 }
 
 func BenchmarkLaunchToReadyFake(b *testing.B) {
 	cli := dockerClient(b)
-	ref, err := testimages.FakeJupyter(context.Background(), cli)
-	if err != nil {
-		b.Fatalf("build the fake Jupyter image: %v", err)
-	}
+	ref := fakeJupyterImage(b)
 	benchLaunch(b, cli, "fake Jupyter", launchImage{ref: ref, startCmd: testimages.FakeJupyterStartCommand,
 		user: "1000", home: testimages.FakeJupyterHome})
 }

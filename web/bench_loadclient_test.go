@@ -31,13 +31,6 @@ type loadResult struct {
 	Err                     string
 }
 
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(loadClientEnv); spec != "" {
-		os.Exit(runLoadClient(spec))
-	}
-	os.Exit(m.Run())
-}
-
 // runLoadClient is the load-client process: it runs one measurement and
 // prints its result as JSON.
 func runLoadClient(specJSON string) int {

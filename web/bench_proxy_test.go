@@ -285,7 +285,7 @@ func acquireProxyFixture(b *testing.B, name string) *proxyFixture {
 	proxyFix.mu.Lock()
 	defer proxyFix.mu.Unlock()
 	if proxyFix.f == nil {
-		f, err := startProxyFixture(cli)
+		f, err := startProxyFixture(cli, fakeJupyterImage(b))
 		if err != nil {
 			b.Fatalf("start the proxy benchmark fixture: %v", err)
 		}
@@ -349,12 +349,8 @@ func firstElem(pat string) string {
 	return pat
 }
 
-func startProxyFixture(cli *client.Client) (f *proxyFixture, err error) {
+func startProxyFixture(cli *client.Client, ref string) (f *proxyFixture, err error) {
 	ctx := context.Background()
-	ref, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		return nil, fmt.Errorf("build the fake Jupyter image: %w", err)
-	}
 	bp, err := startBenchPortal(cli)
 	if err != nil {
 		return nil, err
@@ -591,16 +587,7 @@ func startBenchPortal(cli *client.Client, mutate ...func(*web.Config)) (*benchPo
 	if err != nil {
 		return nil, err
 	}
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dir, GPUs: "mock:dgxh100", AdminPassword: adminPassword,
-		Currency: "USD", LogFormat: "text", LogLevel: "error", SampleEvery: time.Second}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	srv, err := web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	srv, err := openPortal(dir, mutate...)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err

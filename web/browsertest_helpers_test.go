@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,35 +16,21 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-
-	"workbench/web"
 )
 
 // The admin password every browser test server starts with.
-const btAdminPassword = "admin-password-1"
+const btAdminPassword = adminPassword
 
-// btTimeout bounds one browser test from start to end.
-const btTimeout = 60 * time.Second
+// btTimeout bounds one browser test from start to end: a hang, not a
+// pace (a loaded machine runs Chromium slowly).
+const btTimeout = 3 * time.Minute
 
 // btStartPortal starts a portal with simulated DGX H100 GPUs, its own data
-// directory and a known admin password, served by httptest.
+// directory and a known admin password, served by httptest (newPortal's
+// portal, for tests that only need its address).
 func btStartPortal(t *testing.T) *httptest.Server {
 	t.Helper()
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), GPUs: "mock:dgxh100", AdminPassword: btAdminPassword,
-		Currency: "USD", LogFormat: "text", LogLevel: "warn", SampleEvery: time.Second}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	srv, err := web.NewServer(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		ts.Close()
-		srv.Close()
-	})
-	return ts
+	return newPortal(t).ts
 }
 
 // btChromiumPath finds Debian's chromium. Without it the test fails under CI
@@ -117,6 +101,14 @@ func btDo(t *testing.T, ctx context.Context, what string, steps ...chromedp.Acti
 func btNavigate(t *testing.T, ctx context.Context, u string) *network.Response {
 	t.Helper()
 	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(u))
+	// Chromium drops a load in flight when an interface comes or goes
+	// (net::ERR_NETWORK_CHANGED): on a machine whose Docker engine creates
+	// bridges, as launches do, that happens at any moment. A GET is safe to
+	// load again; a few tries, then the error stands.
+	for try := 0; try < 3 && err != nil && strings.Contains(err.Error(), "ERR_NETWORK_CHANGED"); try++ {
+		t.Logf("navigate to %s: %v; loading it again", u, err)
+		resp, err = chromedp.Run(ctx, chromedp.NavigateResponse(u))
+	}
 	if err != nil {
 		t.Fatalf("navigate to %s: %v", u, err)
 	}
@@ -138,6 +130,12 @@ func btSubmit(t *testing.T, ctx context.Context, what string, steps ...chromedp.
 func btLocation(t *testing.T, ctx context.Context) *url.URL {
 	t.Helper()
 	loc, err := chromedp.Run(ctx, chromedp.Location())
+	// A page that reloads itself (the workbench page follows its state)
+	// can navigate while the location is read: read it again.
+	for try := 0; try < 20 && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "navigated or closed"); try++ {
+		time.Sleep(50 * time.Millisecond) // poll: the new document's context is not there yet
+		loc, err = chromedp.Run(ctx, chromedp.Location())
+	}
 	if err != nil {
 		t.Fatalf("location: %v", err)
 	}

@@ -3,7 +3,6 @@ package web_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,76 +22,12 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
-	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
 )
 
 // The crash test runs the real binary, so what it proves is what an
 // operator gets: SIGKILL leaves no in-process cleanup to lean on.
-
-var portalBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// workbenchBinary builds ./cmd/workbench once per test binary. It lives
-// outside the repository (the working tree is shared with other builds) in
-// a per-process file, so concurrent `go test` runs never exec each other's
-// half-written binary.
-func workbenchBinary(t *testing.T) string {
-	t.Helper()
-	portalBinary.once.Do(func() {
-		// No deadline: the build happens once per test binary, and on a
-		// busy machine it can take longer than any fixed budget; a build
-		// killed half-way would fail every test that needs it.
-		ctx := context.Background()
-		out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-		if err != nil {
-			portalBinary.err = fmt.Errorf("go env GOMOD: %v", err)
-			return
-		}
-		gomod := strings.TrimSpace(string(out))
-		if gomod == "" || gomod == os.DevNull {
-			portalBinary.err = errors.New("go env GOMOD: not inside the module")
-			return
-		}
-		dir := filepath.Join(os.TempDir(), "workbench-crashtest")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			portalBinary.err = err
-			return
-		}
-		removeDeadBinaries(dir)
-		bin := filepath.Join(dir, "workbench-"+strconv.Itoa(os.Getpid()))
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/workbench")
-		build.Dir = filepath.Dir(gomod)
-		if out, err := build.CombinedOutput(); err != nil {
-			portalBinary.err = fmt.Errorf("go build ./cmd/workbench: %v\n%s", err, out)
-			return
-		}
-		portalBinary.path = bin
-	})
-	if portalBinary.err != nil {
-		t.Fatal(portalBinary.err)
-	}
-	return portalBinary.path
-}
-
-// removeDeadBinaries deletes binaries left by test processes that are gone
-// (best effort), so repeated runs do not pile them up in the temp dir.
-func removeDeadBinaries(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "workbench-"))
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
 
 // portalProc is one `workbench serve` subprocess (and its successors on the
 // same data dir and address).
@@ -279,15 +213,7 @@ func TestPortalCrashAndRestart(t *testing.T) {
 	cli := dockerClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	fakeRef, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build fake Jupyter image: %v", err)
-	}
-	// Cached by tag; building it from scratch takes minutes.
-	realRef, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
+	fakeRef, realRef := fakeJupyterImage(t), realJupyterImage(t)
 
 	pp := newPortalProc(t)
 	// Read the install id before the first start: registering the cleanup
@@ -316,12 +242,7 @@ func TestPortalCrashAndRestart(t *testing.T) {
 	if !strings.HasPrefix(alice, "wbt_") || !strings.HasPrefix(admin, "wbt_") {
 		t.Fatalf("token create printed %q / %q, want a token alone", alice, admin)
 	}
-	for _, img := range []string{
-		fmt.Sprintf(`{"name":"fake","image":%q,"start_command":%q,"run_as_user":"1000","home_path":%q}`,
-			fakeRef, testimages.FakeJupyterStartCommand, testimages.FakeJupyterHome),
-		fmt.Sprintf(`{"name":"jupyter","image":%q,"start_command":%q,"run_as_user":%q,"home_path":%q}`,
-			realRef, testimages.RealJupyterStartCommand, testimages.RealJupyterUser, testimages.RealJupyterHome),
-	} {
+	for _, img := range []string{catalogJSON(fakeCatalogImage("fake", fakeRef)), catalogJSON(realCatalogImage("jupyter", realRef))} {
 		if code, body := p.api("POST", "/api/v1/images", admin, img); code != http.StatusCreated {
 			t.Fatalf("add catalog image: %d %v", code, body)
 		}

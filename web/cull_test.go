@@ -10,7 +10,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/web"
 )
@@ -172,7 +171,7 @@ func cullWaitStopped(t *testing.T, p *testPortal, token, id string, within time.
 // Jupyter sends on an open kernel WebSocket: a forgotten tab does not keep
 // a workbench, and its GPUs, for ever.
 func TestIdleCullingSeesJupyter(t *testing.T) {
-	p, cli := enginePortal(t, cullTimers, func(c *web.Config) { c.ActivityEvery = 100 * time.Millisecond })
+	p, _ := enginePortal(t, cullTimers, func(c *web.Config) { c.ActivityEvery = 100 * time.Millisecond })
 	cullRunManager(t, p)
 	ctx := context.Background()
 	alice := tokenFor(t, p, "alice", "user")
@@ -215,16 +214,9 @@ func TestIdleCullingSeesJupyter(t *testing.T) {
 	})
 
 	t.Run("an open kernel WebSocket's pings do not keep it running", func(t *testing.T) {
-		ref, err := testimages.FakeJupyter(ctx, cli)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img := &models.Image{Name: "fake-ping", Image: ref,
-			StartCommand: testimages.FakeJupyterStartCommand + " --ws-ping-interval=100ms",
-			RunAsUser:    "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}
-		if err := p.srv.Store.CreateImage(ctx, img); err != nil {
-			t.Fatal(err)
-		}
+		img := fakeCatalogImage("fake-ping", fakeJupyterImage(t))
+		img.StartCommand += " --ws-ping-interval=100ms"
+		p.addImage(img)
 		code, wb := p.api("POST", "/api/v1/workbenches", alice,
 			`{"name":"open-tab","image":"fake-ping","flavor":"CPU small","idle_timeout_seconds":2}`)
 		if code != http.StatusAccepted {

@@ -5,13 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
-
-	"workbench/web"
 )
 
 // fuzzEndpoints is every API endpoint that decodes a JSON body.
@@ -45,17 +41,7 @@ var fuzzEndpoints = []struct {
 // creates no container (it is refused or fails in the background).
 func FuzzAPIJSONBodies(f *testing.F) {
 	f.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: f.TempDir(), GPUs: "mock:dgxh100", AdminPassword: adminPassword,
-		Currency: "USD", LogFormat: "text", LogLevel: "error", SampleEvery: time.Second}
-	if err := cfg.Validate(); err != nil {
-		f.Fatal(err)
-	}
-	srv, err := web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	f.Cleanup(func() { ts.Close(); srv.Close() })
+	srv, ts := servePortal(f)
 	admin, err := srv.Store.UserByUsername(context.Background(), "admin")
 	if err != nil {
 		f.Fatal(err)

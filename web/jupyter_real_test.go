@@ -16,9 +16,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
-	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 )
 
 // TestRealJupyterKernelThroughPortal is the product's promise with a real
@@ -26,26 +23,8 @@ import (
 // through the proxy, and code evaluated over the kernel channels WebSocket
 // opened through the portal with the user's session cookie.
 func TestRealJupyterKernelThroughPortal(t *testing.T) {
-	p, cli := enginePortal(t)
-	// A cold image build is a multi-minute debootstrap; keep within the go
-	// test deadline so a timeout fails here with context.
-	budget := 25 * time.Minute
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 30*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), budget)
-	defer cancel()
-	ref, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
-	img := &models.Image{Name: "jupyter", Image: ref, StartCommand: testimages.RealJupyterStartCommand,
-		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}
-	if err := p.srv.Store.CreateImage(ctx, img); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := realJupyterPortal(t)
+	ctx := t.Context()
 
 	alice := tokenFor(t, p, "alice", "user")
 	code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"real","image":"jupyter","flavor":"CPU small"}`)

@@ -52,8 +52,10 @@ func TestStopDuringPullCancelsTheLaunch(t *testing.T) {
 		t.Fatalf("stop during pull: %d %v", code, body)
 	}
 	waitState(t, p, alice, id, "stopped")
-	// The cancelled launch must not bring it back, nor leave a container.
-	time.Sleep(4 * time.Second)
+	// The cancelled launch must not bring it back, nor leave a container:
+	// looked at once its pipeline has ended (Manager.Wait), not after a
+	// time it should have ended in.
+	p.srv.Manager.Wait()
 	if _, wb := p.api("GET", "/api/v1/workbenches/"+id, alice, ""); wb["state"] != "stopped" || len(wb["gpus"].([]any)) != 0 {
 		t.Fatalf("after the cancelled launch: %v", wb)
 	}

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 )
 
@@ -24,10 +22,7 @@ func TestCopyOfLivePortalLeavesItsContainersAlone(t *testing.T) {
 	cli := dockerClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	fakeRef, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fakeRef := fakeJupyterImage(t)
 	live := newPortalProc(t)
 	store, err := models.Open(ctx, live.dataDir, nil)
 	if err != nil {
@@ -43,8 +38,7 @@ func TestCopyOfLivePortalLeavesItsContainersAlone(t *testing.T) {
 	live.cli("alice-password-1\n", "user", "add", "alice", "--password-stdin")
 	alice := live.cli("", "token", "create", "alice")
 	admin := live.cli("", "token", "create", "admin")
-	img := fmt.Sprintf(`{"name":"fake","image":%q,"start_command":%q,"run_as_user":"1000","home_path":%q}`,
-		fakeRef, testimages.FakeJupyterStartCommand, testimages.FakeJupyterHome)
+	img := catalogJSON(fakeCatalogImage("fake", fakeRef))
 	if code, body := live.http.api("POST", "/api/v1/images", admin, img); code != http.StatusCreated {
 		t.Fatalf("add image: %d %v", code, body)
 	}

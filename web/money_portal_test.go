@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 )
 
@@ -29,15 +27,13 @@ type moneyPortal struct {
 
 func newMoneyPortal(t *testing.T, ctx context.Context, cli *client.Client, env ...string) *moneyPortal {
 	t.Helper()
-	fakeRef, err := testimages.FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build fake Jupyter image: %v", err)
-	}
+	fakeRef := fakeJupyterImage(t)
 	pp := newPortalProc(t)
 	pp.env = append(pp.env, "WORKBENCH_BILLING_INTERVAL=1s", "WORKBENCH_MIN_CHARGE=0")
 	pp.env = append(pp.env, env...)
 	mp := &moneyPortal{pp: pp, fakeRef: fakeRef}
 	store := mp.openStore(t, ctx)
+	var err error
 	mp.installID, err = store.InstallID(ctx)
 	store.Close()
 	if err != nil {
@@ -65,8 +61,7 @@ func (mp *moneyPortal) start(t *testing.T) {
 	mp.pp.cli("alice-password-1\n", "user", "add", "alice", "--password-stdin")
 	mp.alice = mp.pp.cli("", "token", "create", "alice")
 	mp.admin = mp.pp.cli("", "token", "create", "admin")
-	img := fmt.Sprintf(`{"name":"fake","image":%q,"start_command":%q,"run_as_user":"1000","home_path":%q}`,
-		mp.fakeRef, testimages.FakeJupyterStartCommand, testimages.FakeJupyterHome)
+	img := catalogJSON(fakeCatalogImage("fake", mp.fakeRef))
 	if code, body := mp.pp.http.api("POST", "/api/v1/images", mp.admin, img); code != http.StatusCreated {
 		t.Fatalf("add catalog image: %d %v", code, body)
 	}

@@ -267,7 +267,7 @@ func TestBudgetExhaustion(t *testing.T) {
 	}
 	id2 := moneyLaunch(t, p, alice, "again")
 	waitState(t, p, alice, id2, "running")
-	time.Sleep(1200 * time.Millisecond) // four billing rounds
+	waitBillRounds(t, p, 4) // four enforcement passes with the raised budget
 	if _, wb := p.api("GET", "/api/v1/workbenches/"+id2, alice, ""); wb["state"] != "running" {
 		t.Fatalf("after the budget was raised the workbench is %v: %v", wb["state"], wb["reason"])
 	}
@@ -499,8 +499,22 @@ func TestRateChangeMidRun(t *testing.T) {
 	if code, body := p.api("PUT", "/api/v1/admin/prices", admin, fmt.Sprintf(`{"rates":[{"resource":"gpu","gpu_model":%q,"rate_micros":1}]}`, model)); code != 200 {
 		t.Fatalf("second price change: %d %v", code, body)
 	}
-	time.Sleep(time.Second) // three billing rounds
+	waitBillRounds(t, p, 3)
 	if now := snap(); !reflect.DeepEqual(was, now) {
 		t.Fatalf("the statement changed after a later rate change:\nbefore %v\nafter  %v", was, now)
+	}
+}
+
+// waitBillRounds waits until the manager's loop has finished n more
+// billing and enforcement passes (after a negative check's action: the
+// passes are what must not change anything). Bounded by two minutes, for
+// a loop that has stopped.
+func waitBillRounds(t *testing.T, p *testPortal, n uint64) {
+	t.Helper()
+	want := p.srv.Manager.BillRounds() + n
+	for deadline := time.Now().Add(2 * time.Minute); p.srv.Manager.BillRounds() < want; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d billing passes in two minutes, want %d: is the manager's loop running?", p.srv.Manager.BillRounds()+n-want, n)
+		}
 	}
 }

@@ -1,16 +1,12 @@
 package web_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 )
 
 // A real Jupyter (Notebook 6, base_url /wb/{id}/ as in path mode) works on
@@ -19,23 +15,7 @@ import (
 // WebSocket, with nothing but the notebook host's cookie and origin.
 func TestBrowserRealJupyterOnNotebookDomain(t *testing.T) {
 	np := newNBPortal(t)
-	budget := 25 * time.Minute // a cold image build is a multi-minute debootstrap
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 30*time.Second; left < budget {
-			budget = left
-		}
-	}
-	bctx, cancel := context.WithTimeout(t.Context(), budget)
-	defer cancel()
-	ref, err := testimages.RealJupyter(bctx, dockerClient(t))
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
-	img := &models.Image{Name: "jupyter", Image: ref, StartCommand: testimages.RealJupyterStartCommand,
-		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}
-	if err := np.srv.Store.CreateImage(bctx, img); err != nil {
-		t.Fatal(err)
-	}
+	np.addImage(realCatalogImage("jupyter", realJupyterImage(t)))
 	alice := tokenFor(t, np.testPortal, "alice", "user")
 	code, wb := np.api("POST", "/api/v1/workbenches", alice, `{"name":"real","image":"jupyter","flavor":"CPU small"}`)
 	if code != http.StatusAccepted {

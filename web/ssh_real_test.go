@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +21,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 )
 
 // sshClient is Debian's OpenSSH client pointed at the portal's SSH server
@@ -124,34 +122,8 @@ func startSleeper(t *testing.T, p *testPortal, s sshClient, id string, args ...s
 // come through, other users and deleted keys are refused, and sessions end
 // when their key is deleted or the workbench stops.
 func TestSSHIntoWorkbench(t *testing.T) {
-	p, cli := enginePortal(t)
-	budget := 25 * time.Minute
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 30*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), budget)
-	defer cancel()
-	ref, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
-	img := &models.Image{Name: "jupyter", Image: ref, StartCommand: testimages.RealJupyterStartCommand,
-		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}
-	if err := p.srv.Store.CreateImage(ctx, img); err != nil {
-		t.Fatal(err)
-	}
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- p.srv.SSH().Serve(sctx, ln) }()
-	t.Cleanup(func() { stop(); <-served })
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	p, _ := realJupyterPortal(t)
+	port := p.serveSSH()
 
 	alice := tokenFor(t, p, "alice", "user")
 	bob := tokenFor(t, p, "bob", "user")

@@ -3,17 +3,13 @@
 package web_test
 
 import (
-	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 )
 
 // TestSSHSFTPAndSCP moves files in and out of a workbench with OpenSSH's
@@ -26,31 +22,10 @@ func TestSSHSFTPAndSCP(t *testing.T) {
 		}
 		t.Skip("openssh-sftp-server missing on the host")
 	}
-	p, cli := enginePortal(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Minute)
-	defer cancel()
-	base, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
-	ref, err := testimages.WithSFTPServer(ctx, cli, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := &models.Image{Name: "jupyter-sftp", Image: ref, StartCommand: testimages.RealJupyterStartCommand,
-		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}
-	if err := p.srv.Store.CreateImage(ctx, img); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- p.srv.SSH().Serve(sctx, ln) }()
-	t.Cleanup(func() { stop(); <-served })
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	p, _ := enginePortal(t)
+	ctx := t.Context()
+	p.addImage(realCatalogImage("jupyter-sftp", sftpJupyterImage(t)))
+	port := p.serveSSH()
 
 	alice := tokenFor(t, p, "alice", "user")
 	code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"files","image":"jupyter-sftp","flavor":"CPU small"}`)

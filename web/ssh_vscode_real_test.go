@@ -16,9 +16,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
-
-	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 )
 
 // What VS Code Remote-SSH does, done with Debian's OpenSSH client through
@@ -29,26 +26,8 @@ import (
 // refuses, by decision (docs/rental.md): remote forwarding (`ssh -R`) and
 // agent forwarding.
 func TestSSHAsVSCodeRemoteSSHDoes(t *testing.T) {
-	p, cli := enginePortal(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
-	defer cancel()
-	ref, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
-	if err := p.srv.Store.CreateImage(ctx, &models.Image{Name: "jupyter", Image: ref, StartCommand: testimages.RealJupyterStartCommand,
-		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- p.srv.SSH().Serve(sctx, ln) }()
-	t.Cleanup(func() { stop(); <-served })
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	p, _ := realJupyterPortal(t)
+	port := p.serveSSH()
 	alice := tokenFor(t, p, "alice", "user")
 	code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"vscode","image":"jupyter","flavor":"CPU small"}`)
 	if code != 202 {

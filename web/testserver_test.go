@@ -26,27 +26,51 @@ type testPortal struct {
 	ts  *httptest.Server
 }
 
-// newPortal runs a real portal (SQLite file in a temp dir, simulated
-// DGX H100) behind httptest.
-func newPortal(t *testing.T, mutate ...func(*web.Config)) *testPortal {
-	t.Helper()
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), GPUs: "mock:dgxh100", AdminPassword: adminPassword,
+// portalConfig is the one configuration every in-process test portal
+// starts from (a real SQLite file in dataDir, simulated DGX H100, the known
+// admin password), with mutate applied and validated.
+func portalConfig(dataDir string, mutate ...func(*web.Config)) (web.Config, error) {
+	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dataDir, GPUs: "mock:dgxh100", AdminPassword: adminPassword,
 		Currency: "USD", LogFormat: "text", LogLevel: "error", SampleEvery: time.Second}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	return cfg, cfg.Validate()
+}
+
+// openPortal builds a portal on dataDir: the one place test portals are
+// made (newPortal for tests and fuzz targets, startBenchPortal for
+// benchmarks that manage their own lifetime).
+func openPortal(dataDir string, mutate ...func(*web.Config)) (*web.Server, error) {
+	cfg, err := portalConfig(dataDir, mutate...)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
+	}
+	return web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+}
+
+// newPortal runs a real portal (SQLite file in a temp dir, simulated
+// DGX H100) behind httptest.
+func newPortal(t *testing.T, mutate ...func(*web.Config)) *testPortal {
+	t.Helper()
+	srv, ts := servePortal(t, mutate...)
+	return &testPortal{t: t, srv: srv, ts: ts}
+}
+
+// servePortal is newPortal for any testing.TB (fuzz targets too): the
+// server and its httptest front, both closed, and whatever the portal made
+// on the engine removed, when tb ends.
+func servePortal(tb testing.TB, mutate ...func(*web.Config)) (*web.Server, *httptest.Server) {
+	tb.Helper()
+	srv, err := openPortal(tb.TempDir(), mutate...)
+	if err != nil {
+		tb.Fatalf("start the portal: %v", err)
 	}
 	// Whatever the test made on the engine goes with it (registered first,
 	// so it runs after the portal is closed): a leaked network holds one of
 	// the engine's few address pools for good.
 	if id, err := srv.Store.InstallID(context.Background()); err == nil {
-		t.Cleanup(func() {
+		tb.Cleanup(func() {
 			if cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation()); err == nil {
 				removeInstallObjects(cli, id)
 				cli.Close()
@@ -54,8 +78,8 @@ func newPortal(t *testing.T, mutate ...func(*web.Config)) *testPortal {
 		})
 	}
 	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { ts.Close(); srv.Close() })
-	return &testPortal{t: t, srv: srv, ts: ts}
+	tb.Cleanup(func() { ts.Close(); srv.Close() })
+	return srv, ts
 }
 
 // client returns a browser-like client with its own cookie jar that does
@@ -117,9 +141,10 @@ func (p *testPortal) sudo(c *http.Client, password string) {
 	}
 }
 
-// api sends a JSON API request with a bearer token (or none) and decodes
-// the JSON answer into a map.
-func (p *testPortal) api(method, path, token, body string) (int, map[string]any) {
+// apiBytes sends a JSON API request with a bearer token (or none), as a
+// script would (no cookie, no Origin), and returns the status and the raw
+// answer: what api and strictAPI decode.
+func (p *testPortal) apiBytes(method, path, token, body string) (int, []byte) {
 	p.t.Helper()
 	req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(body))
 	if token != "" {
@@ -130,17 +155,28 @@ func (p *testPortal) api(method, path, token, body string) (int, map[string]any)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		p.t.Fatal(err)
+		p.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		p.t.Fatalf("%s %s: reading the answer: %v", method, path, err)
+	}
+	return res.StatusCode, b
+}
+
+// api sends a JSON API request with a bearer token (or none) and decodes
+// the JSON answer into a map.
+func (p *testPortal) api(method, path, token, body string) (int, map[string]any) {
+	p.t.Helper()
+	code, b := p.apiBytes(method, path, token, body)
 	var out map[string]any
-	b, _ := io.ReadAll(res.Body)
 	if len(b) > 0 {
 		if err := json.Unmarshal(b, &out); err != nil {
-			p.t.Fatalf("%s %s: not JSON (%d): %s", method, path, res.StatusCode, b)
+			p.t.Fatalf("%s %s: not JSON (%d): %s", method, path, code, b)
 		}
 	}
-	return res.StatusCode, out
+	return code, out
 }
 
 func sessionCookie(res *http.Response) *http.Cookie {

@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,25 +53,73 @@ func cleanupInstall(t *testing.T, cli *client.Client, installID string) {
 func enginePortal(t *testing.T, mutate ...func(*web.Config)) (*testPortal, *client.Client) {
 	t.Helper()
 	cli := dockerClient(t)
-	ref, err := testimages.FakeJupyter(context.Background(), cli)
-	if err != nil {
-		t.Fatalf("build fake Jupyter image: %v", err)
-	}
+	ref := fakeJupyterImage(t)
 	p := newPortal(t, mutate...)
 	id, _ := p.srv.Store.InstallID(context.Background())
 	cleanupInstall(t, cli, id)
-	img := &models.Image{Name: "fake", Image: ref, StartCommand: testimages.FakeJupyterStartCommand,
-		RunAsUser: "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}
-	if err := p.srv.Store.CreateImage(context.Background(), img); err != nil {
-		t.Fatal(err)
-	}
+	p.addImage(fakeCatalogImage("fake", ref))
 	return p, cli
+}
+
+// realJupyterPortal is enginePortal with the real Jupyter Notebook image
+// in the catalog as "jupyter" too.
+func realJupyterPortal(t *testing.T, mutate ...func(*web.Config)) (*testPortal, *client.Client) {
+	t.Helper()
+	p, cli := enginePortal(t, mutate...)
+	p.addImage(realCatalogImage("jupyter", realJupyterImage(t)))
+	return p, cli
+}
+
+// fakeCatalogImage is a catalog entry that runs the fake Jupyter image ref.
+func fakeCatalogImage(name, ref string) *models.Image {
+	return &models.Image{Name: name, Image: ref, StartCommand: testimages.FakeJupyterStartCommand,
+		RunAsUser: "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}
+}
+
+// realCatalogImage is a catalog entry that runs the real Jupyter image ref
+// (or an image built on it).
+func realCatalogImage(name, ref string) *models.Image {
+	return &models.Image{Name: name, Image: ref, StartCommand: testimages.RealJupyterStartCommand,
+		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}
+}
+
+// addImage puts img in the portal's catalog.
+func (p *testPortal) addImage(img *models.Image) *models.Image {
+	p.t.Helper()
+	if err := p.srv.Store.CreateImage(context.Background(), img); err != nil {
+		p.t.Fatalf("add catalog image %s: %v", img.Name, err)
+	}
+	return img
+}
+
+// catalogJSON is img as POST /api/v1/images takes it (for portals that run
+// as a process, where the store is not at hand).
+func catalogJSON(img *models.Image) string {
+	b, _ := json.Marshal(map[string]string{"name": img.Name, "image": img.Image, "start_command": img.StartCommand,
+		"run_as_user": img.RunAsUser, "home_path": img.HomePath})
+	return string(b)
+}
+
+// serveSSH serves the portal's SSH gate on a loopback port until the test
+// ends, and returns the port.
+func (p *testPortal) serveSSH() string {
+	p.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- p.srv.SSH().Serve(ctx, ln) }()
+	p.t.Cleanup(func() { stop(); <-served })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
 }
 
 // waitState polls the API until the workbench reaches want (or failed).
 func waitState(t *testing.T, p *testPortal, token, id, want string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		code, wb := p.api("GET", "/api/v1/workbenches/"+id, token, "")
 		if code != 200 {

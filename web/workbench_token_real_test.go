@@ -12,9 +12,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
-	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 )
 
 // TestWorkbenchTokenRealKernel is programmatic access as VS Code's Jupyter
@@ -26,24 +23,9 @@ import (
 // Python client (jupyter_client's Session over tornado) does the same from
 // a container.
 func TestWorkbenchTokenRealKernel(t *testing.T) {
-	p, cli := enginePortal(t)
-	budget := 25 * time.Minute
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 30*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), budget)
-	defer cancel()
-	ref, err := testimages.RealJupyter(ctx, cli)
-	if err != nil {
-		t.Fatalf("build real Jupyter image: %v", err)
-	}
-	img := &models.Image{Name: "jupyter", Image: ref, StartCommand: testimages.RealJupyterStartCommand,
-		RunAsUser: testimages.RealJupyterUser, HomePath: testimages.RealJupyterHome, Enabled: true}
-	if err := p.srv.Store.CreateImage(ctx, img); err != nil {
-		t.Fatal(err)
-	}
+	p, cli := realJupyterPortal(t)
+	ref := realJupyterImage(t)
+	ctx := t.Context()
 	alice := tokenFor(t, p, "alice", "user")
 	launch := func(name string) string {
 		code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"`+name+`","image":"jupyter","flavor":"CPU small"}`)

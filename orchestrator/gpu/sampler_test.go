@@ -92,14 +92,21 @@ func TestSamplerRun(t *testing.T) {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for len(s.History(devs[7].UUID)) < 4 {
 		if time.Now().After(deadline) {
 			t.Fatalf("history did not fill: %d samples", len(s.History(devs[7].UUID)))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	time.Sleep(30 * time.Millisecond) // more ticks: the ring must stay at capacity
+	// Four more ticks (the whole ring replaced): it must stay at capacity.
+	full := s.History(devs[7].UUID)
+	for h := full; !h[0].At.After(full[len(full)-1].At); h = s.History(devs[7].UUID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the ring did not turn over: %v", h)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 	for _, d := range devs {
 		h := s.History(d.UUID)
 		if len(h) != 4 {
@@ -114,7 +121,7 @@ func TestSamplerRun(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Run did not return after cancel")
 	}
 }

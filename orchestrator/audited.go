@@ -1,0 +1,53 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+
+	"workbench/models"
+)
+
+// Audited makes one change and writes its audit row in the same
+// transaction: change runs on a Store bound to the transaction and returns
+// the row that records it (Actor defaults to actor). Either both commit or
+// neither does: a change that fails (or that the row cannot be written
+// for) leaves no row, and no row ever records a change that did not
+// happen. This is how the admin actions without a service of their own
+// (users, groups, images, flavors, prices, tokens, keys, …) are recorded;
+// the ones with rules of their own (SetQuota, Pool.SetDrained,
+// SetEgressPolicyBy, ExtendRuntimeBy, the workbench actions below) use the
+// same transaction shape.
+//
+// change must reach the database only through tx (a method on the shared
+// Store is outside the transaction and would wait on its lock), and do no
+// slow work (password hashing, engine calls) inside it: prepare that first.
+func (m *Manager) Audited(ctx context.Context, actor string, change func(tx *models.Store) (models.AuditRecord, error)) error {
+	return audited(ctx, m.store, actor, change)
+}
+
+func audited(ctx context.Context, store *models.Store, actor string, change func(tx *models.Store) (models.AuditRecord, error)) error {
+	return store.InTx(ctx, func(tx *models.Store) error {
+		rec, err := change(tx)
+		if err != nil {
+			return err
+		}
+		if rec.Action == "" {
+			return errors.New("audited change without an action")
+		}
+		if rec.Actor == "" {
+			rec.Actor = actor
+		}
+		return tx.WriteAudit(ctx, rec)
+	})
+}
+
+// Record writes the audit row of an action that changes nothing in the
+// database by itself (a sign-in, sudo, a pull or image test started, a
+// home reset done on the engine): the action has happened when this is
+// called; a failure to record is returned for the caller to log.
+func (m *Manager) Record(ctx context.Context, rec models.AuditRecord) error {
+	if rec.Action == "" || rec.Actor == "" {
+		return errors.New("audit record without an action or actor")
+	}
+	return m.store.WriteAudit(ctx, rec)
+}
