@@ -12,7 +12,7 @@ import (
 
 // page builds the layout's view model for the current request.
 func (h *Handler) page(c *gin.Context, title string) templates.Page {
-	p := templates.Page{Title: title, Path: c.Request.URL.Path, Version: h.cfg.Version}
+	p := templates.Page{Title: title, Path: c.Request.URL.Path, Here: c.Request.URL.RequestURI(), Version: h.cfg.Version}
 	if u := currentUser(c); u != nil {
 		p.User = &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
