@@ -138,7 +138,7 @@ func openLabel(openPath string) string {
 }
 
 func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
-	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), CostMicros: cost.SoFarMicros, RateMicros: cost.PerHourMicros, Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,

@@ -49,6 +49,7 @@ var allowedLiterals = map[string]bool{
 var userAttrs = map[string]bool{
 	"title": true, "placeholder": true, "aria-label": true, "alt": true,
 	"data-confirm": true, "data-confirm-delete-data": true, "aria-description": true,
+	"data-label": true, // the column name a narrow screen shows beside a cell
 }
 
 // literal reports whether s is user-facing text that should have come from
