@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // apiError is an error with an HTTP status and a stable code for scripts.
@@ -95,7 +96,7 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		c.Abort()
 		return
 	}
-	h.render(c, e.Status, templates.ErrorPage(h.page(c, "Error"), e.Status, e.Message))
+	h.render(c, e.Status, templates.ErrorPage(h.page(c, i18n.T(c.Request.Context(), "Error")), e.Status, e.Message))
 	c.Abort()
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 const tokenSecretKey = "new_token_secret"
@@ -26,8 +27,8 @@ func (h *Handler) renderTokens(c *gin.Context, status int, v templates.TokensVie
 	}
 	now := time.Now()
 	for _, t := range toks {
-		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.When(&t.CreatedAt),
-			Expires: templates.When(t.ExpiresAt), LastUsed: templates.When(t.LastUsedAt), Status: "active"}
+		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.WhenIn(c.Request.Context(), &t.CreatedAt),
+			Expires: templates.WhenIn(c.Request.Context(), t.ExpiresAt), LastUsed: templates.WhenIn(c.Request.Context(), t.LastUsedAt), Status: "active"}
 		switch {
 		case t.RevokedAt != nil:
 			row.Status = "revoked"
@@ -36,7 +37,7 @@ func (h *Handler) renderTokens(c *gin.Context, status int, v templates.TokensVie
 		}
 		v.Tokens = append(v.Tokens, row)
 	}
-	h.render(c, status, templates.TokensPage(h.page(c, "API tokens"), v))
+	h.render(c, status, templates.TokensPage(h.page(c, i18n.T(c.Request.Context(), "API tokens")), v))
 }
 
 // parseTTLDays reads a token lifetime in days (0 = never expires).
@@ -77,7 +78,7 @@ func (h *Handler) tokenRevoke(c *gin.Context) {
 		return
 	}
 	h.audit(c, "token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id})
-	h.flash(c, "Token revoked.")
+	h.flash(c, i18n.T(c.Request.Context(), "Token revoked."))
 	seeOther(c, "/settings/tokens")
 }
 

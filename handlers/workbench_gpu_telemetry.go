@@ -1,28 +1,30 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 
 	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // wbGPUTelemetry builds the sparklines of the GPUs a running workbench
 // holds from the sampler's history (memory in percent of used + free).
-func (h *Handler) wbGPUTelemetry(wb *models.Workbench) []templates.WBGPUTelemetry {
+func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench) []templates.WBGPUTelemetry {
 	if wb.State != models.StateRunning {
 		return nil
 	}
 	var out []templates.WBGPUTelemetry
 	for _, uuid := range wb.GPUs {
-		out = append(out, gpuTelemetryRow(uuid, h.pool.History(uuid)))
+		out = append(out, gpuTelemetryRow(ctx, uuid, h.pool.History(uuid)))
 	}
 	return out
 }
 
-func gpuTelemetryRow(uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
-	g := templates.WBGPUTelemetry{UUID: uuid, Now: "no reading yet"}
+func gpuTelemetryRow(ctx context.Context, uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
+	g := templates.WBGPUTelemetry{UUID: uuid, Now: i18n.T(ctx, "no reading yet")}
 	for _, s := range hist {
 		if s.Readable(gpu.FieldUtil) {
 			g.UtilPoints = append(g.UtilPoints, float64(s.UtilPercent))
@@ -33,7 +35,7 @@ func gpuTelemetryRow(uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
 	}
 	if n := len(hist); n > 0 {
 		last := hist[n-1]
-		g.Now = "could not read"
+		g.Now = i18n.T(ctx, "could not read")
 		if last.Readable(gpu.FieldUtil) {
 			g.Now = fmt.Sprintf("%d%%", last.UtilPercent)
 		}

@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // launchForm shows the launch page: images, flavors with free GPUs, name.
@@ -86,7 +87,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			PerHour: rateText(rate, h.cfg.Currency), UnitText: unitText(f), Shared: f.Shared(), SharedLabel: sharedLabel})
 	}
 	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)
-	h.render(c, status, templates.LaunchPage(h.workPage(c, "New workbench"), v))
+	h.render(c, status, templates.LaunchPage(h.workPage(c, i18n.T(c.Request.Context(), "New workbench")), v))
 }
 
 // launch handles the launch form.

@@ -34,10 +34,10 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		h.fail(c, err)
 		return
 	}
-	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
+	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
-	v.GPUTelemetry = h.wbGPUTelemetry(wb)
+	v.GPUTelemetry = h.wbGPUTelemetry(ctx, wb)
 	if len(v.GPUTelemetry) > 0 {
 		if iv, err := h.store.OpenIntervalOf(ctx, wb.ID); err == nil {
 			if mJ, err := h.store.IntervalEnergyMJ(ctx, iv.ID); err == nil && mJ > 0 {

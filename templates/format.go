@@ -131,3 +131,14 @@ func quotaLimit(ctx context.Context, b QuotaBar) string {
 	}
 	return b.Limit
 }
+
+var tokenStatuses = map[string]string{"active": i18n.Key("active"), "revoked": i18n.Key("revoked"), "expired": i18n.Key("expired")}
+
+// TokenStatus is a token's status ("active", "revoked", "expired") in the
+// reader's language.
+func TokenStatus(ctx context.Context, status string) string {
+	if k, ok := tokenStatuses[status]; ok {
+		return i18n.T(ctx, k)
+	}
+	return status
+}
