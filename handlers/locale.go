@@ -44,12 +44,13 @@ func (h *Handler) chooseLocale(c *gin.Context) {
 }
 
 // setLanguage is the header's language switch (POST /language, lang and
-// next): it saves the choice for a signed-in user, always sets the cookie
+// back — not "next", which the login form uses for where to go after
+// signing in): it saves the choice for a signed-in user, always sets the cookie
 // (so the login page after a sign-out keeps the language), and returns to
-// next, a path on this site. Cross-origin posts are refused before this
+// back, a path on this site (safeNext). Cross-origin posts are refused before this
 // runs (CrossOriginProtection), as for every state change.
 func (h *Handler) setLanguage(c *gin.Context) {
-	next := safeNext(c.PostForm("next"))
+	next := safeNext(c.PostForm("back"))
 	tag := i18n.Negotiate(c.PostForm("lang"), "")
 	lang := i18n.Get(tag).Lang()
 	if c.PostForm("lang") != lang {

@@ -58,24 +58,24 @@ func TestLanguageSwitchSavesChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	anon := p.client()
-	res := p.postForm(anon, "/language", url.Values{"lang": {"zh-CN"}, "next": {"/login?next=%2Fusage"}})
+	res := p.postForm(anon, "/language", url.Values{"lang": {"zh-CN"}, "back": {"/login?next=%2Fusage"}})
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login?next=%2Fusage" {
 		t.Fatalf("switch: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
 	if _, body := p.get(anon, "/login"); !strings.Contains(body, "用户名") {
 		t.Fatal("after the switch the login page is not Chinese")
 	}
-	if res := p.postForm(anon, "/language", url.Values{"lang": {"zh-CN"}, "next": {"//evil.example/x"}}); res.Header.Get("Location") != "/" {
+	if res := p.postForm(anon, "/language", url.Values{"lang": {"zh-CN"}, "back": {"//evil.example/x"}}); res.Header.Get("Location") != "/" {
 		t.Errorf("next to another site: went to %q", res.Header.Get("Location"))
 	}
-	if res := p.postForm(anon, "/language", url.Values{"lang": {"fr"}, "next": {"/"}}); res.StatusCode != http.StatusBadRequest {
+	if res := p.postForm(anon, "/language", url.Values{"lang": {"fr"}, "back": {"/"}}); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("unknown language: status %d", res.StatusCode)
 	}
 
 	// lin signs in with an English browser, picks Chinese: saved.
 	c := p.client()
 	p.login(c, "lin", "lin-password-1")
-	p.postForm(c, "/language", url.Values{"lang": {"zh-CN"}, "next": {"/usage"}})
+	p.postForm(c, "/language", url.Values{"lang": {"zh-CN"}, "back": {"/usage"}})
 	u, _ := p.srv.Store.UserByUsername(ctx, "lin")
 	if u.Locale != "zh-CN" {
 		t.Fatalf("saved locale %q", u.Locale)
@@ -101,7 +101,7 @@ func TestLanguageSwitchSavesChoice(t *testing.T) {
 		t.Errorf("lin's home page is not Chinese")
 	}
 	// Back to English.
-	p.postForm(c2, "/language", url.Values{"lang": {"en"}, "next": {"/"}})
+	p.postForm(c2, "/language", url.Values{"lang": {"en"}, "back": {"/"}})
 	if _, home := p.get(c2, "/"); !strings.Contains(home, "New workbench") || !strings.Contains(home, `<html lang="en">`) {
 		t.Errorf("after switching back the home page is not English")
 	}
