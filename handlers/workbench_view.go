@@ -258,6 +258,14 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))
 }
 
+// rateTextIn is rateText in the reader's locale ("¥3.25/小时").
+func rateTextIn(ctx context.Context, micros int64, currency string) string {
+	if micros == 0 {
+		return ""
+	}
+	return templates.MoneyPerHour(ctx, micros, currency)
+}
+
 // rateText is "3.25 USD/h" for a running workbench, "" otherwise.
 func rateText(micros int64, currency string) string {
 	if micros == 0 {

@@ -142,3 +142,16 @@ func TokenStatus(ctx context.Context, status string) string {
 	}
 	return status
 }
+
+// MonthText is a month picker's month in the reader's language: the
+// handler's "January 2026", or "2026年1月".
+func MonthText(ctx context.Context, m MonthNav) string {
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		return m.Label
+	}
+	t, err := time.Parse("2006-01", m.Value)
+	if err != nil {
+		return m.Label
+	}
+	return fmt.Sprintf("%d年%d月", t.Year(), int(t.Month()))
+}

@@ -89,7 +89,7 @@ var (
 
 // literalExpr reports whether a templ expression prints user-facing text
 // of its own: a bare Go string literal ({ "Stop" }, title={ "Stop" }), or
-// prose (words with a space) glued into it ({ n + " GPUs free" }). Keys of
+// words glued into it ({ n + " GPUs free" }). Keys of
 // catalog calls are not such text.
 func literalExpr(expr string) bool {
 	expr = strings.TrimSpace(expr)
@@ -99,7 +99,7 @@ func literalExpr(expr string) bool {
 	}
 	for _, l := range anyLit.FindAllString(tCall.ReplaceAllString(expr, ""), -1) {
 		s, err := strconv.Unquote(l)
-		if err == nil && strings.Contains(strings.TrimSpace(s), " ") && literal(s) {
+		if err == nil && literal(s) {
 			return true
 		}
 	}
