@@ -62,7 +62,7 @@ func (h *Handler) gpuWatchCreate(c *gin.Context) {
 	if _, err := h.createGPUWatch(c, model); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
-			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Errors: templates.FormErrors{ve.Field: ve.Message}})
+			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 			return
 		}
 		h.fail(c, err)

@@ -70,7 +70,7 @@ func (h *Handler) homeReset(c *gin.Context) {
 		return
 	}
 	if strings.TrimSpace(c.PostForm("confirm")) != u.Username {
-		h.renderHomeReset(c, http.StatusBadRequest, u, templates.FormErrors{"confirm": "type " + u.Username + " exactly to confirm; nothing was deleted"})
+		h.renderHomeReset(c, http.StatusBadRequest, u, templates.FormErrors{"confirm": i18n.T(c.Request.Context(), "type %s exactly to confirm; nothing was deleted", u.Username)})
 		return
 	}
 	self := c.Param("id") == ""

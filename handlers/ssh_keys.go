@@ -67,7 +67,7 @@ func (h *Handler) sshKeyCreate(c *gin.Context) {
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		// The pasted key is kept in the form: bad input loses nothing.
-		h.renderSSHKeys(c, http.StatusBadRequest, templates.SSHKeysView{Name: name, PublicKey: key, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		h.renderSSHKeys(c, http.StatusBadRequest, templates.SSHKeysView{Name: name, PublicKey: key, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 		return
 	}
 	h.fail(c, err)

@@ -97,7 +97,7 @@ func (h *Handler) launch(c *gin.Context) {
 		AutoResume: c.PostForm("auto_resume") == "on"}
 	minutes, err := strconv.ParseInt(strings.TrimSpace(c.DefaultPostForm("idle_minutes", "0")), 10, 64)
 	if err != nil {
-		v.Errors = templates.FormErrors{"idle_timeout": "must be a whole number of minutes"}
+		v.Errors = templates.FormErrors{"idle_timeout": fieldMessage(c.Request.Context(), "must be a whole number of minutes")}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 		return
 	}
@@ -108,7 +108,7 @@ func (h *Handler) launch(c *gin.Context) {
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		v.Errors = templates.FormErrors{ve.Field: ve.Message}
+		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case err != nil:
 		e := classify(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,11 +13,27 @@ import (
 	"workbench/templates/i18n"
 )
 
-func statusTitle(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return fmt.Sprintf("%d · %s", status, t)
+// statusTexts are the statuses error pages show, as catalog keys.
+var statusTexts = map[int]string{
+	http.StatusBadRequest: i18n.Key("Bad Request"), http.StatusUnauthorized: i18n.Key("Unauthorized"),
+	http.StatusForbidden: i18n.Key("Forbidden"), http.StatusNotFound: i18n.Key("Not Found"),
+	http.StatusMethodNotAllowed: i18n.Key("Method Not Allowed"), http.StatusConflict: i18n.Key("Conflict"),
+	http.StatusRequestEntityTooLarge: i18n.Key("Request Entity Too Large"), http.StatusTooManyRequests: i18n.Key("Too Many Requests"),
+	http.StatusInternalServerError: i18n.Key("Internal Server Error"), http.StatusBadGateway: i18n.Key("Bad Gateway"),
+	http.StatusServiceUnavailable: i18n.Key("Service Unavailable"), http.StatusGatewayTimeout: i18n.Key("Gateway Timeout"),
+	http.StatusUnprocessableEntity: i18n.Key("Unprocessable Entity"), 499: i18n.Key("Client Closed Request"),
+}
+
+// statusTitle heads an error page: "404 · Not Found" ("404 · 未找到").
+func statusTitle(ctx context.Context, status int) string {
+	t := http.StatusText(status)
+	if k, ok := statusTexts[status]; ok {
+		t = i18n.T(ctx, k)
 	}
-	return fmt.Sprint(status)
+	if t != "" {
+		return strconv.Itoa(status) + " · " + t
+	}
+	return strconv.Itoa(status)
 }
 
 // GiB formats MiB as GiB with one decimal.

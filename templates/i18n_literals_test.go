@@ -158,7 +158,7 @@ func templateLiterals(path string) ([]string, error) {
 		visit = func(attrs []parser.Attribute) {
 			for _, a := range attrs {
 				name := attrName(a)
-				user := userAttrs[name]
+				user := userAttrs[name] || strings.HasPrefix(name, "data-label-") // words a script shows
 				if name == "value" && el == "input" {
 					switch strings.ToLower(constAttr(attrs, "type")) {
 					case "submit", "button", "reset":
