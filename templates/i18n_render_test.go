@@ -109,3 +109,23 @@ func TestMoneyAndDatesPerLocale(t *testing.T) {
 		t.Errorf("en date %q", got)
 	}
 }
+
+// The workbench page gives its script the state names in the reader's
+// language (the script keeps no words of its own), and its money in ¥.
+func TestWorkbenchPageInChinese(t *testing.T) {
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	wb := templates.WorkbenchRow{ID: "k3x9", Name: "bert", State: "starting", Progress: 40, Currency: "CNY", CostMicros: 12_500000, RateMicros: 3_250000}
+	doc, html := renderIn(t, zh, templates.WorkbenchPage(zhPage("bert", "/workbenches/k3x9"), templates.WorkbenchView{WB: wb}))
+	labels := doc.Find(`[data-events]`).AttrOr("data-state-labels", "")
+	for _, want := range []string{`"running":"运行中"`, `"queued":"排队中"`, `"stopped":"已停止"`} {
+		if !strings.Contains(labels, want) {
+			t.Errorf("data-state-labels %s lacks %s", labels, want)
+		}
+	}
+	if got := doc.Find(testid("wb-cost")).Text(); got != "¥12.50" {
+		t.Errorf("cost %q, want ¥12.50", got)
+	}
+	if !strings.Contains(html, "启动中") || !strings.Contains(html, "累计费用") {
+		t.Errorf("workbench page is not Chinese")
+	}
+}
