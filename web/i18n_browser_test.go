@@ -3,12 +3,17 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/chromedp"
 )
 
@@ -16,8 +21,8 @@ import (
 // still does after a reload. With JavaScript on, the admin switches after
 // signing in (the choice is saved to the account); with it off, a visitor
 // switches on the login page (the cookie) and then signs in. A screenshot
-// of the Chinese page shows the heading's characters drawn (a CJK font is
-// installed by .ci/run).
+// of the Chinese page shows the heading's characters drawn, with a CJK
+// font (fonts-noto-cjk, installed by .ci/run).
 func TestBrowserLanguageSwitch(t *testing.T) {
 	for _, scripts := range []string{"on", "off"} {
 		t.Run("javascript-"+scripts, func(t *testing.T) {
@@ -67,13 +72,17 @@ func TestBrowserLanguageSwitch(t *testing.T) {
 			checkChinese("after a reload")
 
 			if scripts == "on" {
-				checkScreenshot(t, ctx)
-				// And back: English again, also after a reload.
+				// And back: English again, also after a reload; then
+				// Chinese once more for the screenshot (last: asking
+				// the DevTools DOM for fonts unsettles later clicks).
 				btSubmit(t, ctx, "click English", chromedp.Click(chromedp.CSS(`[data-testid=lang-en]`)))
 				btDo(t, ctx, "reload", chromedp.Reload())
 				if got := btText(t, ctx, "h1"); got != "Workbenches" {
 					t.Errorf("after switching back: heading %q", got)
 				}
+				btSubmit(t, ctx, "click 中文 again", chromedp.Click(chromedp.CSS(`[data-testid=lang-zh-CN]`)))
+				checkChinese("switched again")
+				checkScreenshot(t, ctx)
 			}
 		})
 	}
@@ -133,6 +142,44 @@ func checkScreenshot(t *testing.T, ctx context.Context) {
 		t.Errorf("screenshot %s: ink spans only %d px of the heading", p, maxX-minX)
 	}
 	t.Logf("screenshot %s: %d drawn pixels over %d px in the heading %v", p, ink, maxX-minX, r)
+
+	// Drawn pixels could be the empty boxes of a missing glyph: Chromium
+	// also says which platform font drew the heading's characters, and it
+	// must be a CJK one (Noto Sans CJK, from fonts-noto-cjk) for all of
+	// them.
+	var fonts []*css.PlatformFontUsage
+	btDo(t, ctx, "ask which fonts drew the heading", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, dom.Enable, dom.EnableParams{}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, tg, css.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
+		doc, err := cdp.Call(ctx, tg, dom.GetDocument, dom.GetDocumentParams{})
+		if err != nil {
+			return err
+		}
+		h1, err := cdp.Call(ctx, tg, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: "h1"})
+		if err != nil {
+			return err
+		}
+		r, err := cdp.Call(ctx, tg, css.GetPlatformFontsForNode, css.GetPlatformFontsForNodeParams{NodeID: h1.NodeID})
+		fonts = r.Fonts
+		return err
+	}))
+	glyphs, cjk := 0.0, 0.0
+	var names []string
+	for _, f := range fonts {
+		names = append(names, fmt.Sprintf("%s (%v)", f.FamilyName, f.GlyphCount))
+		glyphs += f.GlyphCount
+		if strings.Contains(strings.ToUpper(f.FamilyName+" "+f.PostScriptName), "CJK") {
+			cjk += f.GlyphCount
+		}
+	}
+	t.Logf("the heading was drawn with %v", names)
+	if glyphs < 3 || cjk != glyphs {
+		t.Errorf("the heading was drawn with %v: want a CJK font for every character (is fonts-noto-cjk installed?)", names)
+	}
 }
 
 func absDiff(a, b uint32) uint32 {
