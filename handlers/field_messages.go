@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 
 	"workbench/templates/i18n"
 )
@@ -41,6 +42,24 @@ func init() {
 func fieldMessage(ctx context.Context, msg string) string {
 	if k, ok := fieldMessages[msg]; ok {
 		return i18n.T(ctx, k)
+	}
+	return msg
+}
+
+// quotaText is a quota warning or limit (quotaStatusOf, worded once in
+// English for /api/v1/me as well) in the page reader's language.
+func quotaText(ctx context.Context, msg string) string {
+	switch msg {
+	case "You have used 80% or more of your monthly GPU-hours.":
+		return i18n.T(ctx, "You have used 80%% or more of your monthly GPU-hours.")
+	case "You have spent 80% or more of your monthly budget.":
+		return i18n.T(ctx, "You have spent 80%% or more of your monthly budget.")
+	case "quota exceeded: the monthly budget is used up":
+		return i18n.T(ctx, "quota exceeded: the monthly budget is used up")
+	}
+	var n int64
+	if _, err := fmt.Sscanf(msg, "quota exceeded: the monthly limit of %d GPU-hours is used up", &n); err == nil {
+		return i18n.T(ctx, "quota exceeded: the monthly limit of %d GPU-hours is used up", n)
 	}
 	return msg
 }

@@ -46,3 +46,21 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 		t.Errorf("en runtime %q", v.Runtime)
 	}
 }
+
+func TestQuotaTextPerLocale(t *testing.T) {
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	for in, want := range map[string]string{
+		"You have spent 80% or more of your monthly budget.":             "你本月的预算已花掉 80% 或更多。",
+		"quota exceeded: the monthly limit of 1200 GPU-hours is used up": "超出配额：本月 1,200 GPU 小时的额度已用完",
+		"quota exceeded: the monthly budget is used up":                  "超出配额：本月预算已用完",
+		"":                                 "",
+		"something the page does not know": "something the page does not know",
+	} {
+		if got := quotaText(zh, in); got != want {
+			t.Errorf("quotaText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := quotaText(context.Background(), "You have spent 80% or more of your monthly budget."); got != "You have spent 80% or more of your monthly budget." {
+		t.Errorf("en warning %q", got)
+	}
+}

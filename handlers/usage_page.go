@@ -72,7 +72,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 	summary = withEnergyKeys(summary, energy)
 	q := st.Quota
 	amount := h.amountFor(ctx)
-	v := templates.UsageView{Currency: h.cfg.Currency, Warnings: st.Warnings, LimitReached: st.LimitReached,
+	warnings := make([]string, 0, len(st.Warnings))
+	for _, w := range st.Warnings {
+		warnings = append(warnings, quotaText(ctx, w))
+	}
+	v := templates.UsageView{Currency: h.cfg.Currency, Warnings: warnings, LimitReached: quotaText(ctx, st.LimitReached),
 		Month:  monthNav("/usage", month, now, nil),
 		CSVURL: "/usage.csv?month=" + month.Format("2006-01"), Total: amount(total),
 		Bars: []templates.QuotaBar{

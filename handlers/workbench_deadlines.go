@@ -103,7 +103,7 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 	amount := h.amountFor(ctx)
 	b := &templates.BudgetWarning{Full: st.LimitReached != ""}
 	if b.Full {
-		b.Messages = append(b.Messages, i18n.T(ctx, "%s: new launches are refused until next month or until an administrator raises your quota.", st.LimitReached))
+		b.Messages = append(b.Messages, i18n.T(ctx, "%s: new launches are refused until next month or until an administrator raises your quota.", quotaText(ctx, st.LimitReached)))
 	}
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && *l > 0 && float64(st.MonthSpend) >= warnFraction*float64(*l) && st.MonthSpend < *l {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have spent %s of your monthly budget of %s (%d%%).",
