@@ -103,6 +103,7 @@ func checkScreenshot(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
+	btScreenshot(t, ctx, "home-zh-CN.png") // for people, beside the other screenshots
 	p := filepath.Join(t.TempDir(), "home-zh-CN.png")
 	if err := os.WriteFile(p, buf, 0o644); err != nil {
 		t.Fatal(err)
