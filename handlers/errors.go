@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // apiError is an error with an HTTP status and a stable code for scripts.
@@ -95,8 +96,23 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		c.Abort()
 		return
 	}
-	h.render(c, e.Status, templates.ErrorPage(h.page(c, "Error"), e.Status, e.Message))
+	msg := e.Message
+	if k, ok := pageMessages[msg]; ok {
+		msg = i18n.T(c.Request.Context(), k)
+	}
+	h.render(c, e.Status, templates.ErrorPage(h.page(c, i18n.T(c.Request.Context(), "Error")), e.Status, msg))
 	c.Abort()
+}
+
+// pageMessages are the generic messages an error page translates for its
+// reader; the JSON API answers them in English (the API contract: clients
+// go by the code). Specific messages (a validation's, the engine's) stay as
+// recorded.
+var pageMessages = map[string]string{
+	"not found":                      i18n.Key("not found"),
+	"you are not allowed to do this": i18n.Key("you are not allowed to do this"),
+	"something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening":                                      i18n.Key("something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"),
+	"the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts": i18n.Key("the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }

@@ -9,6 +9,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // "Notify me when a GPU frees": users watch a GPU model; the portal's
@@ -53,7 +54,7 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 			h.log.Warn("mark notifications read", "err", err)
 		}
 	}
-	h.render(c, status, templates.NotificationsPage(h.page(c, "Notifications"), v))
+	h.render(c, status, templates.NotificationsPage(h.page(c, i18n.T(c.Request.Context(), "Notifications")), v))
 }
 
 func (h *Handler) gpuWatchCreate(c *gin.Context) {
@@ -61,13 +62,13 @@ func (h *Handler) gpuWatchCreate(c *gin.Context) {
 	if _, err := h.createGPUWatch(c, model); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
-			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Errors: templates.FormErrors{ve.Field: ve.Message}})
+			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 			return
 		}
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "You will be notified here when a "+model+" GPU is free.")
+	h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when a %s GPU is free.", model))
 	seeOther(c, "/notifications")
 }
 
@@ -87,7 +88,7 @@ func (h *Handler) createGPUWatch(c *gin.Context, model string) (*models.GPUWatch
 
 func (h *Handler) gpuWatchDelete(c *gin.Context) {
 	if h.deleteGPUWatch(c) {
-		h.flash(c, "Watch deleted.")
+		h.flash(c, i18n.T(c.Request.Context(), "Watch deleted."))
 		seeOther(c, "/notifications")
 	}
 }

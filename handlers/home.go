@@ -1,13 +1,14 @@
 package handlers
 
 import (
-	"fmt"
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // home lists the user's workbenches.
@@ -23,17 +24,17 @@ func (h *Handler) home(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(gpus)}
+	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(ctx, gpus)}
 	if err := h.wbs.EngineRecentlyUp(ctx); err != nil {
-		v.EngineDown = "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back."
+		v.EngineDown = i18n.T(ctx, "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back.")
 	}
-	h.render(c, http.StatusOK, templates.HomePage(h.workPage(c, "Workbenches"), v))
+	h.render(c, http.StatusOK, templates.HomePage(h.workPage(c, i18n.T(c.Request.Context(), "Workbenches")), v))
 }
 
 // gpuSummary is a one-line description of the pool, e.g. "8 GPUs, 7 free".
-func gpuSummary(gpus []orchestrator.PoolGPU) string {
+func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU) string {
 	if len(gpus) == 0 {
-		return "No GPUs in the pool."
+		return i18n.T(ctx, "No GPUs in the pool.")
 	}
 	free := 0
 	for _, g := range gpus {
@@ -41,5 +42,5 @@ func gpuSummary(gpus []orchestrator.PoolGPU) string {
 			free++
 		}
 	}
-	return fmt.Sprintf("%d GPUs, %d free.", len(gpus), free)
+	return i18n.T(ctx, "%d GPUs, %d free.", len(gpus), free)
 }

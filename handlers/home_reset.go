@@ -9,6 +9,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // homeResetTarget is whose home a reset route is about: the current user's
@@ -58,7 +59,7 @@ func (h *Handler) renderHomeReset(c *gin.Context, status int, u *models.User, er
 	for _, wb := range info.Workbenches {
 		v.Workbenches = append(v.Workbenches, wb.Name)
 	}
-	h.render(c, status, templates.HomeResetPage(h.page(c, "Reset home volume"), v))
+	h.render(c, status, templates.HomeResetPage(h.page(c, i18n.T(c.Request.Context(), "Reset home volume")), v))
 }
 
 // homeReset: POST /settings/home/reset and POST /admin/users/{id}/home/reset.
@@ -69,21 +70,21 @@ func (h *Handler) homeReset(c *gin.Context) {
 		return
 	}
 	if strings.TrimSpace(c.PostForm("confirm")) != u.Username {
-		h.renderHomeReset(c, http.StatusBadRequest, u, templates.FormErrors{"confirm": "type " + u.Username + " exactly to confirm; nothing was deleted"})
+		h.renderHomeReset(c, http.StatusBadRequest, u, templates.FormErrors{"confirm": i18n.T(c.Request.Context(), "type %s exactly to confirm; nothing was deleted", u.Username)})
 		return
 	}
 	self := c.Param("id") == ""
 	_, back := homeResetPaths(self, u)
 	if err := h.wbs.ResetHome(c.Request.Context(), u); err != nil {
-		h.flashError(c, "The home volume was not reset: "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "The home volume was not reset: %s", classify(err).Message))
 		seeOther(c, c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
 		return
 	}
 	h.record(c, "home.reset", u.Username, nil, nil)
-	who := "Your home volume"
+	msg := i18n.T(c.Request.Context(), "Your home volume was reset: its files are deleted, and the next start gets an empty home.")
 	if !self {
-		who = "The home volume of " + u.Username
+		msg = i18n.T(c.Request.Context(), "The home volume of %s was reset: its files are deleted, and the next start gets an empty home.", u.Username)
 	}
-	h.flash(c, who+" was reset: its files are deleted, and the next start gets an empty home.")
+	h.flash(c, msg)
 	seeOther(c, back)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/orchestrator"
+	"workbench/templates/i18n"
 )
 
 // saveImageBody is POST /api/v1/workbenches/{id}/save-image: running_ok
@@ -40,7 +41,7 @@ func (h *Handler) workbenchSaveImage(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not save as image: "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not save as image: %s", classify(err).Message))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -49,6 +50,6 @@ func (h *Handler) workbenchSaveImage(c *gin.Context) {
 		c.JSON(http.StatusCreated, img)
 		return
 	}
-	h.flash(c, "Saved as image "+img.Name+": it is in your launch form.")
+	h.flash(c, i18n.T(c.Request.Context(), "Saved as image %s: it is in your launch form.", img.Name))
 	seeOther(c, "/images/saved")
 }

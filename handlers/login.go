@@ -1,8 +1,8 @@
 package handlers
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 func (h *Handler) loginForm(c *gin.Context) {
@@ -19,7 +20,7 @@ func (h *Handler) loginForm(c *gin.Context) {
 		seeOther(c, safeNext(c.Query("next")))
 		return
 	}
-	h.render(c, http.StatusOK, templates.LoginPage(h.page(c, "Log in"), h.loginForm0(templates.LoginForm{Next: safeNext(c.Query("next"))})))
+	h.render(c, http.StatusOK, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), h.loginForm0(templates.LoginForm{Next: safeNext(c.Query("next"))})))
 }
 
 // login checks the form and rotates the session token so a planted session
@@ -29,6 +30,7 @@ func (h *Handler) loginForm(c *gin.Context) {
 // memory nor guesses beyond the limits. See LoginThrottle and
 // models/hash_gate.go.
 func (h *Handler) login(c *gin.Context) {
+	ctx := c.Request.Context()
 	username := strings.ToLower(strings.TrimSpace(c.PostForm("username")))
 	password := c.PostForm("password")
 	next := safeNext(c.PostForm("next"))
@@ -39,25 +41,25 @@ func (h *Handler) login(c *gin.Context) {
 	if res == nil {
 		secs := int(math.Ceil(wait.Seconds()))
 		c.Header("Retry-After", strconv.Itoa(secs))
-		form.Error = "Too many failed attempts. Try again in " + waitText(secs) + "."
+		form.Error = i18n.T(ctx, "Too many failed attempts. Try again in %s.", waitTextIn(ctx, secs))
 		h.log.Warn("login throttled", "username", username, "addr", addr, "retry_after_s", secs)
-		h.render(c, http.StatusTooManyRequests, templates.LoginPage(h.page(c, "Log in"), form))
+		h.render(c, http.StatusTooManyRequests, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
 		return
 	}
 	u, err := h.store.Authenticate(c.Request.Context(), username, password)
 	if errors.Is(err, models.ErrHashBusy) {
 		res.Cancel()
 		c.Header("Retry-After", "1")
-		form.Error = "The portal is busy checking other logins. Try again in a moment."
+		form.Error = i18n.T(ctx, "The portal is busy checking other logins. Try again in a moment.")
 		h.log.Warn("login refused: all password-check slots busy", "username", username, "addr", addr)
-		h.render(c, http.StatusServiceUnavailable, templates.LoginPage(h.page(c, "Log in"), form))
+		h.render(c, http.StatusServiceUnavailable, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
 		return
 	}
 	if errors.Is(err, models.ErrBadCredentials) {
 		res.Failed()
 		h.log.Info("login failed", "username", username, "addr", addr)
-		form.Error = "Invalid username or password."
-		h.render(c, http.StatusUnauthorized, templates.LoginPage(h.page(c, "Log in"), form))
+		form.Error = i18n.T(ctx, "Invalid username or password.")
+		h.render(c, http.StatusUnauthorized, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
 		return
 	}
 	if err != nil {
@@ -68,11 +70,10 @@ func (h *Handler) login(c *gin.Context) {
 	res.Succeeded()
 	if h.oidc != nil && h.oidc.cfg.LocalLoginAdminsOnly && !u.IsAdmin() {
 		h.log.Info("login refused: password sign-in is for admins only", "username", username, "addr", addr)
-		form.Error = "Sign in with " + h.oidc.cfg.Label + ": password sign-in is for administrators only."
-		h.render(c, http.StatusForbidden, templates.LoginPage(h.page(c, "Log in"), form))
+		form.Error = i18n.T(ctx, "Sign in with %s: password sign-in is for administrators only.", h.oidc.cfg.Label)
+		h.render(c, http.StatusForbidden, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
 		return
 	}
-	ctx := c.Request.Context()
 	if err := h.sessions.RenewToken(ctx); err != nil {
 		h.fail(c, err)
 		return
@@ -84,14 +85,17 @@ func (h *Handler) login(c *gin.Context) {
 }
 
 // waitText says a wait in seconds the way a person would.
-func waitText(secs int) string {
+func waitText(secs int) string { return waitTextIn(context.Background(), secs) }
+
+// waitTextIn is waitText in the reader's language.
+func waitTextIn(ctx context.Context, secs int) string {
 	switch {
 	case secs < 90:
-		return fmt.Sprintf("%d seconds", secs)
+		return i18n.T(ctx, "%d seconds", secs)
 	case secs < 90*60:
-		return fmt.Sprintf("%d minutes", (secs+59)/60)
+		return i18n.T(ctx, "%d minutes", (secs+59)/60)
 	default:
-		return fmt.Sprintf("%d hours", (secs+3599)/3600)
+		return i18n.T(ctx, "%d hours", (secs+3599)/3600)
 	}
 }
 

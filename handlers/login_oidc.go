@@ -14,6 +14,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // Single sign-on: GET /login/oidc sends the browser to the provider with a
@@ -60,7 +61,7 @@ func (h *Handler) oidcStart(c *gin.Context) {
 	p, err := h.oidc.provider()
 	if err != nil {
 		h.log.Error("oidc discovery", "issuer", h.oidc.cfg.Issuer, "err", err)
-		h.loginRefused(c, http.StatusBadGateway, "The sign-in provider cannot be reached just now. Try again in a moment.")
+		h.loginRefused(c, http.StatusBadGateway, i18n.T(c.Request.Context(), "The sign-in provider cannot be reached just now. Try again in a moment."))
 		return
 	}
 	ctx := c.Request.Context()
@@ -96,43 +97,43 @@ func (h *Handler) oidcCallback(c *gin.Context) {
 	if state == "" || subtle.ConstantTimeCompare([]byte(state), []byte(got)) != 1 {
 		// Not a sign-in this browser started (login CSRF), or one already used.
 		h.log.Warn("oidc callback: state mismatch", "addr", c.ClientIP())
-		h.loginRefused(c, http.StatusBadRequest, "This sign-in was not started here or has already been used. Start again.")
+		h.loginRefused(c, http.StatusBadRequest, i18n.T(c.Request.Context(), "This sign-in was not started here or has already been used. Start again."))
 		return
 	}
 	if e := c.Query("error"); e != "" {
 		h.log.Info("oidc: provider refused", "error", e, "description", c.Query("error_description"))
-		h.loginRefused(c, http.StatusUnauthorized, "The sign-in provider refused: "+oidcErrorText(e, c.Query("error_description")))
+		h.loginRefused(c, http.StatusUnauthorized, i18n.T(c.Request.Context(), "The sign-in provider refused: %s", oidcErrorText(e, c.Query("error_description"))))
 		return
 	}
 	p, err := h.oidc.provider()
 	if err != nil {
 		h.log.Error("oidc discovery", "err", err)
-		h.loginRefused(c, http.StatusBadGateway, "The sign-in provider cannot be reached just now. Try again in a moment.")
+		h.loginRefused(c, http.StatusBadGateway, i18n.T(c.Request.Context(), "The sign-in provider cannot be reached just now. Try again in a moment."))
 		return
 	}
 	octx := oidc.ClientContext(ctx, oidcHTTP)
 	tok, err := h.oidc.oauth2Config(p, h.oidcRedirectURL(c)).Exchange(octx, c.Query("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
 		h.log.Warn("oidc: code exchange failed", "err", err)
-		h.loginRefused(c, http.StatusUnauthorized, "The sign-in could not be completed (code exchange refused). Start again.")
+		h.loginRefused(c, http.StatusUnauthorized, i18n.T(c.Request.Context(), "The sign-in could not be completed (code exchange refused). Start again."))
 		return
 	}
 	raw, _ := tok.Extra("id_token").(string)
 	if raw == "" {
 		h.log.Warn("oidc: token response without id_token")
-		h.loginRefused(c, http.StatusUnauthorized, "The sign-in provider sent no ID token.")
+		h.loginRefused(c, http.StatusUnauthorized, i18n.T(c.Request.Context(), "The sign-in provider sent no ID token."))
 		return
 	}
 	idt, err := h.oidc.verifier(p).Verify(octx, raw)
 	if err != nil {
 		// Signature, issuer, audience or expiry: say which in the log only.
 		h.log.Warn("oidc: ID token refused", "err", err)
-		h.loginRefused(c, http.StatusUnauthorized, "The sign-in could not be verified. Start again.")
+		h.loginRefused(c, http.StatusUnauthorized, i18n.T(c.Request.Context(), "The sign-in could not be verified. Start again."))
 		return
 	}
 	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
 		h.log.Warn("oidc: ID token nonce mismatch", "subject", idt.Subject)
-		h.loginRefused(c, http.StatusUnauthorized, "The sign-in could not be verified (replayed token). Start again.")
+		h.loginRefused(c, http.StatusUnauthorized, i18n.T(c.Request.Context(), "The sign-in could not be verified (replayed token). Start again."))
 		return
 	}
 	var claims map[string]any
@@ -183,15 +184,15 @@ func (h *Handler) oidcSignIn(c *gin.Context, idt *oidc.IDToken, claims map[strin
 	switch {
 	case errors.Is(err, models.ErrAccountDisabled):
 		h.log.Info("oidc: disabled account refused", "subject", idt.Subject)
-		h.loginRefused(c, http.StatusForbidden, "Your account is disabled. Ask an administrator.")
+		h.loginRefused(c, http.StatusForbidden, i18n.T(c.Request.Context(), "Your account is disabled. Ask an administrator."))
 		return
 	case errors.Is(err, models.ErrUsernameTaken):
 		h.log.Warn("oidc: username taken by another account", "username", claimString(claims, cfg.UsernameClaim), "subject", idt.Subject)
-		h.loginRefused(c, http.StatusConflict, "An account named "+claimString(claims, cfg.UsernameClaim)+" already exists in the portal and is not linked to your sign-in. Ask an administrator.")
+		h.loginRefused(c, http.StatusConflict, i18n.T(c.Request.Context(), "An account named %s already exists in the portal and is not linked to your sign-in. Ask an administrator.", claimString(claims, cfg.UsernameClaim)))
 		return
 	case errors.As(err, &ve):
 		h.log.Warn("oidc: unusable username claim", "claim", cfg.UsernameClaim, "value", claimString(claims, cfg.UsernameClaim))
-		h.loginRefused(c, http.StatusForbidden, "Your sign-in has no usable username (claim "+cfg.UsernameClaim+": "+ve.Message+"). Ask an administrator.")
+		h.loginRefused(c, http.StatusForbidden, i18n.T(c.Request.Context(), "Your sign-in has no usable username (claim %s: %s). Ask an administrator.", cfg.UsernameClaim, ve.Message))
 		return
 	case err != nil:
 		h.fail(c, err)
@@ -216,12 +217,12 @@ func (h *Handler) oidcSignIn(c *gin.Context, idt *oidc.IDToken, claims map[strin
 func (h *Handler) oidcSudo(c *gin.Context, idt *oidc.IDToken, claims map[string]any, next string) {
 	u := currentUser(c)
 	if u == nil || !u.SSO() || u.OIDCIssuer != idt.Issuer || u.OIDCSubject != idt.Subject {
-		h.loginRefused(c, http.StatusForbidden, "That sign-in is another account than yours.")
+		h.loginRefused(c, http.StatusForbidden, i18n.T(c.Request.Context(), "That sign-in is another account than yours."))
 		return
 	}
 	at, _ := claims["auth_time"].(float64)
 	if at == 0 || time.Since(time.Unix(int64(at), 0)) > sudoWindow {
-		h.loginRefused(c, http.StatusForbidden, "The provider did not sign you in afresh; confirm again.")
+		h.loginRefused(c, http.StatusForbidden, i18n.T(c.Request.Context(), "The provider did not sign you in afresh; confirm again."))
 		return
 	}
 	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
@@ -232,7 +233,7 @@ func (h *Handler) oidcSudo(c *gin.Context, idt *oidc.IDToken, claims map[string]
 // loginRefused shows the sign-in page with why.
 func (h *Handler) loginRefused(c *gin.Context, status int, msg string) {
 	c.Header("Cache-Control", "no-store")
-	h.render(c, status, templates.LoginPage(h.page(c, "Log in"), h.loginForm0(templates.LoginForm{Error: msg, Next: "/"})))
+	h.render(c, status, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), h.loginForm0(templates.LoginForm{Error: msg, Next: "/"})))
 }
 
 // loginForm0 completes a LoginForm with the single sign-on button.

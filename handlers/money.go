@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -40,6 +41,12 @@ func plainAmount(micros int64) string { return pricing.Micros(micros).Plain() }
 // e.g. "12.35 USD" (its own decimals: "1235 JPY").
 func (h *Handler) amountText(micros int64) string {
 	return pricing.Micros(micros).Format(h.cfg.Currency)
+}
+
+// amountFor is amountText for the reader's locale (templates.Money): the
+// same "12.35 USD" in English, "¥12.35" in Chinese.
+func (h *Handler) amountFor(ctx context.Context) func(int64) string {
+	return func(micros int64) string { return templates.Money(ctx, micros, h.cfg.Currency) }
 }
 
 // milliText renders milli-units as a short decimal: 2000 → "2", 500 → "0.5".

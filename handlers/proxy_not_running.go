@@ -6,6 +6,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // ProxyNotRunning is the page a person sees in the notebook tab
@@ -38,7 +39,9 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	v := templates.NotRunningView{ID: wb.ID, Name: wb.Name, State: wb.State, Why: whyNotRunning(wb), StopError: wb.StopError,
 		CanStart: wb.State == models.StateStopped || wb.State == models.StateFailed,
 		OnItsWay: wb.Active()}
-	p := templates.Page{Title: wb.Name + " is not running", Path: r.URL.Path, Version: h.cfg.Version,
+	ctx = i18n.WithLocale(ctx, requestLocale(r, u))
+	w.Header().Set("Content-Language", i18n.FromContext(ctx).Lang())
+	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
 		User: &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

@@ -6,6 +6,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // queueRows lists the queue in order of position (then arrival). Other
@@ -33,14 +34,14 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 	rows := make([]templates.QueueRow, 0, len(wbs))
 	for _, wb := range wbs {
 		mine := viewer.IsAdmin() || wb.OwnerID == viewer.ID
-		r := templates.QueueRow{ID: wb.ID, Name: "another user's workbench", Owner: "—", Flavor: n.flavors[wb.FlavorID], Priority: wb.Priority,
-			Preemptible: wb.Preemptible, Position: wb.QueuePosition, Reason: wb.QueueReason, EstimatedStart: "unknown",
-			QueuedAt: templates.When(wb.QueuedAt), Mine: mine}
+		r := templates.QueueRow{ID: wb.ID, Name: i18n.T(ctx, "another user's workbench"), Owner: "—", Flavor: n.flavors[wb.FlavorID], Priority: wb.Priority,
+			Preemptible: wb.Preemptible, Position: wb.QueuePosition, Reason: wb.QueueReason, EstimatedStart: i18n.T(ctx, "unknown"),
+			QueuedAt: templates.WhenIn(ctx, wb.QueuedAt), Mine: mine}
 		if mine {
 			r.Name, r.Owner = wb.Name, n.users[wb.OwnerID]
 		}
 		if wb.EstimatedStart != nil {
-			r.EstimatedStart = templates.When(wb.EstimatedStart)
+			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)
 		}
 		rows = append(rows, r)
 	}

@@ -8,11 +8,13 @@ import (
 
 	"workbench/handlers/proxy"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // page builds the layout's view model for the current request.
 func (h *Handler) page(c *gin.Context, title string) templates.Page {
-	p := templates.Page{Title: title, Path: c.Request.URL.Path, Version: h.cfg.Version}
+	ctx := c.Request.Context()
+	p := templates.Page{Title: title, Path: c.Request.URL.Path, Here: c.Request.URL.RequestURI(), Version: h.cfg.Version}
 	if u := currentUser(c); u != nil {
 		p.User = &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
@@ -23,7 +25,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 	case p.User == nil:
 		// Nothing about the deployment before login.
 	case h.pool.Simulated():
-		p.Banner = "GPUs are simulated (" + h.pool.Backend() + "): workbenches get no real GPU."
+		p.Banner = i18n.T(ctx, "GPUs are simulated (%s): workbenches get no real GPU.", h.pool.Backend())
 	case h.pool.Backend() == "none" && p.User.IsAdmin:
 		p.Banner = h.pool.Status()
 	}
@@ -31,7 +33,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		if p.Banner != "" {
 			p.Banner += " "
 		}
-		p.Banner += "Workbench egress policy NOT enforced: containers can reach this host and link-local addresses (Admin → Egress)."
+		p.Banner += i18n.T(ctx, "Workbench egress policy NOT enforced: containers can reach this host and link-local addresses (Admin → Egress).")
 	}
 	return p
 }

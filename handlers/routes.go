@@ -8,7 +8,8 @@ import (
 func (h *Handler) Routes(r *gin.Engine) {
 	r.HandleMethodNotAllowed = true // a wrong method is 405 with Allow, not 404
 	r.GET("/healthz", h.healthz)
-	r.Use(h.limitBody, h.loadUser, h.refuseFromNotebook)
+	r.Use(h.limitBody, h.loadUser, h.chooseLocale, h.refuseFromNotebook)
+	r.POST("/language", h.setLanguage)
 
 	r.GET("/login", h.loginForm)
 	r.POST("/login", h.login)

@@ -11,6 +11,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // savedImagesPage lists the images the user saved, their sizes and the
@@ -39,9 +40,9 @@ func (h *Handler) savedImagesPage(c *gin.Context) {
 	}
 	for _, img := range imgs {
 		v.Items = append(v.Items, templates.SavedImageRow{ID: img.ID, Name: img.Name, Size: sizeText(img.SizeBytes),
-			Description: img.Description, Shared: strings.Join(img.SharedGroups, ", "), Created: img.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")})
+			Description: img.Description, Shared: strings.Join(img.SharedGroups, ", "), Created: templates.WhenIn(c.Request.Context(), &img.CreatedAt)})
 	}
-	h.render(c, http.StatusOK, templates.SavedImagesPage(h.page(c, "My images"), v))
+	h.render(c, http.StatusOK, templates.SavedImagesPage(h.page(c, i18n.T(c.Request.Context(), "My images")), v))
 }
 
 func sizeText(b int64) string {
@@ -78,7 +79,7 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not delete "+img.Name+": "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not delete %s: %s", img.Name, classify(err).Message))
 		seeOther(c, "/images/saved")
 		return
 	}
@@ -87,7 +88,7 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	h.flash(c, "Image "+img.Name+" deleted.")
+	h.flash(c, i18n.T(c.Request.Context(), "Image %s deleted.", img.Name))
 	seeOther(c, "/images/saved")
 }
 
@@ -134,7 +135,7 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not share "+img.Name+": "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not share %s: %s", img.Name, classify(err).Message))
 		seeOther(c, "/images/saved")
 		return
 	}
@@ -142,7 +143,7 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"id": img.ID, "shared_groups": nonNil(groups)})
 		return
 	}
-	h.flash(c, "Sharing of "+img.Name+" saved.")
+	h.flash(c, i18n.T(c.Request.Context(), "Sharing of %s saved.", img.Name))
 	seeOther(c, "/images/saved")
 }
 
@@ -169,6 +170,6 @@ func (h *Handler) adminImagePromote(c *gin.Context) {
 		c.JSON(http.StatusOK, promoted)
 		return
 	}
-	h.flash(c, "Image "+img.Name+" is now in the catalog.")
+	h.flash(c, i18n.T(c.Request.Context(), "Image %s is now in the catalog.", img.Name))
 	seeOther(c, "/catalog")
 }

@@ -11,6 +11,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // SSH keys: a user's public keys for the portal's SSH server (web/sshgate).
@@ -31,10 +32,10 @@ func (h *Handler) renderSSHKeys(c *gin.Context, status int, v templates.SSHKeysV
 	}
 	for _, k := range keys {
 		v.Keys = append(v.Keys, templates.SSHKeyRow{ID: k.ID, Name: k.Name, Fingerprint: k.Fingerprint,
-			Created: templates.When(&k.CreatedAt), LastUsed: templates.When(k.LastUsedAt)})
+			Created: templates.WhenIn(c.Request.Context(), &k.CreatedAt), LastUsed: templates.WhenIn(c.Request.Context(), k.LastUsedAt)})
 	}
 	v.Host, v.Port = h.sshEndpoint(c)
-	h.render(c, status, templates.SSHKeysPage(h.page(c, "SSH keys"), v))
+	h.render(c, status, templates.SSHKeysPage(h.page(c, i18n.T(c.Request.Context(), "SSH keys")), v))
 }
 
 // sshEndpoint is the host and port users give ssh: the portal's host name
@@ -58,14 +59,14 @@ func (h *Handler) sshKeyCreate(c *gin.Context) {
 	name, key := c.PostForm("name"), c.PostForm("public_key")
 	_, err := h.createSSHKey(c, name, key)
 	if err == nil {
-		h.flash(c, "SSH key added.")
+		h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
 		seeOther(c, "/settings/ssh-keys")
 		return
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		// The pasted key is kept in the form: bad input loses nothing.
-		h.renderSSHKeys(c, http.StatusBadRequest, templates.SSHKeysView{Name: name, PublicKey: key, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		h.renderSSHKeys(c, http.StatusBadRequest, templates.SSHKeysView{Name: name, PublicKey: key, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 		return
 	}
 	h.fail(c, err)
@@ -73,7 +74,7 @@ func (h *Handler) sshKeyCreate(c *gin.Context) {
 
 func (h *Handler) sshKeyDelete(c *gin.Context) {
 	if h.deleteSSHKey(c) {
-		h.flash(c, "SSH key deleted; it no longer opens your workbenches.")
+		h.flash(c, i18n.T(c.Request.Context(), "SSH key deleted; it no longer opens your workbenches."))
 		seeOther(c, "/settings/ssh-keys")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // Sudo mode: every admin change and every new API token made through a
@@ -88,7 +89,7 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	// The page carries what the admin typed (a new user's password, say):
 	// keep it out of caches.
 	c.Header("Cache-Control", "no-store")
-	h.render(c, http.StatusForbidden, templates.SudoPage(h.page(c, "Confirm your password"), form))
+	h.render(c, http.StatusForbidden, templates.SudoPage(h.page(c, i18n.T(c.Request.Context(), "Confirm your password")), form))
 	c.Abort()
 }
 
@@ -102,22 +103,22 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 	res, wait := h.throttle.Reserve(u.Username, addr)
 	if res == nil {
 		h.log.Warn("sudo throttled", "username", u.Username, "addr", addr)
-		return "Too many failed attempts. Try again in " + waitText(int(math.Ceil(wait.Seconds()))) + "."
+		return i18n.T(c.Request.Context(), "Too many failed attempts. Try again in %s.", waitTextIn(c.Request.Context(), int(math.Ceil(wait.Seconds()))))
 	}
 	_, err := h.store.Authenticate(c.Request.Context(), u.Username, password)
 	if errors.Is(err, models.ErrHashBusy) {
 		res.Cancel()
-		return "The portal is busy checking other passwords. Try again in a moment."
+		return i18n.T(c.Request.Context(), "The portal is busy checking other passwords. Try again in a moment.")
 	}
 	if err != nil {
 		if errors.Is(err, models.ErrBadCredentials) {
 			res.Failed()
 			h.log.Info("sudo confirmation failed", "username", u.Username, "addr", addr)
-			return "That is not your password."
+			return i18n.T(c.Request.Context(), "That is not your password.")
 		}
 		res.Cancel()
 		h.log.Error("sudo confirmation", "username", u.Username, "err", err)
-		return "Your password could not be checked just now. Try again in a moment."
+		return i18n.T(c.Request.Context(), "Your password could not be checked just now. Try again in a moment.")
 	}
 	res.Succeeded()
 	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
@@ -129,14 +130,14 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 func (h *Handler) sudoForm(c *gin.Context) {
 	form := templates.SudoForm{Next: safeNext(c.Query("next"))}
 	h.sudoSSO(c, &form, form.Next)
-	h.render(c, http.StatusOK, templates.SudoPage(h.page(c, "Confirm your password"), form))
+	h.render(c, http.StatusOK, templates.SudoPage(h.page(c, i18n.T(c.Request.Context(), "Confirm your password")), form))
 }
 
 // sudoConfirm: POST /sudo confirms and returns to next.
 func (h *Handler) sudoConfirm(c *gin.Context) {
 	next := safeNext(c.PostForm("next"))
 	if msg := h.confirmPassword(c, c.PostForm(sudoFieldName)); msg != "" {
-		h.render(c, http.StatusUnauthorized, templates.SudoPage(h.page(c, "Confirm your password"), templates.SudoForm{Next: next, Error: msg}))
+		h.render(c, http.StatusUnauthorized, templates.SudoPage(h.page(c, i18n.T(c.Request.Context(), "Confirm your password")), templates.SudoForm{Next: next, Error: msg}))
 		return
 	}
 	seeOther(c, next)

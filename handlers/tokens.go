@@ -10,6 +10,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 const tokenSecretKey = "new_token_secret"
@@ -26,8 +27,8 @@ func (h *Handler) renderTokens(c *gin.Context, status int, v templates.TokensVie
 	}
 	now := time.Now()
 	for _, t := range toks {
-		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.When(&t.CreatedAt),
-			Expires: templates.When(t.ExpiresAt), LastUsed: templates.When(t.LastUsedAt), Status: "active"}
+		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.WhenIn(c.Request.Context(), &t.CreatedAt),
+			Expires: templates.WhenIn(c.Request.Context(), t.ExpiresAt), LastUsed: templates.WhenIn(c.Request.Context(), t.LastUsedAt), Status: "active"}
 		switch {
 		case t.RevokedAt != nil:
 			row.Status = "revoked"
@@ -36,7 +37,7 @@ func (h *Handler) renderTokens(c *gin.Context, status int, v templates.TokensVie
 		}
 		v.Tokens = append(v.Tokens, row)
 	}
-	h.render(c, status, templates.TokensPage(h.page(c, "API tokens"), v))
+	h.render(c, status, templates.TokensPage(h.page(c, i18n.T(c.Request.Context(), "API tokens")), v))
 }
 
 // parseTTLDays reads a token lifetime in days (0 = never expires).
@@ -64,7 +65,7 @@ func (h *Handler) tokenCreate(c *gin.Context) {
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.renderTokens(c, http.StatusBadRequest, templates.TokensView{Name: name, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		h.renderTokens(c, http.StatusBadRequest, templates.TokensView{Name: name, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 		return
 	}
 	h.fail(c, err)
@@ -76,7 +77,7 @@ func (h *Handler) tokenRevoke(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Token revoked.")
+	h.flash(c, i18n.T(c.Request.Context(), "Token revoked."))
 	seeOther(c, "/settings/tokens")
 }
 

@@ -14,6 +14,7 @@ import (
 	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // usagePage: GET /usage?month=YYYY-MM — the user's quota bars and the
@@ -70,48 +71,53 @@ func (h *Handler) usagePage(c *gin.Context) {
 	}
 	summary = withEnergyKeys(summary, energy)
 	q := st.Quota
-	v := templates.UsageView{Currency: h.cfg.Currency, Warnings: st.Warnings, LimitReached: st.LimitReached,
+	amount := h.amountFor(ctx)
+	warnings := make([]string, 0, len(st.Warnings))
+	for _, w := range st.Warnings {
+		warnings = append(warnings, quotaText(ctx, w))
+	}
+	v := templates.UsageView{Currency: h.cfg.Currency, Warnings: warnings, LimitReached: quotaText(ctx, st.LimitReached),
 		Month:  monthNav("/usage", month, now, nil),
-		CSVURL: "/usage.csv?month=" + month.Format("2006-01"), Total: h.amountText(total),
+		CSVURL: "/usage.csv?month=" + month.Format("2006-01"), Total: amount(total),
 		Bars: []templates.QuotaBar{
-			quotaBar("gpus", "GPUs in use", int64(st.GPUsInUse), q.MaxGPUs, countText),
-			quotaBar("workbenches", "Active workbenches", int64(st.Workbenches), q.MaxWorkbenches, countText),
-			quotaBar("gpu-hours", "GPU-hours this month", st.MonthGPUSecs, hoursToSeconds(q.GPUHoursPerMonth), gpuHoursText),
-			quotaBar("spend", "Spend this month", st.MonthSpend, q.BudgetPerMonthMicros, h.amountText),
+			quotaBar("gpus", i18n.Key("GPUs in use"), int64(st.GPUsInUse), q.MaxGPUs, countText),
+			quotaBar("workbenches", i18n.Key("Active workbenches"), int64(st.Workbenches), q.MaxWorkbenches, countText),
+			quotaBar("gpu-hours", i18n.Key("GPU-hours this month"), st.MonthGPUSecs, hoursToSeconds(q.GPUHoursPerMonth), gpuHoursText),
+			quotaBar("spend", i18n.Key("Spend this month"), st.MonthSpend, q.BudgetPerMonthMicros, amount),
 		}}
 	var totalSecs int64
 	for _, it := range summary {
 		totalSecs += it.GPUSeconds
 		mJ := energy.mJ[it.Key]
-		v.Summary = append(v.Summary, templates.StatementGroup{Name: it.Key, GPUHours: gpuHoursText(it.GPUSeconds), Amount: h.amountText(it.AmountMicros),
+		v.Summary = append(v.Summary, templates.StatementGroup{Name: it.Key, GPUHours: gpuHoursText(it.GPUSeconds), Amount: amount(it.AmountMicros),
 			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
 	}
 	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
 		h.log.Warn("held vs used", "user", u.Username, "err", err)
 	} else {
-		v.HeldVsUsed = h.heldVsUsed(rep.Total)
+		v.HeldVsUsed = h.heldVsUsed(rep.Total, amount)
 	}
 	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Unbilled(ctx, u.ID, ""); err == nil && live.AmountMicros > 0 {
-			v.Pending = h.amountText(live.AmountMicros)
+			v.Pending = amount(live.AmountMicros)
 		} else if err != nil && !proxy.ClientGone(c.Request, err) {
 			h.log.Warn("unbilled usage", "user", u.Username, "err", err)
 		}
 	}
 	v.LinePages, _ = pager(c, "/usage", page, totalLines)
 	for _, l := range lines {
-		v.Lines = append(v.Lines, h.statementLine(l, names))
+		v.Lines = append(v.Lines, h.statementLine(l, names, amount))
 	}
-	h.render(c, http.StatusOK, templates.UsagePage(h.page(c, "Usage"), v))
+	h.render(c, http.StatusOK, templates.UsagePage(h.page(c, i18n.T(ctx, "Usage")), v))
 }
 
-func (h *Handler) statementLine(l models.LedgerEntry, names map[string]string) templates.StatementLine {
+func (h *Handler) statementLine(l models.LedgerEntry, names map[string]string, amount func(int64) string) templates.StatementLine {
 	return templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
 		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + resourceUnit(l.Resource),
-		Amount: h.amountText(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
+		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
 }
 
 // workbenchNames maps workbench ids to names (ownerID 0: everyone's).
@@ -239,7 +245,7 @@ func (h *Handler) usageSummaryCSV(c *gin.Context) {
 }
 
 // heldVsUsed is a user's GPU time held against the time it was busy.
-func (h *Handler) heldVsUsed(f orchestrator.UtilFigures) templates.HeldVsUsedView {
+func (h *Handler) heldVsUsed(f orchestrator.UtilFigures, amount func(int64) string) templates.HeldVsUsedView {
 	if f.AllocatedMs == 0 {
 		return templates.HeldVsUsedView{}
 	}
@@ -248,7 +254,7 @@ func (h *Handler) heldVsUsed(f orchestrator.UtilFigures) templates.HeldVsUsedVie
 		v.Unread = gpuHoursMs(f.UnreadHeldMs)
 	}
 	if c := f.HeldIdleCostMicros(); c > 0 {
-		v.IdleCost = h.amountText(c)
+		v.IdleCost = amount(c)
 	}
 	return v
 }

@@ -11,6 +11,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // deadlineSoon is how close a stop must be to be shown as a warning.
@@ -21,54 +22,67 @@ func (h *Handler) deadlineView(ctx context.Context, wb *models.Workbench) templa
 	if wb.State != models.StateRunning {
 		return templates.DeadlineView{}
 	}
-	return deadlineText(wb.ID, h.wbs.Deadlines(ctx, wb), time.Now())
+	return deadlineText(ctx, wb.ID, h.wbs.Deadlines(ctx, wb), time.Now())
 }
 
 // deadlineText words the deadlines for people: "idle 42 min — stops at
 // 14:10 UTC unless used".
-func deadlineText(id string, d orchestrator.Deadlines, now time.Time) templates.DeadlineView {
+func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now time.Time) templates.DeadlineView {
 	v := templates.DeadlineView{WorkbenchID: id, CanExtend: d.CanExtend, ExtendRefusal: d.ExtendRefusal}
 	if !d.IdleStopAt.IsZero() {
-		v.Idle = fmt.Sprintf("idle %s — stops at %s unless used", minutesText(d.IdleFor), clockText(d.IdleStopAt, now))
+		v.Idle = i18n.T(ctx, "idle %s — stops at %s unless used", minutesText(ctx, d.IdleFor), clockText(ctx, d.IdleStopAt, now))
 		v.Soon = d.IdleStopAt.Sub(now) <= deadlineSoon
 	}
 	if !d.RuntimeStopAt.IsZero() {
-		v.Runtime = fmt.Sprintf("maximum runtime (%s %s) ends at %s", d.RuntimeWhose, durationText(d.RuntimeLimit), clockText(d.RuntimeStopAt, now))
+		whose := d.RuntimeWhose
+		if k, ok := runtimeWhose[whose]; ok {
+			whose = i18n.T(ctx, k)
+		}
+		v.Runtime = i18n.T(ctx, "maximum runtime (%s %s) ends at %s", whose, durationText(ctx, d.RuntimeLimit), clockText(ctx, d.RuntimeStopAt, now))
 		v.Soon = v.Soon || d.RuntimeStopAt.Sub(now) <= deadlineSoon
 	}
 	return v
 }
 
-// minutesText is "42 min", "3 h 5 min" or "less than a minute".
-func minutesText(d time.Duration) string {
+// runtimeWhose are the catalog keys of orchestrator.RuntimeRule.Limit's
+// "whose" words.
+var runtimeWhose = map[string]string{"the flavor's": i18n.Key("the flavor's"), "your quota's": i18n.Key("your quota's")}
+
+// minutesText is "42 min", "3 h 5 min" or "less than a minute" in the
+// reader's language ("42 分钟", "3 小时 5 分钟").
+func minutesText(ctx context.Context, d time.Duration) string {
 	m := int64(d / time.Minute)
 	switch {
 	case m < 1:
-		return "less than a minute"
+		return i18n.T(ctx, "less than a minute")
 	case m < 60:
-		return fmt.Sprintf("%d min", m)
+		return i18n.T(ctx, "%d min", m)
 	case m%60 == 0:
-		return fmt.Sprintf("%d h", m/60)
+		return i18n.T(ctx, "%d h", m/60)
 	default:
-		return fmt.Sprintf("%d h %d min", m/60, m%60)
+		return i18n.T(ctx, "%d h %d min", m/60, m%60)
 	}
 }
 
 // durationText is a runtime limit: "4 h" or "90 min".
-func durationText(d time.Duration) string {
+func durationText(ctx context.Context, d time.Duration) string {
 	if d%time.Hour == 0 {
-		return fmt.Sprintf("%d h", d/time.Hour)
+		return i18n.T(ctx, "%d h", int64(d/time.Hour))
 	}
-	return minutesText(d)
+	return minutesText(ctx, d)
 }
 
-// clockText is "14:10 UTC" today, else "Mar 3 14:10 UTC" (pages show UTC).
-func clockText(t, now time.Time) string {
+// clockText is "14:10 UTC" today, else "Mar 3 14:10 UTC" ("3月3日 14:10
+// UTC" in Chinese; pages show UTC).
+func clockText(ctx context.Context, t, now time.Time) string {
 	t, now = t.UTC(), now.UTC()
 	if t.Format("2006-01-02") == now.Format("2006-01-02") {
 		return t.Format("15:04 UTC")
 	}
-	return t.Format("Jan 2 15:04 UTC")
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		return t.Format("Jan 2 15:04 UTC")
+	}
+	return fmt.Sprintf("%d月%d日 %s UTC", int(t.Month()), t.Day(), t.Format("15:04"))
 }
 
 // budgetWarning is the banner of monthly limits at 80% or more, for the
@@ -85,16 +99,18 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 		}
 		return nil
 	}
+	ctx := c.Request.Context()
+	amount := h.amountFor(ctx)
 	b := &templates.BudgetWarning{Full: st.LimitReached != ""}
 	if b.Full {
-		b.Messages = append(b.Messages, st.LimitReached+": new launches are refused until next month or until an administrator raises your quota.")
+		b.Messages = append(b.Messages, i18n.T(ctx, "%s: new launches are refused until next month or until an administrator raises your quota.", quotaText(ctx, st.LimitReached)))
 	}
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && *l > 0 && float64(st.MonthSpend) >= warnFraction*float64(*l) && st.MonthSpend < *l {
-		b.Messages = append(b.Messages, fmt.Sprintf("You have spent %s of your monthly budget of %s (%d%%).",
-			h.amountText(st.MonthSpend), h.amountText(*l), st.MonthSpend*100 / *l))
+		b.Messages = append(b.Messages, i18n.T(ctx, "You have spent %s of your monthly budget of %s (%d%%).",
+			amount(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))
 	}
 	if l := st.Quota.GPUHoursPerMonth; l != nil && *l > 0 && float64(st.MonthGPUSecs) >= warnFraction*float64(*l*3600) && st.MonthGPUSecs < *l*3600 {
-		b.Messages = append(b.Messages, fmt.Sprintf("You have used %s of your %d monthly GPU-hours (%d%%).",
+		b.Messages = append(b.Messages, i18n.T(ctx, "You have used %s of your %d monthly GPU-hours (%d%%).",
 			gpuHoursText(st.MonthGPUSecs), *l, st.MonthGPUSecs*100/(*l*3600)))
 	}
 	if len(b.Messages) == 0 {

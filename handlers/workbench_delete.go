@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"workbench/templates/i18n"
 )
 
 // workbenchDelete deletes a workbench; ?delete_data=true (API) or the form
@@ -23,7 +25,7 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not delete: "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not delete: %s", classify(err).Message))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -31,6 +33,6 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	h.flash(c, "Workbench "+wb.Name+" deleted.")
+	h.flash(c, i18n.T(c.Request.Context(), "Workbench %s deleted.", wb.Name))
 	seeOther(c, "/")
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"workbench/templates/i18n"
 )
 
 // workbenchExtend: the owner pushes a running workbench's maximum-runtime
@@ -26,6 +28,6 @@ func (h *Handler) workbenchExtend(c *gin.Context) {
 			RuntimeLimitSeconds: int64(d.RuntimeLimit / time.Second), CanExtend: d.CanExtend})
 		return
 	}
-	h.flash(c, "Maximum runtime extended: it now ends at "+clockText(d.RuntimeStopAt, time.Now())+".")
+	h.flash(c, i18n.T(c.Request.Context(), "Maximum runtime extended: it now ends at %s.", clockText(c.Request.Context(), d.RuntimeStopAt, time.Now())))
 	seeOther(c, "/workbenches/"+wb.ID)
 }

@@ -42,7 +42,7 @@ func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench) []te
 	}
 	if len(out) == 0 {
 		for _, uuid := range wb.GPUs {
-			out = append(out, gpuTelemetryRow(uuid, h.pool.History(uuid)))
+			out = append(out, gpuTelemetryRow(ctx, uuid, h.pool.History(uuid)))
 		}
 	}
 	return out
@@ -58,8 +58,8 @@ func hasSharedUnits(wb *models.Workbench) bool {
 	return false
 }
 
-func gpuTelemetryRow(uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
-	g := templates.WBGPUTelemetry{UUID: uuid, Now: "no reading yet"}
+func gpuTelemetryRow(ctx context.Context, uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
+	g := templates.WBGPUTelemetry{UUID: uuid, Now: i18n.T(ctx, "no reading yet")}
 	for _, s := range hist {
 		if s.Readable(gpu.FieldUtil) {
 			g.UtilPoints = append(g.UtilPoints, float64(s.UtilPercent))
@@ -70,7 +70,7 @@ func gpuTelemetryRow(uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
 	}
 	if n := len(hist); n > 0 {
 		last := hist[n-1]
-		g.Now = "could not read"
+		g.Now = i18n.T(ctx, "could not read")
 		if last.Readable(gpu.FieldUtil) {
 			g.Now = fmt.Sprintf("%d%%", last.UtilPercent)
 		}
@@ -86,7 +86,7 @@ func gpuTelemetryRow(uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
 // out, never drawn as 0). Memory is in percent of the instance's memory,
 // or for a slice of the GPU's.
 func (h *Handler) unitTelemetryRow(ctx context.Context, u models.Unit, ut orchestrator.WBUnitTelemetry) templates.WBGPUTelemetry {
-	g := templates.WBGPUTelemetry{UUID: u.UUID, Now: "no reading yet"}
+	g := templates.WBGPUTelemetry{UUID: u.UUID, Now: i18n.T(ctx, "no reading yet")}
 	totalMiB := uint64(0)
 	if u.Kind == models.UnitMIG {
 		g.Label = i18n.T(ctx, "MIG instance %s", u.Profile)
@@ -118,7 +118,7 @@ func (h *Handler) unitTelemetryRow(ctx context.Context, u models.Unit, ut orches
 		// Most drivers give no utilisation per MIG instance: not 0%.
 		g.Now = i18n.T(ctx, "not available for a MIG instance")
 	default:
-		g.Now = "could not read"
+		g.Now = i18n.T(ctx, "could not read")
 	}
 	if ut.Latest.Readable(gpu.FieldMemory) {
 		if totalMiB > 0 {

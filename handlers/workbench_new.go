@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // launchForm shows the launch page: images, flavors with free GPUs, name.
@@ -78,15 +79,15 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		}
 		if f.GPUCount > 0 {
 			if pr, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.WorkbenchShape(&fls[i], true)); err == nil && pr != rate {
-				v.PreemptibleRates[f.Name] = rateText(pr, h.cfg.Currency)
+				v.PreemptibleRates[f.Name] = rateTextIn(ctx, pr, h.cfg.Currency)
 			}
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free,
-			PerHour: rateText(rate, h.cfg.Currency), UnitText: unitText(f), Shared: f.Shared(), SharedLabel: sharedLabel})
+			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitText(f), Shared: f.Shared(), SharedLabel: sharedLabel})
 	}
 	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)
-	h.render(c, status, templates.LaunchPage(h.workPage(c, "New workbench"), v))
+	h.render(c, status, templates.LaunchPage(h.workPage(c, i18n.T(c.Request.Context(), "New workbench")), v))
 }
 
 // launch handles the launch form.
@@ -96,7 +97,7 @@ func (h *Handler) launch(c *gin.Context) {
 		AutoResume: c.PostForm("auto_resume") == "on"}
 	minutes, err := strconv.ParseInt(strings.TrimSpace(c.DefaultPostForm("idle_minutes", "0")), 10, 64)
 	if err != nil {
-		v.Errors = templates.FormErrors{"idle_timeout": "must be a whole number of minutes"}
+		v.Errors = templates.FormErrors{"idle_timeout": fieldMessage(c.Request.Context(), "must be a whole number of minutes")}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 		return
 	}
@@ -107,7 +108,7 @@ func (h *Handler) launch(c *gin.Context) {
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		v.Errors = templates.FormErrors{ve.Field: ve.Message}
+		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case err != nil:
 		e := classify(err)

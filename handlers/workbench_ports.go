@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/templates/i18n"
 )
 
 // workbenchPortAdd: the owner declares one more extra HTTP port on their
@@ -21,7 +22,7 @@ func (h *Handler) workbenchPortAdd(c *gin.Context) {
 	}
 	port, err := strconv.Atoi(strings.TrimSpace(c.PostForm("port")))
 	if err != nil {
-		h.flashError(c, "Could not add the port: give a port number, like 6006")
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not add the port: give a port number, like 6006"))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -70,7 +71,7 @@ func (h *Handler) savePorts(c *gin.Context, wb *models.Workbench, ports []int) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not change the ports: "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not change the ports: %s", classify(err).Message))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

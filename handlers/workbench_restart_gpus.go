@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"github.com/gin-gonic/gin"
+
+	"workbench/templates/i18n"
 )
 
 // workbenchRestartGPUs: a workbench in CPU-only mode goes back to its
@@ -17,7 +19,7 @@ func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not restart with GPUs: "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not restart with GPUs: %s", classify(err).Message))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

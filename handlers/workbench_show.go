@@ -34,7 +34,7 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		h.fail(c, err)
 		return
 	}
-	v := templates.WorkbenchView{WB: h.workbenchRow(wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
+	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	v.GPUTelemetry = h.wbGPUTelemetry(ctx, wb)

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"github.com/gin-gonic/gin"
+
+	"workbench/templates/i18n"
 )
 
 // workbenchStart: start a stopped workbench again (GPUs allocated afresh).
@@ -18,7 +20,7 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, "Could not start: "+classify(err).Message)
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not start: %s", classify(err).Message))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

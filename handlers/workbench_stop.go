@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/orchestrator"
+	"workbench/templates/i18n"
 )
 
 // workbenchStop: the owner stops a workbench (always allowed). The form
@@ -36,7 +37,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 			return
 		}
 		// The page shows the failure with "Retry stop" and "Force stop".
-		h.flash(c, "Could not stop the workbench: "+se.Message)
+		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s", se.Message))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -44,7 +45,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 		h.apiWorkbench(c)
 		return
 	}
-	h.flash(c, "Workbench stopped. Its GPUs are free; your home files are kept.")
+	h.flash(c, i18n.T(c.Request.Context(), "Workbench stopped. Its GPUs are free; your home files are kept."))
 	seeOther(c, "/workbenches/"+wb.ID)
 }
 
@@ -77,6 +78,6 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	h.flash(c, "Workbench "+wb.Name+" stopped.")
+	h.flash(c, i18n.T(c.Request.Context(), "Workbench %s stopped.", wb.Name))
 	seeOther(c, "/admin/workbenches")
 }

@@ -11,6 +11,7 @@ import (
 
 	"workbench/models"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // Workbench tokens: created on the workbench page (owner only, after a
@@ -39,8 +40,8 @@ func (h *Handler) workbenchTokensView(c *gin.Context, wb *models.Workbench, v te
 	}
 	now := time.Now()
 	for _, t := range toks {
-		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.When(&t.CreatedAt),
-			Expires: templates.When(t.ExpiresAt), LastUsed: templates.When(t.LastUsedAt), Status: "active"}
+		row := templates.TokenRow{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Created: templates.WhenIn(c.Request.Context(), &t.CreatedAt),
+			Expires: templates.WhenIn(c.Request.Context(), t.ExpiresAt), LastUsed: templates.WhenIn(c.Request.Context(), t.LastUsedAt), Status: "active"}
 		switch {
 		case t.RevokedAt != nil:
 			row.Status = "revoked"
@@ -80,7 +81,7 @@ func (h *Handler) workbenchTokenCreate(c *gin.Context) {
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.showWorkbench(c, wb, http.StatusBadRequest, templates.WorkbenchTokensView{Name: name, Errors: templates.FormErrors{ve.Field: ve.Message}})
+		h.showWorkbench(c, wb, http.StatusBadRequest, templates.WorkbenchTokensView{Name: name, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 		return
 	}
 	if err != nil {
@@ -100,7 +101,7 @@ func (h *Handler) workbenchTokenRevoke(c *gin.Context) {
 	if !h.revokeWorkbenchToken(c, wb) {
 		return
 	}
-	h.flash(c, "Token revoked.")
+	h.flash(c, i18n.T(c.Request.Context(), "Token revoked."))
 	seeOther(c, "/workbenches/"+wb.ID+"#access-tokens")
 }
 

@@ -2,9 +2,9 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -13,6 +13,7 @@ import (
 	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // catalogNames maps image, flavor and user ids to names for display. The
@@ -130,30 +131,30 @@ func openURL(id, openPath string) string {
 }
 
 // openLabel names the Open button after the tool it opens.
-func openLabel(openPath string) string {
+func openLabel(ctx context.Context, openPath string) string {
 	if tool := models.ToolName(openPath); tool != "" {
-		return "Open " + tool
+		return i18n.T(ctx, "Open %s", tool)
 	}
-	return "Open"
+	return i18n.T(ctx, "Open")
 }
 
-func (h *Handler) workbenchRow(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
-	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
+func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
+	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), CostMicros: cost.SoFarMicros, RateMicros: cost.PerHourMicros, Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
-		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
-		Started: templates.When(wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
+		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(ctx, n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
+		Started: templates.WhenIn(ctx, wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
 		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible}
 	if wb.State == models.StateQueued {
-		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, "unknown (what runs now has no maximum runtime)"
+		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, i18n.T(ctx, "unknown (what runs now has no maximum runtime)")
 		if wb.EstimatedStart != nil {
-			r.EstimatedStart = templates.When(wb.EstimatedStart)
+			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)
 		}
 	}
 	if wb.PreemptAt != nil && wb.Active() {
-		r.PreemptAt = templates.When(wb.PreemptAt)
+		r.PreemptAt = templates.WhenIn(ctx, wb.PreemptAt)
 	}
 	for _, u := range wb.Units {
-		r.Units = append(r.Units, unitRow(u))
+		r.Units = append(r.Units, unitRow(ctx, u))
 	}
 	if fl := n.flavorByID[wb.FlavorID]; fl != nil && fl.GPUCount > 0 {
 		if twin := n.flavorByID[fl.CPUTwinID]; twin != nil && twin.Enabled && twin.GPUCount == 0 {
@@ -174,15 +175,15 @@ func wbShared(wb *models.Workbench, n catalogNames) bool {
 }
 
 // unitRow is one held unit as the workbench page lists it.
-func unitRow(u models.Unit) templates.UnitRow {
+func unitRow(ctx context.Context, u models.Unit) templates.UnitRow {
 	r := templates.UnitRow{Kind: u.Kind, UUID: u.UUID}
 	switch u.Kind {
 	case models.UnitMIG:
 		r.Label = "MIG " + u.Profile
 	case models.UnitSlice:
-		r.Label = fmt.Sprintf("slice %d of a shared GPU", *u.Slice)
+		r.Label = i18n.T(ctx, "slice %s of a shared GPU", strconv.Itoa(*u.Slice))
 	default:
-		r.Label = "whole GPU"
+		r.Label = i18n.T(ctx, "whole GPU")
 	}
 	return r
 }
@@ -213,7 +214,7 @@ func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench) ([]templat
 	}
 	rows := make([]templates.WorkbenchRow, 0, len(wbs))
 	for i := range wbs {
-		r := h.workbenchRow(&wbs[i], n, costs[wbs[i].ID])
+		r := h.workbenchRow(ctx, &wbs[i], n, costs[wbs[i].ID])
 		r.Deadline = h.deadlineView(ctx, &wbs[i])
 		rows = append(rows, r)
 	}
@@ -254,7 +255,15 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 	}
 	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates}
 	v.Pages, _ = pager(c, "/admin/workbenches", page, total)
-	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, "All workbenches"), v))
+	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))
+}
+
+// rateTextIn is rateText in the reader's locale ("¥3.25/小时").
+func rateTextIn(ctx context.Context, micros int64, currency string) string {
+	if micros == 0 {
+		return ""
+	}
+	return templates.MoneyPerHour(ctx, micros, currency)
 }
 
 // rateText is "3.25 USD/h" for a running workbench, "" otherwise.

@@ -31,10 +31,13 @@ type User struct {
 	AuthEpoch int64 `json:"-"`
 	// OIDCIssuer and OIDCSubject link an account made by single sign-on
 	// to its identity at the provider; both empty for a local account.
-	OIDCIssuer  string    `gorm:"column:oidc_issuer" json:"-"`
-	OIDCSubject string    `gorm:"column:oidc_subject" json:"-"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	OIDCIssuer  string `gorm:"column:oidc_issuer" json:"-"`
+	OIDCSubject string `gorm:"column:oidc_subject" json:"-"`
+	// Locale is the language the user chose in the header ("en",
+	// "zh-CN"); empty follows the browser's Accept-Language.
+	Locale    string    `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // SSO reports whether u signs in through the OIDC provider (and has no
@@ -215,6 +218,12 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 // user's API tokens' validity (checked at use) and sessions (checked at load).
 func (s *Store) SetUserDisabled(ctx context.Context, userID int64, disabled bool) error {
 	return s.updateUser(ctx, userID, map[string]any{"disabled": disabled})
+}
+
+// SetUserLocale saves the language a user chose; "" forgets the choice.
+// The caller passes a tag the portal speaks (the handler checks it).
+func (s *Store) SetUserLocale(ctx context.Context, userID int64, locale string) error {
+	return s.updateUser(ctx, userID, map[string]any{"locale": locale})
 }
 
 func (s *Store) updateUser(ctx context.Context, userID int64, fields map[string]any) error {

@@ -1,16 +1,39 @@
 package templates
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
+
+	"workbench/models/pricing"
+	"workbench/templates/i18n"
 )
 
-func statusTitle(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return fmt.Sprintf("%d · %s", status, t)
+// statusTexts are the statuses error pages show, as catalog keys.
+var statusTexts = map[int]string{
+	http.StatusBadRequest: i18n.Key("Bad Request"), http.StatusUnauthorized: i18n.Key("Unauthorized"),
+	http.StatusForbidden: i18n.Key("Forbidden"), http.StatusNotFound: i18n.Key("Not Found"),
+	http.StatusMethodNotAllowed: i18n.Key("Method Not Allowed"), http.StatusConflict: i18n.Key("Conflict"),
+	http.StatusRequestEntityTooLarge: i18n.Key("Request Entity Too Large"), http.StatusTooManyRequests: i18n.Key("Too Many Requests"),
+	http.StatusInternalServerError: i18n.Key("Internal Server Error"), http.StatusBadGateway: i18n.Key("Bad Gateway"),
+	http.StatusServiceUnavailable: i18n.Key("Service Unavailable"), http.StatusGatewayTimeout: i18n.Key("Gateway Timeout"),
+	http.StatusUnprocessableEntity: i18n.Key("Unprocessable Entity"), 499: i18n.Key("Client Closed Request"),
+}
+
+// statusTitle heads an error page: "404 · Not Found" ("404 · 未找到").
+func statusTitle(ctx context.Context, status int) string {
+	t := http.StatusText(status)
+	if k, ok := statusTexts[status]; ok {
+		t = i18n.T(ctx, k)
 	}
-	return fmt.Sprint(status)
+	if t != "" {
+		return strconv.Itoa(status) + " · " + t
+	}
+	return strconv.Itoa(status)
 }
 
 // GiB formats MiB as GiB with one decimal.
@@ -22,4 +45,130 @@ func When(t *time.Time) string {
 		return "—"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// Money formats micro-units of currency for the reader's locale. English
+// keeps the portal's long-standing "1234.57 USD" (the ISO code says which
+// dollar); Chinese puts the symbol first and groups thousands, as Chinese
+// prices are written: "¥1,234.57", "$12.35", "1,234.57 EUR" for a currency
+// without a symbol of its own. Amounts stay int64 micro-units until here.
+func Money(ctx context.Context, micros int64, currency string) string {
+	dec := pricing.Micros(micros).Decimal(currency)
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		if currency == "" {
+			return dec
+		}
+		return dec + " " + currency
+	}
+	neg := strings.HasPrefix(dec, "-")
+	dec = groupThousands(strings.TrimPrefix(dec, "-"))
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	switch currency {
+	case "CNY":
+		return sign + "¥" + dec
+	case "USD":
+		return sign + "$" + dec
+	case "":
+		return sign + dec
+	}
+	return sign + dec + " " + currency
+}
+
+// MoneyPerHour is Money for an hourly rate: "3.25 USD/h", "¥3.25/小时".
+func MoneyPerHour(ctx context.Context, micros int64, currency string) string {
+	return i18n.T(ctx, "%s/h", Money(ctx, micros, currency))
+}
+
+// groupThousands puts commas between thousands of a decimal's integer
+// part: "1234567.5" → "1,234,567.5".
+func groupThousands(dec string) string {
+	intPart, frac, hasFrac := strings.Cut(dec, ".")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// WhenIn is When in the reader's locale: "2026-03-04 14:05 UTC" in
+// English, "2026年3月4日 14:05 UTC" in Chinese.
+func WhenIn(ctx context.Context, t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "—"
+	}
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		return When(t)
+	}
+	u := t.UTC()
+	return fmt.Sprintf("%d年%d月%d日 %s UTC", u.Year(), int(u.Month()), u.Day(), u.Format("15:04"))
+}
+
+// stateLabels are the workbench states as people read them; in English the
+// state's own name, which the API and the tests also use.
+var stateLabels = map[string]string{
+	"queued": i18n.Key("queued"), "requested": i18n.Key("requested"), "pulling": i18n.Key("pulling"),
+	"creating": i18n.Key("creating"), "starting": i18n.Key("starting"), "running": i18n.Key("running"),
+	"stopping": i18n.Key("stopping"), "stopped": i18n.Key("stopped"), "preempted": i18n.Key("preempted"),
+	"failed": i18n.Key("failed"),
+}
+
+// StateLabel is a workbench state in the reader's language.
+func StateLabel(ctx context.Context, state string) string {
+	if k, ok := stateLabels[state]; ok {
+		return i18n.T(ctx, k)
+	}
+	return state
+}
+
+// StateLabelsJSON maps every state to its label, for the workbench page's
+// script, which updates the state badge as events arrive (the script has no
+// catalog of its own).
+func StateLabelsJSON(ctx context.Context) string {
+	m := make(map[string]string, len(stateLabels))
+	for s := range stateLabels {
+		m[s] = StateLabel(ctx, s)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// quotaLimit is a bar's limit as shown: "unlimited" in the reader's language.
+func quotaLimit(ctx context.Context, b QuotaBar) string {
+	if b.Unlimited {
+		return i18n.T(ctx, "unlimited")
+	}
+	return b.Limit
+}
+
+var tokenStatuses = map[string]string{"active": i18n.Key("active"), "revoked": i18n.Key("revoked"), "expired": i18n.Key("expired")}
+
+// TokenStatus is a token's status ("active", "revoked", "expired") in the
+// reader's language.
+func TokenStatus(ctx context.Context, status string) string {
+	if k, ok := tokenStatuses[status]; ok {
+		return i18n.T(ctx, k)
+	}
+	return status
+}
+
+// MonthText is a month picker's month in the reader's language: the
+// handler's "January 2026", or "2026年1月".
+func MonthText(ctx context.Context, m MonthNav) string {
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		return m.Label
+	}
+	t, err := time.Parse("2006-01", m.Value)
+	if err != nil {
+		return m.Label
+	}
+	return fmt.Sprintf("%d年%d月", t.Year(), int(t.Month()))
 }

@@ -332,7 +332,7 @@ func TestCatalogAndGPUPagesInChinese(t *testing.T) {
 					Units: []templates.GPUUnitRow{{Kind: "slice", Label: "切片 0", Free: true}, {Kind: "slice", Label: "切片 1", HeldBy: "你的工作台 wb", Reading: "已用 1.0 / 10.0 GiB · 无法按实例读取利用率"}}},
 			}}
 		assertChinese(t, zhMain(t, templates.GPUsPage(p("/gpus"), v)), labels,
-			"模拟", "有 GPU 空闲时通知我", "1 / 2 空闲", "启动", "利用率", "无法读取", "恢复调度", "停止调度", "共享…", "切片数（0 = 不共享）", "队列", "预约")
+			"模拟", "GPU 空出时通知我", "1 / 2 空闲", "启动", "利用率", "无法读取", "恢复调度", "停止调度", "共享…", "切片数（0 = 不共享）", "队列", "预约")
 		v.GPUs = nil
 		assertChinese(t, zhMain(t, templates.GPUsPage(p("/gpus"), v)), labels, "资源池中没有 GPU")
 	})

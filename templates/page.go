@@ -3,10 +3,15 @@
 // the view models and pass them in.
 package templates
 
+import "workbench/templates/i18n"
+
 // Page is what every page's layout needs.
 type Page struct {
 	Title string
 	Path  string // request path, to mark the active navigation item
+	// Here is the request's path and query, where the language switch
+	// returns to.
+	Here  string
 	User  *NavUser
 	Flash string
 	// FlashError marks the flash as an error (red, role=alert) rather
@@ -37,14 +42,24 @@ type NavItem struct {
 	Admin bool
 }
 
-// Nav lists the main navigation. Items appear as their features land.
+// Language is one choice of the header's language switch.
+type Language struct {
+	Tag  string // BCP 47, as i18n.Locale.Lang prints it
+	Name string // the language's name in itself
+}
+
+// Languages are the choices of the language switch.
+var Languages = []Language{{Tag: "en", Name: "English"}, {Tag: "zh-CN", Name: "中文"}}
+
+// Nav lists the main navigation (labels are catalog keys, translated when
+// the layout prints them). Items appear as their features land.
 var Nav = []NavItem{
-	{Label: "Workbenches", Href: "/"},
-	{Label: "GPUs", Href: "/gpus"},
-	{Label: "Catalog", Href: "/catalog"},
-	{Label: "Usage", Href: "/usage"},
-	{Label: "Calculator", Href: "/calculator"},
-	{Label: "Admin", Href: "/admin/users", Admin: true},
+	{Label: i18n.Key("Workbenches"), Href: "/"},
+	{Label: i18n.Key("GPUs"), Href: "/gpus"},
+	{Label: i18n.Key("Catalog"), Href: "/catalog"},
+	{Label: i18n.Key("Usage"), Href: "/usage"},
+	{Label: i18n.Key("Calculator"), Href: "/calculator"},
+	{Label: i18n.Key("Admin"), Href: "/admin/users", Admin: true},
 }
 
 // Active reports whether a nav item is the current section.

@@ -55,12 +55,17 @@ function followWorkbench() {
   if (!el || !window.EventSource) return;
   const shown = el.getAttribute("data-state");
   const shownError = el.getAttribute("data-stop-error") || "";
+  // The page says each state in its reader's language; the script keeps
+  // no words of its own.
+  let labels = {};
+  try { labels = JSON.parse(el.getAttribute("data-state-labels") || "{}"); } catch (_) { /* English names */ }
   const es = new EventSource(el.getAttribute("data-events"));
   es.addEventListener("state", (ev) => {
     const u = JSON.parse(ev.data);
     const badge = el.querySelector("[data-testid=wb-state]");
-    if (badge && badge.textContent !== u.state) {
-      badge.textContent = u.state;
+    const label = labels[u.state] || u.state;
+    if (badge && badge.textContent !== label) {
+      badge.textContent = label;
       badge.className = "state state-" + u.state;
     }
     const bar = el.querySelector("progress");

@@ -11,11 +11,14 @@
     const pre = document.querySelector("[data-testid=wb-logs]");
     if (!link || !pre || !window.fetch || !window.TextDecoder) return;
     let ctl = null;
+    // The words come from the page, in its reader's language (the
+    // script keeps none of its own); English if an attribute is missing.
+    const say = (name, fallback) => link.getAttribute("data-label-" + name) || fallback;
 
     const stop = () => {
       if (ctl) ctl.abort();
       ctl = null;
-      link.textContent = "follow live";
+      link.textContent = say("follow", "follow live");
       link.removeAttribute("aria-pressed");
     };
 
@@ -24,7 +27,7 @@
       if (ctl) { stop(); return; }
       ctl = new AbortController();
       const mine = ctl;
-      link.textContent = "stop following";
+      link.textContent = say("stop", "stop following");
       link.setAttribute("aria-pressed", "true");
       pre.setAttribute("data-following", "true");
       try {
@@ -43,9 +46,9 @@
           pre.textContent = text;
           if (atBottom) pre.scrollTop = pre.scrollHeight;
         }
-        if (ctl === mine) { stop(); link.textContent = "follow live (ended)"; }
+        if (ctl === mine) { stop(); link.textContent = say("ended", "follow live (ended)"); }
       } catch (e) {
-        if (ctl === mine) { stop(); link.textContent = "follow live (could not connect — try again)"; }
+        if (ctl === mine) { stop(); link.textContent = say("failed", "follow live (could not connect — try again)"); }
       }
     });
   }

@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"workbench/orchestrator"
+	"workbench/templates/i18n"
+)
+
+// The wording handlers build for pages follows the reader's language, and
+// English is as it was.
+func TestHandlerTextsPerLocale(t *testing.T) {
+	en := context.Background()
+	zh := i18n.WithLocale(en, i18n.Chinese)
+	for _, c := range []struct{ got, want string }{
+		{minutesText(en, 185*time.Minute), "3 h 5 min"},
+		{minutesText(zh, 185*time.Minute), "3 小时 5 分钟"},
+		{minutesText(zh, 20*time.Second), "不到 1 分钟"},
+		{durationText(zh, 4*time.Hour), "4 小时"},
+		{waitTextIn(zh, 30), "30 秒"},
+		{waitText(600), "10 minutes"},
+		{fieldMessage(zh, "you already have a workbench with this name"), "你已有同名的工作台"},
+		{fieldMessage(en, "you already have a workbench with this name"), "you already have a workbench with this name"},
+		{fieldMessage(zh, "some other 100% message"), "some other 100% message"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	now := time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)
+	if got := clockText(zh, now.Add(48*time.Hour+70*time.Minute), now); got != "3月5日 10:10 UTC" {
+		t.Errorf("zh clock %q", got)
+	}
+	if got := clockText(en, now.Add(48*time.Hour+70*time.Minute), now); got != "Mar 5 10:10 UTC" {
+		t.Errorf("en clock %q", got)
+	}
+	d := orchestrator.Deadlines{IdleFor: 42 * time.Minute, IdleStopAt: now.Add(18 * time.Minute),
+		RuntimeLimit: 4 * time.Hour, RuntimeWhose: "your quota's", RuntimeStopAt: now.Add(2 * time.Hour)}
+	v := deadlineText(zh, "x", d, now)
+	if v.Idle != "已空闲 42 分钟——若不使用，将于 09:18 UTC 停止" || v.Runtime != "最长运行时间（配额规定的 4 小时）于 11:00 UTC 结束" {
+		t.Errorf("zh deadlines %q / %q", v.Idle, v.Runtime)
+	}
+	if v := deadlineText(en, "x", d, now); v.Runtime != "maximum runtime (your quota's 4 h) ends at 11:00 UTC" {
+		t.Errorf("en runtime %q", v.Runtime)
+	}
+}
+
+func TestQuotaTextPerLocale(t *testing.T) {
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	for in, want := range map[string]string{
+		"You have spent 80% or more of your monthly budget.":             "你本月的预算已花掉 80% 或更多。",
+		"quota exceeded: the monthly limit of 1200 GPU-hours is used up": "超出配额：本月 1,200 GPU 小时的额度已用完",
+		"quota exceeded: the monthly budget is used up":                  "超出配额：本月预算已用完",
+		"":                                 "",
+		"something the page does not know": "something the page does not know",
+	} {
+		if got := quotaText(zh, in); got != want {
+			t.Errorf("quotaText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := quotaText(context.Background(), "You have spent 80% or more of your monthly budget."); got != "You have spent 80% or more of your monthly budget." {
+		t.Errorf("en warning %q", got)
+	}
+}
