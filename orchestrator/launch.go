@@ -105,7 +105,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second),
-		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0 && wholeGPU(fl), AutoResume: req.AutoResume}
+		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0, AutoResume: req.AutoResume}
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, WorkbenchShape(fl, wb.Preemptible))

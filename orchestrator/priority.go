@@ -69,9 +69,10 @@ func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Wo
 }
 
 // wholeGPU reports whether fl asks for whole GPUs. Every GPU flavor can
-// queue (each kind of unit is a pool of the scheduler); only whole-GPU runs
-// can be preemptible (preemption frees whole GPUs), and the CPU-only twin
-// and the GPU watch count whole GPUs.
+// queue and be preemptible (each kind of unit is a pool of the scheduler,
+// and a victim frees units of its own pool: a MIG instance of its profile,
+// a slice of its shared GPU); the CPU-only twin and the GPU watch count
+// whole GPUs.
 func wholeGPU(fl *models.Flavor) bool {
 	return fl.UnitKind == "" || fl.UnitKind == models.UnitGPU
 }
