@@ -151,6 +151,8 @@ type APIWorkbench struct {
 	AutoResume     bool    `json:"auto_resume"`
 	// PreemptAt is when a preemptible run told to yield will be stopped.
 	PreemptAt *string `json:"preempt_at,omitempty"`
+	// Reservation is the booking the launch named (null: none named).
+	Reservation *int64 `json:"reservation"`
 }
 
 // workbenchJSON is the former name of APIWorkbench.
@@ -575,4 +577,71 @@ type APIRateApplied struct {
 // text: the endpoint is public).
 type APIHealth struct {
 	Status string `json:"status"`
+}
+
+// APIReservation is a booking (issue 12 §4): units of one kind (gpu: whole
+// GPUs of gpu_model; mig: instances of mig_profile on GPUs of gpu_model;
+// slice: slices of the shared GPUs of gpu_model) over [starts_at, ends_at).
+// User is "another user" (and note, created_by empty) for people other
+// than the booker and administrators.
+type APIReservation struct {
+	ID            int64      `json:"id"`
+	User          string     `json:"user"`
+	GPUModel      string     `json:"gpu_model"`
+	UnitKind      string     `json:"unit_kind"`
+	MIGProfile    string     `json:"mig_profile"`
+	Label         string     `json:"label"`
+	Units         int        `json:"units"`
+	StartsAt      time.Time  `json:"starts_at"`
+	EndsAt        time.Time  `json:"ends_at"`
+	Note          string     `json:"note"`
+	CreatedBy     string     `json:"created_by"`
+	CreatedAt     time.Time  `json:"created_at"`
+	ReleasedAt    *time.Time `json:"released_at"`
+	ReleaseReason string     `json:"release_reason"`
+	Active        bool       `json:"active"`
+}
+
+func apiReservation(r *models.Reservation, user string, now time.Time) APIReservation {
+	return APIReservation{ID: r.ID, User: user, GPUModel: r.GPUModel, UnitKind: r.Kind(), MIGProfile: r.MIGProfile, Label: r.UnitLabel(),
+		Units: r.Units, StartsAt: r.StartsAt, EndsAt: r.EndsAt, Note: r.Note, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ReleasedAt: r.ReleasedAt, ReleaseReason: r.ReleaseReason, Active: r.ReleasedAt == nil && !now.Before(r.StartsAt) && now.Before(r.EndsAt)}
+}
+
+// APIReservationSettings are the admin's reservation settings: whether
+// reserved-but-unused time is billed (default false).
+type APIReservationSettings struct {
+	BillUnused bool `json:"bill_unused"`
+}
+
+// APIReservationCap is one scope's cap on booked unit-hours per calendar
+// week (Monday 00:00 UTC); subject is the user's or group's name.
+type APIReservationCap struct {
+	Scope            string    `json:"scope"`
+	SubjectID        int64     `json:"subject_id"`
+	UnitHoursPerWeek int64     `json:"unit_hours_per_week"`
+	UpdatedBy        string    `json:"updated_by"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// APIReservedUnused is one user's line of the reserved-but-unused report
+// over [from, to): bookings that overlap it (each counted whole), the
+// unit-hours they held, used and unused, and what was billed for them.
+type APIReservedUnused struct {
+	User              string `json:"user"`
+	Reservations      int    `json:"reservations"`
+	ReservedUnitHours string `json:"reserved_unit_hours"`
+	UsedUnitHours     string `json:"used_unit_hours"`
+	UnusedUnitHours   string `json:"unused_unit_hours"`
+	UnusedUnitSeconds int64  `json:"unused_unit_seconds"`
+	BilledMicros      int64  `json:"billed_micros"`
+	Unsettled         int    `json:"unsettled"`
+}
+
+// APIReservedUnusedReport is the report with its period and setting.
+type APIReservedUnusedReport struct {
+	From       time.Time           `json:"from"`
+	To         time.Time           `json:"to"`
+	BillUnused bool                `json:"bill_unused"`
+	Items      []APIReservedUnused `json:"items"`
 }

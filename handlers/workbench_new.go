@@ -101,9 +101,19 @@ func (h *Handler) launch(c *gin.Context) {
 		return
 	}
 	v.IdleMinutes = minutes
+	// The booking to use ("reservation", a number; empty: none named). The
+	// launch form has no input for it yet; a form posting it is honoured.
+	var reservation int64
+	if text := strings.TrimSpace(strings.TrimPrefix(c.PostForm("reservation"), "#")); text != "" {
+		if reservation, err = strconv.ParseInt(text, 10, 64); err != nil || reservation <= 0 {
+			v.Errors = templates.FormErrors{"reservation": "give the reservation's number"}
+			h.renderLaunch(c, http.StatusBadRequest, v)
+			return
+		}
+	}
 	wb, err := h.wbs.Launch(c.Request.Context(), currentUser(c), orchestrator.LaunchRequest{Name: v.Name, Image: v.Image,
 		Flavor: v.Flavor, IdleTimeout: time.Duration(minutes) * time.Minute,
-		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume})
+		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume, Reservation: reservation})
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -122,7 +132,9 @@ func (h *Handler) launch(c *gin.Context) {
 	}
 }
 
-// apiLaunch: POST /api/v1/workbenches {name, image, flavor, idle_timeout_seconds}.
+// apiLaunch: POST /api/v1/workbenches {name, image, flavor,
+// idle_timeout_seconds, queue, priority, preemptible, auto_resume,
+// reservation}.
 func (h *Handler) apiLaunch(c *gin.Context) {
 	var body struct {
 		Name               string `json:"name"`
@@ -133,6 +145,7 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 		Priority           string `json:"priority"`
 		Preemptible        bool   `json:"preemptible"`
 		AutoResume         bool   `json:"auto_resume"`
+		Reservation        int64  `json:"reservation"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
@@ -140,7 +153,7 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 	ctx := c.Request.Context()
 	wb, err := h.wbs.Launch(ctx, currentUser(c), orchestrator.LaunchRequest{Name: strings.TrimSpace(body.Name), Image: body.Image,
 		Flavor: body.Flavor, IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second,
-		Queue: body.Queue, Priority: body.Priority, Preemptible: body.Preemptible, AutoResume: body.AutoResume})
+		Queue: body.Queue, Priority: body.Priority, Preemptible: body.Preemptible, AutoResume: body.AutoResume, Reservation: body.Reservation})
 	if err != nil {
 		h.fail(c, err)
 		return

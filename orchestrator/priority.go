@@ -52,8 +52,10 @@ func (m *Manager) priorityClass(ctx context.Context, owner *models.User, fl *mod
 // enqueue records a launch as queued (binding nothing) and drains at once:
 // with capacity free and nobody ahead it starts right away.
 func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Workbench, check func(*models.Tx) error) (*models.Workbench, error) {
-	exp := m.now().Add(m.opt.QueueMaxWait)
-	wb.QueueExpiresAt = &exp
+	if wb.QueueExpiresAt == nil { // a launch waiting for its booking's window counts its wait from it
+		exp := m.now().Add(m.opt.QueueMaxWait)
+		wb.QueueExpiresAt = &exp
+	}
 	if err := m.store.EnqueueWorkbench(ctx, wb, check); err != nil {
 		return nil, m.refusal(ctx, err)
 	}
