@@ -645,3 +645,44 @@ type APIReservedUnusedReport struct {
 	BillUnused bool                `json:"bill_unused"`
 	Items      []APIReservedUnused `json:"items"`
 }
+
+// APISimulation is the policy table of a replay of the last days of real
+// GPU usage (GET /api/v1/admin/simulate; `workbench simulate
+// --from-ledger`): the server simulated and one row per policy.
+type APISimulation struct {
+	Model         string             `json:"model"`
+	GPUs          int                `json:"gpus"`
+	SharedGPUs    int                `json:"shared_gpus"`
+	Slices        int                `json:"slices"`
+	MIG           []string           `json:"mig"`
+	Days          int                `json:"days"`
+	Engine        string             `json:"engine"`
+	Jobs          int                `json:"jobs"`
+	WindowSeconds int64              `json:"window_seconds"`
+	Rows          []APISimulationRow `json:"rows"`
+}
+
+// APISimulationRow is one policy's line: utilisation (GPU-hours held ÷
+// available) and served demand in percent, rejected (refused or expired)
+// and preempted runs, work lost to preemption, waits per priority class,
+// and cost per user at a flat rate (micro-units).
+type APISimulationRow struct {
+	Policy            string                       `json:"policy"`
+	UtilisationPct    float64                      `json:"utilisation_pct"`
+	ServedPct         float64                      `json:"served_pct"`
+	BusyGPUHours      float64                      `json:"busy_gpu_hours"`
+	AvailableGPUHours float64                      `json:"available_gpu_hours"`
+	Rejected          int                          `json:"rejected"`
+	Preempted         int                          `json:"preempted"`
+	LostGPUHours      float64                      `json:"lost_gpu_hours"`
+	Unfinished        int                          `json:"unfinished"`
+	Waits             map[string]APISimulationWait `json:"waits"`
+	CostMicros        map[string]int64             `json:"cost_micros"`
+}
+
+// APISimulationWait is the waits of a priority class's jobs that started.
+type APISimulationWait struct {
+	Jobs       int   `json:"jobs"`
+	P50Seconds int64 `json:"p50_seconds"`
+	P95Seconds int64 `json:"p95_seconds"`
+}

@@ -165,6 +165,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.GET("/admin/reservation-caps", h.apiReservationCaps)
 	apiAdmin.PUT("/admin/reservation-caps/:scope/:name", h.apiReservationCapPut)
 	apiAdmin.GET("/admin/reservations/unused", h.apiReservedUnused)
+	apiAdmin.GET("/admin/simulate", h.apiAdminSimulate)
 	apiAdmin.GET("/admin/price-tiers", h.apiPriceTiers)
 	apiAdmin.POST("/admin/price-tiers", h.apiPriceTierAdd)
 	apiAdmin.GET("/admin/quotas/default", h.apiDefaultQuotaGet)

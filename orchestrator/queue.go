@@ -204,7 +204,7 @@ func reservationPool(r *models.Reservation) scheduler.Pool {
 func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs map[int64]models.GPUNeed, now time.Time,
 	usage map[int64]float64, months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
 	snap := scheduler.Snapshot{Now: now, Free: map[scheduler.Pool]int{}, Usage: usage,
-		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: true, FairShareHalfLife: m.opt.FairShareHalfLife}}
+		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: !m.opt.NoPreempt, FairShareHalfLife: m.opt.FairShareHalfLife}}
 	for model, uuids := range cands {
 		n, err := q.FreeUnits(models.GPUNeed{Kind: models.UnitGPU, Model: model, Candidates: uuids})
 		if err != nil {
@@ -309,6 +309,9 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 // fairShare is each user's decayed recent GPU use (GPU-seconds), over ten
 // half-lives (older use weighs less than 0.1 %).
 func (m *Manager) fairShare(ctx context.Context, now time.Time) (map[int64]float64, error) {
+	if m.opt.NoFairShare {
+		return map[int64]float64{}, nil
+	}
 	hl := m.opt.FairShareHalfLife
 	spans, err := m.store.GPUSpansSince(ctx, now.Add(-10*hl))
 	if err != nil {

@@ -73,7 +73,8 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 }
 
 // releaseNoShows releases active reservations whose booker, NoShow after
-// the start, holds none of the booked kind of unit and waits for none.
+// the start, holds none of the booked kind of unit, waits for none and has
+// used none of it since the start.
 func (m *Manager) releaseNoShows(ctx context.Context) {
 	now := m.now()
 	list, err := m.store.Reservations(ctx, now)
@@ -93,6 +94,11 @@ func (m *Manager) releaseNoShows(ctx context.Context) {
 		}
 		using, err := m.usesUnits(ctx, &r)
 		if err != nil || using {
+			continue
+		}
+		// A booking its user has used is theirs to its end (a gap between
+		// two runs is no no-show).
+		if used, _, err := m.reservationUse(ctx, &r, now); err != nil || used > 0 {
 			continue
 		}
 		reason := fmt.Sprintf("no-show: nothing of it was used %s after its start", m.opt.ReservationNoShow)
