@@ -686,3 +686,13 @@ type APISimulationWait struct {
 	P50Seconds int64 `json:"p50_seconds"`
 	P95Seconds int64 `json:"p95_seconds"`
 }
+
+// APIQueueMove answers a reorder: the position set (within the priority
+// class: clamped to its range), and the workbench's state and position
+// after the drain that followed (it may have started).
+type APIQueueMove struct {
+	ID            string `json:"id"`
+	Position      int    `json:"position"`
+	State         string `json:"state"`
+	QueuePosition int    `json:"queue_position"`
+}

@@ -58,6 +58,10 @@ type Request struct {
 	// Boosted is when an administrator moved it to the front of its
 	// priority (zero: not boosted); the latest boost goes first.
 	Boosted time.Time
+	// Order is an administrator's explicit place within its priority
+	// class (1 first; 0: none): ordered requests go before the others of
+	// the class, after boosted ones.
+	Order int
 	// Expires is when it leaves the queue unplaced (zero: never).
 	Expires time.Time
 	// MaxRuntime bounds how long it runs once started (0: unknown); backfill
@@ -226,14 +230,21 @@ func Fit(pool Pool, need, free int) (bool, string) {
 }
 
 // Less orders two requests: priority first, then an administrator's boost
-// (the latest first), then the user with less recent usage, then arrival
-// (then id, so the order is total).
+// (the latest first), then an administrator's explicit order, then the
+// user with less recent usage, then arrival (then id, so the order is
+// total).
 func Less(a, b Request, usage map[int64]float64) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
 	if !a.Boosted.Equal(b.Boosted) {
 		return a.Boosted.After(b.Boosted)
+	}
+	if (a.Order > 0) != (b.Order > 0) {
+		return a.Order > 0
+	}
+	if a.Order != b.Order {
+		return a.Order < b.Order
 	}
 	ua, ub := usage[a.User], usage[b.User]
 	if ua != ub && math.Abs(ua-ub) > 1e-9 {
