@@ -338,11 +338,15 @@ func RunPortal(ctx context.Context, tr Trace, pol Policy, cfg Config) (res *Resu
 				}
 				j.state, j.remaining = done, 0
 				logEv(t, EvFinish, j, 0)
+				m.Wait() // the drain the stop kicked, one stop at a time: the same run every time
 			}
 		}
-		m.Wait()
-		for ; next < len(jobs) && !Base.Add(jobs[next].Arrival).After(t); next++ {
+		for k := 0; next < len(jobs) && !Base.Add(jobs[next].Arrival).After(t); next, k = next+1, k+1 {
 			j := jobs[next]
+			// Launches at one instant join the queue a microsecond apart,
+			// in trace order: the portal orders equal arrivals by their
+			// random workbench ids, the trace by its job ids.
+			setNow(t.Add(time.Duration(k) * time.Microsecond))
 			logEv(t, EvArrive, j, 0)
 			req := orchestrator.LaunchRequest{Name: j.ID, Image: "sim", Flavor: j.flavor, Queue: pol != ExclusiveReject}
 			switch {
@@ -364,8 +368,10 @@ func RunPortal(ctx context.Context, tr Trace, pol Policy, cfg Config) (res *Resu
 			if err != nil {
 				return nil, fmt.Errorf("launch %s: %w", j.ID, err)
 			}
-			j.wbID, j.state, j.queuedAt = wb.ID, waiting, t
+			j.wbID, j.state, j.queuedAt = wb.ID, waiting, clock()
+			m.Wait()
 		}
+		setNow(t)
 		// The drainer's timer: grace ends, expiry, reservations.
 		if err := m.Drain(ctx); err != nil {
 			return nil, err
@@ -495,7 +501,7 @@ func portalAccount(ctx context.Context, r *Result, store *models.Store, jobs []*
 			starts[e.Job] = e.At
 		case EvFinish, EvStopped:
 			st := starts[e.Job]
-			held[j.User] += int64(e.At.Sub(st)/time.Second) * int64(e.Units*r.WeightPerUnit[e.Pool])
+			held[j.User] += seconds(e.At.Sub(st)) * int64(e.Units*r.WeightPerUnit[e.Pool])
 			if a, b := st, minTime(e.At, end); b.After(a) {
 				r.ServedGPUHours += j.GPUs * b.Sub(a).Hours()
 			}
@@ -534,7 +540,7 @@ func portalAccount(ctx context.Context, r *Result, store *models.Store, jobs []*
 				b = *iv.EndedAt
 			}
 			if b.After(iv.StartedAt) {
-				check.BusyWeightSeconds += int64(b.Sub(iv.StartedAt)/time.Second) * int64(iv.GPUCount*r.WeightPerUnit[j.pool])
+				check.BusyWeightSeconds += seconds(b.Sub(iv.StartedAt)) * int64(iv.GPUCount*r.WeightPerUnit[j.pool])
 			}
 		}
 		hist, err := store.WorkbenchHistory(ctx, j.wbID)

@@ -541,13 +541,17 @@ func BusySliceSeconds(log []Event, weight map[scheduler.Pool]int, window time.Du
 		case EvFinish, EvStopped:
 			a, b := starts[e.Job], minTime(e.At, end)
 			if b.After(a) {
-				total += int64(b.Sub(a)/time.Second) * int64(e.Units*weight[e.Pool])
+				total += seconds(b.Sub(a)) * int64(e.Units*weight[e.Pool])
 			}
 			delete(starts, e.Job)
 		}
 	}
 	return total
 }
+
+// seconds is a span in whole seconds, rounded (the portal engine's
+// simultaneous arrivals are a microsecond apart).
+func seconds(d time.Duration) int64 { return int64(d.Round(time.Second) / time.Second) }
 
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {
