@@ -106,7 +106,9 @@ func (h *Handler) launch(c *gin.Context) {
 	var reservation int64
 	if text := strings.TrimSpace(strings.TrimPrefix(c.PostForm("reservation"), "#")); text != "" {
 		if reservation, err = strconv.ParseInt(text, 10, 64); err != nil || reservation <= 0 {
-			v.Errors = templates.FormErrors{"reservation": "give the reservation's number"}
+			// Shown as the form's error: the form has no reservation field
+			// of its own yet.
+			v.Errors = templates.FormErrors{"_": "reservation: give the reservation's number"}
 			h.renderLaunch(c, http.StatusBadRequest, v)
 			return
 		}
@@ -116,6 +118,9 @@ func (h *Handler) launch(c *gin.Context) {
 		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume, Reservation: reservation})
 	var ve *models.ValidationError
 	switch {
+	case errors.As(err, &ve) && ve.Field == "reservation":
+		v.Errors = templates.FormErrors{"_": "reservation: " + ve.Message} // no field of its own on the form yet
+		h.renderLaunch(c, http.StatusBadRequest, v)
 	case errors.As(err, &ve):
 		v.Errors = templates.FormErrors{ve.Field: ve.Message}
 		h.renderLaunch(c, http.StatusBadRequest, v)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,5 +152,60 @@ func TestReservationCapSettingsAndUnusedReportAPI(t *testing.T) {
 	}
 	if secs, err := strconv.ParseInt(rows[1][5], 10, 64); err != nil || secs < it.UnusedUnitSeconds || rows[1][3] != "0.00" || rows[1][9] != "1" {
 		t.Fatalf("csv line %v", rows[1])
+	}
+}
+
+// The launch form's reservation field (posted without JavaScript): a bad
+// number or someone else's booking is refused with the reason shown as the
+// form's error; the user's own future booking queues the launch for it.
+func TestLaunchFormReservationField(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	alice := tokenFor(t, p, "alice", "user")
+	tokenFor(t, p, "bob", "user")
+	imgs, err := p.srv.Store.ListImages(ctx, true)
+	if err != nil || len(imgs) == 0 {
+		t.Fatalf("images: %v", err)
+	}
+	fls, err := p.srv.Store.ListFlavors(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flavor, model string
+	for _, f := range fls {
+		if f.GPUCount == 1 && (f.UnitKind == "" || f.UnitKind == "gpu") {
+			flavor, model = f.Name, f.GPUModel
+		}
+	}
+	from := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Second)
+	var r handlers.APIReservation
+	if code := p.strictAPI("POST", "/api/v1/reservations", alice, fmt.Sprintf(`{"gpu_model": %q, "units": 1, "starts_at": %q, "ends_at": %q}`,
+		model, from.Format(time.RFC3339), from.Add(time.Hour).Format(time.RFC3339)), &r); code != http.StatusCreated {
+		t.Fatalf("booking: %d", code)
+	}
+	form := func(name, reservation string) url.Values {
+		return url.Values{"name": {name}, "image": {imgs[0].Name}, "flavor": {flavor}, "queue": {"on"}, "reservation": {reservation}}
+	}
+	bc := p.client()
+	p.login(bc, "bob", "bob-password")
+	for _, c := range []struct{ value, want string }{
+		{"seven", "give the reservation&#39;s number"},
+		{strconv.FormatInt(r.ID, 10), fmt.Sprintf("you have no reservation #%d", r.ID)},
+	} {
+		res, page := p.postFormBody(bc, "/workbenches", form("b", c.value))
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, `data-testid="launch-error"`) || !strings.Contains(page, c.want) {
+			t.Fatalf("reservation %q: %d, page lacks %q", c.value, res.StatusCode, c.want)
+		}
+	}
+	ac := p.client()
+	p.login(ac, "alice", "alice-password")
+	res, _ := p.postFormBody(ac, "/workbenches", form("a", "#"+strconv.FormatInt(r.ID, 10)))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("alice's launch for her booking: %d", res.StatusCode)
+	}
+	id := strings.TrimPrefix(res.Header.Get("Location"), "/workbenches/")
+	var wb handlers.APIWorkbench
+	if code := p.strictAPI("GET", "/api/v1/workbenches/"+id, alice, "", &wb); code != 200 || wb.State != "queued" || wb.Reservation == nil || *wb.Reservation != r.ID {
+		t.Fatalf("launched: %d %+v", code, wb)
 	}
 }
