@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/templates/i18n"
 )
 
 // adminQueueMove: POST /admin/queue/{id}/move (form field position) and
@@ -30,7 +31,7 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 	} else {
 		n, err := strconv.Atoi(strings.TrimSpace(c.PostForm("position")))
 		if err != nil {
-			h.fail(c, &models.ValidationError{Field: "position", Message: "give a whole number (1 is the front)"})
+			h.fail(c, &models.ValidationError{Field: "position", Message: i18n.T(ctx, "give a whole number (1 is the front)")})
 			return
 		}
 		position = n
@@ -58,6 +59,6 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 		c.JSON(http.StatusOK, APIQueueMove{ID: wb.ID, Position: got, State: fresh.State, QueuePosition: fresh.QueuePosition})
 		return
 	}
-	h.flash(c, "Moved "+wb.Name+" to position "+strconv.Itoa(got)+" of its queue.")
+	h.flash(c, i18n.T(ctx, "Moved %s to position %d of its queue.", wb.Name, got))
 	seeOther(c, "/admin/queue")
 }

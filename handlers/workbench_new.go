@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // launchForm shows the launch page: images, flavors with free GPUs, name.
@@ -108,7 +109,7 @@ func (h *Handler) launch(c *gin.Context) {
 		if reservation, err = strconv.ParseInt(text, 10, 64); err != nil || reservation <= 0 {
 			// Shown as the form's error: the form has no reservation field
 			// of its own yet.
-			v.Errors = templates.FormErrors{"_": "reservation: give the reservation's number"}
+			v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Reservation: give the reservation's number.")}
 			h.renderLaunch(c, http.StatusBadRequest, v)
 			return
 		}
@@ -119,7 +120,7 @@ func (h *Handler) launch(c *gin.Context) {
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve) && ve.Field == "reservation":
-		v.Errors = templates.FormErrors{"_": "reservation: " + ve.Message} // no field of its own on the form yet
+		v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Reservation: %s", ve.Message)} // no field of its own on the form yet
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case errors.As(err, &ve):
 		v.Errors = templates.FormErrors{ve.Field: ve.Message}

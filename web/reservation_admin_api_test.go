@@ -189,7 +189,7 @@ func TestLaunchFormReservationField(t *testing.T) {
 	bc := p.client()
 	p.login(bc, "bob", "bob-password")
 	for _, c := range []struct{ value, want string }{
-		{"seven", "give the reservation&#39;s number"},
+		{"seven", "give the reservation&#39;s number."},
 		{strconv.FormatInt(r.ID, 10), fmt.Sprintf("you have no reservation #%d", r.ID)},
 	} {
 		res, page := p.postFormBody(bc, "/workbenches", form("b", c.value))
