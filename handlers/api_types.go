@@ -151,6 +151,8 @@ type APIWorkbench struct {
 	AutoResume     bool    `json:"auto_resume"`
 	// PreemptAt is when a preemptible run told to yield will be stopped.
 	PreemptAt *string `json:"preempt_at,omitempty"`
+	// Reservation is the booking the launch named (null: none named).
+	Reservation *int64 `json:"reservation"`
 }
 
 // workbenchJSON is the former name of APIWorkbench.
@@ -729,4 +731,122 @@ type APIStateEvent struct {
 
 func apiStateEvent(u orchestrator.Update) APIStateEvent {
 	return APIStateEvent{ID: u.ID, State: u.State, Progress: u.Progress, Reason: u.Reason, Error: u.Error, At: u.At}
+}
+
+// APIReservation is a booking (issue 12 §4): units of one kind (gpu: whole
+// GPUs of gpu_model; mig: instances of mig_profile on GPUs of gpu_model;
+// slice: slices of the shared GPUs of gpu_model) over [starts_at, ends_at).
+// User is "another user" (and note, created_by empty) for people other
+// than the booker and administrators.
+type APIReservation struct {
+	ID            int64      `json:"id"`
+	User          string     `json:"user"`
+	GPUModel      string     `json:"gpu_model"`
+	UnitKind      string     `json:"unit_kind"`
+	MIGProfile    string     `json:"mig_profile"`
+	Label         string     `json:"label"`
+	Units         int        `json:"units"`
+	StartsAt      time.Time  `json:"starts_at"`
+	EndsAt        time.Time  `json:"ends_at"`
+	Note          string     `json:"note"`
+	CreatedBy     string     `json:"created_by"`
+	CreatedAt     time.Time  `json:"created_at"`
+	ReleasedAt    *time.Time `json:"released_at"`
+	ReleaseReason string     `json:"release_reason"`
+	Active        bool       `json:"active"`
+}
+
+func apiReservation(r *models.Reservation, user string, now time.Time) APIReservation {
+	return APIReservation{ID: r.ID, User: user, GPUModel: r.GPUModel, UnitKind: r.Kind(), MIGProfile: r.MIGProfile, Label: r.UnitLabel(),
+		Units: r.Units, StartsAt: r.StartsAt, EndsAt: r.EndsAt, Note: r.Note, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ReleasedAt: r.ReleasedAt, ReleaseReason: r.ReleaseReason, Active: r.ReleasedAt == nil && !now.Before(r.StartsAt) && now.Before(r.EndsAt)}
+}
+
+// APIReservationSettings are the admin's reservation settings: whether
+// reserved-but-unused time is billed (default false).
+type APIReservationSettings struct {
+	BillUnused bool `json:"bill_unused"`
+}
+
+// APIReservationCap is one scope's cap on booked unit-hours per calendar
+// week (Monday 00:00 UTC); subject is the user's or group's name.
+type APIReservationCap struct {
+	Scope            string    `json:"scope"`
+	SubjectID        int64     `json:"subject_id"`
+	UnitHoursPerWeek int64     `json:"unit_hours_per_week"`
+	UpdatedBy        string    `json:"updated_by"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// APIReservedUnused is one user's line of the reserved-but-unused report
+// over [from, to): bookings that overlap it (each counted whole), the
+// unit-hours they held, used and unused, and what was billed for them.
+type APIReservedUnused struct {
+	User              string `json:"user"`
+	Reservations      int    `json:"reservations"`
+	ReservedUnitHours string `json:"reserved_unit_hours"`
+	UsedUnitHours     string `json:"used_unit_hours"`
+	UnusedUnitHours   string `json:"unused_unit_hours"`
+	UnusedUnitSeconds int64  `json:"unused_unit_seconds"`
+	BilledMicros      int64  `json:"billed_micros"`
+	Unsettled         int    `json:"unsettled"`
+}
+
+// APIReservedUnusedReport is the report with its period and setting.
+type APIReservedUnusedReport struct {
+	From       time.Time           `json:"from"`
+	To         time.Time           `json:"to"`
+	BillUnused bool                `json:"bill_unused"`
+	Items      []APIReservedUnused `json:"items"`
+}
+
+// APISimulation is the policy table of a replay of the last days of real
+// GPU usage (GET /api/v1/admin/simulate; `workbench simulate
+// --from-ledger`): the server simulated and one row per policy.
+type APISimulation struct {
+	Model         string             `json:"model"`
+	GPUs          int                `json:"gpus"`
+	SharedGPUs    int                `json:"shared_gpus"`
+	Slices        int                `json:"slices"`
+	MIG           []string           `json:"mig"`
+	Days          int                `json:"days"`
+	Engine        string             `json:"engine"`
+	Jobs          int                `json:"jobs"`
+	WindowSeconds int64              `json:"window_seconds"`
+	Rows          []APISimulationRow `json:"rows"`
+}
+
+// APISimulationRow is one policy's line: utilisation (GPU-hours held ÷
+// available) and served demand in percent, rejected (refused or expired)
+// and preempted runs, work lost to preemption, waits per priority class,
+// and cost per user at a flat rate (micro-units).
+type APISimulationRow struct {
+	Policy            string                       `json:"policy"`
+	UtilisationPct    float64                      `json:"utilisation_pct"`
+	ServedPct         float64                      `json:"served_pct"`
+	BusyGPUHours      float64                      `json:"busy_gpu_hours"`
+	AvailableGPUHours float64                      `json:"available_gpu_hours"`
+	Rejected          int                          `json:"rejected"`
+	Preempted         int                          `json:"preempted"`
+	LostGPUHours      float64                      `json:"lost_gpu_hours"`
+	Unfinished        int                          `json:"unfinished"`
+	Waits             map[string]APISimulationWait `json:"waits"`
+	CostMicros        map[string]int64             `json:"cost_micros"`
+}
+
+// APISimulationWait is the waits of a priority class's jobs that started.
+type APISimulationWait struct {
+	Jobs       int   `json:"jobs"`
+	P50Seconds int64 `json:"p50_seconds"`
+	P95Seconds int64 `json:"p95_seconds"`
+}
+
+// APIQueueMove answers a reorder: the position set (within the priority
+// class: clamped to its range), and the workbench's state and position
+// after the drain that followed (it may have started).
+type APIQueueMove struct {
+	ID            string `json:"id"`
+	Position      int    `json:"position"`
+	State         string `json:"state"`
+	QueuePosition int    `json:"queue_position"`
 }

@@ -8,15 +8,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 )
-
-// reservationJSON is a reservation in the API.
-type reservationJSON struct {
-	models.Reservation
-	User   string `json:"user"`
-	Active bool   `json:"active"`
-}
 
 // apiReservations: GET /api/v1/reservations, the bookings not yet over
 // (everyone's: the pool's timeline is public; names only for admins and
@@ -30,7 +24,7 @@ func (h *Handler) apiReservations(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"items": nonNil(rows)})
 }
 
-func (h *Handler) reservationRows(c *gin.Context) ([]reservationJSON, error) {
+func (h *Handler) reservationRows(c *gin.Context) ([]APIReservation, error) {
 	ctx := c.Request.Context()
 	now := h.wbs.Now()
 	list, err := h.store.Reservations(ctx, now)
@@ -40,9 +34,9 @@ func (h *Handler) reservationRows(c *gin.Context) ([]reservationJSON, error) {
 	u := currentUser(c)
 	// Only the names this viewer may see are read (never every user).
 	names := map[int64]string{}
-	out := make([]reservationJSON, 0, len(list))
+	out := make([]APIReservation, 0, len(list))
 	for _, r := range list {
-		j := reservationJSON{Reservation: r, User: "another user", Active: !now.Before(r.StartsAt) && now.Before(r.EndsAt)}
+		j := apiReservation(&r, "another user", now)
 		if u.IsAdmin() || r.UserID == u.ID {
 			if _, ok := names[r.UserID]; !ok {
 				booker, err := h.store.UserByID(ctx, r.UserID)
@@ -60,16 +54,19 @@ func (h *Handler) reservationRows(c *gin.Context) ([]reservationJSON, error) {
 	return out, nil
 }
 
-// apiReservationCreate: POST /api/v1/reservations {gpu_model, units,
-// starts_at, ends_at, note}; an admin may book for another user ("user").
+// apiReservationCreate: POST /api/v1/reservations {gpu_model, unit_kind
+// (gpu, mig or slice; gpu when absent), mig_profile, units, starts_at,
+// ends_at, note}; an admin may book for another user ("user").
 func (h *Handler) apiReservationCreate(c *gin.Context) {
 	var body struct {
-		GPUModel string    `json:"gpu_model"`
-		Units    int       `json:"units"`
-		StartsAt time.Time `json:"starts_at"`
-		EndsAt   time.Time `json:"ends_at"`
-		Note     string    `json:"note"`
-		User     string    `json:"user"`
+		GPUModel   string    `json:"gpu_model"`
+		UnitKind   string    `json:"unit_kind"`
+		MIGProfile string    `json:"mig_profile"`
+		Units      int       `json:"units"`
+		StartsAt   time.Time `json:"starts_at"`
+		EndsAt     time.Time `json:"ends_at"`
+		Note       string    `json:"note"`
+		User       string    `json:"user"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
@@ -88,12 +85,13 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 		}
 		owner = u
 	}
-	r, err := h.wbs.ReserveBy(ctx, currentUser(c).Username, owner, body.GPUModel, body.Units, body.StartsAt, body.EndsAt, body.Note)
+	r, err := h.wbs.Reserve(ctx, owner, orchestrator.ReserveRequest{Kind: body.UnitKind, Model: body.GPUModel, Profile: body.MIGProfile,
+		Units: body.Units, Start: body.StartsAt, End: body.EndsAt, Note: body.Note, By: currentUser(c)})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, reservationJSON{Reservation: *r, User: owner.Username})
+	c.JSON(http.StatusCreated, apiReservation(r, owner.Username, h.wbs.Now()))
 }
 
 // apiReservationDelete: DELETE /api/v1/reservations/{id} (its owner or an
@@ -119,7 +117,7 @@ func (h *Handler) reservationTimeline(c *gin.Context) ([]templates.ReservationRo
 	}
 	out := make([]templates.ReservationRow, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, templates.ReservationRow{User: r.User, Model: models.ShortGPUName(r.GPUModel), Units: r.Units,
+		out = append(out, templates.ReservationRow{User: r.User, Model: r.Label, Units: r.Units,
 			Start: templates.When(&r.StartsAt), End: templates.When(&r.EndsAt), Active: r.Active})
 	}
 	return out, nil

@@ -102,11 +102,26 @@ func (h *Handler) launch(c *gin.Context) {
 		return
 	}
 	v.IdleMinutes = minutes
+	// The booking to use ("reservation", a number; empty: none named). The
+	// launch form has no input for it yet; a form posting it is honoured.
+	var reservation int64
+	if text := strings.TrimSpace(strings.TrimPrefix(c.PostForm("reservation"), "#")); text != "" {
+		if reservation, err = strconv.ParseInt(text, 10, 64); err != nil || reservation <= 0 {
+			// Shown as the form's error: the form has no reservation field
+			// of its own yet.
+			v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Reservation: give the reservation's number.")}
+			h.renderLaunch(c, http.StatusBadRequest, v)
+			return
+		}
+	}
 	wb, err := h.wbs.Launch(c.Request.Context(), currentUser(c), orchestrator.LaunchRequest{Name: v.Name, Image: v.Image,
 		Flavor: v.Flavor, IdleTimeout: time.Duration(minutes) * time.Minute,
-		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume})
+		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume, Reservation: reservation})
 	var ve *models.ValidationError
 	switch {
+	case errors.As(err, &ve) && ve.Field == "reservation":
+		v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Reservation: %s", ve.Message)} // no field of its own on the form yet
+		h.renderLaunch(c, http.StatusBadRequest, v)
 	case errors.As(err, &ve):
 		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}
 		h.renderLaunch(c, http.StatusBadRequest, v)
@@ -123,7 +138,9 @@ func (h *Handler) launch(c *gin.Context) {
 	}
 }
 
-// apiLaunch: POST /api/v1/workbenches {name, image, flavor, idle_timeout_seconds}.
+// apiLaunch: POST /api/v1/workbenches {name, image, flavor,
+// idle_timeout_seconds, queue, priority, preemptible, auto_resume,
+// reservation}.
 func (h *Handler) apiLaunch(c *gin.Context) {
 	var body struct {
 		Name               string `json:"name"`
@@ -134,6 +151,7 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 		Priority           string `json:"priority"`
 		Preemptible        bool   `json:"preemptible"`
 		AutoResume         bool   `json:"auto_resume"`
+		Reservation        int64  `json:"reservation"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
@@ -141,7 +159,7 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 	ctx := c.Request.Context()
 	wb, err := h.wbs.Launch(ctx, currentUser(c), orchestrator.LaunchRequest{Name: strings.TrimSpace(body.Name), Image: body.Image,
 		Flavor: body.Flavor, IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second,
-		Queue: body.Queue, Priority: body.Priority, Preemptible: body.Preemptible, AutoResume: body.AutoResume})
+		Queue: body.Queue, Priority: body.Priority, Preemptible: body.Preemptible, AutoResume: body.AutoResume, Reservation: body.Reservation})
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -117,6 +117,7 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		s := wb.PreemptAt.UTC().Format(timeJSON)
 		j.PreemptAt = &s
 	}
+	j.Reservation = wb.ReservationID
 	return j
 }
 

@@ -60,13 +60,24 @@ func (s *Store) addTierSchedules(ctx context.Context, scheds map[string]pricing.
 	for _, t := range tiers {
 		disc[t.Tier] = append(disc[t.Tier], pricing.Rate{Effective: t.EffectiveFrom, Micros: t.DiscountPct})
 	}
+	// Every unit kind's rate (whole GPUs, MIG profiles, slices) has its
+	// discounted twin: a preemptible MIG instance or slice is discounted
+	// like a whole GPU. Collected first: the map grows as it is filled.
+	type base struct {
+		resource, model string
+		sched           pricing.Schedule
+	}
+	var bases []base
 	for key, sched := range scheds {
-		model, ok := strings.CutPrefix(key, pricing.GPU+"|")
-		if !ok {
+		resource, model, ok := strings.Cut(key, "|")
+		if !ok || !pricing.IsUnit(resource) {
 			continue
 		}
+		bases = append(bases, base{resource, model, sched})
+	}
+	for _, b := range bases {
 		for tier, d := range disc {
-			scheds[pricing.TierKey(tier, model)] = pricing.Discounted(sched, d)
+			scheds[pricing.UnitTierKey(b.resource, tier, b.model)] = pricing.Discounted(b.sched, d)
 		}
 	}
 	return nil

@@ -9,12 +9,16 @@ import (
 	"gorm.io/gorm"
 )
 
-// Reservation books Units GPUs of a model for [StartsAt, EndsAt) for one
-// user (docs/scheduling.md, "Reservations").
+// Reservation books Units units of one kind for [StartsAt, EndsAt) for one
+// user (docs/scheduling.md, "Reservations"): whole GPUs of GPUModel
+// (UnitKind gpu), MIG instances of MIGProfile on GPUs of GPUModel (mig), or
+// slices of the shared GPUs of GPUModel (slice).
 type Reservation struct {
 	ID            int64      `gorm:"primaryKey" json:"id"`
 	UserID        int64      `json:"-"`
 	GPUModel      string     `gorm:"column:gpu_model" json:"gpu_model"`
+	UnitKind      string     `gorm:"column:unit_kind" json:"unit_kind"`
+	MIGProfile    string     `gorm:"column:mig_profile" json:"mig_profile"`
 	Units         int        `json:"units"`
 	StartsAt      time.Time  `json:"starts_at"`
 	EndsAt        time.Time  `json:"ends_at"`
@@ -23,25 +27,72 @@ type Reservation struct {
 	CreatedAt     time.Time  `json:"created_at"`
 	ReleasedAt    *time.Time `json:"released_at"`
 	ReleaseReason string     `json:"release_reason"`
+	// Settled once over (ended or released): the unit-seconds its booker
+	// used and did not use of it, and what was billed for the latter.
+	SettledAt         *time.Time `json:"-"`
+	UsedUnitSeconds   int64      `json:"-"`
+	UnusedUnitSeconds int64      `json:"-"`
+	BilledMicros      int64      `json:"-"`
+}
+
+// Kind is the reservation's unit kind (gpu when empty).
+func (r *Reservation) Kind() string {
+	if r.UnitKind == "" {
+		return UnitGPU
+	}
+	return r.UnitKind
+}
+
+// HeldUntil is when the booking stops holding units: its end, or its
+// release when earlier.
+func (r *Reservation) HeldUntil() time.Time {
+	if r.ReleasedAt != nil && r.ReleasedAt.Before(r.EndsAt) {
+		return *r.ReleasedAt
+	}
+	return r.EndsAt
+}
+
+// UnitLabel names what it books: "H100 80GB HBM3", "MIG 1g.10gb of H100
+// 80GB HBM3", "slice of a shared H100 80GB HBM3".
+func (r *Reservation) UnitLabel() string {
+	m := ShortGPUName(r.GPUModel)
+	switch r.Kind() {
+	case UnitMIG:
+		return "MIG " + r.MIGProfile + " of " + m
+	case UnitSlice:
+		return "slice of a shared " + m
+	}
+	return m
 }
 
 // maxReservation bounds one booking (a course day, a deadline week).
 const maxReservation = 14 * 24 * time.Hour
 
 // CreateReservation books r if, at every moment of its window, the
-// reservations overlapping it plus r fit in capacity GPUs of the model (the
-// GPUs that can be offered). The check and the insert share one immediate
-// transaction, so two bookings cannot both take the last units.
-func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity int) error {
+// reservations of the same units (kind, model, profile) overlapping it plus
+// r fit in capacity units (those the pool can offer), and, when limited,
+// if its user's booked unit-hours in every calendar week it touches stay
+// within the user's cap (ReservationCapOf). The checks and the insert share
+// one immediate transaction, so two bookings cannot both take the last
+// units or the last hours of a cap.
+func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity int, limited bool) error {
 	r.GPUModel = strings.TrimSpace(r.GPUModel)
+	r.MIGProfile = strings.TrimSpace(r.MIGProfile)
+	r.UnitKind = r.Kind()
 	now := s.now()
 	switch {
 	case r.GPUModel == "":
 		return invalid("gpu_model", "name the GPU model to book")
+	case r.UnitKind != UnitGPU && r.UnitKind != UnitMIG && r.UnitKind != UnitSlice:
+		return invalid("unit_kind", "book gpu, mig or slice units")
+	case r.UnitKind == UnitMIG && r.MIGProfile == "":
+		return invalid("mig_profile", "name the MIG profile to book (e.g. 1g.10gb)")
+	case r.UnitKind != UnitMIG && r.MIGProfile != "":
+		return invalid("mig_profile", "only MIG bookings name a profile")
 	case r.Units <= 0:
-		return invalid("units", "book at least one GPU")
+		return invalid("units", "book at least one unit")
 	case r.Units > capacity:
-		return invalid("units", "the pool has %d × %s that can be offered", capacity, r.GPUModel)
+		return invalid("units", "the pool has %d × %s that can be offered", capacity, r.UnitLabel())
 	case r.StartsAt.IsZero() || r.EndsAt.IsZero() || !r.EndsAt.After(r.StartsAt):
 		return invalid("ends_at", "give a start and an end after it")
 	case r.EndsAt.Before(now):
@@ -51,10 +102,11 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 	}
 	r.StartsAt, r.EndsAt = r.StartsAt.UTC(), r.EndsAt.UTC()
 	r.ID, r.CreatedAt, r.ReleasedAt, r.ReleaseReason = 0, now, nil, ""
+	r.SettledAt, r.UsedUnitSeconds, r.UnusedUnitSeconds, r.BilledMicros = nil, 0, 0, 0
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var over []Reservation
-		if err := tx.Where("released_at IS NULL AND gpu_model = ? AND starts_at < ? AND ends_at > ?", r.GPUModel, r.EndsAt, r.StartsAt).
-			Find(&over).Error; err != nil {
+		if err := tx.Where("released_at IS NULL AND gpu_model = ? AND unit_kind = ? AND mig_profile = ? AND starts_at < ? AND ends_at > ?",
+			r.GPUModel, r.UnitKind, r.MIGProfile, r.EndsAt, r.StartsAt).Find(&over).Error; err != nil {
 			return err
 		}
 		// The peak of booked units is reached at some reservation's start.
@@ -73,8 +125,13 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 			}
 			if booked > capacity {
 				return &QuotaError{Limit: "reservations", Message: fmt.Sprintf(
-					"only %d × %s can be booked from %s: %d are already reserved then", capacity, r.GPUModel,
+					"only %d × %s can be booked from %s: %d are already reserved then", capacity, r.UnitLabel(),
 					at.Format("2006-01-02 15:04 UTC"), booked-r.Units)}
+			}
+		}
+		if limited {
+			if err := checkReservationCap(tx, r); err != nil {
+				return err
 			}
 		}
 		return tx.Create(r).Error
@@ -103,4 +160,70 @@ func (s *Store) ReleaseReservation(ctx context.Context, id int64, reason string)
 	now := s.now()
 	return s.db.WithContext(ctx).Model(&Reservation{}).Where("id = ? AND released_at IS NULL", id).
 		Updates(map[string]any{"released_at": now, "release_reason": reason}).Error
+}
+
+// ReservationsByID reads the bookings named by queued launches, by id.
+func (q *QueueTx) ReservationsByID(ids []int64) (map[int64]Reservation, error) {
+	out := map[int64]Reservation{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var list []Reservation
+	if err := q.tx.Where("id IN ?", ids).Find(&list).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range list {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+// Pool is the reservation's kind of unit as the scheduler names pools:
+// "gpu|<model>", "mig|<profile>|<model>", "slice|<model>" (see
+// scheduler.Pool; models cannot import it).
+func (r *Reservation) PoolKey() (kind, model, profile string) {
+	return r.Kind(), r.GPUModel, r.MIGProfile
+}
+
+// ReservedForOthers counts, inside a launch's transaction, the units of
+// need's kind that active bookings of other users hold back now (booked
+// units their booker does not hold), and how many are free: a launch that
+// does not queue may take only free units beyond them (its own bookings'
+// units are its to take).
+func (t *Tx) ReservedForOthers(need GPUNeed, userID int64, now time.Time) (free, held int, err error) {
+	kind := need.kind()
+	profile := ""
+	if kind == UnitMIG {
+		profile = need.Profile
+	}
+	var list []Reservation
+	if err := t.tx.Where("released_at IS NULL AND starts_at <= ? AND ends_at > ? AND unit_kind = ? AND gpu_model = ? AND mig_profile = ?",
+		now, now, kind, need.Model, profile).Find(&list).Error; err != nil {
+		return 0, 0, err
+	}
+	if len(list) == 0 {
+		return 0, 0, nil
+	}
+	if free, err = freeUnits(t.tx, need); err != nil {
+		return 0, 0, err
+	}
+	using := map[int64]int{}
+	for _, r := range list {
+		if r.UserID == userID {
+			continue
+		}
+		if _, ok := using[r.UserID]; !ok {
+			var n int64
+			if err := t.tx.Table("gpu_allocations a").Joins("JOIN workbenches w ON w.id = a.workbench_id").
+				Where("w.owner_id = ? AND a.kind = ? AND a.gpu_model = ? AND a.profile = ?", r.UserID, kind, need.Model, profile).
+				Count(&n).Error; err != nil {
+				return 0, 0, err
+			}
+			using[r.UserID] = int(n)
+		}
+		use := min(using[r.UserID], r.Units)
+		using[r.UserID] -= use
+		held += r.Units - use
+	}
+	return free, held, nil
 }

@@ -107,6 +107,9 @@ type Workbench struct {
 	// PreemptAt is when a preemptible run told to yield is stopped.
 	PreemptNoticeAt *time.Time `json:"preempt_notice_at"`
 	PreemptAt       *time.Time `json:"preempt_at"`
+	// ReservationID is the booking a launch named (the "reservation"
+	// launch field); nil: it uses its owner's bookings of its units, if any.
+	ReservationID *int64 `gorm:"column:reservation_id" json:"reservation_id"`
 }
 
 // Launching reports whether the workbench is on its way to running.

@@ -261,10 +261,11 @@ func TestMemReservationsAreAudited(t *testing.T) {
 	carol, dave := r.user(t, "carol"), r.user(t, "dave")
 	start := r.m.now().Add(time.Hour)
 	model := "NVIDIA H100 80GB HBM3"
-	if _, err := r.m.ReserveBy(ctx, "root", carol, model, 9, start, start.Add(time.Hour), ""); err == nil {
+	root := &models.User{Username: "root", Role: models.RoleAdmin} // books for carol
+	if _, err := r.m.Reserve(ctx, carol, ReserveRequest{Model: model, Units: 9, Start: start, End: start.Add(time.Hour), By: root}); err == nil {
 		t.Fatal("booked 9 of 8 GPUs")
 	}
-	res, err := r.m.ReserveBy(ctx, "root", carol, model, 1, start, start.Add(time.Hour), "course")
+	res, err := r.m.Reserve(ctx, carol, ReserveRequest{Model: model, Units: 1, Start: start, End: start.Add(time.Hour), Note: "course", By: root})
 	if err != nil {
 		t.Fatal(err)
 	}

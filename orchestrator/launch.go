@@ -30,6 +30,11 @@ type LaunchRequest struct {
 	// AutoResume re-queues it when it is.
 	Preemptible bool
 	AutoResume  bool
+	// Reservation names one of the owner's bookings of the flavor's units
+	// (0: none named; the owner's bookings apply all the same). A launch
+	// naming a booking whose window has not opened must queue: it waits
+	// for the window.
+	Reservation int64
 }
 
 // RefusedError is a launch the portal will not do, with the reason the user
@@ -105,7 +110,12 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second),
-		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0 && wholeGPU(fl), AutoResume: req.AutoResume}
+		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0, AutoResume: req.AutoResume}
+	if req.Reservation != 0 {
+		if err := m.pinReservation(ctx, owner, fl, req, wb); err != nil {
+			return nil, err
+		}
+	}
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, WorkbenchShape(fl, wb.Preemptible))
@@ -120,7 +130,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
-	if err := m.store.CreateWorkbench(ctx, wb, need, models.CheckLaunchQuota(ask, month)); err != nil {
+	if err := m.store.CreateWorkbench(ctx, wb, need, m.launchCheck(owner, need, models.CheckLaunchQuota(ask, month))); err != nil {
 		return nil, m.refusal(ctx, err)
 	}
 	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs, "units", len(wb.Units), "unit_kind", fl.UnitKind)

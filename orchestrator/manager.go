@@ -58,6 +58,11 @@ type Options struct {
 	FairShareHalfLife time.Duration
 	PreemptGrace      time.Duration
 	NoBackfill        bool
+	// NoPreempt and NoFairShare turn preemption and the fair-share order
+	// off (the simulator's queue-fifo and queue-fair policies; a portal
+	// runs with both on).
+	NoPreempt   bool
+	NoFairShare bool
 	// ReservationNoShow releases a reservation whose booker uses none of
 	// it this long after its start (default 15 min).
 	ReservationNoShow time.Duration

@@ -52,8 +52,10 @@ func (m *Manager) priorityClass(ctx context.Context, owner *models.User, fl *mod
 // enqueue records a launch as queued (binding nothing) and drains at once:
 // with capacity free and nobody ahead it starts right away.
 func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Workbench, check func(*models.Tx) error) (*models.Workbench, error) {
-	exp := m.now().Add(m.opt.QueueMaxWait)
-	wb.QueueExpiresAt = &exp
+	if wb.QueueExpiresAt == nil { // a launch waiting for its booking's window counts its wait from it
+		exp := m.now().Add(m.opt.QueueMaxWait)
+		wb.QueueExpiresAt = &exp
+	}
 	if err := m.store.EnqueueWorkbench(ctx, wb, check); err != nil {
 		return nil, m.refusal(ctx, err)
 	}
@@ -69,9 +71,10 @@ func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Wo
 }
 
 // wholeGPU reports whether fl asks for whole GPUs. Every GPU flavor can
-// queue (each kind of unit is a pool of the scheduler); only whole-GPU runs
-// can be preemptible (preemption frees whole GPUs), and the CPU-only twin
-// and the GPU watch count whole GPUs.
+// queue and be preemptible (each kind of unit is a pool of the scheduler,
+// and a victim frees units of its own pool: a MIG instance of its profile,
+// a slice of its shared GPU); the CPU-only twin and the GPU watch count
+// whole GPUs.
 func wholeGPU(fl *models.Flavor) bool {
 	return fl.UnitKind == "" || fl.UnitKind == models.UnitGPU
 }

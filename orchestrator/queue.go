@@ -190,6 +190,12 @@ func unitPool(kind, model, profile string) scheduler.Pool {
 	return scheduler.PoolGPU(model)
 }
 
+// reservationPool is the scheduler pool a booking holds units of.
+func reservationPool(r *models.Reservation) scheduler.Pool {
+	kind, model, profile := r.PoolKey()
+	return unitPool(kind, model, profile)
+}
+
 // snapshot builds the scheduler's view inside the drain's transaction:
 // one pool per kind of unit (whole GPUs of a model, MIG instances of a
 // profile, slices of the shared GPUs of a model), each with its free units
@@ -198,7 +204,7 @@ func unitPool(kind, model, profile string) scheduler.Pool {
 func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs map[int64]models.GPUNeed, now time.Time,
 	usage map[int64]float64, months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
 	snap := scheduler.Snapshot{Now: now, Free: map[scheduler.Pool]int{}, Usage: usage,
-		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: true, FairShareHalfLife: m.opt.FairShareHalfLife}}
+		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: !m.opt.NoPreempt, FairShareHalfLife: m.opt.FairShareHalfLife}}
 	for model, uuids := range cands {
 		n, err := q.FreeUnits(models.GPUNeed{Kind: models.UnitGPU, Model: model, Candidates: uuids})
 		if err != nil {
@@ -215,7 +221,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		return snap, nil, err
 	}
 	for _, r := range res {
-		snap.Reservations = append(snap.Reservations, scheduler.Reservation{ID: r.ID, User: r.UserID, Pool: scheduler.PoolGPU(r.GPUModel),
+		snap.Reservations = append(snap.Reservations, scheduler.Reservation{ID: r.ID, User: r.UserID, Pool: reservationPool(&r),
 			Units: r.Units, Start: r.StartsAt, End: r.EndsAt})
 	}
 	for _, h := range held {
@@ -237,6 +243,16 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		snap.Running = append(snap.Running, r)
 	}
 	queued, err := q.Queued()
+	if err != nil {
+		return snap, nil, err
+	}
+	var pins []int64
+	for _, w := range queued {
+		if w.ReservationID != nil {
+			pins = append(pins, *w.ReservationID)
+		}
+	}
+	pinned, err := q.ReservationsByID(pins)
 	if err != nil {
 		return snap, nil, err
 	}
@@ -273,6 +289,17 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		if err := q.Check(models.CheckLaunchQuota(ask, months[w.OwnerID])); models.WaitableQuota(err) {
 			r.Blocked = "waiting for your other workbenches to stop: " + err.Error()
 		}
+		// A launch that named a booking waits for its window to open and
+		// then uses only it; once the booking is over or released it
+		// queues like any other launch.
+		if w.ReservationID != nil {
+			if b, ok := pinned[*w.ReservationID]; ok && b.ReleasedAt == nil && now.Before(b.EndsAt) {
+				r.Reservation = b.ID
+				if now.Before(b.StartsAt) && r.Blocked == "" {
+					r.Blocked = fmt.Sprintf("waiting for your reservation #%d, which opens at %s UTC", b.ID, b.StartsAt.UTC().Format("2006-01-02 15:04"))
+				}
+			}
+		}
 		asks[w.ID] = queuedAsk{need: need, ask: ask}
 		snap.Queue = append(snap.Queue, r)
 	}
@@ -282,6 +309,9 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 // fairShare is each user's decayed recent GPU use (GPU-seconds), over ten
 // half-lives (older use weighs less than 0.1 %).
 func (m *Manager) fairShare(ctx context.Context, now time.Time) (map[int64]float64, error) {
+	if m.opt.NoFairShare {
+		return map[int64]float64{}, nil
+	}
 	hl := m.opt.FairShareHalfLife
 	spans, err := m.store.GPUSpansSince(ctx, now.Add(-10*hl))
 	if err != nil {

@@ -43,10 +43,14 @@ func (m *Manager) BoostBy(ctx context.Context, id, actor string) error {
 	return nil
 }
 
-// applyBoosts marks the boosted requests of a drain's snapshot (read in
-// the same transaction).
+// applyBoosts marks the boosted and the explicitly ordered requests of a
+// drain's snapshot (read in the same transaction).
 func applyBoosts(q *models.QueueTx, snap *scheduler.Snapshot) error {
 	boosts, err := q.Boosts()
+	if err != nil {
+		return err
+	}
+	orders, err := q.QueueOrders()
 	if err != nil {
 		return err
 	}
@@ -54,6 +58,23 @@ func applyBoosts(q *models.QueueTx, snap *scheduler.Snapshot) error {
 		if at, ok := boosts[snap.Queue[i].ID]; ok {
 			snap.Queue[i].Boosted = at
 		}
+		snap.Queue[i].Order = orders[snap.Queue[i].ID]
 	}
 	return nil
+}
+
+// MoveQueued moves a queued workbench to a position of its pool's queue
+// within its priority class (an administrator's decision; audited as
+// actor) and drains, so the positions follow at once. It returns the
+// position set (clamped to the class's range).
+func (m *Manager) MoveQueued(ctx context.Context, id string, position int, actor string) (int, error) {
+	got, err := m.store.MoveQueued(ctx, id, position, actor)
+	if err != nil {
+		return 0, err
+	}
+	m.log.Info("queue move", "id", id, "position", got)
+	if err := m.Drain(ctx); err != nil {
+		m.log.Warn("queue drain after a move", "id", id, "err", err)
+	}
+	return got, nil
 }

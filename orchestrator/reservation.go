@@ -10,36 +10,52 @@ import (
 	"workbench/models"
 )
 
-// Reservations (issue 12 §4; docs/scheduling.md). A booking holds N GPUs of
-// a model for its user over a window: the scheduler keeps the booked units
-// the booker does not use from everyone else (they queue), and the
-// booker's launches use them before anyone ahead. Reserved-but-unused time
-// is not billed.
+// Reservations (issue 12 §4; docs/scheduling.md). A booking holds N units
+// of one kind — whole GPUs of a model, MIG instances of a profile, slices of
+// the shared GPUs of a model — for its user over a window: the scheduler
+// keeps the booked units the booker does not use from everyone else (they
+// queue), and the booker's launches use them before anyone ahead. Once over
+// (ended or released), a booking is settled: the unit-seconds it held that
+// its booker did not use are recorded (the report) and, while an admin has
+// "bill reserved-but-unused time" on, billed at the units' rate.
 
-// Reserve books units × model for owner over [start, end).
-func (m *Manager) Reserve(ctx context.Context, owner *models.User, model string, units int, start, end time.Time, note string) (*models.Reservation, error) {
-	return m.ReserveBy(ctx, owner.Username, owner, model, units, start, end, note)
+// ReserveRequest is a booking asked for.
+type ReserveRequest struct {
+	Kind       string // gpu (default), mig or slice
+	Model      string
+	Profile    string // MIG profile, for kind mig
+	Units      int
+	Start, End time.Time
+	Note       string
+	// By is who books (the owner, or an administrator booking for them);
+	// an administrator's booking is not held to the weekly cap.
+	By *models.User
 }
 
-// ReserveBy is Reserve on actor's behalf (the owner, or an administrator
-// reserving for them): the reservation and its audit row
-// (reservation.create) commit together.
-func (m *Manager) ReserveBy(ctx context.Context, actor string, owner *models.User, model string, units int, start, end time.Time, note string) (*models.Reservation, error) {
-	cands, err := m.pool.CandidatesByModel(ctx)
+// Reserve books units for owner over [start, end).
+func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRequest) (*models.Reservation, error) {
+	by := req.By
+	if by == nil {
+		by = owner
+	}
+	r := &models.Reservation{UserID: owner.ID, GPUModel: req.Model, UnitKind: req.Kind, MIGProfile: req.Profile, Units: req.Units,
+		StartsAt: req.Start, EndsAt: req.End, Note: req.Note, CreatedBy: by.Username}
+	capacity, err := m.pool.Capacity(ctx, r.Kind(), req.Model, req.Profile)
 	if err != nil {
 		return nil, err
 	}
-	r := &models.Reservation{UserID: owner.ID, GPUModel: model, Units: units, StartsAt: start, EndsAt: end, Note: note, CreatedBy: owner.Username}
-	err = m.Audited(ctx, actor, func(tx *models.Store) (models.AuditRecord, error) {
-		if err := tx.CreateReservation(ctx, r, len(cands[model])); err != nil {
+	// The booking and its audit row (reservation.create) commit together.
+	err = m.Audited(ctx, by.Username, func(tx *models.Store) (models.AuditRecord, error) {
+		if err := tx.CreateReservation(ctx, r, capacity, !by.IsAdmin()); err != nil {
 			return models.AuditRecord{}, err
 		}
 		return models.AuditRecord{Action: "reservation.create", Target: strconv.FormatInt(r.ID, 10), After: r}, nil
 	})
 	if err != nil {
-		return nil, m.refusal(ctx, err) // a full calendar reads like a quota: 422
+		return nil, m.refusal(ctx, err) // a full calendar or a used-up cap reads like a quota: 422
 	}
-	m.log.Info("reservation", "id", r.ID, "user", owner.Username, "model", model, "units", units, "start", r.StartsAt, "end", r.EndsAt)
+	m.log.Info("reservation", "id", r.ID, "user", owner.Username, "kind", r.UnitKind, "model", r.GPUModel, "profile", r.MIGProfile,
+		"units", r.Units, "start", r.StartsAt, "end", r.EndsAt)
 	m.kickDrain()
 	return r, nil
 }
@@ -70,7 +86,8 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 }
 
 // releaseNoShows releases active reservations whose booker, NoShow after
-// the start, holds none of the model and waits for none.
+// the start, holds none of the booked kind of unit, waits for none and has
+// used none of it since the start.
 func (m *Manager) releaseNoShows(ctx context.Context) {
 	now := m.now()
 	list, err := m.store.Reservations(ctx, now)
@@ -79,29 +96,49 @@ func (m *Manager) releaseNoShows(ctx context.Context) {
 		return
 	}
 	for _, r := range list {
-		if r.StartsAt.After(now) || now.Before(r.StartsAt.Add(m.opt.ReservationNoShow)) {
+		// The no-show time counts from the start, or from the booking for
+		// a window already open when it was booked.
+		from := r.StartsAt
+		if r.CreatedAt.After(from) {
+			from = r.CreatedAt
+		}
+		if r.StartsAt.After(now) || now.Before(from.Add(m.opt.ReservationNoShow)) {
 			continue
 		}
-		using, err := m.usesModel(ctx, r.UserID, r.GPUModel)
+		using, err := m.usesUnits(ctx, &r)
 		if err != nil || using {
 			continue
 		}
+		// A booking its user has used is theirs to its end (a gap between
+		// two runs is no no-show).
+		if used, _, err := m.reservationUse(ctx, &r, now); err != nil || used > 0 {
+			continue
+		}
 		reason := fmt.Sprintf("no-show: nothing of it was used %s after its start", m.opt.ReservationNoShow)
+		if from.After(r.StartsAt) {
+			reason = fmt.Sprintf("no-show: nothing of it was used %s after it was booked", m.opt.ReservationNoShow)
+		}
 		if err := m.store.ReleaseReservation(ctx, r.ID, reason); err != nil {
 			m.log.Warn("reservations: release", "id", r.ID, "err", err)
 			continue
 		}
 		m.log.Info("reservation released", "id", r.ID, "reason", reason)
 	}
+	m.settleReservations(ctx)
 }
 
-// usesModel reports whether user holds or waits for GPUs of model.
-func (m *Manager) usesModel(ctx context.Context, user int64, model string) (bool, error) {
-	wbs, err := m.store.ListWorkbenches(ctx, user, append([]string{models.StateQueued}, models.ActiveStates...)...)
+// usesUnits reports whether a booking's user holds or waits for units of
+// its kind (model, and profile for MIG), or has a launch naming it.
+func (m *Manager) usesUnits(ctx context.Context, r *models.Reservation) (bool, error) {
+	wbs, err := m.store.ListWorkbenches(ctx, r.UserID, append([]string{models.StateQueued}, models.ActiveStates...)...)
 	if err != nil {
 		return false, err
 	}
+	want := reservationPool(r)
 	for _, wb := range wbs {
+		if wb.ReservationID != nil && *wb.ReservationID == r.ID {
+			return true, nil
+		}
 		fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
 		if errors.Is(err, models.ErrNotFound) {
 			continue
@@ -109,9 +146,72 @@ func (m *Manager) usesModel(ctx context.Context, user int64, model string) (bool
 		if err != nil {
 			return false, err
 		}
-		if fl.GPUModel == model && fl.GPUCount > 0 {
+		if fl.GPUCount > 0 && unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile) == want {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// flavorKind is a flavor's unit kind (gpu when empty).
+func flavorKind(fl *models.Flavor) string {
+	if fl.UnitKind == "" {
+		return models.UnitGPU
+	}
+	return fl.UnitKind
+}
+
+// pinReservation checks the booking a launch names (the owner's, not over,
+// of the flavor's units, large enough; one not yet open only with queue)
+// and records it on the workbench.
+func (m *Manager) pinReservation(ctx context.Context, owner *models.User, fl *models.Flavor, req LaunchRequest, wb *models.Workbench) error {
+	bad := func(format string, args ...any) error {
+		return &models.ValidationError{Field: "reservation", Message: fmt.Sprintf(format, args...)}
+	}
+	b, err := m.store.ReservationByID(ctx, req.Reservation)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && b.UserID != owner.ID) {
+		return bad("you have no reservation #%d", req.Reservation)
+	}
+	if err != nil {
+		return err
+	}
+	now := m.now()
+	switch {
+	case b.ReleasedAt != nil || !now.Before(b.EndsAt):
+		return bad("reservation #%d is over", b.ID)
+	case fl.GPUCount == 0 || reservationPool(b) != unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile):
+		return bad("reservation #%d books %s; the flavor %s asks for other units", b.ID, b.UnitLabel(), fl.Name)
+	case fl.GPUCount > b.Units:
+		return bad("reservation #%d books %d units; the flavor %s needs %d", b.ID, b.Units, fl.Name, fl.GPUCount)
+	case now.Before(b.StartsAt) && !req.Queue:
+		return bad("reservation #%d opens at %s UTC: launch with queue to wait for it", b.ID, b.StartsAt.UTC().Format("2006-01-02 15:04"))
+	}
+	wb.ReservationID = &b.ID
+	if now.Before(b.StartsAt) {
+		// It waits for the window, then the usual maximum wait.
+		exp := b.StartsAt.Add(m.opt.QueueMaxWait)
+		wb.QueueExpiresAt = &exp
+	}
+	return nil
+}
+
+// launchCheck adds to a launch's quota check, inside its transaction, the
+// bookings of others: a launch that does not queue may take only the free
+// units that active bookings of other users do not hold back (the queue's
+// scheduler applies the same rule to queued launches).
+func (m *Manager) launchCheck(owner *models.User, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
+	if need.Count == 0 {
+		return quota
+	}
+	return func(tx *models.Tx) error {
+		if err := quota(tx); err != nil {
+			return err
+		}
+		free, held, err := tx.ReservedForOthers(need, owner.ID, m.now())
+		if err != nil || held == 0 || free-held >= need.Count {
+			return err
+		}
+		return &RefusedError{Code: "no_capacity", Message: fmt.Sprintf("%s needed; %d free (%d reserved for someone else now); launch with queue to wait for it",
+			needText(need), max(free-held, 0), held)}
+	}
 }

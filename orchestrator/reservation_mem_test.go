@@ -23,13 +23,13 @@ func TestMemReservationWindowAndNoShow(t *testing.T) {
 	carol, dave := r.user(t, "carol"), r.user(t, "dave")
 	start := r.m.now().Add(time.Hour)
 	model := "NVIDIA H100 80GB HBM3"
-	if _, err := r.m.Reserve(ctx, carol, model, 1, start, start.Add(2*time.Hour), "course"); err != nil {
+	if _, err := r.m.Reserve(ctx, carol, ReserveRequest{Model: model, Units: 1, Start: start, End: start.Add(2 * time.Hour), Note: "course"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.m.Reserve(ctx, dave, model, 8, start, start.Add(time.Hour), ""); err == nil {
+	if _, err := r.m.Reserve(ctx, dave, ReserveRequest{Model: model, Units: 8, Start: start, End: start.Add(time.Hour)}); err == nil {
 		t.Fatal("booked 9 of 8 GPUs")
 	}
-	noShow, err := r.m.Reserve(ctx, dave, model, 1, start, start.Add(time.Hour), "")
+	noShow, err := r.m.Reserve(ctx, dave, ReserveRequest{Model: model, Units: 1, Start: start, End: start.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

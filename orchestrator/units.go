@@ -250,3 +250,23 @@ func (p *Pool) SetShared(ctx context.Context, uuid string, c models.SharedSettin
 		return models.AuditRecord{Action: "gpu.share", Target: uuid, Before: before, After: c}, nil
 	})
 }
+
+// Capacity is how many units of a kind the pool can offer (healthy,
+// undrained): whole GPUs of a model that are neither MIG-enabled nor
+// shared, MIG instances of a profile on GPUs of a model, or the slices of
+// the shared GPUs of a model. Reservations are booked against it.
+func (p *Pool) Capacity(ctx context.Context, kind, model, profile string) (int, error) {
+	devs, states, err := p.readInventory(ctx)
+	if err != nil {
+		return 0, err
+	}
+	need := needFrom(devs, states, &models.Flavor{GPUModel: model, GPUCount: 1, UnitKind: kind, MIGProfile: profile})
+	if need.Kind != models.UnitSlice {
+		return len(need.Candidates), nil
+	}
+	n := 0
+	for _, uuid := range need.Candidates {
+		n += states[uuid].SharedSlices
+	}
+	return n, nil
+}

@@ -29,8 +29,10 @@ Commands:
   egress remove                       delete this install's egress firewall rules (uninstall)
   ledger credit USER AMOUNT --reason R [--workbench ID]
   ledger reverse ID... --reason R     append a correction to the ledger (audited)
-  simulate --trace FILE | --synthetic [--gpus 8 --model H100] [--svg out.svg]
-                                      replay a demand trace against the scheduler under each policy
+  simulate --trace FILE | --synthetic | --from-ledger [--days 30] [--policy P] [--mig GPU:PROFILE] [--svg out.svg]
+                                      replay a demand trace (or the last days of real usage) against
+                                      the portal's scheduler under each policy
+  queue move ID POSITION              move a queued workbench to POSITION of its queue (audited)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -83,6 +85,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdLedger(ctx, args[1:], stdout, stderr)
 	case "simulate":
 		return cmdSimulate(ctx, args[1:], stdout, stderr)
+	case "queue":
+		return cmdQueue(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return nil

@@ -9,19 +9,42 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"workbench/orchestrator/simulate"
 )
 
-// cmdSimulate replays a demand trace against the production scheduler
-// under each policy and prints the policy table (issue 12 §5;
-// docs/scheduling.md "Simulator"). It touches no data directory.
-func cmdSimulate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+// cmdSimulate replays a demand trace under each policy and prints the
+// policy table (issue 12 §5; docs/scheduling.md "Simulator"): by default
+// against the portal itself (the real Manager, queue and metering on a
+// temporary SQLite file, the in-memory runtime, a simulated clock), or
+// with --engine scheduler against the pure scheduler alone (fast). The
+// trace is a file, the synthetic lab day, or the last --days of real usage
+// read from a data directory (--from-ledger; read only).
+func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := simulate.DefaultConfig()
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	tracePath := fs.String("trace", "", "demand trace, CSV or JSON (see docs/scheduling.md)")
 	synthetic := fs.Bool("synthetic", false, "use the synthetic lab day instead of --trace")
+	fromLedger := fs.Bool("from-ledger", false, "replay the real usage of the last --days from --data-dir")
+	days := fs.Int("days", 30, "with --from-ledger: how many days back")
+	dataDir := dataDirFlag(fs)
+	engine := fs.String("engine", "portal", "portal (the real Manager and queue, slower) or scheduler (the pure scheduler only)")
+	policy := fs.String("policy", "", "one policy (same as --policies with one name)")
+	var migSpecs []string
+	fs.Func("mig", "GPU:PROFILE partitions a GPU into MIG instances of PROFILE (repeatable; portal engine), e.g. 0:3g.40gb", func(v string) error {
+		migSpecs = append(migSpecs, v)
+		return nil
+	})
+	fs.Func("reserve", "USER,KIND,UNITS,START_S,END_S books units for USER before the trace starts (repeatable; portal engine)", func(v string) error {
+		b, err := simulate.ParseBooking(v)
+		if err == nil {
+			cfg.Bookings = append(cfg.Bookings, b)
+		}
+		return err
+	})
+	fs.DurationVar(&cfg.MaxWait, "max-wait", 0, "maximum wait in the queue before a request expires (portal engine; 0: none)")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic trace")
 	writeTrace := fs.String("write-trace", "", "also write the trace used as CSV to this file")
 	svgPath := fs.String("svg", "", "write an SVG bar chart of the policies to this file")
@@ -40,10 +63,49 @@ func cmdSimulate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return fmt.Errorf("simulate: unexpected argument %q", fs.Arg(0))
 	}
+	if *engine != "portal" && *engine != "scheduler" {
+		return fmt.Errorf("simulate: --engine is portal or scheduler, not %q", *engine)
+	}
+	mig, err := simulate.ParseMIG(migSpecs)
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	cfg.MIG = mig
+	if *engine == "scheduler" && (len(cfg.MIG) > 0 || len(cfg.Bookings) > 0 || cfg.MaxWait > 0) {
+		return errors.New("simulate: --mig, --reserve and --max-wait need --engine portal")
+	}
 	var tr simulate.Trace
+	sources := 0
+	for _, on := range []bool{*synthetic, *tracePath != "", *fromLedger} {
+		if on {
+			sources++
+		}
+	}
 	switch {
-	case *synthetic && *tracePath != "":
-		return errors.New("simulate: give --trace FILE or --synthetic, not both")
+	case sources > 1:
+		return errors.New("simulate: give --trace FILE, --synthetic or --from-ledger, not several")
+	case *fromLedger:
+		if *days < 1 || *days > 366 {
+			return errors.New("simulate: --days must be between 1 and 366")
+		}
+		store, err := openStore(ctx, *dataDir, stderr)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		until := time.Now().UTC()
+		modelSet := false
+		fs.Visit(func(f *flag.Flag) { modelSet = modelSet || f.Name == "model" })
+		want := ""
+		if modelSet {
+			want = cfg.Model
+		}
+		var model string
+		tr, model, err = simulate.LedgerTrace(ctx, store, until.AddDate(0, 0, -*days), until, want, cfg.SlicesPerGPU)
+		if err != nil {
+			return fmt.Errorf("simulate --from-ledger: %w", err)
+		}
+		cfg.Model = strings.TrimPrefix(model, "NVIDIA ")
 	case *synthetic:
 		tr = simulate.Synthetic(*seed)
 	case *tracePath != "":
@@ -59,6 +121,12 @@ func cmdSimulate(_ context.Context, args []string, stdout, stderr io.Writer) err
 		return errors.New("simulate: give --trace FILE or --synthetic")
 	}
 	pols := simulate.Policies
+	if *policy != "" {
+		if *policies != "" {
+			return errors.New("simulate: give --policy or --policies, not both")
+		}
+		*policies = *policy
+	}
 	if *policies != "" {
 		pols = nil
 		for _, s := range strings.Split(*policies, ",") {
@@ -71,7 +139,13 @@ func cmdSimulate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var results []*simulate.Result
 	for _, p := range pols {
-		r, err := simulate.Run(tr, p, cfg)
+		var r *simulate.Result
+		var err error
+		if *engine == "portal" {
+			r, err = simulate.RunPortal(ctx, tr, p, cfg)
+		} else {
+			r, err = simulate.Run(tr, p, cfg)
+		}
 		if err != nil {
 			return fmt.Errorf("simulate %s: %w", p, err)
 		}

@@ -299,8 +299,8 @@ func PriceRun(shape Shape, anchor, from, to time.Time, scheds map[string]Schedul
 			continue
 		}
 		key := ScheduleKey(p.resource, p.model)
-		if p.resource == GPU && shape.Tier != "" {
-			key = TierKey(shape.Tier, p.model)
+		if IsUnit(p.resource) && shape.Tier != "" {
+			key = UnitTierKey(p.resource, shape.Tier, p.model)
 		}
 		lines, err := splitRunScaled(anchor, from, to, p.qty, p.scale, scheds[key], false)
 		if err != nil {

@@ -7,11 +7,17 @@ const TierPreemptible = "preemptible"
 
 // TierKey names the schedule of a GPU model at a price tier:
 // "gpu@preemptible|<model>". The standard tier is ScheduleKey.
-func TierKey(tier, gpuModel string) string {
+func TierKey(tier, gpuModel string) string { return UnitTierKey(GPU, tier, gpuModel) }
+
+// UnitTierKey names the schedule of a unit kind's rate at a price tier:
+// "gpu@preemptible|<model>", "mig@preemptible|<profile>",
+// "slice@preemptible|<model>" (a preemptible MIG instance or slice is
+// discounted like a whole GPU). The standard tier is ScheduleKey.
+func UnitTierKey(resource, tier, model string) string {
 	if tier == "" {
-		return ScheduleKey(GPU, gpuModel)
+		return ScheduleKey(resource, model)
 	}
-	return GPU + "@" + tier + "|" + gpuModel
+	return resource + "@" + tier + "|" + model
 }
 
 // Discounted is the schedule of a GPU rate at a tier whose discount (in

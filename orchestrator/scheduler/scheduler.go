@@ -58,6 +58,10 @@ type Request struct {
 	// Boosted is when an administrator moved it to the front of its
 	// priority (zero: not boosted); the latest boost goes first.
 	Boosted time.Time
+	// Order is an administrator's explicit place within its priority
+	// class (1 first; 0: none): ordered requests go before the others of
+	// the class, after boosted ones.
+	Order int
 	// Expires is when it leaves the queue unplaced (zero: never).
 	Expires time.Time
 	// MaxRuntime bounds how long it runs once started (0: unknown); backfill
@@ -66,6 +70,9 @@ type Request struct {
 	// Blocked is set when something other than capacity holds it (a
 	// concurrency quota): it keeps its place but is skipped.
 	Blocked string
+	// Reservation pins it to one of its user's bookings (0: any of them):
+	// only that booking's units are its own.
+	Reservation int64
 }
 
 // Running is one workbench that holds units now.
@@ -163,23 +170,24 @@ func (rs *reserved) forOthers(pool Pool, user int64) int {
 	return n
 }
 
-func (rs *reserved) own(pool Pool, user int64) int {
+func (rs *reserved) own(pool Pool, user, pin int64) int {
 	n := 0
 	for i, r := range rs.list {
-		if r.Pool == pool && r.User == user {
+		if r.Pool == pool && r.User == user && (pin == 0 || r.ID == pin) {
 			n += rs.idle[i]
 		}
 	}
 	return n
 }
 
-// take uses units of user's own reservations of pool first.
-func (rs *reserved) take(pool Pool, user int64, units int) {
+// take uses units of user's own reservations of pool first (of the pinned
+// one only, when pin is set).
+func (rs *reserved) take(pool Pool, user, pin int64, units int) {
 	for i, r := range rs.list {
 		if units == 0 {
 			return
 		}
-		if r.Pool == pool && r.User == user {
+		if r.Pool == pool && r.User == user && (pin == 0 || r.ID == pin) {
 			n := min(units, rs.idle[i])
 			rs.idle[i] -= n
 			units -= n
@@ -222,14 +230,21 @@ func Fit(pool Pool, need, free int) (bool, string) {
 }
 
 // Less orders two requests: priority first, then an administrator's boost
-// (the latest first), then the user with less recent usage, then arrival
-// (then id, so the order is total).
+// (the latest first), then an administrator's explicit order, then the
+// user with less recent usage, then arrival (then id, so the order is
+// total).
 func Less(a, b Request, usage map[int64]float64) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
 	if !a.Boosted.Equal(b.Boosted) {
 		return a.Boosted.After(b.Boosted)
+	}
+	if (a.Order > 0) != (b.Order > 0) {
+		return a.Order > 0
+	}
+	if a.Order != b.Order {
+		return a.Order < b.Order
 	}
 	ua, ub := usage[a.User], usage[b.User]
 	if ua != ub && math.Abs(ua-ub) > 1e-9 {
@@ -297,7 +312,7 @@ func Decide(s Snapshot) Plan {
 		// (when free units are fewer than all bookings unused, bookers
 		// get them in queue order).
 		held := res.forOthers(r.Pool, r.User)
-		avail := max(free[r.Pool]-held, min(free[r.Pool], res.own(r.Pool, r.User)), 0)
+		avail := max(free[r.Pool]-held, min(free[r.Pool], res.own(r.Pool, r.User, r.Reservation)), 0)
 		ok, why := Fit(r.Pool, r.Units, avail)
 		if !ok && held > 0 {
 			why += fmt.Sprintf(" (%d reserved for someone else now)", held)
@@ -306,7 +321,7 @@ func Decide(s Snapshot) Plan {
 			sh := shadows[r.Pool]
 			switch {
 			case sh == nil:
-			case res.own(r.Pool, r.User) >= r.Units:
+			case res.own(r.Pool, r.User, r.Reservation) >= r.Units:
 				// Its own booked units: nobody before it could use them.
 				// Nobody of this pool is blocked before it.
 			case !s.Policy.Backfill:
@@ -326,7 +341,7 @@ func Decide(s Snapshot) Plan {
 		if ok {
 			p.Start = append(p.Start, r.ID)
 			if r.Pool != "" {
-				res.take(r.Pool, r.User, r.Units)
+				res.take(r.Pool, r.User, r.Reservation, r.Units)
 				free[r.Pool] -= r.Units
 				end := time.Time{}
 				if r.MaxRuntime > 0 {

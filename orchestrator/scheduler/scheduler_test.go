@@ -258,3 +258,39 @@ func TestUnitPoolLabelsAndReasons(t *testing.T) {
 		t.Fatalf("plan %+v: free whole GPUs must not place a slice request, nor it hold back a GPU request", p)
 	}
 }
+
+// An administrator's explicit order (a reorder) ranks within the priority
+// class: after boosts, before fair share and arrival; never past a higher
+// class.
+func TestExplicitOrderWithinClass(t *testing.T) {
+	q := []Request{
+		req("first", 1, 1, 100, 0),
+		req("second", 2, 1, 100, time.Second),
+		req("moved-2nd", 3, 1, 100, 2*time.Second),
+		req("moved-1st", 4, 1, 100, 3*time.Second),
+		req("boosted", 5, 1, 100, 4*time.Second),
+		req("batch-moved", 6, 1, 50, 5*time.Second),
+	}
+	q[2].Order, q[3].Order, q[5].Order = 2, 1, 1
+	q[4].Boosted = t0
+	got := ids(Order(q, map[int64]float64{1: 0, 2: 0, 3: 1e9, 4: 1e9}))
+	want := []string{"boosted", "moved-1st", "moved-2nd", "first", "second", "batch-moved"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+}
+
+// A booking named by a request (pinned) is the only one it may use: the
+// booker's other booking of the same units stays for its own launches.
+func TestPinnedReservationUsesOnlyItsBooking(t *testing.T) {
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 1},
+		Reservations: []Reservation{{ID: 1, User: 9, Pool: h100, Units: 1, Start: t0, End: t0.Add(time.Hour)}},
+		Queue:        []Request{req("other", 1, 1, 100, 0), {ID: "pinned", User: 9, Pool: h100, Units: 1, Priority: 100, Arrived: t0.Add(time.Second), Reservation: 2}}}
+	if p := Decide(s); len(p.Start) != 0 {
+		t.Fatalf("start %v: the pinned request named booking 2, not 1; the free unit is booking 1's", p.Start)
+	}
+	s.Queue[1].Reservation = 1
+	if p := Decide(s); !reflect.DeepEqual(p.Start, []string{"pinned"}) {
+		t.Fatalf("pinned to its booking: start %v", p.Start)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/scheduler"
 )
 
@@ -59,6 +60,13 @@ type Config struct {
 	// (0: until the last arrival plus its duration, the latest any demand
 	// could end if served at once — the same for every policy).
 	Window time.Duration
+	// Portal mode only (RunPortal): the maximum wait in the queue (0: no
+	// expiry), GPUs partitioned into MIG instances (under every policy: it
+	// is the hardware's setup; a fractional job takes the smallest
+	// instance that holds it), and reservations made before the start.
+	MaxWait  time.Duration
+	MIG      []gpu.MockMIGPart
+	Bookings []Booking
 }
 
 // DefaultConfig is 8 H100s, 3 of them shared four ways under sharing, the
@@ -127,11 +135,17 @@ type Result struct {
 	Capacity map[scheduler.Pool]int
 	// WeightPerUnit is how many slice-weights one unit of a pool is (a
 	// whole GPU is SlicesPerGPU, a slice 1): busy time is counted in
-	// slice-seconds and divided back into GPU-hours.
+	// slice-seconds and divided back into GPU-hours. WeightPerGPU is a
+	// whole GPU's weight: SlicesPerGPU, or in the portal mode 7 ×
+	// SlicesPerGPU (a MIG instance of g compute slices weighs g ×
+	// SlicesPerGPU, a shared slice 7).
 	WeightPerUnit map[scheduler.Pool]int
-	Window        time.Duration
-	Log           []Event
-	Decisions     []Decision
+	WeightPerGPU  int
+	// Portal is what the portal's records said (portal mode only).
+	Portal    PortalCheck
+	Window    time.Duration
+	Log       []Event
+	Decisions []Decision
 
 	Jobs int
 	// BusyGPUHours is units held within the window (GPU-hours; a slice is
@@ -245,7 +259,7 @@ func Run(tr Trace, pol Policy, cfg Config) (*Result, error) {
 	slice := scheduler.Pool("slice|" + cfg.Model)
 	s := &sim{pol: pol, cfg: cfg, free: map[scheduler.Pool]int{}}
 	s.res = &Result{Policy: pol, Config: cfg, Capacity: map[scheduler.Pool]int{}, WeightPerUnit: map[scheduler.Pool]int{},
-		Waits: map[string][]time.Duration{}, CostMicro: map[string]int64{}, Jobs: len(tr)}
+		WeightPerGPU: cfg.SlicesPerGPU, Waits: map[string][]time.Duration{}, CostMicro: map[string]int64{}, Jobs: len(tr)}
 	s.res.Capacity[whole] = cfg.GPUs
 	s.res.WeightPerUnit[whole] = cfg.SlicesPerGPU
 	sharing := pol == FairPreemptSharing && cfg.SharedGPUs > 0
@@ -527,13 +541,17 @@ func BusySliceSeconds(log []Event, weight map[scheduler.Pool]int, window time.Du
 		case EvFinish, EvStopped:
 			a, b := starts[e.Job], minTime(e.At, end)
 			if b.After(a) {
-				total += int64(b.Sub(a)/time.Second) * int64(e.Units*weight[e.Pool])
+				total += seconds(b.Sub(a)) * int64(e.Units*weight[e.Pool])
 			}
 			delete(starts, e.Job)
 		}
 	}
 	return total
 }
+
+// seconds is a span in whole seconds, rounded (the portal engine's
+// simultaneous arrivals are a microsecond apart).
+func seconds(d time.Duration) int64 { return int64(d.Round(time.Second) / time.Second) }
 
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {

@@ -1,0 +1,269 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// The cap on booking (issue 12 §4 "a user (within quota) … books"): unit-
+// hours a user may have reserved per calendar week, Monday 00:00 UTC to the
+// next. A MIG instance-hour and a slice-hour count one unit-hour each, as a
+// whole GPU-hour does: the cap bounds how long units are kept from others,
+// whatever their size. Resolution as for quotas: the user's own row, else
+// the most generous of the user's groups (a group without a row inherits the
+// default), else the default; no default row: no cap. Administrators book
+// without a cap.
+
+// ReservationCap is one scope's cap.
+type ReservationCap struct {
+	Scope            string    `gorm:"primaryKey" json:"scope"`
+	SubjectID        int64     `gorm:"primaryKey" json:"subject_id"`
+	UnitHoursPerWeek int64     `json:"unit_hours_per_week"`
+	UpdatedBy        string    `json:"updated_by"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// TableName is the caps table.
+func (ReservationCap) TableName() string { return "reservation_caps" }
+
+// SetReservationCap stores a scope's cap (hours nil: remove the row, so the
+// scope inherits).
+func (s *Store) SetReservationCap(ctx context.Context, scope string, subjectID int64, hours *int64, by string) error {
+	switch scope {
+	case ScopeDefault:
+		subjectID = 0
+	case ScopeUser, ScopeGroup:
+		if subjectID <= 0 {
+			return invalid("subject_id", "name the %s", scope)
+		}
+	default:
+		return invalid("scope", "the scope is default, group or user")
+	}
+	if hours != nil && *hours < 0 {
+		return invalid("unit_hours_per_week", "must be 0 or more (leave empty for no cap)")
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("scope = ? AND subject_id = ?", scope, subjectID).Delete(&ReservationCap{}).Error; err != nil {
+			return err
+		}
+		if hours == nil {
+			return nil
+		}
+		return tx.Create(&ReservationCap{Scope: scope, SubjectID: subjectID, UnitHoursPerWeek: *hours, UpdatedBy: by, UpdatedAt: s.now()}).Error
+	})
+}
+
+// ReservationCaps lists every stored cap.
+func (s *Store) ReservationCaps(ctx context.Context) ([]ReservationCap, error) {
+	var out []ReservationCap
+	err := s.db.WithContext(ctx).Order("scope, subject_id").Find(&out).Error
+	return out, err
+}
+
+// ReservationCapOf is the cap that applies to a user (nil: none).
+func (s *Store) ReservationCapOf(ctx context.Context, userID int64) (*int64, error) {
+	return reservationCapOf(s.db.WithContext(ctx), userID)
+}
+
+func reservationCapOf(db *gorm.DB, userID int64) (*int64, error) {
+	var rows []ReservationCap
+	if err := db.Where("(scope = ? AND subject_id = 0) OR (scope = ? AND subject_id = ?) OR "+
+		"(scope = ? AND subject_id IN (SELECT group_id FROM group_members WHERE user_id = ?))",
+		ScopeDefault, ScopeUser, userID, ScopeGroup, userID).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	var def *int64
+	groupCaps := map[int64]int64{}
+	for _, r := range rows {
+		v := r.UnitHoursPerWeek
+		switch r.Scope {
+		case ScopeUser:
+			return &v, nil
+		case ScopeDefault:
+			def = &v
+		case ScopeGroup:
+			groupCaps[r.SubjectID] = v
+		}
+	}
+	var groups []int64
+	if err := db.Table("group_members").Where("user_id = ?", userID).Pluck("group_id", &groups).Error; err != nil {
+		return nil, err
+	}
+	if len(groups) == 0 {
+		return def, nil
+	}
+	var best *int64
+	for _, g := range groups {
+		v, ok := groupCaps[g]
+		if !ok {
+			if def == nil {
+				return nil, nil // a group inheriting "no cap" wins
+			}
+			v = *def
+		}
+		if best == nil || v > *best {
+			best = &v
+		}
+	}
+	return best, nil
+}
+
+// WeekStart is the Monday 00:00 UTC that begins t's calendar week.
+func WeekStart(t time.Time) time.Time {
+	t = t.UTC()
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+}
+
+// overlapSeconds is the length of [a0, a1) ∩ [b0, b1) in seconds.
+func overlapSeconds(a0, a1, b0, b1 time.Time) int64 {
+	from, to := a0, a1
+	if b0.After(from) {
+		from = b0
+	}
+	if b1.Before(to) {
+		to = b1
+	}
+	if !to.After(from) {
+		return 0
+	}
+	return int64(to.Sub(from) / time.Second)
+}
+
+// checkReservationCap refuses r when, in a week it touches, its user's
+// bookings (what each held: to its end, or its release) plus r exceed the
+// user's cap.
+func checkReservationCap(tx *gorm.DB, r *Reservation) error {
+	limit, err := reservationCapOf(tx, r.UserID)
+	if err != nil || limit == nil {
+		return err
+	}
+	first := WeekStart(r.StartsAt)
+	var mine []Reservation
+	if err := tx.Where("user_id = ? AND starts_at < ? AND ends_at > ?", r.UserID, r.EndsAt, first).Find(&mine).Error; err != nil {
+		return err
+	}
+	for w := first; w.Before(r.EndsAt); w = w.AddDate(0, 0, 7) {
+		end := w.AddDate(0, 0, 7)
+		booked := int64(r.Units) * overlapSeconds(r.StartsAt, r.EndsAt, w, end)
+		for _, o := range mine {
+			booked += int64(o.Units) * overlapSeconds(o.StartsAt, o.HeldUntil(), w, end)
+		}
+		if booked > *limit*3600 {
+			return &QuotaError{Limit: "reserved_unit_hours_per_week", Message: fmt.Sprintf(
+				"this booking would reserve %s unit-hours in the week of %s; your limit is %d unit-hours a week",
+				formatHours(booked), w.Format("2006-01-02"), *limit)}
+		}
+	}
+	return nil
+}
+
+// formatHours is unit-seconds as hours with one decimal.
+func formatHours(secs int64) string {
+	return fmt.Sprintf("%d.%d", secs/3600, secs%3600*10/3600)
+}
+
+// The admin setting "bill reserved-but-unused time" (default off).
+const settingReservationBillUnused = "reservation_bill_unused"
+
+// ReservationBillUnused reports whether reserved-but-unused time is billed.
+func (s *Store) ReservationBillUnused(ctx context.Context) (bool, error) {
+	var v []string
+	if err := s.db.WithContext(ctx).Raw("SELECT value FROM settings WHERE key = ?", settingReservationBillUnused).Scan(&v).Error; err != nil {
+		return false, err
+	}
+	return len(v) == 1 && v[0] == "on", nil
+}
+
+// SetReservationBillUnused turns billing of reserved-but-unused time on or
+// off (it applies to bookings settled from then on).
+func (s *Store) SetReservationBillUnused(ctx context.Context, on bool) error {
+	v := "off"
+	if on {
+		v = "on"
+	}
+	return s.db.WithContext(ctx).Exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+		settingReservationBillUnused, v).Error
+}
+
+// ResourceReservation is the ledger resource of reserved-but-unused time
+// (its gpu_model column names the model, or the MIG profile).
+const ResourceReservation = "reservation"
+
+// UnsettledReservations lists the bookings over by now (ended or released)
+// not yet settled.
+func (s *Store) UnsettledReservations(ctx context.Context, now time.Time) ([]Reservation, error) {
+	var out []Reservation
+	err := s.db.WithContext(ctx).Where("settled_at IS NULL AND (ends_at <= ? OR released_at IS NOT NULL)", now).Order("id").Find(&out).Error
+	return out, err
+}
+
+// SettleReservation records what a booking over was used for and, when
+// line is given, appends that line (reserved-but-unused time billed) in
+// the same transaction; settling twice does nothing.
+func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, line *LedgerEntry) error {
+	now := s.now()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		billed := int64(0)
+		if line != nil {
+			l := *line
+			l.ID, l.CreatedAt, l.IdempotencyKey = 0, now, fmt.Sprintf("reservation:%d", id)
+			if gs, err := userGroupsTx(tx, l.UserID); err == nil && len(gs) > 0 {
+				l.GroupName = gs[0]
+			}
+			if err := tx.Create(&l).Error; err != nil {
+				return err
+			}
+			billed = l.AmountMicros
+		}
+		res := tx.Model(&Reservation{}).Where("id = ? AND settled_at IS NULL", id).
+			Updates(map[string]any{"settled_at": now, "used_unit_seconds": used, "unused_unit_seconds": unused, "billed_micros": billed})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrConflict // settled meanwhile: the line rolls back with it
+		}
+		return nil
+	})
+}
+
+// ReservationsOverlapping lists every booking (released or not) whose held
+// window overlaps [from, to) and had started by to, by start.
+func (s *Store) ReservationsOverlapping(ctx context.Context, from, to time.Time) ([]Reservation, error) {
+	var out []Reservation
+	err := s.db.WithContext(ctx).Where("starts_at < ? AND ends_at > ? AND (released_at IS NULL OR released_at > starts_at)", to, from).
+		Order("starts_at, id").Find(&out).Error
+	return out, err
+}
+
+// UnitSpan is a stretch of a user's use of units of one kind.
+type UnitSpan struct {
+	Units int        `gorm:"column:units"`
+	Start time.Time  `gorm:"column:span_start"`
+	End   *time.Time `gorm:"column:span_end"`
+}
+
+// UnitSpansOf lists a user's usage intervals on units of a kind (model,
+// and profile for MIG) that overlap [from, to).
+func (s *Store) UnitSpansOf(ctx context.Context, userID int64, kind, model, profile string, from, to time.Time) ([]UnitSpan, error) {
+	q := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("gpu_count AS units", "started_at AS span_start", "ended_at AS span_end").
+		Where("user_id = ? AND gpu_count > 0 AND gpu_model = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)", userID, model, to, from)
+	if kind == UnitGPU || kind == "" {
+		q = q.Where("unit_kind IN ('', 'gpu')")
+	} else {
+		q = q.Where("unit_kind = ?", kind)
+	}
+	if kind == UnitMIG {
+		q = q.Where("unit_profile = ?", profile)
+	}
+	var out []UnitSpan
+	err := q.Scan(&out).Error
+	return out, err
+}
+
+// IsSettled reports whether a booking has been settled.
+func (r *Reservation) IsSettled() bool { return r.SettledAt != nil }
