@@ -1,16 +1,20 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"workbench/templates/i18n"
 )
 
-// loginLockState is what the users page shows of an account's failed logins.
-func (h *Handler) loginLockState(username string) (failures int, lockedFor string) {
+// loginLockState is what the users page shows of an account's failed
+// logins, in the reader's language.
+func (h *Handler) loginLockState(ctx context.Context, username string) (failures int, lockedFor string) {
 	n, locked := h.throttle.AccountState(username)
 	if locked > 0 {
-		lockedFor = "for " + waitText(int(locked.Seconds())+1)
+		lockedFor = i18n.T(ctx, "for %s", waitTextIn(ctx, int(locked.Seconds())+1))
 	}
 	return n, lockedFor
 }

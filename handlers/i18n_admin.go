@@ -55,19 +55,6 @@ func trcErrs(c *gin.Context, errs templates.FormErrors) templates.FormErrors {
 	return errs
 }
 
-// waitTextT is waitText in the request's language: "42 seconds",
-// "5 minutes", "2 hours".
-func waitTextT(c *gin.Context, secs int) string {
-	switch {
-	case secs < 90:
-		return trc(c, "%d seconds", secs)
-	case secs < 90*60:
-		return trc(c, "%d minutes", (secs+59)/60)
-	default:
-		return trc(c, "%d hours", (secs+3599)/3600)
-	}
-}
-
 // unitTextT is unitText in lc's language: "1 × MIG 1g.10gb (H100)",
 // "1 slice of a shared H100", "2 × NVIDIA H100 80GB HBM3".
 func unitTextT(lc context.Context, f models.Flavor) string {

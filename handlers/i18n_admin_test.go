@@ -36,7 +36,7 @@ func TestHandlerTextInChinese(t *testing.T) {
 		{gpuIdleText(zh, g, now).Text, "GPU 已空闲 42 分钟——除非使用 GPU，否则将于 14:18 UTC 停止（主目录保留）。"},
 		{gpuIdleText(nil, g, now).Text, "GPU idle for 42 min — stops at 14:18 UTC unless its GPUs are used (home kept)."},
 		{gpuIdleText(zh, orchestrator.GPUIdle{Timeout: 90 * time.Minute, ThresholdPercent: 5}, now).Text, "GPU 空闲回收：GPU 利用率低于 5% 持续 1 小时 30 分钟 后停止。"},
-		{waitTextT(zhGin(), 300), "5 分钟"},
+		{waitTextIn(zh, 300), "5 分钟"},
 		{trc(zhGin(), "%d failed logins", 1), "1 次登录失败"},
 		{i18n.T(context.Background(), "%d failed logins", 1), "1 failed login"},
 		{i18n.T(context.Background(), "%d failed logins", 12000), "12,000 failed logins"},

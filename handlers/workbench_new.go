@@ -84,7 +84,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free,
-			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitText(f), Shared: f.Shared(), SharedLabel: sharedLabel})
+			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitTextT(ctx, f), Shared: f.Shared(), SharedLabel: sharedLabel})
 	}
 	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)
 	h.render(c, status, templates.LaunchPage(h.workPage(c, i18n.T(c.Request.Context(), "New workbench")), v))
