@@ -49,10 +49,14 @@ lint:
 	  after=$$(cat templates/*_templ.go | sha256sum); \
 	  if [ "$$before" != "$$after" ]; then echo "generated templ code was not current: it is regenerated now, commit it"; exit 1; fi
 
-# Fuzz targets: `make test` runs their seed corpora as ordinary tests;
-# `make fuzz` explores each for FUZZTIME (go test fuzzes one target at a time).
+# Fuzz targets: `make test` runs each one's seed corpus (the f.Add seeds
+# and testdata/fuzz) as ordinary tests, deterministic and quick, with no
+# random exploration; `make fuzz` explores each for FUZZTIME (go test
+# fuzzes one target at a time). web/route_lists_test.go keeps
+# FuzzAPIJSONBodies covering every JSON endpoint of the route table.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./handlers/proxy:FuzzParsePath ./web:FuzzAPIJSONBodies
+FUZZ_TARGETS := ./models:FuzzStartCommand ./handlers:FuzzSafeNext ./handlers/proxy:FuzzParsePath \
+	./handlers/proxy:FuzzProxyPath ./models/pricing:FuzzParseCalculatorInput ./web:FuzzAPIJSONBodies
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

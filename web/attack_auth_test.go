@@ -1,20 +1,86 @@
 package web_test
 
-// The attack suite (issue 9), the parts about login, redirects, secrets at
-// rest and input. Each test replays one finding of the attack on a running
-// portal and fails on the code it was found in:
+// The attack suite (issue 9): the index. Each test replays one finding of
+// the attack on a running portal, as a hostile user would try it, and fails
+// on the code it was found in. Read top to bottom, file by file:
 //
-//   - login burst:        TestAttackLoginBurst, TestAttackLoginHashSlots,
-//     TestAttackLoginAdminClearsLock (attack_login_test.go)
-//   - open redirect:      TestAttackOpenRedirectTable (here; the unit table
-//     and FuzzSafeNext are in handlers/redirect_test.go)
-//   - backup file mode:   TestAttackBackupFileMode (here; the CLI's too in
-//     cmd/workbench/main_test.go)
-//   - metrics:            TestAttackMetricsNeedAuthByDefault (metrics_test.go)
-//   - validation table:   TestAttackValidationTable (attack_validation_test.go)
-//   - fuzzers:            FuzzAPIJSONBodies (fuzz_api_test.go),
-//     FuzzStartCommand (models), FuzzParsePath (handlers/proxy), FuzzSafeNext
-//     (handlers); `make fuzz` runs each for longer.
+// Cross-user access (what held, kept):
+//   - isolation_test.go: TestIsolationBetweenUsers — on the real engine the
+//     proxy serves a workbench to its owner only (HTTP and WebSocket),
+//     refuses cross-origin writes and upgrades, never forwards the session
+//     cookie; the container is hardened and cannot reach another's.
+//   - auth_test.go: TestCrossOriginPostRefused; handlers/proxy/ws_test.go:
+//     TestWebSocketCrossOriginRefused; handlers/proxy/csrf_test.go:
+//     TestCSRFUnsafeMethods — cross-site writes and upgrades refused.
+//
+// Path mode (notebook script in the portal's own origin):
+//   - attack_origin_test.go: admin changes and token creation through a
+//     session need a password from the last 10 minutes
+//     (TestSudoRequiredForAdminMutationsViaSession, TestSudoExpiresAfterTenMinutes,
+//     TestEveryAdminMutationNeedsSudo over every unsafe admin route);
+//     requests the browser says come from a /wb/ page are refused
+//     (TestRequestsFromNotebookPagesRefused); logout sends Clear-Site-Data
+//     (TestLogoutClearsSiteStorage); admin pages say what path mode shares
+//     (TestAdminPagesExplainPathMode); TestTokenRevokeIsImmediateAndAudited.
+//   - attack_pathmode_browser_test.go: TestBrowserPathModeNotebookCannotTakeTheOrigin
+//     — in Chromium, notebook script cannot register a service worker for
+//     "/", cannot replace the session cookie through a WebSocket
+//     handshake, its API requests are refused, and logout clears service
+//     workers.
+//   - route_lists_test.go: TestRouteListsAreComplete — the sudo table and
+//     the fuzzed endpoints are checked against the route table, so a new
+//     route cannot slip past either.
+//
+// Proxy headers (handlers/proxy):
+//   - headers_attack_test.go: TestUpgradeResponseHeadersStripped (Set-Cookie
+//     on a 101 cannot replace the session), TestInformationalResponseHeadersStripped
+//     (1xx); proxy_test.go: TestResponseHeaders (Service-Worker-Allowed and
+//     Set-Cookie stripped), TestStripsPortalCookieKeepsOthers.
+//
+// Notebook domain (strong isolation, WORKBENCH_NOTEBOOK_DOMAIN):
+//   - notebook_domain_test.go: TestNotebookDomainCodeExchange (one-time code
+//     bound to user and workbench, another user's code refused, logout ends
+//     it), TestNotebookDomainHostPrefixedCookie, TestNotebookDomainConfig.
+//   - notebook_domain_browser_test.go: TestBrowserNotebookDomain — the flow in
+//     Chromium on *.localhost, the portal cookie never reaching the notebook
+//     host; notebook_domain_real_test.go: TestBrowserRealJupyterOnNotebookDomain.
+//
+// Login burst (attack_login_test.go, attack_login_browser_test.go):
+//   - TestAttackLoginBurst (memory and 429s, /healthz answers, the right
+//     password still works), TestAttackLoginHashSlots,
+//     TestAttackLoginAdminClearsLock, TestBrowserAdminClearsLoginLock.
+//
+// Revocation (revocation_test.go):
+//   - TestRevocationEndsSessionsTokensAndLiveWebSockets — logout, password
+//     reset, disable and token revoke end sessions, tokens and a live
+//     WebSocket; disabling stops the user's workbenches.
+//
+// Egress from containers (egress_test.go, egress_browser_test.go):
+//   - TestEgressPolicyThroughPortal — from inside a real container: host
+//     port, 169.254.169.254 and another workbench refused, an allowed CIDR
+//     reachable; TestEgressLaunchWhenRulesFail; TestBrowserAdminSetsEgressPolicy.
+//
+// Open redirect: TestAttackOpenRedirectTable (here; the unit table
+// TestSafeNextTable and FuzzSafeNext are in handlers/redirect_test.go).
+//
+// Secrets at rest: TestAttackBackupFileMode (here; the CLI's backup mode
+// in cmd/workbench/main_test.go, TestUserAddAndTokenCreateWhileServing).
+//
+// Metrics (metrics_test.go): TestAttackMetricsNeedAuthByDefault,
+// TestMetricsBearerToken, TestMetricsSeparateAddress.
+//
+// Validation (attack_validation_test.go): TestAttackValidationTable — each
+// nonsense input gets a 400 naming the field and changes nothing; 413 and
+// 405 too.
+//
+// Fuzzers (seed corpora run by `make test`, `make fuzz` explores each):
+//   - FuzzAPIJSONBodies (fuzz_api_test.go) over every JSON endpoint, with
+//     TestFuzzAPISeedsAreAccepted keeping its seeds valid;
+//   - FuzzStartCommand (models/start_command_fuzz_test.go): {token} stays
+//     its own argument, no shell metacharacter the admin did not write;
+//   - FuzzParsePath, FuzzProxyPath (handlers/proxy): proxy paths;
+//   - FuzzSafeNext (handlers/redirect_test.go): redirect targets;
+//   - FuzzParseCalculatorInput (models/pricing): calculator input.
 
 import (
 	"context"

@@ -2,7 +2,8 @@ package web_test
 
 // The attack suite, login part: a burst of guesses must cost neither memory
 // nor more guesses than the throttle allows, must not take the portal down,
-// and must not lock the real user out. Read with attack_test.go.
+// and must not lock the real user out. The suite's index is at
+// the top of attack_auth_test.go.
 
 import (
 	"bufio"

@@ -256,33 +256,20 @@ func TestTokenRevokeIsImmediateAndAudited(t *testing.T) {
 }
 
 // Every admin mutation and every token creation through a session asks for
-// the password first; the table is the route table's unsafe admin routes.
+// the password first; the table (sudoForms, sudoAPIs) is the route table's
+// unsafe admin routes and the other routes behind requireSudo, kept whole
+// by TestRouteListsAreComplete.
 func TestEveryAdminMutationNeedsSudo(t *testing.T) {
 	p := newPortal(t)
 	admin := p.client()
 	p.login(admin, "admin", adminPassword)
-	forms := []string{
-		"/admin/users", "/admin/users/1/disable", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members",
-		"/admin/groups/1/members/remove", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
-		"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
-		"/admin/prices", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
-		"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/settings/tokens",
-	}
-	for _, path := range forms {
+	for _, path := range sudoForms {
 		res, body := p.postFormBody(admin, path, url.Values{"x": {"1"}})
 		if res.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="sudo-form"`) {
 			t.Errorf("POST %s via session without sudo: %d, want 403 with the confirm page", path, res.StatusCode)
 		}
 	}
-	apis := []struct{ method, path string }{
-		{"POST", "/api/v1/images"}, {"PUT", "/api/v1/images/1"}, {"POST", "/api/v1/flavors"}, {"PUT", "/api/v1/flavors/1"},
-		{"PUT", "/api/v1/gpus/GPU-1/drain"}, {"POST", "/api/v1/admin/workbenches/x/stop"}, {"PUT", "/api/v1/admin/quotas/default"},
-		{"PUT", "/api/v1/admin/quotas/users/admin"}, {"PUT", "/api/v1/admin/prices"}, {"POST", "/api/v1/admin/users"},
-		{"POST", "/api/v1/admin/calculator/apply-rate"}, {"PUT", "/api/v1/admin/calculator/settings"},
-		{"POST", "/api/v1/admin/cloud-prices"}, {"PUT", "/api/v1/admin/cloud-prices/1"}, {"DELETE", "/api/v1/admin/cloud-prices/1"},
-		{"POST", "/api/v1/tokens"},
-	}
-	for _, a := range apis {
+	for _, a := range sudoAPIs {
 		if code, out := p.sessionAPI(admin, a.method, a.path, `{}`); code != http.StatusForbidden || errCode(out) != "sudo_required" {
 			t.Errorf("%s %s via session without sudo: %d %v, want 403 sudo_required", a.method, a.path, code, out)
 		}
@@ -293,4 +280,37 @@ func TestEveryAdminMutationNeedsSudo(t *testing.T) {
 			t.Errorf("GET %s: %d", path, res.StatusCode)
 		}
 	}
+}
+
+// sudoForms and sudoAPIs are TestEveryAdminMutationNeedsSudo's table: every
+// unsafe admin route, and every other route behind requireSudo (token
+// creation). TestRouteListsAreComplete (route_lists_test.go) fails when a
+// route of the table is missing here.
+var sudoForms = []string{
+	"/admin/users", "/admin/users/1/disable", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members",
+	"/admin/groups/1/members/remove", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
+	"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
+	"/admin/prices", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
+	"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/admin/users/1/home/reset", "/admin/users/1/login-lock/clear",
+	"/admin/gpus/GPU-1/share", "/admin/images/1/test", "/admin/images/1/pull", "/admin/images/1/promote", "/admin/images/load",
+	"/admin/queue/x/cancel", "/admin/queue/x/boost", "/admin/queue/x/move", "/admin/priority-classes", "/admin/priority-defaults",
+	"/admin/billing/credit", "/admin/billing/reverse", "/admin/billing/electricity-price", "/admin/egress", "/admin/registries",
+	"/settings/tokens", "/workbenches/x/tokens",
+}
+
+var sudoAPIs = []struct{ method, path string }{
+	{"POST", "/api/v1/images"}, {"PUT", "/api/v1/images/1"}, {"POST", "/api/v1/flavors"}, {"PUT", "/api/v1/flavors/1"},
+	{"PUT", "/api/v1/gpus/GPU-1/drain"}, {"POST", "/api/v1/admin/workbenches/x/stop"}, {"PUT", "/api/v1/admin/quotas/default"},
+	{"PUT", "/api/v1/admin/quotas/users/admin"}, {"PUT", "/api/v1/admin/prices"}, {"POST", "/api/v1/admin/users"},
+	{"POST", "/api/v1/admin/calculator/apply-rate"}, {"PUT", "/api/v1/admin/calculator/settings"},
+	{"POST", "/api/v1/admin/cloud-prices"}, {"PUT", "/api/v1/admin/cloud-prices/1"}, {"DELETE", "/api/v1/admin/cloud-prices/1"},
+	{"PUT", "/api/v1/gpus/GPU-1/shared"}, {"POST", "/api/v1/images/1/test"}, {"POST", "/api/v1/admin/images/1/promote"},
+	{"POST", "/api/v1/admin/images/load"}, {"POST", "/api/v1/admin/queue/x/cancel"}, {"POST", "/api/v1/admin/queue/x/boost"},
+	{"POST", "/api/v1/admin/queue/x/move"}, {"PUT", "/api/v1/admin/priority-classes/urgent"},
+	{"PUT", "/api/v1/admin/priority-defaults/group/1"}, {"PUT", "/api/v1/admin/reservation-settings"},
+	{"PUT", "/api/v1/admin/reservation-caps/user/admin"}, {"POST", "/api/v1/admin/price-tiers"},
+	{"POST", "/api/v1/admin/ledger/credits"}, {"POST", "/api/v1/admin/ledger/reversals"},
+	{"DELETE", "/api/v1/admin/users/1/login-lock"}, {"PUT", "/api/v1/admin/egress"}, {"PUT", "/api/v1/admin/electricity-price"},
+	{"PUT", "/api/v1/admin/registry-mirrors"},
+	{"POST", "/api/v1/tokens"}, {"POST", "/api/v1/workbenches/x/tokens"},
 }
