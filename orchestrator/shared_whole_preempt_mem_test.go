@@ -130,6 +130,16 @@ func TestMemPreemptSliceHoldersForAWholeGPU(t *testing.T) {
 	if req := r.deviceRequest(t, placed.ID); len(req.UUIDs) != 1 || req.UUIDs[0] != r.shared {
 		t.Fatalf("device request %+v, want %s", req, r.shared)
 	}
+	// The pool shows the GPU in use, every slice of it held by the launch.
+	gpus, err := r.m.pool.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gpus {
+		if g.UUID == r.shared && (g.WorkbenchID != placed.ID || g.FreeUnits() != 0 || len(g.Units) != 2 || g.Units[0].WorkbenchID != placed.ID) {
+			t.Fatalf("pool: shared GPU held whole shows holder %q, %d free slices, units %+v", g.WorkbenchID, g.FreeUnits(), g.Units)
+		}
+	}
 	// Both preempted with the reason; the auto-resume one queued again.
 	for _, v := range []*models.Workbench{spot0, spot1} {
 		hist, _ := r.store.WorkbenchHistory(ctx, v.ID)
