@@ -66,6 +66,24 @@ func TestChooseSharedTakesAWholeSharedGPU(t *testing.T) {
 		}
 	}
 
+	// Two GPUs wanted: the one preemptible whole-GPU run is not enough
+	// alone, so it yields too, with the shared GPU for the rest.
+	s2 := base
+	s2.Shared = []SharedGPU{shared("A", 2, "a1", "a2")}
+	s2.Running = append(append([]Running(nil), base.Running...), Running{ID: "spot-whole", User: 7, Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0})
+	s2.Queue = []Request{req("two", 1, 2, 100, time.Hour)}
+	p2 := Decide(s2)
+	got2 := append([]string(nil), p2.Preempt...)
+	slices.Sort(got2)
+	if !reflect.DeepEqual(got2, []string{"a1", "a2", "spot-whole"}) || !reflect.DeepEqual(p2.Claim["two"], []string{"A"}) {
+		t.Fatalf("two GPUs: preempt %v claim %v", p2.Preempt, p2.Claim)
+	}
+	// Without the shared GPU nobody is preempted for nothing.
+	s2.Shared = nil
+	if p := Decide(s2); len(p.Preempt) != 0 {
+		t.Fatalf("two GPUs, one victim: preempt %v", p.Preempt)
+	}
+
 	// Claimed, its holders still yielding: no more victims, still waits.
 	s := base
 	s.Shared = []SharedGPU{{UUID: "A", Pool: h100, SlicePool: slice, Slices: 2, Holders: []string{"a1", "a2"}, ClaimedBy: "interactive"},
