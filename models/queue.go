@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -66,7 +68,7 @@ func (s *Store) RequeueWorkbench(ctx context.Context, id, message string, expire
 			// The queue places the flavor's own shape (with its GPUs): a
 			// CPU-only run that waits for GPUs leaves the twin's shape.
 			Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": message, "queued_at": now, "queue_expires_at": expires, "run_flavor_id": 0,
-				"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "updated_at": now})
+				"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "claim_gpus": "", "updated_at": now})
 		if res.Error != nil {
 			return res.Error
 		}
@@ -89,7 +91,7 @@ func (s *Store) LeaveQueue(ctx context.Context, id, state, reason string) error 
 func leaveQueue(tx *gorm.DB, id, state, reason string, now time.Time) error {
 	res := tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).
 		Updates(map[string]any{"state": state, "reason": reason, "queue_position": 0, "queue_ahead": 0, "estimated_start": nil,
-			"queue_reason": "", "stopped_at": now, "updated_at": now})
+			"queue_reason": "", "claim_gpus": "", "stopped_at": now, "updated_at": now})
 	if res.Error != nil {
 		return res.Error
 	}
@@ -107,7 +109,13 @@ type QueuedWorkbench struct {
 	UnitKind    string `gorm:"column:unit_kind"`
 	MIGProfile  string `gorm:"column:mig_profile"`
 	MaxRuntimeS int64  `gorm:"column:max_runtime_s"`
+	// ClaimGPUs are the shared GPUs it is taking whole (comma-separated;
+	// QueueTx.Claim).
+	ClaimGPUs string `gorm:"column:claim_gpus"`
 }
+
+// Claims lists the shared GPUs a queued workbench is taking whole.
+func (w QueuedWorkbench) Claims() []string { return splitClaims(w.ClaimGPUs) }
 
 // HeldWorkbench is an active workbench with the units it holds (all of
 // one kind: a flavor asks for one kind of unit).
@@ -183,9 +191,17 @@ func (q *QueueTx) Check(check func(tx *Tx) error) error { return check(&Tx{tx: q
 
 // Place moves a queued workbench to requested and binds its GPUs.
 func (q *QueueTx) Place(id string, need GPUNeed) ([]Unit, error) {
+	// The shared GPUs it claimed, read before the claim is cleared.
+	var claims []string
+	if err := q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).Pluck("claim_gpus", &claims).Error; err != nil {
+		return nil, err
+	}
+	if len(claims) == 1 {
+		need.claims = splitClaims(claims[0])
+	}
 	res := q.tx.Model(&Workbench{}).Where("id = ? AND state = ? AND deleted_at IS NULL", id, StateQueued).
 		Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "queue_position": 0, "queue_ahead": 0,
-			"queue_reason": "", "estimated_start": nil, "updated_at": q.now})
+			"queue_reason": "", "estimated_start": nil, "claim_gpus": "", "updated_at": q.now})
 	if res.Error != nil {
 		return nil, res.Error
 	}
@@ -208,6 +224,51 @@ func (q *QueueTx) Leave(id, state, reason string) error {
 func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimated *time.Time) error {
 	return q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).
 		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated}).Error
+}
+
+// Claim records that queued workbench id takes the shared GPUs uuids whole
+// once their slice holders (told to yield in the same transaction) have
+// stopped: from now on nobody is given a slice of them, and Place binds
+// them whole to id. It adds to the claims id already has.
+func (q *QueueTx) Claim(id string, uuids []string) error {
+	var cur []string
+	if err := q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).Pluck("claim_gpus", &cur).Error; err != nil {
+		return err
+	}
+	if len(cur) == 0 {
+		return ErrConflict
+	}
+	all := splitClaims(cur[0])
+	for _, u := range uuids {
+		if !slices.Contains(all, u) {
+			all = append(all, u)
+		}
+	}
+	return q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).Update("claim_gpus", strings.Join(all, ",")).Error
+}
+
+// SliceHolders maps each GPU with slices bound to the workbenches holding
+// them.
+func (q *QueueTx) SliceHolders() (map[string][]string, error) {
+	var rows []gpuAllocation
+	if err := q.tx.Select("gpu_uuid", "workbench_id").Where("kind = ?", UnitSlice).Order("gpu_uuid, unit_id").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, r := range rows {
+		out[r.GPUUUID] = append(out[r.GPUUUID], r.WorkbenchID)
+	}
+	return out, nil
+}
+
+// SharedSlices maps each shared GPU to the number of slices it is shared in.
+func (q *QueueTx) SharedSlices() (map[string]int, error) { return sharedSlicesTx(q.tx) }
+
+func splitClaims(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // MarkPreempt tells a preemptible run to yield: it is stopped at at.

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -59,6 +60,13 @@ type GPUNeed struct {
 	Count      int
 	Candidates []string
 	Parents    map[string]string // MIG UUID → GPU UUID
+	// Lend lists, for whole GPUs, the shared GPUs of Model (healthy,
+	// undrained, not in MIG mode) a queued launch may take whole when it
+	// has claimed them (QueueTx.Claim) and no slice of them is bound.
+	Lend []string
+	// claims are the shared GPUs the workbench being placed claimed
+	// (QueueTx.Place sets them from its row).
+	claims []string
 }
 
 func (n GPUNeed) kind() string {
@@ -128,6 +136,17 @@ func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]Unit, er
 	if err != nil {
 		return nil, err
 	}
+	if need.kind() == UnitGPU && len(need.Lend) > 0 {
+		// The shared GPUs this launch claimed, once no slice of them is
+		// bound, go first: their holders were preempted for it.
+		var lent []gpuAllocation
+		for _, g := range need.Lend {
+			if slices.Contains(need.claims, g) && (b.claimed[g] == "" || b.claimed[g] == wbID) && b.busy[g] == 0 {
+				lent = append(lent, gpuAllocation{UnitID: g, Kind: UnitGPU, GPUUUID: g})
+			}
+		}
+		rows = append(lent, rows...)
+	}
 	if len(rows) < need.Count {
 		return nil, &NoCapacityError{Kind: need.kind(), Model: need.Model, Profile: need.Profile, Want: need.Count, Free: len(rows)}
 	}
@@ -160,6 +179,9 @@ type bindings struct {
 	busy   map[string]int // GPU UUID → units bound on it
 	whole  map[string]bool
 	slices map[string]int
+	// claimed maps a shared GPU a queued whole-GPU launch is taking whole
+	// to that launch: none of its slices is handed out meanwhile.
+	claimed map[string]string
 }
 
 func readBindings(tx *gorm.DB) (*bindings, error) {
@@ -174,8 +196,30 @@ func readBindings(tx *gorm.DB) (*bindings, error) {
 		b.whole[a.GPUUUID] = b.whole[a.GPUUUID] || a.Kind == UnitGPU
 	}
 	var err error
-	b.slices, err = sharedSlicesTx(tx)
+	if b.slices, err = sharedSlicesTx(tx); err != nil {
+		return nil, err
+	}
+	b.claimed, err = claimedTx(tx)
 	return b, err
+}
+
+// claimedTx maps each shared GPU claimed by a queued launch to it.
+func claimedTx(tx *gorm.DB) (map[string]string, error) {
+	var rows []struct {
+		ID        string
+		ClaimGPUs string `gorm:"column:claim_gpus"`
+	}
+	if err := tx.Model(&Workbench{}).Select("id", "claim_gpus").
+		Where("state = ? AND deleted_at IS NULL AND claim_gpus <> ''", StateQueued).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, r := range rows {
+		for _, g := range splitClaims(r.ClaimGPUs) {
+			out[g] = r.ID
+		}
+	}
+	return out, nil
 }
 
 // free lists the units need could be given, in the order to bind them.
@@ -203,7 +247,7 @@ func (b *bindings) free(need GPUNeed, onePerGPU bool) ([]gpuAllocation, error) {
 		order := append([]string(nil), need.Candidates...)
 		sort.SliceStable(order, func(i, j int) bool { return b.busy[order[i]] < b.busy[order[j]] })
 		for _, g := range order {
-			if b.whole[g] {
+			if b.whole[g] || b.claimed[g] != "" {
 				continue
 			}
 			for k := 0; k < b.slices[g]; k++ {

@@ -123,6 +123,15 @@ func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
 			g.MPSMemoryMiB, g.MPSThreadPercent = states[d.UUID].MPSMemoryMiB, states[d.UUID].MPSThreadPercent
 		}
 		g.Units = poolUnits(d, states[d.UUID], unitHeld)
+		if g.WorkbenchID != "" {
+			// A shared GPU taken whole (docs/scheduling.md): its holder
+			// holds every slice of it until it stops.
+			for i := range g.Units {
+				if g.Units[i].Kind == models.UnitSlice {
+					g.Units[i].WorkbenchID = g.WorkbenchID
+				}
+			}
+		}
 		switch {
 		case g.WorkbenchID != "":
 			g.State = GPUInUse

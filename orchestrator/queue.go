@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"workbench/models"
@@ -140,6 +141,15 @@ func (m *Manager) Drain(ctx context.Context) error {
 			}
 			yield = append(yield, id)
 		}
+		// After the starts: a claimed GPU has every slice held (no start
+		// of this drain could take one of it), and from now on none is
+		// handed out until the claimant is placed or leaves the queue.
+		for id, uuids := range plan.Claim {
+			if err := q.Claim(id, uuids); err != nil {
+				return err
+			}
+			m.log.Info("taking shared GPUs whole", "id", id, "gpus", uuids)
+		}
 		for id, w := range plan.Waiting {
 			var est *time.Time
 			if !w.EstimatedStart.IsZero() {
@@ -256,6 +266,27 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 	if err != nil {
 		return snap, nil, err
 	}
+	// Shared GPUs a whole-GPU launch may take whole (ChooseShared): their
+	// slices, holders and claims, read in the transaction.
+	holders, err := q.SliceHolders()
+	if err != nil {
+		return snap, nil, err
+	}
+	sliceCount, err := q.SharedSlices()
+	if err != nil {
+		return snap, nil, err
+	}
+	bound, err := q.Allocated()
+	if err != nil {
+		return snap, nil, err
+	}
+	claimedBy := map[string]string{}
+	for _, w := range queued {
+		for _, g := range w.Claims() {
+			claimedBy[g] = w.ID
+		}
+	}
+	seenShared := map[string]bool{}
 	asks := map[string]queuedAsk{}
 	for _, w := range queued {
 		need, ok := needs[w.FlavorID]
@@ -281,6 +312,21 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 					return snap, nil, err
 				}
 				snap.Free[r.Pool] = n
+			}
+			for _, g := range need.Lend {
+				if !seenShared[g] && sliceCount[g] > 0 {
+					seenShared[g] = true
+					snap.Shared = append(snap.Shared, scheduler.SharedGPU{UUID: g, Pool: r.Pool, SlicePool: scheduler.PoolSlice(w.GPUModel),
+						Slices: sliceCount[g], Holders: holders[g], ClaimedBy: claimedBy[g]})
+				}
+			}
+			for _, g := range w.Claims() {
+				if slices.Contains(need.Lend, g) {
+					r.Claimed++
+					if !bound[g] {
+						r.Lent++
+					}
+				}
 			}
 		}
 		// A concurrency limit holds it (keeping its place); final refusals

@@ -123,8 +123,14 @@ func needFrom(devs []gpu.Device, states map[string]models.GPUState, f *models.Fl
 		}
 		switch need.Kind {
 		case models.UnitGPU:
-			if !d.MIGEnabled && st.SharedSlices == 0 {
+			switch {
+			case d.MIGEnabled: // never whole: the portal does not repartition
+			case st.SharedSlices == 0:
 				need.Candidates = append(need.Candidates, d.UUID)
+			default:
+				// Only to a queued launch that claimed it, once its slice
+				// holders have yielded (docs/scheduling.md).
+				need.Lend = append(need.Lend, d.UUID)
 			}
 		case models.UnitSlice:
 			if !d.MIGEnabled && st.SharedSlices > 0 {

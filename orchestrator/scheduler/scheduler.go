@@ -73,6 +73,26 @@ type Request struct {
 	// Reservation pins it to one of its user's bookings (0: any of them):
 	// only that booking's units are its own.
 	Reservation int64
+	// Claimed counts the shared GPUs it is taking whole (Plan.Claim of an
+	// earlier drain), Lent those of them with no slice bound any more:
+	// free for it alone.
+	Claimed, Lent int
+}
+
+// SharedGPU is a GPU shared in slices that a whole-GPU request of Pool
+// may take whole by preempting every one of its slice holders (see
+// ChooseShared).
+type SharedGPU struct {
+	UUID string
+	// Pool is the whole-GPU pool it can be lent to; SlicePool the pool of
+	// its slices, Slices how many it is shared in.
+	Pool, SlicePool Pool
+	Slices          int
+	// Holders are the running workbenches bound to its slices, one per
+	// slice held.
+	Holders []string
+	// ClaimedBy is the request already taking it whole ("" none).
+	ClaimedBy string
 }
 
 // Running is one workbench that holds units now.
@@ -117,6 +137,8 @@ type Snapshot struct {
 	// Reservations book units for a user over a window: while active,
 	// the booked units the booker does not use go to nobody else.
 	Reservations []Reservation
+	// Shared are the shared GPUs a whole-GPU request may take whole.
+	Shared []SharedGPU
 }
 
 // Reservation is a booking of Units of a Pool for User over [Start, End).
@@ -210,9 +232,12 @@ type Wait struct {
 
 // Plan is what to do now.
 type Plan struct {
-	Start   []string        // in order
-	Expire  []string        // left the queue unplaced (past Expires)
-	Preempt []string        // preemptible runs to tell to yield
+	Start   []string // in order
+	Expire  []string // left the queue unplaced (past Expires)
+	Preempt []string // preemptible runs to tell to yield
+	// Claim names, per request, the shared GPUs it takes whole once their
+	// slice holders (in Preempt) have stopped.
+	Claim   map[string][]string
 	Waiting map[string]Wait // the rest, by id
 	Order   []string        // the whole queue as ordered (without expired)
 }
@@ -265,7 +290,7 @@ func Order(q []Request, usage map[int64]float64) []Request {
 
 // Decide computes the plan for a snapshot.
 func Decide(s Snapshot) Plan {
-	p := Plan{Waiting: map[string]Wait{}}
+	p := Plan{Waiting: map[string]Wait{}, Claim: map[string][]string{}}
 	free := map[Pool]int{}
 	for k, v := range s.Free {
 		free[k] = v
@@ -313,6 +338,8 @@ func Decide(s Snapshot) Plan {
 		// get them in queue order).
 		held := res.forOthers(r.Pool, r.User)
 		avail := max(free[r.Pool]-held, min(free[r.Pool], res.own(r.Pool, r.User, r.Reservation)), 0)
+		// Shared GPUs it claimed whose holders have gone are its alone.
+		avail += r.Lent
 		ok, why := Fit(r.Pool, r.Units, avail)
 		if !ok && held > 0 {
 			why += fmt.Sprintf(" (%d reserved for someone else now)", held)
@@ -341,8 +368,9 @@ func Decide(s Snapshot) Plan {
 		if ok {
 			p.Start = append(p.Start, r.ID)
 			if r.Pool != "" {
-				res.take(r.Pool, r.User, r.Reservation, r.Units)
-				free[r.Pool] -= r.Units
+				pooled := max(r.Units-r.Lent, 0) // the lent GPUs are bound first
+				res.take(r.Pool, r.User, r.Reservation, pooled)
+				free[r.Pool] -= pooled
 				end := time.Time{}
 				if r.MaxRuntime > 0 {
 					end = s.Now.Add(r.MaxRuntime)
@@ -365,14 +393,24 @@ func Decide(s Snapshot) Plan {
 			// Preemption: only the first blocked request of a pool, and
 			// only for units it cannot get otherwise.
 			if s.Policy.Preempt && r.Blocked == "" && r.Pool != "" {
-				deficit := r.Units - avail - yielding[r.Pool]
+				deficit := r.Units - avail - yielding[r.Pool] - (r.Claimed - r.Lent)
+				if r.Claimed > r.Lent {
+					why += "; preemptible work is yielding a shared GPU to it"
+				}
 				if deficit > 0 {
 					victims := ChooseVictims(s.Running, r, deficit, preempted)
+					var claim []string
+					if victims == nil {
+						victims, claim = ChooseShared(s, r, deficit, preempted)
+					}
 					for _, v := range victims {
 						preempted[v] = true
 						p.Preempt = append(p.Preempt, v)
 					}
-					if len(victims) > 0 {
+					if len(claim) > 0 {
+						p.Claim[r.ID] = claim
+						why += "; preemptible work is yielding its GPUs (a shared GPU, taken whole)"
+					} else if len(victims) > 0 {
 						why += "; preemptible work is yielding its GPUs"
 					}
 				}
@@ -476,6 +514,82 @@ func ChooseVictims(running []Running, r Request, deficit int, taken map[string]b
 		return []string{cands[best].ID}
 	}
 	return out
+}
+
+// ChooseShared frees deficit whole GPUs for r when the preemptible runs of
+// its own pool cannot (ChooseVictims found too few): every one of them,
+// and for the rest shared GPUs of r's model taken whole, each by
+// preempting ALL its slice holders. A shared GPU qualifies only when every
+// one of its slices is held, every holder preemptible, of lower priority
+// than r and not already yielding or chosen, nobody else claims it, and no
+// reservation of its slices is active (booked slices stay slices). A
+// shared GPU with a free slice is not taken: free slices are for slice
+// launches, and only preemptible work is displaced (and no slice launch
+// of the same drain can be placed on a GPU claimed after it). Among those that qualify, the fewest victims first (the
+// least work lost), then the newest (whose oldest holder started last),
+// then the UUID. It returns the runs to preempt and the GPUs to claim, or
+// nothing when even all of them would not cover the deficit.
+func ChooseShared(s Snapshot, r Request, deficit int, taken map[string]bool) ([]string, []string) {
+	byID := map[string]Running{}
+	var own []string
+	for _, v := range s.Running {
+		byID[v.ID] = v
+		if v.Preemptible && !v.Yielding && !taken[v.ID] && v.Pool == r.Pool && v.Priority < r.Priority && v.Units > 0 {
+			own = append(own, v.ID)
+			deficit -= v.Units
+		}
+	}
+	booked := map[Pool]bool{}
+	for _, b := range s.Reservations {
+		if b.Active(s.Now) {
+			booked[b.Pool] = true
+		}
+	}
+	type cand struct {
+		gpu    SharedGPU
+		oldest time.Time
+	}
+	var cands []cand
+	for _, g := range s.Shared {
+		if g.Pool != r.Pool || g.ClaimedBy != "" || len(g.Holders) == 0 || len(g.Holders) < g.Slices || booked[g.SlicePool] {
+			continue
+		}
+		ok := true
+		var oldest time.Time
+		for _, h := range g.Holders {
+			v, found := byID[h]
+			if !found || !v.Preemptible || v.Yielding || taken[h] || v.Priority >= r.Priority {
+				ok = false
+				break
+			}
+			if oldest.IsZero() || v.Started.Before(oldest) {
+				oldest = v.Started
+			}
+		}
+		if ok {
+			cands = append(cands, cand{gpu: g, oldest: oldest})
+		}
+	}
+	if deficit <= 0 || len(cands) < deficit {
+		return nil, nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if len(a.gpu.Holders) != len(b.gpu.Holders) {
+			return len(a.gpu.Holders) < len(b.gpu.Holders)
+		}
+		if !a.oldest.Equal(b.oldest) {
+			return a.oldest.After(b.oldest)
+		}
+		return a.gpu.UUID < b.gpu.UUID
+	})
+	victims := own
+	var claim []string
+	for _, c := range cands[:deficit] {
+		claim = append(claim, c.gpu.UUID)
+		victims = append(victims, c.gpu.Holders...)
+	}
+	return victims, claim
 }
 
 // Span is a stretch of time during which a user held units.
