@@ -20,7 +20,7 @@ import (
 
 // adminQuotas: GET /admin/quotas — the quota console.
 func (h *Handler) adminQuotas(c *gin.Context) {
-	h.renderQuotas(c, http.StatusOK, nil)
+	h.renderQuotas(c, http.StatusOK, nil, c.Query("q"))
 }
 
 // adminQuotaSave: POST /admin/quotas/{users|groups}/{name} — one row of
@@ -54,8 +54,14 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 			return
 		}
 	}
+	// A user's row is found again by searching for its name: the console
+	// pages its users, and page 1 need not hold this one.
+	search := ""
+	if scope == models.ScopeUser {
+		search = name
+	}
 	if len(form.Errors) > 0 {
-		h.renderQuotas(c, http.StatusBadRequest, &form)
+		h.renderQuotas(c, http.StatusBadRequest, &form, search)
 		return
 	}
 	if scope == models.ScopeDefault {
@@ -63,7 +69,11 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	} else {
 		h.flash(c, trc(c, "Quota of %s %s saved.", templates.QuotaScopeName(c.Request.Context(), scope), name))
 	}
-	seeOther(c, "/admin/quotas#"+form.ID)
+	back := "/admin/quotas"
+	if search != "" {
+		back += "?q=" + url.QueryEscape(search)
+	}
+	seeOther(c, back+"#"+form.ID)
 }
 
 // quotaField maps a model's field name to the console's.
@@ -167,10 +177,32 @@ func quotaAction(scope, name string) string {
 	return "/admin/quotas/default"
 }
 
-// renderQuotas builds the console; override, when given, replaces the row
-// with its id by the submitted values and their errors.
-func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.QuotaForm) {
+// renderQuotas builds the console: the default and the groups whose name
+// matches search on the first page, then one page of the users who match
+// (username, name or email), so a portal with thousands of users renders a
+// page's worth of rows with a fixed number of statements. override, when
+// given, replaces the row with its id by the submitted values and errors.
+func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.QuotaForm, search string) {
 	ctx := c.Request.Context()
+	page, err := pageParam(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	search = strings.TrimSpace(search)
+	users, total, err := h.store.UserPage(ctx, search, (page-1)*pageSize, pageSize)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if len(users) == 0 && page > 1 && total > 0 { // past the end: the last page
+		p, off := pager(c, "/admin/quotas", page, total)
+		page = p.Page
+		if users, total, err = h.store.UserPage(ctx, search, off, pageSize); err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
 	def, _, err := h.store.Quota(ctx, models.ScopeDefault, 0)
 	if err != nil {
 		h.fail(c, err)
@@ -181,7 +213,20 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		h.fail(c, err)
 		return
 	}
-	users, err := h.store.ListUsers(ctx)
+	groupIDs := make([]int64, 0, len(groups))
+	for _, g := range groups {
+		groupIDs = append(groupIDs, g.ID)
+	}
+	groupLimits, err := h.store.QuotasOf(ctx, models.ScopeGroup, groupIDs) // groups with a quota of their own
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	userIDs := make([]int64, 0, len(users))
+	for _, u := range users {
+		userIDs = append(userIDs, u.ID)
+	}
+	userLimits, err := h.store.QuotasOf(ctx, models.ScopeUser, userIDs)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -197,44 +242,42 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		return
 	}
 
-	v := templates.QuotaConsoleView{Currency: h.cfg.Currency}
+	v := templates.QuotaConsoleView{Currency: h.cfg.Currency, Search: search}
+	v.Pages, _ = pager(c, "/admin/quotas", page, total)
 	lc := c.Request.Context()
-	defRow := templates.QuotaRow{Scope: models.ScopeDefault, Name: "default", Detail: trc(c, "applies where no group or user sets a value"),
-		Form: h.quotaFormOf(def, limitsHints(lc, models.Limits{}, "", h.cfg.Currency))}
-	defRow.Form.ID, defRow.Form.Action = quotaFormID(models.ScopeDefault, 0), quotaAction(models.ScopeDefault, "")
-	v.Rows = append(v.Rows, defRow)
-
-	groupLimits := map[string]models.Limits{} // groups with a quota of their own
-	for _, g := range groups {
-		own, set, err := h.store.Quota(ctx, models.ScopeGroup, g.ID)
-		if err != nil {
-			h.fail(c, err)
-			return
+	if page == 1 {
+		if search == "" {
+			defRow := templates.QuotaRow{Scope: models.ScopeDefault, Name: "default", Detail: trc(c, "applies where no group or user sets a value"),
+				Form: h.quotaFormOf(def, limitsHints(lc, models.Limits{}, "", h.cfg.Currency))}
+			defRow.Form.ID, defRow.Form.Action = quotaFormID(models.ScopeDefault, 0), quotaAction(models.ScopeDefault, "")
+			v.Rows = append(v.Rows, defRow)
 		}
-		if set {
-			groupLimits[g.Name] = own
+		for _, g := range groups {
+			if search != "" && !strings.Contains(strings.ToLower(g.Name), strings.ToLower(search)) {
+				continue
+			}
+			row := templates.QuotaRow{Scope: models.ScopeGroup, Name: g.Name, Detail: trc(c, "%d members", len(g.Members)),
+				Form: h.quotaFormOf(groupLimits[g.ID], limitsHints(lc, def, trc(c, "default: "), h.cfg.Currency))}
+			row.Form.ID, row.Form.Action = quotaFormID(models.ScopeGroup, g.ID), quotaAction(models.ScopeGroup, g.Name)
+			v.Rows = append(v.Rows, row)
 		}
-		row := templates.QuotaRow{Scope: models.ScopeGroup, Name: g.Name, Detail: trc(c, "%d members", len(g.Members)),
-			Form: h.quotaFormOf(own, limitsHints(lc, def, trc(c, "default: "), h.cfg.Currency))}
-		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeGroup, g.ID), quotaAction(models.ScopeGroup, g.Name)
-		v.Rows = append(v.Rows, row)
 	}
 	memberOf := map[string][]string{}
+	limitsOfGroup := map[string]models.Limits{}
 	for _, g := range groups {
+		if l, ok := groupLimits[g.ID]; ok {
+			limitsOfGroup[g.Name] = l
+		}
 		for _, m := range g.Members {
 			memberOf[m] = append(memberOf[m], g.Name)
 		}
 	}
 
 	for _, u := range users {
-		own, set, err := h.store.Quota(ctx, models.ScopeUser, u.ID)
-		if err != nil {
-			h.fail(c, err)
-			return
-		}
+		own, set := userLimits[u.ID]
 		var gl []models.Limits
 		for _, g := range memberOf[u.Username] {
-			if l, ok := groupLimits[g]; ok {
+			if l, ok := limitsOfGroup[g]; ok {
 				gl = append(gl, l)
 			}
 		}
@@ -342,8 +385,8 @@ func (h *Handler) monthUsageByUser(c *gin.Context, users []models.User) (map[int
 	}
 	done := map[int64]bool{}
 	for _, iv := range ivs {
-		if done[iv.UserID] {
-			continue
+		if _, listed := out[iv.UserID]; !listed || done[iv.UserID] {
+			continue // only the users on this page
 		}
 		done[iv.UserID] = true
 		live, err := h.wbs.Billing().Unbilled(ctx, iv.UserID, "")

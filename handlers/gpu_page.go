@@ -135,19 +135,9 @@ func (h *Handler) gpuHolders(ctx context.Context, u *models.User) (map[string]st
 	if len(wbs) == 0 {
 		return out, nil
 	}
-	users := map[int64]string{}
-	if u.IsAdmin() {
-		list, err := h.store.ListUsers(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, x := range list {
-			users[x.ID] = x.Username
-		}
-	}
 	for _, wb := range wbs {
 		if u.IsAdmin() {
-			out[wb.ID] = wb.Name + " · " + users[wb.OwnerID]
+			out[wb.ID] = wb.Name + " · " + wb.OwnerName // joined in SQL: no user list read
 		} else {
 			out[wb.ID] = i18n.T(ctx, "your workbench %s", wb.Name)
 		}

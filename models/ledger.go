@@ -120,29 +120,10 @@ func ValidGrouping(g string) bool { _, ok := usageGroupings[g]; return ok }
 // by user, group, gpu_model, workbench or resource; userID 0 means everyone.
 // GPU seconds count GPU-seconds (2 GPUs for an hour = 7200).
 func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64) ([]UsageItem, int64, error) {
-	col, ok := usageGroupings[groupBy]
-	if !ok {
-		return nil, 0, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
-	}
-	// Whole months are read from the rollup a trigger keeps beside the
-	// ledger: the same sums over far fewer rows.
-	table, gpuSecs, period := "ledger_entries l",
-		"SUM(CASE WHEN l.resource = 'gpu' THEN l.seconds * l.quantity_milli / 1000 ELSE 0 END)", "l.period_start >= ? AND l.period_start < ?"
-	var lo, hi any = from.UTC(), to.UTC()
-	if monthAligned(from) && monthAligned(to) {
-		table, gpuSecs, period = "ledger_monthly l", "SUM(l.gpu_seconds)", "l.month >= ? AND l.month < ?"
-		lo, hi = from.UTC().Format("2006-01"), to.UTC().Format("2006-01")
-	}
-	q := s.db.WithContext(ctx).Table(table).
-		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
-		Joins("JOIN users u ON u.id = l.user_id").
-		Where(period, lo, hi).
-		Group(col).Order("amount_micros DESC")
-	if groupBy == "workbench" {
-		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
-	}
-	if userID != 0 {
-		q = q.Where("l.user_id = ?", userID)
+	// Prepared (rdb): /usage and the billing pages run this on every view.
+	q, err := usageSummaryQuery(s.rdb.WithContext(ctx), from, to, groupBy, userID)
+	if err != nil {
+		return nil, 0, err
 	}
 	var items []UsageItem
 	if err := q.Scan(&items).Error; err != nil {
@@ -153,6 +134,35 @@ func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy st
 		total += it.AmountMicros
 	}
 	return items, total, nil
+}
+
+// usageSummaryQuery builds UsageSummary's statement (the plan test reads it).
+func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID int64) (*gorm.DB, error) {
+	col, ok := usageGroupings[groupBy]
+	if !ok {
+		return nil, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
+	}
+	// Whole months are read from the rollup a trigger keeps beside the
+	// ledger: the same sums over far fewer rows.
+	table, gpuSecs, period := "ledger_entries l",
+		"SUM(CASE WHEN l.resource = 'gpu' THEN l.seconds * l.quantity_milli / 1000 ELSE 0 END)", "l.period_start >= ? AND l.period_start < ?"
+	var lo, hi any = from.UTC(), to.UTC()
+	if monthAligned(from) && monthAligned(to) {
+		table, gpuSecs, period = "ledger_monthly l", "SUM(l.gpu_seconds)", "l.month >= ? AND l.month < ?"
+		lo, hi = from.UTC().Format("2006-01"), to.UTC().Format("2006-01")
+	}
+	q := db.Table(table).
+		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
+		Joins("JOIN users u ON u.id = l.user_id").
+		Where(period, lo, hi).
+		Group(col).Order("amount_micros DESC")
+	if groupBy == "workbench" {
+		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
+	}
+	if userID != 0 {
+		q = q.Where("l.user_id = ?", userID)
+	}
+	return q, nil
 }
 
 // Statement returns a user's ledger lines with periods starting in [from, to).
@@ -172,12 +182,13 @@ func statementQuery(db *gorm.DB, userID int64, from, to time.Time) *gorm.DB {
 // StatementPage is one page of Statement: limit lines from offset, and how
 // many lines the whole statement has.
 func (s *Store) StatementPage(ctx context.Context, userID int64, from, to time.Time, offset, limit int) ([]LedgerEntry, int64, error) {
+	// Prepared (rdb): /usage reads a page on every view.
 	var total int64
-	if err := statementQuery(s.db.WithContext(ctx), userID, from, to).Count(&total).Error; err != nil {
+	if err := statementQuery(s.rdb.WithContext(ctx), userID, from, to).Count(&total).Error; err != nil {
 		return nil, 0, err
 	}
 	var out []LedgerEntry
-	err := statementQuery(s.db.WithContext(ctx), userID, from, to).Offset(offset).Limit(limit).Find(&out).Error
+	err := statementQuery(s.rdb.WithContext(ctx), userID, from, to).Offset(offset).Limit(limit).Find(&out).Error
 	return out, total, err
 }
 

@@ -36,10 +36,15 @@ func HashPassword(password string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	return encodeHash(salt, argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)), nil
+}
+
+// encodeHash writes salt and key in the PHC string format with the current
+// parameters.
+func encodeHash(salt, key []byte) string {
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+		argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key))
 }
 
 // CheckPassword reports whether password matches a hash made by HashPassword,
@@ -102,11 +107,19 @@ func hashMemory(hash string) int64 {
 }
 
 // dummyHash is checked against when a username does not exist, so a login for
-// an unknown user takes as long as one for a known user. Made on first use:
-// a CLI command that never checks a password does not pay for a hash.
+// an unknown user costs what one for a known user costs: checking a hash
+// runs argon2id with the hash's own parameters, whatever its key. So the
+// dummy needs no hashing to make — random salt and key, current parameters —
+// and the first unknown-user login does not pay for a second hash.
 var dummyHash = sync.OnceValue(func() string {
-	h, _ := HashPassword("not-a-real-password-" + randomString(8))
-	return h
+	salt, key := make([]byte, argonSaltLen), make([]byte, argonKeyLen)
+	if _, err := rand.Read(salt); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	if _, err := rand.Read(key); err != nil {
+		panic(err)
+	}
+	return encodeHash(salt, key)
 })
 
 func validatePassword(pw string) error {

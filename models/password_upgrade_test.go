@@ -115,3 +115,28 @@ func TestHashGateSharedAndBounded(t *testing.T) {
 		t.Fatalf("default gate: %d slots, want 6", s2.HashSlots())
 	}
 }
+
+// An unknown user's login checks the dummy hash: it must carry exactly the
+// parameters a fresh password hash has, or its cost (and so its timing)
+// would tell unknown users from known ones.
+func TestDummyHashCostsWhatARealHashCosts(t *testing.T) {
+	real, err := HashPassword("correct horse battery staple")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := parseHash(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseHash(dummyHash())
+	if err != nil {
+		t.Fatalf("dummy hash does not parse: %v", err)
+	}
+	if got.memory != want.memory || got.time != want.time || got.threads != want.threads || len(got.key) != len(want.key) {
+		t.Fatalf("dummy hash parameters m=%d t=%d p=%d key=%d; a real hash has m=%d t=%d p=%d key=%d",
+			got.memory, got.time, got.threads, len(got.key), want.memory, want.time, want.threads, len(want.key))
+	}
+	if ok, err := CheckPassword(dummyHash(), ""); err != nil || ok {
+		t.Fatalf("dummy hash matched the empty password (ok=%v err=%v)", ok, err)
+	}
+}

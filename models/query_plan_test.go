@@ -40,6 +40,24 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		"StatementPage": func(tx *gorm.DB) *gorm.DB {
 			return statementQuery(tx, 7, time.Now().AddDate(0, -1, 0), time.Now()).Offset(100).Limit(100).Find(&[]LedgerEntry{})
 		},
+		// /usage: one user's month (the monthly rollup) and a span that
+		// is not whole months (the ledger itself), by workbench.
+		"UsageSummary(user, month)": func(tx *gorm.DB) *gorm.DB {
+			month := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+			q, err := usageSummaryQuery(tx, month, month.AddDate(0, 1, 0), "workbench", 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return q.Scan(&[]UsageItem{})
+		},
+		"UsageSummary(user, days)": func(tx *gorm.DB) *gorm.DB {
+			day := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+			q, err := usageSummaryQuery(tx, day, day.AddDate(0, 0, 5), "workbench", 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return q.Scan(&[]UsageItem{})
+		},
 		"WorkbenchCharges": func(tx *gorm.DB) *gorm.DB {
 			var rows []struct{ WorkbenchID string }
 			return workbenchChargesQuery(tx, ids).Scan(&rows)
@@ -70,6 +88,11 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 			}
 			if len(plan) == 0 {
 				t.Fatalf("no plan for %s", sql)
+			}
+			// A user's usage reads by user: the month alone would walk
+			// every user's rows of that month.
+			if strings.HasPrefix(name, "UsageSummary(user") && !strings.Contains(strings.Join(plan, "\n"), "user_id=?") {
+				t.Errorf("%s does not search by user: %q", name, plan)
 			}
 			for _, step := range plan {
 				// "SCAN t" reads every row of t; "SCAN t USING [COVERING]

@@ -292,3 +292,21 @@ func unionLists(groups []Limits, get func(Limits) []string, def []string) []stri
 	}
 	return out
 }
+
+// QuotasOf reads the own limits of many subjects of one scope in one
+// statement (the quota console's page), keyed by subject id; a subject
+// without a quota of its own is absent.
+func (s *Store) QuotasOf(ctx context.Context, scope string, subjectIDs []int64) (map[int64]Limits, error) {
+	out := make(map[int64]Limits, len(subjectIDs))
+	if len(subjectIDs) == 0 {
+		return out, nil
+	}
+	var rows []quotaRow
+	if err := s.rdb.WithContext(ctx).Where("scope = ? AND subject_id IN ?", scope, subjectIDs).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.SubjectID] = r.limits()
+	}
+	return out, nil
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"workbench/models"
 )
 
@@ -148,5 +150,78 @@ func TestAdminBillingPagesItsGroups(t *testing.T) {
 	}
 	if tot := strings.TrimSpace(doc.Find(`[data-testid=billing-total]`).Text()); !strings.HasPrefix(tot, "150.00") {
 		t.Errorf("page 2 total %q: want the whole month's", tot)
+	}
+}
+
+// TestAdminQuotasPageAndSearch: the quota console pages its users (100 a
+// page; the default and the groups head page 1) and ?q= finds users and
+// groups by name; a save, good or bad, comes back to the row that was
+// edited even when it is not on page 1.
+func TestAdminQuotasPageAndSearch(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	for i := 0; i < 130; i++ {
+		name := fmt.Sprintf("qc%03d", i)
+		if _, _, err := p.srv.Store.OIDCSignIn(ctx, models.OIDCIdentity{Issuer: "https://idp.test", Subject: name, Username: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.srv.Store.CreateGroup(ctx, "qcgroup", ""); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := mpAdmin(t, p)
+	rows := func(doc *goquery.Document, scope string) int {
+		return doc.Find(`[data-testid=quota-row][data-scope=` + scope + `]`).Length()
+	}
+	_, body := p.get(c, "/admin/quotas")
+	doc := mpDoc(t, body)
+	if rows(doc, "user") != 100 || rows(doc, "default") != 1 || rows(doc, "group") != 1 {
+		t.Fatalf("page 1: %d users, %d default, %d groups; want 100, 1, 1", rows(doc, "user"), rows(doc, "default"), rows(doc, "group"))
+	}
+	next := doc.Find(`[data-testid=pager-next]`).AttrOr("href", "")
+	if next != "/admin/quotas?page=2" {
+		t.Fatalf("next link %q", next)
+	}
+	_, body = p.get(c, next)
+	doc = mpDoc(t, body)
+	if rows(doc, "user") != 31 || rows(doc, "default") != 0 || rows(doc, "group") != 0 {
+		t.Fatalf("page 2: %d users, %d default, %d groups; want 31 (130 and the admin), 0, 0", rows(doc, "user"), rows(doc, "default"), rows(doc, "group"))
+	}
+
+	_, body = p.get(c, "/admin/quotas?q=qc12")
+	doc = mpDoc(t, body)
+	if rows(doc, "user") != 10 || rows(doc, "default") != 0 || rows(doc, "group") != 0 {
+		t.Fatalf("q=qc12: %d users (want qc120…qc129), %d default, %d groups", rows(doc, "user"), rows(doc, "default"), rows(doc, "group"))
+	}
+	_, body = p.get(c, "/admin/quotas?q=qcgroup")
+	doc = mpDoc(t, body)
+	if rows(doc, "group") != 1 || rows(doc, "user") != 0 {
+		t.Fatalf("q=qcgroup: %d groups, %d users", rows(doc, "group"), rows(doc, "user"))
+	}
+	_, body = p.get(c, "/admin/quotas?q=nobody-at-all")
+	if doc = mpDoc(t, body); doc.Find(`[data-testid=quota-none]`).Length() != 1 {
+		t.Fatalf("no match: no notice")
+	}
+
+	// qc129 is on page 2 of the unfiltered console.
+	u, err := p.srv.Store.UserByUsername(ctx, "qc129")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := p.postFormBody(c, "/admin/quotas/users/qc129", mpQuotaForm("lots", ""))
+	if res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("bad save: status %d", res.StatusCode)
+	}
+	doc = mpDoc(t, body)
+	row := doc.Find(fmt.Sprintf(`#quota-user-%d`, u.ID))
+	if row.Length() != 1 || row.Find(`[data-testid=error-max_gpus]`).Length() != 1 || row.Find(`input[name=max_gpus]`).AttrOr("value", "") != "lots" {
+		t.Fatalf("the bad save does not come back to qc129's row with its error and value (rows %d)", row.Length())
+	}
+	res = p.postForm(c, "/admin/quotas/users/qc129", mpQuotaForm("3", ""))
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != fmt.Sprintf("/admin/quotas?q=qc129#quota-user-%d", u.ID) {
+		t.Fatalf("good save: %d to %q", res.StatusCode, loc)
+	}
+	if own, set, err := p.srv.Store.Quota(ctx, models.ScopeUser, u.ID); err != nil || !set || own.MaxGPUs == nil || *own.MaxGPUs != 3 {
+		t.Fatalf("qc129's quota after the save: %+v set=%v err=%v", own, set, err)
 	}
 }

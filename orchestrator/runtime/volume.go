@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/volume"
 )
@@ -44,7 +45,7 @@ type VolumeUsage struct {
 // VolumeSizes measures this install's volumes. The engine walks each
 // volume's files to answer, so callers ask every few minutes, not per request.
 func (d *Docker) VolumeSizes(ctx context.Context, installID string) ([]VolumeUsage, error) {
-	du, err := d.cli.DiskUsage(ctx, types.DiskUsageOptions{Types: []types.DiskUsageObject{types.VolumeObject}})
+	du, err := d.diskUsage(ctx)
 	if err != nil {
 		return nil, engineErr("disk usage", err)
 	}
@@ -60,6 +61,30 @@ func (d *Docker) VolumeSizes(ctx context.Context, installID string) ([]VolumeUsa
 		out = append(out, VolumeUsage{Name: v.Name, Labels: v.Labels, Bytes: size})
 	}
 	return out, nil
+}
+
+// diskUsageTries bounds how often a refused disk-usage query is asked again.
+var diskUsageTries = 4
+
+// diskUsage asks the engine for the volumes' sizes. The engine runs one
+// disk-usage scan at a time and refuses a second with a conflict ("a disk
+// usage operation is already running") — `docker system df`, another portal
+// on the same engine, or an admin's tool. That scan ends by itself, so a
+// refused query waits and asks again rather than losing the metering pass.
+func (d *Docker) diskUsage(ctx context.Context) (types.DiskUsage, error) {
+	wait := 250 * time.Millisecond
+	for try := 1; ; try++ {
+		du, err := d.cli.DiskUsage(ctx, types.DiskUsageOptions{Types: []types.DiskUsageObject{types.VolumeObject}})
+		if err == nil || !cerrdefs.IsConflict(err) || try == diskUsageTries {
+			return du, err
+		}
+		select {
+		case <-ctx.Done():
+			return du, err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
 }
 
 // VolumeInfo is a volume's labels and creation time (second precision).
