@@ -91,3 +91,31 @@ func TestMinimumChargeOfAFlavor(t *testing.T) {
 		t.Fatalf("no minimum, yet a minimum charge of %d", none)
 	}
 }
+
+// The budget's timer fires just after the last second that fits has
+// begun, on each run's own second grid (its start plus whole seconds), so
+// a stop has that whole second before one more is charged.
+func TestLastStepIsWhereTheLastFittingSecondBegins(t *testing.T) {
+	start := time.Date(2026, 3, 1, 10, 0, 0, 422_000_000, time.UTC)
+	one := []models.UsageInterval{{StartedAt: start}}
+	for _, c := range []struct{ at, want time.Duration }{
+		{7*time.Second + 900*time.Millisecond, 7 * time.Second}, // inside the 8th second: it began at +7 s
+		{7*time.Second + time.Millisecond, 7 * time.Second},
+		{8 * time.Second, 7 * time.Second}, // at the 8th second's end: it began at +7 s
+		{300 * time.Millisecond, 0},
+	} {
+		if got := lastStep(start.Add(c.at), one); !got.Equal(start.Add(c.want)) {
+			t.Errorf("lastStep(start+%s) = start+%s, want start+%s", c.at, got.Sub(start), c.want)
+		}
+	}
+	// Two runs: the latest step of either at or before at.
+	two := []models.UsageInterval{{StartedAt: start}, {StartedAt: start.Add(-300 * time.Millisecond)}}
+	at := start.Add(5*time.Second + 800*time.Millisecond)
+	if got, want := lastStep(at, two), start.Add(5*time.Second+700*time.Millisecond); !got.Equal(want) {
+		t.Errorf("two runs: lastStep = start+%s, want start+%s", got.Sub(start), want.Sub(start))
+	}
+	// Nothing running yet at at: at itself.
+	if got := lastStep(start, []models.UsageInterval{{StartedAt: start.Add(time.Second)}}); !got.Equal(start) {
+		t.Errorf("no run begun: lastStep = %s, want at", got)
+	}
+}

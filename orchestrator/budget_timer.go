@@ -118,9 +118,9 @@ func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
 }
 
 // exhaustion is when uid's month's usage reaches a limit at the live rate:
-// the last moment at which the charged seconds still fit (a stop then
-// lands in the next second, which is the at most one second of charge
-// past the limit). reason is "" when at is only the next rate change (the
+// just after the last second that still fits has begun (lastStep), so
+// that the stop has that whole second to land before one more is charged.
+// reason is "" when at is only the next rate change (the
 // instant must then be computed again); gpuOnly says the limit is on
 // GPU-hours only (CPU workbenches keep running). Zero at: no limit applies
 // or nothing runs.
@@ -176,15 +176,46 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		left := *g*3600 - use.GPUSeconds
 		consider(left/gpus, fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
 	}
-	m.log.Debug("budget: exhaustion", "user", uid, "use", use.AmountMicros, "per_hour", perHour, "at", at, "now", now, "open", len(open))
 	if at.IsZero() {
 		return
 	}
+	if at.After(now) {
+		at = lastStep(at, open).Add(time.Millisecond)
+	}
+	m.log.Debug("budget: exhaustion", "user", uid, "use", use.AmountMicros, "per_hour", perHour, "at", at, "now", now, "open", len(open))
 	// A rate change before then moves the instant: look again at it.
 	if next := nextRateChange(scheds, now); !next.IsZero() && next.Before(at) {
 		return next, "", false, nil
 	}
 	return at, reason, gpuOnly, nil
+}
+
+// lastStep is the last instant at or before at where the charge steps up:
+// a run's charge grows by a second the moment that second begins, at its
+// start plus a whole number of seconds. Between that step and the next one
+// after at, stopping costs the same. The budget's timer fires just after
+// it, not at at itself: at lies anywhere inside the last second that fits,
+// and a stop requested late in it had only what was left of that second
+// for the engine to stop the container before one more second was
+// charged; from the step it has (nearly) a whole second.
+func lastStep(at time.Time, open []models.UsageInterval) time.Time {
+	var last time.Time
+	for _, iv := range open {
+		d := at.Sub(iv.StartedAt)
+		if d <= 0 {
+			continue
+		}
+		// The second in progress at at began here (a whole d: the one
+		// that ends at at).
+		step := iv.StartedAt.Add((d+time.Second-1)/time.Second*time.Second - time.Second)
+		if step.After(last) {
+			last = step
+		}
+	}
+	if last.IsZero() {
+		return at
+	}
+	return last
 }
 
 // liveRun is a running workbench as the budget sees it: what it costs an
@@ -266,13 +297,19 @@ func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gp
 		m.moneyError(ctx, moneyErrEnforcement, fmt.Sprintf("user:%d", uid), err, false)
 		return
 	}
+	// All at once: each charges until its own container exits, so one
+	// slow stop must not delay the others.
+	var wg sync.WaitGroup
 	for _, wb := range running {
 		if gpuOnly && len(wb.GPUs) == 0 {
 			continue
 		}
 		m.log.Info("quota: stopping at the limit", "id", wb.ID, "user", uid, "reason", reason)
-		if err := m.Stop(ctx, wb.ID, "stopped: "+reason+" (your files are kept)"); err != nil {
-			m.log.Warn("quota stop", "id", wb.ID, "err", err)
-		}
+		wg.Go(func() {
+			if err := m.Stop(ctx, wb.ID, "stopped: "+reason+" (your files are kept)"); err != nil {
+				m.log.Warn("quota stop", "id", wb.ID, "err", err)
+			}
+		})
 	}
+	wg.Wait()
 }

@@ -11,9 +11,17 @@ import (
 // A budget stops a running workbench at the instant it runs out, not at
 // the next billing pass (default 60 s; the audit measured +27% over
 // budget). The overshoot — what was charged past the budget — is measured
-// in seconds of the workbench's charge and logged; the goal is at most one
-// second (the second begun when the stop lands), and the test allows two
-// for a busy machine's stop latency.
+// in seconds of the workbench's charge and logged, with how far the
+// container's exit (the engine's time, which the ledger bills) lay past
+// the exhaustion instant. The bound is one second: the stop is fired just
+// after the last second that fits has begun, so the engine has that whole
+// second to stop the container before one more is charged.
+//
+// The assertion is on the billed overshoot, which is what money truth
+// means: the ledger charges ⌈exit − start⌉ from the engine's timestamps, so
+// "charged at most one second of the rate past the budget" is the same as
+// "the container exited within 1 s of the exhaustion instant" — measured
+// on the engine's clock, not on this process's scheduling of the check.
 func TestBudgetStopsAtTheInstant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real engine")
@@ -54,13 +62,22 @@ func TestBudgetStopsAtTheInstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ivs, _ := f.store.IntervalsOf(f.ctx, wb.ID)
+	ivs, err := f.store.IntervalsOf(f.ctx, wb.ID)
+	if err != nil || len(ivs) != 1 || ivs[0].EndedAt == nil {
+		t.Fatalf("intervals %+v (%v); want one, closed", ivs, err)
+	}
 	perSecond := pricing.Amount(3_600_000_000, 500, 1, false) + pricing.Amount(5_000, 1000, 1, false)
 	over := float64(charged-budget) / float64(perSecond)
-	t.Logf("budget %d, charged %d over %s of run: overshoot %.2f s of charge (%+.1f%% of the budget)",
-		budget, charged, ivs[0].EndedAt.Sub(ivs[0].StartedAt).Round(time.Millisecond), over, 100*float64(charged-budget)/float64(budget))
-	if over > 2 {
-		t.Fatalf("overshoot %.2f s of charge past the budget; want at most ~1 s", over)
+	// The exhaustion instant as the ledger counts it: the last moment at
+	// which the run's charged seconds still fit the budget.
+	fit := budget / perSecond
+	exhausted := ivs[0].StartedAt.Add(time.Duration(fit) * time.Second)
+	late := ivs[0].EndedAt.Sub(exhausted)
+	t.Logf("budget %d, charged %d over %s of run (%d s fit): overshoot %.2f s of charge (%+.1f%% of the budget); the container exited %s after the exhaustion instant",
+		budget, charged, ivs[0].EndedAt.Sub(ivs[0].StartedAt).Round(time.Millisecond), fit, over,
+		100*float64(charged-budget)/float64(budget), late.Round(time.Millisecond))
+	if over > 1 {
+		t.Fatalf("overshoot %.2f s of charge past the budget (exit %s after the exhaustion instant); want at most 1 s", over, late)
 	}
 	if charged <= budget-perSecond {
 		t.Fatalf("stopped %.2f s of charge before the budget ran out", -over)
