@@ -236,6 +236,19 @@ func TestAdminReservationsPage(t *testing.T) {
 		t.Fatalf("report from %s: %d %q", from, res.StatusCode, doc.Find(`[data-testid=reserved-unused-period]`).Text())
 	}
 
+	// Without the password confirmation the changes are refused (sudo).
+	nosudo := p.client()
+	p.login(nosudo, "admin", adminPassword)
+	for _, path := range []string{"/admin/reservations/settings", "/admin/reservations/caps"} {
+		if res, body := p.postFormBody(nosudo, path, url.Values{"scope": {"default"}, "unit_hours_per_week": {"1"}, "bill_unused": {"on"}}); res.StatusCode != http.StatusForbidden ||
+			!strings.Contains(body, `data-testid="sudo-form"`) {
+			t.Errorf("%s without sudo: %d", path, res.StatusCode)
+		}
+	}
+	if caps, _ := p.srv.Store.ReservationCaps(ctx); len(caps) != 1 {
+		t.Errorf("a change without sudo went through: %+v", caps)
+	}
+
 	user := p.client()
 	p.login(user, "alice", "alice-password")
 	for _, path := range []string{"/admin/reservations", "/admin/reservations/unused.csv", "/admin/simulate"} {
