@@ -23,7 +23,7 @@ func btQueueOrder(t *testing.T, ctx context.Context) []string {
 // btChecked reports whether the checkbox matching css is checked.
 func btChecked(t *testing.T, ctx context.Context, css string) bool {
 	t.Helper()
-	on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector(` + btJsString(css) + `).checked`))
+	on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector(`+btJsString(css)+`).checked`))
 	if err != nil {
 		t.Fatalf("checked %s: %v", css, err)
 	}
