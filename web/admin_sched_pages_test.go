@@ -223,6 +223,35 @@ func TestAdminReservationsPage(t *testing.T) {
 		t.Fatalf("cap audit: %d entries (%v)", len(entries), err)
 	}
 
+	// A booking of alice's (a slice of a shared GPU, begun 2 h ago) shows
+	// in the report as the API reports it.
+	var gpus handlers.APIGPUList
+	if code := p.strictAPI("GET", "/api/v1/gpus", admin, "", &gpus); code != 200 || len(gpus.Items) < 4 {
+		t.Fatalf("gpus: %d", code)
+	}
+	model := gpus.Items[3].Model
+	if code, body := p.api("PUT", "/api/v1/gpus/"+gpus.Items[3].UUID+"/shared", admin, `{"slices": 2}`); code != 200 {
+		t.Fatalf("share: %d %v", code, body)
+	}
+	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name": "h100-slice", "gpu_model": "`+model+`", "gpu_count": 1, "unit_kind": "slice", "cpu_cores": 1, "memory_gib": 1}`); code != 201 {
+		t.Fatalf("slice flavor: %d %v", code, body)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	if code, body := p.api("POST", "/api/v1/reservations", tokenFor(t, p, "alice", "user"), `{"gpu_model": "`+model+`", "unit_kind": "slice", "units": 1, "starts_at": "`+
+		now.Add(-2*time.Hour).Format(time.RFC3339)+`", "ends_at": "`+now.Add(time.Hour).Format(time.RFC3339)+`"}`); code != http.StatusCreated {
+		t.Fatalf("booking: %d %v", code, body)
+	}
+	var rep handlers.APIReservedUnusedReport
+	if code := p.strictAPI("GET", "/api/v1/admin/reservations/unused", admin, "", &rep); code != 200 || len(rep.Items) != 1 {
+		t.Fatalf("API report: %d %+v", code, rep)
+	}
+	_, body = p.get(c, "/admin/reservations")
+	cells := parsePage(t, body).Find(`[data-testid=reserved-unused-row]`).First().Find("td")
+	if cells.Length() != 7 || cells.Eq(0).Text() != "alice" || cells.Eq(1).Text() != "1" || cells.Eq(2).Text() != rep.Items[0].ReservedUnitHours ||
+		cells.Eq(4).Text() != rep.Items[0].UnusedUnitHours || cells.Eq(6).Text() != "1" {
+		t.Fatalf("report row %q, API %+v", cells.Text(), rep.Items[0])
+	}
+
 	// The report's period.
 	res, body = p.get(c, "/admin/reservations?from=yesterday&to=2026-01-01")
 	if doc = parsePage(t, body); res.StatusCode != http.StatusBadRequest || doc.Find(`[data-testid=error-from]`).Length() != 1 ||
