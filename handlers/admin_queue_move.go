@@ -16,7 +16,9 @@ import (
 // POST /api/v1/admin/queue/{id}/move {"position": N} (admin, sudo,
 // audited as queue.move) move a queued workbench to position N of the
 // queue of its units, within its priority class (issue 12 §6: reorder to
-// any position; Boost is "to the front").
+// any position; Boost is "to the front"). The page's form (a number and
+// Move on each row of /admin/queue) comes back to the queue with a flash:
+// what was done, or what was wrong with the number.
 func (h *Handler) adminQueueMove(c *gin.Context) {
 	ctx := c.Request.Context()
 	var position int
@@ -30,8 +32,10 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 		position = body.Position
 	} else {
 		n, err := strconv.Atoi(strings.TrimSpace(c.PostForm("position")))
-		if err != nil {
-			h.fail(c, &models.ValidationError{Field: "position", Message: i18n.T(ctx, "give a whole number (1 is the front)")})
+		if err != nil || n < 1 {
+			// The page's form: back to the queue, the problem in the flash.
+			h.flashError(c, i18n.T(ctx, "give a whole number (1 is the front)"))
+			seeOther(c, "/admin/queue")
 			return
 		}
 		position = n
@@ -43,6 +47,16 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 	}
 	notQueued := newError(http.StatusConflict, "not_queued", "the workbench is "+wb.State+", no longer in the queue")
 	got, err := h.wbs.MoveQueued(ctx, wb.ID, position, currentUser(c).Username)
+	var ve *models.ValidationError
+	if !isAPI(c) && (errors.Is(err, models.ErrConflict) || errors.As(err, &ve)) {
+		if ve != nil {
+			h.flashError(c, trcMsg(c, ve.Message))
+		} else {
+			h.flashError(c, trc(c, "%s is no longer in the queue.", wb.Name))
+		}
+		seeOther(c, "/admin/queue")
+		return
+	}
 	if errors.Is(err, models.ErrConflict) {
 		h.fail(c, notQueued)
 		return

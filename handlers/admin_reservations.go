@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/csv"
 	"net/http"
 	"strconv"
@@ -16,7 +17,8 @@ import (
 // Reservation administration (issue 12 §4): the "bill reserved-but-unused
 // time" setting, the weekly caps on booking, and the report of
 // reserved-but-unused unit-hours per user (JSON or CSV). Admin, sudo;
-// changes audited. There is no page yet (API only).
+// changes audited. The admin page /admin/reservations
+// (admin_reservations_page.go) shares these functions.
 
 // apiReservationSettings: GET /api/v1/admin/reservation-settings.
 func (h *Handler) apiReservationSettings(c *gin.Context) {
@@ -35,21 +37,26 @@ func (h *Handler) apiReservationSettingsPut(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	ctx := c.Request.Context()
-	before, err := h.store.ReservationBillUnused(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		return auditRec("reservation.settings", "bill_unused", APIReservationSettings{BillUnused: before}, body),
-			tx.SetReservationBillUnused(ctx, body.BillUnused)
-	})
-	if err != nil {
+	if err := h.setReservationBillUnused(c, body.BillUnused); err != nil {
 		h.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, body)
+}
+
+// setReservationBillUnused stores the "bill reserved-but-unused time"
+// setting with its audit row in the same transaction (the API and the
+// admin page).
+func (h *Handler) setReservationBillUnused(c *gin.Context, on bool) error {
+	ctx := c.Request.Context()
+	before, err := h.store.ReservationBillUnused(ctx)
+	if err != nil {
+		return err
+	}
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("reservation.settings", "bill_unused", APIReservationSettings{BillUnused: before}, APIReservationSettings{BillUnused: on}),
+			tx.SetReservationBillUnused(ctx, on)
+	})
 }
 
 // apiReservationCaps: GET /api/v1/admin/reservation-caps.
@@ -70,40 +77,48 @@ func (h *Handler) apiReservationCaps(c *gin.Context) {
 // {unit_hours_per_week: N, or null to remove the scope's cap}; the name
 // is a username or a group name ("-" for the default).
 func (h *Handler) apiReservationCapPut(c *gin.Context) {
-	var body struct {
-		UnitHoursPerWeek *int64 `json:"unit_hours_per_week"`
-	}
+	var body reservationCapBody
 	if !h.bindJSON(c, &body) {
 		return
 	}
+	if err := h.setReservationCap(c, c.Param("scope"), c.Param("name"), body.UnitHoursPerWeek); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// reservationCapBody is a cap change as the API takes it and the audit
+// row records it (nil: no cap).
+type reservationCapBody struct {
+	UnitHoursPerWeek *int64 `json:"unit_hours_per_week"`
+}
+
+// setReservationCap resolves name (a username or a group name; ignored
+// for the default scope) and stores scope's cap, nil removing it, with its
+// audit row in the same transaction (the API and the admin page). An
+// unknown name is a ValidationError on "name".
+func (h *Handler) setReservationCap(c *gin.Context, scope, name string, hours *int64) error {
 	ctx := c.Request.Context()
-	scope, name := c.Param("scope"), c.Param("name")
 	var id int64
 	switch scope {
 	case models.ScopeUser:
 		u, err := h.store.UserByUsername(ctx, name)
 		if err != nil {
-			h.fail(c, &models.ValidationError{Field: "name", Message: "no user " + strconv.Quote(name)})
-			return
+			return &models.ValidationError{Field: "name", Message: "no user " + strconv.Quote(name)}
 		}
 		id = u.ID
 	case models.ScopeGroup:
 		g, err := h.store.GroupByName(ctx, name)
 		if err != nil {
-			h.fail(c, &models.ValidationError{Field: "name", Message: "no group " + strconv.Quote(name)})
-			return
+			return &models.ValidationError{Field: "name", Message: "no group " + strconv.Quote(name)}
 		}
 		id = g.ID
 	}
-	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		return auditRec("reservation.cap", scope+":"+name, nil, body),
-			tx.SetReservationCap(ctx, scope, id, body.UnitHoursPerWeek, currentUser(c).Username)
+	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("reservation.cap", scope+":"+name, nil, reservationCapBody{UnitHoursPerWeek: hours}),
+			tx.SetReservationCap(ctx, scope, id, hours, currentUser(c).Username)
 	})
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
 }
 
 // apiReservedUnused: GET /api/v1/admin/reservations/unused?from=&to=
@@ -111,39 +126,49 @@ func (h *Handler) apiReservationCapPut(c *gin.Context) {
 // YYYY-MM-DD or RFC 3339; default: the last 30 days), used and unused, and
 // what was billed for the unused time.
 func (h *Handler) apiReservedUnused(c *gin.Context) {
-	ctx := c.Request.Context()
+	rep, err := h.reservedUnusedReport(c.Request.Context(), c.Query("from"), c.Query("to"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if c.Query("format") == "csv" {
+		h.writeReservedUnusedCSV(c, rep)
+		return
+	}
+	c.JSON(http.StatusOK, rep)
+}
+
+// reservedUnusedReport builds the reserved-but-unused report over
+// [from, to) given as text (empty: the last 30 days up to now); a bad date
+// is a ValidationError on its field. The API, its CSV and the admin page.
+func (h *Handler) reservedUnusedReport(ctx context.Context, fromText, toText string) (APIReservedUnusedReport, error) {
 	now := h.wbs.Now()
 	from, to := now.AddDate(0, 0, -30), now
 	for _, p := range []struct {
-		name string
-		t    *time.Time
-	}{{"from", &from}, {"to", &to}} {
-		text := c.Query(p.name)
-		if text == "" {
+		name, text string
+		t          *time.Time
+	}{{"from", fromText, &from}, {"to", toText, &to}} {
+		if p.text == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339, text)
+		t, err := time.Parse(time.RFC3339, p.text)
 		if err != nil {
-			if t, err = time.Parse("2006-01-02", text); err != nil {
-				h.fail(c, &models.ValidationError{Field: p.name, Message: "a date YYYY-MM-DD or an RFC 3339 time"})
-				return
+			if t, err = time.Parse("2006-01-02", p.text); err != nil {
+				return APIReservedUnusedReport{}, &models.ValidationError{Field: p.name, Message: "a date YYYY-MM-DD or an RFC 3339 time"}
 			}
 		}
 		*p.t = t.UTC()
 	}
 	if !to.After(from) {
-		h.fail(c, &models.ValidationError{Field: "to", Message: "must be after from"})
-		return
+		return APIReservedUnusedReport{}, &models.ValidationError{Field: "to", Message: "must be after from"}
 	}
 	rows, err := h.wbs.ReservedUnused(ctx, from, to)
 	if err != nil {
-		h.fail(c, err)
-		return
+		return APIReservedUnusedReport{}, err
 	}
 	bill, err := h.store.ReservationBillUnused(ctx)
 	if err != nil {
-		h.fail(c, err)
-		return
+		return APIReservedUnusedReport{}, err
 	}
 	items := make([]APIReservedUnused, 0, len(rows))
 	for _, r := range rows {
@@ -153,20 +178,21 @@ func (h *Handler) apiReservedUnused(c *gin.Context) {
 		}
 		items = append(items, apiReservedUnused(name, r))
 	}
-	if c.Query("format") == "csv" {
-		csvHeaders(c, "reserved-unused-"+from.Format("2006-01-02")+"-"+to.Format("2006-01-02")+".csv")
-		w := csv.NewWriter(c.Writer)
-		_ = w.Write([]string{"user", "reservations", "reserved_unit_hours", "used_unit_hours", "unused_unit_hours", "unused_unit_seconds",
-			"billed", "billed_micros", "currency", "unsettled"})
-		for _, it := range items {
-			_ = w.Write([]string{csvText(it.User), strconv.Itoa(it.Reservations), it.ReservedUnitHours, it.UsedUnitHours, it.UnusedUnitHours,
-				strconv.FormatInt(it.UnusedUnitSeconds, 10), pricing.Micros(it.BilledMicros).Exact(), strconv.FormatInt(it.BilledMicros, 10),
-				h.cfg.Currency, strconv.Itoa(it.Unsettled)})
-		}
-		w.Flush()
-		return
+	return APIReservedUnusedReport{From: from, To: to, BillUnused: bill, Items: items}, nil
+}
+
+// writeReservedUnusedCSV answers rep as a CSV download.
+func (h *Handler) writeReservedUnusedCSV(c *gin.Context, rep APIReservedUnusedReport) {
+	csvHeaders(c, "reserved-unused-"+rep.From.Format("2006-01-02")+"-"+rep.To.Format("2006-01-02")+".csv")
+	w := csv.NewWriter(c.Writer)
+	_ = w.Write([]string{"user", "reservations", "reserved_unit_hours", "used_unit_hours", "unused_unit_hours", "unused_unit_seconds",
+		"billed", "billed_micros", "currency", "unsettled"})
+	for _, it := range rep.Items {
+		_ = w.Write([]string{csvText(it.User), strconv.Itoa(it.Reservations), it.ReservedUnitHours, it.UsedUnitHours, it.UnusedUnitHours,
+			strconv.FormatInt(it.UnusedUnitSeconds, 10), pricing.Micros(it.BilledMicros).Exact(), strconv.FormatInt(it.BilledMicros, 10),
+			h.cfg.Currency, strconv.Itoa(it.Unsettled)})
 	}
-	c.JSON(http.StatusOK, APIReservedUnusedReport{From: from, To: to, BillUnused: bill, Items: items})
+	w.Flush()
 }
 
 func apiReservedUnused(user string, r orchestrator.UnusedRow) APIReservedUnused {

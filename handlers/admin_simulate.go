@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -21,57 +23,67 @@ import (
 // the default server. Admin, sudo; it reads, never changes, the data (the
 // portal engine replays in a temporary database of its own).
 func (h *Handler) apiAdminSimulate(c *gin.Context) {
-	ctx := c.Request.Context()
-	bad := func(field, msg string) { h.fail(c, &models.ValidationError{Field: field, Message: msg}) }
-	num := func(name string, def, lo, hi int) (int, bool) {
-		text := c.Query(name)
+	out, _, err := h.simulateLedger(c.Request.Context(), c.Request.URL.Query())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// simulateLedger replays the ledger's last days as q asks (the parameters
+// of GET /api/v1/admin/simulate) and answers the policy table and the
+// simulator's results (for its SVG chart). A bad parameter is a
+// ValidationError on its name. The API and the admin page /admin/simulate.
+func (h *Handler) simulateLedger(ctx context.Context, q url.Values) (APISimulation, []*simulate.Result, error) {
+	bad := func(field, msg string) error { return &models.ValidationError{Field: field, Message: msg} }
+	num := func(name string, def, lo, hi int) (int, error) {
+		text := strings.TrimSpace(q.Get(name))
 		if text == "" {
-			return def, true
+			return def, nil
 		}
 		n, err := strconv.Atoi(text)
 		if err != nil || n < lo || n > hi {
-			bad(name, "a whole number from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
-			return 0, false
+			return 0, bad(name, "a whole number from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
 		}
-		return n, true
+		return n, nil
 	}
+	var none APISimulation
 	cfg := simulate.DefaultConfig()
-	days, ok := num("days", 30, 1, 366)
-	if !ok {
-		return
+	days, err := num("days", 30, 1, 366)
+	if err != nil {
+		return none, nil, err
 	}
-	engine := c.DefaultQuery("engine", "portal")
+	engine := q.Get("engine")
+	if engine == "" {
+		engine = "portal"
+	}
 	if engine != "portal" && engine != "scheduler" {
-		bad("engine", "portal or scheduler")
-		return
+		return none, nil, bad("engine", "portal or scheduler")
 	}
 	pols := simulate.Policies
-	if names := c.QueryArray("policy"); len(names) > 0 {
+	if names := q["policy"]; len(names) > 0 {
 		pols = nil
 		for _, n := range names {
 			p, err := simulate.ParsePolicy(strings.TrimSpace(n))
 			if err != nil {
-				bad("policy", err.Error())
-				return
+				return none, nil, bad("policy", err.Error())
 			}
 			pols = append(pols, p)
 		}
 	}
-	mig, err := simulate.ParseMIG(c.QueryArray("mig"))
+	mig, err := simulate.ParseMIG(q["mig"])
 	if err != nil {
-		bad("mig", err.Error())
-		return
+		return none, nil, bad("mig", err.Error())
 	}
 	if len(mig) > 0 && engine != "portal" {
-		bad("mig", "MIG is simulated by the portal engine only")
-		return
+		return none, nil, bad("mig", "MIG is simulated by the portal engine only")
 	}
 	cfg.MIG = mig
 	now := h.wbs.Now()
-	tr, model, err := simulate.LedgerTrace(ctx, h.store, now.AddDate(0, 0, -days), now, c.Query("model"), cfg.SlicesPerGPU)
+	tr, model, err := simulate.LedgerTrace(ctx, h.store, now.AddDate(0, 0, -days), now, q.Get("model"), cfg.SlicesPerGPU)
 	if err != nil {
-		bad("days", err.Error())
-		return
+		return none, nil, bad("days", err.Error())
 	}
 	inPool := 0
 	if gpus, err := h.pool.List(ctx); err == nil {
@@ -81,22 +93,27 @@ func (h *Handler) apiAdminSimulate(c *gin.Context) {
 			}
 		}
 	}
-	if cfg.GPUs, ok = num("gpus", max(inPool, 1), 1, 1024); !ok {
-		return
+	if cfg.GPUs, err = num("gpus", max(inPool, 1), 1, 1024); err != nil {
+		return none, nil, err
 	}
 	if engine == "portal" && cfg.GPUs > 8 {
-		bad("gpus", "the portal engine simulates up to 8 GPUs; ask engine=scheduler")
-		return
+		return none, nil, bad("gpus", "the portal engine simulates up to 8 GPUs; ask engine=scheduler")
 	}
-	if cfg.SharedGPUs, ok = num("shared_gpus", min(cfg.SharedGPUs, cfg.GPUs-1), 0, cfg.GPUs-1); !ok {
-		return
+	for _, part := range mig {
+		if part.Index >= cfg.GPUs {
+			return none, nil, bad("mig", "GPU "+strconv.Itoa(part.Index)+" is not among the "+strconv.Itoa(cfg.GPUs)+" simulated GPUs (indexes from 0)")
+		}
 	}
-	if cfg.SlicesPerGPU, ok = num("slices", cfg.SlicesPerGPU, 1, models.MaxSharedSlices); !ok {
-		return
+	if cfg.SharedGPUs, err = num("shared_gpus", min(cfg.SharedGPUs, cfg.GPUs-1), 0, cfg.GPUs-1); err != nil {
+		return none, nil, err
+	}
+	if cfg.SlicesPerGPU, err = num("slices", cfg.SlicesPerGPU, 1, models.MaxSharedSlices); err != nil {
+		return none, nil, err
 	}
 	cfg.Model = strings.TrimPrefix(model, "NVIDIA ")
 	out := APISimulation{Model: model, GPUs: cfg.GPUs, SharedGPUs: cfg.SharedGPUs, Slices: cfg.SlicesPerGPU, Days: days,
-		Engine: engine, Jobs: len(tr), MIG: nonNil(c.QueryArray("mig")), Rows: []APISimulationRow{}}
+		Engine: engine, Jobs: len(tr), MIG: nonNil(q["mig"]), Rows: []APISimulationRow{}}
+	var results []*simulate.Result
 	for _, p := range pols {
 		var r *simulate.Result
 		if engine == "portal" {
@@ -105,13 +122,13 @@ func (h *Handler) apiAdminSimulate(c *gin.Context) {
 			r, err = simulate.Run(tr, p, cfg)
 		}
 		if err != nil {
-			bad("policy", string(p)+": "+err.Error())
-			return
+			return none, nil, bad("policy", string(p)+": "+err.Error())
 		}
 		out.WindowSeconds = int64(r.Window.Seconds())
 		out.Rows = append(out.Rows, apiSimulationRow(r))
+		results = append(results, r)
 	}
-	c.JSON(http.StatusOK, out)
+	return out, results, nil
 }
 
 func apiSimulationRow(r *simulate.Result) APISimulationRow {
