@@ -58,9 +58,12 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	}
 	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
+	// Whether each image is on this server and its size: the catalog's
+	// statuses (one engine inspect per image, as the catalog page does).
+	statuses, _ := h.imageStatuses(ctx, imgs, false)
 	for _, img := range imgs {
 		v.Images = append(v.Images, imageCard(img))
-		v.Facts[img.Name] = imageFacts(img)
+		v.Facts[img.Name] = withPresence(imageFacts(img), statuses[img.ID])
 	}
 	for i, f := range fls {
 		rate, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.FlavorShape(&fls[i]))
