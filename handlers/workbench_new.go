@@ -73,9 +73,13 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			rates[f.Name] = rate
 		}
 		free := freeUnitsFor(gpus, f)
-		// A flavor that fits the pool but not what is free now can wait in
-		// the queue; one the pool can never hold cannot be chosen.
-		if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
+		// A flavor that asks for more CPUs or memory than this server has
+		// can never run here; one that fits the pool but not what is free
+		// now can wait in the queue; one the pool can never hold cannot be
+		// chosen.
+		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
+			v.Unavailable[f.Name] = why
+		} else if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
 			v.Waits[f.Name] = why + ": it waits in the queue for a free GPU"
 		} else if why != "" {
 			v.Unavailable[f.Name] = why

@@ -56,6 +56,9 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 		}
 		runFlavorID = fl.ID
 	}
+	if err := m.exceedsHost(ctx, fl); err != nil {
+		return err
+	}
 	need, err := m.pool.Need(ctx, fl)
 	if err != nil {
 		return err

@@ -96,7 +96,17 @@ func TestLaunchFormAtAGlance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A flavor larger than the server (here the simulated DGX: 224 CPU
+	// threads) is disabled with the reason, never capped and billed.
+	wide := &models.Flavor{Name: "wide", CPUMilli: 500 * 1000, MemoryMiB: 8 << 10, ShmMiB: 64, Enabled: true}
+	if err := p.srv.Store.CreateFlavor(ctx, wide); err != nil {
+		t.Fatal(err)
+	}
 	doc = form()
+	if w := flavor(doc, "wide"); !w.Find(`input`).Is(`[disabled]`) ||
+		strings.TrimSpace(w.Find(`[data-testid=flavor-unavailable]`).Text()) != "needs 500 CPUs; this server has 224" {
+		t.Errorf("flavor above the server: disabled %v, reason %q", w.Find(`input`).Is(`[disabled]`), w.Find(`[data-testid=flavor-unavailable]`).Text())
+	}
 	imageCard := func(name string) *goquery.Selection {
 		return doc.Find(`[data-testid=image-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 			v, _ := s.Find(`input`).Attr("value")
