@@ -40,14 +40,7 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 		return
 	}
 	ctx = i18n.WithLocale(ctx, requestLocale(r, u))
-	v := templates.NotRunningView{ID: wb.ID, Name: wb.Name, State: wb.State, Why: whyNotRunning(ctx, wb), StopError: wb.StopError,
-		CanStart: slices.Contains(models.RestartableStates, wb.State)}
-	switch {
-	case wb.Active():
-		v.ReloadSeconds = 3
-	case wb.State == models.StateQueued:
-		v.ReloadSeconds = 15 // a queue moves slowly; the page follows it
-	}
+	v := notRunningView(ctx, wb)
 	w.Header().Set("Content-Language", i18n.FromContext(ctx).Lang())
 	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
 		User: &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}}
@@ -61,6 +54,21 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	if err := templates.NotRunningPage(p, v).Render(ctx, w); err != nil {
 		h.log.Error("render not-running page", "workbench", id, "err", err)
 	}
+}
+
+// notRunningView is what the not-running page shows of wb: why, Start
+// for every state a workbench can be started from (stopped, failed,
+// preempted), and a reload while it is on its way or queued.
+func notRunningView(lc context.Context, wb *models.Workbench) templates.NotRunningView {
+	v := templates.NotRunningView{ID: wb.ID, Name: wb.Name, State: wb.State, Why: whyNotRunning(lc, wb), StopError: wb.StopError,
+		CanStart: slices.Contains(models.RestartableStates, wb.State)}
+	switch {
+	case wb.Active():
+		v.ReloadSeconds = 3
+	case wb.State == models.StateQueued:
+		v.ReloadSeconds = 15 // a queue moves slowly; the page follows it
+	}
+	return v
 }
 
 // whyNotRunning says in the reader's language why the workbench is not

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
@@ -48,10 +47,23 @@ func TestWhyNotRunning(t *testing.T) {
 			t.Errorf("%s: says the owner stopped it: %q", tc.state, got)
 		}
 	}
-	// Every state a person can start from offers Start on this page.
-	for _, s := range []string{models.StateStopped, models.StateFailed, models.StatePreempted} {
-		if !slices.Contains(models.RestartableStates, s) {
-			t.Errorf("%s is not restartable", s)
+	// Every state a person can start from offers Start on this page; a
+	// queued or launching one reloads instead.
+	for _, tc := range []struct {
+		state    string
+		canStart bool
+		reloads  bool
+	}{
+		{models.StateStopped, true, false},
+		{models.StateFailed, true, false},
+		{models.StatePreempted, true, false},
+		{models.StateQueued, false, true},
+		{models.StateStarting, false, true},
+		{models.StateStopping, false, true},
+	} {
+		v := notRunningView(en, &models.Workbench{State: tc.state})
+		if v.CanStart != tc.canStart || (v.ReloadSeconds > 0) != tc.reloads {
+			t.Errorf("%s: Start %v, reloads every %d s; want Start %v, reloads %v", tc.state, v.CanStart, v.ReloadSeconds, tc.canStart, tc.reloads)
 		}
 	}
 
