@@ -28,10 +28,16 @@ func newError(status int, code, msg string) error {
 	return &apiError{Status: status, Code: code, Message: msg}
 }
 
+// The generic refusals, each with what to do next.
+const (
+	forbiddenMessage = "you are not allowed to do this; ask an admin if you need it"
+	notFoundMessage  = "not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"
+)
+
 var (
 	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "log in or send an API token")
-	errForbidden    = newError(http.StatusForbidden, "forbidden", "you are not allowed to do this")
-	errNotFound     = newError(http.StatusNotFound, "not_found", "not found")
+	errForbidden    = newError(http.StatusForbidden, "forbidden", forbiddenMessage)
+	errNotFound     = newError(http.StatusNotFound, "not_found", notFoundMessage)
 )
 
 // classify maps any error to the status, code and message the client sees.
@@ -61,9 +67,9 @@ func classify(err error) *apiError {
 	case errors.As(err, &ve):
 		return &apiError{http.StatusBadRequest, "invalid_" + ve.Field, ve.Error()}
 	case errors.Is(err, models.ErrNotFound):
-		return &apiError{http.StatusNotFound, "not_found", "not found"}
+		return &apiError{http.StatusNotFound, "not_found", notFoundMessage}
 	case errors.Is(err, models.ErrConflict):
-		return &apiError{http.StatusConflict, "conflict", err.Error()}
+		return &apiError{http.StatusConflict, "conflict", err.Error() + "; edit the existing one, or use another name"}
 	default:
 		return &apiError{http.StatusInternalServerError, "internal", "something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"}
 	}
@@ -109,8 +115,8 @@ func (h *Handler) fail(c *gin.Context, err error) {
 // go by the code). Specific messages (a validation's, the engine's) stay as
 // recorded.
 var pageMessages = map[string]string{
-	"not found":                      i18n.Key("not found"),
-	"you are not allowed to do this": i18n.Key("you are not allowed to do this"),
+	notFoundMessage:  i18n.Key("not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"),
+	forbiddenMessage: i18n.Key("you are not allowed to do this; ask an admin if you need it"),
 	"something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening":                                      i18n.Key("something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"),
 	"the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts": i18n.Key("the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),
 }

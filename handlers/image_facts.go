@@ -68,6 +68,21 @@ func imageFacts(img models.Image) templates.ImageFacts {
 	return f
 }
 
+// withPresence adds to an image card's facts what the engine knows: on
+// this server (with its size) or not; nothing when the engine did not
+// answer.
+func withPresence(f templates.ImageFacts, s templates.ImageStatus) templates.ImageFacts {
+	switch s.Presence {
+	case "present":
+		yes := true
+		f.Present, f.Size = &yes, s.Size
+	case "absent":
+		no := false
+		f.Present = &no
+	}
+	return f
+}
+
 func orText(s, def string) string {
 	if s == "" {
 		return def

@@ -71,11 +71,11 @@ func (h *Handler) imagePull(c *gin.Context) {
 		return
 	}
 	if err := h.wbs.PrePull(c.Request.Context(), img, currentUser(c).Username); err != nil {
-		h.flashError(c, "Could not pull "+img.Image+": "+classify(err).Message)
+		h.flashError(c, trc(c, "Could not pull %s: %s", img.Image, trcMsg(c, classify(err).Message)))
 		seeOther(c, "/catalog")
 		return
 	}
 	h.record(c, "image.pull", img.Name, nil, map[string]any{"image": img.Image})
-	h.flash(c, "Pulling "+img.Image+" in the background; its progress shows on its card.")
+	h.flash(c, trc(c, "Pulling %s in the background; its progress shows on its card.", img.Image))
 	seeOther(c, "/catalog")
 }

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"workbench/models"
@@ -11,8 +13,9 @@ import (
 
 // ProxyNotRunning is the page a person sees in the notebook tab
 // (/wb/{id}/…) when the workbench is not running: why it stopped (idle,
-// budget, an administrator, the container exited with code N, a failure),
-// a Start button (a plain same-origin form, like every portal form) and a
+// budget, an administrator, the container exited with code N, a failure,
+// preempted, waiting in the queue), a Start button (stopped, failed or
+// preempted) (a plain same-origin form, like every portal form) and a
 // link back to the workbench page. While the workbench is on its way (or
 // stopping) the page says so and reloads itself. The proxy calls it only
 // after Resolve found the caller owns the workbench.
@@ -36,10 +39,8 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 		http.Error(w, "Workbench not running: start it from the portal, then reload this page.", http.StatusServiceUnavailable)
 		return
 	}
-	v := templates.NotRunningView{ID: wb.ID, Name: wb.Name, State: wb.State, Why: whyNotRunning(wb), StopError: wb.StopError,
-		CanStart: wb.State == models.StateStopped || wb.State == models.StateFailed,
-		OnItsWay: wb.Active()}
 	ctx = i18n.WithLocale(ctx, requestLocale(r, u))
+	v := notRunningView(ctx, wb)
 	w.Header().Set("Content-Language", i18n.FromContext(ctx).Lang())
 	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
 		User: &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}}
@@ -55,33 +56,80 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	}
 }
 
-// whyNotRunning says in one sentence why the workbench is not running. The
-// recorded reasons are already written for people ("stopped after 1h0m0s
-// without activity (idle timeout)", "stopped by an administrator (root)",
-// "the container exited (code 1)", "stopped: monthly budget reached …").
-func whyNotRunning(wb *models.Workbench) string {
+// notRunningView is what the not-running page shows of wb: why, Start
+// for every state a workbench can be started from (stopped, failed,
+// preempted), and a reload while it is on its way or queued.
+func notRunningView(lc context.Context, wb *models.Workbench) templates.NotRunningView {
+	v := templates.NotRunningView{ID: wb.ID, Name: wb.Name, State: wb.State, Why: whyNotRunning(lc, wb), StopError: wb.StopError,
+		CanStart: slices.Contains(models.RestartableStates, wb.State)}
+	switch {
+	case wb.Active():
+		v.ReloadSeconds = 3
+	case wb.State == models.StateQueued:
+		v.ReloadSeconds = 15 // a queue moves slowly; the page follows it
+	}
+	return v
+}
+
+// whyNotRunning says in the reader's language why the workbench is not
+// running. The recorded reasons are written in English for people
+// ("stopped after 1h0m0s without activity (idle timeout)", "stopped by an
+// administrator (root)", "the container exited (code 1)", "stopped:
+// monthly budget reached …"); the common ones are translated (stopReasonT),
+// others are shown as recorded inside a translated sentence.
+func whyNotRunning(lc context.Context, wb *models.Workbench) string {
 	switch {
 	case wb.State == models.StateFailed && wb.Reason != "":
-		return "It failed: " + wb.Reason
+		return i18n.T(lc, "It failed: %s", stopReasonT(lc, wb.Reason))
 	case wb.State == models.StateFailed:
-		return "It failed."
+		return i18n.T(lc, "It failed.")
 	case wb.State == models.StateStopping:
-		return "It is stopping."
+		return i18n.T(lc, "It is stopping.")
+	case wb.State == models.StateQueued:
+		return queuedWhy(lc, wb)
 	case wb.Launching():
-		return "It is starting (" + wb.State + "). This page reloads by itself until JupyterLab answers."
+		return i18n.T(lc, "It is starting (%s). This page reloads by itself until JupyterLab answers.", templates.StateLabel(lc, wb.State))
+	case wb.State == models.StatePreempted && wb.AutoResume:
+		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs. It goes back in the queue by itself and resumes when GPUs free up; you can also start it now.")
+	case wb.State == models.StatePreempted:
+		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs. Start it again when you like.")
+	case strings.HasPrefix(wb.Reason, "stopped"):
+		return i18n.T(lc, "It was %s.", stopReasonT(lc, wb.Reason))
 	case wb.Reason != "":
-		return "It was " + trimStopped(wb.Reason) + "."
+		return i18n.T(lc, "It was stopped because %s.", stopReasonT(lc, wb.Reason))
 	default:
-		return "It was stopped by you (from the portal or the API)."
+		return i18n.T(lc, "It was stopped by you (from the portal or the API).")
 	}
 }
 
-// trimStopped makes a recorded reason read after "It was ": "stopped …"
-// reasons as they are, others ("the container exited (code 1)") as
-// "stopped because …".
-func trimStopped(reason string) string {
-	if strings.HasPrefix(reason, "stopped") {
-		return reason
+// queuedWhy words a queued workbench: waiting for free GPUs (after a
+// preemption: waiting to resume), with its place in the queue when known.
+func queuedWhy(lc context.Context, wb *models.Workbench) string {
+	resume := strings.HasPrefix(wb.Reason, "preempted")
+	switch {
+	case resume && wb.QueuePosition > 0:
+		return i18n.T(lc, "It was preempted by a higher-priority launch and waits in the queue to resume (position %d). It starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself.", wb.QueuePosition)
+	case resume:
+		return i18n.T(lc, "It was preempted by a higher-priority launch and waits in the queue to resume. It starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself.")
+	case wb.QueuePosition > 0:
+		return i18n.T(lc, "It is waiting in the queue for free GPUs (position %d). It starts by itself when its turn comes; the workbench page shows the queue. This page reloads by itself.", wb.QueuePosition)
+	default:
+		return i18n.T(lc, "It is waiting in the queue for free GPUs. It starts by itself when its turn comes; the workbench page shows the queue. This page reloads by itself.")
 	}
-	return "stopped because " + reason
+}
+
+// stopReasons are the recorded stop reasons that carry figures or names,
+// as catalog keys (%s: the inserted words); stopReasonT translates them.
+var stopReasons = []string{
+	"stopped after %s without activity (idle timeout)",
+	"stopped by an administrator (%s)",
+	"the container exited (code %s)",
+}
+
+var stopReasonRes = msgPatterns(stopReasons)
+
+// stopReasonT is a recorded reason in lc's language where the catalog
+// knows it, else as recorded.
+func stopReasonT(lc context.Context, reason string) string {
+	return msgPatternT(lc, reason, stopReasons, stopReasonRes)
 }

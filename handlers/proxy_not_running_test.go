@@ -1,29 +1,90 @@
 package handlers
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"workbench/models"
+	"workbench/templates/i18n"
 )
 
 // The notebook tab says in one sentence why the workbench is not running,
-// from the reason recorded by whoever stopped it.
+// from the reason recorded by whoever stopped it, its state (preempted,
+// queued) and, in the queue, its place.
 func TestWhyNotRunning(t *testing.T) {
+	en := context.Background()
 	for _, tc := range []struct {
-		state, reason, want string
+		state, reason string
+		autoResume    bool
+		position      int
+		want          string
 	}{
-		{models.StateStopped, "", "It was stopped by you (from the portal or the API)."},
-		{models.StateStopped, "stopped after 1h0m0s without activity (idle timeout)", "It was stopped after 1h0m0s without activity (idle timeout)."},
-		{models.StateStopped, "stopped by an administrator (root)", "It was stopped by an administrator (root)."},
-		{models.StateStopped, "stopped: monthly budget of 100.00 USD reached (your files are kept)", "It was stopped: monthly budget of 100.00 USD reached (your files are kept)."},
-		{models.StateStopped, "the container exited (code 137)", "It was stopped because the container exited (code 137)."},
-		{models.StateFailed, "Jupyter exited while starting (exit code 1)", "It failed: Jupyter exited while starting (exit code 1)"},
-		{models.StateStopping, "", "It is stopping."},
-		{models.StatePulling, "", "It is starting (pulling). This page reloads by itself until JupyterLab answers."},
+		{models.StateStopped, "", false, 0, "It was stopped by you (from the portal or the API)."},
+		{models.StateStopped, "stopped after 1h0m0s without activity (idle timeout)", false, 0, "It was stopped after 1h0m0s without activity (idle timeout)."},
+		{models.StateStopped, "stopped by an administrator (root)", false, 0, "It was stopped by an administrator (root)."},
+		{models.StateStopped, "stopped: monthly budget of 100.00 USD reached (your files are kept)", false, 0, "It was stopped: monthly budget of 100.00 USD reached (your files are kept)."},
+		{models.StateStopped, "the container exited (code 137)", false, 0, "It was stopped because the container exited (code 137)."},
+		{models.StateFailed, "Jupyter exited while starting (exit code 1)", false, 0, "It failed: Jupyter exited while starting (exit code 1)"},
+		{models.StateStopping, "", false, 0, "It is stopping."},
+		{models.StatePulling, "", false, 0, "It is starting (pulling). This page reloads by itself until JupyterLab answers."},
+		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)", false, 0,
+			"It was preempted: a higher-priority launch needed its GPUs. Start it again when you like."},
+		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)", true, 0,
+			"It was preempted: a higher-priority launch needed its GPUs. It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
+		{models.StateQueued, "", false, 3,
+			"It is waiting in the queue for free GPUs (position 3). It starts by itself when its turn comes; the workbench page shows the queue. This page reloads by itself."},
+		{models.StateQueued, "waiting for free GPUs", false, 0,
+			"It is waiting in the queue for free GPUs. It starts by itself when its turn comes; the workbench page shows the queue. This page reloads by itself."},
+		{models.StateQueued, "preempted; waiting to resume", true, 2,
+			"It was preempted by a higher-priority launch and waits in the queue to resume (position 2). It starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself."},
 	} {
-		got := whyNotRunning(&models.Workbench{State: tc.state, Reason: tc.reason})
+		got := whyNotRunning(en, &models.Workbench{State: tc.state, Reason: tc.reason, AutoResume: tc.autoResume, QueuePosition: tc.position})
 		if got != tc.want {
 			t.Errorf("%s %q: got %q, want %q", tc.state, tc.reason, got, tc.want)
+		}
+		if strings.Contains(got, "stopped by you") && tc.state != models.StateStopped {
+			t.Errorf("%s: says the owner stopped it: %q", tc.state, got)
+		}
+	}
+	// Every state a person can start from offers Start on this page; a
+	// queued or launching one reloads instead.
+	for _, tc := range []struct {
+		state    string
+		canStart bool
+		reloads  bool
+	}{
+		{models.StateStopped, true, false},
+		{models.StateFailed, true, false},
+		{models.StatePreempted, true, false},
+		{models.StateQueued, false, true},
+		{models.StateStarting, false, true},
+		{models.StateStopping, false, true},
+	} {
+		v := notRunningView(en, &models.Workbench{State: tc.state})
+		if v.CanStart != tc.canStart || (v.ReloadSeconds > 0) != tc.reloads {
+			t.Errorf("%s: Start %v, reloads every %d s; want Start %v, reloads %v", tc.state, v.CanStart, v.ReloadSeconds, tc.canStart, tc.reloads)
+		}
+	}
+
+	// In Chinese the sentence is Chinese; names and figures stay.
+	zh := i18n.WithLocale(en, i18n.Chinese)
+	for _, wb := range []models.Workbench{
+		{State: models.StatePreempted},
+		{State: models.StateQueued, QueuePosition: 4},
+		{State: models.StateStopped, Reason: "stopped by an administrator (root)"},
+		{State: models.StateStopped, Reason: "the container exited (code 137)"},
+		{State: models.StateStopped},
+	} {
+		got := whyNotRunning(zh, &wb)
+		if got == whyNotRunning(en, &wb) || strings.Contains(got, "It ") || strings.Contains(got, "stopped") {
+			t.Errorf("zh-CN %s %q: not translated: %q", wb.State, wb.Reason, got)
+		}
+		if wb.QueuePosition == 4 && !strings.Contains(got, "4") {
+			t.Errorf("zh-CN queued: no position: %q", got)
+		}
+		if wb.Reason == "stopped by an administrator (root)" && !strings.Contains(got, "root") {
+			t.Errorf("zh-CN admin stop: no name: %q", got)
 		}
 	}
 }

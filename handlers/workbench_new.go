@@ -58,9 +58,12 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	}
 	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
+	// Whether each image is on this server and its size: the catalog's
+	// statuses (one engine inspect per image, as the catalog page does).
+	statuses, _ := h.imageStatuses(ctx, imgs, false)
 	for _, img := range imgs {
 		v.Images = append(v.Images, imageCard(img))
-		v.Facts[img.Name] = imageFacts(img)
+		v.Facts[img.Name] = withPresence(imageFacts(img), statuses[img.ID])
 	}
 	for i, f := range fls {
 		rate, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.FlavorShape(&fls[i]))
@@ -70,9 +73,13 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			rates[f.Name] = rate
 		}
 		free := freeUnitsFor(gpus, f)
-		// A flavor that fits the pool but not what is free now can wait in
-		// the queue; one the pool can never hold cannot be chosen.
-		if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
+		// A flavor that asks for more CPUs or memory than this server has
+		// can never run here; one that fits the pool but not what is free
+		// now can wait in the queue; one the pool can never hold cannot be
+		// chosen.
+		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
+			v.Unavailable[f.Name] = why
+		} else if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
 			v.Waits[f.Name] = why + ": it waits in the queue for a free GPU"
 		} else if why != "" {
 			v.Unavailable[f.Name] = why

@@ -39,7 +39,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		return err
 	}
 	if !wb.CPUOnly() {
-		return &ErrState{Message: "the workbench is not in CPU-only mode"}
+		return &ErrState{Message: "the workbench is not in CPU-only mode, so it already runs with its GPUs; start it if it is stopped"}
 	}
 	switch wb.State {
 	case models.StateStopped, models.StateFailed:

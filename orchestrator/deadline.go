@@ -170,7 +170,7 @@ func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadli
 		return Deadlines{}, err
 	}
 	if wb.State != models.StateRunning {
-		return Deadlines{}, &ErrState{Message: "only a running workbench can be extended"}
+		return Deadlines{}, &ErrState{Message: "only a running workbench can be extended; start it first"}
 	}
 	rule := m.runtimeRule(ctx, wb)
 	next, err := rule.Extend()

@@ -77,6 +77,9 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	} else if err != nil {
 		return nil, err
 	}
+	if err := m.exceedsHost(ctx, fl); err != nil {
+		return nil, err
+	}
 	idle := req.IdleTimeout
 	if idle == 0 {
 		idle = m.opt.DefaultIdle
@@ -231,7 +234,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 			// checkpoints watches it. Set for every workbench, so scripts
 			// need no special case; only preemptible runs ever get one.
 			PreemptFileEnv + "=" + path.Join(img.HomePath, PreemptFile)}, m.pool.UnitEnv(ctx, units)...),
-		NanoCPUs: int64(fl.CPUMilli) * 1_000_000, MemoryBytes: fl.MemoryMiB << 20, ShmBytes: int64(fl.ShmMiB) << 20,
+		NanoCPUs: m.fitSimulated(ctx, int64(fl.CPUMilli)*1_000_000), MemoryBytes: fl.MemoryMiB << 20, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
 		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},

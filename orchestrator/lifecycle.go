@@ -17,6 +17,26 @@ type ErrState struct{ Message string }
 
 func (e *ErrState) Error() string { return e.Message }
 
+// StartRefusal is Start's answer for a workbench in a state it cannot be
+// started from: what to do instead.
+func StartRefusal(state string) *ErrState {
+	return &ErrState{Message: fmt.Sprintf("the workbench is %s; %s (only a stopped, failed or preempted workbench can be started)", state, startHint(state))}
+}
+
+// startHint is what to do instead of starting a workbench in state.
+func startHint(state string) string {
+	switch state {
+	case models.StateRunning:
+		return "open it"
+	case models.StateQueued:
+		return "it starts by itself when GPUs free up"
+	case models.StateStopping:
+		return "wait until it has stopped, then start it"
+	default:
+		return "it is already on its way; wait for it on its page"
+	}
+}
+
 // Start starts a stopped (or failed) workbench again. GPUs are allocated
 // afresh; the container is recreated when its GPU set changed (device
 // requests are fixed at create time) or it is gone.
@@ -35,7 +55,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 		return err
 	}
 	if wb.State != models.StateStopped && wb.State != models.StateFailed && wb.State != models.StatePreempted {
-		return &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped, failed or preempted workbench can be started", wb.State)}
+		return StartRefusal(wb.State)
 	}
 	if err := m.rt.Ping(ctx); err != nil {
 		return fmt.Errorf("%w: %v", ErrEngineUnavailable, err)
@@ -55,6 +75,9 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 			return err
 		}
 		runFlavorID = fl.ID
+	}
+	if err := m.exceedsHost(ctx, fl); err != nil {
+		return err
 	}
 	need, err := m.pool.Need(ctx, fl)
 	if err != nil {
@@ -81,7 +104,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 	m.forgetRoute(id)
 	if err != nil {
 		if errors.Is(err, models.ErrConflict) {
-			return &ErrState{Message: "the workbench is already being started"}
+			return &ErrState{Message: "the workbench is already being started; its page shows the progress"}
 		}
 		return m.refusal(ctx, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,4 +162,64 @@ func TestMemStopCompletesWhenTheRequestIsCancelled(t *testing.T) {
 	close(release)
 	<-returned
 	r.assertStopped(t)
+}
+
+// In memory: a workbench left "creating" (its container never made, or
+// gone) or "starting" (its container dead before Jupyter answered) with no
+// launch in progress is driven to its end by the next reconciliation:
+// failed with a reason that says what to do, its GPUs free and its meter
+// closed, its dead container removed.
+func TestMemReconcileFinishesAbandonedCreatingAndStarting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		state     string
+		container string // what is left of the container: "gone" or "exited"
+	}{
+		{models.StateCreating, "gone"},
+		{models.StateCreating, "exited"},
+		{models.StateStarting, "exited"},
+		{models.StateStarting, "gone"},
+	} {
+		t.Run(tc.state+"/"+tc.container, func(t *testing.T) {
+			t.Parallel()
+			r := newMemRig(t)
+			ctx := context.Background()
+			cid := "c-" + r.wb.ID
+			switch tc.container {
+			case "gone":
+				if err := r.rt.Remove(ctx, cid); err != nil {
+					t.Fatal(err)
+				}
+			case "exited":
+				if err := r.rt.Stop(ctx, cid, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.store.SetWorkbenchState(ctx, r.wb.ID, tc.state, 60, "", nil); err != nil {
+				t.Fatal(err)
+			}
+			if r.m.isLaunching(r.wb.ID) {
+				t.Fatal("the rig's workbench has a launch in progress")
+			}
+			if err := r.m.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wb, err := r.store.WorkbenchByID(ctx, r.wb.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wb.State != models.StateFailed || !strings.Contains(wb.Reason, "start it again") {
+				t.Fatalf("after reconciliation: %s %q, want failed saying to start it again", wb.State, wb.Reason)
+			}
+			if len(wb.GPUs) != 0 {
+				t.Errorf("GPUs still bound: %v", wb.GPUs)
+			}
+			if _, ok := r.rt.Container(cid); ok {
+				t.Errorf("the dead container is still there")
+			}
+			if iv, err := r.store.OpenIntervalOf(ctx, r.wb.ID); !errors.Is(err, models.ErrNotFound) {
+				t.Errorf("usage interval still open: %+v (%v)", iv, err)
+			}
+		})
+	}
 }

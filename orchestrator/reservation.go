@@ -71,7 +71,7 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 		return models.ErrNotFound // not theirs: as if it did not exist
 	}
 	if r.ReleasedAt != nil {
-		return &ErrState{Message: "the reservation is already released"}
+		return &ErrState{Message: "the reservation is already released; book a new one if you still need the GPUs"}
 	}
 	// The release and its audit row (reservation.cancel) commit together.
 	err = m.Audited(ctx, who.Username, func(tx *models.Store) (models.AuditRecord, error) {

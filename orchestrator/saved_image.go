@@ -47,7 +47,7 @@ func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, 
 	case wb.State == models.StateRunning && !req.RunningOK:
 		return nil, &ErrState{Message: "the workbench is running: saving pauses it while its files are read, and files being written may be caught half-way; confirm, or stop it first"}
 	case wb.State != models.StateRunning && wb.State != models.StateStopped:
-		return nil, &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped or running workbench can be saved", wb.State)}
+		return nil, &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped or running workbench can be saved; wait until it is running or stopped, then save it", wb.State)}
 	case wb.ContainerID == "":
 		return nil, &ErrState{Message: "the workbench has no container to save (start it once)"}
 	}
@@ -106,7 +106,7 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 // copy). Refused while a workbench still uses it.
 func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error {
 	if !img.Saved() {
-		return &ErrState{Message: "catalog images are disabled, not deleted"}
+		return &ErrState{Message: "catalog images are disabled, not deleted: disable it in the catalog instead"}
 	}
 	if err := m.store.DeleteSavedImage(ctx, img.ID); errors.Is(err, models.ErrConflict) {
 		return &ErrState{Message: "a workbench still uses this image: delete the workbench first"}

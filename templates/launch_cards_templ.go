@@ -17,7 +17,7 @@ type ImageFacts struct {
 	Framework string // "PyTorch 2.5", "TensorFlow"
 	CUDA      string // "12.4"
 	Python    string // "3.11"
-	Size      string // "7.9 GB" when known (optional: image presence is the catalog's)
+	Size      string // "7.9 GB" when on this server
 	Present   *bool  // on this server (nil: unknown)
 }
 

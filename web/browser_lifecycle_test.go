@@ -333,6 +333,18 @@ func testBrowserEveryAction(t *testing.T, js bool) {
 		t.Fatalf("the page shows %q after 90 s (states seen %v), want running", state, seen)
 	}
 	t.Logf("states the page showed while launching: %v", seen)
+	// The person watched the launch progress: the page showed at least one
+	// launching state before "running" (the redirect lands on the page
+	// while the launch is still being driven).
+	progressed := false
+	for _, s := range seen {
+		for _, l := range models.LaunchingStates {
+			progressed = progressed || strings.EqualFold(s, l)
+		}
+	}
+	if !progressed {
+		t.Errorf("the page never showed launch progress (states seen %v), want one of %v before running", seen, models.LaunchingStates)
+	}
 	btDo(t, ctx, "wait for Open JupyterLab", chromedp.WaitVisible(chromedp.CSS(`[data-testid=open-jupyter]`)))
 	shot("1-running")
 	r.assertRunning(t, id)

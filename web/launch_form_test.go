@@ -13,7 +13,8 @@ import (
 // The launch form disables (the attribute, not only grey) a flavor that
 // cannot fit now and says why; it preselects the cheapest flavor that fits
 // and the first image, then the user's last image and flavor; image cards
-// show structured facts.
+// show structured facts, among them whether the image is on this server
+// and its size.
 func TestLaunchFormAtAGlance(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()
@@ -84,5 +85,40 @@ func TestLaunchFormAtAGlance(t *testing.T) {
 	}
 	if got := checked(doc, "image"); got != "TensorFlow (CUDA)" {
 		t.Errorf("preselected image %q, want the last used, TensorFlow (CUDA)", got)
+	}
+
+	// Each card says whether its image is on this server, with its size
+	// (the engine's), or that it is downloaded at first launch.
+	here := &models.Image{Name: "here", Image: fakeJupyterImage(t), StartCommand: img.StartCommand, Enabled: true}
+	away := &models.Image{Name: "away", Image: "127.0.0.1:1/workbench-test/away:1", StartCommand: img.StartCommand, Enabled: true}
+	for _, im := range []*models.Image{here, away} {
+		if err := p.srv.Store.CreateImage(ctx, im); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A flavor larger than the server (here the simulated DGX: 224 CPU
+	// threads) is disabled with the reason, never capped and billed.
+	wide := &models.Flavor{Name: "wide", CPUMilli: 500 * 1000, MemoryMiB: 8 << 10, ShmMiB: 64, Enabled: true}
+	if err := p.srv.Store.CreateFlavor(ctx, wide); err != nil {
+		t.Fatal(err)
+	}
+	doc = form()
+	if w := flavor(doc, "wide"); !w.Find(`input`).Is(`[disabled]`) ||
+		strings.TrimSpace(w.Find(`[data-testid=flavor-unavailable]`).Text()) != "needs 500 CPUs; this server has 224" {
+		t.Errorf("flavor above the server: disabled %v, reason %q", w.Find(`input`).Is(`[disabled]`), w.Find(`[data-testid=flavor-unavailable]`).Text())
+	}
+	imageCard := func(name string) *goquery.Selection {
+		return doc.Find(`[data-testid=image-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			v, _ := s.Find(`input`).Attr("value")
+			return v == name
+		})
+	}
+	if c := imageCard("here"); strings.TrimSpace(c.Find(`[data-testid=fact-present]`).Text()) != "yes" ||
+		!strings.HasSuffix(c.Find(`[data-testid=fact-size]`).Text(), "MB") {
+		t.Errorf("image on the server: present %q, size %q", c.Find(`[data-testid=fact-present]`).Text(), c.Find(`[data-testid=fact-size]`).Text())
+	}
+	if c := imageCard("away"); strings.TrimSpace(c.Find(`[data-testid=fact-present]`).Text()) != "no: downloaded at first launch" ||
+		c.Find(`[data-testid=fact-size]`).Length() != 0 {
+		t.Errorf("image not on the server: present %q, size %q", c.Find(`[data-testid=fact-present]`).Text(), c.Find(`[data-testid=fact-size]`).Text())
 	}
 }

@@ -16,7 +16,9 @@ import (
 
 // Create creates (does not start) a hardened workbench container.
 func (d *Docker) Create(ctx context.Context, spec Spec) (string, error) {
-	spec.NanoCPUs = d.clampCPUs(ctx, spec.NanoCPUs)
+	if err := d.checkCPUs(ctx, spec.NanoCPUs); err != nil {
+		return "", err
+	}
 	cfg, host, netCfg, err := containerConfig(spec)
 	if err != nil {
 		return "", err
@@ -150,28 +152,27 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig, *network
 	return cfg, host, netCfg, nil
 }
 
-// clampCPUs caps a CPU limit at the host's CPU count: the engine refuses a
-// limit above it, and on a small host "8 cores" can only mean all of them.
-func (d *Docker) clampCPUs(ctx context.Context, nano int64) int64 {
+// checkCPUs refuses a CPU limit above the host's CPU count: the engine
+// would refuse it with its own words, and capping it would bill cores the
+// workbench never gets. The orchestrator refuses such a launch before (it
+// checks every flavor against the server), so this is the last guard.
+func (d *Docker) checkCPUs(ctx context.Context, nano int64) error {
 	ncpu := d.hostCPUs(ctx)
-	if ncpu <= 0 {
-		return nano
+	if ncpu > 0 && nano > int64(ncpu)*1e9 {
+		return fmt.Errorf("needs %s CPUs; this server has %d", strconv.FormatFloat(float64(nano)/1e9, 'f', -1, 64), ncpu)
 	}
-	if max := int64(ncpu) * 1e9; nano > max {
-		d.log.Warn("CPU limit above the host's CPUs; using all of them", "requested_cpus", float64(nano)/1e9, "host_cpus", ncpu)
-		return max
-	}
-	return nano
+	return nil
 }
 
-// hostCPUs asks the engine how many CPUs the host has, once: the engine's
+// hostCPUs asks the engine how many CPUs (and how much memory) the host
+// has, once: the engine's
 // info call takes tens of milliseconds, too slow for every launch.
 func (d *Docker) hostCPUs(ctx context.Context) int {
 	d.ncpuMu.Lock()
 	defer d.ncpuMu.Unlock()
 	if d.ncpu == 0 {
 		if info, err := d.cli.Info(ctx); err == nil {
-			d.ncpu = info.NCPU
+			d.ncpu, d.memTotal = info.NCPU, info.MemTotal
 		}
 	}
 	return d.ncpu

@@ -17,9 +17,11 @@ type Docker struct {
 	cli client.APIClient
 	log *slog.Logger
 
-	// ncpu caches the host's CPU count (see hostCPUs).
-	ncpuMu sync.Mutex
-	ncpu   int
+	// ncpu and memTotal cache the host's CPU count and memory (see
+	// hostCPUs).
+	ncpuMu   sync.Mutex
+	ncpu     int
+	memTotal int64
 
 	// mirrors reads the registry mirrors at each pull (SetMirrorSource).
 	mirrorsMu sync.Mutex

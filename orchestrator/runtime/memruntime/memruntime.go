@@ -41,6 +41,8 @@ type Runtime struct {
 	endpoint   func(runtime.ContainerInfo, string) (string, int)
 	stopHook   func(ctx context.Context, id string)
 	stopCode   int
+	hostCPUs   int   // 0: the engine does not say (SetHost)
+	hostMemory int64 // bytes; 0: the engine does not say
 }
 
 type container struct {
@@ -185,6 +187,28 @@ func (r *Runtime) enter(method string) error {
 }
 
 func (r *Runtime) now() time.Time { return r.clock().UTC() }
+
+// SetHost sets the host's CPU count and memory the engine reports
+// (HostCPUs, HostMemoryBytes); zero: it does not say.
+func (r *Runtime) SetHost(cpus int, memoryBytes int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hostCPUs, r.hostMemory = cpus, memoryBytes
+}
+
+// HostCPUs is the host's CPU count set by SetHost (0: unknown).
+func (r *Runtime) HostCPUs(context.Context) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hostCPUs
+}
+
+// HostMemoryBytes is the host's memory set by SetHost (0: unknown).
+func (r *Runtime) HostMemoryBytes(context.Context) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hostMemory
+}
 
 // AddImage makes ref present locally with size bytes.
 func (r *Runtime) AddImage(ref string, size int64) {
