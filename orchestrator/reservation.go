@@ -226,3 +226,10 @@ func (m *Manager) reservedCheck(ownerID int64, need models.GPUNeed, quota func(*
 			needText(need), max(free-held, 0), held, hint)}
 	}
 }
+
+// ReservationFits reports whether a launch of fl may name booking r: r
+// books fl's kind of unit (model, and profile for MIG) and at least fl's
+// count (pinReservation's rule, for forms that offer bookings).
+func ReservationFits(r *models.Reservation, fl *models.Flavor) bool {
+	return fl.GPUCount > 0 && fl.GPUCount <= r.Units && reservationPool(r) == unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile)
+}
