@@ -118,6 +118,15 @@ func TestReservationFormAndCancel(t *testing.T) {
 	if strings.Contains(body, "course") {
 		t.Error("bob sees alice's note")
 	}
+	// Over bob's weekly cap (1 unit-hour): refused above the form.
+	rootToken := tokenFor(t, p, "admin", "admin")
+	if code, out := p.api("PUT", "/api/v1/admin/reservation-caps/user/bob", rootToken, `{"unit_hours_per_week": 1}`); code != http.StatusNoContent {
+		t.Fatalf("bob's cap: %d %v", code, out)
+	}
+	res, body = p.postFormBody(bob, "/reservations", resvForm(resvH100, 2, start.Add(4*time.Hour), start.Add(5*time.Hour), ""))
+	if msg := resvDoc(t, body).Find(`[data-testid=booking-error]`).Text(); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "Not booked") || !strings.Contains(msg, "limit") {
+		t.Fatalf("over the cap: %d %q", res.StatusCode, msg)
+	}
 	if res := p.postForm(bob, "/reservations/"+id+"/cancel", nil); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("bob cancels alice's booking: %d", res.StatusCode)
 	}
@@ -149,7 +158,7 @@ func TestReservationFormAndCancel(t *testing.T) {
 	}
 
 	// The admin cancels bob's booking; alice cancels her own.
-	res = p.postForm(bob, "/reservations", resvForm(resvH100, 1, start.Add(4*time.Hour), start.Add(5*time.Hour), ""))
+	res = p.postForm(bob, "/reservations", resvForm(resvH100, 1, start.Add(4*time.Hour), start.Add(4*time.Hour+30*time.Minute), ""))
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("bob books: %d", res.StatusCode)
 	}
