@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,10 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 		return v, err
 	}
 	u := currentUser(c)
+	fls, err := h.store.ListFlavors(ctx, true) // by GPU count: the smallest that fits is offered
+	if err != nil {
+		return v, err
+	}
 	ws := now.Truncate(24 * time.Hour)
 	span := float64(timelineDays * 24 * time.Hour)
 	scale := func(t time.Time) float64 { return min(max(float64(t.Sub(ws))/span, 0), 1) * 1000 }
@@ -56,9 +61,13 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 		}
 		what := unitLabel(ctx, r.UnitKind, r.GPUModel, r.MIGProfile)
 		start, end := r.StartsAt, r.EndsAt
-		v.Rows = append(v.Rows, templates.BookingRow{ID: r.ID, Who: who, What: what, Units: r.Units, Note: r.Note,
+		row := templates.BookingRow{ID: r.ID, Who: who, What: what, Units: r.Units, Note: r.Note,
 			Start: templates.WhenIn(ctx, &start), End: templates.WhenIn(ctx, &end), Active: r.Active, Mine: mine,
-			CanCancel: mine || u.IsAdmin()})
+			CanCancel: mine || u.IsAdmin()}
+		if mine {
+			row.LaunchURL = launchWithBooking(&r, fls)
+		}
+		v.Rows = append(v.Rows, row)
 		x := scale(start)
 		w := max(scale(end)-x, 2) // a short booking stays visible
 		v.Timeline.Rows = append(v.Timeline.Rows, templates.TimelineRow{ID: r.ID, Label: fmt.Sprintf("%d × %s", r.Units, what), Who: who,
@@ -171,4 +180,16 @@ func parseBookingTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// launchWithBooking is the launch form with the booking and the smallest
+// enabled flavor it fits chosen ("" when none fits).
+func launchWithBooking(r *APIReservation, fls []models.Flavor) string {
+	b := &models.Reservation{ID: r.ID, GPUModel: r.GPUModel, UnitKind: r.UnitKind, MIGProfile: r.MIGProfile, Units: r.Units}
+	for i := range fls {
+		if fls[i].Enabled && orchestrator.ReservationFits(b, &fls[i]) {
+			return "/workbenches/new?reservation=" + strconv.FormatInt(r.ID, 10) + "&flavor=" + url.QueryEscape(fls[i].Name)
+		}
+	}
+	return ""
 }

@@ -90,6 +90,9 @@ func TestReservationFormAndCancel(t *testing.T) {
 		t.Fatalf("alice's list: %q", row.Text())
 	}
 	id, _ := row.Attr("data-id")
+	if href := row.Find(`[data-testid=reservation-launch]`).AttrOr("href", ""); href != "/workbenches/new?reservation="+id+"&flavor=1x+H100+80GB+HBM3" {
+		t.Errorf("launch link %q", href)
+	}
 	if !strings.Contains(doc.Find(`[data-testid=flash]`).Text()+body, "Booked #"+id) {
 		t.Error("no confirmation of the booking")
 	}
@@ -112,6 +115,9 @@ func TestReservationFormAndCancel(t *testing.T) {
 		t.Errorf("bob's units kept as %q", v)
 	}
 	row = doc.Find(`[data-testid=reservation-row][data-id="` + id + `"]`)
+	if row.Find(`[data-testid=reservation-launch]`).Length() != 0 {
+		t.Error("bob is offered to launch with alice's booking")
+	}
 	if got := strings.TrimSpace(row.Find(`[data-testid=reservation-who]`).Text()); got != "another user" || row.Find(`[data-testid=reservation-cancel]`).Length() != 0 {
 		t.Errorf("bob sees alice's booking as %q with %d cancel buttons", got, row.Find(`[data-testid=reservation-cancel]`).Length())
 	}
