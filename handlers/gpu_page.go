@@ -18,6 +18,12 @@ import (
 )
 
 func (h *Handler) gpuPage(c *gin.Context) {
+	h.renderGPUPage(c, http.StatusOK, nil)
+}
+
+// renderGPUPage shows the pool page; booking is the booking form as posted
+// (nil: a fresh form).
+func (h *Handler) renderGPUPage(c *gin.Context, status int, booking *templates.BookingForm) {
 	ctx := c.Request.Context()
 	gpus, err := h.pool.List(ctx)
 	if err != nil {
@@ -42,11 +48,11 @@ func (h *Handler) gpuPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	if v.Reservations, err = h.reservationTimeline(c); err != nil {
+	if v.Booking, err = h.reservationsView(c, gpus, booking); err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, templates.GPUsPage(h.page(c, trc(c, "GPUs")), v))
+	h.render(c, status, templates.GPUsPage(h.page(c, trc(c, "GPUs")), v))
 }
 
 // gpuStateLabel is a pool state as people read it.

@@ -22,6 +22,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.GET("/sudo", h.sudoForm)
 	ui.POST("/sudo", h.sudoConfirm)
 	ui.GET("/gpus", h.gpuPage)
+	ui.POST("/reservations", h.reservationBook)
+	ui.POST("/reservations/:id/cancel", h.reservationCancel)
 	ui.GET("/catalog", h.catalogPage)
 	ui.GET("/workbenches/new", h.launchForm)
 	ui.POST("/workbenches", h.launch)

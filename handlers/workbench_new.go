@@ -19,7 +19,8 @@ import (
 func (h *Handler) launchForm(c *gin.Context) {
 	opt := h.wbs.Options()
 	// Waiting for a free GPU is the form's default (issue 12 §2).
-	v := templates.LaunchView{IdleMinutes: int64(opt.DefaultIdle / time.Minute), Image: c.Query("image"), Flavor: c.Query("flavor"), Queue: true}
+	v := templates.LaunchView{IdleMinutes: int64(opt.DefaultIdle / time.Minute), Image: c.Query("image"), Flavor: c.Query("flavor"), Queue: true,
+		Reservation: c.Query("reservation")}
 	h.renderLaunch(c, http.StatusOK, v)
 }
 
@@ -93,6 +94,10 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free,
 			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitTextT(ctx, f), Shared: f.Shared(), SharedLabel: sharedLabel})
 	}
+	if v.Reservations, err = h.launchReservations(ctx, currentUser(c), fls); err != nil {
+		h.fail(c, err)
+		return
+	}
 	h.preselect(ctx, currentUser(c).ID, &v, imgs, fls, rates)
 	h.render(c, status, templates.LaunchPage(h.workPage(c, i18n.T(c.Request.Context(), "New workbench")), v))
 }
@@ -101,7 +106,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 func (h *Handler) launch(c *gin.Context) {
 	v := templates.LaunchView{Name: strings.TrimSpace(c.PostForm("name")), Image: c.PostForm("image"), Flavor: c.PostForm("flavor"),
 		Queue: c.PostForm("queue") == "on", Priority: c.PostForm("priority"), Preemptible: c.PostForm("preemptible") == "on",
-		AutoResume: c.PostForm("auto_resume") == "on"}
+		AutoResume: c.PostForm("auto_resume") == "on", Reservation: strings.TrimSpace(c.PostForm("reservation"))}
 	minutes, err := strconv.ParseInt(strings.TrimSpace(c.DefaultPostForm("idle_minutes", "0")), 10, 64)
 	if err != nil {
 		v.Errors = templates.FormErrors{"idle_timeout": fieldMessage(c.Request.Context(), "must be a whole number of minutes")}
@@ -109,14 +114,13 @@ func (h *Handler) launch(c *gin.Context) {
 		return
 	}
 	v.IdleMinutes = minutes
-	// The booking to use ("reservation", a number; empty: none named). The
-	// launch form has no input for it yet; a form posting it is honoured.
+	// The booking to use (the form's "reservation" select, a booking's
+	// number; empty: none named, the launch still uses the owner's
+	// bookings of its units).
 	var reservation int64
-	if text := strings.TrimSpace(strings.TrimPrefix(c.PostForm("reservation"), "#")); text != "" {
+	if text := strings.TrimPrefix(v.Reservation, "#"); text != "" {
 		if reservation, err = strconv.ParseInt(text, 10, 64); err != nil || reservation <= 0 {
-			// Shown as the form's error: the form has no reservation field
-			// of its own yet.
-			v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Reservation: give the reservation's number.")}
+			v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: give the reservation's number.")}
 			h.renderLaunch(c, http.StatusBadRequest, v)
 			return
 		}
@@ -127,7 +131,7 @@ func (h *Handler) launch(c *gin.Context) {
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve) && ve.Field == "reservation":
-		v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Reservation: %s", ve.Message)} // no field of its own on the form yet
+		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", ve.Message)}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case errors.As(err, &ve):
 		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}

@@ -65,8 +65,8 @@ func (r *Reservation) UnitLabel() string {
 	return m
 }
 
-// maxReservation bounds one booking (a course day, a deadline week).
-const maxReservation = 14 * 24 * time.Hour
+// MaxReservation bounds one booking (a course day, a deadline week).
+const MaxReservation = 14 * 24 * time.Hour
 
 // CreateReservation books r if, at every moment of its window, the
 // reservations of the same units (kind, model, profile) overlapping it plus
@@ -97,8 +97,8 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 		return invalid("ends_at", "give a start and an end after it")
 	case r.EndsAt.Before(now):
 		return invalid("ends_at", "the window is over")
-	case r.EndsAt.Sub(r.StartsAt) > maxReservation:
-		return invalid("ends_at", "a reservation lasts at most %s", maxReservation)
+	case r.EndsAt.Sub(r.StartsAt) > MaxReservation:
+		return invalid("ends_at", "a reservation lasts at most %s", MaxReservation)
 	}
 	r.StartsAt, r.EndsAt = r.StartsAt.UTC(), r.EndsAt.UTC()
 	r.ID, r.CreatedAt, r.ReleasedAt, r.ReleaseReason = 0, now, nil, ""

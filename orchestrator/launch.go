@@ -133,7 +133,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
-	if err := m.store.CreateWorkbench(ctx, wb, need, m.launchCheck(owner, need, models.CheckLaunchQuota(ask, month))); err != nil {
+	if err := m.store.CreateWorkbench(ctx, wb, need, m.launchCheck(owner.ID, need, models.CheckLaunchQuota(ask, month))); err != nil {
 		return nil, m.refusal(ctx, err)
 	}
 	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs, "units", len(wb.Units), "unit_kind", fl.UnitKind)

@@ -100,7 +100,9 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 	ctx = context.WithoutCancel(ctx)
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
-	units, err := m.store.RestartWorkbench(ctx, id, need, runFlavorID, models.CheckLaunchQuota(ask, month))
+	// Others' active bookings hold their units back from a start as from a
+	// launch, checked in the transaction that binds the units.
+	units, err := m.store.RestartWorkbench(ctx, id, need, runFlavorID, m.startCheck(wb.OwnerID, need, models.CheckLaunchQuota(ask, month)))
 	m.forgetRoute(id)
 	if err != nil {
 		if errors.Is(err, models.ErrConflict) {

@@ -197,9 +197,20 @@ func (m *Manager) pinReservation(ctx context.Context, owner *models.User, fl *mo
 
 // launchCheck adds to a launch's quota check, inside its transaction, the
 // bookings of others: a launch that does not queue may take only the free
-// units that active bookings of other users do not hold back (the queue's
-// scheduler applies the same rule to queued launches).
-func (m *Manager) launchCheck(owner *models.User, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
+// units that active bookings of users other than ownerID hold back (the
+// queue's scheduler applies the same rule to queued launches). A start of a
+// stopped workbench (startCheck) is held to the same rule.
+func (m *Manager) launchCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
+	return m.reservedCheck(ownerID, need, quota, "launch with queue to wait for it")
+}
+
+// startCheck is launchCheck for starting a stopped workbench again, which
+// cannot queue: its refusal says when to try again.
+func (m *Manager) startCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
+	return m.reservedCheck(ownerID, need, quota, "start it again when the booking ends (a start does not queue)")
+}
+
+func (m *Manager) reservedCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error, hint string) func(*models.Tx) error {
 	if need.Count == 0 {
 		return quota
 	}
@@ -207,11 +218,18 @@ func (m *Manager) launchCheck(owner *models.User, need models.GPUNeed, quota fun
 		if err := quota(tx); err != nil {
 			return err
 		}
-		free, held, err := tx.ReservedForOthers(need, owner.ID, m.now())
+		free, held, err := tx.ReservedForOthers(need, ownerID, m.now())
 		if err != nil || held == 0 || free-held >= need.Count {
 			return err
 		}
-		return &RefusedError{Code: "no_capacity", Message: fmt.Sprintf("%s needed; %d free (%d reserved for someone else now); launch with queue to wait for it",
-			needText(need), max(free-held, 0), held)}
+		return &RefusedError{Code: "no_capacity", Message: fmt.Sprintf("%s needed; %d free (%d reserved for someone else now); %s",
+			needText(need), max(free-held, 0), held, hint)}
 	}
+}
+
+// ReservationFits reports whether a launch of fl may name booking r: r
+// books fl's kind of unit (model, and profile for MIG) and at least fl's
+// count (pinReservation's rule, for forms that offer bookings).
+func ReservationFits(r *models.Reservation, fl *models.Flavor) bool {
+	return fl.GPUCount > 0 && fl.GPUCount <= r.Units && reservationPool(r) == unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile)
 }

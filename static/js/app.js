@@ -40,9 +40,30 @@ let submitting = false;
 document.addEventListener("submit", (ev) => { if (!ev.defaultPrevented) submitting = true; });
 window.addEventListener("pageshow", () => { submitting = false; });
 
+// The launch form's booking select offers, with JavaScript, only the
+// bookings that fit the chosen flavor (each option's data-flavors, one name
+// a line); a booking that no longer fits goes back to "none". Without it
+// every booking is offered and the server says when one does not fit.
+function fitReservations() {
+  const select = document.querySelector("select[name=reservation]");
+  if (!select) return;
+  const apply = () => {
+    const chosen = document.querySelector("input[name=flavor]:checked");
+    select.querySelectorAll("option[data-flavors]").forEach((opt) => {
+      const fits = !chosen || opt.getAttribute("data-flavors").split("\n").includes(chosen.value);
+      opt.disabled = !fits;
+      opt.hidden = !fits;
+      if (!fits && opt.selected) select.value = "";
+    });
+  };
+  document.querySelectorAll("input[name=flavor]").forEach((r) => r.addEventListener("change", apply));
+  apply();
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   startLiveRegions();
   confirmForms();
+  fitReservations();
 });
 
 // A workbench page with data-events follows the workbench's state over

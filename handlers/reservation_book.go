@@ -1,0 +1,86 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/orchestrator"
+	"workbench/templates"
+	"workbench/templates/i18n"
+)
+
+// reservationBook handles the pool page's booking form (POST /reservations):
+// the same Reserve as POST /api/v1/reservations, for the user. Times are
+// datetime-local values in UTC. A refused booking shows the page again with
+// the reason beside the field (or above the form) and the values kept.
+func (h *Handler) reservationBook(c *gin.Context) {
+	ctx := c.Request.Context()
+	now := h.wbs.Now()
+	f := templates.BookingForm{Pool: c.PostForm("pool"), Units: strings.TrimSpace(c.PostForm("units")),
+		StartsAt: strings.TrimSpace(c.PostForm("starts_at")), EndsAt: strings.TrimSpace(c.PostForm("ends_at")),
+		Note: strings.TrimSpace(c.PostForm("note")), Errors: templates.FormErrors{}}
+	pool := strings.Split(f.Pool, "|")
+	if len(pool) != 3 || pool[1] == "" {
+		f.Errors["pool"] = i18n.T(ctx, "choose what to book")
+	}
+	units, err := strconv.Atoi(f.Units)
+	if err != nil || units < 1 {
+		f.Errors["units"] = i18n.T(ctx, "give a whole number of units, 1 or more")
+	}
+	start, okStart := parseBookingTime(f.StartsAt)
+	if !okStart {
+		f.Errors["starts_at"] = i18n.T(ctx, "give a date and time (UTC)")
+	}
+	end, okEnd := parseBookingTime(f.EndsAt)
+	switch {
+	case !okEnd:
+		f.Errors["ends_at"] = i18n.T(ctx, "give a date and time (UTC)")
+	case okStart && !end.After(start):
+		f.Errors["ends_at"] = i18n.T(ctx, "the end must be after the start")
+	case !end.After(now):
+		f.Errors["ends_at"] = i18n.T(ctx, "the end is in the past: choose a window that is not over")
+	case okStart && end.Sub(start) > models.MaxReservation:
+		f.Errors["ends_at"] = i18n.T(ctx, "a booking lasts at most %d days", int(models.MaxReservation.Hours()/24))
+	}
+	if utf8.RuneCountInString(f.Note) > 200 {
+		f.Errors["note"] = i18n.T(ctx, "a note has at most 200 characters")
+	}
+	if len(f.Errors) > 0 {
+		h.renderGPUPage(c, http.StatusBadRequest, &f)
+		return
+	}
+	u := currentUser(c)
+	r, err := h.wbs.Reserve(ctx, u, orchestrator.ReserveRequest{Kind: pool[0], Model: pool[1], Profile: pool[2], Units: units,
+		Start: start, End: end, Note: f.Note, By: u})
+	var ve *models.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		field := ve.Field
+		if field == "gpu_model" || field == "unit_kind" || field == "mig_profile" {
+			field = "pool"
+		}
+		f.Errors[field] = fieldMessage(ctx, ve.Message)
+		h.renderGPUPage(c, http.StatusBadRequest, &f)
+	case err != nil:
+		e := classify(err)
+		if e.Status >= 500 && e.Status != http.StatusServiceUnavailable {
+			h.fail(c, err)
+			return
+		}
+		// Over the weekly cap, or the window's units already booked: the
+		// reason as the scheduler words it.
+		f.Errors["_"] = i18n.T(ctx, "Not booked: %s", e.Message)
+		h.renderGPUPage(c, e.Status, &f)
+	default:
+		s, en := r.StartsAt, r.EndsAt
+		h.flash(c, i18n.T(ctx, "Booked #%d: %d × %s, %s to %s.", r.ID, r.Units, unitLabel(ctx, r.Kind(), r.GPUModel, r.MIGProfile),
+			templates.WhenIn(ctx, &s), templates.WhenIn(ctx, &en)))
+		seeOther(c, "/gpus#reservations")
+	}
+}
