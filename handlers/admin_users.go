@@ -97,7 +97,7 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 	if disabled {
 		// Disabling ends everything at once: sessions, tokens, open
 		// notebooks (WebSockets included), and running workbenches.
-		if _, err := h.revokeUser(c, u); err != nil {
+		if _, err := h.revokeUser(c, u, "the account was disabled"); err != nil {
 			h.fail(c, err)
 			return
 		}
@@ -131,7 +131,7 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 	}
 	// A reset means the old password may be known to someone else: every
 	// session and API token made with it ends now.
-	if _, err := h.revokeUser(c, u); err != nil {
+	if _, err := h.revokeUser(c, u, "the password was reset"); err != nil {
 		h.fail(c, err)
 		return
 	}

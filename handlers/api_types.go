@@ -344,16 +344,26 @@ type APIRuntimeExtended struct {
 	CanExtend           bool   `json:"can_extend"`
 }
 
-// APIGPUWatch is a request to be told when a GPU model frees.
+// APIGPUWatch is a request to be told when a GPU model frees, or (with
+// flavor) when a flavor can start.
 type APIGPUWatch struct {
-	ID         int64      `json:"id"`
-	GPUModel   string     `json:"gpu_model"`
+	ID       int64  `json:"id"`
+	GPUModel string `json:"gpu_model"`
+	// Flavor and FlavorID name the flavor watched; absent for a watch on
+	// the GPU model.
+	Flavor     string     `json:"flavor,omitempty"`
+	FlavorID   int64      `json:"flavor_id,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	NotifiedAt *time.Time `json:"notified_at"`
 }
 
-func apiGPUWatch(w *models.GPUWatch) APIGPUWatch {
-	return APIGPUWatch{ID: w.ID, GPUModel: w.GPUModel, CreatedAt: w.CreatedAt, NotifiedAt: w.NotifiedAt}
+// apiGPUWatch is w in the API; names maps flavor ids to names.
+func apiGPUWatch(w *models.GPUWatch, names map[int64]string) APIGPUWatch {
+	out := APIGPUWatch{ID: w.ID, GPUModel: w.GPUModel, CreatedAt: w.CreatedAt, NotifiedAt: w.NotifiedAt}
+	if w.FlavorID != nil {
+		out.FlavorID, out.Flavor = *w.FlavorID, names[*w.FlavorID]
+	}
+	return out
 }
 
 // APINotification is one message to a user.

@@ -31,6 +31,7 @@ func init() {
 		i18n.Key("this key is already registered"),
 		i18n.Key("you already have a key with this name"),
 		i18n.Key("must be a whole number of minutes"),
+		i18n.Key("choose an enabled flavor with GPUs"),
 	} {
 		fieldMessages[k] = k
 	}

@@ -12,10 +12,11 @@ import (
 	"workbench/templates/i18n"
 )
 
-// "Notify me when a GPU frees": users watch a GPU model; the portal's
-// GPUWatcher (orchestrator/gpu_watch.go) writes one in-app notification
-// per watch when a GPU of that model is free. Email and webhooks are not
-// sent (the portal has no SMTP or webhook settings yet).
+// "Notify me when a GPU frees": users watch a GPU model (fires when one
+// GPU of it is free) or a flavor (fires when the flavor can start: enough
+// units of its kind free for it); the portal's GPUWatcher
+// (orchestrator/gpu_watch.go) writes one in-app notification per watch,
+// and sends it by email and webhook when the operator configured them.
 
 func (h *Handler) notificationsPage(c *gin.Context) {
 	h.renderNotifications(c, http.StatusOK, templates.NotificationsView{})
@@ -38,11 +39,26 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 		h.fail(c, err)
 		return
 	}
+	flavors, err := h.store.ListFlavors(ctx, false)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	names := map[int64]string{}
+	for _, f := range flavors {
+		names[f.ID] = f.Name
+		if f.Enabled && f.GPUCount > 0 {
+			v.Flavors = append(v.Flavors, templates.WatchFlavor{Name: f.Name, Units: f.GPUCount, GPUModel: f.GPUModel})
+		}
+	}
 	for _, n := range notes {
 		v.Notifications = append(v.Notifications, templates.NotificationRow{Message: n.Message, Link: n.Link, At: templates.When(&n.CreatedAt), Unread: n.ReadAt == nil})
 	}
 	for _, w := range watches {
 		row := templates.GPUWatchRow{ID: w.ID, Model: w.GPUModel, Since: templates.When(&w.CreatedAt)}
+		if w.FlavorID != nil {
+			row.Flavor = names[*w.FlavorID]
+		}
 		if w.NotifiedAt != nil {
 			row.Notified = templates.When(w.NotifiedAt)
 		}
@@ -57,30 +73,55 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 	h.render(c, status, templates.NotificationsPage(h.page(c, i18n.T(c.Request.Context(), "Notifications")), v))
 }
 
+// gpuWatchCreate: the notifications page's forms. gpu_model watches a
+// model; flavor (the other form) watches a flavor.
 func (h *Handler) gpuWatchCreate(c *gin.Context) {
-	model := c.PostForm("gpu_model")
-	if _, err := h.createGPUWatch(c, model); err != nil {
+	model, flavor := c.PostForm("gpu_model"), c.PostForm("flavor")
+	if _, err := h.createGPUWatch(c, model, flavor); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
-			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
+			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Flavor: flavor, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 			return
 		}
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when a %s GPU is free.", model))
+	if flavor != "" {
+		h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when flavor %s can start.", flavor))
+	} else {
+		h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when a %s GPU is free.", model))
+	}
 	seeOther(c, "/notifications")
 }
 
-func (h *Handler) createGPUWatch(c *gin.Context, model string) (*models.GPUWatch, error) {
-	known, err := h.pool.Models(c.Request.Context())
-	if err != nil {
-		return nil, err
+// createGPUWatch watches flavor (by name or id) when it is given, else
+// GPU model model.
+func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.GPUWatch, error) {
+	ctx := c.Request.Context()
+	var known []string
+	var fl *models.Flavor
+	if flavor != "" {
+		var err error
+		fl, err = h.store.FlavorByNameOrID(ctx, flavor)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, &models.ValidationError{Field: "flavor", Message: "choose an enabled flavor with GPUs"}
+		} else if err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if known, err = h.pool.Models(ctx); err != nil {
+			return nil, err
+		}
 	}
 	var w *models.GPUWatch
-	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		var err error
-		w, err = tx.CreateGPUWatch(c.Request.Context(), currentUser(c).ID, model, known)
+		if fl != nil {
+			w, err = tx.CreateFlavorWatch(ctx, currentUser(c).ID, fl)
+		} else {
+			w, err = tx.CreateGPUWatch(ctx, currentUser(c).ID, model, known)
+		}
 		return auditRec("gpu_watch.create", currentUser(c).Username, nil, w), err
 	})
 	return w, err
@@ -122,23 +163,46 @@ func (h *Handler) apiGPUWatches(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, mapList(ws, apiGPUWatch))
-}
-
-// apiGPUWatchCreate: POST /api/v1/gpu-watches {"gpu_model": "NVIDIA H100 80GB HBM3"}.
-func (h *Handler) apiGPUWatchCreate(c *gin.Context) {
-	var body struct {
-		GPUModel string `json:"gpu_model"`
-	}
-	if !h.bindJSON(c, &body) {
-		return
-	}
-	w, err := h.createGPUWatch(c, body.GPUModel)
+	names, err := h.flavorNames(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, APIItem[APIGPUWatch]{Item: apiGPUWatch(w)})
+	c.JSON(http.StatusOK, mapList(ws, func(w *models.GPUWatch) APIGPUWatch { return apiGPUWatch(w, names) }))
+}
+
+// flavorNames maps every flavor's id to its name.
+func (h *Handler) flavorNames(c *gin.Context) (map[int64]string, error) {
+	fls, err := h.store.ListFlavors(c.Request.Context(), false)
+	names := make(map[int64]string, len(fls))
+	for _, f := range fls {
+		names[f.ID] = f.Name
+	}
+	return names, err
+}
+
+// apiGPUWatchCreate: POST /api/v1/gpu-watches {"gpu_model": "NVIDIA H100 80GB HBM3"}
+// (one GPU of the model free) or {"flavor": "8×H100"} (name or id: the
+// flavor can start).
+func (h *Handler) apiGPUWatchCreate(c *gin.Context) {
+	var body struct {
+		GPUModel string `json:"gpu_model"`
+		Flavor   string `json:"flavor"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	w, err := h.createGPUWatch(c, body.GPUModel, body.Flavor)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	names, err := h.flavorNames(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, APIItem[APIGPUWatch]{Item: apiGPUWatch(w, names)})
 }
 
 func (h *Handler) apiGPUWatchDelete(c *gin.Context) {

@@ -42,11 +42,21 @@ type Handler struct {
 	proxyAuth *proxyAuthCache
 	// live is every proxied request in flight, so revocation can end them.
 	live *proxy.Live
+	// closeSSH ends a user's open SSH connections (web/sshgate's
+	// CloseUser); nil when the portal serves no SSH.
+	closeSSH func(userID int64, by, why string) int
 	// oidc is the single sign-on client; nil when SSO is off.
 	oidc    *oidcClient
 	cfg     Config
 	log     *slog.Logger
 	started time.Time
+}
+
+// SetSSHCloser hands the handler the SSH server's way to close a user's
+// open connections, so that disabling a user or resetting their password
+// ends their SSH sessions at once. Called before the handler serves.
+func (h *Handler) SetSSHCloser(closeUser func(userID int64, by, why string) int) {
+	h.closeSSH = closeUser
 }
 
 // New builds the Handler.

@@ -16,9 +16,11 @@ func (h *Handler) Live() *proxy.Live { return h.live }
 
 // revokeUser ends all of a user's access at once: portal sessions (new
 // auth epoch), API tokens, notebook-domain sessions, cached proxy
-// lookups, and their proxied connections in flight, WebSockets included.
-// why is the audit action ("user.reset_password", "user.disable").
-func (h *Handler) revokeUser(c *gin.Context, u *models.User) (models.Revoked, error) {
+// lookups, their proxied connections in flight (WebSockets included) and
+// their open SSH connections. why says what happened ("the account was
+// disabled", "the password was reset"); each closed SSH connection is
+// audited with it (ssh.connection.revoked).
+func (h *Handler) revokeUser(c *gin.Context, u *models.User, why string) (models.Revoked, error) {
 	ctx := c.Request.Context()
 	// The revocation commits with its row; the connections it ends are
 	// closed after it (they are not in the database), so the row counts
@@ -35,7 +37,15 @@ func (h *Handler) revokeUser(c *gin.Context, u *models.User) (models.Revoked, er
 	}
 	h.proxyAuth.forgetUser(u.ID, time.Now())
 	closed := h.live.CloseUser(u.ID)
-	h.log.Info("access revoked", "user", u.Username, "tokens", rev.Tokens, "notebook_sessions", rev.NotebookSessions, "connections", closed)
+	sshClosed := 0
+	if h.closeSSH != nil {
+		by := "system"
+		if me := currentUser(c); me != nil {
+			by = me.Username
+		}
+		sshClosed = h.closeSSH(u.ID, by, why)
+	}
+	h.log.Info("access revoked", "user", u.Username, "tokens", rev.Tokens, "notebook_sessions", rev.NotebookSessions, "connections", closed, "ssh_connections", sshClosed)
 	return rev, nil
 }
 

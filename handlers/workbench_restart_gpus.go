@@ -7,8 +7,10 @@ import (
 )
 
 // workbenchRestartGPUs: a workbench in CPU-only mode goes back to its
-// flavor with GPUs (a running one is stopped and started again; refused,
-// still running, when no GPU is free).
+// flavor with GPUs. A running one is stopped and started again; when no GPU
+// is free, a whole-GPU flavor's workbench is stopped and waits in the queue
+// for them, while a MIG or slice flavor's is refused (no_capacity) and keeps
+// running without GPUs (see Manager.RestartWithGPUs).
 func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 	wb, ok := h.ownedWorkbench(c)
 	if !ok {

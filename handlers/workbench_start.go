@@ -8,7 +8,9 @@ import (
 
 // workbenchStart: start a stopped workbench again (GPUs allocated afresh).
 // mode=cpu (form field, or query parameter for the API) starts it as its
-// flavor's CPU-only twin instead: same image and home, no GPU.
+// flavor's CPU-only twin instead: same image and home, no GPU. A workbench
+// whose last run was CPU-only, started with its GPUs when none are free,
+// waits in the queue for them (state queued) rather than being refused.
 func (h *Handler) workbenchStart(c *gin.Context) {
 	wb, ok := h.ownedWorkbench(c)
 	if !ok {

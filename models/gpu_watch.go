@@ -8,12 +8,16 @@ import (
 	"gorm.io/gorm"
 )
 
-// GPUWatch is a user's "notify me when a GPU of this model frees". It
-// fires once: NotifiedAt is set with the notification it wrote.
+// GPUWatch is a user's "notify me when a GPU of this model frees", or,
+// with FlavorID, "notify me when this flavor can start" (enough units of
+// its kind free for it). It fires once: NotifiedAt is set with the
+// notification it wrote.
 type GPUWatch struct {
-	ID         int64      `gorm:"primaryKey" json:"id"`
-	UserID     int64      `json:"-"`
-	GPUModel   string     `gorm:"column:gpu_model" json:"gpu_model"`
+	ID       int64  `gorm:"primaryKey" json:"id"`
+	UserID   int64  `json:"-"`
+	GPUModel string `gorm:"column:gpu_model" json:"gpu_model"` // a flavor watch: the flavor's model
+	// FlavorID is the flavor watched; nil for a watch on the GPU model.
+	FlavorID   *int64     `gorm:"column:flavor_id" json:"flavor_id,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	NotifiedAt *time.Time `json:"notified_at"`
 }
@@ -55,13 +59,43 @@ func (s *Store) CreateGPUWatch(ctx context.Context, userID int64, model string, 
 			return invalid("gpu_model", "you have %d open watches; delete some first", n)
 		}
 		var same int64
-		if err := tx.Model(&GPUWatch{}).Where("user_id = ? AND gpu_model = ? AND notified_at IS NULL", userID, model).Count(&same).Error; err != nil {
+		if err := tx.Model(&GPUWatch{}).Where("user_id = ? AND gpu_model = ? AND flavor_id IS NULL AND notified_at IS NULL", userID, model).Count(&same).Error; err != nil {
 			return err
 		}
 		if same > 0 {
 			return invalid("gpu_model", "you are already watching %s", model)
 		}
 		w = &GPUWatch{UserID: userID, GPUModel: model, CreatedAt: s.now()}
+		return tx.Create(w).Error
+	})
+	return w, err
+}
+
+// CreateFlavorWatch subscribes userID to the moment flavor fl can start
+// (enough units of its kind free for it). Only an enabled flavor with GPUs
+// can be watched: a CPU flavor never waits for the pool.
+func (s *Store) CreateFlavorWatch(ctx context.Context, userID int64, fl *Flavor) (*GPUWatch, error) {
+	if fl == nil || !fl.Enabled || fl.GPUCount == 0 {
+		return nil, invalid("flavor", "choose an enabled flavor with GPUs")
+	}
+	var w *GPUWatch
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&GPUWatch{}).Where("user_id = ? AND notified_at IS NULL", userID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= maxPendingWatches {
+			return invalid("flavor", "you have %d open watches; delete some first", n)
+		}
+		var same int64
+		if err := tx.Model(&GPUWatch{}).Where("user_id = ? AND flavor_id = ? AND notified_at IS NULL", userID, fl.ID).Count(&same).Error; err != nil {
+			return err
+		}
+		if same > 0 {
+			return invalid("flavor", "you are already watching flavor %s", fl.Name)
+		}
+		id := fl.ID
+		w = &GPUWatch{UserID: userID, GPUModel: fl.GPUModel, FlavorID: &id, CreatedAt: s.now()}
 		return tx.Create(w).Error
 	})
 	return w, err

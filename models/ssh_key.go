@@ -134,6 +134,35 @@ func (s *Store) UserBySSHKey(ctx context.Context, pk ssh.PublicKey) (*User, *SSH
 	return u, &k, nil
 }
 
+// SSHAccessEnded says why an SSH connection made with key keyID by user
+// userID at credentials epoch epoch must end ("" while it may go on): the
+// key was deleted, the account was disabled, or the user's credentials were
+// reset (a password reset or a disable moves AuthEpoch on, as it ends portal
+// sessions).
+func (s *Store) SSHAccessEnded(ctx context.Context, keyID, userID, epoch int64) (string, error) {
+	ok, err := s.SSHKeyExists(ctx, keyID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "its key was deleted", nil
+	}
+	u, err := s.UserByID(ctx, userID)
+	if errors.Is(err, ErrNotFound) {
+		return "the account was removed", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if u.Disabled {
+		return "the account was disabled", nil
+	}
+	if u.AuthEpoch != epoch {
+		return "the account's credentials were reset", nil
+	}
+	return "", nil
+}
+
 // SSHKeyExists reports whether key id is still registered (sessions check
 // it so a deleted key's open sessions can be ended).
 func (s *Store) SSHKeyExists(ctx context.Context, id int64) (bool, error) {

@@ -172,6 +172,19 @@ func freeUnits(tx *gorm.DB, need GPUNeed) (int, error) {
 	return len(rows), err
 }
 
+// LaunchableUnits counts the units of need's kind among its candidates a
+// launch could be given now, by allocate's rules (one slice per GPU): what
+// a "notify me when this flavor can start" watch compares with the
+// flavor's count. A hint read outside any launch's transaction.
+func (s *Store) LaunchableUnits(ctx context.Context, need GPUNeed) (int, error) {
+	b, err := readBindings(s.db.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	rows, err := b.free(need, true)
+	return len(rows), err
+}
+
 // bindings is what is bound and which GPUs are shared, read in the
 // transaction.
 type bindings struct {

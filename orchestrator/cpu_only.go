@@ -53,8 +53,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		return err
 	}
 	if err := m.gpusFree(ctx, fl); err != nil {
-		var refused *RefusedError
-		if !errors.As(err, &refused) || refused.Code != "no_capacity" || !wholeGPU(fl) {
+		if !waitsForGPUs(fl, err) {
 			return err
 		}
 		// None free: stop the CPU-only run and wait in the queue for the
@@ -63,12 +62,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 			if err := m.stop(ctx, id, "", false); err != nil {
 				return err
 			}
-			exp := m.now().Add(m.opt.QueueMaxWait)
-			if err := m.store.RequeueWorkbench(ctx, id, "waiting for GPUs to restart with them", &exp); err != nil {
-				return err
-			}
-			m.events.Publish(Update{ID: id, State: models.StateQueued, At: time.Now().UTC()})
-			return m.Drain(ctx)
+			return m.queueForGPUs(ctx, id, "waiting for GPUs to restart with them")
 		})
 	}
 	return m.detached(ctx, func(ctx context.Context) error {
@@ -83,6 +77,30 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		}
 		return nil
 	})
+}
+
+// waitsForGPUs says whether a CPU-only workbench going back to flavor fl,
+// refused with err, waits in the queue for its GPUs: when err is a
+// no_capacity refusal and fl takes whole GPUs.
+func waitsForGPUs(fl *models.Flavor, err error) bool {
+	var refused *RefusedError
+	return errors.As(err, &refused) && refused.Code == "no_capacity" && wholeGPU(fl)
+}
+
+// queueForGPUs puts stopped workbench id in the queue, in its flavor's own
+// shape (the CPU-only run's shape is dropped), with message as its reason,
+// for the queue's usual maximum wait; the queue starts it with its GPUs,
+// home kept. Not metered while it waits.
+func (m *Manager) queueForGPUs(ctx context.Context, id, message string) error {
+	exp := m.now().Add(m.opt.QueueMaxWait)
+	if err := m.store.RequeueWorkbench(ctx, id, message, &exp); err != nil {
+		if errors.Is(err, models.ErrConflict) {
+			return &ErrState{Message: "the workbench is already being started"}
+		}
+		return err
+	}
+	m.events.Publish(Update{ID: id, State: models.StateQueued, At: time.Now().UTC()})
+	return m.Drain(ctx)
 }
 
 // gpusFree refuses (no_capacity) unless enough GPUs for fl are free now.

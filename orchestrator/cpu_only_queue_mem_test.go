@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -15,30 +16,8 @@ func TestMemRestartWithGPUsWaitsInTheQueue(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	fl, err := r.store.FlavorByNameOrID(ctx, r.flavor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin := &models.Flavor{Name: "cpu twin", CPUMilli: 500, MemoryMiB: 256, ShmMiB: 64, Enabled: true}
-	if err := r.store.CreateFlavor(ctx, twin); err != nil {
-		t.Fatal(err)
-	}
-	fl.CPUTwinID = twin.ID
-	if err := r.store.UpdateFlavor(ctx, fl); err != nil {
-		t.Fatal(err)
-	}
 	bob := r.user(t, "bob")
-	wb := r.waitState(t, r.launch(t, bob, "setup", LaunchRequest{}).ID, models.StateRunning)
-	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.m.StartAs(ctx, wb.ID, bob, true); err != nil {
-		t.Fatalf("start without GPU: %v", err)
-	}
-	if cpu := r.waitState(t, wb.ID, models.StateRunning); !cpu.CPUOnly() || len(cpu.GPUs) != 0 {
-		t.Fatalf("CPU-only run: cpu-only %v, GPUs %v", cpu.CPUOnly(), cpu.GPUs)
-	}
-	r.fill(t, r.alice, LaunchRequest{}) // every GPU is held now
+	wb := cpuOnlyOnFullPool(t, r, bob)
 
 	if err := r.m.RestartWithGPUs(ctx, wb.ID, bob); err != nil {
 		t.Fatalf("restart with GPUs on a full pool: %v, want it to wait in the queue", err)
@@ -58,18 +37,105 @@ func TestMemRestartWithGPUsWaitsInTheQueue(t *testing.T) {
 		t.Fatal("a workbench waiting for GPUs is still metered")
 	}
 
+	startsWithItsGPUWhenOneFrees(t, r, wb.ID)
+}
+
+// cpuOnlyOnFullPool gives the rig's flavor a CPU-only twin, has u's
+// workbench run as the twin, and fills every GPU; it returns the running
+// CPU-only workbench.
+func cpuOnlyOnFullPool(t *testing.T, r *queueRig, u *models.User) *models.Workbench {
+	t.Helper()
+	ctx := context.Background()
+	fl, err := r.store.FlavorByNameOrID(ctx, r.flavor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := &models.Flavor{Name: "cpu twin", CPUMilli: 500, MemoryMiB: 256, ShmMiB: 64, Enabled: true}
+	if err := r.store.CreateFlavor(ctx, twin); err != nil {
+		t.Fatal(err)
+	}
+	fl.CPUTwinID = twin.ID
+	if err := r.store.UpdateFlavor(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	wb := r.waitState(t, r.launch(t, u, "setup", LaunchRequest{}).ID, models.StateRunning)
+	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.StartAs(ctx, wb.ID, u, true); err != nil {
+		t.Fatalf("start without GPU: %v", err)
+	}
+	cpu := r.waitState(t, wb.ID, models.StateRunning)
+	if !cpu.CPUOnly() || len(cpu.GPUs) != 0 {
+		t.Fatalf("CPU-only run: cpu-only %v, GPUs %v", cpu.CPUOnly(), cpu.GPUs)
+	}
+	r.fill(t, r.alice, LaunchRequest{}) // every GPU is held now
+	return cpu
+}
+
+// startsWithItsGPUWhenOneFrees frees a GPU (the rig's own workbench stops)
+// and sees queued workbench id start in its flavor's own shape, metered
+// with its GPU.
+func startsWithItsGPUWhenOneFrees(t *testing.T, r *queueRig, id string) {
+	t.Helper()
+	ctx := context.Background()
 	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil { // a GPU frees
 		t.Fatal(err)
 	}
-	gpu := r.waitState(t, wb.ID, models.StateRunning)
+	gpu := r.waitState(t, id, models.StateRunning)
 	if gpu.CPUOnly() || len(gpu.GPUs) != 1 {
 		t.Fatalf("after the wait: cpu-only %v, GPUs %v, want the flavor's own shape with 1 GPU", gpu.CPUOnly(), gpu.GPUs)
 	}
-	iv, err := r.store.OpenIntervalOf(ctx, wb.ID)
+	iv, err := r.store.OpenIntervalOf(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if iv.GPUCount != 1 {
 		t.Fatalf("the run is metered with %d GPUs, want 1", iv.GPUCount)
 	}
+}
+
+// In memory: a STOPPED workbench that last ran CPU-only, started with its
+// GPUs ("Start with GPUs") on a full pool, waits in the queue instead of
+// being refused, and starts with its GPU when one frees; a stopped GPU
+// workbench that did not run CPU-only is still refused (no_capacity).
+func TestMemStartWithGPUsAfterCPUOnlyWaitsInTheQueue(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	bob := r.user(t, "bob")
+	wb := cpuOnlyOnFullPool(t, r, bob)
+	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if stopped := r.waitState(t, wb.ID, models.StateStopped); !stopped.CPUOnly() {
+		t.Fatal("the stopped workbench no longer says it last ran CPU-only")
+	}
+
+	// A stopped GPU workbench that ran with its GPUs: refused as before.
+	other := r.waitState(t, r.launch(t, bob, "other", LaunchRequest{Queue: true}).ID, models.StateQueued)
+	if err := r.m.Stop(ctx, other.ID, ""); err != nil { // leaves the queue
+		t.Fatal(err)
+	}
+	r.waitState(t, other.ID, models.StateStopped)
+	var refused *RefusedError
+	if err := r.m.StartAs(ctx, other.ID, bob, false); !errors.As(err, &refused) || refused.Code != "no_capacity" {
+		t.Fatalf("start of a stopped GPU workbench on a full pool: %v, want no_capacity", err)
+	}
+
+	if err := r.m.StartAs(ctx, wb.ID, bob, false); err != nil {
+		t.Fatalf("start with GPUs on a full pool after a CPU-only run: %v, want it to wait in the queue", err)
+	}
+	queued := r.waitState(t, wb.ID, models.StateQueued)
+	if queued.CPUOnly() || queued.Reason != "waiting for GPUs to start with them" {
+		t.Fatalf("queued: cpu-only %v, reason %q", queued.CPUOnly(), queued.Reason)
+	}
+	waitFor(t, func() bool {
+		queued, _ = r.store.WorkbenchByID(ctx, wb.ID)
+		return queued.QueuePosition == 1
+	})
+	if _, err := r.store.OpenIntervalOf(ctx, wb.ID); err == nil {
+		t.Fatal("a workbench waiting for GPUs is metered")
+	}
+	startsWithItsGPUWhenOneFrees(t, r, wb.ID)
 }

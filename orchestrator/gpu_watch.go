@@ -5,15 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
 	"workbench/models"
+	"workbench/orchestrator/scheduler"
 )
 
 // GPUWatcher fires users' "notify me when a GPU frees" watches: when a GPU
 // of a watched model is free, each pending watch on it gets one in-app
-// notification (models.FireGPUWatch makes it exactly once).
+// notification (models.FireGPUWatch makes it exactly once). A watch on a
+// flavor fires only when the flavor can start: enough units of its kind
+// (whole GPUs of its model, MIG instances of its profile, slices of shared
+// GPUs) are free for it, beyond what queued launches wait for.
 type GPUWatcher struct {
 	store  *models.Store
 	pool   *Pool
@@ -43,16 +48,70 @@ func NewGPUWatcher(store *models.Store, pool *Pool, events *Broker, every time.D
 	return &GPUWatcher{store: store, pool: pool, events: events, every: every, log: log.With("component", "gpu-watch")}
 }
 
-// Check fires the pending watches whose model has a free GPU now and
-// returns how many it fired.
+// Check fires the pending watches whose model has a free GPU now, or whose
+// flavor can start now, and returns how many it fired.
 func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 	pending, err := w.store.PendingGPUWatches(ctx)
 	if err != nil || len(pending) == 0 {
 		return 0, err
 	}
-	gpus, err := w.pool.List(ctx)
+	// Units the queue is about to hand to waiting launches are not free
+	// for a watcher: telling them to launch would only put them in the
+	// queue.
+	queued, err := w.queuedDemand(ctx)
 	if err != nil {
 		return 0, err
+	}
+	var free map[string]int // whole GPUs free per model, read when needed
+	flavorFree := map[int64]*flavorRoom{}
+	fired := 0
+	for _, wt := range pending {
+		var msg, link string
+		if wt.FlavorID != nil {
+			room, ok := flavorFree[*wt.FlavorID]
+			if !ok {
+				if room, err = w.flavorRoom(ctx, *wt.FlavorID, queued); err != nil {
+					return fired, err
+				}
+				flavorFree[*wt.FlavorID] = room
+			}
+			if room == nil || room.free < room.fl.GPUCount {
+				continue
+			}
+			msg = fmt.Sprintf("Flavor %s can start now: %d × %s free, it needs %d. Launch a workbench before someone else takes them.",
+				room.fl.Name, room.free, unitPool(room.need.Kind, room.need.Model, room.need.Profile).Label(), room.fl.GPUCount)
+			link = "/workbenches/new?flavor=" + url.QueryEscape(room.fl.Name)
+		} else {
+			if free == nil {
+				if free, err = w.freeGPUs(ctx, queued); err != nil {
+					return fired, err
+				}
+			}
+			n := free[wt.GPUModel]
+			if n <= 0 {
+				continue
+			}
+			msg = fmt.Sprintf("A %s GPU is free now (%d free). Launch a workbench before someone else takes it.", wt.GPUModel, n)
+			link = "/workbenches/new"
+		}
+		ok, err := w.store.FireGPUWatch(ctx, wt.ID, msg, link)
+		if err != nil {
+			return fired, err
+		}
+		if ok {
+			fired++
+			w.send(ctx, wt, msg, link)
+		}
+	}
+	return fired, nil
+}
+
+// freeGPUs counts the whole GPUs free per model, less those queued
+// launches wait for.
+func (w *GPUWatcher) freeGPUs(ctx context.Context, queued map[scheduler.Pool]int) (map[string]int, error) {
+	gpus, err := w.pool.List(ctx)
+	if err != nil {
+		return nil, err
 	}
 	free := map[string]int{}
 	for _, g := range gpus {
@@ -60,28 +119,41 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			free[g.Model]++
 		}
 	}
-	// A GPU the queue is about to hand to a waiting launch is not free for
-	// a watcher: telling them to launch would only put them in the queue.
-	if err := w.subtractQueued(ctx, free); err != nil {
-		return 0, err
+	for model := range free {
+		free[model] -= queued[scheduler.PoolGPU(model)]
 	}
-	fired := 0
-	for _, wt := range pending {
-		n := free[wt.GPUModel]
-		if n == 0 {
-			continue
-		}
-		msg := fmt.Sprintf("A %s GPU is free now (%d free). Launch a workbench before someone else takes it.", wt.GPUModel, n)
-		ok, err := w.store.FireGPUWatch(ctx, wt.ID, msg, "/workbenches/new")
-		if err != nil {
-			return fired, err
-		}
-		if ok {
-			fired++
-			w.send(ctx, wt, msg, "/workbenches/new")
-		}
+	return free, nil
+}
+
+// flavorRoom is what a flavor watch compares: the units of the flavor's
+// kind a launch could be given now, less those queued launches wait for.
+type flavorRoom struct {
+	fl   *models.Flavor
+	need models.GPUNeed
+	free int
+}
+
+// flavorRoom reads the room for flavor id; nil when the flavor cannot be
+// launched (disabled, or without GPUs), so its watches wait.
+func (w *GPUWatcher) flavorRoom(ctx context.Context, id int64, queued map[scheduler.Pool]int) (*flavorRoom, error) {
+	fl, err := w.store.FlavorByID(ctx, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
-	return fired, nil
+	if !fl.Enabled || fl.GPUCount == 0 {
+		return nil, nil
+	}
+	need, err := w.pool.Need(ctx, fl)
+	if err != nil {
+		return nil, err
+	}
+	n, err := w.store.LaunchableUnits(ctx, need)
+	if err != nil {
+		return nil, err
+	}
+	return &flavorRoom{fl: fl, need: need, free: n - queued[unitPool(need.Kind, need.Model, need.Profile)]}, nil
 }
 
 // send delivers a watch that just fired through the configured channels.
@@ -98,6 +170,11 @@ func (w *GPUWatcher) send(ctx context.Context, wt models.GPUWatch, msg, link str
 	}
 	n := Notice{Event: "gpu_free", WatchID: wt.ID, User: u.Username, Email: u.Email, GPUModel: wt.GPUModel,
 		Message: msg, Link: w.publicURL + link, At: time.Now().UTC()}
+	if wt.FlavorID != nil {
+		if fl, err := w.store.FlavorByID(ctx, *wt.FlavorID); err == nil {
+			n.Flavor = fl.Name
+		}
+	}
 	for _, s := range w.senders {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := s.Send(sctx, n)
@@ -134,22 +211,28 @@ func (w *GPUWatcher) Run(ctx context.Context) {
 	}
 }
 
-// subtractQueued takes the GPUs that queued workbenches wait for off free.
-func (w *GPUWatcher) subtractQueued(ctx context.Context, free map[string]int) error {
+// queuedDemand counts the units queued workbenches wait for, per pool of
+// units (whole GPUs of a model, MIG instances of a profile, slices).
+func (w *GPUWatcher) queuedDemand(ctx context.Context) (map[scheduler.Pool]int, error) {
 	queued, err := w.store.ListWorkbenches(ctx, 0, models.StateQueued)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	out := map[scheduler.Pool]int{}
 	for _, wb := range queued {
 		fl, err := w.store.FlavorByID(ctx, wb.FlavorID)
 		if errors.Is(err, models.ErrNotFound) {
 			continue
 		} else if err != nil {
-			return err
+			return nil, err
 		}
-		if fl.GPUCount > 0 && wholeGPU(fl) {
-			free[fl.GPUModel] -= fl.GPUCount
+		if fl.GPUCount > 0 {
+			kind := fl.UnitKind
+			if kind == "" {
+				kind = models.UnitGPU
+			}
+			out[unitPool(kind, fl.GPUModel, fl.MIGProfile)] += fl.GPUCount
 		}
 	}
-	return nil
+	return out, nil
 }

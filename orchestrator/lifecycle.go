@@ -48,7 +48,10 @@ func (m *Manager) Start(ctx context.Context, id string, owner *models.User) erro
 
 // StartAs is Start in the flavor's shape, or, with cpuOnly, in the shape of
 // the flavor's CPU-only twin (same image, same home, no GPU; metered and
-// priced as the twin) for setup and data work without holding a GPU.
+// priced as the twin) for setup and data work without holding a GPU. A
+// workbench whose last run was CPU-only, started with its GPUs when none
+// are free, waits in the queue for them (whole-GPU flavors; see
+// RestartWithGPUs) instead of being refused.
 func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cpuOnly bool) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
@@ -99,17 +102,25 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 	// cancellation no longer applies. Until here it only stopped checks.
 	ctx = context.WithoutCancel(ctx)
 	m.accepting.RLock()
-	defer m.accepting.RUnlock()
 	// Others' active bookings hold their units back from a start as from a
 	// launch, checked in the transaction that binds the units.
 	units, err := m.store.RestartWorkbench(ctx, id, need, runFlavorID, m.startCheck(wb.OwnerID, need, models.CheckLaunchQuota(ask, month)))
 	m.forgetRoute(id)
 	if err != nil {
+		m.accepting.RUnlock()
 		if errors.Is(err, models.ErrConflict) {
 			return &ErrState{Message: "the workbench is already being started; its page shows the progress"}
 		}
-		return m.refusal(ctx, err)
+		refused := m.refusal(ctx, err)
+		// A workbench that last ran CPU-only and is started with its GPUs
+		// ("Start with GPUs") waits in the queue for them when none are
+		// free, as "Restart with GPUs" does for a running one.
+		if !cpuOnly && wb.CPUOnly() && waitsForGPUs(fl, refused) {
+			return m.queueForGPUs(ctx, id, "waiting for GPUs to start with them")
+		}
+		return refused
 	}
+	defer m.accepting.RUnlock()
 	m.events.Publish(Update{ID: id, State: models.StateRequested, At: time.Now().UTC()})
 	m.inBackground(id, func(ctx context.Context) error {
 		return m.restart(ctx, wb, owner.Username, img, fl, units)

@@ -24,6 +24,7 @@ type Notice struct {
 	User     string    `json:"user"`
 	Email    string    `json:"-"`
 	GPUModel string    `json:"gpu_model"`
+	Flavor   string    `json:"flavor,omitempty"` // a flavor watch: the flavor that can start
 	Message  string    `json:"message"`
 	Link     string    `json:"link"` // absolute when the portal's public URL is set
 	At       time.Time `json:"at"`
@@ -65,6 +66,10 @@ func (s *SMTPSender) Send(ctx context.Context, n Notice) error {
 		auth = smtp.PlainAuth("", s.Username, s.Password, host)
 	}
 	subject := "Workbench: a " + n.GPUModel + " GPU is free"
+	if n.Flavor != "" {
+		subject = "Workbench: flavor " + n.Flavor + " can start"
+	}
+	subject = strings.NewReplacer("\r", " ", "\n", " ").Replace(subject) // one header line
 	var msg bytes.Buffer
 	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n",
 		s.From, n.Email, subject, n.At.Format(time.RFC1123Z))

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/coder/websocket"
 
 	"workbench/internal/testsupport/testimages"
 	"workbench/models"
@@ -19,7 +21,9 @@ import (
 // TensorBoard on 6006) through /wb/{id}/port/6006/ on the real engine:
 // the owner reaches it with the path prefix removed and without the
 // portal's cookie or Jupyter's token; other users, undeclared ports and
-// cross-origin writes are refused; the workbench page has the button.
+// cross-origin writes are refused; a WebSocket (what Gradio and Streamlit
+// run on) works for the owner only and same-origin only; the workbench
+// page has the button.
 func TestExtraPortThroughProxy(t *testing.T) {
 	p, _ := enginePortal(t, func(c *web.Config) { c.SSHAddr = "127.0.0.1:2222" })
 	ctx := context.Background()
@@ -86,6 +90,8 @@ func TestExtraPortThroughProxy(t *testing.T) {
 		t.Fatalf("no session: %d %s", res.StatusCode, body)
 	}
 
+	checkExtraPortWebSocket(t, p, ac, bc, id)
+
 	// The workbench page lists the port as a button.
 	res, page := p.get(ac, "/workbenches/"+id)
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
@@ -111,5 +117,61 @@ func TestExtraPortThroughProxy(t *testing.T) {
 	} else {
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
+	}
+}
+
+// checkExtraPortWebSocket opens the fake app's WebSocket on port 6006
+// through the proxy: the owner's same-origin one echoes (and the app sees
+// neither the portal's cookie nor a token); another user's, a cross-origin
+// one and one without a session are refused before reaching the app.
+func checkExtraPortWebSocket(t *testing.T, p *testPortal, owner, other *http.Client, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	u := "ws" + strings.TrimPrefix(p.ts.URL, "http") + "/wb/" + id + "/port/6006/ws"
+	dial := func(c *http.Client, origin string) (*websocket.Conn, *http.Response, error) {
+		return websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: c, HTTPHeader: http.Header{"Origin": {origin}}})
+	}
+	ws, _, err := dial(owner, p.ts.URL)
+	if err != nil {
+		t.Fatalf("owner's WebSocket on port 6006: %v", err)
+	}
+	defer ws.CloseNow()
+	_, hello, err := ws.Read(ctx)
+	var got map[string]any
+	if err != nil || json.Unmarshal(hello, &got) != nil || got["app"] != "extra-port-ws" || got["path"] != "/ws" {
+		t.Fatalf("the app's first WebSocket message: %q %v", hello, err)
+	}
+	if got["authorization"] != "" || strings.Contains(got["cookie"].(string), "workbench_session") {
+		t.Fatalf("credentials leaked to the app's WebSocket: authorization %q cookie %q", got["authorization"], got["cookie"])
+	}
+	for _, m := range []string{"hello", "second message"} {
+		if err := ws.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+		if _, echo, err := ws.Read(ctx); err != nil || string(echo) != m {
+			t.Fatalf("echo through the extra port's proxy: %q %v", echo, err)
+		}
+	}
+	ws.Close(websocket.StatusNormalClosure, "")
+
+	for _, tc := range []struct {
+		what   string
+		c      *http.Client
+		origin string
+		want   int
+	}{
+		{"another user", other, p.ts.URL, http.StatusNotFound},
+		{"cross-origin (the owner's cookie, another site's page)", owner, "https://evil.example", http.StatusForbidden},
+		{"no session", p.client(), p.ts.URL, 0},
+	} {
+		ws, res, err := dial(tc.c, tc.origin)
+		if err == nil {
+			ws.CloseNow()
+			t.Fatalf("%s: the WebSocket opened", tc.what)
+		}
+		if res == nil || (tc.want != 0 && res.StatusCode != tc.want) || res.StatusCode == http.StatusSwitchingProtocols {
+			t.Fatalf("%s: %v %v; want %d", tc.what, res, err, tc.want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -202,5 +203,27 @@ func TestGPUWatchNotifiesByEmailAndWebhook(t *testing.T) {
 	}
 	if !users["alice"] || !users["bob"] {
 		t.Errorf("webhook users %v, want alice and bob", users)
+	}
+	mu.Unlock()
+
+	// A flavor watch's mail names the flavor in its subject and links to the
+	// launch form with it chosen; its webhook JSON carries the flavor.
+	duo := "2x " + models.ShortGPUName(model)
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": duo})); code != 201 {
+		t.Fatalf("flavor watch: %d %v", code, body)
+	}
+	if err := p.srv.Store.SetGPUDrained(ctx, uuids[1], false, "admin", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.srv.GPUWatch.Check(ctx); err != nil || n != 1 {
+		t.Fatalf("two free GPUs fired %d (%v) watches, want the flavor's", n, err)
+	}
+	link := "https://portal.example.org/workbenches/new?flavor=" + url.QueryEscape(duo)
+	if mails = sink.messages(); len(mails) != 2 || !strings.Contains(mails[1].Data, "Subject: Workbench: flavor "+duo+" can start") || !strings.Contains(mails[1].Data, link) {
+		t.Fatalf("flavor watch mail: %+v", mails)
+	}
+	mu.Lock()
+	if len(hooks) != 3 || hooks[2].body["flavor"] != duo || hooks[2].body["link"] != link {
+		t.Errorf("flavor watch webhook: %+v", hooks)
 	}
 }

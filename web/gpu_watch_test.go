@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,108 @@ func TestGPUWatcherChecksWhenAWorkbenchStops(t *testing.T) {
 			t.Fatal("no notification after a workbench stopped")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestNotifyWhenFlavorCanStart: a watch on the 2-GPU flavor (API and the
+// notifications page's form) fires only once two GPUs of its model are
+// free, once, linking to the launch form with the flavor chosen; a flavor
+// without GPUs cannot be watched; the page lists the watch with its flavor.
+func TestNotifyWhenFlavorCanStart(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	alice := tokenFor(t, p, "alice", "user")
+	_, body := p.api("GET", "/api/v1/gpus", alice, "")
+	var uuids []string
+	var model string
+	for _, g := range body["items"].([]any) {
+		gm := g.(map[string]any)
+		uuids = append(uuids, gm["uuid"].(string))
+		model = gm["model"].(string)
+	}
+	drain := func(drained bool, list ...string) {
+		for _, u := range list {
+			if err := p.srv.Store.SetGPUDrained(ctx, u, drained, "admin", "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func() int {
+		n, err := p.srv.GPUWatch.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	drain(true, uuids...)
+	duo := "2x " + models.ShortGPUName(model)
+
+	for _, bad := range []string{"CPU small", "no such flavor"} {
+		if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": bad})); code != 400 || errCode(body) != "invalid_flavor" {
+			t.Fatalf("watch on %q: %d %v", bad, code, body)
+		}
+	}
+	code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": duo}))
+	item, _ := body["item"].(map[string]any)
+	if code != 201 || item["flavor"] != duo || item["flavor_id"] == nil || item["gpu_model"] != model {
+		t.Fatalf("flavor watch: %d %v", code, body)
+	}
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": duo})); code != 400 || errCode(body) != "invalid_flavor" {
+		t.Fatalf("second watch on the same flavor: %d %v", code, body)
+	}
+
+	drain(false, uuids[2])
+	if n := check(); n != 0 {
+		t.Fatalf("one free GPU fired %d watches of a 2-GPU flavor", n)
+	}
+	drain(false, uuids[6])
+	if n := check(); n != 1 {
+		t.Fatalf("two free GPUs fired %d watches; want 1", n)
+	}
+	if n := check(); n != 0 {
+		t.Fatalf("the flavor watch fired again: %d", n)
+	}
+	_, body = p.api("GET", "/api/v1/notifications", alice, "")
+	items := body["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("notifications: %v", body)
+	}
+	note := items[0].(map[string]any)
+	if !strings.Contains(note["message"].(string), "Flavor "+duo+" can start now") || note["link"] != "/workbenches/new?flavor="+url.QueryEscape(duo) {
+		t.Fatalf("notification: %v", note)
+	}
+
+	// The page: a form per kind of watch, the flavor in the list, errors
+	// shown on the form.
+	drain(true, uuids...)
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	res, page := p.postFormBody(c, "/notifications/watches", url.Values{"flavor": {"CPU small"}})
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
+	if res.StatusCode != 400 || !strings.Contains(doc.Find(`[data-testid="flavor-watch-form"]`).Text(), "choose an enabled flavor with GPUs") {
+		t.Fatalf("page watch on a CPU flavor: %d", res.StatusCode)
+	}
+	quad := "4x " + models.ShortGPUName(model)
+	if res, page := p.postFormBody(c, "/notifications/watches", url.Values{"flavor": {quad}}); res.StatusCode != 303 {
+		t.Fatalf("flavor watch from the page: %d %s", res.StatusCode, page)
+	}
+	_, page = p.get(c, "/notifications")
+	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(page))
+	var flavors []string
+	doc.Find(`[data-testid="gpu-watch-flavor"]`).Each(func(_ int, s *goquery.Selection) { flavors = append(flavors, strings.TrimSpace(s.Text())) })
+	if len(flavors) != 2 || flavors[0] != quad || flavors[1] != duo {
+		t.Fatalf("watches listed with flavors %q", flavors)
+	}
+	if doc.Find(`[data-testid="flavor-watch-flavor"] option[value="CPU small"]`).Length() != 0 ||
+		doc.Find(`[data-testid="flavor-watch-flavor"] option[value="`+duo+`"]`).Length() != 1 {
+		t.Fatal("the flavor form offers CPU flavors, or lacks the GPU ones")
+	}
+	drain(false, uuids[:3]...)
+	if n := check(); n != 0 {
+		t.Fatalf("three free GPUs fired %d watches of a 4-GPU flavor", n)
+	}
+	drain(false, uuids[3])
+	if n := check(); n != 1 {
+		t.Fatalf("four free GPUs fired %d watches; want 1", n)
 	}
 }

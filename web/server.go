@@ -128,6 +128,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		s.GPUWatch.SendVia(cfg.PublicURL, &orchestrator.WebhookSender{URL: cfg.NotifyWebhook, Secret: cfg.NotifyWebhookSecret})
 	}
 	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
+	h.SetSSHCloser(s.ssh.CloseUser)
 	return s, nil
 }
 

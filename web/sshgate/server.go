@@ -25,7 +25,11 @@ import (
 type Options struct {
 	DataDir string // where the host key lives
 	// KeyCheckEvery is how often an open connection checks that its key is
-	// still registered (deleting a key ends its sessions); default 10 s.
+	// still registered and its user still enabled with the credentials they
+	// connected with (deleting a key, disabling the account or resetting its
+	// password ends its sessions); default 10 s. Revocations made on the
+	// portal close them at once through CloseUser; this check catches the
+	// rest (another portal process, the command line).
 	KeyCheckEvery time.Duration
 }
 
@@ -54,6 +58,7 @@ const (
 	extUserID    = "wb-user-id"
 	extKeyID     = "wb-key-id"
 	extWorkbench = "wb-id"
+	extEpoch     = "wb-auth-epoch"
 )
 
 func (s *Server) config(ctx context.Context) (*ssh.ServerConfig, error) {
@@ -93,6 +98,7 @@ func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ss
 	}
 	return &ssh.Permissions{Extensions: map[string]string{
 		extUserID: strconv.FormatInt(u.ID, 10), extKeyID: strconv.FormatInt(k.ID, 10), extWorkbench: wb.ID,
+		extEpoch: strconv.FormatInt(u.AuthEpoch, 10),
 	}}, nil
 }
 
@@ -165,11 +171,12 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerCon
 	wbID := conn.Permissions.Extensions[extWorkbench]
 	userID, _ := strconv.ParseInt(conn.Permissions.Extensions[extUserID], 10, 64)
 	keyID, _ := strconv.ParseInt(conn.Permissions.Extensions[extKeyID], 10, 64)
+	epoch, _ := strconv.ParseInt(conn.Permissions.Extensions[extEpoch], 10, 64)
 	s.track(wbID, conn, true)
 	defer s.track(wbID, conn, false)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go s.watchKey(cctx, conn, keyID)
+	go s.watchAccess(cctx, conn, keyID, userID, epoch)
 	go ssh.DiscardRequests(reqs) // no global requests (remote forwarding) are served
 	c := &connection{s: s, conn: conn, wbID: wbID, userID: userID, keyID: keyID}
 	for nch := range chans {
@@ -184,8 +191,10 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerCon
 	}
 }
 
-// watchKey ends the connection once its key has been deleted.
-func (s *Server) watchKey(ctx context.Context, conn *ssh.ServerConn, keyID int64) {
+// watchAccess ends the connection once its key has been deleted, its user
+// disabled or their credentials reset (the user's auth epoch moved on since
+// the connection was made), and audits why.
+func (s *Server) watchAccess(ctx context.Context, conn *ssh.ServerConn, keyID, userID, epoch int64) {
 	t := time.NewTicker(s.keyCheckEvery())
 	defer t.Stop()
 	for {
@@ -193,13 +202,51 @@ func (s *Server) watchKey(ctx context.Context, conn *ssh.ServerConn, keyID int64
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if ok, err := s.store.SSHKeyExists(ctx, keyID); err == nil && !ok {
-				s.log.Info("ssh connection closed: its key was deleted", "key_id", keyID)
-				conn.Close()
-				return
+			why, err := s.store.SSHAccessEnded(ctx, keyID, userID, epoch)
+			if err != nil || why == "" {
+				continue
+			}
+			s.revoke(ctx, conn, "system", why)
+			return
+		}
+	}
+}
+
+// revoke closes conn because its access ended, with an audit row
+// (ssh.connection.revoked) naming the workbench, the key and why; by is who
+// ended the access ("system" when a connection found out by itself).
+func (s *Server) revoke(ctx context.Context, conn *ssh.ServerConn, by, why string) {
+	ext := conn.Permissions.Extensions
+	keyID, _ := strconv.ParseInt(ext[extKeyID], 10, 64)
+	userID, _ := strconv.ParseInt(ext[extUserID], 10, 64)
+	s.log.Info("ssh connection closed", "workbench", ext[extWorkbench], "user_id", userID, "key_id", keyID, "why", why)
+	if err := s.store.Audit(context.WithoutCancel(ctx), by, "ssh.connection.revoked", ext[extWorkbench],
+		nil, map[string]any{"user_id": userID, "key_id": keyID, "why": why, "remote": conn.RemoteAddr().String()}); err != nil {
+		s.log.Error("audit write failed", "action", "ssh.connection.revoked", "err", err)
+	}
+	conn.Close()
+}
+
+// CloseUser closes every open connection of user userID at once (their
+// account was disabled or their password reset: the portal calls it right
+// after the revocation commits), auditing each with by and why, and
+// returns how many it closed.
+func (s *Server) CloseUser(userID int64, by, why string) int {
+	want := strconv.FormatInt(userID, 10)
+	s.mu.Lock()
+	var list []*ssh.ServerConn
+	for _, set := range s.conns {
+		for c := range set {
+			if c.Permissions.Extensions[extUserID] == want {
+				list = append(list, c)
 			}
 		}
 	}
+	s.mu.Unlock()
+	for _, c := range list {
+		s.revoke(context.Background(), c, by, why)
+	}
+	return len(list)
 }
 
 func (s *Server) track(wbID string, conn *ssh.ServerConn, add bool) {
