@@ -294,6 +294,7 @@ var sudoForms = []string{
 	"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/admin/users/1/home/reset", "/admin/users/1/login-lock/clear",
 	"/admin/gpus/GPU-1/share", "/admin/images/1/test", "/admin/images/1/pull", "/admin/images/1/promote", "/admin/images/load",
 	"/admin/queue/x/cancel", "/admin/queue/x/boost", "/admin/queue/x/move", "/admin/priority-classes", "/admin/priority-defaults",
+	"/admin/reservations/settings", "/admin/reservations/caps",
 	"/admin/billing/credit", "/admin/billing/reverse", "/admin/billing/electricity-price", "/admin/egress", "/admin/registries",
 	"/settings/tokens", "/workbenches/x/tokens",
 }
