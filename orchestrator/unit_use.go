@@ -56,7 +56,7 @@ const (
 const unitFields = gpu.FieldUtil | gpu.FieldMemUtil | gpu.FieldMemory
 
 // allFields is every reading of a Sample.
-const allFields = gpu.FieldProcessUtil<<1 - 1
+const allFields = gpu.FieldAll
 
 // unitUses lists g's MIG instances with their readings, or the holders of
 // its slices with their processes' figures.

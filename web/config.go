@@ -30,6 +30,11 @@ type Config struct {
 	LogFormat     string
 	LogLevel      string
 	SampleEvery   time.Duration
+	// SampleMaxAge is how old the latest GPU reading may be and still be
+	// shown as current (0: two sampling intervals); older, a GPU reads as
+	// "could not read". Tests that sample by hand (SampleGPUs, no sampler
+	// loop) set it long.
+	SampleMaxAge  time.Duration
 	SessionIdle   time.Duration
 	TrustedProxy  string
 	SessionMaxAge time.Duration

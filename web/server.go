@@ -82,6 +82,9 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	}
 	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
 	s.sampler.SetIdleThreshold(uint32(cfg.GPUIdlePercent))
+	if cfg.SampleMaxAge > 0 {
+		s.sampler.SetMaxAge(cfg.SampleMaxAge)
+	}
 	s.sstore = store.SessionStore()
 	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
