@@ -273,6 +273,8 @@ func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gp
 		m.log.Info("quota: stopping at the limit", "id", wb.ID, "user", uid, "reason", reason)
 		if err := m.Stop(ctx, wb.ID, "stopped: "+reason+" (your files are kept)"); err != nil {
 			m.log.Warn("quota stop", "id", wb.ID, "err", err)
+			continue
 		}
+		m.metrics.culled(CullBudget)
 	}
 }
