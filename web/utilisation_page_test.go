@@ -131,3 +131,46 @@ func TestUtilisationDashboard(t *testing.T) {
 		t.Errorf("unread note %q", txt(`[data-testid=held-unread]`))
 	}
 }
+
+// A shared slice's holder sees it in /usage "held vs used": two slices of
+// a GPU shared in four are half a GPU-hour an hour, and the unit-hours are
+// said apart from the GPU-hours. The admin dashboard counts the shared
+// GPU's held half as allocated, the other half as nobody's.
+func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	s := p.srv.Store
+	admin, _ := mpAdmin(t, p)
+	wb := energyFixture(t, p, 0)
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	var rows []models.GPUMinute
+	var units []models.GPUUnitMinute
+	for i := 0; i < 60; i++ {
+		at := day.Add(time.Duration(i) * time.Minute).Unix()
+		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-S", Minute: at, Samples: 4, UnreadSamples: 4, GPUModel: "NVIDIA H100 80GB HBM3"})
+		units = append(units, models.GPUUnitMinute{UnitUUID: "GPU-S", WorkbenchID: wb.ID, Minute: at, GPUUUID: "GPU-S", Kind: models.UnitSlice,
+			GPUModel: "NVIDIA H100 80GB HBM3", Samples: 4, UtilSamples: 4, UtilSum: 160, MemSamples: 4, Units: 2, GPUUnits: 4})
+	}
+	if err := s.SaveGPURollup(ctx, rows, units); err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	_, body := p.get(c, "/usage")
+	doc := mpDoc(t, body)
+	txt := func(sel string) string { return strings.TrimSpace(doc.Find(sel).First().Text()) }
+	if txt(`[data-testid=held-hours]`) != "0.5" || txt(`[data-testid=used-hours]`) != "0.2" || txt(`[data-testid=used-percent]`) != "40%" {
+		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
+	}
+	if u := txt(`[data-testid=held-units]`); !strings.Contains(u, "0.5 of these GPU-hours") || !strings.Contains(u, "1.0 unit-hours") {
+		t.Errorf("unit note %q, want 0.5 GPU-hours as 1.0 unit-hours", u)
+	}
+	_, body = p.get(admin, "/admin/utilisation")
+	doc = mpDoc(t, body)
+	if txt(`[data-testid=total-available]`) != "1.0" || txt(`[data-testid=total-allocated]`) != "0.5" {
+		t.Errorf("dashboard totals: available %q allocated %q, want 1.0 and 0.5", txt(`[data-testid=total-available]`), txt(`[data-testid=total-allocated]`))
+	}
+	if doc.Find(`[data-testid=utilisation-users] [data-key=ada]`).Length() != 1 {
+		t.Error("the slice holder has no user row")
+	}
+}
