@@ -169,6 +169,10 @@ type UtilRow struct {
 	Key   string
 	Start time.Time // buckets only
 	Model string    // ByGPU only
+	// BucketAvailableMs and BucketBusyMs are, for a ByGPU row, its
+	// available and busy time per bucket of the report (Buckets' order):
+	// the per-GPU sparkline.
+	BucketAvailableMs, BucketBusyMs []int64
 	UtilFigures
 }
 
@@ -288,12 +292,20 @@ func ComputeUtilisationUnits(rows []models.GPUMinute, units []models.GPUUnitMinu
 	}
 	wbName := map[string]string{} // workbench id → "user/workbench" for TopIdle
 	// GPU-level rows: the totals, buckets, models and GPUs.
+	gpuAvail, gpuBusy := map[string][]int64{}, map[string][]int64{}
 	addGPU := func(gpuUUID, model string, minute int64, m utilMinute) {
 		rep.Total.add(m)
 		get(byGPU, gpuUUID).add(m)
 		gpuModel[gpuUUID] = model
 		if i := sort.Search(len(starts), func(i int) bool { return starts[i] > minute }) - 1; i >= 0 {
 			rep.Buckets[i].add(m)
+			if gpuAvail[gpuUUID] == nil {
+				gpuAvail[gpuUUID], gpuBusy[gpuUUID] = make([]int64, len(starts)), make([]int64, len(starts))
+			}
+			gpuAvail[gpuUUID][i] += m.ms
+			if m.held && m.read {
+				gpuBusy[gpuUUID][i] += m.busyMs
+			}
 		}
 		get(byModel, model).add(m)
 	}
@@ -379,6 +391,7 @@ func ComputeUtilisationUnits(rows []models.GPUMinute, units []models.GPUUnitMinu
 	rep.ByGPU = sortedRows(byGPU, func(UtilFigures) int64 { return 0 }) // by UUID
 	for i := range rep.ByGPU {
 		rep.ByGPU[i].Model = gpuModel[rep.ByGPU[i].Key]
+		rep.ByGPU[i].BucketAvailableMs, rep.ByGPU[i].BucketBusyMs = gpuAvail[rep.ByGPU[i].Key], gpuBusy[rep.ByGPU[i].Key]
 	}
 	rep.ByUnit = unitRows(units, from, to, holders, scheds, thresholdPercent)
 	rep.ByUser = sortedRows(byUser, func(f UtilFigures) int64 { return f.AllocatedMs })
