@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/orchestrator"
 	"workbench/templates"
 )
@@ -97,6 +98,25 @@ func (h *Handler) adminUtilisation(c *gin.Context) {
 	for _, r := range rep.TopIdle {
 		v.TopIdle = append(v.TopIdle, h.utilRowView(r))
 	}
+	v.IdleThreshold = int(rep.IdleThresholdPercent)
+	for _, r := range rep.ByGPU {
+		spark := make([]float64, 0, len(r.BucketAvailableMs))
+		for i, avail := range r.BucketAvailableMs {
+			if avail > 0 {
+				spark = append(spark, 100*float64(r.BucketBusyMs[i])/float64(avail))
+			}
+		}
+		v.ByGPU = append(v.ByGPU, templates.UtilGPURowView{UtilRowView: h.utilRowView(r), Model: r.Model,
+			Spark: templates.SparklinePoints(spark, 100, 120, 24)})
+	}
+	for _, u := range rep.ByUnit {
+		row := h.utilRowView(orchestrator.UtilRow{Key: u.UnitUUID + "/" + u.Holder, UtilFigures: u.UtilFigures})
+		row.Label = u.UnitUUID
+		if u.Kind != models.UnitMIG {
+			row.Label = u.GPUUUID
+		}
+		v.ByUnit = append(v.ByUnit, templates.UtilUnitRowView{UtilRowView: row, Kind: u.Kind, GPU: u.GPUUUID, Profile: u.Profile, Holder: u.Holder})
+	}
 	h.render(c, http.StatusOK, templates.AdminUtilisationPage(h.page(c, trc(c, "Utilisation")), v))
 }
 
@@ -117,7 +137,17 @@ func (h *Handler) utilRowView(r orchestrator.UtilRow) templates.UtilRowView {
 	return templates.UtilRowView{Key: r.Key, Label: r.Key, Available: gpuHoursMs(r.AvailableMs), Allocated: gpuHoursMs(r.AllocatedMs),
 		AllocatedPct: pctOf(r.AllocatedMs, r.AvailableMs), Busy: gpuHoursMs(r.BusyMs), BusyPct: pctOf(r.BusyMs, r.AllocatedMs-r.UnreadHeldMs),
 		IdleHeld: gpuHoursMs(r.IdleHeldMs()), Unread: gpuHoursMs(r.UnreadHeldMs),
-		UnheldCost: h.amountText(r.UnheldCostMicros()), HeldIdleCost: h.amountText(r.HeldIdleCostMicros())}
+		UnheldCost: h.amountText(r.UnheldCostMicros()), HeldIdleCost: h.amountText(r.HeldIdleCostMicros()),
+		HeldLow: gpuHoursMs(r.HeldLowMs), HeldLowCost: h.amountText(r.HeldLowCostMicros()), Energy: utilEnergyText(r.UtilFigures)}
+}
+
+// utilEnergyText is a row's measured energy in kWh, "n/a" where none was
+// measured (never 0).
+func utilEnergyText(f orchestrator.UtilFigures) string {
+	if f.EnergyMinutes == 0 {
+		return "n/a"
+	}
+	return pricing.FormatKWh(f.EnergyMJ)
 }
 
 // Chart geometry (SVG user units).
@@ -190,12 +220,26 @@ func (h *Handler) adminUtilisationCSV(c *gin.Context) {
 	csvHeaders(c, "utilisation-"+from.Format("2006-01-02")+"-"+to.Format("2006-01-02")+"-by-"+bucket+".csv")
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write([]string{"section", "key", "available_gpu_hours", "allocated_gpu_hours", "busy_gpu_hours", "held_idle_gpu_hours",
-		"held_unread_gpu_hours", "unheld_cost_micros", "held_idle_cost_micros", "currency"})
-	write := func(section string, r orchestrator.UtilRow) {
-		_ = w.Write([]string{section, csvText(r.Key), gpuHoursMs(r.AvailableMs), gpuHoursMs(r.AllocatedMs), gpuHoursMs(r.BusyMs),
-			gpuHoursMs(r.IdleHeldMs()), gpuHoursMs(r.UnreadHeldMs), strconv.FormatInt(r.UnheldCostMicros(), 10),
-			strconv.FormatInt(r.HeldIdleCostMicros(), 10), h.cfg.Currency})
+		"held_unread_gpu_hours", "unheld_cost_micros", "held_idle_cost_micros", "currency",
+		"held_below_threshold_hours", "held_below_threshold_cost_micros", "energy_mj", "gpu_model", "unit_kind", "unit_profile", "holder"})
+	writeRow := func(section, key string, f orchestrator.UtilFigures, extra ...string) {
+		energy := "" // not measured: empty, never 0
+		if f.EnergyMinutes > 0 {
+			energy = strconv.FormatInt(f.EnergyMJ, 10)
+		}
+		rec := []string{section, csvText(key), gpuHoursMs(f.AvailableMs), gpuHoursMs(f.AllocatedMs), gpuHoursMs(f.BusyMs),
+			gpuHoursMs(f.IdleHeldMs()), gpuHoursMs(f.UnreadHeldMs), strconv.FormatInt(f.UnheldCostMicros(), 10),
+			strconv.FormatInt(f.HeldIdleCostMicros(), 10), h.cfg.Currency,
+			gpuHoursMs(f.HeldLowMs), strconv.FormatInt(f.HeldLowCostMicros(), 10), energy}
+		for len(extra) < 4 {
+			extra = append(extra, "")
+		}
+		for _, e := range extra {
+			rec = append(rec, csvText(e))
+		}
+		_ = w.Write(rec)
 	}
+	write := func(section string, r orchestrator.UtilRow) { writeRow(section, r.Key, r.UtilFigures) }
 	write("total", orchestrator.UtilRow{Key: from.Format("2006-01-02") + "/" + to.Format("2006-01-02"), UtilFigures: rep.Total})
 	for _, r := range rep.Buckets {
 		write(bucket, r)
@@ -211,6 +255,13 @@ func (h *Handler) adminUtilisationCSV(c *gin.Context) {
 	}
 	for _, r := range rep.TopIdle {
 		write("top_idle_workbench", r)
+	}
+	for _, r := range rep.ByGPU {
+		writeRow("gpu", r.Key, r.UtilFigures, r.Model)
+	}
+	// Units in unit-hours (the *_gpu_hours columns hold unit-hours here).
+	for _, u := range rep.ByUnit {
+		writeRow("unit", u.UnitUUID, u.UtilFigures, u.Model, u.Kind, u.Profile, u.Holder)
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -96,6 +96,13 @@ func (h *Handler) usagePage(c *gin.Context) {
 		h.log.Warn("held vs used", "user", u.Username, "err", err)
 	} else {
 		v.HeldVsUsed = h.heldVsUsed(rep.Total, amount)
+		var unitMs int64 // unit-hours: MIG instances and slices, not GPU-hours
+		for _, r := range rep.ByUnit {
+			unitMs += r.AllocatedMs
+		}
+		if rep.Total.UnitHeldMs > 0 && unitMs > 0 {
+			v.HeldVsUsed.UnitGPUHours, v.HeldVsUsed.UnitHours = gpuHoursMs(rep.Total.UnitHeldMs), gpuHoursMs(unitMs)
+		}
 	}
 	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)

@@ -42,7 +42,13 @@ func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench) []te
 	}
 	if len(out) == 0 {
 		for _, uuid := range wb.GPUs {
-			out = append(out, gpuTelemetryRow(ctx, uuid, h.pool.History(uuid)))
+			hist := h.pool.History(uuid)
+			if n := len(hist); n > 0 && !h.pool.Fresh(hist[n-1].At) {
+				// The last reading is too old to be current (collections
+				// failed since): now reads as "could not read".
+				hist = append(hist, hist[n-1].Stale())
+			}
+			out = append(out, gpuTelemetryRow(ctx, uuid, hist))
 		}
 	}
 	return out

@@ -133,6 +133,12 @@ type GPUUnitMinute struct {
 	EnergyMJ      int64  `gorm:"column:energy_mj"`
 	EnergySamples int64  `gorm:"column:energy_samples"`
 	EnergyBasis   string `gorm:"column:energy_basis"`
+	// Units is how many units of its GPU the row stands for (a MIG
+	// instance: 1; a slice holder: the slices it held), GPUUnits how many
+	// the GPU had (MIG instances made; slices). GPUUnits 0: not recorded
+	// (rows before migration 00130).
+	Units    int64 `gorm:"column:units"`
+	GPUUnits int64 `gorm:"column:gpu_units"`
 }
 
 // TableName is gorm's table for GPUUnitMinute.

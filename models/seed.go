@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // defaultImages is the catalog a new installation starts with: the images
@@ -84,6 +85,35 @@ func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
 				return fmt.Errorf("seed flavor %s: %w", f.Name, err)
 			}
 		}
+	}
+	return nil
+}
+
+// SeedGPUIdleDemoFlavor adds, for the demo (WORKBENCH_GPU_DEMO_LOAD), a
+// one-GPU flavor of model with a GPU-idle timeout, so an idle holder is
+// warned and then released out of the box. It does nothing where a flavor
+// of that model already has a GPU-idle timeout (an admin's, or this one,
+// changed or not).
+func (s *Store) SeedGPUIdleDemoFlavor(ctx context.Context, model string, timeout time.Duration) error {
+	if model == "" || timeout <= 0 {
+		return nil
+	}
+	flavors, err := s.ListFlavors(ctx, false)
+	if err != nil {
+		return err
+	}
+	for _, f := range flavors {
+		if f.GPUModel == model && f.GPUIdleTimeoutS > 0 {
+			return nil
+		}
+	}
+	f := &Flavor{Name: fmt.Sprintf("1x %s (GPU-idle %d min)", ShortGPUName(model), int(timeout.Minutes())), GPUModel: model, GPUCount: 1,
+		CPUMilli: 8000, MemoryMiB: 64 * 1024, ShmMiB: 8192, GPUIdleTimeoutS: int64(timeout.Seconds()), Enabled: true}
+	if len(f.Name) > 50 {
+		f.Name = fmt.Sprintf("1x GPU (GPU-idle %d min)", int(timeout.Minutes()))
+	}
+	if err := s.CreateFlavor(ctx, f); err != nil {
+		return fmt.Errorf("seed demo flavor %s: %w", f.Name, err)
 	}
 	return nil
 }

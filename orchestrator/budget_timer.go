@@ -308,7 +308,9 @@ func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gp
 		wg.Go(func() {
 			if err := m.Stop(ctx, wb.ID, "stopped: "+reason+" (your files are kept)"); err != nil {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
+				return
 			}
+			m.metrics.culled(CullBudget)
 		})
 	}
 	wg.Wait()

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"workbench/models"
 	"workbench/models/pricing"
 )
@@ -54,6 +56,9 @@ func TestBudgetStopsAtTheInstant(t *testing.T) {
 			t.Fatalf("still %s two minutes after launch with a budget of about 8 s", got.State)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if n := testutil.ToFloat64(f.m.metrics.culls.WithLabelValues(CullBudget)); n != 1 {
+		t.Errorf("workbench_culls_total{reason=\"budget\"} = %v after the timer's stop, want 1", n)
 	}
 	if _, err := f.m.Billing().BillOnce(f.ctx); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"workbench/models"
 )
 
@@ -34,9 +36,21 @@ func TestMemBillingRoundStopsAUserOverBudget(t *testing.T) {
 	if err := r.store.SetQuota(ctx, models.ScopeUser, r.wb.OwnerID, models.Limits{BudgetPerMonthMicros: &spent}, "test"); err != nil {
 		t.Fatal(err)
 	}
+	budgetCulls := func() float64 { return testutil.ToFloat64(r.m.metrics.culls.WithLabelValues(CullBudget)) }
+	if n := budgetCulls(); n != 0 {
+		t.Fatalf("workbench_culls_total{reason=\"budget\"} = %v before any budget stop", n)
+	}
 	r.m.BillAndEnforce(ctx)
 	r.assertStopped(t)
 	if wb := r.record(t); !strings.Contains(wb.Reason, "budget") {
 		t.Errorf("reason %q, want the budget named", wb.Reason)
+	}
+	if n := budgetCulls(); n != 1 {
+		t.Errorf("workbench_culls_total{reason=\"budget\"} = %v after the budget stop, want 1", n)
+	}
+	// A second round finds nothing running: nothing more is counted.
+	r.m.BillAndEnforce(ctx)
+	if n := budgetCulls(); n != 1 {
+		t.Errorf("workbench_culls_total{reason=\"budget\"} = %v after a round with nothing to stop, want 1", n)
 	}
 }

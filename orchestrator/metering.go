@@ -168,7 +168,9 @@ func (m *Manager) BillAndEnforce(ctx context.Context) {
 			m.log.Info("quota: stopping", "id", wb.ID, "user", uid, "reason", over)
 			if err := m.Stop(ctx, wb.ID, "stopped: "+over+" (your files are kept)"); err != nil {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
+				continue
 			}
+			m.metrics.culled(CullBudget)
 		}
 	}
 	// The pass is the safety net; the timers stop work at the instant.

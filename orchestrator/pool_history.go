@@ -1,6 +1,10 @@
 package orchestrator
 
-import "workbench/orchestrator/gpu"
+import (
+	"time"
+
+	"workbench/orchestrator/gpu"
+)
 
 // History is the sampler's bounded history of one GPU, oldest first (nil
 // without a sampler).
@@ -9,4 +13,10 @@ func (p *Pool) History(uuid string) []gpu.Sample {
 		return nil
 	}
 	return p.sampler.History(uuid)
+}
+
+// Fresh reports whether a sample taken at "at" is still the current
+// reading (gpu.Sampler.Fresh); false without a sampler.
+func (p *Pool) Fresh(at time.Time) bool {
+	return p.sampler != nil && p.sampler.Fresh(at)
 }

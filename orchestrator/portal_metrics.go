@@ -18,6 +18,10 @@ const (
 	CullIdle       = "idle"
 	CullMaxRuntime = "max_runtime"
 	CullGPUIdle    = "gpu_idle"
+	// CullBudget: the budget enforcer stopped it at a monthly limit (a
+	// spent budget or GPU-hour limit), at the instant's timer or in the
+	// billing round's safety net.
+	CullBudget = "budget"
 )
 
 // portalMetrics are the counters and histograms the manager updates as
@@ -47,7 +51,7 @@ func newPortalMetrics() *portalMetrics {
 		}, []string{"status"}),
 		culls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "workbench_culls_total",
-			Help: "Workbenches the portal stopped on its own, by reason (idle, max_runtime, gpu_idle).",
+			Help: "Workbenches the portal stopped on its own, by reason (idle, max_runtime, gpu_idle, budget).",
 		}, []string{"reason"}),
 		charges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "workbench_charges_micros_total",
@@ -65,7 +69,7 @@ func newPortalMetrics() *portalMetrics {
 	for _, s := range []string{"success", "failure"} {
 		p.spawn.WithLabelValues(s)
 	}
-	for _, r := range []string{CullIdle, CullMaxRuntime, CullGPUIdle} {
+	for _, r := range []string{CullIdle, CullMaxRuntime, CullGPUIdle, CullBudget} {
 		p.culls.WithLabelValues(r)
 	}
 	return p

@@ -90,7 +90,7 @@ func rollupUnitMinutes(gpuUUID, model string, ticks []unitTick, from, to time.Ti
 				j = len(out)
 				at[k] = j
 				out = append(out, models.GPUUnitMinute{UnitUUID: uu.UUID, WorkbenchID: uu.Holder.WorkbenchID, Minute: minute,
-					GPUUUID: gpuUUID, Kind: uu.Kind, Profile: uu.Profile, GPUModel: model})
+					GPUUUID: gpuUUID, Kind: uu.Kind, Profile: uu.Profile, GPUModel: model, Units: uu.Units, GPUUnits: uu.GPUUnits})
 			}
 			foldUnitSample(&out[j], uu, tk.GPUEnergyMJ, tk.Measured)
 		}

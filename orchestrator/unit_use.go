@@ -34,6 +34,11 @@ type UnitUse struct {
 	// migShares and sliceShares.
 	ShareNum, ShareDen int64
 	ShareBasis         string
+	// Units is how many units of the GPU this is (a MIG instance: 1; a
+	// slice holder: the slices it holds), GPUUnits how many the GPU has
+	// (its MIG instances; its slices): the utilisation dashboard counts a
+	// held unit as Units/GPUUnits of a GPU.
+	Units, GPUUnits int64
 }
 
 // How a unit's share of its GPU's energy is made (docs/telemetry.md).
@@ -56,7 +61,7 @@ const (
 const unitFields = gpu.FieldUtil | gpu.FieldMemUtil | gpu.FieldMemory
 
 // allFields is every reading of a Sample.
-const allFields = gpu.FieldProcessUtil<<1 - 1
+const allFields = gpu.FieldAll
 
 // unitUses lists g's MIG instances with their readings, or the holders of
 // its slices with their processes' figures.
@@ -75,7 +80,8 @@ func unitUses(g PoolGPU, u GPUUse, byID map[string]*models.Workbench, holders *h
 		}
 		for _, mi := range g.MIG {
 			uu := UnitUse{Kind: models.UnitMIG, UUID: mi.UUID, Profile: mi.Profile, GPUInstanceID: mi.GPUInstanceID,
-				Holder: holderOf(held[mi.UUID]), Sample: gpu.Sample{UUID: mi.UUID, At: u.Sample.At, Unread: allFields}}
+				Holder: holderOf(held[mi.UUID]), Sample: gpu.Sample{UUID: mi.UUID, At: u.Sample.At, Unread: allFields},
+				Units: 1, GPUUnits: int64(len(g.MIG))}
 			for _, ms := range u.Sample.MIG {
 				if u.HasSample && ms.UUID == mi.UUID {
 					uu.Sample.UtilPercent, uu.Sample.MemUtilPercent = ms.UtilPercent, ms.MemUtilPercent
@@ -177,6 +183,7 @@ func sliceShares(units []UnitUse, g PoolGPU, u GPUUse) {
 	slices = max(slices, listed)
 	for i := range units {
 		uu := &units[i]
+		uu.Units, uu.GPUUnits = max(held[uu.Holder.WorkbenchID], 1), slices
 		if read && total > 0 {
 			uu.ShareNum, uu.ShareDen, uu.ShareBasis = perHolder[uu.Holder.WorkbenchID], total, ShareProcessUtil
 		} else if slices > 0 {

@@ -36,6 +36,10 @@ type UtilFigures struct {
 	// "GPU-hours held at <5%" reading of idle capacity, beside the
 	// utilisation-weighted held-idle time.
 	HeldLowMs int64
+	// UnitHeldMs is the part of AllocatedMs held as MIG instances or
+	// shared slices: each held unit minute counts as the unit's fraction
+	// of its GPU (units held ÷ units on the GPU), in GPU-milliseconds.
+	UnitHeldMs int64
 	// EnergyMJ is the energy measured in the row's minutes (a unit's:
 	// its share); EnergyMinutes counts the minutes it was measured in
 	// (0: not available, never 0 J).
@@ -93,25 +97,31 @@ func (f UtilFigures) UsedPercent() int {
 }
 
 func (f *UtilFigures) add(m utilMinute) {
-	f.AvailableMs += minuteMs
+	ms := m.ms
+	f.AvailableMs += ms
 	if m.energyRead {
 		f.EnergyMJ += m.energyMJ
 		f.EnergyMinutes++
 	}
 	if !m.held {
-		f.unheld.add(m.rate, minuteMs)
+		if ms > 0 {
+			f.unheld.add(m.rate, ms)
+		}
 		return
 	}
-	f.AllocatedMs += minuteMs
+	f.AllocatedMs += ms
+	if m.unit {
+		f.UnitHeldMs += ms
+	}
 	if !m.read {
-		f.UnreadHeldMs += minuteMs
+		f.UnreadHeldMs += ms
 		return
 	}
 	f.BusyMs += m.busyMs
-	f.heldIdle.add(m.rate, minuteMs-m.busyMs)
+	f.heldIdle.add(m.rate, ms-m.busyMs)
 	if m.low {
-		f.HeldLowMs += minuteMs
-		f.heldLow.add(m.rate, minuteMs)
+		f.HeldLowMs += ms
+		f.heldLow.add(m.rate, ms)
 	}
 }
 
@@ -124,6 +134,7 @@ func (f *UtilFigures) merge(o *UtilFigures) {
 	f.BusyMs += o.BusyMs
 	f.UnreadHeldMs += o.UnreadHeldMs
 	f.HeldLowMs += o.HeldLowMs
+	f.UnitHeldMs += o.UnitHeldMs
 	f.EnergyMJ += o.EnergyMJ
 	f.EnergyMinutes += o.EnergyMinutes
 	for _, x := range o.heldLow {
@@ -139,6 +150,11 @@ func (f *UtilFigures) merge(o *UtilFigures) {
 
 // utilMinute is one rollup row as the report sees it.
 type utilMinute struct {
+	// ms is the GPU-milliseconds the row stands for: a whole GPU's minute,
+	// or a held unit's fraction of it, or what of a MIG or shared GPU's
+	// minute nobody held.
+	ms         int64
+	unit       bool // held as a MIG instance or a slice
 	held, read bool
 	low        bool // read, and the mean below the idle threshold
 	busyMs     int64
@@ -153,6 +169,10 @@ type UtilRow struct {
 	Key   string
 	Start time.Time // buckets only
 	Model string    // ByGPU only
+	// BucketAvailableMs and BucketBusyMs are, for a ByGPU row, its
+	// available and busy time per bucket of the report (Buckets' order):
+	// the per-GPU sparkline.
+	BucketAvailableMs, BucketBusyMs []int64
 	UtilFigures
 }
 
@@ -259,37 +279,41 @@ func ComputeUtilisationUnits(rows []models.GPUMinute, units []models.GPUUnitMinu
 		starts[i] = b.Start.Unix()
 	}
 	scheduleOf := map[string]pricing.Schedule{} // by model: one key per model, not per row
-	wbName := map[string]string{}               // workbench id → "user/workbench" for TopIdle
-	for _, r := range rows {
-		if r.Minute < from.Unix() || r.Minute >= to.Unix() {
-			continue
-		}
-		model := r.GPUModel
-		if model == "" {
-			model = modelOf[r.GPUUUID]
-		}
+	rateAt := func(model string, minute int64) int64 {
 		sched, ok := scheduleOf[model]
 		if !ok {
 			sched = scheds[pricing.ScheduleKey(pricing.GPU, model)]
 			scheduleOf[model] = sched
 		}
-		m := minuteOf(r.WorkbenchID != "", r.UtilSamples, r.UtilSum, r.EnergyMJ, r.EnergySamples, thresholdPercent)
-		if rate, ok := sched.At(time.Unix(r.Minute, 0)); ok {
-			m.rate = rate.Micros
+		if rate, ok := sched.At(time.Unix(minute, 0)); ok {
+			return rate.Micros
 		}
+		return 0
+	}
+	wbName := map[string]string{} // workbench id → "user/workbench" for TopIdle
+	// GPU-level rows: the totals, buckets, models and GPUs.
+	gpuAvail, gpuBusy := map[string][]int64{}, map[string][]int64{}
+	addGPU := func(gpuUUID, model string, minute int64, m utilMinute) {
 		rep.Total.add(m)
-		get(byGPU, r.GPUUUID).add(m)
-		gpuModel[r.GPUUUID] = model
-		if i := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Minute }) - 1; i >= 0 {
+		get(byGPU, gpuUUID).add(m)
+		gpuModel[gpuUUID] = model
+		if i := sort.Search(len(starts), func(i int) bool { return starts[i] > minute }) - 1; i >= 0 {
 			rep.Buckets[i].add(m)
+			if gpuAvail[gpuUUID] == nil {
+				gpuAvail[gpuUUID], gpuBusy[gpuUUID] = make([]int64, len(starts)), make([]int64, len(starts))
+			}
+			gpuAvail[gpuUUID][i] += m.ms
+			if m.held && m.read {
+				gpuBusy[gpuUUID][i] += m.busyMs
+			}
 		}
 		get(byModel, model).add(m)
-		if !m.held {
-			continue
-		}
-		h, ok := holders[r.WorkbenchID]
+	}
+	// Holder rows: users, groups and workbenches.
+	addHolder := func(wbID string, m utilMinute) {
+		h, ok := holders[wbID]
 		if !ok {
-			h = UtilHolder{Workbench: r.WorkbenchID, User: "unknown"}
+			h = UtilHolder{Workbench: wbID, User: "unknown"}
 		}
 		get(byUser, h.User).add(m)
 		groups := h.Groups
@@ -299,10 +323,62 @@ func ComputeUtilisationUnits(rows []models.GPUMinute, units []models.GPUUnitMinu
 		for _, g := range groups {
 			get(byGroup, g).add(m)
 		}
-		if _, ok := wbName[r.WorkbenchID]; !ok {
-			wbName[r.WorkbenchID] = h.User + "/" + h.Workbench
+		if _, ok := wbName[wbID]; !ok {
+			wbName[wbID] = h.User + "/" + h.Workbench
 		}
-		get(byWB, r.WorkbenchID).add(m)
+		get(byWB, wbID).add(m)
+	}
+	pieces, heldMs := heldUnitPieces(units, from, to)
+	type gpuMinute struct {
+		gpu    string
+		minute int64
+	}
+	hasRow := map[gpuMinute]bool{}
+	for _, r := range rows {
+		if r.Minute < from.Unix() || r.Minute >= to.Unix() {
+			continue
+		}
+		model := r.GPUModel
+		if model == "" {
+			model = modelOf[r.GPUUUID]
+		}
+		m := minuteOf(r.WorkbenchID != "", r.UtilSamples, r.UtilSum, r.EnergyMJ, r.EnergySamples, thresholdPercent)
+		m.rate = rateAt(model, r.Minute)
+		k := gpuMinute{r.GPUUUID, r.Minute}
+		hasRow[k] = true
+		if !m.held {
+			// A MIG or shared GPU: what its held units cover is theirs
+			// (below); only the rest is capacity nobody held.
+			m.ms = minuteMs - heldMs[gpuMinuteKey{r.GPUUUID, r.Minute}]
+		}
+		addGPU(r.GPUUUID, model, r.Minute, m)
+		if m.held {
+			addHolder(r.WorkbenchID, m)
+		}
+	}
+	// Held MIG instances and slices, each as its fraction of its GPU's
+	// minute, with its own utilisation (unread — most MIG drivers — is
+	// neither busy nor idle) and, for its holder, its share of the energy.
+	// The GPU's measured energy is in its own row; a piece brings energy
+	// to the GPU-level rows only where that row is not in the report (a
+	// user's own report has the units they held, not the GPUs).
+	for _, p := range pieces {
+		r := p.row
+		model := r.GPUModel
+		if model == "" {
+			model = modelOf[r.GPUUUID]
+		}
+		m := minuteOf(true, r.UtilSamples, r.UtilSum, r.EnergyMJ, r.EnergySamples, thresholdPercent)
+		m.ms, m.unit, m.rate = p.ms, true, rateAt(model, r.Minute)
+		if m.read {
+			m.busyMs = min(max(p.ms*r.UtilSum/(100*r.UtilSamples), 0), p.ms)
+		}
+		gm := m
+		if hasRow[gpuMinute{r.GPUUUID, r.Minute}] {
+			gm.energyMJ, gm.energyRead = 0, false
+		}
+		addGPU(r.GPUUUID, model, r.Minute, gm)
+		addHolder(r.WorkbenchID, m)
 	}
 	byName := map[string]*UtilFigures{} // "user/workbench"
 	for id, f := range byWB {
@@ -315,6 +391,7 @@ func ComputeUtilisationUnits(rows []models.GPUMinute, units []models.GPUUnitMinu
 	rep.ByGPU = sortedRows(byGPU, func(UtilFigures) int64 { return 0 }) // by UUID
 	for i := range rep.ByGPU {
 		rep.ByGPU[i].Model = gpuModel[rep.ByGPU[i].Key]
+		rep.ByGPU[i].BucketAvailableMs, rep.ByGPU[i].BucketBusyMs = gpuAvail[rep.ByGPU[i].Key], gpuBusy[rep.ByGPU[i].Key]
 	}
 	rep.ByUnit = unitRows(units, from, to, holders, scheds, thresholdPercent)
 	rep.ByUser = sortedRows(byUser, func(f UtilFigures) int64 { return f.AllocatedMs })
@@ -346,13 +423,48 @@ func sortedRows(m map[string]*UtilFigures, by func(UtilFigures) int64) []UtilRow
 // rows' energy but no count (rolled up before energy_samples existed)
 // counts as measured when it has energy.
 func minuteOf(held bool, utilSamples, utilSum, energyMJ, energySamples int64, thresholdPercent uint32) utilMinute {
-	m := utilMinute{held: held, read: utilSamples > 0, energyMJ: energyMJ, energyRead: energySamples > 0 || energyMJ != 0}
+	m := utilMinute{ms: minuteMs, held: held, read: utilSamples > 0, energyMJ: energyMJ, energyRead: energySamples > 0 || energyMJ != 0}
 	if m.read {
 		m.busyMs = minuteMs * utilSum / (100 * utilSamples)
 		m.busyMs = min(max(m.busyMs, 0), minuteMs)
 		m.low = utilSum < int64(thresholdPercent)*utilSamples
 	}
 	return m
+}
+
+// gpuMinuteKey is a GPU's minute.
+type gpuMinuteKey struct {
+	gpu    string
+	minute int64
+}
+
+// unitPiece is a held unit minute as a fraction of its GPU's minute.
+type unitPiece struct {
+	row models.GPUUnitMinute
+	ms  int64 // GPU-milliseconds: minuteMs × units ÷ units on the GPU
+}
+
+// heldUnitPieces turns the held unit minutes of [from, to) into fractions
+// of their GPUs' minutes (units held ÷ units on the GPU; a minute's pieces
+// never add up to more than the minute), and sums them per GPU minute.
+// Rows without the GPU's unit count (before migration 00130) are left
+// out of the GPU-hour figures: their fraction is unknown.
+func heldUnitPieces(units []models.GPUUnitMinute, from, to time.Time) ([]unitPiece, map[gpuMinuteKey]int64) {
+	var out []unitPiece
+	held := map[gpuMinuteKey]int64{}
+	for _, r := range units {
+		if r.WorkbenchID == "" || r.GPUUnits <= 0 || r.Minute < from.Unix() || r.Minute >= to.Unix() {
+			continue
+		}
+		k := gpuMinuteKey{r.GPUUUID, r.Minute}
+		ms := min(minuteMs*max(r.Units, 1)/r.GPUUnits, minuteMs-held[k])
+		if ms <= 0 {
+			continue
+		}
+		held[k] += ms
+		out = append(out, unitPiece{row: r, ms: ms})
+	}
+	return out, held
 }
 
 // unitRows builds ByUnit: MIG instances priced at their profile's rate,

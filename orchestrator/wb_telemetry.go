@@ -144,6 +144,9 @@ func (m *Manager) unitTelemetry(ctx context.Context, wb *models.Workbench, u mod
 		}
 		if n := len(hist); n > 0 {
 			ut.Latest, ut.HasLatest = hist[n-1], true
+			if !m.pool.sampler.Fresh(ut.Latest.At) {
+				ut.Latest = ut.Latest.Stale() // no current reading: could not read
+			}
 		}
 	} else {
 		rows, err := m.store.GPUUnitMinutes(ctx, from, rolled, []string{wb.ID})
@@ -162,6 +165,9 @@ func (m *Manager) unitTelemetry(ctx context.Context, wb *models.Workbench, u mod
 			for _, uu := range ticks[i].Units {
 				if uu.UUID == u.UUID && uu.Holder.WorkbenchID == wb.ID {
 					ut.Latest, ut.HasLatest = uu.Sample, true
+					if !m.pool.sampler.Fresh(ut.Latest.At) {
+						ut.Latest = ut.Latest.Stale()
+					}
 					ut.GPUInstanceID, ut.ShareBasis = uu.GPUInstanceID, uu.ShareBasis
 					if ut.Profile == "" {
 						ut.Profile = uu.Profile

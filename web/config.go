@@ -30,6 +30,11 @@ type Config struct {
 	LogFormat     string
 	LogLevel      string
 	SampleEvery   time.Duration
+	// SampleMaxAge is how old the latest GPU reading may be and still be
+	// shown as current (0: two sampling intervals); older, a GPU reads as
+	// "could not read". Tests that sample by hand (SampleGPUs, no sampler
+	// loop) set it long.
+	SampleMaxAge  time.Duration
 	SessionIdle   time.Duration
 	TrustedProxy  string
 	SessionMaxAge time.Duration
@@ -85,6 +90,11 @@ type Config struct {
 	// GPUIdlePercent: a GPU below this utilisation counts as idle for
 	// GPU-idle release (0: the default, 5).
 	GPUIdlePercent int
+	// GPURollupRetention is how long the per-minute GPU rollups are kept:
+	// a Go duration ("840h") or whole days ("35d", or a bare "35"). ""
+	// keeps the default, 35 days. Validate sets
+	// Workbenches.GPURollupRetention from it.
+	GPURollupRetention string
 	// GPUDemoLoad makes a simulated pool report a made-up load (make demo).
 	GPUDemoLoad bool
 	// MockMIG partitions simulated GPUs into MIG instances at start, e.g.
@@ -121,6 +131,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "log level: debug | info | warn | error (WORKBENCH_LOG_LEVEL)")
 	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
 	fs.IntVar(&c.GPUIdlePercent, "gpu-idle-threshold", envInt("GPU_IDLE_THRESHOLD", gpu.DefaultIdleThresholdPercent), "GPU utilisation (%) below which a GPU counts as idle for a flavor's GPU-idle release (WORKBENCH_GPU_IDLE_THRESHOLD)")
+	fs.StringVar(&c.GPURollupRetention, "gpu-rollup-retention", env("GPU_ROLLUP_RETENTION", "35d"), "how long per-minute GPU utilisation rollups are kept: a duration (840h) or days (35d) (WORKBENCH_GPU_ROLLUP_RETENTION)")
 	fs.BoolVar(&c.GPUDemoLoad, "gpu-demo-load", env("GPU_DEMO_LOAD", "") == "1", "simulated GPUs report a made-up load (only with --gpus mock:*) (WORKBENCH_GPU_DEMO_LOAD=1)")
 	fs.StringVar(&c.MockMIG, "mock-mig", env("MOCK_MIG", ""), "partition simulated GPUs into MIG instances, e.g. 7:1g.10gb*7 (only with --gpus mock:*) (WORKBENCH_MOCK_MIG)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
@@ -242,6 +253,13 @@ func (c *Config) Validate() error {
 	if c.GPUIdlePercent < 1 || c.GPUIdlePercent > 100 {
 		return fmt.Errorf("invalid WORKBENCH_GPU_IDLE_THRESHOLD / --gpu-idle-threshold %d: must be between 1 and 100 (percent)", c.GPUIdlePercent)
 	}
+	if c.GPURollupRetention != "" {
+		d, err := parseRetention(c.GPURollupRetention)
+		if err != nil {
+			return fmt.Errorf("invalid WORKBENCH_GPU_ROLLUP_RETENTION / --gpu-rollup-retention %q: %v", c.GPURollupRetention, err)
+		}
+		c.Workbenches.GPURollupRetention = d
+	}
 	if c.SampleEvery < time.Second {
 		return fmt.Errorf("invalid WORKBENCH_SAMPLE_INTERVAL / --sample-interval %s: must be at least 1s", c.SampleEvery)
 	}
@@ -324,6 +342,41 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// parseRetention reads a retention period: a Go duration ("840h") or
+// whole days ("35d", or a bare number of days), at least one hour.
+func parseRetention(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	var d time.Duration
+	if days, ok := strings.CutSuffix(v, "d"); ok || isDigits(v) {
+		if !ok {
+			days = v
+		}
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("want a duration like 840h or a number of days like 35d")
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			return 0, fmt.Errorf("want a duration like 840h or a number of days like 35d")
+		}
+	}
+	if d < time.Hour {
+		return 0, fmt.Errorf("must be at least 1h (the rollups back the utilisation dashboard and measured energy)")
+	}
+	return d, nil
+}
+
+func isDigits(v string) bool {
+	for _, r := range v {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return v != ""
 }
 
 func envDuration(name string, def time.Duration) time.Duration {

@@ -151,7 +151,7 @@ func TestPortalMetricsNamesAndLabels(t *testing.T) {
 	if v, _ := value("workbench_gpu_seconds_total", map[string]string{"user": "ada", "group": "vision"}); v != 3600 {
 		t.Errorf("ada's GPU-seconds %v, want 3600", v)
 	}
-	for _, reason := range []string{"idle", "max_runtime", "gpu_idle"} {
+	for _, reason := range []string{"idle", "max_runtime", "gpu_idle", "budget"} {
 		if _, ok := value("workbench_culls_total", map[string]string{"reason": reason}); !ok {
 			t.Errorf("no culls series for %s", reason)
 		}

@@ -82,6 +82,9 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	}
 	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
 	s.sampler.SetIdleThreshold(uint32(cfg.GPUIdlePercent))
+	if cfg.SampleMaxAge > 0 {
+		s.sampler.SetMaxAge(cfg.SampleMaxAge)
+	}
 	s.sstore = store.SessionStore()
 	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
@@ -176,8 +179,19 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	if err := s.Store.SeedCatalog(ctx, models); err != nil {
 		return err
 	}
+	if s.cfg.GPUDemoLoad && len(devs) > 0 {
+		// make demo: a flavor whose idle holder is warned, then released.
+		if err := s.Store.SeedGPUIdleDemoFlavor(ctx, devs[0].Model, DemoGPUIdleTimeout); err != nil {
+			return err
+		}
+	}
 	return s.Store.SeedMIGFlavors(ctx, migProfiles)
 }
+
+// DemoGPUIdleTimeout is the GPU-idle timeout of the flavor make demo
+// (WORKBENCH_GPU_DEMO_LOAD) seeds: the demo load keeps even GPUs at 0–3%,
+// so their holder is warned after 5 min and released after 10.
+const DemoGPUIdleTimeout = 10 * time.Minute
 
 func trusted(publicURL string) []string {
 	if publicURL == "" {

@@ -31,7 +31,8 @@ type testPortal struct {
 // admin password), with mutate applied and validated.
 func portalConfig(dataDir string, mutate ...func(*web.Config)) (web.Config, error) {
 	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dataDir, GPUs: "mock:dgxh100", AdminPassword: adminPassword,
-		Currency: "USD", LogFormat: "text", LogLevel: "error", SampleEvery: time.Second}
+		Currency: "USD", LogFormat: "text", LogLevel: "error", SampleEvery: time.Second,
+		SampleMaxAge: time.Hour} // readings are taken by hand (SampleGPUs): keep them current
 	for _, m := range mutate {
 		m(&cfg)
 	}

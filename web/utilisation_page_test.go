@@ -95,6 +95,11 @@ func TestUtilisationDashboard(t *testing.T) {
 	if doc.Find(`[data-testid=utilisation-top-idle] [data-key="ada/llm-train"]`).Length() != 1 {
 		t.Error("ada's workbench is not among the top idle holders")
 	}
+	// GPU-B is unheld at 0%: not "held below"; GPU-A held at 25%.
+	if r := doc.Find(`[data-testid=utilisation-gpu-row][data-key=GPU-A]`); !strings.HasPrefix(strings.TrimSpace(r.Find(`[data-testid=u-busy]`).Text()), "0.3") ||
+		!strings.HasPrefix(strings.TrimSpace(r.Find(`[data-testid=u-held-low]`).Text()), "0.0") {
+		t.Errorf("GPU-A row %q", r.Text())
+	}
 
 	res, body = p.get(admin, "/admin/utilisation.csv?bucket=week")
 	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
@@ -109,6 +114,15 @@ func TestUtilisationDashboard(t *testing.T) {
 	}
 	if total == nil || total[2] != "2.1" || total[4] != "0.3" || total[7] != itoa(rate) {
 		t.Errorf("csv total row %v", total)
+	}
+	gpus := 0
+	for _, r := range recs {
+		if r[0] == "gpu" {
+			gpus++
+		}
+	}
+	if gpus != 3 {
+		t.Errorf("csv has %d gpu rows, want GPU-A, GPU-B and GPU-C", gpus)
 	}
 
 	for _, bad := range []string{"?bucket=year", "?from=yesterday", "?from=2026-02-01&to=2026-01-01"} {
@@ -129,5 +143,89 @@ func TestUtilisationDashboard(t *testing.T) {
 	}
 	if !strings.Contains(txt(`[data-testid=held-unread]`), "0.1") {
 		t.Errorf("unread note %q", txt(`[data-testid=held-unread]`))
+	}
+}
+
+// A shared slice's holder sees it in /usage "held vs used": two slices of
+// a GPU shared in four are half a GPU-hour an hour, and the unit-hours are
+// said apart from the GPU-hours. The admin dashboard counts the shared
+// GPU's held half as allocated, the other half as nobody's.
+func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	s := p.srv.Store
+	admin, _ := mpAdmin(t, p)
+	wb := energyFixture(t, p, 0)
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	var rows []models.GPUMinute
+	var units []models.GPUUnitMinute
+	for i := 0; i < 60; i++ {
+		at := day.Add(time.Duration(i) * time.Minute).Unix()
+		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-S", Minute: at, Samples: 4, UnreadSamples: 4, GPUModel: "NVIDIA H100 80GB HBM3"})
+		units = append(units, models.GPUUnitMinute{UnitUUID: "GPU-S", WorkbenchID: wb.ID, Minute: at, GPUUUID: "GPU-S", Kind: models.UnitSlice,
+			GPUModel: "NVIDIA H100 80GB HBM3", Samples: 4, UtilSamples: 4, UtilSum: 160, MemSamples: 4, Units: 2, GPUUnits: 4})
+	}
+	if err := s.SaveGPURollup(ctx, rows, units); err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	_, body := p.get(c, "/usage")
+	doc := mpDoc(t, body)
+	txt := func(sel string) string { return strings.TrimSpace(doc.Find(sel).First().Text()) }
+	if txt(`[data-testid=held-hours]`) != "0.5" || txt(`[data-testid=used-hours]`) != "0.2" || txt(`[data-testid=used-percent]`) != "40%" {
+		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
+	}
+	if u := txt(`[data-testid=held-units]`); !strings.Contains(u, "0.5 of these GPU-hours") || !strings.Contains(u, "1.0 unit-hours") {
+		t.Errorf("unit note %q, want 0.5 GPU-hours as 1.0 unit-hours", u)
+	}
+	_, body = p.get(admin, "/admin/utilisation")
+	doc = mpDoc(t, body)
+	if txt(`[data-testid=total-available]`) != "1.0" || txt(`[data-testid=total-allocated]`) != "0.5" {
+		t.Errorf("dashboard totals: available %q allocated %q, want 1.0 and 0.5", txt(`[data-testid=total-available]`), txt(`[data-testid=total-allocated]`))
+	}
+	if doc.Find(`[data-testid=utilisation-users] [data-key=ada]`).Length() != 1 {
+		t.Error("the slice holder has no user row")
+	}
+	// Per-GPU rows (GPU-hours, with a sparkline) and per-unit rows
+	// (unit-hours), with held below the threshold and energy.
+	g := doc.Find(`[data-testid=utilisation-gpus] [data-testid=utilisation-gpu-row][data-key=GPU-S]`)
+	if g.Length() != 1 || strings.TrimSpace(g.Find(`[data-testid=u-available]`).Text()) != "1.0" ||
+		!strings.HasPrefix(strings.TrimSpace(g.Find(`[data-testid=u-allocated]`).Text()), "0.5") ||
+		!strings.HasPrefix(strings.TrimSpace(g.Find(`[data-testid=u-held-low]`).Text()), "0.0") ||
+		strings.TrimSpace(g.Find(`[data-testid=u-energy]`).Text()) != "n/a" {
+		t.Errorf("GPU-S row %q", g.Text())
+	}
+	if pts, ok := g.Find(`[data-testid=gpu-spark] polyline`).Attr("points"); !ok || pts == "" {
+		t.Errorf("GPU-S has no sparkline: %q", pts)
+	}
+	u := doc.Find(`[data-testid=utilisation-units] [data-testid=utilisation-unit-row][data-kind=slice]`)
+	if u.Length() != 1 || strings.TrimSpace(u.Find(`[data-testid=u-holder]`).Text()) != "ada/llm-train" ||
+		!strings.HasPrefix(strings.TrimSpace(u.Find(`[data-testid=u-allocated]`).Text()), "1.0") ||
+		!strings.HasPrefix(strings.TrimSpace(u.Find(`[data-testid=u-busy]`).Text()), "0.4") {
+		t.Errorf("slice holder unit row %q", u.Text())
+	}
+	_, body = p.get(admin, "/admin/utilisation.csv")
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpuRow, unitRow []string
+	for _, r := range recs {
+		switch r[0] {
+		case "gpu":
+			gpuRow = r
+		case "unit":
+			unitRow = r
+		}
+	}
+	if recs[0][10] != "held_below_threshold_hours" || recs[0][12] != "energy_mj" {
+		t.Errorf("csv header %v", recs[0])
+	}
+	if gpuRow == nil || gpuRow[1] != "GPU-S" || gpuRow[3] != "0.5" || gpuRow[12] != "" || gpuRow[13] != "NVIDIA H100 80GB HBM3" {
+		t.Errorf("csv gpu row %v", gpuRow)
+	}
+	if unitRow == nil || unitRow[3] != "1.0" || unitRow[14] != "slice" || unitRow[16] != "ada/llm-train" {
+		t.Errorf("csv unit row %v", unitRow)
 	}
 }

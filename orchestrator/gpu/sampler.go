@@ -33,8 +33,12 @@ type Sampler struct {
 	// history still count; any unreadable or busy sample ends the run.
 	idleSince     map[string]time.Time
 	idleThreshold uint32
-	failing       bool             // last collection failed; log the failure once, not per tick
-	now           func() time.Time // stamps samples; see SetClock
+	failing       bool // last collection failed; log the failure once, not per tick
+	// maxAge is how old the latest sample may be and still count as the
+	// GPU's current reading (default two intervals): after failed
+	// collections the last good reading would otherwise show as live.
+	maxAge time.Duration
+	now    func() time.Time // stamps samples; see SetClock
 	// afterCollect run after each collection (success or not), outside
 	// the lock: the manager follows per-unit idle runs there (MIG
 	// instances, slice holders), which need its attribution.
@@ -62,6 +66,7 @@ func NewSampler(inv Inventory, interval time.Duration, capacity int, logger *slo
 		idleSince:     map[string]time.Time{},
 		idleThreshold: DefaultIdleThresholdPercent,
 		now:           time.Now,
+		maxAge:        2 * interval,
 	}
 }
 
@@ -96,8 +101,9 @@ func (s *Sampler) Collect(ctx context.Context) error {
 
 // AfterCollect registers f to run after every collection, so readers of
 // Latest see each sample once (per-unit idle runs, orchestrator). err is
-// the collection's: after a failure Latest still holds the previous,
-// stale reading, which must not count as a new one.
+// the collection's: after a failure Latest still holds the previous
+// reading (until it is older than MaxAge), which must not count as a new
+// one.
 func (s *Sampler) AfterCollect(f func(ctx context.Context, err error)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,7 +196,11 @@ func (s *Sampler) History(uuid string) []Sample {
 	return r.slice()
 }
 
-// Latest returns the newest sample for uuid.
+// Latest returns the newest sample for uuid. A sample older than MaxAge
+// (collections have failed since, or the GPU vanished from them) is no
+// current reading: Latest then returns it as Stale makes it, every field
+// unread, so it reads as "could not read" — never idle, never a stale
+// number.
 func (s *Sampler) Latest(uuid string) (Sample, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -198,7 +208,39 @@ func (s *Sampler) Latest(uuid string) (Sample, bool) {
 	if r == nil {
 		return Sample{}, false
 	}
-	return r.latest()
+	l, ok := r.latest()
+	if ok && !s.freshLocked(l.At) {
+		l = l.Stale()
+	}
+	return l, ok
+}
+
+// Fresh reports whether a sample taken at "at" is recent enough (no older
+// than MaxAge on the sampler's clock) to be shown as the current reading.
+func (s *Sampler) Fresh(at time.Time) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.freshLocked(at)
+}
+
+func (s *Sampler) freshLocked(at time.Time) bool {
+	return s.maxAge <= 0 || !s.now().After(at.Add(s.maxAge))
+}
+
+// SetMaxAge sets how old the latest sample may be and still be the
+// current reading (default two sampling intervals; 0 or less: no limit).
+// Call before Run.
+func (s *Sampler) SetMaxAge(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxAge = d
+}
+
+// MaxAge is how old the latest sample may be and still be current.
+func (s *Sampler) MaxAge() time.Duration {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.maxAge
 }
 
 // IdleThreshold is the SM utilisation (percent) below which a GPU is idle.

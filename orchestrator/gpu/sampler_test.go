@@ -144,3 +144,74 @@ func TestSamplerRunSamplesImmediately(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// After failed collections the last good reading is kept, but once it is
+// older than the maximum age (two intervals by default) it is no current
+// reading: Latest gives it with every figure unread ("could not read",
+// never idle, never the stale number), until a collection succeeds again.
+func TestSamplerLatestGoesStaleAfterFailedCollections(t *testing.T) {
+	inv := &countingInventory{uuids: []string{"GPU-a"}}
+	s := NewSampler(inv, 15*time.Second, 10, quietLogger())
+	if s.MaxAge() != 30*time.Second {
+		t.Fatalf("default max age %v, want two intervals (30s)", s.MaxAge())
+	}
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	now := t0
+	s.SetClock(func() time.Time { return now })
+	s.SetIdleThreshold(5)
+	if err := s.Collect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	setFail := func(f bool) {
+		inv.mu.Lock()
+		inv.fail = f
+		inv.mu.Unlock()
+	}
+	setFail(true)
+	for _, tc := range []struct {
+		after time.Duration
+		fresh bool
+	}{{15 * time.Second, true}, {30 * time.Second, true}, {31 * time.Second, false}, {10 * time.Minute, false}} {
+		now = t0.Add(tc.after)
+		if err := s.Collect(context.Background()); err == nil {
+			t.Fatal("Collect hid the inventory error")
+		}
+		l, ok := s.Latest("GPU-a")
+		if !ok {
+			t.Fatalf("%v after the last good reading: Latest has nothing", tc.after)
+		}
+		if got := s.Fresh(t0); got != tc.fresh {
+			t.Errorf("%v after: Fresh = %v, want %v", tc.after, got, tc.fresh)
+		}
+		if tc.fresh {
+			if !l.Readable(FieldUtil) || l.UtilPercent != 1 {
+				t.Errorf("%v after: Latest = %+v, want the last good reading (1%%)", tc.after, l)
+			}
+			continue
+		}
+		if l.Unread != FieldAll || l.UtilPercent != 0 || l.UUID != "GPU-a" || !l.At.Equal(t0) || len(l.Processes) != 0 {
+			t.Errorf("%v after: stale Latest = %+v, want every field unread, stamped with its own time", tc.after, l)
+		}
+		if _, idle := s.IdleSince("GPU-a"); idle {
+			t.Errorf("%v after: a GPU that could not be read is idle", tc.after)
+		}
+	}
+	// The history itself keeps the good reading (sparklines), and a
+	// successful collection makes the GPU current again.
+	if h := s.History("GPU-a"); len(h) != 1 || !h[0].Readable(FieldUtil) {
+		t.Errorf("history after failures = %+v", h)
+	}
+	setFail(false)
+	if err := s.Collect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := s.Latest("GPU-a"); !l.Readable(FieldUtil) || l.UtilPercent != 2 || !l.At.Equal(now) {
+		t.Errorf("after recovery Latest = %+v", l)
+	}
+	// No limit when the max age is switched off.
+	s.SetMaxAge(0)
+	now = now.Add(24 * time.Hour)
+	if l, _ := s.Latest("GPU-a"); !l.Readable(FieldUtil) {
+		t.Errorf("max age 0 still hides the reading: %+v", l)
+	}
+}

@@ -110,8 +110,19 @@ const (
 	FieldProcessUtil
 )
 
+// FieldAll is every Field: a sample with Unread == FieldAll has no
+// reading at all.
+const FieldAll = FieldProcessUtil<<1 - 1
+
 // Readable reports whether f was read in this sample.
 func (s Sample) Readable(f Field) bool { return s.Unread&f == 0 }
+
+// Stale is s as it reads once it is too old to be the GPU's current
+// reading: its UUID and time, every figure zero and unread, no processes
+// and no MIG instance readings.
+func (s Sample) Stale() Sample {
+	return Sample{UUID: s.UUID, At: s.At, Unread: FieldAll}
+}
 
 // Inventory is what the rest of the portal codes against.
 type Inventory interface {
