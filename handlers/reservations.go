@@ -9,7 +9,6 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
-	"workbench/templates"
 )
 
 // apiReservations: GET /api/v1/reservations, the bookings not yet over
@@ -107,18 +106,4 @@ func (h *Handler) apiReservationDelete(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-// reservationTimeline is the pool page's list of bookings.
-func (h *Handler) reservationTimeline(c *gin.Context) ([]templates.ReservationRow, error) {
-	rows, err := h.reservationRows(c)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]templates.ReservationRow, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, templates.ReservationRow{User: r.User, Model: r.Label, Units: r.Units,
-			Start: templates.When(&r.StartsAt), End: templates.When(&r.EndsAt), Active: r.Active})
-	}
-	return out, nil
 }
