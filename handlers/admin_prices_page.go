@@ -3,7 +3,9 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,11 +22,16 @@ const datetimeLocal = "2006-01-02T15:04"
 // adminPricesPage: GET /admin/prices — rates in force, a form to add one
 // and the full history.
 func (h *Handler) adminPricesPage(c *gin.Context) {
+	h.renderPrices(c, http.StatusOK, templates.PriceForm{})
+}
+
+// defaultPriceForm is the add-a-rate form as the page first shows it.
+func (h *Handler) defaultPriceForm(c *gin.Context) templates.PriceForm {
 	form := templates.PriceForm{Resource: pricing.GPU}
 	if ms, err := h.pool.Models(c.Request.Context()); err == nil && len(ms) > 0 {
 		form.GPUModel = ms[0]
 	}
-	h.renderPrices(c, http.StatusOK, form)
+	return form
 }
 
 // adminPriceCreate: POST /admin/prices — adds a rate version.
@@ -87,8 +94,21 @@ func parseDatetimeLocal(s string) (time.Time, error) {
 }
 
 func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceForm) {
+	h.renderPricesPage(c, status, form, templates.TierForm{})
+}
+
+// renderPricesPage renders the prices page with both forms: the one not
+// posted (Resource or Tier empty) shows its defaults.
+func (h *Handler) renderPricesPage(c *gin.Context, status int, form templates.PriceForm, tform templates.TierForm) {
 	ctx := c.Request.Context()
+	if form.Resource == "" {
+		form = h.defaultPriceForm(c)
+	}
+	if tform.Tier == "" {
+		tform.Tier = pricing.TierPreemptible
+	}
 	form.Errors = trcErrs(c, form.Errors)
+	tform.Errors = trcErrs(c, tform.Errors)
 	now := time.Now().UTC()
 	hist, err := h.store.PriceHistory(ctx)
 	if err != nil {
@@ -105,7 +125,13 @@ func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceF
 		h.fail(c, err)
 		return
 	}
-	v := templates.PricesView{Currency: h.cfg.Currency, Form: form, Now: now.Format(datetimeLocal)}
+	v := templates.PricesView{Currency: h.cfg.Currency, Form: form, TierForm: tform, Now: now.Format(datetimeLocal),
+		TierNames: []string{pricing.TierPreemptible}}
+	discount, err := h.tierRows(c, &v, now)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	seen := map[string]bool{}
 	for _, m := range poolModels {
 		if m != "" && !seen[m] {
@@ -132,6 +158,10 @@ func (h *Handler) renderPrices(c *gin.Context, status int, form templates.PriceF
 	for _, r := range cur {
 		row := h.priceRow(c, r)
 		row.InForce = true
+		if pct, ok := discount[pricing.TierPreemptible]; ok && pricing.IsUnit(r.Resource) {
+			// as pricing.Discounted prices a preemptible unit-hour
+			row.Preemptible = pricing.FormatRate(r.Micros*(100-pct)/100) + " " + h.cfg.Currency + " / " + trcMsg(c, resourceUnit(r.Resource))
+		}
 		if n, ok := next[r.Key()]; ok {
 			row.Next = trc(c, "%s from %s", pricing.FormatRate(n.Micros), templates.When(&n.EffectiveFrom))
 		}
@@ -164,4 +194,66 @@ func (h *Handler) priceRow(c *gin.Context, r models.PriceRate) templates.PriceRo
 	return templates.PriceRow{Resource: r.Resource, GPUModel: r.GPUModel, RateMicros: r.Micros,
 		Rate:          pricing.FormatRate(r.Micros) + " " + h.cfg.Currency + " / " + trcMsg(c, resourceUnit(r.Resource)),
 		EffectiveFrom: eff, IsDefault: r.IsDefault, CreatedBy: r.CreatedBy, CreatedAt: templates.When(&r.CreatedAt)}
+}
+
+// tierRows fills the page's "Price tiers" section: the discount in force
+// per tier (with the next scheduled change) and every version, newest
+// first. It returns the discount percent in force per tier.
+func (h *Handler) tierRows(c *gin.Context, v *templates.PricesView, now time.Time) (map[string]int64, error) {
+	hist, err := h.store.PriceTierHistory(c.Request.Context())
+	if err != nil {
+		return nil, err
+	}
+	cur := map[string]models.PriceTier{}  // newest version in force per tier
+	next := map[string]models.PriceTier{} // earliest scheduled version per tier
+	for _, t := range hist {
+		if t.EffectiveFrom.After(now) {
+			if n, ok := next[t.Tier]; !ok || t.EffectiveFrom.Before(n.EffectiveFrom) {
+				next[t.Tier] = t
+			}
+		} else if _, ok := cur[t.Tier]; !ok { // history is newest first
+			cur[t.Tier] = t
+		}
+	}
+	row := func(t models.PriceTier) templates.TierRow {
+		eff := templates.When(&t.EffectiveFrom)
+		if t.EffectiveFrom.Unix() <= 0 {
+			eff = trc(c, "always")
+		}
+		return templates.TierRow{Tier: t.Tier, DiscountPct: t.DiscountPct, EffectiveFrom: eff, IsDefault: t.IsDefault,
+			CreatedBy: t.CreatedBy, CreatedAt: templates.When(&t.CreatedAt)}
+	}
+	for _, t := range hist {
+		r := row(t)
+		r.Scheduled = t.EffectiveFrom.After(now)
+		r.InForce = cur[t.Tier].ID == t.ID
+		v.TierHistory = append(v.TierHistory, r)
+	}
+	discount := map[string]int64{}
+	tiers := append([]string{}, v.TierNames...)
+	for _, t := range hist {
+		if !slices.Contains(tiers, t.Tier) {
+			tiers = append(tiers, t.Tier)
+		}
+	}
+	for _, name := range tiers {
+		t, inForce := cur[name]
+		n, scheduled := next[name]
+		if !inForce && !scheduled {
+			continue
+		}
+		var r templates.TierRow
+		if inForce {
+			r = row(t)
+			r.InForce = true
+			discount[name] = t.DiscountPct
+		} else {
+			r = templates.TierRow{Tier: name, DiscountPct: -1, EffectiveFrom: "—"}
+		}
+		if scheduled {
+			r.Next = trc(c, "%s%% from %s", strconv.FormatInt(n.DiscountPct, 10), templates.When(&n.EffectiveFrom))
+		}
+		v.Tiers = append(v.Tiers, r)
+	}
+	return discount, nil
 }

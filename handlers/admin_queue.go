@@ -167,12 +167,7 @@ func (h *Handler) apiPriceTierAdd(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	body.CreatedBy, body.IsDefault = currentUser(c).Username, false
-	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		err := tx.AddPriceTier(c.Request.Context(), &body)
-		return auditRec("price_tier.add", body.Tier, nil, body), err
-	})
-	if err != nil {
+	if err := h.addPriceTier(c, &body); err != nil {
 		h.fail(c, err)
 		return
 	}

@@ -101,6 +101,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/quotas/:scope/:name", h.adminQuotaSave)
 	admin.GET("/prices", h.adminPricesPage)
 	admin.POST("/prices", h.adminPriceCreate)
+	admin.POST("/price-tiers", h.adminPriceTierAdd)
 	admin.GET("/billing", h.adminBilling)
 	admin.POST("/billing/credit", h.adminCreditForm)
 	admin.POST("/billing/reverse", h.adminReverseForm)

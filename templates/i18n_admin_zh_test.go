@@ -191,6 +191,16 @@ func TestAdminPagesInChinese(t *testing.T) {
 			"价格表", "当前生效", "默认值 — 请核对", "GPU（每 GPU 小时）", "存储（每 GiB 月）", "内存", "添加价格", "生效中", "已排期")
 		v.Current = nil
 		assertChinese(t, zhMain(t, templates.AdminPricesPage(p("/admin/prices"), v)), labels, "尚无价格")
+		// The Price tiers section (issue 12 §3), with the preemptible rate beside a unit rate.
+		row.Preemptible = "0.90 USD / GPU 小时"
+		tier := templates.TierRow{Tier: "preemptible", DiscountPct: 70, EffectiveFrom: "2026-01-01", IsDefault: true, InForce: true,
+			Next: "40%，自 2026-02-01 起", CreatedBy: "root", CreatedAt: "2026-01-01"}
+		v.Current, v.Tiers, v.TierHistory, v.TierNames = []templates.PriceRow{row}, []templates.TierRow{tier}, []templates.TierRow{tier}, []string{"preemptible"}
+		v.TierForm = templates.TierForm{Tier: "preemptible", DiscountPct: "150", Errors: templates.FormErrors{"discount_percent": "必须在 0 到 100 之间"}}
+		assertChinese(t, zhMain(t, templates.AdminPricesPage(p("/admin/prices"), v)), labels,
+			"计费档位", "减 70%", "设置折扣", "折扣历史", "可抢占：0.90 USD / GPU 小时", "折扣（费率减免的百分比）")
+		v.Tiers = nil
+		assertChinese(t, zhMain(t, templates.AdminPricesPage(p("/admin/prices"), v)), labels, "无折扣")
 	})
 
 	t.Run("quotas", func(t *testing.T) {

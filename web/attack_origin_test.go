@@ -290,7 +290,7 @@ var sudoForms = []string{
 	"/admin/users", "/admin/users/1/disable", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members",
 	"/admin/groups/1/members/remove", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
 	"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
-	"/admin/prices", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
+	"/admin/prices", "/admin/price-tiers", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
 	"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/admin/users/1/home/reset", "/admin/users/1/login-lock/clear",
 	"/admin/gpus/GPU-1/share", "/admin/images/1/test", "/admin/images/1/pull", "/admin/images/1/promote", "/admin/images/load",
 	"/admin/queue/x/cancel", "/admin/queue/x/boost", "/admin/queue/x/move", "/admin/priority-classes", "/admin/priority-defaults",
