@@ -119,3 +119,17 @@ func (s *Store) newCaches() {
 	s.images = &cached[[]Image]{}
 	s.flavors = &cached[[]Flavor]{}
 }
+
+// Cache keeps one value derived from tables, for callers outside the
+// package (the orchestrator's telemetry attribution): Get reads it afresh
+// only when one of tables was written since the last read, or cacheTTL
+// has passed. The zero value is ready to use.
+type Cache[T any] struct{ c cached[T] }
+
+// Get returns the value read from tables, loading it with load when a
+// table changed since the last load (or the value is older than a few
+// seconds, which bounds a write made inside a transaction). The value is
+// shared between callers: treat it as read-only.
+func (c *Cache[T]) Get(s *Store, tables []string, load func() (T, error)) (T, error) {
+	return c.c.get(s.versions, tables, load)
+}

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"os"
+	"sort"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -90,26 +91,26 @@ func (c *dcgmCollector) describe(ch chan<- *prometheus.Desc) {
 // collectEnergy exports the energy counters of the active workbenches
 // that have measured energy (none measured: no series, not 0).
 func (c *dcgmCollector) collectEnergy(ctx context.Context, ch chan<- prometheus.Metric) {
-	active, err := c.m.store.ListWorkbenches(ctx, 0, models.ActiveStates...)
-	if err != nil || len(active) == 0 {
+	a, err := c.m.currentAttribution(ctx)
+	if err != nil || len(a.holders) == 0 {
 		return
 	}
-	ids := make([]string, 0, len(active))
-	for _, w := range active {
-		ids = append(ids, w.ID)
+	ids := make([]string, 0, len(a.holders))
+	for id := range a.holders {
+		ids = append(ids, id)
 	}
+	sort.Strings(ids)
 	totals, err := c.m.store.WorkbenchEnergyTotals(ctx, ids)
 	if err != nil {
 		c.m.log.Warn("metrics: workbench energy", "err", err)
 		return
 	}
-	holders := holderCache{m: c.m, ctx: ctx, byOwner: map[int64][2]string{}}
-	for i := range active {
-		t, ok := totals[active[i].ID]
+	for _, id := range ids {
+		t, ok := totals[id]
 		if !ok || !t.Measured {
 			continue
 		}
-		h := holders.of(&active[i])
+		h := a.holders[id]
 		ch <- prometheus.MustNewConstMetric(c.energy, prometheus.CounterValue, float64(t.MJ-t.ShareMJ), h.WorkbenchID, h.User, h.Group, "measured")
 		ch <- prometheus.MustNewConstMetric(c.energy, prometheus.CounterValue, float64(t.ShareMJ), h.WorkbenchID, h.User, h.Group, "share")
 	}

@@ -114,6 +114,11 @@ type Manager struct {
 	billRounds atomic.Uint64
 	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
 	unitIdle unitIdleRuns
+	// attribution keeps the active workbenches with their owners, and
+	// pidContainers each GPU process's container, between GPUUse calls
+	// (gpu_use.go).
+	attribution   models.Cache[*attribution]
+	pidContainers pidContainerCache
 	// unitHist keeps each collection's per-unit readings and energy
 	// shares for the per-unit rollup and sparklines (unit_history.go).
 	unitHist unitHistory

@@ -24,6 +24,61 @@ type Pool struct {
 	sampler *gpu.Sampler
 	store   *models.Store
 	devices devicesCache
+	// tables keeps the drains, whole-GPU holders and bound units between
+	// telemetry attributions until one of their tables is written
+	// (listForTelemetry); placement and pages read them afresh.
+	tables models.Cache[poolTables]
+}
+
+// poolTables is what the pool reads from the store to list its GPUs.
+type poolTables struct {
+	states   map[string]models.GPUState
+	held     map[string]string
+	bound    []models.UnitHolder
+	unitHeld map[string]string
+}
+
+// poolTableNames are the tables poolTables is read from.
+var poolTableNames = []string{"gpu_states", "gpu_allocations"}
+
+func (p *Pool) readTables(ctx context.Context) (poolTables, error) {
+	var t poolTables
+	var err error
+	if t.states, err = p.store.GPUStates(ctx); err != nil {
+		return t, err
+	}
+	if t.held, err = p.store.GPUAllocations(ctx); err != nil {
+		return t, err
+	}
+	if t.bound, err = p.store.UnitAllocations(ctx); err != nil {
+		return t, err
+	}
+	t.unitHeld = unitHolders(t.bound)
+	return t, nil
+}
+
+// cachedTables is readTables kept until gpu_states or gpu_allocations is
+// written (models.Cache): the sampler's attribution reads it every
+// collection, and allocations change far less often. Read-only.
+func (p *Pool) cachedTables(ctx context.Context) (poolTables, error) {
+	return p.tables.Get(p.store, poolTableNames, func() (poolTables, error) { return p.readTables(ctx) })
+}
+
+// listForTelemetry is List for the attribution after each sampler
+// collection: the inventory is read afresh (MIG layouts, health), the
+// store's tables come from cachedTables, and the GPUs' histories are left
+// out (attribution does not use them).
+func (p *Pool) listForTelemetry(ctx context.Context) ([]PoolGPU, error) {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	p.devices.put(devs)
+	t, err := p.cachedTables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.listFrom(devs, t, false), nil
 }
 
 // NewPool builds the pool over an inventory; sampler may be nil.
@@ -98,19 +153,15 @@ func (p *Pool) ListRecent(ctx context.Context) ([]PoolGPU, error) {
 }
 
 func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
-	states, err := p.store.GPUStates(ctx)
+	t, err := p.readTables(ctx)
 	if err != nil {
 		return nil, err
 	}
-	held, err := p.store.GPUAllocations(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bound, err := p.store.UnitAllocations(ctx)
-	if err != nil {
-		return nil, err
-	}
-	unitHeld := unitHolders(bound)
+	return p.listFrom(devs, t, true), nil
+}
+
+func (p *Pool) listFrom(devs []gpu.Device, t poolTables, withHistory bool) []PoolGPU {
+	states, held, unitHeld := t.states, t.held, t.unitHeld
 	out := make([]PoolGPU, 0, len(devs))
 	for _, d := range devs {
 		g := PoolGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, Health: d.Health,
@@ -152,7 +203,9 @@ func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
 			if s, ok := p.sampler.Latest(d.UUID); ok && s.Readable(gpu.FieldUtil) {
 				g.Util = &Reading{UtilPercent: s.UtilPercent, MemUsedMiB: s.MemUsedMiB, TempC: s.TempC, PowerW: float64(s.PowerMilliW) / 1000}
 			}
-			g.History = p.sampler.History(d.UUID)
+			if withHistory {
+				g.History = p.sampler.History(d.UUID)
+			}
 			if s, ok := p.sampler.Latest(d.UUID); ok {
 				migReadings(g.Units, s)
 			}
@@ -160,7 +213,7 @@ func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
 		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
-	return out, nil
+	return out
 }
 
 // Models returns the distinct GPU models in the pool.

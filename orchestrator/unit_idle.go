@@ -80,8 +80,8 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 	// Most collections find no MIG instance or slice bound and no MIG
 	// GPU: one query then spares the full attribution (inventory read,
 	// workbenches).
-	bound, err := m.store.UnitAllocations(ctx)
-	if err == nil && !hasUnitKind(bound, models.UnitMIG, models.UnitSlice) && !m.pool.sampler.AnyMIG() {
+	t, err := m.pool.cachedTables(ctx)
+	if err == nil && !hasUnitKind(t.bound, models.UnitMIG, models.UnitSlice) && !m.pool.sampler.AnyMIG() {
 		m.unitIdle.clear()
 		return
 	}

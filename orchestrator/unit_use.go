@@ -65,13 +65,8 @@ const allFields = gpu.FieldAll
 
 // unitUses lists g's MIG instances with their readings, or the holders of
 // its slices with their processes' figures.
-func unitUses(g PoolGPU, u GPUUse, byID map[string]*models.Workbench, holders *holderCache) []UnitUse {
-	holderOf := func(id string) Holder {
-		if w := byID[id]; w != nil {
-			return holders.of(w)
-		}
-		return Holder{}
-	}
+func unitUses(g PoolGPU, u GPUUse, a *attribution) []UnitUse {
+	holderOf := a.holderOf
 	var out []UnitUse
 	if g.MIGEnabled {
 		held := map[string]string{}

@@ -63,7 +63,7 @@ func (s *MockMIGHandles) DeviceGetHandleByIndex(i int) (nvml.Device, nvml.Return
 	if ret != nvml.SUCCESS {
 		return d, ret
 	}
-	return migCapable{Device: d, index: i, srv: s}, nvml.SUCCESS
+	return migCapable{Device: d, index: i, srv: s, walk: &migWalk{}}, nvml.SUCCESS
 }
 
 // migCapable is a mock GPU that lists its compute instances as MIG devices.
@@ -71,6 +71,18 @@ type migCapable struct {
 	nvml.Device
 	index int
 	srv   *MockMIGHandles
+	walk  *migWalk
+}
+
+// migWalk keeps one handle's list of MIG devices: a caller walks them by
+// index (GetMigDeviceHandleByIndex 0..GetMaxMigDeviceCount), and listing
+// the mock's instances for each index made a walk quadratic, a cost real
+// NVML does not have. A handle lives for one inventory pass (handles are
+// asked afresh each pass), so instances made or destroyed show on the
+// next one.
+type migWalk struct {
+	once sync.Once
+	hs   []migHandle
 }
 
 // migHandles lists the MIG devices of the GPU as real NVML would: one per
@@ -115,7 +127,13 @@ func (d migCapable) migHandles() []migHandle {
 func (d migCapable) GetMaxMigDeviceCount() (int, nvml.Return) { return 7, nvml.SUCCESS }
 
 func (d migCapable) GetMigDeviceHandleByIndex(i int) (nvml.Device, nvml.Return) {
-	hs := d.migHandles()
+	var hs []migHandle
+	if d.walk != nil {
+		d.walk.once.Do(func() { d.walk.hs = d.migHandles() })
+		hs = d.walk.hs
+	} else {
+		hs = d.migHandles()
+	}
 	if i >= len(hs) {
 		return nil, nvml.ERROR_NOT_FOUND
 	}
