@@ -28,6 +28,7 @@ var sinks = map[string][]int{
 	"h.workPage":   {1},    // page title
 	"http.Error":   {1},    // plain-text page (the not-running fallback)
 	"notebookPage": {3, 4}, // the notebook host's own pages: title, message
+	"writeError":   {4, 5}, // the proxy's own pages (proxy/): title, message
 }
 
 // allowedLiterals are literals the check lets through, as "file.go: text".
@@ -144,7 +145,7 @@ func (lc *literalChecker) check(f *ast.File) {
 			for _, lit := range lc.untranslated(call.Args[i], 0) {
 				pos := lc.fset.Position(call.Pos())
 				s, _ := strconv.Unquote(lit.Value)
-				lc.found = append(lc.found, fmt.Sprintf("%s:%d: %s: %s", filepath.Base(pos.Filename), pos.Line, name, s))
+				lc.found = append(lc.found, fmt.Sprintf("%s:%d: %s: %s", pos.Filename, pos.Line, name, s))
 			}
 		}
 		return true
@@ -190,13 +191,18 @@ func checkSources(t *testing.T, files map[string][]byte) []string {
 }
 
 // TestNoEnglishLiteralsInBrowserHelpers fails naming file:line when a
-// handler passes an English literal to a helper whose text a person reads
+// handler (or the proxy, handlers/proxy) passes an English literal to a helper whose text a person reads
 // in the browser, instead of trc(c, …) / i18n.T(ctx, …).
 func TestNoEnglishLiteralsInBrowserHelpers(t *testing.T) {
 	paths, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	proxyPaths, err := filepath.Glob("proxy/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, proxyPaths...)
 	files := map[string][]byte{}
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
