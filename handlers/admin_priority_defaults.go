@@ -24,14 +24,14 @@ func (h *Handler) adminPriorityDefaultSave(c *gin.Context) {
 	if err := h.savePriorityDefault(c, scope, id, class); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
-			v := templates.AdminQueueView{Form: templates.ClassRow{Rank: "50"}, Errors: templates.FormErrors{"default_" + ve.Field: ve.Message}}
+			v := templates.AdminQueueView{Form: templates.ClassRow{Rank: "50"}, Errors: templates.FormErrors{"default_" + ve.Field: trcMsg(c, ve.Message)}}
 			h.renderAdminQueue(c, http.StatusBadRequest, v)
 			return
 		}
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Saved the default priority class.")
+	h.flash(c, trc(c, "Saved the default priority class."))
 	seeOther(c, "/admin/queue")
 }
 
@@ -96,12 +96,12 @@ func (h *Handler) priorityDefaultsView(c *gin.Context, v *templates.AdminQueueVi
 	names := map[string]string{}
 	for _, g := range groups {
 		key := models.PriorityScopeGroup + ":" + strconv.FormatInt(g.ID, 10)
-		names[key] = "group " + g.Name
+		names[key] = trc(c, "group %s", g.Name)
 		v.DefaultTargets = append(v.DefaultTargets, templates.TargetOption{Value: key, Label: names[key]})
 	}
 	for _, f := range flavors {
 		key := models.PriorityScopeFlavor + ":" + strconv.FormatInt(f.ID, 10)
-		names[key] = "flavor " + f.Name
+		names[key] = trc(c, "flavor %s", f.Name)
 		v.DefaultTargets = append(v.DefaultTargets, templates.TargetOption{Value: key, Label: names[key]})
 	}
 	list, err := h.store.PriorityDefaults(ctx)

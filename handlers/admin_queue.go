@@ -38,7 +38,7 @@ func (h *Handler) renderAdminQueue(c *gin.Context, status int, v templates.Admin
 		h.fail(c, err)
 		return
 	}
-	h.render(c, status, templates.AdminQueuePage(h.page(c, "Queue"), v))
+	h.render(c, status, templates.AdminQueuePage(h.page(c, trc(c, "Queue")), v))
 }
 
 // adminPriorityClassSave: POST /admin/priority-classes, the form on the
@@ -50,21 +50,21 @@ func (h *Handler) adminPriorityClassSave(c *gin.Context) {
 	v := templates.AdminQueueView{Form: form, Errors: templates.FormErrors{}}
 	rank, err := strconv.Atoi(form.Rank)
 	if err != nil {
-		v.Errors["rank"] = "a whole number between 0 and 1000"
+		v.Errors["rank"] = trc(c, "a whole number between 0 and 1000")
 		h.renderAdminQueue(c, http.StatusBadRequest, v)
 		return
 	}
 	pc := models.PriorityClass{Name: form.Name, Rank: rank, Preemptible: form.Preemptible, IsDefault: form.Default, Description: form.Description}
 	var ve *models.ValidationError
 	if err := h.savePriorityClass(c, &pc); errors.As(err, &ve) {
-		v.Errors[ve.Field] = ve.Message
+		v.Errors[ve.Field] = trcMsg(c, ve.Message)
 		h.renderAdminQueue(c, http.StatusBadRequest, v)
 		return
 	} else if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, "Saved the priority class "+pc.Name+".")
+	h.flash(c, trc(c, "Saved the priority class %s.", pc.Name))
 	seeOther(c, "/admin/queue")
 }
 
@@ -90,7 +90,7 @@ func (h *Handler) adminQueueCancel(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	h.flash(c, "Removed "+wb.Name+" from the queue.")
+	h.flash(c, trc(c, "Removed %s from the queue.", wb.Name))
 	seeOther(c, "/admin/queue")
 }
 

@@ -35,6 +35,6 @@ func (h *Handler) adminQueueBoost(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	h.flash(c, "Moved "+wb.Name+" to the front of its priority class.")
+	h.flash(c, trc(c, "Moved %s to the front of its priority class.", wb.Name))
 	seeOther(c, "/admin/queue")
 }

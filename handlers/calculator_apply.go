@@ -73,7 +73,8 @@ func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
 	case err != nil:
 		h.fail(c, err)
 	default:
-		h.flash(c, "The rate of "+pr.GPUModel+" is now "+h.perGPUHour(pr.Micros)+", effective "+pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")+" (recorded in the audit log).")
+		h.flash(c, trc(c, "The rate of %s is now %s, effective %s (recorded in the audit log).", pr.GPUModel, h.perGPUHour(pr.Micros),
+			pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
 		seeOther(c, "/calculator?"+q.Encode()+"#tco")
 	}
 }

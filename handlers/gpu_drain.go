@@ -14,9 +14,9 @@ func (h *Handler) gpuDrainForm(c *gin.Context) {
 		return
 	}
 	if drained {
-		h.flash(c, "GPU drained: no new workbench will get it.")
+		h.flash(c, trc(c, "GPU drained: no new workbench will get it."))
 	} else {
-		h.flash(c, "GPU back in service.")
+		h.flash(c, trc(c, "GPU back in service."))
 	}
 	seeOther(c, "/gpus")
 }

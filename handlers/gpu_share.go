@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,9 +32,9 @@ func (h *Handler) gpuShareForm(c *gin.Context) {
 		return
 	}
 	if set.Slices > 0 {
-		h.flash(c, fmt.Sprintf("GPU shared in %d slices (%s).", set.Slices, sharedLabel))
+		h.flash(c, trc(c, "GPU shared in %d slices (%s).", set.Slices, trc(c, sharedLabel)))
 	} else {
-		h.flash(c, "GPU no longer shared: it is handed out whole again.")
+		h.flash(c, trc(c, "GPU no longer shared: it is handed out whole again."))
 	}
 	seeOther(c, "/gpus")
 }

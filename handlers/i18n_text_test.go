@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +65,25 @@ func TestQuotaTextPerLocale(t *testing.T) {
 	}
 	if got := quotaText(context.Background(), "You have spent 80% or more of your monthly budget."); got != "You have spent 80% or more of your monthly budget." {
 		t.Errorf("en warning %q", got)
+	}
+}
+
+// The notebook host's own pages (no portal layout there) follow the
+// reader's Accept-Language, with <html lang> to match.
+func TestNotebookPageInChinese(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "http://wb1.nb.example.org/nowhere", nil)
+	r.Header.Set("Accept-Language", "zh-CN,zh;q=0.9")
+	lc := notebookLocale(r)
+	w := httptest.NewRecorder()
+	notebookPage(lc, w, http.StatusForbidden, i18n.T(lc, "Link expired"),
+		i18n.T(lc, "This link to the workbench has expired or was already used. Open the workbench again from the portal."), "http://portal/workbenches/wb1")
+	body := w.Body.String()
+	for _, want := range []string{`<html lang="zh-CN">`, "<h1>链接已失效</h1>", "请从门户重新打开工作台", ">返回门户</a>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("notebook page lacks %q:\n%s", want, body)
+		}
+	}
+	if w.Code != http.StatusForbidden || w.Header().Get("Content-Language") != "zh-CN" {
+		t.Errorf("status %d, Content-Language %q", w.Code, w.Header().Get("Content-Language"))
 	}
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -68,4 +69,11 @@ func (h *Handler) setLanguage(c *gin.Context) {
 	http.SetCookie(c.Writer, &http.Cookie{Name: LangCookie, Value: lang, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
 		HttpOnly: true, Secure: strings.HasPrefix(h.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode})
 	seeOther(c, next)
+}
+
+// ProxyLocale is the proxy's Options.Locale: the request's context in the
+// reader's language (their language cookie, else Accept-Language; the
+// proxy does not load the saved preference).
+func (h *Handler) ProxyLocale(r *http.Request) context.Context {
+	return i18n.WithLocale(r.Context(), requestLocale(r, nil))
 }

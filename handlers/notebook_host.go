@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -13,6 +14,7 @@ import (
 	"workbench/handlers/proxy"
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/templates/i18n"
 )
 
 // Notebook domain (strong isolation). With Config.NotebookDomain set (say
@@ -103,17 +105,20 @@ func (h *Handler) NotebookOrigin(id string) string {
 // to the workbench's own origin. It runs inside the session middleware.
 func (h *Handler) NotebookOpen(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		lc := notebookLocale(r)
 		w.Header().Set("Allow", "GET, HEAD")
-		notebookPage(w, http.StatusMethodNotAllowed, "Not here", "Workbenches are served on their own address; open this one from the portal.", "")
+		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Not here"), i18n.T(lc, "Workbenches are served on their own address; open this one from the portal."), "")
 		return
 	}
 	id, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/wb/"), "/")
 	if !validWorkbenchLabel(id) {
-		notebookPage(w, http.StatusNotFound, "Not found", "There is no such workbench.", "")
+		lc := notebookLocale(r)
+		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
 		return
 	}
 	ctx := r.Context()
 	u := h.SessionUser(ctx)
+	lc := i18n.WithLocale(ctx, requestLocale(r, u))
 	if u == nil {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(safeNext(r.URL.RequestURI())), http.StatusSeeOther)
 		return
@@ -121,20 +126,20 @@ func (h *Handler) NotebookOpen(w http.ResponseWriter, r *http.Request) {
 	_, err := h.wbs.ProxyTarget(ctx, id, u.ID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
-		notebookPage(w, http.StatusNotFound, "Not found", "There is no such workbench.", "")
+		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
 		return
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		http.Redirect(w, r, "/workbenches/"+id, http.StatusSeeOther)
 		return
 	case err != nil:
 		h.log.Error("notebook open", "workbench", id, "err", err)
-		notebookPage(w, http.StatusInternalServerError, "Internal error", "Could not look up the workbench.", "")
+		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not look up the workbench."), "")
 		return
 	}
 	code, err := h.store.CreateNotebookCode(ctx, u.ID, id, models.HashSecret(h.sessions.Token(ctx)), notebookCodeTTL)
 	if err != nil {
 		h.log.Error("notebook code", "workbench", id, "err", err)
-		notebookPage(w, http.StatusInternalServerError, "Internal error", "Could not open the workbench.", "")
+		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not open the workbench."), "")
 		return
 	}
 	target := "/wb/" + id + "/" + rest
@@ -161,7 +166,8 @@ func (h *Handler) NotebookHost(px http.Handler) http.Handler {
 		case strings.HasPrefix(r.URL.Path, "/wb/"):
 			px.ServeHTTP(w, r)
 		default:
-			notebookPage(w, http.StatusNotFound, "Not found", "Nothing here.", "")
+			lc := notebookLocale(r)
+			notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "Nothing here."), "")
 		}
 	})
 }
@@ -170,9 +176,10 @@ func (h *Handler) NotebookHost(px http.Handler) http.Handler {
 func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id string) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
+	lc := notebookLocale(r)
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
-		notebookPage(w, http.StatusMethodNotAllowed, "Method not allowed", "", "")
+		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
 		return
 	}
 	q := r.URL.Query()
@@ -180,13 +187,13 @@ func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id st
 	ns, token, err := h.store.ExchangeNotebookCode(r.Context(), q.Get("code"), id, notebookSessionTTL)
 	if errors.Is(err, models.ErrBadCode) {
 		h.log.Info("notebook code refused", "workbench", id, "addr", r.RemoteAddr)
-		notebookPage(w, http.StatusForbidden, "Link expired",
-			"This link to the workbench has expired or was already used. Open the workbench again from the portal.", again)
+		notebookPage(lc, w, http.StatusForbidden, i18n.T(lc, "Link expired"),
+			i18n.T(lc, "This link to the workbench has expired or was already used. Open the workbench again from the portal."), again)
 		return
 	}
 	if err != nil {
 		h.log.Error("notebook code exchange", "workbench", id, "err", err)
-		notebookPage(w, http.StatusInternalServerError, "Internal error", "Could not open the workbench.", "")
+		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not open the workbench."), "")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: h.NotebookCookie(), Value: token, Path: "/", HttpOnly: true,
@@ -238,15 +245,25 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 	return h.proxyTarget(r, id, e)
 }
 
+// notebookLocale is r's context in the reader's language: their language
+// cookie, else Accept-Language (on a notebook host the portal's session
+// is not available, so neither is the user's saved preference).
+func notebookLocale(r *http.Request) context.Context {
+	return i18n.WithLocale(r.Context(), requestLocale(r, nil))
+}
+
 // notebookPage is a minimal page for the notebook host and the open step
-// (the portal's layout and its session are not available there).
-func notebookPage(w http.ResponseWriter, status int, title, msg, link string) {
+// (the portal's layout and its session are not available there), in lc's
+// language: title and msg come translated.
+func notebookPage(lc context.Context, w http.ResponseWriter, status int, title, msg, link string) {
+	lang := i18n.FromContext(lc).Lang()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Language", lang)
 	w.WriteHeader(status)
 	a := ""
 	if link != "" {
-		a = fmt.Sprintf(`<p><a href="%s" data-testid="notebook-again">Back to the portal</a></p>`, html.EscapeString(link))
+		a = fmt.Sprintf(`<p><a href="%s" data-testid="notebook-again">%s</a></p>`, html.EscapeString(link), html.EscapeString(i18n.T(lc, "Back to the portal")))
 	}
-	fmt.Fprintf(w, "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title></head><body><h1>%s</h1><p data-testid=\"notebook-message\">%s</p>%s</body></html>\n",
-		html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg), a)
+	fmt.Fprintf(w, "<!doctype html><html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title></head><body><h1>%s</h1><p data-testid=\"notebook-message\">%s</p>%s</body></html>\n",
+		html.EscapeString(lang), html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg), a)
 }

@@ -36,7 +36,8 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	}
 	if err != nil {
 		h.log.Warn("not-running page", "workbench", id, "err", err)
-		http.Error(w, "Workbench not running: start it from the portal, then reload this page.", http.StatusServiceUnavailable)
+		lc := i18n.WithLocale(ctx, requestLocale(r, nil))
+		http.Error(w, i18n.T(lc, "Workbench not running: start it from the portal, then reload this page."), http.StatusServiceUnavailable)
 		return
 	}
 	ctx = i18n.WithLocale(ctx, requestLocale(r, u))

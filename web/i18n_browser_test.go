@@ -189,3 +189,88 @@ func absDiff(a, b uint32) uint32 {
 	}
 	return b - a
 }
+
+// More of the portal in Chinese, each page screenshot beside home-zh-CN.png
+// and checked to show Chinese: a running workbench's page, /usage,
+// /calculator and an admin page. Each check reads an element's text and
+// finds its characters drawn in the screenshot (ink inside its box).
+func TestBrowserChinesePagesScreenshots(t *testing.T) {
+	p, _ := enginePortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	code, wb := p.api("POST", "/api/v1/workbenches", admin, `{"name":"zh-shot","image":"fake","flavor":"1x H100 80GB HBM3"}`)
+	if code != 202 {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	id := wb["id"].(string)
+	waitState(t, p, admin, id, "running")
+
+	ctx := btNewBrowser(t)
+	btLoginAsAdmin(t, ctx, p.ts.URL)
+	btSubmit(t, ctx, "click 中文 in the header", chromedp.Click(chromedp.CSS(`[data-testid=lang-zh-CN]`)))
+	for _, pg := range []struct {
+		path, file string
+		checks     [][2]string // css, the Chinese it shows
+	}{
+		{"/workbenches/" + id, "workbench-zh-CN.png", [][2]string{{"[data-testid=stop]", "停止"}, {"[data-testid=wb-state]", "运行中"},
+			{"[data-testid=wb-history] tr:last-child .state", "运行中"}}},
+		{"/usage", "usage-zh-CN.png", [][2]string{{"h1", "用量"}}},
+		{"/calculator", "calculator-zh-CN.png", [][2]string{{"h1", "成本计算器"}}},
+		{"/admin/users", "admin-users-zh-CN.png", [][2]string{{"h1", "用户"}}},
+	} {
+		btNavigate(t, ctx, p.ts.URL+pg.path)
+		lang, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`))
+		if err != nil || lang != "zh-CN" {
+			t.Errorf("%s: <html lang=%q> (%v)", pg.path, lang, err)
+		}
+		shot := btScreenshot(t, ctx, pg.file)
+		b, err := os.ReadFile(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("decode %s: %v", shot, err)
+		}
+		for _, c := range pg.checks {
+			if got := btText(t, ctx, c[0]); got != c[1] {
+				t.Errorf("%s: %s reads %q, want %q", pg.path, c[0], got, c[1])
+				continue
+			}
+			if ink := inkIn(t, ctx, img, c[0]); ink < 40 {
+				t.Errorf("%s: %s (%s) has only %d drawn pixels in %s", pg.path, c[0], c[1], ink, shot)
+			} else {
+				t.Logf("%s: %s (%s): %d drawn pixels in %s", pg.path, c[0], c[1], ink, shot)
+			}
+		}
+	}
+}
+
+// inkIn counts the pixels of img (a full-page screenshot) inside the box
+// of the element matching sel that differ clearly from the box's corner.
+func inkIn(t *testing.T, ctx context.Context, img image.Image, sel string) int {
+	t.Helper()
+	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector(`+btJsString(sel)+
+		`).getBoundingClientRect(); return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; })()`))
+	if err != nil || len(box) != 4 {
+		t.Fatalf("box of %s: %v %v", sel, box, err)
+	}
+	dpr, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.devicePixelRatio`))
+	if dpr <= 0 {
+		dpr = 1
+	}
+	r := image.Rect(int(box[0]*dpr), int(box[1]*dpr), int((box[0]+box[2])*dpr), int((box[1]+box[3])*dpr)).Intersect(img.Bounds())
+	if r.Empty() {
+		return 0
+	}
+	br, bg, bb, _ := img.At(r.Min.X, r.Min.Y).RGBA()
+	ink := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if absDiff(cr, br)+absDiff(cg, bg)+absDiff(cb, bb) > 3*0x3000 {
+				ink++
+			}
+		}
+	}
+	return ink
+}

@@ -243,6 +243,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		Metrics:           s.proxyMetrics,
 		Resolve:           h.ProxyResolve,
 		NotRunning:        h.ProxyNotRunning,
+		Locale:            h.ProxyLocale,
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
 		TrustedOrigins:    trusted(s.cfg.PublicURL),

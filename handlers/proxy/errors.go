@@ -1,12 +1,15 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
 	"net"
 	"net/http"
 	"strings"
+
+	"workbench/templates/i18n"
 )
 
 // errorHandler handles failures talking to Jupyter. A refused or timed-out
@@ -28,20 +31,34 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	if errors.As(err, &op) && op.Op == "dial" {
 		p.log.Warn("proxy: jupyter not answering", "workbench", id, "err", err)
 		w.Header().Set("Retry-After", "2")
-		writeError(w, r, http.StatusBadGateway, "Starting",
-			"JupyterLab is not answering yet. This page retries by itself.", true)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusBadGateway, i18n.T(lc, "Starting"),
+			i18n.T(lc, "JupyterLab is not answering yet. This page retries by itself."), true)
 		return
 	}
 	p.log.Error("proxy: upstream error", "workbench", id, "path", r.URL.Path, "err", err)
-	writeError(w, r, http.StatusBadGateway, "Bad gateway",
-		"JupyterLab did not answer properly. Try again in a moment.", false)
+	lc := p.locale(r)
+	writeError(lc, w, r, http.StatusBadGateway, i18n.T(lc, "Bad gateway"),
+		i18n.T(lc, "JupyterLab did not answer properly. Try again in a moment."), false)
+}
+
+// locale is r's context in the reader's language (Options.Locale), or
+// r's own (English).
+func (p *Proxy) locale(r *http.Request) context.Context {
+	if p.opts.Locale != nil {
+		return p.opts.Locale(r)
+	}
+	return r.Context()
 }
 
 // writeError writes a short message: HTML for browser navigations, plain
 // text for everything else (JupyterLab shows fetch error bodies in
-// dialogs, where markup would be noise).
-func writeError(w http.ResponseWriter, r *http.Request, status int, title, msg string, refresh bool) {
+// dialogs, where markup would be noise). title and msg come in lc's
+// language.
+func writeError(lc context.Context, w http.ResponseWriter, r *http.Request, status int, title, msg string, refresh bool) {
 	h := w.Header()
+	lang := i18n.FromContext(lc).Lang()
+	h.Set("Content-Language", lang)
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if !wantsHTML(r) {
@@ -56,9 +73,9 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, title, msg s
 	if refresh {
 		meta = `<meta http-equiv="refresh" content="3">`
 	}
-	fmt.Fprintf(w, "<!doctype html><html><head><meta charset=\"utf-8\">%s<title>%s</title></head>"+
+	fmt.Fprintf(w, "<!doctype html><html lang=\"%s\"><head><meta charset=\"utf-8\">%s<title>%s</title></head>"+
 		"<body><h1>%s</h1><p>%s</p></body></html>\n",
-		meta, html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
+		html.EscapeString(lang), meta, html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
 }
 
 // wantsHTML reports whether the request is a browser navigation that can

@@ -8,6 +8,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"time"
+
+	"workbench/templates/i18n"
 )
 
 // Target is where one workbench's Jupyter server listens.
@@ -73,6 +75,10 @@ type Options struct {
 	Scheme string
 	// Metrics, when set, counts requests and bytes (see NewMetrics).
 	Metrics *Metrics
+	// Locale, when set, gives the request's context in the reader's
+	// language, for the proxy's own short pages (not found, starting, bad
+	// gateway). Nil: English.
+	Locale func(r *http.Request) context.Context
 }
 
 // Proxy serves /wb/{id}/… by forwarding to the workbench's Jupyter.
@@ -145,7 +151,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, res := parsePath(r.URL)
 	switch res {
 	case pathNotFound:
-		writeError(w, r, http.StatusNotFound, "Not found", "There is no such workbench.", false)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
 		return
 	case pathRedirect:
 		loc := "/wb/" + id + "/"
@@ -164,8 +171,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.log.Info("proxy: cross-origin request refused",
 			"workbench", id, "method", r.Method, "origin", r.Header.Get("Origin"),
 			"sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "reason", err)
-		writeError(w, r, http.StatusForbidden, "Forbidden",
-			"Cross-origin request refused: "+err.Error()+".", false)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusForbidden, i18n.T(lc, "Forbidden"),
+			i18n.T(lc, "Cross-origin request refused: %s.", err.Error()), false)
 		return
 	}
 
@@ -174,18 +182,21 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil && (t.BaseURL == nil || t.BaseURL.Host == ""):
 		p.log.Error("proxy: resolver returned no target", "workbench", id)
-		writeError(w, r, http.StatusInternalServerError, "Internal error", "The workbench has no address.", false)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "The workbench has no address."), false)
 		return
 	case errors.Is(err, ErrNotFound):
-		writeError(w, r, http.StatusNotFound, "Not found", "There is no such workbench.", false)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
 		return
 	case errors.Is(err, ErrNotReady):
 		if p.opts.NotRunning != nil && wantsHTML(r) {
 			p.opts.NotRunning(w, r, id)
 			return
 		}
-		writeError(w, r, http.StatusServiceUnavailable, "Workbench not running",
-			"This workbench is not running. Start it from the portal, then reload this page.", false)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusServiceUnavailable, i18n.T(lc, "Workbench not running"),
+			i18n.T(lc, "This workbench is not running. Start it from the portal, then reload this page."), false)
 		return
 	case err != nil && ClientGone(r, err):
 		p.log.Debug("proxy: client went away during resolve", "workbench", id)
@@ -193,7 +204,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		p.log.Error("proxy: resolve failed", "workbench", id, "err", err)
-		writeError(w, r, http.StatusInternalServerError, "Internal error", "Could not look up the workbench.", false)
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not look up the workbench."), false)
 		return
 	}
 
