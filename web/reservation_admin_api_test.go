@@ -193,8 +193,9 @@ func TestLaunchFormReservationField(t *testing.T) {
 		{strconv.FormatInt(r.ID, 10), fmt.Sprintf("you have no reservation #%d", r.ID)},
 	} {
 		res, page := p.postFormBody(bc, "/workbenches", form("b", c.value))
-		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, `data-testid="launch-error"`) || !strings.Contains(page, c.want) {
-			t.Fatalf("reservation %q: %d, page lacks %q", c.value, res.StatusCode, c.want)
+		// The refusal is shown beside the form's "Use my booking" select.
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, `data-testid="error-reservation"`) || !strings.Contains(page, c.want) {
+			t.Fatalf("reservation %q: %d, page lacks %q beside the reservation field", c.value, res.StatusCode, c.want)
 		}
 	}
 	ac := p.client()
