@@ -90,27 +90,15 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 
 func (h *Handler) adminAudit(c *gin.Context) {
 	ctx := c.Request.Context()
-	page, err := pageParam(c)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	action, actor := c.Query("action"), c.Query("actor")
-	entries, total, err := h.store.AuditPage(ctx, action, actor, (page-1)*pageSize, pageSize)
+	entries, pages, err := pageOf(c, "/admin/audit", func(offset, limit int) ([]models.AuditEntry, int64, error) {
+		return h.store.AuditPage(ctx, action, actor, offset, limit)
+	})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	if len(entries) == 0 && page > 1 && total > 0 { // past the end: the last page
-		p, off := pager(c, "/admin/audit", page, total)
-		page = p.Page
-		if entries, total, err = h.store.AuditPage(ctx, action, actor, off, pageSize); err != nil {
-			h.fail(c, err)
-			return
-		}
-	}
-	v := templates.AuditView{Action: action, Actor: actor}
-	v.Pages, _ = pager(c, "/admin/audit", page, total)
+	v := templates.AuditView{Action: action, Actor: actor, Pages: pages}
 	for _, e := range entries {
 		v.Rows = append(v.Rows, templates.AuditRow{At: templates.When(&e.At), Actor: e.Actor, Action: e.Action,
 			Target: e.Target, Before: e.Before, After: e.After})

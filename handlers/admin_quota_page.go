@@ -184,24 +184,13 @@ func quotaAction(scope, name string) string {
 // given, replaces the row with its id by the submitted values and errors.
 func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.QuotaForm, search string) {
 	ctx := c.Request.Context()
-	page, err := pageParam(c)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	search = strings.TrimSpace(search)
-	users, total, err := h.store.UserPage(ctx, search, (page-1)*pageSize, pageSize)
+	users, pages, err := pageOf(c, "/admin/quotas", func(offset, limit int) ([]models.User, int64, error) {
+		return h.store.UserPage(ctx, search, offset, limit)
+	})
 	if err != nil {
 		h.fail(c, err)
 		return
-	}
-	if len(users) == 0 && page > 1 && total > 0 { // past the end: the last page
-		p, off := pager(c, "/admin/quotas", page, total)
-		page = p.Page
-		if users, total, err = h.store.UserPage(ctx, search, off, pageSize); err != nil {
-			h.fail(c, err)
-			return
-		}
 	}
 	def, _, err := h.store.Quota(ctx, models.ScopeDefault, 0)
 	if err != nil {
@@ -242,10 +231,9 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		return
 	}
 
-	v := templates.QuotaConsoleView{Currency: h.cfg.Currency, Search: search}
-	v.Pages, _ = pager(c, "/admin/quotas", page, total)
+	v := templates.QuotaConsoleView{Currency: h.cfg.Currency, Search: search, Pages: pages}
 	lc := c.Request.Context()
-	if page == 1 {
+	if pages.Page == 1 {
 		if search == "" {
 			defRow := templates.QuotaRow{Scope: models.ScopeDefault, Name: "default", Detail: trc(c, "applies where no group or user sets a value"),
 				Form: h.quotaFormOf(def, limitsHints(lc, models.Limits{}, "", h.cfg.Currency))}

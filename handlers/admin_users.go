@@ -17,24 +17,13 @@ func (h *Handler) adminUsers(c *gin.Context) {
 
 func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUserForm) {
 	ctx := c.Request.Context()
-	page, err := pageParam(c)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	search := c.Query("q")
-	users, total, err := h.store.UserPage(ctx, search, (page-1)*pageSize, pageSize)
+	users, pages, err := pageOf(c, "/admin/users", func(offset, limit int) ([]models.User, int64, error) {
+		return h.store.UserPage(ctx, search, offset, limit)
+	})
 	if err != nil {
 		h.fail(c, err)
 		return
-	}
-	if len(users) == 0 && page > 1 && total > 0 { // past the end: the last page
-		p, off := pager(c, "/admin/users", page, total)
-		page = p.Page
-		if users, total, err = h.store.UserPage(ctx, search, off, pageSize); err != nil {
-			h.fail(c, err)
-			return
-		}
 	}
 	groups, err := h.store.ListGroups(ctx)
 	if err != nil {
@@ -47,8 +36,7 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 			memberOf[m] = append(memberOf[m], g.Name)
 		}
 	}
-	v := templates.UsersView{Form: form, Self: currentUser(c).Username, Search: search}
-	v.Pages, _ = pager(c, "/admin/users", page, total)
+	v := templates.UsersView{Form: form, Self: currentUser(c).Username, Search: search, Pages: pages}
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
 			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Groups: memberOf[u.Username]}

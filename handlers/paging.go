@@ -61,3 +61,26 @@ func pager(c *gin.Context, path string, page int, total int64) (templates.Pager,
 	}
 	return p, (page - 1) * pageSize
 }
+
+// pageOf reads the ?page= the request asks for through load (offset and
+// limit in, one page and the whole list's size out) and builds its pager
+// links on path. A page past the end of the list shows the last page.
+func pageOf[T any](c *gin.Context, path string, load func(offset, limit int) ([]T, int64, error)) ([]T, templates.Pager, error) {
+	page, err := pageParam(c)
+	if err != nil {
+		return nil, templates.Pager{}, err
+	}
+	rows, total, err := load((page-1)*pageSize, pageSize)
+	if err != nil {
+		return nil, templates.Pager{}, err
+	}
+	if len(rows) == 0 && page > 1 && total > 0 { // past the end: the last page
+		p, off := pager(c, path, page, total)
+		page = p.Page
+		if rows, total, err = load(off, pageSize); err != nil {
+			return nil, templates.Pager{}, err
+		}
+	}
+	p, _ := pager(c, path, page, total)
+	return rows, p, nil
+}

@@ -226,36 +226,24 @@ func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench) ([]templat
 // workbenches, 100 a page, optionally in one state.
 func (h *Handler) adminWorkbenches(c *gin.Context) {
 	ctx := c.Request.Context()
-	page, err := pageParam(c)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	state := c.Query("state")
 	if state != "" && !slices.Contains(models.AllStates, state) {
 		h.fail(c, &models.ValidationError{Field: "state", Message: "is not a workbench state"})
 		return
 	}
-	wbs, total, err := h.store.WorkbenchPage(ctx, state, (page-1)*pageSize, pageSize)
+	wbs, pages, err := pageOf(c, "/admin/workbenches", func(offset, limit int) ([]models.Workbench, int64, error) {
+		return h.store.WorkbenchPage(ctx, state, offset, limit)
+	})
 	if err != nil {
 		h.fail(c, err)
 		return
-	}
-	if len(wbs) == 0 && page > 1 && total > 0 { // past the end: the last page
-		p, off := pager(c, "/admin/workbenches", page, total)
-		page = p.Page
-		if wbs, total, err = h.store.WorkbenchPage(ctx, state, off, pageSize); err != nil {
-			h.fail(c, err)
-			return
-		}
 	}
 	rows, err := h.rowsOf(ctx, wbs)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates}
-	v.Pages, _ = pager(c, "/admin/workbenches", page, total)
+	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates, Pages: pages}
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))
 }
 
