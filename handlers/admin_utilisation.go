@@ -141,11 +141,11 @@ func (h *Handler) utilRowView(r orchestrator.UtilRow) templates.UtilRowView {
 		HeldLow: gpuHoursMs(r.HeldLowMs), HeldLowCost: h.amountText(r.HeldLowCostMicros()), Energy: utilEnergyText(r.UtilFigures)}
 }
 
-// utilEnergyText is a row's measured energy in kWh, "n/a" where none was
-// measured (never 0).
+// utilEnergyText is a row's measured energy in kWh, "" where none was
+// measured (never 0; the page says "not measured" in the reader's language).
 func utilEnergyText(f orchestrator.UtilFigures) string {
 	if f.EnergyMinutes == 0 {
-		return "n/a"
+		return ""
 	}
 	return pricing.FormatKWh(f.EnergyMJ)
 }

@@ -104,7 +104,7 @@ type UtilRowView struct {
 	HeldIdleCost string
 	HeldLow      string // hours held with the mean SM utilisation below the threshold
 	HeldLowCost  string
-	Energy       string // kWh, or "n/a" where nothing was measured
+	Energy       string // kWh, or "" where nothing was measured
 }
 
 // UtilChartView is a stacked bar chart of GPU-hours per bucket.
@@ -933,9 +933,9 @@ func utilGPUTable(v UtilisationView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var54 string
-			templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(r.Energy)
+			templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(energyOrNotMeasured(ctx, r.Energy))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_utilisation.templ`, Line: 210, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_utilisation.templ`, Line: 210, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 			if templ_7745c5c3_Err != nil {
@@ -1338,9 +1338,9 @@ func utilUnitTable(v UtilisationView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var83 string
-			templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(r.Energy)
+			templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(energyOrNotMeasured(ctx, r.Energy))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_utilisation.templ`, Line: 246, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_utilisation.templ`, Line: 246, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 			if templ_7745c5c3_Err != nil {
@@ -2260,6 +2260,14 @@ func utilTable(title, testid, head string, rows []UtilRowView) templ.Component {
 		}
 		return nil
 	})
+}
+
+// energyOrNotMeasured is a row's energy, or says none was measured (never 0).
+func energyOrNotMeasured(ctx context.Context, kWh string) string {
+	if kWh == "" {
+		return i18n.T(ctx, "not measured")
+	}
+	return kWh
 }
 
 var _ = templruntime.GeneratedTemplate

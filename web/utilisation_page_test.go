@@ -193,7 +193,7 @@ func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
 	if g.Length() != 1 || strings.TrimSpace(g.Find(`[data-testid=u-available]`).Text()) != "1.0" ||
 		!strings.HasPrefix(strings.TrimSpace(g.Find(`[data-testid=u-allocated]`).Text()), "0.5") ||
 		!strings.HasPrefix(strings.TrimSpace(g.Find(`[data-testid=u-held-low]`).Text()), "0.0") ||
-		strings.TrimSpace(g.Find(`[data-testid=u-energy]`).Text()) != "n/a" {
+		strings.TrimSpace(g.Find(`[data-testid=u-energy]`).Text()) != "not measured" {
 		t.Errorf("GPU-S row %q", g.Text())
 	}
 	if pts, ok := g.Find(`[data-testid=gpu-spark] polyline`).Attr("points"); !ok || pts == "" {
