@@ -49,7 +49,7 @@ func TestComposeInstall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fake Jupyter image: %v", err)
 	}
-	goproxy := serveModules(t, cli)
+	goproxy := serveModules(t, cli, root)
 
 	// The project as a user would have it: the tracked files only.
 	dir := t.TempDir()
@@ -216,8 +216,16 @@ func baseImages(t *testing.T, root string) (runtimeTag, buildTag string) {
 
 // serveModules serves this machine's Go module cache as a GOPROXY on the
 // default bridge's gateway, where `docker build` containers reach it: the
-// image build downloads nothing from the internet.
-func serveModules(t *testing.T, cli client.APIClient) string {
+// image build downloads nothing from the internet. The image runs
+// `go mod download`, which wants every module of go.mod, also those no
+// build or test here ever loaded (a fresh machine's cache lacks them), so
+// the cache is filled the same way first, from this machine's GOPROXY.
+func serveModules(t *testing.T, cli client.APIClient, root string) string {
+	dl := exec.Command("go", "mod", "download")
+	dl.Dir = root
+	if out, err := dl.CombinedOutput(); err != nil {
+		t.Fatalf("go mod download (filling the module cache the image build reads): %v\n%s", err, tail(out, 4000))
+	}
 	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
