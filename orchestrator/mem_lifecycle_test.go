@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -150,5 +151,35 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within a minute")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A container that exits and is removed between the die event's inspect
+// and reconciliation's own look (`docker rm -f`): the workbench closes at
+// the exit time that first inspect saw, not at an estimate from the event
+// history (made unavailable here) or the last heartbeat.
+func TestMemReconcileKeepsTheExitSeenBeforeRemoval(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx := context.Background()
+	died := time.Now().UTC().Add(-10 * time.Second).Truncate(time.Millisecond)
+	r.rt.SetClock(func() time.Time { return died })
+	if err := r.rt.Exit("c-"+r.wb.ID, 137, false); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := r.rt.Inspect(ctx, "c-"+r.wb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.rt.Vanish("c-"+r.wb.ID, true)
+	r.rt.Fail("LastExit", errors.New("event history unavailable"))
+	r.m.reconcileWorkbench(ctx, r.record(t), seen, true)
+	r.assertStopped(t)
+	wb := r.record(t)
+	if wb.StoppedAt == nil || !wb.StoppedAt.Equal(died) {
+		t.Errorf("stopped at %v, want the exit time %v the first inspect saw", wb.StoppedAt, died)
+	}
+	if !strings.Contains(wb.Reason, "code 137") {
+		t.Errorf("reason %q, want the exit code", wb.Reason)
 	}
 }

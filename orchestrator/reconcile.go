@@ -81,7 +81,13 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	if info, err := m.rt.Inspect(ctx, m.containerName(wb.ID)); err == nil {
 		c, found = info, true
 	} else if errors.Is(err, runtime.ErrNotFound) {
-		c, found = runtime.ContainerInfo{}, false
+		// Gone now. If the look the caller had (an inspect on the die
+		// event) saw it exited, keep that: its FinishedAt is the exact
+		// exit, which the event history can only approximate (`docker rm
+		// -f` kills and removes between the two looks).
+		if !found || c.Running || c.FinishedAt.IsZero() {
+			c, found = runtime.ContainerInfo{}, false
+		}
 	} else {
 		return // engine trouble: decide nothing
 	}
