@@ -26,7 +26,8 @@ import (
 const imagePresenceFresh = 10 * time.Second
 
 // imagePresence keeps ImageSize answers by image reference. A failed
-// inspect (engine down) is never kept.
+// inspect (engine down) is never kept. It is not a models.Cache: those
+// follow writes to the database's tables, and this is the engine's state.
 type imagePresence struct {
 	mu sync.Mutex
 	// gen moves on every forget: an inspect that began before a forget
