@@ -148,19 +148,11 @@ var energyGroupings = map[string]string{
 // EnergySummary sums the measured energy (mJ) of the hours in [from, to),
 // keyed as UsageSummary keys its rows; userID 0 means everyone.
 func (s *Store) EnergySummary(ctx context.Context, from, to time.Time, groupBy string, userID int64) (map[string]int64, error) {
-	col, ok := energyGroupings[groupBy]
-	if !ok {
-		return nil, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
+	q, args, err := energySummaryQuery(from, to, groupBy, userID)
+	if err != nil {
+		return nil, err
 	}
-	q := `SELECT ` + col + ` AS key, SUM(e.energy_mj) FROM interval_energy e
-		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id
-		WHERE e.hour >= ? AND e.hour < ?`
-	args := []any{from.Unix(), to.Unix()}
-	if userID != 0 {
-		q += " AND e.user_id = ?"
-		args = append(args, userID)
-	}
-	rows, err := s.sql.QueryContext(ctx, q+" GROUP BY 1", args...)
+	rows, err := s.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +167,24 @@ func (s *Store) EnergySummary(ctx context.Context, from, to time.Time, groupBy s
 		out[key] = mJ
 	}
 	return out, rows.Err()
+}
+
+// energySummaryQuery is EnergySummary's statement (the query plan test
+// EXPLAINs it).
+func energySummaryQuery(from, to time.Time, groupBy string, userID int64) (string, []any, error) {
+	col, ok := energyGroupings[groupBy]
+	if !ok {
+		return "", nil, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
+	}
+	q := `SELECT ` + col + ` AS key, SUM(e.energy_mj) FROM interval_energy e
+		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id
+		WHERE e.hour >= ? AND e.hour < ?`
+	args := []any{from.Unix(), to.Unix()}
+	if userID != 0 {
+		q += " AND e.user_id = ?"
+		args = append(args, userID)
+	}
+	return q + " GROUP BY 1", args, nil
 }
 
 // SettingElectricityPrice is the admin's electricity price, micro-units of

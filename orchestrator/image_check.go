@@ -94,7 +94,9 @@ func (m *Manager) runImageCheck(ctx context.Context, img *models.Image, checkID 
 		}
 	}
 	step(CheckStepImage)
-	if err := m.rt.EnsureImage(ctx, img.Image, nil); err != nil {
+	err := m.rt.EnsureImage(ctx, img.Image, nil)
+	m.forgetImages() // it may have pulled
+	if err != nil {
 		var pe *runtime.PullError
 		if errors.As(err, &pe) {
 			return failed(CheckStepImage, pe.Details, "%s", pe.Reason)

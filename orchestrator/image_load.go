@@ -13,5 +13,6 @@ func (m *Manager) LoadImage(ctx context.Context, archive io.Reader) ([]string, e
 	if err := m.rt.Ping(ctx); err != nil {
 		return nil, errors.Join(ErrEngineUnavailable, err)
 	}
+	defer m.forgetImages()
 	return m.rt.LoadImage(ctx, archive)
 }

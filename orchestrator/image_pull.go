@@ -87,6 +87,9 @@ func (m *Manager) PrePull(ctx context.Context, img *models.Image, by string) err
 				s.Percent, s.DoneBytes, s.TotalBytes, s.Mirror = p.Percent, p.DoneBytes, p.TotalBytes, p.Mirror
 			})
 		})
+		// Before the state says done: a card that shows the pull ended
+		// also shows the image present.
+		m.forgetImages()
 		m.pulls.update(ref, func(s *PrePullState) {
 			s.Running, s.FinishedAt = false, time.Now().UTC()
 			var pe *runtime.PullError
@@ -107,9 +110,3 @@ func (m *Manager) PrePull(ctx context.Context, img *models.Image, by string) err
 // PrePullStatus returns the state of the last pre-pull of ref in this
 // process, if any.
 func (m *Manager) PrePullStatus(ref string) (PrePullState, bool) { return m.pulls.get(ref) }
-
-// ImageSize reports whether an image is present on this server and its
-// size in bytes.
-func (m *Manager) ImageSize(ctx context.Context, ref string) (bool, int64, error) {
-	return m.rt.ImageSize(ctx, ref)
-}

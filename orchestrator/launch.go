@@ -178,6 +178,7 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 			_ = m.transition(ctx, id, models.Transition{From: []string{models.StatePulling}, To: models.StatePulling, Progress: pct * 70 / 100})
 		}
 	})
+	m.forgetImages() // it may have pulled
 	var pe *runtime.PullError
 	if errors.As(err, &pe) {
 		// The reason is the plain sentence; the engine's error chain is

@@ -139,8 +139,9 @@ type Manager struct {
 	// openIntervalFn records a new usage interval (the store's; tests
 	// make it fail to see the workbench stopped rather than run unbilled).
 	openIntervalFn func(context.Context, *models.UsageInterval) error
-	routes         sync.Map // workbench id → cachedRoute (see proxy_target.go)
-	pulls          prePulls // admins' pre-pulls (see image_pull.go)
+	routes         sync.Map      // workbench id → cachedRoute (see proxy_target.go)
+	pulls          prePulls      // admins' pre-pulls (see image_pull.go)
+	images         imagePresence // ImageSize answers (see image_presence.go)
 
 	// fw enforces the egress policy; egress is its last outcome (egress.go).
 	fw     Firewall

@@ -80,6 +80,8 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
 			runtime.LabelOwner: owner.Username, runtime.LabelSavedFrom: wb.ID},
 	})
+	// The new image, or its removal below, changes what the cards show.
+	defer m.forgetImages()
 	if err != nil {
 		return nil, fmt.Errorf("could not save the image: %w", err)
 	}
@@ -116,6 +118,7 @@ func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error
 	if err := m.rt.RemoveImage(context.WithoutCancel(ctx), img.Image); err != nil {
 		m.log.Warn("remove saved image", "ref", img.Image, "err", err)
 	}
+	m.forgetImages()
 	return nil
 }
 
