@@ -60,13 +60,7 @@ var wholeTableReads = []string{"gpu_states", "gpu_allocations", "gpu_unit_alloca
 // caller's rows through another index, walking every user's rows of the
 // period (a cost that follows the portal, not the caller). Empty it as
 // they are fixed; a new one fails the test.
-var byUserKnown = map[string]string{
-	// interval_energy_hour is (hour, user_id): a user's month walks the
-	// month's entries of every user (about 36,000 for 50 workbenches
-	// running all month), checking user_id in the index. Needs an index
-	// on (user_id, hour), i.e. a migration, whose number the lead assigns.
-	"interval_energy": "index (user_id, hour) wanted",
-}
+var byUserKnown = map[string]string{}
 
 // TestPageQueriesUseIndexes runs the store methods each hot page calls
 // (/, /api/v1/workbenches, /usage, /gpus, /admin/billing: the same calls
