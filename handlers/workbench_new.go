@@ -81,7 +81,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
 			v.Unavailable[f.Name] = why
 		} else if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
-			v.Waits[f.Name] = why + ": it waits in the queue for a free GPU"
+			v.Waits[f.Name] = models.Reasonf("%s: it waits in the queue for a free GPU", why)
 		} else if why != "" {
 			v.Unavailable[f.Name] = why
 		}
