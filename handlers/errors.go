@@ -128,3 +128,14 @@ var pageMessages = map[string]string{
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
+
+// refusalT is err's message as an error page shows it, for a flash: in the
+// reader's language where it is a reason worded below the handlers
+// (i18n.Reason) or one of pageMessages.
+func refusalT(c *gin.Context, err error) string {
+	msg := classify(err).Message
+	if k, ok := pageMessages[msg]; ok {
+		return i18n.T(c.Request.Context(), k)
+	}
+	return i18n.Reason(c.Request.Context(), msg)
+}

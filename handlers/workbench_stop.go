@@ -38,7 +38,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 			return
 		}
 		// The page shows the failure with "Retry stop" and "Force stop".
-		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s", se.Message))
+		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s", i18n.Reason(c.Request.Context(), se.Message)))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

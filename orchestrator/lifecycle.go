@@ -27,13 +27,13 @@ func StartRefusal(state string) *ErrState {
 func startHint(state string) string {
 	switch state {
 	case models.StateRunning:
-		return "open it"
+		return reasonf("open it")
 	case models.StateQueued:
-		return "it starts by itself when GPUs free up"
+		return reasonf("it starts by itself when GPUs free up")
 	case models.StateStopping:
-		return "wait until it has stopped, then start it"
+		return reasonf("wait until it has stopped, then start it")
 	default:
-		return "it is already on its way; wait for it on its page"
+		return reasonf("it is already on its way; wait for it on its page")
 	}
 }
 

@@ -20,6 +20,9 @@ func TestReasonRecognisesFormats(t *testing.T) {
 		// A queue reason built in four steps.
 		{"2 × H100 needed; 1 free (1 reserved for someone else now); preemptible work is yielding its GPUs; 3 workbenches ahead of you",
 			"需要 2 × H100；空闲 1 个（其中 1 个此刻已被他人预约）；可抢占的任务正在为它让出 GPU；你前面还有 3 个工作台"},
+		// A state error: the state word and the hint are reasons too.
+		{"the workbench is running; open it (only a stopped, failed or preempted workbench can be started)",
+			"工作台当前状态为“运行中”；请直接打开它（只有已停止、已失败或被抢占的工作台才能启动）"},
 		// Values that are no reasons stay as they are.
 		{"stopped by an administrator (root)", "被管理员停止（root）"},
 		// A reason made a sentence (an image pull's failure).
