@@ -279,7 +279,10 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			return errors.New(reasonf("container vanished while starting: %v", err))
 		}
 		if !info.Running {
-			return errors.New(reasonf("Jupyter exited while starting (exit code %s)%s", strconv.Itoa(info.ExitCode), m.logTail(ctx, cid)))
+			if out := m.lastOutput(ctx, cid); out != "" {
+				return errors.New(reasonf("Jupyter exited while starting (exit code %s); last output: %s", strconv.Itoa(info.ExitCode), out))
+			}
+			return errors.New(reasonf("Jupyter exited while starting (exit code %s)", strconv.Itoa(info.ExitCode)))
 		}
 		host, port := m.rt.Endpoint(info, m.network())
 		if host != "" {
@@ -299,7 +302,10 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			}
 		}
 		if time.Now().After(deadline) {
-			return errors.New(reasonf("Jupyter did not answer within %s%s", m.opt.ReadyTimeout, m.logTail(ctx, cid)))
+			if out := m.lastOutput(ctx, cid); out != "" {
+				return errors.New(reasonf("Jupyter did not answer within %s; last output: %s", m.opt.ReadyTimeout, out))
+			}
+			return errors.New(reasonf("Jupyter did not answer within %s", m.opt.ReadyTimeout))
 		}
 		select {
 		case <-ctx.Done():

@@ -247,17 +247,22 @@ func (m *Manager) Logs(ctx context.Context, id string, tail int, follow bool) (i
 	return m.rt.Logs(ctx, wb.ContainerID, tail, follow)
 }
 
-// logTail is appended to failure reasons so users see why Jupyter died.
+// logTail is lastOutput as a suffix, "; last output: …" ("" when none).
 func (m *Manager) logTail(ctx context.Context, cid string) string {
+	if s := m.lastOutput(ctx, cid); s != "" {
+		return "; last output: " + s
+	}
+	return ""
+}
+
+// lastOutput is the container's last lines of output ("" when none or
+// unreadable), for failure reasons: users see why Jupyter died.
+func (m *Manager) lastOutput(ctx context.Context, cid string) string {
 	rc, err := m.rt.Logs(ctx, cid, 5, false)
 	if err != nil {
 		return ""
 	}
 	defer rc.Close()
 	b, _ := io.ReadAll(io.LimitReader(rc, 2000))
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return ""
-	}
-	return reasonf("; last output: %s", s)
+	return strings.TrimSpace(string(b))
 }

@@ -2,6 +2,8 @@ package i18n
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -38,5 +40,29 @@ func TestReasonRecognisesFormats(t *testing.T) {
 		if got := Reason(en, c.in); got != c.in {
 			t.Errorf("Reason(en, %q) = %q, want it unchanged", c.in, got)
 		}
+	}
+}
+
+// Every format of the reasons area is recognised in its own English text:
+// the page prints its Chinese text (a format that a more specific one
+// shadows would print English on a Chinese page).
+func TestEveryReasonFormatIsRecognised(t *testing.T) {
+	zh := WithLocale(context.Background(), Chinese)
+	n := 0
+	for key := range ReasonKeys() {
+		args := sampleArgs(key)
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				args[i] = s + "-" + strconv.Itoa(i) // distinct values, so a value cannot be taken for another
+			}
+		}
+		english := fmt.Sprintf(key, args...)
+		if got, want := Reason(zh, english), T(zh, key, args...); got != want {
+			t.Errorf("%q\n got %q\nwant %q", english, got, want)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("only %d reason formats: the catalog file is not read", n)
 	}
 }
