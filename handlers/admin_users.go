@@ -89,7 +89,7 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.stopWorkbenchesOf(u, "stopped: the account "+u.Username+" was disabled by an administrator ("+currentUser(c).Username+")")
+		h.stopWorkbenchesOf(u, models.Reasonf("stopped: the account %s was disabled by an administrator (%s)", u.Username, currentUser(c).Username))
 		h.flash(c, trc(c, "%s is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).", u.Username))
 	} else {
 		h.flash(c, trc(c, "%s is enabled again.", u.Username))

@@ -36,7 +36,10 @@ func fxDescribe(lc context.Context, c pricing.Conversion) string {
 // trMsg is trcMsg for a context: the catalog text of an English message
 // written elsewhere, when the catalog has it ("%" doubled in the key).
 func trMsg(lc context.Context, msg string) string {
-	return i18n.T(lc, strings.ReplaceAll(msg, "%", "%%"))
+	if out := i18n.T(lc, strings.ReplaceAll(msg, "%", "%%")); out != msg {
+		return out
+	}
+	return i18n.Reason(lc, msg) // a refusal worded below the handlers
 }
 
 // calcErrs copies the pricing package's field errors into the page's form

@@ -53,7 +53,7 @@ func classify(err error) *apiError {
 	case errors.As(err, &ce):
 		return &apiError{http.StatusConflict, "conflict", ce.Message}
 	case errors.As(err, &ste):
-		return &apiError{http.StatusBadGateway, "stop_failed", ste.Message + "; retry, or force the stop (force=true)"}
+		return &apiError{http.StatusBadGateway, "stop_failed", models.Reasonf("%s; retry, or force the stop (force=true)", ste.Message)}
 	case errors.As(err, &re) && re.Code == "quota_exceeded":
 		return &apiError{http.StatusUnprocessableEntity, re.Code, re.Message}
 	case errors.As(err, &re):
@@ -105,14 +105,20 @@ func (h *Handler) fail(c *gin.Context, err error) {
 	msg := e.Message
 	if k, ok := pageMessages[msg]; ok {
 		msg = i18n.T(c.Request.Context(), k)
+	} else {
+		// A refusal worded below (orchestrator, models), recognised by
+		// its format (templates/i18n: Reason).
+		msg = i18n.Reason(c.Request.Context(), msg)
 	}
 	h.render(c, e.Status, templates.ErrorPage(h.page(c, i18n.T(c.Request.Context(), "Error")), e.Status, msg))
 	c.Abort()
 }
 
 // pageMessages are the generic messages an error page translates for its
-// reader; the JSON API answers them in English (the API contract: clients
-// go by the code). Specific messages (a validation's, the engine's) stay as
+// reader; the JSON API answers them, and every other message, in English
+// (the API contract: clients go by the code; docs/api.md). The specific
+// messages of the layers below (refusals, state errors) are translated by
+// i18n.Reason; what it does not know (an engine's own error) stays as
 // recorded.
 var pageMessages = map[string]string{
 	notFoundMessage:  i18n.Key("not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"),
@@ -122,3 +128,14 @@ var pageMessages = map[string]string{
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
+
+// refusalT is err's message as an error page shows it, for a flash: in the
+// reader's language where it is a reason worded below the handlers
+// (i18n.Reason) or one of pageMessages.
+func refusalT(c *gin.Context, err error) string {
+	msg := classify(err).Message
+	if k, ok := pageMessages[msg]; ok {
+		return i18n.T(c.Request.Context(), k)
+	}
+	return i18n.Reason(c.Request.Context(), msg)
+}

@@ -38,13 +38,15 @@ func init() {
 }
 
 // fieldMessage is a form field's validation message in the reader's
-// language when it is one of fieldMessages, else as recorded. (A message
+// language when it is one of fieldMessages or a reason the layers below
+// worded (i18n.Reason: a flavor too big for this server), else as
+// recorded. (A message
 // may hold a %: it is printed through %s, never used as a format.)
 func fieldMessage(ctx context.Context, msg string) string {
 	if k, ok := fieldMessages[msg]; ok {
 		return i18n.T(ctx, k)
 	}
-	return msg
+	return i18n.Reason(ctx, msg)
 }
 
 // quotaText is a quota warning or limit (quotaStatusOf, worded once in

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 
 	"workbench/models"
 	"workbench/templates"
@@ -10,6 +9,8 @@ import (
 
 // flavorUnavailable says why a flavor cannot be launched now ("needs 8
 // GPUs, 7 free"), or "" when it can. Such a flavor is disabled in the form.
+// The text is a reason (models.Reasonf, its noun a key of the reasons
+// catalog too): the form prints it in the reader's language.
 func flavorUnavailable(f models.Flavor, free int) string {
 	if f.GPUCount == 0 || free >= f.GPUCount {
 		return ""
@@ -20,9 +21,9 @@ func flavorUnavailable(f models.Flavor, free int) string {
 		gpus = one
 	}
 	if free == 0 {
-		return fmt.Sprintf("needs %d %s, none free", f.GPUCount, gpus)
+		return models.Reasonf("needs %d %s, none free", f.GPUCount, gpus)
 	}
-	return fmt.Sprintf("needs %d %s, %d free", f.GPUCount, gpus, free)
+	return models.Reasonf("needs %d %s, %d free", f.GPUCount, gpus, free)
 }
 
 // preselect fills the form's image and flavor when the user has not chosen:

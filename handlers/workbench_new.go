@@ -81,7 +81,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
 			v.Unavailable[f.Name] = why
 		} else if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
-			v.Waits[f.Name] = why + ": it waits in the queue for a free GPU"
+			v.Waits[f.Name] = models.Reasonf("%s: it waits in the queue for a free GPU", why)
 		} else if why != "" {
 			v.Unavailable[f.Name] = why
 		}
@@ -131,7 +131,7 @@ func (h *Handler) launch(c *gin.Context) {
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve) && ve.Field == "reservation":
-		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", ve.Message)}
+		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", i18n.Reason(c.Request.Context(), ve.Message))}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case errors.As(err, &ve):
 		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}
@@ -142,7 +142,7 @@ func (h *Handler) launch(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		v.Errors = templates.FormErrors{"_": e.Message}
+		v.Errors = templates.FormErrors{"_": i18n.Reason(c.Request.Context(), e.Message)}
 		h.renderLaunch(c, e.Status, v)
 	default:
 		seeOther(c, "/workbenches/"+wb.ID)

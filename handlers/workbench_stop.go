@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates/i18n"
 )
@@ -37,7 +38,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 			return
 		}
 		// The page shows the failure with "Retry stop" and "Force stop".
-		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s", se.Message))
+		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s", i18n.Reason(c.Request.Context(), se.Message)))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -64,7 +65,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	reason := "stopped by an administrator (" + currentUser(c).Username + ")"
+	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)
 	// Recorded before the stop: it goes on even when this request is cut.
 	h.record(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
 	if err := h.wbs.Stop(ctx, wb.ID, reason); err != nil {

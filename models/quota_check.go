@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"workbench/models/pricing"
@@ -52,17 +51,17 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return err
 		}
 		if lim.AllowedImages != nil && !contains(lim.AllowedImages, ask.Image) {
-			return &QuotaError{"allowed_images", fmt.Sprintf("your quota does not allow the image %q", ask.Image)}
+			return &QuotaError{"allowed_images", Reasonf("your quota does not allow the image %q", ask.Image)}
 		}
 		if lim.AllowedFlavors != nil && !contains(lim.AllowedFlavors, ask.Flavor) {
-			return &QuotaError{"allowed_flavors", fmt.Sprintf("your quota does not allow the flavor %q", ask.Flavor)}
+			return &QuotaError{"allowed_flavors", Reasonf("your quota does not allow the flavor %q", ask.Flavor)}
 		}
 		// Column tags: gorm's naming would look for "gp_us" and scan 0.
 		if lim.MinIdleMinutes != nil && ask.IdleTimeout < time.Duration(*lim.MinIdleMinutes)*time.Minute {
-			return &QuotaError{"min_idle_minutes", fmt.Sprintf("your quota needs an idle timeout of at least %d minutes", *lim.MinIdleMinutes)}
+			return &QuotaError{"min_idle_minutes", Reasonf("your quota needs an idle timeout of at least %d minutes", *lim.MinIdleMinutes)}
 		}
 		if lim.MaxIdleMinutes != nil && ask.IdleTimeout > time.Duration(*lim.MaxIdleMinutes)*time.Minute {
-			return &QuotaError{"max_idle_minutes", fmt.Sprintf("your quota allows an idle timeout of at most %d minutes", *lim.MaxIdleMinutes)}
+			return &QuotaError{"max_idle_minutes", Reasonf("your quota allows an idle timeout of at most %d minutes", *lim.MaxIdleMinutes)}
 		}
 		var rows []struct {
 			GPUModel string `gorm:"column:gpu_model"`
@@ -79,23 +78,23 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			perModel[r.GPUModel] += r.GPUs
 		}
 		if lim.MaxWorkbenches != nil && int64(len(rows)+1) > *lim.MaxWorkbenches {
-			return &QuotaError{"max_workbenches", fmt.Sprintf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows))}
+			return &QuotaError{"max_workbenches", Reasonf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows))}
 		}
 		if lim.MaxGPUs != nil && ask.GPUs > 0 && int64(gpus) > *lim.MaxGPUs {
-			return &QuotaError{"max_gpus", fmt.Sprintf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)}
+			return &QuotaError{"max_gpus", Reasonf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)}
 		}
 		if n, ok := lim.MaxGPUsPerModel[ask.GPUModel]; ok && ask.GPUs > 0 && perModel[ask.GPUModel] > n {
-			return &QuotaError{"max_gpus_per_model", fmt.Sprintf("quota exceeded: at most %d × %s at once", n, ask.GPUModel)}
+			return &QuotaError{"max_gpus_per_model", Reasonf("quota exceeded: at most %d × %s at once", n, ask.GPUModel)}
 		}
 		// GPU-hours bound GPU launches; the budget binds every launch.
 		if ask.GPUs > 0 && lim.GPUHoursPerMonth != nil && month.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
-			return &QuotaError{"gpu_hours_per_month", fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
+			return &QuotaError{"gpu_hours_per_month", Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
 		}
 		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
-			return &QuotaError{"budget_per_month_micros", "quota exceeded: the monthly budget is used up"}
+			return &QuotaError{"budget_per_month_micros", Reasonf("quota exceeded: the monthly budget is used up")}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
-			return &QuotaError{"budget_per_month_micros", fmt.Sprintf(
+			return &QuotaError{"budget_per_month_micros", Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
 				pricing.Format(*b-month.AmountMicros), pricing.Format(ask.MinChargeMicros), ask.MinChargeSecs)}
 		}
@@ -106,10 +105,10 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 // MonthlyLimitReached returns why a user is at 100% of a monthly limit, or "".
 func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 	if lim.GPUHoursPerMonth != nil && u.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
-		return fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)
+		return Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)
 	}
 	if lim.BudgetPerMonthMicros != nil && u.AmountMicros >= *lim.BudgetPerMonthMicros {
-		return "quota exceeded: the monthly budget is used up"
+		return Reasonf("quota exceeded: the monthly budget is used up")
 	}
 	return ""
 }

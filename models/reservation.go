@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -124,7 +123,7 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 				}
 			}
 			if booked > capacity {
-				return &QuotaError{Limit: "reservations", Message: fmt.Sprintf(
+				return &QuotaError{Limit: "reservations", Message: Reasonf(
 					"only %d × %s can be booked from %s: %d are already reserved then", capacity, r.UnitLabel(),
 					at.Format("2006-01-02 15:04 UTC"), booked-r.Units)}
 			}

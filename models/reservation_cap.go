@@ -153,7 +153,7 @@ func checkReservationCap(tx *gorm.DB, r *Reservation) error {
 			booked += int64(o.Units) * overlapSeconds(o.StartsAt, o.HeldUntil(), w, end)
 		}
 		if booked > *limit*3600 {
-			return &QuotaError{Limit: "reserved_unit_hours_per_week", Message: fmt.Sprintf(
+			return &QuotaError{Limit: "reserved_unit_hours_per_week", Message: Reasonf(
 				"this booking would reserve %s unit-hours in the week of %s; your limit is %d unit-hours a week",
 				formatHours(booked), w.Format("2006-01-02"), *limit)}
 		}

@@ -88,11 +88,11 @@ type NoCapacityError struct {
 func (e *NoCapacityError) Error() string {
 	switch e.Kind {
 	case UnitMIG:
-		return fmt.Sprintf("not enough free MIG instances: %d × %s requested, %d free", e.Want, e.Profile, e.Free)
+		return Reasonf("not enough free MIG instances: %d × %s requested, %d free", e.Want, e.Profile, e.Free)
 	case UnitSlice:
-		return fmt.Sprintf("no free slice of a shared %s: %d requested, %d free", e.Model, e.Want, e.Free)
+		return Reasonf("no free slice of a shared %s: %d requested, %d free", e.Model, e.Want, e.Free)
 	}
-	return fmt.Sprintf("not enough free GPUs: %d × %s requested, %d free", e.Want, e.Model, e.Free)
+	return Reasonf("not enough free GPUs: %d × %s requested, %d free", e.Want, e.Model, e.Free)
 }
 
 type gpuAllocation struct {

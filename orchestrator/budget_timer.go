@@ -169,12 +169,12 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	}
 	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {
 		if secs, ok := secondsUntilSpent(*b-use.AmountMicros, now, runs); ok && secs < math.MaxInt32 {
-			consider(secs, "quota exceeded: the monthly budget is used up", false)
+			consider(secs, reasonf("quota exceeded: the monthly budget is used up"), false)
 		}
 	}
 	if g := lim.GPUHoursPerMonth; g != nil && gpus > 0 {
 		left := *g*3600 - use.GPUSeconds
-		consider(left/gpus, fmt.Sprintf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
+		consider(left/gpus, reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
 	}
 	if at.IsZero() {
 		return
@@ -306,7 +306,7 @@ func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gp
 		}
 		m.log.Info("quota: stopping at the limit", "id", wb.ID, "user", uid, "reason", reason)
 		wg.Go(func() {
-			if err := m.Stop(ctx, wb.ID, "stopped: "+reason+" (your files are kept)"); err != nil {
+			if err := m.Stop(ctx, wb.ID, reasonf("stopped: %s (your files are kept)", reason)); err != nil {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
 				return
 			}

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"workbench/models"
@@ -14,14 +13,14 @@ import (
 // named none or it is not usable.
 func (m *Manager) CPUTwin(ctx context.Context, fl *models.Flavor) (*models.Flavor, error) {
 	if fl.GPUCount == 0 {
-		return nil, &RefusedError{Code: "no_cpu_twin", Message: fmt.Sprintf("flavor %s has no GPU: start it normally", fl.Name)}
+		return nil, &RefusedError{Code: "no_cpu_twin", Message: reasonf("flavor %s has no GPU: start it normally", fl.Name)}
 	}
 	if fl.CPUTwinID == 0 {
-		return nil, &RefusedError{Code: "no_cpu_twin", Message: fmt.Sprintf("flavor %s has no CPU-only twin: an administrator can name one on the flavor's page", fl.Name)}
+		return nil, &RefusedError{Code: "no_cpu_twin", Message: reasonf("flavor %s has no CPU-only twin: an administrator can name one on the flavor's page", fl.Name)}
 	}
 	twin, err := m.store.FlavorByID(ctx, fl.CPUTwinID)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && (!twin.Enabled || twin.GPUCount != 0)) {
-		return nil, &RefusedError{Code: "no_cpu_twin", Message: fmt.Sprintf("the CPU-only twin of flavor %s is not available (removed, disabled or given GPUs)", fl.Name)}
+		return nil, &RefusedError{Code: "no_cpu_twin", Message: reasonf("the CPU-only twin of flavor %s is not available (removed, disabled or given GPUs)", fl.Name)}
 	}
 	return twin, err
 }
@@ -39,14 +38,14 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		return err
 	}
 	if !wb.CPUOnly() {
-		return &ErrState{Message: "the workbench is not in CPU-only mode, so it already runs with its GPUs; start it if it is stopped"}
+		return &ErrState{Message: reasonf("the workbench is not in CPU-only mode, so it already runs with its GPUs; start it if it is stopped")}
 	}
 	switch wb.State {
 	case models.StateStopped, models.StateFailed:
 		return m.StartAs(ctx, id, owner, false)
 	case models.StateRunning:
 	default:
-		return &ErrState{Message: fmt.Sprintf("the workbench is %s; wait until it is running or stopped", wb.State)}
+		return &ErrState{Message: reasonf("the workbench is %s; wait until it is running or stopped", wb.State)}
 	}
 	fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
 	if err != nil {
@@ -62,7 +61,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 			if err := m.stop(ctx, id, "", false); err != nil {
 				return err
 			}
-			return m.queueForGPUs(ctx, id, "waiting for GPUs to restart with them")
+			return m.queueForGPUs(ctx, id, reasonf("waiting for GPUs to restart with them"))
 		})
 	}
 	return m.detached(ctx, func(ctx context.Context) error {
@@ -72,7 +71,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		if err := m.StartAs(ctx, id, owner, false); err != nil {
 			// The GPUs went to someone else between the check and the
 			// start: the workbench stays stopped, and says why.
-			m.updateWorkbench(ctx, id, map[string]any{"reason": "stopped to restart with GPUs, but: " + err.Error()})
+			m.updateWorkbench(ctx, id, map[string]any{"reason": reasonf("stopped to restart with GPUs, but: %s", err.Error())})
 			return err
 		}
 		return nil
@@ -95,7 +94,7 @@ func (m *Manager) queueForGPUs(ctx context.Context, id, message string) error {
 	exp := m.now().Add(m.opt.QueueMaxWait)
 	if err := m.store.RequeueWorkbench(ctx, id, message, &exp); err != nil {
 		if errors.Is(err, models.ErrConflict) {
-			return &ErrState{Message: "the workbench is already being started"}
+			return &ErrState{Message: reasonf("the workbench is already being started")}
 		}
 		return err
 	}
@@ -126,7 +125,7 @@ func (m *Manager) gpusFree(ctx context.Context, fl *models.Flavor) error {
 		}
 	}
 	if free < need.Count {
-		return &RefusedError{Code: "no_capacity", Message: fmt.Sprintf("no %d × %s free right now (%d free): the workbench keeps running without GPUs", need.Count, fl.GPUModel, free) + m.pool.FreeSummary(ctx)}
+		return &RefusedError{Code: "no_capacity", Message: reasonf("no %d × %s free right now (%d free): the workbench keeps running without GPUs; %s", need.Count, fl.GPUModel, free, m.pool.FreeSummary(ctx))}
 	}
 	return nil
 }

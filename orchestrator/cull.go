@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -58,7 +57,10 @@ func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time
 // runtimeReason is why a run has reached its maximum runtime at now, or "".
 func runtimeReason(rule RuntimeRule, wb *models.Workbench, now time.Time) string {
 	if limit, whose := rule.Limit(); limit > 0 && wb.StartedAt != nil && !now.Before(wb.StartedAt.Add(limit)) {
-		return fmt.Sprintf("stopped: reached %s maximum runtime of %s", whose, limit)
+		if whose == quotaRuntime {
+			return reasonf("stopped: reached your quota's maximum runtime of %s", limit)
+		}
+		return reasonf("stopped: reached the flavor's maximum runtime of %s", limit)
 	}
 	return ""
 }
@@ -71,7 +73,7 @@ func (m *Manager) idleReason(wb *models.Workbench, now time.Time) string {
 	}
 	idle := time.Duration(wb.IdleTimeoutS) * time.Second
 	if !now.Before(idleStopAt(m.lastActivity(wb), idle)) {
-		return fmt.Sprintf("stopped after %s without activity (idle timeout)", idle.Round(time.Second))
+		return reasonf("stopped after %s without activity (idle timeout)", idle.Round(time.Second))
 	}
 	return ""
 }

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"workbench/models"
@@ -32,6 +31,9 @@ type RuntimeRule struct {
 	Extension time.Duration
 }
 
+// quotaRuntime is Limit's whose for a limit set by the user's quota.
+const quotaRuntime = "your quota's"
+
 // Limit is the run's maximum runtime now (0 = none) and whose limit it is,
 // as the culler applies it.
 func (r RuntimeRule) Limit() (time.Duration, string) {
@@ -41,7 +43,7 @@ func (r RuntimeRule) Limit() (time.Duration, string) {
 		limit, whose = r.Flavor+r.Extension, "the flavor's"
 	}
 	if r.Quota > 0 && (limit == 0 || r.Quota < limit) {
-		limit, whose = r.Quota, "your quota's"
+		limit, whose = r.Quota, quotaRuntime
 	}
 	return limit, whose
 }
@@ -65,9 +67,9 @@ func (r RuntimeRule) Extend() (RuntimeRule, error) {
 	ceil := r.ceiling()
 	switch {
 	case limit == 0:
-		return r, &RefusedError{Code: "extend_refused", Message: "this workbench has no maximum runtime to extend"}
+		return r, &RefusedError{Code: "extend_refused", Message: reasonf("this workbench has no maximum runtime to extend")}
 	case ceil == 0 || limit >= ceil:
-		return r, &RefusedError{Code: "extend_refused", Message: fmt.Sprintf(
+		return r, &RefusedError{Code: "extend_refused", Message: reasonf(
 			"your quota allows at most %s of runtime per start; stop and start the workbench to run longer, or ask an administrator", hoursText(limit))}
 	}
 	r.Extension += ExtendStep
@@ -170,7 +172,7 @@ func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadli
 		return Deadlines{}, err
 	}
 	if wb.State != models.StateRunning {
-		return Deadlines{}, &ErrState{Message: "only a running workbench can be extended; start it first"}
+		return Deadlines{}, &ErrState{Message: reasonf("only a running workbench can be extended; start it first")}
 	}
 	rule := m.runtimeRule(ctx, wb)
 	next, err := rule.Extend()
@@ -181,7 +183,7 @@ func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadli
 	after := *wb
 	after.RuntimeExtensionS = int64(next.Extension / time.Second)
 	d := ComputeDeadlines(&after, next, m.lastActivity(wb), m.now())
-	refused := &RefusedError{Code: "extend_refused", Message: "the workbench changed meanwhile (stopped, or extended by another click); reload and try again"}
+	refused := &RefusedError{Code: "extend_refused", Message: reasonf("the workbench changed meanwhile (stopped, or extended by another click); reload and try again")}
 	err = m.store.InTx(ctx, func(tx *models.Store) error {
 		ok, err := tx.ExtendWorkbenchRuntime(ctx, id, before, after.RuntimeExtensionS)
 		if err != nil {
@@ -205,7 +207,7 @@ func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadli
 // hoursText is "5 h" or "90 min".
 func hoursText(d time.Duration) string {
 	if d%time.Hour == 0 {
-		return fmt.Sprintf("%d h", d/time.Hour)
+		return reasonf("%d h", int64(d/time.Hour))
 	}
-	return fmt.Sprintf("%d min", d/time.Minute)
+	return reasonf("%d min", int64(d/time.Minute))
 }

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"workbench/models"
@@ -84,9 +83,9 @@ func (m *Manager) gpuIdleReason(ctx context.Context, wb *models.Workbench, now t
 	if g.Timeout <= 0 || g.Since.IsZero() || now.Before(g.StopAt) {
 		return ""
 	}
-	return fmt.Sprintf("stopped: GPU idle (below %d%% utilisation for %s, the GPU-idle timeout); home kept",
+	return reasonf("stopped: GPU idle (below %d%% utilisation for %s, the GPU-idle timeout); home kept",
 		g.ThresholdPercent, minutesText(g.Timeout))
 }
 
 // minutesText is "42 min" (whole minutes, rounded down).
-func minutesText(d time.Duration) string { return fmt.Sprintf("%d min", int64(d/time.Minute)) }
+func minutesText(d time.Duration) string { return reasonf("%d min", int64(d/time.Minute)) }

@@ -45,11 +45,11 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 		return err
 	}
 	if len(h.Busy) > 0 {
-		return &ErrState{Message: fmt.Sprintf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+		return &ErrState{Message: reasonf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
 	}
 	for _, wb := range h.Workbenches {
 		if !m.claim(wb.ID, false) {
-			return &ErrState{Message: "workbench " + wb.Name + " is being started or stopped right now; try again in a moment"}
+			return &ErrState{Message: reasonf("workbench %s is being started or stopped right now; try again in a moment", wb.Name)}
 		}
 		defer m.release(wb.ID)
 	}
@@ -57,7 +57,7 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 	if h, err = m.Home(ctx, owner); err != nil {
 		return err
 	} else if len(h.Busy) > 0 {
-		return &ErrState{Message: fmt.Sprintf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+		return &ErrState{Message: reasonf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
 	}
 	for _, wb := range h.Workbenches {
 		if err := m.rt.Remove(ctx, m.containerName(wb.ID)); err != nil {
@@ -69,7 +69,7 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 	}
 	if err := m.rt.RemoveVolume(ctx, h.Volume); err != nil {
 		if errors.Is(err, runtime.ErrConflict) {
-			return &ErrState{Message: "the home volume is still in use by a container; stop every workbench and try again"}
+			return &ErrState{Message: reasonf("the home volume is still in use by a container; stop every workbench and try again")}
 		}
 		return err
 	}

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	goruntime "runtime"
 
 	"workbench/models"
@@ -68,10 +67,10 @@ func (m *Manager) HostMemoryBytes(ctx context.Context) int64 {
 // and the launch form disables it with this reason.
 func (m *Manager) ExceedsHost(ctx context.Context, fl *models.Flavor) string {
 	if n := m.HostCPUs(ctx); n > 0 && fl.CPUMilli > models.Millicores(n)*1000 {
-		return fmt.Sprintf("needs %s CPUs; this server has %d", fl.CPUMilli, n)
+		return reasonf("needs %s CPUs; this server has %d", fl.CPUMilli, n)
 	}
 	if mem := m.HostMemoryBytes(ctx); mem > 0 && fl.MemoryMiB<<20 > mem {
-		return fmt.Sprintf("needs %s GiB of memory; this server has %s GiB", models.FormatMemoryGiB(fl.MemoryMiB), models.FormatMemoryGiB(mem>>20))
+		return reasonf("needs %s GiB of memory; this server has %s GiB", models.FormatMemoryGiB(fl.MemoryMiB), models.FormatMemoryGiB(mem>>20))
 	}
 	return ""
 }
@@ -79,7 +78,7 @@ func (m *Manager) ExceedsHost(ctx context.Context, fl *models.Flavor) string {
 // exceedsHost is ExceedsHost as the launch's (or start's) error.
 func (m *Manager) exceedsHost(ctx context.Context, fl *models.Flavor) error {
 	if why := m.ExceedsHost(ctx, fl); why != "" {
-		return &models.ValidationError{Field: "flavor", Message: fmt.Sprintf("flavor %s %s: choose a smaller flavor, or ask an admin to resize it", fl.Name, why)}
+		return &models.ValidationError{Field: "flavor", Message: reasonf("flavor %s %s: choose a smaller flavor, or ask an admin to resize it", fl.Name, why)}
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func (m *Manager) PrePull(ctx context.Context, img *models.Image, by string) err
 			case errors.As(err, &pe):
 				s.Error, s.Details = sentence(pe.Reason), pe.Details
 			case err != nil:
-				s.Error, s.Details = "The image could not be pulled; try again, and check the portal's log if it keeps failing.", err.Error()
+				s.Error, s.Details = reasonf("The image could not be pulled; try again, and check the portal's log if it keeps failing."), err.Error()
 			default:
 				s.Percent = 100
 			}

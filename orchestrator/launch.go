@@ -57,7 +57,7 @@ func (e *RefusedError) Error() string { return e.Message }
 func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequest) (*models.Workbench, error) {
 	img, err := m.store.ImageByNameOrID(ctx, req.Image)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !img.Enabled) {
-		return nil, &models.ValidationError{Field: "image", Message: fmt.Sprintf("no enabled catalog image %q", req.Image)}
+		return nil, &models.ValidationError{Field: "image", Message: reasonf("no enabled catalog image %q", req.Image)}
 	} else if err != nil {
 		return nil, err
 	}
@@ -68,12 +68,12 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 		}
 		if !img.VisibleTo(owner.ID, groups) {
 			// Someone else's saved image: as if it did not exist.
-			return nil, &models.ValidationError{Field: "image", Message: fmt.Sprintf("no enabled catalog image %q", req.Image)}
+			return nil, &models.ValidationError{Field: "image", Message: reasonf("no enabled catalog image %q", req.Image)}
 		}
 	}
 	fl, err := m.store.FlavorByNameOrID(ctx, req.Flavor)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !fl.Enabled) {
-		return nil, &models.ValidationError{Field: "flavor", Message: fmt.Sprintf("no enabled flavor %q", req.Flavor)}
+		return nil, &models.ValidationError{Field: "flavor", Message: reasonf("no enabled flavor %q", req.Flavor)}
 	} else if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 		idle = m.opt.DefaultIdle
 	}
 	if idle < m.opt.MinIdle || idle > m.opt.MaxIdle {
-		return nil, &models.ValidationError{Field: "idle_timeout", Message: fmt.Sprintf("must be between %s and %s", m.opt.MinIdle, m.opt.MaxIdle)}
+		return nil, &models.ValidationError{Field: "idle_timeout", Message: reasonf("must be between %s and %s", m.opt.MinIdle, m.opt.MaxIdle)}
 	}
 	if err := m.rt.Ping(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrEngineUnavailable, err)
@@ -96,7 +96,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 			return nil, err
 		}
 		if !ok {
-			return nil, &RefusedError{Code: "no_gpu_runtime", Message: "the Docker engine has no NVIDIA runtime or CDI devices: GPU flavors cannot start (install the NVIDIA Container Toolkit)"}
+			return nil, &RefusedError{Code: "no_gpu_runtime", Message: reasonf("the Docker engine has no NVIDIA runtime or CDI devices: GPU flavors cannot start (install the NVIDIA Container Toolkit)")}
 		}
 	}
 	cls, err := m.priorityClass(ctx, owner, fl, req)
@@ -151,7 +151,10 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 		if nc.Kind != "" && nc.Kind != models.UnitGPU {
 			return &RefusedError{Code: "no_capacity", Message: nc.Error()} // its own count says what is free
 		}
-		return &RefusedError{Code: "no_capacity", Message: nc.Error() + m.pool.FreeSummary(ctx)}
+		if free := m.pool.FreeSummary(ctx); free != "" {
+			return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s", nc.Error(), free)}
+		}
+		return &RefusedError{Code: "no_capacity", Message: nc.Error()}
 	case errors.As(err, &qe):
 		return &RefusedError{Code: "quota_exceeded", Message: qe.Message, Limit: qe.Limit}
 	}
@@ -187,7 +190,7 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 		return errors.New(sentence(pe.Reason))
 	}
 	if err != nil {
-		return fmt.Errorf("could not get image %s: %v", img.Image, err)
+		return errors.New(reasonf("could not get image %s: %v", img.Image, err))
 	}
 	if err := m.transition(ctx, id, models.Transition{From: []string{models.StatePulling}, To: models.StateCreating, Progress: 75}); err != nil {
 		return err
@@ -201,7 +204,7 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 		return err
 	}
 	if err := m.rt.Start(ctx, cid); err != nil {
-		return fmt.Errorf("could not start the container: %v", err)
+		return errors.New(reasonf("could not start the container: %v", err))
 	}
 	return m.waitReady(ctx, id, cid, owner, token)
 }
@@ -215,17 +218,17 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	vol, net := m.homeVolume(owner), m.network()
 	fresh, err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner))
 	if err != nil {
-		return "", fmt.Errorf("could not create the home volume: %v", err)
+		return "", errors.New(reasonf("could not create the home volume: %v", err))
 	}
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
-		return "", fmt.Errorf("could not create the network: %v", err)
+		return "", errors.New(reasonf("could not create the network: %v", err))
 	}
 	if err := m.egressBeforeStart(ctx); err != nil {
 		return "", err
 	}
 	cmd, err := models.ExpandStartCommand(img.StartCommand, JupyterPort, BaseURL(id), token)
 	if err != nil {
-		return "", fmt.Errorf("bad start command in image %s: %v", img.Name, err)
+		return "", errors.New(reasonf("bad start command in image %s: %v", img.Name, err))
 	}
 	spec := runtime.Spec{
 		WorkbenchID: id, Owner: owner, InstallID: m.installID, Name: m.containerName(id),
@@ -253,7 +256,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 			// take it as a home already set up.
 			_ = m.rt.RemoveVolume(ctx, vol)
 		}
-		return "", fmt.Errorf("could not create the container: %v", err)
+		return "", errors.New(reasonf("could not create the container: %v", err))
 	}
 	if fresh {
 		if err := m.prepareHome(ctx, cid, img); err != nil {
@@ -274,10 +277,13 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 	for {
 		info, err := m.rt.Inspect(ctx, cid)
 		if err != nil {
-			return fmt.Errorf("container vanished while starting: %v", err)
+			return errors.New(reasonf("container vanished while starting: %v", err))
 		}
 		if !info.Running {
-			return fmt.Errorf("Jupyter exited while starting (exit code %d)%s", info.ExitCode, m.logTail(ctx, cid))
+			if out := m.lastOutput(ctx, cid); out != "" {
+				return errors.New(reasonf("Jupyter exited while starting (exit code %s); last output: %s", strconv.Itoa(info.ExitCode), out))
+			}
+			return errors.New(reasonf("Jupyter exited while starting (exit code %s)", strconv.Itoa(info.ExitCode)))
 		}
 		host, port := m.rt.Endpoint(info, m.network())
 		if host != "" {
@@ -297,7 +303,10 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("Jupyter did not answer within %s%s", m.opt.ReadyTimeout, m.logTail(ctx, cid))
+			if out := m.lastOutput(ctx, cid); out != "" {
+				return errors.New(reasonf("Jupyter did not answer within %s; last output: %s", m.opt.ReadyTimeout, out))
+			}
+			return errors.New(reasonf("Jupyter did not answer within %s", m.opt.ReadyTimeout))
 		}
 		select {
 		case <-ctx.Done():

@@ -20,20 +20,20 @@ func (e *ErrState) Error() string { return e.Message }
 // StartRefusal is Start's answer for a workbench in a state it cannot be
 // started from: what to do instead.
 func StartRefusal(state string) *ErrState {
-	return &ErrState{Message: fmt.Sprintf("the workbench is %s; %s (only a stopped, failed or preempted workbench can be started)", state, startHint(state))}
+	return &ErrState{Message: reasonf("the workbench is %s; %s (only a stopped, failed or preempted workbench can be started)", state, startHint(state))}
 }
 
 // startHint is what to do instead of starting a workbench in state.
 func startHint(state string) string {
 	switch state {
 	case models.StateRunning:
-		return "open it"
+		return reasonf("open it")
 	case models.StateQueued:
-		return "it starts by itself when GPUs free up"
+		return reasonf("it starts by itself when GPUs free up")
 	case models.StateStopping:
-		return "wait until it has stopped, then start it"
+		return reasonf("wait until it has stopped, then start it")
 	default:
-		return "it is already on its way; wait for it on its page"
+		return reasonf("it is already on its way; wait for it on its page")
 	}
 }
 
@@ -109,7 +109,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 	if err != nil {
 		m.accepting.RUnlock()
 		if errors.Is(err, models.ErrConflict) {
-			return &ErrState{Message: "the workbench is already being started; its page shows the progress"}
+			return &ErrState{Message: reasonf("the workbench is already being started; its page shows the progress")}
 		}
 		refused := m.refusal(ctx, err)
 		// A workbench that last ran CPU-only and is started with its GPUs
@@ -141,7 +141,7 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 				return err
 			}
 			if err := m.rt.Start(ctx, wb.ContainerID); err != nil {
-				return fmt.Errorf("could not start the container: %v", err)
+				return errors.New(reasonf("could not start the container: %v", err))
 			}
 			return m.waitReady(ctx, wb.ID, wb.ContainerID, owner, wb.Token)
 		}
@@ -170,7 +170,7 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 	// meanwhile; a launch in progress refuses the deletion.
 	for !m.claim(id, false) {
 		if m.isLaunching(id) {
-			return &ErrState{Message: "the workbench is still launching; stop it first or wait"}
+			return &ErrState{Message: reasonf("the workbench is still launching; stop it first or wait")}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -185,7 +185,7 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 			return err
 		}
 		if n > 1 {
-			return &ErrState{Message: "your home volume is shared by your other workbenches; delete them first to delete your data"}
+			return &ErrState{Message: reasonf("your home volume is shared by your other workbenches; delete them first to delete your data")}
 		}
 	}
 	var exited time.Time
@@ -247,17 +247,22 @@ func (m *Manager) Logs(ctx context.Context, id string, tail int, follow bool) (i
 	return m.rt.Logs(ctx, wb.ContainerID, tail, follow)
 }
 
-// logTail is appended to failure reasons so users see why Jupyter died.
+// logTail is lastOutput as a suffix, "; last output: …" ("" when none).
 func (m *Manager) logTail(ctx context.Context, cid string) string {
+	if s := m.lastOutput(ctx, cid); s != "" {
+		return "; last output: " + s
+	}
+	return ""
+}
+
+// lastOutput is the container's last lines of output ("" when none or
+// unreadable), for failure reasons: users see why Jupyter died.
+func (m *Manager) lastOutput(ctx context.Context, cid string) string {
 	rc, err := m.rt.Logs(ctx, cid, 5, false)
 	if err != nil {
 		return ""
 	}
 	defer rc.Close()
 	b, _ := io.ReadAll(io.LimitReader(rc, 2000))
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return ""
-	}
-	return "; last output: " + s
+	return strings.TrimSpace(string(b))
 }

@@ -74,7 +74,7 @@ func (m *Manager) tryOpenInterval(ctx context.Context, id string, startedAt time
 // meteringFailed is the reason shown on a workbench stopped because its
 // usage could not be recorded.
 func meteringFailed(err error) string {
-	return fmt.Sprintf("stopped: the portal could not record this workbench's usage (%v), so it does not run unbilled; an administrator can see the error", err)
+	return reasonf("stopped: the portal could not record this workbench's usage (%v), so it does not run unbilled; an administrator can see the error", err)
 }
 
 // closeInterval ends metering at endedAt (Docker's exit time when known) and
@@ -166,7 +166,7 @@ func (m *Manager) BillAndEnforce(ctx context.Context) {
 				}
 			}
 			m.log.Info("quota: stopping", "id", wb.ID, "user", uid, "reason", over)
-			if err := m.Stop(ctx, wb.ID, "stopped: "+over+" (your files are kept)"); err != nil {
+			if err := m.Stop(ctx, wb.ID, reasonf("stopped: %s (your files are kept)", over)); err != nil {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
 				continue
 			}

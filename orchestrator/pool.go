@@ -287,11 +287,11 @@ func (p *Pool) CandidatesByModel(ctx context.Context) (map[string][]string, erro
 	return out, nil
 }
 
-// FreeSummary names what is free, for refusal messages: "; free now: 3 × H100".
+// FreeSummary names what is free, for refusal messages: "free now: 3 × H100" (a reason of its own: the caller joins it with "; ").
 func (p *Pool) FreeSummary(ctx context.Context) string {
 	gpus, err := p.List(ctx)
 	if err != nil {
-		return ""
+		return "" // the refusal goes without it
 	}
 	count := map[string]int{}
 	var order []string
@@ -304,14 +304,14 @@ func (p *Pool) FreeSummary(ctx context.Context) string {
 		}
 	}
 	if len(order) == 0 {
-		return "; no GPU is free right now"
+		return reasonf("no GPU is free right now")
 	}
-	s := "; free now:"
+	s := ""
 	for i, m := range order {
 		if i > 0 {
-			s += ","
+			s += ", "
 		}
-		s += fmt.Sprintf(" %d × %s", count[m], m)
+		s += fmt.Sprintf("%d × %s", count[m], m)
 	}
-	return s
+	return reasonf("free now: %s", s)
 }

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"workbench/models"
@@ -31,7 +30,7 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	if err != nil {
 		return
 	}
-	msg := fmt.Sprintf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
+	msg := reasonf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
 		at.UTC().Format("15:04:05"), PreemptFile)
 	m.updateWorkbench(ctx, id, map[string]any{"reason": msg})
 	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, At: time.Now().UTC()})
@@ -87,11 +86,9 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	if err != nil || wb == nil {
 		return err
 	}
-	reason := "preempted: a higher-priority launch needed its GPUs (its home is kept"
+	reason := reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)")
 	if wb.AutoResume {
-		reason += "; it resumes when GPUs free up)"
-	} else {
-		reason += "; start it again when you like)"
+		reason = reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
 	}
 	err = m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted)
 	m.release(id)
@@ -102,7 +99,7 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 		return err
 	}
 	exp := m.now().Add(m.opt.QueueMaxWait)
-	if err := m.store.RequeueWorkbench(ctx, id, "preempted; waiting to resume", &exp); err != nil {
+	if err := m.store.RequeueWorkbench(ctx, id, reasonf("preempted; waiting to resume"), &exp); err != nil {
 		return err
 	}
 	m.forgetRoute(id)

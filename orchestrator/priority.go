@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"workbench/models"
@@ -31,7 +30,7 @@ func (m *Manager) priorityClass(ctx context.Context, owner *models.User, fl *mod
 			}
 		}
 		if name == "" {
-			return nil, &models.ValidationError{Field: "preemptible", Message: "no preemptible priority class is defined; ask an administrator"}
+			return nil, &models.ValidationError{Field: "preemptible", Message: reasonf("no preemptible priority class is defined; ask an administrator")}
 		}
 	}
 	cls := def
@@ -41,10 +40,10 @@ func (m *Manager) priorityClass(ctx context.Context, owner *models.User, fl *mod
 		}
 	}
 	if req.Preemptible && !cls.Preemptible {
-		return nil, &models.ValidationError{Field: "priority", Message: fmt.Sprintf("the class %q is not preemptible: choose a preemptible class or leave preemptible off", cls.Name)}
+		return nil, &models.ValidationError{Field: "priority", Message: reasonf("the class %q is not preemptible: choose a preemptible class or leave preemptible off", cls.Name)}
 	}
 	if cls.Rank > def.Rank && !owner.IsAdmin() {
-		return nil, &models.ValidationError{Field: "priority", Message: fmt.Sprintf("the class %q ranks above the default %q: only administrators may choose it", cls.Name, def.Name)}
+		return nil, &models.ValidationError{Field: "priority", Message: reasonf("the class %q ranks above the default %q: only administrators may choose it", cls.Name, def.Name)}
 	}
 	return cls, nil
 }

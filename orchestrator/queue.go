@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"workbench/models"
@@ -105,7 +106,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 		plan := scheduler.Decide(snap)
 		for _, id := range plan.Expire {
 			wb := asks[id]
-			reason := fmt.Sprintf("expired: waited %s in the queue for %s without a place (the maximum wait); launch again or ask an administrator",
+			reason := reasonf("expired: waited %s in the queue for %s without a place (the maximum wait); launch again or ask an administrator",
 				m.opt.QueueMaxWait, needText(wb.need))
 			if err := q.Leave(id, models.StateStopped, reason); err != nil {
 				return err
@@ -120,7 +121,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 				if models.WaitableQuota(err) {
 					continue // waits; explained on the next drain
 				}
-				if err := q.Leave(id, models.StateFailed, "refused when its turn came: "+err.Error()); err != nil {
+				if err := q.Leave(id, models.StateFailed, reasonf("refused when its turn came: %s", err.Error())); err != nil {
 					return err
 				}
 				continue
@@ -333,7 +334,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		// (a monthly limit) are left to placement, which fails it with the
 		// reason when its turn comes.
 		if err := q.Check(models.CheckLaunchQuota(ask, months[w.OwnerID])); models.WaitableQuota(err) {
-			r.Blocked = "waiting for your other workbenches to stop: " + err.Error()
+			r.Blocked = reasonf("waiting for your other workbenches to stop: %s", err.Error())
 		}
 		// A launch that named a booking waits for its window to open and
 		// then uses only it; once the booking is over or released it
@@ -342,7 +343,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 			if b, ok := pinned[*w.ReservationID]; ok && b.ReleasedAt == nil && now.Before(b.EndsAt) {
 				r.Reservation = b.ID
 				if now.Before(b.StartsAt) && r.Blocked == "" {
-					r.Blocked = fmt.Sprintf("waiting for your reservation #%d, which opens at %s UTC", b.ID, b.StartsAt.UTC().Format("2006-01-02 15:04"))
+					r.Blocked = reasonf("waiting for your reservation #%s, which opens at %s UTC", strconv.FormatInt(b.ID, 10), b.StartsAt.UTC().Format("2006-01-02 15:04"))
 				}
 			}
 		}
@@ -396,29 +397,26 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 		}
 	}
 	m.log.Error("start a placed workbench", "id", p.id, "err", err)
-	m.inBackground(p.id, func(context.Context) error { return fmt.Errorf("could not start after its wait: %v", err) })
+	m.inBackground(p.id, func(context.Context) error { return errors.New(reasonf("could not start after its wait: %v", err)) })
 }
 
 // needText is "2 × H100 80GB HBM3" (or "1 × slice of a shared …").
 func needText(n models.GPUNeed) string {
 	if n.Count == 0 {
-		return "a place"
+		return reasonf("a place")
 	}
 	return fmt.Sprintf("%d × %s", n.Count, unitPool(n.Kind, n.Model, n.Profile).Label())
 }
 
 // waitText is the explanation a queued workbench shows.
 func waitText(w scheduler.Wait) string {
-	s := w.Reason
 	switch w.Ahead {
 	case 0:
-		s += "; you are next"
+		return reasonf("%s; you are next", w.Reason)
 	case 1:
-		s += "; 1 workbench ahead of you"
-	default:
-		s += fmt.Sprintf("; %d workbenches ahead of you", w.Ahead)
+		return reasonf("%s; 1 workbench ahead of you", w.Reason)
 	}
-	return s
+	return reasonf("%s; %d workbenches ahead of you", w.Reason, w.Ahead)
 }
 
 // cancelQueued takes a queued workbench out of the queue (a stop of a
@@ -426,7 +424,7 @@ func waitText(w scheduler.Wait) string {
 // caller stops it the usual way).
 func (m *Manager) cancelQueued(ctx context.Context, id, reason string) (bool, error) {
 	if reason == "" {
-		reason = "left the queue before it started (cancelled); nothing was charged"
+		reason = reasonf("left the queue before it started (cancelled); nothing was charged")
 	}
 	err := m.store.LeaveQueue(ctx, id, models.StateStopped, reason)
 	if errors.Is(err, models.ErrConflict) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"workbench/models"
@@ -147,11 +148,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if found {
 			_ = m.rt.Remove(ctx, c.ID)
 		}
-		m.fail(ctx, wb.ID, "the launch was interrupted (the portal restarted or lost track of it); start it again")
+		m.fail(ctx, wb.ID, reasonf("the launch was interrupted (the portal restarted or lost track of it); start it again"))
 	case found && !c.Running:
-		reason := fmt.Sprintf("the container exited (code %d)", c.ExitCode)
+		reason := reasonf("the container exited (code %s)", strconv.Itoa(c.ExitCode))
 		if c.OOMKilled {
-			reason = "the container ran out of memory and was killed"
+			reason = reasonf("the container ran out of memory and was killed")
 		}
 		m.keepExitLogs(ctx, wb.ID, c.ID)
 		m.closeVanished(ctx, wb, c.FinishedAt, reason)

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -71,7 +70,7 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 		return models.ErrNotFound // not theirs: as if it did not exist
 	}
 	if r.ReleasedAt != nil {
-		return &ErrState{Message: "the reservation is already released; book a new one if you still need the GPUs"}
+		return &ErrState{Message: reasonf("the reservation is already released; book a new one if you still need the GPUs")}
 	}
 	// The release and its audit row (reservation.cancel) commit together.
 	err = m.Audited(ctx, who.Username, func(tx *models.Store) (models.AuditRecord, error) {
@@ -114,9 +113,9 @@ func (m *Manager) releaseNoShows(ctx context.Context) {
 		if used, _, err := m.reservationUse(ctx, &r, now); err != nil || used > 0 {
 			continue
 		}
-		reason := fmt.Sprintf("no-show: nothing of it was used %s after its start", m.opt.ReservationNoShow)
+		reason := reasonf("no-show: nothing of it was used %s after its start", m.opt.ReservationNoShow)
 		if from.After(r.StartsAt) {
-			reason = fmt.Sprintf("no-show: nothing of it was used %s after it was booked", m.opt.ReservationNoShow)
+			reason = reasonf("no-show: nothing of it was used %s after it was booked", m.opt.ReservationNoShow)
 		}
 		if err := m.store.ReleaseReservation(ctx, r.ID, reason); err != nil {
 			m.log.Warn("reservations: release", "id", r.ID, "err", err)
@@ -165,12 +164,12 @@ func flavorKind(fl *models.Flavor) string {
 // of the flavor's units, large enough; one not yet open only with queue)
 // and records it on the workbench.
 func (m *Manager) pinReservation(ctx context.Context, owner *models.User, fl *models.Flavor, req LaunchRequest, wb *models.Workbench) error {
-	bad := func(format string, args ...any) error {
-		return &models.ValidationError{Field: "reservation", Message: fmt.Sprintf(format, args...)}
+	badReservation := func(format string, args ...any) error {
+		return &models.ValidationError{Field: "reservation", Message: reasonf(format, args...)}
 	}
 	b, err := m.store.ReservationByID(ctx, req.Reservation)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && b.UserID != owner.ID) {
-		return bad("you have no reservation #%d", req.Reservation)
+		return badReservation("you have no reservation #%s", strconv.FormatInt(req.Reservation, 10))
 	}
 	if err != nil {
 		return err
@@ -178,13 +177,13 @@ func (m *Manager) pinReservation(ctx context.Context, owner *models.User, fl *mo
 	now := m.now()
 	switch {
 	case b.ReleasedAt != nil || !now.Before(b.EndsAt):
-		return bad("reservation #%d is over", b.ID)
+		return badReservation("reservation #%s is over", strconv.FormatInt(b.ID, 10))
 	case fl.GPUCount == 0 || reservationPool(b) != unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile):
-		return bad("reservation #%d books %s; the flavor %s asks for other units", b.ID, b.UnitLabel(), fl.Name)
+		return badReservation("reservation #%s books %s; the flavor %s asks for other units", strconv.FormatInt(b.ID, 10), b.UnitLabel(), fl.Name)
 	case fl.GPUCount > b.Units:
-		return bad("reservation #%d books %d units; the flavor %s needs %d", b.ID, b.Units, fl.Name, fl.GPUCount)
+		return badReservation("reservation #%s books %d units; the flavor %s needs %d", strconv.FormatInt(b.ID, 10), b.Units, fl.Name, fl.GPUCount)
 	case now.Before(b.StartsAt) && !req.Queue:
-		return bad("reservation #%d opens at %s UTC: launch with queue to wait for it", b.ID, b.StartsAt.UTC().Format("2006-01-02 15:04"))
+		return badReservation("reservation #%s opens at %s UTC: launch with queue to wait for it", strconv.FormatInt(b.ID, 10), b.StartsAt.UTC().Format("2006-01-02 15:04"))
 	}
 	wb.ReservationID = &b.ID
 	if now.Before(b.StartsAt) {
@@ -201,13 +200,13 @@ func (m *Manager) pinReservation(ctx context.Context, owner *models.User, fl *mo
 // queue's scheduler applies the same rule to queued launches). A start of a
 // stopped workbench (startCheck) is held to the same rule.
 func (m *Manager) launchCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
-	return m.reservedCheck(ownerID, need, quota, "launch with queue to wait for it")
+	return m.reservedCheck(ownerID, need, quota, reasonf("launch with queue to wait for it"))
 }
 
 // startCheck is launchCheck for starting a stopped workbench again, which
 // cannot queue: its refusal says when to try again.
 func (m *Manager) startCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
-	return m.reservedCheck(ownerID, need, quota, "start it again when the booking ends (a start does not queue)")
+	return m.reservedCheck(ownerID, need, quota, reasonf("start it again when the booking ends (a start does not queue)"))
 }
 
 func (m *Manager) reservedCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error, hint string) func(*models.Tx) error {
@@ -222,7 +221,7 @@ func (m *Manager) reservedCheck(ownerID int64, need models.GPUNeed, quota func(*
 		if err != nil || held == 0 || free-held >= need.Count {
 			return err
 		}
-		return &RefusedError{Code: "no_capacity", Message: fmt.Sprintf("%s needed; %d free (%d reserved for someone else now); %s",
+		return &RefusedError{Code: "no_capacity", Message: reasonf("%s needed; %d free (%d reserved for someone else now); %s",
 			needText(need), max(free-held, 0), held, hint)}
 	}
 }

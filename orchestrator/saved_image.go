@@ -37,7 +37,7 @@ var saveNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,39}$`)
 func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, req SaveImageRequest) (*models.Image, error) {
 	req.Name = strings.TrimSpace(req.Name)
 	if !saveNameRe.MatchString(req.Name) {
-		return nil, &models.ValidationError{Field: "name", Message: "use 1–40 letters, digits, '.', '_' or '-'"}
+		return nil, &models.ValidationError{Field: "name", Message: reasonf("use 1–40 letters, digits, '.', '_' or '-'")}
 	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
@@ -45,11 +45,11 @@ func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, 
 	}
 	switch {
 	case wb.State == models.StateRunning && !req.RunningOK:
-		return nil, &ErrState{Message: "the workbench is running: saving pauses it while its files are read, and files being written may be caught half-way; confirm, or stop it first"}
+		return nil, &ErrState{Message: reasonf("the workbench is running: saving pauses it while its files are read, and files being written may be caught half-way; confirm, or stop it first")}
 	case wb.State != models.StateRunning && wb.State != models.StateStopped:
-		return nil, &ErrState{Message: fmt.Sprintf("the workbench is %s; only a stopped or running workbench can be saved; wait until it is running or stopped, then save it", wb.State)}
+		return nil, &ErrState{Message: reasonf("the workbench is %s; only a stopped or running workbench can be saved; wait until it is running or stopped, then save it", wb.State)}
 	case wb.ContainerID == "":
-		return nil, &ErrState{Message: "the workbench has no container to save (start it once)"}
+		return nil, &ErrState{Message: reasonf("the workbench has no container to save (start it once)")}
 	}
 	src, err := m.store.ImageByID(ctx, wb.ImageID)
 	if err != nil {
@@ -62,7 +62,7 @@ func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, 
 	quota := m.opt.SavedImageQuotaBytes
 	if quota > 0 && used >= quota {
 		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
-			Message: fmt.Sprintf("your saved images take %s of your %s: delete one first", gib(used), gib(quota))}
+			Message: reasonf("your saved images take %s of your %s: delete one first", gib(used), gib(quota))}
 	}
 	return detachedValue(ctx, m, func(ctx context.Context) (*models.Image, error) {
 		return m.saveImage(ctx, wb, src, owner, req.Name, used, quota)
@@ -90,7 +90,7 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	if quota > 0 && used+saved.Added > quota {
 		_ = m.rt.RemoveImage(ctx, ref)
 		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
-			Message: fmt.Sprintf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Added), gib(used), gib(quota))}
+			Message: reasonf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Added), gib(used), gib(quota))}
 	}
 	img := &models.Image{Name: fmt.Sprintf("%s v%d (%s)", name, version, displayUser(owner.Username)), Image: ref,
 		Description: fmt.Sprintf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, m.now().Format(time.DateOnly), src.Name),
@@ -108,10 +108,10 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 // copy). Refused while a workbench still uses it.
 func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error {
 	if !img.Saved() {
-		return &ErrState{Message: "catalog images are disabled, not deleted: disable it in the catalog instead"}
+		return &ErrState{Message: reasonf("catalog images are disabled, not deleted: disable it in the catalog instead")}
 	}
 	if err := m.store.DeleteSavedImage(ctx, img.ID); errors.Is(err, models.ErrConflict) {
-		return &ErrState{Message: "a workbench still uses this image: delete the workbench first"}
+		return &ErrState{Message: reasonf("a workbench still uses this image: delete the workbench first")}
 	} else if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"workbench/models"
@@ -105,15 +104,15 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 	m.cancelLaunch(id)
 	finished, err := m.stopContainer(ctx, id, force)
 	if err != nil {
-		return m.stopFailed(ctx, id, reason, "could not stop the container: "+err.Error())
+		return m.stopFailed(ctx, id, reason, reasonf("could not stop the container: %v", err))
 	}
 	m.stopProgress(ctx, id, 60, reason)
 	if err := m.closeInterval(ctx, id, finished, "stopped"); err != nil {
-		return m.stopFailed(ctx, id, reason, "could not close the usage record: "+err.Error())
+		return m.stopFailed(ctx, id, reason, reasonf("could not close the usage record: %v", err))
 	}
 	m.stopProgress(ctx, id, 80, reason)
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
-		return m.stopFailed(ctx, id, reason, "could not release the GPUs: "+err.Error())
+		return m.stopFailed(ctx, id, reason, reasonf("could not release the GPUs: %v", err))
 	}
 	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: final, Reason: reason,
 		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}}); err != nil {
@@ -166,7 +165,7 @@ func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (tim
 		return time.Time{}, err
 	}
 	if info.Running {
-		return time.Time{}, fmt.Errorf("the container %s is still running after the stop", info.Name)
+		return time.Time{}, errors.New(reasonf("the container %s is still running after the stop", info.Name))
 	}
 	m.setFields(ctx, id, models.WorkbenchFields{ContainerID: new(info.ID)})
 	if info.FinishedAt.IsZero() {

@@ -240,7 +240,7 @@ func (p *Pool) SetShared(ctx context.Context, uuid string, c models.SharedSettin
 		return models.ErrNotFound
 	}
 	if dev.MIGEnabled && c.Slices > 0 {
-		return &models.ValidationError{Field: "slices", Message: "this GPU has MIG enabled: its MIG instances are its units, it cannot also be shared in slices"}
+		return &models.ValidationError{Field: "slices", Message: reasonf("this GPU has MIG enabled: its MIG instances are its units, it cannot also be shared in slices")}
 	}
 	// The sharing, its slice price and the audit row commit together.
 	return audited(ctx, p.store, actor, func(tx *models.Store) (models.AuditRecord, error) {

@@ -36,18 +36,18 @@ func newPullError(ref, raw string) *PullError {
 	}
 	switch {
 	case has("no space left"):
-		e.Reason = "this server's disk is full, so " + ref + " cannot be downloaded — ask an admin to free disk space, then try again"
+		e.Reason = reasonf("this server's disk is full, so %s cannot be downloaded — ask an admin to free disk space, then try again", ref)
 	case has("manifest unknown", "not found", "does not exist", "no such image"):
-		e.Reason = "the image " + ref + " does not exist on " + reg + " — ask an admin to correct the image reference in the catalog"
+		e.Reason = reasonf("the image %s does not exist on %s — ask an admin to correct the image reference in the catalog", ref, reg)
 	case has("unauthorized", "denied", "authentication required", "forbidden"):
-		e.Reason = reg + " refused to hand out " + ref + " (it needs credentials, or the name is wrong) — ask an admin to pre-pull the image or check its name"
+		e.Reason = reasonf("%s refused to hand out %s (it needs credentials, or the name is wrong) — ask an admin to pre-pull the image or check its name", reg, ref)
 	case has("dial tcp", "connection refused", "no such host", "i/o timeout", "timeout", "network is unreachable",
 		"server misbehaving", "tls:", "x509:", "connection reset", "eof", "temporary failure in name resolution", "proxyconnect"):
-		e.Reason = "this server cannot download from " + reg + " — ask an admin to pre-pull the image or configure a registry mirror"
+		e.Reason = reasonf("this server cannot download from %s — ask an admin to pre-pull the image or configure a registry mirror", reg)
 	case strings.HasPrefix(raw, "not a valid image reference"):
-		e.Reason = ref + " is not a valid image reference — ask an admin to correct it in the catalog"
+		e.Reason = reasonf("%s is not a valid image reference — ask an admin to correct it in the catalog", ref)
 	default:
-		e.Reason = "this server could not download " + ref + " from " + reg + " — ask an admin to pre-pull the image (the details below say why)"
+		e.Reason = reasonf("this server could not download %s from %s — ask an admin to pre-pull the image (the details below say why)", ref, reg)
 	}
 	return e
 }
@@ -57,7 +57,7 @@ func newPullError(ref, raw string) *PullError {
 func registryOf(ref string) string {
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
-		return "its registry"
+		return reasonf("its registry")
 	}
 	return reference.Domain(named)
 }

@@ -39,9 +39,9 @@ func (p Pool) Label() string {
 	switch kind {
 	case "mig":
 		profile, model, _ := strings.Cut(rest, "|")
-		return "MIG " + profile + " of " + strings.TrimPrefix(model, "NVIDIA ")
+		return reasonf("MIG %s of %s", profile, strings.TrimPrefix(model, "NVIDIA "))
 	case "slice":
-		return "slice of a shared " + strings.TrimPrefix(rest, "NVIDIA ")
+		return reasonf("slice of a shared %s", strings.TrimPrefix(rest, "NVIDIA "))
 	}
 	return strings.TrimPrefix(rest, "NVIDIA ")
 }
@@ -251,7 +251,7 @@ func Fit(pool Pool, need, free int) (bool, string) {
 	if need <= free {
 		return true, ""
 	}
-	return false, fmt.Sprintf("%d × %s needed; %d free", need, pool.Label(), free)
+	return false, reasonf("%d × %s needed; %d free", need, pool.Label(), free)
 }
 
 // Less orders two requests: priority first, then an administrator's boost
@@ -342,7 +342,7 @@ func Decide(s Snapshot) Plan {
 		avail += r.Lent
 		ok, why := Fit(r.Pool, r.Units, avail)
 		if !ok && held > 0 {
-			why += fmt.Sprintf(" (%d reserved for someone else now)", held)
+			why = reasonf("%s (%d reserved for someone else now)", why, held)
 		}
 		if ok && r.Blocked == "" {
 			sh := shadows[r.Pool]
@@ -352,14 +352,14 @@ func Decide(s Snapshot) Plan {
 				// Its own booked units: nobody before it could use them.
 				// Nobody of this pool is blocked before it.
 			case !s.Policy.Backfill:
-				ok, why = false, "waiting behind an earlier request of the same GPUs (no backfill)"
+				ok, why = false, reasonf("waiting behind an earlier request of the same GPUs (no backfill)")
 			case r.MaxRuntime > 0 && !sh.at.IsZero() && !s.Now.Add(r.MaxRuntime).After(sh.at):
 				// Ends before the blocked request can start: no delay.
 			case r.Units <= sh.extra:
 				// Uses units the blocked request will not need then.
 				sh.extra -= r.Units
 			default:
-				ok, why = false, "would delay an earlier request that waits for the same GPUs"
+				ok, why = false, reasonf("would delay an earlier request that waits for the same GPUs")
 			}
 		}
 		if r.Blocked != "" {
@@ -395,7 +395,7 @@ func Decide(s Snapshot) Plan {
 			if s.Policy.Preempt && r.Blocked == "" && r.Pool != "" {
 				deficit := r.Units - avail - yielding[r.Pool] - (r.Claimed - r.Lent)
 				if r.Claimed > r.Lent {
-					why += "; preemptible work is yielding a shared GPU to it"
+					why = reasonf("%s; preemptible work is yielding a shared GPU to it", why)
 				}
 				if deficit > 0 {
 					victims := ChooseVictims(s.Running, r, deficit, preempted)
@@ -409,9 +409,9 @@ func Decide(s Snapshot) Plan {
 					}
 					if len(claim) > 0 {
 						p.Claim[r.ID] = claim
-						why += "; preemptible work is yielding its GPUs (a shared GPU, taken whole)"
+						why = reasonf("%s; preemptible work is yielding its GPUs (a shared GPU, taken whole)", why)
 					} else if len(victims) > 0 {
-						why += "; preemptible work is yielding its GPUs"
+						why = reasonf("%s; preemptible work is yielding its GPUs", why)
 					}
 				}
 			}

@@ -1,0 +1,245 @@
+package i18n
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Reasons: the texts the layers below the handlers write for people — an
+// orchestrator refusal ("quota exceeded: at most 2 GPUs at once (you hold
+// 2, this asks 1)"), a stop reason stored with the workbench ("stopped
+// after 1h0m0s without activity (idle timeout)"), a queue reason — are
+// written once, in English with their values put in, for the logs, the
+// database and the JSON API. Their printf formats are the keys of the
+// catalog area "reasons" (locales/zh-CN/reasons.json; the orchestrator
+// builds them with models.Reasonf, and a handlers test fails when one of
+// its formats is not there). A page shows such a text through Reason,
+// which recognises the format, takes the values back out and prints the
+// format in the reader's language.
+
+// reasonsFile is the catalog file whose keys are the formats Reason
+// recognises.
+const reasonsFile = "locales/zh-CN/reasons.json"
+
+// reasonPattern recognises one format's English text.
+type reasonPattern struct {
+	key    string
+	prefix string // the literal text before the first verb
+	re     *regexp.Regexp
+	verbs  []byte // each capture's verb letter
+	weight int    // literal characters: the most specific format wins
+}
+
+var (
+	reasonOnce     sync.Once
+	reasonPatterns []reasonPattern
+	reasonExact    map[string]bool
+	zhKeys         map[string]bool
+)
+
+// reasonVerb finds a printf verb (explicit argument indexes are not
+// supported in reasons).
+var reasonVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+
+func loadReasons() {
+	reasonExact = map[string]bool{}
+	zhKeys = map[string]bool{}
+	for _, k := range keys[Chinese] {
+		zhKeys[k] = true
+	}
+	raw, err := localeFS.ReadFile(reasonsFile)
+	if err != nil {
+		return // no reasons area: Reason shows texts as they are
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return // load() already refused a broken file
+	}
+	for k := range entries {
+		if p, ok := compileReason(k); ok {
+			reasonPatterns = append(reasonPatterns, p)
+		} else {
+			reasonExact[k] = true
+		}
+	}
+	sort.Slice(reasonPatterns, func(i, j int) bool {
+		a, b := reasonPatterns[i], reasonPatterns[j]
+		return a.weight > b.weight || a.weight == b.weight && a.key < b.key
+	})
+}
+
+// compileReason builds the pattern of a format with verbs; ok is false for
+// a plain text (no verbs).
+func compileReason(key string) (reasonPattern, bool) {
+	p := reasonPattern{key: key}
+	var re strings.Builder
+	re.WriteString(`^(?s)`)
+	last := 0
+	for _, loc := range reasonVerb.FindAllStringIndex(key, -1) {
+		lit := key[last:loc[0]]
+		verb := key[loc[0]:loc[1]]
+		last = loc[1]
+		if verb == "%%" {
+			lit += "%"
+			verb = ""
+		}
+		re.WriteString(regexp.QuoteMeta(lit))
+		p.weight += len(lit)
+		if len(p.verbs) == 0 {
+			p.prefix += lit
+		}
+		if verb == "" {
+			continue
+		}
+		c := verb[len(verb)-1]
+		switch c {
+		case 'd':
+			re.WriteString(`(-?\d+)`)
+		case 'f', 'g', 'e':
+			re.WriteString(`(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)`)
+		case 'q':
+			re.WriteString(`("(?:[^"\\]|\\.)*")`)
+		default:
+			re.WriteString(`(.*?)`)
+		}
+		p.verbs = append(p.verbs, c)
+	}
+	if len(p.verbs) == 0 {
+		return p, false
+	}
+	tail := key[last:]
+	re.WriteString(regexp.QuoteMeta(tail))
+	p.weight += len(tail)
+	p.re = regexp.MustCompile(re.String() + `$`)
+	return p, true
+}
+
+// Reason prints text — English written by a layer below the handlers, see
+// above — in ctx's language: the catalog's text of its format with the
+// values it carries (values that are themselves reasons translated too),
+// or, where no format of the reasons area words it, the catalog's text of
+// the whole text, else the text as it is. An English reader gets it as it
+// is.
+func Reason(ctx context.Context, text string) string {
+	l := FromContext(ctx)
+	if l.Tag == English || text == "" {
+		return text
+	}
+	reasonOnce.Do(loadReasons)
+	if out, ok := l.reason(text, 0); ok {
+		return out
+	}
+	// A reason made a sentence (capitalised, with a full stop: an image
+	// pull's failure) is recognised without them.
+	if s, ok := unsentence(text); ok {
+		if out, ok := l.reason(s, 0); ok {
+			return out + "。"
+		}
+	}
+	if zhKeys[text] && !strings.Contains(text, "%") {
+		return l.T(text)
+	}
+	return text
+}
+
+// unsentence undoes the orchestrator's sentence(): "The image x does not
+// exist." → "the image x does not exist".
+func unsentence(s string) (string, bool) {
+	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' || !strings.HasSuffix(s, ".") {
+		return "", false
+	}
+	return strings.ToLower(s[:1]) + strings.TrimSuffix(s[1:], "."), true
+}
+
+// ReasonKeys lists the formats Reason recognises (the keys of the reasons
+// area), for tests.
+func ReasonKeys() map[string]bool {
+	reasonOnce.Do(loadReasons)
+	out := make(map[string]bool, len(reasonPatterns)+len(reasonExact))
+	for _, p := range reasonPatterns {
+		out[p.key] = true
+	}
+	for k := range reasonExact {
+		out[k] = true
+	}
+	return out
+}
+
+// reason translates text when a key of the reasons area words it. Two
+// formats may both word a text ("%s needed; %d free (%d reserved for
+// someone else now); %s" and a queue reason built in steps): the most
+// specific one whose values of several words are all reasons themselves
+// wins, else the most specific one that matches.
+func (l Locale) reason(text string, depth int) (string, bool) {
+	if reasonExact[text] {
+		return l.T(text), true
+	}
+	if depth > 6 {
+		return "", false
+	}
+	first, found := "", false
+	for _, p := range reasonPatterns {
+		if !strings.HasPrefix(text, p.prefix) {
+			continue
+		}
+		m := p.re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		args, whole, ok := l.reasonArgs(p.verbs, m[1:], depth)
+		if !ok {
+			continue
+		}
+		out := l.T(p.key, args...)
+		if whole {
+			return out, true
+		}
+		if !found {
+			first, found = out, true
+		}
+	}
+	return first, found
+}
+
+// reasonArgs turns the captured values back into the arguments their verbs
+// print; a string that is itself a reason is translated. whole says that
+// every value of several words was a reason.
+func (l Locale) reasonArgs(verbs []byte, vals []string, depth int) (args []any, whole, ok bool) {
+	args = make([]any, len(vals))
+	whole = true
+	for i, v := range vals {
+		switch verbs[i] {
+		case 'd':
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, false, false
+			}
+			args[i] = n
+		case 'f', 'g', 'e':
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, false, false
+			}
+			args[i] = f
+		case 'q':
+			s, err := strconv.Unquote(v)
+			if err != nil {
+				return nil, false, false
+			}
+			args[i] = s
+		default:
+			if t, ok := l.reason(v, depth+1); ok {
+				args[i] = t
+			} else {
+				args[i] = v
+				whole = whole && !strings.Contains(v, " ")
+			}
+		}
+	}
+	return args, whole, true
+}

@@ -1,0 +1,68 @@
+package i18n
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+)
+
+// Reason recognises a stored English text by its format, nested reasons
+// included, and leaves what it does not know as it is.
+func TestReasonRecognisesFormats(t *testing.T) {
+	en := context.Background()
+	zh := WithLocale(en, Chinese)
+	for _, c := range []struct{ in, want string }{
+		// %d and %s values taken back out and put in the Chinese text.
+		{"quota exceeded: at most 2 GPUs at once (you hold 2, this asks 1)", "超出配额：同时最多 2 块 GPU（你已占用 2 块，本次申请 1 块）"},
+		// %q values are unquoted and quoted again.
+		{`your quota does not allow the flavor "gpu-xl"`, `你的配额不允许使用规格 "gpu-xl"`},
+		// A reason inside a reason: both translated.
+		{"stopped: quota exceeded: the monthly budget is used up (your files are kept)", "已停止：超出配额：本月预算已用完（你的文件已保留）"},
+		// A queue reason built in four steps.
+		{"2 × H100 needed; 1 free (1 reserved for someone else now); preemptible work is yielding its GPUs; 3 workbenches ahead of you",
+			"需要 2 × H100；空闲 1 个（其中 1 个此刻已被他人预约）；可抢占的任务正在为它让出 GPU；你前面还有 3 个工作台"},
+		// A state error: the state word and the hint are reasons too.
+		{"the workbench is running; open it (only a stopped, failed or preempted workbench can be started)",
+			"工作台当前状态为“运行中”；请直接打开它（只有已停止、已失败或被抢占的工作台才能启动）"},
+		// Values that are no reasons stay as they are.
+		{"stopped by an administrator (root)", "被管理员停止（root）"},
+		// A reason made a sentence (an image pull's failure).
+		{"The image ghcr.io/x/y:1 does not exist on ghcr.io — ask an admin to correct the image reference in the catalog.",
+			"镜像 ghcr.io/x/y:1 在 ghcr.io 上不存在 —— 请联系管理员在目录中更正镜像引用。"},
+		// Unknown text: as it is, even with a % in it.
+		{"the engine said 100% no", "the engine said 100% no"},
+		{"", ""},
+	} {
+		if got := Reason(zh, c.in); got != c.want {
+			t.Errorf("Reason(zh, %q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if got := Reason(en, c.in); got != c.in {
+			t.Errorf("Reason(en, %q) = %q, want it unchanged", c.in, got)
+		}
+	}
+}
+
+// Every format of the reasons area is recognised in its own English text:
+// the page prints its Chinese text (a format that a more specific one
+// shadows would print English on a Chinese page).
+func TestEveryReasonFormatIsRecognised(t *testing.T) {
+	zh := WithLocale(context.Background(), Chinese)
+	n := 0
+	for key := range ReasonKeys() {
+		args := sampleArgs(key)
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				args[i] = s + "-" + strconv.Itoa(i) // distinct values, so a value cannot be taken for another
+			}
+		}
+		english := fmt.Sprintf(key, args...)
+		if got, want := Reason(zh, english), T(zh, key, args...); got != want {
+			t.Errorf("%q\n got %q\nwant %q", english, got, want)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("only %d reason formats: the catalog file is not read", n)
+	}
+}
