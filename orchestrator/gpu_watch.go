@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -78,7 +77,7 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			if room == nil || room.free < room.fl.GPUCount {
 				continue
 			}
-			msg = fmt.Sprintf("Flavor %s can start now: %d × %s free, it needs %d. Launch a workbench before someone else takes them.",
+			msg = reasonf("Flavor %s can start now: %d × %s free, it needs %d. Launch a workbench before someone else takes them.",
 				room.fl.Name, room.free, unitPool(room.need.Kind, room.need.Model, room.need.Profile).Label(), room.fl.GPUCount)
 			link = "/workbenches/new?flavor=" + url.QueryEscape(room.fl.Name)
 		} else {
@@ -91,7 +90,7 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			if n <= 0 {
 				continue
 			}
-			msg = fmt.Sprintf("A %s GPU is free now (%d free). Launch a workbench before someone else takes it.", wt.GPUModel, n)
+			msg = reasonf("A %s GPU is free now (%d free). Launch a workbench before someone else takes it.", wt.GPUModel, n)
 			link = "/workbenches/new"
 		}
 		ok, err := w.store.FireGPUWatch(ctx, wt.ID, msg, link)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -94,6 +95,16 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 		if unread, _ := n.Attr("data-unread"); res.StatusCode != 200 || n.Length() != 1 || unread != want {
 			t.Fatalf("page view %d: %d, %d notifications, unread %q", i, res.StatusCode, n.Length(), unread)
 		}
+	}
+	// A Chinese reader gets the message in Chinese (it is stored in
+	// English, the API's language, and translated on the page).
+	zh := p.client()
+	zh.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
+	p.login(zh, "alice", "alice-password")
+	_, zhPage := p.get(zh, "/notifications")
+	zhDoc, _ := goquery.NewDocumentFromReader(strings.NewReader(zhPage))
+	if msg := zhDoc.Find(`[data-testid="notification"]`).Text(); !strings.Contains(msg, "现在有空闲的 "+model+" GPU") {
+		t.Fatalf("notification for a Chinese reader: %q", msg)
 	}
 	// A watch made from the page's form.
 	drain(true, uuids...)
