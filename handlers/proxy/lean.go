@@ -243,7 +243,7 @@ func (p *Proxy) writeRequest(c *upConn, r *http.Request, ri *reqInfo) error {
 		bw.WriteString("Content-Length: ")
 		bw.WriteString(strconv.FormatInt(r.ContentLength, 10))
 		bw.WriteString("\r\n")
-	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+	case r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch:
 		bw.WriteString("Content-Length: 0\r\n")
 	}
 	bw.WriteString("\r\n")
