@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -94,9 +95,22 @@ func idempotent(r *http.Request) bool {
 // errUnexpected101 is a 101 answer to a request that asked for no upgrade.
 var errUnexpected101 = errors.New("upstream switched protocols unasked")
 
-// serveLean proxies r over a pooled connection. ctx is r's context, or one
-// that revocation cancels (Options.Live).
-func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, ctx context.Context, ri *reqInfo) {
+// serveLean proxies r over a pooled connection; started is when it was
+// authenticated (for Options.Live).
+func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, started time.Time, ri *reqInfo) {
+	// The client going away or revocation ends the exchange: the upstream
+	// connection is closed under the blocked read or write. One watcher
+	// on r's context and one Live entry serve every attempt, with no
+	// context of the exchange's own (the ReverseProxy path needs one:
+	// cancelling it is how Transport is stopped).
+	x := &exchange{}
+	end := x.end
+	stopWatch := context.AfterFunc(r.Context(), end)
+	defer stopWatch()
+	if p.opts.Live != nil && ri.target.UserID != 0 {
+		defer p.opts.Live.add(ri.target.UserID, ri.target.Grant, started, end)()
+	}
+
 	host := ri.target.BaseURL.Host
 	now := time.Now()
 	c := p.pool.get(host, now)
@@ -108,37 +122,79 @@ func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, ctx context.Co
 			c = p.pool.get(host, now)
 		}
 	}
-	var res *http.Response
-	var stop func() bool
 	for {
 		var err error
 		if c == nil {
-			if c, err = p.pool.dial(ctx, host); err != nil {
-				p.upstreamError(w, r, ctx, ri.id, err)
+			if c, err = p.pool.dial(r.Context(), host); err != nil {
+				p.upstreamError(w, r, ri.id, err, x.ended() || ClientGone(r, err))
 				return
 			}
 		}
-		// Revocation or the client going away ends the exchange: the
-		// connection is closed under the blocked read or write.
-		conn := c.conn
-		stop = context.AfterFunc(ctx, func() { conn.Close() })
-		res, err = p.roundTrip(c, w, r, ri)
-		if err == nil {
-			break
+		if !x.use(c.conn) {
+			c.conn.Close()
+			p.upstreamError(w, r, ri.id, context.Canceled, true)
+			return
 		}
-		stop()
+		res, err := p.roundTrip(c, w, r, ri)
+		if err == nil {
+			p.writeResponse(w, r, x, ri, c, res)
+			return
+		}
+		x.release()
 		c.conn.Close()
+		gone := x.ended() || ClientGone(r, err)
 		// A reused connection that failed before the server sent a
 		// byte was most likely closed while idle: an idempotent
 		// request goes again on a new one, once.
-		if c.reused && c.nread == 0 && ctx.Err() == nil && idempotent(r) && !errors.Is(err, errUnexpected101) {
+		if c.reused && c.nread == 0 && !gone && idempotent(r) && !errors.Is(err, errUnexpected101) {
 			c = nil
 			continue
 		}
-		p.upstreamError(w, r, ctx, ri.id, err)
+		p.upstreamError(w, r, ri.id, err, gone)
 		return
 	}
-	p.writeResponse(w, r, ctx, ri, c, res, stop)
+}
+
+// exchange is one lean request's hold on its upstream connection, so that
+// ending it (client gone, revocation) closes whichever is in use.
+type exchange struct {
+	mu   sync.Mutex
+	conn net.Conn // in use; nil between attempts
+	done bool
+}
+
+// end ends the exchange for good.
+func (x *exchange) end() {
+	x.mu.Lock()
+	x.done = true
+	c := x.conn
+	x.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+func (x *exchange) ended() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.done
+}
+
+// use makes c the connection in use; false if the exchange has ended.
+func (x *exchange) use(c net.Conn) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.conn = c
+	return !x.done
+}
+
+// release lets go of the connection in use; false if the exchange ended
+// (the connection is closed, or about to be).
+func (x *exchange) release() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.conn = nil
+	return !x.done
 }
 
 // roundTrip writes r upstream on c and reads the response head. 1xx
@@ -307,7 +363,7 @@ func forward1xx(w http.ResponseWriter, res *http.Response) {
 
 // writeResponse sends res to the client and puts c back in the pool when
 // the body was read to its end and the server keeps the connection open.
-func (p *Proxy) writeResponse(w http.ResponseWriter, r *http.Request, ctx context.Context, ri *reqInfo, c *upConn, res *http.Response, stop func() bool) {
+func (p *Proxy) writeResponse(w http.ResponseWriter, r *http.Request, x *exchange, ri *reqInfo, c *upConn, res *http.Response) {
 	removeResponseHopHeaders(res.Header)
 	// modifyResponse, as on the ReverseProxy path.
 	stripUpstreamHeaders(res.Header)
@@ -337,9 +393,9 @@ func (p *Proxy) writeResponse(w http.ResponseWriter, r *http.Request, ctx contex
 	flush := res.ContentLength == -1 || isEventStream(res.Header.Get("Content-Type"))
 	werr, rerr := p.copyBody(w, res.Body, flush)
 	if werr != nil || rerr != nil {
-		stop()
+		gone := !x.release() || r.Context().Err() != nil
 		c.conn.Close()
-		if rerr != nil && ctx.Err() == nil {
+		if rerr != nil && !gone {
 			p.rp.ErrorLog.Printf("httputil: ReverseProxy read error during body copy: %v", rerr)
 		}
 		// The answer is cut short; all the server can do is end the
@@ -347,7 +403,7 @@ func (p *Proxy) writeResponse(w http.ResponseWriter, r *http.Request, ctx contex
 		panic(http.ErrAbortHandler)
 	}
 	res.Body.Close() // the body is at its end: this fills res.Trailer
-	if stop() && !res.Close && c.br.Buffered() == 0 {
+	if x.release() && !res.Close && c.br.Buffered() == 0 {
 		p.pool.put(c, time.Now())
 	} else {
 		c.conn.Close()

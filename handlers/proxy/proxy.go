@@ -230,6 +230,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// have their deadlines cleared by net/http itself.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	}
+	if !upgrade && p.leanOK(r) {
+		p.serveLean(w, r, started, &reqInfo{id: id, target: t, scoped: scoped})
+		return
+	}
 	ctx := r.Context()
 	if p.opts.Live != nil && t.UserID != 0 {
 		// Only a request that revocation may have to end needs its own
@@ -238,10 +242,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		defer p.opts.Live.add(t.UserID, t.Grant, started, cancel)()
-	}
-	if !upgrade && p.leanOK(r) {
-		p.serveLean(w, r, ctx, &reqInfo{id: id, target: t, scoped: scoped})
-		return
 	}
 	ic := &infoCtx{Context: ctx, ri: reqInfo{id: id, target: t, scoped: scoped}}
 	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ic))

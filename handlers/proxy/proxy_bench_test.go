@@ -121,12 +121,21 @@ func BenchmarkDirectLargeGET(b *testing.B) {
 	benchGET(b, f.up.URL+"/wb/abc/api/large")
 }
 
+// BenchmarkProxySmallGET proxies as the portal does: every request a
+// user's, registered for revocation (Options.Live).
 func BenchmarkProxySmallGET(b *testing.B) {
 	for _, up := range upstreamPaths {
 		b.Run(up.name, func(b *testing.B) {
 			f := newFixture(b, smallJSON(), func(o *Options) {
 				o.OnActivity = func(string, time.Time) {}
 				o.ReverseProxyOnly = up.rp
+				o.Live = NewLive()
+				resolve := o.Resolve
+				o.Resolve = func(r *http.Request, id string) (Target, error) {
+					t, err := resolve(r, id)
+					t.UserID, t.Grant = 7, "session-a"
+					return t, err
+				}
 			})
 			benchGET(b, f.front.URL+"/wb/abc/api/status")
 		})
