@@ -92,6 +92,10 @@ func idempotent(r *http.Request) bool {
 	return len(r.Header["Idempotency-Key"]) > 0 || len(r.Header["X-Idempotency-Key"]) > 0
 }
 
+// max1xx bounds the informational answers (103 Early Hints) forwarded
+// before the final one; Jupyter sends none.
+const max1xx = 5
+
 // errUnexpected101 is a 101 answer to a request that asked for no upgrade.
 var errUnexpected101 = errors.New("upstream switched protocols unasked")
 
@@ -204,7 +208,12 @@ func (p *Proxy) roundTrip(c *upConn, w http.ResponseWriter, r *http.Request, ri 
 	if err := p.writeRequest(c, r, ri); err != nil {
 		return nil, err
 	}
-	for {
+	// The head is read under a size limit, as Transport does; each
+	// forwarded 1xx starts it afresh, and at most max1xx are taken.
+	c.limited = true
+	defer func() { c.limited = false }()
+	for n1xx := 0; ; n1xx++ {
+		c.readLimit = p.pool.maxHeaderBytes
 		res, err := http.ReadResponse(c.br, r)
 		if err != nil {
 			return nil, err
@@ -214,6 +223,9 @@ func (p *Proxy) roundTrip(c *upConn, w http.ResponseWriter, r *http.Request, ri 
 		}
 		if res.StatusCode == http.StatusSwitchingProtocols {
 			return nil, errUnexpected101
+		}
+		if n1xx == max1xx {
+			return nil, errors.New("upstream sent too many 1xx responses")
 		}
 		forward1xx(w, res)
 	}

@@ -506,3 +506,73 @@ func TestLeanSameAsReverseProxy(t *testing.T) {
 		t.Errorf("scoped request's CSP %q, want sandbox", csp)
 	}
 }
+
+// rawUpstream answers every request on its connections with answer,
+// written by hand, and returns its address.
+func rawUpstream(t *testing.T, answer func(w io.Writer)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					answer(conn)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A notebook cannot grow the portal's memory with an endless response
+// head, nor keep it reading informational answers: both end in 502.
+func TestLeanBoundsResponseHead(t *testing.T) {
+	for name, answer := range map[string]func(io.Writer){
+		"endless header": func(w io.Writer) {
+			io.WriteString(w, "HTTP/1.1 200 OK\r\nX-Big: ")
+			// Until the proxy hangs up: past the test's 256 KiB limit.
+			chunk := []byte(strings.Repeat("a", 32<<10))
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		},
+		"endless 103s": func(w io.Writer) {
+			for {
+				if _, err := io.WriteString(w, "HTTP/1.1 103 Early Hints\r\nLink: </x>; rel=preload\r\n\r\n"); err != nil {
+					return
+				}
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			addr := rawUpstream(t, answer)
+			f := newFixture(t, http.NotFoundHandler(), func(o *Options) {
+				o.Resolve = func(*http.Request, string) (Target, error) {
+					return Target{BaseURL: &url.URL{Scheme: "http", Host: addr}}, nil
+				}
+			})
+			proxyOf(f).pool.maxHeaderBytes = 256 << 10
+			res, _ := get(t, &http.Client{Timeout: 10 * time.Second}, "GET", f.front.URL+"/wb/abc/x", "")
+			if res.StatusCode != http.StatusBadGateway {
+				t.Errorf("status %d, want 502", res.StatusCode)
+			}
+			if n := proxyOf(f).pool.idleCount(addr); n != 0 {
+				t.Errorf("%d idle connections after a refused answer", n)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -19,6 +20,10 @@ type upstreamPool struct {
 	dialer      net.Dialer
 	maxIdle     int           // per host, as Transport's MaxIdleConnsPerHost
 	idleTimeout time.Duration // as Transport's IdleConnTimeout
+	// maxHeaderBytes bounds what a response head may take, as
+	// Transport's MaxResponseHeaderBytes (same default): without it a
+	// notebook could grow the portal's memory with one endless header.
+	maxHeaderBytes int64
 
 	mu       sync.Mutex
 	hosts    map[string][]*upConn // idle connections, most recently used last
@@ -27,10 +32,11 @@ type upstreamPool struct {
 
 func newUpstreamPool() *upstreamPool {
 	return &upstreamPool{
-		dialer:      net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second},
-		maxIdle:     64,
-		idleTimeout: 90 * time.Second,
-		hosts:       map[string][]*upConn{},
+		dialer:         net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second},
+		maxIdle:        64,
+		idleTimeout:    90 * time.Second,
+		maxHeaderBytes: 10 << 20,
+		hosts:          map[string][]*upConn{},
 	}
 }
 
@@ -45,11 +51,27 @@ type upConn struct {
 	nread     int64
 	reused    bool      // served a request before
 	idleSince time.Time // when it was last put back
+	// While limited (a response head is being read), at most readLimit
+	// more bytes are read.
+	limited   bool
+	readLimit int64
 }
 
+// errHeadTooLarge ends a response head past upstreamPool.maxHeaderBytes.
+var errHeadTooLarge = errors.New("upstream response headers too large")
+
 func (c *upConn) Read(p []byte) (int, error) {
+	if c.limited {
+		if c.readLimit <= 0 {
+			return 0, errHeadTooLarge
+		}
+		if int64(len(p)) > c.readLimit {
+			p = p[:c.readLimit]
+		}
+	}
 	n, err := c.conn.Read(p)
 	c.nread += int64(n)
+	c.readLimit -= int64(n)
 	return n, err
 }
 
