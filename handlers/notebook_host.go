@@ -213,16 +213,16 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 	if hostID, ok := h.NotebookHostID(r.Host); !ok || hostID != id {
 		return proxy.Target{}, proxy.ErrNotFound
 	}
-	ck, err := r.Cookie(h.NotebookCookie())
-	if err != nil {
+	token, ok := proxy.CookieValue(r, h.NotebookCookie())
+	if !ok {
 		return proxy.Target{}, proxy.ErrNotFound
 	}
 	ctx := r.Context()
 	now := time.Now()
-	key := "nb:" + ck.Value
+	key := "nb:" + token
 	e, ok := h.proxyAuth.get(key, now)
 	if !ok {
-		ns, err := h.store.NotebookSessionByToken(ctx, ck.Value)
+		ns, err := h.store.NotebookSessionByToken(ctx, token)
 		if errors.Is(err, models.ErrNotFound) {
 			return proxy.Target{}, proxy.ErrNotFound
 		}

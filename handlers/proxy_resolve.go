@@ -54,15 +54,15 @@ func (h *Handler) proxyTarget(r *http.Request, id string, e proxyAuthEntry) (pro
 // proxied request carries (proxy.ErrNotFound without one), cached briefly
 // for the proxy's hot path.
 func (h *Handler) proxyUser(r *http.Request) (proxyAuthEntry, error) {
-	ck, err := r.Cookie(h.sessions.Cookie.Name)
-	if err != nil {
+	token, ok := proxy.CookieValue(r, h.sessions.Cookie.Name)
+	if !ok {
 		return proxyAuthEntry{}, proxy.ErrNotFound
 	}
 	now := time.Now()
-	if e, ok := h.proxyAuth.get(ck.Value, now); ok {
+	if e, ok := h.proxyAuth.get(token, now); ok {
 		return e, nil
 	}
-	sctx, err := h.sessions.Load(r.Context(), ck.Value)
+	sctx, err := h.sessions.Load(r.Context(), token)
 	if err != nil {
 		return proxyAuthEntry{}, err
 	}
@@ -70,7 +70,7 @@ func (h *Handler) proxyUser(r *http.Request) (proxyAuthEntry, error) {
 	if u == nil {
 		return proxyAuthEntry{}, proxy.ErrNotFound
 	}
-	e := proxyAuthEntry{userID: u.ID, grant: models.HashSecret(ck.Value)}
-	h.proxyAuth.put(ck.Value, e, now)
+	e := proxyAuthEntry{userID: u.ID, grant: models.HashSecret(token)}
+	h.proxyAuth.put(token, e, now)
 	return e, nil
 }

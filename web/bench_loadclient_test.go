@@ -90,8 +90,9 @@ func measureExternal(spec loadSpec) (benchResult, error) {
 
 // runBenchExternal is runBench with the load client in its own process.
 // It measures with workers connections and at least minOps operations; the
-// warm-up and the serial phase are scaled down with minOps.
-func runBenchExternal(b *testing.B, u string, hdr http.Header, workers, minOps int) benchResult {
+// warm-up and the serial phase are scaled down with minOps. cpu, when not
+// nil, reads the proxy's CPU time, taken around the measured phase.
+func runBenchExternal(b *testing.B, u string, hdr http.Header, workers, minOps int, cpu func() time.Duration) benchResult {
 	b.Helper()
 	scale := func(n int) int { return max(n*minOps/benchMinOps, 50) }
 	if _, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: scale(benchWarmupOps)}); err != nil {
@@ -101,11 +102,18 @@ func runBenchExternal(b *testing.B, u string, hdr http.Header, workers, minOps i
 	if err != nil {
 		b.Fatalf("serial phase: %v", err)
 	}
+	var cpu0 time.Duration
+	if cpu != nil {
+		cpu0 = cpu()
+	}
 	b.ResetTimer()
 	r, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: max(b.N, minOps)})
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
+	}
+	if cpu != nil {
+		r.cpu = cpu() - cpu0
 	}
 	r.serialP50, r.serialP99 = serial.p50, serial.p99
 	reportBench(b, r)

@@ -68,6 +68,10 @@ type benchResult struct {
 	elapsed              time.Duration
 	p50, p99             time.Duration
 	serialP50, serialP99 time.Duration
+	// cpu is the CPU time the proxy itself used in the measured phase
+	// (0 where it cannot be read: direct). Unlike req/s it hardly
+	// depends on what else the machine is doing.
+	cpu time.Duration
 }
 
 func (r benchResult) perSec() float64 { return float64(r.ops) / r.elapsed.Seconds() }
@@ -98,7 +102,7 @@ func benchHTTPGet(b *testing.B, name, path string, minOps int) {
 			for _, target := range []string{"direct", "portal", "nginx"} {
 				b.Run(target, func(b *testing.B) {
 					base, hdr := f.endpoint(b, target, "http")
-					results[target] = runBenchExternal(b, base+"/wb/"+f.id+"/"+path, hdr, conns, minOps)
+					results[target] = runBenchExternal(b, base+"/wb/"+f.id+"/"+path, hdr, conns, minOps, f.serverCPU(target))
 				})
 			}
 		})
@@ -179,6 +183,9 @@ func reportBench(b *testing.B, r benchResult) {
 	b.ReportMetric(us(r.p99), "p99-µs")
 	b.ReportMetric(us(r.serialP50), "serial-p50-µs")
 	b.ReportMetric(us(r.serialP99), "serial-p99-µs")
+	if r.cpu > 0 {
+		b.ReportMetric(us(r.cpu)/float64(r.ops), "cpu-µs/op")
+	}
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
@@ -250,6 +257,10 @@ func logSummary(b *testing.B, what string, workers int, r map[string]benchResult
 		// nginx's plus 1 ms.
 		met := p.perSec() >= n.perSec() && p.p99 <= n.p99+time.Millisecond
 		line += fmt.Sprintf("; goal (≥1.0× nginx, p99 ≤ nginx+1 ms): %s", map[bool]string{true: "met", false: "NOT met"}[met])
+		if p.cpu > 0 && n.cpu > 0 {
+			pc, nc := us(p.cpu)/float64(p.ops), us(n.cpu)/float64(n.ops)
+			line += fmt.Sprintf("; CPU per request: portal %.1f µs, nginx %.1f µs (portal/nginx %.2f×)", pc, nc, pc/nc)
+		}
 	}
 	fmt.Println(line)
 }
@@ -266,6 +277,7 @@ type proxyFixture struct {
 	client   *http.Client
 
 	nginxURL  string
+	nginxPID  int   // nginx's master process
 	nginxErr  error // why there is no nginx, if there is none
 	stopNginx func()
 }
@@ -351,7 +363,9 @@ func firstElem(pat string) string {
 
 func startProxyFixture(cli *client.Client, ref string) (f *proxyFixture, err error) {
 	ctx := context.Background()
-	bp, err := startBenchPortal(cli)
+	// WORKBENCH_PROXY_UPSTREAM=reverseproxy measures the proxy's old
+	// upstream path, for comparison (test portals read no environment).
+	bp, err := startBenchPortal(cli, func(c *web.Config) { c.ProxyUpstream = os.Getenv("WORKBENCH_PROXY_UPSTREAM") })
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +402,7 @@ func startProxyFixture(cli *client.Client, ref string) (f *proxyFixture, err err
 			// Neither proxy compresses; the header alone would differ.
 			DisableCompression: true,
 		}}}
-	f.nginxURL, f.stopNginx, f.nginxErr = startNginx(wb.Endpoint)
+	f.nginxURL, f.nginxPID, f.stopNginx, f.nginxErr = startNginx(wb.Endpoint)
 	return f, nil
 }
 
@@ -485,24 +499,24 @@ http {
 
 // startNginx runs nginx in the foreground from a temporary prefix, proxying
 // 127.0.0.1:<free port> to upstream. stop ends it (QUIT, then KILL).
-func startNginx(upstream string) (base string, stop func(), err error) {
+func startNginx(upstream string) (base string, pid int, stop func(), err error) {
 	exe, err := exec.LookPath("nginx")
 	if err != nil {
 		if _, serr := os.Stat("/usr/sbin/nginx"); serr != nil {
-			return "", nil, fmt.Errorf("not on PATH nor at /usr/sbin/nginx: install it with `apt-get install -y nginx-light`")
+			return "", 0, nil, fmt.Errorf("not on PATH nor at /usr/sbin/nginx: install it with `apt-get install -y nginx-light`")
 		}
 		exe = "/usr/sbin/nginx"
 	}
 	dir, err := os.MkdirTemp("", "wb-bench-nginx-")
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	// Workers (not root) must reach the temp paths inside.
 	_ = os.Chmod(dir, 0o755)
 	port, err := freePort()
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	userLine := ""
 	if os.Geteuid() == 0 {
@@ -519,14 +533,14 @@ func startNginx(upstream string) (base string, stop func(), err error) {
 	confPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		os.RemoveAll(dir)
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	var out strings.Builder
 	cmd := exec.Command(exe, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("start %s: %w", exe, err)
+		return "", 0, nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -546,20 +560,82 @@ func startNginx(upstream string) (base string, stop func(), err error) {
 		case <-exited:
 			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("nginx exited at start: %s %s", out.String(), log)
+			return "", 0, nil, fmt.Errorf("nginx exited at start: %s %s", out.String(), log)
 		default:
 		}
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			return "http://" + addr, stop, nil
+			return "http://" + addr, cmd.Process.Pid, stop, nil
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return "", nil, fmt.Errorf("nginx did not listen on %s within 10 s", addr)
+			return "", 0, nil, fmt.Errorf("nginx did not listen on %s within 10 s", addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// serverCPU returns a func reading the CPU time target's proxy has used:
+// this process for the portal (the load client runs in its own), nginx's
+// master and workers for nginx; nil for direct.
+func (f *proxyFixture) serverCPU(target string) func() time.Duration {
+	switch target {
+	case "portal":
+		return func() time.Duration {
+			var ru syscall.Rusage
+			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+				return 0
+			}
+			return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	case "nginx":
+		if f.nginxPID == 0 {
+			return nil
+		}
+		return func() time.Duration { return treeCPU(f.nginxPID) }
+	}
+	return nil
+}
+
+// treeCPU is the user and system time of process pid and its children
+// (nginx's workers), from /proc; 0 when /proc cannot be read.
+func treeCPU(pid int) time.Duration {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var ticks int64
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// After "pid (comm) ": state ppid … utime stime (fields 14, 15).
+		i := strings.LastIndexByte(string(raw), ')')
+		if i < 0 {
+			continue
+		}
+		fs := strings.Fields(string(raw[i+1:]))
+		if len(fs) < 13 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(fs[1]); p != pid && ppid != pid {
+			continue
+		}
+		ut, _ := strconv.ParseInt(fs[11], 10, 64)
+		st, _ := strconv.ParseInt(fs[12], 10, 64)
+		ticks += ut + st
+	}
+	return time.Duration(ticks) * (time.Second / clockTicks)
+}
+
+// clockTicks is USER_HZ, the unit of /proc/*/stat times: 100 on every
+// Linux architecture Go runs on.
+const clockTicks = 100
 
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

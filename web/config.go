@@ -57,6 +57,11 @@ type Config struct {
 	PprofAddr string
 	// SSHAddr serves SSH into workbenches (web/sshgate); "" keeps it off.
 	SSHAddr string
+	// ProxyUpstream is how the /wb/ proxy talks to Jupyter: "lean" (or
+	// ""), its own HTTP/1.1 client for plain requests (handlers/proxy/
+	// lean.go), or "reverseproxy", httputil.ReverseProxy for everything
+	// as before: for comparison, and a way back.
+	ProxyUpstream string
 	// OIDC* configure single sign-on (README "Single sign-on"); off
 	// without an issuer. LocalLogin is "all" or "admins".
 	OIDCIssuer        string
@@ -166,6 +171,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", env("PPROF_ADDR", ""), "serve /debug/pprof on this listen address, to admins' API tokens only, e.g. 127.0.0.1:6060; off when empty (WORKBENCH_PPROF_ADDR)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
+	fs.StringVar(&c.ProxyUpstream, "proxy-upstream", env("PROXY_UPSTREAM", "lean"), "how the /wb/ proxy reaches Jupyter: lean (its own HTTP/1.1 client for plain requests) | reverseproxy (httputil.ReverseProxy for everything, as before) (WORKBENCH_PROXY_UPSTREAM)")
 	fs.StringVar(&c.SSHAddr, "ssh-addr", env("SSH_ADDR", ""), "serve SSH into workbenches on this listen address, e.g. :2222; off when empty (WORKBENCH_SSH_ADDR)")
 	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", env("OIDC_ISSUER", ""), "single sign-on: the OpenID Connect issuer URL, e.g. https://sso.example.org/realms/lab; off when empty (WORKBENCH_OIDC_ISSUER)")
 	fs.StringVar(&c.OIDCClientID, "oidc-client-id", env("OIDC_CLIENT_ID", ""), "single sign-on: the client id registered at the provider (WORKBENCH_OIDC_CLIENT_ID)")
@@ -304,6 +310,11 @@ func (c *Config) Validate() error {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			return fmt.Errorf("invalid WORKBENCH_METRICS_ADDR / --metrics-addr %q: want host:port such as 127.0.0.1:9090", c.MetricsAddr)
 		}
+	}
+	switch c.ProxyUpstream {
+	case "", "lean", "reverseproxy":
+	default:
+		return fmt.Errorf("invalid WORKBENCH_PROXY_UPSTREAM / --proxy-upstream %q: want lean or reverseproxy", c.ProxyUpstream)
 	}
 	if c.PprofAddr != "" {
 		if _, _, err := net.SplitHostPort(c.PprofAddr); err != nil {

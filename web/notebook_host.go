@@ -93,6 +93,7 @@ func (s *Server) routeNotebookHosts(h *handlers.Handler, portal http.Handler) ht
 		Logger:            s.log,
 		Live:              h.Live(),
 		Scheme:            scheme,
+		ReverseProxyOnly:  s.cfg.ProxyUpstream == "reverseproxy",
 	})
 	nb := h.NotebookHost(nbpx)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

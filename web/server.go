@@ -251,6 +251,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		ScopedTokenPrefix: models.WorkbenchTokenPrefix,
 		Logger:            s.log,
 		Live:              h.Live(),
+		ReverseProxyOnly:  s.cfg.ProxyUpstream == "reverseproxy",
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", s.pathModeOr(h, px))

@@ -20,7 +20,14 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	if ri := infoFrom(r.Context()); ri != nil {
 		id = ri.id
 	}
-	if ClientGone(r, err) {
+	p.upstreamError(w, r, id, err, ClientGone(r, err))
+}
+
+// upstreamError answers a request whose exchange with Jupyter failed
+// before any of the answer was sent. gone: the client went away or
+// revocation ended the exchange, so the failure is nobody's to see.
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, id string, err error, gone bool) {
+	if gone {
 		// The client went away: nobody receives an answer, so this is no
 		// 502 (and no warning); the access log records 499.
 		p.log.Debug("proxy: client canceled", "workbench", id, "path", r.URL.Path)

@@ -18,6 +18,9 @@ type Metrics struct {
 	bytes    *prometheus.CounterVec
 	toClient prometheus.Counter
 	toWB     prometheus.Counter
+	// byClass[c] is requests' counter for status class c (1xx–5xx),
+	// looked up once: WithLabelValues hashes its label on every call.
+	byClass [6]prometheus.Counter
 }
 
 // NewMetrics makes the proxy's counters; register it on a registry.
@@ -32,8 +35,8 @@ func NewMetrics() *Metrics {
 			Help: "Bytes the proxy carried: to_client (responses and WebSocket data from Jupyter) and to_workbench (request bodies and WebSocket data from the browser).",
 		}, []string{"direction"}),
 	}
-	for _, c := range []string{"1xx", "2xx", "3xx", "4xx", "5xx"} {
-		m.requests.WithLabelValues(c)
+	for i, c := range []string{"1xx", "2xx", "3xx", "4xx", "5xx"} {
+		m.byClass[i+1] = m.requests.WithLabelValues(c)
 	}
 	m.toClient = m.bytes.WithLabelValues("to_client")
 	m.toWB = m.bytes.WithLabelValues("to_workbench")
@@ -58,6 +61,10 @@ func (m *Metrics) request(code int) {
 	}
 	if code == 0 {
 		code = http.StatusOK // a handler that wrote a body without a status
+	}
+	if c := code / 100; c >= 1 && c <= 5 {
+		m.byClass[c].Inc()
+		return
 	}
 	m.requests.WithLabelValues(strconv.Itoa(code/100) + "xx").Inc()
 }

@@ -62,8 +62,15 @@ type Options struct {
 	NotRunning func(w http.ResponseWriter, r *http.Request, workbenchID string)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
-	// Transport defaults to NewTransport().
+	// Transport defaults to NewTransport(). When it is set, every
+	// request goes through it (httputil.ReverseProxy), none takes the
+	// lean path (lean.go).
 	Transport http.RoundTripper
+	// ReverseProxyOnly sends every request through httputil.ReverseProxy
+	// and Transport, as before the lean path existed: for comparing the
+	// two (BenchmarkProxySmallGET) and as a way back should the lean path
+	// misbehave.
+	ReverseProxyOnly bool
 	// Live, when set, tracks requests in flight so revocation can end them.
 	Live *Live
 	// ScopedTokenPrefix marks workbench-scoped tokens ("wbk_"); see
@@ -87,6 +94,8 @@ type Proxy struct {
 	log     *slog.Logger
 	origins *originPolicy
 	rp      *httputil.ReverseProxy
+	pool    *upstreamPool // nil: no lean path
+	bufs    *bufPool
 }
 
 type ctxKey struct{}
@@ -108,13 +117,17 @@ func New(o Options) *Proxy {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	var pool *upstreamPool
 	if o.Transport == nil {
 		o.Transport = NewTransport()
+		if !o.ReverseProxyOnly {
+			pool = newUpstreamPool()
+		}
 	}
 	if o.ActivityInterval <= 0 {
 		o.ActivityInterval = 10 * time.Second
 	}
-	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins, o.Scheme)}
+	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins, o.Scheme), pool: pool, bufs: newBufPool()}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		ModifyResponse: p.modifyResponse,
@@ -128,7 +141,7 @@ func New(o Options) *Proxy {
 		// instead of 0.80× in BenchmarkProxyHTTP.
 		FlushInterval: 0,
 		ErrorLog:      slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
-		BufferPool:    newBufPool(),
+		BufferPool:    p.bufs,
 	}
 	return p
 }
@@ -210,11 +223,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	p.activity(id)
-	if !isUpgrade(r) {
+	upgrade := isUpgrade(r)
+	if !upgrade {
 		// Long polls and streams outlive any server-wide WriteTimeout;
 		// the proxy must not cut them. Hijacked (WebSocket) connections
 		// have their deadlines cleared by net/http itself.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	}
+	if !upgrade && p.leanOK(r) {
+		p.serveLean(w, r, started, &reqInfo{id: id, target: t, scoped: scoped})
+		return
 	}
 	ctx := r.Context()
 	if p.opts.Live != nil && t.UserID != 0 {

@@ -50,9 +50,21 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 // and leaves the others byte for byte, merged into one header line as
 // HTTP/1.1 requires.
 func stripCookie(h http.Header, name string) {
-	lines := h.Values("Cookie")
-	if name == "" || len(lines) == 0 {
+	if name == "" || len(h["Cookie"]) == 0 {
 		return
+	}
+	if kept, ok := keptCookies(h["Cookie"], name); ok {
+		h.Set("Cookie", kept)
+		return
+	}
+	h.Del("Cookie")
+}
+
+// keptCookies is the Cookie header line that stripCookie leaves of lines;
+// ok is false when none is left. name must not be empty.
+func keptCookies(lines []string, name string) (string, bool) {
+	if len(lines) == 0 {
+		return "", false
 	}
 	kept := make([]string, 0, 8)
 	for _, line := range lines {
@@ -69,8 +81,7 @@ func stripCookie(h http.Header, name string) {
 		}
 	}
 	if len(kept) == 0 {
-		h.Del("Cookie")
-		return
+		return "", false
 	}
-	h.Set("Cookie", strings.Join(kept, "; "))
+	return strings.Join(kept, "; "), true
 }
