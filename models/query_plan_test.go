@@ -69,23 +69,7 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
 			sql := s.db.WithContext(ctx).ToSQL(build)
-			rows, err := s.sql.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sql)
-			if err != nil {
-				t.Fatalf("explain %s: %v", sql, err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
+			plan := explainCaptured(t, s, capturedQuery{sql: sql})
 			if len(plan) == 0 {
 				t.Fatalf("no plan for %s", sql)
 			}
