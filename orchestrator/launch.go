@@ -275,7 +275,12 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 		if err != nil {
 			return fmt.Errorf("container vanished while starting: %v", err)
 		}
-		if !info.Running {
+		if !info.Running && info.State == runtime.StatePending {
+			// Kubernetes has not placed or started the Pod yet: the page
+			// says why, and the ready timeout counts from when it runs.
+			m.notePending(ctx, id, info.Error)
+			deadline = time.Now().Add(m.opt.ReadyTimeout)
+		} else if !info.Running {
 			return fmt.Errorf("Jupyter exited while starting (exit code %d)%s", info.ExitCode, m.logTail(ctx, cid))
 		}
 		host, port := m.rt.Endpoint(info, m.network())
