@@ -41,7 +41,7 @@ test-install:
 # The real Kubernetes control plane the Kubernetes tests run
 # (internal/testsupport/kubecluster): kube-apiserver, kube-scheduler,
 # kube-controller-manager, etcd and kwok, built from the Go module proxy
-# into $$WORKBENCH_K8S_TOOLS (default ~/.cache/workbench/k8s-tools) the first
+# into $WORKBENCH_K8S_TOOLS (default ~/.cache/workbench/k8s-tools) the first
 # time, 10 to 20 minutes on 2 cores; a second after that.
 k8s-tools:
 	GO=$(GO) scripts/k8s-test-tools.sh

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 )
@@ -34,7 +35,7 @@ func startProcess(dir, name, bin string, args []string, env ...string) (*process
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -45,6 +46,32 @@ func startProcess(dir, name, bin string, args []string, env ...string) (*process
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// Pdeathsig fires when the thread that started the child exits, not the
+// process, and Go ends a thread when a goroutine locked to it returns. So
+// every child is started from one goroutine locked to its thread for the
+// life of the test binary.
+var spawns = make(chan spawnRequest)
+
+type spawnRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func init() {
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread lives as long as the binary
+		for req := range spawns {
+			req.done <- req.cmd.Start()
+		}
+	}()
+}
+
+func spawn(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	spawns <- spawnRequest{cmd: cmd, done: done}
+	return <-done
 }
 
 // alive says whether the process still runs; when it does not, the error
