@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 )
 
 // Container runtimes WORKBENCH_RUNTIME chooses between.
@@ -24,6 +25,10 @@ type KubeConfig struct {
 	Namespace string
 	// StorageClass of the home claims; "" is the cluster's default.
 	StorageClass string
+	// NodeSelector ("key=value,…") limits workbenches, and the GPU pool,
+	// to the nodes with those labels; NodeLabels is it parsed.
+	NodeSelector string
+	NodeLabels   map[string]string
 }
 
 // bindKubeFlags declares the runtime flags.
@@ -31,6 +36,7 @@ func (c *Config) bindKubeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Kube.Runtime, "runtime", env("RUNTIME", RuntimeDocker), "where workbenches run: docker | kubernetes (WORKBENCH_RUNTIME)")
 	fs.StringVar(&c.Kube.Kubeconfig, "kubeconfig", env("KUBECONFIG", ""), "kubernetes runtime: kubeconfig file; empty: the in-cluster ServiceAccount (WORKBENCH_KUBECONFIG)")
 	fs.StringVar(&c.Kube.Namespace, "k8s-namespace", env("K8S_NAMESPACE", ""), "kubernetes runtime: namespace of the workbench pods; empty: the portal's own namespace (WORKBENCH_K8S_NAMESPACE)")
+	fs.StringVar(&c.Kube.NodeSelector, "k8s-node-selector", env("K8S_NODE_SELECTOR", ""), "kubernetes runtime: only nodes with these labels run workbenches and count in the GPU pool, e.g. workbench=gpu; empty: every node (WORKBENCH_K8S_NODE_SELECTOR)")
 	fs.StringVar(&c.Kube.StorageClass, "k8s-storage-class", env("K8S_STORAGE_CLASS", ""), "kubernetes runtime: storage class of the home volume claims; empty: the cluster's default (WORKBENCH_K8S_STORAGE_CLASS)")
 }
 
@@ -74,7 +80,23 @@ func (c *Config) validateKube() error {
 	if k.StorageClass != "" && !dnsSubdomainRe.MatchString(k.StorageClass) {
 		return fmt.Errorf("invalid WORKBENCH_K8S_STORAGE_CLASS / --k8s-storage-class %q: want a storage class name (kubectl get storageclass)", k.StorageClass)
 	}
+	k.NodeLabels = nil
+	for _, kv := range strings.FieldsFunc(k.NodeSelector, func(r rune) bool { return r == ',' }) {
+		key, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || key == "" || !labelKeyRe.MatchString(key) || !labelValueRe.MatchString(v) {
+			return fmt.Errorf("invalid WORKBENCH_K8S_NODE_SELECTOR / --k8s-node-selector %q: want key=value pairs separated by commas, e.g. workbench=gpu", k.NodeSelector)
+		}
+		if k.NodeLabels == nil {
+			k.NodeLabels = map[string]string{}
+		}
+		k.NodeLabels[key] = v
+	}
 	return nil
 }
+
+var (
+	labelKeyRe   = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	labelValueRe = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+)
 
 var dnsSubdomainRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)

@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -32,6 +34,12 @@ func newKubeRuntime(cfg Config, log *slog.Logger) (*kube.Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Kubernetes client: %w", err)
 	}
+	// The NetworkPolicy lets in the portal's Pods from the portal's own
+	// namespace, which may differ from the workbenches'.
+	portalNS := cfg.Kube.Namespace
+	if b, err := os.ReadFile(inClusterNamespace); err == nil && len(b) > 0 {
+		portalNS = strings.TrimSpace(string(b))
+	}
 	return kube.New(cli, rc, kube.Config{Namespace: cfg.Kube.Namespace, StorageClass: cfg.Kube.StorageClass,
-		PortalNamespace: cfg.Kube.Namespace, Log: log})
+		NodeLabels: cfg.Kube.NodeLabels, PortalNamespace: portalNS, Log: log})
 }

@@ -34,7 +34,7 @@ func (r *Runtime) Inventory() *Inventory { return &Inventory{r: r} }
 // Devices lists the GPUs of every node, grouped by node (sorted by name):
 // the pool page lists them in this order.
 func (inv *Inventory) Devices(ctx context.Context) ([]gpu.Device, error) {
-	nodes, err := inv.r.nodes.list(ctx)
+	nodes, err := inv.r.poolNodes(ctx)
 	if err != nil {
 		return nil, apiErr("list nodes", err)
 	}

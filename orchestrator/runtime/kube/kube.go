@@ -53,6 +53,10 @@ type Config struct {
 	// NetworkPolicy lets reach workbenches (default
 	// app.kubernetes.io/name=workbench, as deploy/kubernetes labels it).
 	PortalLabels map[string]string
+	// NodeLabels, when set, limit workbenches to the nodes carrying all of
+	// them: the GPU pool counts only those nodes, and every Pod gets them
+	// as its nodeSelector (WORKBENCH_K8S_NODE_SELECTOR).
+	NodeLabels map[string]string
 	// PortalNamespace is where the portal's Pods run ("" = Namespace).
 	PortalNamespace string
 	// Endpoint replaces Endpoint's answer (tests: kwok Pods serve nothing,
@@ -123,7 +127,7 @@ func (r *Runtime) Ping(ctx context.Context) error {
 // HasNVIDIA reports whether any node advertises NVIDIA GPU resources
 // (the device plugin or the GPU operator is installed).
 func (r *Runtime) HasNVIDIA(ctx context.Context) (bool, error) {
-	nodes, err := r.nodes.list(ctx)
+	nodes, err := r.poolNodes(ctx)
 	if err != nil {
 		return false, apiErr("list nodes", err)
 	}

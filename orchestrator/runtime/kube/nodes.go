@@ -70,7 +70,7 @@ func (c *nodeCache) list(ctx context.Context) ([]*corev1.Node, error) {
 // HostCPUs is the most CPUs one node can give a Pod: a flavor asking more
 // can never be placed (orchestrator.Manager.ExceedsHost refuses it).
 func (r *Runtime) HostCPUs(ctx context.Context) int {
-	nodes, err := r.nodes.list(ctx)
+	nodes, err := r.poolNodes(ctx)
 	if err != nil {
 		return 0
 	}
@@ -85,7 +85,7 @@ func (r *Runtime) HostCPUs(ctx context.Context) int {
 
 // HostMemoryBytes is the most memory one node can give a Pod.
 func (r *Runtime) HostMemoryBytes(ctx context.Context) int64 {
-	nodes, err := r.nodes.list(ctx)
+	nodes, err := r.poolNodes(ctx)
 	if err != nil {
 		return 0
 	}
@@ -96,4 +96,21 @@ func (r *Runtime) HostMemoryBytes(ctx context.Context) int64 {
 		}
 	}
 	return most
+}
+
+// poolNodes are the nodes workbenches may run on: all, or those carrying
+// every one of Config.NodeLabels.
+func (r *Runtime) poolNodes(ctx context.Context) ([]*corev1.Node, error) {
+	nodes, err := r.nodes.list(ctx)
+	if err != nil || len(r.cfg.NodeLabels) == 0 {
+		return nodes, err
+	}
+	sel := labels.SelectorFromSet(r.cfg.NodeLabels)
+	out := nodes[:0:0]
+	for _, n := range nodes {
+		if sel.Matches(labels.Set(n.Labels)) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

@@ -98,6 +98,7 @@ func (r *Runtime) podFor(s runtime.Spec) (*corev1.Pod, error) {
 			SeccompProfile:      &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		SchedulingGates: []corev1.PodSchedulingGate{{Name: gateStart}},
+		NodeSelector:    maps.Clone(r.cfg.NodeLabels),
 	}}
 	if s.HomeVolume != "" {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "home", VolumeSource: corev1.VolumeSource{

@@ -51,6 +51,9 @@ func (r *Runtime) EnsureVolume(ctx context.Context, name string, labels map[stri
 // CreateVolume creates the claim or returns the existing one untouched
 // (its labels are the first creator's: a lock, as on Docker).
 func (r *Runtime) CreateVolume(ctx context.Context, name string, labels map[string]string) (runtime.VolumeInfo, error) {
+	if isLease(name) {
+		return r.createLease(ctx, name, labels)
+	}
 	pvc, err := r.pvcFor(name, labels)
 	if err != nil {
 		return runtime.VolumeInfo{}, err
@@ -67,6 +70,9 @@ func (r *Runtime) CreateVolume(ctx context.Context, name string, labels map[stri
 
 // InspectVolume returns ErrNotFound when the claim does not exist.
 func (r *Runtime) InspectVolume(ctx context.Context, name string) (runtime.VolumeInfo, error) {
+	if isLease(name) {
+		return r.inspectLease(ctx, name)
+	}
 	got, err := r.cli.CoreV1().PersistentVolumeClaims(r.cfg.Namespace).Get(ctx, objectName(name), metav1.GetOptions{})
 	if err != nil {
 		return runtime.VolumeInfo{}, apiErr("inspect claim "+name, err)
@@ -85,6 +91,9 @@ func volumeInfo(p *corev1.PersistentVolumeClaim) runtime.VolumeInfo {
 // RemoveVolume deletes a claim no live Pod mounts (ErrConflict otherwise,
 // as the engine refuses a volume in use); a missing one is fine.
 func (r *Runtime) RemoveVolume(ctx context.Context, name string) error {
+	if isLease(name) {
+		return r.removeLease(ctx, name)
+	}
 	claim := objectName(name)
 	pods, err := r.cli.CoreV1().Pods(r.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: labelManaged + "=" + managedBy})
 	if err != nil {
