@@ -123,10 +123,10 @@ func TestPodRefusesRootAndNames(t *testing.T) {
 // TestUnitIDs: the inventory's ids parse back to their resources.
 func TestUnitIDs(t *testing.T) {
 	for id, want := range map[string]string{
-		gpuUnitID("node-a.example", 7):        ResourceGPU,
-		migUnitID("n", "1g.10gb", 12):         "nvidia.com/mig-1g.10gb",
-		migUnitID("n", "3g.40gb+me", 0):       "nvidia.com/mig-3g.40gb+me",
-		"n:gpu-x":                             "",
+		gpuUnitID("node-a.example", 7):         ResourceGPU,
+		migUnitID("n", "1g.10gb", 12):          "nvidia.com/mig-1g.10gb",
+		migUnitID("n", "3g.40gb+me", 0):        "nvidia.com/mig-3g.40gb+me",
+		"n:gpu-x":                              "",
 		"GPU-6f1c2d3e-aaaa-bbbb-cccc-ddddeeee": "",
 	} {
 		u, ok := parseUnitID(id)
