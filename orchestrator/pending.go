@@ -13,12 +13,12 @@ import (
 // (docs/kubernetes.md). The rest is the scheduler's message.
 const PendingReasonPrefix = "queued by Kubernetes: "
 
-// notePending shows the scheduler's reason on a starting workbench's page,
-// once per change of reason.
+// notePending shows the scheduler's reason (or the node's: an image that
+// cannot be pulled) on a starting workbench's page, once per change.
 func (m *Manager) notePending(ctx context.Context, id, why string) {
 	why = strings.TrimSpace(why)
 	if why == "" || why == ":" {
-		why = "waiting for a node to start the pod"
+		return // not placed yet, no word from the scheduler: a moment
 	}
 	reason := PendingReasonPrefix + why
 	wb, err := m.store.WorkbenchByID(ctx, id)

@@ -3,6 +3,7 @@ package kube
 import (
 	"maps"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -57,7 +58,9 @@ func infoFromPod(p *corev1.Pod) runtime.ContainerInfo {
 			info.Error = t.Message
 		case st.Waiting != nil:
 			info.State = StatePending
-			info.Error = st.Waiting.Reason + ": " + st.Waiting.Message
+			if w := st.Waiting; w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
+				info.Error = strings.TrimSuffix(w.Reason+": "+w.Message, ": ") // ErrImagePull: …
+			}
 		}
 	}
 	if info.Running && p.Status.PodIP != "" {

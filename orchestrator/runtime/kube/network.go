@@ -6,9 +6,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
 
 	"workbench/orchestrator/runtime"
 )
@@ -49,19 +51,26 @@ func (r *Runtime) EnsureNetwork(ctx context.Context, name string, labels map[str
 	return r.upsertPolicy(ctx, np)
 }
 
-// upsertPolicy creates a policy or replaces the existing one's spec.
+// upsertPolicy creates a policy or brings the existing one's spec to
+// np's. Launches call it concurrently: a lost update is retried.
 func (r *Runtime) upsertPolicy(ctx context.Context, np *networkingv1.NetworkPolicy) error {
 	api := r.cli.NetworkingV1().NetworkPolicies(r.cfg.Namespace)
 	_, err := api.Create(ctx, np, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
 		return apiErr("create network policy "+np.Name, err)
 	}
-	cur, err := api.Get(ctx, np.Name, metav1.GetOptions{})
-	if err != nil {
-		return apiErr("read network policy "+np.Name, err)
-	}
-	cur.Spec, cur.Labels, cur.Annotations = np.Spec, np.Labels, np.Annotations
-	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := api.Get(ctx, np.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if equality.Semantic.DeepEqual(cur.Spec, np.Spec) && equality.Semantic.DeepEqual(cur.Labels, np.Labels) {
+			return nil // as wanted: no write
+		}
+		cur.Spec, cur.Labels, cur.Annotations = np.Spec, np.Labels, np.Annotations
+		_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
 	return apiErr("update network policy "+np.Name, err)
 }
 
