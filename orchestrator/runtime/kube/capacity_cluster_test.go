@@ -85,6 +85,10 @@ func TestKubePendingPodShowsSchedulerReason(t *testing.T) {
 	if _, err := r.c.Client.CoreV1().Pods(r.c.Namespace).Create(r.ctx, hog, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	r.eventually(time.Minute, "the hog to hold the node's GPUs", func() bool {
+		p, err := r.c.Client.CoreV1().Pods(r.c.Namespace).Get(r.ctx, "gpu-hog", metav1.GetOptions{})
+		return err == nil && p.Spec.NodeName != ""
+	})
 	wb := r.launch("pending")
 	r.eventually(2*time.Minute, "the scheduler's reason on the workbench", func() bool {
 		got, err := r.store.WorkbenchByID(r.ctx, wb.ID)
