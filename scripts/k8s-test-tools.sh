@@ -43,6 +43,7 @@ record() {
   local tmp
   tmp=$(mktemp "$STAMP.XXXXXX")
   { grep -v "^$1 " "$STAMP" || true; echo "$1 $2"; } | sort >"$tmp"
+  chmod 644 "$tmp"
   mv "$tmp" "$STAMP"
 }
 
