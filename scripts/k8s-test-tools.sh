@@ -25,6 +25,16 @@ STAMP=$BIN/versions
 mkdir -p "$BIN"
 touch "$STAMP"
 
+# One build at a time per cache (two worktrees' `make test` on one machine):
+# a second run waits for the first, then finds the tools current.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$TOOLS/.lock"
+  if ! flock -n 9; then
+    echo "k8s-tools: another build into $TOOLS is running; waiting for it"
+    flock 9
+  fi
+fi
+
 # The builds are long and the machines that run them are often busy with
 # other work: yield to it.
 NICE=(nice -n 5)
@@ -43,6 +53,7 @@ record() {
   local tmp
   tmp=$(mktemp "$STAMP.XXXXXX")
   { grep -v "^$1 " "$STAMP" || true; echo "$1 $2"; } | sort >"$tmp"
+  chmod 644 "$tmp"
   mv "$tmp" "$STAMP"
 }
 
