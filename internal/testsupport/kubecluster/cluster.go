@@ -156,6 +156,10 @@ func start(dir string) (*Cluster, error) {
 		"--service-cluster-ip-range=" + serviceRange,
 		"--cert-dir=" + file("apiserver-certs"),
 		"--profiling=false",
+		// The "kubernetes" Service's endpoint would be 127.0.0.1, which
+		// the reconciler refuses; nothing here reaches the apiserver
+		// through the Service.
+		"--endpoint-reconciler-type=none",
 	}); err != nil {
 		return c, err
 	}
