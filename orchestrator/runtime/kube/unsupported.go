@@ -35,27 +35,27 @@ func (r *Runtime) EnsureImage(ctx context.Context, _ string, progress func(pct i
 
 // PullImage (the admin's pre-pull) cannot be done from the portal.
 func (r *Runtime) PullImage(context.Context, string, func(runtime.PullProgress)) error {
-	return &UnsupportedError{Op: "pulling an image ahead", Why: "each node pulls images itself when a pod starts; pre-pull with a DaemonSet if you need it"}
+	return &UnsupportedError{Op: "pulling an image ahead", Why: "each node pulls images itself when a pod starts; use a DaemonSet to pre-pull if you need it"}
 }
 
 // ImageSize: images live on the nodes, not where the portal can see.
 func (r *Runtime) ImageSize(context.Context, string) (bool, int64, error) {
-	return false, 0, &UnsupportedError{Op: "reading an image's size", Why: "images live on the nodes"}
+	return false, 0, &UnsupportedError{Op: "reading an image's size", Why: "images live on the nodes; ask the cluster's admin"}
 }
 
 // LoadImage: there is no one engine to load an archive into.
 func (r *Runtime) LoadImage(context.Context, io.Reader) ([]string, error) {
-	return nil, &UnsupportedError{Op: "loading an image archive", Why: "push the image to a registry the nodes can pull from"}
+	return nil, &UnsupportedError{Op: "loading an image archive", Why: "use a registry: push the image there, then add it to the catalog"}
 }
 
 // Commit: a Pod's filesystem cannot be saved as an image through the API.
 func (r *Runtime) Commit(context.Context, string, runtime.CommitSpec) (runtime.SavedImage, error) {
-	return runtime.SavedImage{}, &UnsupportedError{Op: "saving a workbench as an image", Why: "build the image from a Dockerfile and push it to a registry"}
+	return runtime.SavedImage{}, &UnsupportedError{Op: "saving a workbench as an image", Why: "use an image built from a Dockerfile and pushed to a registry instead"}
 }
 
 // RemoveImage: nothing the portal saved exists on Kubernetes.
 func (r *Runtime) RemoveImage(context.Context, string) error {
-	return &UnsupportedError{Op: "removing an image", Why: "images live on the nodes and in registries"}
+	return &UnsupportedError{Op: "removing an image", Why: "images live on the nodes and in registries; delete them there"}
 }
 
 // PrepareHome is done by the Pod itself: its fsGroup makes the home claim
