@@ -7,7 +7,7 @@ TEMPL   := $(GO) tool templ
 BIN     := bin/workbench
 PKGS    := ./...
 
-.PHONY: build run demo test test-short test-install generate lint bench bench-load fuzz clean
+.PHONY: build run demo test test-short test-install k8s-tools generate lint bench bench-load fuzz clean
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -28,7 +28,7 @@ generate:
 
 # -timeout is a safety net for a hung test, not a pace: on a loaded 2-core
 # machine the web package alone has taken over half an hour.
-test: lint
+test: lint k8s-tools
 	$(GO) test -count=1 -timeout 80m $(PKGS)
 
 # The docker compose install, end to end: builds the portal image from base
@@ -37,6 +37,14 @@ test: lint
 # debootstrap and docker compose (or Debian's docker-compose).
 test-install:
 	WORKBENCH_INSTALL_TEST=1 $(GO) test -count=1 -timeout 60m -run 'TestComposeInstall|TestTLSProxyExamplesParse' -v ./internal/installtest
+
+# The real Kubernetes control plane the Kubernetes tests run
+# (internal/testsupport/kubecluster): kube-apiserver, kube-scheduler,
+# kube-controller-manager, etcd and kwok, built from the Go module proxy
+# into $WORKBENCH_K8S_TOOLS (default ~/.cache/workbench/k8s-tools) the first
+# time, 10 to 20 minutes on 2 cores; a second after that.
+k8s-tools:
+	GO=$(GO) scripts/k8s-test-tools.sh
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)

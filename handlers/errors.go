@@ -64,6 +64,11 @@ func classify(err error) *apiError {
 		return &apiError{http.StatusServiceUnavailable, "engine_unavailable", "the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"}
 	case errors.As(err, &ae):
 		return ae
+	case errors.Is(err, errors.ErrUnsupported):
+		// What the container runtime does not have (on Kubernetes: saving
+		// as an image, image archives, pre-pulls): the runtime's words say
+		// what to do instead (docs/kubernetes.md).
+		return &apiError{http.StatusNotImplemented, "not_available", err.Error()}
 	case errors.As(err, &ve):
 		return &apiError{http.StatusBadRequest, "invalid_" + ve.Field, ve.Error()}
 	case errors.Is(err, models.ErrNotFound):

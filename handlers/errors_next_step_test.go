@@ -33,6 +33,8 @@ func TestErrorsSayWhatToDoNext(t *testing.T) {
 			"the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"},
 		{errors.New("disk I/O error"), http.StatusInternalServerError,
 			"something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"},
+		{fmt.Errorf("could not save the image: %w", fmt.Errorf("saving a workbench as an image is not available on Kubernetes: use an image built from a Dockerfile: %w", errors.ErrUnsupported)),
+			http.StatusNotImplemented, "could not save the image: saving a workbench as an image is not available on Kubernetes: use an image built from a Dockerfile: unsupported operation"},
 		{&orchestrator.StopError{Message: "the engine did not stop the container"}, http.StatusBadGateway,
 			"the engine did not stop the container; retry, or force the stop (force=true)"},
 	} {

@@ -279,7 +279,12 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 		if err != nil {
 			return errors.New(reasonf("container vanished while starting: %v", err))
 		}
-		if !info.Running {
+		if !info.Running && info.State == runtime.StatePending {
+			// Kubernetes has not placed or started the Pod yet: the page
+			// says why, and the ready timeout counts from when it runs.
+			m.notePending(ctx, id, info.Error)
+			deadline = time.Now().Add(m.opt.ReadyTimeout)
+		} else if !info.Running {
 			if out := m.lastOutput(ctx, cid); out != "" {
 				return errors.New(reasonf("Jupyter exited while starting (exit code %s); last output: %s", strconv.Itoa(info.ExitCode), out))
 			}

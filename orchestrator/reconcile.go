@@ -127,9 +127,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 				m.log.Warn("reconcile: stop unmetered", "id", wb.ID, "err", err)
 			}
 		}
-	case found && c.Running && wb.Launching():
+	case found && (c.Running || c.State == runtime.StatePending) && wb.Launching():
 		// A previous portal process died mid-launch after starting the
-		// container: finish the launch by waiting for Jupyter.
+		// container (or, on Kubernetes, lifting its Pod's gate: the Pod
+		// may still wait for a node): finish the launch by waiting for
+		// Jupyter.
 		m.log.Info("reconcile: resuming interrupted launch", "id", wb.ID)
 		m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		m.inBackground(wb.ID, func(ctx context.Context) error {

@@ -106,6 +106,8 @@ type Config struct {
 	// "7:1g.10gb*7" (only with mock GPUs: real GPUs are partitioned by an
 	// admin with nvidia-smi mig, never by the portal).
 	MockMIG string
+	// Kube chooses and configures the container runtime (config_kube.go).
+	Kube KubeConfig
 }
 
 // GPUMode is the parsed GPUS setting (valid after Validate).
@@ -192,6 +194,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN")                // a secret: environment only
 	// The admin password is read from the environment only: a flag would show in `ps`.
 	c.AdminPassword = os.Getenv("WORKBENCH_ADMIN_PASSWORD")
+	c.bindKubeFlags(fs)
 }
 
 var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
@@ -217,6 +220,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("invalid WORKBENCH_NOTIFY_WEBHOOK / --notify-webhook %q: want an http(s) URL", c.NotifyWebhook)
 		}
+	}
+	if err := c.validateKube(); err != nil {
+		return err
 	}
 	m, err := gpu.ParseMode(c.GPUs)
 	if err != nil {

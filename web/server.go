@@ -22,6 +22,7 @@ import (
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
+	"workbench/orchestrator/runtime/kube"
 	"workbench/static"
 	"workbench/web/sshgate"
 )
@@ -42,7 +43,7 @@ type Server struct {
 	demoLoad *gpu.MockLoad // WORKBENCH_GPU_DEMO_LOAD (telemetry.go)
 	sessions *scs.SessionManager
 	sstore   *models.SessionStore
-	rt       *runtime.Docker
+	rt       runtime.Runtime
 	Manager  *orchestrator.Manager
 	handler  http.Handler
 	// metrics serves /metrics on WORKBENCH_METRICS_ADDR (nil: not separate).
@@ -69,13 +70,24 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		store.Close()
 		return nil, err
 	}
-	inv, err := gpu.New(cfg.GPUMode(), append([]gpu.Option{gpu.WithLogger(log)}, gpuOpts...)...)
-	if err != nil {
+	// On Kubernetes the nodes are the GPU pool (docs/kubernetes.md).
+	var krt *kube.Runtime
+	var inv gpu.Inventory
+	if cfg.Kube.Runtime == RuntimeKubernetes {
+		if krt, err = newKubeRuntime(cfg, log); err != nil {
+			store.Close()
+			return nil, err
+		}
+		inv = krt.Inventory()
+	} else if inv, err = gpu.New(cfg.GPUMode(), append([]gpu.Option{gpu.WithLogger(log)}, gpuOpts...)...); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("GPU inventory (WORKBENCH_GPUS=%s): %w", cfg.GPUs, err)
 	}
 	log.Info("GPU inventory", "backend", inv.Backend(), "simulated", inv.Simulated(), "status", inv.Status())
 	s := &Server{cfg: cfg, log: log, Store: store, inv: inv, demoLoad: demo}
+	if krt != nil {
+		s.rt = krt // before bootstrap: Close must stop its watches
+	}
 	if err := s.bootstrap(ctx, out); err != nil {
 		s.Close()
 		return nil, err
@@ -88,23 +100,26 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	s.sstore = store.SessionStore()
 	s.sessions = newSessionManager(s.sstore, cfg, log)
 	pool := orchestrator.NewPool(inv, s.sampler, store)
-	s.rt, err = runtime.NewDocker(runtime.WithLogger(log))
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("Docker client (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
-	}
-	// Every pull goes through the admin's registry mirrors, read at each
-	// pull so that a change applies at once.
-	s.rt.SetMirrorSource(func(ctx context.Context) (runtime.Mirrors, error) {
-		text, err := store.RegistryMirrors(ctx)
+	if krt == nil {
+		docker, err := runtime.NewDocker(runtime.WithLogger(log))
 		if err != nil {
-			return nil, err
+			s.Close()
+			return nil, fmt.Errorf("Docker client (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
 		}
-		return runtime.ParseMirrors(text)
-	})
+		// Every pull goes through the admin's registry mirrors, read at each
+		// pull so that a change applies at once.
+		docker.SetMirrorSource(func(ctx context.Context) (runtime.Mirrors, error) {
+			text, err := store.RegistryMirrors(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return runtime.ParseMirrors(text)
+		})
+		s.rt = docker
+	}
 	if err := s.rt.Ping(ctx); err != nil {
 		// The portal still serves: pages say the engine is down, launches get 503.
-		log.Warn("Docker engine not reachable; workbenches cannot start until it is", "err", err)
+		log.Warn("container engine not reachable; workbenches cannot start until it is", "runtime", cfg.Kube.Runtime, "err", err)
 	}
 	installID, err := store.InstallID(ctx)
 	if err != nil {
@@ -116,6 +131,10 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		cfg.Workbenches.SavedImageQuotaBytes = int64(cfg.SavedImageQuotaGiB) << 30
 	}
 	s.Manager = orchestrator.NewManager(store, pool, s.rt, installID, cfg.Workbenches, log)
+	if krt != nil {
+		// The egress policy is a NetworkPolicy there, not iptables.
+		s.Manager.UseFirewall(krt.Firewall())
+	}
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr,
 		OIDC: cfg.oidcHandlerConfig()}, log)
@@ -399,8 +418,8 @@ func (s *Server) cleanSessions(ctx context.Context) {
 // Close releases the database, the engine client and the GPU library.
 // Workbench containers keep running.
 func (s *Server) Close() error {
-	if s.rt != nil {
-		s.rt.Close()
+	if c, ok := s.rt.(io.Closer); ok {
+		c.Close()
 	}
 	s.inv.Close()
 	return s.Store.Close()

@@ -122,3 +122,7 @@ var nonInternet = []string{
 	"224.0.0.0/4",
 	"240.0.0.0/4",
 }
+
+// NonInternetRanges returns the ranges the internet mode refuses, for
+// runtimes that enforce the policy another way (kube: a NetworkPolicy).
+func NonInternetRanges() []string { return slices.Clone(nonInternet) }

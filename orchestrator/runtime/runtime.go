@@ -95,6 +95,11 @@ type ContainerInfo struct {
 	Env        []string
 }
 
+// StatePending is the ContainerInfo.State of a container its engine has
+// accepted but not started yet: a Kubernetes Pod waiting for a node that
+// fits (Error holds the scheduler's reason) or for its image.
+const StatePending = "pending"
+
 // Event is a container lifecycle event for one of this install's containers.
 type Event struct {
 	ContainerID string
