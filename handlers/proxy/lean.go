@@ -377,11 +377,8 @@ func forward1xx(w http.ResponseWriter, res *http.Response) {
 // the body was read to its end and the server keeps the connection open.
 func (p *Proxy) writeResponse(w http.ResponseWriter, r *http.Request, x *exchange, ri *reqInfo, c *upConn, res *http.Response) {
 	removeResponseHopHeaders(res.Header)
-	// modifyResponse, as on the ReverseProxy path.
-	stripUpstreamHeaders(res.Header)
-	if ri.scoped {
-		res.Header.Set("Content-Security-Policy", "sandbox")
-	}
+	// As modifyResponse does on the ReverseProxy path.
+	guardResponseHeaders(res.Header, ri.scoped)
 	res.Header.Set("X-Content-Type-Options", "nosniff")
 
 	dst := w.Header()

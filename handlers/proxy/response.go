@@ -10,19 +10,27 @@ import (
 // Protocols (before the headers are copied onto the hijacked connection);
 // other 1xx responses go through guardWriter instead.
 func (p *Proxy) modifyResponse(res *http.Response) error {
-	stripUpstreamHeaders(res.Header)
-	if ri := infoFrom(res.Request.Context()); ri != nil && ri.scoped {
-		// Script never runs in the portal's origin from a token request.
-		res.Header.Set("Content-Security-Policy", "sandbox")
-	}
+	ri := infoFrom(res.Request.Context())
+	guardResponseHeaders(res.Header, ri != nil && ri.scoped)
 	if res.StatusCode == http.StatusSwitchingProtocols {
-		if ri := infoFrom(res.Request.Context()); ri != nil {
+		if ri != nil {
 			p.wrapUpgraded(res, ri.id)
 		}
 		return nil
 	}
 	res.Header.Set("X-Content-Type-Options", "nosniff")
 	return nil
+}
+
+// guardResponseHeaders is what both upstream paths (ReverseProxy's
+// modifyResponse and the lean path's writeResponse) do to every response
+// head from a notebook, so that a new rule cannot reach only one of them.
+func guardResponseHeaders(h http.Header, scoped bool) {
+	stripUpstreamHeaders(h)
+	if scoped {
+		// Script never runs in the portal's origin from a token request.
+		h.Set("Content-Security-Policy", "sandbox")
+	}
 }
 
 // stripUpstreamHeaders removes what a notebook must never say on the
