@@ -146,9 +146,13 @@ type APIWorkbench struct {
 	QueuePosition  int     `json:"queue_position"`
 	EstimatedStart *string `json:"estimated_start"`
 	QueueReason    string  `json:"queue_reason,omitempty"`
-	Priority       string  `json:"priority"`
-	Preemptible    bool    `json:"preemptible"`
-	AutoResume     bool    `json:"auto_resume"`
+	// WaitingFor says who holds a waiting workbench: "portal" (queued in
+	// the portal's queue) or "kubernetes" (starting, its Pod Pending: the
+	// scheduler's message is in reason); absent when it waits for no one.
+	WaitingFor  string `json:"waiting_for,omitempty"`
+	Priority    string `json:"priority"`
+	Preemptible bool   `json:"preemptible"`
+	AutoResume  bool   `json:"auto_resume"`
 	// PreemptAt is when a preemptible run told to yield will be stopped.
 	PreemptAt *string `json:"preempt_at,omitempty"`
 	// Reservation is the booking the launch named (null: none named).
@@ -731,16 +735,20 @@ type APIUnitUtilRow struct {
 // the stored state, then one per change. error is set only while a stop
 // has failed (the state stays stopping).
 type APIStateEvent struct {
-	ID       string    `json:"id"`
-	State    string    `json:"state"`
-	Progress int       `json:"progress"`
-	Reason   string    `json:"reason"`
-	Error    string    `json:"error,omitempty"`
-	At       time.Time `json:"at"`
+	ID       string `json:"id"`
+	State    string `json:"state"`
+	Progress int    `json:"progress"`
+	Reason   string `json:"reason"`
+	// WaitingFor is APIWorkbench's waiting_for, so that the page shows a
+	// Pod Kubernetes holds as queued while the events arrive.
+	WaitingFor string    `json:"waiting_for,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	At         time.Time `json:"at"`
 }
 
 func apiStateEvent(u orchestrator.Update) APIStateEvent {
-	return APIStateEvent{ID: u.ID, State: u.State, Progress: u.Progress, Reason: u.Reason, Error: u.Error, At: u.At}
+	return APIStateEvent{ID: u.ID, State: u.State, Progress: u.Progress, Reason: u.Reason,
+		WaitingFor: orchestrator.WaitingFor(u.State, u.Reason), Error: u.Error, At: u.At}
 }
 
 // APIReservation is a booking (issue 12 §4): units of one kind (gpu: whole

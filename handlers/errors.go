@@ -82,8 +82,21 @@ func classify(err error) *apiError {
 
 // fail is the single error response of the portal: it logs, then answers
 // JSON under /api/ and an error page elsewhere.
-func (h *Handler) fail(c *gin.Context, err error) {
+// engineDownKube is engine_unavailable's message on Kubernetes.
+const engineDownKube = "the Kubernetes API server is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"
+
+// classify is the package's classify, naming the runtime in use: on
+// Kubernetes an unreachable "engine" is the cluster's API server.
+func (h *Handler) classify(err error) *apiError {
 	e := classify(err)
+	if e.Code == "engine_unavailable" && h.pool.OnKubernetes() {
+		return &apiError{e.Status, e.Code, engineDownKube}
+	}
+	return e
+}
+
+func (h *Handler) fail(c *gin.Context, err error) {
+	e := h.classify(err)
 	if e.Status >= 500 && proxy.ClientGone(c.Request, err) {
 		// The client went away (its request was cancelled, so the store
 		// or the engine gave up): no one reads an answer, and it is not
@@ -130,6 +143,7 @@ var pageMessages = map[string]string{
 	forbiddenMessage: i18n.Key("you are not allowed to do this; ask an admin if you need it"),
 	"something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening":                                      i18n.Key("something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"),
 	"the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts": i18n.Key("the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),
+	engineDownKube: i18n.Key("the Kubernetes API server is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
@@ -137,8 +151,8 @@ func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "
 // refusalT is err's message as an error page shows it, for a flash: in the
 // reader's language where it is a reason worded below the handlers
 // (i18n.Reason) or one of pageMessages.
-func refusalT(c *gin.Context, err error) string {
-	msg := classify(err).Message
+func (h *Handler) refusalT(c *gin.Context, err error) string {
+	msg := h.classify(err).Message
 	if k, ok := pageMessages[msg]; ok {
 		return i18n.T(c.Request.Context(), k)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -38,8 +39,15 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, booking *templates.B
 	}
 	v := templates.GPUsView{Backend: h.pool.Backend(), Status: h.pool.Status(), Simulated: h.pool.Simulated(),
 		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus)}
+	kube := v.Backend == "kubernetes"
 	for _, g := range gpus {
 		r := gpuRow(ctx, g)
+		if kube {
+			// Units are "<node>:gpu-<i>" there, listed node by node: each
+			// node's GPUs go under a heading of its own.
+			r.Node, _, _ = strings.Cut(g.UUID, ":")
+			r.NodeStart = len(v.GPUs) == 0 || v.GPUs[len(v.GPUs)-1].Node != r.Node
+		}
 		r.HeldBy = holders[g.WorkbenchID]
 		r.Units = unitRows(ctx, g, holders)
 		v.GPUs = append(v.GPUs, r)

@@ -27,6 +27,9 @@ func (h *Handler) home(c *gin.Context) {
 	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(ctx, gpus)}
 	if err := h.wbs.EngineRecentlyUp(ctx); err != nil {
 		v.EngineDown = i18n.T(ctx, "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back.")
+		if h.pool.OnKubernetes() {
+			v.EngineDown = i18n.T(ctx, "The Kubernetes API server is not reachable: workbenches cannot be launched or changed until it is back.")
+		}
 	}
 	h.render(c, http.StatusOK, templates.HomePage(h.workPage(c, i18n.T(c.Request.Context(), "Workbenches")), v))
 }

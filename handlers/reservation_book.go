@@ -68,7 +68,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		f.Errors[field] = fieldMessage(ctx, ve.Message)
 		h.renderGPUPage(c, http.StatusBadRequest, &f)
 	case err != nil:
-		e := classify(err)
+		e := h.classify(err)
 		if e.Status >= 500 && e.Status != http.StatusServiceUnavailable {
 			h.fail(c, err)
 			return

@@ -137,7 +137,7 @@ func (h *Handler) launch(c *gin.Context) {
 		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case err != nil:
-		e := classify(err)
+		e := h.classify(err)
 		if e.Status >= 500 && e.Status != http.StatusServiceUnavailable {
 			h.fail(c, err)
 			return

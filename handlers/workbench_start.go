@@ -22,7 +22,7 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, i18n.T(c.Request.Context(), "Could not start: %s", refusalT(c, err)))
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not start: %s", h.refusalT(c, err)))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

@@ -106,6 +106,7 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		j.StoppedAt = &s
 	}
 	j.Priority, j.Preemptible, j.AutoResume = wb.Priority, wb.Preemptible, wb.AutoResume
+	j.WaitingFor = orchestrator.WaitingFor(wb.State, wb.Reason)
 	if wb.State == models.StateQueued {
 		j.QueuePosition, j.QueueReason = wb.QueuePosition, wb.QueueReason
 		if wb.EstimatedStart != nil {
@@ -144,7 +145,8 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(ctx, n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.WhenIn(ctx, wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
-		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible}
+		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible,
+		WaitingFor: orchestrator.WaitingFor(wb.State, wb.Reason)}
 	if wb.State == models.StateQueued {
 		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, i18n.T(ctx, "unknown (what runs now has no maximum runtime)")
 		if wb.EstimatedStart != nil {

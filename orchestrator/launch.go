@@ -95,6 +95,9 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 		if err != nil {
 			return nil, err
 		}
+		if !ok && m.pool.OnKubernetes() {
+			return nil, &RefusedError{Code: "no_gpu_runtime", Message: reasonf("no node of the Kubernetes cluster advertises NVIDIA GPUs: GPU flavors cannot start (install the NVIDIA device plugin or the GPU operator)")}
+		}
 		if !ok {
 			return nil, &RefusedError{Code: "no_gpu_runtime", Message: reasonf("the Docker engine has no NVIDIA runtime or CDI devices: GPU flavors cannot start (install the NVIDIA Container Toolkit)")}
 		}

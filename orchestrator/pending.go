@@ -27,3 +27,24 @@ func (m *Manager) notePending(ctx context.Context, id, why string) {
 	}
 	_ = m.transition(ctx, id, models.Transition{From: []string{models.StateStarting}, To: models.StateStarting, Progress: wb.Progress, Reason: reason})
 }
+
+// Who holds a workbench that waits (the JSON workbench's "waiting_for",
+// docs/kubernetes.md): the portal's own queue, or Kubernetes' scheduler.
+const (
+	WaitingForPortal     = "portal"
+	WaitingForKubernetes = "kubernetes"
+)
+
+// WaitingFor says who a workbench in state with reason waits for: the
+// portal's queue (queued), the cluster's scheduler (starting, its Pod
+// Pending: its units are bound, so the portal's queue must not place it
+// again, but people see it as queued), or no one ("").
+func WaitingFor(state, reason string) string {
+	switch {
+	case state == models.StateQueued:
+		return WaitingForPortal
+	case state == models.StateStarting && strings.HasPrefix(reason, PendingReasonPrefix):
+		return WaitingForKubernetes
+	}
+	return ""
+}

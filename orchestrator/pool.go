@@ -127,6 +127,14 @@ func (p *Pool) Simulated() bool { return p.inv.Simulated() }
 // Backend names the inventory backend.
 func (p *Pool) Backend() string { return p.inv.Backend() }
 
+// BackendKubernetes is the backend of a pool read from a cluster's nodes
+// (orchestrator/runtime/kube): workbenches run as Pods there.
+const BackendKubernetes = "kubernetes"
+
+// OnKubernetes reports whether workbenches run on Kubernetes, so that what
+// people read names the cluster rather than a Docker engine.
+func (p *Pool) OnKubernetes() bool { return p.Backend() == BackendKubernetes }
+
 // Status is the inventory's human status line.
 func (p *Pool) Status() string { return p.inv.Status() }
 

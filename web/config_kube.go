@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"workbench/orchestrator/runtime"
 )
 
 // Container runtimes WORKBENCH_RUNTIME chooses between.
@@ -29,6 +31,10 @@ type KubeConfig struct {
 	// to the nodes with those labels; NodeLabels is it parsed.
 	NodeSelector string
 	NodeLabels   map[string]string
+	// Endpoint, when set, replaces where the portal reaches a workbench's
+	// Jupyter (not a flag: kwok Pods serve nothing, so a test points the
+	// readiness check and the proxy at a fake Jupyter of its own).
+	Endpoint func(info runtime.ContainerInfo, network string) (string, int)
 }
 
 // bindKubeFlags declares the runtime flags.

@@ -41,5 +41,5 @@ func newKubeRuntime(cfg Config, log *slog.Logger) (*kube.Runtime, error) {
 		portalNS = strings.TrimSpace(string(b))
 	}
 	return kube.New(cli, rc, kube.Config{Namespace: cfg.Kube.Namespace, StorageClass: cfg.Kube.StorageClass,
-		NodeLabels: cfg.Kube.NodeLabels, PortalNamespace: portalNS, Log: log})
+		NodeLabels: cfg.Kube.NodeLabels, PortalNamespace: portalNS, Endpoint: cfg.Kube.Endpoint, Log: log})
 }

@@ -76,6 +76,8 @@ function followWorkbench() {
   if (!el || !window.EventSource) return;
   const shown = el.getAttribute("data-state");
   const shownError = el.getAttribute("data-stop-error") || "";
+  // A starting workbench whose Pod Kubernetes holds reads "queued".
+  const shownWaiting = el.getAttribute("data-waiting-for") || "";
   // The page says each state in its reader's language; the script keeps
   // no words of its own.
   let labels = {};
@@ -84,14 +86,16 @@ function followWorkbench() {
   es.addEventListener("state", (ev) => {
     const u = JSON.parse(ev.data);
     const badge = el.querySelector("[data-testid=wb-state]");
-    const label = labels[u.state] || u.state;
+    const waiting = u.waiting_for === "kubernetes" ? "kubernetes" : "";
+    const seen = waiting ? "queued" : u.state;
+    const label = labels[seen] || seen;
     if (badge && badge.textContent !== label) {
       badge.textContent = label;
-      badge.className = "state state-" + u.state;
+      badge.className = "state state-" + seen;
     }
     const bar = el.querySelector("progress");
     if (bar) { bar.value = u.progress; bar.textContent = u.progress + "%"; }
-    if ((u.state !== shown || (u.error || "") !== shownError) && !submitting) {
+    if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError) && !submitting) {
       es.close();
       window.location.reload();
     }
