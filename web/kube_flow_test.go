@@ -338,8 +338,8 @@ func TestKubePendingPodShownAsQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := doc.Find(`[data-testid=workbench-row][data-id="` + id + `"]`)
-	if got := strings.TrimSpace(row.Find(`[data-testid=wb-state]`).Text()); got != "Queued" {
-		t.Errorf("dashboard badge %q, want Queued", got)
+	if got := strings.TrimSpace(row.Find(`[data-testid=wb-state]`).Text()); got != "queued" {
+		t.Errorf("dashboard badge %q, want queued (the queued state's label)", got)
 	}
 	if got := row.Find(`[data-testid=wb-waiting-reason]`).Text(); !strings.Contains(got, "Insufficient nvidia.com/gpu") || !strings.Contains(got, "Kubernetes") {
 		t.Errorf("dashboard reason %q, want the scheduler's", got)
@@ -351,8 +351,8 @@ func TestKubePendingPodShownAsQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	status := doc.Find(`[data-testid=wb-status]`)
-	if got := strings.TrimSpace(status.Find(`[data-testid=wb-state]`).Text()); got != "Queued" {
-		t.Errorf("page badge %q, want Queued", got)
+	if got := strings.TrimSpace(status.Find(`[data-testid=wb-state]`).Text()); got != "queued" {
+		t.Errorf("page badge %q, want queued (the queued state's label)", got)
 	}
 	if got := status.Find(`[data-testid=wb-reason]`).Text(); !strings.Contains(got, "Insufficient nvidia.com/gpu") {
 		t.Errorf("page reason %q, want the scheduler's", got)
