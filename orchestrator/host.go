@@ -42,7 +42,9 @@ func (m *Manager) HostCPUs(ctx context.Context) int {
 // realCPUs is the real host's CPU count (see HostCPUs).
 func (m *Manager) realCPUs(ctx context.Context) int {
 	if h, ok := m.rt.(hostCPUer); ok {
-		if n := h.HostCPUs(ctx); n > 0 {
+		if n := h.HostCPUs(ctx); n > 0 || m.pool.OnKubernetes() {
+			// On Kubernetes the portal's own machine is not where Pods run:
+			// no node (or no answer) is "unknown", never the portal's CPUs.
 			return n
 		}
 	}
@@ -66,10 +68,17 @@ func (m *Manager) HostMemoryBytes(ctx context.Context) int64 {
 // such a flavor is refused (never capped while billed for what it asked),
 // and the launch form disables it with this reason.
 func (m *Manager) ExceedsHost(ctx context.Context, fl *models.Flavor) string {
+	kube := m.pool.OnKubernetes() // "this server" is the largest node there
 	if n := m.HostCPUs(ctx); n > 0 && fl.CPUMilli > models.Millicores(n)*1000 {
+		if kube {
+			return reasonf("needs %s CPUs; the largest Kubernetes node has %d", fl.CPUMilli, n)
+		}
 		return reasonf("needs %s CPUs; this server has %d", fl.CPUMilli, n)
 	}
 	if mem := m.HostMemoryBytes(ctx); mem > 0 && fl.MemoryMiB<<20 > mem {
+		if kube {
+			return reasonf("needs %s GiB of memory; the largest Kubernetes node has %s GiB", models.FormatMemoryGiB(fl.MemoryMiB), models.FormatMemoryGiB(mem>>20))
+		}
 		return reasonf("needs %s GiB of memory; this server has %s GiB", models.FormatMemoryGiB(fl.MemoryMiB), models.FormatMemoryGiB(mem>>20))
 	}
 	return ""

@@ -427,3 +427,32 @@ func TestKubePoolPageGroupsByNode(t *testing.T) {
 		t.Errorf("pool table:\n got %s\nwant %s", strings.Join(got, ","), want)
 	}
 }
+
+// TestKubeNoGPUNodeRefusalNamesTheCluster: a GPU launch when no node of
+// the cluster advertises NVIDIA GPUs any more is refused naming the
+// cluster and the device plugin, not a Docker engine's runtime.
+func TestKubeNoGPUNodeRefusalNamesTheCluster(t *testing.T) {
+	kp := newKubePortal(t, "knogpu", 1, 1)
+	alice, _ := kp.user("alice")
+	if err := kp.c.Client.CoreV1().Nodes().Delete(t.Context(), "knogpu-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	adm := kp.client()
+	kp.login(adm, "admin", adminPassword)
+	kubeEventually(t, time.Minute, "the pool to lose the node's GPU", func() bool {
+		_, body := kp.get(adm, "/api/v1/gpus")
+		return strings.Contains(body, `"items":[]`)
+	})
+	id, code, body := kp.launchForm(alice, "nogpu", false)
+	if id != "" || code != http.StatusConflict {
+		t.Fatalf("GPU launch with no GPU node: id %q, status %d: %s", id, code, body)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := doc.Find(`[data-testid=launch-error]`).Text()
+	if !strings.Contains(msg, "no node of the Kubernetes cluster advertises NVIDIA GPUs") || strings.Contains(msg, "Docker") {
+		t.Fatalf("refusal %q, want the cluster named, not Docker", msg)
+	}
+}
