@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -331,6 +333,12 @@ func TestKubePendingPodShownAsQueued(t *testing.T) {
 		t.Fatalf("a Pending Pod's workbench: state %v, waiting_for %v; want starting, kubernetes", wb["state"], wb["waiting_for"])
 	}
 
+	// The page's live updates say so too (their first event is the
+	// current state), so its script keeps showing "queued".
+	if ev := firstStateEvent(t, kp.testPortal, alice, id); ev["state"] != "starting" || ev["waiting_for"] != "kubernetes" {
+		t.Errorf("first event %v, want starting, waiting_for kubernetes", ev)
+	}
+
 	// The dashboard's row: the Queued badge and the scheduler's reason.
 	_, page := kp.get(alice, "/")
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
@@ -455,4 +463,30 @@ func TestKubeNoGPUNodeRefusalNamesTheCluster(t *testing.T) {
 	if !strings.Contains(msg, "no node of the Kubernetes cluster advertises NVIDIA GPUs") || strings.Contains(msg, "Docker") {
 		t.Fatalf("refusal %q, want the cluster named, not Docker", msg)
 	}
+}
+
+// firstStateEvent reads the first event of the workbench's live updates
+// (/api/v1/workbenches/:id/events): its current state.
+func firstStateEvent(t *testing.T, p *testPortal, cl *http.Client, id string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", p.ts.URL+"/api/v1/workbenches/"+id+"/events", nil)
+	res, err := cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimSpace(data)), &ev); err != nil {
+				t.Fatalf("event %q: %v", data, err)
+			}
+			return ev
+		}
+	}
+	t.Fatalf("no event from %s: %v", req.URL, sc.Err())
+	return nil
 }
