@@ -210,6 +210,11 @@ func TestKubeUserFlowThroughPortal(t *testing.T) {
 	if _, page := kp.get(alice, "/workbenches/"+id); !strings.Contains(page, `data-testid="open-jupyter"`) {
 		t.Errorf("the running workbench's page offers no Open button")
 	}
+	// The proxy reaches "Jupyter" where the runtime says it is (here the
+	// fake standing in for the Pod: kwok runs no process).
+	if res, body := kp.get(alice, "/wb/"+id+"/api/status"); res.StatusCode != 200 || !strings.Contains(body, "started") {
+		t.Errorf("through the proxy: %d %q", res.StatusCode, body)
+	}
 
 	// Over the quota, not waiting: refused on the form with a clear error
 	// (with "wait" checked it would queue, as on Docker).
