@@ -1,13 +1,14 @@
 package web_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"testing"
+	"slices"
 	"time"
 )
 
@@ -88,34 +89,51 @@ func measureExternal(spec loadSpec) (benchResult, error) {
 	return benchResult{ops: out.Ops, elapsed: time.Duration(out.ElapsedNs), p50: time.Duration(out.P50Ns), p99: time.Duration(out.P99Ns)}, nil
 }
 
-// runBenchExternal is runBench with the load client in its own process.
-// It measures with workers connections and at least minOps operations; the
-// warm-up and the serial phase are scaled down with minOps. cpu, when not
-// nil, reads the proxy's CPU time, taken around the measured phase.
-func runBenchExternal(b *testing.B, u string, hdr http.Header, workers, minOps int, cpu func() time.Duration) benchResult {
-	b.Helper()
+// measureTarget is one round against one target, the load client in its
+// own process: a warm-up, a serial phase (one connection) and the measured
+// phase with workers connections and minOps operations; the warm-up and
+// serial phase are scaled down with minOps. cpu, when not nil, reads the
+// proxy's CPU time, taken around the measured phase.
+func measureTarget(u string, hdr http.Header, workers, minOps int, cpu func() time.Duration) (benchResult, error) {
 	scale := func(n int) int { return max(n*minOps/benchMinOps, 50) }
 	if _, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: scale(benchWarmupOps)}); err != nil {
-		b.Fatalf("warm-up: %v", err)
+		return benchResult{}, fmt.Errorf("warm-up: %w", err)
 	}
 	serial, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: 1, Total: scale(benchSerialOps)})
 	if err != nil {
-		b.Fatalf("serial phase: %v", err)
+		return benchResult{}, fmt.Errorf("serial phase: %w", err)
 	}
 	var cpu0 time.Duration
 	if cpu != nil {
 		cpu0 = cpu()
 	}
-	b.ResetTimer()
-	r, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: max(b.N, minOps)})
-	b.StopTimer()
+	r, err := measureExternal(loadSpec{URL: u, Header: hdr, Workers: workers, Total: minOps})
 	if err != nil {
-		b.Fatal(err)
+		return benchResult{}, err
 	}
 	if cpu != nil {
 		r.cpu = cpu() - cpu0
 	}
 	r.serialP50, r.serialP99 = serial.p50, serial.p99
-	reportBench(b, r)
+	return r, nil
+}
+
+// medianResult is each figure's median over rounds (an odd number keeps
+// it a measured value): throughput from the round with the median rate,
+// every percentile and the CPU per request on their own.
+func medianResult(rounds []benchResult) benchResult {
+	med := func(key func(benchResult) float64) benchResult {
+		s := slices.Clone(rounds)
+		slices.SortFunc(s, func(a, b benchResult) int { return cmp.Compare(key(a), key(b)) })
+		return s[len(s)/2]
+	}
+	r := med(benchResult.perSec)
+	r.p50 = med(func(x benchResult) float64 { return float64(x.p50) }).p50
+	r.p99 = med(func(x benchResult) float64 { return float64(x.p99) }).p99
+	r.serialP50 = med(func(x benchResult) float64 { return float64(x.serialP50) }).serialP50
+	r.serialP99 = med(func(x benchResult) float64 { return float64(x.serialP99) }).serialP99
+	// CPU per request, scaled back to r's operation count.
+	c := med(func(x benchResult) float64 { return float64(x.cpu) / float64(x.ops) })
+	r.cpu = time.Duration(float64(c.cpu) / float64(c.ops) * float64(r.ops))
 	return r
 }
