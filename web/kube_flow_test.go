@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/chromedp/chromedp"
 	"io"
 	"net"
 	"net/http"
@@ -394,10 +395,26 @@ func TestKubePendingPodShownAsQueued(t *testing.T) {
 		t.Errorf("zh-CN reason %q", got)
 	}
 
+	// In a browser the page reads "queued" too, and keeps reading it while
+	// the Pod waits (its script reloads on any change it is told of).
+	bctx := btNewBrowserWithin(t, 5*time.Minute)
+	btNavigate(t, bctx, kp.ts.URL+"/login")
+	btLogin(t, bctx, "alice", "alice-password")
+	btNavigate(t, bctx, kp.ts.URL+"/workbenches/"+id)
+	btDo(t, bctx, "wait for the page to apply its first live update",
+		chromedp.WaitReady(chromedp.CSS(`[data-testid=wb-status][data-followed]`)))
+	if got := btText(t, bctx, "[data-testid=wb-state]"); got != "queued" {
+		t.Errorf("the page in the browser reads %q after a live update, want queued", got)
+	}
+
 	// The node frees: the Pod is placed and the workbench runs, no longer
 	// waiting for anyone.
 	if err := kp.c.Client.CoreV1().Pods(kp.c.Namespace).Delete(ctx, "gpu-hog", metav1.DeleteOptions{GracePeriodSeconds: new(int64(0))}); err != nil {
 		t.Fatal(err)
+	}
+	// The open page follows by itself, to the running page.
+	if state, seen := btWaitWorkbenchState(t, bctx, "running", 3*time.Minute); state != "running" {
+		t.Errorf("the open page reached %q (saw %v), want running without a reload by hand", state, seen)
 	}
 	wb = kp.waitWB(alice, id, "running")
 	if _, ok := wb["waiting_for"]; ok {

@@ -98,7 +98,11 @@ function followWorkbench() {
     if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError) && !submitting) {
       es.close();
       window.location.reload();
+      return;
     }
+    // The page has applied a live update and stays: tests wait for this
+    // before reading the badge.
+    el.setAttribute("data-followed", "1");
   });
 }
 document.addEventListener("DOMContentLoaded", followWorkbench);
