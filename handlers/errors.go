@@ -80,8 +80,6 @@ func classify(err error) *apiError {
 	}
 }
 
-// fail is the single error response of the portal: it logs, then answers
-// JSON under /api/ and an error page elsewhere.
 // engineDownKube is engine_unavailable's message on Kubernetes.
 const engineDownKube = "the Kubernetes API server is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"
 
@@ -95,6 +93,8 @@ func (h *Handler) classify(err error) *apiError {
 	return e
 }
 
+// fail is the single error response of the portal: it logs, then answers
+// JSON under /api/ and an error page elsewhere.
 func (h *Handler) fail(c *gin.Context, err error) {
 	e := h.classify(err)
 	if e.Status >= 500 && proxy.ClientGone(c.Request, err) {
