@@ -70,6 +70,13 @@ func testBrowserQueuedLaunch(t *testing.T, js bool) {
 		t.Fatalf("page shows %q (seen %v), want queued", state, seen)
 	}
 	btDo(t, ctx, "wait for the queue notice", chromedp.WaitVisible(chromedp.CSS(`[data-testid=queue-notice]`)))
+	if js {
+		// The page follows live updates without reloading while the
+		// state stays queued (a script that misread waiting_for once
+		// reloaded it on every update).
+		btDo(t, ctx, "the queued page applies a live update and stays",
+			chromedp.WaitReady(chromedp.CSS(`[data-testid=wb-status][data-followed]`)))
+	}
 	if pos := btText(t, ctx, `[data-testid=queue-position]`); pos != "Position 1 in the queue" {
 		t.Errorf("position %q", pos)
 	}

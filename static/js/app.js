@@ -86,8 +86,10 @@ function followWorkbench() {
   es.addEventListener("state", (ev) => {
     const u = JSON.parse(ev.data);
     const badge = el.querySelector("[data-testid=wb-state]");
-    const waiting = u.waiting_for === "kubernetes" ? "kubernetes" : "";
-    const seen = waiting ? "queued" : u.state;
+    // Who holds a waiting workbench ("portal" while queued, "kubernetes"
+    // while its Pod is Pending), as the page was rendered with.
+    const waiting = u.waiting_for || "";
+    const seen = waiting === "kubernetes" ? "queued" : u.state;
     const label = labels[seen] || seen;
     if (badge && badge.textContent !== label) {
       badge.textContent = label;
