@@ -39,7 +39,7 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, booking *templates.B
 	}
 	v := templates.GPUsView{Backend: h.pool.Backend(), Status: h.pool.Status(), Simulated: h.pool.Simulated(),
 		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus)}
-	kube := v.Backend == "kubernetes"
+	kube := h.pool.OnKubernetes()
 	for _, g := range gpus {
 		r := gpuRow(ctx, g)
 		if kube {
