@@ -80,8 +80,8 @@ bench:
 
 # Load benchmark (issue 15; not part of `make test`): the built portal with
 # 500 users and 50 running fake-Jupyter workbenches, its four busiest pages
-# driven by hey (fixed rates) and wrk (back to back). Needs Docker, hey and
-# wrk (Debian: apt-get install hey wrk). BENCH_LOAD_FLAGS, e.g.
+# driven by wrk at fixed rates (a Poisson stream) and back to back. Needs
+# Docker and wrk (Debian: apt-get install wrk). BENCH_LOAD_FLAGS, e.g.
 # "-duration 20s -rates 50,200".
 BENCH_LOAD_FLAGS ?=
 bench-load: build

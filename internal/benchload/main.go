@@ -1,11 +1,11 @@
 // Command benchload is `make bench-load` (issue 15): it starts the built
 // portal binary on a fresh data directory, creates 500 users and 50 running
 // fake-Jupyter workbenches (CPU-only), and drives the four pages users load
-// most — /, /api/v1/workbenches, /usage, /gpus — with load clients the
-// project did not write: hey (Debian package hey) at fixed rates spread
-// over many sessions, and wrk back to back. It prints p50/p99 and req/s per
-// page and rate, the portal's RSS, and what the portal logged at WARN and
-// ERROR. It needs Docker, hey and wrk; it is not part of `make test`.
+// most — /, /api/v1/workbenches, /usage, /gpus — with a load client the
+// project did not write (wrk, Debian package wrk): at fixed rates as a
+// Poisson stream over many sessions, and back to back. It prints p50/p99
+// and req/s per page and rate, the portal's RSS, and what the portal logged
+// at WARN and ERROR. It needs Docker and wrk; it is not part of `make test`.
 //
 // Every engine object the portal made is removed at the end, by the
 // portal's install label.
@@ -15,7 +15,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -55,7 +54,6 @@ var (
 	nWB       = flag.Int("workbenches", 50, "running workbenches (one per user)")
 	duration  = flag.Duration("duration", 10*time.Second, "length of each measurement")
 	rateList  = flag.String("rates", "50,200,500", "fixed request rates (req/s)")
-	sessions  = flag.Int("sessions", 10, "sessions (users) each fixed-rate measurement spreads over")
 	b2bConns  = flag.Int("conns", 50, "connections of the back-to-back (wrk) measurement")
 	goalP99   = flag.Duration("goal-p99", 50*time.Millisecond, "p99 goal at 200 req/s")
 	launchMax = flag.Duration("launch-timeout", 10*time.Minute, "how long the workbenches may take to be running")
@@ -82,10 +80,8 @@ type portal struct {
 }
 
 func run() error {
-	for _, tool := range []string{"hey", "wrk"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%s is not installed (apt-get install hey wrk)", tool)
-		}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		return errors.New("wrk is not installed (apt-get install wrk)")
 	}
 	ctx := context.Background()
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
@@ -396,92 +392,44 @@ func (p *portal) login(user string) (string, error) {
 }
 
 type result struct {
-	page, mode    string
-	reqs, non2xx  int
-	perSec        float64
-	p50, p99      time.Duration
-	target        int // fixed rate, 0 back to back
-	clientsFailed int
+	page, mode   string
+	reqs, non2xx int
+	perSec       float64
+	p50, p99     time.Duration
+	target       int    // fixed rate, 0 back to back
+	socketErrors string // wrk's "Socket errors" line, if any
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("%-22s %-14s %8.1f req/s  p50 %8s  p99 %8s  (%d requests, %d not 2xx)", r.page, r.mode, r.perSec,
+	s := fmt.Sprintf("%-22s %-14s %8.1f req/s  p50 %8s  p99 %8s  (%d requests, %d not 2xx)", r.page, r.mode, r.perSec,
 		r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.reqs, r.non2xx)
+	if r.socketErrors != "" {
+		s += "  socket errors: " + r.socketErrors
+	}
+	return s
 }
 
-// fixedRate spreads rate req/s over -sessions hey processes (one session
-// each, 5 workers, per-worker QPS), all for -duration, and merges their
-// per-request times.
+// fixedRate sends rate req/s for -duration from one wrk process: -conns
+// connections (at least rate/2, so that each waits about half a second
+// between its requests), each request taking the next of the sessions in
+// turn. Before every request a connection waits a random time drawn from an
+// exponential distribution whose mean spaces its requests rate/conns apart
+// (wrk's Lua delay()), so the requests of all connections together arrive
+// as a Poisson stream: people loading pages independently. hey was used
+// here before: it paces each worker with its own ticker, workers started
+// together tick together, and "200 req/s" arrived as bursts of 50 requests
+// every quarter second whose queueing was measured as latency.
 func (p *portal) fixedRate(page string, rate int, auth func(int) string) (result, error) {
-	const workers = 5
-	n := *sessions
-	perWorker := float64(rate) / float64(n*workers)
-	type out struct {
-		buf bytes.Buffer
-		err error
-	}
-	outs := make([]out, n)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command("hey", "-z", duration.String(), "-c", strconv.Itoa(workers), "-q", strconv.FormatFloat(perWorker, 'f', 3, 64),
-				"-H", auth(i), "-o", "csv", p.url+page)
-			cmd.Stdout = &outs[i].buf
-			outs[i].err = cmd.Run()
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	res := result{page: page, mode: fmt.Sprintf("%d req/s", rate), target: rate}
-	var times []time.Duration
-	for i := range outs {
-		if outs[i].err != nil {
-			res.clientsFailed++
-			continue
-		}
-		recs, err := csv.NewReader(&outs[i].buf).ReadAll()
-		if err != nil || len(recs) == 0 {
-			res.clientsFailed++
-			continue
-		}
-		col := map[string]int{}
-		for j, h := range recs[0] {
-			col[h] = j
-		}
-		for _, rec := range recs[1:] {
-			secs, _ := strconv.ParseFloat(rec[col["response-time"]], 64)
-			times = append(times, time.Duration(secs*float64(time.Second)))
-			if code, _ := strconv.Atoi(rec[col["status-code"]]); code < 200 || code > 299 {
-				res.non2xx++
-			}
-		}
-	}
-	if res.clientsFailed > 0 {
-		return res, fmt.Errorf("%s at %d req/s: %d of %d hey processes failed", page, rate, res.clientsFailed, n)
-	}
-	res.reqs = len(times)
-	res.perSec = float64(len(times)) / elapsed.Seconds()
-	res.p50, res.p99 = quantile(times, 0.50), quantile(times, 0.99)
-	return res, nil
+	conns := max(*b2bConns, rate/2)
+	meanGapMS := 1000 * float64(conns) / float64(rate)
+	res, err := p.wrk(page, conns, meanGapMS, auth)
+	res.mode, res.target = fmt.Sprintf("%d req/s", rate), rate
+	return res, err
 }
 
-// backToBack runs wrk with -conns connections for -duration, each request
-// taking the next of the sessions in turn (a Lua script).
+// backToBack runs wrk with -conns connections for -duration, each sending
+// its next request as soon as the answer to the last one arrived.
 func (p *portal) backToBack(page string, auth func(int) string) (result, error) {
-	var lua strings.Builder
-	lua.WriteString("local hs = {\n")
-	for i := 0; i < *nWB; i++ {
-		k, v, _ := strings.Cut(auth(i), ": ")
-		fmt.Fprintf(&lua, "  {[%q] = %q},\n", k, v)
-	}
-	fmt.Fprintf(&lua, "}\nlocal i = 0\nrequest = function()\n  i = i %% #hs + 1\n  return wrk.format(\"GET\", %q, hs[i])\nend\n", page)
-	script := filepath.Join(p.dir, "sessions.lua")
-	if err := os.WriteFile(script, []byte(lua.String()), 0o600); err != nil {
-		return result{}, err
-	}
 	var prof sync.WaitGroup
 	if p.pprofURL != "" {
 		prof.Add(1)
@@ -491,24 +439,76 @@ func (p *portal) backToBack(page string, auth func(int) string) (result, error) 
 		}()
 	}
 	defer prof.Wait()
-	out, err := exec.Command("wrk", "-t", "2", "-c", strconv.Itoa(*b2bConns), "-d", duration.String(), "--latency", "-s", script, p.url+page).CombinedOutput()
+	res, err := p.wrk(page, *b2bConns, 0, auth)
+	res.mode = fmt.Sprintf("b2b %d conns", *b2bConns)
+	return res, err
+}
+
+// wrk runs wrk (one thread: it needs far less than a core, and the portal
+// shares the machine) with conns connections for -duration and the
+// loadScript of the sessions' auth headers.
+func (p *portal) wrk(page string, conns int, meanGapMS float64, auth func(int) string) (result, error) {
+	headers := make([]string, *nWB)
+	for i := range headers {
+		headers[i] = auth(i)
+	}
+	script := filepath.Join(p.dir, "load.lua")
+	if err := os.WriteFile(script, []byte(loadScript(page, headers, meanGapMS)), 0o600); err != nil {
+		return result{}, err
+	}
+	out, err := exec.Command("wrk", "-t", "1", "-c", strconv.Itoa(conns), "-d", duration.String(), "--latency", "-s", script, p.url+page).CombinedOutput()
 	if err != nil {
 		return result{}, fmt.Errorf("wrk %s: %v: %s", page, err, out)
 	}
-	res := result{page: page, mode: fmt.Sprintf("b2b %d conns", *b2bConns)}
-	text := string(out)
-	if m := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`).FindStringSubmatch(text); m != nil {
+	res := parseWrk(string(out))
+	res.page = page
+	return res, nil
+}
+
+// loadScript is wrk's Lua script: each request carries the next of headers
+// ("Name: value") in turn, and, if meanGapMS > 0, a connection waits an
+// exponentially distributed time of that mean (whole milliseconds: wrk's
+// delay unit) before each request.
+func loadScript(page string, headers []string, meanGapMS float64) string {
+	var lua strings.Builder
+	lua.WriteString("local hs = {\n")
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ": ")
+		fmt.Fprintf(&lua, "  {[%q] = %q},\n", k, v)
+	}
+	fmt.Fprintf(&lua, "}\nlocal i = 0\nrequest = function()\n  i = i %% #hs + 1\n  return wrk.format(\"GET\", %q, hs[i])\nend\n", page)
+	if meanGapMS > 0 {
+		fmt.Fprintf(&lua, "math.randomseed(os.time())\ndelay = function()\n  return math.floor(-math.log(1 - math.random()) * %g + 0.5)\nend\n", meanGapMS)
+	}
+	return lua.String()
+}
+
+var (
+	wrkRateRe     = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkCountRe    = regexp.MustCompile(`(\d+) requests in`)
+	wrkNon2xxRe   = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+	wrkSocketErrs = regexp.MustCompile(`Socket errors: (.*)`)
+)
+
+// parseWrk reads req/s, the request count, non-2xx answers, socket errors
+// and the 50th and 99th latency percentiles from wrk --latency's report.
+func parseWrk(text string) result {
+	var res result
+	if m := wrkRateRe.FindStringSubmatch(text); m != nil {
 		res.perSec, _ = strconv.ParseFloat(m[1], 64)
 	}
-	if m := regexp.MustCompile(`(\d+) requests in`).FindStringSubmatch(text); m != nil {
+	if m := wrkCountRe.FindStringSubmatch(text); m != nil {
 		res.reqs, _ = strconv.Atoi(m[1])
 	}
-	if m := regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`).FindStringSubmatch(text); m != nil {
+	if m := wrkNon2xxRe.FindStringSubmatch(text); m != nil {
 		res.non2xx, _ = strconv.Atoi(m[1])
+	}
+	if m := wrkSocketErrs.FindStringSubmatch(text); m != nil {
+		res.socketErrors = strings.TrimSpace(m[1])
 	}
 	res.p50 = wrkPercentile(text, "50%")
 	res.p99 = wrkPercentile(text, "99%")
-	return res, nil
+	return res
 }
 
 func wrkPercentile(text, pct string) time.Duration {
