@@ -93,7 +93,9 @@ func (h *Handler) usagePage(c *gin.Context) {
 			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
 	}
 	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
-		h.log.Warn("held vs used", "user", u.Username, "err", err)
+		if !proxy.ClientGone(c.Request, err) { // a reader who left is not a warning (issue 15)
+			h.log.Warn("held vs used", "user", u.Username, "err", err)
+		}
 	} else {
 		v.HeldVsUsed = h.heldVsUsed(rep.Total, amount)
 		var unitMs int64 // unit-hours: MIG instances and slices, not GPU-hours

@@ -160,6 +160,26 @@ func (p *Pool) ListRecent(ctx context.Context) ([]PoolGPU, error) {
 	return p.List(ctx)
 }
 
+// ModelByUUID names each GPU's model by its UUID, from an inventory read at
+// most DevicesMaxAge ago: reports that only label GPUs (the usage page's
+// held-vs-used figures, on every view) need neither a fresh driver read nor
+// the pool's tables.
+func (p *Pool) ModelByUUID(ctx context.Context) (map[string]string, error) {
+	devs, ok := p.devices.get()
+	if !ok {
+		var err error
+		if devs, err = p.inv.Devices(ctx); err != nil {
+			return nil, fmt.Errorf("read GPU inventory: %w", err)
+		}
+		p.devices.put(devs)
+	}
+	out := make(map[string]string, len(devs))
+	for _, d := range devs {
+		out[d.UUID] = d.Model
+	}
+	return out, nil
+}
+
 func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {
 	t, err := p.readTables(ctx)
 	if err != nil {

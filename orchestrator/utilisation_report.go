@@ -66,10 +66,8 @@ func BuildUtilisation(ctx context.Context, store *models.Store, pool *Pool, from
 	}
 	modelOf := map[string]string{}
 	if pool != nil {
-		if gpus, err := pool.List(ctx); err == nil {
-			for _, g := range gpus {
-				modelOf[g.UUID] = g.Model
-			}
+		if m, err := pool.ModelByUUID(ctx); err == nil {
+			modelOf = m
 		}
 	}
 	scheds, err := store.Schedules(ctx)
