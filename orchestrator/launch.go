@@ -277,8 +277,24 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 // answers, the container dies, or ReadyTimeout passes.
 func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) error {
 	deadline := time.Now().Add(m.opt.ReadyTimeout)
-	for {
-		info, err := m.rt.Inspect(ctx, cid)
+	var info runtime.ContainerInfo
+	for poll := 0; ; poll++ {
+		// Jupyter is asked every poll; the engine only every tenth (and
+		// until the container has an address): an inspect costs the engine
+		// CPU that a Jupyter starting on a small server needs, and a
+		// container that died is still noticed within a quarter second.
+		host, port := m.rt.Endpoint(info, m.network())
+		if poll%10 != 0 && host != "" {
+			if m.jupyterAnswers(ctx, fmt.Sprintf("%s:%d", host, port), id, token) {
+				return m.becameReady(ctx, id, cid, info, fmt.Sprintf("%s:%d", host, port))
+			}
+			if err := sleepCtx(ctx, 25*time.Millisecond); err != nil {
+				return err
+			}
+			continue
+		}
+		var err error
+		info, err = m.rt.Inspect(ctx, cid)
 		if err != nil {
 			return errors.New(reasonf("container vanished while starting: %v", err))
 		}
@@ -293,21 +309,11 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			}
 			return errors.New(reasonf("Jupyter exited while starting (exit code %s)", strconv.Itoa(info.ExitCode)))
 		}
-		host, port := m.rt.Endpoint(info, m.network())
+		host, port = m.rt.Endpoint(info, m.network())
 		if host != "" {
 			endpoint := fmt.Sprintf("%s:%d", host, port)
 			if m.jupyterAnswers(ctx, endpoint, id, token) {
-				now := time.Now().UTC()
-				if err := m.openInterval(ctx, id, info.StartedAt); err != nil {
-					return errors.New(meteringFailed(err))
-				}
-				if err := m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateRunning, Progress: 100,
-					Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0))}}); err != nil {
-					return err
-				}
-				m.clearPreemptNotice(ctx, id, cid)
-				m.log.Info("workbench running", "id", id, "endpoint", endpoint)
-				return nil
+				return m.becameReady(ctx, id, cid, info, endpoint)
 			}
 		}
 		if time.Now().After(deadline) {
@@ -316,11 +322,35 @@ func (m *Manager) waitReady(ctx context.Context, id, cid, owner, token string) e
 			}
 			return errors.New(reasonf("Jupyter did not answer within %s", m.opt.ReadyTimeout))
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
+		if err := sleepCtx(ctx, 25*time.Millisecond); err != nil {
+			return err
 		}
+	}
+}
+
+// becameReady opens the usage interval and marks the workbench running, once
+// Jupyter answered at endpoint.
+func (m *Manager) becameReady(ctx context.Context, id, cid string, info runtime.ContainerInfo, endpoint string) error {
+	now := time.Now().UTC()
+	if err := m.openInterval(ctx, id, info.StartedAt); err != nil {
+		return errors.New(meteringFailed(err))
+	}
+	if err := m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateRunning, Progress: 100,
+		Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0))}}); err != nil {
+		return err
+	}
+	m.clearPreemptNotice(ctx, id, cid)
+	m.log.Info("workbench running", "id", id, "endpoint", endpoint)
+	return nil
+}
+
+// sleepCtx waits d, or until ctx ends (its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
 	}
 }
 
