@@ -89,7 +89,10 @@ func TestPacedLoadArrivesAsAStream(t *testing.T) {
 		t.Errorf("%d requests in %d s at %d req/s asked", n, secs, rate)
 	}
 	// Not in bursts: a Poisson stream of 100 req/s puts 2 requests in a
-	// 20 ms window on average; 25 in one window is far beyond chance.
+	// 20 ms window on average, and 35 is far beyond chance. Synchronised
+	// connections would send all 50 at once. (A server stalled for a third
+	// of a second by a busy machine would see the requests that queued
+	// meanwhile arrive together: the bound leaves room for that.)
 	slices.SortFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
 	most, lo := 0, 0
 	for hi := range arrivals {
@@ -98,7 +101,7 @@ func TestPacedLoadArrivesAsAStream(t *testing.T) {
 		}
 		most = max(most, hi-lo+1)
 	}
-	if most > 25 {
+	if most > 35 {
 		t.Errorf("%d requests arrived within 20 ms: the load comes in bursts", most)
 	}
 }
