@@ -169,9 +169,14 @@ func (f *Firewall) Remove(ctx context.Context, installID string) error {
 	return f.removeChains(ctx, fwd, in)
 }
 
+// removeChains removes the input chain and its jumps first, and the
+// forward chain only once that worked: the sweep finds an install by its
+// remaining jumps, so a removal that fails half way (the xtables lock, a
+// busy nft backend, another portal sweeping the same chains) is finished by
+// the next sweep instead of leaving rules no jump points the sweep to.
 func (f *Firewall) removeChains(ctx context.Context, fwd, in string) error {
-	var errs []error
-	for _, j := range []struct{ parent, chain string }{{parentForward, fwd}, {parentInput, in}} {
+	for _, j := range []struct{ parent, chain string }{{parentInput, in}, {parentForward, fwd}} {
+		var errs []error
 		jumps, err := f.jumps(ctx, j.parent, j.chain)
 		if err != nil {
 			errs = append(errs, err)
@@ -189,8 +194,19 @@ func (f *Firewall) removeChains(ctx context.Context, fwd, in string) error {
 				errs = append(errs, err)
 			}
 		}
+		if len(errs) > 0 && !f.chainGone(ctx, j.parent, j.chain) {
+			return errors.Join(errs...)
+		}
 	}
-	return errors.Join(errs...)
+	return nil
+}
+
+// chainGone reports whether chain and every jump to it from parent are
+// gone: when two portals sweep the same vanished install at once, each may
+// find a rule the other just deleted, and the removal is still done.
+func (f *Firewall) chainGone(ctx context.Context, parent, chain string) bool {
+	left, err := f.jumps(ctx, parent, chain)
+	return err == nil && len(left) == 0 && !f.chainExists(ctx, chain)
 }
 
 // ensureJump makes "-i bridge -j chain" come before every rule of parent
@@ -286,26 +302,36 @@ func (f *Firewall) chainExists(ctx context.Context, chain string) bool {
 	return err == nil
 }
 
-// sweep removes the chains of other installs whose every jump names a
-// bridge that no longer exists: their network was deleted (by an admin, a
-// test's cleanup) without the portal. Chains without any jump are left
-// alone, as another portal may be between creating one and jumping to it.
+// sweep removes the chains of other installs whose every jump (from
+// DOCKER-USER or INPUT) names a bridge that no longer exists: their network
+// was deleted (by an admin, a test's cleanup) without the portal. Chains
+// without any jump are left alone, as another portal may be between
+// creating one and jumping to it.
 func (f *Firewall) sweep(ctx context.Context, self string) {
 	out, err := f.ipt(ctx, "-S")
 	if err != nil {
 		return
 	}
 	ownFwd, _ := EgressChains(self)
-	bridges := map[string][]string{} // our fwd chain → bridges jumping to it
+	own := strings.TrimSuffix(ownFwd, "-FWD")
+	bridges := map[string][]string{} // an install's chain name stem ("WB-…") → bridges jumping to its chains
 	for _, line := range strings.Split(out, "\n") {
 		fs := strings.Fields(line)
-		if len(fs) == 6 && fs[0] == "-A" && fs[1] == parentForward && fs[2] == "-i" && fs[4] == "-j" &&
-			strings.HasPrefix(fs[5], chainPrefix) && strings.HasSuffix(fs[5], "-FWD") {
-			bridges[fs[5]] = append(bridges[fs[5]], fs[3])
+		if len(fs) != 6 || fs[0] != "-A" || (fs[1] != parentForward && fs[1] != parentInput) || fs[2] != "-i" || fs[4] != "-j" ||
+			!strings.HasPrefix(fs[5], chainPrefix) {
+			continue
 		}
+		stem, isFwd := strings.CutSuffix(fs[5], "-FWD")
+		if !isFwd {
+			var isIn bool
+			if stem, isIn = strings.CutSuffix(fs[5], "-IN"); !isIn {
+				continue
+			}
+		}
+		bridges[stem] = append(bridges[stem], fs[3])
 	}
-	for fwd, brs := range bridges {
-		if fwd == ownFwd {
+	for stem, brs := range bridges {
+		if stem == own {
 			continue
 		}
 		gone := true
@@ -315,11 +341,10 @@ func (f *Firewall) sweep(ctx context.Context, self string) {
 			}
 		}
 		if gone {
-			in := strings.TrimSuffix(fwd, "-FWD") + "-IN"
-			if err := f.removeChains(ctx, fwd, in); err != nil {
-				f.log.Warn("egress: remove rules of a vanished network", "chain", fwd, "err", err)
+			if err := f.removeChains(ctx, stem+"-FWD", stem+"-IN"); err != nil {
+				f.log.Warn("egress: remove rules of a vanished network", "chains", stem, "err", err)
 			} else {
-				f.log.Info("egress: removed rules of a vanished network", "chain", fwd, "bridges", brs)
+				f.log.Info("egress: removed rules of a vanished network", "chains", stem, "bridges", brs)
 			}
 		}
 	}

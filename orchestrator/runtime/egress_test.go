@@ -267,6 +267,44 @@ func TestEgressSweepsVanishedNetworks(t *testing.T) {
 	assertOneJump(t, "DOCKER-USER", bridge, selfFwd)
 }
 
+// TestEgressSweepFinishesAPartialRemoval: a removal that failed half way
+// (seen under load: the forward chain gone, the input chain and its jump
+// left) is finished by the next sweep, which finds an install by its jumps
+// from either parent chain.
+func TestEgressSweepFinishesAPartialRemoval(t *testing.T) {
+	t.Parallel()
+	e, fw := firewallEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bridge, err := e.d.NetworkBridge(ctx, e.network(t, ctx, "partial"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := e.install + "-half"
+	halfFwd, halfIn := EgressChains(half)
+	t.Cleanup(func() {
+		_ = fw.Remove(context.Background(), half)
+		_ = fw.Remove(context.Background(), e.install)
+	})
+	veth := "wbeg" + e.run[:6] + "h"
+	sh(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "wbeg"+e.run[:6]+"i")
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "delete", veth).Run() })
+	if err := fw.Apply(ctx, half, veth, DefaultEgressPolicy); err != nil {
+		t.Fatal(err)
+	}
+	// What a removal stopped after the forward chain leaves behind.
+	sh(t, "iptables", "-w", "-D", "DOCKER-USER", "-i", veth, "-j", halfFwd)
+	sh(t, "iptables", "-w", "-F", halfFwd)
+	sh(t, "iptables", "-w", "-X", halfFwd)
+	assertOneJump(t, "INPUT", veth, halfIn)
+	sh(t, "ip", "link", "delete", veth)
+
+	if err := fw.Apply(ctx, e.install, bridge, DefaultEgressPolicy); err != nil {
+		t.Fatal(err)
+	}
+	assertNoRules(t, halfFwd, halfIn)
+}
+
 // reachable probes target from the container; a result other than want is
 // retried twice, so a sub-second engine reprogramming (see EnsureNetwork)
 // does not decide a test.
