@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -93,12 +94,12 @@ func TestExtendRuntime(t *testing.T) {
 	_, body := p.get(ac, "/workbenches/"+id)
 	doc := mpDoc(t, body)
 	idle := strings.TrimSpace(doc.Find(`[data-testid=wb-deadlines] [data-testid=wb-idle-deadline]`).Text())
-	if want := started.Add(time.Hour).UTC().Format("15:04 UTC"); !strings.HasPrefix(idle, "idle ") || !strings.Contains(idle, "stops at "+want+" unless used") {
-		t.Errorf("idle deadline %q, want idle … stops at %s unless used", idle, want)
+	if want := deadlineText("stops at ", started.Add(time.Hour)); !strings.HasPrefix(idle, "idle ") || !want.MatchString(idle) || !strings.Contains(idle, "unless used") {
+		t.Errorf("idle deadline %q, want idle … %s unless used", idle, want)
 	}
 	rt := strings.TrimSpace(doc.Find(`[data-testid=wb-deadlines] [data-testid=wb-runtime-deadline]`).Text())
-	if want := started.Add(2 * time.Hour).UTC().Format("15:04 UTC"); !strings.Contains(rt, "ends at "+want) {
-		t.Errorf("runtime deadline %q, want ends at %s", rt, want)
+	if want := deadlineText("ends at ", started.Add(2*time.Hour)); !want.MatchString(rt) {
+		t.Errorf("runtime deadline %q, want %s", rt, want)
 	}
 	if doc.Find(`form[action="/workbenches/`+id+`/extend"] [data-testid=extend]`).Length() != 1 {
 		t.Fatal("no +1 h button on the workbench page")
@@ -128,8 +129,8 @@ func TestExtendRuntime(t *testing.T) {
 	_, body = p.get(ac, "/workbenches/"+id)
 	doc = mpDoc(t, body)
 	rt = strings.TrimSpace(doc.Find(`[data-testid=wb-runtime-deadline]`).First().Text())
-	if want := started.Add(3 * time.Hour).UTC().Format("15:04 UTC"); !strings.Contains(rt, "ends at "+want) {
-		t.Errorf("after +1 h the runtime deadline reads %q, want ends at %s", rt, want)
+	if want := deadlineText("ends at ", started.Add(3*time.Hour)); !want.MatchString(rt) {
+		t.Errorf("after +1 h the runtime deadline reads %q, want %s", rt, want)
 	}
 	if doc.Find(`[data-testid=extend]`).Length() != 0 || doc.Find(`[data-testid=extend-refusal]`).Length() != 1 {
 		t.Error("at the quota's ceiling the page still offers +1 h or does not say why not")
@@ -174,4 +175,13 @@ func TestExtendRuntimeAPI(t *testing.T) {
 	if got, err := p.srv.Store.WorkbenchByID(ctx, id); err != nil || got.RuntimeExtensionS != 0 {
 		t.Fatalf("after a new start the extension is %d (%v), want 0", got.RuntimeExtensionS, err)
 	}
+}
+
+// deadlineText matches a deadline as the page prints it: the time of day,
+// preceded by the date when it falls on another day than the page was
+// rendered (a workbench started at 22:17 ends tomorrow). The test cannot
+// know which side of midnight the render fell on, so both forms pass.
+func deadlineText(before string, at time.Time) *regexp.Regexp {
+	at = at.UTC()
+	return regexp.MustCompile(regexp.QuoteMeta(before) + `(` + regexp.QuoteMeta(at.Format("Jan 2")) + ` )?` + regexp.QuoteMeta(at.Format("15:04 UTC")))
 }
