@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
 	"workbench/internal/testsupport/testimages"
@@ -42,6 +45,12 @@ const lcSlowImage = "fake-slow"
 // must act while it is still in flight, even on a loaded machine.
 const lcSlowerImage = "fake-slower"
 
+// lcGatedImage stops slowly too, and does not start listening until the
+// test lets it (launchGate): on a quiet machine the fake is ready before
+// the browser has loaded the workbench page, and the launch progress the
+// person is meant to watch would never be on screen.
+const lcGatedImage = "fake-slow-gated"
+
 // lcRig is a portal on the real engine with alice, her API token and the
 // slow-stopping fake image.
 type lcRig struct {
@@ -63,14 +72,37 @@ func newLCRig(t *testing.T, mutate ...func(*web.Config)) *lcRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, delay := range map[string]string{lcSlowImage: "2s", lcSlowerImage: "6s"} {
+	// The gate file lives in alice's home volume, so it is there for every
+	// later start; named per portal, in case a volume outlives its test.
+	for name, flags := range map[string]string{lcSlowImage: "--shutdown-delay=2s", lcSlowerImage: "--shutdown-delay=6s",
+		lcGatedImage: "--shutdown-delay=2s --ready-file=" + testimages.FakeJupyterHome + "/" + lcGateFile(installID)} {
 		if err := p.srv.Store.CreateImage(ctx, &models.Image{Name: name, Image: img.Image,
-			StartCommand: testimages.FakeJupyterStartCommand + " --shutdown-delay=" + delay,
+			StartCommand: testimages.FakeJupyterStartCommand + " " + flags,
 			RunAsUser:    "1000", HomePath: testimages.FakeJupyterHome, Enabled: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return &lcRig{p: p, cli: cli, installID: installID, token: tokenFor(t, p, "alice", "user")}
+}
+
+func lcGateFile(installID string) string { return ".launch-gate-" + installID }
+
+// openLaunchGate lets workbench id's fake Jupyter (lcGatedImage) start
+// listening: it copies the gate file into the container's home, as
+// `docker cp` does, running nothing inside it.
+func (r *lcRig) openLaunchGate(t *testing.T, id string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: lcGateFile(r.installID), Mode: 0o644, Uid: 1000, Gid: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cli.CopyToContainer(context.Background(), "wb-"+r.installID+"-"+id, testimages.FakeJupyterHome, &buf, container.CopyToContainerOptions{}); err != nil {
+		t.Fatalf("open the launch gate: %v", err)
+	}
 }
 
 // browser starts Chromium (JavaScript on or off) and logs alice in.
@@ -316,7 +348,7 @@ func testBrowserEveryAction(t *testing.T, js bool) {
 	}
 	btDo(t, ctx, "fill the launch form",
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=launch-form]`)),
-		chromedp.Click(chromedp.CSS(`input[name=image][value="`+lcSlowImage+`"]`)),
+		chromedp.Click(chromedp.CSS(`input[name=image][value="`+lcGatedImage+`"]`)),
 		chromedp.Click(chromedp.CSS(`input[name=flavor][value="`+lcGPUFlavor+`"]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "every-action"),
 	)
@@ -328,14 +360,24 @@ func testBrowserEveryAction(t *testing.T, js bool) {
 	if id == wbPath || id == "new" || id == "" {
 		t.Fatalf("after launching the browser is at %s, want the workbench page", wbPath)
 	}
-	state, seen := btWaitWorkbenchState(t, ctx, "running", 90*time.Second)
+	// The person watches the launch progress: the redirect lands on the
+	// page while the launch is still being driven, and the page follows it
+	// by itself. The fake Jupyter is held back until the page has shown
+	// "starting" (its container is up, the portal waits for it to answer).
+	state, seen := btWaitWorkbenchState(t, ctx, models.StateStarting, 90*time.Second)
+	if state != models.StateStarting {
+		t.Fatalf("the page shows %q after 90 s (states seen %v), want starting", state, seen)
+	}
+	r.openLaunchGate(t, id)
+	state, more := btWaitWorkbenchState(t, ctx, "running", 90*time.Second)
+	if len(more) > 0 && more[0] == seen[len(seen)-1] {
+		more = more[1:] // the same state, read by both waits
+	}
+	seen = append(seen, more...)
 	if state != "running" {
 		t.Fatalf("the page shows %q after 90 s (states seen %v), want running", state, seen)
 	}
 	t.Logf("states the page showed while launching: %v", seen)
-	// The person watched the launch progress: the page showed at least one
-	// launching state before "running" (the redirect lands on the page
-	// while the launch is still being driven).
 	progressed := false
 	for _, s := range seen {
 		for _, l := range models.LaunchingStates {

@@ -34,6 +34,11 @@ func main() {
 	// cut a request in the middle of a stop need a stop that lasts.
 	shutdownDelay := flag.Duration("shutdown-delay", 0, "wait this long after SIGTERM before shutting down (tests of slow stops)")
 	extraPort := flag.Int("extra-port", 0, "also serve an echo app on this port (tests of extra ports); 0: none")
+	// A real JupyterLab takes seconds to start; on a quiet machine the
+	// fake is ready before a browser has loaded the workbench page, so a
+	// test that must watch a launch in progress holds it back until it
+	// creates this file.
+	readyFile := flag.String("ready-file", "", "do not listen until this file exists (tests that watch a launch in progress); empty: listen at once")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -59,6 +64,9 @@ func main() {
 		_ = hs.Shutdown(sctx)
 	}()
 
+	if *readyFile != "" && !waitForFile(ctx, *readyFile, log) {
+		return // stopped before it was let start
+	}
 	log.Info("Fake JupyterLab listening", "url", "http://"+addr+srv.base)
 	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Error("serve", "err", err)

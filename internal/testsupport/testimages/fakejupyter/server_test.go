@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +187,29 @@ func TestLargeBody(t *testing.T) {
 	}
 	if code, _ := do(t, "GET", base+"api/large", "", ""); code != http.StatusForbidden {
 		t.Errorf("GET api/large without token: %d, want 403", code)
+	}
+}
+
+// --ready-file holds the fake back: waitForFile does not return true
+// while the file is missing, returns true once it exists, and false when
+// the container is stopped first.
+func TestWaitForFile(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	path := filepath.Join(t.TempDir(), "gate")
+
+	// Missing: only the end of the context (a stop) ends the wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if waitForFile(ctx, path, log) {
+		t.Fatal("waitForFile reported a file that does not exist")
+	}
+
+	done := make(chan bool, 1)
+	go func() { done <- waitForFile(context.Background(), path, log) }()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !<-done {
+		t.Fatal("waitForFile reported a stop, want the file found")
 	}
 }
