@@ -57,6 +57,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.GET("/usage-summary.csv", h.usageSummaryCSV)
 
 	admin := r.Group("/admin", h.requireAdmin, h.requireSudo)
+	admin.GET("", h.adminIndex)
 	admin.GET("/users", h.adminUsers)
 	admin.POST("/users", h.adminUserCreate)
 	admin.POST("/users/:id/disable", h.adminUserDisable)
