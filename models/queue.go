@@ -55,7 +55,7 @@ func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(
 			return err
 		}
 		wb.GPUs = []string{}
-		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateQueued, Message: "waiting for free GPUs"}).Error
+		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateQueued, Message: Reasonf("queued: it starts as soon as its GPUs are free")}).Error
 	})
 }
 
@@ -212,7 +212,7 @@ func (q *QueueTx) Place(id string, need GPUNeed) ([]Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested, Message: "placed from the queue"}).Error
+	return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested, Message: Reasonf("placed from the queue")}).Error
 }
 
 // Leave ends a queued workbench's wait (expired, refused by a quota).
