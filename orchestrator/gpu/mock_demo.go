@@ -50,7 +50,10 @@ func (l *MockLoad) RunDemo(ctx context.Context, every time.Duration) {
 			}
 			power := 70000 + util*6200 // mW: ~70 W idle, ~690 W flat out (H100/H200 class)
 			energy[i] += uint64(float64(power) * dt)
-			l.Set(i, MockGPULoad{UtilPercent: util, MemUtilPercent: util / 2, PowerMilliW: power, EnergyMilliJ: energy[i], TempC: 32 + util/3})
+			// Memory follows the work as on the MIG instances: 10 % held
+			// when idle, up to 90 % flat out.
+			used := l.totalMiB(i) * uint64(10+util*8/10) / 100
+			l.Set(i, MockGPULoad{UtilPercent: util, MemUtilPercent: util / 2, MemUsedMiB: used, PowerMilliW: power, EnergyMilliJ: energy[i], TempC: 32 + util/3})
 		}
 		select {
 		case <-ctx.Done():

@@ -45,6 +45,14 @@ func TestLiveMockDemoLoad(t *testing.T) {
 				if g.PowerMilliW < 70000 {
 					t.Errorf("GPU %d draws %d mW", i, g.PowerMilliW)
 				}
+				// Memory follows the work: 10 % of the 80 GB held when
+				// idle, more when busy, never a GPU of no memory.
+				if g.MemUsedMiB+g.MemFreeMiB != 81920 || g.MemUsedMiB < 8192 {
+					t.Errorf("GPU %d memory %d used + %d free MiB", i, g.MemUsedMiB, g.MemFreeMiB)
+				}
+				if i%2 == 1 && g.MemUsedMiB <= s[i-1].MemUsedMiB {
+					t.Errorf("busy GPU %d holds %d MiB, idle GPU %d %d MiB", i, g.MemUsedMiB, i-1, s[i-1].MemUsedMiB)
+				}
 			}
 			return
 		}

@@ -24,11 +24,15 @@ type MockLoad struct {
 // MockGPULoad is what one mock GPU reports.
 type MockGPULoad struct {
 	UtilPercent, MemUtilPercent uint32
-	PowerMilliW                 uint32
-	EnergyMilliJ                uint64
-	TempC                       uint32
-	Processes                   []Process
-	Fail                        bool
+	// MemUsedMiB is the memory in use, capped at the GPU's; the rest of
+	// the mock's total is reported free (the stock mock reports 0 used
+	// and 0 free, a GPU of no memory).
+	MemUsedMiB   uint64
+	PowerMilliW  uint32
+	EnergyMilliJ uint64
+	TempC        uint32
+	Processes    []Process
+	Fail         bool
 	// EnergyUnread: only the total-energy counter fails (ERROR_UNKNOWN),
 	// as on drivers or GPUs that do not keep it.
 	EnergyUnread bool
@@ -68,6 +72,15 @@ func AttachMockLoad(srv *server.Server) *MockLoad {
 			}
 			g, ret := l.get(i)
 			return nvml.Utilization{Gpu: g.UtilPercent, Memory: g.MemUtilPercent}, ret
+		}
+		dev.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) {
+			g, ret := l.get(i)
+			if ret != nvml.SUCCESS {
+				return nvml.Memory{}, ret
+			}
+			total := dev.MemoryInfo.Total
+			used := min(g.MemUsedMiB*mib, total)
+			return nvml.Memory{Total: total, Used: used, Free: total - used}, nvml.SUCCESS
 		}
 		dev.GetPowerUsageFunc = func() (uint32, nvml.Return) {
 			g, ret := l.get(i)
@@ -123,6 +136,14 @@ func (l *MockLoad) XID(index int, xid uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, nvml.EventData{Device: l.devs[index], EventType: nvml.EventTypeXidCriticalError, EventData: xid})
+}
+
+// totalMiB is GPU index's memory as the mock server holds it.
+func (l *MockLoad) totalMiB(index int) uint64 {
+	if dev, ok := l.devs[index].(*server.Device); ok {
+		return dev.MemoryInfo.Total / mib
+	}
+	return 0
 }
 
 func (l *MockLoad) get(i int) (MockGPULoad, nvml.Return) {

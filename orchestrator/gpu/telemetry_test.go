@@ -18,7 +18,7 @@ func liveH100(t *testing.T) (Inventory, *MockLoad) {
 
 func TestSampleReadsLoadAndTellsZeroFromUnreadable(t *testing.T) {
 	inv, load := liveH100(t)
-	load.Set(0, MockGPULoad{UtilPercent: 87, MemUtilPercent: 40, PowerMilliW: 692000, EnergyMilliJ: 123456789, TempC: 61,
+	load.Set(0, MockGPULoad{UtilPercent: 87, MemUtilPercent: 40, MemUsedMiB: 2048, PowerMilliW: 692000, EnergyMilliJ: 123456789, TempC: 61,
 		Processes: []Process{{PID: 4242, UsedMemMiB: 1024}}})
 	load.Set(1, MockGPULoad{}) // readable 0%
 	load.Set(2, MockGPULoad{UtilPercent: 50, Fail: true})
@@ -40,13 +40,20 @@ func TestSampleReadsLoadAndTellsZeroFromUnreadable(t *testing.T) {
 			t.Errorf("busy GPU: field %b unread", f)
 		}
 	}
+	// The GPU's memory is the mock's 80 GB: what is not used is free.
+	if busy.MemUsedMiB != 2048 || busy.MemUsedMiB+busy.MemFreeMiB != 81920 {
+		t.Errorf("busy GPU memory %d used + %d free MiB, want 2048 of 81920", busy.MemUsedMiB, busy.MemFreeMiB)
+	}
+	if zero.MemUsedMiB != 0 || zero.MemFreeMiB != 81920 {
+		t.Errorf("idle GPU memory %d used + %d free MiB, want all 81920 free", zero.MemUsedMiB, zero.MemFreeMiB)
+	}
 	if len(busy.Processes) != 1 || busy.Processes[0].PID != 4242 || busy.Processes[0].UsedMemMiB != 1024 {
 		t.Errorf("processes = %+v", busy.Processes)
 	}
 	if !zero.Readable(FieldUtil) || zero.UtilPercent != 0 {
 		t.Errorf("idle GPU: readable=%v util=%d, want a readable 0%%", zero.Readable(FieldUtil), zero.UtilPercent)
 	}
-	for _, f := range []Field{FieldUtil, FieldMemUtil, FieldPower, FieldEnergy, FieldTemp, FieldProcesses} {
+	for _, f := range []Field{FieldUtil, FieldMemUtil, FieldMemory, FieldPower, FieldEnergy, FieldTemp, FieldProcesses} {
 		if broken.Readable(f) {
 			t.Errorf("failing GPU: field %b marked readable", f)
 		}
