@@ -39,6 +39,31 @@ func freeUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 	return n
 }
 
+// poolUnitsFor counts what the pool could ever give a flavor, held or free:
+// for whole GPUs the candidates of its model (healthy, undrained, not split
+// into MIG instances: wholeCands), for MIG instances those of its profile,
+// for slices those of shared GPUs of its model. A flavor asking for more can
+// never start here; one asking for no more than this can wait in the queue.
+// Whole GPUs are no measure of MIG instances: a model whose GPUs are all
+// split has none whole, yet its instances queue like any unit.
+func poolUnitsFor(gpus []orchestrator.PoolGPU, wholeCands map[string][]string, f models.Flavor) int {
+	if f.UnitKind != models.UnitMIG && f.UnitKind != models.UnitSlice {
+		return len(wholeCands[f.GPUModel])
+	}
+	n := 0
+	for _, g := range gpus {
+		if g.Model != f.GPUModel || (g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared) {
+			continue // drained or unhealthy
+		}
+		for _, u := range g.Units {
+			if u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // unitText describes what a flavor asks for: "2 × H100", "1 × MIG 1g.10gb
 // (H100)", "1 slice of a shared H100".
 func unitText(f models.Flavor) string {

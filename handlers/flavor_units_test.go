@@ -48,3 +48,59 @@ func TestFreeUnitsFor(t *testing.T) {
 		t.Errorf("unit text %q", got)
 	}
 }
+
+// TestPoolUnitsForAndChoice: the launch form measures a flavor against the
+// units of its own kind in the pool. A model whose GPUs are all split into
+// MIG instances has no whole GPU, yet its instances queue; a flavor asking
+// for more than the pool holds can never start and says so.
+func TestPoolUnitsForAndChoice(t *testing.T) {
+	const m = "A100"
+	k0, k1 := 0, 1
+	gpus := []orchestrator.PoolGPU{
+		{Model: m, State: orchestrator.GPUMIG, Units: []orchestrator.PoolUnit{
+			{Kind: models.UnitMIG, UUID: "MIG-1", Profile: "1g.10gb", WorkbenchID: "w1"},
+			{Kind: models.UnitMIG, UUID: "MIG-2", Profile: "1g.10gb", WorkbenchID: "w2"},
+			{Kind: models.UnitMIG, UUID: "MIG-3", Profile: "3g.40gb"},
+		}},
+		{Model: m, State: orchestrator.GPUMIG, Units: []orchestrator.PoolUnit{
+			{Kind: models.UnitMIG, UUID: "MIG-4", Profile: "1g.10gb", WorkbenchID: "w3"},
+		}},
+		{Model: m, State: orchestrator.GPUDrained, Units: []orchestrator.PoolUnit{{Kind: models.UnitMIG, UUID: "MIG-5", Profile: "1g.10gb"}}},
+		{Model: "H100", State: orchestrator.GPUShared, Units: []orchestrator.PoolUnit{
+			{Kind: models.UnitSlice, UUID: "GPU-s", Slice: &k0, WorkbenchID: "w4"}, {Kind: models.UnitSlice, UUID: "GPU-s", Slice: &k1},
+		}},
+	}
+	whole := map[string][]string{"H100": {"GPU-a", "GPU-b"}} // no A100 whole
+	mig1 := models.Flavor{GPUModel: m, GPUCount: 2, UnitKind: models.UnitMIG, MIGProfile: "1g.10gb"}
+	for _, tc := range []struct {
+		f    models.Flavor
+		want int
+	}{
+		{mig1, 3}, // held ones count, the drained GPU's does not
+		{models.Flavor{GPUModel: m, GPUCount: 1, UnitKind: models.UnitMIG, MIGProfile: "3g.40gb"}, 1},
+		{models.Flavor{GPUModel: m, GPUCount: 1, UnitKind: models.UnitGPU}, 0},
+		{models.Flavor{GPUModel: "H100", GPUCount: 1, UnitKind: models.UnitSlice}, 2},
+		{models.Flavor{GPUModel: "H100", GPUCount: 1}, 2},
+	} {
+		if got := poolUnitsFor(gpus, whole, tc.f); got != tc.want {
+			t.Errorf("%s %s %s: %d in the pool, want %d", tc.f.GPUModel, tc.f.UnitKind, tc.f.MIGProfile, got, tc.want)
+		}
+	}
+
+	// Every 1g.10gb instance is held: two of them wait, four never fit.
+	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, whole, mig1)); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
+		t.Errorf("2 held instances: never %q, waits %q", never, waits)
+	}
+	four := mig1
+	four.GPUCount = 4
+	if never, waits := flavorChoice(four, 0, 3); never != "needs 4 MIG instances; this server has 3" || waits != "" {
+		t.Errorf("4 of 3 instances: never %q, waits %q", never, waits)
+	}
+	one := models.Flavor{GPUModel: "H100", GPUCount: 1}
+	if never, waits := flavorChoice(one, 1, 2); never != "" || waits != "" {
+		t.Errorf("a free GPU: never %q, waits %q", never, waits)
+	}
+	if never, waits := flavorChoice(models.Flavor{}, 0, 0); never != "" || waits != "" {
+		t.Errorf("a CPU flavor: never %q, waits %q", never, waits)
+	}
+}

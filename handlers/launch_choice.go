@@ -8,22 +8,42 @@ import (
 )
 
 // flavorUnavailable says why a flavor cannot be launched now ("needs 8
-// GPUs, 7 free"), or "" when it can. Such a flavor is disabled in the form.
-// The text is a reason (models.Reasonf, its noun a key of the reasons
-// catalog too): the form prints it in the reader's language.
+// GPUs, 7 free"), or "" when it can. The text is a reason (models.Reasonf,
+// its noun a key of the reasons catalog too): the form prints it in the
+// reader's language.
 func flavorUnavailable(f models.Flavor, free int) string {
 	if f.GPUCount == 0 || free >= f.GPUCount {
 		return ""
 	}
-	one, many := unitNoun(f)
-	gpus := many
-	if f.GPUCount == 1 {
-		gpus = one
-	}
+	gpus := unitNounFor(f, f.GPUCount)
 	if free == 0 {
 		return models.Reasonf("needs %d %s, none free", f.GPUCount, gpus)
 	}
 	return models.Reasonf("needs %d %s, %d free", f.GPUCount, gpus, free)
+}
+
+// flavorChoice sorts a GPU flavor for the launch form by what the pool
+// holds: one asking for more units of its kind than the pool has can never
+// start here (unavailable: disabled, "needs 8 GPUs; this server has 7"); one
+// the pool holds but whose units are not free now waits in the queue
+// (waits); otherwise both are "".
+func flavorChoice(f models.Flavor, free, inPool int) (unavailable, waits string) {
+	if f.GPUCount > inPool {
+		return models.Reasonf("needs %d %s; this server has %d", f.GPUCount, unitNounFor(f, f.GPUCount), inPool), ""
+	}
+	if why := flavorUnavailable(f, free); why != "" {
+		return "", models.Reasonf("%s: it waits in the queue for a free GPU", why)
+	}
+	return "", ""
+}
+
+// unitNounFor is a flavor's unit in the number n asks: "GPU", "MIG instances".
+func unitNounFor(f models.Flavor, n int) string {
+	one, many := unitNoun(f)
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // preselect fills the form's image and flavor when the user has not chosen:

@@ -80,10 +80,10 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// chosen.
 		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if why := flavorUnavailable(f, free); why != "" && f.GPUCount <= len(cands[f.GPUModel]) {
-			v.Waits[f.Name] = models.Reasonf("%s: it waits in the queue for a free GPU", why)
-		} else if why != "" {
-			v.Unavailable[f.Name] = why
+		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, cands, f)); never != "" {
+			v.Unavailable[f.Name] = never
+		} else if waits != "" {
+			v.Waits[f.Name] = waits
 		}
 		if f.GPUCount > 0 {
 			if pr, err := h.wbs.Billing().HourlyRate(ctx, orchestrator.WorkbenchShape(&fls[i], true)); err == nil && pr != rate {

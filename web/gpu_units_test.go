@@ -214,8 +214,42 @@ func TestMockMIGDemo(t *testing.T) {
 	if free := choice.Find(`[data-testid=free-gpus]`).Text(); free != "2 free" || !strings.Contains(choice.Text(), "1 × MIG 1g.10gb") {
 		t.Fatalf("launch form's MIG flavor: free %q, text %q", free, choice.Text())
 	}
-	// Whole-GPU flavors see 7 free GPUs: the MIG GPU is not one of them.
-	if !strings.Contains(page, "needs 8 GPUs, 7 free") {
-		t.Fatal("the 8-GPU flavor should be unavailable with 7 whole GPUs free")
+	// Whole-GPU flavors see 7 GPUs: the MIG GPU is not one of them.
+	if !strings.Contains(page, "needs 8 GPUs; this server has 7") {
+		t.Fatal("the 8-GPU flavor should be unavailable with 7 whole GPUs in the pool")
+	}
+
+	// MIG flavors are measured in instances, not whole GPUs: three
+	// instances of a GPU split into two can never start (it used to
+	// "wait in the queue" because the pool has 7 whole GPUs), two can
+	// wait while one of them is held.
+	for _, f := range []string{`{"name": "3x MIG", "gpu_model": "NVIDIA H100 80GB HBM3", "gpu_count": 3, "unit_kind": "mig", "mig_profile": "1g.10gb", "cpu_cores": 1, "memory_gib": 1}`,
+		`{"name": "2x MIG", "gpu_model": "NVIDIA H100 80GB HBM3", "gpu_count": 2, "unit_kind": "mig", "mig_profile": "1g.10gb", "cpu_cores": 1, "memory_gib": 1}`} {
+		if code, body := p.api("POST", "/api/v1/flavors", tokenFor(t, p, "admin", "admin"), f); code != 201 {
+			t.Fatalf("flavor %s: %d %v", f, code, body)
+		}
+	}
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	imgs, _ := p.srv.Store.ListImages(ctx, true)
+	held := &models.Workbench{Name: "held", OwnerID: alice.ID, ImageID: imgs[0].ID, FlavorID: fl.ID, Token: "t"}
+	mig0 := fmt.Sprint(u0["uuid"])
+	need := models.GPUNeed{Kind: models.UnitMIG, Model: fl.GPUModel, Profile: "1g.10gb", Count: 1,
+		Candidates: []string{mig0}, Parents: map[string]string{mig0: fmt.Sprint(g7["uuid"])}}
+	if err := p.srv.Store.CreateWorkbench(ctx, held, need, nil); err != nil {
+		t.Fatalf("hold one instance: %v", err)
+	}
+	_, page = p.get(uc, "/workbenches/new")
+	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(page))
+	pick := func(name string) *goquery.Selection {
+		return doc.Find(`[data-testid=flavor-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return s.Find(`input[value="`+name+`"]`).Length() == 1
+		})
+	}
+	three, two := pick("3x MIG"), pick("2x MIG")
+	if _, dis := three.Find(`input`).Attr("disabled"); !dis || strings.TrimSpace(three.Find(`[data-testid=flavor-unavailable]`).Text()) != "needs 3 MIG instances; this server has 2" {
+		t.Errorf("3x MIG on a pool of 2 instances: disabled=%v, reason %q", dis, three.Find(`[data-testid=flavor-unavailable]`).Text())
+	}
+	if _, dis := two.Find(`input`).Attr("disabled"); dis || !strings.Contains(two.Text(), "needs 2 MIG instances, 1 free: it waits in the queue") {
+		t.Errorf("2x MIG with 1 of 2 instances free: disabled=%v, text %q", dis, strings.Join(strings.Fields(two.Text()), " "))
 	}
 }

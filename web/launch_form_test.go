@@ -50,8 +50,10 @@ func TestLaunchFormAtAGlance(t *testing.T) {
 	if _, dis := eight.Find(`input`).Attr("disabled"); !dis {
 		t.Error("8x H100 with 7 GPUs free is not disabled")
 	}
-	if why := strings.TrimSpace(eight.Find(`[data-testid=flavor-unavailable]`).Text()); why != "needs 8 GPUs, 7 free" {
-		t.Errorf("8x H100 reason %q, want \"needs 8 GPUs, 7 free\"", why)
+	// One GPU is drained: the pool holds 7, so 8 can never start here
+	// (not "7 free", which reads as if waiting would do).
+	if why := strings.TrimSpace(eight.Find(`[data-testid=flavor-unavailable]`).Text()); why != "needs 8 GPUs; this server has 7" {
+		t.Errorf("8x H100 reason %q, want \"needs 8 GPUs; this server has 7\"", why)
 	}
 	four := flavor(doc, "4x H100 80GB HBM3")
 	if _, dis := four.Find(`input`).Attr("disabled"); dis || four.Find(`[data-testid=flavor-unavailable]`).Length() != 0 {
