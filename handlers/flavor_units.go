@@ -15,25 +15,13 @@ const sharedLabel = "shared — no memory isolation"
 // model, free MIG instances of its profile, or free slices of shared GPUs of
 // its model (healthy, undrained GPUs only).
 func freeUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
+	if f.UnitKind == models.UnitMIG || f.UnitKind == models.UnitSlice {
+		return partsFor(gpus, f, true)
+	}
 	n := 0
 	for _, g := range gpus {
-		if g.Model != f.GPUModel {
-			continue
-		}
-		switch f.UnitKind {
-		case models.UnitMIG, models.UnitSlice:
-			if g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared {
-				continue // drained, unhealthy, or handed out whole
-			}
-			for _, u := range g.Units {
-				if u.WorkbenchID == "" && u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
-					n++
-				}
-			}
-		default:
-			if g.State == orchestrator.GPUFree {
-				n++
-			}
+		if g.Model == f.GPUModel && g.State == orchestrator.GPUFree {
+			n++
 		}
 	}
 	return n
@@ -47,16 +35,23 @@ func freeUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 // Whole GPUs are no measure of MIG instances: a model whose GPUs are all
 // split has none whole, yet its instances queue like any unit.
 func poolUnitsFor(gpus []orchestrator.PoolGPU, wholeCands map[string][]string, f models.Flavor) int {
-	if f.UnitKind != models.UnitMIG && f.UnitKind != models.UnitSlice {
-		return len(wholeCands[f.GPUModel])
+	if f.UnitKind == models.UnitMIG || f.UnitKind == models.UnitSlice {
+		return partsFor(gpus, f, false)
 	}
+	return len(wholeCands[f.GPUModel])
+}
+
+// partsFor counts the MIG instances of f's profile or the slices of shared
+// GPUs that f (a MIG or slice flavor) could take, on healthy, undrained
+// GPUs of its model; only those nobody holds when free is set.
+func partsFor(gpus []orchestrator.PoolGPU, f models.Flavor, free bool) int {
 	n := 0
 	for _, g := range gpus {
 		if g.Model != f.GPUModel || (g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared) {
-			continue // drained or unhealthy
+			continue // drained, unhealthy, or handed out whole
 		}
 		for _, u := range g.Units {
-			if u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
+			if (!free || u.WorkbenchID == "") && u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
 				n++
 			}
 		}
