@@ -39,7 +39,7 @@ func imageFacts(img models.Image) templates.ImageFacts {
 		switch {
 		case strings.EqualFold(name, "CUDA"):
 			if f.CUDA == "" {
-				f.CUDA = orText(version, "yes")
+				f.CUDA = orText(version, templates.CUDAUnversioned)
 			}
 		case strings.EqualFold(name, "Python"):
 			if f.Python == "" {
@@ -59,7 +59,7 @@ func imageFacts(img models.Image) templates.ImageFacts {
 	} else {
 		ref = ""
 	}
-	if m := refCUDARe.FindStringSubmatch(ref); m != nil && (f.CUDA == "" || f.CUDA == "yes") {
+	if m := refCUDARe.FindStringSubmatch(ref); m != nil && (f.CUDA == "" || f.CUDA == templates.CUDAUnversioned) {
 		f.CUDA = m[1]
 	}
 	if m := refPythonRe.FindStringSubmatch(ref); m != nil && f.Python == "" {
