@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // parseMajorUnits reads an amount in the currency's major unit ("12",
@@ -133,22 +134,24 @@ func resourceUnit(resource string) string {
 	return "unit-hour"
 }
 
-// quantityText renders a ledger quantity with its unit.
-func quantityText(resource string, q int64) string {
+// quantityText renders a ledger quantity with its unit, in the reader's
+// language (lc).
+func quantityText(lc context.Context, resource string, q int64) string {
+	n := milliText(q)
 	switch resource {
 	case pricing.GPU:
-		return milliText(q) + " GPU"
+		return n + " GPU"
 	case pricing.MIG:
-		return milliText(q) + " MIG instance"
+		return n + " " + i18n.T(lc, "MIG instance")
 	case pricing.Slice:
-		return milliText(q) + " slice"
+		return n + " " + i18n.T(lc, "slice")
 	case pricing.CPU:
 		if q == 1000 {
-			return "1 core"
+			return i18n.T(lc, "1 core")
 		}
-		return milliText(q) + " cores"
+		return i18n.T(lc, "%s cores", n)
 	default:
-		return milliText(q) + " GiB"
+		return n + " GiB"
 	}
 }
 

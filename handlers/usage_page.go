@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/csv"
 	"net/http"
 	"net/url"
@@ -117,15 +118,17 @@ func (h *Handler) usagePage(c *gin.Context) {
 	}
 	v.LinePages, _ = pager(c, "/usage", page, totalLines)
 	for _, l := range lines {
-		v.Lines = append(v.Lines, h.statementLine(l, names, amount))
+		v.Lines = append(v.Lines, h.statementLine(ctx, l, names, amount))
 	}
 	h.render(c, http.StatusOK, templates.UsagePage(h.page(c, i18n.T(ctx, "Usage")), v))
 }
 
-func (h *Handler) statementLine(l models.LedgerEntry, names map[string]string, amount func(int64) string) templates.StatementLine {
+// statementLine is ledger line l as the statement shows it to a reader of
+// lc's language (the resource is named by the template).
+func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names map[string]string, amount func(int64) string) templates.StatementLine {
 	return templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
-		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(l.Resource, l.QuantityMilli),
-		Rate:   pricing.FormatRate(l.RateMicros) + " / " + resourceUnit(l.Resource),
+		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(lc, l.Resource, l.QuantityMilli),
+		Rate:   pricing.FormatRate(l.RateMicros) + " / " + i18n.T(lc, resourceUnit(l.Resource)),
 		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
 }
 

@@ -39,3 +39,21 @@ func TestWorkbenchHistoryInChinese(t *testing.T) {
 		t.Errorf("English history row reads %q", got)
 	}
 }
+
+// The statement's detail lines name their resource in the reader's
+// language ("memory" read so on a Chinese statement).
+func TestStatementResourceInChinese(t *testing.T) {
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	v := templates.UsageView{Currency: "CNY", Lines: []templates.StatementLine{
+		{Resource: "memory", Quantity: "256 GiB", ID: 1},
+		{Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3", Quantity: "4 GPU", ID: 2},
+		{Resource: "slice", Quantity: "1 GPU 切片", ID: 3},
+	}}
+	doc, _ := renderIn(t, zh, templates.UsagePage(zhPage("用量", "/usage"), v))
+	cells := doc.Find(testid("line-resource"))
+	for i, want := range []string{"内存", "GPU NVIDIA H100 80GB HBM3", "GPU 切片"} {
+		if got := strings.Join(strings.Fields(cells.Eq(i).Text()), " "); got != want {
+			t.Errorf("line %d resource %q, want %q", i, got, want)
+		}
+	}
+}
