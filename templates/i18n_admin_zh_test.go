@@ -158,16 +158,16 @@ func TestAdminPagesInChinese(t *testing.T) {
 
 	t.Run("billing", func(t *testing.T) {
 		v := templates.BillingView{Currency: "USD", GroupBy: "user", GroupLabel: "用户",
-			Month:     templates.MonthNav{Action: "/admin/billing", Value: "2026-01", Label: "2026-01", Current: true},
+			Month:     templates.MonthNav{Action: "/admin/billing", Value: "2026-01", Label: "January 2026", Current: true},
 			Groupings: []templates.ChoiceLink{{Value: "user", Label: "用户", Href: "/admin/billing?group_by=user", Active: true}},
 			Rows:      []templates.BillingRow{{Key: "ada", Label: "ada", GPUHours: "2.00", Amount: "7.00 USD", Share: "70%", KWh: "1.2", EnergyCost: "0.18 USD"}},
 			Total:     "10.00 USD", TotalHours: "2.00", Pending: "1.00 USD", CSVURL: "/admin/billing.csv", EnergyPriced: true,
 			Correction:  templates.CorrectionForm{Done: "补偿已写入账本。", Errors: templates.FormErrors{"user": "没有这个用户"}},
 			Electricity: templates.ElectricityForm{Currency: "USD", Price: "0.15"}}
 		assertChinese(t, zhMain(t, templates.AdminBillingPage(p("/admin/billing"), v)), labels,
-			"账单 · 2026-01", "导出 CSV", "另有 1.00 USD 正在运行中的工作台上累计", "电价（USD / kWh）", "给用户补偿", "冲正账本记录", "路径模式")
+			"账单 · 2026年1月", "导出 CSV", "另有 1.00 USD 正在运行中的工作台上累计", "电价（USD / kWh）", "给用户补偿", "冲正账本记录", "路径模式")
 		v.Rows = nil
-		assertChinese(t, zhMain(t, templates.AdminBillingPage(p("/admin/billing"), v)), labels, "2026-01 没有任何费用。")
+		assertChinese(t, zhMain(t, templates.AdminBillingPage(p("/admin/billing"), v)), labels, "2026年1月 没有任何费用。")
 	})
 
 	t.Run("egress", func(t *testing.T) {
