@@ -64,7 +64,7 @@ var fuzzEndpoints = []struct {
 	{"PUT", "/api/v1/admin/electricity-price", `{"price_per_kwh_micros":155000}`},
 	{"PUT", "/api/v1/admin/registry-mirrors", `{"mirrors":{"quay.io":"quay.example.cn"}}`},
 	{"POST", "/api/v1/admin/calculator/apply-rate", `{"gpu_model":"NVIDIA H100 80GB HBM3"}`},
-	{"PUT", "/api/v1/admin/calculator/settings", `{"discounts":{"spot":"30"}}`},
+	{"PUT", "/api/v1/admin/calculator/settings", `{"discounts_bps":{"spot":3000}}`},
 	{"POST", "/api/v1/admin/cloud-prices", `{"provider":"F","offer":"o","gpu_model":"H100","tier":"spot","currency":"USD","price_per_gpu_hour":"1.5","source":"s"}`},
 	{"PUT", "/api/v1/admin/cloud-prices/1", `{"provider":"F","offer":"o2","gpu_model":"H100","gpus_in_offer":8,"tier":"spot","currency":"USD","price_per_gpu_hour_micros":1500000,"source":"s"}`},
 }
