@@ -5,6 +5,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/orchestrator/gpu"
 )
 
 // sharedLabel is how a slice of a shared GPU is always labelled (form,
@@ -28,17 +29,24 @@ func freeUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 }
 
 // poolUnitsFor counts what the pool could ever give a flavor, held or free:
-// for whole GPUs the candidates of its model (healthy, undrained, not split
-// into MIG instances: wholeCands), for MIG instances those of its profile,
-// for slices those of shared GPUs of its model. A flavor asking for more can
-// never start here; one asking for no more than this can wait in the queue.
-// Whole GPUs are no measure of MIG instances: a model whose GPUs are all
-// split has none whole, yet its instances queue like any unit.
-func poolUnitsFor(gpus []orchestrator.PoolGPU, wholeCands map[string][]string, f models.Flavor) int {
+// whole GPUs of its model that are healthy, undrained and not split into MIG
+// instances (the scheduler's candidates, as Pool.CandidatesByModel counts
+// them), MIG instances of its profile, or slices of shared GPUs of its
+// model. A flavor asking for more can never start here; one asking for no
+// more than this can wait in the queue. Whole GPUs are no measure of MIG
+// instances: a model whose GPUs are all split has none whole, yet its
+// instances queue like any unit.
+func poolUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 	if f.UnitKind == models.UnitMIG || f.UnitKind == models.UnitSlice {
 		return partsFor(gpus, f, false)
 	}
-	return len(wholeCands[f.GPUModel])
+	n := 0
+	for _, g := range gpus {
+		if g.Model == f.GPUModel && g.Health == gpu.HealthOK && !g.Drained && !g.MIGEnabled {
+			n++
+		}
+	}
+	return n
 }
 
 // partsFor counts the MIG instances of f's profile or the slices of shared

@@ -5,6 +5,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/orchestrator/gpu"
 )
 
 // TestFreeUnitsFor: what the launch form and catalog offer per flavor kind —
@@ -57,20 +58,25 @@ func TestPoolUnitsForAndChoice(t *testing.T) {
 	const m = "A100"
 	k0, k1 := 0, 1
 	gpus := []orchestrator.PoolGPU{
-		{Model: m, State: orchestrator.GPUMIG, Units: []orchestrator.PoolUnit{
+		{Model: m, State: orchestrator.GPUMIG, Health: gpu.HealthOK, MIGEnabled: true, Units: []orchestrator.PoolUnit{
 			{Kind: models.UnitMIG, UUID: "MIG-1", Profile: "1g.10gb", WorkbenchID: "w1"},
 			{Kind: models.UnitMIG, UUID: "MIG-2", Profile: "1g.10gb", WorkbenchID: "w2"},
 			{Kind: models.UnitMIG, UUID: "MIG-3", Profile: "3g.40gb"},
 		}},
-		{Model: m, State: orchestrator.GPUMIG, Units: []orchestrator.PoolUnit{
+		{Model: m, State: orchestrator.GPUMIG, Health: gpu.HealthOK, MIGEnabled: true, Units: []orchestrator.PoolUnit{
 			{Kind: models.UnitMIG, UUID: "MIG-4", Profile: "1g.10gb", WorkbenchID: "w3"},
 		}},
-		{Model: m, State: orchestrator.GPUDrained, Units: []orchestrator.PoolUnit{{Kind: models.UnitMIG, UUID: "MIG-5", Profile: "1g.10gb"}}},
-		{Model: "H100", State: orchestrator.GPUShared, Units: []orchestrator.PoolUnit{
+		{Model: m, State: orchestrator.GPUDrained, Health: gpu.HealthOK, MIGEnabled: true, Drained: true, Units: []orchestrator.PoolUnit{{Kind: models.UnitMIG, UUID: "MIG-5", Profile: "1g.10gb"}}},
+		{Model: "H100", State: orchestrator.GPUShared, Health: gpu.HealthOK, SharedSlices: 2, Units: []orchestrator.PoolUnit{
 			{Kind: models.UnitSlice, UUID: "GPU-s", Slice: &k0, WorkbenchID: "w4"}, {Kind: models.UnitSlice, UUID: "GPU-s", Slice: &k1},
 		}},
+		// Whole H100s: one free, one held (both count), one drained and
+		// one unhealthy (neither does). No A100 is whole.
+		{Model: "H100", State: orchestrator.GPUFree, Health: gpu.HealthOK},
+		{Model: "H100", State: orchestrator.GPUInUse, Health: gpu.HealthOK, WorkbenchID: "w5"},
+		{Model: "H100", State: orchestrator.GPUDrained, Health: gpu.HealthOK, Drained: true},
+		{Model: "H100", State: orchestrator.GPUUnhealthy, Health: "unhealthy"},
 	}
-	whole := map[string][]string{"H100": {"GPU-a", "GPU-b"}} // no A100 whole
 	mig1 := models.Flavor{GPUModel: m, GPUCount: 2, UnitKind: models.UnitMIG, MIGProfile: "1g.10gb"}
 	for _, tc := range []struct {
 		f    models.Flavor
@@ -80,15 +86,15 @@ func TestPoolUnitsForAndChoice(t *testing.T) {
 		{models.Flavor{GPUModel: m, GPUCount: 1, UnitKind: models.UnitMIG, MIGProfile: "3g.40gb"}, 1},
 		{models.Flavor{GPUModel: m, GPUCount: 1, UnitKind: models.UnitGPU}, 0},
 		{models.Flavor{GPUModel: "H100", GPUCount: 1, UnitKind: models.UnitSlice}, 2},
-		{models.Flavor{GPUModel: "H100", GPUCount: 1}, 2},
+		{models.Flavor{GPUModel: "H100", GPUCount: 1}, 3}, // the shared GPU too, as the scheduler's candidates
 	} {
-		if got := poolUnitsFor(gpus, whole, tc.f); got != tc.want {
+		if got := poolUnitsFor(gpus, tc.f); got != tc.want {
 			t.Errorf("%s %s %s: %d in the pool, want %d", tc.f.GPUModel, tc.f.UnitKind, tc.f.MIGProfile, got, tc.want)
 		}
 	}
 
 	// Every 1g.10gb instance is held: two of them wait, four never fit.
-	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, whole, mig1)); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
+	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, mig1)); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
 		t.Errorf("2 held instances: never %q, waits %q", never, waits)
 	}
 	four := mig1

@@ -52,11 +52,6 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
-	cands, err := h.pool.CandidatesByModel(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
 	// Whether each image is on this server and its size: the catalog's
@@ -80,7 +75,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// chosen.
 		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, cands, f)); never != "" {
+		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, f)); never != "" {
 			v.Unavailable[f.Name] = never
 		} else if waits != "" {
 			v.Waits[f.Name] = waits
