@@ -28,7 +28,7 @@ func TestAdminAddressLeadsToTheConsole(t *testing.T) {
 		t.Fatalf("user GET /admin: %d to %q, want 403", res.StatusCode, res.Header.Get("Location"))
 	}
 	res, _ = p.get(p.client(), "/admin")
-	if res.Header.Get("Location") == "/admin/users" || res.StatusCode == http.StatusOK {
-		t.Fatalf("visitor GET /admin: %d to %q, want the login wall", res.StatusCode, res.Header.Get("Location"))
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login?next=%2Fadmin" {
+		t.Fatalf("visitor GET /admin: %d to %q, want 303 to /login?next=%%2Fadmin", res.StatusCode, res.Header.Get("Location"))
 	}
 }
