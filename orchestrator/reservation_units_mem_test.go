@@ -90,6 +90,10 @@ func TestMemReservationMIGPinnedNoShowAndBilling(t *testing.T) {
 		!strings.Contains(pinned.QueueReason, "waiting for your reservation #") {
 		t.Fatalf("pinned launch: %s reservation %v reason %q", pinned.State, pinned.ReservationID, pinned.QueueReason)
 	}
+	// Both instances are free now, but it cannot start before its window.
+	if pinned.EstimatedStart == nil || !pinned.EstimatedStart.Equal(start) {
+		t.Fatalf("a launch waiting for its window is estimated to start at %v, want the window's opening %v", pinned.EstimatedStart, start)
+	}
 	if pinned.QueueExpiresAt == nil || !pinned.QueueExpiresAt.Equal(start.Add(r.m.opt.QueueMaxWait)) {
 		t.Fatalf("a launch waiting for its window expires at %v", pinned.QueueExpiresAt)
 	}

@@ -73,6 +73,10 @@ type Request struct {
 	// Reservation pins it to one of its user's bookings (0: any of them):
 	// only that booking's units are its own.
 	Reservation int64
+	// NotBefore is when its booking's window opens, set with Blocked
+	// while the window is ahead (zero: no such wait). The booking holds
+	// its units from then, so that is its estimated start.
+	NotBefore time.Time
 	// Claimed counts the shared GPUs it is taking whole (Plan.Claim of an
 	// earlier drain), Lent those of them with no slice bound any more:
 	// free for it alone.
@@ -381,6 +385,9 @@ func Decide(s Snapshot) Plan {
 		}
 		ahead[r.Pool]++
 		est := estimate(s.Now, avail+yielding[r.Pool], needAhead[r.Pool]+r.Units, releases[r.Pool])
+		if r.NotBefore.After(s.Now) {
+			est = r.NotBefore
+		}
 		if r.Blocked == "" {
 			needAhead[r.Pool] += r.Units
 		}

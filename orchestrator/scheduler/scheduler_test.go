@@ -294,3 +294,27 @@ func TestPinnedReservationUsesOnlyItsBooking(t *testing.T) {
 		t.Fatalf("pinned to its booking: start %v", p.Start)
 	}
 }
+
+// A request waiting for its booking's window is estimated to start when the
+// window opens, not when units free up now (it cannot start before, and the
+// booking holds its units from then).
+func TestPinnedReservationBeforeItsWindowStartsWhenItOpens(t *testing.T) {
+	opens := t0.Add(30 * time.Minute)
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 2},
+		Reservations: []Reservation{{ID: 1, User: 9, Pool: h100, Units: 2, Start: opens, End: opens.Add(time.Hour)}},
+		Queue: []Request{{ID: "pinned", User: 9, Pool: h100, Units: 1, Priority: 100, Arrived: t0, Reservation: 1,
+			Blocked: "waiting for your reservation #1", NotBefore: opens}}}
+	p := Decide(s)
+	w, ok := p.Waiting["pinned"]
+	if len(p.Start) != 0 || !ok {
+		t.Fatalf("plan %+v: it waits for its window", p)
+	}
+	if !w.EstimatedStart.Equal(opens) {
+		t.Fatalf("estimated start %v, want the window's opening %v (units are free now, but not its booking's)", w.EstimatedStart, opens)
+	}
+	// Once the window is open the request is no longer held: it starts.
+	s.Now, s.Queue[0].Blocked, s.Queue[0].NotBefore = opens, "", time.Time{}
+	if p := Decide(s); !reflect.DeepEqual(p.Start, []string{"pinned"}) {
+		t.Fatalf("in its window: start %v", p.Start)
+	}
+}
