@@ -501,7 +501,7 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 		}
 		label := fl.Name
 		if fl.GPUCount > 0 {
-			label += fmt.Sprintf(" — %d × %s", fl.GPUCount, fl.GPUModel)
+			label += " — " + unitTextT(k.env.lc, fl)
 		}
 		label += i18n.T(k.env.lc, ", %s cores, %s GiB", fl.CPUMilli.String(), models.FormatMemoryGiB(fl.MemoryMiB))
 		f.Flavors = append(f.Flavors, templates.CalcOption{Value: fl.Name, Label: label})

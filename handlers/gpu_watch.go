@@ -48,7 +48,7 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 	for _, f := range flavors {
 		names[f.ID] = f.Name
 		if f.Enabled && f.GPUCount > 0 {
-			v.Flavors = append(v.Flavors, templates.WatchFlavor{Name: f.Name, Units: f.GPUCount, GPUModel: f.GPUModel})
+			v.Flavors = append(v.Flavors, templates.WatchFlavor{Name: f.Name, Need: unitTextT(ctx, f)})
 		}
 	}
 	for _, n := range notes {
