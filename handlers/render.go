@@ -20,6 +20,11 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
 		p.PathMode = h.cfg.NotebookDomain == ""
 		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"
+		if n, err := h.store.UnreadNotifications(ctx, u.ID); err != nil {
+			h.log.Warn("count unread notifications", "err", err) // the page is still worth showing
+		} else {
+			p.Unread = n
+		}
 	}
 	switch {
 	case p.User == nil:

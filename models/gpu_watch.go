@@ -158,6 +158,14 @@ func (s *Store) ListNotifications(ctx context.Context, userID int64, limit int) 
 	return out, err
 }
 
+// UnreadNotifications counts a user's notifications not yet seen (the top
+// bar shows it on every page).
+func (s *Store) UnreadNotifications(ctx context.Context, userID int64) (int64, error) {
+	var n int64
+	err := s.rdb.WithContext(ctx).Model(&Notification{}).Where("user_id = ? AND read_at IS NULL", userID).Count(&n).Error
+	return n, err
+}
+
 // MarkNotificationsRead marks all of a user's notifications read.
 func (s *Store) MarkNotificationsRead(ctx context.Context, userID int64) error {
 	return s.db.WithContext(ctx).Model(&Notification{}).Where("user_id = ? AND read_at IS NULL", userID).Update("read_at", s.now()).Error

@@ -109,6 +109,9 @@ func TestPageQueriesUseIndexes(t *testing.T) {
 			must(err)
 			_, err = s.StorageToBillOf(ctx, user)
 			must(err)
+			// Every page: the top bar's unread notifications.
+			_, err = s.UnreadNotifications(ctx, user)
+			must(err)
 		},
 		"/usage": func() {
 			_, _, err := s.UsageSummary(ctx, month, end, "workbench", user)

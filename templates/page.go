@@ -23,6 +23,9 @@ type Page struct {
 	// Budget warns of monthly limits at 80% or more; set by the pages
 	// where users work (list, workbench, launch form).
 	Budget *BudgetWarning
+	// Unread counts the user's notifications not yet seen (a GPU or a
+	// flavor they watch came free): the top bar links them.
+	Unread int64
 	// PathMode: notebooks are served under /wb/ on the portal's own origin
 	// (no notebook domain); admin pages say what that means.
 	PathMode bool

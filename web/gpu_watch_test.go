@@ -85,9 +85,29 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 		t.Fatalf("bob's notifications: %v", body)
 	}
 
-	// The page shows it unread once, then read.
+	// The page shows it unread once, then read. Until then every page's
+	// top bar counts it (bob's none), so alice learns of it from any page.
 	c := p.client()
 	p.login(c, "alice", "alice-password")
+	unreadOn := func(c *http.Client, path string) string {
+		t.Helper()
+		_, page := p.get(c, path)
+		doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
+		if doc.Find(`[data-testid=notifications-link][href="/notifications"]`).Length() != 1 {
+			t.Fatalf("%s has no link to the notifications", path)
+		}
+		return strings.TrimSpace(doc.Find(`[data-testid=notifications-unread]`).Text())
+	}
+	for _, path := range []string{"/", "/gpus", "/usage"} {
+		if got := unreadOn(c, path); got != "1" {
+			t.Errorf("alice's unread count on %s: %q, want 1", path, got)
+		}
+	}
+	bc := p.client()
+	p.login(bc, "bob", "bob-password")
+	if got := unreadOn(bc, "/"); got != "" {
+		t.Errorf("bob's unread count %q, want none", got)
+	}
 	for i, want := range []string{"true", "false"} {
 		res, page := p.get(c, "/notifications")
 		doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
@@ -95,6 +115,9 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 		if unread, _ := n.Attr("data-unread"); res.StatusCode != 200 || n.Length() != 1 || unread != want {
 			t.Fatalf("page view %d: %d, %d notifications, unread %q", i, res.StatusCode, n.Length(), unread)
 		}
+	}
+	if got := unreadOn(c, "/"); got != "" {
+		t.Errorf("unread count %q after the notifications page was seen", got)
 	}
 	// A Chinese reader gets the message in Chinese (it is stored in
 	// English, the API's language, and translated on the page).
