@@ -65,7 +65,7 @@ func (h *Handler) tokenCreate(c *gin.Context) {
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.renderTokens(c, http.StatusBadRequest, templates.TokensView{Name: name, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
+		h.renderTokens(c, http.StatusBadRequest, templates.TokensView{Name: name, ExpiresDays: c.PostForm("expires_days"), Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 		return
 	}
 	h.fail(c, err)

@@ -9,8 +9,8 @@ import (
 )
 
 // A user finds the SSH keys page from the tokens page, pastes a bad key
-// (told why, the paste kept), then a good one, sees its fingerprint, and
-// deletes it.
+// (told why, the paste kept), then a good one, sees its fingerprint,
+// deletes it, and goes back to the tokens by the settings tabs.
 func TestBrowserSSHKeys(t *testing.T) {
 	ts := btStartPortal(t)
 	ctx := btNewBrowser(t)
@@ -50,5 +50,13 @@ func TestBrowserSSHKeys(t *testing.T) {
 	btSubmit(t, ctx, "delete the key", chromedp.Click(chromedp.CSS(`[data-testid=ssh-key-delete]`)))
 	if rows := btTexts(t, ctx, `[data-testid=ssh-key-row]`); len(rows) != 0 {
 		t.Fatalf("rows after delete: %v", rows)
+	}
+	if !btVisible(t, ctx, `[data-testid=no-ssh-keys]`) {
+		t.Error("with the last key deleted the page does not say there are none")
+	}
+	// The tabs lead back to the tokens.
+	btSubmit(t, ctx, "click API tokens", chromedp.Click(chromedp.CSS(`[data-testid=settings-tabs] [data-testid=tokens-link]`)))
+	if got := btText(t, ctx, "h1"); got != "API tokens" || btLocation(t, ctx).Path != "/settings/tokens" {
+		t.Fatalf("after the API tokens tab: heading %q at %s", got, btLocation(t, ctx))
 	}
 }
