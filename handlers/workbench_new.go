@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,12 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
+	lim, err := h.store.EffectiveQuota(ctx, currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	imgs = slices.DeleteFunc(imgs, func(img models.Image) bool { return !imageAllowed(lim, img.Name) })
 	fls, err := h.store.ListFlavors(ctx, true)
 	if err != nil {
 		h.fail(c, err)
@@ -73,7 +80,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// can never run here; one that fits the pool but not what is free
 		// now can wait in the queue; one the pool can never hold cannot be
 		// chosen.
-		if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
+		if why := quotaRulesOut(lim, f); why != "" {
+			v.Unavailable[f.Name] = why
+		} else if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
 			v.Unavailable[f.Name] = why
 		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, f)); never != "" {
 			v.Unavailable[f.Name] = never
