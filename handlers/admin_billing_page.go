@@ -46,6 +46,8 @@ func emptyKeyLabel(c *gin.Context, groupBy string) string {
 		return trc(c, "no group")
 	case "gpu_model":
 		return trc(c, "no GPU (CPU, memory, storage)")
+	case "workbench":
+		return trc(c, "no workbench (credits, bookings)")
 	}
 	return "—"
 }

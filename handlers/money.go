@@ -150,6 +150,11 @@ func quantityText(lc context.Context, resource string, q int64) string {
 			return i18n.T(lc, "1 core")
 		}
 		return i18n.T(lc, "%s cores", n)
+	case models.ResourceReservation:
+		// The booked units left unused, on average over the window.
+		return i18n.T(lc, "%s units", n)
+	case models.ResourceCredit:
+		return "—"
 	default:
 		return n + " GiB"
 	}

@@ -29,6 +29,10 @@ func TestStatementLineInTheReadersLanguage(t *testing.T) {
 		{en, pricing.CPU, 32000, "32 cores"},
 		{en, pricing.CPU, 1000, "1 core"},
 		{en, pricing.MIG, 2000, "2 MIG instance"},
+		// Unused booked units (on average over the window), not GiB.
+		{en, models.ResourceReservation, 1500, "1.5 units"},
+		{zh, models.ResourceReservation, 1500, "1.5 个单元"},
+		{en, models.ResourceCredit, 0, "—"},
 	} {
 		if got := quantityText(c.lc, c.resource, c.milli); got != c.want {
 			t.Errorf("%s %s %d: %q, want %q", i18n.FromContext(c.lc).Lang(), c.resource, c.milli, got, c.want)

@@ -90,7 +90,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 	for _, it := range summary {
 		totalSecs += it.GPUSeconds
 		mJ := energy.mJ[it.Key]
-		v.Summary = append(v.Summary, templates.StatementGroup{Name: it.Key, GPUHours: gpuHoursText(it.GPUSeconds), Amount: amount(it.AmountMicros),
+		name := it.Key
+		if name == "" {
+			name = i18n.T(ctx, "no workbench (credits, bookings)")
+		}
+		v.Summary = append(v.Summary, templates.StatementGroup{Name: name, GPUHours: gpuHoursText(it.GPUSeconds), Amount: amount(it.AmountMicros),
 			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
 	}
 	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
@@ -126,10 +130,16 @@ func (h *Handler) usagePage(c *gin.Context) {
 // statementLine is ledger line l as the statement shows it to a reader of
 // lc's language (the resource is named by the template).
 func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names map[string]string, amount func(int64) string) templates.StatementLine {
-	return templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
+	line := templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
 		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(lc, l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + i18n.T(lc, resourceUnit(l.Resource)),
 		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
+	if l.Resource == models.ResourceCredit {
+		// Money given back: no time, quantity or rate ("0:00:00, 0 GiB,
+		// 0.00 / unit-hour" read as if something had been metered).
+		line.Duration, line.Rate = "—", "—"
+	}
+	return line
 }
 
 // workbenchNames maps workbench ids to names (ownerID 0: everyone's).

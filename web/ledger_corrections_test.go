@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"workbench/models"
 )
 
@@ -117,6 +119,27 @@ func TestLedgerCorrections(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the statement lacks the correction %q", want)
 		}
+	}
+	// A credit line reads as money given back, not as something metered
+	// ("0:00:00, 0 GiB, 0.00 / unit-hour"), and the summary names the
+	// group of lines without a workbench.
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
+	var creditRows int
+	doc.Find(`[data-testid=statement-row]`).Each(func(_ int, row *goquery.Selection) {
+		if !strings.Contains(row.Find(`[data-testid=line-resource]`).Text(), "goodwill") {
+			return
+		}
+		creditRows++
+		cells := row.Find(`td.num`)
+		if time, qty, rate := strings.TrimSpace(cells.Eq(0).Text()), strings.TrimSpace(cells.Eq(1).Text()), strings.TrimSpace(cells.Eq(2).Text()); time != "—" || qty != "—" || rate != "—" {
+			t.Errorf("the credit line reads time %q, quantity %q, rate %q; want — for each", time, qty, rate)
+		}
+	})
+	if creditRows != 1 {
+		t.Errorf("%d statement rows carry the goodwill credit, want 1", creditRows)
+	}
+	if !strings.Contains(doc.Find(`[data-testid=statement-summary]`).Text(), "no workbench (credits, bookings)") {
+		t.Errorf("the summary does not name the lines without a workbench: %q", strings.Join(strings.Fields(doc.Find(`[data-testid=statement-summary]`).Text()), " "))
 	}
 	res, csvBody := p.get(c, "/usage.csv?month="+month.Format("2006-01"))
 	if res.StatusCode != 200 {
