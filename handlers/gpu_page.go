@@ -89,9 +89,19 @@ func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 	if r.StateLabel == "" {
 		r.StateLabel = g.State
 	}
-	if g.Util != nil {
-		r.HasReading = true
-		r.UtilPercent, r.MemUsedMiB, r.TempC, r.PowerW = g.Util.UtilPercent, g.Util.MemUsedMiB, g.Util.TempC, g.Util.PowerW
+	if u := g.Util; u != nil {
+		if u.UtilPercent != nil {
+			r.HasUtil, r.UtilPercent = true, *u.UtilPercent
+		}
+		if u.MemUsedMiB != nil {
+			r.HasMem, r.MemUsedMiB = true, *u.MemUsedMiB
+		}
+		if u.TempC != nil {
+			r.HasTemp, r.TempC = true, *u.TempC
+		}
+		if u.PowerW != nil {
+			r.HasPower, r.PowerW = true, *u.PowerW
+		}
 	}
 	for _, s := range g.History {
 		if !s.Readable(gpu.FieldUtil) {

@@ -72,8 +72,8 @@ func TestStaleReadingsReadAsUnread(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, g := range pool {
-			if g.Index == 0 && g.Util != nil {
-				s.poolUtil = g.Util.UtilPercent == 42
+			if g.Index == 0 && g.Util != nil && g.Util.UtilPercent != nil {
+				s.poolUtil = *g.Util.UtilPercent == 42
 			}
 			for _, pu := range g.Units {
 				if pu.Kind == models.UnitMIG && pu.Reading != nil {

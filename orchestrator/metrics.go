@@ -59,8 +59,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		count := map[key]int{}
 		for _, g := range gpus {
 			count[key{g.State, g.Model}]++
-			if g.Util != nil {
-				ch <- prometheus.MustNewConstMetric(c.util, prometheus.GaugeValue, float64(g.Util.UtilPercent), g.UUID, g.Model)
+			if g.Util != nil && g.Util.UtilPercent != nil {
+				ch <- prometheus.MustNewConstMetric(c.util, prometheus.GaugeValue, float64(*g.Util.UtilPercent), g.UUID, g.Model)
 			}
 		}
 		for k, n := range count {

@@ -113,12 +113,36 @@ type PoolGPU struct {
 	History []gpu.Sample `json:"-"`
 }
 
-// Reading is the latest sample in API form.
+// Reading is the latest sample in API form. A field the GPU did not answer
+// is null, not 0: a MIG-enabled GPU has no whole-GPU utilisation
+// (NOT_SUPPORTED) but still reports its memory, temperature and power.
 type Reading struct {
-	UtilPercent uint32  `json:"gpu_percent"`
-	MemUsedMiB  uint64  `json:"memory_used_mib"`
-	TempC       uint32  `json:"temperature_c"`
-	PowerW      float64 `json:"power_w"`
+	UtilPercent *uint32  `json:"gpu_percent"`
+	MemUsedMiB  *uint64  `json:"memory_used_mib"`
+	TempC       *uint32  `json:"temperature_c"`
+	PowerW      *float64 `json:"power_w"`
+}
+
+// readingOf is s in API form; nil when the GPU answered none of its fields.
+func readingOf(s gpu.Sample) *Reading {
+	r := &Reading{}
+	if s.Readable(gpu.FieldUtil) {
+		r.UtilPercent = &s.UtilPercent
+	}
+	if s.Readable(gpu.FieldMemory) {
+		r.MemUsedMiB = &s.MemUsedMiB
+	}
+	if s.Readable(gpu.FieldTemp) {
+		r.TempC = &s.TempC
+	}
+	if s.Readable(gpu.FieldPower) {
+		w := float64(s.PowerMilliW) / 1000
+		r.PowerW = &w
+	}
+	if *r == (Reading{}) {
+		return nil
+	}
+	return r
 }
 
 // Simulated reports whether the pool is made of simulated GPUs.
@@ -226,10 +250,10 @@ func (p *Pool) listFrom(devs []gpu.Device, t poolTables, withHistory bool) []Poo
 			g.State = GPUFree
 		}
 		if p.sampler != nil {
-			// A GPU whose utilisation could not be read has no reading:
-			// showing its zero as 0% would call a broken GPU idle.
-			if s, ok := p.sampler.Latest(d.UUID); ok && s.Readable(gpu.FieldUtil) {
-				g.Util = &Reading{UtilPercent: s.UtilPercent, MemUsedMiB: s.MemUsedMiB, TempC: s.TempC, PowerW: float64(s.PowerMilliW) / 1000}
+			// Each field only as read: showing an unread utilisation's
+			// zero as 0% would call a broken GPU idle.
+			if s, ok := p.sampler.Latest(d.UUID); ok {
+				g.Util = readingOf(s)
 			}
 			if withHistory {
 				g.History = p.sampler.History(d.UUID)

@@ -48,7 +48,7 @@ func TestGPUsPage(t *testing.T) {
 		GPUs: []templates.GPURow{
 			{Index: 0, UUID: "GPU-aaaa", Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, State: "free", Health: "ok",
 				Name: "GPU 0 · H100 80GB HBM3", StateLabel: "Free",
-				HasReading: true, UtilPercent: 42, MemUsedMiB: 2048, TempC: 51, PowerW: 312.4, UtilHistory: []float64{0, 50, 100, 42}},
+				HasUtil: true, HasMem: true, HasTemp: true, HasPower: true, UtilPercent: 42, MemUsedMiB: 2048, TempC: 51, PowerW: 312.4, UtilHistory: []float64{0, 50, 100, 42}},
 			{Index: 1, UUID: "GPU-bbbb", Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, State: "drained", Health: "ok",
 				Name: "GPU 1 · H100 80GB HBM3", StateLabel: "Drained (not offered)",
 				Drained: true, Detail: "drained by admin",

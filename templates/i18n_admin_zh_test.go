@@ -337,7 +337,7 @@ func TestCatalogAndGPUPagesInChinese(t *testing.T) {
 		v := templates.GPUsView{Status: "NVML，2 块 GPU", Simulated: true, CanDrain: true,
 			Summary: []templates.GPUModelSummary{{Model: "NVIDIA H100 80GB HBM3", Short: "H100", Total: 2, Free: 1, PerGPUh: "3.00 USD/GPU 小时", LaunchURL: "/workbenches/new?flavor=1x"}},
 			GPUs: []templates.GPURow{
-				{Index: 0, UUID: "GPU-0", Name: "GPU 0 · H100", State: "free", StateLabel: "空闲", HasReading: true, UtilPercent: 12, MemoryMiB: 81920, MemUsedMiB: 1024, TempC: 40, PowerW: 100},
+				{Index: 0, UUID: "GPU-0", Name: "GPU 0 · H100", State: "free", StateLabel: "空闲", HasUtil: true, HasMem: true, HasTemp: true, HasPower: true, UtilPercent: 12, MemoryMiB: 81920, MemUsedMiB: 1024, TempC: 40, PowerW: 100},
 				{Index: 1, UUID: "GPU-1", Name: "GPU 1 · H100", State: "shared", StateLabel: "共享：4 个切片中 3 个空闲", SharedSlices: 4, SharedLabel: "共享 — 无显存隔离", Drained: true,
 					Units: []templates.GPUUnitRow{{Kind: "slice", Label: "切片 0", Free: true}, {Kind: "slice", Label: "切片 1", HeldBy: "你的工作台 wb", Reading: "已用 1.0 / 10.0 GiB · 无法按实例读取利用率"}}},
 			}}
