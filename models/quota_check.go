@@ -29,6 +29,10 @@ type LaunchAsk struct {
 	// refuses the launch, since stopping early would not lower the charge.
 	MinChargeMicros int64
 	MinChargeSecs   int64
+	// Placing is set when the queue places a launch that waited: its
+	// image and flavor passed the allow-lists when it joined the queue,
+	// and the ask carries no names to check them again.
+	Placing bool
 }
 
 // MonthUsage is a user's use of monthly limits, ledger plus the part of
@@ -50,10 +54,10 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if err != nil {
 			return err
 		}
-		if lim.AllowedImages != nil && !contains(lim.AllowedImages, ask.Image) {
+		if !ask.Placing && lim.AllowedImages != nil && !contains(lim.AllowedImages, ask.Image) {
 			return &QuotaError{"allowed_images", Reasonf("your quota does not allow the image %q", ask.Image)}
 		}
-		if lim.AllowedFlavors != nil && !contains(lim.AllowedFlavors, ask.Flavor) {
+		if !ask.Placing && lim.AllowedFlavors != nil && !contains(lim.AllowedFlavors, ask.Flavor) {
 			return &QuotaError{"allowed_flavors", Reasonf("your quota does not allow the flavor %q", ask.Flavor)}
 		}
 		// Column tags: gorm's naming would look for "gp_us" and scan 0.

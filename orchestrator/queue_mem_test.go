@@ -334,3 +334,33 @@ func TestMemQueueSurvivesARestart(t *testing.T) {
 		t.Fatalf("placed after the restart with GPUs %v", got.GPUs)
 	}
 }
+
+// In memory: a user whose quota allows only some images and flavors
+// launches one of them with the queue; it waits, then starts when a GPU
+// frees. At placement the queue used to check the allow-lists against an
+// ask without names and failed it: "your quota does not allow the flavor
+// """.
+func TestMemQueuedLaunchWithAllowListsStarts(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	r.fill(t, r.alice, LaunchRequest{})
+	bob := r.user(t, "bob")
+	if err := r.store.SetQuota(ctx, models.ScopeUser, bob.ID, models.Limits{AllowedImages: []string{"mem"}, AllowedFlavors: []string{r.flavor}}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	wb := r.launch(t, bob, "allowed", LaunchRequest{Queue: true})
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, wb.ID); got.State != models.StateQueued {
+		t.Fatalf("with every GPU held: %s %q, want queued", got.State, got.Reason)
+	}
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitState(t, wb.ID, models.StateRunning, models.StateFailed)
+	if got.State != models.StateRunning {
+		t.Fatalf("placed from the queue: %s %q, want running", got.State, got.Reason)
+	}
+}
