@@ -77,7 +77,7 @@ func Layout(p Page) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.User != nil {
-			templ_7745c5c3_Err = NavToggle().Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = NavToggle(p.Unread).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

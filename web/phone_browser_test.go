@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,12 +16,25 @@ const phoneWidth, phoneHeight = 390, 844
 // On a 390 px wide phone the workbench list keeps the first workbench's
 // name, state, cost and Open button inside the viewport (no sideways
 // scrolling), and the navigation collapses behind a Menu button that
-// opens it without JavaScript tricks (a checkbox and its label).
+// opens it without JavaScript tricks (a checkbox and its label); the
+// button counts unread notifications, which the open menu links.
 func TestBrowserPhoneWorkbenchList(t *testing.T) {
 	p, _ := enginePortal(t)
 	alice := tokenFor(t, p, "alice", "user")
 	id := cullLaunch(t, p, alice, "phone-exp", "CPU small", 3600)
 	waitState(t, p, alice, id, "running")
+
+	// One unread notification: a phone shows its count on the Menu
+	// button (the account links are folded away with the navigation).
+	st := p.srv.Store
+	u, _ := st.UserByUsername(context.Background(), "alice")
+	w, err := st.CreateGPUWatch(context.Background(), u.ID, "NVIDIA H100 80GB HBM3", []string{"NVIDIA H100 80GB HBM3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fired, err := st.FireGPUWatch(context.Background(), w.ID, "A GPU is free now.", "/workbenches/new"); err != nil || !fired {
+		t.Fatalf("fire the watch: %v %v", fired, err)
+	}
 
 	ctx := btNewBrowser(t)
 	btDo(t, ctx, "emulate a phone", chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateMobile))
@@ -88,9 +102,15 @@ func TestBrowserPhoneWorkbenchList(t *testing.T) {
 	if !btVisible(t, ctx, `[data-testid=nav-toggle-label]`) {
 		t.Fatal("no Menu button on a phone")
 	}
+	if !btVisible(t, ctx, `[data-testid=nav-toggle-unread]`) || btText(t, ctx, `[data-testid=nav-toggle-unread]`) != "1" {
+		t.Error("the Menu button does not count the unread notification")
+	}
 	btDo(t, ctx, "press Menu", chromedp.Click(chromedp.CSS(`[data-testid=nav-toggle-label]`)))
 	if !btVisible(t, ctx, `.mainnav a[href="/gpus"]`) {
 		t.Error("Menu does not open the navigation")
+	}
+	if !btVisible(t, ctx, `[data-testid=notifications-link] [data-testid=notifications-unread]`) {
+		t.Error("the open menu does not show the notifications link with its count")
 	}
 	btScreenshot(t, ctx, "screenshots/phone-menu.png")
 }
