@@ -432,13 +432,13 @@ func (h *Handler) apiCloudPriceDelete(c *gin.Context) {
 }
 
 func (h *Handler) settingsJSON(cs models.CalculatorSettings) APICalcSettings {
-	disc := map[string]APICalcDiscount{}
+	disc, discBps := map[string]APICalcDiscount{}, map[string]int64{}
 	for _, tier := range pricing.DerivedTiers {
 		bps, set := cs.DiscountsBps[tier]
 		if !set {
 			bps = pricing.DefaultDiscountsBps[tier]
 		}
-		disc[tier] = APICalcDiscount{Bps: bps, Set: set}
+		disc[tier], discBps[tier] = APICalcDiscount{Bps: bps, Set: set}, bps
 	}
 	fx := map[string]int64{}
 	for cur, m := range cs.FXMicros {
@@ -457,7 +457,7 @@ func (h *Handler) settingsJSON(cs models.CalculatorSettings) APICalcSettings {
 		inForce = append(inForce, APIExchangeRate{Currency: cur, From: k.Rate.From, To: k.Rate.To, RateMicros: k.Rate.Micros,
 			PortalMicrosPerUnit: k.PortalMicros(), AsOf: k.Rate.AsOf, Source: k.Rate.Source, Default: k.Rate.Default})
 	}
-	return APICalcSettings{Currency: h.cfg.Currency, Discounts: disc, ExchangeRatesMicros: fx, ExchangeRates: inForce}
+	return APICalcSettings{Currency: h.cfg.Currency, Discounts: disc, DiscountsBps: discBps, ExchangeRatesMicros: fx, ExchangeRates: inForce}
 }
 
 // apiCalculatorSettings: GET /api/v1/admin/calculator/settings.

@@ -553,9 +553,12 @@ type APICalcDiscount struct {
 
 // APICalcSettings is GET|PUT /admin/calculator/settings.
 type APICalcSettings struct {
-	Currency            string                     `json:"currency"`
-	Discounts           map[string]APICalcDiscount `json:"discounts"`
-	ExchangeRatesMicros map[string]int64           `json:"exchange_rates_micros"`
+	Currency  string                     `json:"currency"`
+	Discounts map[string]APICalcDiscount `json:"discounts"`
+	// DiscountsBps are the discounts in force in the shape PUT takes, so
+	// a script can read, change one and send it back.
+	DiscountsBps        map[string]int64 `json:"discounts_bps"`
+	ExchangeRatesMicros map[string]int64 `json:"exchange_rates_micros"`
 	// ExchangeRates are the rates in force, shipped defaults included,
 	// each with its date and source.
 	ExchangeRates []APIExchangeRate `json:"exchange_rates"`

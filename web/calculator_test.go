@@ -708,6 +708,19 @@ func TestCloudPricesAdmin(t *testing.T) {
 		set["discounts"].(map[string]any)["spot"].(map[string]any)["bps"].(float64) != 5000 {
 		t.Fatalf("settings API: %d %v", code, set)
 	}
+	// GET gives the discounts in the shape PUT takes too: a script reads
+	// them, changes one and sends them back.
+	bps, _ := set["discounts_bps"].(map[string]any)
+	if bps["reserved-1y"] != float64(3000) || bps["spot"] != float64(5000) {
+		t.Fatalf("discounts_bps %v, want reserved-1y 3000 and spot 5000", set["discounts_bps"])
+	}
+	bps["spot"] = 4000
+	back, _ := json.Marshal(map[string]any{"discounts_bps": bps})
+	if code, again := p.api("PUT", "/api/v1/admin/calculator/settings", adminTok, string(back)); code != 200 ||
+		again["discounts"].(map[string]any)["spot"].(map[string]any)["bps"].(float64) != 4000 ||
+		again["discounts"].(map[string]any)["reserved-1y"].(map[string]any)["bps"].(float64) != 3000 {
+		t.Fatalf("PUT of the discounts_bps read back with spot changed: %d %v", code, again)
+	}
 	audit, _ := p.srv.Store.ListAudit(ctx, 50)
 	actions := map[string]int{}
 	for _, a := range audit {
