@@ -185,6 +185,9 @@ type APIGPU struct {
 	MPSThreadPercent int                     `json:"mps_thread_percent,omitempty"`
 	Units            []orchestrator.PoolUnit `json:"units,omitempty"`
 	Utilization      *orchestrator.Reading   `json:"utilization,omitempty"`
+	// OutsideProcesses are compute processes on a whole GPU no workbench
+	// holds: it is used outside the portal.
+	OutsideProcesses []orchestrator.OutsideProcess `json:"outside_processes,omitempty"`
 }
 
 // APIGPUList is GET /gpus: the list and where the inventory comes from.
@@ -199,7 +202,7 @@ func apiGPU(g orchestrator.PoolGPU) APIGPU {
 	return APIGPU{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State, Health: g.Health,
 		HealthDetail: g.HealthDetail, WorkbenchID: g.WorkbenchID, Simulated: g.Simulated, Drained: g.Drained,
 		MIGEnabled: g.MIGEnabled, MIG: g.MIG, SharedSlices: g.SharedSlices, MPSMemoryMiB: g.MPSMemoryMiB,
-		MPSThreadPercent: g.MPSThreadPercent, Units: g.Units, Utilization: g.Util}
+		MPSThreadPercent: g.MPSThreadPercent, Units: g.Units, Utilization: g.Util, OutsideProcesses: g.Outside}
 }
 
 // APIQuota is a quota (SPEC §8: max_gpus, max_gpus_per_model,

@@ -103,6 +103,17 @@ func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 			r.HasPower, r.PowerW = true, *u.PowerW
 		}
 	}
+	if n := len(g.Outside); n > 0 {
+		var mib uint64
+		for _, o := range g.Outside {
+			mib += o.UsedMemMiB
+		}
+		procs := i18n.T(lc, "%d processes", n)
+		if n == 1 {
+			procs = i18n.T(lc, "1 process")
+		}
+		r.Outside = procs + ", " + templates.GiB(mib)
+	}
 	for _, s := range g.History {
 		if !s.Readable(gpu.FieldUtil) {
 			continue // unread is not 0%: leave it out of the line

@@ -108,9 +108,12 @@ type PoolGPU struct {
 	MPSThreadPercent int   `json:"mps_thread_percent,omitempty"`
 	// Units are the MIG instances or slices the GPU is handed out in,
 	// each with its holder; empty for a GPU handed out whole.
-	Units   []PoolUnit   `json:"units,omitempty"`
-	Util    *Reading     `json:"utilization,omitempty"`
-	History []gpu.Sample `json:"-"`
+	Units []PoolUnit `json:"units,omitempty"`
+	// Outside are the compute processes on a whole GPU no workbench holds:
+	// something started outside the portal is using it (outside_use.go).
+	Outside []OutsideProcess `json:"outside_processes,omitempty"`
+	Util    *Reading         `json:"utilization,omitempty"`
+	History []gpu.Sample     `json:"-"`
 }
 
 // Reading is the latest sample in API form. A field the GPU did not answer
@@ -254,6 +257,7 @@ func (p *Pool) listFrom(devs []gpu.Device, t poolTables, withHistory bool) []Poo
 			// zero as 0% would call a broken GPU idle.
 			if s, ok := p.sampler.Latest(d.UUID); ok {
 				g.Util = readingOf(s)
+				g.Outside = outsideProcesses(g, s)
 			}
 			if withHistory {
 				g.History = p.sampler.History(d.UUID)

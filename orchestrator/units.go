@@ -79,7 +79,9 @@ func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, erro
 	if err != nil {
 		return models.GPUNeed{}, err
 	}
-	return needFrom(devs, states, f), nil
+	need := needFrom(devs, states, f)
+	p.preferUnused(&need)
+	return need, nil
 }
 
 // Needs is Need for each flavor (by id) over one read of the inventory:
@@ -91,7 +93,9 @@ func (p *Pool) Needs(ctx context.Context, fls []models.Flavor) (map[int64]models
 	}
 	out := make(map[int64]models.GPUNeed, len(fls))
 	for i := range fls {
-		out[fls[i].ID] = needFrom(devs, states, &fls[i])
+		need := needFrom(devs, states, &fls[i])
+		p.preferUnused(&need)
+		out[fls[i].ID] = need
 	}
 	return out, nil
 }

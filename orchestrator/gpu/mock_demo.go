@@ -45,7 +45,8 @@ func (l *MockLoad) RunDemo(ctx context.Context, every time.Duration) {
 			if i%2 == 1 {
 				util = uint32(67 + 28*math.Sin(phase+float64(i)))
 			}
-			if mean, ok := l.demoMIG(i, phase); ok {
+			mean, mig := l.demoMIG(i, phase)
+			if mig {
 				util = mean // a MIG GPU draws for its instances' work
 			}
 			power := 70000 + util*6200 // mW: ~70 W idle, ~690 W flat out (H100/H200 class)
@@ -53,7 +54,14 @@ func (l *MockLoad) RunDemo(ctx context.Context, every time.Duration) {
 			// Memory follows the work as on the MIG instances: 10 % held
 			// when idle, up to 90 % flat out.
 			used := l.totalMiB(i) * uint64(10+util*8/10) / 100
-			l.Set(i, MockGPULoad{UtilPercent: util, MemUtilPercent: util / 2, MemUsedMiB: used, PowerMilliW: power, EnergyMilliJ: energy[i], TempC: 32 + util/3})
+			g := MockGPULoad{UtilPercent: util, MemUtilPercent: util / 2, MemUsedMiB: used, PowerMilliW: power, EnergyMilliJ: energy[i], TempC: 32 + util/3}
+			if i%2 == 1 && !mig {
+				// The work on a busy GPU is one compute process, as NVML
+				// lists it: on a GPU no workbench holds, the pool shows it
+				// as used outside the portal.
+				g.Processes = []Process{{PID: uint32(41000 + i), UsedMemMiB: used - l.totalMiB(i)/10}}
+			}
+			l.Set(i, g)
 		}
 		select {
 		case <-ctx.Done():

@@ -53,6 +53,12 @@ func TestLiveMockDemoLoad(t *testing.T) {
 				if i%2 == 1 && g.MemUsedMiB <= s[i-1].MemUsedMiB {
 					t.Errorf("busy GPU %d holds %d MiB, idle GPU %d %d MiB", i, g.MemUsedMiB, i-1, s[i-1].MemUsedMiB)
 				}
+				// A busy GPU's work is a compute process NVML lists (on
+				// a free GPU the pool shows it as used outside the
+				// portal); an idle GPU runs none.
+				if busy := i%2 == 1; busy != (len(g.Processes) == 1) || busy && g.Processes[0].UsedMemMiB == 0 {
+					t.Errorf("GPU %d (busy: %v) lists processes %+v", i, busy, g.Processes)
+				}
 			}
 			return
 		}
