@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -93,6 +94,24 @@ func TestUserDeclaredExtraPort(t *testing.T) {
 	}
 	if doc.Find(`[data-testid="user-port-remove"]`).Length() != 1 {
 		t.Fatalf("no remove button for the declared port")
+	}
+
+	// A declared port nothing listens on: the page says so and how to fix
+	// it, not that JupyterLab is starting (the workbench runs).
+	if res := p.postForm(ac, "/workbenches/"+id+"/ports", url.Values{"port": {"7007"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add port 7007: %d", res.StatusCode)
+	}
+	req, _ = http.NewRequest(http.MethodGet, p.ts.URL+"/wb/"+id+"/port/7007/", nil)
+	req.Header.Set("Accept", "text/html")
+	res, err = ac.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadGateway || !strings.Contains(string(silent), "Nothing on port 7007 yet") ||
+		!strings.Contains(string(silent), "0.0.0.0:7007") || strings.Contains(string(silent), "JupyterLab") {
+		t.Fatalf("a port nothing listens on: %d %s", res.StatusCode, silent)
 	}
 
 	if res := p.postForm(ac, "/workbenches/"+id+"/ports/6006/delete", nil); res.StatusCode != http.StatusSeeOther {

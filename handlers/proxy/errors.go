@@ -7,6 +7,7 @@ import (
 	"html"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 
 	"workbench/templates/i18n"
@@ -16,17 +17,17 @@ import (
 // dial is the normal state while a workbench is starting, so the page says
 // so and refreshes itself.
 func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	id := ""
-	if ri := infoFrom(r.Context()); ri != nil {
-		id = ri.id
-	}
-	p.upstreamError(w, r, id, err, ClientGone(r, err))
+	p.upstreamError(w, r, infoFrom(r.Context()), err, ClientGone(r, err))
 }
 
 // upstreamError answers a request whose exchange with Jupyter failed
 // before any of the answer was sent. gone: the client went away or
 // revocation ended the exchange, so the failure is nobody's to see.
-func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, id string, err error, gone bool) {
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, ri *reqInfo, err error, gone bool) {
+	id := ""
+	if ri != nil {
+		id = ri.id
+	}
 	if gone {
 		// The client went away: nobody receives an answer, so this is no
 		// 502 (and no warning); the access log records 499.
@@ -36,9 +37,17 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, id string,
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
-		p.log.Warn("proxy: jupyter not answering", "workbench", id, "err", err)
 		w.Header().Set("Retry-After", "2")
 		lc := p.locale(r)
+		if port := extraPort(ri); port != "" {
+			// An extra port: the workbench runs, the user's app does not
+			// listen (yet). Nothing is wrong with the portal.
+			p.log.Debug("proxy: nothing listens on an extra port", "workbench", id, "port", port, "err", err)
+			writeError(lc, w, r, http.StatusBadGateway, i18n.T(lc, "Nothing on port %s yet", port),
+				i18n.T(lc, "No app in the workbench answers on port %s: start it listening on 0.0.0.0:%s (not 127.0.0.1). This page retries by itself.", port, port), true)
+			return
+		}
+		p.log.Warn("proxy: jupyter not answering", "workbench", id, "err", err)
 		writeError(lc, w, r, http.StatusBadGateway, i18n.T(lc, "Starting"),
 			i18n.T(lc, "JupyterLab is not answering yet. This page retries by itself."), true)
 		return
@@ -47,6 +56,17 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, id string,
 	lc := p.locale(r)
 	writeError(lc, w, r, http.StatusBadGateway, i18n.T(lc, "Bad gateway"),
 		i18n.T(lc, "JupyterLab did not answer properly. Try again in a moment."), false)
+}
+
+// extraPort is the port of an extra port's request (/wb/{id}/port/{n}/…),
+// "" for Jupyter's own.
+func extraPort(ri *reqInfo) string {
+	if ri == nil || ri.target.StripPrefix == "" {
+		return ""
+	}
+	// The port as the user declared it (the prefix's last segment), not
+	// the endpoint's, which a runtime may map to another.
+	return path.Base(ri.target.StripPrefix)
 }
 
 // locale is r's context in the reader's language (Options.Locale), or

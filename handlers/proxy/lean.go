@@ -130,13 +130,13 @@ func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, started time.T
 		var err error
 		if c == nil {
 			if c, err = p.pool.dial(r.Context(), host); err != nil {
-				p.upstreamError(w, r, ri.id, err, x.ended() || ClientGone(r, err))
+				p.upstreamError(w, r, ri, err, x.ended() || ClientGone(r, err))
 				return
 			}
 		}
 		if !x.use(c.conn) {
 			c.conn.Close()
-			p.upstreamError(w, r, ri.id, context.Canceled, true)
+			p.upstreamError(w, r, ri, context.Canceled, true)
 			return
 		}
 		res, err := p.roundTrip(c, w, r, ri)
@@ -154,7 +154,7 @@ func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, started time.T
 			c = nil
 			continue
 		}
-		p.upstreamError(w, r, ri.id, err, gone)
+		p.upstreamError(w, r, ri, err, gone)
 		return
 	}
 }
