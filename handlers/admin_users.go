@@ -90,7 +90,20 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 			return
 		}
 		h.stopWorkbenchesOf(u, models.Reasonf("stopped: the account %s was disabled by an administrator (%s)", u.Username, currentUser(c).Username))
-		h.flash(c, trc(c, "%s is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).", u.Username))
+		// Their bookings would hold units nobody can use.
+		released, err := h.wbs.ReleaseReservationsOf(c.Request.Context(), currentUser(c).Username, u, "the account was disabled")
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		msg := trc(c, "%s is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).", u.Username)
+		switch {
+		case released == 1:
+			msg += " " + trc(c, "Their GPU booking was released.")
+		case released > 1:
+			msg += " " + trc(c, "Their %d GPU bookings were released.", released)
+		}
+		h.flash(c, msg)
 	} else {
 		h.flash(c, trc(c, "%s is enabled again.", u.Username))
 	}

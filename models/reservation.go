@@ -161,6 +161,16 @@ func (s *Store) ReleaseReservation(ctx context.Context, id int64, reason string)
 		Updates(map[string]any{"released_at": now, "release_reason": reason}).Error
 }
 
+// ReleaseReservationsOf ends every booking of userID not yet over (a
+// disabled account's bookings would hold units nobody can use) and
+// returns how many it released.
+func (s *Store) ReleaseReservationsOf(ctx context.Context, userID int64, reason string) (int64, error) {
+	now := s.now()
+	res := s.db.WithContext(ctx).Model(&Reservation{}).Where("user_id = ? AND released_at IS NULL AND ends_at > ?", userID, now).
+		Updates(map[string]any{"released_at": now, "release_reason": reason})
+	return res.RowsAffected, res.Error
+}
+
 // ReservationsByID reads the bookings named by queued launches, by id.
 func (q *QueueTx) ReservationsByID(ids []int64) (map[int64]Reservation, error) {
 	out := map[int64]Reservation{}

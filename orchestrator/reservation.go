@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -82,6 +83,31 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 	}
 	m.kickDrain()
 	return nil
+}
+
+// ReleaseReservationsOf releases the bookings of a user not yet over, in
+// one audited change by who (an administrator disabling the account).
+func (m *Manager) ReleaseReservationsOf(ctx context.Context, who string, u *models.User, reason string) (int64, error) {
+	list, err := m.store.Reservations(ctx, m.now())
+	if err != nil {
+		return 0, err
+	}
+	if !slices.ContainsFunc(list, func(r models.Reservation) bool { return r.UserID == u.ID && r.ReleasedAt == nil }) {
+		return 0, nil // nothing to release, nothing to audit
+	}
+	var n int64
+	err = m.Audited(ctx, who, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		n, err = tx.ReleaseReservationsOf(ctx, u.ID, reason)
+		return models.AuditRecord{Action: "reservation.release_all", Target: u.Username, After: map[string]any{"released": n, "reason": reason}}, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		m.kickDrain()
+	}
+	return n, nil
 }
 
 // releaseNoShows releases active reservations whose booker, NoShow after

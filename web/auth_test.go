@@ -186,10 +186,22 @@ func TestDisabledUserLosesAccess(t *testing.T) {
 	if code, _ := p.api("GET", "/api/v1/me", secret, ""); code != 200 {
 		t.Fatalf("token before disable: %d", code)
 	}
+	// A booking of 3 GPUs from tomorrow: disabling the account releases
+	// it (nobody could use the units it holds).
+	start := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Minute)
+	if res := p.postForm(c, "/reservations", resvForm(resvH100, 3, start, start.Add(2*time.Hour), "")); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("book: %d", res.StatusCode)
+	}
 	admin := p.client()
 	p.loginSudo(admin, "admin", adminPassword)
 	if res := p.postForm(admin, "/admin/users/"+itoa(u.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", res.StatusCode)
+	}
+	if left, _ := p.srv.Store.Reservations(ctx, time.Now()); len(left) != 0 {
+		t.Errorf("the disabled user's booking still holds units: %+v", left)
+	}
+	if _, page := p.get(admin, "/admin/users"); !strings.Contains(page, "Their GPU booking was released.") {
+		t.Error("the admin is not told the booking was released")
 	}
 	if res, _ := p.get(c, "/gpus"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disabled user's session still works: %d", res.StatusCode)
