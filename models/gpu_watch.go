@@ -120,10 +120,12 @@ func (s *Store) DeleteGPUWatch(ctx context.Context, userID, id int64) error {
 	return nil
 }
 
-// PendingGPUWatches returns every watch not yet fired, oldest first.
+// PendingGPUWatches returns every watch not yet fired, oldest first, of
+// accounts that are not disabled (a disabled user is neither notified nor
+// mailed; their watches wait, should the account come back).
 func (s *Store) PendingGPUWatches(ctx context.Context) ([]GPUWatch, error) {
 	var out []GPUWatch
-	err := s.db.WithContext(ctx).Where("notified_at IS NULL").Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("notified_at IS NULL AND user_id IN (SELECT id FROM users WHERE NOT disabled)").Order("id").Find(&out).Error
 	return out, err
 }
 

@@ -62,7 +62,19 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 		t.Fatalf("fired %d with no GPU free", n)
 	}
 
+	// A disabled account's watch waits: nobody to tell.
+	aliceUser, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	if err := p.srv.Store.SetUserDisabled(ctx, aliceUser.ID, true); err != nil {
+		t.Fatal(err)
+	}
 	drain(false, uuids[3])
+	if n := check(); n != 0 {
+		t.Fatalf("fired %d for a disabled account", n)
+	}
+	if err := p.srv.Store.SetUserDisabled(ctx, aliceUser.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	alice = tokenFor(t, p, "alice", "user") // disabling ended her tokens
 	if n := check(); n != 1 {
 		t.Fatalf("fired %d when one GPU freed; want 1", n)
 	}
