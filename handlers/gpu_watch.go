@@ -44,10 +44,16 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 		h.fail(c, err)
 		return
 	}
+	// Only flavors the user's quota lets them launch are worth waiting for.
+	lim, err := h.store.EffectiveQuota(ctx, u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	names := map[int64]string{}
 	for _, f := range flavors {
 		names[f.ID] = f.Name
-		if f.Enabled && f.GPUCount > 0 {
+		if f.Enabled && f.GPUCount > 0 && quotaRulesOut(lim, f) == "" {
 			v.Flavors = append(v.Flavors, templates.WatchFlavor{Name: f.Name, Need: unitTextT(ctx, f)})
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // some images and flavors and to 2 GPUs at once sees only its images, and
 // the other flavors (and those asking for more GPUs than the quota allows
 // at all) disabled with the reason, instead of picking one and being
-// refused on submit. A user outside the group sees everything.
+// refused on submit; the flavor watch offers the same. A user outside the
+// group sees everything.
 func TestLaunchFormFollowsTheQuota(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()
@@ -79,6 +80,18 @@ func TestLaunchFormFollowsTheQuota(t *testing.T) {
 	}
 	if v := doc.Find(`input[name=image][checked]`).AttrOr("value", ""); v != "PyTorch (CUDA 12)" {
 		t.Errorf("preselected image %q, want the one allowed", v)
+	}
+
+	// The flavor watch on /notifications offers the same flavors.
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	_, body := p.get(c, "/notifications")
+	var watchable []string
+	mpDoc(t, body).Find(`[data-testid=flavor-watch-flavor] option`).Each(func(_ int, s *goquery.Selection) {
+		watchable = append(watchable, s.AttrOr("value", ""))
+	})
+	if strings.Join(watchable, ",") != "1x H100 80GB HBM3" {
+		t.Errorf("alice can watch the flavors %q, want only 1x H100 80GB HBM3 (CPU small has no GPU to wait for)", watchable)
 	}
 
 	doc = form("bob")
