@@ -8,6 +8,7 @@ import (
 func (h *Handler) Routes(r *gin.Engine) {
 	r.HandleMethodNotAllowed = true // a wrong method is 405 with Allow, not 404
 	r.GET("/healthz", h.healthz)
+	r.GET("/favicon.ico", h.favicon)
 	r.Use(h.limitBody, h.loadUser, h.chooseLocale, h.refuseFromNotebook)
 	r.POST("/language", h.setLanguage)
 

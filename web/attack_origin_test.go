@@ -137,6 +137,12 @@ func TestRequestsFromNotebookPagesRefused(t *testing.T) {
 	if got := send("GET", "/admin/users", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}); got != http.StatusForbidden {
 		t.Errorf("/admin/users in a frame of a notebook: %d, want 403", got)
 	}
+	// The icon a browser asks for on a /wb/ page that names none (an app on
+	// an extra port, the proxy's error pages) is no request of the
+	// notebook's: it leads to the logo and is not refused (nor logged).
+	if got := send("GET", "/favicon.ico", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}); got != http.StatusMovedPermanently {
+		t.Errorf("favicon from a notebook page: %d, want 301 to the logo", got)
+	}
 	// A link followed from a notebook is a top-level navigation: it passes.
 	if got := send("GET", "/", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}); got != http.StatusOK {
 		t.Errorf("top-level navigation from a notebook: %d, want 200", got)
