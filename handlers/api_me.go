@@ -43,10 +43,12 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 	for _, w := range active {
 		st.GPUsInUse += len(w.GPUs)
 	}
-	if lim.GPUHoursPerMonth != nil && *lim.GPUHoursPerMonth > 0 && float64(month.GPUSeconds) >= warnFraction*float64(*lim.GPUHoursPerMonth*3600) {
+	// 80% up to the limit; at the limit LimitReached says it (both read as
+	// "used up" and "80% or more" at once).
+	if l := lim.GPUHoursPerMonth; l != nil && *l > 0 && float64(month.GPUSeconds) >= warnFraction*float64(*l*3600) && month.GPUSeconds < *l*3600 {
 		st.Warnings = append(st.Warnings, "You have used 80% or more of your monthly GPU-hours.")
 	}
-	if lim.BudgetPerMonthMicros != nil && *lim.BudgetPerMonthMicros > 0 && float64(month.AmountMicros) >= warnFraction*float64(*lim.BudgetPerMonthMicros) {
+	if l := lim.BudgetPerMonthMicros; l != nil && *l > 0 && float64(month.AmountMicros) >= warnFraction*float64(*l) && month.AmountMicros < *l {
 		st.Warnings = append(st.Warnings, "You have spent 80% or more of your monthly budget.")
 	}
 	st.LimitReached = models.MonthlyLimitReached(lim, month)

@@ -249,6 +249,16 @@ func TestBudgetExhaustion(t *testing.T) {
 		}
 		t.Fatalf("/me after exhaustion: %d limit_reached %q (usage %v)", code, lr, usage)
 	}
+	// Used up is not also "80% or more": the warnings stop at the limit,
+	// in the API and on /usage.
+	if w, _ := usage["warnings"].([]any); len(w) != 0 {
+		t.Errorf("/me at the limit still warns %v", w)
+	}
+	ac := p.client()
+	p.login(ac, "alice", "alice-password")
+	if _, page := p.get(ac, "/usage"); !strings.Contains(page, `data-testid="quota-limit-reached"`) || strings.Contains(page, `data-testid="quota-warning"`) {
+		t.Error("/usage at the limit: want the limit-reached alert and no 80% warning")
+	}
 
 	code, body = p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"more","image":"fake","flavor":%q}`, moneyFlavor))
 	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "budget") {
