@@ -20,11 +20,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
 		p.PathMode = h.cfg.NotebookDomain == ""
 		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"
-		if n, err := h.store.UnreadNotifications(ctx, u.ID); err != nil {
-			h.log.Warn("count unread notifications", "err", err) // the page is still worth showing
-		} else {
-			p.Unread = n
-		}
+		p.Unread = h.unreadCount(c.Request, u.ID)
 	}
 	switch {
 	case p.User == nil:
@@ -41,6 +37,17 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		p.Banner += i18n.T(ctx, "Workbench egress policy NOT enforced: containers can reach this host and link-local addresses (Admin → Egress).")
 	}
 	return p
+}
+
+// unreadCount is the top bar's count of the user's unread notifications; 0
+// when it cannot be read (the page is still worth showing), with a warning
+// unless the reader left (issue 15: a client that goes away is no warning).
+func (h *Handler) unreadCount(r *http.Request, userID int64) int64 {
+	n, err := h.store.UnreadNotifications(r.Context(), userID)
+	if err != nil && !proxy.ClientGone(r, err) {
+		h.log.Warn("count unread notifications", "err", err)
+	}
+	return n
 }
 
 // render writes a templ component with the request's context.
