@@ -39,22 +39,31 @@ func outsideProcesses(g PoolGPU, s gpu.Sample) []OutsideProcess {
 	return out
 }
 
-// preferUnused orders a whole-GPU need's candidates so that GPUs with
-// compute processes on them in the latest sample come last: the store
-// binds candidates in order, so a launch gets an unused GPU while there
-// is one. (A free GPU's processes are outside ones; a held GPU is skipped
-// by the store whatever its place.)
-func (p *Pool) preferUnused(need *models.GPUNeed) {
-	if p.sampler == nil || need.Kind != models.UnitGPU || len(need.Candidates) < 2 {
-		return
+// withProcesses is the set of GPUs (by UUID) with compute processes on
+// them in the latest sample: read once per inventory read, for every
+// flavor's need.
+func (p *Pool) withProcesses(devs []gpu.Device) map[string]bool {
+	if p.sampler == nil {
+		return nil
 	}
-	used := make(map[string]bool, len(need.Candidates))
-	for _, uuid := range need.Candidates {
-		if s, ok := p.sampler.Latest(uuid); ok && s.Readable(gpu.FieldProcesses) && len(s.Processes) > 0 {
-			used[uuid] = true
+	var used map[string]bool
+	for _, d := range devs {
+		if s, ok := p.sampler.Latest(d.UUID); ok && s.Readable(gpu.FieldProcesses) && len(s.Processes) > 0 {
+			if used == nil {
+				used = map[string]bool{}
+			}
+			used[d.UUID] = true
 		}
 	}
-	if len(used) == 0 {
+	return used
+}
+
+// preferUnused orders a whole-GPU need's candidates so that GPUs in used
+// (withProcesses) come last: the store binds candidates in order, so a
+// launch gets an unused GPU while there is one. (A free GPU's processes are
+// outside ones; a held GPU is skipped by the store whatever its place.)
+func preferUnused(need *models.GPUNeed, used map[string]bool) {
+	if len(used) == 0 || need.Kind != models.UnitGPU || len(need.Candidates) < 2 {
 		return
 	}
 	need.Candidates = append([]string(nil), need.Candidates...)

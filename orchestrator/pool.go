@@ -258,12 +258,10 @@ func (p *Pool) listFrom(devs []gpu.Device, t poolTables, withHistory bool) []Poo
 			if s, ok := p.sampler.Latest(d.UUID); ok {
 				g.Util = readingOf(s)
 				g.Outside = outsideProcesses(g, s)
+				migReadings(g.Units, s)
 			}
 			if withHistory {
 				g.History = p.sampler.History(d.UUID)
-			}
-			if s, ok := p.sampler.Latest(d.UUID); ok {
-				migReadings(g.Units, s)
 			}
 		}
 		out = append(out, g)

@@ -92,7 +92,7 @@ func (m *Manager) ReleaseReservationsOf(ctx context.Context, who string, u *mode
 	if err != nil {
 		return 0, err
 	}
-	if !slices.ContainsFunc(list, func(r models.Reservation) bool { return r.UserID == u.ID && r.ReleasedAt == nil }) {
+	if !slices.ContainsFunc(list, func(r models.Reservation) bool { return r.UserID == u.ID }) { // the list holds unreleased ones only
 		return 0, nil // nothing to release, nothing to audit
 	}
 	var n int64

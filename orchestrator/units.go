@@ -80,7 +80,7 @@ func (p *Pool) Need(ctx context.Context, f *models.Flavor) (models.GPUNeed, erro
 		return models.GPUNeed{}, err
 	}
 	need := needFrom(devs, states, f)
-	p.preferUnused(&need)
+	preferUnused(&need, p.withProcesses(devs))
 	return need, nil
 }
 
@@ -92,9 +92,10 @@ func (p *Pool) Needs(ctx context.Context, fls []models.Flavor) (map[int64]models
 		return nil, err
 	}
 	out := make(map[int64]models.GPUNeed, len(fls))
+	used := p.withProcesses(devs)
 	for i := range fls {
 		need := needFrom(devs, states, &fls[i])
-		p.preferUnused(&need)
+		preferUnused(&need, used)
 		out[fls[i].ID] = need
 	}
 	return out, nil
