@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/PuerkitoBio/goquery"
-
 	"workbench/web"
 )
 
@@ -23,11 +21,7 @@ func TestFlavorListsNameMIGInstances(t *testing.T) {
 	const mig = "1x MIG 1g.10gb (H100 80GB HBM3)"
 	option := func(page, css string) string {
 		t.Helper()
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := doc.Find(css + ` option[value="` + mig + `"]`)
+		o := mpDoc(t, page).Find(css + ` option[value="` + mig + `"]`)
 		if o.Length() != 1 {
 			t.Fatalf("no option for %s in %s", mig, css)
 		}
@@ -48,14 +42,14 @@ func TestFlavorListsNameMIGInstances(t *testing.T) {
 
 	// With no watch yet the page says so instead of an empty table; the
 	// table comes with the first watch.
-	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(mustGet(t, p, uc, "/notifications")))
+	doc := mpDoc(t, mustGet(t, p, uc, "/notifications"))
 	if doc.Find(`[data-testid=no-gpu-watches]`).Length() != 1 || doc.Find(`[data-testid=gpu-watches]`).Length() != 0 {
 		t.Fatalf("no watches: empty-state %d, table %d", doc.Find(`[data-testid=no-gpu-watches]`).Length(), doc.Find(`[data-testid=gpu-watches]`).Length())
 	}
 	if res := p.postForm(uc, "/notifications/watches", url.Values{"flavor": {mig}}); res.StatusCode != 303 {
 		t.Fatalf("watch the MIG flavor: %d", res.StatusCode)
 	}
-	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(mustGet(t, p, uc, "/notifications")))
+	doc = mpDoc(t, mustGet(t, p, uc, "/notifications"))
 	if doc.Find(`[data-testid=no-gpu-watches]`).Length() != 0 || strings.TrimSpace(doc.Find(`[data-testid=gpu-watch-flavor]`).Text()) != mig {
 		t.Fatalf("after watching: empty-state %d, row flavor %q", doc.Find(`[data-testid=no-gpu-watches]`).Length(), doc.Find(`[data-testid=gpu-watch-flavor]`).Text())
 	}

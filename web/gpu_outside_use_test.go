@@ -41,11 +41,7 @@ func TestGPUPageShowsUseOutsideThePortal(t *testing.T) {
 	p.login(c, "alice", "alice-password")
 	page := func() *goquery.Document {
 		_, body := p.get(c, "/gpus")
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc
+		return mpDoc(t, body)
 	}
 	notes := page().Find(`[data-testid=gpu-outside]`)
 	if notes.Length() != 1 || strings.TrimSpace(notes.Text()) != "used outside Workbench: 2 processes, 30.0 GiB" ||

@@ -33,10 +33,7 @@ func TestMIGGPUShowsWhatItReports(t *testing.T) {
 	c := p.client()
 	p.login(c, "alice", "alice-password")
 	_, page := p.get(c, "/gpus")
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := mpDoc(t, page)
 	row := doc.Find(`[data-testid=gpu-row]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), "GPU 7 ·")
 	})

@@ -123,7 +123,7 @@ func TestLedgerCorrections(t *testing.T) {
 	// A credit line reads as money given back, not as something metered
 	// ("0:00:00, 0 GiB, 0.00 / unit-hour"), and the summary names the
 	// group of lines without a workbench.
-	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
+	doc := mpDoc(t, page)
 	var creditRows int
 	doc.Find(`[data-testid=statement-row]`).Each(func(_ int, row *goquery.Selection) {
 		if !strings.Contains(row.Find(`[data-testid=line-resource]`).Text(), "goodwill") {

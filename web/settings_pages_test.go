@@ -29,11 +29,7 @@ func TestSettingsPagesTabsEmptyStatesAndKeptLifetime(t *testing.T) {
 		if res.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %d", path, res.StatusCode)
 		}
-		d, err := goquery.NewDocumentFromReader(strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
+		return mpDoc(t, body)
 	}
 	for _, c := range []struct{ path, active, empty, table string }{
 		{"/settings/tokens", "tokens-link", "no-tokens", "token-table"},
@@ -60,7 +56,7 @@ func TestSettingsPagesTabsEmptyStatesAndKeptLifetime(t *testing.T) {
 	}
 	form.Set("expires_days", "365")
 	res, body := p.postFormBody(c, "/settings/tokens", form)
-	d, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	d := mpDoc(t, body)
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(d.Find(`[data-testid=error-name]`).Text(), "already have a token with this name") {
 		t.Fatalf("a second token named laptop: %d %q", res.StatusCode, d.Find(`[data-testid=error-name]`).Text())
 	}
