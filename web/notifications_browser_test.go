@@ -1,0 +1,79 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"workbench/models"
+)
+
+// A user whose GPU watch fired sees the count in the top bar on any page,
+// clicks Notifications, reads it there, and the count is gone on the next
+// page. The launch form shows a flavor her quota does not allow disabled
+// with the reason, and clicking it leaves the flavor she had. With
+// JavaScript on and off: all of it is links, forms and disabled inputs.
+func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p := newPortal(t)
+			ctx := context.Background()
+			st := p.srv.Store
+			alice, err := st.CreateUser(ctx, models.NewUser{Username: "alice", Password: "alice-password", Role: "user"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const model = "NVIDIA H100 80GB HBM3"
+			w, err := st.CreateGPUWatch(ctx, alice.ID, model, []string{model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fired, err := st.FireGPUWatch(ctx, w.ID, "A "+model+" GPU is free now (1 free). Launch a workbench before someone else takes it.", "/workbenches/new"); err != nil || !fired {
+				t.Fatalf("fire the watch: %v %v", fired, err)
+			}
+			if err := st.SetQuota(ctx, models.ScopeUser, alice.ID, models.Limits{AllowedFlavors: []string{"CPU small", "1x H100 80GB HBM3"}}, "admin"); err != nil {
+				t.Fatal(err)
+			}
+
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btNavigate(t, b, p.ts.URL+"/login")
+			if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
+				t.Fatalf("alice login: status %d", resp.Status)
+			}
+			btNavigate(t, b, p.ts.URL+"/gpus")
+			if got := btText(t, b, `[data-testid=notifications-unread]`); got != "1" {
+				t.Fatalf("unread count on /gpus %q, want 1", got)
+			}
+			btSubmit(t, b, "click Notifications", chromedp.Click(chromedp.CSS(`[data-testid=notifications-link]`)))
+			if p := btLocation(t, b).Path; p != "/notifications" {
+				t.Fatalf("the Notifications link led to %s", p)
+			}
+			if got := btTexts(t, b, `[data-testid=notification]`); len(got) != 1 {
+				t.Fatalf("notifications shown: %q", got)
+			}
+
+			btNavigate(t, b, p.ts.URL+"/workbenches/new")
+			if btVisible(t, b, `[data-testid=notifications-unread]`) {
+				t.Error("the unread count is still shown after the notifications were read")
+			}
+			two := `[data-testid=flavor-choice] input[value="2x H100 80GB HBM3"]`
+			if !btVisible(t, b, `[data-testid=flavor-choice].disabled input[value="2x H100 80GB HBM3"]`) {
+				t.Fatal("the 2-GPU flavor her quota does not allow is not shown disabled")
+			}
+			before, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('input[name=flavor]:checked').value`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			btDo(t, b, "click the disallowed flavor", chromedp.Click(chromedp.CSS(two)))
+			after, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('input[name=flavor]:checked').value`))
+			if err != nil || after != before || after == "2x H100 80GB HBM3" {
+				t.Fatalf("after clicking the disallowed flavor the choice is %q (was %q): %v", after, before, err)
+			}
+		})
+	}
+}
