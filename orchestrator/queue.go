@@ -215,7 +215,8 @@ func reservationPool(r *models.Reservation) scheduler.Pool {
 func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs map[int64]models.GPUNeed, now time.Time,
 	usage map[int64]float64, months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
 	snap := scheduler.Snapshot{Now: now, Free: map[scheduler.Pool]int{}, Usage: usage,
-		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: !m.opt.NoPreempt, FairShareHalfLife: m.opt.FairShareHalfLife}}
+		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: !m.opt.NoPreempt, FairShareHalfLife: m.opt.FairShareHalfLife,
+			PreemptGrace: m.opt.PreemptGrace}}
 	for model, uuids := range cands {
 		n, err := q.FreeUnits(models.GPUNeed{Kind: models.UnitGPU, Model: model, Candidates: uuids})
 		if err != nil {
@@ -238,6 +239,9 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 	for _, h := range held {
 		r := scheduler.Running{ID: h.ID, User: h.OwnerID, Units: h.Units, Priority: h.PriorityRank, Preemptible: h.Preemptible,
 			Started: h.CreatedAt, Yielding: h.PreemptAt != nil}
+		if h.PreemptAt != nil {
+			r.YieldsAt = *h.PreemptAt
+		}
 		if h.Units > 0 {
 			r.Pool = unitPool(h.UnitKind, h.GPUModel, h.MIGProfile)
 		}

@@ -260,11 +260,21 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 			t.Fatalf("%s told to yield too: one GPU is needed", v.Name)
 		}
 	}
+	// The waiting launch expects the GPU when the grace ends.
+	expectAt := func(when string) {
+		t.Helper()
+		w, _ := r.store.WorkbenchByID(ctx, want.ID)
+		if w.EstimatedStart == nil || !w.EstimatedStart.Equal(*got.PreemptAt) {
+			t.Fatalf("%s: estimated start %v, want the grace's end %v", when, w.EstimatedStart, got.PreemptAt)
+		}
+	}
+	expectAt("after the launch")
 	// Within the grace it runs on.
 	r.advance(119 * time.Second)
 	if err := r.m.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
+	expectAt("a drain later")
 	if w, _ := r.store.WorkbenchByID(ctx, newest.ID); w.State != models.StateRunning {
 		t.Fatalf("stopped before the grace ended: %s", w.State)
 	}

@@ -13,6 +13,7 @@ package scheduler
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -114,6 +115,9 @@ type Running struct {
 	// Yielding is set for a preemptible run already told to yield: its
 	// units are on their way back.
 	Yielding bool
+	// YieldsAt is when a yielding run's grace ends and it is stopped (zero:
+	// unknown, its units then count as free for estimates).
+	YieldsAt time.Time
 }
 
 // Policy tunes the scheduler.
@@ -127,6 +131,10 @@ type Policy struct {
 	// FairShareHalfLife is the half-life of the recent usage that orders
 	// requests of equal priority.
 	FairShareHalfLife time.Duration
+	// PreemptGrace is how long a run told to yield keeps its units: a
+	// request that preempts expects them then (estimates only; zero:
+	// unknown).
+	PreemptGrace time.Duration
 }
 
 // Snapshot is what the scheduler decides on.
@@ -312,7 +320,7 @@ func Decide(s Snapshot) Plan {
 	// plan starts (at its maximum runtime).
 	releases := map[Pool][]release{}
 	for _, r := range s.Running {
-		releases[r.Pool] = append(releases[r.Pool], release{at: r.EndsBy, units: r.Units})
+		releases[r.Pool] = append(releases[r.Pool], release{at: r.releaseAt(), units: r.Units})
 	}
 	// shadow is, per pool, the first blocked request's reservation: the
 	// time it is expected to start and the units left over for others then.
@@ -325,12 +333,20 @@ func Decide(s Snapshot) Plan {
 	// needAhead is, per pool, the units wanted by blocked requests before
 	// this one (for estimates).
 	needAhead := map[Pool]int{}
-	yielding := map[Pool]int{}
+	// yielding is, per pool, the units of runs told to yield (no other run
+	// need be preempted for them); yieldingUnknown those of runs whose stop
+	// time is unknown, which estimates count as free now (the others are
+	// releases at their stop time).
+	yielding, yieldingUnknown := map[Pool]int{}, map[Pool]int{}
 	for _, r := range s.Running {
 		if r.Yielding {
 			yielding[r.Pool] += r.Units
+			if r.YieldsAt.IsZero() {
+				yieldingUnknown[r.Pool] += r.Units
+			}
 		}
 	}
+	claimed := claimedReleases(s)
 	preempted := map[string]bool{}
 	res := newReserved(s)
 	for _, r := range ordered {
@@ -384,7 +400,7 @@ func Decide(s Snapshot) Plan {
 			continue
 		}
 		ahead[r.Pool]++
-		est := estimate(s.Now, avail+yielding[r.Pool], needAhead[r.Pool]+r.Units, releases[r.Pool])
+		est := estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units, slices.Concat(releases[r.Pool], claimed[r.ID]))
 		if r.NotBefore.After(s.Now) {
 			est = r.NotBefore
 		}
@@ -414,6 +430,20 @@ func Decide(s Snapshot) Plan {
 						preempted[v] = true
 						p.Preempt = append(p.Preempt, v)
 					}
+					// What the victims give back comes when their grace
+					// ends: the estimate, and the shadow later requests
+					// must not delay, count it then.
+					if freed := freedFor(s, r.Pool, victims, claim); freed > 0 && s.Policy.PreemptGrace > 0 {
+						releases[r.Pool] = append(releases[r.Pool], release{at: s.Now.Add(s.Policy.PreemptGrace), units: freed})
+						est = estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool], releases[r.Pool])
+						if r.NotBefore.After(est) {
+							est = r.NotBefore
+						}
+						if !est.IsZero() {
+							sh := shadows[r.Pool]
+							sh.at, sh.extra = est, max(availableAt(est, free[r.Pool], releases[r.Pool])-r.Units, 0)
+						}
+					}
 					if len(claim) > 0 {
 						p.Claim[r.ID] = claim
 						why = reasonf("%s; preemptible work is yielding its GPUs (a shared GPU, taken whole)", why)
@@ -432,6 +462,67 @@ func Decide(s Snapshot) Plan {
 type release struct {
 	at    time.Time // zero: unknown
 	units int
+}
+
+// releaseAt is when a running workbench gives its units back at the
+// latest: its maximum runtime's end, or its grace's end when it yields.
+func (r Running) releaseAt() time.Time {
+	if r.Yielding && !r.YieldsAt.IsZero() && (r.EndsBy.IsZero() || r.YieldsAt.Before(r.EndsBy)) {
+		return r.YieldsAt
+	}
+	return r.EndsBy
+}
+
+// lastOf is the latest of the holders' stop times; zero when one is unknown.
+func lastOf(holders []string, ends map[string]time.Time) time.Time {
+	var last time.Time
+	for _, h := range holders {
+		t := ends[h]
+		if t.IsZero() {
+			return time.Time{}
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	return last
+}
+
+// freedFor counts the units of pool that preempting victims (and taking
+// the claimed shared GPUs whole) gives back.
+func freedFor(s Snapshot, pool Pool, victims, claim []string) int {
+	n := len(claim)
+	chosen := map[string]bool{}
+	for _, v := range victims {
+		chosen[v] = true
+	}
+	for _, r := range s.Running {
+		if chosen[r.ID] && r.Pool == pool {
+			n += r.Units
+		}
+	}
+	return n
+}
+
+// claimedReleases are, per request, the shared GPUs it already claims
+// whose slice holders are still yielding: each is its own when the last
+// holder has stopped (unknown when a holder's stop time is).
+func claimedReleases(s Snapshot) map[string][]release {
+	out := map[string][]release{}
+	var ends map[string]time.Time
+	for _, g := range s.Shared {
+		if g.ClaimedBy == "" || len(g.Holders) == 0 {
+			continue
+		}
+		if ends == nil {
+			ends = map[string]time.Time{}
+			for _, r := range s.Running {
+				ends[r.ID] = r.releaseAt()
+			}
+		}
+		out[g.ClaimedBy] = append(out[g.ClaimedBy], release{at: lastOf(g.Holders, ends), units: 1})
+	}
+	return out
 }
 
 // estimate is when units become free for want units (counting what

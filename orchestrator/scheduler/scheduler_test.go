@@ -318,3 +318,47 @@ func TestPinnedReservationBeforeItsWindowStartsWhenItOpens(t *testing.T) {
 		t.Fatalf("in its window: start %v", p.Start)
 	}
 }
+
+// A request that preempts is expected when its victims' grace ends: in the
+// drain that chooses them (now + the grace) and in the drains after (their
+// recorded stop time), not "now" nor "unknown". Requests behind it are
+// estimated from there too.
+func TestEstimateWhenPreemptionFreesTheUnits(t *testing.T) {
+	grace := 2 * time.Minute
+	run := []Running{
+		{ID: "p", Pool: h100, Units: 4, Priority: 10, Preemptible: true, Started: t0},
+		{ID: "i", Pool: h100, Units: 1, Priority: 100, Started: t0}, // no maximum runtime
+	}
+	now := t0.Add(time.Hour)
+	s := Snapshot{Now: now, Free: map[Pool]int{h100: 3}, Running: run,
+		Queue:  []Request{req("a", 1, 4, 100, 0)},
+		Policy: Policy{Preempt: true, PreemptGrace: grace}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Preempt, []string{"p"}) {
+		t.Fatalf("preempt %v", p.Preempt)
+	}
+	if got := p.Waiting["a"].EstimatedStart; !got.Equal(now.Add(grace)) {
+		t.Fatalf("estimate in the choosing drain %v, want the grace's end %v", got, now.Add(grace))
+	}
+	// A minute later p yields, told to stop at now+grace.
+	s.Now = now.Add(time.Minute)
+	s.Running[0].Yielding, s.Running[0].YieldsAt = true, now.Add(grace)
+	p = Decide(s)
+	if len(p.Preempt) != 0 {
+		t.Fatalf("preempted again: %v", p.Preempt)
+	}
+	if got := p.Waiting["a"].EstimatedStart; !got.Equal(now.Add(grace)) {
+		t.Fatalf("estimate while p yields %v, want %v", got, now.Add(grace))
+	}
+	// A yielding run whose stop time is unknown counts as free, as before.
+	s.Running[0].YieldsAt = time.Time{}
+	if got := Decide(s).Waiting["a"].EstimatedStart; !got.Equal(s.Now) {
+		t.Fatalf("estimate with an unknown stop time %v, want now", got)
+	}
+	// Without a grace the choosing drain cannot tell.
+	s = Snapshot{Now: now, Free: map[Pool]int{h100: 3}, Queue: []Request{req("a", 1, 4, 100, 0)}, Policy: Policy{Preempt: true},
+		Running: []Running{{ID: "p", Pool: h100, Units: 4, Priority: 10, Preemptible: true, Started: t0}, run[1]}}
+	if got := Decide(s).Waiting["a"].EstimatedStart; !got.IsZero() {
+		t.Fatalf("estimate without a grace %v, want unknown", got)
+	}
+}
