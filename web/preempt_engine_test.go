@@ -49,6 +49,18 @@ func TestPreemptionOnTheEngine(t *testing.T) {
 	if at == "" || !strings.Contains(victim["reason"].(string), "higher-priority launch") {
 		t.Fatalf("newest spot run after the interactive launch: %v", victim)
 	}
+	// The waiting launch expects its GPU when the grace ends.
+	if _, w := p.api("GET", "/api/v1/workbenches/"+want["id"].(string), eve, ""); w["estimated_start"] != at {
+		t.Fatalf("waiting launch: estimated start %v, want the victim's stop time %s", w["estimated_start"], at)
+	}
+	// Its owner sees it in the list of workbenches, not only on its page.
+	c := p.client()
+	p.login(c, "spot", "spot-password")
+	_, list := p.get(c, "/")
+	row := mpDoc(t, list).Find(`[data-testid=workbench-row][data-id="` + newest + `"]`)
+	if note := row.Find(`[data-testid=row-preempt-at]`).Text(); !strings.Contains(note, "preempted: stops at") {
+		t.Fatalf("list row of the yielding run: %q", row.Text())
+	}
 	// The notice, in the home, as the container sees it.
 	install, err := p.srv.Store.InstallID(context.Background())
 	if err != nil {
