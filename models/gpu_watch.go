@@ -25,16 +25,6 @@ type GPUWatch struct {
 // TableName is the table's name.
 func (GPUWatch) TableName() string { return "gpu_watches" }
 
-// Notification is one in-app message to a user.
-type Notification struct {
-	ID        int64      `gorm:"primaryKey" json:"id"`
-	UserID    int64      `json:"-"`
-	Message   string     `json:"message"`
-	Link      string     `json:"link"`
-	CreatedAt time.Time  `json:"created_at"`
-	ReadAt    *time.Time `json:"read_at"`
-}
-
 // maxPendingWatches bounds one user's open watches.
 const maxPendingWatches = 20
 
@@ -151,24 +141,4 @@ func (s *Store) FireGPUWatch(ctx context.Context, id int64, message, link string
 		return tx.Create(&Notification{UserID: w.UserID, Message: message, Link: link, CreatedAt: now}).Error
 	})
 	return fired, err
-}
-
-// ListNotifications returns a user's newest notifications.
-func (s *Store) ListNotifications(ctx context.Context, userID int64, limit int) ([]Notification, error) {
-	var out []Notification
-	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("id DESC").Limit(limit).Find(&out).Error
-	return out, err
-}
-
-// UnreadNotifications counts a user's notifications not yet seen (the top
-// bar shows it on every page).
-func (s *Store) UnreadNotifications(ctx context.Context, userID int64) (int64, error) {
-	var n int64
-	err := s.rdb.WithContext(ctx).Model(&Notification{}).Where("user_id = ? AND read_at IS NULL", userID).Count(&n).Error
-	return n, err
-}
-
-// MarkNotificationsRead marks all of a user's notifications read.
-func (s *Store) MarkNotificationsRead(ctx context.Context, userID int64) error {
-	return s.db.WithContext(ctx).Model(&Notification{}).Where("user_id = ? AND read_at IS NULL", userID).Update("read_at", s.now()).Error
 }
