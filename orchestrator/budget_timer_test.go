@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,11 @@ func TestBudgetStopsAtTheInstant(t *testing.T) {
 	if n := culls(); n != 1 {
 		t.Errorf("workbench_culls_total{reason=\"budget\"} = %v after the timer's stop, want 1", n)
 	}
+	// Its owner is told, just after the stop.
+	waitFor(t, func() bool {
+		ns, err := f.store.ListNotifications(f.ctx, f.user.ID, 10)
+		return err == nil && len(ns) == 1 && strings.HasPrefix(ns[0].Message, "Workbench budget: stopped: quota exceeded: the monthly budget is used up")
+	})
 	if _, err := f.m.Billing().BillOnce(f.ctx); err != nil {
 		t.Fatal(err)
 	}

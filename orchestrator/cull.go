@@ -27,6 +27,7 @@ func (m *Manager) Cull(ctx context.Context) {
 				m.log.Warn("cull: stop", "id", wb.ID, "err", err)
 			} else {
 				m.metrics.culled(kind)
+				m.tellOwner(ctx, wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, reason))
 			}
 		}
 	}

@@ -174,18 +174,7 @@ func (w *GPUWatcher) send(ctx context.Context, wt models.GPUWatch, msg, link str
 			n.Flavor = fl.Name
 		}
 	}
-	for _, s := range w.senders {
-		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		err := s.Send(sctx, n)
-		cancel()
-		switch {
-		case errors.Is(err, errNoAddress):
-		case err != nil:
-			w.log.Warn("GPU watch: send", "channel", s.Name(), "watch", wt.ID, "user", u.Username, "err", err)
-		default:
-			w.log.Info("GPU watch: sent", "channel", s.Name(), "watch", wt.ID, "user", u.Username)
-		}
-	}
+	deliver(ctx, w.log, w.senders, n)
 }
 
 // Run checks until ctx ends.

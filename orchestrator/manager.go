@@ -143,6 +143,10 @@ type Manager struct {
 	pulls          prePulls      // admins' pre-pulls (see image_pull.go)
 	images         imagePresence // ImageSize answers (see image_presence.go)
 
+	// notices tells owners what happened to their workbenches
+	// (notify_owner.go).
+	notices ownerNotices
+
 	// fw enforces the egress policy; egress is its last outcome (egress.go).
 	fw     Firewall
 	egress egressState

@@ -137,8 +137,14 @@ func TestMemCullStopsAnIdleWorkbenchAtItsTimeout(t *testing.T) {
 	clock.Set(started.Add(idle))
 	r.m.Cull(ctx)
 	r.assertStopped(t)
-	if wb := r.record(t); !strings.Contains(wb.Reason, "idle timeout") {
+	wb := r.record(t)
+	if !strings.Contains(wb.Reason, "idle timeout") {
 		t.Errorf("reason %q, want the idle timeout", wb.Reason)
+	}
+	// Its owner, who was not looking, is told why, with a link.
+	ns, err := r.store.ListNotifications(ctx, wb.OwnerID, 10)
+	if err != nil || len(ns) != 1 || ns[0].Message != "Workbench "+wb.Name+": "+wb.Reason || ns[0].Link != "/workbenches/"+wb.ID {
+		t.Fatalf("owner's notifications %+v (%v)", ns, err)
 	}
 }
 

@@ -17,17 +17,41 @@ import (
 )
 
 // Notice is a notification sent outside the portal (email, webhook) next
-// to the in-app one: a GPU watch fired.
+// to the in-app one: a GPU watch fired, or something happened to the
+// user's workbench (the Event* constants of notify_owner.go).
 type Notice struct {
-	Event    string    `json:"event"` // "gpu_free"
-	WatchID  int64     `json:"watch_id"`
-	User     string    `json:"user"`
-	Email    string    `json:"-"`
-	GPUModel string    `json:"gpu_model"`
-	Flavor   string    `json:"flavor,omitempty"` // a flavor watch: the flavor that can start
-	Message  string    `json:"message"`
-	Link     string    `json:"link"` // absolute when the portal's public URL is set
-	At       time.Time `json:"at"`
+	Event    string `json:"event"` // "gpu_free", "workbench_started", …
+	WatchID  int64  `json:"watch_id,omitempty"`
+	User     string `json:"user"`
+	Email    string `json:"-"`
+	GPUModel string `json:"gpu_model,omitempty"`
+	Flavor   string `json:"flavor,omitempty"` // a flavor watch: the flavor that can start
+	// Workbench and WorkbenchID name the workbench of a workbench event.
+	Workbench   string    `json:"workbench,omitempty"`
+	WorkbenchID string    `json:"workbench_id,omitempty"`
+	Message     string    `json:"message"`
+	Link        string    `json:"link"` // absolute when the portal's public URL is set
+	At          time.Time `json:"at"`
+}
+
+// subject is the email subject of n: one line.
+func (n Notice) subject() string {
+	var s string
+	switch {
+	case n.Event == EventStarted:
+		s = "Workbench: " + n.Workbench + " is running"
+	case n.Event == EventPreempt:
+		s = "Workbench: " + n.Workbench + " must yield its GPUs"
+	case n.Event == EventPreempted:
+		s = "Workbench: " + n.Workbench + " was preempted"
+	case n.Event == EventStopped:
+		s = "Workbench: " + n.Workbench + " was stopped"
+	case n.Flavor != "":
+		s = "Workbench: flavor " + n.Flavor + " can start"
+	default:
+		s = "Workbench: a " + n.GPUModel + " GPU is free"
+	}
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
 // Sender delivers notices one way (SMTP, webhook).
@@ -65,11 +89,7 @@ func (s *SMTPSender) Send(ctx context.Context, n Notice) error {
 		host, _, _ := net.SplitHostPort(s.Addr)
 		auth = smtp.PlainAuth("", s.Username, s.Password, host)
 	}
-	subject := "Workbench: a " + n.GPUModel + " GPU is free"
-	if n.Flavor != "" {
-		subject = "Workbench: flavor " + n.Flavor + " can start"
-	}
-	subject = strings.NewReplacer("\r", " ", "\n", " ").Replace(subject) // one header line
+	subject := n.subject()
 	var msg bytes.Buffer
 	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n",
 		s.From, n.Email, subject, n.At.Format(time.RFC1123Z))

@@ -35,6 +35,8 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	m.updateWorkbench(ctx, id, map[string]any{"reason": msg})
 	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, At: time.Now().UTC()})
 	m.log.Info("preempting", "id", id, "at", at)
+	m.tellOwner(ctx, wb, EventPreempt, reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
+		wb.Name, at.UTC().Format("2006-01-02 15:04")))
 	if wb.ContainerID == "" || wb.State != models.StateRunning {
 		return // still launching: it is stopped when its grace ends all the same
 	}
@@ -94,6 +96,9 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	m.release(id)
 	if err == nil && m.metrics != nil {
 		m.metrics.queue.preempted()
+	}
+	if err == nil {
+		m.tellOwner(ctx, wb, EventPreempted, reasonf("Workbench %s: %s", wb.Name, reason))
 	}
 	if err != nil || !wb.AutoResume {
 		return err

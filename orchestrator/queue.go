@@ -395,7 +395,13 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 					m.log.Info("placed from the queue", "id", wb.ID, "gpus", models.DeviceIDs(p.units))
 					m.events.Publish(Update{ID: wb.ID, State: models.StateRequested, At: time.Now().UTC()})
 					m.inBackground(wb.ID, func(ctx context.Context) error {
-						return m.restart(ctx, wb, owner.Username, img, fl, p.units)
+						err := m.restart(ctx, wb, owner.Username, img, fl, p.units)
+						if err == nil && wb.QueuedAt != nil {
+							if waited := m.now().Sub(*wb.QueuedAt); waited >= startedAfterWait {
+								m.tellOwner(ctx, wb, EventStarted, reasonf("Workbench %s is running: it started after %s in the queue.", wb.Name, waited.Round(time.Second)))
+							}
+						}
+						return err
 					})
 					return
 				}

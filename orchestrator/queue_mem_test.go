@@ -269,6 +269,19 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 		}
 	}
 	expectAt("after the launch")
+	// Its owner is told, in the top bar's notifications, with a link.
+	notes := func(u *models.User) []models.Notification {
+		t.Helper()
+		ns, err := r.store.ListNotifications(ctx, u.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ns
+	}
+	if ns := notes(dave); len(ns) != 1 || !strings.Contains(ns[0].Message, "spot-6 must yield its GPUs") ||
+		!strings.Contains(ns[0].Message, got.PreemptAt.UTC().Format("15:04")) || ns[0].Link != "/workbenches/"+newest.ID {
+		t.Fatalf("victim's owner was told %+v", ns)
+	}
 	// Within the grace it runs on.
 	r.advance(119 * time.Second)
 	if err := r.m.Drain(ctx); err != nil {
@@ -298,6 +311,15 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	if !sawPreempted || len(got.GPUs) != 0 {
 		t.Fatalf("history %+v, GPUs %v", hist, got.GPUs)
 	}
+	// The stop is told too; the interactive launch's owner, who waited out
+	// the grace, is told it runs.
+	if ns := notes(dave); len(ns) != 2 || !strings.HasPrefix(ns[0].Message, "Workbench spot-6: preempted:") {
+		t.Fatalf("victim's owner after the stop: %+v", ns)
+	}
+	waitFor(t, func() bool { // told just after the state turns running
+		ns := notes(eve)
+		return len(ns) == 1 && ns[0].Message == "Workbench interactive is running: it started after 2m0s in the queue." && ns[0].Link == "/workbenches/"+want.ID
+	})
 	// Resumed when a GPU frees: the last run's notice is emptied.
 	if err := r.m.Stop(ctx, victims[0].ID, ""); err != nil {
 		t.Fatal(err)

@@ -143,12 +143,17 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		s.pprof = pprofHandler(h)
 	}
 	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
+	// Fired GPU watches and what happens to a user's own workbenches go
+	// out by the same channels.
+	var senders []orchestrator.Sender
 	if cfg.SMTPAddr != "" {
-		s.GPUWatch.SendVia(cfg.PublicURL, &orchestrator.SMTPSender{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+		senders = append(senders, &orchestrator.SMTPSender{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
 	}
 	if cfg.NotifyWebhook != "" {
-		s.GPUWatch.SendVia(cfg.PublicURL, &orchestrator.WebhookSender{URL: cfg.NotifyWebhook, Secret: cfg.NotifyWebhookSecret})
+		senders = append(senders, &orchestrator.WebhookSender{URL: cfg.NotifyWebhook, Secret: cfg.NotifyWebhookSecret})
 	}
+	s.GPUWatch.SendVia(cfg.PublicURL, senders...)
+	s.Manager.NotifyOwnersVia(cfg.PublicURL, senders...)
 	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
 	h.SetSSHCloser(s.ssh.CloseUser)
 	return s, nil

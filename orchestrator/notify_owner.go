@@ -1,0 +1,81 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"workbench/models"
+)
+
+// Events told to a workbench's owner (Notice.Event). A person who clicked
+// Launch and saw "queued", or left a preemptible run for the night, is not
+// watching the page when these happen; the top bar's count, and email or
+// the webhook where the operator set them up, tell them.
+const (
+	EventStarted   = "workbench_started"   // a queued launch started after waiting
+	EventPreempt   = "workbench_preempt"   // a preemptible run must yield by a time
+	EventPreempted = "workbench_preempted" // it was stopped for higher-priority work
+	EventStopped   = "workbench_stopped"   // the portal stopped it (idle, runtime, budget)
+)
+
+// startedAfterWait is the wait after which a queued launch's start is
+// told to its owner: one placed within it is still watched by the person
+// who clicked Launch (the form queues by default, so most launches pass
+// through the queue for a moment).
+const startedAfterWait = time.Minute
+
+// ownerNotices delivers what happens to a user's own workbenches: an
+// in-app notification always, the configured channels besides.
+type ownerNotices struct {
+	senders   []Sender
+	publicURL string
+}
+
+// NotifyOwnersVia adds email/webhook delivery of the notices owners get
+// about their workbenches (before Run). Best effort, as for GPU watches.
+func (m *Manager) NotifyOwnersVia(publicURL string, senders ...Sender) {
+	m.notices.publicURL = strings.TrimSuffix(publicURL, "/")
+	m.notices.senders = append(m.notices.senders, senders...)
+}
+
+// tellOwner writes msg to wb's owner's notifications, linked to the
+// workbench's page, and sends it through the configured channels. A
+// failure is logged: the event itself has happened either way.
+func (m *Manager) tellOwner(ctx context.Context, wb *models.Workbench, event, msg string) {
+	link := "/workbenches/" + wb.ID
+	if err := m.store.AddNotification(ctx, wb.OwnerID, msg, link); err != nil {
+		m.log.Warn("notify owner", "id", wb.ID, "event", event, "err", err)
+		return
+	}
+	if len(m.notices.senders) == 0 {
+		return
+	}
+	u, err := m.store.UserByID(ctx, wb.OwnerID)
+	if err != nil {
+		m.log.Warn("notify owner: load user", "id", wb.ID, "err", err)
+		return
+	}
+	n := Notice{Event: event, User: u.Username, Email: u.Email, Workbench: wb.Name, WorkbenchID: wb.ID,
+		Message: msg, Link: m.notices.publicURL + link, At: time.Now().UTC()}
+	deliver(ctx, m.log, m.notices.senders, n)
+}
+
+// deliver sends n through each channel, each bounded in time; a user
+// without an email address is no failure.
+func deliver(ctx context.Context, log *slog.Logger, senders []Sender, n Notice) {
+	for _, s := range senders {
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := s.Send(sctx, n)
+		cancel()
+		switch {
+		case errors.Is(err, errNoAddress):
+		case err != nil:
+			log.Warn("notice: send", "channel", s.Name(), "event", n.Event, "user", n.User, "err", err)
+		default:
+			log.Info("notice: sent", "channel", s.Name(), "event", n.Event, "user", n.User)
+		}
+	}
+}
