@@ -85,4 +85,13 @@ func TestPreemptionNoticeReachesTheOwnerByEmailAndWebhook(t *testing.T) {
 	if len(items) != 1 || items[0].(map[string]any)["message"] != h["message"] || items[0].(map[string]any)["link"] != "/workbenches/"+id {
 		t.Errorf("in-app notifications %v, webhook message %v", notes, h["message"])
 	}
+	// On the page its link goes to the workbench, named as such (a fired
+	// GPU watch's link is "Launch").
+	c := p.client()
+	p.login(c, "spot", "spot-password")
+	_, page := p.get(c, "/notifications")
+	a := mpDoc(t, page).Find(`[data-testid=notification] [data-testid=notification-link]`)
+	if href, _ := a.Attr("href"); a.Length() != 1 || href != "/workbenches/"+id || strings.TrimSpace(a.Text()) != "View workbench" {
+		t.Errorf("notification link %q → %q", a.Text(), href)
+	}
 }
