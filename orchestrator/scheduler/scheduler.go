@@ -419,6 +419,9 @@ func Decide(s Snapshot) Plan {
 				deficit := r.Units - avail - yielding[r.Pool] - (r.Claimed - r.Lent)
 				if r.Claimed > r.Lent {
 					why = reasonf("%s; preemptible work is yielding a shared GPU to it", why)
+				} else if yielding[r.Pool] > 0 && deficit <= 0 {
+					// Told to yield in an earlier drain: still the reason.
+					why = reasonf("%s; preemptible work is yielding its GPUs", why)
 				}
 				if deficit > 0 {
 					victims := ChooseVictims(s.Running, r, deficit, preempted)

@@ -350,6 +350,9 @@ func TestEstimateWhenPreemptionFreesTheUnits(t *testing.T) {
 	if got := p.Waiting["a"].EstimatedStart; !got.Equal(now.Add(grace)) {
 		t.Fatalf("estimate while p yields %v, want %v", got, now.Add(grace))
 	}
+	if why := p.Waiting["a"].Reason; why != "4 × H100 80GB HBM3 needed; 3 free; preemptible work is yielding its GPUs" {
+		t.Fatalf("reason while p yields: %q", why)
+	}
 	// A yielding run whose stop time is unknown counts as free, as before.
 	s.Running[0].YieldsAt = time.Time{}
 	if got := Decide(s).Waiting["a"].EstimatedStart; !got.Equal(s.Now) {
