@@ -25,6 +25,10 @@ func TestAdminQueuePage(t *testing.T) {
 	if wb["state"] != "queued" {
 		t.Fatalf("launch: %v", wb)
 	}
+	_, spot := p.api("POST", "/api/v1/workbenches", alice, `{"name":"spot","image":"fake","flavor":"1x H100 80GB HBM3","queue":true,"preemptible":true}`)
+	if spot["state"] != "queued" || spot["priority"] != "preemptible" {
+		t.Fatalf("preemptible launch: %v", spot)
+	}
 	user := p.client()
 	p.login(user, "alice", "alice-password")
 	if res, _ := p.get(user, "/admin/queue"); res.StatusCode != http.StatusForbidden && res.StatusCode != http.StatusNotFound {
@@ -39,6 +43,11 @@ func TestAdminQueuePage(t *testing.T) {
 	res, body := p.get(c, "/admin/queue")
 	if res.StatusCode != 200 || strings.Count(body, `data-testid="class-row"`) != 3 || !strings.Contains(body, `data-id="`+wb["id"].(string)+`"`) {
 		t.Fatalf("admin queue page: %d", res.StatusCode)
+	}
+	// The preemptible class is named once, not again as a badge.
+	spotRow := mpDoc(t, body).Find(`[data-testid=queue-row][data-id="` + spot["id"].(string) + `"]`)
+	if n := strings.Count(spotRow.Text(), "preemptible"); spotRow.Length() != 1 || n != 1 {
+		t.Fatalf("preemptible row says it %d times: %q", n, spotRow.Text())
 	}
 	res, body = p.postFormBody(c, "/admin/priority-classes", url.Values{"name": {"course"}, "rank": {"lots"}, "description": {"exam week"}})
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "a whole number between 0 and 1000") || !strings.Contains(body, `value="exam week"`) {
