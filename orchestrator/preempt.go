@@ -97,11 +97,14 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	if err == nil && m.metrics != nil {
 		m.metrics.queue.preempted()
 	}
-	if err == nil {
-		m.tellOwner(ctx, wb, EventPreempted, reasonf("Workbench %s: %s", wb.Name, reason))
-	}
-	if err != nil || !wb.AutoResume {
+	if err != nil {
 		return err
+	}
+	// Told once it is back in the queue: the stop and the requeue follow
+	// each other at once, as the pages and API show them.
+	defer m.tellOwner(ctx, wb, EventPreempted, reasonf("Workbench %s: %s", wb.Name, reason))
+	if !wb.AutoResume {
+		return nil
 	}
 	exp := m.now().Add(m.opt.QueueMaxWait)
 	if err := m.store.RequeueWorkbench(ctx, id, reasonf("preempted; waiting to resume"), &exp); err != nil {

@@ -313,9 +313,10 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	}
 	// The stop is told too; the interactive launch's owner, who waited out
 	// the grace, is told it runs.
-	if ns := notes(dave); len(ns) != 2 || !strings.HasPrefix(ns[0].Message, "Workbench spot-6: preempted:") {
-		t.Fatalf("victim's owner after the stop: %+v", ns)
-	}
+	waitFor(t, func() bool { // told just after the requeue
+		ns := notes(dave)
+		return len(ns) == 2 && strings.HasPrefix(ns[0].Message, "Workbench spot-6: preempted:")
+	})
 	waitFor(t, func() bool { // told just after the state turns running
 		ns := notes(eve)
 		return len(ns) == 1 && ns[0].Message == "Workbench interactive is running: it started after 2m0s in the queue." && ns[0].Link == "/workbenches/"+want.ID
