@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -12,9 +13,17 @@ import (
 )
 
 func (h *Handler) imageNewForm(c *gin.Context) {
-	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, trc(c, "New image")),
-		templates.ImageForm{RunAsUser: "1000", HomePath: "/home/jovyan", OpenPath: models.DefaultOpenPath, Enabled: true}))
+	form := templates.ImageForm{RunAsUser: "1000", HomePath: "/home/jovyan", OpenPath: models.DefaultOpenPath, Enabled: true}
+	// ?image= comes from "Add to the catalog" beside an image just loaded
+	// from a file; the save validates it like any typed reference.
+	if ref := strings.TrimSpace(c.Query("image")); len(ref) <= maxImageRefInForm {
+		form.Image = ref
+	}
+	h.render(c, http.StatusOK, templates.ImageFormPage(h.page(c, trc(c, "New image")), form))
 }
+
+// maxImageRefInForm bounds a reference taken from the URL into the form.
+const maxImageRefInForm = 255
 
 func (h *Handler) imageEditForm(c *gin.Context) {
 	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)

@@ -137,9 +137,26 @@ func (h *Handler) adminImageLoad(c *gin.Context) {
 			return
 		}
 		text, _ := h.store.RegistryMirrors(c.Request.Context())
-		h.render(c, http.StatusOK, templates.AdminRegistriesPage(h.page(c, trc(c, "Registries")), templates.RegistriesView{Mirrors: text, Loaded: names}))
+		h.render(c, http.StatusOK, templates.AdminRegistriesPage(h.page(c, trc(c, "Registries")),
+			templates.RegistriesView{Mirrors: text, Loaded: h.loadedImages(c, names)}))
 		return
 	}
+}
+
+// loadedImages pairs each loaded reference with the catalog image that
+// launches it, so the page offers to add the others.
+func (h *Handler) loadedImages(c *gin.Context, names []string) []templates.LoadedImage {
+	byRef := map[string]string{}
+	if imgs, err := h.store.ListImages(c.Request.Context(), false); err == nil {
+		for _, img := range imgs {
+			byRef[img.Image] = img.Name
+		}
+	}
+	out := make([]templates.LoadedImage, 0, len(names))
+	for _, n := range names {
+		out = append(out, templates.LoadedImage{Ref: n, InCatalog: byRef[n]})
+	}
+	return out
 }
 
 func (h *Handler) renderLoadError(c *gin.Context, msg string) {

@@ -215,10 +215,11 @@ func TestAdminPagesInChinese(t *testing.T) {
 	})
 
 	t.Run("registries", func(t *testing.T) {
-		v := templates.RegistriesView{Mirrors: "docker.io = registry.example.cn", Loaded: []string{"fake:1"},
+		v := templates.RegistriesView{Mirrors: "docker.io = registry.example.cn",
+			Loaded: []templates.LoadedImage{{Ref: "fake:1"}, {Ref: "fake:2", InCatalog: "假镜像"}},
 			Errors: templates.FormErrors{"archive": "请选择由 docker save 生成的文件"}}
 		assertChinese(t, zhMain(t, templates.AdminRegistriesPage(p("/admin/registries"), v)), labels,
-			"镜像仓库与离线镜像", "仓库镜像站", "从文件加载镜像", "已加载：fake:1", "镜像仓库", "审计日志")
+			"镜像仓库与离线镜像", "仓库镜像站", "从文件加载镜像", "已加载：", "加入目录", "——目录中的镜像：假镜像", "镜像仓库", "审计日志")
 	})
 
 	t.Run("users", func(t *testing.T) {

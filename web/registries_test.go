@@ -136,6 +136,16 @@ func TestImageUploadFromDockerSave(t *testing.T) {
 	if _, err := cli.ImageInspect(ctx, formName); err != nil {
 		t.Fatalf("not in the engine after the upload: %v", err)
 	}
+	// What was loaded is not in the catalog yet: the page offers to add
+	// it, and the link opens the new-image form with the reference filled.
+	add := parseHTML(t, page).Find(tid("image-loaded-add"))
+	href, _ := add.Attr("href")
+	if add.Length() != 1 || href != "/admin/images/new?image="+url.QueryEscape(formName) {
+		t.Fatalf("add-to-catalog link %q (%d)", href, add.Length())
+	}
+	if _, form := p.get(admin, href); parseHTML(t, form).Find(`input[name=image]`).AttrOr("value", "") != formName {
+		t.Fatalf("new-image form from the link does not carry %s", formName)
+	}
 
 	apiName := "workbench-test/uploaded-api:" + strings.ToLower(rand.Text()[:8])
 	tarball = archive(apiName)
