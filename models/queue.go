@@ -55,7 +55,15 @@ func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(
 			return err
 		}
 		wb.GPUs = []string{}
-		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateQueued, Message: Reasonf("queued: it starts as soon as its GPUs are free")}).Error
+		msg := Reasonf("queued: it starts as soon as its GPUs are free")
+		var gpus []int
+		if err := tx.Model(&Flavor{}).Where("id = ?", wb.FlavorID).Pluck("gpu_count", &gpus).Error; err != nil {
+			return err
+		}
+		if len(gpus) == 1 && gpus[0] == 0 { // a CPU-only flavor waits for its turn, not for GPUs
+			msg = Reasonf("queued: it starts as soon as its turn comes")
+		}
+		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateQueued, Message: msg}).Error
 	})
 }
 

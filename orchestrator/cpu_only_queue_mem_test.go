@@ -139,3 +139,35 @@ func TestMemStartWithGPUsAfterCPUOnlyWaitsInTheQueue(t *testing.T) {
 	}
 	startsWithItsGPUWhenOneFrees(t, r, wb.ID)
 }
+
+// In memory: a queued launch of a CPU-only flavor records that it starts
+// when its turn comes, not "as soon as its GPUs are free" (it has none);
+// a GPU flavor's says GPUs.
+func TestMemQueuedCPUOnlyLaunchDoesNotWaitForGPUs(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	cpu := &models.Flavor{Name: "cpu notes", CPUMilli: 500, MemoryMiB: 256, ShmMiB: 64, Enabled: true}
+	if err := r.store.CreateFlavor(ctx, cpu); err != nil {
+		t.Fatal(err)
+	}
+	first := func(id string) string {
+		t.Helper()
+		hist, err := r.store.WorkbenchHistory(ctx, id)
+		if err != nil || len(hist) == 0 {
+			t.Fatalf("history %v (%v)", hist, err)
+		}
+		return hist[0].Message
+	}
+	wb, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "notes", Image: "mem", Flavor: cpu.Name, Queue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := first(wb.ID); got != "queued: it starts as soon as its turn comes" {
+		t.Fatalf("CPU-only launch queued as %q", got)
+	}
+	gpu := r.launch(t, r.alice, "train", LaunchRequest{Queue: true})
+	if got := first(gpu.ID); got != "queued: it starts as soon as its GPUs are free" {
+		t.Fatalf("GPU launch queued as %q", got)
+	}
+}
