@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 	"workbench/templates/i18n"
 )
@@ -39,6 +40,9 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 			QueuedAt: templates.WhenIn(ctx, wb.QueuedAt), Mine: mine}
 		if mine {
 			r.Name, r.Owner = wb.Name, n.users[wb.OwnerID]
+		}
+		if wb.OwnerID != viewer.ID {
+			r.Reason = orchestrator.ReasonForOthers(wb.QueueReason)
 		}
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -418,6 +419,23 @@ func needText(n models.GPUNeed) string {
 		return reasonf("a place")
 	}
 	return fmt.Sprintf("%d × %s", n.Count, unitPool(n.Kind, n.Model, n.Profile).Label())
+}
+
+// ReasonForOthers is a queue reason as someone other than the owner reads
+// it (the admin queue, the queue on /gpus): without waitText's "you are
+// next" / "N workbenches ahead of you", which speak to the owner; the
+// position is its own column there.
+func ReasonForOthers(reason string) string {
+	i := strings.LastIndex(reason, "; ")
+	if i < 0 {
+		return reason
+	}
+	tail := reason[i+2:]
+	if tail == "you are next" || tail == "1 workbench ahead of you" ||
+		strings.HasSuffix(tail, " workbenches ahead of you") && strings.Trim(strings.TrimSuffix(tail, " workbenches ahead of you"), "0123456789") == "" {
+		return reason[:i]
+	}
+	return reason
 }
 
 // waitText is the explanation a queued workbench shows.

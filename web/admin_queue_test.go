@@ -34,8 +34,9 @@ func TestAdminQueuePage(t *testing.T) {
 	if res, _ := p.get(user, "/admin/queue"); res.StatusCode != http.StatusForbidden && res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a user reached the admin queue: %d", res.StatusCode)
 	}
-	if _, body := p.get(user, "/gpus"); !strings.Contains(body, `data-testid="queue-row"`) || !strings.Contains(body, "waits") {
-		t.Fatal("/gpus does not show alice her queued workbench")
+	if _, body := p.get(user, "/gpus"); !strings.Contains(body, `data-testid="queue-row"`) || !strings.Contains(body, "waits") ||
+		!strings.Contains(body, "1 workbench ahead of you") {
+		t.Fatal("/gpus does not show alice her queued workbenches, with her place")
 	}
 
 	c := p.client()
@@ -48,6 +49,11 @@ func TestAdminQueuePage(t *testing.T) {
 	spotRow := mpDoc(t, body).Find(`[data-testid=queue-row][data-id="` + spot["id"].(string) + `"]`)
 	if n := strings.Count(spotRow.Text(), "preemptible"); spotRow.Length() != 1 || n != 1 {
 		t.Fatalf("preemptible row says it %d times: %q", n, spotRow.Text())
+	}
+	// The reason's "… ahead of you" speaks to the owner: the admin reads
+	// the position in its own column.
+	if strings.Contains(body, "ahead of you") || strings.Contains(body, "you are next") || !strings.Contains(spotRow.Text(), "0 free") {
+		t.Fatalf("admin queue speaks to the owner: %q", spotRow.Text())
 	}
 	res, body = p.postFormBody(c, "/admin/priority-classes", url.Values{"name": {"course"}, "rank": {"lots"}, "description": {"exam week"}})
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "a whole number between 0 and 1000") || !strings.Contains(body, `value="exam week"`) {
