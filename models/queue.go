@@ -285,6 +285,15 @@ func (q *QueueTx) MarkPreempt(id string, at time.Time) error {
 		Updates(map[string]any{"preempt_notice_at": q.now, "preempt_at": at}).Error
 }
 
+// RescindPreempt lets a run told to yield off: no request needs its units
+// any more. It reports whether it was still told (a run stopped meanwhile
+// has nothing to rescind).
+func (q *QueueTx) RescindPreempt(id string) (bool, error) {
+	res := q.tx.Model(&Workbench{}).Where("id = ? AND preempt_at IS NOT NULL AND state IN ?", id, ActiveStates).
+		Updates(map[string]any{"preempt_notice_at": nil, "preempt_at": nil, "reason": "", "updated_at": q.now})
+	return res.RowsAffected == 1, res.Error
+}
+
 // DuePreemptions lists workbenches told to yield whose grace has ended by now.
 func (s *Store) DuePreemptions(ctx context.Context, now time.Time) ([]Workbench, error) {
 	var out []Workbench

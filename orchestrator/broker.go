@@ -7,11 +7,14 @@ import (
 
 // Update is one workbench state change, as streamed to pages and the API.
 type Update struct {
-	ID       string    `json:"id"`
-	State    string    `json:"state"`
-	Progress int       `json:"progress"`
-	Reason   string    `json:"reason"`
-	Error    string    `json:"error,omitempty"` // why a stop failed (the state stays stopping)
+	ID       string `json:"id"`
+	State    string `json:"state"`
+	Progress int    `json:"progress"`
+	Reason   string `json:"reason"`
+	Error    string `json:"error,omitempty"` // why a stop failed (the state stays stopping)
+	// Yielding is set by a preemption notice (true) and its rescission
+	// (false) only: the page reloads to show or drop the notice.
+	Yielding *bool     `json:"yielding,omitempty"`
 	At       time.Time `json:"at"`
 }
 

@@ -42,6 +42,8 @@ func (n Notice) subject() string {
 		s = "Workbench: " + n.Workbench + " is running"
 	case n.Event == EventPreempt:
 		s = "Workbench: " + n.Workbench + " must yield its GPUs"
+	case n.Event == EventSpared:
+		s = "Workbench: " + n.Workbench + " no longer has to yield its GPUs"
 	case n.Event == EventPreempted:
 		s = "Workbench: " + n.Workbench + " was preempted"
 	case n.Event == EventStopped:

@@ -18,6 +18,7 @@ const (
 	EventStarted   = "workbench_started"   // a queued launch started after waiting
 	EventPreempt   = "workbench_preempt"   // a preemptible run must yield by a time
 	EventPreempted = "workbench_preempted" // it was stopped for higher-priority work
+	EventSpared    = "workbench_spared"    // told to yield, then let off: nobody needs its GPUs
 	EventStopped   = "workbench_stopped"   // the portal stopped it (idle, runtime, budget)
 )
 

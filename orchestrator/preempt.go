@@ -33,7 +33,7 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	msg := reasonf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
 		at.UTC().Format("15:04:05"), PreemptFile)
 	m.updateWorkbench(ctx, id, map[string]any{"reason": msg})
-	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, At: time.Now().UTC()})
+	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, Yielding: new(true), At: time.Now().UTC()})
 	m.log.Info("preempting", "id", id, "at", at)
 	m.tellOwner(ctx, wb, EventPreempt, reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
 		wb.Name, at.UTC().Format("2006-01-02 15:04")))
@@ -48,6 +48,22 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 		[]byte(at.UTC().Format(time.RFC3339)+"\n")); err != nil {
 		m.log.Warn("preemption notice", "id", id, "err", err)
 	}
+}
+
+// notifySpared tells a run whose preemption was rescinded (nobody needs
+// its GPUs any more) that it runs on: the notice file emptied, the page
+// updated, its owner told.
+func (m *Manager) notifySpared(ctx context.Context, id string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return
+	}
+	m.log.Info("preemption rescinded", "id", id)
+	m.events.Publish(Update{ID: id, State: wb.State, Yielding: new(false), At: time.Now().UTC()})
+	if wb.ContainerID != "" && wb.State == models.StateRunning {
+		m.clearPreemptNotice(ctx, id, wb.ContainerID)
+	}
+	m.tellOwner(ctx, wb, EventSpared, reasonf("Workbench %s no longer has to yield its GPUs: the launch that needed them got others or left the queue. It runs on.", wb.Name))
 }
 
 // clearPreemptNotice empties the notice of a preemptible workbench that

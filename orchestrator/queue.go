@@ -88,14 +88,14 @@ func (m *Manager) Drain(ctx context.Context) error {
 		return err
 	}
 	var started []placed
-	var yield, expired []string
+	var yield, spared, expired []string
 	// Held (read) from the placement's commit until its pipeline is
 	// registered, like a launch: reconciliation must not take a placed
 	// workbench for an abandoned launch.
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
 	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
-		started, yield, expired = nil, nil, nil
+		started, yield, spared, expired = nil, nil, nil, nil
 		now = m.now()
 		snap, asks, err := m.snapshot(q, cands, needs, now, usage, months)
 		if err != nil {
@@ -143,6 +143,15 @@ func (m *Manager) Drain(ctx context.Context) error {
 			}
 			yield = append(yield, id)
 		}
+		for _, id := range plan.Rescind {
+			ok, err := q.RescindPreempt(id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				spared = append(spared, id)
+			}
+		}
 		// After the starts: a claimed GPU has every slice held (no start
 		// of this drain could take one of it), and from now on none is
 		// handed out until the claimant is placed or leaves the queue.
@@ -178,6 +187,9 @@ func (m *Manager) Drain(ctx context.Context) error {
 	}
 	for _, id := range yield {
 		m.notifyPreempt(ctx, id, now.Add(m.opt.PreemptGrace))
+	}
+	for _, id := range spared {
+		m.notifySpared(ctx, id)
 	}
 	for _, wb := range queued {
 		m.events.Publish(Update{ID: wb.ID, State: models.StateQueued, At: time.Now().UTC()})

@@ -397,3 +397,49 @@ func TestMemQueuedLaunchWithAllowListsStarts(t *testing.T) {
 		t.Fatalf("placed from the queue: %s %q, want running", got.State, got.Reason)
 	}
 }
+
+// In memory: the launch a preemptible run was told to yield for leaves the
+// queue during the grace: the run is let off (no preempt_at, the notice
+// file emptied, its owner told) and still runs after the grace would have
+// ended.
+func TestMemPreemptionRescindedWhenTheRequestLeaves(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	dave := r.user(t, "dave")
+	var victims []*models.Workbench
+	for i := 0; i < 7; i++ {
+		wb := r.launch(t, dave, fmt.Sprintf("spot-%d", i), LaunchRequest{Preemptible: true})
+		victims = append(victims, r.waitState(t, wb.ID, models.StateRunning))
+		r.advance(time.Minute)
+	}
+	newest := victims[6]
+	eve := r.user(t, "eve")
+	want := r.launch(t, eve, "interactive", LaunchRequest{Queue: true})
+	if got, _ := r.store.WorkbenchByID(ctx, newest.ID); got.PreemptAt == nil {
+		t.Fatal("the newest run was not told to yield")
+	}
+	r.advance(30 * time.Second)
+	if err := r.m.Stop(ctx, want.ID, ""); err != nil { // she leaves the queue
+		t.Fatal(err)
+	}
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := r.store.WorkbenchByID(ctx, newest.ID)
+	if got.PreemptAt != nil || got.Reason != "" {
+		t.Fatalf("still told to yield after the request left: preempt at %v, reason %q", got.PreemptAt, got.Reason)
+	}
+	waitFor(t, func() bool { // emptied and told just after the drain
+		notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile)
+		ns, _ := r.store.ListNotifications(ctx, dave.ID, 10)
+		return ok && len(notice) == 0 && len(ns) == 2 && strings.Contains(ns[0].Message, "spot-6 no longer has to yield its GPUs")
+	})
+	r.advance(2 * time.Minute)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := r.store.WorkbenchByID(ctx, newest.ID); w.State != models.StateRunning {
+		t.Fatalf("stopped after all: %s (%s)", w.State, w.Reason)
+	}
+}

@@ -247,6 +247,10 @@ type Plan struct {
 	Start   []string // in order
 	Expire  []string // left the queue unplaced (past Expires)
 	Preempt []string // preemptible runs to tell to yield
+	// Rescind lists runs told to yield in an earlier drain that no request
+	// needs any more (it left the queue, or got other units): they keep
+	// running, as if never told.
+	Rescind []string
 	// Claim names, per request, the shared GPUs it takes whole once their
 	// slice holders (in Preempt) have stopped.
 	Claim   map[string][]string
@@ -347,6 +351,9 @@ func Decide(s Snapshot) Plan {
 		}
 	}
 	claimed := claimedReleases(s)
+	// heads are, per pool, the first blocked request and how many yielding
+	// units it still counts on; the other yielding runs are rescinded.
+	heads := map[Pool]head{}
 	preempted := map[string]bool{}
 	res := newReserved(s)
 	for _, r := range ordered {
@@ -417,6 +424,7 @@ func Decide(s Snapshot) Plan {
 			// only for units it cannot get otherwise.
 			if s.Policy.Preempt && r.Blocked == "" && r.Pool != "" {
 				deficit := r.Units - avail - yielding[r.Pool] - (r.Claimed - r.Lent)
+				heads[r.Pool] = head{priority: r.Priority, units: max(r.Units-avail-(r.Claimed-r.Lent), 0)}
 				if r.Claimed > r.Lent {
 					why = reasonf("%s; preemptible work is yielding a shared GPU to it", why)
 				} else if yielding[r.Pool] > 0 && deficit <= 0 {
@@ -459,7 +467,58 @@ func Decide(s Snapshot) Plan {
 		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why}
 		p.Waiting[r.ID] = w
 	}
+	if s.Policy.Preempt {
+		p.Rescind = rescind(s, live, heads)
+	}
 	return p
+}
+
+// head is a pool's first blocked request as rescind sees it: its priority
+// and the units it lacks beyond what is free.
+type head struct {
+	priority, units int
+}
+
+// rescind picks the yielding runs no waiting request needs: per pool, those
+// beyond the units its first blocked request lacks, or not below it in
+// priority (it could not have preempted them); the ones that yield soonest
+// are kept. A slice holder yielding so that a request still waiting can
+// take its shared GPU whole is kept.
+func rescind(s Snapshot, live []Request, heads map[Pool]head) []string {
+	waiting := map[string]bool{}
+	for _, r := range live {
+		waiting[r.ID] = true
+	}
+	forClaim := map[string]bool{}
+	for _, g := range s.Shared {
+		if g.ClaimedBy != "" && waiting[g.ClaimedBy] {
+			for _, h := range g.Holders {
+				forClaim[h] = true
+			}
+		}
+	}
+	var ys []Running
+	for _, r := range s.Running {
+		if r.Yielding && !forClaim[r.ID] {
+			ys = append(ys, r)
+		}
+	}
+	sort.SliceStable(ys, func(i, j int) bool {
+		if !ys[i].YieldsAt.Equal(ys[j].YieldsAt) {
+			return ys[i].YieldsAt.Before(ys[j].YieldsAt)
+		}
+		return ys[i].ID < ys[j].ID
+	})
+	var out []string
+	kept := map[Pool]int{}
+	for _, r := range ys {
+		if h, ok := heads[r.Pool]; ok && r.Priority < h.priority && kept[r.Pool] < h.units {
+			kept[r.Pool] += r.Units
+			continue
+		}
+		out = append(out, r.ID)
+	}
+	return out
 }
 
 type release struct {

@@ -365,3 +365,44 @@ func TestEstimateWhenPreemptionFreesTheUnits(t *testing.T) {
 		t.Fatalf("estimate without a grace %v, want unknown", got)
 	}
 }
+
+// A run told to yield is let off when no waiting request needs it any more:
+// the request left the queue, got other units, or only a request it could
+// not have been preempted for is waiting; of two yielding runs only what
+// the head still lacks is kept (the one that yields sooner).
+func TestRescindYieldingRunsNobodyNeeds(t *testing.T) {
+	now := t0.Add(time.Hour)
+	p1 := Running{ID: "p1", Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0, Yielding: true, YieldsAt: now.Add(time.Minute)}
+	p2 := Running{ID: "p2", Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0, Yielding: true, YieldsAt: now.Add(2 * time.Minute)}
+	i := Running{ID: "i", Pool: h100, Units: 6, Priority: 100, Started: t0}
+	snap := func(free int, q ...Request) Snapshot {
+		return Snapshot{Now: now, Free: map[Pool]int{h100: free}, Running: []Running{p1, p2, i}, Queue: q,
+			Policy: Policy{Preempt: true, PreemptGrace: 2 * time.Minute}}
+	}
+	for _, c := range []struct {
+		name string
+		s    Snapshot
+		want []string
+	}{
+		{"the head still needs both", snap(0, req("a", 1, 2, 100, 0)), nil},
+		{"the head needs one: the later one is let off", snap(0, req("a", 1, 1, 100, 0)), []string{"p2"}},
+		{"a unit freed: the head needs one", snap(1, req("a", 1, 2, 100, 0)), []string{"p2"}},
+		{"the request left the queue", snap(0), []string{"p1", "p2"}},
+		{"it fits in what is free now", snap(2, req("a", 1, 2, 100, 0)), []string{"p1", "p2"}},
+		{"only an equal priority waits", snap(0, req("b", 2, 2, 10, 0)), []string{"p1", "p2"}},
+	} {
+		p := Decide(c.s)
+		if !reflect.DeepEqual(p.Rescind, c.want) {
+			t.Errorf("%s: rescind %v, want %v", c.name, p.Rescind, c.want)
+		}
+		if len(p.Preempt) != 0 {
+			t.Errorf("%s: preempted more: %v", c.name, p.Preempt)
+		}
+	}
+	// Preemption off: nothing yields, nothing is rescinded.
+	s := snap(0)
+	s.Policy.Preempt = false
+	if p := Decide(s); len(p.Rescind) != 0 {
+		t.Errorf("preemption off: rescind %v", p.Rescind)
+	}
+}
