@@ -747,14 +747,17 @@ type APIStateEvent struct {
 	Reason   string `json:"reason"`
 	// WaitingFor is APIWorkbench's waiting_for, so that the page shows a
 	// Pod Kubernetes holds as queued while the events arrive.
-	WaitingFor string    `json:"waiting_for,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	At         time.Time `json:"at"`
+	WaitingFor string `json:"waiting_for,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// Yielding comes with a preemption notice (true) and its rescission
+	// (false), so the page shows or drops the notice at once.
+	Yielding *bool     `json:"yielding,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 func apiStateEvent(u orchestrator.Update) APIStateEvent {
 	return APIStateEvent{ID: u.ID, State: u.State, Progress: u.Progress, Reason: u.Reason,
-		WaitingFor: orchestrator.WaitingFor(u.State, u.Reason), Error: u.Error, At: u.At}
+		WaitingFor: orchestrator.WaitingFor(u.State, u.Reason), Error: u.Error, Yielding: u.Yielding, At: u.At}
 }
 
 // APIReservation is a booking (issue 12 §4): units of one kind (gpu: whole

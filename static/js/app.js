@@ -78,6 +78,9 @@ function followWorkbench() {
   const shownError = el.getAttribute("data-stop-error") || "";
   // A starting workbench whose Pod Kubernetes holds reads "queued".
   const shownWaiting = el.getAttribute("data-waiting-for") || "";
+  // A preemptible run told to yield (or let off) stays running: the event
+  // says so, and the page reloads to show or drop the notice.
+  const shownYielding = el.getAttribute("data-yielding") === "true";
   // The page says each state in its reader's language; the script keeps
   // no words of its own.
   let labels = {};
@@ -97,7 +100,8 @@ function followWorkbench() {
     }
     const bar = el.querySelector("progress");
     if (bar) { bar.value = u.progress; bar.textContent = u.progress + "%"; }
-    if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError) && !submitting) {
+    const yieldingChanged = typeof u.yielding === "boolean" && u.yielding !== shownYielding;
+    if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError || yieldingChanged) && !submitting) {
       es.close();
       window.location.reload();
       return;

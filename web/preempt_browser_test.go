@@ -1,0 +1,66 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"workbench/models"
+	"workbench/web"
+)
+
+// In Chromium, on the real engine: the owner of a preemptible run has its
+// page open. An interactive launch that needs its GPU makes it yield: the
+// notice appears on the open page without a reload by hand (the state
+// stays running, so only the event can bring it). The launch leaves the
+// queue: the notice goes, the run is let off and runs on.
+func TestBrowserPreemptionNoticeFollowsLive(t *testing.T) {
+	p, _ := enginePortal(t, func(c *web.Config) { c.Workbenches.DrainEvery = 200 * time.Millisecond })
+	ctx0 := context.Background()
+	if _, err := p.srv.Store.CreateUser(ctx0, models.NewUser{Username: "spot", Password: "spot-password", Role: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	admin := tokenFor(t, p, "admin", "admin")
+	spot := tokenFor(t, p, "spot", "user")
+	eve := tokenFor(t, p, "eve", "user")
+	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
+	for _, it := range gpus["items"].([]any)[1:] { // one GPU offered
+		if code, out := p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`); code != 200 {
+			t.Fatalf("drain: %d %v", code, out)
+		}
+	}
+	code, run := p.api("POST", "/api/v1/workbenches", spot, `{"name":"overnight","image":"fake","flavor":"1x H100 80GB HBM3","preemptible":true}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("preemptible launch: %d %v", code, run)
+	}
+	id := run["id"].(string)
+	waitState(t, p, spot, id, "running")
+
+	ctx := btNewBrowser(t)
+	btNavigate(t, ctx, p.ts.URL+"/login")
+	if resp := btLogin(t, ctx, "spot", "spot-password"); resp.Status != http.StatusOK {
+		t.Fatalf("login: %d", resp.Status)
+	}
+	btNavigate(t, ctx, p.ts.URL+"/workbenches/"+id)
+	btDo(t, ctx, "the page follows its workbench", chromedp.WaitReady(chromedp.CSS(`[data-testid=wb-status][data-followed]`)))
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=preempt-notice]").length`)); err != nil || n != 0 {
+		t.Fatalf("%d notices before any preemption (%v)", n, err)
+	}
+
+	code, want := p.api("POST", "/api/v1/workbenches", eve, `{"name":"now","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`)
+	if code != http.StatusAccepted || want["state"] != "queued" {
+		t.Fatalf("interactive launch: %d %v", code, want)
+	}
+	btDo(t, ctx, "the notice appears on the open page", chromedp.WaitVisible(chromedp.CSS(`[data-testid=preempt-notice]`)))
+
+	if code, out := p.api("POST", "/api/v1/workbenches/"+want["id"].(string)+"/stop", eve, ""); code != 200 {
+		t.Fatalf("eve leaves the queue: %d %v", code, out)
+	}
+	btDo(t, ctx, "the notice goes", chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=preempt-notice]`)))
+	if _, got := p.api("GET", "/api/v1/workbenches/"+id, spot, ""); got["state"] != "running" || got["preempt_at"] != nil {
+		t.Fatalf("after the launch left: %v", got)
+	}
+}
