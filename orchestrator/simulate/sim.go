@@ -198,8 +198,12 @@ type simJob struct {
 	segStart  time.Time
 	segment   int
 	yielding  bool
-	started   bool
-	userID    int64
+	yieldsAt  time.Time // when a yielding job is stopped
+	// notices counts the times it was told to yield: a stop event of an
+	// earlier notice (rescinded since) is ignored.
+	notices int
+	started bool
+	userID  int64
 }
 
 type event struct {
@@ -209,6 +213,7 @@ type event struct {
 	kind    EventKind
 	job     *simJob
 	segment int
+	notice  int
 }
 
 type eventHeap []event
@@ -316,7 +321,7 @@ func (s *sim) push(at time.Time, kind EventKind, j *simJob) {
 		order = 2
 	}
 	s.seq++
-	heap.Push(&s.events, event{at: at, order: order, seq: s.seq, kind: kind, job: j, segment: j.segment})
+	heap.Push(&s.events, event{at: at, order: order, seq: s.seq, kind: kind, job: j, segment: j.segment, notice: j.notices})
 }
 
 func (s *sim) log(kind EventKind, j *simJob, decision int, lost time.Duration) {
@@ -341,8 +346,8 @@ func (s *sim) handle(e event) error {
 		j.state = done
 		s.log(EvFinish, j, -1, 0)
 	case EvStopped:
-		if j.state != running || e.segment != j.segment {
-			return nil // finished within its grace
+		if j.state != running || e.segment != j.segment || !j.yielding || e.notice != j.notices {
+			return nil // finished within its grace, or let off (rescinded)
 		}
 		ran := s.now.Sub(j.segStart)
 		saved := time.Duration(0)
@@ -356,7 +361,7 @@ func (s *sim) handle(e event) error {
 		s.res.LostGPUHours += float64(j.units*s.res.WeightPerUnit[j.pool]) / float64(s.cfg.SlicesPerGPU) * lost.Hours()
 		s.log(EvStopped, j, s.noticeOf(j), lost)
 		// Auto-resume: back in the queue for the work not saved.
-		j.state, j.queuedAt, j.yielding = waiting, s.now, false
+		j.state, j.queuedAt, j.yielding, j.yieldsAt = waiting, s.now, false, time.Time{}
 	}
 	return nil
 }
@@ -397,7 +402,7 @@ func (s *sim) running() []scheduler.Running {
 	for _, j := range s.jobs {
 		if j.state == running {
 			out = append(out, scheduler.Running{ID: j.ID, User: j.userID, Pool: j.pool, Units: j.units, Priority: j.prio,
-				Preemptible: j.Preemptible, Started: j.segStart, EndsBy: j.segStart.Add(j.remaining), Yielding: j.yielding})
+				Preemptible: j.Preemptible, Started: j.segStart, EndsBy: j.segStart.Add(j.remaining), Yielding: j.yielding, YieldsAt: j.yieldsAt})
 		}
 	}
 	return out
@@ -410,7 +415,7 @@ func (s *sim) snapshot(queue []scheduler.Request) scheduler.Snapshot {
 	}
 	switch s.pol {
 	case QueueFair, FairPreemptSharing:
-		snap.Policy = scheduler.Policy{Backfill: true, Preempt: s.pol == FairPreemptSharing, FairShareHalfLife: s.cfg.HalfLife}
+		snap.Policy = scheduler.Policy{Backfill: true, Preempt: s.pol == FairPreemptSharing, FairShareHalfLife: s.cfg.HalfLife, PreemptGrace: s.cfg.Grace}
 		snap.Usage = scheduler.DecayedUsage(s.spans, s.now, s.cfg.HalfLife)
 	}
 	return snap
@@ -461,9 +466,16 @@ func (s *sim) drain() error {
 		if j.state != running || j.yielding || !j.Preemptible {
 			return fmt.Errorf("scheduler chose %s as a victim but it is not a running preemptible job", id)
 		}
-		j.yielding = true
+		j.yielding, j.yieldsAt = true, s.now.Add(s.cfg.Grace)
+		j.notices++
 		s.log(EvNotice, j, d, 0)
-		s.push(s.now.Add(s.cfg.Grace), EvStopped, j)
+		s.push(j.yieldsAt, EvStopped, j)
+	}
+	// Let off as the portal does: nobody needs their units any more.
+	for _, id := range plan.Rescind {
+		if j := byID[id]; j.state == running && j.yielding {
+			j.yielding, j.yieldsAt = false, time.Time{}
+		}
 	}
 	return nil
 }

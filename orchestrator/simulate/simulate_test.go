@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -389,6 +390,45 @@ func BenchmarkSimulateLabDay(b *testing.B) {
 			if _, err := Run(tr, p, DefaultConfig()); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// Both engines: a preemptible run told to yield is let off when the launch
+// it yielded for gets another GPU within the grace. Two GPUs: ann's
+// preemptible run and dan's 60 s session hold them; bob arrives at 30 s,
+// ann is told to yield (grace 2 min); dan's GPU frees at 60 s and bob
+// starts there: ann is never stopped.
+func TestSimulateRescindsAPreemptionNobodyNeeds(t *testing.T) {
+	csv := `arrival_s,user,gpus,duration_s,priority,preemptible,checkpoint_s
+0,ann,1,36000,preemptible,true,1800
+0,dan,1,60,interactive,false,0
+30,bob,1,600,interactive,false,0
+`
+	tr, err := ParseTrace(strings.NewReader(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.GPUs, cfg.SharedGPUs = 2, 0
+	cfg.Window = 11 * time.Hour
+	pure, err := Run(tr, FairPreemptSharing, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	portal, err := RunPortal(context.Background(), tr, FairPreemptSharing, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if countKind(pure.Log, EvNotice) != 1 { // (the portal engine logs no notices)
+		t.Errorf("%d notices, want ann told once", countKind(pure.Log, EvNotice))
+	}
+	for name, r := range map[string]*Result{"scheduler": pure, "portal": portal} {
+		if r.Preempted != 0 || r.LostGPUHours != 0 {
+			t.Errorf("%s: preempted %d, lost %.3f GPU-h: ann was stopped for nothing", name, r.Preempted, r.LostGPUHours)
+		}
+		if w := r.Waits["interactive"]; len(w) != 2 || (w[1]+w[0]).Round(time.Second) != 30*time.Second {
+			t.Errorf("%s: interactive waits %v, want bob's 30 s", name, w)
 		}
 	}
 }
