@@ -82,7 +82,7 @@ func (h *Handler) adminQueueCancel(c *gin.Context) {
 		return
 	}
 	h.record(c, "queue.cancel", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": models.StateStopped})
-	if err := h.wbs.Stop(ctx, wb.ID, models.Reasonf("removed from the queue by an administrator (%s)", currentUser(c).Username)); err != nil {
+	if err := h.wbs.StopByAdmin(ctx, wb.ID, models.Reasonf("removed from the queue by an administrator (%s)", currentUser(c).Username)); err != nil {
 		h.fail(c, err)
 		return
 	}

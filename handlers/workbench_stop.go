@@ -68,7 +68,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)
 	// Recorded before the stop: it goes on even when this request is cut.
 	h.record(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
-	if err := h.wbs.Stop(ctx, wb.ID, reason); err != nil {
+	if err := h.wbs.StopByAdmin(ctx, wb.ID, reason); err != nil {
 		if clientGone(ctx, err) {
 			return
 		}

@@ -36,6 +36,25 @@ func (m *Manager) ForceStop(ctx context.Context, id, reason string) error {
 	return m.stopDetached(ctx, id, reason, true)
 }
 
+// StopByAdmin stops id (or takes it out of the queue) for an
+// administrator, for reason, and tells its owner, who did not ask for it.
+// Like Stop it runs to its end whatever happens to ctx.
+func (m *Manager) StopByAdmin(ctx context.Context, id, reason string) error {
+	return m.detached(ctx, func(ctx context.Context) error {
+		wb, err := m.store.WorkbenchByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := m.stop(ctx, id, reason, false); err != nil {
+			return err
+		}
+		if wb.Active() || wb.State == models.StateQueued {
+			m.tellOwner(ctx, wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, reason))
+		}
+		return nil
+	})
+}
+
 func (m *Manager) stopDetached(ctx context.Context, id, reason string, force bool) error {
 	return m.detached(ctx, func(ctx context.Context) error { return m.stop(ctx, id, reason, force) })
 }

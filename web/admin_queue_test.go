@@ -114,4 +114,11 @@ func TestAdminQueuePage(t *testing.T) {
 	if _, got := p.api("GET", "/api/v1/workbenches/"+wb["id"].(string), alice, ""); got["state"] != "stopped" {
 		t.Fatalf("after the admin's cancel: %v", got)
 	}
+	// Alice did not ask for it: she is told, with a link.
+	_, notes := p.api("GET", "/api/v1/notifications", alice, "")
+	items, _ := notes["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["message"] != "Workbench waits: removed from the queue by an administrator (admin)" ||
+		items[0].(map[string]any)["link"] != "/workbenches/"+wb["id"].(string) {
+		t.Fatalf("alice's notifications after the admin's cancel: %v", notes)
+	}
 }

@@ -1,0 +1,36 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// On the real engine: an administrator stops a user's running workbench
+// through the API; it is stopped with the administrator named in its
+// reason, audited, and its owner, who did not ask for it, is told.
+func TestAdminForceStopTellsTheOwner(t *testing.T) {
+	p, _ := enginePortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	alice := tokenFor(t, p, "alice", "user")
+	code, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"long","image":"fake","flavor":"1x H100 80GB HBM3"}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	id := wb["id"].(string)
+	waitState(t, p, alice, id, "running")
+	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", alice, ""); code != http.StatusForbidden {
+		t.Fatalf("a user used the admin stop: %d %v", code, out)
+	}
+	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", admin, ""); code != http.StatusNoContent {
+		t.Fatalf("admin stop: %d %v", code, out)
+	}
+	got := waitState(t, p, alice, id, "stopped")
+	if got["reason"] != "stopped by an administrator (admin)" {
+		t.Fatalf("reason %v", got["reason"])
+	}
+	_, notes := p.api("GET", "/api/v1/notifications", alice, "")
+	items, _ := notes["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["message"] != "Workbench long: stopped by an administrator (admin)" {
+		t.Fatalf("alice's notifications: %v", notes)
+	}
+}
