@@ -89,6 +89,20 @@ func (r *queueRig) launch(t *testing.T, u *models.User, name string, req LaunchR
 	return wb
 }
 
+// fillWithSpots fills the seven GPUs the rig's own workbench leaves with
+// u's preemptible runs, a minute apart (the last is the newest); the last
+// one resumes after a preemption when autoResume is set.
+func (r *queueRig) fillWithSpots(t *testing.T, u *models.User, autoResume bool) []*models.Workbench {
+	t.Helper()
+	var runs []*models.Workbench
+	for i := 0; i < 7; i++ {
+		wb := r.launch(t, u, fmt.Sprintf("spot-%d", i), LaunchRequest{Preemptible: true, AutoResume: autoResume && i == 6})
+		runs = append(runs, r.waitState(t, wb.ID, models.StateRunning))
+		r.advance(time.Minute)
+	}
+	return runs
+}
+
 // fill launches running workbenches until every GPU is bound (the rig's own
 // holds one).
 func (r *queueRig) fill(t *testing.T, u *models.User, req LaunchRequest) []*models.Workbench {
@@ -229,12 +243,7 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	dave := r.user(t, "dave")
-	var victims []*models.Workbench
-	for i := 0; i < 7; i++ {
-		wb := r.launch(t, dave, fmt.Sprintf("spot-%d", i), LaunchRequest{Preemptible: true, AutoResume: i == 6})
-		victims = append(victims, r.waitState(t, wb.ID, models.StateRunning))
-		r.advance(time.Minute)
-	}
+	victims := r.fillWithSpots(t, dave, true)
 	newest := victims[6]
 	if !newest.Preemptible || newest.Priority != "preemptible" {
 		t.Fatalf("preemptible launch recorded as %q preemptible=%v", newest.Priority, newest.Preemptible)
@@ -407,13 +416,7 @@ func TestMemPreemptionRescindedWhenTheRequestLeaves(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	dave := r.user(t, "dave")
-	var victims []*models.Workbench
-	for i := 0; i < 7; i++ {
-		wb := r.launch(t, dave, fmt.Sprintf("spot-%d", i), LaunchRequest{Preemptible: true})
-		victims = append(victims, r.waitState(t, wb.ID, models.StateRunning))
-		r.advance(time.Minute)
-	}
-	newest := victims[6]
+	newest := r.fillWithSpots(t, dave, false)[6]
 	eve := r.user(t, "eve")
 	want := r.launch(t, eve, "interactive", LaunchRequest{Queue: true})
 	if got, _ := r.store.WorkbenchByID(ctx, newest.ID); got.PreemptAt == nil {
