@@ -103,11 +103,7 @@ func newRealEngine(t *testing.T, log *slog.Logger, prefix string) *realEngine {
 func (e *realEngine) store(t *testing.T, log *slog.Logger, gpuModels []string) *models.Store {
 	t.Helper()
 	ctx := context.Background()
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t, log)
 	if err := store.SeedDefaultPrices(ctx, gpuModels); err != nil {
 		t.Fatal(err)
 	}

@@ -32,11 +32,7 @@ func newGPUIdleRig(t *testing.T) *gpuIdleRig {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t, log)
 	if err := s.SeedCatalog(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,7 @@ import (
 func TestLaunchRefusesFlavorAboveHost(t *testing.T) {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t, log)
 	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
 	"workbench/orchestrator/runtime/memruntime"
@@ -20,11 +19,7 @@ func TestMemRunDutiesDoNotWaitForEachOther(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t, log)
 	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
 	if err != nil {
 		t.Fatal(err)

@@ -29,11 +29,7 @@ func newMemRig(t *testing.T) *memRig {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t, log)
 	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindMock, Mock: "dgxh100"})
 	if err != nil {
 		t.Fatal(err)

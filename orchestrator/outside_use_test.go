@@ -21,11 +21,7 @@ import (
 func TestFreeGPUUsedOutsideThePortalIsShownAndGivenLast(t *testing.T) {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t, log)
 	srv := dgxh100.New()
 	load := gpu.AttachMockLoad(srv)
 	load.Set(0, gpu.MockGPULoad{UtilPercent: 90, Processes: []gpu.Process{{PID: 4242, UsedMemMiB: 30720}}})

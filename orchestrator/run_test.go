@@ -13,7 +13,6 @@ import (
 	"github.com/docker/docker/client"
 
 	"workbench/internal/testsupport/testimages"
-	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
 )
@@ -57,11 +56,7 @@ func TestRunDutiesDoNotWaitForEachOther(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t, log)
 	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
 	if err != nil {
 		t.Fatal(err)

@@ -47,11 +47,7 @@ func newUnitTelRig(t testing.TB) *unitTelRig {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t, log)
 	if err := s.SeedCatalog(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

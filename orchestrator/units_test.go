@@ -64,11 +64,7 @@ func newUnitRig(t *testing.T) *unitRig {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := models.Open(ctx, t.TempDir(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t, log)
 	srv := dgxh100.New()
 	dev, ret := srv.DeviceGetHandleByIndex(2)
 	if ret != nvml.SUCCESS {
