@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 	"time"
 
@@ -88,27 +87,27 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 // ReleaseReservationsOf releases the bookings of a user not yet over, in
 // one audited change by who (an administrator disabling the account).
 func (m *Manager) ReleaseReservationsOf(ctx context.Context, who string, u *models.User, reason string) (int64, error) {
-	list, err := m.store.Reservations(ctx, m.now())
-	if err != nil {
-		return 0, err
-	}
-	if !slices.ContainsFunc(list, func(r models.Reservation) bool { return r.UserID == u.ID }) { // the list holds unreleased ones only
-		return 0, nil // nothing to release, nothing to audit
-	}
 	var n int64
-	err = m.Audited(ctx, who, func(tx *models.Store) (models.AuditRecord, error) {
+	err := m.Audited(ctx, who, func(tx *models.Store) (models.AuditRecord, error) {
 		var err error
-		n, err = tx.ReleaseReservationsOf(ctx, u.ID, reason)
+		if n, err = tx.ReleaseReservationsOf(ctx, u.ID, reason); err == nil && n == 0 {
+			err = errNothingReleased // nothing changed: no audit row either
+		}
 		return models.AuditRecord{Action: "reservation.release_all", Target: u.Username, After: map[string]any{"released": n, "reason": reason}}, err
 	})
+	if errors.Is(err, errNothingReleased) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}
-	if n > 0 {
-		m.kickDrain()
-	}
+	m.kickDrain()
 	return n, nil
 }
+
+// errNothingReleased ends ReleaseReservationsOf's transaction when the user
+// had no booking to release.
+var errNothingReleased = errors.New("no booking to release")
 
 // releaseNoShows releases active reservations whose booker, NoShow after
 // the start, holds none of the booked kind of unit, waits for none and has

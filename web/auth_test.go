@@ -203,6 +203,18 @@ func TestDisabledUserLosesAccess(t *testing.T) {
 	if _, page := p.get(admin, "/admin/users"); !strings.Contains(page, "Their GPU booking was released.") {
 		t.Error("the admin is not told the booking was released")
 	}
+	// Audited once; disabling an account without bookings audits nothing
+	// of the kind.
+	bob, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "bob", Password: "bob-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := p.postForm(admin, "/admin/users/"+itoa(bob.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disable bob: %d", res.StatusCode)
+	}
+	if rows, _, err := p.srv.Store.AuditPage(ctx, "reservation.release_all", "admin", 0, 10); err != nil || len(rows) != 1 || rows[0].Target != "alice" {
+		t.Errorf("release audit rows %+v (%v), want alice's only", rows, err)
+	}
 	if res, _ := p.get(c, "/gpus"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disabled user's session still works: %d", res.StatusCode)
 	}
