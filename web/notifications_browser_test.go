@@ -10,8 +10,10 @@ import (
 	"workbench/models"
 )
 
-// A user whose GPU watch fired sees the count in the top bar on any page,
-// clicks Notifications, reads it there, and the count is gone on the next
+// A user whose GPU watch fired (and who has a notice about her own
+// workbench) sees the count in the top bar on any page,
+// clicks Notifications, reads them there, follows the workbench notice's
+// "View workbench" to its page, and the count is gone on the next
 // page. The launch form shows a flavor her quota does not allow disabled
 // with the reason, and clicking it leaves the flavor she had. With
 // JavaScript on and off: all of it is links, forms and disabled inputs.
@@ -33,6 +35,23 @@ func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
 			if fired, err := st.FireGPUWatch(ctx, w.ID, "A "+model+" GPU is free now (1 free). Launch a workbench before someone else takes it.", "/workbenches/new"); err != nil || !fired {
 				t.Fatalf("fire the watch: %v %v", fired, err)
 			}
+			// A notice about one of her workbenches (a queued launch that
+			// started, as the orchestrator writes it).
+			imgs, err := st.ListImages(ctx, true)
+			if err != nil || len(imgs) == 0 {
+				t.Fatalf("images: %v", err)
+			}
+			fl, err := st.FlavorByNameOrID(ctx, "CPU small")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb := &models.Workbench{Name: "waited", OwnerID: alice.ID, ImageID: imgs[0].ID, FlavorID: fl.ID, Token: "t"}
+			if err := st.EnqueueWorkbench(ctx, wb, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.AddNotification(ctx, alice.ID, "Workbench waited is running: it started after 2m0s in the queue.", "/workbenches/"+wb.ID); err != nil {
+				t.Fatal(err)
+			}
 			if err := st.SetQuota(ctx, models.ScopeUser, alice.ID, models.Limits{AllowedFlavors: []string{"CPU small", "1x H100 80GB HBM3"}}, "admin"); err != nil {
 				t.Fatal(err)
 			}
@@ -46,15 +65,24 @@ func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
 				t.Fatalf("alice login: status %d", resp.Status)
 			}
 			btNavigate(t, b, p.ts.URL+"/gpus")
-			if got := btText(t, b, `[data-testid=notifications-unread]`); got != "1" {
-				t.Fatalf("unread count on /gpus %q, want 1", got)
+			if got := btText(t, b, `[data-testid=notifications-unread]`); got != "2" {
+				t.Fatalf("unread count on /gpus %q, want 2", got)
 			}
 			btSubmit(t, b, "click Notifications", chromedp.Click(chromedp.CSS(`[data-testid=notifications-link]`)))
 			if p := btLocation(t, b).Path; p != "/notifications" {
 				t.Fatalf("the Notifications link led to %s", p)
 			}
-			if got := btTexts(t, b, `[data-testid=notification]`); len(got) != 1 {
+			if got := btTexts(t, b, `[data-testid=notification]`); len(got) != 2 {
 				t.Fatalf("notifications shown: %q", got)
+			}
+			// The workbench notice (the newest, first) leads to its page.
+			first := `[data-testid=notification]:first-child [data-testid=notification-link]`
+			if got := btText(t, b, first); got != "View workbench" {
+				t.Fatalf("the workbench notice's link reads %q", got)
+			}
+			btSubmit(t, b, "click View workbench", chromedp.Click(chromedp.CSS(first)))
+			if p := btLocation(t, b).Path; p != "/workbenches/"+wb.ID {
+				t.Fatalf("View workbench led to %s", p)
 			}
 
 			btNavigate(t, b, p.ts.URL+"/workbenches/new")
