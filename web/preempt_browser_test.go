@@ -18,7 +18,12 @@ import (
 // stays running, so only the event can bring it). The launch leaves the
 // queue: the notice goes, the run is let off and runs on.
 func TestBrowserPreemptionNoticeFollowsLive(t *testing.T) {
-	p, _ := enginePortal(t, func(c *web.Config) { c.Workbenches.DrainEvery = 200 * time.Millisecond })
+	p, _ := enginePortal(t, func(c *web.Config) {
+		c.Workbenches.DrainEvery = 200 * time.Millisecond
+		// Nothing waits for the grace; a long one keeps a loaded machine
+		// from ending it before the launch leaves the queue.
+		c.Workbenches.PreemptGrace = 30 * time.Minute
+	})
 	ctx0 := context.Background()
 	if _, err := p.srv.Store.CreateUser(ctx0, models.NewUser{Username: "spot", Password: "spot-password", Role: "user"}); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
 
 	"workbench/models"
 )
@@ -92,18 +93,7 @@ func TestImageUploadFromDockerSave(t *testing.T) {
 	dir := t.TempDir()
 	archive := func(name string) []byte {
 		t.Helper()
-		if err := cli.ImageTag(ctx, fake.Image, name); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _, _ = cli.ImageRemove(context.Background(), name, image.RemoveOptions{}) })
-		f := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_").Replace(name)+".tar")
-		if out, err := exec.Command("docker", "save", "-o", f, name).CombinedOutput(); err != nil {
-			t.Fatalf("docker save: %v %s", err, out)
-		}
-		if _, err := cli.ImageRemove(ctx, name, image.RemoveOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(f)
+		b, err := os.ReadFile(savedArchive(t, cli, fake.Image, name, dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,4 +269,24 @@ func TestOfflineLaunchFromLoadedImage(t *testing.T) {
 		// reason still did.
 		t.Logf("the engine never reached the mirror listener; the no-pull check rests on the launch succeeding")
 	}
+}
+
+// savedArchive tags ref as name, writes it with `docker save` into dir
+// and removes the tag from the engine again (the archive is then the only
+// copy of name, as on an offline server); it returns the file's path.
+func savedArchive(t *testing.T, cli *client.Client, ref, name, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	if err := cli.ImageTag(ctx, ref, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = cli.ImageRemove(context.Background(), name, image.RemoveOptions{}) })
+	f := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_").Replace(name)+".tar")
+	if out, err := exec.Command("docker", "save", "-o", f, name).CombinedOutput(); err != nil {
+		t.Fatalf("docker save: %v %s", err, out)
+	}
+	if _, err := cli.ImageRemove(ctx, name, image.RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
