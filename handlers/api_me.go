@@ -15,6 +15,7 @@ type quotaStatus struct {
 	Workbenches    int           `json:"active_workbenches"`
 	MonthGPUSecs   int64         `json:"month_gpu_seconds"`
 	MonthSpend     int64         `json:"month_spend_micros"`
+	MonthCredit    int64         `json:"month_credit_micros"` // the credits in MonthSpend (zero or less)
 	Warnings       []string      `json:"warnings"`
 	LimitReached   string        `json:"limit_reached,omitempty"`
 	WarnAtFraction float64       `json:"warn_at_fraction"`
@@ -39,7 +40,8 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 		return quotaStatus{}, err
 	}
 	st := quotaStatus{Quota: lim, Workbenches: len(active), MonthGPUSecs: month.GPUSeconds, MonthSpend: month.AmountMicros,
-		Warnings: []string{}, WarnAtFraction: warnFraction}
+		MonthCredit: month.CreditMicros,
+		Warnings:    []string{}, WarnAtFraction: warnFraction}
 	for _, w := range active {
 		st.GPUsInUse += len(w.GPUs)
 	}

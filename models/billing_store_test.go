@@ -138,7 +138,8 @@ func TestRecordBillingReplayAddsNothing(t *testing.T) {
 	if n := f.ledgerCount(t); n != 3 {
 		t.Fatalf("%d ledger lines, want 3", n)
 	}
-	gpuSecs, amount, err := f.s.MonthTotals(ctx, f.user.ID, MonthStart(h))
+	m, err := f.s.MonthTotals(ctx, f.user.ID, MonthStart(h))
+	gpuSecs, amount := m.GPUSeconds, m.AmountMicros
 	if err != nil || gpuSecs != 3*3600 || amount != 9_000_000 {
 		t.Fatalf("month totals %d s, %d micros (%v); want 10800 s, 9000000", gpuSecs, amount, err)
 	}
@@ -171,7 +172,8 @@ func TestReverseAppendsOnce(t *testing.T) {
 	if len(after) != 3 || after[0].ID != orig.ID || after[0].AmountMicros != orig.AmountMicros {
 		t.Fatalf("statement after reversal: %+v", after)
 	}
-	gpuSecs, amount, _ := f.s.MonthTotals(ctx, f.user.ID, MonthStart(h))
+	m, _ := f.s.MonthTotals(ctx, f.user.ID, MonthStart(h))
+	gpuSecs, amount := m.GPUSeconds, m.AmountMicros
 	if gpuSecs != 3600 || amount != 2_000_000 {
 		t.Fatalf("month totals after reversal: %d s, %d; want 3600 s, 2000000", gpuSecs, amount)
 	}

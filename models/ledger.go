@@ -214,15 +214,18 @@ func (s *Store) EachStatementLine(ctx context.Context, userID int64, from, to ti
 	return rows.Err()
 }
 
-// MonthTotals returns a user's ledger GPU-seconds and spend since from.
-func (s *Store) MonthTotals(ctx context.Context, userID int64, from time.Time) (gpuSeconds, amount int64, err error) {
+// MonthTotals returns a user's ledger GPU-seconds and spend since from; the
+// spend includes credits, which CreditMicros also gives apart.
+func (s *Store) MonthTotals(ctx context.Context, userID int64, from time.Time) (MonthUsage, error) {
+	var m MonthUsage
 	row := s.rdb.WithContext(ctx).Raw(`SELECT COALESCE(SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), 0),
-		COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, userID, from.UTC()).Row()
-	if err = row.Err(); err != nil {
-		return
+		COALESCE(SUM(amount_micros), 0), COALESCE(SUM(CASE WHEN resource = ? THEN amount_micros ELSE 0 END), 0)
+		FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, ResourceCredit, userID, from.UTC()).Row()
+	if err := row.Err(); err != nil {
+		return m, err
 	}
-	err = row.Scan(&gpuSeconds, &amount)
-	return
+	err := row.Scan(&m.GPUSeconds, &m.AmountMicros, &m.CreditMicros)
+	return m, err
 }
 
 // WorkbenchCharges sums the ledger per workbench for the given ids.

@@ -103,7 +103,7 @@ func TestPageQueriesUseIndexes(t *testing.T) {
 			must(err)
 			_, err = s.EffectiveQuota(ctx, user)
 			must(err)
-			_, _, err = s.MonthTotals(ctx, user, month)
+			_, err = s.MonthTotals(ctx, user, month)
 			must(err)
 			_, err = s.IntervalsToBillOf(ctx, user, nil)
 			must(err)

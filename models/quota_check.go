@@ -40,6 +40,10 @@ type LaunchAsk struct {
 type MonthUsage struct {
 	GPUSeconds   int64
 	AmountMicros int64
+	// CreditMicros is the part of AmountMicros that is credits (zero or
+	// less): an admin's credit gives budget back, and the user's page says
+	// so beside a spend that may read below zero.
+	CreditMicros int64
 }
 
 // CheckLaunchQuota is the quota check that runs inside the launch

@@ -230,7 +230,7 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 // compute and storage.
 func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsage, error) {
 	month := models.MonthStart(b.now())
-	gpuSecs, amount, err := b.store.MonthTotals(ctx, userID, month)
+	ledger, err := b.store.MonthTotals(ctx, userID, month)
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
@@ -246,7 +246,8 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	return models.MonthUsage{GPUSeconds: gpuSecs + live.GPUSeconds, AmountMicros: amount + live.AmountMicros + storage}, nil
+	return models.MonthUsage{GPUSeconds: ledger.GPUSeconds + live.GPUSeconds, AmountMicros: ledger.AmountMicros + live.AmountMicros + storage,
+		CreditMicros: ledger.CreditMicros}, nil
 }
 
 // HourlyRate is what a shape costs per hour at the rates in force now.

@@ -315,7 +315,8 @@ func checkTotals(t *testing.T, f *billFixture, lines []models.LedgerEntry, want 
 			t.Errorf("usage by %s: total %d, items %d, GPU-s %d; the lines say %d and %d GPU-s", g, total, itemSum, itemGPU, sum, gpuSecs)
 		}
 	}
-	mGPU, mAmount, err := f.store.MonthTotals(f.ctx, f.user.ID, from)
+	m, err := f.store.MonthTotals(f.ctx, f.user.ID, from)
+	mGPU, mAmount := m.GPUSeconds, m.AmountMicros
 	if err != nil || mGPU != gpuSecs || mAmount != sum {
 		t.Errorf("month totals %d GPU-s, %d (%v); the lines say %d GPU-s, %d", mGPU, mAmount, err, gpuSecs, sum)
 	}

@@ -63,8 +63,8 @@ func TestBrowserBillingCorrections(t *testing.T) {
 		t.Fatalf("reverse: %d", resp.Status)
 	}
 	btScreenshot(t, ctx, "admin-billing-corrections.png")
-	_, amount, _ := p.srv.Store.MonthTotals(ctx0, ada.ID, month)
-	if want := int64(3_500_000 - 1_500_000); amount != want {
+	m, _ := p.srv.Store.MonthTotals(ctx0, ada.ID, month)
+	if amount, want := m.AmountMicros, int64(3_500_000-1_500_000); amount != want {
 		t.Fatalf("ada's month after the corrections: %d, want %d", amount, want)
 	}
 

@@ -33,11 +33,11 @@ func TestLedgerCorrections(t *testing.T) {
 	}
 	adminC, adminTok := mpAdmin(t, p)
 	total := func() int64 {
-		_, amount, err := p.srv.Store.MonthTotals(ctx, ada.ID, month)
+		m, err := p.srv.Store.MonthTotals(ctx, ada.ID, month)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return amount
+		return m.AmountMicros
 	}
 	start := total()
 
@@ -137,6 +137,14 @@ func TestLedgerCorrections(t *testing.T) {
 	})
 	if creditRows != 1 {
 		t.Errorf("%d statement rows carry the goodwill credit, want 1", creditRows)
+	}
+	// The spend bar nets the credits (0.75 + 0.25) and says so: a spend
+	// that may read below zero is explained, and the API gives them apart.
+	if note := strings.TrimSpace(doc.Find(`[data-testid=quota-bar-spend] [data-testid=quota-note]`).Text()); note != "After 1.00 USD of credits this month." {
+		t.Errorf("the spend bar's note reads %q", note)
+	}
+	if code, me := p.api("GET", "/api/v1/me", adaTok, ""); code != http.StatusOK || me["usage"].(map[string]any)["month_credit_micros"] != float64(-1_000_000) {
+		t.Errorf("/api/v1/me: %d %v; want month_credit_micros -1000000", code, me["usage"])
 	}
 	if !strings.Contains(doc.Find(`[data-testid=statement-summary]`).Text(), "no workbench (credits, bookings)") {
 		t.Errorf("the summary does not name the lines without a workbench: %q", strings.Join(strings.Fields(doc.Find(`[data-testid=statement-summary]`).Text()), " "))

@@ -44,8 +44,8 @@ func TestLedgerCLI(t *testing.T) {
 	if _, _, err := runCLI(t, "", "ledger", "reverse", itoa(lines[0].ID), "--reason", "again", "--data-dir", dir); err == nil {
 		t.Fatal("a line was reversed twice")
 	}
-	_, amount, _ := s.MonthTotals(ctx, u.ID, models.MonthStart(time.Now()))
-	if amount != 0 {
+	m, _ := s.MonthTotals(ctx, u.ID, models.MonthStart(time.Now()))
+	if amount := m.AmountMicros; amount != 0 {
 		t.Fatalf("credit and its reversal net to %d, want 0", amount)
 	}
 	audit, _ := s.ListAudit(ctx, 10)
