@@ -307,12 +307,11 @@ func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gp
 		m.log.Info("quota: stopping at the limit", "id", wb.ID, "user", uid, "reason", reason)
 		wg.Go(func() {
 			why := reasonf("stopped: %s (your files are kept)", reason)
-			if err := m.Stop(ctx, wb.ID, why); err != nil {
+			if did, err := m.stopTelling(ctx, &wb, why); err != nil {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
-				return
+			} else if did {
+				m.metrics.culled(CullBudget)
 			}
-			m.metrics.culled(CullBudget)
-			m.tellOwner(ctx, &wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, why))
 		})
 	}
 	wg.Wait()

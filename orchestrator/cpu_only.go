@@ -58,14 +58,14 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		// None free: stop the CPU-only run and wait in the queue for the
 		// GPUs, with the home kept; the queue starts it with them.
 		return m.detached(ctx, func(ctx context.Context) error {
-			if err := m.stop(ctx, id, "", false); err != nil {
+			if _, err := m.stop(ctx, id, "", false); err != nil {
 				return err
 			}
 			return m.queueForGPUs(ctx, id, reasonf("waiting for GPUs to restart with them"))
 		})
 	}
 	return m.detached(ctx, func(ctx context.Context) error {
-		if err := m.stop(ctx, id, "", false); err != nil {
+		if _, err := m.stop(ctx, id, "", false); err != nil {
 			return err
 		}
 		if err := m.StartAs(ctx, id, owner, false); err != nil {

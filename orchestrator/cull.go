@@ -23,11 +23,10 @@ func (m *Manager) Cull(ctx context.Context) {
 		wb := &running[i]
 		if reason, kind := m.cullReason(ctx, wb, now); reason != "" {
 			m.log.Info("culling", "id", wb.ID, "reason", reason)
-			if err := m.Stop(ctx, wb.ID, reason); err != nil {
+			if did, err := m.stopTelling(ctx, wb, reason); err != nil {
 				m.log.Warn("cull: stop", "id", wb.ID, "err", err)
-			} else {
+			} else if did {
 				m.metrics.culled(kind)
-				m.tellOwner(ctx, wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, reason))
 			}
 		}
 	}

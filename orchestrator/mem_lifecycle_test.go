@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -145,6 +147,39 @@ func TestMemCullStopsAnIdleWorkbenchAtItsTimeout(t *testing.T) {
 	ns, err := r.store.ListNotifications(ctx, wb.OwnerID, 10)
 	if err != nil || len(ns) != 1 || ns[0].Message != "Workbench "+wb.Name+": "+wb.Reason || ns[0].Link != "/workbenches/"+wb.ID {
 		t.Fatalf("owner's notifications %+v (%v)", ns, err)
+	}
+}
+
+// The owner stops a workbench while a cull pass is deciding about it (here:
+// while it asks Jupyter for activity). The cull's stop then has nothing to
+// do, and the owner, who stopped it, is not told "stopped: idle timeout".
+func TestMemCullAfterTheOwnersOwnStopTellsNothing(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx := context.Background()
+	ownerStopped := make(chan error, 1)
+	jupyter := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, "/api/kernels") {
+			ownerStopped <- r.m.Stop(ctx, r.wb.ID, "stopped by alice")
+		}
+		_, _ = w.Write([]byte("[]"))
+	}))
+	defer jupyter.Close()
+	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateRunning, 100, "", map[string]any{"endpoint": jupyter.Listener.Addr().String()}); err != nil {
+		t.Fatal(err)
+	}
+	clock := newTestClock(r.wb.StartedAt.Add(time.Duration(r.wb.IdleTimeoutS) * time.Second))
+	r.m.SetClock(clock.Now)
+	r.m.Cull(ctx)
+	if err := <-ownerStopped; err != nil {
+		t.Fatalf("the owner's stop: %v", err)
+	}
+	r.assertStopped(t)
+	if wb := r.record(t); wb.Reason != "stopped by alice" {
+		t.Errorf("reason %q, want the owner's", wb.Reason)
+	}
+	if ns, err := r.store.ListNotifications(ctx, r.wb.OwnerID, 10); err != nil || len(ns) != 0 {
+		t.Fatalf("the owner, who stopped it, was told %+v (%v)", ns, err)
 	}
 }
 

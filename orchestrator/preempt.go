@@ -108,13 +108,13 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	if wb.AutoResume {
 		reason = reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
 	}
-	err = m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted)
+	did, err := m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted)
 	m.release(id)
-	if err == nil && m.metrics != nil {
-		m.metrics.queue.preempted()
-	}
-	if err != nil {
+	if err != nil || !did { // its owner (or an admin) stopped it first: not preempted
 		return err
+	}
+	if m.metrics != nil {
+		m.metrics.queue.preempted()
 	}
 	// Told once it is back in the queue: the stop and the requeue follow
 	// each other at once, as the pages and API show them.

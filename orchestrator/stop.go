@@ -40,46 +40,59 @@ func (m *Manager) ForceStop(ctx context.Context, id, reason string) error {
 // administrator, for reason, and tells its owner, who did not ask for it.
 // Like Stop it runs to its end whatever happens to ctx.
 func (m *Manager) StopByAdmin(ctx context.Context, id, reason string) error {
-	return m.detached(ctx, func(ctx context.Context) error {
-		wb, err := m.store.WorkbenchByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := m.stop(ctx, id, reason, false); err != nil {
-			return err
-		}
-		if wb.Active() || wb.State == models.StateQueued {
-			m.tellOwner(ctx, wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, reason))
-		}
-		return nil
-	})
-}
-
-func (m *Manager) stopDetached(ctx context.Context, id, reason string, force bool) error {
-	return m.detached(ctx, func(ctx context.Context) error { return m.stop(ctx, id, reason, force) })
-}
-
-func (m *Manager) stop(ctx context.Context, id, reason string, force bool) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
 	}
+	_, err = m.stopTelling(ctx, wb, reason)
+	return err
+}
+
+// stopTelling stops wb for reason, detached from ctx as Stop is, and tells
+// its owner why. did is whether this call did the stop: when the owner, an
+// administrator or another pass of the portal stopped it first, the owner
+// is not told a second, different story.
+func (m *Manager) stopTelling(ctx context.Context, wb *models.Workbench, reason string) (did bool, err error) {
+	err = m.detached(ctx, func(ctx context.Context) error {
+		if did, err = m.stop(ctx, wb.ID, reason, false); err != nil || !did {
+			return err
+		}
+		m.tellOwner(ctx, wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, reason))
+		return nil
+	})
+	return did, err
+}
+
+func (m *Manager) stopDetached(ctx context.Context, id, reason string, force bool) error {
+	return m.detached(ctx, func(ctx context.Context) error {
+		_, err := m.stop(ctx, id, reason, force)
+		return err
+	})
+}
+
+// stop stops id, or takes it out of the queue. did is false when there was
+// nothing to do: it had stopped already, or another stop got there first.
+func (m *Manager) stop(ctx context.Context, id, reason string, force bool) (did bool, err error) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return false, err
+	}
 	switch wb.State {
 	case models.StateStopped, models.StateFailed, models.StatePreempted:
-		return nil
+		return false, nil
 	case models.StateQueued:
 		// Leaving the queue: nothing runs, nothing was charged.
 		if done, err := m.cancelQueued(ctx, id, reason); done || err != nil {
-			return err
+			return done, err
 		}
 	}
 	// Wait for a reconciliation (or another stop) of this workbench to
 	// finish first; a stop that finished meanwhile makes this one a no-op.
 	if wb, err = m.waitClaim(ctx, id); err != nil || wb == nil {
-		return err
+		return false, err
 	}
 	defer m.release(id)
-	return m.stopClaimed(ctx, wb, reason, force)
+	return m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
 }
 
 // waitClaim claims id (even while a launch runs: a stop cancels it), waiting
@@ -105,41 +118,43 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 // progress shown while stopping moves with the real steps (begun, container
 // stopped, metering closed), never the 100 % of the running state.
 func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string, force bool) error {
-	return m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
+	_, err := m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
+	return err
 }
 
-// stopClaimedAs is stopClaimed ending in final (stopped, or preempted).
-func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reason string, force bool, final string) error {
+// stopClaimedAs is stopClaimed ending in final (stopped, or preempted). did
+// is false when the workbench had stopped or failed meanwhile.
+func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reason string, force bool, final string) (did bool, err error) {
 	id := wb.ID
 	if err := m.transition(ctx, id, models.Transition{From: models.ActiveStates, To: models.StateStopping, Progress: 10, Reason: reason,
 		Set: models.WorkbenchFields{StopError: new("")}}); err != nil {
 		if errors.Is(err, models.ErrStateChanged) {
-			return nil // stopped or failed meanwhile: nothing left to stop
+			return false, nil // stopped or failed meanwhile: nothing left to stop
 		}
-		return err
+		return false, err
 	}
 	// A launch still under way is cancelled first, so it cannot bring the
 	// workbench back to running behind this stop.
 	m.cancelLaunch(id)
 	finished, err := m.stopContainer(ctx, id, force)
 	if err != nil {
-		return m.stopFailed(ctx, id, reason, reasonf("could not stop the container: %v", err))
+		return true, m.stopFailed(ctx, id, reason, reasonf("could not stop the container: %v", err))
 	}
 	m.stopProgress(ctx, id, 60, reason)
 	if err := m.closeInterval(ctx, id, finished, "stopped"); err != nil {
-		return m.stopFailed(ctx, id, reason, reasonf("could not close the usage record: %v", err))
+		return true, m.stopFailed(ctx, id, reason, reasonf("could not close the usage record: %v", err))
 	}
 	m.stopProgress(ctx, id, 80, reason)
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
-		return m.stopFailed(ctx, id, reason, reasonf("could not release the GPUs: %v", err))
+		return true, m.stopFailed(ctx, id, reason, reasonf("could not release the GPUs: %v", err))
 	}
 	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: final, Reason: reason,
 		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}}); err != nil {
-		return err
+		return true, err
 	}
 	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force, "state", final)
 	m.kickDrain() // its GPUs are free: the queue may move
-	return nil
+	return true, nil
 }
 
 // stopProgress moves the progress of a stop the caller drives (it holds the
