@@ -15,6 +15,9 @@ import (
 const ledgerUsage = `usage: workbench ledger credit USER AMOUNT --reason R [--workbench ID]
        workbench ledger reverse ID... --reason R`
 
+// ledgerFlags names the arguments a correction's field errors are about.
+var ledgerFlags = map[string]string{"reason": "--reason", "workbench_id": "--workbench", "amount": "the amount", "ids": "the line ids"}
+
 // cmdLedger appends corrections (SPEC §6 rule 13) from the shell: a credit
 // of AMOUNT (major units, e.g. 12.50) to USER, or the reversal of ledger
 // lines by id. Both need a reason, are audited as "cli", and work while a
@@ -54,7 +57,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		e, err := store.Credit(ctx, u.ID, amount, *wb, *reason, "cli")
 		if err != nil {
-			return err
+			return fieldError(err, ledgerFlags)
 		}
 		fmt.Fprintf(stdout, "ledger line %d: credit of %s to %s (%s)\n", e.ID, pricing.Format(amount), u.Username, e.Note)
 		return nil
@@ -72,7 +75,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	lines, err := store.ReverseLines(ctx, ids, *reason, "cli")
 	if err != nil {
-		return err
+		return fieldError(err, ledgerFlags)
 	}
 	for _, l := range lines {
 		fmt.Fprintf(stdout, "ledger line %d reverses %d (%s)\n", l.ID, *l.Reverses, pricing.Format(l.AmountMicros))

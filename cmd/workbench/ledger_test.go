@@ -41,8 +41,8 @@ func TestLedgerCLI(t *testing.T) {
 	if err != nil || !strings.Contains(out, "reverses "+itoa(lines[0].ID)) {
 		t.Fatalf("reverse: %q %v", out, err)
 	}
-	if _, _, err := runCLI(t, "", "ledger", "reverse", itoa(lines[0].ID), "--reason", "again", "--data-dir", dir); err == nil {
-		t.Fatal("a line was reversed twice")
+	if _, _, err := runCLI(t, "", "ledger", "reverse", itoa(lines[0].ID), "--reason", "again", "--data-dir", dir); err == nil || err.Error() != "the line ids: line "+itoa(lines[0].ID)+" was already reversed" {
+		t.Fatalf("a line reversed twice: %v", err)
 	}
 	m, _ := s.MonthTotals(ctx, u.ID, models.MonthStart(time.Now()))
 	if amount := m.AmountMicros; amount != 0 {

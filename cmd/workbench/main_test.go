@@ -44,6 +44,19 @@ func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
 	if _, _, err := runCLI(t, "x\n", "user", "add", "bob", "--password-stdin", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "password") {
 		t.Fatalf("short password accepted: %v", err)
 	}
+	// Refusals name what to change, as a sentence.
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"user", "add", "alice"}, `the user name "alice" is already taken`},
+		{[]string{"user", "add", "dave", "--email", "not-an-address"}, "--email is not a valid address"},
+		{[]string{"user", "add", "Dave"}, `the user name "Dave": use 2–32 lowercase letters`},
+	} {
+		if _, _, err := runCLI(t, "", append(bad.args, "--data-dir", dir)...); err == nil || !strings.HasPrefix(err.Error(), bad.want) {
+			t.Errorf("workbench %s: %v; want %q", strings.Join(bad.args, " "), err, bad.want)
+		}
+	}
 	out, _, err = runCLI(t, "", "user", "add", "carol", "--data-dir", dir)
 	if err != nil || !strings.Contains(out, "with password ") {
 		t.Fatalf("generated password not printed: %q %v", out, err)

@@ -43,7 +43,7 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	_, secret, err := store.CreateToken(ctx, u.ID, *name, time.Duration(*days)*24*time.Hour)
 	if err != nil {
-		return err
+		return fieldError(err, map[string]string{"name": "--name"})
 	}
 	fmt.Fprintln(stdout, secret)
 	return nil

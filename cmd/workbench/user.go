@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,7 +48,8 @@ func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer store.Close()
 	u, err := store.CreateUser(ctx, models.NewUser{Username: pos[0], Role: role, Password: password, DisplayName: *display, Email: *email})
 	if err != nil {
-		return err
+		return fieldError(err, map[string]string{"username": fmt.Sprintf("the user name %q", pos[0]),
+			"password": "the password", "email": "--email", "display_name": "--display-name"})
 	}
 	_ = store.Audit(ctx, "cli", "user.create", u.Username, nil, map[string]string{"role": u.Role})
 	if *fromStdin {
@@ -56,4 +58,23 @@ func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stdout, "added %s (%s) with password %s\n", u.Username, u.Role, password)
 	}
 	return nil
+}
+
+// fieldError words a field's validation error for the command line, naming
+// the argument or option that set it (the web form's "username: is already
+// taken" reads as a field label): `the user name "ada" is already taken`,
+// `--email is not a valid address`. Other errors pass through.
+func fieldError(err error, names map[string]string) error {
+	var ve *models.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	name, ok := names[ve.Field]
+	if !ok {
+		name = ve.Field
+	}
+	if strings.HasPrefix(ve.Message, "is ") || strings.HasPrefix(ve.Message, "must ") {
+		return fmt.Errorf("%s %s", name, ve.Message)
+	}
+	return fmt.Errorf("%s: %s", name, ve.Message)
 }
