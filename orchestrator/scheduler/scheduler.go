@@ -363,10 +363,16 @@ func Decide(s Snapshot) Plan {
 		// a booker may also take free units up to its own unused booking
 		// (when free units are fewer than all bookings unused, bookers
 		// get them in queue order).
-		held := res.forOthers(r.Pool, r.User)
-		avail := max(free[r.Pool]-held, min(free[r.Pool], res.own(r.Pool, r.User, r.Reservation)), 0)
+		held, own := res.forOthers(r.Pool, r.User), res.own(r.Pool, r.User, r.Reservation)
+		avail := max(free[r.Pool]-held, min(free[r.Pool], own), 0)
 		// Shared GPUs it claimed whose holders have gone are its alone.
 		avail += r.Lent
+		// short is how many more units the pool must free before r fits:
+		// with bookings holding units back from r, a unit that frees up
+		// goes to the booker first, so preemption and the estimate count
+		// those too (heldShort: the part beyond r.Units - avail).
+		short := shortOf(r, free[r.Pool], held, own)
+		heldShort := short - max(r.Units-avail, 0)
 		ok, why := Fit(r.Pool, r.Units, avail)
 		if !ok && held > 0 {
 			why = reasonf("%s (%d reserved for someone else now)", why, held)
@@ -407,7 +413,7 @@ func Decide(s Snapshot) Plan {
 			continue
 		}
 		ahead[r.Pool]++
-		est := estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units, slices.Concat(releases[r.Pool], claimed[r.ID]))
+		est := estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units+heldShort, slices.Concat(releases[r.Pool], claimed[r.ID]))
 		if r.NotBefore.After(s.Now) {
 			est = r.NotBefore
 		}
@@ -423,8 +429,8 @@ func Decide(s Snapshot) Plan {
 			// Preemption: only the first blocked request of a pool, and
 			// only for units it cannot get otherwise.
 			if s.Policy.Preempt && r.Blocked == "" && r.Pool != "" {
-				deficit := r.Units - avail - yielding[r.Pool] - (r.Claimed - r.Lent)
-				heads[r.Pool] = head{priority: r.Priority, units: max(r.Units-avail-(r.Claimed-r.Lent), 0)}
+				deficit := short - yielding[r.Pool] - (r.Claimed - r.Lent)
+				heads[r.Pool] = head{priority: r.Priority, units: max(short-(r.Claimed-r.Lent), 0)}
 				if r.Claimed > r.Lent {
 					why = reasonf("%s; preemptible work is yielding a shared GPU to it", why)
 				} else if yielding[r.Pool] > 0 && deficit <= 0 {
@@ -446,7 +452,7 @@ func Decide(s Snapshot) Plan {
 					// must not delay, count it then.
 					if freed := freedFor(s, r.Pool, victims, claim); freed > 0 && s.Policy.PreemptGrace > 0 {
 						releases[r.Pool] = append(releases[r.Pool], release{at: s.Now.Add(s.Policy.PreemptGrace), units: freed})
-						est = estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool], releases[r.Pool])
+						est = estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+heldShort, releases[r.Pool])
 						if r.NotBefore.After(est) {
 							est = r.NotBefore
 						}
@@ -471,6 +477,18 @@ func Decide(s Snapshot) Plan {
 		p.Rescind = rescind(s, live, heads)
 	}
 	return p
+}
+
+// shortOf is how many more free units a pool with free units must have
+// before r fits (0 when it fits), with held units of the pool booked by
+// others and own of r's owner's booking unused: r's units beyond the shared
+// GPUs lent to it, plus the held ones, unless its own booking covers it.
+func shortOf(r Request, free, held, own int) int {
+	need := r.Units - r.Lent + held
+	if own+r.Lent >= r.Units {
+		need = min(need, r.Units-r.Lent)
+	}
+	return max(need-free, 0)
 }
 
 // head is a pool's first blocked request as rescind sees it: its priority

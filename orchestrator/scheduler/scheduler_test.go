@@ -1,8 +1,10 @@
 package scheduler
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -199,6 +201,49 @@ func TestDecidePreemptsOnlyForTheFirstBlockedAndCountsYielding(t *testing.T) {
 	s.Policy.Preempt = false
 	if p := Decide(s); len(p.Preempt) != 0 {
 		t.Fatal("preemption off")
+	}
+}
+
+// A launch that must preempt while a booking holds free units back from it
+// preempts enough for both at once: a unit that frees up goes to the booker
+// first. Before, it preempted one run per grace period (each freed unit went
+// to the booking, and the estimate said it would start at the first).
+func TestPreemptionFreesWhatBookingsHoldBack(t *testing.T) {
+	const grace = 5 * time.Minute
+	var run []Running
+	for i := range 8 {
+		run = append(run, Running{ID: fmt.Sprintf("p%d", i), User: 5, Pool: h100, Units: 1, Priority: 10, Preemptible: true, Started: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	now := t0.Add(time.Hour)
+	s := Snapshot{Now: now, Free: map[Pool]int{h100: 0}, Running: slices.Clone(run),
+		Reservations: []Reservation{{ID: 1, User: 9, Pool: h100, Units: 2, Start: now, End: now.Add(2 * time.Hour)}},
+		Queue:        []Request{req("a", 1, 1, 100, 0), req("booker", 9, 2, 100, time.Second)},
+		Policy:       Policy{Preempt: true, PreemptGrace: grace}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Preempt, []string{"p7", "p6", "p5"}) {
+		t.Fatalf("preempt %v, want the three newest: one unit for a and the two the booking holds back", p.Preempt)
+	}
+	if w := p.Waiting["a"]; !w.EstimatedStart.Equal(now.Add(grace)) {
+		t.Fatalf("a: %+v; want to start when the grace ends", w)
+	}
+	// The next drains, while they yield: nothing more, nothing let off.
+	for i := range s.Running[5:] {
+		s.Running[5+i].Yielding, s.Running[5+i].YieldsAt = true, now.Add(grace)
+	}
+	s.Now = now.Add(time.Minute)
+	if p := Decide(s); len(p.Preempt) != 0 || len(p.Rescind) != 0 || !p.Waiting["a"].EstimatedStart.Equal(now.Add(grace)) {
+		t.Fatalf("while they yield: preempt %v, rescind %v, a %+v", p.Preempt, p.Rescind, p.Waiting["a"])
+	}
+	// Gone: a takes the unit the booking does not hold, the booker its two.
+	s.Now, s.Running, s.Free = now.Add(grace), s.Running[:5], map[Pool]int{h100: 3}
+	if p := Decide(s); !reflect.DeepEqual(p.Start, []string{"a", "booker"}) {
+		t.Fatalf("after the grace: start %v", p.Start)
+	}
+	// The booker first: its own booking covers it, two runs are enough.
+	s.Now, s.Running, s.Free = now, run, map[Pool]int{h100: 0}
+	s.Queue = []Request{req("booker", 9, 2, 100, 0), req("a", 1, 1, 100, time.Second)}
+	if p := Decide(s); !reflect.DeepEqual(p.Preempt, []string{"p7", "p6"}) {
+		t.Fatalf("the booker first: preempt %v, want two", p.Preempt)
 	}
 }
 
