@@ -37,7 +37,7 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, booking *templates.B
 		h.fail(c, err)
 		return
 	}
-	v := templates.GPUsView{Backend: h.pool.Backend(), Status: h.pool.Status(), Simulated: h.pool.Simulated(),
+	v := templates.GPUsView{Backend: h.pool.Backend(), Status: i18n.Reason(ctx, h.pool.Status()), Simulated: h.pool.Simulated(),
 		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus)}
 	kube := h.pool.OnKubernetes()
 	for _, g := range gpus {

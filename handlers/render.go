@@ -28,7 +28,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 	case h.pool.Simulated():
 		p.Banner = i18n.T(ctx, "GPUs are simulated (%s): workbenches get no real GPU.", h.pool.Backend())
 	case h.pool.Backend() == "none" && p.User.IsAdmin:
-		p.Banner = h.pool.Status()
+		p.Banner = i18n.Reason(ctx, h.pool.Status())
 	}
 	if p.User != nil && p.User.IsAdmin && h.wbs.EgressStatus().Problem != "" {
 		if p.Banner != "" {

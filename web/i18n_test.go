@@ -100,6 +100,11 @@ func TestLanguageSwitchSavesChoice(t *testing.T) {
 	if !strings.Contains(home, "新建工作台") || !strings.Contains(home, `data-testid="lang-en"`) {
 		t.Errorf("lin's home page is not Chinese")
 	}
+	// The pool page's inventory line too (written below the handlers).
+	_, gpus := p.get(c2, "/gpus")
+	if st := strings.Join(strings.Fields(mpDoc(t, gpus).Find(`[data-testid=gpu-status]`).Contents().First().Text()), " "); !strings.HasPrefix(st, "模拟 GPU（") || !strings.HasSuffix(st, "8 块 GPU") {
+		t.Errorf("the inventory line on the Chinese pool page reads %q", st)
+	}
 	// Back to English.
 	p.postForm(c2, "/language", url.Values{"lang": {"en"}, "back": {"/"}})
 	if _, home := p.get(c2, "/"); !strings.Contains(home, "New workbench") || !strings.Contains(home, `<html lang="en">`) {

@@ -36,7 +36,7 @@ type nvmlInventory struct {
 
 	backend   string
 	simulated bool
-	label     string // "NVML" or "simulated DGX H100"
+	label     string // "NVML", or what is simulated: "DGX H100", "mock:dgxh100"
 	driver    string
 	logger    *slog.Logger
 	seen      transitions // last health / MIG error per GPU, to log changes only
@@ -62,29 +62,38 @@ func newNVMLInventory(lib nvml.Interface, backend string, simulated bool, label 
 func (b *nvmlInventory) Simulated() bool { return b.simulated }
 func (b *nvmlInventory) Backend() string { return b.backend }
 
+// Status is the inventory's line for the pool page and the logs, worded
+// with reasonf so that pages show it in the reader's language.
 func (b *nvmlInventory) Status() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return b.label + ": closed"
+		return reasonf("GPU inventory (%s) closed", b.label)
 	}
 	driver := b.driver
 	if driver == "" {
-		driver = "unknown driver"
-	}
-	head := fmt.Sprintf("%s %s", b.label, driver)
-	if b.simulated {
-		head = fmt.Sprintf("%s (go-nvml mock, driver %s)", b.label, driver)
+		driver = "unknown"
 	}
 	count, ret := call1(b.lib.DeviceGetCount)
-	if ret != nvml.SUCCESS {
-		return fmt.Sprintf("%s, cannot count GPUs: %v", head, ret)
+	switch {
+	case ret != nvml.SUCCESS:
+		return reasonf("GPU inventory (%s): cannot count GPUs: %v", b.label, ret)
+	case b.simulated && count == 1:
+		return reasonf("simulated GPUs (%s; go-nvml mock, driver %s), 1 GPU", b.label, driver)
+	case b.simulated:
+		return reasonf("simulated GPUs (%s; go-nvml mock, driver %s), %d GPUs", b.label, driver, count)
+	case count == 1:
+		return reasonf("NVML, driver %s, 1 GPU", driver)
+	default:
+		return reasonf("NVML, driver %s, %d GPUs", driver, count)
 	}
-	if count == 1 {
-		return head + ", 1 GPU"
-	}
-	return fmt.Sprintf("%s, %d GPUs", head, count)
 }
+
+// reasonf words a text people read (a status line, a reason for having no
+// GPUs): its format is a key of the reasons catalog, which translates it
+// on the pages (templates/i18n.Reason; a handlers test checks every format
+// is there).
+func reasonf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // Close shuts NVML down exactly once; New initialised it exactly once.
 func (b *nvmlInventory) Close() error {

@@ -26,7 +26,7 @@ func New(mode Mode, opts ...Option) (Inventory, error) {
 	o := buildOptions(opts)
 	switch mode.Kind {
 	case KindNone:
-		return newNull("GPU inventory disabled (mode none); running without GPUs"), nil
+		return newNull(reasonf("GPU inventory disabled (mode none); running without GPUs")), nil
 	case KindAuto, KindMock:
 	default:
 		return nil, fmt.Errorf("invalid GPU mode %q", mode.String())
@@ -41,7 +41,7 @@ func New(mode Mode, opts ...Option) (Inventory, error) {
 			return nil, err
 		}
 		label := mockLabels[mode.Mock]
-		return newNVMLInventory(lib, KindMock+":"+mode.Mock, true, "simulated "+label, o.logger)
+		return newNVMLInventory(lib, KindMock+":"+mode.Mock, true, label, o.logger)
 	}
 	return newAuto(o)
 }
@@ -54,13 +54,11 @@ func newAuto(o options) (Inventory, error) {
 	case nvml.SUCCESS:
 		return newNVMLInventory(lib, "nvml", false, "NVML", o.logger)
 	case nvml.ERROR_LIBRARY_NOT_FOUND:
-		reason := "no NVIDIA driver found: " + nvmlLibraryName +
-			" could not be loaded; running without GPUs"
+		reason := reasonf("no NVIDIA driver found: %s could not be loaded; running without GPUs", nvmlLibraryName)
 		o.logger.Warn("GPU inventory: "+reason, "mode", KindAuto)
 		return newNull(reason), nil
 	case nvml.ERROR_DRIVER_NOT_LOADED:
-		reason := "no NVIDIA driver found: " + nvmlLibraryName +
-			" is present but the NVIDIA kernel driver is not loaded; running without GPUs"
+		reason := reasonf("no NVIDIA driver found: %s is present but the NVIDIA kernel driver is not loaded; running without GPUs", nvmlLibraryName)
 		o.logger.Warn("GPU inventory: "+reason, "mode", KindAuto)
 		return newNull(reason), nil
 	default:
@@ -77,7 +75,7 @@ func newInjected(o options) (Inventory, error) {
 	}
 	label := "NVML"
 	if o.simulated {
-		label = "simulated GPUs (" + o.backend + ")"
+		label = o.backend
 	}
 	return newNVMLInventory(o.lib, o.backend, o.simulated, label, o.logger)
 }

@@ -104,15 +104,19 @@ func (inv *Inventory) Backend() string { return "kubernetes" }
 func (inv *Inventory) Status() string {
 	devs, err := inv.Devices(context.Background())
 	if err != nil {
-		return "Kubernetes nodes: " + err.Error()
+		return reasonf("Kubernetes nodes: %s", err.Error())
 	}
 	nodes := map[string]bool{}
 	for _, d := range devs {
 		node, _, _ := strings.Cut(d.UUID, ":")
 		nodes[node] = true
 	}
-	return fmt.Sprintf("Kubernetes (namespace %s): %d GPU devices on %d nodes", inv.r.cfg.Namespace, len(devs), len(nodes))
+	return reasonf("Kubernetes (namespace %s): %d GPU devices on %d nodes", inv.r.cfg.Namespace, len(devs), len(nodes))
 }
+
+// reasonf words a text people read: its format is a key of the reasons
+// catalog, which the pages translate (templates/i18n.Reason).
+func reasonf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // Close does nothing: the runtime owns the watch.
 func (inv *Inventory) Close() error { return nil }
