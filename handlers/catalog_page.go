@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -35,7 +36,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	statuses, pulling := h.imageStatuses(ctx, images, admin)
 	v.Pulling = pulling
 	for _, img := range images {
-		card := imageCard(img)
+		card := imageCard(ctx, img)
 		card.Status = statuses[img.ID]
 		v.Images = append(v.Images, card)
 	}
@@ -47,7 +48,17 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, trc(c, "Catalog")), v))
 }
 
-func imageCard(img models.Image) templates.ImageCard {
-	return templates.ImageCard{ID: img.ID, Name: img.Name, Image: img.Image, Description: img.Description,
+func imageCard(ctx context.Context, img models.Image) templates.ImageCard {
+	return templates.ImageCard{ID: img.ID, Name: img.Name, Image: img.Image, Description: imageDescription(ctx, img),
 		Tags: img.TagList(), Enabled: img.Enabled, Saved: img.Saved(), Size: sizeText(img.SizeBytes)}
+}
+
+// imageDescription is img's description for a reader of ctx's language: the
+// portal words a saved image's own (orchestrator, with reasonf), an
+// administrator's is shown as written.
+func imageDescription(ctx context.Context, img models.Image) string {
+	if img.Saved() {
+		return i18n.Reason(ctx, img.Description)
+	}
+	return img.Description
 }

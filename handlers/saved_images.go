@@ -40,7 +40,7 @@ func (h *Handler) savedImagesPage(c *gin.Context) {
 	}
 	for _, img := range imgs {
 		v.Items = append(v.Items, templates.SavedImageRow{ID: img.ID, Name: img.Name, Size: sizeText(img.SizeBytes),
-			Description: img.Description, Shared: strings.Join(img.SharedGroups, ", "), Created: templates.WhenIn(c.Request.Context(), &img.CreatedAt)})
+			Description: imageDescription(ctx, img), Shared: strings.Join(img.SharedGroups, ", "), Created: templates.WhenIn(c.Request.Context(), &img.CreatedAt)})
 	}
 	h.render(c, http.StatusOK, templates.SavedImagesPage(h.page(c, i18n.T(c.Request.Context(), "My images")), v))
 }

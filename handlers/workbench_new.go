@@ -65,7 +65,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	// statuses (one engine inspect per image, as the catalog page does).
 	statuses, _ := h.imageStatuses(ctx, imgs, false)
 	for _, img := range imgs {
-		v.Images = append(v.Images, imageCard(img))
+		v.Images = append(v.Images, imageCard(ctx, img))
 		v.Facts[img.Name] = withPresence(imageFacts(img), statuses[img.ID])
 	}
 	for i, f := range fls {

@@ -93,7 +93,7 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 			Message: reasonf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Added), gib(used), gib(quota))}
 	}
 	img := &models.Image{Name: fmt.Sprintf("%s v%d (%s)", name, version, displayUser(owner.Username)), Image: ref,
-		Description: fmt.Sprintf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, m.now().Format(time.DateOnly), src.Name),
+		Description: reasonf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, m.now().Format(time.DateOnly), src.Name),
 		Tags:        src.Tags, StartCommand: src.StartCommand, RunAsUser: src.RunAsUser, HomePath: src.HomePath, OpenPath: src.OpenPath,
 		ExtraPorts: src.ExtraPorts, Enabled: true, OwnerID: owner.ID, BaseName: name, Version: version, SizeBytes: saved.Added, SavedFrom: wb.ID}
 	if err := m.store.CreateImage(ctx, img); err != nil {

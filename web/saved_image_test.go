@@ -3,6 +3,8 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -65,6 +67,18 @@ func TestSaveAsImageThroughThePortal(t *testing.T) {
 	}
 	if _, body := p.get(ac, "/workbenches/new"); !strings.Contains(body, "my-env v1 (alice)") {
 		t.Errorf("the saved image is not in alice's launch form")
+	}
+	// The portal words the saved image's description: in Chinese too.
+	req, _ := http.NewRequest(http.MethodGet, p.ts.URL+"/images/saved", nil)
+	req.Header.Set("Accept-Language", "zh-CN")
+	res, err := ac.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if d := mpDoc(t, string(zh)).Find(`[data-testid=saved-image-description]`).Text(); !strings.HasPrefix(d, "由 alice 从工作台 env 于 ") || !strings.HasSuffix(d, "；基于 fake。") {
+		t.Errorf("the saved image's description in Chinese: %q", d)
 	}
 
 	// Shared with a group both are in, bob sees it; a group alice is not
