@@ -32,7 +32,7 @@ func (h *Handler) renderAdminQueue(c *gin.Context, status int, v templates.Admin
 	}
 	for _, pc := range classes {
 		v.Classes = append(v.Classes, templates.ClassRow{Name: pc.Name, Rank: strconv.Itoa(pc.Rank), Preemptible: pc.Preemptible,
-			Default: pc.IsDefault, Description: pc.Description})
+			Default: pc.IsDefault, Description: seededText(ctx, pc.Description)})
 	}
 	if err := h.priorityDefaultsView(c, &v); err != nil {
 		h.fail(c, err)

@@ -54,11 +54,11 @@ func imageCard(ctx context.Context, img models.Image) templates.ImageCard {
 }
 
 // imageDescription is img's description for a reader of ctx's language: the
-// portal words a saved image's own (orchestrator, with reasonf), an
-// administrator's is shown as written.
+// portal's own words (a saved image's, written with reasonf; a default
+// image's) are translated, an administrator's are shown as written.
 func imageDescription(ctx context.Context, img models.Image) string {
 	if img.Saved() {
 		return i18n.Reason(ctx, img.Description)
 	}
-	return img.Description
+	return seededText(ctx, img.Description)
 }

@@ -49,6 +49,10 @@ func TestHandlerTextInChinese(t *testing.T) {
 		{trcMsg(zhGin(), "100% sure %s"), "100% sure %s"}, // a % in a message is text, never a verb
 		{calcTypical(zh, "maintenance_rate"), "维保合同和备件：每年为购置价的 5–10%"},
 		{templates.TierName(zh, "spot"), "竞价"},
+		{seededText(zh, "a person is waiting: first in the queue, never preempted"), "有人在等待：排在队列最前，从不被抢占"},
+		{seededText(zh, "NVIDIA's optimised PyTorch container (NGC 24.10): CUDA 12.6, cuDNN, NCCL, Apex, JupyterLab."), "NVIDIA 优化的 PyTorch 容器（NGC 24.10）：CUDA 12.6、cuDNN、NCCL、Apex、JupyterLab。"},
+		{seededText(zh, "Simulated Sunday: an administrator's own words"), "Simulated Sunday: an administrator's own words"},
+		{seededText(zh, "Usage"), "Usage"}, // a catalog key an administrator typed is theirs, not translated
 		{gpuStateLabel(zh, orchestrator.GPUDrained), "已停止调度（不分配）"},
 		{unitReadingTextT(zh, &orchestrator.UnitReading{}), "显存：无法读取 · 无法按实例读取利用率"},
 		{checkMessageT(zhGin(), "All checks passed: the image starts as 1000:100, Jupyter answers under the base URL with the token, and the home /home/jovyan is writable."),

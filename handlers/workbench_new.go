@@ -36,7 +36,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		return
 	}
 	for _, pc := range classes {
-		v.Classes = append(v.Classes, templates.ClassOption{Name: pc.Name, Description: pc.Description, Preemptible: pc.Preemptible, Default: pc.IsDefault})
+		v.Classes = append(v.Classes, templates.ClassOption{Name: pc.Name, Description: seededText(ctx, pc.Description), Preemptible: pc.Preemptible, Default: pc.IsDefault})
 	}
 	imgs, err := h.store.ListImagesFor(ctx, currentUser(c).ID, true)
 	if err != nil {

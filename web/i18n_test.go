@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"workbench/models"
 	"workbench/web"
 )
@@ -104,6 +106,30 @@ func TestLanguageSwitchSavesChoice(t *testing.T) {
 	_, gpus := p.get(c2, "/gpus")
 	if st := strings.Join(strings.Fields(mpDoc(t, gpus).Find(`[data-testid=gpu-status]`).Contents().First().Text()), " "); !strings.HasPrefix(st, "模拟 GPU（") || !strings.HasSuffix(st, "8 块 GPU") {
 		t.Errorf("the inventory line on the Chinese pool page reads %q", st)
+	}
+	// The texts the portal seeded (a class's, a default image's
+	// description) are Chinese on the launch form; once an administrator
+	// rewrites one it is shown as written.
+	_, launch := p.get(c2, "/workbenches/new")
+	form := mpDoc(t, launch)
+	if o := form.Find(`[data-testid=launch-priority] option[value=interactive]`).Text(); !strings.Contains(o, "有人在等待：排在队列最前，从不被抢占") {
+		t.Errorf("the interactive class on the Chinese launch form reads %q", o)
+	}
+	if d := form.Find(`[data-testid=image-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), "NVIDIA NGC PyTorch")
+	}).Text(); !strings.Contains(d, "NVIDIA 优化的 PyTorch 容器（NGC 24.10）") {
+		t.Errorf("the NGC image on the Chinese launch form reads %q", strings.Join(strings.Fields(d), " "))
+	}
+	pc, err := p.srv.Store.PriorityClassFor(ctx, "interactive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.Description = "someone waits for it"
+	if err := p.srv.Store.SavePriorityClass(ctx, pc); err != nil {
+		t.Fatal(err)
+	}
+	if _, launch := p.get(c2, "/workbenches/new"); !strings.Contains(mpDoc(t, launch).Find(`[data-testid=launch-priority] option[value=interactive]`).Text(), "someone waits for it") {
+		t.Error("an administrator's own class description is not shown as written")
 	}
 	// Back to English.
 	p.postForm(c2, "/language", url.Values{"lang": {"en"}, "back": {"/"}})

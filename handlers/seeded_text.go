@@ -1,0 +1,18 @@
+package handlers
+
+import (
+	"context"
+
+	"workbench/models"
+	"workbench/templates/i18n"
+)
+
+// seededText is s for a reader of ctx's language: a text the portal seeded
+// (a default image's or priority class's description) is translated while
+// unchanged; an administrator's own words are shown as written.
+func seededText(ctx context.Context, s string) string {
+	if models.SeededText(s) {
+		return i18n.Reason(ctx, s)
+	}
+	return s
+}
