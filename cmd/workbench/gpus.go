@@ -38,6 +38,12 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	// Flags first: a mistyped flag costs no inventory scan.
+	if *util {
+		if err := checkUtilFlags(*bucket, *days); err != nil {
+			return err
+		}
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts, err := web.InventoryOptions(cfg)
 	if err != nil {
@@ -96,16 +102,21 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return tw.Flush()
 }
 
-// printUtilisation reports the last days days by bucket, as the admin
-// dashboard's JSON or as tables.
-func printUtilisation(ctx context.Context, stdout io.Writer, store *models.Store, pool *orchestrator.Pool, cfg web.Config,
-	bucket string, days int, asJSON bool) error {
+// checkUtilFlags refuses a --bucket or --days that --utilisation cannot use.
+func checkUtilFlags(bucket string, days int) error {
 	if !slices.Contains(orchestrator.UtilBuckets, bucket) {
 		return fmt.Errorf("--bucket must be day, week or month")
 	}
 	if days < 1 || days > 400 {
 		return fmt.Errorf("--days must be 1–400")
 	}
+	return nil
+}
+
+// printUtilisation reports the last days days by bucket, as the admin
+// dashboard's JSON or as tables.
+func printUtilisation(ctx context.Context, stdout io.Writer, store *models.Store, pool *orchestrator.Pool, cfg web.Config,
+	bucket string, days int, asJSON bool) error {
 	to := orchestrator.BucketStart(time.Now(), "day").AddDate(0, 0, 1)
 	from := to.AddDate(0, 0, -days)
 	rep, err := orchestrator.BuildUtilisation(ctx, store, pool, from, to, bucket, 0, uint32(cfg.GPUIdlePercent))

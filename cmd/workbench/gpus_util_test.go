@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +83,16 @@ func TestGPUsUtilisationFromRollup(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	if _, _, err := runCLI(t, "", "gpus", "--utilisation", "--gpus", "none", "--data-dir", dir, "--bucket", "year"); err == nil {
-		t.Error("--bucket year accepted")
+	// A flag it cannot use is refused before any work: no inventory scan,
+	// no database opened (or created) in the data directory.
+	fresh := filepath.Join(t.TempDir(), "never-made")
+	for _, bad := range [][]string{{"--bucket", "year"}, {"--days", "0"}} {
+		_, errOut, err := runCLI(t, "", append([]string{"gpus", "--utilisation", "--gpus", "none", "--data-dir", fresh}, bad...)...)
+		if err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v accepted: %v", bad, err)
+		}
+		if _, statErr := os.Stat(fresh); !os.IsNotExist(statErr) || errOut != "" {
+			t.Errorf("%v: did work before refusing (data directory: %v; stderr %q)", bad, statErr, errOut)
+		}
 	}
 }
