@@ -1,0 +1,51 @@
+package orchestrator
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// A preemption outlives a restart of the portal: the victim told to yield
+// before the restart is stopped by the new process when its grace ends (not
+// before), and the launch that waited for it starts. The stop time is the
+// record's preempt_at, not a timer of the process that chose the victim.
+func TestMemPreemptionSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	victims := r.fillWithSpots(t, r.user(t, "dave"), false)
+	want := r.launch(t, r.user(t, "eve"), "interactive", LaunchRequest{Queue: true})
+	victim, err := r.store.WorkbenchByID(ctx, victims[6].ID)
+	if err != nil || victim.PreemptAt == nil || want.State != models.StateQueued {
+		t.Fatalf("before the restart: victim %+v (%v), launch %s", victim, err, want.State)
+	}
+
+	// The portal restarts: a new manager on the same database and engine.
+	r.m.Wait()
+	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(m2.Wait)
+	m2.SetClock(r.m.now)
+	if err := m2.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.advance(victim.PreemptAt.Sub(r.m.now()) - time.Second)
+	if err := m2.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := r.store.WorkbenchByID(ctx, victim.ID); w.State != models.StateRunning || w.PreemptAt == nil {
+		t.Fatalf("a second before the grace ends, after the restart: %s, preempt at %v", w.State, w.PreemptAt)
+	}
+	r.advance(time.Second)
+	if err := m2.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, want.ID, models.StateRunning)
+	if w, _ := r.store.WorkbenchByID(ctx, victim.ID); w.State != models.StatePreempted {
+		t.Fatalf("victim after its grace: %s (%s)", w.State, w.Reason)
+	}
+}
