@@ -20,6 +20,8 @@ const (
 	EventPreempted = "workbench_preempted" // it was stopped for higher-priority work
 	EventSpared    = "workbench_spared"    // told to yield, then let off: nobody needs its GPUs
 	EventStopped   = "workbench_stopped"   // the portal stopped it (idle, runtime, budget)
+	EventExpired   = "workbench_expired"   // a queued launch left the queue at its maximum wait
+	EventFailed    = "workbench_failed"    // a queued launch was refused or failed when its turn came
 )
 
 // startedAfterWait is the wait after which a queued launch's start is
@@ -62,6 +64,17 @@ func (m *Manager) tellOwner(ctx context.Context, wb *models.Workbench, event, ms
 	n := Notice{Event: event, User: u.Username, Email: u.Email, Workbench: wb.Name, WorkbenchID: wb.ID,
 		Message: msg, Link: m.notices.publicURL + link, At: time.Now().UTC()}
 	deliver(ctx, m.log, m.notices.senders, n)
+}
+
+// tellOwnerWhy tells id's owner "Workbench NAME: REASON" with the reason its
+// record now gives (what the page shows): for a launch that left the queue.
+func (m *Manager) tellOwnerWhy(ctx context.Context, id, event string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		m.log.Warn("notify owner: load workbench", "id", id, "event", event, "err", err)
+		return
+	}
+	m.tellOwner(ctx, wb, event, reasonf("Workbench %s: %s", wb.Name, wb.Reason))
 }
 
 // deliver sends n through each channel, each bounded in time; a user

@@ -88,14 +88,14 @@ func (m *Manager) Drain(ctx context.Context) error {
 		return err
 	}
 	var started []placed
-	var yield, spared, expired []string
+	var yield, spared, expired, refused []string
 	// Held (read) from the placement's commit until its pipeline is
 	// registered, like a launch: reconciliation must not take a placed
 	// workbench for an abandoned launch.
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
 	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
-		started, yield, spared, expired = nil, nil, nil, nil
+		started, yield, spared, expired, refused = nil, nil, nil, nil, nil
 		now = m.now()
 		snap, asks, err := m.snapshot(q, cands, needs, now, usage, months)
 		if err != nil {
@@ -125,6 +125,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 				if err := q.Leave(id, models.StateFailed, reasonf("refused when its turn came: %s", err.Error())); err != nil {
 					return err
 				}
+				refused = append(refused, id)
 				continue
 			}
 			gpus, err := q.Place(id, a.need)
@@ -190,6 +191,13 @@ func (m *Manager) Drain(ctx context.Context) error {
 	}
 	for _, id := range spared {
 		m.notifySpared(ctx, id)
+	}
+	// Their owners may have left long ago: the queue is where launches wait.
+	for _, id := range expired {
+		m.tellOwnerWhy(ctx, id, EventExpired)
+	}
+	for _, id := range refused {
+		m.tellOwnerWhy(ctx, id, EventFailed)
 	}
 	for _, wb := range queued {
 		m.events.Publish(Update{ID: wb.ID, State: models.StateQueued, At: time.Now().UTC()})
@@ -409,10 +417,16 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 					m.events.Publish(Update{ID: wb.ID, State: models.StateRequested, At: time.Now().UTC()})
 					m.inBackground(wb.ID, func(ctx context.Context) error {
 						err := m.restart(ctx, wb, owner.Username, img, fl, p.units)
-						if err == nil && wb.QueuedAt != nil {
-							if waited := m.now().Sub(*wb.QueuedAt); waited >= startedAfterWait {
-								m.tellOwner(ctx, wb, EventStarted, reasonf("Workbench %s is running: it started after %s in the queue.", wb.Name, waited.Round(time.Second)))
-							}
+						if wb.QueuedAt == nil {
+							return err
+						}
+						waited := m.now().Sub(*wb.QueuedAt)
+						switch {
+						case waited < startedAfterWait:
+						case err == nil:
+							m.tellOwner(ctx, wb, EventStarted, reasonf("Workbench %s is running: it started after %s in the queue.", wb.Name, waited.Round(time.Second)))
+						case ctx.Err() == nil && !errors.Is(err, models.ErrStateChanged): // not a stop or delete meanwhile
+							m.tellOwner(ctx, wb, EventFailed, reasonf("Workbench %s could not start after %s in the queue: %s", wb.Name, waited.Round(time.Second), err.Error()))
 						}
 						return err
 					})

@@ -198,6 +198,75 @@ func TestMemQueueExpires(t *testing.T) {
 	if got.State != models.StateStopped || !strings.HasPrefix(got.Reason, "expired: waited 24h0m0s in the queue for 1 × H100 80GB HBM3") {
 		t.Fatalf("after the maximum wait: %s %q", got.State, got.Reason)
 	}
+	// A day later its owner is not watching: told, with a link.
+	ns, err := r.store.ListNotifications(ctx, r.alice.ID, 10)
+	if err != nil || len(ns) != 1 || ns[0].Message != "Workbench late: "+got.Reason || ns[0].Link != "/workbenches/"+wb.ID {
+		t.Fatalf("owner's notifications %+v (%v)", ns, err)
+	}
+}
+
+// In memory: a launch that waited in the queue and then cannot start (the
+// engine refuses its container) is told to its owner; one that starts
+// within a minute of queueing is not (its owner still watches the page).
+func TestMemQueuedLaunchThatFailsToStartTellsTheOwner(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	held := r.fill(t, r.alice, LaunchRequest{})
+	carol := r.user(t, "carol")
+	wb := r.launch(t, carol, "later", LaunchRequest{Queue: true})
+	r.advance(10 * time.Minute)
+	r.rt.Fail("Start", errors.New("no space left on device"))
+	if err := r.m.Stop(ctx, held[0].ID, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitState(t, wb.ID, models.StateFailed)
+	var ns []models.Notification
+	waitFor(t, func() bool { // told as the launch gives up
+		ns, _ = r.store.ListNotifications(ctx, carol.ID, 10)
+		return len(ns) > 0
+	})
+	if len(ns) != 1 || !strings.HasPrefix(ns[0].Message, "Workbench later could not start after 10m0s in the queue: ") ||
+		!strings.Contains(ns[0].Message, "no space left on device") || ns[0].Link != "/workbenches/"+wb.ID {
+		t.Fatalf("owner's notifications %+v; the workbench says %q", ns, got.Reason)
+	}
+}
+
+// In memory: a queued launch whose owner's monthly budget ran out while it
+// waited is refused when its turn comes, and its owner, who is not
+// watching, is told why.
+func TestMemQueueRefusedAtItsTurnTellsTheOwner(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	held := r.fill(t, r.alice, LaunchRequest{})
+	carol := r.user(t, "carol")
+	wb := r.launch(t, carol, "later", LaunchRequest{Queue: true})
+	if wb.State != models.StateQueued {
+		t.Fatalf("carol's launch is %s", wb.State)
+	}
+	r.advance(time.Hour)
+	spent := int64(0)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, carol.ID, models.Limits{BudgetPerMonthMicros: &spent}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Stop(ctx, held[0].ID, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitState(t, wb.ID, models.StateFailed)
+	if !strings.HasPrefix(got.Reason, "refused when its turn came: ") {
+		t.Fatalf("reason %q", got.Reason)
+	}
+	ns, err := r.store.ListNotifications(ctx, carol.ID, 10)
+	if err != nil || len(ns) != 1 || ns[0].Message != "Workbench later: "+got.Reason || ns[0].Link != "/workbenches/"+wb.ID {
+		t.Fatalf("owner's notifications %+v (%v)", ns, err)
+	}
 }
 
 // In memory: equal priority, the user with less recent GPU use goes first
