@@ -205,24 +205,38 @@ func TestMemQueueExpires(t *testing.T) {
 	}
 }
 
+// queuedBehindAFullPool fills the pool with alice's workbenches and queues
+// carol's launch "later"; its turn comes with freeOne, after whatever the
+// test changes while it waits.
+func (r *queueRig) queuedBehindAFullPool(t *testing.T) (carol *models.User, wb *models.Workbench, freeOne func()) {
+	t.Helper()
+	held := r.fill(t, r.alice, LaunchRequest{})
+	carol = r.user(t, "carol")
+	if wb = r.launch(t, carol, "later", LaunchRequest{Queue: true}); wb.State != models.StateQueued {
+		t.Fatalf("carol's launch is %s", wb.State)
+	}
+	return carol, wb, func() {
+		t.Helper()
+		ctx := context.Background()
+		if err := r.m.Stop(ctx, held[0].ID, "done"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.m.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // In memory: a launch that waited in the queue and then cannot start (the
-// engine refuses its container) is told to its owner; one that starts
-// within a minute of queueing is not (its owner still watches the page).
+// engine refuses its container) is told to its owner.
 func TestMemQueuedLaunchThatFailsToStartTellsTheOwner(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	held := r.fill(t, r.alice, LaunchRequest{})
-	carol := r.user(t, "carol")
-	wb := r.launch(t, carol, "later", LaunchRequest{Queue: true})
+	carol, wb, freeOne := r.queuedBehindAFullPool(t)
 	r.advance(10 * time.Minute)
 	r.rt.Fail("Start", errors.New("no space left on device"))
-	if err := r.m.Stop(ctx, held[0].ID, "done"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.m.Drain(ctx); err != nil {
-		t.Fatal(err)
-	}
+	freeOne()
 	got := r.waitState(t, wb.ID, models.StateFailed)
 	var ns []models.Notification
 	waitFor(t, func() bool { // told as the launch gives up
@@ -242,23 +256,13 @@ func TestMemQueueRefusedAtItsTurnTellsTheOwner(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	held := r.fill(t, r.alice, LaunchRequest{})
-	carol := r.user(t, "carol")
-	wb := r.launch(t, carol, "later", LaunchRequest{Queue: true})
-	if wb.State != models.StateQueued {
-		t.Fatalf("carol's launch is %s", wb.State)
-	}
+	carol, wb, freeOne := r.queuedBehindAFullPool(t)
 	r.advance(time.Hour)
 	spent := int64(0)
 	if err := r.store.SetQuota(ctx, models.ScopeUser, carol.ID, models.Limits{BudgetPerMonthMicros: &spent}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.m.Stop(ctx, held[0].ID, "done"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.m.Drain(ctx); err != nil {
-		t.Fatal(err)
-	}
+	freeOne()
 	got := r.waitState(t, wb.ID, models.StateFailed)
 	if !strings.HasPrefix(got.Reason, "refused when its turn came: ") {
 		t.Fatalf("reason %q", got.Reason)
