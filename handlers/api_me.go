@@ -71,7 +71,7 @@ func (h *Handler) apiMe(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, APIMe{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email,
-		Role: u.Role, Groups: nonNil(groups), Currency: h.cfg.Currency, Quota: st.Quota, Usage: st})
+		Role: u.Role, Groups: nonNil(groups), Currency: h.cfg.Currency, Quota: st.Quota, Usage: st, EmailWorkbenchNotices: u.EmailWorkbenchNotices})
 }
 
 // apiGPUs: GET /api/v1/gpus — the pool with the SPEC §8 shape.

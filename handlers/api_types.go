@@ -235,6 +235,9 @@ type APIMe struct {
 	Currency    string         `json:"currency"`
 	Quota       APIQuota       `json:"quota"`
 	Usage       APIQuotaStatus `json:"usage"`
+	// EmailWorkbenchNotices: what happens to the user's workbenches is
+	// emailed too (the Notifications page sets it).
+	EmailWorkbenchNotices bool `json:"email_workbench_notices"`
 }
 
 // APIUsage is GET /usage (SPEC §8: from, to, group_by, items [{key,

@@ -35,6 +35,7 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 		h.fail(c, err)
 		return
 	}
+	v.EmailNotices, v.SendsEmail, v.HasEmail = u.EmailWorkbenchNotices, h.cfg.SendsEmail, u.Email != ""
 	if v.Models, err = h.pool.Models(ctx); err != nil {
 		h.fail(c, err)
 		return

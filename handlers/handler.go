@@ -29,6 +29,9 @@ type Config struct {
 	SSHAddr string
 	// OIDC is single sign-on (oidc_config.go); off without an issuer.
 	OIDC OIDCConfig
+	// SendsEmail is whether the operator set up email (SMTP): the
+	// notifications page says so beside the user's email choice.
+	SendsEmail bool
 }
 
 // Handler holds every dependency of the HTTP actions.

@@ -50,6 +50,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.POST("/settings/ssh-keys/:id/delete", h.sshKeyDelete)
 	ui.GET("/notifications", h.notificationsPage)
 	ui.POST("/notifications/watches", h.gpuWatchCreate)
+	ui.POST("/notifications/email", h.notificationEmail)
 	ui.POST("/notifications/watches/:id/delete", h.gpuWatchDelete)
 	ui.GET("/settings/home", h.homeResetForm)
 	ui.POST("/settings/home/reset", h.homeReset)

@@ -81,7 +81,7 @@ func (s *Store) OIDCSignIn(ctx context.Context, id OIDCIdentity) (u *User, creat
 				return ErrUsernameTaken
 			}
 			nu := &User{Username: name, Email: strings.TrimSpace(id.Email), DisplayName: strings.TrimSpace(id.DisplayName),
-				Role: RoleUser, OIDCIssuer: id.Issuer, OIDCSubject: id.Subject, CreatedAt: now, UpdatedAt: now}
+				Role: RoleUser, OIDCIssuer: id.Issuer, OIDCSubject: id.Subject, EmailWorkbenchNotices: true, CreatedAt: now, UpdatedAt: now}
 			if err := tx.Create(nu).Error; err != nil {
 				if uniqueViolation(err) {
 					return ErrUsernameTaken

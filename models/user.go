@@ -35,9 +35,13 @@ type User struct {
 	OIDCSubject string `gorm:"column:oidc_subject" json:"-"`
 	// Locale is the language the user chose in the header ("en",
 	// "zh-CN"); empty follows the browser's Accept-Language.
-	Locale    string    `json:"-"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Locale string `json:"-"`
+	// EmailWorkbenchNotices is whether what happens to the user's own
+	// workbenches is also emailed (where the portal sends email); the
+	// in-app notification is always written.
+	EmailWorkbenchNotices bool      `gorm:"default:true" json:"email_workbench_notices"`
+	CreatedAt             time.Time `json:"created_at"`
+	UpdatedAt             time.Time `json:"updated_at"`
 }
 
 // SSO reports whether u signs in through the OIDC provider (and has no
@@ -107,7 +111,7 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &User{Username: n.Username, DisplayName: strings.TrimSpace(n.DisplayName), Email: n.Email, Role: n.Role, PasswordHash: hash}
+	u := &User{Username: n.Username, DisplayName: strings.TrimSpace(n.DisplayName), Email: n.Email, Role: n.Role, PasswordHash: hash, EmailWorkbenchNotices: true}
 	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
 		if uniqueViolation(err) {
 			return nil, &ValidationError{Field: "username", Message: "is already taken"}
@@ -226,6 +230,12 @@ func (s *Store) SetUserLocale(ctx context.Context, userID int64, locale string) 
 	return s.updateUser(ctx, userID, map[string]any{"locale": locale})
 }
 
+// SetEmailWorkbenchNotices turns the email of the user's workbench notices
+// on or off.
+func (s *Store) SetEmailWorkbenchNotices(ctx context.Context, userID int64, on bool) error {
+	return s.updateUser(ctx, userID, map[string]any{"email_workbench_notices": on})
+}
+
 func (s *Store) updateUser(ctx context.Context, userID int64, fields map[string]any) error {
 	fields["updated_at"] = s.now()
 	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", userID).Updates(fields)
@@ -261,7 +271,7 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (created bool,
 			return err
 		}
 		created = true
-		return tx.Create(&User{Username: "admin", DisplayName: "Administrator", Role: RoleAdmin, PasswordHash: hash}).Error
+		return tx.Create(&User{Username: "admin", DisplayName: "Administrator", Role: RoleAdmin, PasswordHash: hash, EmailWorkbenchNotices: true}).Error
 	})
 	return created, generated, err
 }

@@ -63,6 +63,9 @@ func (m *Manager) tellOwner(ctx context.Context, wb *models.Workbench, event, ms
 	}
 	n := Notice{Event: event, User: u.Username, Email: u.Email, Workbench: wb.Name, WorkbenchID: wb.ID,
 		Message: msg, Link: m.notices.publicURL + link, At: time.Now().UTC()}
+	if !u.EmailWorkbenchNotices {
+		n.Email = "" // the user turned the email off (the webhook is the operator's)
+	}
 	deliver(ctx, m.log, m.notices.senders, n)
 }
 

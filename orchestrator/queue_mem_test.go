@@ -206,16 +206,15 @@ func TestMemQueueExpires(t *testing.T) {
 }
 
 // queuedBehindAFullPool fills the pool with alice's workbenches and queues
-// carol's launch "later"; its turn comes with freeOne, after whatever the
+// owner's launch "later"; its turn comes with freeOne, after whatever the
 // test changes while it waits.
-func (r *queueRig) queuedBehindAFullPool(t *testing.T) (carol *models.User, wb *models.Workbench, freeOne func()) {
+func (r *queueRig) queuedBehindAFullPool(t *testing.T, owner *models.User) (wb *models.Workbench, freeOne func()) {
 	t.Helper()
 	held := r.fill(t, r.alice, LaunchRequest{})
-	carol = r.user(t, "carol")
-	if wb = r.launch(t, carol, "later", LaunchRequest{Queue: true}); wb.State != models.StateQueued {
-		t.Fatalf("carol's launch is %s", wb.State)
+	if wb = r.launch(t, owner, "later", LaunchRequest{Queue: true}); wb.State != models.StateQueued {
+		t.Fatalf("%s's launch is %s", owner.Username, wb.State)
 	}
-	return carol, wb, func() {
+	return wb, func() {
 		t.Helper()
 		ctx := context.Background()
 		if err := r.m.Stop(ctx, held[0].ID, "done"); err != nil {
@@ -233,7 +232,8 @@ func TestMemQueuedLaunchThatFailsToStartTellsTheOwner(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	carol, wb, freeOne := r.queuedBehindAFullPool(t)
+	carol := r.user(t, "carol")
+	wb, freeOne := r.queuedBehindAFullPool(t, carol)
 	r.advance(10 * time.Minute)
 	r.rt.Fail("Start", errors.New("no space left on device"))
 	freeOne()
@@ -256,7 +256,8 @@ func TestMemQueueRefusedAtItsTurnTellsTheOwner(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	carol, wb, freeOne := r.queuedBehindAFullPool(t)
+	carol := r.user(t, "carol")
+	wb, freeOne := r.queuedBehindAFullPool(t, carol)
 	r.advance(time.Hour)
 	spent := int64(0)
 	if err := r.store.SetQuota(ctx, models.ScopeUser, carol.ID, models.Limits{BudgetPerMonthMicros: &spent}, "test"); err != nil {

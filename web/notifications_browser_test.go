@@ -3,11 +3,13 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"workbench/models"
+	"workbench/web"
 )
 
 // A user whose GPU watch fired (and who has a notice about her own
@@ -75,6 +77,10 @@ func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
 			if got := btTexts(t, b, `[data-testid=notification]`); len(got) != 2 {
 				t.Fatalf("notifications shown: %q", got)
 			}
+			// This portal has no SMTP server: the email choice says so.
+			if got := btText(t, b, `[data-testid=email-notices-hint]`); got != "This portal sends no email (its operator has not set it up): notices appear here only." {
+				t.Errorf("email hint without SMTP %q", got)
+			}
 			// The workbench notice (the newest, first) leads to its page.
 			first := `[data-testid=notification]:first-child [data-testid=notification-link]`
 			if got := btText(t, b, first); got != "View workbench" {
@@ -101,6 +107,67 @@ func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
 			after, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('input[name=flavor]:checked').value`))
 			if err != nil || after != before || after == "2x H100 80GB HBM3" {
 				t.Fatalf("after clicking the disallowed flavor the choice is %q (was %q): %v", after, before, err)
+			}
+		})
+	}
+}
+
+// A user turns the email of her workbench notices off on the Notifications
+// page (untick, Save) and on again, with JavaScript on and off: the choice
+// is saved, audited and shown. Where the portal sends no email, or her
+// account has no address, the page says so beside the box.
+func TestBrowserEmailNoticesChoice(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p := newPortal(t, func(c *web.Config) { c.SMTPAddr, c.SMTPFrom = "127.0.0.1:1", "portal@example.org" })
+			ctx := context.Background()
+			st := p.srv.Store
+			alice, err := st.CreateUser(ctx, models.NewUser{Username: "alice", Email: "alice@example.org", Password: "alice-password", Role: "user"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.CreateUser(ctx, models.NewUser{Username: "bob", Password: "bob-password", Role: "user"}); err != nil {
+				t.Fatal(err)
+			}
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btNavigate(t, b, p.ts.URL+"/login")
+			if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
+				t.Fatalf("alice login: status %d", resp.Status)
+			}
+			btNavigate(t, b, p.ts.URL+"/notifications")
+			const box = `[data-testid=email-notices-check]`
+			if !btChecked(t, b, box) || btVisible(t, b, `[data-testid=email-notices-hint]`) {
+				t.Fatal("a new account's workbench notices are not emailed, or a hint shows though she has an address")
+			}
+			saved := func(want bool) {
+				t.Helper()
+				btDo(t, b, "click the email box", chromedp.Click(chromedp.CSS(box)))
+				btSubmit(t, b, "click Save", chromedp.Click(chromedp.CSS(`[data-testid=email-notices-submit]`)))
+				if got := btChecked(t, b, box); got != want {
+					t.Fatalf("after Save the box is checked=%v, want %v", got, want)
+				}
+				if u, err := st.UserByID(ctx, alice.ID); err != nil || u.EmailWorkbenchNotices != want {
+					t.Fatalf("saved choice %v (%v), want %v", u.EmailWorkbenchNotices, err, want)
+				}
+				if !btVisible(t, b, `[data-testid=flash]`) {
+					t.Error("no confirmation after Save")
+				}
+			}
+			saved(false)
+			saved(true)
+			if es, _ := st.ListAudit(ctx, 5); len(es) < 2 || es[0].Action != "user.email_notices" || es[0].Actor != "alice" {
+				t.Errorf("audit %+v", es)
+			}
+
+			// bob has no address: the page says what to do (read, not clicked).
+			bob := p.client()
+			p.login(bob, "bob", "bob-password")
+			_, page := p.get(bob, "/notifications")
+			if got := strings.TrimSpace(mpDoc(t, page).Find(`[data-testid=email-notices-hint]`).Text()); got != "Your account has no email address: ask an administrator to add one." {
+				t.Errorf("bob's hint %q", got)
 			}
 		})
 	}

@@ -137,7 +137,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	}
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr,
-		OIDC: cfg.oidcHandlerConfig()}, log)
+		OIDC: cfg.oidcHandlerConfig(), SendsEmail: cfg.SMTPAddr != ""}, log)
 	s.handler = s.buildHandler(h)
 	if cfg.PprofAddr != "" {
 		s.pprof = pprofHandler(h)

@@ -1,0 +1,31 @@
+package handlers
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates/i18n"
+)
+
+// notificationEmail: POST /notifications/email — whether what happens to
+// the user's own workbenches is also emailed (the checkbox
+// email_workbench_notices; unchecked, a form sends nothing for it). The
+// in-app notifications stay either way.
+func (h *Handler) notificationEmail(c *gin.Context) {
+	u := currentUser(c)
+	on := c.PostForm("email_workbench_notices") == "on"
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("user.email_notices", u.Username, map[string]bool{"email_workbench_notices": u.EmailWorkbenchNotices},
+			map[string]bool{"email_workbench_notices": on}), tx.SetEmailWorkbenchNotices(c.Request.Context(), u.ID, on)
+	})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if on {
+		h.flash(c, i18n.T(c.Request.Context(), "What happens to your workbenches is emailed to you too."))
+	} else {
+		h.flash(c, i18n.T(c.Request.Context(), "What happens to your workbenches is no longer emailed to you; it stays here."))
+	}
+	seeOther(c, "/notifications")
+}
