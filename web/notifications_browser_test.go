@@ -58,14 +58,7 @@ func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btNavigate(t, b, p.ts.URL+"/login")
-			if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
-				t.Fatalf("alice login: status %d", resp.Status)
-			}
+			b := btSignedIn(t, js, p.ts.URL, "alice", "alice-password")
 			btNavigate(t, b, p.ts.URL+"/gpus")
 			if got := btText(t, b, `[data-testid=notifications-unread]`); got != "2" {
 				t.Fatalf("unread count on /gpus %q, want 2", got)
@@ -129,14 +122,7 @@ func TestBrowserEmailNoticesChoice(t *testing.T) {
 			if _, err := st.CreateUser(ctx, models.NewUser{Username: "bob", Password: "bob-password", Role: "user"}); err != nil {
 				t.Fatal(err)
 			}
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btNavigate(t, b, p.ts.URL+"/login")
-			if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
-				t.Fatalf("alice login: status %d", resp.Status)
-			}
+			b := btSignedIn(t, js, p.ts.URL, "alice", "alice-password")
 			btNavigate(t, b, p.ts.URL+"/notifications")
 			const box = `[data-testid=email-notices-check]`
 			if !btChecked(t, b, box) || btVisible(t, b, `[data-testid=email-notices-hint]`) {
@@ -171,4 +157,19 @@ func TestBrowserEmailNoticesChoice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// btSignedIn is a new browser, with JavaScript on or off, signed in to the
+// portal at base as username.
+func btSignedIn(t *testing.T, js bool, base, username, password string) context.Context {
+	t.Helper()
+	b := btNewBrowser(t)
+	if !js {
+		btDo(t, b, "disable JavaScript", btScriptsOff())
+	}
+	btNavigate(t, b, base+"/login")
+	if resp := btLogin(t, b, username, password); resp.Status != http.StatusOK {
+		t.Fatalf("%s login: status %d", username, resp.Status)
+	}
+	return b
 }
