@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,15 +68,11 @@ func TestSaveAsImageThroughThePortal(t *testing.T) {
 		t.Errorf("the saved image is not in alice's launch form")
 	}
 	// The portal words the saved image's description: in Chinese too.
-	req, _ := http.NewRequest(http.MethodGet, p.ts.URL+"/images/saved", nil)
-	req.Header.Set("Accept-Language", "zh-CN")
-	res, err := ac.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zh, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if d := mpDoc(t, string(zh)).Find(`[data-testid=saved-image-description]`).Text(); !strings.HasPrefix(d, "由 alice 从工作台 env 于 ") || !strings.HasSuffix(d, "；基于 fake。") {
+	zh := p.client()
+	zh.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
+	p.login(zh, "alice", "alice-password")
+	_, zhPage := p.get(zh, "/images/saved")
+	if d := mpDoc(t, zhPage).Find(`[data-testid=saved-image-description]`).Text(); !strings.HasPrefix(d, "由 alice 从工作台 env 于 ") || !strings.HasSuffix(d, "；基于 fake。") {
 		t.Errorf("the saved image's description in Chinese: %q", d)
 	}
 
