@@ -40,8 +40,7 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 		return quotaStatus{}, err
 	}
 	st := quotaStatus{Quota: lim, Workbenches: len(active), MonthGPUSecs: month.GPUSeconds, MonthSpend: month.AmountMicros,
-		MonthCredit: month.CreditMicros,
-		Warnings:    []string{}, WarnAtFraction: warnFraction}
+		MonthCredit: month.CreditMicros, Warnings: []string{}, WarnAtFraction: warnFraction}
 	for _, w := range active {
 		st.GPUsInUse += len(w.GPUs)
 	}

@@ -422,7 +422,7 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 						}
 						waited := m.now().Sub(*wb.QueuedAt)
 						switch {
-						case waited < startedAfterWait:
+						case waited < startedAfterWait: // its owner still watches the page
 						case err == nil:
 							m.tellOwner(ctx, wb, EventStarted, reasonf("Workbench %s is running: it started after %s in the queue.", wb.Name, waited.Round(time.Second)))
 						case ctx.Err() == nil && !errors.Is(err, models.ErrStateChanged): // not a stop or delete meanwhile

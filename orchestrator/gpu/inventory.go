@@ -92,7 +92,8 @@ func (b *nvmlInventory) Status() string {
 // reasonf words a text people read (a status line, a reason for having no
 // GPUs): its format is a key of the reasons catalog, which translates it
 // on the pages (templates/i18n.Reason; a handlers test checks every format
-// is there).
+// is there). It is models.Reasonf's twin: this package stays a leaf that
+// does not pull in the database layer for a Sprintf.
 func reasonf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // Close shuts NVML down exactly once; New initialised it exactly once.

@@ -115,7 +115,8 @@ func (inv *Inventory) Status() string {
 }
 
 // reasonf words a text people read: its format is a key of the reasons
-// catalog, which the pages translate (templates/i18n.Reason).
+// catalog, which the pages translate (templates/i18n.Reason). Like gpu's,
+// a twin of models.Reasonf, which this runtime does not import.
 func reasonf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // Close does nothing: the runtime owns the watch.
