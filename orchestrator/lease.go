@@ -108,6 +108,13 @@ func (m *Manager) LeaseStatus() (bool, error) {
 // holds it.
 func (m *Manager) AcquireLease(ctx context.Context) error {
 	err := m.acquireLease(ctx)
+	if err != nil {
+		// A start cut short (the portal told to stop while it took the
+		// lease) may have created the lease already: give it back, or
+		// the next portal on another host (a re-created compose
+		// container) waits for it to go stale.
+		m.dropOwnLease(context.WithoutCancel(ctx))
+	}
 	m.lease.mu.Lock()
 	m.lease.held, m.lease.err = err == nil, err
 	m.lease.mu.Unlock()
@@ -195,11 +202,19 @@ func (m *Manager) ReleaseLease(ctx context.Context) {
 	if held, _ := m.LeaseStatus(); !held {
 		return
 	}
+	m.dropOwnLease(ctx)
+	m.lease.mu.Lock()
+	m.lease.held = false
+	m.lease.mu.Unlock()
+}
+
+// dropOwnLease removes this process's beat and the lease if this process
+// is its holder; someone else's lease is left alone.
+func (m *Manager) dropOwnLease(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	_ = m.rt.RemoveVolume(ctx, m.beatName(m.lease.nonce))
 	if v, err := m.rt.InspectVolume(ctx, m.leaseName()); err == nil && v.Labels["workbench.lease.holder"] == m.lease.nonce {
 		_ = m.rt.RemoveVolume(ctx, m.leaseName())
 	}
-	m.lease.mu.Lock()
-	m.lease.held = false
-	m.lease.mu.Unlock()
 }
