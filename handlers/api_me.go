@@ -58,7 +58,11 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 
 // apiMe: GET /api/v1/me — the user, their groups, quota and usage.
 func (h *Handler) apiMe(c *gin.Context) {
-	u := currentUser(c)
+	h.writeMe(c, currentUser(c))
+}
+
+// writeMe answers the APIMe of u.
+func (h *Handler) writeMe(c *gin.Context, u *models.User) {
 	groups, err := h.store.UserGroups(c.Request.Context(), u.ID)
 	if err != nil {
 		h.fail(c, err)
