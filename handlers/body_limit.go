@@ -31,8 +31,11 @@ func (h *Handler) limitBody(c *gin.Context) {
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxRequestBody)
 		// A form sent without a length (chunked) is read here, so that going
-		// over the limit is a 413 too and not a form that seems empty.
-		if strings.HasPrefix(c.ContentType(), "application/x-www-form-urlencoded") {
+		// over the limit is a 413 too and not a form that seems empty. Not
+		// on the JSON API, which reads its body as JSON whatever the type
+		// says: `curl -d '{…}'` labels it a form, and parsing it here left
+		// the endpoint an empty body.
+		if strings.HasPrefix(c.ContentType(), "application/x-www-form-urlencoded") && !isAPI(c) {
 			var tooLarge *http.MaxBytesError
 			if err := c.Request.ParseForm(); errors.As(err, &tooLarge) {
 				c.Header("Connection", "close")
