@@ -27,14 +27,8 @@ func quotaRulesOut(lim models.Limits, f models.Flavor) string {
 	if lim.AllowedFlavors != nil && !slices.Contains(lim.AllowedFlavors, f.Name) {
 		return models.Reasonf("your quota does not allow this flavor")
 	}
-	if f.GPUCount == 0 {
-		return ""
-	}
-	if lim.MaxGPUs != nil && int64(f.GPUCount) > *lim.MaxGPUs {
-		return models.Reasonf("your quota allows at most %d GPUs at once", *lim.MaxGPUs)
-	}
-	if n, ok := lim.MaxGPUsPerModel[f.GPUModel]; ok && f.GPUCount > n {
-		return models.Reasonf("your quota allows at most %d × %s at once", n, models.ShortGPUName(f.GPUModel))
+	if qe := models.BeyondQuota(lim, f.GPUCount, f.GPUModel); qe != nil {
+		return qe.Message
 	}
 	return ""
 }

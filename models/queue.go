@@ -13,10 +13,10 @@ import (
 // WaitableQuota reports whether a quota refusal can clear by itself when
 // the user's other workbenches stop (a concurrency limit): a queued launch
 // then waits instead of failing. Allowed images, idle bounds and monthly
-// limits are final.
+// limits are final, and so is an ask that alone is over a concurrency limit.
 func WaitableQuota(err error) bool {
 	var qe *QuotaError
-	if !errors.As(err, &qe) {
+	if !errors.As(err, &qe) || qe.Final {
 		return false
 	}
 	switch qe.Limit {

@@ -11,6 +11,25 @@ import (
 type QuotaError struct {
 	Limit   string
 	Message string
+	// Final: no stop of the user's other workbenches clears it (the ask
+	// alone is over a concurrency limit), so a queued launch must not wait.
+	Final bool
+}
+
+// BeyondQuota says why holding units of model at once is more than the
+// quota allows in all (nil when it is not): a launch of that many can never
+// start and a booking of that many can never be used in full.
+func BeyondQuota(lim Limits, units int, model string) *QuotaError {
+	if units <= 0 {
+		return nil
+	}
+	if lim.MaxGPUs != nil && int64(units) > *lim.MaxGPUs {
+		return &QuotaError{Limit: "max_gpus", Message: Reasonf("your quota allows at most %d GPUs at once", *lim.MaxGPUs), Final: true}
+	}
+	if n, ok := lim.MaxGPUsPerModel[model]; ok && units > n {
+		return &QuotaError{Limit: "max_gpus_per_model", Message: Reasonf("your quota allows at most %d × %s at once", n, ShortGPUName(model)), Final: true}
+	}
+	return nil
 }
 
 func (e *QuotaError) Error() string { return e.Message }
@@ -59,17 +78,20 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return err
 		}
 		if !ask.Placing && lim.AllowedImages != nil && !contains(lim.AllowedImages, ask.Image) {
-			return &QuotaError{"allowed_images", Reasonf("your quota does not allow the image %q", ask.Image)}
+			return &QuotaError{Limit: "allowed_images", Message: Reasonf("your quota does not allow the image %q", ask.Image)}
 		}
 		if !ask.Placing && lim.AllowedFlavors != nil && !contains(lim.AllowedFlavors, ask.Flavor) {
-			return &QuotaError{"allowed_flavors", Reasonf("your quota does not allow the flavor %q", ask.Flavor)}
+			return &QuotaError{Limit: "allowed_flavors", Message: Reasonf("your quota does not allow the flavor %q", ask.Flavor)}
 		}
 		// Column tags: gorm's naming would look for "gp_us" and scan 0.
 		if lim.MinIdleMinutes != nil && ask.IdleTimeout < time.Duration(*lim.MinIdleMinutes)*time.Minute {
-			return &QuotaError{"min_idle_minutes", Reasonf("your quota needs an idle timeout of at least %d minutes", *lim.MinIdleMinutes)}
+			return &QuotaError{Limit: "min_idle_minutes", Message: Reasonf("your quota needs an idle timeout of at least %d minutes", *lim.MinIdleMinutes)}
 		}
 		if lim.MaxIdleMinutes != nil && ask.IdleTimeout > time.Duration(*lim.MaxIdleMinutes)*time.Minute {
-			return &QuotaError{"max_idle_minutes", Reasonf("your quota allows an idle timeout of at most %d minutes", *lim.MaxIdleMinutes)}
+			return &QuotaError{Limit: "max_idle_minutes", Message: Reasonf("your quota allows an idle timeout of at most %d minutes", *lim.MaxIdleMinutes)}
+		}
+		if qe := BeyondQuota(lim, ask.GPUs, ask.GPUModel); qe != nil {
+			return qe
 		}
 		var rows []struct {
 			GPUModel string `gorm:"column:gpu_model"`
@@ -86,23 +108,24 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			perModel[r.GPUModel] += r.GPUs
 		}
 		if lim.MaxWorkbenches != nil && int64(len(rows)+1) > *lim.MaxWorkbenches {
-			return &QuotaError{"max_workbenches", Reasonf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows))}
+			return &QuotaError{Limit: "max_workbenches", Message: Reasonf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows)),
+				Final: *lim.MaxWorkbenches < 1}
 		}
 		if lim.MaxGPUs != nil && ask.GPUs > 0 && int64(gpus) > *lim.MaxGPUs {
-			return &QuotaError{"max_gpus", Reasonf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)}
+			return &QuotaError{Limit: "max_gpus", Message: Reasonf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)}
 		}
 		if n, ok := lim.MaxGPUsPerModel[ask.GPUModel]; ok && ask.GPUs > 0 && perModel[ask.GPUModel] > n {
-			return &QuotaError{"max_gpus_per_model", Reasonf("quota exceeded: at most %d × %s at once", n, ask.GPUModel)}
+			return &QuotaError{Limit: "max_gpus_per_model", Message: Reasonf("quota exceeded: at most %d × %s at once", n, ask.GPUModel)}
 		}
 		// GPU-hours bound GPU launches; the budget binds every launch.
 		if ask.GPUs > 0 && lim.GPUHoursPerMonth != nil && month.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
-			return &QuotaError{"gpu_hours_per_month", Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
+			return &QuotaError{Limit: "gpu_hours_per_month", Message: Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
 		}
 		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
-			return &QuotaError{"budget_per_month_micros", Reasonf("quota exceeded: the monthly budget is used up")}
+			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf("quota exceeded: the monthly budget is used up")}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
-			return &QuotaError{"budget_per_month_micros", Reasonf(
+			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
 				pricing.Format(*b-month.AmountMicros), pricing.Format(ask.MinChargeMicros), ask.MinChargeSecs)}
 		}

@@ -128,6 +128,15 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 					at.Format("2006-01-02 15:04 UTC"), booked-r.Units)}
 			}
 		}
+		// More than its owner may hold at once could never be used in
+		// full, and would keep the rest from everyone else.
+		lim, err := effectiveQuota(tx, r.UserID)
+		if err != nil {
+			return err
+		}
+		if qe := BeyondQuota(lim, r.Units, r.GPUModel); qe != nil {
+			return qe
+		}
 		if limited {
 			if err := checkReservationCap(tx, r); err != nil {
 				return err

@@ -1,0 +1,68 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// In memory: a queued launch that alone asks more GPUs than its owner may
+// hold at once is refused at once (it could never start), not left in the
+// queue "waiting for your other workbenches to stop"; one that fits once
+// they stop still waits; a booking of more units than the quota allows at
+// once is refused, one within it is booked.
+func TestMemAskBeyondTheQuotaIsRefusedNotQueued(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	bob := r.user(t, "bob")
+	one := int64(1)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, bob.ID, models.Limits{MaxGPUs: &one}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	fls, err := r.store.ListFlavors(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var two *models.Flavor
+	for i := range fls {
+		if fls[i].GPUCount == 2 && fls[i].UnitKind == models.UnitGPU {
+			two = &fls[i]
+		}
+	}
+	if two == nil {
+		t.Fatal("no two-GPU flavor seeded")
+	}
+
+	_, err = r.m.Launch(ctx, bob, LaunchRequest{Name: "big", Image: "mem", Flavor: two.Name, Queue: true})
+	var re *RefusedError
+	if !errors.As(err, &re) || re.Code != "quota_exceeded" || re.Limit != "max_gpus" || re.Message != "your quota allows at most 1 GPUs at once" {
+		t.Fatalf("a queued launch of 2 GPUs with a quota of 1: %v, want refused (quota_exceeded, max_gpus)", err)
+	}
+	if wbs, err := r.store.ListWorkbenches(ctx, bob.ID); err != nil || len(wbs) != 0 {
+		t.Fatalf("bob's workbenches after the refusal: %d (%v), want none", len(wbs), err)
+	}
+
+	first := r.launch(t, bob, "first", LaunchRequest{})
+	r.waitState(t, first.ID, models.StateRunning)
+	second := r.launch(t, bob, "second", LaunchRequest{Queue: true})
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, second.ID); got.State != models.StateQueued || !strings.Contains(got.QueueReason, "waiting for your other workbenches to stop") {
+		t.Fatalf("a launch that fits once his other stops: %s %q, want queued, waiting", got.State, got.QueueReason)
+	}
+
+	start := r.m.now().Add(time.Hour)
+	_, err = r.m.Reserve(ctx, bob, ReserveRequest{Model: two.GPUModel, Units: 2, Start: start, End: start.Add(time.Hour)})
+	if !errors.As(err, &re) || re.Limit != "max_gpus" {
+		t.Fatalf("a booking of 2 GPUs with a quota of 1: %v, want refused (max_gpus)", err)
+	}
+	if _, err := r.m.Reserve(ctx, bob, ReserveRequest{Model: two.GPUModel, Units: 1, Start: start, End: start.Add(time.Hour)}); err != nil {
+		t.Fatalf("a booking of 1 GPU with a quota of 1: %v", err)
+	}
+}
