@@ -73,9 +73,9 @@ func (h *Handler) reservationBook(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		// Over the weekly cap, or the window's units already booked: the
-		// reason as the scheduler words it.
-		f.Errors["_"] = i18n.T(ctx, "Not booked: %s", e.Message)
+		// Over the weekly cap or the quota, or the window's units already
+		// booked: the scheduler's reason, in the reader's language.
+		f.Errors["_"] = i18n.T(ctx, "Not booked: %s", h.refusalT(c, err))
 		h.renderGPUPage(c, e.Status, &f)
 	default:
 		s, en := r.StartsAt, r.EndsAt
