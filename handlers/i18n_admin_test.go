@@ -50,6 +50,7 @@ func TestHandlerTextInChinese(t *testing.T) {
 		{calcTypical(zh, "maintenance_rate"), "维保合同和备件：每年为购置价的 5–10%"},
 		{templates.TierName(zh, "spot"), "竞价"},
 		{seededText(zh, "a person is waiting: first in the queue, never preempted"), "有人在等待：排在队列最前，从不被抢占"},
+		{seededText(zh, "discounted; yields its GPUs to higher classes after a grace period"), "折扣价；宽限期结束后把 GPU 让给更高优先级"},
 		{seededText(zh, "NVIDIA's optimised PyTorch container (NGC 24.10): CUDA 12.6, cuDNN, NCCL, Apex, JupyterLab."), "NVIDIA 优化的 PyTorch 容器（NGC 24.10）：CUDA 12.6、cuDNN、NCCL、Apex、JupyterLab。"},
 		{seededText(zh, "Simulated Sunday: an administrator's own words"), "Simulated Sunday: an administrator's own words"},
 		{seededText(zh, "Usage"), "Usage"}, // a catalog key an administrator typed is theirs, not translated

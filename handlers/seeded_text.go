@@ -12,7 +12,11 @@ import (
 // unchanged; an administrator's own words are shown as written.
 func seededText(ctx context.Context, s string) string {
 	if models.SeededText(s) {
-		return i18n.Reason(ctx, s)
+		// The whole text is a catalog key (seeds.json, no printf verbs).
+		// Not Reason: it tries the reasons' formats first, and "%s; %s"
+		// matched "discounted; yields its GPUs…" and left both halves
+		// English.
+		return i18n.T(ctx, s)
 	}
 	return s
 }

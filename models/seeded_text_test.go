@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -29,6 +30,18 @@ func TestSeededTextsAreTheSeeds(t *testing.T) {
 	for _, pc := range classes {
 		if !SeededText(pc.Description) {
 			t.Errorf("class %s: %q is not a seeded text", pc.Name, pc.Description)
+		}
+	}
+	// Pages print them as catalog keys (i18n.T): a printf verb would be
+	// read as one.
+	for _, img := range imgs {
+		if strings.Contains(img.Description, "%") {
+			t.Errorf("image %s's seeded description has a %%: %q", img.Name, img.Description)
+		}
+	}
+	for _, d := range seededClassDescriptions {
+		if strings.Contains(d, "%") {
+			t.Errorf("seeded class description has a %%: %q", d)
 		}
 	}
 	if SeededText("my own words") || SeededText("") {
