@@ -25,6 +25,18 @@ func (a acceptLanguage) RoundTrip(r *http.Request) (*http.Response, error) {
 	return a.base.RoundTrip(r)
 }
 
+// readersSignedIn signs username in twice: a reader of Chinese and one of
+// English (each client sends its Accept-Language).
+func (p *testPortal) readersSignedIn(username, password string) (zh, en *http.Client) {
+	p.t.Helper()
+	zh, en = p.client(), p.client()
+	zh.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
+	en.Transport = acceptLanguage{"en-US,en;q=0.9", http.DefaultTransport}
+	p.login(zh, username, password)
+	p.login(en, username, password)
+	return zh, en
+}
+
 // A Chinese reader gets the refusals and reasons the orchestrator and the
 // models word in English (a flavor too big for the server, a quota
 // refusal, a queued workbench's reason) in Chinese on the pages, and an
@@ -37,11 +49,7 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zh, en := p.client(), p.client()
-	zh.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
-	en.Transport = acceptLanguage{"en-US,en;q=0.9", http.DefaultTransport}
-	p.login(zh, "lin", "lin-password-1")
-	p.login(en, "lin", "lin-password-1")
+	zh, en := p.readersSignedIn("lin", "lin-password-1")
 	p.addImage(fakeCatalogImage("fake", "example.invalid/fake:1"))
 	doc := func(body string) *goquery.Document {
 		t.Helper()

@@ -25,11 +25,7 @@ func TestBookingBeyondTheQuotaIsRefusedInTheReadersLanguage(t *testing.T) {
 	if err := p.srv.Store.SetQuota(ctx, models.ScopeUser, lin.ID, models.Limits{MaxGPUs: &one}, "admin"); err != nil {
 		t.Fatal(err)
 	}
-	zh, en := p.client(), p.client()
-	zh.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
-	en.Transport = acceptLanguage{"en-US,en;q=0.9", http.DefaultTransport}
-	p.login(zh, "lin", "lin-password-1")
-	p.login(en, "lin", "lin-password-1")
+	zh, en := p.readersSignedIn("lin", "lin-password-1")
 	start := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Minute)
 
 	for c, want := range map[*http.Client]string{
