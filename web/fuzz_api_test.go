@@ -36,6 +36,7 @@ var fuzzEndpoints = []struct {
 	{"POST", "/api/v1/workbenches/{wb}/save-image", `{"name":"fz-env","running_ok":true}`},
 	{"PUT", "/api/v1/images/{img}/shares", `{"groups":["fuzzers"]}`},
 	{"POST", "/api/v1/tokens", `{"name":"fz","expires_days":30}`},
+	{"PATCH", "/api/v1/me", `{"email_workbench_notices":false}`},
 	{"POST", "/api/v1/ssh-keys", `{"name":"fz","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJDwmmrccY+gbQ6OX+6JC/QB7/J79rHn7z1bEiTiFK7p fuzz"}`},
 	{"POST", "/api/v1/gpu-watches", `{"gpu_model":"NVIDIA H100 80GB HBM3"}`},
 	{"POST", "/api/v1/calculator/estimate", `{"flavor":"CPU small","hours":10}`},
