@@ -335,11 +335,14 @@ func (m *Manager) becameReady(ctx context.Context, id, cid string, info runtime.
 	if err := m.openInterval(ctx, id, info.StartedAt); err != nil {
 		return errors.New(meteringFailed(err))
 	}
+	// The last run's notice is emptied before the run counts as running:
+	// from then on a preemption may write this run's notice, and clearing
+	// after would erase it (a CI run saw the empty file).
+	m.clearPreemptNotice(ctx, id, cid)
 	if err := m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateRunning, Progress: 100,
 		Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0))}}); err != nil {
 		return err
 	}
-	m.clearPreemptNotice(ctx, id, cid)
 	m.log.Info("workbench running", "id", id, "endpoint", endpoint)
 	return nil
 }
