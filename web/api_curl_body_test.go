@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,22 +16,15 @@ func TestAPIJSONSentAsCurlSendsIt(t *testing.T) {
 	tok := tokenFor(t, p, "fay", "user")
 	curl := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // curl -d's default
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
+		code, b := p.apiBytesAs("application/x-www-form-urlencoded", method, path, tok, body) // curl -d's label
 		var out map[string]any
 		if err := json.Unmarshal(b, &out); err != nil {
-			t.Fatalf("%s %s: not JSON (%d): %s", method, path, res.StatusCode, b)
+			t.Fatalf("%s %s: not JSON (%d): %s", method, path, code, b)
 		}
-		return res.StatusCode, out
+		return code, out
 	}
-	if code, body := curl("POST", "/api/v1/tokens", `{"name":"laptop","expires_days":7}`); code != http.StatusCreated || body["item"].(map[string]any)["name"] != "laptop" {
+	code, body := curl("POST", "/api/v1/tokens", `{"name":"laptop","expires_days":7}`)
+	if item, _ := body["item"].(map[string]any); code != http.StatusCreated || item["name"] != "laptop" {
 		t.Fatalf("POST /tokens as curl -d: %d %v", code, body)
 	}
 	if code, body := curl("PATCH", "/api/v1/me", `{"email_workbench_notices":false}`); code != http.StatusOK || body["email_workbench_notices"] != false {

@@ -147,12 +147,19 @@ func (p *testPortal) sudo(c *http.Client, password string) {
 // answer: what api and strictAPI decode.
 func (p *testPortal) apiBytes(method, path, token, body string) (int, []byte) {
 	p.t.Helper()
+	return p.apiBytesAs("application/json", method, path, token, body)
+}
+
+// apiBytesAs is apiBytes with the body labelled contentType (curl -d says
+// application/x-www-form-urlencoded).
+func (p *testPortal) apiBytesAs(contentType, method, path, token, body string) (int, []byte) {
+	p.t.Helper()
 	req, _ := http.NewRequest(method, p.ts.URL+path, strings.NewReader(body))
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
