@@ -63,12 +63,12 @@ func (m *Manager) BudgetsChanged() {
 	if m == nil {
 		return
 	}
-	go m.scheduleBudgets(context.Background())
+	m.budgetWork.Go(func() { m.scheduleBudgets(context.Background()) })
 }
 
 // budgetChanged recomputes one user's instant (a launch or a stop).
 func (m *Manager) budgetChanged(uid int64) {
-	go m.scheduleBudget(context.Background(), uid)
+	m.budgetWork.Go(func() { m.scheduleBudget(context.Background(), uid) })
 }
 
 // scheduleBudgets recomputes the instant of every user who holds

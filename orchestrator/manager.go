@@ -135,7 +135,11 @@ type Manager struct {
 	billing   *Billing
 	moneyErrs moneyErrors
 	budgets   budgetTimers
-	lease     lease
+	// budgetWork counts the background recomputations of budget instants
+	// (budget_timer.go), so a test can let them finish before it changes
+	// a quota.
+	budgetWork sync.WaitGroup
+	lease      lease
 	// openIntervalFn records a new usage interval (the store's; tests
 	// make it fail to see the workbench stopped rather than run unbilled).
 	openIntervalFn func(context.Context, *models.UsageInterval) error

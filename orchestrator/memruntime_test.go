@@ -85,6 +85,10 @@ func newMemRig(t *testing.T) *memRig {
 		t.Fatal(err)
 	}
 	m.openInterval(ctx, wb.ID, started)
+	// Opening the interval recomputes the owner's budget instant in the
+	// background; on a busy machine that could run after a test has set a
+	// budget and stop the workbench before the test looks. Let it finish.
+	m.budgetWork.Wait()
 	wb, err = store.WorkbenchByID(ctx, wb.ID)
 	if err != nil || len(wb.GPUs) != 1 {
 		t.Fatalf("running workbench: %v, GPUs %v", err, wb.GPUs)
