@@ -20,14 +20,29 @@ type QuotaError struct {
 // quota allows in all (nil when it is not): a launch of that many can never
 // start and a booking of that many can never be used in full.
 func BeyondQuota(lim Limits, units int, model string) *QuotaError {
+	return BeyondQuotaOf(lim, units, model, "")
+}
+
+// BeyondQuotaOf is BeyondQuota worded for someone acting for holder (an
+// administrator booking for a user): the limit is the holder's, so the
+// reason names them instead of saying "your". An empty holder says "your".
+func BeyondQuotaOf(lim Limits, units int, model, holder string) *QuotaError {
 	if units <= 0 {
 		return nil
 	}
 	if lim.MaxGPUs != nil && int64(units) > *lim.MaxGPUs {
-		return &QuotaError{Limit: "max_gpus", Message: Reasonf("your quota allows at most %d GPUs at once", *lim.MaxGPUs), Final: true}
+		msg := Reasonf("your quota allows at most %d GPUs at once", *lim.MaxGPUs)
+		if holder != "" {
+			msg = Reasonf("%s's quota allows at most %d GPUs at once; raise it before booking this many", holder, *lim.MaxGPUs)
+		}
+		return &QuotaError{Limit: "max_gpus", Message: msg, Final: true}
 	}
 	if n, ok := lim.MaxGPUsPerModel[model]; ok && units > n {
-		return &QuotaError{Limit: "max_gpus_per_model", Message: Reasonf("your quota allows at most %d × %s at once", n, ShortGPUName(model)), Final: true}
+		msg := Reasonf("your quota allows at most %d × %s at once", n, ShortGPUName(model))
+		if holder != "" {
+			msg = Reasonf("%s's quota allows at most %d × %s at once; raise it before booking this many", holder, n, ShortGPUName(model))
+		}
+		return &QuotaError{Limit: "max_gpus_per_model", Message: msg, Final: true}
 	}
 	return nil
 }

@@ -50,6 +50,15 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 		}
 		return models.AuditRecord{Action: "reservation.create", Target: strconv.FormatInt(r.ID, 10), After: r}, nil
 	})
+	if qe := (*models.QuotaError)(nil); errors.As(err, &qe) && qe.Final && owner.ID != by.ID {
+		// The limit is the holder's quota, not the booker's: say whose
+		// (read again only on this refusal path).
+		if lim, lerr := m.store.EffectiveQuota(ctx, owner.ID); lerr == nil {
+			if named := models.BeyondQuotaOf(lim, r.Units, r.GPUModel, owner.Username); named != nil {
+				err = named
+			}
+		}
+	}
 	if err != nil {
 		return nil, m.refusal(ctx, err) // a full calendar or a used-up cap reads like a quota: 422
 	}

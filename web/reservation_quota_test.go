@@ -13,7 +13,8 @@ import (
 // The pool page's booking form refuses a booking of more GPUs than the
 // booker's quota lets them hold at once, above the form, with the reason in
 // the reader's language (a reason the scheduler words, translated like the
-// launch refusals); the API says it with its code.
+// launch refusals); the API says it with its code. An administrator
+// booking for the user hears whose quota refused it.
 func TestBookingBeyondTheQuotaIsRefusedInTheReadersLanguage(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()
@@ -44,5 +45,15 @@ func TestBookingBeyondTheQuotaIsRefusedInTheReadersLanguage(t *testing.T) {
 		`{"gpu_model":"NVIDIA H100 80GB HBM3","units":2,"starts_at":"`+start.Format(time.RFC3339)+`","ends_at":"`+start.Add(time.Hour).Format(time.RFC3339)+`"}`)
 	if code != http.StatusUnprocessableEntity || errCode(out) != "quota_exceeded" {
 		t.Fatalf("API booking beyond the quota: %d %v", code, out)
+	}
+
+	// An administrator booking for lin is refused by lin's quota, and the
+	// reason names whose quota it is (not "your", which would be the
+	// administrator's).
+	code, out = p.api("POST", "/api/v1/reservations", tokenFor(t, p, "admin", "admin"),
+		`{"user":"lin","gpu_model":"NVIDIA H100 80GB HBM3","units":2,"starts_at":"`+start.Format(time.RFC3339)+`","ends_at":"`+start.Add(time.Hour).Format(time.RFC3339)+`"}`)
+	const want = "lin's quota allows at most 1 GPUs at once; raise it before booking this many"
+	if code != http.StatusUnprocessableEntity || errCode(out) != "quota_exceeded" || errMessage(out) != want {
+		t.Fatalf("an admin's booking for lin beyond lin's quota: %d %v, want 422 quota_exceeded %q", code, out, want)
 	}
 }
