@@ -104,6 +104,15 @@ func (m *Manager) Drain(ctx context.Context) error {
 		if err := applyBoosts(q, &snap); err != nil {
 			return err
 		}
+		for id, a := range asks {
+			if a.beyond == nil {
+				continue
+			}
+			if err := q.Leave(id, models.StateFailed, reasonf("refused while it waited: %s", a.beyond.Error())); err != nil {
+				return err
+			}
+			refused = append(refused, id)
+		}
 		plan := scheduler.Decide(snap)
 		for _, id := range plan.Expire {
 			wb := asks[id]
@@ -209,6 +218,10 @@ func (m *Manager) Drain(ctx context.Context) error {
 type queuedAsk struct {
 	need models.GPUNeed
 	ask  models.LaunchAsk
+	// beyond is set when the ask alone is now more than its owner's quota
+	// allows at once (lowered while it waited): no stop can clear that, so
+	// the drain refuses it at once instead of holding its place.
+	beyond error
 }
 
 // unitPool is the scheduler pool of a kind of unit ("" kind: whole GPUs).
@@ -356,11 +369,18 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 				}
 			}
 		}
-		// A concurrency limit holds it (keeping its place); final refusals
-		// (a monthly limit) are left to placement, which fails it with the
-		// reason when its turn comes.
-		if err := q.Check(models.CheckLaunchQuota(ask, months[w.OwnerID])); models.WaitableQuota(err) {
+		// A concurrency limit holds it (keeping its place); an ask alone
+		// beyond the quota is refused now (the drain does it); other final
+		// refusals (a monthly limit, which a credit can lift) are left to
+		// placement, which fails it with the reason when its turn comes.
+		err := q.Check(models.CheckLaunchQuota(ask, months[w.OwnerID]))
+		var qe *models.QuotaError
+		switch {
+		case models.WaitableQuota(err):
 			r.Blocked = reasonf("waiting for your other workbenches to stop: %s", err.Error())
+		case errors.As(err, &qe) && qe.Final:
+			asks[w.ID] = queuedAsk{need: need, ask: ask, beyond: qe}
+			continue
 		}
 		// A launch that named a booking waits for its window to open and
 		// then uses only it; once the booking is over or released it

@@ -20,7 +20,9 @@ type QuotaChange struct {
 }
 
 // SetQuota checks and stores a quota and writes its audit row (before and
-// after) in the same transaction, then has budgets looked at again.
+// after) in the same transaction, then has budgets looked at again and the
+// queue drained (a raised limit may let a waiting launch start; one lowered
+// below a waiting launch's ask refuses it now).
 func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 	err := m.store.InTx(ctx, func(tx *models.Store) error {
 		before, _, err := tx.Quota(ctx, ch.Scope, ch.SubjectID)
@@ -40,5 +42,8 @@ func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 			Before: before, After: ch.Limits})
 	})
 	m.BudgetsChanged()
+	if err == nil {
+		m.kickDrain()
+	}
 	return err
 }

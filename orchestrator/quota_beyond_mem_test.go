@@ -66,3 +66,57 @@ func TestMemAskBeyondTheQuotaIsRefusedNotQueued(t *testing.T) {
 		t.Fatalf("a booking of 1 GPU with a quota of 1: %v", err)
 	}
 }
+
+// In memory: an administrator lowering a user's quota below the ask of
+// their queued launch refuses that launch at once, with the reason and a
+// notice, while the pool is still full (before, it held its place until
+// capacity freed); a raise lets a launch held by the old limit start at
+// once, without waiting for another drain.
+func TestMemQuotaChangeActsOnTheQueueAtOnce(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	carol := r.user(t, "carol")
+	wb, _ := r.queuedBehindAFullPool(t, carol)
+	zero := int64(0)
+	if err := r.m.SetQuota(ctx, QuotaChange{Actor: "admin", Scope: models.ScopeUser, SubjectID: carol.ID, Name: "carol",
+		Limits: models.Limits{MaxGPUs: &zero}}); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitState(t, wb.ID, models.StateFailed)
+	if want := "refused while it waited: your quota allows at most 0 GPUs at once"; got.Reason != want {
+		t.Fatalf("reason %q, want %q", got.Reason, want)
+	}
+	var ns []models.Notification
+	waitFor(t, func() bool {
+		ns, _ = r.store.ListNotifications(ctx, carol.ID, 10)
+		return len(ns) > 0
+	})
+	if len(ns) != 1 || ns[0].Message != "Workbench later: "+got.Reason {
+		t.Fatalf("carol's notifications %+v", ns)
+	}
+
+	// On a pool with room: dan holds one GPU and his second launch waits
+	// on max_gpus 1; raising it to 2 starts the second at once.
+	r = newQueueRig(t)
+	dan := r.user(t, "dan")
+	one, two := int64(1), int64(2)
+	if err := r.m.SetQuota(ctx, QuotaChange{Actor: "admin", Scope: models.ScopeUser, SubjectID: dan.ID, Name: "dan",
+		Limits: models.Limits{MaxGPUs: &one}}); err != nil {
+		t.Fatal(err)
+	}
+	first := r.launch(t, dan, "first", LaunchRequest{})
+	r.waitState(t, first.ID, models.StateRunning)
+	second := r.launch(t, dan, "second", LaunchRequest{Queue: true})
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, second.ID); got.State != models.StateQueued {
+		t.Fatalf("dan's second launch with max_gpus 1: %s, want queued", got.State)
+	}
+	if err := r.m.SetQuota(ctx, QuotaChange{Actor: "admin", Scope: models.ScopeUser, SubjectID: dan.ID, Name: "dan",
+		Limits: models.Limits{MaxGPUs: &two}}); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, second.ID, models.StateRunning)
+}
