@@ -85,7 +85,7 @@ func gpuStateLabel(lc context.Context, state string) string {
 func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 	r := templates.GPURow{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State,
 		Health: g.Health, Detail: g.HealthDetail, Drained: g.Drained, WorkbenchID: g.WorkbenchID,
-		Name: fmt.Sprintf("GPU %d · %s", g.Index, models.ShortGPUName(g.Model)), StateLabel: gpuStateLabel(lc, g.State)}
+		Name: orchestrator.GPUName(g.Index, g.Model), StateLabel: gpuStateLabel(lc, g.State)}
 	if r.StateLabel == "" {
 		r.StateLabel = g.State
 	}

@@ -16,7 +16,7 @@ import (
 // percent of used + free); a MIG instance or a shared slice's holder from
 // the unit's own per-minute series of the last hour (the instance's own
 // readings; the holder's own processes'), never the whole GPU's figures.
-func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench) []templates.WBGPUTelemetry {
+func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench, gpuNames map[string]string) []templates.WBGPUTelemetry {
 	if wb.State != models.StateRunning {
 		return nil
 	}
@@ -38,7 +38,9 @@ func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench) []te
 			continue
 		}
 		seen[u.Kind+u.UUID] = true
-		out = append(out, h.unitTelemetryRow(ctx, u, units[u.Kind+"\x00"+u.UUID]))
+		row := h.unitTelemetryRow(ctx, u, units[u.Kind+"\x00"+u.UUID])
+		row.Name = gpuNames[u.GPUUUID]
+		out = append(out, row)
 	}
 	if len(out) == 0 {
 		for _, uuid := range wb.GPUs {
@@ -48,7 +50,9 @@ func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench) []te
 				// failed since): now reads as "could not read".
 				hist = append(hist, hist[n-1].Stale())
 			}
-			out = append(out, gpuTelemetryRow(ctx, uuid, hist))
+			row := gpuTelemetryRow(ctx, uuid, hist)
+			row.Name = gpuNames[uuid]
+			out = append(out, row)
 		}
 	}
 	return out

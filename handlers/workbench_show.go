@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"io"
 	"net/http"
 
@@ -37,7 +38,12 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb)
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
-	v.GPUTelemetry = h.wbGPUTelemetry(ctx, wb)
+	gpuNames := h.gpuNames(ctx, wb)
+	v.WB.GPUNames = gpuNames
+	for i := range v.WB.Units {
+		v.WB.Units[i].GPU = gpuNames[wb.Units[i].GPUUUID]
+	}
+	v.GPUTelemetry = h.wbGPUTelemetry(ctx, wb, gpuNames)
 	if len(v.GPUTelemetry) > 0 {
 		if iv, err := h.store.OpenIntervalOf(ctx, wb.ID); err == nil {
 			if mJ, err := h.store.IntervalEnergyMJ(ctx, iv.ID); err == nil && mJ > 0 {
@@ -59,6 +65,19 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		v.Logs = string(b)
 	}
 	h.render(c, status, templates.WorkbenchPage(h.workPage(c, wb.Name), v))
+}
+
+// gpuNames names the GPUs wb holds as people read them, by UUID (nil when
+// it holds none; a GPU the inventory cannot name is shown by its UUID).
+func (h *Handler) gpuNames(ctx context.Context, wb *models.Workbench) map[string]string {
+	if len(wb.GPUs) == 0 && len(wb.Units) == 0 {
+		return nil
+	}
+	names, err := h.pool.GPUNames(ctx)
+	if err != nil {
+		h.log.Warn("workbench page: GPU names", "workbench", wb.ID, "err", err)
+	}
+	return names
 }
 
 // apiWorkbench: GET /api/v1/workbenches/{id}.

@@ -192,19 +192,50 @@ func (p *Pool) ListRecent(ctx context.Context) ([]PoolGPU, error) {
 // held-vs-used figures, on every view) need neither a fresh driver read nor
 // the pool's tables.
 func (p *Pool) ModelByUUID(ctx context.Context) (map[string]string, error) {
-	devs, ok := p.devices.get()
-	if !ok {
-		var err error
-		if devs, err = p.inv.Devices(ctx); err != nil {
-			return nil, fmt.Errorf("read GPU inventory: %w", err)
-		}
-		p.devices.put(devs)
+	devs, err := p.recentDevices(ctx)
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[string]string, len(devs))
 	for _, d := range devs {
 		out[d.UUID] = d.Model
 	}
 	return out, nil
+}
+
+// GPUNames names each GPU by its UUID as people read it (GPUName), from
+// an inventory read at most DevicesMaxAge ago, like ModelByUUID.
+func (p *Pool) GPUNames(ctx context.Context) (map[string]string, error) {
+	devs, err := p.recentDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(devs))
+	for _, d := range devs {
+		out[d.UUID] = GPUName(d.Index, d.Model)
+	}
+	return out, nil
+}
+
+// GPUName is how pages name a GPU: "GPU 3 · H100 80GB HBM3", its index on
+// the host (as nvidia-smi numbers it) and its model; the UUID is for
+// machines and is shown beside it, smaller.
+func GPUName(index int, model string) string {
+	return fmt.Sprintf("GPU %d · %s", index, models.ShortGPUName(model))
+}
+
+// recentDevices is the inventory as read at most DevicesMaxAge ago (read
+// now when older).
+func (p *Pool) recentDevices(ctx context.Context) ([]gpu.Device, error) {
+	if devs, ok := p.devices.get(); ok {
+		return devs, nil
+	}
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	p.devices.put(devs)
+	return devs, nil
 }
 
 func (p *Pool) list(ctx context.Context, devs []gpu.Device) ([]PoolGPU, error) {

@@ -149,3 +149,45 @@ func telHas(list []string, s string) bool {
 	}
 	return false
 }
+
+// The workbench page names the GPUs a workbench holds as the pool page
+// does ("GPU 3 · H100 80GB HBM3"), with the UUID beside it for machines:
+// a whole GPU in its GPUs and its GPU-use row, a MIG instance by the GPU
+// it is part of.
+func TestWorkbenchPageNamesItsGPUs(t *testing.T) {
+	p, _, migWB, _, token := migWorkbenchPortal(t)
+	ctx := context.Background()
+	var gpus handlers.APIGPUList
+	p.strictAPI("GET", "/api/v1/gpus", token, "", &gpus)
+	g3 := gpus.Items[3]
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	whole := &models.Workbench{Name: "whole", OwnerID: alice.ID, ImageID: 1, FlavorID: 1}
+	if err := p.srv.Store.CreateWorkbench(ctx, whole, models.GPUNeed{Kind: models.UnitGPU, Model: g3.Model, Count: 1, Candidates: []string{g3.UUID}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.SetWorkbenchState(ctx, whole.ID, models.StateRunning, 100, "", map[string]any{"started_at": time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+
+	_, body := p.get(c, "/workbenches/"+whole.ID)
+	doc := mpDoc(t, body)
+	gpu := doc.Find(`[data-testid=wb-gpu]`)
+	if gpu.Length() != 1 || strings.TrimSpace(gpu.Find(`[data-testid=wb-gpu-name]`).Text()) != "GPU 3 · H100 80GB HBM3" ||
+		strings.TrimSpace(gpu.Find(`code`).Text()) != g3.UUID {
+		t.Errorf("GPUs of a one-GPU workbench: %q, want GPU 3 named with its UUID %s", strings.TrimSpace(gpu.Text()), g3.UUID)
+	}
+	if got := strings.TrimSpace(doc.Find(`[data-testid=wb-gpu-telemetry-row] [data-testid=wb-gpu-telemetry-name]`).Text()); got != "GPU 3 · H100 80GB HBM3" {
+		t.Errorf("GPU-use row names %q, want GPU 3", got)
+	}
+
+	_, body = p.get(c, "/workbenches/"+migWB.ID)
+	doc = mpDoc(t, body)
+	if got := strings.TrimSpace(doc.Find(`[data-testid=wb-unit][data-kind=mig] [data-testid=wb-unit-gpu]`).Text()); got != "GPU 7 · H100 80GB HBM3" {
+		t.Errorf("MIG instance listed on %q, want GPU 7", got)
+	}
+	if got := strings.TrimSpace(doc.Find(`[data-testid=wb-gpu-telemetry-row] [data-testid=wb-gpu-telemetry-name]`).Text()); got != "GPU 7 · H100 80GB HBM3" {
+		t.Errorf("MIG instance's GPU-use row names %q, want GPU 7", got)
+	}
+}
