@@ -212,7 +212,7 @@ func TestBrowserChinesePagesScreenshots(t *testing.T) {
 		checks     [][2]string // css, the Chinese it shows
 	}{
 		{"/workbenches/" + id, "workbench-zh-CN.png", [][2]string{{"[data-testid=stop]", "停止"}, {"[data-testid=wb-state]", "运行中"},
-			{"[data-testid=wb-history] tr:last-child .state", "运行中"}}},
+			{"[data-testid=wb-history] tr:last-child .state", "运行中"}, {"[data-testid=wb-gpus-label]", "GPU"}}},
 		{"/usage", "usage-zh-CN.png", [][2]string{{"h1", "用量"}}},
 		{"/calculator", "calculator-zh-CN.png", [][2]string{{"h1", "成本计算器"}}},
 		{"/admin/users", "admin-users-zh-CN.png", [][2]string{{"h1", "用户"}}},
