@@ -150,8 +150,15 @@ func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "
 
 // refusalT is err's message as an error page shows it, for a flash: in the
 // reader's language where it is a reason worded below the handlers
-// (i18n.Reason) or one of pageMessages.
+// (i18n.Reason), one of pageMessages or a validation message.
 func (h *Handler) refusalT(c *gin.Context, err error) string {
+	// A form's bad value reads without the API's field prefix
+	// ("extra_ports: port 80: …"), in the reader's language like the
+	// messages beside a form's fields.
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		return trcMsg(c, ve.Message)
+	}
 	msg := h.classify(err).Message
 	if k, ok := pageMessages[msg]; ok {
 		return i18n.T(c.Request.Context(), k)
