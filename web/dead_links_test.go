@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -33,13 +32,7 @@ func TestEveryLinkAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, u := range []*models.User{alice, admin} {
-		wb := &models.Workbench{Name: u.Username + "-wb", OwnerID: u.ID, ImageID: 1, FlavorID: 1, Token: "t"}
-		if err := p.srv.Store.CreateWorkbench(ctx, wb, models.GPUNeed{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.srv.Store.SetWorkbenchState(ctx, wb.ID, models.StateRunning, 100, "", map[string]any{"started_at": time.Now().UTC()}); err != nil {
-			t.Fatal(err)
-		}
+		p.runningRecord(u, u.Username+"-wb", models.GPUNeed{})
 	}
 
 	uc := p.client()

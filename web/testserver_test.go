@@ -15,6 +15,7 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"workbench/models"
 	"workbench/web"
 )
 
@@ -239,4 +240,20 @@ func (p *testPortal) sessionAPI(c *http.Client, method, path, body string) (int,
 		}
 	}
 	return res.StatusCode, out
+}
+
+// runningRecord records a workbench of owner as running since now, holding
+// need (models.GPUNeed{} for none), with no container behind it: for
+// tests of pages and routes that only read the record.
+func (p *testPortal) runningRecord(owner *models.User, name string, need models.GPUNeed) *models.Workbench {
+	p.t.Helper()
+	ctx := context.Background()
+	wb := &models.Workbench{Name: name, OwnerID: owner.ID, ImageID: 1, FlavorID: 1, Token: "t"}
+	if err := p.srv.Store.CreateWorkbench(ctx, wb, need, nil); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := p.srv.Store.SetWorkbenchState(ctx, wb.ID, models.StateRunning, 100, "", map[string]any{"started_at": time.Now().UTC()}); err != nil {
+		p.t.Fatal(err)
+	}
+	return wb
 }

@@ -161,13 +161,7 @@ func TestWorkbenchPageNamesItsGPUs(t *testing.T) {
 	p.strictAPI("GET", "/api/v1/gpus", token, "", &gpus)
 	g3 := gpus.Items[3]
 	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
-	whole := &models.Workbench{Name: "whole", OwnerID: alice.ID, ImageID: 1, FlavorID: 1}
-	if err := p.srv.Store.CreateWorkbench(ctx, whole, models.GPUNeed{Kind: models.UnitGPU, Model: g3.Model, Count: 1, Candidates: []string{g3.UUID}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.srv.Store.SetWorkbenchState(ctx, whole.ID, models.StateRunning, 100, "", map[string]any{"started_at": time.Now().UTC()}); err != nil {
-		t.Fatal(err)
-	}
+	whole := p.runningRecord(alice, "whole", models.GPUNeed{Kind: models.UnitGPU, Model: g3.Model, Count: 1, Candidates: []string{g3.UUID}})
 	c := p.client()
 	p.login(c, "alice", "alice-password")
 

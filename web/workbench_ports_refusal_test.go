@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"workbench/models"
 )
@@ -21,13 +20,7 @@ func TestPortRefusalReadsInTheReadersLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wb := &models.Workbench{Name: "ports", OwnerID: lin.ID, ImageID: 1, FlavorID: 1, Token: "t"}
-	if err := p.srv.Store.CreateWorkbench(ctx, wb, models.GPUNeed{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.srv.Store.SetWorkbenchState(ctx, wb.ID, models.StateRunning, 100, "", map[string]any{"started_at": time.Now().UTC()}); err != nil {
-		t.Fatal(err)
-	}
+	wb := p.runningRecord(lin, "ports", models.GPUNeed{})
 	zh, en := p.readersSignedIn("lin", "lin-password-1")
 	for c, want := range map[*http.Client]string{
 		en: "Could not change the ports: port 80: use ports 1024–65535 (apps run as a non-root user)",
