@@ -85,6 +85,7 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 		h.fail(c, newError(http.StatusBadRequest, "invalid_group", "no such group"))
 		return
 	}
+	h.wbs.QuotasChanged() // the group's quota now applies to them, or no longer does
 	seeOther(c, "/admin/groups")
 }
 

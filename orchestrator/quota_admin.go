@@ -20,9 +20,7 @@ type QuotaChange struct {
 }
 
 // SetQuota checks and stores a quota and writes its audit row (before and
-// after) in the same transaction, then has budgets looked at again and the
-// queue drained (a raised limit may let a waiting launch start; one lowered
-// below a waiting launch's ask refuses it now).
+// after) in the same transaction, then tells QuotasChanged.
 func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 	err := m.store.InTx(ctx, func(tx *models.Store) error {
 		before, _, err := tx.Quota(ctx, ch.Scope, ch.SubjectID)
@@ -41,9 +39,17 @@ func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 		return tx.WriteAudit(ctx, models.AuditRecord{Actor: ch.Actor, Action: "quota.set", Target: ch.Scope + ":" + ch.Name,
 			Before: before, After: ch.Limits})
 	})
-	m.BudgetsChanged()
 	if err == nil {
-		m.kickDrain()
+		m.QuotasChanged()
 	}
 	return err
+}
+
+// QuotasChanged is what a change to someone's effective quota sets off (a
+// quota saved, a user added to or removed from a group): budget instants
+// are recomputed and the queue drained, so a launch waiting on the old
+// limit starts, or one now beyond it is refused, at once.
+func (m *Manager) QuotasChanged() {
+	m.BudgetsChanged()
+	m.kickDrain()
 }
