@@ -45,6 +45,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.GET("/settings/tokens", h.tokensPage)
 	ui.POST("/settings/tokens", h.requireSudo, h.tokenCreate)
 	ui.POST("/settings/tokens/:id/revoke", h.tokenRevoke)
+	ui.GET("/settings/password", h.passwordPage)
+	ui.POST("/settings/password", h.passwordChange)
 	ui.GET("/settings/ssh-keys", h.sshKeysPage)
 	ui.POST("/settings/ssh-keys", h.sshKeyCreate)
 	ui.POST("/settings/ssh-keys/:id/delete", h.sshKeyDelete)

@@ -98,11 +98,23 @@ func (h *Handler) requireSudo(c *gin.Context) {
 // hashing slot or a refusal at once) and on success opens the sudo window.
 // It returns "" or the message to show.
 func (h *Handler) confirmPassword(c *gin.Context, password string) string {
+	if msg := h.checkOwnPassword(c, password); msg != "" {
+		return msg
+	}
+	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
+	h.record(c, "session.sudo", currentUser(c).Username, nil, nil)
+	return ""
+}
+
+// checkOwnPassword checks the signed-in user's password, under the login
+// throttle and the hash gate like a login; it returns what to tell them
+// when it is refused ("" when it is theirs).
+func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 	u := currentUser(c)
 	addr := c.ClientIP()
 	res, wait := h.throttle.Reserve(u.Username, addr)
 	if res == nil {
-		h.log.Warn("sudo throttled", "username", u.Username, "addr", addr)
+		h.log.Warn("password check throttled", "username", u.Username, "addr", addr)
 		return i18n.T(c.Request.Context(), "Too many failed attempts. Try again in %s.", waitTextIn(c.Request.Context(), int(math.Ceil(wait.Seconds()))))
 	}
 	_, err := h.store.Authenticate(c.Request.Context(), u.Username, password)
@@ -113,16 +125,14 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 	if err != nil {
 		if errors.Is(err, models.ErrBadCredentials) {
 			res.Failed()
-			h.log.Info("sudo confirmation failed", "username", u.Username, "addr", addr)
+			h.log.Info("password check failed", "username", u.Username, "addr", addr)
 			return i18n.T(c.Request.Context(), "That is not your password.")
 		}
 		res.Cancel()
-		h.log.Error("sudo confirmation", "username", u.Username, "err", err)
+		h.log.Error("password check", "username", u.Username, "err", err)
 		return i18n.T(c.Request.Context(), "Your password could not be checked just now. Try again in a moment.")
 	}
 	res.Succeeded()
-	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
-	h.record(c, "session.sudo", u.Username, nil, nil)
 	return ""
 }
 

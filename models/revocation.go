@@ -158,3 +158,45 @@ func (s *Store) DeleteExpiredNotebookSessions(ctx context.Context) error {
 	}
 	return db.Where("expires_at <= ?", now).Delete(&NotebookSession{}).Error
 }
+
+// ChangePassword is a user changing their own password: the new hash and a
+// new auth epoch commit together, so every browser session made before it
+// ends (a session that knew the old password may not be the user's), as do
+// the notebook-domain sessions and unspent codes derived from them. API
+// tokens stay valid: they are not derived from the password, and scripts
+// using them are the user's own. It returns the new epoch, for the session
+// that made the change to keep.
+func (s *Store) ChangePassword(ctx context.Context, userID int64, password string) (int64, error) {
+	if err := validatePassword(password); err != nil {
+		return 0, err
+	}
+	hash, err := s.hashPassword(ctx, password)
+	if err != nil {
+		return 0, err
+	}
+	var epoch []int64
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&User{}).Where("id = ?", userID).
+			Updates(map[string]any{"password_hash": hash, "auth_epoch": gorm.Expr("auth_epoch + 1"), "updated_at": s.now().UTC()})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		if err := tx.Where("user_id = ?", userID).Delete(&NotebookCode{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("user_id = ?", userID).Delete(&NotebookSession{}).Error; err != nil {
+			return err
+		}
+		return tx.Model(&User{}).Where("id = ?", userID).Pluck("auth_epoch", &epoch).Error
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(epoch) != 1 {
+		return 0, ErrNotFound
+	}
+	return epoch[0], nil
+}

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"workbench/models"
+	"workbench/templates"
+	"workbench/templates/i18n"
+)
+
+// A user changes their own password on /settings/password: the current
+// one is checked with the login's defences, the new one typed twice. The
+// change ends every other session of theirs (models.ChangePassword); the
+// session that made it is renewed and stays signed in.
+
+func (h *Handler) passwordPage(c *gin.Context) {
+	h.renderPassword(c, http.StatusOK, templates.FormErrors{})
+}
+
+func (h *Handler) renderPassword(c *gin.Context, status int, errs templates.FormErrors) {
+	v := templates.PasswordView{Errors: errs}
+	if currentUser(c).SSO() {
+		v.SSO, v.SSOLabel = true, "single sign-on"
+		if h.oidc != nil {
+			v.SSOLabel = h.oidc.cfg.Label
+		}
+	}
+	h.render(c, status, templates.PasswordPage(h.page(c, i18n.T(c.Request.Context(), "Password")), v))
+}
+
+func (h *Handler) passwordChange(c *gin.Context) {
+	ctx := c.Request.Context()
+	u := currentUser(c)
+	if u.SSO() {
+		h.renderPassword(c, http.StatusConflict, templates.FormErrors{})
+		return
+	}
+	newPw, again := c.PostForm("new_password"), c.PostForm("new_password_again")
+	errs := templates.FormErrors{}
+	if newPw != again {
+		errs["new_password_again"] = i18n.T(ctx, "the two new passwords differ; type the same one twice")
+	}
+	if msg := h.checkOwnPassword(c, c.PostForm("current_password")); msg != "" {
+		errs["current_password"] = msg
+	}
+	if len(errs) > 0 {
+		h.renderPassword(c, http.StatusUnprocessableEntity, errs)
+		return
+	}
+	var epoch int64
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		epoch, err = tx.ChangePassword(ctx, u.ID, newPw)
+		return auditRec("user.change_password", u.Username, nil, nil), err
+	})
+	var ve *models.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		errs["new_password"] = trcMsg(c, ve.Message)
+		h.renderPassword(c, http.StatusUnprocessableEntity, errs)
+		return
+	case err != nil:
+		h.fail(c, err)
+		return
+	}
+	// The other sessions ended with the old epoch; this one carries on
+	// under a new token and the new epoch. Its notebook-domain sessions
+	// were ended too, and the proxy forgets what it had cached for them.
+	if err := h.sessions.RenewToken(ctx); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.sessions.Put(ctx, sessionEpochKey, epoch)
+	h.proxyAuth.forgetUser(u.ID, time.Now())
+	h.log.Info("password changed", "username", u.Username)
+	h.flash(c, i18n.T(ctx, "Password changed. Your other sessions are signed out; your API tokens keep working."))
+	seeOther(c, "/settings/password")
+}
