@@ -24,7 +24,7 @@ func (h *Handler) passwordPage(c *gin.Context) {
 func (h *Handler) renderPassword(c *gin.Context, status int, errs templates.FormErrors) {
 	v := templates.PasswordView{Errors: errs}
 	if currentUser(c).SSO() {
-		v.SSO, v.SSOLabel = true, "single sign-on"
+		v.SSO, v.SSOLabel = true, i18n.T(c.Request.Context(), "single sign-on")
 		if h.oidc != nil {
 			v.SSOLabel = h.oidc.cfg.Label
 		}

@@ -12,7 +12,7 @@ import (
 	"workbench/models"
 )
 
-// The user's settings pages (API tokens, SSH keys) lead to each other with
+// The user's settings pages (API tokens, SSH keys, password) lead to each other with
 // the same tabs, say when they list nothing, and a token form refused (a
 // name already used) comes back with the lifetime the user chose, not the
 // default 30 days.
@@ -34,15 +34,20 @@ func TestSettingsPagesTabsEmptyStatesAndKeptLifetime(t *testing.T) {
 	for _, c := range []struct{ path, active, empty, table string }{
 		{"/settings/tokens", "tokens-link", "no-tokens", "token-table"},
 		{"/settings/ssh-keys", "ssh-keys-link", "no-ssh-keys", "ssh-key-table"},
+		{"/settings/password", "password-link", "", ""},
 	} {
 		d := doc(c.path)
 		tabs := d.Find(`[data-testid=settings-tabs] a`)
-		if tabs.Length() != 2 || d.Find(`[data-testid=settings-tabs] a[href="/settings/tokens"]`).Length() != 1 ||
-			d.Find(`[data-testid=settings-tabs] a[href="/settings/ssh-keys"]`).Length() != 1 {
+		if tabs.Length() != 3 || d.Find(`[data-testid=settings-tabs] a[href="/settings/tokens"]`).Length() != 1 ||
+			d.Find(`[data-testid=settings-tabs] a[href="/settings/ssh-keys"]`).Length() != 1 ||
+			d.Find(`[data-testid=settings-tabs] a[href="/settings/password"]`).Length() != 1 {
 			t.Errorf("%s: settings tabs %q", c.path, tabs.Text())
 		}
 		if !d.Find(`[data-testid=` + c.active + `]`).HasClass("active") {
 			t.Errorf("%s: its own tab is not marked active", c.path)
+		}
+		if c.empty == "" {
+			continue
 		}
 		if d.Find(`[data-testid=`+c.empty+`]`).Length() != 1 || d.Find(`[data-testid=`+c.table+`]`).Length() != 0 {
 			t.Errorf("%s with nothing in it: empty message %d, table %d", c.path, d.Find(`[data-testid=`+c.empty+`]`).Length(), d.Find(`[data-testid=`+c.table+`]`).Length())
