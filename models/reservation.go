@@ -73,8 +73,10 @@ const MaxReservation = 14 * 24 * time.Hour
 // if its user's booked unit-hours in every calendar week it touches stay
 // within the user's cap (ReservationCapOf). The checks and the insert share
 // one immediate transaction, so two bookings cannot both take the last
-// units or the last hours of a cap.
-func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity int, limited bool) error {
+// units or the last hours of a cap. forHolder is the user's name when
+// someone else (an administrator) books for them: a refusal by the user's
+// quota then names whose quota it is; "" when users book for themselves.
+func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity int, limited bool, forHolder string) error {
 	r.GPUModel = strings.TrimSpace(r.GPUModel)
 	r.MIGProfile = strings.TrimSpace(r.MIGProfile)
 	r.UnitKind = r.Kind()
@@ -134,7 +136,7 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 		if err != nil {
 			return err
 		}
-		if qe := BeyondQuota(lim, r.Units, r.GPUModel); qe != nil {
+		if qe := BeyondQuotaOf(lim, r.Units, r.GPUModel, forHolder); qe != nil {
 			return qe
 		}
 		if limited {

@@ -45,20 +45,15 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 	}
 	// The booking and its audit row (reservation.create) commit together.
 	err = m.Audited(ctx, by.Username, func(tx *models.Store) (models.AuditRecord, error) {
-		if err := tx.CreateReservation(ctx, r, capacity, !by.IsAdmin()); err != nil {
+		forHolder := ""
+		if by.ID != owner.ID {
+			forHolder = owner.Username
+		}
+		if err := tx.CreateReservation(ctx, r, capacity, !by.IsAdmin(), forHolder); err != nil {
 			return models.AuditRecord{}, err
 		}
 		return models.AuditRecord{Action: "reservation.create", Target: strconv.FormatInt(r.ID, 10), After: r}, nil
 	})
-	if qe := (*models.QuotaError)(nil); errors.As(err, &qe) && qe.Final && owner.ID != by.ID {
-		// The limit is the holder's quota, not the booker's: say whose
-		// (read again only on this refusal path).
-		if lim, lerr := m.store.EffectiveQuota(ctx, owner.ID); lerr == nil {
-			if named := models.BeyondQuotaOf(lim, r.Units, r.GPUModel, owner.Username); named != nil {
-				err = named
-			}
-		}
-	}
 	if err != nil {
 		return nil, m.refusal(ctx, err) // a full calendar or a used-up cap reads like a quota: 422
 	}
