@@ -245,8 +245,9 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	me := currentUser(c).ID
 	for i := range rows {
-		rows[i].Mine = wbs[i].OwnerID == currentUser(c).ID
+		rows[i].Mine = wbs[i].OwnerID == me
 	}
 	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates, Pages: pages}
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))
