@@ -16,8 +16,15 @@ import (
 // differ are refused beside their fields, with nothing changed; then the
 // change goes through and she stays signed in. Her other session (another
 // browser) is signed out, the old password no longer logs in and the new
-// one does, and her API token keeps working.
+// one does, and her API token keeps working. With JavaScript on and off:
+// the form is a plain form.
 func TestBrowserUserChangesTheirPassword(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "js-on", false: "js-off"}[js], func(t *testing.T) { changePasswordInTheBrowser(t, js) })
+	}
+}
+
+func changePasswordInTheBrowser(t *testing.T, js bool) {
 	p := newPortal(t)
 	ctx := context.Background()
 	if _, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "alice-password", Role: models.RoleUser}); err != nil {
@@ -27,7 +34,7 @@ func TestBrowserUserChangesTheirPassword(t *testing.T) {
 	other := p.client()
 	p.login(other, "alice", "alice-password")
 
-	b := btSignedIn(t, true, p.ts.URL, "alice", "alice-password")
+	b := btSignedIn(t, js, p.ts.URL, "alice", "alice-password")
 	btNavigate(t, b, p.ts.URL+"/settings/tokens")
 	btSubmit(t, b, "open the Password tab", chromedp.Click(chromedp.CSS(`[data-testid=password-link]`)))
 	fill := func(current, newPw, again string) {
