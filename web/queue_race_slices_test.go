@@ -153,8 +153,11 @@ func TestQueueRaceSlicesWithPreemption(t *testing.T) {
 				}
 				continue
 			}
+			// "preempted" is seen for the moment between a victim's stop
+			// and its requeue (auto-resume); one that never comes back
+			// keeps spotsRunning under 4 and fails at the deadline.
 			switch state {
-			case "failed", "stopped", "preempted":
+			case "failed", "stopped":
 				t.Fatalf("spot %s %s: %v (auto-resume)", id, state, wb["reason"])
 			case "running":
 				spotsRunning++
