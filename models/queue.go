@@ -68,23 +68,36 @@ func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(
 }
 
 // RequeueWorkbench puts a stopped, failed or preempted workbench back in
-// the queue (a start that waits, or auto-resume after preemption).
+// the queue (a CPU-only run that waits for its GPUs). A preempted run that
+// resumes by itself is requeued by its stop's own transition
+// (Transition.Requeue).
 func (s *Store) RequeueWorkbench(ctx context.Context, id, message string, expires *time.Time) error {
 	now := s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
-			// The queue places the flavor's own shape (with its GPUs): a
-			// CPU-only run that waits for GPUs leaves the twin's shape.
-			Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": message, "queued_at": now, "queue_expires_at": expires, "run_flavor_id": 0,
-				"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "claim_gpus": "", "updated_at": now})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return ErrConflict
-		}
-		return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: StateQueued, Message: message}).Error
+		return requeue(tx, id, Requeue{Message: message, Expires: expires}, now)
 	})
+}
+
+// Requeue is a move back into the queue: the reason it shows and when it
+// leaves the queue unplaced (nil: never).
+type Requeue struct {
+	Message string
+	Expires *time.Time
+}
+
+func requeue(tx *gorm.DB, id string, q Requeue, now time.Time) error {
+	res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
+		// The queue places the flavor's own shape (with its GPUs): a
+		// CPU-only run that waits for GPUs leaves the twin's shape.
+		Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": q.Message, "queued_at": now, "queue_expires_at": q.Expires, "run_flavor_id": 0,
+			"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "claim_gpus": "", "updated_at": now})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrConflict
+	}
+	return tx.Create(&workbenchEvent{WorkbenchID: id, At: now, State: StateQueued, Message: q.Message}).Error
 }
 
 // LeaveQueue moves a queued workbench to state (stopped: cancelled or

@@ -85,6 +85,11 @@ type Transition struct {
 	Progress int
 	Reason   string
 	Set      WorkbenchFields
+	// Requeue, when set, puts the workbench back in the queue in the same
+	// transaction, right after the move to To (a preempted run that
+	// resumes by itself): nobody reads it stopped in between, and the
+	// history keeps both lines.
+	Requeue *Requeue
 }
 
 // TransitionWorkbench applies t in one transaction: it reads the state,
@@ -121,7 +126,10 @@ func (s *Store) TransitionWorkbench(ctx context.Context, id string, t Transition
 		if t.Set.StoppedAt != nil {
 			end = *t.Set.StoppedAt
 		}
-		return recordStateChange(tx, id, cur, t.To, t.Reason, end, now)
+		if err := recordStateChange(tx, id, cur, t.To, t.Reason, end, now); err != nil || t.Requeue == nil {
+			return err
+		}
+		return requeue(tx, id, *t.Requeue, now)
 	})
 }
 

@@ -443,7 +443,11 @@ func (m *Manager) transition(ctx context.Context, id string, t models.Transition
 	if t.Set.StopError != nil {
 		stopErr = *t.Set.StopError
 	}
-	m.events.Publish(Update{ID: id, State: t.To, Progress: t.Progress, Reason: t.Reason, Error: stopErr, At: time.Now().UTC()})
+	u := Update{ID: id, State: t.To, Progress: t.Progress, Reason: t.Reason, Error: stopErr, At: time.Now().UTC()}
+	if t.Requeue != nil { // pages see where it ended: back in the queue
+		u.State, u.Progress, u.Reason = models.StateQueued, 0, t.Requeue.Message
+	}
+	m.events.Publish(u)
 	return nil
 }
 

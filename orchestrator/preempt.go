@@ -98,17 +98,21 @@ func (m *Manager) preemptDue(ctx context.Context) {
 }
 
 // preempt stops a victim as "preempted" and, with auto-resume, puts it
-// back in the queue.
+// back in the queue in the same transaction: it is never seen stopped
+// between the two (the queue would not place it, a page would offer Start).
 func (m *Manager) preempt(ctx context.Context, id string) error {
 	wb, err := m.waitClaim(ctx, id)
 	if err != nil || wb == nil {
 		return err
 	}
 	reason := reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)")
+	var then *models.Requeue
 	if wb.AutoResume {
 		reason = reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
+		exp := m.now().Add(m.opt.QueueMaxWait)
+		then = &models.Requeue{Message: reasonf("preempted; waiting to resume"), Expires: &exp}
 	}
-	did, err := m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted)
+	did, err := m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted, then)
 	m.release(id)
 	if err != nil || !did { // its owner (or an admin) stopped it first: not preempted
 		return err
@@ -116,18 +120,6 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	if m.metrics != nil {
 		m.metrics.queue.preempted()
 	}
-	// Told once it is back in the queue: the stop and the requeue follow
-	// each other at once, as the pages and API show them.
-	defer m.tellOwner(ctx, wb, EventPreempted, reasonf("Workbench %s: %s", wb.Name, reason))
-	if !wb.AutoResume {
-		return nil
-	}
-	exp := m.now().Add(m.opt.QueueMaxWait)
-	if err := m.store.RequeueWorkbench(ctx, id, reasonf("preempted; waiting to resume"), &exp); err != nil {
-		return err
-	}
-	m.forgetRoute(id)
-	m.events.Publish(Update{ID: id, State: models.StateQueued, At: time.Now().UTC()})
-	m.kickDrain()
+	m.tellOwner(ctx, wb, EventPreempted, reasonf("Workbench %s: %s", wb.Name, reason))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -374,6 +375,9 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	if w, _ := r.store.WorkbenchByID(ctx, newest.ID); w.State != models.StateRunning {
 		t.Fatalf("stopped before the grace ended: %s", w.State)
 	}
+	// What the pages are told of the victim from here on.
+	seen, unsubscribe := r.m.Events().Subscribe(newest.ID)
+	defer unsubscribe()
 	r.advance(time.Second)
 	if err := r.m.Drain(ctx); err != nil {
 		t.Fatal(err)
@@ -393,6 +397,20 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	}
 	if !sawPreempted || len(got.GPUs) != 0 {
 		t.Fatalf("history %+v, GPUs %v", hist, got.GPUs)
+	}
+	// ...in one step: nobody was shown it stopped as "preempted" (a page
+	// would offer Start; the queue would not place it) before the requeue.
+	var states []string
+	for len(states) == 0 || states[len(states)-1] != models.StateQueued {
+		select {
+		case u := <-seen:
+			states = append(states, u.State)
+		case <-time.After(time.Minute):
+			t.Fatalf("updates of the victim: %v, never queued", states)
+		}
+	}
+	if slices.Contains(states, models.StatePreempted) {
+		t.Fatalf("the victim was shown preempted before it was queued again: %v", states)
 	}
 	// The stop is told too; the interactive launch's owner, who waited out
 	// the grace, is told it runs.

@@ -92,7 +92,7 @@ func (m *Manager) stop(ctx context.Context, id, reason string, force bool) (did 
 		return false, err
 	}
 	defer m.release(id)
-	return m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
+	return m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped, nil)
 }
 
 // waitClaim claims id (even while a launch runs: a stop cancels it), waiting
@@ -118,13 +118,14 @@ func (m *Manager) waitClaim(ctx context.Context, id string) (*models.Workbench, 
 // progress shown while stopping moves with the real steps (begun, container
 // stopped, metering closed), never the 100 % of the running state.
 func (m *Manager) stopClaimed(ctx context.Context, wb *models.Workbench, reason string, force bool) error {
-	_, err := m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped)
+	_, err := m.stopClaimedAs(ctx, wb, reason, force, models.StateStopped, nil)
 	return err
 }
 
-// stopClaimedAs is stopClaimed ending in final (stopped, or preempted). did
-// is false when the workbench had stopped or failed meanwhile.
-func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reason string, force bool, final string) (did bool, err error) {
+// stopClaimedAs is stopClaimed ending in final (stopped, or preempted) and,
+// when then is set, back in the queue in the same transaction. did is false
+// when the workbench had stopped or failed meanwhile.
+func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reason string, force bool, final string, then *models.Requeue) (did bool, err error) {
 	id := wb.ID
 	if err := m.transition(ctx, id, models.Transition{From: models.ActiveStates, To: models.StateStopping, Progress: 10, Reason: reason,
 		Set: models.WorkbenchFields{StopError: new("")}}); err != nil {
@@ -149,7 +150,7 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 		return true, m.stopFailed(ctx, id, reason, reasonf("could not release the GPUs: %v", err))
 	}
 	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: final, Reason: reason,
-		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}}); err != nil {
+		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}, Requeue: then}); err != nil {
 		return true, err
 	}
 	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force, "state", final)
