@@ -19,12 +19,19 @@ import (
 )
 
 func (h *Handler) gpuPage(c *gin.Context) {
-	h.renderGPUPage(c, http.StatusOK, nil)
+	h.renderGPUPage(c, http.StatusOK, gpuPageForms{})
 }
 
-// renderGPUPage shows the pool page; booking is the booking form as posted
-// (nil: a fresh form).
-func (h *Handler) renderGPUPage(c *gin.Context, status int, booking *templates.BookingForm) {
+// gpuPageForms are the pool page's forms as posted and refused, shown again
+// with the values kept; the zero value is fresh forms.
+type gpuPageForms struct {
+	booking   *templates.BookingForm
+	shareUUID string // the GPU whose share form share is
+	share     *templates.ShareForm
+}
+
+// renderGPUPage shows the pool page with forms as posted.
+func (h *Handler) renderGPUPage(c *gin.Context, status int, forms gpuPageForms) {
 	ctx := c.Request.Context()
 	gpus, err := h.pool.List(ctx)
 	if err != nil {
@@ -50,13 +57,16 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, booking *templates.B
 		}
 		r.HeldBy = holders[g.WorkbenchID]
 		r.Units = unitRows(ctx, g, holders)
+		if g.UUID == forms.shareUUID {
+			r.Share = forms.share
+		}
 		v.GPUs = append(v.GPUs, r)
 	}
 	if v.Queue, err = h.queueRows(ctx, u); err != nil {
 		h.fail(c, err)
 		return
 	}
-	if v.Booking, err = h.reservationsView(c, gpus, booking); err != nil {
+	if v.Booking, err = h.reservationsView(c, gpus, forms.booking); err != nil {
 		h.fail(c, err)
 		return
 	}

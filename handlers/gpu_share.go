@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,27 +9,35 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // gpuShareForm shares a GPU in N slices (0: whole again) from the GPU
 // page; admin and sudo (the admin group), CSRF-checked like every form,
-// audited by the pool.
+// audited by the pool. A refusal (a bad number, a GPU in use whole, a
+// slice still held) shows the page again with that GPU's form open, the
+// values kept and the reason in it.
 func (h *Handler) gpuShareForm(c *gin.Context) {
-	var set models.SharedSetting
-	var err error
-	if set.Slices, err = formInt(c, "slices"); err == nil {
-		if set.MPSThreadPercent, err = formInt(c, "mps_thread_percent"); err == nil {
-			var mem int
-			mem, err = formInt(c, "mps_memory_mib")
-			set.MPSMemoryMiB = int64(mem)
-		}
+	posted := templates.ShareForm{Slices: strings.TrimSpace(c.PostForm("slices")), MPSMemoryMiB: strings.TrimSpace(c.PostForm("mps_memory_mib")),
+		MPSThreadPct: strings.TrimSpace(c.PostForm("mps_thread_percent")), Errors: templates.FormErrors{}}
+	set, err := sharedSetting(c)
+	if err == nil {
+		err = h.pool.SetShared(c.Request.Context(), c.Param("uuid"), set, currentUser(c).Username)
 	}
 	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	if err := h.pool.SetShared(c.Request.Context(), c.Param("uuid"), set, currentUser(c).Username); err != nil {
-		h.fail(c, err)
+		e := h.classify(err)
+		if e.Status >= 500 || e.Status == http.StatusNotFound {
+			h.fail(c, err)
+			return
+		}
+		var ve *models.ValidationError
+		if errors.As(err, &ve) {
+			posted.Errors[ve.Field] = fieldMessage(c.Request.Context(), ve.Message)
+		} else {
+			posted.Errors["_"] = i18n.T(c.Request.Context(), "Not shared: %s", h.refusalT(c, err))
+		}
+		h.renderGPUPage(c, e.Status, gpuPageForms{shareUUID: c.Param("uuid"), share: &posted})
 		return
 	}
 	if set.Slices > 0 {
@@ -37,6 +46,21 @@ func (h *Handler) gpuShareForm(c *gin.Context) {
 		h.flash(c, trc(c, "GPU no longer shared: it is handed out whole again."))
 	}
 	seeOther(c, "/gpus")
+}
+
+// sharedSetting reads the share form's numbers.
+func sharedSetting(c *gin.Context) (models.SharedSetting, error) {
+	var set models.SharedSetting
+	var err error
+	if set.Slices, err = formInt(c, "slices"); err != nil {
+		return set, err
+	}
+	if set.MPSThreadPercent, err = formInt(c, "mps_thread_percent"); err != nil {
+		return set, err
+	}
+	mem, err := formInt(c, "mps_memory_mib")
+	set.MPSMemoryMiB = int64(mem)
+	return set, err
 }
 
 // formInt reads a whole number from a form field ("" is 0).

@@ -52,7 +52,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		f.Errors["note"] = i18n.T(ctx, "a note has at most 200 characters")
 	}
 	if len(f.Errors) > 0 {
-		h.renderGPUPage(c, http.StatusBadRequest, &f)
+		h.renderGPUPage(c, http.StatusBadRequest, gpuPageForms{booking: &f})
 		return
 	}
 	u := currentUser(c)
@@ -66,7 +66,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 			field = "pool"
 		}
 		f.Errors[field] = fieldMessage(ctx, ve.Message)
-		h.renderGPUPage(c, http.StatusBadRequest, &f)
+		h.renderGPUPage(c, http.StatusBadRequest, gpuPageForms{booking: &f})
 	case err != nil:
 		e := h.classify(err)
 		if e.Status >= 500 && e.Status != http.StatusServiceUnavailable {
@@ -76,7 +76,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		// Over the weekly cap or the quota, or the window's units already
 		// booked: the scheduler's reason, in the reader's language.
 		f.Errors["_"] = i18n.T(ctx, "Not booked: %s", h.refusalT(c, err))
-		h.renderGPUPage(c, e.Status, &f)
+		h.renderGPUPage(c, e.Status, gpuPageForms{booking: &f})
 	default:
 		s, en := r.StartsAt, r.EndsAt
 		h.flash(c, i18n.T(ctx, "Booked #%d: %d × %s, %s to %s.", r.ID, r.Units, unitLabel(ctx, r.Kind(), r.GPUModel, r.MIGProfile),
