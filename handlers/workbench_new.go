@@ -111,7 +111,13 @@ func (h *Handler) launch(c *gin.Context) {
 	v := templates.LaunchView{Name: strings.TrimSpace(c.PostForm("name")), Image: c.PostForm("image"), Flavor: c.PostForm("flavor"),
 		Queue: c.PostForm("queue") == "on", Priority: c.PostForm("priority"), Preemptible: c.PostForm("preemptible") == "on",
 		AutoResume: c.PostForm("auto_resume") == "on", Reservation: strings.TrimSpace(c.PostForm("reservation"))}
-	minutes, err := strconv.ParseInt(strings.TrimSpace(c.DefaultPostForm("idle_minutes", "0")), 10, 64)
+	// An empty field (cleared, or a client that leaves it out) is the
+	// default idle stop, as 0 is for the API.
+	var minutes int64
+	var err error
+	if text := strings.TrimSpace(c.PostForm("idle_minutes")); text != "" {
+		minutes, err = strconv.ParseInt(text, 10, 64)
+	}
 	if err != nil {
 		v.Errors = templates.FormErrors{"idle_timeout": fieldMessage(c.Request.Context(), "must be a whole number of minutes")}
 		h.renderLaunch(c, http.StatusBadRequest, v)
