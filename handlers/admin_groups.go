@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -64,8 +65,25 @@ func (h *Handler) adminGroupRemoveMember(c *gin.Context) { h.changeMembership(c,
 
 func (h *Handler) changeMembership(c *gin.Context, add bool) {
 	ctx := c.Request.Context()
-	gid, _ := strconv.ParseInt(c.Param("id"), 10, 64)
-	u, err := h.store.UserByUsername(ctx, c.PostForm("username"))
+	gid, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		h.fail(c, models.ErrNotFound)
+		return
+	}
+	g, err := h.store.GroupByID(ctx, gid)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	username := strings.TrimSpace(c.PostForm("username"))
+	u, err := h.store.UserByUsername(ctx, username)
+	if errors.Is(err, models.ErrNotFound) {
+		// A name typed (or a user deleted meanwhile): said on the group's
+		// own form, with what was typed, not as a missing page.
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Member: templates.MemberForm{GroupID: gid, Username: username,
+			Error: trc(c, "There is no user %q: pick a username from the list.", username)}})
+		return
+	}
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -82,10 +100,15 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 		return rec, tx.RemoveGroupMember(ctx, gid, u.ID)
 	})
 	if err != nil {
-		h.fail(c, newError(http.StatusBadRequest, "invalid_group", "no such group"))
+		h.fail(c, err)
 		return
 	}
 	h.wbs.QuotasChanged() // the group's quota now applies to them, or no longer does
+	if add {
+		h.flash(c, trc(c, "%s added to %s.", u.Username, g.Name))
+	} else {
+		h.flash(c, trc(c, "%s removed from %s.", u.Username, g.Name))
+	}
 	seeOther(c, "/admin/groups")
 }
 

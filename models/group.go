@@ -46,6 +46,15 @@ func (s *Store) GroupByName(ctx context.Context, name string) (*Group, error) {
 	return &g, err
 }
 
+// GroupByID returns a group without its members.
+func (s *Store) GroupByID(ctx context.Context, id int64) (*Group, error) {
+	var g Group
+	if err := s.db.WithContext(ctx).Where("id = ?", id).First(&g).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &g, nil
+}
+
 // ListGroups returns all groups with their members' usernames.
 func (s *Store) ListGroups(ctx context.Context) ([]Group, error) {
 	var gs []Group

@@ -1,0 +1,73 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"workbench/models"
+)
+
+// An admin types a member's name into a group's "Add member" box (the
+// names are offered as they type) and clicks Add member. A name nobody has
+// is said on that group's card with what was typed kept, not as a missing
+// page; a real one joins the group with a line saying so, and Remove takes
+// them out again.
+func TestBrowserAdminAddsAGroupMemberByName(t *testing.T) {
+	ctx := btNewBrowser(t)
+	p := newPortal(t)
+	bg := context.Background()
+	if _, err := p.srv.Store.CreateUser(bg, models.NewUser{Username: "lin", Password: "lin-password-1", Role: models.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.srv.Store.CreateGroup(bg, "lab", "the lab"); err != nil {
+		t.Fatal(err)
+	}
+	btLoginAsAdmin(t, ctx, p.ts.URL)
+	btNavigate(t, ctx, p.ts.URL+"/admin/groups")
+	card := `[data-testid=group-card]`
+	offered, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#group-usernames option")).map(o => o.value)`))
+	if err != nil || !slices.Equal(offered, []string{"admin", "lin"}) {
+		t.Fatalf("names offered while typing: %q (%v)", offered, err)
+	}
+	btDo(t, ctx, "type a name nobody has",
+		chromedp.SendKeys(chromedp.CSS(card+` [data-testid=group-member-username]`), "lni"))
+	resp := btSubmit(t, ctx, "click Add member", chromedp.Click(chromedp.CSS(card+` [data-testid=group-add-member] button`)))
+	resp = btConfirmSudo(t, ctx, resp, btAdminPassword)
+	if resp.Status != http.StatusBadRequest {
+		t.Fatalf("unknown member: status %d, want 400", resp.Status)
+	}
+	if got := btText(t, ctx, card+` [data-testid=group-member-error]`); got != `There is no user "lni": pick a username from the list.` {
+		t.Fatalf("the card says %q", got)
+	}
+	if v := btValue(t, ctx, card+` [data-testid=group-member-username]`); v != "lni" {
+		t.Fatalf("the box kept %q", v)
+	}
+
+	btDo(t, ctx, "correct the name to lin",
+		chromedp.SetValue(chromedp.CSS(card+` [data-testid=group-member-username]`), "lin"))
+	resp = btSubmit(t, ctx, "click Add member", chromedp.Click(chromedp.CSS(card+` [data-testid=group-add-member] button`)))
+	if resp.Status != http.StatusOK || btLocation(t, ctx).Path != "/admin/groups" {
+		t.Fatalf("adding lin: status %d at %s", resp.Status, btLocation(t, ctx))
+	}
+	if got := btText(t, ctx, `[data-testid=flash]`); got != "lin added to lab." {
+		t.Fatalf("flash %q", got)
+	}
+	if got := btTexts(t, ctx, card+` ul.members li`); len(got) != 1 {
+		t.Fatalf("members %q, want lin", got)
+	}
+	resp = btSubmit(t, ctx, "click remove beside lin", chromedp.Click(chromedp.CSS(card+` ul.members li button`)))
+	if resp.Status != http.StatusOK {
+		t.Fatalf("removing lin: status %d", resp.Status)
+	}
+	if got := btText(t, ctx, `[data-testid=flash]`); got != "lin removed from lab." {
+		t.Fatalf("flash %q", got)
+	}
+	g, err := p.srv.Store.GroupByName(bg, "lab")
+	if err != nil || len(g.Members) != 0 {
+		t.Fatalf("members after the removal: %v (%v)", g.Members, err)
+	}
+}
