@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/gin-gonic/gin"
 
+	"workbench/orchestrator"
 	"workbench/templates/i18n"
 )
 
@@ -11,13 +12,17 @@ import (
 // flavor's CPU-only twin instead: same image and home, no GPU. A workbench
 // whose last run was CPU-only, started with its GPUs when none are free,
 // waits in the queue for them (state queued) rather than being refused.
+// queue=on (the page's "wait in the queue" box, checked by default) or
+// ?queue=true (the API) does the same for any start that cannot be placed
+// now: no free units, or a concurrency limit (docs/scheduling.md).
 func (h *Handler) workbenchStart(c *gin.Context) {
 	wb, ok := h.ownedWorkbench(c)
 	if !ok {
 		return
 	}
-	cpuOnly := c.PostForm("mode") == "cpu" || c.Query("mode") == "cpu"
-	if err := h.wbs.StartAs(c.Request.Context(), wb.ID, currentUser(c), cpuOnly); err != nil {
+	opt := orchestrator.StartOptions{CPUOnly: c.PostForm("mode") == "cpu" || c.Query("mode") == "cpu",
+		Queue: c.PostForm("queue") == "on" || c.Query("queue") == "true"}
+	if err := h.wbs.StartAs(c.Request.Context(), wb.ID, currentUser(c), opt); err != nil {
 		if isAPI(c) {
 			h.fail(c, err)
 			return

@@ -42,7 +42,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 	}
 	switch wb.State {
 	case models.StateStopped, models.StateFailed:
-		return m.StartAs(ctx, id, owner, false)
+		return m.StartAs(ctx, id, owner, StartOptions{})
 	case models.StateRunning:
 	default:
 		return &ErrState{Message: reasonf("the workbench is %s; wait until it is running or stopped", wb.State)}
@@ -68,7 +68,7 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		if _, err := m.stop(ctx, id, "", false); err != nil {
 			return err
 		}
-		if err := m.StartAs(ctx, id, owner, false); err != nil {
+		if err := m.StartAs(ctx, id, owner, StartOptions{}); err != nil {
 			// The GPUs went to someone else between the check and the
 			// start: the workbench stays stopped, and says why.
 			m.updateWorkbench(ctx, id, map[string]any{"reason": reasonf("stopped to restart with GPUs, but: %s", err.Error())})
@@ -84,6 +84,16 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 func waitsForGPUs(fl *models.Flavor, err error) bool {
 	var refused *RefusedError
 	return errors.As(err, &refused) && refused.Code == "no_capacity" && wholeGPU(fl)
+}
+
+// waitsInQueue says whether a start refused with err (refused as the
+// caller is told) can wait in the queue: no free units of its kind now, or
+// a concurrency limit that frees when the owner's other workbenches stop —
+// what a queued launch waits for too. A monthly limit, a budget or an
+// image not allowed does not pass by waiting.
+func waitsInQueue(err, refused error) bool {
+	var r *RefusedError
+	return errors.As(refused, &r) && r.Code == "no_capacity" || models.WaitableQuota(err)
 }
 
 // queueForGPUs puts stopped workbench id in the queue, in its flavor's own

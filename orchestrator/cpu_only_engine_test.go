@@ -72,7 +72,7 @@ func TestEngineStartWithoutGPUKeepsHomeAndBillsTheCPUShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.assertFullyStopped(t, wb.ID)
-	err = r.m.StartAs(ctx, wb.ID, r.owner, true)
+	err = r.m.StartAs(ctx, wb.ID, r.owner, StartOptions{CPUOnly: true})
 	if re, ok := err.(*RefusedError); !ok || re.Code != "no_cpu_twin" {
 		t.Fatalf("CPU-only start without a twin: %v, want a no_cpu_twin refusal", err)
 	}
@@ -81,7 +81,7 @@ func TestEngineStartWithoutGPUKeepsHomeAndBillsTheCPUShape(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := r.m.StartAs(ctx, wb.ID, r.owner, true); err != nil {
+	if err := r.m.StartAs(ctx, wb.ID, r.owner, StartOptions{CPUOnly: true}); err != nil {
 		t.Fatalf("start without GPU: %v", err)
 	}
 	cpu := r.waitState(t, wb.ID, models.StateRunning)

@@ -62,7 +62,7 @@ func cpuOnlyOnFullPool(t *testing.T, r *queueRig, u *models.User) *models.Workbe
 	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.m.StartAs(ctx, wb.ID, u, true); err != nil {
+	if err := r.m.StartAs(ctx, wb.ID, u, StartOptions{CPUOnly: true}); err != nil {
 		t.Fatalf("start without GPU: %v", err)
 	}
 	cpu := r.waitState(t, wb.ID, models.StateRunning)
@@ -119,11 +119,11 @@ func TestMemStartWithGPUsAfterCPUOnlyWaitsInTheQueue(t *testing.T) {
 	}
 	r.waitState(t, other.ID, models.StateStopped)
 	var refused *RefusedError
-	if err := r.m.StartAs(ctx, other.ID, bob, false); !errors.As(err, &refused) || refused.Code != "no_capacity" {
+	if err := r.m.StartAs(ctx, other.ID, bob, StartOptions{}); !errors.As(err, &refused) || refused.Code != "no_capacity" {
 		t.Fatalf("start of a stopped GPU workbench on a full pool: %v, want no_capacity", err)
 	}
 
-	if err := r.m.StartAs(ctx, wb.ID, bob, false); err != nil {
+	if err := r.m.StartAs(ctx, wb.ID, bob, StartOptions{}); err != nil {
 		t.Fatalf("start with GPUs on a full pool after a CPU-only run: %v, want it to wait in the queue", err)
 	}
 	queued := r.waitState(t, wb.ID, models.StateQueued)

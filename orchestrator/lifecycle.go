@@ -43,16 +43,28 @@ func startHint(state string) string {
 //
 // Like a launch, once accepted it runs to its end whatever happens to ctx.
 func (m *Manager) Start(ctx context.Context, id string, owner *models.User) error {
-	return m.StartAs(ctx, id, owner, false)
+	return m.StartAs(ctx, id, owner, StartOptions{})
 }
 
-// StartAs is Start in the flavor's shape, or, with cpuOnly, in the shape of
-// the flavor's CPU-only twin (same image, same home, no GPU; metered and
-// priced as the twin) for setup and data work without holding a GPU. A
-// workbench whose last run was CPU-only, started with its GPUs when none
-// are free, waits in the queue for them (whole-GPU flavors; see
-// RestartWithGPUs) instead of being refused.
-func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cpuOnly bool) error {
+// StartOptions are how a stopped workbench is started.
+type StartOptions struct {
+	// CPUOnly starts it as its flavor's CPU-only twin.
+	CPUOnly bool
+	// Queue puts it in the queue when it cannot start now for want of free
+	// units, or of a concurrency limit its owner's other workbenches free
+	// when they stop, instead of refusing (a launch's "queue"); the queue
+	// starts it, home kept. Waiting is free.
+	Queue bool
+}
+
+// StartAs is Start in the flavor's shape, or, with opt.CPUOnly, in the shape
+// of the flavor's CPU-only twin (same image, same home, no GPU; metered and
+// priced as the twin) for setup and data work without holding a GPU. With
+// opt.Queue a start that cannot be placed now waits in the queue; so does,
+// always, a workbench whose last run was CPU-only started with its GPUs when
+// none are free (whole-GPU flavors; see RestartWithGPUs).
+func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, opt StartOptions) error {
+	cpuOnly := opt.CPUOnly
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
@@ -117,6 +129,9 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, cp
 		// free, as "Restart with GPUs" does for a running one.
 		if !cpuOnly && wb.CPUOnly() && waitsForGPUs(fl, refused) {
 			return m.queueForGPUs(ctx, id, "waiting for GPUs to start with them")
+		}
+		if opt.Queue && !cpuOnly && waitsInQueue(err, refused) {
+			return m.queueForGPUs(ctx, id, reasonf("waiting in the queue to start again"))
 		}
 		return refused
 	}

@@ -235,7 +235,7 @@ func (m *Manager) launchCheck(ownerID int64, need models.GPUNeed, quota func(*mo
 // startCheck is launchCheck for starting a stopped workbench again, which
 // cannot queue: its refusal says when to try again.
 func (m *Manager) startCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error) func(*models.Tx) error {
-	return m.reservedCheck(ownerID, need, quota, reasonf("start it again when the booking ends (a start does not queue)"))
+	return m.reservedCheck(ownerID, need, quota, reasonf("start it again when the booking ends, or let it wait in the queue"))
 }
 
 func (m *Manager) reservedCheck(ownerID int64, need models.GPUNeed, quota func(*models.Tx) error, hint string) func(*models.Tx) error {

@@ -17,8 +17,8 @@ import (
 // in it and the reason above them; a number out of range is named beside
 // its field. Nothing is shared.
 func TestBrowserRefusedShareKeepsTheForm(t *testing.T) {
-	ctx := btNewBrowser(t)
 	p := newPortal(t)
+	ctx := btNewBrowser(t) // closed before the portal
 	admin := tokenFor(t, p, "root2", "admin")
 	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
 	g := gpus["items"].([]any)[4].(map[string]any)

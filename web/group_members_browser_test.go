@@ -17,8 +17,8 @@ import (
 // page; a real one joins the group with a line saying so, and Remove takes
 // them out again.
 func TestBrowserAdminAddsAGroupMemberByName(t *testing.T) {
-	ctx := btNewBrowser(t)
 	p := newPortal(t)
+	ctx := btNewBrowser(t) // closed before the portal
 	bg := context.Background()
 	if _, err := p.srv.Store.CreateUser(bg, models.NewUser{Username: "lin", Password: "lin-password-1", Role: models.RoleUser}); err != nil {
 		t.Fatal(err)
