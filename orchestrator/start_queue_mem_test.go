@@ -17,11 +17,8 @@ func TestMemStartWithQueueWaitsForAFreeGPU(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	bob := r.user(t, "bob")
-	mine := r.waitState(t, r.launch(t, bob, "mine", LaunchRequest{}).ID, models.StateRunning)
-	if err := r.m.Stop(ctx, mine.ID, ""); err != nil {
-		t.Fatal(err)
-	}
-	r.waitState(t, mine.ID, models.StateStopped)
+	mine := r.running(t, bob, "mine")
+	r.stop(t, mine.ID)
 	held := r.fill(t, r.alice, LaunchRequest{})
 
 	var refused *RefusedError
@@ -59,12 +56,8 @@ func TestMemStartWithQueueWaitsForTheOwnersOtherWorkbench(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	bob := r.user(t, "bob")
-	first := r.waitState(t, r.launch(t, bob, "first", LaunchRequest{}).ID, models.StateRunning)
-	second := r.waitState(t, r.launch(t, bob, "second", LaunchRequest{}).ID, models.StateRunning)
-	if err := r.m.Stop(ctx, second.ID, ""); err != nil {
-		t.Fatal(err)
-	}
-	r.waitState(t, second.ID, models.StateStopped)
+	first, second := r.running(t, bob, "first"), r.running(t, bob, "second")
+	r.stop(t, second.ID)
 	one := int64(1)
 	if err := r.store.SetQuota(ctx, models.ScopeUser, bob.ID, models.Limits{MaxGPUs: &one}, "test"); err != nil {
 		t.Fatal(err)
@@ -73,15 +66,10 @@ func TestMemStartWithQueueWaitsForTheOwnersOtherWorkbench(t *testing.T) {
 		t.Fatalf("start with queue at the GPU limit: %v", err)
 	}
 	r.waitState(t, second.ID, models.StateQueued)
-	if err := r.m.Stop(ctx, first.ID, ""); err != nil {
-		t.Fatal(err)
-	}
+	r.stop(t, first.ID)
 	r.waitState(t, second.ID, models.StateRunning)
 
-	if err := r.m.Stop(ctx, second.ID, ""); err != nil {
-		t.Fatal(err)
-	}
-	r.waitState(t, second.ID, models.StateStopped)
+	r.stop(t, second.ID)
 	zero := int64(0)
 	if err := r.store.SetQuota(ctx, models.ScopeUser, bob.ID, models.Limits{GPUHoursPerMonth: &zero}, "test"); err != nil {
 		t.Fatal(err)
@@ -93,4 +81,19 @@ func TestMemStartWithQueueWaitsForTheOwnersOtherWorkbench(t *testing.T) {
 	if w, _ := r.store.WorkbenchByID(ctx, second.ID); w.State != models.StateStopped {
 		t.Fatalf("refused start left it %s", w.State)
 	}
+}
+
+// running is a launch of u's that is running.
+func (r *queueRig) running(t *testing.T, u *models.User, name string) *models.Workbench {
+	t.Helper()
+	return r.waitState(t, r.launch(t, u, name, LaunchRequest{}).ID, models.StateRunning)
+}
+
+// stop stops workbench id and waits until it is stopped.
+func (r *queueRig) stop(t *testing.T, id string) {
+	t.Helper()
+	if err := r.m.Stop(context.Background(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, id, models.StateStopped)
 }
