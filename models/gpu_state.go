@@ -82,9 +82,9 @@ func (s *Store) SetGPUShared(ctx context.Context, uuid string, c SharedSetting, 
 		for _, a := range held {
 			switch {
 			case a.Kind == UnitGPU && c.Slices > 0:
-				return &ConflictError{Message: fmt.Sprintf("the GPU is in use whole by workbench %s: share it once that stops", a.WorkbenchID)}
+				return &ConflictError{Message: fmt.Sprintf("the GPU is in use whole by workbench %s: share it once that stops", holderName(tx, a.WorkbenchID))}
 			case a.Kind == UnitSlice && a.Slice >= c.Slices:
-				return &ConflictError{Message: fmt.Sprintf("slice %d is held by workbench %s: keep at least %d slices until it stops", a.Slice, a.WorkbenchID, a.Slice+1)}
+				return &ConflictError{Message: fmt.Sprintf("slice %d is held by workbench %s: keep at least %d slices until it stops", a.Slice, holderName(tx, a.WorkbenchID), a.Slice+1)}
 			}
 		}
 		return tx.Exec(`INSERT INTO gpu_states (uuid, updated_by, updated_at, shared_slices, mps_memory_mib, mps_thread_percent) VALUES (?, ?, ?, ?, ?, ?)
@@ -93,6 +93,18 @@ func (s *Store) SetGPUShared(ctx context.Context, uuid string, c SharedSetting, 
 			uuid, by, s.now(), c.Slices, c.MPSMemoryMiB, c.MPSThreadPercent).Error
 	})
 	return before, err
+}
+
+// holderName names a workbench holding units as an admin finds it on the
+// GPU page, "train (alice)"; its id if it cannot be read.
+func holderName(tx *gorm.DB, id string) string {
+	var row struct{ Name, Username string }
+	err := tx.Table("workbenches w").Select("w.name, u.username").Joins("JOIN users u ON u.id = w.owner_id").
+		Where("w.id = ?", id).Limit(1).Scan(&row).Error
+	if err != nil || row.Name == "" {
+		return id
+	}
+	return row.Name + " (" + row.Username + ")"
 }
 
 // ConflictError is a change refused because of the current state; its

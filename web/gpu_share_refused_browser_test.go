@@ -27,7 +27,7 @@ func TestBrowserRefusedShareKeepsTheForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	busy := p.runningRecord(owner, "busy", models.GPUNeed{Model: model, Count: 1, Candidates: []string{uuid}})
+	p.runningRecord(owner, "busy", models.GPUNeed{Model: model, Count: 1, Candidates: []string{uuid}})
 
 	btLoginAsAdmin(t, ctx, p.ts.URL)
 	btNavigate(t, ctx, p.ts.URL+"/gpus")
@@ -46,7 +46,7 @@ func TestBrowserRefusedShareKeepsTheForm(t *testing.T) {
 	if !btVisible(t, ctx, row+` [data-testid=share-slices]`) {
 		t.Fatal("the refused GPU's Share… form is closed again")
 	}
-	want := "Not shared: the GPU is in use whole by workbench " + busy.ID + ": share it once that stops"
+	want := "Not shared: the GPU is in use whole by workbench busy (root2): share it once that stops"
 	if got := btText(t, ctx, row+` [data-testid=share-error]`); got != want {
 		t.Fatalf("reason %q, want %q", got, want)
 	}
