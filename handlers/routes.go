@@ -123,6 +123,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	api := r.Group("/api/v1", h.requireUser)
 	api.GET("/me", h.apiMe)
 	api.PATCH("/me", h.apiMeUpdate)
+	api.PUT("/me/password", h.apiPasswordChange)
 	api.GET("/gpus", h.apiGPUs)
 	api.GET("/queue", h.apiQueue)
 	api.GET("/reservations", h.apiReservations)

@@ -80,3 +80,40 @@ func (h *Handler) passwordChange(c *gin.Context) {
 	h.flash(c, i18n.T(ctx, "Password changed. Your other sessions are signed out; your API tokens keep working."))
 	seeOther(c, "/settings/password")
 }
+
+// apiPasswordChange: PUT /api/v1/me/password {"current_password": "…",
+// "new_password": "…"}, the settings page's change for scripts and IDE
+// clients: the current password is checked with the login's defences, and
+// every browser and notebook-domain session of the user ends — one that
+// made this call too, since it has no form to renew it from. API tokens
+// keep working, this one included. 204 when changed.
+func (h *Handler) apiPasswordChange(c *gin.Context) {
+	var body struct {
+		CurrentPassword string `json:"current_password"`
+		NewPassword     string `json:"new_password"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	u := currentUser(c)
+	if u.SSO() {
+		h.fail(c, newError(http.StatusConflict, "sso_account", "this account signs in through single sign-on: change its password at the provider"))
+		return
+	}
+	if msg := h.checkOwnPassword(c, body.CurrentPassword); msg != "" {
+		h.fail(c, newError(http.StatusUnauthorized, "bad_password", msg))
+		return
+	}
+	ctx := c.Request.Context()
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		_, err := tx.ChangePassword(ctx, u.ID, body.NewPassword)
+		return auditRec("user.change_password", u.Username, nil, nil), err
+	})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.proxyAuth.forgetUser(u.ID, time.Now())
+	h.log.Info("password changed", "username", u.Username, "via", "api")
+	c.Status(http.StatusNoContent)
+}

@@ -37,6 +37,9 @@ var fuzzEndpoints = []struct {
 	{"PUT", "/api/v1/images/{img}/shares", `{"groups":["fuzzers"]}`},
 	{"POST", "/api/v1/tokens", `{"name":"fz","expires_days":30}`},
 	{"PATCH", "/api/v1/me", `{"email_workbench_notices":false}`},
+	// The admin's own password, changed to itself (adminPassword): the
+	// fixture's token keeps working either way.
+	{"PUT", "/api/v1/me/password", `{"current_password":"admin-password-1","new_password":"admin-password-1"}`},
 	{"POST", "/api/v1/ssh-keys", `{"name":"fz","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJDwmmrccY+gbQ6OX+6JC/QB7/J79rHn7z1bEiTiFK7p fuzz"}`},
 	{"POST", "/api/v1/gpu-watches", `{"gpu_model":"NVIDIA H100 80GB HBM3"}`},
 	{"POST", "/api/v1/calculator/estimate", `{"flavor":"CPU small","hours":10}`},
