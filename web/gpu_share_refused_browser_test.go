@@ -15,10 +15,20 @@ import (
 // An admin asks to share a GPU that a workbench holds whole: the GPU page
 // comes back with that GPU's Share… form open, the numbers they typed still
 // in it and the reason above them; a number out of range is named beside
-// its field. Nothing is shared.
+// its field. Nothing is shared. With JavaScript on and off: the form is a
+// plain form in a <details> the page opens itself.
 func TestBrowserRefusedShareKeepsTheForm(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "js-on", false: "js-off"}[js], func(t *testing.T) { refusedShare(t, js) })
+	}
+}
+
+func refusedShare(t *testing.T, js bool) {
 	p := newPortal(t)
 	ctx := btNewBrowser(t) // closed before the portal
+	if !js {
+		btDo(t, ctx, "disable JavaScript", btScriptsOff())
+	}
 	admin := tokenFor(t, p, "root2", "admin")
 	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
 	g := gpus["items"].([]any)[4].(map[string]any)

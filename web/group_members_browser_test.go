@@ -15,10 +15,19 @@ import (
 // names are offered as they type) and clicks Add member. A name nobody has
 // is said on that group's card with what was typed kept, not as a missing
 // page; a real one joins the group with a line saying so, and Remove takes
-// them out again.
+// them out again. With JavaScript on and off: the forms are plain forms.
 func TestBrowserAdminAddsAGroupMemberByName(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "js-on", false: "js-off"}[js], func(t *testing.T) { addGroupMemberByName(t, js) })
+	}
+}
+
+func addGroupMemberByName(t *testing.T, js bool) {
 	p := newPortal(t)
 	ctx := btNewBrowser(t) // closed before the portal
+	if !js {
+		btDo(t, ctx, "disable JavaScript", btScriptsOff())
+	}
 	bg := context.Background()
 	if _, err := p.srv.Store.CreateUser(bg, models.NewUser{Username: "lin", Password: "lin-password-1", Role: models.RoleUser}); err != nil {
 		t.Fatal(err)

@@ -15,21 +15,32 @@ import (
 // with "if none is free, wait in the queue" left checked (the default) puts
 // it in the queue — the page says queued and offers Leave the queue —
 // instead of refusing; unchecked, the same click is refused with the
-// reason, and the workbench stays stopped.
+// reason, and the workbench stays stopped. The Start of the notebook tab's
+// "not running" page waits the same way. With JavaScript on and off: the
+// forms are plain forms.
 func TestBrowserStartWaitsInTheQueueWhenNoGPUIsFree(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "js-on", false: "js-off"}[js], func(t *testing.T) { startOnAFullPool(t, js) })
+	}
+}
+
+func startOnAFullPool(t *testing.T, js bool) {
 	p := newPortal(t)
 	bg := context.Background()
 	stopped := stoppedOnAFullPool(t, p)
-	waits, refused := stopped("waits"), stopped("refused")
+	waits, refused, fromTab := stopped("waits"), stopped("refused"), stopped("from-tab")
+	queued := func(wb *models.Workbench) {
+		t.Helper()
+		got, err := p.srv.Store.WorkbenchByID(bg, wb.ID)
+		if err != nil || got.State != models.StateQueued || got.Reason != "waiting in the queue to start again" {
+			t.Fatalf("after Start on a full pool: %+v (%v)", got, err)
+		}
+	}
 
 	// The browser is closed first (cleanups run last first): the queued
 	// workbench's page holds an event stream the portal's close would
 	// wait for.
-	ctx := btNewBrowser(t)
-	btNavigate(t, ctx, p.ts.URL+"/login")
-	if resp := btLogin(t, ctx, "lin", "lin-password-1"); resp.Status != http.StatusOK {
-		t.Fatalf("login: %d", resp.Status)
-	}
+	ctx := btSignedIn(t, js, p.ts.URL, "lin", "lin-password-1")
 	btNavigate(t, ctx, p.ts.URL+"/workbenches/"+waits.ID)
 	if !btChecked(t, ctx, `[data-testid=start-queue]`) {
 		t.Fatal("the queue box is not checked by default")
@@ -38,10 +49,7 @@ func TestBrowserStartWaitsInTheQueueWhenNoGPUIsFree(t *testing.T) {
 		t.Fatalf("start: status %d", resp.Status)
 	}
 	btDo(t, ctx, "wait for Leave the queue", chromedp.WaitVisible(chromedp.CSS(`[data-testid=leave-queue]`)))
-	got, err := p.srv.Store.WorkbenchByID(bg, waits.ID)
-	if err != nil || got.State != models.StateQueued || got.Reason != "waiting in the queue to start again" {
-		t.Fatalf("after Start on a full pool: %+v (%v)", got, err)
-	}
+	queued(waits)
 	btScreenshot(t, ctx, "start-queued.png")
 
 	btNavigate(t, ctx, p.ts.URL+"/workbenches/"+refused.ID)
@@ -58,6 +66,19 @@ func TestBrowserStartWaitsInTheQueueWhenNoGPUIsFree(t *testing.T) {
 	if got, _ := p.srv.Store.WorkbenchByID(bg, refused.ID); got.State != models.StateStopped {
 		t.Fatalf("a refused start left it %s", got.State)
 	}
+
+	// The notebook tab of a stopped workbench offers Start with the box.
+	if resp := btNavigate(t, ctx, p.ts.URL+"/wb/"+fromTab.ID+"/"); resp.Status != http.StatusServiceUnavailable {
+		t.Fatalf("notebook URL of a stopped workbench: status %d, want 503", resp.Status)
+	}
+	if !btChecked(t, ctx, `[data-testid=start-queue]`) {
+		t.Fatal("the not-running page's queue box is not checked by default")
+	}
+	if resp := btSubmit(t, ctx, "click Start in the notebook tab", chromedp.Click(chromedp.CSS(`[data-testid=not-running-start]`))); resp.Status != http.StatusOK {
+		t.Fatalf("start from the notebook tab: status %d", resp.Status)
+	}
+	btDo(t, ctx, "wait for Leave the queue", chromedp.WaitVisible(chromedp.CSS(`[data-testid=leave-queue]`)))
+	queued(fromTab)
 }
 
 // stoppedOnAFullPool fills every GPU with a record of admin's and returns a
