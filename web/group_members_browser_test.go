@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -65,8 +66,11 @@ func addGroupMemberByName(t *testing.T, js bool) {
 	if got := btText(t, ctx, `[data-testid=flash]`); got != "lin added to lab." {
 		t.Fatalf("flash %q", got)
 	}
-	if got := btTexts(t, ctx, card+` ul.members li`); len(got) != 1 {
+	if got := btTexts(t, ctx, card+` ul.members li`); len(got) != 1 || !strings.HasPrefix(got[0], "lin") {
 		t.Fatalf("members %q, want lin", got)
+	}
+	if g, err := p.srv.Store.GroupByName(bg, "lab"); err != nil || !slices.Equal(g.Members, []string{"lin"}) {
+		t.Fatalf("members after the add: %v (%v)", g.Members, err)
 	}
 	resp = btSubmit(t, ctx, "click remove beside lin", chromedp.Click(chromedp.CSS(card+` ul.members li button`)))
 	if resp.Status != http.StatusOK {
