@@ -23,9 +23,11 @@ import (
 //   - the lease is a volume wb-lease-<install> whose holder label is the
 //     process's random nonce; the engine creates a name once, so the
 //     first creator holds it;
-//   - the holder proves it is alive by re-creating its beat volume
-//     wb-lease-<install>-beat-<nonce> every leaseBeat: its creation time
-//     is the heartbeat;
+//   - the holder proves it is alive by re-creating one of its two beat
+//     volumes wb-lease-<install>-beat-<nonce>-{0,1} every leaseBeat, in
+//     turn: their latest creation time is the heartbeat (two, so that a
+//     reader looking between a removal and the creation after it still
+//     finds a recent beat);
 //   - a portal that finds the lease held waits while the holder's beat is
 //     fresh (up to leaseStale); a holder that stopped beating (it
 //     crashed) is taken over, a live one is refused, with the reason.
@@ -61,12 +63,22 @@ func (e *LeaseError) Unwrap() error { return ErrLeaseHeld }
 type lease struct {
 	mu    sync.Mutex
 	nonce string
+	slot  int // the beat volume renewed next (0 or 1)
 	held  bool
 	err   error // why it is not held (shown to admins)
 }
 
 func (m *Manager) leaseName() string { return "wb-lease-" + m.installID }
-func (m *Manager) beatName(nonce string) string {
+
+// beatName names the holder's beat volume in slot 0 or 1.
+func (m *Manager) beatName(nonce string, slot int) string {
+	return m.legacyBeatName(nonce) + "-" + strconv.Itoa(slot)
+}
+
+// legacyBeatName is the single beat volume of portals before the two
+// slots: still read, so that a new portal started beside a running older
+// one does not take its lease over.
+func (m *Manager) legacyBeatName(nonce string) string {
 	return "wb-lease-" + m.installID + "-beat-" + nonce
 }
 
@@ -135,16 +147,16 @@ func (m *Manager) acquireLease(ctx context.Context) error {
 		if holder == m.lease.nonce {
 			return m.beat(ctx)
 		}
-		last := v.CreatedAt
-		if b, err := m.rt.InspectVolume(ctx, m.beatName(holder)); err == nil && b.CreatedAt.After(last) {
-			last = b.CreatedAt
-		} else if err != nil && !errors.Is(err, runtime.ErrNotFound) {
+		last, err := m.lastBeat(ctx, holder, v.CreatedAt)
+		if err != nil {
 			return err
 		}
 		if time.Since(last) > leaseStale || m.holderGone(v.Labels) {
 			// The holder stopped beating, or its process is gone: take over.
 			m.log.Warn("install lease: taking over from a holder that stopped", "holder", holder, "last_beat", last)
-			_ = m.rt.RemoveVolume(ctx, m.beatName(holder))
+			for _, name := range m.beatNames(holder) {
+				_ = m.rt.RemoveVolume(ctx, name)
+			}
 			if err := m.rt.RemoveVolume(ctx, m.leaseName()); err != nil {
 				return err
 			}
@@ -161,14 +173,46 @@ func (m *Manager) acquireLease(ctx context.Context) error {
 	}
 }
 
-// beat renews this process's heartbeat volume.
+// beatNames lists every beat volume a holder may have.
+func (m *Manager) beatNames(holder string) []string {
+	return []string{m.beatName(holder, 0), m.beatName(holder, 1), m.legacyBeatName(holder)}
+}
+
+// lastBeat is the holder's latest heartbeat: the newest of its beat
+// volumes, or the lease's own creation (since) when it has none yet.
+func (m *Manager) lastBeat(ctx context.Context, holder string, since time.Time) (time.Time, error) {
+	last := since
+	for _, name := range m.beatNames(holder) {
+		b, err := m.rt.InspectVolume(ctx, name)
+		if errors.Is(err, runtime.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		if b.CreatedAt.After(last) {
+			last = b.CreatedAt
+		}
+	}
+	return last, nil
+}
+
+// beat renews this process's heartbeat: it re-creates the beat volume in
+// one slot while the other keeps the previous beat, and moves to the
+// other slot only once the creation succeeded. With a single volume, a
+// portal started on a copy of the data once looked between a live
+// holder's removal and re-creation on a busy engine, saw no beat, and
+// took the lease over (CI).
 func (m *Manager) beat(ctx context.Context) error {
-	name := m.beatName(m.lease.nonce)
+	name := m.beatName(m.lease.nonce, m.lease.slot)
 	if err := m.rt.RemoveVolume(ctx, name); err != nil {
 		return err
 	}
-	_, err := m.rt.CreateVolume(ctx, name, m.leaseLabels())
-	return err
+	if _, err := m.rt.CreateVolume(ctx, name, m.leaseLabels()); err != nil {
+		return err
+	}
+	m.lease.slot = 1 - m.lease.slot
+	return nil
 }
 
 // keepLease renews the lease every leaseBeat; losing it (someone took it
@@ -213,7 +257,9 @@ func (m *Manager) ReleaseLease(ctx context.Context) {
 func (m *Manager) dropOwnLease(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_ = m.rt.RemoveVolume(ctx, m.beatName(m.lease.nonce))
+	for _, name := range m.beatNames(m.lease.nonce) {
+		_ = m.rt.RemoveVolume(ctx, name)
+	}
 	if v, err := m.rt.InspectVolume(ctx, m.leaseName()); err == nil && v.Labels["workbench.lease.holder"] == m.lease.nonce {
 		_ = m.rt.RemoveVolume(ctx, m.leaseName())
 	}

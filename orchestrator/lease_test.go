@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 )
 
 // A portal told to stop while it takes the install lease (after the
@@ -41,7 +42,57 @@ func TestLeaseOfAStartCutShortIsGivenBack(t *testing.T) {
 	if err := r.m.AcquireLease(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("second acquire: %v", err)
 	}
-	if !r.rt.HasVolume(next.leaseName()) || !r.rt.HasVolume(next.beatName(next.lease.nonce)) {
+	if !r.rt.HasVolume(next.leaseName()) || !r.rt.HasVolume(next.beatName(next.lease.nonce, 0)) {
 		t.Fatal("a failed start removed the live holder's lease")
+	}
+}
+
+// A live holder's beat is found even by a newcomer that looks between the
+// removal of a beat volume and its re-creation (a busy engine makes that
+// gap long): the newcomer is refused, the lease stays with the holder. A
+// CI run once saw a copy of the data take a live portal's lease over in
+// that gap, and remove its workbench as an orphan.
+func TestLeaseBeatGapDoesNotHandOverALiveLease(t *testing.T) {
+	r := newMemRig(t)
+	ctx := context.Background()
+	beat, stale := leaseBeat, leaseStale
+	leaseBeat, leaseStale = 0, time.Second // the newcomer gives up after a second
+	t.Cleanup(func() { leaseBeat, leaseStale = beat, stale })
+
+	// The lease was taken an hour ago; the latest beat is dated ahead, so
+	// that no stall of this machine makes it look stale.
+	r.rt.SetClock(func() time.Time { return time.Now().Add(-time.Hour) })
+	if err := r.m.AcquireLease(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.rt.SetClock(func() time.Time { return time.Now().Add(time.Hour) })
+	if err := r.m.beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The next beat is caught between its removal and its creation.
+	r.rt.FailOnce("CreateVolume", errors.New("engine busy"))
+	if err := r.m.beat(ctx); err == nil {
+		t.Fatal("the interrupted beat reported success")
+	}
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	newcomer := NewManager(r.store, r.m.pool, r.rt, "memtest", Options{}, log)
+	t.Cleanup(newcomer.Wait)
+	var le *LeaseError
+	if err := newcomer.AcquireLease(ctx); !errors.As(err, &le) {
+		t.Fatalf("the newcomer: %v, want a LeaseError naming the live holder", err)
+	}
+	if le.Holder != r.m.lease.nonce {
+		t.Fatalf("the refusal names holder %q, want %q", le.Holder, r.m.lease.nonce)
+	}
+	if v, err := r.rt.InspectVolume(ctx, r.m.leaseName()); err != nil || v.Labels["workbench.lease.holder"] != r.m.lease.nonce {
+		t.Fatalf("the lease changed hands: %+v %v", v.Labels, err)
+	}
+	// The holder's next beat fills the slot it failed to renew.
+	if err := r.m.beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !r.rt.HasVolume(r.m.beatName(r.m.lease.nonce, 0)) || !r.rt.HasVolume(r.m.beatName(r.m.lease.nonce, 1)) {
+		t.Fatal("after a failed beat and a good one, the holder lacks a beat volume")
 	}
 }
