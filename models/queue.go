@@ -210,8 +210,12 @@ func (q *QueueTx) FreeUnits(need GPUNeed) (int, error) {
 // Check runs a quota check inside the drain's transaction.
 func (q *QueueTx) Check(check func(tx *Tx) error) error { return check(&Tx{tx: q.tx}) }
 
-// Place moves a queued workbench to requested and binds its GPUs.
-func (q *QueueTx) Place(id string, need GPUNeed) ([]Unit, error) {
+// Place moves a queued workbench to requested and binds its GPUs. atOnce
+// is a launch placed by the drain its own request ran right after queueing
+// it: it never waited, so its history shows a launch that was requested,
+// not one queued and placed in the same instant (the launch form queues by
+// default, so that was every launch's history).
+func (q *QueueTx) Place(id string, need GPUNeed, atOnce bool) ([]Unit, error) {
 	// The shared GPUs it claimed, read before the claim is cleared.
 	var claims []string
 	if err := q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).Pluck("claim_gpus", &claims).Error; err != nil {
@@ -233,7 +237,30 @@ func (q *QueueTx) Place(id string, need GPUNeed) ([]Unit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if atOnce {
+		waited, err := q.launchQueuedOnly(id)
+		if err != nil {
+			return nil, err
+		}
+		if !waited {
+			return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested}).Error
+		}
+	}
 	return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested, Message: Reasonf("placed from the queue")}).Error
+}
+
+// launchQueuedOnly removes the "queued" line of a launch whose history is
+// that line alone, and reports whether the history had more (then it is
+// kept: the workbench ran before, or waited in an earlier drain).
+func (q *QueueTx) launchQueuedOnly(id string) (waited bool, err error) {
+	var events []workbenchEvent
+	if err := q.tx.Where("workbench_id = ?", id).Limit(2).Find(&events).Error; err != nil {
+		return false, err
+	}
+	if len(events) != 1 || events[0].State != StateQueued {
+		return true, nil
+	}
+	return false, q.tx.Delete(&workbenchEvent{}, events[0].ID).Error
 }
 
 // Leave ends a queued workbench's wait (expired, refused by a quota).

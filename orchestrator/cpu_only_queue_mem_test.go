@@ -140,9 +140,10 @@ func TestMemStartWithGPUsAfterCPUOnlyWaitsInTheQueue(t *testing.T) {
 	startsWithItsGPUWhenOneFrees(t, r, wb.ID)
 }
 
-// In memory: a queued launch of a CPU-only flavor records that it starts
-// when its turn comes, not "as soon as its GPUs are free" (it has none);
-// a GPU flavor's says GPUs.
+// In memory: a queued launch of a CPU-only flavor that waits records that
+// it starts when its turn comes, not "as soon as its GPUs are free" (it has
+// none); a GPU flavor's that waits says GPUs, and once placed, that it came
+// from the queue.
 func TestMemQueuedCPUOnlyLaunchDoesNotWaitForGPUs(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
@@ -151,23 +152,66 @@ func TestMemQueuedCPUOnlyLaunchDoesNotWaitForGPUs(t *testing.T) {
 	if err := r.store.CreateFlavor(ctx, cpu); err != nil {
 		t.Fatal(err)
 	}
-	first := func(id string) string {
+	messages := func(id string) []string {
 		t.Helper()
 		hist, err := r.store.WorkbenchHistory(ctx, id)
 		if err != nil || len(hist) == 0 {
 			t.Fatalf("history %v (%v)", hist, err)
 		}
-		return hist[0].Message
+		var out []string
+		for _, e := range hist {
+			out = append(out, e.Message)
+		}
+		return out
 	}
-	wb, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "notes", Image: "mem", Flavor: cpu.Name, Queue: true})
-	if err != nil {
+	// carol may hold one workbench: her second CPU-only launch waits for
+	// its turn (max_workbenches is a limit a queued launch waits for).
+	carol := r.user(t, "carol")
+	one := int64(1)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, carol.ID, models.Limits{MaxWorkbenches: &one}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if got := first(wb.ID); got != "queued: it starts as soon as its turn comes" {
+	if _, err := r.m.Launch(ctx, carol, LaunchRequest{Name: "first", Image: "mem", Flavor: cpu.Name}); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := r.m.Launch(ctx, carol, LaunchRequest{Name: "notes", Image: "mem", Flavor: cpu.Name, Queue: true})
+	if err != nil || wb.State != models.StateQueued {
+		t.Fatalf("second CPU-only launch: %v %+v", err, wb)
+	}
+	if got := messages(wb.ID)[0]; got != "queued: it starts as soon as its turn comes" {
 		t.Fatalf("CPU-only launch queued as %q", got)
 	}
-	gpu := r.launch(t, r.alice, "train", LaunchRequest{Queue: true})
-	if got := first(gpu.ID); got != "queued: it starts as soon as its GPUs are free" {
+	bob := r.user(t, "bob")
+	gpu, freeOne := r.queuedBehindAFullPool(t, bob)
+	if got := messages(gpu.ID)[0]; got != "queued: it starts as soon as its GPUs are free" {
 		t.Fatalf("GPU launch queued as %q", got)
+	}
+	freeOne()
+	r.waitState(t, gpu.ID, models.StateRunning)
+	if got := messages(gpu.ID); len(got) < 2 || got[1] != "placed from the queue" {
+		t.Fatalf("history of a launch that waited: %q", got)
+	}
+}
+
+// In memory: a launch with queue on that finds its GPUs free starts at
+// once, and its history says it was requested, with no "queued" line it
+// never waited in (the launch form queues by default).
+func TestMemQueuedLaunchPlacedAtOnceShowsNoWait(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	wb := r.launch(t, r.alice, "now", LaunchRequest{Queue: true})
+	r.waitState(t, wb.ID, models.StateRunning)
+	hist, err := r.store.WorkbenchHistory(ctx, wb.ID)
+	if err != nil || len(hist) == 0 {
+		t.Fatalf("history %v (%v)", hist, err)
+	}
+	if hist[0].State != models.StateRequested || hist[0].Message != "" {
+		t.Fatalf("the history starts with %s %q, want a plain requested", hist[0].State, hist[0].Message)
+	}
+	for _, e := range hist {
+		if e.State == models.StateQueued || e.Message == "placed from the queue" {
+			t.Fatalf("a launch that never waited shows %s %q: %+v", e.State, e.Message, hist)
+		}
 	}
 }

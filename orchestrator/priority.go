@@ -60,7 +60,7 @@ func (m *Manager) enqueue(ctx context.Context, owner *models.User, wb *models.Wo
 	}
 	m.log.Info("launch queued", "id", wb.ID, "owner", owner.Username, "priority", wb.Priority, "preemptible", wb.Preemptible)
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
-	if err := m.Drain(ctx); err != nil {
+	if err := m.drain(ctx, wb.ID); err != nil {
 		m.log.Warn("queue drain after a launch", "id", wb.ID, "err", err)
 	}
 	if fresh, err := m.store.WorkbenchByID(ctx, wb.ID); err == nil {

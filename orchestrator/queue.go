@@ -48,7 +48,11 @@ type placed struct {
 // queue: starts what may start, expires what waited too long, tells
 // preemptible runs to yield for higher-priority requests, and records
 // for every other request its place, estimate and why it waits.
-func (m *Manager) Drain(ctx context.Context) error {
+func (m *Manager) Drain(ctx context.Context) error { return m.drain(ctx, "") }
+
+// drain is Drain; launched is the workbench a launch queued just before
+// (""), which, placed now, never waited (QueueTx.Place).
+func (m *Manager) drain(ctx context.Context, launched string) error {
 	m.drainMu.Lock()
 	defer m.drainMu.Unlock()
 	m.preemptDue(ctx)
@@ -137,7 +141,7 @@ func (m *Manager) Drain(ctx context.Context) error {
 				refused = append(refused, id)
 				continue
 			}
-			gpus, err := q.Place(id, a.need)
+			gpus, err := q.Place(id, a.need, launched != "" && id == launched)
 			var nc *models.NoCapacityError
 			if errors.As(err, &nc) {
 				return fmt.Errorf("scheduler placed %s beyond capacity: %w", id, err) // a bug: roll back the whole drain
