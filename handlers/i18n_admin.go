@@ -39,7 +39,7 @@ var adminMessages = []string{
 	"is not a valid image reference (%s)",
 	"%s is not a port number; list ports like 6006, 8050",
 	"at most %s extra ports",
-	"port %s is Jupyter's own; it is reached at /wb/{id}/",
+	"port %s is the workbench's own app (Jupyter): its Open button reaches it",
 	"port %s is listed twice",
 	"port %s: use ports 1024–65535 (apps run as a non-root user)",
 	"no priority class %s",

@@ -45,7 +45,7 @@ func TestHandlerTextInChinese(t *testing.T) {
 		{mirrorErrorT(zhGin(), `something new`), "something new"},
 		{trcMsg(zhGin(), "no such user"), "没有这个用户"},
 		{trcMsg(zhGin(), "must be at least 10 characters"), "至少需要 10 个字符"},
-		{trcMsg(zhGin(), "port 8888 is Jupyter's own; it is reached at /wb/{id}/"), "端口 8888 是 Jupyter 自己的；它通过 /wb/{id}/ 访问"},
+		{trcMsg(zhGin(), "port 8888 is the workbench's own app (Jupyter): its Open button reaches it"), "端口 8888 是工作台自己的应用（Jupyter）：用它的“打开”按钮访问"},
 		{trcMsg(zhGin(), "100% sure %s"), "100% sure %s"}, // a % in a message is text, never a verb
 		{calcTypical(zh, "maintenance_rate"), "维保合同和备件：每年为购置价的 5–10%"},
 		{templates.TierName(zh, "spot"), "竞价"},

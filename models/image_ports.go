@@ -40,7 +40,7 @@ func validatePorts(ports []int) error {
 		case p < 1024 || p > 65535:
 			return invalid("extra_ports", "port %d: use ports 1024–65535 (apps run as a non-root user)", p)
 		case p == JupyterPort:
-			return invalid("extra_ports", "port %d is Jupyter's own; it is reached at /wb/{id}/", p)
+			return invalid("extra_ports", "port %d is the workbench's own app (Jupyter): its Open button reaches it", p)
 		case seen[p]:
 			return invalid("extra_ports", "port %d is listed twice", p)
 		}

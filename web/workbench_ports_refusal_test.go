@@ -22,17 +22,25 @@ func TestPortRefusalReadsInTheReadersLanguage(t *testing.T) {
 	}
 	wb := p.runningRecord(lin, "ports", models.GPUNeed{})
 	zh, en := p.readersSignedIn("lin", "lin-password-1")
-	for c, want := range map[*http.Client]string{
-		en: "Could not change the ports: port 80: use ports 1024–65535 (apps run as a non-root user)",
-		zh: "无法修改端口：端口 80：请使用 1024–65535 的端口（应用以非 root 用户运行）",
+	for _, tc := range []struct {
+		port   string
+		en, zh string
+	}{
+		{"80", "Could not change the ports: port 80: use ports 1024–65535 (apps run as a non-root user)",
+			"无法修改端口：端口 80：请使用 1024–65535 的端口（应用以非 root 用户运行）"},
+		// Jupyter's own port names no placeholder ("/wb/{id}/" once).
+		{"8888", "Could not change the ports: port 8888 is the workbench's own app (Jupyter): its Open button reaches it",
+			"无法修改端口：端口 8888 是工作台自己的应用（Jupyter）：用它的“打开”按钮访问"},
 	} {
-		res := p.postForm(c, "/workbenches/"+wb.ID+"/ports", url.Values{"port": {"80"}})
-		if res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("port 80: status %d", res.StatusCode)
-		}
-		_, body := p.get(c, res.Header.Get("Location"))
-		if got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=flash][data-kind=error]`).Text()); got != want {
-			t.Errorf("flash %q, want %q", got, want)
+		for c, want := range map[*http.Client]string{en: tc.en, zh: tc.zh} {
+			res := p.postForm(c, "/workbenches/"+wb.ID+"/ports", url.Values{"port": {tc.port}})
+			if res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("port %s: status %d", tc.port, res.StatusCode)
+			}
+			_, body := p.get(c, res.Header.Get("Location"))
+			if got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=flash][data-kind=error]`).Text()); got != want {
+				t.Errorf("flash %q, want %q", got, want)
+			}
 		}
 	}
 	if got, err := p.srv.Store.WorkbenchByID(ctx, wb.ID); err != nil || len(got.ExtraPorts) != 0 {
