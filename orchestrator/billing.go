@@ -188,11 +188,16 @@ func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedu
 // userID (0: anyone's) and wbIDs (nil: any workbench) select the intervals
 // in SQL, so a page about one user's workbenches reads only theirs.
 func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pricing.Schedule, since time.Time, userID int64, wbIDs []string) (map[string]models.MonthUsage, error) {
-	out := map[string]models.MonthUsage{}
 	ivs, err := b.store.IntervalsToBillOf(ctx, userID, wbIDs)
 	if err != nil {
-		return out, err
+		return map[string]models.MonthUsage{}, err
 	}
+	return b.priceUnbilled(ivs, scheds, since)
+}
+
+// priceUnbilled is unbilledByWorkbench over intervals already read.
+func (b *Billing) priceUnbilled(ivs []models.UsageInterval, scheds map[string]pricing.Schedule, since time.Time) (map[string]models.MonthUsage, error) {
+	out := map[string]models.MonthUsage{}
 	now := b.now()
 	for _, iv := range ivs {
 		from := iv.StartedAt
@@ -319,16 +324,36 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	if err != nil {
 		return nil, err
 	}
-	live, err := b.unbilledByWorkbench(ctx, scheds, time.Time{}, 0, ids)
+	ivs, err := b.store.IntervalsToBillOf(ctx, 0, ids)
 	if err != nil {
 		return nil, err
+	}
+	live, err := b.priceUnbilled(ivs, scheds, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	// A running workbench is charged for the shape its open interval took
+	// when the run started; an administrator's later edit of the flavor
+	// (more GPUs, more memory) changes the next run, not this one, so the
+	// rate shown is the interval's.
+	running := map[string]pricing.Shape{}
+	for _, iv := range ivs {
+		if iv.EndedAt == nil {
+			running[iv.WorkbenchID] = shapeOf(iv)
+		}
 	}
 	out := make(map[string]WorkbenchCost, len(wbs))
 	for _, w := range wbs {
 		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
-		if fl := flavors[w.ShapeFlavorID()]; fl != nil && w.State == models.StateRunning {
-			if c.PerHourMicros, err = b.hourlyRate(WorkbenchShape(fl, w.Preemptible), scheds); err != nil {
-				return nil, err
+		if w.State == models.StateRunning {
+			shape, ok := running[w.ID]
+			if fl := flavors[w.ShapeFlavorID()]; !ok && fl != nil {
+				shape, ok = WorkbenchShape(fl, w.Preemptible), true // not metered yet
+			}
+			if ok {
+				if c.PerHourMicros, err = b.hourlyRate(shape, scheds); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out[w.ID] = c

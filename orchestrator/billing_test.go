@@ -534,3 +534,37 @@ func TestOpenIntervalBilledOnlyThroughHeartbeat(t *testing.T) {
 		t.Fatalf("GPU seconds %d, want 880", secs)
 	}
 }
+
+// A running workbench's rate is what its run is charged: the shape its open
+// interval took at the start. An administrator who edits the flavor (here
+// from 2 GPUs to 4) changes the next run's price, and the page must not
+// show the running one at a rate the ledger will never charge.
+func TestRunningRateIsTheRunsNotTheEditedFlavors(t *testing.T) {
+	f := newBillFixture(t)
+	id := f.open(at("10:00:00"))
+	if err := f.store.SetWorkbenchState(f.ctx, id, models.StateRunning, 100, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	f.fl.GPUCount, f.fl.MemoryMiB = 4, 32*1024
+	if err := f.store.UpdateFlavor(f.ctx, f.fl); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := f.store.WorkbenchByID(f.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBilling(f.store, 60*time.Second)
+	b.now = func() time.Time { return at("10:30:00") }
+	costs, err := b.Costs(f.ctx, []models.Workbench{*wb}, map[int64]*models.Flavor{f.fl.ID: f.fl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := int64(2*h100Rate + 4*cpuRate + 16*memoryRate) // the open interval's 2 GPUs, 4 cores, 16 GiB
+	if got := costs[id].PerHourMicros; got != run {
+		t.Errorf("rate of the running workbench %d, want %d (its run's shape; the edited flavor costs %d)",
+			got, run, 4*h100Rate+4*cpuRate+32*memoryRate)
+	}
+	if got, want := costs[id].SoFarMicros, run/2; got != want {
+		t.Errorf("cost of half an hour %d, want %d", got, want)
+	}
+}
