@@ -74,7 +74,8 @@ func TestAdminSchedPagesInChinese(t *testing.T) {
 			t.Fatal("no chart")
 		}
 		main.Find(".sim-chart").Remove()
-		assertChinese(t, main, labels, "假设分析：重放账本", "要比较的策略", "运行模拟", "结果", "MIG：0:3g.40gb。", "每位用户的费用（统一价格）", "interactive 等待 p50 / p95")
+		assertChinese(t, main, labels, "假设分析：重放账本", "要比较的策略", "运行模拟", "结果", "MIG：0:3g.40gb。", "每位用户的费用（统一价格）", "interactive 等待 p50 / p95",
+			"门户的调度器：优先级、公平份额和回填；不抢占", "同 queue-fair，且可抢占的运行会让出 GPU；部分 GPU 切片共享")
 	})
 	t.Run("queue move", func(t *testing.T) {
 		v := templates.AdminQueueView{Rows: []templates.QueueRow{{ID: "w1", Name: "ada-1", Owner: "ada", Flavor: "1x H100", Priority: "batch", Position: 2, Mine: true}}}
