@@ -84,7 +84,8 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 // model; flavor (the other form) watches a flavor.
 func (h *Handler) gpuWatchCreate(c *gin.Context) {
 	model, flavor := c.PostForm("gpu_model"), c.PostForm("flavor")
-	if _, err := h.createGPUWatch(c, model, flavor); err != nil {
+	_, fl, err := h.createGPUWatch(c, model, flavor)
+	if err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			h.renderNotifications(c, http.StatusBadRequest, templates.NotificationsView{Model: model, Flavor: flavor, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
@@ -93,17 +94,17 @@ func (h *Handler) gpuWatchCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	if flavor != "" {
-		h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when flavor %s can start.", flavor))
+	if fl != nil { // named as the page lists it, also when the form gave its id
+		h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when flavor %s can start.", fl.Name))
 	} else {
 		h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when a %s GPU is free.", model))
 	}
 	seeOther(c, "/notifications")
 }
 
-// createGPUWatch watches flavor (by name or id) when it is given, else
-// GPU model model.
-func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.GPUWatch, error) {
+// createGPUWatch watches flavor (by name or id; returned) when it is
+// given, else GPU model model.
+func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.GPUWatch, *models.Flavor, error) {
 	ctx := c.Request.Context()
 	var known []string
 	var fl *models.Flavor
@@ -111,14 +112,14 @@ func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.
 		var err error
 		fl, err = h.store.FlavorByNameOrID(ctx, flavor)
 		if errors.Is(err, models.ErrNotFound) {
-			return nil, &models.ValidationError{Field: "flavor", Message: "choose an enabled flavor with GPUs"}
+			return nil, nil, &models.ValidationError{Field: "flavor", Message: "choose an enabled flavor with GPUs"}
 		} else if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		var err error
 		if known, err = h.pool.Models(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var w *models.GPUWatch
@@ -131,7 +132,7 @@ func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.
 		}
 		return auditRec("gpu_watch.create", currentUser(c).Username, nil, w), err
 	})
-	return w, err
+	return w, fl, err
 }
 
 func (h *Handler) gpuWatchDelete(c *gin.Context) {
@@ -199,7 +200,7 @@ func (h *Handler) apiGPUWatchCreate(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	w, err := h.createGPUWatch(c, body.GPUModel, body.Flavor)
+	w, _, err := h.createGPUWatch(c, body.GPUModel, body.Flavor)
 	if err != nil {
 		h.fail(c, err)
 		return
