@@ -81,7 +81,7 @@ func TestBrowserWorkbenchTokenSSO(t *testing.T) {
 	if st := btText(t, ctx, `[data-testid=wb-token-status]`); st != "revoked" {
 		t.Errorf("token status after Revoke: %q", st)
 	}
-	if code := use(); code != http.StatusNotFound {
-		t.Fatalf("the revoked token through the proxy: %d, want 404", code)
+	if code := use(); code != http.StatusForbidden {
+		t.Fatalf("the revoked token through the proxy: %d, want 403", code)
 	}
 }

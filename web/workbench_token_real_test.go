@@ -66,8 +66,8 @@ func TestWorkbenchTokenRealKernel(t *testing.T) {
 		t.Fatalf("PUT api/contents with the token: %d %.300s", code, body)
 	}
 	bServer := strings.Replace(server, "/wb/"+a+"/", "/wb/"+b+"/", 1)
-	if code, _ := rest(http.MethodGet, bServer+"api/contents", ""); code != http.StatusNotFound {
-		t.Fatalf("A's token on B's contents: %d, want 404", code)
+	if code, _ := rest(http.MethodGet, bServer+"api/contents", ""); code != http.StatusForbidden {
+		t.Fatalf("A's token on B's contents: %d, want 403", code)
 	}
 
 	// A kernel, started over REST, and code run over its WebSocket with
@@ -81,8 +81,8 @@ func TestWorkbenchTokenRealKernel(t *testing.T) {
 	}
 	wsURL := "ws" + strings.TrimPrefix(server, "http") + "api/kernels/" + kernel.ID + "/channels?token=" + tok
 	bWS := strings.Replace(wsURL, "/wb/"+a+"/", "/wb/"+b+"/", 1)
-	if _, res, err := websocket.Dial(ctx, bWS, nil); err == nil || statusOf(res) != http.StatusNotFound {
-		t.Fatalf("A's token on B's kernel channels: %v %d, want 404", err, statusOf(res))
+	if _, res, err := websocket.Dial(ctx, bWS, nil); err == nil || statusOf(res) != http.StatusForbidden {
+		t.Fatalf("A's token on B's kernel channels: %v %d, want 403", err, statusOf(res))
 	}
 	conn, res, err := websocket.Dial(ctx, wsURL, nil)
 	if err != nil {
@@ -104,7 +104,7 @@ func TestWorkbenchTokenRealKernel(t *testing.T) {
 		t.Fatalf("Python Jupyter client through the proxy: exit %d\n%s", exit, pyOut)
 	}
 	pyOut, exit = runPyJupyterClient(t, ctx, cli, ref, bServer, tok)
-	if exit == 0 || !strings.Contains(pyOut, "404") {
+	if exit == 0 || !strings.Contains(pyOut, "403") {
 		t.Fatalf("Python Jupyter client with A's token on B: exit %d\n%s", exit, pyOut)
 	}
 }

@@ -152,26 +152,35 @@ func TestWorkbenchTokenScope(t *testing.T) {
 		t.Fatalf("Origin-less WebSocket with a session: %v %d, want 403", err, statusOf(wres))
 	}
 
-	// Cross-workbench and cross-user: not found, even with a valid session
-	// of the right user beside it (the token alone decides).
+	// Cross-workbench and cross-user: refused (403, saying the token is
+	// the matter, as Jupyter answers a bad token), even with a valid
+	// session of the right user beside it (the token alone decides), and
+	// alike for a workbench that does not exist, so ids cannot be probed.
+	// An API token is no workbench token: no credential, not found.
 	for _, tc := range []struct {
 		name, path, tok string
+		want            int
 	}{
-		{"alice's token on her other workbench", "/wb/" + b + "/api/kernels", tokA},
-		{"alice's token on bob's workbench", "/wb/" + c + "/api/kernels", tokA},
-		{"bob's token on alice's workbench", "/wb/" + a + "/api/kernels", tokC},
-		{"an API token as a workbench token", "/wb/" + a + "/api/kernels", alice},
-		{"a made-up token", "/wb/" + a + "/api/kernels", "wbk_made-up"},
+		{"alice's token on her other workbench", "/wb/" + b + "/api/kernels", tokA, http.StatusForbidden},
+		{"alice's token on bob's workbench", "/wb/" + c + "/api/kernels", tokA, http.StatusForbidden},
+		{"bob's token on alice's workbench", "/wb/" + a + "/api/kernels", tokC, http.StatusForbidden},
+		{"alice's token on no workbench", "/wb/nosuchworkbench/api/kernels", tokA, http.StatusForbidden},
+		{"a made-up token", "/wb/" + a + "/api/kernels", "wbk_made-up", http.StatusForbidden},
+		{"an API token as a workbench token", "/wb/" + a + "/api/kernels", alice, http.StatusNotFound},
 	} {
-		if res, _ := wbTokenGet(t, p, tc.path, map[string]string{"Authorization": "token " + tc.tok}); res.StatusCode != http.StatusNotFound {
-			t.Errorf("%s: %d, want 404", tc.name, res.StatusCode)
+		res, body := wbTokenGet(t, p, tc.path, map[string]string{"Authorization": "token " + tc.tok})
+		if res.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.want)
+		}
+		if tc.want == http.StatusForbidden && !strings.Contains(body, "Create a new one on the workbench's page") {
+			t.Errorf("%s: the refusal does not say what to do: %q", tc.name, body)
 		}
 	}
 	req, _ := http.NewRequest(http.MethodGet, p.ts.URL+"/wb/"+b+"/api/kernels?token="+tokA, nil)
-	if res, err := ac.Do(req); err != nil || res.StatusCode != http.StatusNotFound {
-		t.Errorf("alice's session with her token for A on B: %v %v, want 404", err, statusOf(res))
+	if res, err := ac.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Errorf("alice's session with her token for A on B: %v %v, want 403", err, statusOf(res))
 	}
-	if _, wres, err := websocket.Dial(ctx, wsBase+"/wb/"+b+"/api/ws-echo?token="+tokA, nil); err == nil || statusOf(wres) != http.StatusNotFound {
+	if _, wres, err := websocket.Dial(ctx, wsBase+"/wb/"+b+"/api/ws-echo?token="+tokA, nil); err == nil || statusOf(wres) != http.StatusForbidden {
 		t.Errorf("WebSocket on B with A's token: %v %d", err, statusOf(wres))
 	}
 	// The token opens nothing of the portal.
@@ -194,8 +203,8 @@ func TestWorkbenchTokenScope(t *testing.T) {
 	if res := p.postForm(ac, "/workbenches/"+a+"/tokens/"+itoa(tid)+"/revoke", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", res.StatusCode)
 	}
-	if res, _ := wbTokenGet(t, p, "/wb/"+a+"/api/kernels", map[string]string{"Authorization": "token " + tokA}); res.StatusCode != http.StatusNotFound {
-		t.Errorf("revoked token: %d, want 404", res.StatusCode)
+	if res, _ := wbTokenGet(t, p, "/wb/"+a+"/api/kernels", map[string]string{"Authorization": "token " + tokA}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("revoked token: %d, want 403", res.StatusCode)
 	}
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -217,8 +226,8 @@ func TestWorkbenchTokenScope(t *testing.T) {
 	}
 	tokC2 := out["token"].(string)
 	p.srv.Store.SetClock(func() time.Time { return time.Now().Add(48 * time.Hour) })
-	if res, _ := wbTokenGet(t, p, "/wb/"+c+"/api/kernels", map[string]string{"Authorization": "token " + tokC2}); res.StatusCode != http.StatusNotFound {
-		t.Errorf("expired token: %d, want 404", res.StatusCode)
+	if res, _ := wbTokenGet(t, p, "/wb/"+c+"/api/kernels", map[string]string{"Authorization": "token " + tokC2}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("expired token: %d, want 403", res.StatusCode)
 	}
 	p.srv.Store.SetClock(time.Now)
 
@@ -237,7 +246,7 @@ func TestWorkbenchTokenScope(t *testing.T) {
 	if res := p.postForm(ad, "/admin/users/"+itoa(bobUser.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable bob: %d", res.StatusCode)
 	}
-	if res, _ := wbTokenGet(t, p, "/wb/"+c+"/api/kernels", map[string]string{"Authorization": "token " + tokC3}); res.StatusCode != http.StatusNotFound {
-		t.Errorf("a disabled user's token: %d, want 404", res.StatusCode)
+	if res, _ := wbTokenGet(t, p, "/wb/"+c+"/api/kernels", map[string]string{"Authorization": "token " + tokC3}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a disabled user's token: %d, want 403", res.StatusCode)
 	}
 }

@@ -31,6 +31,14 @@ type Target struct {
 // be probed.
 var ErrNotFound = errors.New("workbench not found")
 
+// ErrBadToken is returned by Resolve for a request whose workbench-scoped
+// token does not open this workbench: unknown, expired, revoked, a
+// disabled user's, or made for another workbench. It maps to 403 whatever
+// the id (so ids still cannot be probed), and says so: a Jupyter client
+// (VS Code) asks for a new token on 403, where a 404 sent its user looking
+// for a wrong server address.
+var ErrBadToken = errors.New("workbench token refused")
+
 // ErrNotReady is returned (or wrapped) by Resolve when the workbench exists
 // and is owned by the caller but its Jupyter server is not running.
 var ErrNotReady = errors.New("workbench not running")
@@ -201,6 +209,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrNotFound):
 		lc := p.locale(r)
 		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
+		return
+	case errors.Is(err, ErrBadToken):
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusForbidden, i18n.T(lc, "Token refused"),
+			i18n.T(lc, "This workbench token is unknown, expired or revoked, or was made for another workbench. Create a new one on the workbench's page, under Access tokens."), false)
 		return
 	case errors.Is(err, ErrNotReady):
 		if p.opts.NotRunning != nil && wantsHTML(r) {
