@@ -42,3 +42,27 @@ func TestErrorPagesInReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A refused workbench token is a 403 that says what to do, in the
+// reader's language: a Jupyter client shows the text.
+func TestTokenRefusalInReadersLanguage(t *testing.T) {
+	refused := func(*http.Request, string) (Target, error) { return Target{}, ErrBadToken }
+	zh := New(Options{Resolve: refused, Locale: func(r *http.Request) context.Context {
+		return i18n.WithLocale(r.Context(), i18n.Chinese)
+	}})
+	en := New(Options{Resolve: refused})
+	for _, c := range []struct {
+		p    *Proxy
+		want string
+	}{
+		{zh, "令牌被拒绝: 这个工作台令牌未知、已过期或已撤销，或是为另一个工作台创建的。请在工作台页面的“访问令牌”下新建一个。"},
+		{en, "Token refused: This workbench token is unknown, expired or revoked, or was made for another workbench. Create a new one on the workbench's page, under Access tokens."},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/wb/abcdefgh/api/contents", nil)
+		w := httptest.NewRecorder()
+		c.p.ServeHTTP(w, r)
+		if w.Code != http.StatusForbidden || strings.TrimSpace(w.Body.String()) != c.want {
+			t.Errorf("%d %q, want 403 %q", w.Code, w.Body.String(), c.want)
+		}
+	}
+}
