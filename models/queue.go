@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,15 @@ func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(
 		}
 		if len(gpus) == 1 && gpus[0] == 0 { // a CPU-only flavor waits for its turn, not for GPUs
 			msg = Reasonf("queued: it starts as soon as its turn comes")
+		}
+		if wb.ReservationID != nil { // a launch into a booking that has not begun waits for it
+			var starts []time.Time
+			if err := tx.Model(&Reservation{}).Where("id = ?", *wb.ReservationID).Pluck("starts_at", &starts).Error; err != nil {
+				return err
+			}
+			if len(starts) == 1 && starts[0].After(now) {
+				msg = Reasonf("queued: it starts when your reservation #%s opens, at %s UTC", strconv.FormatInt(*wb.ReservationID, 10), starts[0].UTC().Format("2006-01-02 15:04"))
+			}
 		}
 		return tx.Create(&workbenchEvent{WorkbenchID: wb.ID, At: now, State: StateQueued, Message: msg}).Error
 	})

@@ -56,3 +56,35 @@ func TestMemReservationWindowAndNoShow(t *testing.T) {
 		t.Fatalf("reservations left: %+v", c)
 	}
 }
+
+// In memory: a launch into a booking that has not begun says in its
+// history that it waits for the booking, not "as soon as its GPUs are
+// free" (they may be free now), and starts when the window opens.
+func TestMemLaunchIntoAFutureBookingSaysSo(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	carol := r.user(t, "carol")
+	start := r.m.now().Add(time.Hour)
+	res, err := r.m.Reserve(ctx, carol, ReserveRequest{Model: "NVIDIA H100 80GB HBM3", Units: 1, Start: start, End: start.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := r.launch(t, carol, "booked", LaunchRequest{Queue: true, Reservation: res.ID})
+	if wb.State != models.StateQueued {
+		t.Fatalf("a launch into a booking an hour ahead is %s", wb.State)
+	}
+	hist, err := r.store.WorkbenchHistory(ctx, wb.ID)
+	if err != nil || len(hist) != 1 {
+		t.Fatalf("history %+v (%v)", hist, err)
+	}
+	want := fmt.Sprintf("queued: it starts when your reservation #%d opens, at %s UTC", res.ID, start.UTC().Format("2006-01-02 15:04"))
+	if hist[0].Message != want {
+		t.Fatalf("queued as %q, want %q", hist[0].Message, want)
+	}
+	r.advance(time.Hour)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, wb.ID, models.StateRunning)
+}
