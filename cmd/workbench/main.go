@@ -19,6 +19,8 @@ Commands:
   serve                               run the portal (flags or WORKBENCH_* environment)
   user add NAME [--admin] [--password-stdin]
                                       add a user; without --password-stdin a password is generated and printed
+  user password NAME [--password-stdin]
+                                      set a user's password (a lost admin password); their sessions and tokens end
   token create USER [--name N] [--expires-days D]
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
@@ -58,10 +60,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "user":
-		if len(args) < 2 || args[1] != "add" {
-			return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin]")
+		switch {
+		case len(args) >= 2 && args[1] == "add":
+			return cmdUserAdd(ctx, args[2:], stdin, stdout, stderr)
+		case len(args) >= 2 && args[1] == "password":
+			return cmdUserPassword(ctx, args[2:], stdin, stdout, stderr)
 		}
-		return cmdUserAdd(ctx, args[2:], stdin, stdout, stderr)
+		return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin]")
 	case "token":
 		if len(args) < 2 || args[1] != "create" {
 			return fmt.Errorf("usage: workbench token create USER [--name N] [--expires-days D]")

@@ -27,15 +27,9 @@ func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if len(pos) != 1 {
 		return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin]")
 	}
-	password := ""
-	if *fromStdin {
-		line, err := bufio.NewReader(stdin).ReadString('\n')
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("read password: %w", err)
-		}
-		password = strings.TrimRight(line, "\r\n")
-	} else {
-		password = models.RandomSecret(15)
+	password, err := newPassword(*fromStdin, stdin)
+	if err != nil {
+		return err
 	}
 	role := models.RoleUser
 	if *admin {
@@ -58,6 +52,69 @@ func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stdout, "added %s (%s) with password %s\n", u.Username, u.Role, password)
 	}
 	return nil
+}
+
+// cmdUserPassword sets a user's password from the shell: how an operator
+// who lost the only administrator's password gets back in (the portal has
+// no mail-a-reset-link). As the users page's reset does, it ends the
+// user's sessions and API and workbench tokens (the old password may be
+// known to someone), audited as done by "cli". A running portal sees the
+// new password and the ended sessions on the next request; a lock from
+// failed logins is in the portal's memory and ends with its lock time or a
+// restart.
+func cmdUserPassword(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("user password", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := dataDirFlag(fs)
+	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("usage: workbench user password NAME [--password-stdin]")
+	}
+	password, err := newPassword(*fromStdin, stdin)
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dataDir, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	u, err := store.UserByUsername(ctx, pos[0])
+	if err != nil {
+		return fmt.Errorf("user %q: %w", pos[0], err)
+	}
+	if err := store.SetPassword(ctx, u.ID, password); err != nil {
+		return fieldError(err, map[string]string{"password": "the password"})
+	}
+	_ = store.Audit(ctx, "cli", "user.reset_password", u.Username, nil, nil)
+	rev, err := store.RevokeUserAccess(ctx, u.ID)
+	if err != nil {
+		return fmt.Errorf("password set, but ending %s's sessions failed: %w", u.Username, err)
+	}
+	_ = store.Audit(ctx, "cli", "user.revoke_access", u.Username, nil, rev)
+	if *fromStdin {
+		fmt.Fprintf(stdout, "password of %s set; their sessions and %d tokens ended\n", u.Username, rev.Tokens)
+	} else {
+		fmt.Fprintf(stdout, "password of %s set to %s; their sessions and %d tokens ended\n", u.Username, password, rev.Tokens)
+	}
+	return nil
+}
+
+// newPassword is the first line of stdin (--password-stdin) or, without
+// it, a generated password the command prints.
+func newPassword(fromStdin bool, stdin io.Reader) (string, error) {
+	if !fromStdin {
+		return models.RandomSecret(15), nil
+	}
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
 }
 
 // fieldError words a field's validation error for the command line, naming
