@@ -49,4 +49,13 @@ func openStore(ctx context.Context, dataDir string, stderr io.Writer) (*models.S
 	return models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
+// userNamed is the user a command names; not found reads `user "ada": not found`.
+func userNamed(ctx context.Context, store *models.Store, name string) (*models.User, error) {
+	u, err := store.UserByUsername(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("user %q: %w", name, err)
+	}
+	return u, nil
+}
+
 func versionString() string { return "workbench " + web.Version }

@@ -47,9 +47,9 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if len(pos) != 2 {
 			return fmt.Errorf("%s", ledgerUsage)
 		}
-		u, err := store.UserByUsername(ctx, pos[0])
+		u, err := userNamed(ctx, store, pos[0])
 		if err != nil {
-			return fmt.Errorf("user %q: %w", pos[0], err)
+			return err
 		}
 		amount, err := handlers.ParseMajorUnits("amount", pos[1])
 		if err != nil {

@@ -23,10 +23,11 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) 
 	return out.String(), errb.String(), err
 }
 
-func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
-	dir := t.TempDir()
-	// A server holds the same data directory open, as in production.
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dir, GPUs: "none", AdminPassword: "admin-password-1", Currency: "USD", LogFormat: "text", LogLevel: "error"}
+// serving runs a portal on dir, as in production a server holds the data
+// directory open while CLI commands use it; it stops when the test ends.
+func serving(t *testing.T, dir, adminPassword string) *httptest.Server {
+	t.Helper()
+	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dir, GPUs: "none", AdminPassword: adminPassword, Currency: "USD", LogFormat: "text", LogLevel: "error"}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,13 @@ func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv.Handler())
-	defer func() { ts.Close(); srv.Close() }()
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	return ts
+}
+
+func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	ts := serving(t, dir, "admin-password-1")
 
 	out, _, err := runCLI(t, "alice-password-1\n", "user", "add", "alice", "--admin", "--password-stdin", "--data-dir", dir)
 	if err != nil || !strings.Contains(out, "added alice (admin)") || strings.Contains(out, "alice-password-1") {

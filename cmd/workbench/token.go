@@ -34,9 +34,9 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer store.Close()
-	u, err := store.UserByUsername(ctx, pos[0])
+	u, err := userNamed(ctx, store, pos[0])
 	if err != nil {
-		return fmt.Errorf("user %q: %w", pos[0], err)
+		return err
 	}
 	if u.Disabled {
 		return fmt.Errorf("user %q is disabled", u.Username)

@@ -83,9 +83,9 @@ func cmdUserPassword(ctx context.Context, args []string, stdin io.Reader, stdout
 		return err
 	}
 	defer store.Close()
-	u, err := store.UserByUsername(ctx, pos[0])
+	u, err := userNamed(ctx, store, pos[0])
 	if err != nil {
-		return fmt.Errorf("user %q: %w", pos[0], err)
+		return err
 	}
 	if err := store.SetPassword(ctx, u.ID, password); err != nil {
 		return fieldError(err, map[string]string{"password": "the password"})

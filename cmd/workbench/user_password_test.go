@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"workbench/models"
-	"workbench/web"
 )
 
 // An operator who lost the only administrator's password sets a new one
@@ -21,16 +17,7 @@ import (
 // CLI did it. Bad input is refused with the reason.
 func TestUserPasswordFromTheShellWhileServing(t *testing.T) {
 	dir := t.TempDir()
-	cfg := web.Config{Addr: "127.0.0.1:0", DataDir: dir, GPUs: "none", AdminPassword: "lost-password-1", Currency: "USD", LogFormat: "text", LogLevel: "error"}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.NewServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	defer func() { ts.Close(); srv.Close() }()
+	ts := serving(t, dir, "lost-password-1")
 
 	out, _, err := runCLI(t, "", "token", "create", "admin", "--data-dir", dir)
 	if err != nil {
