@@ -247,30 +247,16 @@ func (q *QueueTx) Place(id string, need GPUNeed, atOnce bool) ([]Unit, error) {
 	if err != nil {
 		return nil, err
 	}
+	event := workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested, Message: Reasonf("placed from the queue")}
 	if atOnce {
-		waited, err := q.launchQueuedOnly(id)
-		if err != nil {
+		// A fresh launch's one history line is its "queued"; placed by
+		// its own request's drain, it never waited, so the line goes.
+		if err := q.tx.Where("workbench_id = ? AND state = ?", id, StateQueued).Delete(&workbenchEvent{}).Error; err != nil {
 			return nil, err
 		}
-		if !waited {
-			return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested}).Error
-		}
+		event.Message = ""
 	}
-	return gpus, q.tx.Create(&workbenchEvent{WorkbenchID: id, At: q.now, State: StateRequested, Message: Reasonf("placed from the queue")}).Error
-}
-
-// launchQueuedOnly removes the "queued" line of a launch whose history is
-// that line alone, and reports whether the history had more (then it is
-// kept: the workbench ran before, or waited in an earlier drain).
-func (q *QueueTx) launchQueuedOnly(id string) (waited bool, err error) {
-	var events []workbenchEvent
-	if err := q.tx.Where("workbench_id = ?", id).Limit(2).Find(&events).Error; err != nil {
-		return false, err
-	}
-	if len(events) != 1 || events[0].State != StateQueued {
-		return true, nil
-	}
-	return false, q.tx.Delete(&workbenchEvent{}, events[0].ID).Error
+	return gpus, q.tx.Create(&event).Error
 }
 
 // Leave ends a queued workbench's wait (expired, refused by a quota).
