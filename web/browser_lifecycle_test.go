@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -389,6 +390,13 @@ func testBrowserEveryAction(t *testing.T, js bool) {
 	}
 	shot("2-notebook")
 	btNavigate(t, ctx, r.p.ts.URL+wbPath)
+	// The launch form queues by default; on a free pool the launch started
+	// at once, and its history says so: no "queued" line it never waited in.
+	states := btTexts(t, ctx, `[data-testid=wb-history] .state`)
+	if len(states) == 0 || states[0] != "requested" || slices.Contains(states, "queued") ||
+		slices.Contains(btTexts(t, ctx, `[data-testid=history-message]`), "placed from the queue") {
+		t.Fatalf("history of a launch that started at once: %v", states)
+	}
 
 	// Click Stop: the answer is the page of the stopped workbench.
 	btDo(t, ctx, "wait for Stop", chromedp.WaitVisible(chromedp.CSS(`[data-testid=stop]`)))
