@@ -99,7 +99,7 @@ func (m *Manager) runImageCheck(ctx context.Context, img *models.Image, checkID 
 	if err != nil {
 		var pe *runtime.PullError
 		if errors.As(err, &pe) {
-			return failed(CheckStepImage, pe.Details, "%s", pe.Reason)
+			return failed(CheckStepImage, pe.Details, "%s", pe.AdminReason) // an admin's test
 		}
 		return failed(CheckStepImage, err.Error(), "the image %s could not be checked: the engine said %v", img.Image, err)
 	}

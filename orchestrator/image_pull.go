@@ -95,7 +95,7 @@ func (m *Manager) PrePull(ctx context.Context, img *models.Image, by string) err
 			var pe *runtime.PullError
 			switch {
 			case errors.As(err, &pe):
-				s.Error, s.Details = sentence(pe.Reason), pe.Details
+				s.Error, s.Details = sentence(pe.AdminReason), pe.Details // an admin's pull
 			case err != nil:
 				s.Error, s.Details = reasonf("The image could not be pulled; try again, and check the portal's log if it keeps failing."), err.Error()
 			default:

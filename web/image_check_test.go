@@ -123,7 +123,7 @@ func TestImageTestReportsBrokenImages(t *testing.T) {
 		{"wrong-base-url", wrongBase, "1000", testimages.FakeJupyterHome, "failed", "jupyter", []string{"answers at / but not under the base URL", "{base_url}"}},
 		{"unwritable-home", roHome, "1000", "/home/ro", "failed", "home", []string{"/home/ro is not writable by 1000:1000", "r-xr-xr-x", "chmod u+w"}},
 		{"wrong-user", fake.Image, "notjovyan", testimages.FakeJupyterHome, "failed", "user", []string{`no user "notjovyan"`, "Run as user"}},
-		{"not-pullable", "127.0.0.1:1/workbench-test/absent:1", "1000", testimages.FakeJupyterHome, "failed", "image", []string{"cannot download from 127.0.0.1:1", "pre-pull"}},
+		{"not-pullable", "127.0.0.1:1/workbench-test/absent:1", "1000", testimages.FakeJupyterHome, "failed", "image", []string{"cannot download from 127.0.0.1:1", "set a mirror for it under Admin → Registries"}},
 	}
 	for _, c := range cases {
 		img := &models.Image{Name: "t-" + c.name, Image: c.ref, StartCommand: testimages.FakeJupyterStartCommand,

@@ -94,7 +94,8 @@ func TestCatalogPresenceAndPrePull(t *testing.T) {
 		t.Error("the pre-pull is not in the audit log")
 	}
 
-	// A pull that cannot reach its registry says so on the card.
+	// A pull that cannot reach its registry says so on the card, worded
+	// for the admin who pulled: what to do, not "ask an admin".
 	far := &models.Image{Name: "far-away", Image: "127.0.0.1:1/workbench-test/far:1", StartCommand: img.StartCommand, Enabled: true}
 	if err := p.srv.Store.CreateImage(ctx, far); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,8 @@ func TestCatalogPresenceAndPrePull(t *testing.T) {
 	for deadline = time.Now().Add(time.Minute); ; {
 		card = catalogCard(t, p, c, "far-away")
 		if e := card.Find(`[data-testid=pull-error]`); e.Length() > 0 {
-			if !strings.Contains(e.Text(), "cannot download from 127.0.0.1:1") || card.Find(`details`).Length() == 0 {
+			want := "This server cannot download from 127.0.0.1:1 — set a mirror for it under Admin → Registries, or load the image from an archive (workbench image load)."
+			if strings.TrimSpace(e.Text()) != want || card.Find(`details`).Length() == 0 {
 				t.Errorf("pull error on the card: %q", e.Text())
 			}
 			break
