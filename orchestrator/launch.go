@@ -188,9 +188,14 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 	var pe *runtime.PullError
 	if errors.As(err, &pe) {
 		// The reason is the plain sentence; the engine's error chain is
-		// kept for the page's "details".
+		// kept for the page's "details". An admin's own launch is told
+		// what to do rather than to ask an admin.
 		m.setFields(ctx, id, models.WorkbenchFields{ReasonDetails: new(pe.Details)})
-		return errors.New(sentence(pe.Reason))
+		reason := pe.Reason
+		if u, err := m.store.UserByUsername(ctx, owner); err == nil && u.IsAdmin() {
+			reason = pe.AdminReason
+		}
+		return errors.New(sentence(reason))
 	}
 	if err != nil {
 		return errors.New(reasonf("could not get image %s: %v", img.Image, err))

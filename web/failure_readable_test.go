@@ -10,8 +10,9 @@ import (
 )
 
 // A launch whose image cannot be downloaded fails with one sentence that
-// names the registry and what to do; the engine's error chain is under
-// "details" on the page and in the API.
+// names the registry and what to do (a user: what to ask an admin for; an
+// admin: what to do); the engine's error chain is under "details" on the
+// page and in the API.
 func TestPullFailureIsOneSentence(t *testing.T) {
 	p, _ := enginePortal(t)
 	ctx := context.Background()
@@ -42,6 +43,18 @@ func TestPullFailureIsOneSentence(t *testing.T) {
 	}
 	if d := doc.Find(`details[data-testid=wb-reason-details]`); d.Length() != 1 || !strings.Contains(d.Text(), "connection refused") {
 		t.Errorf("page has no <details> with the raw error: %q", d.Text())
+	}
+
+	// An admin's own launch is told what to do, not to ask an admin.
+	root := tokenFor(t, p, "root", "admin")
+	code, wb = p.api("POST", "/api/v1/workbenches", root, `{"name":"far","image":"unreachable","flavor":"CPU small"}`)
+	if code != 202 {
+		t.Fatalf("admin's launch: %d %v", code, wb)
+	}
+	wb = waitState(t, p, root, wb["id"].(string), "failed")
+	want = "This server cannot download from 127.0.0.1:1 — set a mirror for it under Admin → Registries, or load the image from an archive (workbench image load)."
+	if wb["reason"] != want {
+		t.Errorf("admin's reason %q\nwant   %q", wb["reason"], want)
 	}
 	p.srv.Manager.Wait()
 }
