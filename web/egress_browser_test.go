@@ -60,3 +60,34 @@ func TestBrowserAdminSetsEgressPolicy(t *testing.T) {
 	}
 	btScreenshot(t, ctx, "admin-egress.png")
 }
+
+// An admin reading Chinese clicks 中文, types an address that is not one
+// into the egress form and clicks Save: the field's error is in Chinese,
+// with the entry as typed. With JavaScript on and off.
+func TestBrowserEgressErrorInChinese(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			ts := btStartPortal(t)
+			ctx := btNewBrowser(t)
+			if !js {
+				btDo(t, ctx, "disable JavaScript", btScriptsOff())
+			}
+			btLoginAsAdmin(t, ctx, ts.URL)
+			btNavigate(t, ctx, ts.URL+"/admin/egress")
+			btSubmit(t, ctx, "click 中文 in the header", chromedp.Click(chromedp.CSS(`[data-testid=lang-zh-CN]`)))
+			btDo(t, ctx, "choose 全部禁止 and type 999.1.1.1",
+				chromedp.Click(chromedp.CSS(`[data-testid=egress-mode-none]`)),
+				chromedp.SendKeys(chromedp.CSS(`[data-testid=egress-allow]`), "999.1.1.1"),
+			)
+			resp := btSubmit(t, ctx, "click 保存", chromedp.Click(chromedp.CSS(`[data-testid=egress-save]`)))
+			resp = btConfirmSudo(t, ctx, resp, btAdminPassword)
+			if resp.Status != http.StatusBadRequest {
+				t.Fatalf("bad address: status %d, want 400", resp.Status)
+			}
+			want := `"999.1.1.1" 不是 IPv4 地址或 CIDR（例如 10.20.0.0/16）`
+			if got := btText(t, ctx, `[data-testid=error-allow]`); got != want {
+				t.Errorf("the page says %q, want %q", got, want)
+			}
+		})
+	}
+}
