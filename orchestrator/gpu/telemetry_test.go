@@ -2,10 +2,13 @@ package gpu
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
 
 // liveH100 is a DGX H100 mock with MockLoad attached, behind a real inventory.
@@ -187,5 +190,45 @@ func TestSampleXIDEvents(t *testing.T) {
 	}
 	if ps[0].Readable(FieldXID) {
 		t.Error("XID readable without an event set")
+	}
+}
+
+// Per-process utilisation is asked for only on GPUs that have processes:
+// on a real H200 the call costs ~2.4 ms, most of an idle GPU's reading
+// (BenchmarkRealGPUCalls), and an idle GPU has nobody to give it to. Its
+// per-process utilisation still reads as readable (there is none to miss).
+func TestProcessUtilisationAskedOnlyWhereProcessesRun(t *testing.T) {
+	srv := dgxh100.New()
+	load := AttachMockLoad(srv)
+	asked := map[int]int{}
+	var mu sync.Mutex
+	for i, d := range srv.Devices {
+		dev := d.(*server.Device)
+		read := dev.GetProcessUtilizationFunc
+		dev.GetProcessUtilizationFunc = func(since uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
+			mu.Lock()
+			asked[i]++
+			mu.Unlock()
+			return read(since)
+		}
+	}
+	inv := mustNew(t, "mock:dgxh100", WithNVML(srv, true, "mock:dgxh100"))
+	load.Set(3, MockGPULoad{UtilPercent: 90, Processes: []Process{{PID: 77, UsedMemMiB: 2048, SMUtilPercent: 64}}})
+
+	samples, err := inv.Sample(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[3] != 1 {
+		t.Errorf("GetProcessUtilization asked per GPU index %v; want only GPU 3, once", asked)
+	}
+	busy := samples[3]
+	if !busy.Readable(FieldProcessUtil) || len(busy.Processes) != 1 || busy.Processes[0].SMUtilPercent != 64 {
+		t.Errorf("GPU 3 processes %+v, process utilisation readable %v; want PID 77 at 64%%", busy.Processes, busy.Readable(FieldProcessUtil))
+	}
+	if idle := samples[0]; !idle.Readable(FieldProcesses) || !idle.Readable(FieldProcessUtil) || len(idle.Processes) != 0 {
+		t.Errorf("idle GPU 0: processes %+v, unread %b; want none, both readable", idle.Processes, idle.Unread)
 	}
 }
