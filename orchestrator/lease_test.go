@@ -3,10 +3,17 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"workbench/orchestrator/gpu"
+	"workbench/orchestrator/runtime"
+	"workbench/orchestrator/runtime/memruntime"
 )
 
 // A portal told to stop while it takes the install lease (after the
@@ -95,4 +102,67 @@ func TestLeaseBeatGapDoesNotHandOverALiveLease(t *testing.T) {
 	if !r.rt.HasVolume(r.m.beatName(r.m.lease.nonce, 0)) || !r.rt.HasVolume(r.m.beatName(r.m.lease.nonce, 1)) {
 		t.Fatal("after a failed beat and a good one, the holder lacks a beat volume")
 	}
+}
+
+// A portal started while the container engine is down (restarting, or
+// not installed yet) says so once, as a warning, and says when it takes
+// the lease once the engine answers: not an ERROR at every retry, which a
+// GPU host without an engine showed every 20 s.
+func TestLeaseWaitForTheEngineIsLoggedOnce(t *testing.T) {
+	stale := leaseStale
+	leaseStale = 5 * time.Millisecond // retry quickly
+	t.Cleanup(func() { leaseStale = stale })
+	var logs lockedLog
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	store := openStore(t, log)
+	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := memruntime.New()
+	rt.Fail("CreateVolume", fmt.Errorf("create volume: %w: cannot connect", runtime.ErrEngineUnavailable))
+	m := NewManager(store, NewPool(inv, nil, store), rt, "enginedown", Options{}, log)
+	m.UseFirewall(&recordingFirewall{})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	waitFor(t, func() bool { return rt.Calls("CreateVolume") >= 5 })
+	rt.Fail("CreateVolume", nil) // the engine is back
+	waitFor(t, func() bool { held, _ := m.LeaseStatus(); return held })
+	stop()
+	<-done
+
+	out := logs.String()
+	// What the duties log as the test stops them is not this test's
+	// business: look at the wait only.
+	waiting, _, _ := strings.Cut(out, "install lease taken")
+	if n := strings.Count(waiting, "level=ERROR"); n != 0 {
+		t.Errorf("%d ERROR lines while the engine was down:\n%s", n, out)
+	}
+	if n := strings.Count(out, "waiting for the container engine"); n != 1 {
+		t.Errorf("the wait for the engine logged %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "install lease taken: reconciling") {
+		t.Errorf("no line saying the lease was taken once the engine answered:\n%s", out)
+	}
+}
+
+// lockedLog is a log sink safe for the manager's goroutines.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }

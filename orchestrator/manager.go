@@ -232,15 +232,32 @@ func (m *Manager) Options() Options { return m.opt }
 // 10 s because reconciliation waited behind a storage measurement.
 func (m *Manager) Run(ctx context.Context) {
 	// Only the holder of the install lease reconciles (see lease.go).
+	// A failure is logged when it first happens or changes, not at every
+	// retry: an engine that is down (restarting, or not installed yet)
+	// would otherwise write an ERROR every 20 s for as long as it is.
+	var lastFailure string
 	for {
 		if held, _ := m.LeaseStatus(); held {
 			break
 		}
 		err := m.AcquireLease(ctx)
 		if err == nil {
+			if lastFailure != "" {
+				m.log.Info("install lease taken: reconciling")
+			}
 			break
 		}
-		m.log.Error("install lease: not reconciling", "err", err)
+		if ctx.Err() != nil {
+			return
+		}
+		if f := leaseFailureKind(err); f != lastFailure {
+			lastFailure = f
+			if errors.Is(err, runtime.ErrEngineUnavailable) {
+				m.log.Warn("install lease: waiting for the container engine; not reconciling until it answers", "err", err)
+			} else {
+				m.log.Error("install lease: not reconciling", "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -287,6 +304,21 @@ func (m *Manager) Run(ctx context.Context) {
 		m.budgets.cancel(uid)
 	}
 	m.flushActivity(context.Background())
+}
+
+// leaseFailureKind groups lease failures that say the same thing, so Run
+// logs each kind once: the engine down, another portal holding the lease
+// (its last beat changes at every try), or any other error as worded.
+func leaseFailureKind(err error) string {
+	var held *LeaseError
+	switch {
+	case errors.Is(err, runtime.ErrEngineUnavailable):
+		return "engine unavailable"
+	case errors.As(err, &held):
+		return "held by " + held.Holder
+	default:
+		return err.Error()
+	}
 }
 
 // periodically calls fn every interval until ctx ends (at once first when
