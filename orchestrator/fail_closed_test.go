@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -142,5 +143,25 @@ func TestUnmeteredWorkbenchIsStopped(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no audit entry for the metering failure: %+v", audit)
+	}
+}
+
+// A billing or enforcement pass that the portal's shutdown cuts short is
+// not a money error (the next pass redoes it from the store): counting it
+// raised workbench_money_errors_total at every restart that fell inside a
+// pass. A real failure, and anything audited, still counts.
+func TestShutdownIsNotAMoneyError(t *testing.T) {
+	m := NewManager(nil, nil, nil, "unit", Options{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	m.moneyError(stopped, moneyErrEnforcement, "user:1", fmt.Errorf("month: %w", context.Canceled), false)
+	m.moneyError(stopped, moneyErrBilling, "wb", context.Canceled, false)
+	if errs := m.MoneyErrors(); errs[moneyErrEnforcement] != 0 || errs[moneyErrBilling] != 0 {
+		t.Errorf("a pass cut short by shutdown was counted: %v", errs)
+	}
+	m.moneyError(stopped, moneyErrBilling, "wb", errors.New("disk I/O error"), false)
+	m.moneyError(context.Background(), moneyErrEnforcement, "user:1", context.Canceled, false)
+	if errs := m.MoneyErrors(); errs[moneyErrBilling] != 1 || errs[moneyErrEnforcement] != 1 {
+		t.Errorf("real failures not counted: %v", errs)
 	}
 }

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -42,7 +43,17 @@ func (m *Manager) MoneyErrors() map[string]int64 {
 }
 
 // moneyError logs and counts err; audit also records it for admins.
+//
+// A pass the portal's shutdown cut short (its context ended, and that is
+// the error) is not a money error: billing and enforcement read what they
+// work on from the store, so the next pass after the restart does it
+// again, and counting it would raise workbench_money_errors_total at every
+// restart. What is audited (a workbench was stopped for it) always counts.
 func (m *Manager) moneyError(ctx context.Context, kind, target string, err error, audit bool) {
+	if !audit && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		m.log.Debug("money: pass cut short by shutdown", "kind", kind, "target", target)
+		return
+	}
 	m.moneyErrs.add(kind)
 	m.log.Error("money: "+kind, "target", target, "err", err)
 	if audit {
