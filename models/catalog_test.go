@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -143,5 +145,67 @@ func TestSeedDefaultPricesOncePerKey(t *testing.T) {
 	hist, _ := s.PriceHistory(ctx)
 	if len(hist) != 4 { // gpu|H100, cpu, memory, storage
 		t.Fatalf("%d seeded rates, want 4: %+v", len(hist), hist)
+	}
+}
+
+// The default GPU flavors fit the server they are seeded on: counts up to
+// the GPUs it has of the model (its own count too, when not a power of
+// two), and each GPU's share of its CPUs and memory, less a tenth of the
+// memory for the system, capped at 8 CPUs and 64 GiB per GPU.
+func TestSeedCatalogSizesGPUFlavorsForTheServer(t *testing.T) {
+	type shape struct {
+		count    int
+		cpuMilli Millicores
+		memMiB   int64
+		shmMiB   int
+	}
+	const gib = 1 << 30
+	cases := []struct {
+		name  string
+		model string
+		host  CatalogHost
+		want  []shape
+	}{
+		{"a workstation: 1 GPU, 16 CPUs, 32 GiB", "NVIDIA GeForce RTX 4090",
+			CatalogHost{GPUs: map[string]int{"NVIDIA GeForce RTX 4090": 1}, CPUs: 16, MemoryBytes: 32 * gib},
+			[]shape{{1, 8000, 28 * 1024, 7 * 1024}}},
+		{"a 4-GPU server with 32 CPUs and 256 GiB", "NVIDIA L40S",
+			CatalogHost{GPUs: map[string]int{"NVIDIA L40S": 4}, CPUs: 32, MemoryBytes: 256 * gib},
+			[]shape{{1, 8000, 57 * 1024, 8192}, {2, 16000, 114 * 1024, 16384}, {4, 32000, 228 * 1024, 32768}}},
+		{"6 GPUs: 1, 2, 4 and 6", "NVIDIA H100 80GB HBM3",
+			CatalogHost{GPUs: map[string]int{"NVIDIA H100 80GB HBM3": 6}, CPUs: 96, MemoryBytes: 1024 * gib},
+			[]shape{{1, 8000, 65536, 8192}, {2, 16000, 131072, 16384}, {4, 32000, 262144, 32768}, {6, 48000, 393216, 49152}}},
+		{"two models share the server's CPUs", "NVIDIA A100-SXM4-40GB",
+			CatalogHost{GPUs: map[string]int{"NVIDIA A100-SXM4-40GB": 2, "NVIDIA L4": 2}, CPUs: 12, MemoryBytes: 512 * gib},
+			[]shape{{1, 3000, 65536, 8192}, {2, 6000, 131072, 16384}}},
+		{"size unknown (engine down, Kubernetes): the defaults", "NVIDIA H200",
+			CatalogHost{},
+			[]shape{{1, 8000, 65536, 8192}, {2, 16000, 131072, 16384}, {4, 32000, 262144, 32768}, {8, 64000, 524288, 65536}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := newTestStore(t)
+			ctx := context.Background()
+			if err := s.SeedCatalogFor(ctx, []string{c.model}, c.host); err != nil {
+				t.Fatal(err)
+			}
+			fs, err := s.ListFlavors(ctx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []shape
+			for _, f := range fs {
+				if f.GPUModel == c.model {
+					got = append(got, shape{f.GPUCount, f.CPUMilli, f.MemoryMiB, f.ShmMiB})
+					if want := fmt.Sprintf("%dx %s", f.GPUCount, ShortGPUName(c.model)); f.Name != want {
+						t.Errorf("flavor %q, want %q", f.Name, want)
+					}
+				}
+			}
+			slices.SortFunc(got, func(a, b shape) int { return a.count - b.count })
+			if !slices.Equal(got, c.want) {
+				t.Errorf("seeded %+v\nwant     %+v", got, c.want)
+			}
+		})
 	}
 }

@@ -43,10 +43,77 @@ var defaultImages = []Image{
 	},
 }
 
-// SeedCatalog fills an empty catalog with the default images and a CPU
-// flavor, and adds default flavors for every detected GPU model that has none
-// yet (so a new GPU model in the server shows up ready to launch).
+// SeedCatalog is SeedCatalogFor a server of unknown size: GPU flavors of
+// 1, 2, 4 and 8 GPUs with 8 CPUs and 64 GiB per GPU.
 func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
+	return s.SeedCatalogFor(ctx, gpuModels, CatalogHost{})
+}
+
+// CatalogHost is what the default GPU flavors are sized by. Zero values
+// are unknown, and the defaults apply.
+type CatalogHost struct {
+	GPUs        map[string]int // GPUs of each model on the server
+	CPUs        int
+	MemoryBytes int64
+}
+
+// Default GPU flavor shape per GPU, for a server big enough (a DGX: 224
+// CPUs and 2 TiB for 8 GPUs).
+const (
+	seedCPUsPerGPU   = 8
+	seedMemMiBPerGPU = 64 * 1024
+	seedShmMiBPerGPU = 8 * 1024
+)
+
+// gpuFlavorSizes are the GPU counts of a model's default flavors: those
+// of 1, 2, 4 and 8 the server has GPUs enough for, and its own count where
+// that is not one of them (6 GPUs: 1, 2, 4 and 6). Unknown: all four.
+func (h CatalogHost) gpuFlavorSizes(model string) []int {
+	have := h.GPUs[model]
+	if have <= 0 {
+		return []int{1, 2, 4, 8}
+	}
+	var out []int
+	for _, n := range []int{1, 2, 4, 8} {
+		if n <= have {
+			out = append(out, n)
+		}
+	}
+	if have < 8 && out[len(out)-1] != have {
+		out = append(out, have)
+	}
+	return out
+}
+
+// perGPU is the CPU and memory share of one GPU: the server's CPUs and
+// memory (less a tenth, at least 2 GiB, for the system and the portal)
+// divided among all its GPUs, capped at the defaults. A workstation with
+// one GPU, 16 CPUs and 32 GiB gets a "1x" flavor of 8 CPUs and 28 GiB it
+// can run, not one of 64 GiB the launch form would have to refuse.
+func (h CatalogHost) perGPU() (cpuMilli Millicores, memMiB int64) {
+	cpuMilli, memMiB = Millicores(seedCPUsPerGPU*1000), int64(seedMemMiBPerGPU)
+	gpus := 0
+	for _, n := range h.GPUs {
+		gpus += n
+	}
+	if gpus == 0 {
+		return cpuMilli, memMiB
+	}
+	if h.CPUs > 0 {
+		cpuMilli = min(cpuMilli, Millicores(max(1, h.CPUs/gpus)*1000))
+	}
+	if h.MemoryBytes > 0 {
+		usable := h.MemoryBytes - max(2<<30, h.MemoryBytes/10)
+		memMiB = min(memMiB, max(1024, usable/int64(gpus)>>30<<10)) // whole GiB
+	}
+	return cpuMilli, memMiB
+}
+
+// SeedCatalogFor fills an empty catalog with the default images and a CPU
+// flavor, and adds default flavors for every detected GPU model that has none
+// yet (so a new GPU model in the server shows up ready to launch), sized
+// for host (see CatalogHost).
+func (s *Store) SeedCatalogFor(ctx context.Context, gpuModels []string, host CatalogHost) error {
 	images, err := s.ListImages(ctx, false)
 	if err != nil {
 		return err
@@ -78,9 +145,10 @@ func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
 		}
 		have[model] = true
 		short := ShortGPUName(model)
-		for _, n := range []int{1, 2, 4, 8} {
+		cpu, mem := host.perGPU()
+		for _, n := range host.gpuFlavorSizes(model) {
 			f := &Flavor{Name: fmt.Sprintf("%dx %s", n, short), GPUModel: model, GPUCount: n,
-				CPUMilli: Millicores(8000 * n), MemoryMiB: 64 * 1024 * int64(n), ShmMiB: 8192 * n, Enabled: true}
+				CPUMilli: cpu * Millicores(n), MemoryMiB: mem * int64(n), ShmMiB: int(min(seedShmMiBPerGPU, mem/4)) * n, Enabled: true}
 			if err := s.CreateFlavor(ctx, f); err != nil {
 				return fmt.Errorf("seed flavor %s: %w", f.Name, err)
 			}

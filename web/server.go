@@ -88,10 +88,6 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	if krt != nil {
 		s.rt = krt // before bootstrap: Close must stop its watches
 	}
-	if err := s.bootstrap(ctx, out); err != nil {
-		s.Close()
-		return nil, err
-	}
 	s.sampler = gpu.NewSampler(inv, cfg.SampleEvery, gpu.DefaultSampleCapacity, log)
 	s.sampler.SetIdleThreshold(uint32(cfg.GPUIdlePercent))
 	if cfg.SampleMaxAge > 0 {
@@ -134,6 +130,12 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	if krt != nil {
 		// The egress policy is a NetworkPolicy there, not iptables.
 		s.Manager.UseFirewall(krt.Firewall())
+	}
+	// After the manager: the default GPU flavors are sized by the server's
+	// CPUs and memory, which the engine reports.
+	if err := s.bootstrap(ctx, out); err != nil {
+		s.Close()
+		return nil, err
 	}
 	h := handlers.New(store, s.sessions, pool, s.Manager, handlers.Config{PublicURL: cfg.PublicURL, Currency: cfg.Currency, Version: Version,
 		NotebookDomain: cfg.NotebookDomain, LoginMemory: int64(cfg.LoginMemoryMiB) << 20, SSHAddr: cfg.SSHAddr,
@@ -182,6 +184,7 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	var models []string
 	seen := map[string]bool{}
 	migProfiles := map[string]string{} // MIG profile → GPU model
+	host := catalogHost(ctx, s.Manager, devs, s.cfg.Kube.Runtime == RuntimeKubernetes)
 	for _, d := range devs {
 		if !seen[d.Model] {
 			seen[d.Model] = true
@@ -200,7 +203,7 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 	if _, err := s.Store.SeedCloudPrices(ctx); err != nil {
 		return fmt.Errorf("seed cloud prices: %w", err)
 	}
-	if err := s.Store.SeedCatalog(ctx, models); err != nil {
+	if err := s.Store.SeedCatalogFor(ctx, models, host); err != nil {
 		return err
 	}
 	if s.cfg.GPUDemoLoad && len(devs) > 0 {
@@ -210,6 +213,20 @@ func (s *Server) bootstrap(ctx context.Context, out io.Writer) error {
 		}
 	}
 	return s.Store.SeedMIGFlavors(ctx, migProfiles)
+}
+
+// catalogHost is what the default GPU flavors are sized by: the GPUs of
+// each model and the server's CPUs and memory. On Kubernetes the pool is
+// many nodes, so "per GPU of this server" means nothing: the defaults.
+func catalogHost(ctx context.Context, m *orchestrator.Manager, devs []gpu.Device, onKubernetes bool) models.CatalogHost {
+	if onKubernetes {
+		return models.CatalogHost{}
+	}
+	host := models.CatalogHost{GPUs: map[string]int{}, CPUs: m.HostCPUs(ctx), MemoryBytes: m.HostMemoryBytes(ctx)}
+	for _, d := range devs {
+		host.GPUs[d.Model]++
+	}
+	return host
 }
 
 // DemoGPUIdleTimeout is the GPU-idle timeout of the flavor make demo
