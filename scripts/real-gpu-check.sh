@@ -19,6 +19,10 @@
 #   2. the portal on the real driver: NVML backend, not simulated; the
 #      catalog and default prices seeded for the GPU's real model name; the
 #      GPU in the API; dcgm-exporter series on /metrics, busy under load.
+#
+# To try the script itself where there is no GPU, put a stand-in nvidia-smi
+# on PATH and set WORKBENCH_GPUS=mock:dgxh200: the tests then fail (no
+# driver) and the portal half runs on the mock.
 set -u
 
 build() {
