@@ -96,6 +96,8 @@ while True: a @ a; torch.cuda.synchronize()'}"
 	api flavors > "$out/api-flavors.json"
 	[ "$(json "$out/api-flavors.json" "sum(1 for f in d['items'] if f.get('gpu_model') == '$model')")" -gt 0 ]
 	check "catalog seeded with a flavor for '$model'" $?
+	[ "$(json "$out/api-flavors.json" "max(f['gpu_count'] for f in d['items'] if f.get('gpu_model') == '$model')")" -le "$count" ]
+	check "no seeded flavor asks for more than the $count GPU(s) here" $?
 	api admin/prices > "$out/api-prices.json"
 	grep -q "\"$model\"" "$out/api-prices.json"
 	check "default price seeded for '$model'" $?
