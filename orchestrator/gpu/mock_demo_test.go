@@ -94,7 +94,18 @@ func TestLiveMockDemoLoadMIGInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		mig := s[7].MIG
-		if len(mig) == 3 && mig[1].Readable(FieldUtil) && mig[1].UtilPercent > 0 {
+		// The demo sets the instances one after another: a sample taken
+		// during its first round can see instance 1 set and instance 0
+		// not yet (a make test run did). Once every instance has read,
+		// all are set for good, and a fresh sample is what to judge.
+		if len(mig) == 3 && mig[0].Readable(FieldUtil) && mig[1].Readable(FieldUtil) && mig[2].Readable(FieldUtil) {
+			if s, err = inv.Sample(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			mig = s[7].MIG
+			if len(mig) != 3 {
+				t.Fatalf("%d MIG instance readings, want 3", len(mig))
+			}
 			for k, m := range mig {
 				if !m.Readable(FieldUtil) || !m.Readable(FieldMemory) {
 					t.Fatalf("instance %d unread: %+v", k, m)
