@@ -29,10 +29,14 @@ type nvmlInventory struct {
 	// mu serialises every NVML call: the mock servers keep plain maps and
 	// counters without locking everywhere, and real NVML loses nothing by
 	// being called from one goroutine at a time at this polling rate.
-	mu     sync.Mutex
-	lib    nvml.Interface
-	devlib device.Interface
-	closed bool
+	// Sample holds it one GPU at a time (a real GPU's reading takes 4–7
+	// ms), so that Devices waits for one or two GPUs, not the collection.
+	mu sync.Mutex
+	// sampling serialises Samples, whose XID event state spans the GPUs.
+	sampling sync.Mutex
+	lib      nvml.Interface
+	devlib   device.Interface
+	closed   bool
 
 	backend   string
 	simulated bool
@@ -184,20 +188,49 @@ func (b *nvmlInventory) Devices(ctx context.Context) ([]Device, error) {
 	return out, nil
 }
 
-// Sample reads the telemetry of every whole GPU (see readSample).
+// Sample reads the telemetry of every whole GPU (see readSample). It
+// takes the NVML lock for one GPU's reading at a time: on a real H200 a
+// reading takes 4–7 ms (docs/telemetry.md), and Devices (the pool page, a
+// launch) would otherwise wait for all of a server's GPUs.
 func (b *nvmlInventory) Sample(ctx context.Context) ([]Sample, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.sampling.Lock()
+	defer b.sampling.Unlock()
 	now := time.Now()
-	out := []Sample{}
+	type gpuHandle struct {
+		dev  nvml.Device
+		uuid string
+	}
+	var gpus []gpuHandle
+	b.mu.Lock()
 	if !b.closed {
 		b.xidPrepare()
 	}
 	err := b.handles(ctx, func(_ int, dev nvml.Device, uuid string) {
 		b.xidRegister(dev, uuid)
-		out = append(out, readSample(dev, uuid, now))
+		gpus = append(gpus, gpuHandle{dev, uuid})
 	})
-	b.xidDrain()
+	b.mu.Unlock()
+	out := make([]Sample, 0, len(gpus))
+	for _, g := range gpus {
+		if err != nil {
+			break
+		}
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		b.mu.Lock()
+		if b.closed { // handles are invalid once NVML is shut down
+			err = errClosed
+		} else {
+			out = append(out, readSample(g.dev, g.uuid, now))
+		}
+		b.mu.Unlock()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.xidDrain()
+	}
 	for i := range out {
 		b.xidFill(&out[i])
 	}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,5 +231,52 @@ func TestProcessUtilisationAskedOnlyWhereProcessesRun(t *testing.T) {
 	}
 	if idle := samples[0]; !idle.Readable(FieldProcesses) || !idle.Readable(FieldProcessUtil) || len(idle.Processes) != 0 {
 		t.Errorf("idle GPU 0: processes %+v, unread %b; want none, both readable", idle.Processes, idle.Unread)
+	}
+}
+
+// A collection takes the NVML lock one GPU at a time: an inventory read
+// (the pool page, a launch) that arrives during it waits for one GPU's
+// reading, not for all of them. On a real H200 a reading takes 4–7 ms
+// (BenchmarkRealGPUSample), so an 8-GPU server's collection held every
+// inventory read for up to ~55 ms. Here each mock GPU's energy counter
+// takes 20 ms; Devices starts while GPU 0 is being read and must be done
+// before the collection has read every GPU. (Go's mutex hands the lock to
+// a waiter that has waited over 1 ms at the next unlock, so it gets in
+// after GPU 1 at the latest, however busy the machine.)
+func TestInventoryReadWaitsForOneGPUNotTheCollection(t *testing.T) {
+	srv := dgxh100.New()
+	AttachMockLoad(srv)
+	var read atomic.Int32
+	entered := make(chan struct{})
+	var once sync.Once
+	for _, d := range srv.Devices {
+		dev := d.(*server.Device)
+		energy := dev.GetTotalEnergyConsumptionFunc
+		dev.GetTotalEnergyConsumptionFunc = func() (uint64, nvml.Return) {
+			once.Do(func() { close(entered) })
+			time.Sleep(20 * time.Millisecond)
+			read.Add(1)
+			return energy()
+		}
+	}
+	inv := mustNew(t, "mock:dgxh100", WithNVML(srv, true, "mock:dgxh100"))
+	ctx := testCtx(t)
+	sampled := make(chan error, 1)
+	go func() {
+		_, err := inv.Sample(ctx)
+		sampled <- err
+	}()
+	<-entered
+	if _, err := inv.Devices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := read.Load(); n >= int32(len(srv.Devices)) {
+		t.Errorf("Devices returned after the collection had read all %d GPUs: it waited for the whole collection", n)
+	}
+	if err := <-sampled; err != nil {
+		t.Fatal(err)
+	}
+	if n := read.Load(); n != int32(len(srv.Devices)) {
+		t.Errorf("the collection read %d of %d GPUs", n, len(srv.Devices))
 	}
 }
