@@ -196,10 +196,6 @@ func (b *nvmlInventory) Sample(ctx context.Context) ([]Sample, error) {
 	b.sampling.Lock()
 	defer b.sampling.Unlock()
 	now := time.Now()
-	type gpuHandle struct {
-		dev  nvml.Device
-		uuid string
-	}
 	var gpus []gpuHandle
 	b.mu.Lock()
 	if !b.closed {
@@ -210,21 +206,9 @@ func (b *nvmlInventory) Sample(ctx context.Context) ([]Sample, error) {
 		gpus = append(gpus, gpuHandle{dev, uuid})
 	})
 	b.mu.Unlock()
-	out := make([]Sample, 0, len(gpus))
-	for _, g := range gpus {
-		if err != nil {
-			break
-		}
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		b.mu.Lock()
-		if b.closed { // handles are invalid once NVML is shut down
-			err = errClosed
-		} else {
-			out = append(out, readSample(g.dev, g.uuid, now))
-		}
-		b.mu.Unlock()
+	var out []Sample
+	if err == nil {
+		out, err = b.readEach(ctx, gpus, now)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -236,6 +220,32 @@ func (b *nvmlInventory) Sample(ctx context.Context) ([]Sample, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// gpuHandle is one GPU as handles found it.
+type gpuHandle struct {
+	dev  nvml.Device
+	uuid string
+}
+
+// readEach reads gpus in order, taking the NVML lock for each reading.
+func (b *nvmlInventory) readEach(ctx context.Context, gpus []gpuHandle, now time.Time) ([]Sample, error) {
+	out := make([]Sample, 0, len(gpus))
+	for _, g := range gpus {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		b.mu.Lock()
+		closed := b.closed // handles are invalid once NVML is shut down
+		if !closed {
+			out = append(out, readSample(g.dev, g.uuid, now))
+		}
+		b.mu.Unlock()
+		if closed {
+			return out, errClosed
+		}
 	}
 	return out, nil
 }
