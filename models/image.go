@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/distribution/reference"
 )
 
 // Image is a catalog entry: the only images users can launch (an arbitrary
@@ -99,17 +97,6 @@ func (i *Image) Validate() error {
 		i.HomePath = "/home/jovyan"
 	}
 	return validHomePath(i.HomePath)
-}
-
-// ValidateImageRef checks ref against the distribution reference grammar.
-func ValidateImageRef(ref string) error {
-	if ref == "" {
-		return invalid("image", "is required")
-	}
-	if _, err := reference.ParseNormalizedNamed(ref); err != nil {
-		return invalid("image", "is not a valid image reference (%v)", err)
-	}
-	return nil
 }
 
 // CreateImage validates and adds a catalog image.

@@ -1,0 +1,38 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// An admin who mistypes an image reference on the catalog form is told
+// which part is wrong, in their language, with what they typed kept — not
+// the reference library's English "invalid reference format: repository
+// name (library/X) must be lowercase" inside a Chinese sentence.
+func TestImageFormNamesWhatIsWrongWithAReference(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	c.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
+	p.loginSudo(c, "admin", adminPassword)
+	form := url.Values{"name": {"Torch"}, "image": {"Quay.io/Jupyter/PyTorch-Notebook:Cuda12"}, "enabled": {"true"},
+		"start_command": {"jupyter lab --port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token}"},
+		"run_as_user":   {"1000"}, "home_path": {"/home/jovyan"}, "open_path": {"/lab"}}
+	for _, tc := range []struct{ image, want string }{
+		{"Quay.io/Jupyter/PyTorch-Notebook:Cuda12", "不是有效的镜像引用：名称只能用小写（quay.io/jupyter/pytorch-notebook:Cuda12）"},
+		{"https://quay.io/jupyter/base-notebook", "不是有效的镜像引用：去掉 https://，写成 仓库地址/名称:标签"},
+		{"quay.io/jupyter/base notebook", "不是有效的镜像引用：其中有空格"},
+	} {
+		form.Set("image", tc.image)
+		res, page := p.postFormBody(c, "/admin/images", form)
+		doc := parseHTML(t, page)
+		got := strings.TrimSpace(doc.Find(`[data-testid=error-image]`).Text())
+		if v, _ := doc.Find(`input[name=image]`).Attr("value"); res.StatusCode != http.StatusBadRequest || v != tc.image {
+			t.Errorf("%q: status %d, field kept as %q", tc.image, res.StatusCode, v)
+		}
+		if !strings.Contains(got, tc.want) || strings.Contains(got, "reference format") {
+			t.Errorf("%q: error reads %q, want %q", tc.image, got, tc.want)
+		}
+	}
+}
