@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,4 +66,44 @@ func TestFirstStartOffersALaunchableGPUFlavor(t *testing.T) {
 	if strings.Contains(choice.Text(), "simulated") {
 		t.Error("a GPU taken for real is labelled simulated")
 	}
+}
+
+// A first start while the engine does not answer sizes the default GPU
+// flavors by this machine's memory (as its CPUs), not 64 GiB per GPU: the
+// engine had no size to report, and a server under 64 GiB would then
+// refuse every seeded GPU flavor once the engine is back ("needs 64 GiB
+// of memory").
+func TestFirstStartWithTheEngineDownSizesFlavorsByThisMachine(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent-workbench-engine.sock")
+	srv := dgxh100.New()
+	srv.Devices = srv.Devices[:1]
+	p := newPortal(t, func(c *web.Config) { c.GPUOptions = []gpu.Option{gpu.WithNVML(srv, false, "nvml")} })
+	local := meminfoTotal(t)
+	fl, err := p.srv.Store.FlavorByNameOrID(context.Background(), "1x H100 80GB HBM3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl.MemoryMiB<<20 > local {
+		t.Fatalf("seeded %s asks %d MiB; this machine has %d MiB", fl.Name, fl.MemoryMiB, local>>20)
+	}
+}
+
+// meminfoTotal is this machine's MemTotal in bytes.
+func meminfoTotal(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Skip("no /proc/meminfo:", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no MemTotal in /proc/meminfo")
+	return 0
 }

@@ -223,6 +223,12 @@ func catalogHost(ctx context.Context, m *orchestrator.Manager, devs []gpu.Device
 		return models.CatalogHost{}
 	}
 	host := models.CatalogHost{GPUs: map[string]int{}, CPUs: m.HostCPUs(ctx), MemoryBytes: m.HostMemoryBytes(ctx)}
+	if host.MemoryBytes == 0 {
+		// The engine did not answer (the CPU count has fallen back to
+		// this machine's already): size by this machine's memory rather
+		// than give every GPU 64 GiB a small server cannot launch.
+		host.MemoryBytes = localMemoryBytes()
+	}
 	for _, d := range devs {
 		host.GPUs[d.Model]++
 	}
