@@ -12,6 +12,7 @@ import (
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator"
+	"workbench/orchestrator/runtime"
 	"workbench/templates"
 	"workbench/templates/i18n"
 )
@@ -248,6 +249,9 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 	me := currentUser(c).ID
 	for i := range rows {
 		rows[i].Mine = wbs[i].OwnerID == me
+		// A user's failed pull told them to ask an admin; the admin
+		// reading it here is told what to do.
+		rows[i].Reason = runtime.AdminWording(rows[i].Reason)
 	}
 	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates, Pages: pages}
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))

@@ -25,7 +25,8 @@ func TestPullFailureIsOneSentence(t *testing.T) {
 	if code != 202 {
 		t.Fatalf("launch: %d %v", code, wb)
 	}
-	wb = waitState(t, p, alice, wb["id"].(string), "failed")
+	aliceID := wb["id"].(string)
+	wb = waitState(t, p, alice, aliceID, "failed")
 	want := "This server cannot download from 127.0.0.1:1 — ask an admin to pre-pull the image or configure a registry mirror."
 	if wb["reason"] != want {
 		t.Fatalf("reason %q\nwant   %q", wb["reason"], want)
@@ -55,6 +56,16 @@ func TestPullFailureIsOneSentence(t *testing.T) {
 	want = "This server cannot download from 127.0.0.1:1 — set a mirror for it under Admin → Registries, or load the image from an archive (workbench image load)."
 	if wb["reason"] != want {
 		t.Errorf("admin's reason %q\nwant   %q", wb["reason"], want)
+	}
+
+	// The admin's list of everyone's workbenches says why alice's failed
+	// (her page is closed to admins), worded for the admin who reads it.
+	ac := p.client()
+	p.login(ac, "root", "root-password")
+	_, page = p.get(ac, "/admin/workbenches?state=failed")
+	row := parseHTML(t, page).Find(`tr[data-testid=workbench-row][data-id="` + aliceID + `"]`)
+	if got := strings.TrimSpace(row.Find(`[data-testid=wb-failed-reason]`).Text()); got != want {
+		t.Errorf("admin list: alice's failed row says %q\nwant %q", got, want)
 	}
 	p.srv.Manager.Wait()
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -38,28 +39,108 @@ func newPullError(ref, raw string) *PullError {
 		}
 		return false
 	}
+	kind := pullOther
 	switch {
 	case has("no space left"):
-		e.Reason = reasonf("this server's disk is full, so %s cannot be downloaded — ask an admin to free disk space, then try again", ref)
-		e.AdminReason = reasonf("this server's disk is full, so %s cannot be downloaded — free disk space on the engine's disk, then try again", ref)
+		kind = pullDiskFull
 	case has("manifest unknown", "not found", "does not exist", "no such image"):
-		e.Reason = reasonf("the image %s does not exist on %s — ask an admin to correct the image reference in the catalog", ref, reg)
-		e.AdminReason = reasonf("the image %s does not exist on %s — correct the image reference in the catalog", ref, reg)
+		kind = pullNoSuchImage
 	case has("unauthorized", "denied", "authentication required", "forbidden"):
-		e.Reason = reasonf("%s refused to hand out %s (it needs credentials, or the name is wrong) — ask an admin to pre-pull the image or check its name", reg, ref)
-		e.AdminReason = reasonf("%s refused to hand out %s (it needs credentials, or the name is wrong) — check its name, or load the image from an archive (workbench image load)", reg, ref)
+		kind = pullRefused
 	case has("dial tcp", "connection refused", "no such host", "i/o timeout", "timeout", "network is unreachable",
 		"server misbehaving", "tls:", "x509:", "connection reset", "eof", "temporary failure in name resolution", "proxyconnect"):
-		e.Reason = reasonf("this server cannot download from %s — ask an admin to pre-pull the image or configure a registry mirror", reg)
-		e.AdminReason = reasonf("this server cannot download from %s — set a mirror for it under Admin → Registries, or load the image from an archive (workbench image load)", reg)
+		kind = pullUnreachable
 	case strings.HasPrefix(raw, "not a valid image reference"):
-		e.Reason = reasonf("%s is not a valid image reference — ask an admin to correct it in the catalog", ref)
-		e.AdminReason = reasonf("%s is not a valid image reference — correct it in the catalog", ref)
-	default:
-		e.Reason = reasonf("this server could not download %s from %s — ask an admin to pre-pull the image (the details below say why)", ref, reg)
-		e.AdminReason = reasonf("this server could not download %s from %s (the details below say why)", ref, reg)
+		kind = pullBadRef
 	}
+	e.Reason, e.AdminReason = pullReasons(kind, ref, reg)
 	return e
+}
+
+// The kinds of failed pull (pullReasons words each).
+const (
+	pullDiskFull = iota
+	pullNoSuchImage
+	pullRefused
+	pullUnreachable
+	pullBadRef
+	pullOther
+	pullKinds
+)
+
+// pullReasons words a failed pull of ref from reg of the given kind for a
+// user (what to ask an admin for) and for an admin (what to do).
+func pullReasons(kind int, ref, reg string) (user, admin string) {
+	switch kind {
+	case pullDiskFull:
+		return reasonf("this server's disk is full, so %s cannot be downloaded — ask an admin to free disk space, then try again", ref),
+			reasonf("this server's disk is full, so %s cannot be downloaded — free disk space on the engine's disk, then try again", ref)
+	case pullNoSuchImage:
+		return reasonf("the image %s does not exist on %s — ask an admin to correct the image reference in the catalog", ref, reg),
+			reasonf("the image %s does not exist on %s — correct the image reference in the catalog", ref, reg)
+	case pullRefused:
+		return reasonf("%s refused to hand out %s (it needs credentials, or the name is wrong) — ask an admin to pre-pull the image or check its name", reg, ref),
+			reasonf("%s refused to hand out %s (it needs credentials, or the name is wrong) — check its name, or load the image from an archive (workbench image load)", reg, ref)
+	case pullUnreachable:
+		return reasonf("this server cannot download from %s — ask an admin to pre-pull the image or configure a registry mirror", reg),
+			reasonf("this server cannot download from %s — set a mirror for it under Admin → Registries, or load the image from an archive (workbench image load)", reg)
+	case pullBadRef:
+		return reasonf("%s is not a valid image reference — ask an admin to correct it in the catalog", ref),
+			reasonf("%s is not a valid image reference — correct it in the catalog", ref)
+	}
+	return reasonf("this server could not download %s from %s — ask an admin to pre-pull the image (the details below say why)", ref, reg),
+		reasonf("this server could not download %s from %s (the details below say why)", ref, reg)
+}
+
+// Stand-ins for the reference and the registry, to turn a user's wording
+// back into a pattern (pullReasonPatterns).
+const (
+	refMark = "\x00ref\x00"
+	regMark = "\x00reg\x00"
+)
+
+// pullReasonPatterns match each kind's user wording as a workbench's
+// stored reason has it (first letter capitalised, a full stop added),
+// capturing the reference and the registry.
+var pullReasonPatterns = func() (res [pullKinds]*regexp.Regexp) {
+	for kind := range res {
+		user, _ := pullReasons(kind, refMark, regMark)
+		p := regexp.QuoteMeta(user)
+		p = strings.Replace(p, regexp.QuoteMeta(refMark), "(?P<ref>.+?)", 1)
+		p = strings.Replace(p, regexp.QuoteMeta(regMark), "(?P<reg>.+?)", 1)
+		if r := p[0]; 'a' <= r && r <= 'z' {
+			p = "[" + string(r) + string(r-'a'+'A') + "]" + p[1:]
+		}
+		res[kind] = regexp.MustCompile("^" + p + `\.?$`)
+	}
+	return res
+}()
+
+// AdminWording is a failed pull's reason, as a user's workbench stored it
+// ("… — ask an admin to correct the image reference in the catalog."),
+// worded for the administrator reading it (what to do, not whom to ask);
+// any other reason is returned as it is.
+func AdminWording(reason string) string {
+	for kind, re := range pullReasonPatterns {
+		m := re.FindStringSubmatch(reason)
+		if m == nil {
+			continue
+		}
+		ref, reg := "", ""
+		if i := re.SubexpIndex("ref"); i > 0 {
+			ref = m[i]
+		}
+		if i := re.SubexpIndex("reg"); i > 0 {
+			reg = m[i]
+		}
+		_, admin := pullReasons(kind, ref, reg)
+		admin = strings.ToUpper(admin[:1]) + admin[1:]
+		if strings.HasSuffix(reason, ".") && !strings.HasSuffix(admin, ".") {
+			admin += "."
+		}
+		return admin
+	}
+	return reason
 }
 
 // registryOf names the registry an image reference points to ("docker.io"

@@ -47,5 +47,16 @@ func TestPullErrorWording(t *testing.T) {
 		if strings.Contains(e.Error(), "Error response from daemon") || !strings.Contains(c.raw, e.Details) {
 			t.Errorf("%s: details %q", c.raw, e.Details)
 		}
+		// A failed workbench stores the user's wording as a sentence; an
+		// administrator reading it gets theirs.
+		stored := strings.ToUpper(c.want[:1]) + c.want[1:] + "."
+		if got, want := AdminWording(stored), strings.ToUpper(c.admin[:1])+c.admin[1:]+"."; got != want {
+			t.Errorf("AdminWording(%q)\n = %q\nwant %q", stored, got, want)
+		}
+	}
+	for _, other := range []string{"Exited with code 1 while starting.", "", "the image x does not exist on y"} {
+		if got := AdminWording(other); got != other {
+			t.Errorf("AdminWording(%q) = %q, want it unchanged", other, got)
+		}
 	}
 }
