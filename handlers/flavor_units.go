@@ -49,6 +49,17 @@ func poolUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 	return n
 }
 
+// gpusOfModel counts the server's GPUs of model, whatever their state.
+func gpusOfModel(gpus []orchestrator.PoolGPU, model string) int {
+	n := 0
+	for _, g := range gpus {
+		if g.Model == model {
+			n++
+		}
+	}
+	return n
+}
+
 // partsFor counts the MIG instances of f's profile or the slices of shared
 // GPUs that f (a MIG or slice flavor) could take, on healthy, undrained
 // GPUs of its model; only those nobody holds when free is set.

@@ -94,19 +94,25 @@ func TestPoolUnitsForAndChoice(t *testing.T) {
 	}
 
 	// Every 1g.10gb instance is held: two of them wait, four never fit.
-	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, mig1)); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
+	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, mig1), 2); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
 		t.Errorf("2 held instances: never %q, waits %q", never, waits)
 	}
 	four := mig1
 	four.GPUCount = 4
-	if never, waits := flavorChoice(four, 0, 3); never != "needs 4 MIG instances; this server has 3" || waits != "" {
+	if never, waits := flavorChoice(four, 0, 3, 2); never != "needs 4 MIG instances; this server has 3" || waits != "" {
 		t.Errorf("4 of 3 instances: never %q, waits %q", never, waits)
 	}
 	one := models.Flavor{GPUModel: "H100", GPUCount: 1}
-	if never, waits := flavorChoice(one, 1, 2); never != "" || waits != "" {
+	if never, waits := flavorChoice(one, 1, 2, 2); never != "" || waits != "" {
 		t.Errorf("a free GPU: never %q, waits %q", never, waits)
 	}
-	if never, waits := flavorChoice(models.Flavor{}, 0, 0); never != "" || waits != "" {
+	// Eight H100s, one split into MIG instances: an 8-GPU flavor can never
+	// start, and the reason does not say the server has 7.
+	eight := models.Flavor{GPUModel: "H100", GPUCount: 8}
+	if never, _ := flavorChoice(eight, 7, 7, 8); never != "needs 8 GPUs; 7 of this server's 8 can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)" {
+		t.Errorf("8 of 7 whole GPUs: never %q", never)
+	}
+	if never, waits := flavorChoice(models.Flavor{}, 0, 0, 0); never != "" || waits != "" {
 		t.Errorf("a CPU flavor: never %q, waits %q", never, waits)
 	}
 }

@@ -214,8 +214,9 @@ func TestMockMIGDemo(t *testing.T) {
 	if free := choice.Find(`[data-testid=free-gpus]`).Text(); free != "2 free" || !strings.Contains(choice.Text(), "1 × MIG 1g.10gb") {
 		t.Fatalf("launch form's MIG flavor: free %q, text %q", free, choice.Text())
 	}
-	// Whole-GPU flavors see 7 GPUs: the MIG GPU is not one of them.
-	if !strings.Contains(page, "needs 8 GPUs; this server has 7") {
+	// Whole-GPU flavors see 7 GPUs: the MIG GPU is not one of them, and
+	// the reason says so rather than that the server has 7.
+	if !strings.Contains(page, "needs 8 GPUs; 7 of this server&#39;s 8 can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)") {
 		t.Fatal("the 8-GPU flavor should be unavailable with 7 whole GPUs in the pool")
 	}
 
