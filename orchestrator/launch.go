@@ -393,11 +393,16 @@ func (m *Manager) fail(ctx context.Context, id, reason string) {
 }
 
 // sentence starts s with a capital letter and ends it with a full stop.
+// A sentence that starts with a name — a registry or an image reference,
+// "ghcr.io refused to hand out …" — keeps it as written: "Ghcr.io" is not
+// the registry's name.
 func sentence(s string) string {
 	if s == "" {
 		return s
 	}
-	s = strings.ToUpper(s[:1]) + s[1:]
+	if first, _, _ := strings.Cut(s, " "); strings.Trim(first, "abcdefghijklmnopqrstuvwxyz'") == "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
 	if !strings.HasSuffix(s, ".") {
 		s += "."
 	}

@@ -134,7 +134,9 @@ func AdminWording(reason string) string {
 			reg = m[i]
 		}
 		_, admin := pullReasons(kind, ref, reg)
-		admin = strings.ToUpper(admin[:1]) + admin[1:]
+		if r := reason[0]; 'A' <= r && r <= 'Z' && admin[0] != r {
+			admin = strings.ToUpper(admin[:1]) + admin[1:] // made a sentence
+		}
 		if strings.HasSuffix(reason, ".") && !strings.HasSuffix(admin, ".") {
 			admin += "."
 		}

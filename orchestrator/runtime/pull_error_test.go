@@ -49,9 +49,23 @@ func TestPullErrorWording(t *testing.T) {
 		}
 		// A failed workbench stores the user's wording as a sentence; an
 		// administrator reading it gets theirs.
-		stored := strings.ToUpper(c.want[:1]) + c.want[1:] + "."
-		if got, want := AdminWording(stored), strings.ToUpper(c.admin[:1])+c.admin[1:]+"."; got != want {
+		// It starts with a capital unless it starts with a name (a
+		// registry, a reference), as the orchestrator's sentence() does.
+		upper := func(s string) string {
+			if 'a' <= s[0] && s[0] <= 'z' && !strings.ContainsAny(s[:strings.IndexByte(s, ' ')], ".:/") {
+				return strings.ToUpper(s[:1]) + s[1:]
+			}
+			return s
+		}
+		stored := upper(c.want) + "."
+		if got, want := AdminWording(stored), upper(c.admin)+"."; got != want {
 			t.Errorf("AdminWording(%q)\n = %q\nwant %q", stored, got, want)
+		}
+		// A reason stored before names were kept as written ("Ghcr.io
+		// refused …") is still recognised.
+		old := strings.ToUpper(c.want[:1]) + c.want[1:] + "."
+		if got := AdminWording(old); got == old {
+			t.Errorf("AdminWording(%q) left it as it is", old)
 		}
 	}
 	for _, other := range []string{"Exited with code 1 while starting.", "", "the image x does not exist on y"} {

@@ -148,12 +148,17 @@ func Reason(ctx context.Context, text string) string {
 }
 
 // unsentence undoes the orchestrator's sentence(): "The image x does not
-// exist." → "the image x does not exist".
+// exist." → "the image x does not exist"; a sentence that starts with a
+// name ("ghcr.io refused …") only loses its full stop.
 func unsentence(s string) (string, bool) {
-	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' || !strings.HasSuffix(s, ".") {
+	if len(s) < 2 || !strings.HasSuffix(s, ".") {
 		return "", false
 	}
-	return strings.ToLower(s[:1]) + strings.TrimSuffix(s[1:], "."), true
+	s = strings.TrimSuffix(s, ".")
+	if 'A' <= s[0] && s[0] <= 'Z' {
+		s = strings.ToLower(s[:1]) + s[1:]
+	}
+	return s, true
 }
 
 // ReasonKeys lists the formats Reason recognises (the keys of the reasons

@@ -30,6 +30,9 @@ func TestReasonRecognisesFormats(t *testing.T) {
 		// A reason made a sentence (an image pull's failure).
 		{"The image ghcr.io/x/y:1 does not exist on ghcr.io — ask an admin to correct the image reference in the catalog.",
 			"镜像 ghcr.io/x/y:1 在 ghcr.io 上不存在 —— 请联系管理员在目录中更正镜像引用。"},
+		// One that starts with a registry's name keeps it as written.
+		{"ghcr.io refused to hand out ghcr.io/x/y:1 (it needs credentials, or the name is wrong) — ask an admin to pre-pull the image or check its name.",
+			"ghcr.io 拒绝提供 ghcr.io/x/y:1（需要凭据，或名称有误）—— 请联系管理员预先拉取该镜像或检查其名称。"},
 		// Unknown text: as it is, even with a % in it.
 		{"the engine said 100% no", "the engine said 100% no"},
 		{"", ""},
