@@ -249,9 +249,12 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 	me := currentUser(c).ID
 	for i := range rows {
 		rows[i].Mine = wbs[i].OwnerID == me
-		// A user's failed pull told them to ask an admin; the admin
-		// reading it here is told what to do.
-		rows[i].Reason = runtime.AdminWording(rows[i].Reason)
+		// The row says why a workbench failed; a user's failed pull
+		// told them to ask an admin, the admin reading it here is told
+		// what to do.
+		if rows[i].State == models.StateFailed {
+			rows[i].Reason = runtime.AdminWording(rows[i].Reason)
+		}
 	}
 	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates, Pages: pages}
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))

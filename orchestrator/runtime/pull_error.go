@@ -100,8 +100,9 @@ const (
 )
 
 // pullReasonPatterns match each kind's user wording as a workbench's
-// stored reason has it (first letter capitalised, a full stop added),
-// capturing the reference and the registry.
+// stored reason has it (made a sentence: a capital first letter unless it
+// starts with a name, a full stop), capturing the reference and the
+// registry.
 var pullReasonPatterns = func() (res [pullKinds]*regexp.Regexp) {
 	for kind := range res {
 		user, _ := pullReasons(kind, refMark, regMark)
