@@ -50,6 +50,12 @@ type Firewall struct {
 	mu      sync.Mutex
 	iptBin  string // e.g. iptables or iptables-legacy; "" until detected
 	restore string
+
+	// failStep, set by tests, is asked before each iptables call that
+	// deletes (-D, -F, -X); an error it returns stands for that call
+	// failing (a busy nft backend answers "Resource temporarily
+	// unavailable" under concurrent changes).
+	failStep func(args []string) error
 }
 
 // NewFirewall returns a Firewall; it finds iptables on first use.
@@ -176,29 +182,56 @@ func (f *Firewall) Remove(ctx context.Context, installID string) error {
 // the next sweep instead of leaving rules no jump points the sweep to.
 func (f *Firewall) removeChains(ctx context.Context, fwd, in string) error {
 	for _, j := range []struct{ parent, chain string }{{parentInput, in}, {parentForward, fwd}} {
-		var errs []error
-		jumps, err := f.jumps(ctx, j.parent, j.chain)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		for _, rule := range jumps {
-			if _, err := f.ipt(ctx, append([]string{"-D", j.parent}, rule...)...); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if f.chainExists(ctx, j.chain) {
-			if _, err := f.ipt(ctx, "-F", j.chain); err != nil {
-				errs = append(errs, err)
-			}
-			if _, err := f.ipt(ctx, "-X", j.chain); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if len(errs) > 0 && !f.chainGone(ctx, j.parent, j.chain) {
-			return errors.Join(errs...)
+		if err := f.removeChain(ctx, j.parent, j.chain); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// removeAttempts bounds removeChain's tries. A try fails when another
+// portal removing the same chain took a step of its own (a jump, the
+// flush, the chain) or when the nft backend refused a change made at the
+// same moment as another; a few fresh tries see the removal through.
+const removeAttempts = 4
+
+// removeChain removes chain and parent's jumps to it. A try that failed
+// (see removeAttempts) is tried again on a fresh listing, rather than
+// leaving the rest of the removal — the forward chain, after the input
+// chain — to the next sweep.
+func (f *Firewall) removeChain(ctx context.Context, parent, chain string) error {
+	var errs []error
+	for range removeAttempts {
+		errs = f.tryRemoveChain(ctx, parent, chain)
+		if len(errs) == 0 || f.chainGone(ctx, parent, chain) {
+			return nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// tryRemoveChain is one try of removeChain: every jump it lists, the
+// flush, the chain.
+func (f *Firewall) tryRemoveChain(ctx context.Context, parent, chain string) []error {
+	var errs []error
+	jumps, err := f.jumps(ctx, parent, chain)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, rule := range jumps {
+		if _, err := f.ipt(ctx, append([]string{"-D", parent}, rule...)...); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if f.chainExists(ctx, chain) {
+		if _, err := f.ipt(ctx, "-F", chain); err != nil {
+			errs = append(errs, err)
+		}
+		if _, err := f.ipt(ctx, "-X", chain); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // chainGone reports whether chain and every jump to it from parent are
@@ -390,6 +423,11 @@ func (f *Firewall) detect(ctx context.Context) error {
 
 // ipt runs iptables with the xtables lock wait, returning stdout.
 func (f *Firewall) ipt(ctx context.Context, args ...string) (string, error) {
+	if f.failStep != nil && len(args) > 0 && (args[0] == "-D" || args[0] == "-F" || args[0] == "-X") {
+		if err := f.failStep(args); err != nil {
+			return "", fmt.Errorf("iptables %s: %w", strings.Join(args, " "), err)
+		}
+	}
 	out, stderr, err := run(ctx, f.iptBin, nil, append([]string{"-w", "5"}, args...)...)
 	if err != nil {
 		return out, fmt.Errorf("iptables %s: %v: %s", strings.Join(args, " "), err, cleanStderr(stderr))

@@ -423,3 +423,42 @@ func assertNoRules(t *testing.T, chains ...string) {
 		}
 	}
 }
+
+// TestEgressRemovalOutlastsAFailedStep: a deletion that fails once (the
+// nft backend refusing a change made at the same moment as another
+// portal's) is tried again: the removal returns no error and leaves
+// neither chain. It used to give up on the input chain and never reach
+// the forward chain (make test saw a sweep leave it behind).
+func TestEgressRemovalOutlastsAFailedStep(t *testing.T) {
+	t.Parallel()
+	e, fw := firewallEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	inst := e.install + "-busy"
+	fwd, in := EgressChains(inst)
+	veth := "wbeg" + e.run[:6] + "b"
+	sh(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "wbeg"+e.run[:6]+"c")
+	t.Cleanup(func() {
+		_ = exec.Command("ip", "link", "delete", veth).Run()
+		fw.failStep = nil
+		_ = fw.Remove(context.Background(), inst)
+	})
+	if err := fw.Apply(ctx, inst, veth, DefaultEgressPolicy); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	fw.failStep = func(args []string) error {
+		if args[0] == "-X" && args[1] == in && failed == 0 {
+			failed++
+			return errors.New("Resource temporarily unavailable")
+		}
+		return nil
+	}
+	if err := fw.Remove(ctx, inst); err != nil {
+		t.Errorf("remove: %v", err)
+	}
+	if failed != 1 {
+		t.Fatalf("the injected failure ran %d times", failed)
+	}
+	assertNoRules(t, fwd, in)
+}
