@@ -48,6 +48,7 @@ var adminMessages = []string{
 	"port %s is listed twice",
 	"port %s: use ports 1024–65535 (apps run as a non-root user)",
 	"no priority class %s",
+	"must have a lowercase path (%s)",
 	"cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
 }
 

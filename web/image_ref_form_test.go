@@ -36,3 +36,18 @@ func TestImageFormNamesWhatIsWrongWithAReference(t *testing.T) {
 		}
 	}
 }
+
+// A registry mirror with capitals in its path is named as that mistake,
+// with the path to use, in the reader's language (it read "must be a
+// registry host such as docker.io", which harbor.lab.cn is).
+func TestMirrorWithCapitalsInItsPathIsNamed(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	c.Transport = acceptLanguage{"zh-CN,zh;q=0.9", http.DefaultTransport}
+	p.loginSudo(c, "admin", adminPassword)
+	res, page := p.postFormBody(c, "/admin/registries", url.Values{"mirrors": {"quay.io = harbor.lab.cn/Quay"}})
+	got := strings.TrimSpace(parseHTML(t, page).Find(`[data-testid=error-mirrors]`).Text())
+	if want := `第 1 行：镜像站 "harbor.lab.cn/Quay" 路径必须是小写（harbor.lab.cn/quay）`; res.StatusCode != http.StatusBadRequest || got != want {
+		t.Errorf("status %d, error %q\nwant %q", res.StatusCode, got, want)
+	}
+}

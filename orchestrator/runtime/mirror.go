@@ -73,6 +73,11 @@ func checkRegistryHost(s string, path bool) error {
 	}
 	named, err := reference.ParseNamed(probe)
 	if err != nil || reference.Domain(named) != host || (!strings.ContainsAny(host, ".:") && host != "localhost") {
+		if lower := strings.ToLower(prefix); hasPrefix && lower != prefix && checkRegistryHost(host+"/"+lower, path) == nil {
+			// Repository paths are lowercase: say so rather than that
+			// harbor.lab.cn/DockerHub is no registry host.
+			return fmt.Errorf("must have a lowercase path (%s)", host+"/"+lower)
+		}
 		return fmt.Errorf("must be a registry host such as docker.io, nvcr.io or registry.local:5000")
 	}
 	return nil

@@ -80,6 +80,10 @@ func TestParseMirrorsRefusesBadLines(t *testing.T) {
 			t.Errorf("%q: the error does not name the line: %v", bad, err)
 		}
 	}
+	// A path in capitals is named as the mistake, with the path to use.
+	if _, err := ParseMirrors("quay.io = harbor.lab.cn/Quay"); err == nil || err.Error() != `line 1: mirror "harbor.lab.cn/Quay" must have a lowercase path (harbor.lab.cn/quay)` {
+		t.Errorf("a path in capitals: %v", err)
+	}
 	if m, err := ParseMirrors("index.docker.io = registry.example.cn"); err != nil || m["docker.io"] != "registry.example.cn" {
 		t.Errorf("index.docker.io is Docker Hub: %v %v", m, err)
 	}
