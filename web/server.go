@@ -226,7 +226,10 @@ func catalogHost(ctx context.Context, m *orchestrator.Manager, devs []gpu.Device
 	if host.MemoryBytes == 0 {
 		// The engine did not answer (the CPU count has fallen back to
 		// this machine's already): size by this machine's memory rather
-		// than give every GPU 64 GiB a small server cannot launch.
+		// than give every GPU 64 GiB a small server cannot launch. Only
+		// for seeding: Manager.HostMemoryBytes stays "unknown", so a
+		// launch is never refused by the portal's own machine's size
+		// while the engine it runs on cannot be asked.
 		host.MemoryBytes = localMemoryBytes()
 	}
 	for _, d := range devs {

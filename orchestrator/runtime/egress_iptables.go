@@ -51,10 +51,10 @@ type Firewall struct {
 	iptBin  string // e.g. iptables or iptables-legacy; "" until detected
 	restore string
 
-	// failStep, set by tests, is asked before each iptables call that
-	// deletes (-D, -F, -X); an error it returns stands for that call
-	// failing (a busy nft backend answers "Resource temporarily
-	// unavailable" under concurrent changes).
+	// failStep, set by tests, is asked before each iptables call; an
+	// error it returns stands for that call failing (a busy nft backend
+	// answers "Resource temporarily unavailable" under concurrent
+	// changes).
 	failStep func(args []string) error
 }
 
@@ -177,9 +177,9 @@ func (f *Firewall) Remove(ctx context.Context, installID string) error {
 
 // removeChains removes the input chain and its jumps first, and the
 // forward chain only once that worked: the sweep finds an install by its
-// remaining jumps, so a removal that fails half way (the xtables lock, a
-// busy nft backend, another portal sweeping the same chains) is finished by
-// the next sweep instead of leaving rules no jump points the sweep to.
+// remaining jumps, so a removal that still fails half way after its tries
+// (removeChain) is finished by the next sweep instead of leaving rules no
+// jump points the sweep to.
 func (f *Firewall) removeChains(ctx context.Context, fwd, in string) error {
 	for _, j := range []struct{ parent, chain string }{{parentInput, in}, {parentForward, fwd}} {
 		if err := f.removeChain(ctx, j.parent, j.chain); err != nil {
@@ -423,7 +423,7 @@ func (f *Firewall) detect(ctx context.Context) error {
 
 // ipt runs iptables with the xtables lock wait, returning stdout.
 func (f *Firewall) ipt(ctx context.Context, args ...string) (string, error) {
-	if f.failStep != nil && len(args) > 0 && (args[0] == "-D" || args[0] == "-F" || args[0] == "-X") {
+	if f.failStep != nil {
 		if err := f.failStep(args); err != nil {
 			return "", fmt.Errorf("iptables %s: %w", strings.Join(args, " "), err)
 		}

@@ -448,7 +448,7 @@ func TestEgressRemovalOutlastsAFailedStep(t *testing.T) {
 	}
 	failed := 0
 	fw.failStep = func(args []string) error {
-		if args[0] == "-X" && args[1] == in && failed == 0 {
+		if len(args) == 2 && args[0] == "-X" && args[1] == in && failed == 0 {
 			failed++
 			return errors.New("Resource temporarily unavailable")
 		}
