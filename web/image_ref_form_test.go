@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // An admin who mistypes an image reference on the catalog form is told
@@ -49,5 +51,42 @@ func TestMirrorWithCapitalsInItsPathIsNamed(t *testing.T) {
 	got := strings.TrimSpace(parseHTML(t, page).Find(`[data-testid=error-mirrors]`).Text())
 	if want := `第 1 行：镜像站 "harbor.lab.cn/Quay" 路径必须是小写（harbor.lab.cn/quay）`; res.StatusCode != http.StatusBadRequest || got != want {
 		t.Errorf("status %d, error %q\nwant %q", res.StatusCode, got, want)
+	}
+}
+
+// In Chromium, with JavaScript on and off: an administrator types an image
+// reference with capitals on the new-image form and clicks Save; the form
+// comes back with what was typed and names the mistake with the reference
+// to use.
+func TestBrowserImageFormNamesAReferenceMistake(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p := newPortal(t)
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btLoginAsAdmin(t, b, p.ts.URL)
+			btNavigate(t, b, p.ts.URL+"/sudo?next="+url.QueryEscape("/admin/images/new"))
+			btDo(t, b, "type the password", chromedp.SendKeys(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`), btAdminPassword))
+			btSubmit(t, b, "confirm the password", chromedp.Click(chromedp.CSS(`[data-testid=sudo-submit]`)))
+			btNavigate(t, b, p.ts.URL+"/admin/images/new")
+			const typed = "Quay.io/Jupyter/Base-Notebook:Latest"
+			btDo(t, b, "type a name", chromedp.SendKeys(chromedp.CSS(`[data-testid=image-form] input[name=name]`), "Base"))
+			btDo(t, b, "type the reference", chromedp.SendKeys(chromedp.CSS(`[data-testid=image-form] input[name=image]`), typed))
+			btDo(t, b, "type the start command", chromedp.SendKeys(chromedp.CSS(`[data-testid=image-form] input[name=start_command]`),
+				"jupyter lab --port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token}"))
+			resp := btSubmit(t, b, "click Save", chromedp.Click(chromedp.CSS(`[data-testid=image-form] button[type=submit]`)))
+			if resp.Status != http.StatusBadRequest {
+				t.Fatalf("save: status %d, want 400", resp.Status)
+			}
+			want := "is not a valid image reference: the name is lowercase only (quay.io/jupyter/base-notebook:Latest)"
+			if got := btText(t, b, `[data-testid=error-image]`); got != want {
+				t.Errorf("error %q\nwant %q", got, want)
+			}
+			if got, err := chromedp.Run(b, chromedp.Value(chromedp.CSS(`[data-testid=image-form] input[name=image]`))); err != nil || got != typed {
+				t.Errorf("the reference field holds %q (%v), want what was typed", got, err)
+			}
+		})
 	}
 }
