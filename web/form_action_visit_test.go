@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -119,5 +120,30 @@ func TestBrowserEnterOnAFailedFormsAddress(t *testing.T) {
 			}
 			btDo(t, b, "see the list", chromedp.WaitVisible(chromedp.CSS(`a[href="/workbenches/new"]`)))
 		})
+	}
+}
+
+// TestSignInAfterAnExpiredSessionLeadsToTheFormsPage: a form posted after
+// the session ended sends the person to sign in with the form's address as
+// next; signing in then visits that address, which leads to the form's
+// page (it was a 405).
+func TestSignInAfterAnExpiredSessionLeadsToTheFormsPage(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	res := p.postForm(c, "/notifications/watches", url.Values{"gpu_model": {"NVIDIA H100 80GB HBM3"}})
+	loc, err := res.Location()
+	if res.StatusCode != http.StatusSeeOther || err != nil || loc.Path != "/login" || loc.Query().Get("next") != "/notifications/watches" {
+		t.Fatalf("a form posted without a session: %d to %v, want the sign-in page with next=/notifications/watches", res.StatusCode, loc)
+	}
+	res = p.postForm(c, "/login", url.Values{"username": {"admin"}, "password": {adminPassword}, "next": {"/notifications/watches"}})
+	if got := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || got != "/notifications/watches" {
+		t.Fatalf("sign in: %d to %q, want 303 to the form's address", res.StatusCode, got)
+	}
+	res, _ = p.get(c, "/notifications/watches")
+	if got := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || got != "/notifications" {
+		t.Fatalf("visiting the form's address after signing in: %d to %q, want 303 to /notifications", res.StatusCode, got)
+	}
+	if res, _ := p.get(c, "/notifications"); res.StatusCode != http.StatusOK {
+		t.Fatalf("/notifications: %d", res.StatusCode)
 	}
 }
