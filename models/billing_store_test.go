@@ -216,14 +216,20 @@ func TestResolveLimits(t *testing.T) {
 			want: L{MaxGPUs: i64(6)}},
 		{name: "a group that sets nothing inherits the default",
 			def: L{MaxGPUs: i64(2)}, groups: []L{{}}, want: L{MaxGPUs: i64(2)}},
-		// With an unlimited default, a group that sets no value gives its
-		// members the default's unlimited: that beats another group's limit.
-		{name: "unlimited group beats a limited one",
+		// A group's empty field takes no part (as a group with no row):
+		// it neither lifts another group's limit nor brings the default's.
+		{name: "a group that sets no value does not lift another group's limit",
 			groups: []L{{MaxGPUs: i64(4), GPUHoursPerMonth: i64(10)}, {GPUHoursPerMonth: i64(20)}},
-			want:   L{GPUHoursPerMonth: i64(20)}},
-		{name: "a group inheriting a generous default beats a stingy group",
+			want:   L{MaxGPUs: i64(4), GPUHoursPerMonth: i64(20)}},
+		{name: "a group that sets no value does not bring back the default",
 			def: L{MaxGPUs: i64(8)}, groups: []L{{MaxGPUs: i64(2)}, {MaxWorkbenches: i64(5)}},
-			want: L{MaxGPUs: i64(8)}},
+			want: L{MaxGPUs: i64(2), MaxWorkbenches: i64(5)}},
+		{name: "an empty group row is no row",
+			def: L{MaxGPUs: i64(8)}, groups: []L{{MaxWorkbenches: i64(2)}, {}},
+			want: L{MaxGPUs: i64(8), MaxWorkbenches: i64(2)}},
+		{name: "groups that set a lower bound: the smallest; the default where none does",
+			def: L{MinIdleMinutes: i64(10)}, groups: []L{{MinIdleMinutes: i64(30)}, {}},
+			want: L{MinIdleMinutes: i64(30)}},
 		{name: "zero is a limit, not unlimited",
 			groups: []L{{MaxGPUs: i64(0)}}, want: L{MaxGPUs: i64(0)}},
 		{name: "user override beats groups and default, field by field",
@@ -234,8 +240,10 @@ func TestResolveLimits(t *testing.T) {
 		{name: "allowed lists: union of groups",
 			def: L{AllowedImages: []string{"a"}}, groups: []L{{AllowedImages: []string{"b"}}, {AllowedImages: []string{"c", "b"}}},
 			want: L{AllowedImages: []string{"b", "c"}}},
-		{name: "allowed lists: a group allowing everything wins",
-			groups: []L{{AllowedFlavors: []string{"small"}}, {}}, want: L{}},
+		{name: "allowed lists: a group that lists nothing does not lift another's list",
+			groups: []L{{AllowedFlavors: []string{"small"}}, {}}, want: L{AllowedFlavors: []string{"small"}}},
+		{name: "allowed lists: the default's where no group lists",
+			def: L{AllowedImages: []string{"a"}}, groups: []L{{MaxGPUs: i64(1)}}, want: L{MaxGPUs: i64(1), AllowedImages: []string{"a"}}},
 		{name: "allowed lists: an empty list allows nothing (not everything)",
 			groups: []L{{AllowedImages: []string{}}}, want: L{AllowedImages: []string{}}},
 		{name: "allowed lists: user list replaces",
@@ -248,6 +256,9 @@ func TestResolveLimits(t *testing.T) {
 		{name: "per model: a model one group leaves unlimited is unlimited",
 			groups: []L{{MaxGPUsPerModel: map[string]int{"H100": 1}}, {MaxGPUsPerModel: map[string]int{"A100": 2}}},
 			want:   L{}},
+		{name: "per model: a group without a map takes no part",
+			def: L{MaxGPUsPerModel: map[string]int{"H100": 8}}, groups: []L{{MaxGPUsPerModel: map[string]int{"H100": 1}}, {MaxGPUs: i64(4)}},
+			want: L{MaxGPUs: i64(4), MaxGPUsPerModel: map[string]int{"H100": 1}}},
 		{name: "per model: user map replaces",
 			def: L{MaxGPUsPerModel: map[string]int{"H100": 1}}, user: &L{MaxGPUsPerModel: map[string]int{"H100": 4}},
 			want: L{MaxGPUsPerModel: map[string]int{"H100": 4}}},
@@ -542,7 +553,7 @@ func TestIdleBoundsResolve(t *testing.T) {
 	def := Limits{MinIdleMinutes: n(10), MaxIdleMinutes: n(60)}
 	groups := []Limits{{MinIdleMinutes: n(5), MaxIdleMinutes: n(120)}, {MaxIdleMinutes: n(240)}}
 	got := ResolveLimits(def, groups, nil)
-	// lowest minimum (5; the second group inherits 10), highest maximum (240)
+	// lowest minimum the groups set (5), highest maximum (240)
 	if *got.MinIdleMinutes != 5 || *got.MaxIdleMinutes != 240 {
 		t.Fatalf("groups: min %d max %d", *got.MinIdleMinutes, *got.MaxIdleMinutes)
 	}

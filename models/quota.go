@@ -133,9 +133,9 @@ func quotaOf(db *gorm.DB, scope string, subjectID int64) (Limits, bool, error) {
 	return row.limits(), true, nil
 }
 
-// EffectiveQuota resolves a user's limits: the user's own override where it
-// sets a value, else the most generous value among the user's groups that
-// set it, else the global default.
+// EffectiveQuota resolves a user's limits, field by field: the user's own
+// override where it sets a value, else the most generous value among the
+// user's groups that set it, else the global default.
 func (s *Store) EffectiveQuota(ctx context.Context, userID int64) (Limits, error) {
 	return effectiveQuota(s.rdb.WithContext(ctx), userID)
 }
@@ -202,52 +202,57 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 	return out
 }
 
-// mostGenerous picks the most generous value among the groups. A group
-// whose row leaves the field empty inherits the default for it (SPEC §8:
-// null fields inherit), and an unlimited value (nil) beats every number:
-// with an unlimited default, a group that sets no limit beats a group that
-// sets one.
+// The groups' values are resolved among the groups that set them: a
+// group's empty field (or a group with no quota row) takes no part, and
+// the default applies only where no group of the user sets the field. So
+// saving a group's row with every field empty changes nothing, as the
+// console promises ("empty fields inherit"), and a group that only lists
+// allowed images does not lift another group's GPU limit. (Until December
+// 2026 an empty field stood for the default's value, so with an unlimited
+// default an empty row lifted every limit of its members' other groups,
+// while the same group with no row did not.)
+
+// mostGenerous picks the most generous value among the groups that set
+// one; the default where none does.
 func mostGenerous(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
 	return bestOf(groups, get, def, func(v, best int64) bool { return v > best })
 }
 
 // leastOf is mostGenerous for lower bounds: the smallest value among the
-// groups (each group's own, else the default's); no bound at all beats any.
+// groups that set one; the default where none does.
 func leastOf(groups []Limits, get func(Limits) *int64, def *int64) *int64 {
 	return bestOf(groups, get, def, func(v, best int64) bool { return v < best })
 }
 
-// bestOf walks the groups' values (the default where a group has none) and
-// keeps the one better beats; no limit (nil) ends the walk as the winner.
+// bestOf walks the values the groups set and keeps the one better beats;
+// def when no group sets one.
 func bestOf(groups []Limits, get func(Limits) *int64, def *int64, better func(v, best int64) bool) *int64 {
 	var best *int64
 	for _, g := range groups {
-		v := get(g)
-		if v == nil {
-			v = def
-		}
-		if v == nil {
-			return nil
-		}
-		if best == nil || better(*v, *best) {
+		if v := get(g); v != nil && (best == nil || better(*v, *best)) {
 			best = v
 		}
+	}
+	if best == nil {
+		return def
 	}
 	return best
 }
 
-// generousMap resolves per-model GPU limits across groups (each group's map,
-// or the default's where it has none). A model stays limited only when
-// every group limits it, at the largest of their limits: a group that does
-// not limit a model leaves its members unlimited on it.
+// generousMap resolves per-model GPU limits across the groups that set a
+// map (the default's where none does). A model stays limited only when
+// every one of them limits it, at the largest of their limits: a group
+// whose map does not limit a model leaves its members unlimited on it.
 func generousMap(groups []Limits, def map[string]int) map[string]int {
 	var out map[string]int
-	for i, g := range groups {
+	set := false
+	for _, g := range groups {
 		m := g.MaxGPUsPerModel
 		if m == nil {
-			m = def
+			continue
 		}
-		if i == 0 {
+		if !set {
+			set = true
 			out = make(map[string]int, len(m))
 			for k, n := range m {
 				out[k] = n
@@ -264,24 +269,27 @@ func generousMap(groups []Limits, def map[string]int) map[string]int {
 			}
 		}
 	}
+	if !set {
+		return def
+	}
 	if len(out) == 0 {
 		return nil
 	}
 	return out
 }
 
-// unionLists joins the allowed lists of the groups (each group's list, or
-// the default's where it has none); a nil list allows everything and wins.
+// unionLists joins the allowed lists of the groups that set one (the
+// default's where none does).
 func unionLists(groups []Limits, get func(Limits) []string, def []string) []string {
 	seen := map[string]bool{}
-	out := []string{}
+	var out []string
 	for _, g := range groups {
 		l := get(g)
 		if l == nil {
-			l = def
+			continue
 		}
-		if l == nil {
-			return nil
+		if out == nil {
+			out = []string{}
 		}
 		for _, x := range l {
 			if !seen[x] {
@@ -289,6 +297,9 @@ func unionLists(groups []Limits, get func(Limits) []string, def []string) []stri
 				out = append(out, x)
 			}
 		}
+	}
+	if out == nil {
+		return def
 	}
 	return out
 }

@@ -13,9 +13,9 @@ import (
 // next. A MIG instance-hour and a slice-hour count one unit-hour each, as a
 // whole GPU-hour does: the cap bounds how long units are kept from others,
 // whatever their size. Resolution as for quotas: the user's own row, else
-// the most generous of the user's groups (a group without a row inherits the
-// default), else the default; no default row: no cap. Administrators book
-// without a cap.
+// the most generous of the user's groups that have a cap (a group without
+// one takes no part), else the default; no default row: no cap.
+// Administrators book without a cap.
 
 // ReservationCap is one scope's cap.
 type ReservationCap struct {
@@ -75,8 +75,7 @@ func reservationCapOf(db *gorm.DB, userID int64) (*int64, error) {
 		ScopeDefault, ScopeUser, userID, ScopeGroup, userID).Find(&rows).Error; err != nil {
 		return nil, err
 	}
-	var def *int64
-	groupCaps := map[int64]int64{}
+	var def, best *int64
 	for _, r := range rows {
 		v := r.UnitHoursPerWeek
 		switch r.Scope {
@@ -85,28 +84,13 @@ func reservationCapOf(db *gorm.DB, userID int64) (*int64, error) {
 		case ScopeDefault:
 			def = &v
 		case ScopeGroup:
-			groupCaps[r.SubjectID] = v
-		}
-	}
-	var groups []int64
-	if err := db.Table("group_members").Where("user_id = ?", userID).Pluck("group_id", &groups).Error; err != nil {
-		return nil, err
-	}
-	if len(groups) == 0 {
-		return def, nil
-	}
-	var best *int64
-	for _, g := range groups {
-		v, ok := groupCaps[g]
-		if !ok {
-			if def == nil {
-				return nil, nil // a group inheriting "no cap" wins
+			if best == nil || v > *best {
+				best = &v
 			}
-			v = *def
 		}
-		if best == nil || v > *best {
-			best = &v
-		}
+	}
+	if best == nil {
+		return def, nil
 	}
 	return best, nil
 }

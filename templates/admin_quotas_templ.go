@@ -231,9 +231,9 @@ func AdminQuotasPage(p Page, v QuotaConsoleView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "A user's own value wins; otherwise the most generous of their groups; otherwise the default. Empty fields inherit."))
+			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "A user's own value wins; otherwise the most generous of the values their groups set (a group's empty field takes no part); otherwise the default. Empty fields inherit."))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_quotas.templ`, Line: 79, Col: 151}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_quotas.templ`, Line: 79, Col: 204}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {

@@ -530,3 +530,47 @@ func TestBillingOverviewAndCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyGroupRowLiftsNoLimit: with an unlimited default, ada is in
+// "students" (2 GPUs at once) and in "reading club". An admin clicks Save
+// on the club's empty row in the console ("empty fields inherit"): ada
+// keeps her limit of 2, as when the club had no row. (An empty field stood
+// for the unlimited default and lifted the students' limit.)
+func TestEmptyGroupRowLiftsNoLimit(t *testing.T) {
+	p := newPortal(t)
+	admin, adminTok := mpAdmin(t, p)
+	tokenFor(t, p, "ada", "user")
+	ctx := context.Background()
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	for _, name := range []string{"students", "reading club"} {
+		g, err := p.srv.Store.CreateGroup(ctx, name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.srv.Store.AddGroupMember(ctx, g.ID, ada.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	effective := func() any {
+		_, q := p.api("GET", "/api/v1/admin/quotas/users/ada", adminTok, "")
+		eff, _ := q["effective"].(map[string]any)
+		return eff["max_gpus"]
+	}
+	if code, _, _ := mpPost(t, p, admin, "/admin/quotas/groups/students", mpQuotaForm("2", "")); code != http.StatusSeeOther {
+		t.Fatalf("students save: %d", code)
+	}
+	if got := effective(); got != float64(2) {
+		t.Fatalf("ada's GPUs at once with the students' limit: %v, want 2", got)
+	}
+	if code, _, _ := mpPost(t, p, admin, "/admin/quotas/groups/"+url.PathEscape("reading club"), mpQuotaForm("", "")); code != http.StatusSeeOther {
+		t.Fatalf("reading club save: %d", code)
+	}
+	if got := effective(); got != float64(2) {
+		t.Errorf("after saving the reading club's empty row, ada's GPUs at once: %v, want still 2", got)
+	}
+	// What ada reads about herself says the same.
+	_, me := p.api("GET", "/api/v1/me", tokenFor(t, p, "ada", "user"), "")
+	if q, _ := me["quota"].(map[string]any); q["max_gpus"] != float64(2) {
+		t.Errorf("ada's /api/v1/me quota: %v, want max_gpus 2", me["quota"])
+	}
+}

@@ -1,0 +1,65 @@
+package models
+
+import (
+	"context"
+	"strconv"
+	"testing"
+)
+
+// TestReservationCapAmongGroupsThatSetOne: a user's cap on booking is the
+// most generous of the caps their groups set; a group without a cap takes
+// no part (it does not lift the cap to "none", nor bring back the
+// default), as for quotas; the default only where no group has one.
+func TestReservationCapAmongGroupsThatSetOne(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	u, err := s.CreateUser(ctx, NewUser{Username: "carol", Password: "carol-password-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := func(name string) int64 {
+		g, err := s.CreateGroup(ctx, name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddGroupMember(ctx, g.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		return g.ID
+	}
+	capOf := func() string {
+		c, err := s.ReservationCapOf(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == nil {
+			return "none"
+		}
+		return strconv.FormatInt(*c, 10)
+	}
+	set := func(scope string, id int64, hours int64) {
+		if err := s.SetReservationCap(ctx, scope, id, &hours, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab, club := group("lab"), group("reading club")
+	if got := capOf(); got != "none" {
+		t.Fatalf("no caps anywhere: %s, want none", got)
+	}
+	set(ScopeGroup, lab, 10)
+	if got := capOf(); got != "10" {
+		t.Errorf("the lab's cap with the club capping nothing: %s, want 10", got)
+	}
+	set(ScopeDefault, 0, 30)
+	if got := capOf(); got != "10" {
+		t.Errorf("a default of 30 with the lab's 10: %s, want the lab's 10", got)
+	}
+	set(ScopeGroup, club, 20)
+	if got := capOf(); got != "20" {
+		t.Errorf("the lab's 10 and the club's 20: %s, want the most generous, 20", got)
+	}
+	set(ScopeUser, u.ID, 1)
+	if got := capOf(); got != "1" {
+		t.Errorf("her own cap: %s, want 1", got)
+	}
+}
