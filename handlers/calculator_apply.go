@@ -44,8 +44,11 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	}
 	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: res.SuggestedRateMicros, CreatedBy: currentUser(c).Username}
 	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		// Stored first: the record shows the rate as stored (its id and
+		// effective time), not the request before AddPriceRate filled them.
+		err := tx.AddPriceRate(ctx, &pr)
 		return auditRec("price.set", pr.Key(), before, gin.H{"rate": pr, "from": "calculator TCO",
-			"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()}), tx.AddPriceRate(ctx, &pr)
+			"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()}), err
 	})
 	if err != nil {
 		var ve *models.ValidationError

@@ -558,9 +558,20 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := false
+	inForce := cur[models.PriceKey(pricing.GPU, calcGPU)]
 	for _, a := range audit {
 		if a.Action == "price.set" && strings.Contains(a.After, "calculator TCO") && strings.Contains(a.Before, "3000000") {
 			found = true
+			// The record names the rate as stored: its id and effective time
+			// (they were 0 and year 1, the request before it was stored).
+			var after struct{ Rate models.PriceRate }
+			if err := json.Unmarshal([]byte(a.After), &after); err != nil {
+				t.Fatal(err)
+			}
+			if after.Rate.ID != inForce.ID || !after.Rate.EffectiveFrom.Equal(inForce.EffectiveFrom) {
+				t.Errorf("the audit records rate id %d effective %s; the rate in force is id %d effective %s",
+					after.Rate.ID, after.Rate.EffectiveFrom, inForce.ID, inForce.EffectiveFrom)
+			}
 		}
 	}
 	if !found {
