@@ -302,7 +302,7 @@ var sudoForms = []string{
 	"/admin/queue/x/cancel", "/admin/queue/x/boost", "/admin/queue/x/move", "/admin/priority-classes", "/admin/priority-defaults",
 	"/admin/reservations/settings", "/admin/reservations/caps",
 	"/admin/billing/credit", "/admin/billing/reverse", "/admin/billing/electricity-price", "/admin/egress", "/admin/registries",
-	"/settings/tokens", "/workbenches/x/tokens",
+	"/settings/tokens", "/workbenches/x/tokens", "/settings/ssh-keys",
 }
 
 var sudoAPIs = []struct{ method, path string }{
@@ -319,5 +319,5 @@ var sudoAPIs = []struct{ method, path string }{
 	{"POST", "/api/v1/admin/ledger/credits"}, {"POST", "/api/v1/admin/ledger/reversals"},
 	{"DELETE", "/api/v1/admin/users/1/login-lock"}, {"PUT", "/api/v1/admin/egress"}, {"PUT", "/api/v1/admin/electricity-price"},
 	{"PUT", "/api/v1/admin/registry-mirrors"},
-	{"POST", "/api/v1/tokens"}, {"POST", "/api/v1/workbenches/x/tokens"},
+	{"POST", "/api/v1/tokens"}, {"POST", "/api/v1/workbenches/x/tokens"}, {"POST", "/api/v1/ssh-keys"},
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // A user finds the SSH keys page from the tokens page, pastes a bad key
-// (told why, the paste kept), then a good one, sees its fingerprint,
+// (confirms the password, is told why, the paste kept), then a good one, sees its fingerprint,
 // deletes it, and goes back to the tokens by the settings tabs.
 func TestBrowserSSHKeys(t *testing.T) {
 	ts := btStartPortal(t)
@@ -25,6 +25,9 @@ func TestBrowserSSHKeys(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`[data-testid=new-ssh-key-form] textarea[name=public_key]`), "ssh-ed25519 nope"),
 	)
 	resp := btSubmit(t, ctx, "add the bad key", chromedp.Click(chromedp.CSS(`[data-testid=new-ssh-key-form] button[type=submit]`)))
+	// An SSH key is a credential: the first add asks for the password
+	// (sudo), then posts what was pasted again.
+	resp = btConfirmSudo(t, ctx, resp, btAdminPassword)
 	if resp.Status != http.StatusBadRequest {
 		t.Fatalf("bad key: status %d", resp.Status)
 	}

@@ -97,8 +97,19 @@ func TestSSHKeysSettingsPage(t *testing.T) {
 	p.login(c, "alice", "alice-password")
 	key, fp := newAuthorizedKey(t, "alice@laptop")
 
+	// An SSH key is a credential: a browser adds one only with the
+	// password confirmed (sudo), as an API token.
+	res, page := p.postFormBody(c, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {key}})
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(page, `data-testid="sudo-form"`) {
+		t.Fatalf("add a key without confirming the password: %d, want 403 with the confirm page", res.StatusCode)
+	}
+	if keys, _ := p.srv.Store.ListSSHKeys(context.Background(), mustUserID(t, p, "alice")); len(keys) != 0 {
+		t.Fatalf("a key was added without the password confirmed: %v", keys)
+	}
+	p.sudo(c, "alice-password")
+
 	// A bad key: 400, the field's message, and what was typed kept.
-	res, page := p.postFormBody(c, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {"ssh-rsa garbage"}})
+	res, page = p.postFormBody(c, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {"ssh-rsa garbage"}})
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "not an OpenSSH public key") || !strings.Contains(page, "ssh-rsa garbage") {
 		t.Fatalf("bad key: %d\n%s", res.StatusCode, page)
 	}
