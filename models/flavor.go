@@ -2,9 +2,12 @@ package models
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Flavor is a hardware shape a workbench is launched with.
@@ -157,17 +160,27 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 	if err := s.checkCPUTwin(ctx, f); err != nil {
 		return err
 	}
-	res := s.db.WithContext(ctx).Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
-		"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "unit_kind": f.UnitKind, "mig_profile": f.MIGProfile, "cpu_milli": f.CPUMilli,
-		"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "cpu_twin_id": f.CPUTwinID, "enabled": f.Enabled, "updated_at": s.now()})
-	if res.Error != nil {
-		if uniqueViolation(res.Error) {
-			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var before Flavor
+		if err := tx.Select("name").Where("id = ?", f.ID).First(&before).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return ErrNotFound
+			}
+			return err
 		}
-		return res.Error
-	}
-	if res.RowsAffected == 0 {
-		return ErrNotFound
+		res := tx.Model(&Flavor{}).Where("id = ?", f.ID).Updates(map[string]any{
+			"name": f.Name, "gpu_model": f.GPUModel, "gpu_count": f.GPUCount, "unit_kind": f.UnitKind, "mig_profile": f.MIGProfile, "cpu_milli": f.CPUMilli,
+			"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "cpu_twin_id": f.CPUTwinID, "enabled": f.Enabled, "updated_at": s.now()})
+		if res.Error != nil {
+			if uniqueViolation(res.Error) {
+				return &ValidationError{Field: "name", Message: "a flavor with this name exists"}
+			}
+			return res.Error
+		}
+		return renameInAllowedLists(tx, quotaAllowedFlavors, before.Name, f.Name)
+	})
+	if err != nil {
+		return err
 	}
 	return s.seedFlavorUnitPrice(ctx, f)
 }

@@ -2,10 +2,13 @@ package models
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Image is a catalog entry: the only images users can launch (an arbitrary
@@ -119,21 +122,27 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 	if err := img.Validate(); err != nil {
 		return err
 	}
-	res := s.db.WithContext(ctx).Model(&Image{}).Where("id = ?", img.ID).Select(
-		"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "open_path", "extra_ports", "enabled", "updated_at").
-		Updates(map[string]any{"name": img.Name, "image": img.Image, "description": img.Description, "tags": img.Tags,
-			"start_command": img.StartCommand, "run_as_user": img.RunAsUser, "home_path": img.HomePath,
-			"open_path": img.OpenPath, "enabled": img.Enabled, "updated_at": s.now()})
-	if res.Error != nil {
-		if uniqueViolation(res.Error) {
-			return &ValidationError{Field: "name", Message: "an image with this name exists"}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var before Image
+		if err := tx.Select("name").Where("id = ?", img.ID).First(&before).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return ErrNotFound
+			}
+			return err
 		}
-		return res.Error
-	}
-	if res.RowsAffected == 0 {
-		return ErrNotFound
-	}
-	return nil
+		res := tx.Model(&Image{}).Where("id = ?", img.ID).Select(
+			"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "open_path", "extra_ports", "enabled", "updated_at").
+			Updates(map[string]any{"name": img.Name, "image": img.Image, "description": img.Description, "tags": img.Tags,
+				"start_command": img.StartCommand, "run_as_user": img.RunAsUser, "home_path": img.HomePath,
+				"open_path": img.OpenPath, "enabled": img.Enabled, "updated_at": s.now()})
+		if res.Error != nil {
+			if uniqueViolation(res.Error) {
+				return &ValidationError{Field: "name", Message: "an image with this name exists"}
+			}
+			return res.Error
+		}
+		return renameInAllowedLists(tx, quotaAllowedImages, before.Name, img.Name)
+	})
 }
 
 // ListImages returns the catalog; onlyEnabled hides disabled entries.

@@ -574,3 +574,42 @@ func TestEmptyGroupRowLiftsNoLimit(t *testing.T) {
 		t.Errorf("ada's /api/v1/me quota: %v, want max_gpus 2", me["quota"])
 	}
 }
+
+// TestRenamedImageStaysAllowed: ml-team's quota allows "PyTorch (CUDA 12)"
+// only; an admin renames the image. Gina, in ml-team, still finds it on
+// the launch form under its new name, and the quota lists the new name.
+func TestRenamedImageStaysAllowed(t *testing.T) {
+	p := newPortal(t)
+	_, adminTok := mpAdmin(t, p)
+	tokenFor(t, p, "gina", "user")
+	ctx := context.Background()
+	gina, _ := p.srv.Store.UserByUsername(ctx, "gina")
+	g, err := p.srv.Store.CreateGroup(ctx, "ml-team", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.AddGroupMember(ctx, g.ID, gina.ID); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := p.api("PUT", "/api/v1/admin/quotas/groups/ml-team", adminTok, `{"allowed_images":["PyTorch (CUDA 12)"]}`); code != 200 {
+		t.Fatalf("set the group's quota: %d %v", code, out)
+	}
+	img, err := p.srv.Store.ImageByNameOrID(ctx, "PyTorch (CUDA 12)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := jsonBody(map[string]any{"name": "PyTorch CUDA 12 (lab)", "image": img.Image, "start_command": img.StartCommand,
+		"home_path": img.HomePath, "run_as_user": img.RunAsUser, "enabled": true})
+	if code, out := p.api("PUT", "/api/v1/images/"+itoa(img.ID), adminTok, body); code != 200 {
+		t.Fatalf("rename: %d %v", code, out)
+	}
+	c := p.client()
+	p.login(c, "gina", "gina-password")
+	_, page := p.get(c, "/workbenches/new")
+	if n := mpDoc(t, page).Find(`input[name=image][value="PyTorch CUDA 12 (lab)"]`).Length(); n != 1 {
+		t.Errorf("gina's launch form offers the renamed image %d times, want once", n)
+	}
+	if code, out := p.api("GET", "/api/v1/admin/quotas/groups/ml-team", adminTok, ""); code != 200 || fmt.Sprint(out["quota"].(map[string]any)["allowed_images"]) != "[PyTorch CUDA 12 (lab)]" {
+		t.Errorf("the group's quota after the rename: %d %v", code, out["quota"])
+	}
+}
