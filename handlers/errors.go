@@ -121,8 +121,13 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		return
 	}
 	msg := e.Message
+	var ve *models.ValidationError
 	if k, ok := pageMessages[msg]; ok {
 		msg = i18n.T(c.Request.Context(), k)
+	} else if errors.As(err, &ve) && e.Code == "invalid_"+ve.Field {
+		// A bad value in the address (?page=x, ?month=abc): the
+		// parameter's name as typed, the message in the reader's language.
+		msg = i18n.T(c.Request.Context(), "%s: %s", ve.Field, trcMsg(c, ve.Message))
 	} else {
 		// A refusal worded below (orchestrator, models), recognised by
 		// its format (templates/i18n: Reason).

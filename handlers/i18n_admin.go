@@ -49,6 +49,8 @@ var adminMessages = []string{
 	"port %s: use ports 1024–65535 (apps run as a non-root user)",
 	"no priority class %s",
 	"must have a lowercase path (%s)",
+	"is not a parameter of this endpoint (it takes: %s)",
+	"use YYYY-MM, e.g. %s",
 	"cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
 }
 

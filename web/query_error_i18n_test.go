@@ -1,0 +1,45 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBadAddressValuesInTheReadersLanguage: a bad value in a page's
+// address (?page=x, ?month=abc) is a 400 whose message a Chinese reader
+// reads in Chinese, the parameter named as typed; an English reader gets
+// the English, as before.
+func TestBadAddressValuesInTheReadersLanguage(t *testing.T) {
+	p := newPortal(t)
+	zh, en := p.readersSignedIn("admin", adminPassword)
+	// The example month is the portal's current one (read just before, so
+	// a run across midnight at a month's end is the only way to miss).
+	thisMonth := time.Now().UTC().Format("2006-01")
+	for _, tc := range []struct{ path, zh, en string }{
+		{"/admin/users?page=x", "page：必须是页码（1、2、…）", "page: must be a page number (1, 2, …)"},
+		{"/admin/audit?page=0", "page：必须是页码（1、2、…）", "page: must be a page number (1, 2, …)"},
+		{"/admin/billing?month=abc", "month：请使用 YYYY-MM 格式，例如 " + thisMonth, "month: use YYYY-MM, e.g. " + thisMonth},
+		{"/usage?month=abc", "month：请使用 YYYY-MM 格式，例如 " + thisMonth, "month: use YYYY-MM, e.g. " + thisMonth},
+		{"/admin/billing.csv?group_by=x", "group_by：必须是 user、group、gpu_model、workbench 或 resource", "group_by: must be user, group, gpu_model, workbench or resource"},
+		{"/admin/utilisation?bucket=year", "bucket：必须是 day、week 或 month", "bucket: must be day, week or month"},
+		{"/admin/utilisation?from=2020-01-01&to=2026-01-01", "from：一次最多 400 天", "from: at most 400 days at a time"},
+		{"/admin/utilisation?from=2026-12-01&to=2026-12-01", "to：必须晚于 from", "to: must be after from"},
+		{"/admin/utilisation?from=abc", "from：请使用 YYYY-MM-DD 格式", "from: use YYYY-MM-DD"},
+		{"/admin/reservations/unused.csv?from=x", "from：请填写日期 YYYY-MM-DD 或 RFC 3339 时间", "from: a date YYYY-MM-DD or an RFC 3339 time"},
+		{"/admin/workbenches?state=bogus", "state：不是工作台状态", "state: is not a workbench state"},
+		{"/usage.csv?from=x", "from：不是此地址的参数（可用参数：month）", "from: is not a parameter of this endpoint (it takes: month)"},
+	} {
+		for _, r := range []struct {
+			c    *http.Client
+			want string
+		}{{zh, tc.zh}, {en, tc.en}} {
+			res, body := p.get(r.c, tc.path)
+			got := strings.Join(strings.Fields(mpDoc(t, body).Find(`[data-testid=error] p`).First().Text()), " ")
+			if res.StatusCode != http.StatusBadRequest || got != r.want {
+				t.Errorf("GET %s: %d %q\nwant 400 %q", tc.path, res.StatusCode, got, r.want)
+			}
+		}
+	}
+}
