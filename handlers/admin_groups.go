@@ -49,7 +49,7 @@ func (h *Handler) adminGroupCreate(c *gin.Context) {
 	})
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Name: name, Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Name: name, Description: c.PostForm("description"), Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
 		return
 	}
 	if err != nil {

@@ -65,7 +65,7 @@ func (h *Handler) apiLedgerReverse(c *gin.Context) {
 // adminCreditForm: POST /admin/billing/credit — the billing page's form.
 func (h *Handler) adminCreditForm(c *gin.Context) {
 	form := templates.CorrectionForm{User: strings.TrimSpace(c.PostForm("user")), Amount: strings.TrimSpace(c.PostForm("amount")),
-		Reason: c.PostForm("reason"), Errors: templates.FormErrors{}}
+		CreditReason: c.PostForm("reason"), Errors: templates.FormErrors{}}
 	ctx := c.Request.Context()
 	amount, err := parseMajorUnits("amount", form.Amount)
 	var ve *models.ValidationError
@@ -80,7 +80,7 @@ func (h *Handler) adminCreditForm(c *gin.Context) {
 		return
 	}
 	if len(form.Errors) == 0 {
-		_, err = h.store.Credit(ctx, u.ID, amount, "", form.Reason, currentUser(c).Username)
+		_, err = h.store.Credit(ctx, u.ID, amount, "", form.CreditReason, currentUser(c).Username)
 		if errors.As(err, &ve) {
 			field := ve.Field
 			if field == "reason" {
@@ -101,12 +101,12 @@ func (h *Handler) adminCreditForm(c *gin.Context) {
 
 // adminReverseForm: POST /admin/billing/reverse — the billing page's form.
 func (h *Handler) adminReverseForm(c *gin.Context) {
-	form := templates.CorrectionForm{IDs: strings.TrimSpace(c.PostForm("ids")), Reason: c.PostForm("reason"), Errors: templates.FormErrors{}}
+	form := templates.CorrectionForm{IDs: strings.TrimSpace(c.PostForm("ids")), ReverseReason: c.PostForm("reason"), Errors: templates.FormErrors{}}
 	ids, err := parseIDList(form.IDs)
 	if err != nil {
 		form.Errors["ids"] = err.Error()
 	} else {
-		_, err = h.store.ReverseLines(c.Request.Context(), ids, form.Reason, currentUser(c).Username)
+		_, err = h.store.ReverseLines(c.Request.Context(), ids, form.ReverseReason, currentUser(c).Username)
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			field := ve.Field
