@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -225,7 +226,7 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		h.fail(c, err)
 		return
 	}
-	gpusInUse, err := h.gpusInUseByUser(c)
+	gpusInUse, byModel, err := h.gpusInUseByUser(c)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -286,6 +287,8 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 				quotaBar("spend", trc(c, "Spend"), m.AmountMicros, eff.BudgetPerMonthMicros, h.amountText),
 			},
 			Form: h.quotaFormOf(own, limitsHints(lc, inherited, trc(c, "inherit: "), h.cfg.Currency))}
+		// Per-model caps (set through the API) after "GPUs in use".
+		row.Bars = slices.Insert(row.Bars, 1, perModelBars(lc, eff, byModel[u.ID])...)
 		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeUser, u.ID), quotaAction(models.ScopeUser, u.Username)
 		v.Rows = append(v.Rows, row)
 	}
@@ -389,15 +392,17 @@ func (h *Handler) monthUsageByUser(c *gin.Context, users []models.User) (map[int
 	return out, nil
 }
 
-// gpusInUseByUser counts the GPUs bound to each user's active workbenches.
-func (h *Handler) gpusInUseByUser(c *gin.Context) (map[int64]int, error) {
+// gpusInUseByUser counts the GPUs bound to each user's active workbenches,
+// in all and per GPU model.
+func (h *Handler) gpusInUseByUser(c *gin.Context) (map[int64]int, map[int64]map[string]int, error) {
 	wbs, err := h.store.ListWorkbenches(c.Request.Context(), 0, models.ActiveStates...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[int64]int{}
 	for _, w := range wbs {
 		out[w.OwnerID] += len(w.GPUs)
 	}
-	return out, nil
+	byModel, err := h.gpusInUseByModel(c.Request.Context(), wbs)
+	return out, byModel, err
 }

@@ -10,15 +10,18 @@ import (
 
 // quotaStatus is a user's quota with what they use of it.
 type quotaStatus struct {
-	Quota          models.Limits `json:"quota"`
-	GPUsInUse      int           `json:"gpus_in_use"`
-	Workbenches    int           `json:"active_workbenches"`
-	MonthGPUSecs   int64         `json:"month_gpu_seconds"`
-	MonthSpend     int64         `json:"month_spend_micros"`
-	MonthCredit    int64         `json:"month_credit_micros"` // the credits in MonthSpend (zero or less)
-	Warnings       []string      `json:"warnings"`
-	LimitReached   string        `json:"limit_reached,omitempty"`
-	WarnAtFraction float64       `json:"warn_at_fraction"`
+	Quota     models.Limits `json:"quota"`
+	GPUsInUse int           `json:"gpus_in_use"`
+	// GPUsInUseByModel counts GPUs per model (what a per-model cap,
+	// quota.max_gpus_per_model, is checked against).
+	GPUsInUseByModel map[string]int `json:"gpus_in_use_by_model"`
+	Workbenches      int            `json:"active_workbenches"`
+	MonthGPUSecs     int64          `json:"month_gpu_seconds"`
+	MonthSpend       int64          `json:"month_spend_micros"`
+	MonthCredit      int64          `json:"month_credit_micros"` // the credits in MonthSpend (zero or less)
+	Warnings         []string       `json:"warnings"`
+	LimitReached     string         `json:"limit_reached,omitempty"`
+	WarnAtFraction   float64        `json:"warn_at_fraction"`
 }
 
 // warnFraction is where a monthly limit starts to warn (SPEC §6: 80%).
@@ -43,6 +46,14 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 		MonthCredit: month.CreditMicros, Warnings: []string{}, WarnAtFraction: warnFraction}
 	for _, w := range active {
 		st.GPUsInUse += len(w.GPUs)
+	}
+	byModel, err := h.gpusInUseByModel(ctx, active)
+	if err != nil {
+		return quotaStatus{}, err
+	}
+	st.GPUsInUseByModel = byModel[u.ID]
+	if st.GPUsInUseByModel == nil {
+		st.GPUsInUseByModel = map[string]int{}
 	}
 	// 80% up to the limit; at the limit LimitReached says it (both read as
 	// "used up" and "80% or more" at once).

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,10 +87,12 @@ func (h *Handler) usagePage(c *gin.Context) {
 			quotaBar("gpu-hours", i18n.Key("GPU-hours this month"), st.MonthGPUSecs, hoursToSeconds(q.GPUHoursPerMonth), gpuHoursText),
 			quotaBar("spend", i18n.Key("Spend this month"), st.MonthSpend, q.BudgetPerMonthMicros, amount),
 		}}
+	// The per-model caps follow "GPUs in use" (Bars[3] stays the spend).
+	v.Bars = slices.Insert(v.Bars, 1, perModelBars(ctx, q, st.GPUsInUseByModel)...)
 	if st.MonthCredit < 0 {
 		// A credit gives budget back, so the spend can read below zero:
 		// say what is in the figure.
-		v.Bars[3].Note = i18n.T(ctx, "After %s of credits this month.", amount(-st.MonthCredit))
+		v.Bars[len(v.Bars)-1].Note = i18n.T(ctx, "After %s of credits this month.", amount(-st.MonthCredit))
 	}
 	var totalSecs int64
 	for _, it := range summary {

@@ -613,3 +613,34 @@ func TestRenamedImageStaysAllowed(t *testing.T) {
 		t.Errorf("the group's quota after the rename: %d %v", code, out["quota"])
 	}
 }
+
+// TestPerModelCapIsShown: a quota that caps a GPU model (max_gpus_per_model,
+// set through the API) shows as its own bar on the user's usage page and in
+// the admin's quota console, beside "GPUs in use": alice, capped at 0 ×
+// H100, reads why every H100 flavor is refused (it read "0 / unlimited").
+func TestPerModelCapIsShown(t *testing.T) {
+	p := newPortal(t)
+	admin, adminTok := mpAdmin(t, p)
+	tokenFor(t, p, "alice", "user")
+	if code, out := p.api("PUT", "/api/v1/admin/quotas/users/alice", adminTok, `{"max_gpus_per_model":{"NVIDIA H100 80GB HBM3":0}}`); code != 200 {
+		t.Fatalf("cap alice: %d %v", code, out)
+	}
+	check := func(where string, bar *goquery.Selection) {
+		t.Helper()
+		label := strings.TrimSpace(bar.Find(".quota-label").Text())
+		figures := strings.Join(strings.Fields(bar.Find(`[data-testid=quota-figures]`).Text()), " ")
+		if bar.Length() != 1 || label != "H100 80GB HBM3 in use" || figures != "0 / 0" {
+			t.Errorf("%s: per-model bar %d, label %q, figures %q; want one, \"H100 80GB HBM3 in use\", \"0 / 0\"", where, bar.Length(), label, figures)
+		}
+	}
+	alice := p.client()
+	p.login(alice, "alice", "alice-password")
+	_, body := p.get(alice, "/usage")
+	check("alice's /usage", mpDoc(t, body).Find(`[data-testid=quota-bar-gpus-model]`))
+	_, body = p.get(admin, "/admin/quotas?q=alice")
+	check("the console's row of alice", mpDoc(t, body).Find(`[data-testid=quota-row][data-name=alice] [data-testid=quota-bar-gpus-model]`))
+	_, me := p.api("GET", "/api/v1/me", tokenFor(t, p, "alice", "user"), "")
+	if u, _ := me["usage"].(map[string]any); u == nil || fmt.Sprint(u["gpus_in_use_by_model"]) != "map[]" {
+		t.Errorf("/api/v1/me usage: %v, want gpus_in_use_by_model {}", me["usage"])
+	}
+}
