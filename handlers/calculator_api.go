@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -53,11 +55,28 @@ func (h *Handler) failFields(c *gin.Context, errs pricing.FieldErrors) {
 	c.AbortWithStatusJSON(http.StatusBadRequest, APIError{Error: APIErrorDetail{Code: "invalid_" + errs.First(), Message: errs.Error(), Fields: errs}})
 }
 
-// bindValues reads an API body as query values.
-func (h *Handler) bindValues(c *gin.Context) (url.Values, bool) {
+// The fields each calculator endpoint reads. A field outside its list is
+// refused (unknown_field), as bindJSON refuses it elsewhere: "hours" for
+// total_hours, or the page's spelling "utilisation", would otherwise be
+// answered from the defaults without a word.
+var (
+	estimateFields = []string{"flavor", "gpu_model", "gpu_count", "cpu_cores", "memory_gib", "memory_mib", "storage_gib",
+		"duration", "hours_per_day", "days", "total_hours", "start"}
+	tcoFields = append(pricing.TCOFieldNames(), "use_measured", "flavor")
+)
+
+// bindValues reads an API body as query values; fields names what the
+// endpoint reads.
+func (h *Handler) bindValues(c *gin.Context, fields []string) (url.Values, bool) {
 	var body map[string]json.RawMessage
 	if !h.bindJSON(c, &body) {
 		return nil, false
+	}
+	for k := range body {
+		if !slices.Contains(fields, k) {
+			h.fail(c, newError(http.StatusBadRequest, "unknown_field", "this endpoint has no field \""+k+"\": check its spelling (it takes: "+strings.Join(fields, ", ")+")"))
+			return nil, false
+		}
 	}
 	v, errs := calcJSONValues(body)
 	if errs != nil {
@@ -129,7 +148,7 @@ func (h *Handler) offerJSON(o pricing.PricedOffer) offerJSON {
 // gpu_count, cpu_cores, memory_gib; storage_gib; hours_per_day and days, or
 // total_hours; start?} — the cost here, per resource, and at cloud offers.
 func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
-	v, ok := h.bindValues(c)
+	v, ok := h.bindValues(c, estimateFields)
 	if !ok {
 		return
 	}
@@ -236,7 +255,7 @@ func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResul
 // apiCalculatorTCO: POST /api/v1/calculator/tco {gpu_model, gpus_per_server,
 // server_price, …} (SPEC §8; missing fields take the page's defaults).
 func (h *Handler) apiCalculatorTCO(c *gin.Context) {
-	v, ok := h.bindValues(c)
+	v, ok := h.bindValues(c, tcoFields)
 	if !ok {
 		return
 	}
@@ -256,7 +275,7 @@ func (h *Handler) apiCalculatorTCO(c *gin.Context) {
 // apiCalculatorApplyRate: POST /api/v1/admin/calculator/apply-rate {TCO
 // request} — sets the GPU model's rate to the suggested internal rate.
 func (h *Handler) apiCalculatorApplyRate(c *gin.Context) {
-	v, ok := h.bindValues(c)
+	v, ok := h.bindValues(c, tcoFields)
 	if !ok {
 		return
 	}

@@ -3,8 +3,10 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -37,9 +39,67 @@ func (h *Handler) bindJSON(c *gin.Context, v any) bool {
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		h.fail(c, newError(http.StatusBadRequest, "unknown_field", "this endpoint has no field "+field+": check its spelling"))
 	default:
-		h.fail(c, newError(http.StatusBadRequest, "invalid_body", "the request body is not valid JSON for this endpoint: "+err.Error()))
+		h.fail(c, newError(http.StatusBadRequest, "invalid_body", jsonProblem(err)))
 	}
 	return false
+}
+
+// jsonProblem words a decoding error for the person who wrote the body:
+// which field has the wrong kind of value, or where the JSON breaks —
+// not encoding/json's Go types ("cannot unmarshal array into Go value of
+// type struct { Rates []struct { … } }").
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return "the request body must be a JSON object, not " + jsonValueName(te.Value)
+	case errors.As(err, &te):
+		return "the field " + te.Field + " must be " + jsonKindName(te.Type) + ", not " + jsonValueName(te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("the request body is not valid JSON (at byte %d): %s", se.Offset, se.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the request body is not valid JSON: it ends early"
+	}
+	return "the request body is not valid JSON for this endpoint: " + err.Error()
+}
+
+// jsonKindName names what a Go type takes in JSON.
+func jsonKindName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	default:
+		return "an object"
+	}
+}
+
+// jsonValueName is encoding/json's name of the value it found ("array",
+// "number 1.5", "string") as a reader says it.
+func jsonValueName(v string) string {
+	switch {
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number"):
+		return v
+	}
+	return "a " + v
 }
 
 // nonNil makes an empty list encode as [] rather than null.

@@ -42,8 +42,8 @@ var fuzzEndpoints = []struct {
 	{"PUT", "/api/v1/me/password", `{"current_password":"admin-password-1","new_password":"admin-password-1"}`},
 	{"POST", "/api/v1/ssh-keys", `{"name":"fz","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJDwmmrccY+gbQ6OX+6JC/QB7/J79rHn7z1bEiTiFK7p fuzz"}`},
 	{"POST", "/api/v1/gpu-watches", `{"gpu_model":"NVIDIA H100 80GB HBM3"}`},
-	{"POST", "/api/v1/calculator/estimate", `{"flavor":"CPU small","hours":10}`},
-	{"POST", "/api/v1/calculator/tco", `{"gpu_model":"NVIDIA H100 80GB HBM3","gpus":8}`},
+	{"POST", "/api/v1/calculator/estimate", `{"flavor":"CPU small","duration":"total","total_hours":10}`},
+	{"POST", "/api/v1/calculator/tco", `{"gpu_model":"NVIDIA H100 80GB HBM3","gpus_per_server":8}`},
 
 	// Admin endpoints.
 	{"POST", "/api/v1/images", `{"name":"Fuzz","image":"registry.example.org/a/b:1","start_command":"j --port={port} --b={base_url} --t={token}","home_path":"/home/jovyan"}`},

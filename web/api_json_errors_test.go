@@ -1,0 +1,46 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestAPIBodyMistakesAreNamed: a JSON body with a misspelt field or the
+// wrong kind of value is refused with a message that names the field and
+// what it takes, in the words of the API, not encoding/json's Go types.
+// The calculator refuses fields it does not read: "hours" (for
+// total_hours) and the page's spelling "utilisation" were answered from
+// the defaults (8 h × 22 days, 50 %) without a word.
+func TestAPIBodyMistakesAreNamed(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	for _, tc := range []struct {
+		method, path, body string
+		code, message      string
+	}{
+		{"POST", "/api/v1/calculator/estimate", `{"flavor":"CPU small","hours":1}`, "unknown_field", `this endpoint has no field "hours": check its spelling (it takes: flavor,`},
+		{"POST", "/api/v1/calculator/tco", `{"gpu_model":"NVIDIA H100 80GB HBM3","utilisation":0.9}`, "unknown_field", `this endpoint has no field "utilisation": check its spelling`},
+		{"POST", "/api/v1/admin/calculator/apply-rate", `{"gpu_model":"NVIDIA H100 80GB HBM3","target":0.9}`, "unknown_field", `this endpoint has no field "target"`},
+		{"PUT", "/api/v1/admin/quotas/default", `{"max_gpus":1.5}`, "invalid_body", "the field max_gpus must be a whole number, not number 1.5"},
+		{"PUT", "/api/v1/admin/quotas/default", `{"max_gpus":"2"}`, "invalid_body", "the field max_gpus must be a whole number, not a string"},
+		{"PUT", "/api/v1/admin/prices", `[{"resource":"gpu"}]`, "invalid_body", "the request body must be a JSON object, not a list"},
+		{"PUT", "/api/v1/admin/prices", `{"rates":[{"resource":"gpu",}]}`, "invalid_body", "the request body is not valid JSON (at byte"},
+	} {
+		status, out := p.api(tc.method, tc.path, admin, tc.body)
+		msg := ""
+		if e, ok := out["error"].(map[string]any); ok {
+			msg, _ = e["message"].(string)
+		}
+		if status != http.StatusBadRequest || errCode(out) != tc.code || !strings.HasPrefix(msg, tc.message) || strings.Contains(msg, "Go ") {
+			t.Errorf("%s %s %s: %d %s %q\nwant 400 %s %q…", tc.method, tc.path, tc.body, status, errCode(out), msg, tc.code, tc.message)
+		}
+	}
+	// The names the calculator reads still work.
+	if status, out := p.api("POST", "/api/v1/calculator/estimate", admin, `{"flavor":"CPU small","duration":"total","total_hours":1}`); status != 200 {
+		t.Errorf("estimate with its own names: %d %v", status, out)
+	}
+	if status, out := p.api("POST", "/api/v1/calculator/tco", admin, `{"gpu_model":"NVIDIA H100 80GB HBM3","utilization":0.9,"use_measured":false}`); status != 200 {
+		t.Errorf("TCO with its own names: %d %v", status, out)
+	}
+}
