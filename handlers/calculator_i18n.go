@@ -60,6 +60,7 @@ func calcErrs(lc context.Context, errs pricing.FieldErrors) templates.FormErrors
 var calcErrMessages = []string{
 	"must be between %s and %s",
 	"must be more than 0 and at most %s",
+	"%s would be %s: write a fraction (%s) or a percentage (%s)",
 	"is too long (at most %s characters)",
 	"has too many decimals (at most %s)",
 	"this portal has no %s rate for %s",

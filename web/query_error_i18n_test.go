@@ -43,3 +43,20 @@ func TestBadAddressValuesInTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestCalculatorPercentWithoutItsSign: "50" typed as the utilisation says
+// how it is read and both ways to write it, in the reader's language
+// (it said "must be more than 0 and at most 100%").
+func TestCalculatorPercentWithoutItsSign(t *testing.T) {
+	p := newPortal(t)
+	zh, en := p.readersSignedIn("admin", adminPassword)
+	for _, r := range []struct {
+		c    *http.Client
+		want string
+	}{{en, "50 would be 5000%: write a fraction (0.5) or a percentage (50%)"}, {zh, "50 会被读作 5000%：请写成小数（0.5）或百分数（50%）"}} {
+		_, body := p.get(r.c, "/calculator?utilization=50#tco")
+		if got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=error-utilization]`).Text()); got != r.want {
+			t.Errorf("utilization=50: %q, want %q", got, r.want)
+		}
+	}
+}

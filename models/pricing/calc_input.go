@@ -108,6 +108,13 @@ func (f *fields) number(name string, def *big.Rat, lo, hi bound, percent bool) *
 		return def
 	}
 	r = quo(r, scale)
+	if percent && scale.Cmp(ratInt(1)) == 0 && r.Cmp(ratInt(1)) > 0 && r.Cmp(ratInt(100)) <= 0 {
+		// "50" in a fraction field is 5000 %: most likely a percentage
+		// without its sign. Say how it is read and both ways to write it.
+		f.errs.set(name, fmt.Sprintf("%s would be %s: write a fraction (%s) or a percentage (%s)",
+			s, FormatNumber(mul(r, ratInt(100)), 4)+"%", FormatNumber(quo(r, ratInt(100)), 6), s+"%"))
+		return def
+	}
 	c1, c2 := r.Cmp(lo.v), r.Cmp(hi.v)
 	if c1 < 0 || (lo.open && c1 == 0) || c2 > 0 || (hi.open && c2 == 0) {
 		f.errs.set(name, rangeMessage(lo, hi, percent))

@@ -430,6 +430,23 @@ func TestTCOFieldErrors(t *testing.T) {
 			t.Errorf("%s: errors %v, want one on %s", c.query, errs, c.field)
 		}
 	}
+	// A fraction field given a percentage without its sign says how it is
+	// read and both ways to write it (it said "at most 100%" of 50).
+	for q, want := range map[string]string{
+		"utilization=50":       "50 would be 5000%: write a fraction (0.5) or a percentage (50%)",
+		"maintenance_rate=8":   "8 would be 800%: write a fraction (0.08) or a percentage (8%)",
+		"utilization=100":      "100 would be 10000%: write a fraction (1) or a percentage (100%)",
+		"utilization=150":      "must be more than 0 and at most 100%",
+		"maintenance_rate=1.5": "1.5 would be 150%: write a fraction (0.015) or a percentage (1.5%)",
+		"maintenance_rate=101": "must be between 0% and 100%",
+	} {
+		v, _ := url.ParseQuery(q)
+		_, errs := ParseTCO(v, DefaultTCO("H100", 8, nil))
+		field := strings.SplitN(q, "=", 2)[0]
+		if errs[field] != want {
+			t.Errorf("%s: %q\nwant %q", q, errs[field], want)
+		}
+	}
 	// Percentages are accepted for fractions.
 	v, _ := url.ParseQuery("utilization=45%25&maintenance_rate=8%25")
 	in, errs := ParseTCO(v, DefaultTCO("H100", 8, nil))
