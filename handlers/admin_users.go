@@ -69,7 +69,10 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 	if !ok {
 		return
 	}
-	disabled := c.PostForm("disabled") == "true"
+	disabled, ok := h.formSwitch(c, "disabled")
+	if !ok {
+		return
+	}
 	if u.ID == currentUser(c).ID {
 		h.fail(c, newError(http.StatusConflict, "self_disable", "you cannot disable your own account"))
 		return

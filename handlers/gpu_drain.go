@@ -8,7 +8,10 @@ import (
 
 // gpuDrainForm drains or undrains a GPU from the GPU page.
 func (h *Handler) gpuDrainForm(c *gin.Context) {
-	drained := c.PostForm("drained") == "true"
+	drained, ok := h.formSwitch(c, "drained")
+	if !ok {
+		return
+	}
 	if err := h.pool.SetDrained(c.Request.Context(), c.Param("uuid"), drained, currentUser(c).Username); err != nil {
 		h.fail(c, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,35 @@ func TestRefusedAdminFormsKeepWhatWasTyped(t *testing.T) {
 	desc, _ := doc.Find(`form[action="/admin/groups"] input[name=description]`).Attr("value")
 	if res.StatusCode != http.StatusBadRequest || name != "ml-team" || desc != "the lab's GPUs" {
 		t.Errorf("refused new group: %d, name %q, description %q; want 400 with both kept", res.StatusCode, name, desc)
+	}
+}
+
+// TestSwitchFormsTakeOnlyTrueOrFalse: the drain and disable buttons send
+// "true" or "false"; anything else is a 400 that changes nothing (a
+// crafted drained=maybe put a drained GPU back in service).
+func TestSwitchFormsTakeOnlyTrueOrFalse(t *testing.T) {
+	p := newPortal(t)
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+	_, gpus := p.api("GET", "/api/v1/gpus", tokenFor(t, p, "admin", "admin"), "")
+	uuid := gpus["items"].([]any)[0].(map[string]any)["uuid"].(string)
+	if res := p.postForm(admin, "/admin/gpus/"+uuid+"/drain", url.Values{"drained": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("drain: %d", res.StatusCode)
+	}
+	res, body := p.postFormBody(admin, "/admin/gpus/"+uuid+"/drain", url.Values{"drained": {"maybe"}})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "drained: must be true or false") {
+		t.Errorf("drained=maybe: %d, want 400 naming the field", res.StatusCode)
+	}
+	states, err := p.srv.Store.GPUStates(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !states[uuid].Drained {
+		t.Error("drained=maybe put the GPU back in service")
+	}
+	tokenFor(t, p, "bob", "user")
+	bob, _ := p.srv.Store.UserByUsername(context.Background(), "bob")
+	if res := p.postForm(admin, "/admin/users/"+itoa(bob.ID)+"/disable", url.Values{"disabled": {"yes"}}); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("disabled=yes: %d, want 400", res.StatusCode)
 	}
 }
