@@ -49,6 +49,29 @@ func poolUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 	return n
 }
 
+// unitsOfKindFor counts what the server has of a flavor's kind, in service
+// or not: its model's GPUs, or the MIG instances of its profile (the
+// slices) on its model's GPUs, drained or out of order ones included.
+// Against poolUnitsFor it tells "this server has 0" from "the 7 it has
+// are on a drained GPU".
+func unitsOfKindFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
+	if f.UnitKind != models.UnitMIG && f.UnitKind != models.UnitSlice {
+		return gpusOfModel(gpus, f.GPUModel)
+	}
+	n := 0
+	for _, g := range gpus {
+		if g.Model != f.GPUModel {
+			continue
+		}
+		for _, u := range g.Units {
+			if u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // gpusOfModel counts the server's GPUs of model, whatever their state.
 func gpusOfModel(gpus []orchestrator.PoolGPU, model string) int {
 	n := 0

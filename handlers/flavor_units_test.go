@@ -102,6 +102,14 @@ func TestPoolUnitsForAndChoice(t *testing.T) {
 	if never, waits := flavorChoice(four, 0, 3, 2); never != "needs 4 MIG instances; this server has 3" || waits != "" {
 		t.Errorf("4 of 3 instances: never %q, waits %q", never, waits)
 	}
+	// The drained GPU's 1g.10gb instance counts among the server's, not
+	// the pool's: four instances asked, three in service, four in all.
+	if got := unitsOfKindFor(gpus, four); got != 4 {
+		t.Errorf("1g.10gb instances in all: %d, want 4 (the drained GPU's too)", got)
+	}
+	if never, _ := flavorChoice(four, 0, poolUnitsFor(gpus, four), unitsOfKindFor(gpus, four)); never != "needs 4 MIG instances; 3 of this server's 4 are in service (the rest are on a drained GPU or one out of order)" {
+		t.Errorf("4 instances, one on a drained GPU: never %q", never)
+	}
 	one := models.Flavor{GPUModel: "H100", GPUCount: 1}
 	if never, waits := flavorChoice(one, 1, 2, 2); never != "" || waits != "" {
 		t.Errorf("a free GPU: never %q, waits %q", never, waits)

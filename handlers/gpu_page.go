@@ -135,9 +135,13 @@ func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 	}
 	r.MIGEnabled, r.SharedSlices, r.SharedLabel = g.MIGEnabled, g.SharedSlices, i18n.T(lc, sharedLabel)
 	r.MPSMemoryMiB, r.MPSThreadPct = g.MPSMemoryMiB, g.MPSThreadPercent
-	if g.SharedSlices > 0 {
+	// A drained or unhealthy GPU keeps that label: its instances or
+	// slices are not offered, so "7 of 7 instances free" would be false.
+	switch {
+	case g.State == orchestrator.GPUDrained || g.State == orchestrator.GPUUnhealthy:
+	case g.SharedSlices > 0:
 		r.StateLabel = i18n.T(lc, "Shared: %d of %d slices free", g.FreeUnits(), g.SharedSlices)
-	} else if g.MIGEnabled {
+	case g.MIGEnabled:
 		r.StateLabel = i18n.T(lc, "MIG: %d of %d instances free", g.FreeUnits(), len(g.Units))
 	}
 	return r

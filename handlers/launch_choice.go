@@ -26,15 +26,22 @@ func flavorUnavailable(f models.Flavor, free int) string {
 // holds: one asking for more units of its kind than the pool has can never
 // start here (unavailable: disabled, "needs 8 GPUs; this server has 7"); one
 // the pool holds but whose units are not free now waits in the queue
-// (waits); otherwise both are "". ofModel is how many GPUs of the flavor's
-// model the server has in all: when some of them cannot be handed out
-// whole (split into MIG instances or slices, drained, out of order), the
-// reason says so — "this server has 7" read as false on an 8-GPU server.
-func flavorChoice(f models.Flavor, free, inPool, ofModel int) (unavailable, waits string) {
+// (waits); otherwise both are "". ofKind is how many of the flavor's units
+// the server has in all (unitsOfKindFor): when some of them cannot be
+// handed out (GPUs split into MIG instances or slices, drained, out of
+// order), the reason says so — "this server has 7" read as false on an
+// 8-GPU server, and "this server has 0" beside 7 MIG instances on a
+// drained GPU.
+func flavorChoice(f models.Flavor, free, inPool, ofKind int) (unavailable, waits string) {
 	if f.GPUCount > inPool {
-		if f.UnitKind != models.UnitMIG && f.UnitKind != models.UnitSlice && ofModel > inPool {
+		parts := f.UnitKind == models.UnitMIG || f.UnitKind == models.UnitSlice
+		switch {
+		case !parts && ofKind > inPool:
 			return models.Reasonf("needs %d %s; %d of this server's %d can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)",
-				f.GPUCount, unitNounFor(f, f.GPUCount), inPool, ofModel), ""
+				f.GPUCount, unitNounFor(f, f.GPUCount), inPool, ofKind), ""
+		case parts && ofKind > inPool:
+			return models.Reasonf("needs %d %s; %d of this server's %d are in service (the rest are on a drained GPU or one out of order)",
+				f.GPUCount, unitNounFor(f, f.GPUCount), inPool, ofKind), ""
 		}
 		return models.Reasonf("needs %d %s; this server has %d", f.GPUCount, unitNounFor(f, f.GPUCount), inPool), ""
 	}

@@ -84,7 +84,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			v.Unavailable[f.Name] = why
 		} else if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), gpusOfModel(gpus, f.GPUModel)); never != "" {
+		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f)); never != "" {
 			v.Unavailable[f.Name] = never
 		} else if waits != "" {
 			v.Waits[f.Name] = waits

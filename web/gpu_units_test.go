@@ -254,3 +254,35 @@ func TestMockMIGDemo(t *testing.T) {
 		t.Errorf("2x MIG with 1 of 2 instances free: disabled=%v, text %q", dis, strings.Join(strings.Fields(two.Text()), " "))
 	}
 }
+
+// TestDrainedMIGGPUSaysSo: with the split GPU drained, the GPU page reads
+// "Drained (not offered)" for it (it read "MIG: 2 of 2 instances free"),
+// and the launch form's MIG flavor says its instances are on a drained GPU
+// (it read "needs 1 MIG instance; this server has 0").
+func TestDrainedMIGGPUSaysSo(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.MockMIG = "7:1g.10gb*2" })
+	admin := tokenFor(t, p, "admin", "admin")
+	_, body := p.api("GET", "/api/v1/gpus", admin, "")
+	g7, _ := body["items"].([]any)[7].(map[string]any)
+	if code, out := p.api("PUT", "/api/v1/gpus/"+fmt.Sprint(g7["uuid"])+"/drain", admin, `{"drained": true}`); code != 200 {
+		t.Fatalf("drain GPU 7: %d %v", code, out)
+	}
+	uc := p.client()
+	tokenFor(t, p, "alice", "user")
+	p.login(uc, "alice", "alice-password")
+	_, page := p.get(uc, "/gpus")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(page))
+	label := ""
+	doc.Find(`[data-testid=gpu-row]`).Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), "GPU 7") {
+			label = strings.TrimSpace(s.Find(`[data-testid=gpu-state]`).Text())
+		}
+	})
+	if label != "Drained (not offered)" {
+		t.Errorf("the drained MIG GPU's state reads %q, want \"Drained (not offered)\"", label)
+	}
+	_, page = p.get(uc, "/workbenches/new")
+	if want := "needs 1 MIG instance; 0 of this server&#39;s 2 are in service (the rest are on a drained GPU or one out of order)"; !strings.Contains(page, want) {
+		t.Errorf("the launch form does not say why the MIG flavor cannot start (want %q)", want)
+	}
+}
