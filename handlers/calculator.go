@@ -503,7 +503,11 @@ func (h *Handler) estimateForm(k *calcRun) templates.EstimateForm {
 		if fl.GPUCount > 0 {
 			label += " — " + unitTextT(k.env.lc, fl)
 		}
-		label += i18n.T(k.env.lc, ", %s cores, %s GiB", fl.CPUMilli.String(), models.FormatMemoryGiB(fl.MemoryMiB))
+		if fl.CPUMilli == 1000 {
+			label += i18n.T(k.env.lc, ", 1 core, %s GiB", models.FormatMemoryGiB(fl.MemoryMiB))
+		} else {
+			label += i18n.T(k.env.lc, ", %s cores, %s GiB", fl.CPUMilli.String(), models.FormatMemoryGiB(fl.MemoryMiB))
+		}
 		f.Flavors = append(f.Flavors, templates.CalcOption{Value: fl.Name, Label: label})
 	}
 	return f
@@ -519,7 +523,11 @@ func calcResourceLabel(lc context.Context, r pricing.ResourceCost) (name, qty, r
 	case pricing.Slice:
 		return i18n.T(lc, "Shared-GPU slice"), fmt.Sprintf("%s × %s (%s)", q, r.GPUModel, i18n.T(lc, sharedLabel)), i18n.T(lc, "%s per slice-hour", rt)
 	case pricing.CPU:
-		return i18n.T(lc, "CPU"), i18n.T(lc, "%s cores", q), i18n.T(lc, "%s per core-hour", rt)
+		cores := i18n.T(lc, "%s cores", q)
+		if q == "1" {
+			cores = i18n.T(lc, "1 core")
+		}
+		return i18n.T(lc, "CPU"), cores, i18n.T(lc, "%s per core-hour", rt)
 	case pricing.Memory:
 		return i18n.T(lc, "Memory"), q + " GiB", i18n.T(lc, "%s per GiB-hour", rt)
 	default:
@@ -536,7 +544,11 @@ func calcShapeText(lc context.Context, in pricing.EstimateInput) string {
 	if in.Shape.GPUCount > 0 {
 		parts = append(parts, fmt.Sprintf("%d × %s,", in.Shape.GPUCount, in.Shape.GPUModel))
 	}
-	parts = append(parts, i18n.T(lc, "%s CPU cores, %s GiB memory", calcMilli(in.Shape.CPUMilli), models.FormatMemoryGiB(in.Shape.MemoryMiB)))
+	if in.Shape.CPUMilli == 1000 {
+		parts = append(parts, i18n.T(lc, "1 CPU core, %s GiB memory", models.FormatMemoryGiB(in.Shape.MemoryMiB)))
+	} else {
+		parts = append(parts, i18n.T(lc, "%s CPU cores, %s GiB memory", calcMilli(in.Shape.CPUMilli), models.FormatMemoryGiB(in.Shape.MemoryMiB)))
+	}
 	if in.StorageMilliGiB > 0 {
 		parts = append(parts, i18n.T(lc, ", %s GiB home volume", calcMilli(in.StorageMilliGiB)))
 	}
