@@ -210,7 +210,7 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		return
 	}
 	f := &models.Flavor{ID: id, Name: b.Name, GPUModel: b.GPUModel, GPUCount: b.GPUCount, UnitKind: b.UnitKind, MIGProfile: b.MIGProfile, CPUMilli: b.CPUCores,
-		MemoryMiB: mib, ShmMiB: 1024, MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
+		MemoryMiB: mib, ShmMiB: defaultShmMiB(mib), MaxRuntimeS: b.MaxRuntimeSeconds, Enabled: b.Enabled == nil || *b.Enabled,
 		GPUIdleTimeoutS: b.GPUIdleTimeoutSeconds, CPUTwinID: b.CPUTwinID}
 	if b.ShmMiB != nil {
 		f.ShmMiB = *b.ShmMiB
@@ -220,6 +220,14 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		return
 	}
 	c.JSON(status, apiFlavor(f))
+}
+
+// defaultShmMiB is /dev/shm of a flavor whose request does not say: 1 GiB
+// (PyTorch's DataLoader workers share tensors through it), at most half
+// the flavor's memory — a 512 MiB flavor was refused for an shm_mib the
+// request never sent.
+func defaultShmMiB(memoryMiB int64) int {
+	return int(min(1024, memoryMiB/2))
 }
 
 // flavorBodyMemory is the memory a flavor body asks for, in MiB.

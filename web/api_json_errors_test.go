@@ -44,3 +44,25 @@ func TestAPIBodyMistakesAreNamed(t *testing.T) {
 		t.Errorf("TCO with its own names: %d %v", status, out)
 	}
 }
+
+// TestSmallFlavorGetsAFittingShm: a flavor of 512 MiB created through the
+// API without shm_mib gets half its memory as /dev/shm (it was refused:
+// "shm_mib: must be between 0 and the flavor's memory", a field the
+// request never sent); a larger one keeps 1 GiB, and a given value stands.
+func TestSmallFlavorGetsAFittingShm(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	for _, tc := range []struct {
+		body string
+		shm  float64
+	}{
+		{`{"name":"tiny","cpu_cores":0.5,"memory_gib":0.5}`, 256},
+		{`{"name":"small","cpu_cores":1,"memory_gib":4}`, 1024},
+		{`{"name":"given","cpu_cores":1,"memory_gib":4,"shm_mib":64}`, 64},
+	} {
+		code, out := p.api("POST", "/api/v1/flavors", admin, tc.body)
+		if code != 201 || out["shm_mib"] != tc.shm {
+			t.Errorf("%s: %d shm_mib %v, want 201 with %v", tc.body, code, out["shm_mib"], tc.shm)
+		}
+	}
+}
