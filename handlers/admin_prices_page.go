@@ -140,6 +140,10 @@ func (h *Handler) renderPricesPage(c *gin.Context, status int, form templates.Pr
 		}
 	}
 	next := map[string]models.PriceRate{} // earliest scheduled version per key
+	// Versions of a key with the same effective time: the last entered
+	// wins (the history is newest first, so the first seen); the others
+	// never apply, and say so rather than "scheduled".
+	winner := map[string]bool{}
 	for _, r := range hist {
 		if r.GPUModel != "" && !seen[r.GPUModel] {
 			seen[r.GPUModel] = true
@@ -151,7 +155,10 @@ func (h *Handler) renderPricesPage(c *gin.Context, status int, form templates.Pr
 			}
 		}
 		row := h.priceRow(c, r)
-		row.Scheduled = r.EffectiveFrom.After(now)
+		slot := r.Key() + "@" + r.EffectiveFrom.UTC().Format(time.RFC3339Nano)
+		row.Superseded = winner[slot]
+		winner[slot] = true
+		row.Scheduled = r.EffectiveFrom.After(now) && !row.Superseded
 		row.InForce = cur[r.Key()].ID == r.ID
 		v.History = append(v.History, row)
 	}

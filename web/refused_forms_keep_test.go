@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // TestRefusedAdminFormsKeepWhatWasTyped: a refused form comes back with
@@ -74,5 +76,32 @@ func TestSwitchFormsTakeOnlyTrueOrFalse(t *testing.T) {
 	bob, _ := p.srv.Store.UserByUsername(context.Background(), "bob")
 	if res := p.postForm(admin, "/admin/users/"+itoa(bob.ID)+"/disable", url.Values{"disabled": {"yes"}}); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("disabled=yes: %d, want 400", res.StatusCode)
+	}
+}
+
+// TestSameTimeRatesShowWhichApplies: two GPU rates scheduled for the same
+// time: the one entered last applies; the other reads "superseded" in the
+// price history (both read "scheduled").
+func TestSameTimeRatesShowWhichApplies(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	const h100 = "NVIDIA H100 80GB HBM3"
+	for _, micros := range []string{"3500000", "3100000"} {
+		if code, out := p.api("PUT", "/api/v1/admin/prices", admin, `{"rates":[{"resource":"gpu","gpu_model":"`+h100+`","rate_micros":`+micros+`,"effective_from":"2030-01-01T00:00:00Z"}]}`); code != 200 {
+			t.Fatalf("schedule %s: %d %v", micros, code, out)
+		}
+	}
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	_, body := p.get(c, "/admin/prices")
+	badges := map[string]string{}
+	mpDoc(t, body).Find(`[data-testid=price-history-row][data-resource=gpu]`).Each(func(_ int, s *goquery.Selection) {
+		micros, _ := s.Attr("data-rate-micros")
+		if micros == "3500000" || micros == "3100000" {
+			badges[micros] = strings.Join(strings.Fields(s.Find(`.badge`).Text()), " ")
+		}
+	})
+	if badges["3100000"] != "scheduled" || badges["3500000"] != "superseded" {
+		t.Errorf("badges %v; want 3.10 (entered last) scheduled, 3.50 superseded", badges)
 	}
 }
