@@ -723,7 +723,13 @@ func (h *Handler) tcoForm(k *calcRun) templates.TCOForm {
 	return f
 }
 
+// calcPct prints a fraction as a percentage with one decimal; a share
+// below 1 % keeps two significant digits rather than reading "0%" (a
+// utilisation of 0.0001 was shown as 0%) or rounding 0.05 % to 0.1 %.
 func calcPct(f float64) string {
+	if p := f * 100; p > 0 && p < 1 {
+		return strconv.FormatFloat(p, 'g', 2, 64) + "%"
+	}
 	return strings.TrimSuffix(strings.TrimSuffix(strconv.FormatFloat(f*100, 'f', 1, 64), "0"), ".") + "%"
 }
 
