@@ -531,6 +531,23 @@ func TestBillingOverviewAndCSV(t *testing.T) {
 	}
 }
 
+// mpGroupOf creates the group name with the user username in it.
+func mpGroupOf(t *testing.T, p *testPortal, name, username string) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := p.srv.Store.UserByUsername(ctx, username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.srv.Store.CreateGroup(ctx, name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.AddGroupMember(ctx, g.ID, u.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEmptyGroupRowLiftsNoLimit: with an unlimited default, ada is in
 // "students" (2 GPUs at once) and in "reading club". An admin clicks Save
 // on the club's empty row in the console ("empty fields inherit"): ada
@@ -540,17 +557,8 @@ func TestEmptyGroupRowLiftsNoLimit(t *testing.T) {
 	p := newPortal(t)
 	admin, adminTok := mpAdmin(t, p)
 	tokenFor(t, p, "ada", "user")
-	ctx := context.Background()
-	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
-	for _, name := range []string{"students", "reading club"} {
-		g, err := p.srv.Store.CreateGroup(ctx, name, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.srv.Store.AddGroupMember(ctx, g.ID, ada.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mpGroupOf(t, p, "students", "ada")
+	mpGroupOf(t, p, "reading club", "ada")
 	effective := func() any {
 		_, q := p.api("GET", "/api/v1/admin/quotas/users/ada", adminTok, "")
 		eff, _ := q["effective"].(map[string]any)
@@ -583,14 +591,7 @@ func TestRenamedImageStaysAllowed(t *testing.T) {
 	_, adminTok := mpAdmin(t, p)
 	tokenFor(t, p, "gina", "user")
 	ctx := context.Background()
-	gina, _ := p.srv.Store.UserByUsername(ctx, "gina")
-	g, err := p.srv.Store.CreateGroup(ctx, "ml-team", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.srv.Store.AddGroupMember(ctx, g.ID, gina.ID); err != nil {
-		t.Fatal(err)
-	}
+	mpGroupOf(t, p, "ml-team", "gina")
 	if code, out := p.api("PUT", "/api/v1/admin/quotas/groups/ml-team", adminTok, `{"allowed_images":["PyTorch (CUDA 12)"]}`); code != 200 {
 		t.Fatalf("set the group's quota: %d %v", code, out)
 	}
