@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -62,6 +63,15 @@ func utilisationQuery(c *gin.Context, now time.Time) (from, to time.Time, bucket
 // rule 9: reported, not charged), per bucket, GPU model, user and group.
 func (h *Handler) adminUtilisation(c *gin.Context) {
 	from, to, bucket, err := utilisationQuery(c, time.Now())
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		// The period as typed comes back with the message beside it, so
+		// the dates picked are not lost.
+		v := templates.UtilisationView{Bucket: c.Query("bucket"), Buckets: orchestrator.UtilBuckets, From: c.Query("from"), To: c.Query("to"),
+			Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}}
+		h.render(c, http.StatusBadRequest, templates.AdminUtilisationPage(h.page(c, trc(c, "Utilisation")), v))
+		return
+	}
 	if err != nil {
 		h.fail(c, err)
 		return
