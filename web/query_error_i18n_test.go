@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestBadAddressValuesInTheReadersLanguage: a bad value in a page's
@@ -73,5 +75,39 @@ func TestCalculatorPercentWithoutItsSign(t *testing.T) {
 		if got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=error-utilization]`).Text()); got != r.want {
 			t.Errorf("utilization=50: %q, want %q", got, r.want)
 		}
+	}
+}
+
+// TestBrowserUtilisationPeriodMistake: with JavaScript on and off, an admin
+// picks a "to" date equal to "from" on the utilisation page and clicks
+// Show: the page says "must be after from" beside the field and keeps both
+// dates (it was a bare error page, the dates gone).
+func TestBrowserUtilisationPeriodMistake(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p := newPortal(t)
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btLoginAsAdmin(t, b, p.ts.URL)
+			btNavigate(t, b, p.ts.URL+"/admin/utilisation")
+			btDo(t, b, "pick the dates",
+				chromedp.SetValue(chromedp.CSS(`[data-testid=utilisation-filter] input[name=from]`), "2026-11-02"),
+				chromedp.SetValue(chromedp.CSS(`[data-testid=utilisation-filter] input[name=to]`), "2026-11-02"))
+			resp := btSubmit(t, b, "click Show", chromedp.Click(chromedp.CSS(`[data-testid=utilisation-filter] button[type=submit]`)))
+			if resp.Status != http.StatusBadRequest {
+				t.Fatalf("show: status %d, want 400", resp.Status)
+			}
+			if got := btText(t, b, `[data-testid=error-to]`); got != "must be after from" {
+				t.Errorf("message %q, want \"must be after from\"", got)
+			}
+			for _, name := range []string{"from", "to"} {
+				v, err := chromedp.Run(b, chromedp.Value(chromedp.CSS(`[data-testid=utilisation-filter] input[name=`+name+`]`)))
+				if err != nil || v != "2026-11-02" {
+					t.Errorf("%s holds %q (%v), want the date picked", name, v, err)
+				}
+			}
+		})
 	}
 }
