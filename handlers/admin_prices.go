@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -52,9 +54,22 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 	// Every rate is checked before the first is added: a bad third rate must
 	// not leave the first two in force.
 	var rates []models.PriceRate
-	for _, r := range body.Rates {
+	for i, r := range body.Rates {
+		// A refusal names the entry it is about ("rates[1]: …"): the body
+		// may carry many.
+		at := func(err error) error {
+			var ve *models.ValidationError
+			if errors.As(err, &ve) {
+				field, msg := ve.Field, ve.Message
+				if field == "rate" { // the form's name; this body's field is rate_micros
+					field, msg = "rate_micros", msg+" (rate_micros: 0 to 1000000000000)"
+				}
+				return &models.ValidationError{Field: field, Message: fmt.Sprintf("rates[%d]: %s", i, msg)}
+			}
+			return err
+		}
 		if r.RateMicros == nil {
-			h.fail(c, &models.ValidationError{Field: "rate_micros", Message: "is required"})
+			h.fail(c, at(&models.ValidationError{Field: "rate_micros", Message: "is required"}))
 			return
 		}
 		pr := models.PriceRate{Resource: r.Resource, GPUModel: r.GPUModel, Micros: *r.RateMicros, CreatedBy: currentUser(c).Username}
@@ -63,11 +78,11 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		}
 		check := pr
 		if err := h.store.CheckRateModel(ctx, pr); err != nil {
-			h.fail(c, err)
+			h.fail(c, at(err))
 			return
 		}
 		if err := h.store.CheckPriceRate(ctx, &check); err != nil {
-			h.fail(c, err)
+			h.fail(c, at(err))
 			return
 		}
 		rates = append(rates, pr)

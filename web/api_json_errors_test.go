@@ -66,3 +66,19 @@ func TestSmallFlavorGetsAFittingShm(t *testing.T) {
 		}
 	}
 }
+
+// TestPriceAPIRefusalNamesTheEntry: of several rates in one body, a
+// refusal names the entry and the body's own field ("rates[1]:
+// rate_micros"), not the form's ("rate") with no entry.
+func TestPriceAPIRefusalNamesTheEntry(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	status, out := p.api("PUT", "/api/v1/admin/prices", admin, `{"rates":[{"resource":"cpu","rate_micros":5},{"resource":"memory","rate_micros":-1}]}`)
+	msg := ""
+	if e, ok := out["error"].(map[string]any); ok {
+		msg, _ = e["message"].(string)
+	}
+	if status != http.StatusBadRequest || errCode(out) != "invalid_rate_micros" || !strings.HasPrefix(msg, "rate_micros: rates[1]: must be between 0 and 1,000,000 per unit") {
+		t.Errorf("a negative second rate: %d %s %q", status, errCode(out), msg)
+	}
+}
