@@ -76,6 +76,28 @@ func (n GPUNeed) kind() string {
 	return n.Kind
 }
 
+// InService is how many units of the need's kind the server has in
+// service, held or free (its candidates: whole GPUs, with the shared ones
+// a queued launch may take whole, or MIG instances of its profile), and
+// whether that is known: a slice's count is the shared GPU's, not here.
+// A need for more than InService could never be placed.
+func (n GPUNeed) InService() (units int, known bool) {
+	switch n.kind() {
+	case UnitGPU:
+		return len(n.Candidates) + len(n.Lend), true
+	case UnitMIG:
+		return len(n.Candidates), true
+	}
+	return 0, false
+}
+
+// NeverFits reports whether the need asks for more units than the server
+// has in service (InService), so no wait would place it.
+func (n GPUNeed) NeverFits() bool {
+	have, known := n.InService()
+	return n.Count > 0 && known && n.Count > have
+}
+
 // NoCapacityError is a refused allocation; it says what is free.
 type NoCapacityError struct {
 	Kind    string

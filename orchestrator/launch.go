@@ -110,6 +110,11 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	if err != nil {
 		return nil, err
 	}
+	if need.NeverFits() {
+		// Refused now, queue or not: queued, it would wait for good and
+		// hold back the launches behind it.
+		return nil, neverFits(need)
+	}
 	month, err := m.billing.MonthUsage(ctx, owner.ID)
 	if err != nil {
 		return nil, err
@@ -143,6 +148,19 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
 	m.startPipeline(wb.ID, owner.Username, img, fl, wb.Units, wb.Token)
 	return wb, nil
+}
+
+// neverFits is the refusal of a need for more units than the server has
+// in service (GPUNeed.NeverFits), what the launch form says of the flavor.
+func neverFits(need models.GPUNeed) error {
+	have, _ := need.InService()
+	noun := "GPUs"
+	if need.Kind == models.UnitMIG {
+		noun = "MIG instances"
+	}
+	return &RefusedError{Code: "no_capacity", Message: reasonf(
+		"needs %d %s at once; this server can hand out %d (GPUs split into MIG instances or slices, drained or out of order do not count), so it could never start",
+		need.Count, noun, have)}
 }
 
 // refusal turns allocation and quota errors into what the user reads.

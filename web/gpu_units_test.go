@@ -286,3 +286,26 @@ func TestDrainedMIGGPUSaysSo(t *testing.T) {
 		t.Errorf("the launch form does not say why the MIG flavor cannot start (want %q)", want)
 	}
 }
+
+// TestQueuedLaunchThatCouldNeverStartIsRefused: with one of eight GPUs
+// split into MIG instances, an eight-GPU launch with "queue" is refused
+// (409 no_capacity, saying it could never start), by the API and by the
+// form, as the launch form's disabled card says; it used to queue and hold
+// back every queued GPU launch behind it.
+func TestQueuedLaunchThatCouldNeverStartIsRefused(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.MockMIG = "7:1g.10gb*2" })
+	alice := tokenFor(t, p, "alice", "user")
+	code, out := p.api("POST", "/api/v1/workbenches", alice, `{"name":"big","image":"PyTorch (CUDA 12)","flavor":"8x H100 80GB HBM3","queue":true}`)
+	if code != http.StatusConflict || errCode(out) != "no_capacity" || !strings.Contains(fmt.Sprint(out), "could never start") {
+		t.Errorf("API: %d %v, want 409 no_capacity saying it could never start", code, out)
+	}
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	res, body := p.postFormBody(c, "/workbenches", url.Values{"name": {"big"}, "image": {"PyTorch (CUDA 12)"}, "flavor": {"8x H100 80GB HBM3"}, "queue": {"on"}})
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "could never start") {
+		t.Errorf("form: %d, want 409 saying it could never start", res.StatusCode)
+	}
+	if wbs, _ := p.srv.Store.ListWorkbenches(context.Background(), 0); len(wbs) != 0 {
+		t.Errorf("workbenches after the refusals: %d, want none", len(wbs))
+	}
+}
