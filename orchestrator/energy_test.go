@@ -34,7 +34,7 @@ func TestEnergyIntegrationAcrossCounterReset(t *testing.T) {
 		smp(105, 9_900_000, 300_000, 0),  // previous unread entirely: nothing
 		smp(110, 11_400_000, 300_000, 0), // +1.5 kJ
 	}
-	rows := rollupMinutes("GPU-1", "NVIDIA H100", "wb1", hist, t0, t0.Add(2*time.Minute))
+	rows := rollupMinutes("GPU-1", "NVIDIA H100", func(time.Time) string { return "wb1" }, hist, t0, t0.Add(2*time.Minute))
 	if len(rows) != 2 {
 		t.Fatalf("rows %+v, want minutes 0 and 1", rows)
 	}
@@ -50,7 +50,7 @@ func TestEnergyIntegrationAcrossCounterReset(t *testing.T) {
 	}
 	// A minute whose counter could not be read at all has no energy: not
 	// measured (EnergySamples 0), which the API shows as not available.
-	unread := rollupMinutes("GPU-1", "NVIDIA H100", "wb1", []gpu.Sample{
+	unread := rollupMinutes("GPU-1", "NVIDIA H100", func(time.Time) string { return "wb1" }, []gpu.Sample{
 		smp(120, 0, 300_000, gpu.FieldEnergy), smp(135, 0, 300_000, gpu.FieldEnergy), smp(150, 0, 300_000, gpu.FieldEnergy),
 	}, t0, t0.Add(3*time.Minute))
 	if len(unread) != 1 || unread[0].EnergyMJ != 0 || unread[0].EnergySamples != 0 {

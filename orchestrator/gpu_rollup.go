@@ -35,7 +35,7 @@ func (m *Manager) RollupGPUMinutes(ctx context.Context) {
 	var units []models.GPUUnitMinute
 	for _, g := range gpus {
 		hist := s.History(g.UUID)
-		rows = append(rows, rollupMinutes(g.UUID, g.Model, g.WorkbenchID, hist, m.rolledUpTo, upTo)...)
+		rows = append(rows, rollupMinutes(g.UUID, g.Model, m.holders.at(g.UUID, g.WorkbenchID), hist, m.rolledUpTo, upTo)...)
 		units = append(units, rollupUnitMinutes(g.UUID, g.Model, m.unitHist.ticks(g.UUID), m.rolledUpTo, upTo)...)
 	}
 	if err := m.store.SaveGPURollup(ctx, rows, units); err != nil {
@@ -55,8 +55,9 @@ func (m *Manager) RollupGPUMinutes(ctx context.Context) {
 // rollupMinutes folds the samples in [from, to) into one row per minute.
 // Unread utilisation and power are counted apart, never as zeros. The
 // energy drawn between a sample and the one before it (which may lie
-// before from) is the sample's minute's (energyBetween).
-func rollupMinutes(uuid, model, holder string, hist []gpu.Sample, from, to time.Time) []models.GPUMinute {
+// before from) is the sample's minute's (energyBetween). A minute's holder
+// is holderAt its last sample.
+func rollupMinutes(uuid, model string, holderAt func(time.Time) string, hist []gpu.Sample, from, to time.Time) []models.GPUMinute {
 	var out []models.GPUMinute
 	for i, smp := range hist {
 		if smp.At.Before(from) || !smp.At.Before(to) {
@@ -64,9 +65,10 @@ func rollupMinutes(uuid, model, holder string, hist []gpu.Sample, from, to time.
 		}
 		minute := smp.At.Truncate(time.Minute).Unix()
 		if len(out) == 0 || out[len(out)-1].Minute != minute {
-			out = append(out, models.GPUMinute{GPUUUID: uuid, Minute: minute, WorkbenchID: holder, GPUModel: model})
+			out = append(out, models.GPUMinute{GPUUUID: uuid, Minute: minute, GPUModel: model})
 		}
 		r := &out[len(out)-1]
+		r.WorkbenchID = holderAt(smp.At)
 		if i > 0 {
 			if mJ, ok := energyBetween(hist[i-1], smp); ok {
 				r.EnergyMJ += mJ

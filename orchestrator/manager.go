@@ -122,6 +122,9 @@ type Manager struct {
 	// unitHist keeps each collection's per-unit readings and energy
 	// shares for the per-unit rollup and sparklines (unit_history.go).
 	unitHist unitHistory
+	// holders keeps who held each GPU whole at each sampler collection,
+	// for the per-minute rollup (gpu_holders.go).
+	holders holderHistory
 	enginePingState
 	store     *models.Store
 	pool      *Pool

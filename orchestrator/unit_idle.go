@@ -81,6 +81,12 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 	// GPU: one query then spares the full attribution (inventory read,
 	// workbenches).
 	t, err := m.pool.cachedTables(ctx)
+	if err == nil {
+		m.holders.note(t.held, func(uuid string) (time.Time, bool) {
+			smp, ok := m.pool.sampler.Latest(uuid)
+			return smp.At, ok
+		})
+	}
 	if err == nil && !hasUnitKind(t.bound, models.UnitMIG, models.UnitSlice) && !m.pool.sampler.AnyMIG() {
 		m.unitIdle.clear()
 		return

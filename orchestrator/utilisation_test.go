@@ -29,7 +29,7 @@ func TestUtilisationFromSamplesAndAllocations(t *testing.T) {
 	}
 	var rows []models.GPUMinute
 	roll := func(uuid, model, holder string, hist []gpu.Sample) {
-		rows = append(rows, rollupMinutes(uuid, model, holder, hist, day0, day0.AddDate(0, 0, 7))...)
+		rows = append(rows, rollupMinutes(uuid, model, func(time.Time) string { return holder }, hist, day0, day0.AddDate(0, 0, 7))...)
 	}
 	// Day 0, 10:00: GPU-A (H100) held by ada's "train" 60 min at 75%;
 	// GPU-B (H100) nobody holds for 60 min; GPU-C (A100) held by bob 30 min

@@ -29,8 +29,8 @@ func TestUtilisationCountsMIGAndSliceHolders(t *testing.T) {
 		gpuSamples = append(gpuSamples, gpu.Sample{At: t10.Add(time.Duration(i) * 15 * time.Second), Unread: gpu.FieldUtil | gpu.FieldEnergy})
 	}
 	var rows []models.GPUMinute
-	rows = append(rows, rollupMinutes("GPU-M", h100, "", gpuSamples, day0, to)...)
-	rows = append(rows, rollupMinutes("GPU-S", a100, "", gpuSamples, day0, to)...)
+	rows = append(rows, rollupMinutes("GPU-M", h100, func(time.Time) string { return "" }, gpuSamples, day0, to)...)
+	rows = append(rows, rollupMinutes("GPU-S", a100, func(time.Time) string { return "" }, gpuSamples, day0, to)...)
 
 	// Units: GPU-M has four 1g instances; ada's "mig" holds mig-1 at 40%
 	// (this driver answers per instance) with a quarter of 4 000 mJ a

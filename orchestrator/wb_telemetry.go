@@ -135,7 +135,7 @@ func (m *Manager) unitTelemetry(ctx context.Context, wb *models.Workbench, u mod
 		if started.After(lo) {
 			lo = started
 		}
-		rows = append(rows, rollupMinutes(gpuUUID, "", wb.ID, recent, lo, end)...)
+		rows = append(rows, rollupMinutes(gpuUUID, "", func(time.Time) string { return wb.ID }, recent, lo, end)...) // since it started: its own
 		for _, r := range rows {
 			if r.WorkbenchID != wb.ID {
 				continue // another holder's minute of this GPU
