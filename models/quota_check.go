@@ -142,7 +142,7 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
-				pricing.Format(*b-month.AmountMicros), pricing.Format(ask.MinChargeMicros), ask.MinChargeSecs)}
+				pricing.FormatExact(*b-month.AmountMicros), pricing.FormatExact(ask.MinChargeMicros), ask.MinChargeSecs)}
 		}
 		return nil
 	}

@@ -32,6 +32,12 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 			t.Errorf("message %q lacks %q", qe.Message, want)
 		}
 	}
+	// Sums under a cent keep their decimals: "0.00 left cannot cover a
+	// minimum charge of 0.00" told nobody anything.
+	err = launch("tiny", 999_200, 1_334)
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.0008 left") || !strings.Contains(qe.Message, "minimum charge of 0.001334") {
+		t.Errorf("0.0008 left, minimum 0.001334: %v", err)
+	}
 	if err := launch("exact", 500_000, 500_000); err != nil {
 		t.Fatalf("0.50 left, minimum 0.50: %v", err)
 	}

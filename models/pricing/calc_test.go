@@ -478,3 +478,15 @@ func TestDefaultTCOIsValid(t *testing.T) {
 		t.Errorf("converted price %v", d.ServerPrice)
 	}
 }
+
+// TestFormatExact: small sums keep the decimals that tell them apart; the
+// rest print with two at least.
+func TestFormatExact(t *testing.T) {
+	for micros, want := range map[int64]string{
+		800: "0.0008", 1_334: "0.001334", 12_500_000: "12.50", 3_000_000: "3.00", 1_234_567: "1.234567", 0: "0.00", -50_000: "-0.05",
+	} {
+		if got := FormatExact(micros); got != want {
+			t.Errorf("FormatExact(%d) = %q, want %q", micros, got, want)
+		}
+	}
+}

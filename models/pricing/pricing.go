@@ -9,7 +9,9 @@ package pricing
 
 import (
 	"fmt"
+	"math/big"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -213,6 +215,20 @@ func Sum(lines []Line) int64 {
 // Format renders micro-units as money with two decimals, rounded, e.g.
 // 12345678 → "12.35"; Micros.Format does it per currency.
 func Format(micros int64) string { return Micros(micros).Decimal("") }
+
+// FormatExact renders micro-units with as many decimals as they need, at
+// least two ("0.0008", "0.001334", "12.50"): for small sums that two
+// decimals would both print as 0.00 ("the 0.00 left cannot cover 0.00").
+func FormatExact(micros int64) string {
+	s := FormatNumber(big.NewRat(micros, 1_000_000), 6)
+	switch i := strings.IndexByte(s, '.'); {
+	case i < 0:
+		s += ".00"
+	case len(s)-i == 2:
+		s += "0"
+	}
+	return s
+}
 
 // FormatRate renders micro-units with two to four decimals (see Micros.Rate).
 func FormatRate(micros int64) string { return Micros(micros).Rate() }
