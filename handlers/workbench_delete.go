@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,7 +16,10 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 	if !ok {
 		return
 	}
-	deleteData := c.Query("delete_data") == "true" || c.PostForm("delete_data") == "true"
+	deleteData, ok := h.deleteDataParam(c)
+	if !ok {
+		return
+	}
 	ctx := c.Request.Context()
 	if err := h.wbs.Delete(ctx, wb.ID, currentUser(c), deleteData); err != nil {
 		if clientGone(ctx, err) {
@@ -33,6 +37,30 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	h.flash(c, i18n.T(c.Request.Context(), "Workbench %s deleted.", wb.Name))
+	if deleteData {
+		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s deleted, and your home data with it.", wb.Name))
+	} else {
+		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s deleted; your home data is kept.", wb.Name))
+	}
 	seeOther(c, "/")
 }
+
+// deleteDataParam reads delete_data (query or form) as a yes or a no: a
+// checkbox without a value sends "on", scripts send 1 or true. A value
+// that is neither is refused (400) before anything is deleted: a typo must
+// not decide whether the data goes ("on" kept it without a word).
+func (h *Handler) deleteDataParam(c *gin.Context) (deleteData, ok bool) {
+	v := c.Query("delete_data")
+	if v == "" {
+		v = c.PostForm("delete_data")
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "on", "yes":
+		return true, true
+	case "", "false", "0", "off", "no":
+		return false, true
+	}
+	h.fail(c, newError(http.StatusBadRequest, "invalid_delete_data", "delete_data: must be true or false (nothing was deleted)"))
+	return false, false
+}
+

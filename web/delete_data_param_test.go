@@ -1,0 +1,53 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"workbench/models"
+)
+
+// TestDeleteDataTakesAYesOrANo: "delete my data" is read as a yes or a
+// no — a checkbox's "on" and a script's 1 delete the data too (they kept
+// it without a word); a value that is neither is refused before anything
+// is deleted; and the flash says whether the home data went.
+func TestDeleteDataTakesAYesOrANo(t *testing.T) {
+	p := newPortal(t)
+	tokenFor(t, p, "alice", "user")
+	ctx := context.Background()
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	stopped := func(name string) *models.Workbench {
+		wb := p.runningRecord(alice, name, models.GPUNeed{})
+		if err := p.srv.Store.SetWorkbenchState(ctx, wb.ID, models.StateStopped, 0, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		return wb
+	}
+	keep, odd := stopped("keep"), stopped("odd")
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+
+	res, body := p.postFormBody(c, "/workbenches/"+odd.ID+"/delete", url.Values{"delete_data": {"maybe"}})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "must be true or false (nothing was deleted)") {
+		t.Errorf("delete_data=maybe: %d, want 400 saying nothing was deleted", res.StatusCode)
+	}
+	if _, err := p.srv.Store.WorkbenchByID(ctx, odd.ID); err != nil {
+		t.Errorf("delete_data=maybe deleted the workbench: %v", err)
+	}
+
+	if res := p.postForm(c, "/workbenches/"+keep.ID+"/delete", url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete keep: %d", res.StatusCode)
+	}
+	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench keep deleted; your home data is kept.") {
+		t.Error("deleting without delete_data does not say the home data is kept")
+	}
+	if res := p.postForm(c, "/workbenches/"+odd.ID+"/delete", url.Values{"delete_data": {"on"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete odd with delete_data=on: %d", res.StatusCode)
+	}
+	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench odd deleted, and your home data with it.") {
+		t.Error("delete_data=on does not delete the home data (or does not say so)")
+	}
+}
