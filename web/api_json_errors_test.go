@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,26 @@ func TestPriceAPIRefusalNamesTheEntry(t *testing.T) {
 	}
 	if status != http.StatusBadRequest || errCode(out) != "invalid_rate_micros" || !strings.HasPrefix(msg, "rate_micros: rates[1]: must be between 0 and 1,000,000 per unit") {
 		t.Errorf("a negative second rate: %d %s %q", status, errCode(out), msg)
+	}
+}
+
+// TestChineseWorkbenchNameIsNamedAsTheProblem: a workbench name in Chinese
+// is refused with a message that says only Latin letters are taken (it
+// said "letters", which Chinese characters are to their reader).
+func TestChineseWorkbenchNameIsNamedAsTheProblem(t *testing.T) {
+	p := newPortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	status, out := p.api("POST", "/api/v1/workbenches", alice, `{"name":"数据分析-实验一","image":"PyTorch (CUDA 12)","flavor":"CPU small"}`)
+	msg := ""
+	if e, ok := out["error"].(map[string]any); ok {
+		msg, _ = e["message"].(string)
+	}
+	if status != http.StatusBadRequest || !strings.Contains(msg, "Latin letters (a–z, A–Z)") {
+		t.Errorf("a Chinese name by the API: %d %q", status, msg)
+	}
+	zh, _ := p.readersSignedIn("alice", "alice-password")
+	res, body := p.postFormBody(zh, "/workbenches", url.Values{"name": {"数据分析-实验一"}, "image": {"PyTorch (CUDA 12)"}, "flavor": {"CPU small"}})
+	if got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=error-name]`).Text()); res.StatusCode != http.StatusBadRequest || !strings.Contains(got, "拉丁字母") || !strings.Contains(got, "暂不支持中文名称") {
+		t.Errorf("a Chinese name on the Chinese form: %d %q", res.StatusCode, got)
 	}
 }
