@@ -164,22 +164,22 @@ func (h *Handler) launch(c *gin.Context) {
 // reservation}.
 func (h *Handler) apiLaunch(c *gin.Context) {
 	var body struct {
-		Name               string `json:"name"`
-		Image              string `json:"image"`
-		Flavor             string `json:"flavor"`
-		IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
-		Queue              bool   `json:"queue"`
-		Priority           string `json:"priority"`
-		Preemptible        bool   `json:"preemptible"`
-		AutoResume         bool   `json:"auto_resume"`
-		Reservation        int64  `json:"reservation"`
+		Name               string   `json:"name"`
+		Image              nameOrID `json:"image"`
+		Flavor             nameOrID `json:"flavor"`
+		IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
+		Queue              bool     `json:"queue"`
+		Priority           string   `json:"priority"`
+		Preemptible        bool     `json:"preemptible"`
+		AutoResume         bool     `json:"auto_resume"`
+		Reservation        int64    `json:"reservation"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
 	}
 	ctx := c.Request.Context()
-	wb, err := h.wbs.Launch(ctx, currentUser(c), orchestrator.LaunchRequest{Name: strings.TrimSpace(body.Name), Image: body.Image,
-		Flavor: body.Flavor, IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second,
+	wb, err := h.wbs.Launch(ctx, currentUser(c), orchestrator.LaunchRequest{Name: strings.TrimSpace(body.Name), Image: string(body.Image),
+		Flavor: string(body.Flavor), IdleTimeout: time.Duration(body.IdleTimeoutSeconds) * time.Second,
 		Queue: body.Queue, Priority: body.Priority, Preemptible: body.Preemptible, AutoResume: body.AutoResume, Reservation: body.Reservation})
 	if err != nil {
 		h.fail(c, err)

@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -102,5 +104,39 @@ func TestChineseWorkbenchNameIsNamedAsTheProblem(t *testing.T) {
 	res, body := p.postFormBody(zh, "/workbenches", url.Values{"name": {"数据分析-实验一"}, "image": {"PyTorch (CUDA 12)"}, "flavor": {"CPU small"}})
 	if got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=error-name]`).Text()); res.StatusCode != http.StatusBadRequest || !strings.Contains(got, "拉丁字母") || !strings.Contains(got, "暂不支持中文名称") {
 		t.Errorf("a Chinese name on the Chinese form: %d %q", res.StatusCode, got)
+	}
+}
+
+// TestLaunchTakesIdsAsNumbers: a launch's image and flavor may be ids as
+// GET /images and /flavors give them, numbers (SPEC §8: "a name or an
+// id"); they had to be strings. A value that is neither is named.
+func TestLaunchTakesIdsAsNumbers(t *testing.T) {
+	p := newPortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	ctx := context.Background()
+	img, err := p.srv.Store.ImageByNameOrID(ctx, "PyTorch (CUDA 12)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl, err := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Parsed and looked up: with no engine image to pull the launch may be
+	// accepted or refused later, but not for the shape of image or flavor.
+	status, out := p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"byid","image":%d,"flavor":%d}`, img.ID, fl.ID))
+	if status == http.StatusBadRequest {
+		t.Errorf("ids as numbers: %d %v", status, out)
+	}
+	if status == http.StatusAccepted && (out["image"] != img.Name || out["flavor"] != fl.Name) {
+		t.Errorf("launched %v / %v, want %s / %s", out["image"], out["flavor"], img.Name, fl.Name)
+	}
+	status, out = p.api("POST", "/api/v1/workbenches", alice, `{"name":"bad","image":true,"flavor":"CPU small"}`)
+	msg := ""
+	if e, ok := out["error"].(map[string]any); ok {
+		msg, _ = e["message"].(string)
+	}
+	if status != http.StatusBadRequest || msg != "the field image must be a name or a positive whole id, not true or false" {
+		t.Errorf("image true: %d %q", status, msg)
 	}
 }
