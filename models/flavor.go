@@ -177,7 +177,10 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 			}
 			return res.Error
 		}
-		return renameInAllowedLists(tx, quotaAllowedFlavors, before.Name, f.Name)
+		if err := renameInAllowedLists(tx, quotaAllowedFlavors, before.Name, f.Name); err != nil {
+			return err
+		}
+		return tx.First(f, f.ID).Error // the caller's f as stored (timestamps)
 	})
 	if err != nil {
 		return err

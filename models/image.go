@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"regexp"
 	"slices"
@@ -134,15 +135,27 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 			"name", "image", "description", "tags", "start_command", "run_as_user", "home_path", "open_path", "extra_ports", "enabled", "updated_at").
 			Updates(map[string]any{"name": img.Name, "image": img.Image, "description": img.Description, "tags": img.Tags,
 				"start_command": img.StartCommand, "run_as_user": img.RunAsUser, "home_path": img.HomePath,
-				"open_path": img.OpenPath, "enabled": img.Enabled, "updated_at": s.now()})
+				"open_path": img.OpenPath, "extra_ports": extraPortsColumn(img.ExtraPorts), "enabled": img.Enabled, "updated_at": s.now()})
 		if res.Error != nil {
 			if uniqueViolation(res.Error) {
 				return &ValidationError{Field: "name", Message: "an image with this name exists"}
 			}
 			return res.Error
 		}
-		return renameInAllowedLists(tx, quotaAllowedImages, before.Name, img.Name)
+		if err := renameInAllowedLists(tx, quotaAllowedImages, before.Name, img.Name); err != nil {
+			return err
+		}
+		// The caller's img gets what is stored (created_at, updated_at):
+		// the API answers with it.
+		return tx.First(img, img.ID).Error
 	})
+}
+
+// extraPortsColumn is the stored form of ExtraPorts (its JSON serializer's)
+// for a map update, which gorm writes without the field's serializer.
+func extraPortsColumn(ports []int) string {
+	b, _ := json.Marshal(ports)
+	return string(b)
 }
 
 // ListImages returns the catalog; onlyEnabled hides disabled entries.

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,6 +87,41 @@ func TestBrowserImageFormNamesAReferenceMistake(t *testing.T) {
 			}
 			if got, err := chromedp.Run(b, chromedp.Value(chromedp.CSS(`[data-testid=image-form] input[name=image]`))); err != nil || got != typed {
 				t.Errorf("the reference field holds %q (%v), want what was typed", got, err)
+			}
+		})
+	}
+}
+
+// TestBrowserEditedImageKeepsItsExtraPorts: with JavaScript on and off, an
+// admin opens an image's edit form, types extra ports, clicks Save, and
+// finds them on the form when opening it again (an edit dropped them: the
+// update stored every field but the ports).
+func TestBrowserEditedImageKeepsItsExtraPorts(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p := newPortal(t)
+			img, err := p.srv.Store.ImageByNameOrID(context.Background(), "PyTorch (CUDA 12)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			edit := "/admin/images/" + itoa(img.ID) + "/edit"
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btLoginAsAdmin(t, b, p.ts.URL)
+			btNavigate(t, b, p.ts.URL+"/sudo?next="+url.QueryEscape(edit))
+			btDo(t, b, "type the password", chromedp.SendKeys(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`), btAdminPassword))
+			btSubmit(t, b, "confirm the password", chromedp.Click(chromedp.CSS(`[data-testid=sudo-submit]`)))
+			btNavigate(t, b, p.ts.URL+edit)
+			btDo(t, b, "type extra ports", chromedp.SetValue(chromedp.CSS(`[data-testid=extra-ports]`), "6006, 8050"))
+			resp := btSubmit(t, b, "click Save", chromedp.Click(chromedp.CSS(`[data-testid=image-form] button[type=submit]`)))
+			if resp.Status != http.StatusOK {
+				t.Fatalf("save: status %d", resp.Status)
+			}
+			btNavigate(t, b, p.ts.URL+edit)
+			if got, err := chromedp.Run(b, chromedp.Value(chromedp.CSS(`[data-testid=extra-ports]`))); err != nil || got != "6006, 8050" {
+				t.Errorf("extra ports on the form after saving: %q (%v), want \"6006, 8050\"", got, err)
 			}
 		})
 	}
