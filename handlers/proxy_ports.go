@@ -49,6 +49,8 @@ func (h *Handler) portTarget(r *http.Request, id string, e proxyAuthEntry, port 
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
 		return proxy.Target{}, proxy.ErrNotFound
+	case errors.Is(err, orchestrator.ErrNoPort):
+		return proxy.Target{}, proxy.ErrNoPort
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		return proxy.Target{}, proxy.ErrNotReady
 	case err != nil:

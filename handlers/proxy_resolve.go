@@ -51,12 +51,12 @@ func (h *Handler) proxyTarget(r *http.Request, id string, e proxyAuthEntry) (pro
 }
 
 // proxyUser is the user (and the session grant) whose portal session the
-// proxied request carries (proxy.ErrNotFound without one), cached briefly
+// proxied request carries (proxy.ErrSignIn without one), cached briefly
 // for the proxy's hot path.
 func (h *Handler) proxyUser(r *http.Request) (proxyAuthEntry, error) {
 	token, ok := proxy.CookieValue(r, h.sessions.Cookie.Name)
 	if !ok {
-		return proxyAuthEntry{}, proxy.ErrNotFound
+		return proxyAuthEntry{}, proxy.ErrSignIn
 	}
 	now := time.Now()
 	if e, ok := h.proxyAuth.get(token, now); ok {
@@ -68,7 +68,7 @@ func (h *Handler) proxyUser(r *http.Request) (proxyAuthEntry, error) {
 	}
 	u := h.SessionUser(sctx)
 	if u == nil {
-		return proxyAuthEntry{}, proxy.ErrNotFound
+		return proxyAuthEntry{}, proxy.ErrSignIn // signed out or expired
 	}
 	e := proxyAuthEntry{userID: u.ID, grant: models.HashSecret(token)}
 	h.proxyAuth.put(token, e, now)

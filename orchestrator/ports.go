@@ -29,7 +29,7 @@ func (m *Manager) PortTarget(ctx context.Context, id string, userID int64, port 
 		return Target{}, err
 	}
 	if !img.HasExtraPort(port) && !wb.HasExtraPort(port) {
-		return Target{}, ErrNoWorkbench
+		return Target{}, ErrNoPort // the owner's: ProxyTarget checked
 	}
 	host, _, err := net.SplitHostPort(t.Endpoint)
 	if err != nil {

@@ -18,6 +18,9 @@ type Target struct {
 var (
 	ErrNoWorkbench = errors.New("no such workbench")
 	ErrNotRunning  = errors.New("workbench not running")
+	// ErrNoPort: the caller's own workbench serves no app on the port
+	// asked (neither the image nor the owner listed it).
+	ErrNoPort = errors.New("no app on this port")
 )
 
 // ProxyTarget returns the Jupyter behind workbench id for user userID. Only

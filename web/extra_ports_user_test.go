@@ -43,8 +43,8 @@ func TestUserDeclaredExtraPort(t *testing.T) {
 	waitState(t, p, alice, id, "running")
 	ac := p.client()
 	p.login(ac, "alice", "alice-password")
-	if res, _ := p.get(ac, "/wb/"+id+"/port/6006/"); res.StatusCode != 404 {
-		t.Fatalf("undeclared port: %d, want 404", res.StatusCode)
+	if res, body := p.get(ac, "/wb/"+id+"/port/6006/"); res.StatusCode != 404 || !strings.Contains(body, "serves no app on that port") {
+		t.Fatalf("undeclared port: %d, want 404 saying the port (not the workbench) is missing: %.300s", res.StatusCode, body)
 	}
 
 	// Cross-origin form posts never declare a port.
@@ -67,6 +67,11 @@ func TestUserDeclaredExtraPort(t *testing.T) {
 		t.Fatalf("add port from the page: %d", res.StatusCode)
 	}
 
+	// Without its slash the app's root is redirected to it, as /wb/{id} is:
+	// relative links resolve against the app's root only with it.
+	if res, _ := p.get(ac, "/wb/"+id+"/port/6006?x=1"); res.StatusCode != http.StatusPermanentRedirect || res.Header.Get("Location") != "/wb/"+id+"/port/6006/?x=1" {
+		t.Errorf("port without its slash: %d to %q, want 308 to the slash", res.StatusCode, res.Header.Get("Location"))
+	}
 	res, body := p.get(ac, "/wb/"+id+"/port/6006/data?x=1")
 	var got map[string]any
 	if res.StatusCode != 200 || json.Unmarshal([]byte(body), &got) != nil || got["app"] != "extra-port" || got["path"] != "/data" {

@@ -293,6 +293,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		Metrics:           s.proxyMetrics,
 		Resolve:           h.ProxyResolve,
 		NotRunning:        h.ProxyNotRunning,
+		SignIn:            proxySignIn,
 		Locale:            h.ProxyLocale,
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,

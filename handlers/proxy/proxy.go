@@ -39,6 +39,17 @@ var ErrNotFound = errors.New("workbench not found")
 // for a wrong server address.
 var ErrBadToken = errors.New("workbench token refused")
 
+// ErrNoPort is returned by Resolve for the caller's own workbench when it
+// serves no app on the extra port asked (/wb/{id}/port/{n}/): 404, saying
+// the port is what is missing, not the workbench.
+var ErrNoPort = errors.New("no app on this port")
+
+// ErrSignIn is returned by Resolve for a request that carries no portal
+// session (never signed in, signed out, expired). A browser navigation is
+// sent to sign in (Options.SignIn), whatever the id, so nothing is learnt
+// about it; other requests get the 404 of ErrNotFound.
+var ErrSignIn = errors.New("no portal session")
+
 // ErrNotReady is returned (or wrapped) by Resolve when the workbench exists
 // and is owned by the caller but its Jupyter server is not running.
 var ErrNotReady = errors.New("workbench not running")
@@ -68,6 +79,10 @@ type Options struct {
 	// own page saying why, with a Start button. Other requests, and all
 	// when it is nil, get a short 503 message.
 	NotRunning func(w http.ResponseWriter, r *http.Request, workbenchID string)
+	// SignIn, when set, answers a browser navigation (GET, Accept:
+	// text/html) that Resolve found without a session (ErrSignIn): the
+	// portal's sign-in, coming back here after.
+	SignIn func(w http.ResponseWriter, r *http.Request)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Transport defaults to NewTransport(). When it is set, every
@@ -206,9 +221,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		lc := p.locale(r)
 		writeError(lc, w, r, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "The workbench has no address."), false)
 		return
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrSignIn) && p.opts.SignIn != nil && wantsHTML(r) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		p.opts.SignIn(w, r)
+		return
+	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrSignIn):
 		lc := p.locale(r)
 		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
+		return
+	case errors.Is(err, ErrNoPort):
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"),
+			i18n.T(lc, "This workbench serves no app on that port: add the port under Extra ports on the workbench's page, then open it from there."), false)
 		return
 	case errors.Is(err, ErrBadToken):
 		lc := p.locale(r)
@@ -235,6 +258,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if t.StripPrefix != "" && r.URL.Path == t.StripPrefix {
+		// /wb/{id}/port/6006 → …/6006/, as /wb/{id} → /wb/{id}/: an app's
+		// relative links resolve against its own root only with the slash.
+		loc := t.StripPrefix + "/"
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, loc, http.StatusPermanentRedirect)
+		return
+	}
 	p.activity(id)
 	upgrade := isUpgrade(r)
 	if !upgrade {
