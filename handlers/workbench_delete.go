@@ -63,4 +63,3 @@ func (h *Handler) deleteDataParam(c *gin.Context) (deleteData, ok bool) {
 	h.fail(c, newError(http.StatusBadRequest, "invalid_delete_data", "delete_data: must be true or false (nothing was deleted)"))
 	return false, false
 }
-
