@@ -55,6 +55,10 @@ func TestMemAskBeyondTheQuotaIsRefusedNotQueued(t *testing.T) {
 	}
 	if got, _ := r.store.WorkbenchByID(ctx, second.ID); got.State != models.StateQueued || !strings.Contains(got.QueueReason, "waiting for your other workbenches to stop") {
 		t.Fatalf("a launch that fits once his other stops: %s %q, want queued, waiting", got.State, got.QueueReason)
+	} else if got.EstimatedStart != nil {
+		// Nothing the queue knows says when his other stops (it has no
+		// end time): no estimate, not one trailing the clock.
+		t.Errorf("estimated start %v of a launch waiting for its owner's other workbench, want none", got.EstimatedStart)
 	}
 
 	start := r.m.now().Add(time.Hour)

@@ -416,6 +416,11 @@ func Decide(s Snapshot) Plan {
 		est := estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units+heldShort, slices.Concat(releases[r.Pool], claimed[r.ID]))
 		if r.NotBefore.After(s.Now) {
 			est = r.NotBefore
+		} else if r.Blocked != "" {
+			// It waits on what the pool's releases do not tell (its
+			// owner's other workbenches stopping, GPUs coming back into
+			// service): no estimate rather than one that trails the clock.
+			est = time.Time{}
 		}
 		if r.Blocked == "" {
 			needAhead[r.Pool] += r.Units
