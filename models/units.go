@@ -60,6 +60,11 @@ type GPUNeed struct {
 	Count      int
 	Candidates []string
 	Parents    map[string]string // MIG UUID → GPU UUID
+	// Structural is how many units of the kind the server has at all, in
+	// service or not: GPUs of Model not in MIG mode (shared ones too: a
+	// queued launch may take them whole), or MIG instances of Profile.
+	// Only a change of the server's layout changes it (NeverFits).
+	Structural int
 	// Lend lists, for whole GPUs, the shared GPUs of Model (healthy,
 	// undrained, not in MIG mode) a queued launch may take whole when it
 	// has claimed them (QueueTx.Claim) and no slice of them is bound.
@@ -76,26 +81,13 @@ func (n GPUNeed) kind() string {
 	return n.Kind
 }
 
-// InService is how many units of the need's kind the server has in
-// service, held or free (its candidates: whole GPUs, with the shared ones
-// a queued launch may take whole, or MIG instances of its profile), and
-// whether that is known: a slice's count is the shared GPU's, not here.
-// A need for more than InService could never be placed.
-func (n GPUNeed) InService() (units int, known bool) {
-	switch n.kind() {
-	case UnitGPU:
-		return len(n.Candidates) + len(n.Lend), true
-	case UnitMIG:
-		return len(n.Candidates), true
-	}
-	return 0, false
-}
-
-// NeverFits reports whether the need asks for more units than the server
-// has in service (InService), so no wait would place it.
+// NeverFits reports whether the need asks for more whole GPUs or MIG
+// instances than the server has at all (Structural: drained and unhealthy
+// ones count, they come back; GPUs split into MIG instances do not count
+// as whole ones), so no wait would place it. Slices are not judged here.
 func (n GPUNeed) NeverFits() bool {
-	have, known := n.InService()
-	return n.Count > 0 && known && n.Count > have
+	k := n.kind()
+	return n.Count > 0 && (k == UnitGPU || k == UnitMIG) && n.Count > n.Structural
 }
 
 // NoCapacityError is a refused allocation; it says what is free.

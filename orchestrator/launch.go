@@ -151,16 +151,15 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 }
 
 // neverFits is the refusal of a need for more units than the server has
-// in service (GPUNeed.NeverFits), what the launch form says of the flavor.
+// at all (GPUNeed.NeverFits), what the launch form says of the flavor.
 func neverFits(need models.GPUNeed) error {
-	have, _ := need.InService()
 	noun := "GPUs"
 	if need.Kind == models.UnitMIG {
 		noun = "MIG instances"
 	}
 	return &RefusedError{Code: "no_capacity", Message: reasonf(
-		"needs %d %s at once; this server can hand out %d (GPUs split into MIG instances or slices, drained or out of order do not count), so it could never start",
-		need.Count, noun, have)}
+		"needs %d %s at once; this server has %d (GPUs split into MIG instances or slices do not count as whole ones), so it could never start",
+		need.Count, noun, need.Structural)}
 }
 
 // refusal turns allocation and quota errors into what the user reads.

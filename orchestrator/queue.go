@@ -351,12 +351,10 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		if w.GPUCount > 0 {
 			r.Pool = unitPool(need.Kind, w.GPUModel, w.MIGProfile)
 			if need.NeverFits() {
-				// GPUs drained, split or out of order since it queued:
-				// it keeps its place, but holds back nobody behind it (a
-				// blocked request casts no shadow) until an admin
-				// returns GPUs to service.
-				have, _ := need.InService()
-				r.Blocked = reasonf("needs %d units at once; this server can hand out %d now (GPUs split into MIG instances or slices, drained or out of order do not count): it waits until GPUs return to service", w.GPUCount, have)
+				// The server's layout changed since it queued (a GPU split
+				// into MIG instances): it keeps its place but holds back
+				// nobody behind it (a blocked request casts no shadow).
+				r.Blocked = reasonf("needs %d units at once; this server has %d now (GPUs split into MIG instances or slices do not count as whole ones): it waits until an admin changes that", w.GPUCount, need.Structural)
 			}
 			if _, seen := snap.Free[r.Pool]; !seen {
 				n, err := q.FreeUnits(need)

@@ -10,11 +10,11 @@ import (
 )
 
 // TestMemLaunchThatCouldNeverStartIsRefused: a launch asking for more GPUs
-// than the server has in service is refused at once, queue or not (it was
-// queued and waited for good, holding back every launch behind it); one
-// that queued while the GPUs were there and then lost them to a drain
+// than the server has at all is refused at once, queue or not (it was
+// queued and waited for good, holding back every launch behind it). One
+// that queued and then could never fit (its flavor grown past the server)
 // keeps its place but holds back nobody: a one-GPU launch behind it starts
-// on a free GPU.
+// on a free GPU. Drained GPUs still count: they come back.
 func TestMemLaunchThatCouldNeverStartIsRefused(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
@@ -23,49 +23,57 @@ func TestMemLaunchThatCouldNeverStartIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eight := &models.Flavor{Name: "eight", GPUModel: fl.GPUModel, GPUCount: 8, CPUMilli: 1000, MemoryMiB: 512, ShmMiB: 64, Enabled: true}
-	if err := r.store.CreateFlavor(ctx, eight); err != nil {
+	big := &models.Flavor{Name: "big", GPUModel: fl.GPUModel, GPUCount: 9, CPUMilli: 1000, MemoryMiB: 512, ShmMiB: 64, Enabled: true}
+	if err := r.store.CreateFlavor(ctx, big); err != nil {
 		t.Fatal(err)
 	}
 	bob := r.user(t, "bob")
-	// All eight in service, one held by the rig's workbench: it queues.
-	big, err := r.m.Launch(ctx, bob, LaunchRequest{Name: "big", Image: "mem", Flavor: "eight", Queue: true})
-	if err != nil || big.State != models.StateQueued {
-		t.Fatalf("eight GPUs with one held: %v %v, want queued", big, err)
+	for _, queue := range []bool{true, false} {
+		_, err := r.m.Launch(ctx, bob, LaunchRequest{Name: "nine", Image: "mem", Flavor: "big", Queue: queue})
+		var re *RefusedError
+		if !errors.As(err, &re) || re.Code != "no_capacity" || !strings.Contains(re.Message, "this server has 8") || !strings.Contains(re.Message, "could never start") {
+			t.Errorf("nine GPUs on an eight-GPU server (queue %v): %v, want no_capacity saying it could never start", queue, err)
+		}
 	}
-	// One free GPU is drained: seven in service now.
+	// Eight with every GPU drained: they come back, so it queues.
+	big.GPUCount = 8
+	if err := r.store.UpdateFlavor(ctx, big); err != nil {
+		t.Fatal(err)
+	}
 	gpus, err := r.m.pool.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drained := ""
 	for _, g := range gpus {
-		if g.WorkbenchID == "" && drained == "" {
-			drained = g.UUID
+		if err := r.m.pool.SetDrained(ctx, g.UUID, true, "root"); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if err := r.m.pool.SetDrained(ctx, drained, true, "root"); err != nil {
+	eight, err := r.m.Launch(ctx, bob, LaunchRequest{Name: "eight", Image: "mem", Flavor: "big", Queue: true})
+	if err != nil || eight.State != models.StateQueued {
+		t.Fatalf("eight GPUs, all drained: %v %v, want queued", eight, err)
+	}
+	for _, g := range gpus {
+		if err := r.m.pool.SetDrained(ctx, g.UUID, false, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The flavor grows past the server while it waits: it keeps its place
+	// but holds back nobody, and says why it waits.
+	big.GPUCount = 9
+	if err := r.store.UpdateFlavor(ctx, big); err != nil {
 		t.Fatal(err)
 	}
-	// A new eight-GPU launch is refused, queued or not, saying why.
-	for _, queue := range []bool{true, false} {
-		_, err := r.m.Launch(ctx, bob, LaunchRequest{Name: "again", Image: "mem", Flavor: "eight", Queue: queue})
-		var re *RefusedError
-		if !errors.As(err, &re) || re.Code != "no_capacity" || !strings.Contains(re.Message, "this server can hand out 7") || !strings.Contains(re.Message, "could never start") {
-			t.Errorf("eight GPUs with seven in service (queue %v): %v, want no_capacity saying it could never start", queue, err)
-		}
-	}
-	// The queued one holds back nobody: a one-GPU launch starts.
 	one := r.launch(t, bob, "one", LaunchRequest{Queue: true})
 	if err := r.m.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r.waitState(t, one.ID, models.StateRequested, models.StatePulling, models.StateStarting, models.StateRunning)
-	b, err := r.store.WorkbenchByID(ctx, big.ID)
+	b, err := r.store.WorkbenchByID(ctx, eight.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.State != models.StateQueued || !strings.Contains(b.QueueReason, "waits until GPUs return to service") {
-		t.Errorf("the eight-GPU launch queued before the drain: %s %q, want queued, waiting for GPUs to return to service", b.State, b.QueueReason)
+	if b.State != models.StateQueued || !strings.Contains(b.QueueReason, "this server has 8 now") {
+		t.Errorf("the launch whose flavor grew past the server: %s %q, want queued, saying the server has 8", b.State, b.QueueReason)
 	}
 }

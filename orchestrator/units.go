@@ -123,7 +123,22 @@ func needFrom(devs []gpu.Device, states map[string]models.GPUState, f *models.Fl
 	}
 	for _, d := range devs {
 		st := states[d.UUID]
-		if d.Model != f.GPUModel || d.Health != gpu.HealthOK || st.Drained {
+		if d.Model != f.GPUModel {
+			continue
+		}
+		switch need.Kind {
+		case models.UnitGPU:
+			if !d.MIGEnabled {
+				need.Structural++
+			}
+		case models.UnitMIG:
+			for _, mi := range d.MIG {
+				if d.MIGEnabled && mi.Profile == f.MIGProfile {
+					need.Structural++
+				}
+			}
+		}
+		if d.Health != gpu.HealthOK || st.Drained {
 			continue
 		}
 		switch need.Kind {
