@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates/i18n"
 )
@@ -47,6 +48,14 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 	}
 	if v := deadlineText(en, "x", d, now); v.Runtime != "maximum runtime (your quota's 4 h) ends at 11:00 UTC" {
 		t.Errorf("en runtime %q", v.Runtime)
+	}
+	// A 2 h flavor extended three times says so (it read "the flavor's 5 h").
+	ext := orchestrator.ComputeDeadlines(&models.Workbench{StartedAt: &now}, orchestrator.RuntimeRule{Flavor: 2 * time.Hour, Extension: 3 * time.Hour}, now, now)
+	if v := deadlineText(en, "x", ext, now); v.Runtime != "maximum runtime (the flavor's 2 h, extended by 3 h) ends at 14:00 UTC" {
+		t.Errorf("en extended runtime %q", v.Runtime)
+	}
+	if v := deadlineText(zh, "x", ext, now); !strings.Contains(v.Runtime, "已延长 3 小时") {
+		t.Errorf("zh extended runtime %q", v.Runtime)
 	}
 }
 

@@ -38,7 +38,14 @@ func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now 
 		if k, ok := runtimeWhose[whose]; ok {
 			whose = i18n.T(ctx, k)
 		}
-		v.Runtime = i18n.T(ctx, "maximum runtime (%s %s) ends at %s", whose, durationText(ctx, d.RuntimeLimit), clockText(ctx, d.RuntimeStopAt, now))
+		if ext := d.RuntimeExtended; ext > 0 {
+			// "the flavor's 5 h" read as false of a 2 h flavor extended
+			// three times.
+			v.Runtime = i18n.T(ctx, "maximum runtime (%s %s, extended by %s) ends at %s", whose, durationText(ctx, d.RuntimeLimit-ext),
+				durationText(ctx, ext), clockText(ctx, d.RuntimeStopAt, now))
+		} else {
+			v.Runtime = i18n.T(ctx, "maximum runtime (%s %s) ends at %s", whose, durationText(ctx, d.RuntimeLimit), clockText(ctx, d.RuntimeStopAt, now))
+		}
 		v.Soon = v.Soon || d.RuntimeStopAt.Sub(now) <= deadlineSoon
 	}
 	return v

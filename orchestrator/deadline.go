@@ -94,6 +94,9 @@ type Deadlines struct {
 	RuntimeLimit  time.Duration
 	RuntimeWhose  string
 	RuntimeStopAt time.Time
+	// RuntimeExtended is what "+1 h" added to the flavor's limit, when the
+	// limit is the flavor's (RuntimeLimit includes it).
+	RuntimeExtended time.Duration
 	// CanExtend says whether "+1 h" is allowed now; ExtendRefusal says why
 	// not (empty when there is no runtime limit at all).
 	CanExtend     bool
@@ -115,6 +118,9 @@ func ComputeDeadlines(wb *models.Workbench, rule RuntimeRule, lastActivity, now 
 		}
 	}
 	d.RuntimeLimit, d.RuntimeWhose = rule.Limit()
+	if d.RuntimeWhose != quotaRuntime {
+		d.RuntimeExtended = rule.Extension
+	}
 	if d.RuntimeLimit > 0 && wb.StartedAt != nil {
 		d.RuntimeStopAt = wb.StartedAt.Add(d.RuntimeLimit)
 		if _, err := rule.Extend(); err != nil {

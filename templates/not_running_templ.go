@@ -145,7 +145,7 @@ func NotRunningPage(p Page, v NotRunningView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 string
-				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Your files in the home directory are kept. Start it again to continue: the workbench page shows its progress, then Open JupyterLab."))
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Your files in the home directory are kept. Start it again to continue: the workbench page shows its progress, then its Open button."))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `not_running.templ`, Line: 35, Col: 155}
 				}
