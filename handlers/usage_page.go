@@ -150,18 +150,11 @@ func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names 
 	return line
 }
 
-// workbenchNames maps workbench ids to names (ownerID 0: everyone's).
-// Deleted workbenches are not listed; their lines show the id.
+// workbenchNames maps the ids of ownerID's workbenches to their names,
+// deleted ones included: their lines are on the statement too (they
+// showed the bare id while the summary named them).
 func (h *Handler) workbenchNames(c *gin.Context, ownerID int64) (map[string]string, error) {
-	wbs, err := h.store.ListWorkbenches(c.Request.Context(), ownerID)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(wbs))
-	for _, w := range wbs {
-		out[w.ID] = w.Name
-	}
-	return out, nil
+	return h.store.WorkbenchNamesOf(c.Request.Context(), ownerID)
 }
 
 func nameOf(names map[string]string, id string) string {

@@ -419,3 +419,18 @@ func (s *Store) WorkbenchPage(ctx context.Context, state string, offset, limit i
 	}
 	return out, total, s.attachGPUs(ctx, out)
 }
+
+// WorkbenchNamesOf maps the id of every workbench ownerID ever had,
+// deleted ones included, to its name: a statement names the workbenches
+// its lines are for, and a deleted one was charged too.
+func (s *Store) WorkbenchNamesOf(ctx context.Context, ownerID int64) (map[string]string, error) {
+	var rows []struct{ ID, Name string }
+	if err := s.rdb.WithContext(ctx).Table("workbenches").Select("id, name").Where("owner_id = ?", ownerID).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Name
+	}
+	return out, nil
+}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"workbench/models"
 )
@@ -49,5 +53,31 @@ func TestDeleteDataTakesAYesOrANo(t *testing.T) {
 	}
 	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench odd deleted, and your home data with it.") {
 		t.Error("delete_data=on does not delete the home data (or does not say so)")
+	}
+}
+
+// TestStatementNamesDeletedWorkbenches: a line of a deleted workbench on
+// the usage page names it, as the summary does (it showed the bare id).
+func TestStatementNamesDeletedWorkbenches(t *testing.T) {
+	p := newPortal(t)
+	tokenFor(t, p, "alice", "user")
+	ctx := context.Background()
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	wb := p.runningRecord(alice, "gone-exp", models.GPUNeed{})
+	if _, err := p.srv.Store.Credit(ctx, alice.ID, 1_000_000, wb.ID, "node down", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.MarkWorkbenchDeleted(ctx, wb.ID, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	_, page := p.get(c, "/usage")
+	var cells []string
+	mpDoc(t, page).Find(`[data-testid=statement-row] td:nth-child(2)`).Each(func(_ int, s *goquery.Selection) {
+		cells = append(cells, strings.TrimSpace(s.Text()))
+	})
+	if !slices.Contains(cells, "gone-exp") || slices.Contains(cells, wb.ID) {
+		t.Errorf("statement workbench cells %q, want the deleted workbench's name", cells)
 	}
 }
