@@ -211,6 +211,20 @@ func btLoginAsAdmin(t *testing.T, ctx context.Context, base string) {
 	}
 }
 
+// btAdminIn starts a portal and a browser signed in as its admin, with
+// JavaScript on or off (js): the start of the tests that click a form
+// both ways.
+func btAdminIn(t *testing.T, js bool) (*testPortal, context.Context) {
+	t.Helper()
+	p := newPortal(t)
+	b := btNewBrowser(t)
+	if !js {
+		btDo(t, b, "disable JavaScript", btScriptsOff())
+	}
+	btLoginAsAdmin(t, b, p.ts.URL)
+	return p, b
+}
+
 // btConfirmSudo expects the "Confirm your password" page that an admin
 // change without a recent confirmation gets, types the password and
 // submits: the page posts the original form again.

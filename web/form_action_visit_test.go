@@ -98,12 +98,7 @@ func TestVisitingAFormAddressGoesToItsPage(t *testing.T) {
 func TestBrowserEnterOnAFailedFormsAddress(t *testing.T) {
 	for _, js := range []bool{true, false} {
 		t.Run(jsName(js), func(t *testing.T) {
-			p := newPortal(t)
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btLoginAsAdmin(t, b, p.ts.URL)
+			p, b := btAdminIn(t, js)
 			btNavigate(t, b, p.ts.URL+"/workbenches/new")
 			btDo(t, b, "type a name", chromedp.SendKeys(chromedp.CSS(`[data-testid=launch-form] input[name=name]`), "bad name!!"))
 			resp := btSubmit(t, b, "click Launch", chromedp.Click(chromedp.CSS(`[data-testid=launch-submit]`)))

@@ -62,12 +62,7 @@ func TestMirrorWithCapitalsInItsPathIsNamed(t *testing.T) {
 func TestBrowserImageFormNamesAReferenceMistake(t *testing.T) {
 	for _, js := range []bool{true, false} {
 		t.Run(jsName(js), func(t *testing.T) {
-			p := newPortal(t)
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btLoginAsAdmin(t, b, p.ts.URL)
+			p, b := btAdminIn(t, js)
 			btNavigate(t, b, p.ts.URL+"/sudo?next="+url.QueryEscape("/admin/images/new"))
 			btDo(t, b, "type the password", chromedp.SendKeys(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`), btAdminPassword))
 			btSubmit(t, b, "confirm the password", chromedp.Click(chromedp.CSS(`[data-testid=sudo-submit]`)))
@@ -99,17 +94,12 @@ func TestBrowserImageFormNamesAReferenceMistake(t *testing.T) {
 func TestBrowserEditedImageKeepsItsExtraPorts(t *testing.T) {
 	for _, js := range []bool{true, false} {
 		t.Run(jsName(js), func(t *testing.T) {
-			p := newPortal(t)
+			p, b := btAdminIn(t, js)
 			img, err := p.srv.Store.ImageByNameOrID(context.Background(), "PyTorch (CUDA 12)")
 			if err != nil {
 				t.Fatal(err)
 			}
 			edit := "/admin/images/" + itoa(img.ID) + "/edit"
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btLoginAsAdmin(t, b, p.ts.URL)
 			btNavigate(t, b, p.ts.URL+"/sudo?next="+url.QueryEscape(edit))
 			btDo(t, b, "type the password", chromedp.SendKeys(chromedp.CSS(`[data-testid=sudo-form] input[name=sudo_password]`), btAdminPassword))
 			btSubmit(t, b, "confirm the password", chromedp.Click(chromedp.CSS(`[data-testid=sudo-submit]`)))

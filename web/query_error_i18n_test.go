@@ -85,12 +85,7 @@ func TestCalculatorPercentWithoutItsSign(t *testing.T) {
 func TestBrowserUtilisationPeriodMistake(t *testing.T) {
 	for _, js := range []bool{true, false} {
 		t.Run(jsName(js), func(t *testing.T) {
-			p := newPortal(t)
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btLoginAsAdmin(t, b, p.ts.URL)
+			p, b := btAdminIn(t, js)
 			btNavigate(t, b, p.ts.URL+"/admin/utilisation")
 			btDo(t, b, "pick the dates",
 				chromedp.SetValue(chromedp.CSS(`[data-testid=utilisation-filter] input[name=from]`), "2026-11-02"),
