@@ -91,10 +91,20 @@ func fillPattern(pattern string, segs []string) (string, bool) {
 }
 
 // methodNotAllowed answers a request whose address exists for another
-// method: a visit to a form's address goes to the form's page, the rest
-// is a 405 (gin has set Allow).
-func (h *Handler) methodNotAllowed(pages []string) gin.HandlerFunc {
+// method: HEAD of a page is its GET without the body (gin routes HEAD
+// apart: /healthz answered 405, then a redirect), a visit to a form's
+// address goes to the form's page, the rest is a 405 (gin has set Allow).
+func (h *Handler) methodNotAllowed(r *gin.Engine, pages []string) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if c.Request.Method == http.MethodHead && isPage(pages, c.Request.URL.Path) {
+			// Served as the GET; net/http drops the body of a HEAD
+			// answer (it goes by the server's own request, still HEAD).
+			get := *c.Request
+			get.Method = http.MethodGet
+			c.Request = &get
+			r.HandleContext(c)
+			return
+		}
 		if m := c.Request.Method; m == http.MethodGet || m == http.MethodHead {
 			if page, ok := formActionPage(pages, c.Request.URL.Path); ok {
 				c.Header("Allow", "")
@@ -109,6 +119,26 @@ func (h *Handler) methodNotAllowed(pages []string) gin.HandlerFunc {
 
 // methodNotAllowedMessage says what the address is for; pages translate it.
 const methodNotAllowedMessage = "this address takes a form's button or an API call, not a visit; go back to the page and use its button"
+
+// isPage reports whether path is served by one of the GET patterns pages.
+func isPage(pages []string, path string) bool {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if path == "/" {
+		segs = nil
+	}
+	for _, p := range pages {
+		if strings.Contains(p, "*") {
+			if strings.HasPrefix(path, strings.TrimRight(p[:strings.Index(p, "*")], "/")+"/") {
+				return true
+			}
+			continue
+		}
+		if _, ok := fillPattern(p, segs); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // getPatterns are the patterns of r's GET routes.
 func getPatterns(r *gin.Engine) []string {

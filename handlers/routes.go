@@ -211,5 +211,5 @@ func (h *Handler) Routes(r *gin.Engine) {
 	h.calculatorRoutes(ui, admin, api, apiAdmin)
 
 	r.NoRoute(func(c *gin.Context) { h.fail(c, errNotFound) })
-	r.NoMethod(h.methodNotAllowed(getPatterns(r)))
+	r.NoMethod(h.methodNotAllowed(r, getPatterns(r)))
 }

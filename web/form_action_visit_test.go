@@ -142,3 +142,38 @@ func TestSignInAfterAnExpiredSessionLeadsToTheFormsPage(t *testing.T) {
 		t.Fatalf("/notifications: %d", res.StatusCode)
 	}
 }
+
+// TestHeadOfAPageIsItsGet: HEAD of a page answers as its GET without a
+// body (an uptime monitor's HEAD /healthz was a 405, then a redirect to /
+// that HEAD / repeated); HEAD of a form's address goes to its page as a
+// visit does.
+func TestHeadOfAPageIsItsGet(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	head := func(path string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodHead, p.ts.URL+path, nil)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := head("/healthz"); res.StatusCode != http.StatusOK || res.ContentLength > 0 && res.Header.Get("Content-Length") == "" {
+		t.Errorf("HEAD /healthz: %d, want 200", res.StatusCode)
+	}
+	if res := head("/static/css/app.css"); res.StatusCode != http.StatusOK {
+		t.Errorf("HEAD a static file: %d, want 200", res.StatusCode)
+	}
+	if res := head("/"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+		t.Errorf("HEAD / signed out: %d to %q, want the sign-in page", res.StatusCode, res.Header.Get("Location"))
+	}
+	p.login(c, "admin", adminPassword)
+	if res := head("/gpus"); res.StatusCode != http.StatusOK {
+		t.Errorf("HEAD /gpus signed in: %d, want 200", res.StatusCode)
+	}
+	if res := head("/workbenches"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
+		t.Errorf("HEAD of a form's address: %d to %q, want 303 to its page", res.StatusCode, res.Header.Get("Location"))
+	}
+}
