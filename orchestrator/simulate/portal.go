@@ -358,7 +358,11 @@ func RunPortal(ctx context.Context, tr Trace, pol Policy, cfg Config) (res *Resu
 			}
 			wb, err := m.Launch(ctx, j.user, req)
 			var re *orchestrator.RefusedError
-			if errors.As(err, &re) && re.Code == "no_capacity" && pol == ExclusiveReject {
+			// Refused for want of units: at once under exclusive-reject;
+			// under the queue policies only a job the server could never
+			// place (more GPUs than it has whole), which the portal refuses
+			// rather than queue for good.
+			if errors.As(err, &re) && re.Code == "no_capacity" {
 				j.state = rejected
 				res.Rejected++
 				check.Refused++

@@ -337,6 +337,14 @@ func (s *sim) handle(e event) error {
 		if s.pol == ExclusiveReject {
 			return s.admitOrReject(j)
 		}
+		if j.units > s.res.Capacity[j.pool] {
+			// More units than its pool has: the portal refuses it at
+			// launch rather than queue it for good (it used to wait,
+			// never served and never counted).
+			j.state = rejected
+			s.res.Rejected++
+			s.log(EvReject, j, -1, 0)
+		}
 	case EvFinish:
 		if j.state != running || e.segment != j.segment {
 			return nil // preempted meanwhile: this end is void
