@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"gorm.io/gorm"
 )
 
 // Setting returns a stored setting, or "" if unset.
@@ -36,11 +38,28 @@ func (s *Store) InstallID(ctx context.Context) (string, error) {
 
 // NewInstallID gives this data a new install id: a copy of an install
 // (a restored backup) started beside the original must not manage the
-// original's containers. The workbenches recorded in the copy are then
-// unknown to the engine and are closed at their last heartbeat.
+// original's containers nor its GPUs. In the same transaction the copy
+// forgets the containers its records name (a delete in the copy removed
+// the original's container by that id), and what waits in its queue —
+// queued launches, preempted runs waiting to resume — is stopped with the
+// reason, so the copy starts nothing by itself on GPUs the original holds.
+// The running workbenches recorded in the copy are then unknown to the
+// engine and are closed at their last heartbeat.
 func (s *Store) NewInstallID(ctx context.Context) (string, error) {
 	id := randomString(9)
-	if _, err := s.sql.ExecContext(ctx, "INSERT INTO settings (key, value) VALUES ('install_id', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", id); err != nil {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("INSERT INTO settings (key, value) VALUES ('install_id', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", id).Error; err != nil {
+			return err
+		}
+		if err := tx.Exec("UPDATE workbenches SET container_id = '' WHERE container_id <> ''").Error; err != nil {
+			return err
+		}
+		return tx.Exec(`UPDATE workbenches SET state = ?, reason = ?, queued_at = NULL, queue_expires_at = NULL, queue_position = 0, queue_ahead = 0, queue_reason = '', updated_at = ?
+			WHERE deleted_at IS NULL AND state IN ?`, StateStopped,
+			Reasonf("copied with the data of another install (serve --new-identity): start it again here if it should run on this one"), s.now(),
+			[]string{StateQueued, StatePreempted}).Error
+	})
+	if err != nil {
 		return "", err
 	}
 	return id, nil
