@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"workbench/models"
@@ -42,9 +46,20 @@ func dataDirFlag(fs *flag.FlagSet) *string {
 
 // openStore opens the database of a data directory for a CLI command. Logs
 // of the store (migrations) go to stderr so stdout stays machine-readable.
+// openStore opens the portal's database in dataDir for a command other
+// than serve. The database must exist: opening creates one, so a mistyped
+// --data-dir (or none, under cron, in another directory) made a fresh
+// empty install — a "backup" with no users that said it was copied, an
+// egress removal of a made-up install, a user added where no portal ever
+// starts.
 func openStore(ctx context.Context, dataDir string, stderr io.Writer) (*models.Store, error) {
 	if strings.TrimSpace(dataDir) == "" {
 		return nil, fmt.Errorf("--data-dir must not be empty")
+	}
+	db := filepath.Join(dataDir, models.DBFileName)
+	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
+		abs, _ := filepath.Abs(dataDir)
+		return nil, fmt.Errorf("no portal data in %s (no %s): pass the portal's data directory with --data-dir or WORKBENCH_DATA_DIR, or start `workbench serve` there once first", abs, models.DBFileName)
 	}
 	return models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }

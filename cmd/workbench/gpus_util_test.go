@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ import (
 func TestGPUsUtilisationFromRollup(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	s, err := openStore(ctx, dir, io.Discard)
+	s, err := models.Open(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // `workbench ledger credit|reverse` append audited corrections with a
 // reason; without one they refuse and append nothing.
 func TestLedgerCLI(t *testing.T) {
-	dir := t.TempDir()
+	dir := portalData(t)
 	if _, _, err := runCLI(t, "ada-password-1\n", "user", "add", "ada", "--password-stdin", "--data-dir", dir); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"workbench/models"
 	"workbench/web"
 )
 
@@ -21,6 +22,42 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) 
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), err
+}
+
+// portalData is a data directory with a portal's database in it, as the
+// first `workbench serve` leaves it (CLI commands refuse a directory
+// without one).
+func portalData(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := models.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return dir
+}
+
+// TestCommandsRefuseADirectoryWithoutPortalData: a command pointed at a
+// directory where no portal ever ran says so and creates nothing (a
+// "backup" of a fresh empty database said it was copied and exited 0).
+func TestCommandsRefuseADirectoryWithoutPortalData(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"backup", filepath.Join(t.TempDir(), "b.db")},
+		{"egress", "remove"},
+		{"user", "add", "bob"},
+		{"token", "create", "admin"},
+		{"ledger", "credit", "admin", "1", "--reason", "x"},
+	} {
+		_, _, err := runCLI(t, "", append(args, "--data-dir", dir)...)
+		if err == nil || !strings.Contains(err.Error(), "no portal data in") {
+			t.Errorf("%v on an empty directory: %v, want it refused", args, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the empty directory now holds %d entries", len(entries))
+	}
 }
 
 // serving runs a portal on dir, as in production a server holds the data
@@ -108,7 +145,7 @@ func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
 }
 
 func TestGPUsJSONOnMock(t *testing.T) {
-	out, _, err := runCLI(t, "", "gpus", "--json", "--gpus", "mock:dgxh200", "--data-dir", t.TempDir())
+	out, _, err := runCLI(t, "", "gpus", "--json", "--gpus", "mock:dgxh200", "--data-dir", portalData(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +174,7 @@ func TestGPUsJSONOnMock(t *testing.T) {
 }
 
 func TestGPUsNoneIsEmptyNotSimulated(t *testing.T) {
-	out, _, err := runCLI(t, "", "gpus", "--json", "--gpus", "none", "--data-dir", t.TempDir())
+	out, _, err := runCLI(t, "", "gpus", "--json", "--gpus", "none", "--data-dir", portalData(t))
 	if err != nil {
 		t.Fatal(err)
 	}
