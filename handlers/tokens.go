@@ -54,7 +54,7 @@ func (h *Handler) tokenCreate(c *gin.Context) {
 	ttl, err := parseTTLDays(c.DefaultPostForm("expires_days", "30"))
 	if err == nil {
 		var secret string
-		_, secret, err = h.store.CreateToken(c.Request.Context(), currentUser(c).ID, name, ttl)
+		_, secret, err = h.createToken(c, name, ttl)
 		if err == nil {
 			// The secret travels to the next page in the server-side session,
 			// never in a URL.
@@ -108,7 +108,7 @@ func (h *Handler) apiTokenCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	t, secret, err := h.store.CreateToken(c.Request.Context(), currentUser(c).ID, body.Name, ttl)
+	t, secret, err := h.createToken(c, body.Name, ttl)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -127,6 +127,22 @@ func (h *Handler) apiTokenRevoke(c *gin.Context) {
 
 // revokeToken revokes one of the signed-in user's API tokens with its
 // audit row.
+// createToken makes an API token for the caller, audited as token.create
+// with its name, prefix and expiry (never the secret): a new credential
+// leaves a trace, as its revocation does.
+func (h *Handler) createToken(c *gin.Context, name string, ttl time.Duration) (*models.APIToken, string, error) {
+	var t *models.APIToken
+	var secret string
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		var err error
+		if t, secret, err = tx.CreateToken(c.Request.Context(), currentUser(c).ID, name, ttl); err != nil {
+			return models.AuditRecord{}, err
+		}
+		return auditRec("token.create", currentUser(c).Username, nil, map[string]any{"token_id": t.ID, "name": t.Name, "prefix": t.Prefix, "expires_at": t.ExpiresAt}), nil
+	})
+	return t, secret, err
+}
+
 func (h *Handler) revokeToken(c *gin.Context, id int64) error {
 	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		return auditRec("token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id}),

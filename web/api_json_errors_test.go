@@ -140,3 +140,42 @@ func TestLaunchTakesIdsAsNumbers(t *testing.T) {
 		t.Errorf("image true: %d %q", status, msg)
 	}
 }
+
+// TestTokenCreateIsAudited: an API token made through the API or the
+// settings page leaves a token.create row with its name and prefix, never
+// its secret (only the revocation was recorded).
+func TestTokenCreateIsAudited(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	status, out := p.api("POST", "/api/v1/tokens", admin, `{"name":"ci","expires_days":7}`)
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, out)
+	}
+	secret, _ := out["token"].(string)
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	if res := p.postForm(c, "/settings/tokens", url.Values{"name": {"laptop"}, "expires_days": {"30"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("form create: %d", res.StatusCode)
+	}
+	audit, err := p.srv.Store.ListAudit(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, a := range audit {
+		if a.Action != "token.create" {
+			continue
+		}
+		if strings.Contains(a.After, secret) {
+			t.Error("the audit row holds the secret")
+		}
+		for _, n := range []string{"ci", "laptop"} {
+			if strings.Contains(a.After, `"name":"`+n+`"`) && strings.Contains(a.After, `"prefix"`) {
+				names[n] = true
+			}
+		}
+	}
+	if !names["ci"] || !names["laptop"] {
+		t.Errorf("token.create rows for %v, want ci (API) and laptop (page)", names)
+	}
+}

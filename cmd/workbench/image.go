@@ -17,6 +17,7 @@ import (
 func cmdImageLoad(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("image load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	dataDir := dataDirFlag(fs)
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -43,6 +44,18 @@ func cmdImageLoad(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	for _, n := range names {
 		fmt.Fprintln(stdout, "loaded", n)
+	}
+	// Audited in the portal's log, as an upload on the registries page
+	// is; the engine loads without a portal, so a server without one
+	// only says it was not recorded.
+	store, err := openStore(ctx, *dataDir, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "not recorded in the audit log: %v\n", err)
+		return nil
+	}
+	defer store.Close()
+	if err := store.Audit(ctx, "cli", "image.load", rest[0], nil, map[string]any{"images": names}); err != nil {
+		fmt.Fprintf(stderr, "not recorded in the audit log: %v\n", err)
 	}
 	return nil
 }

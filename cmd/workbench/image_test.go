@@ -13,6 +13,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"workbench/internal/testsupport/testimages"
+	"workbench/models"
 )
 
 // `workbench image load FILE` loads a `docker save` archive of the fake
@@ -51,8 +52,19 @@ func TestImageLoadCommand(t *testing.T) {
 	docker("image", "rm", name)
 
 	var out, errOut bytes.Buffer
-	if err := run(ctx, []string{"image", "load", archive}, nil, &out, &errOut); err != nil {
+	dir := portalData(t)
+	if err := run(ctx, []string{"image", "load", archive, "--data-dir", dir}, nil, &out, &errOut); err != nil {
 		t.Fatalf("image load: %v %s", err, errOut.String())
+	}
+	// Audited in the portal's log, as an upload is.
+	s, err := models.Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit, _ := s.ListAudit(ctx, 5)
+	s.Close()
+	if len(audit) == 0 || audit[0].Action != "image.load" || audit[0].Actor != "cli" || !strings.Contains(audit[0].After, name) {
+		t.Errorf("audit after the load: %+v, want image.load by cli naming %s", audit, name)
 	}
 	if !strings.Contains(out.String(), "loaded "+name) {
 		t.Errorf("printed %q, want it to name %s", out.String(), name)
