@@ -103,7 +103,7 @@ func (c *connection) session(ctx context.Context, nch ssh.NewChannel) {
 			if wb, err = c.s.store.WorkbenchByID(ctx, c.wbID); err != nil {
 				msg = "this workbench no longer exists"
 			} else if target, err = c.s.mgr.ExecTarget(ctx, wb); err != nil {
-				msg = fmt.Sprintf("workbench %q is %s; start it on the portal first", wb.Name, wb.State)
+				msg = notRunningMessage(wb)
 			} else {
 				mu.Lock()
 				spec, kind, msg = c.command(ctx, target, req, pty, env)
@@ -229,4 +229,19 @@ func (c *connection) audit(ctx context.Context, actor, action, target string, af
 	if err := c.s.store.Audit(ctx, actor, action, target, nil, after); err != nil {
 		c.s.log.Error("audit write failed", "action", action, "err", err)
 	}
+}
+
+// notRunningMessage says why a workbench's shell is refused and what to do,
+// by its state: a queued or starting one cannot be "started" (it is on its
+// way), a stopped one can.
+func notRunningMessage(wb *models.Workbench) string {
+	switch wb.State {
+	case models.StateQueued:
+		return fmt.Sprintf("workbench %q is queued: it starts by itself when its turn comes; connect again once it runs", wb.Name)
+	case models.StateRequested, models.StatePulling, models.StateCreating, models.StateStarting:
+		return fmt.Sprintf("workbench %q is %s: connect again once it runs", wb.Name, wb.State)
+	case models.StateStopping:
+		return fmt.Sprintf("workbench %q is stopping; start it again on the portal once it has stopped", wb.Name)
+	}
+	return fmt.Sprintf("workbench %q is %s; start it on the portal first", wb.Name, wb.State)
 }
