@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -243,5 +245,17 @@ func TestTokenCreateIsAuditedAndNamedUniquely(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d token.create rows by cli, want 2", n)
+	}
+}
+
+// TestHelpIsNotAFailure: `workbench <command> --help` ends in flag.ErrHelp,
+// which main treats as success (exit 0; it printed "flag: help requested"
+// and exited 1).
+func TestHelpIsNotAFailure(t *testing.T) {
+	for _, args := range [][]string{{"backup", "--help"}, {"token", "create", "--help"}, {"serve", "-h"}} {
+		_, errOut, err := runCLI(t, "", args...)
+		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errOut, "-data-dir") {
+			t.Errorf("%v: %v, stderr %.80q; want the flags printed and flag.ErrHelp", args, err, errOut)
+		}
 	}
 }
