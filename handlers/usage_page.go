@@ -61,7 +61,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 			return
 		}
 	}
-	names, err := h.workbenchNames(c, u.ID)
+	names, err := h.store.WorkbenchNamesOf(ctx, u.ID) // deleted ones too: their lines are on the statement
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -150,13 +150,6 @@ func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names 
 	return line
 }
 
-// workbenchNames maps the ids of ownerID's workbenches to their names,
-// deleted ones included: their lines are on the statement too (they
-// showed the bare id while the summary named them).
-func (h *Handler) workbenchNames(c *gin.Context, ownerID int64) (map[string]string, error) {
-	return h.store.WorkbenchNamesOf(c.Request.Context(), ownerID)
-}
-
 func nameOf(names map[string]string, id string) string {
 	if n, ok := names[id]; ok {
 		return n
@@ -183,7 +176,7 @@ func (h *Handler) usageCSV(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	names, err := h.workbenchNames(c, u.ID)
+	names, err := h.store.WorkbenchNamesOf(ctx, u.ID) // deleted ones too: their lines are on the statement
 	if err != nil {
 		h.fail(c, err)
 		return

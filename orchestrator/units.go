@@ -126,25 +126,17 @@ func needFrom(devs []gpu.Device, states map[string]models.GPUState, f *models.Fl
 		if d.Model != f.GPUModel {
 			continue
 		}
+		// Structural counts the layout, drained and unhealthy GPUs too
+		// (they come back); the candidates only what is in service.
+		inService := d.Health == gpu.HealthOK && !st.Drained
 		switch need.Kind {
 		case models.UnitGPU:
-			if !d.MIGEnabled {
-				need.Structural++
+			if d.MIGEnabled {
+				continue // never whole: the portal does not repartition
 			}
-		case models.UnitMIG:
-			for _, mi := range d.MIG {
-				if d.MIGEnabled && mi.Profile == f.MIGProfile {
-					need.Structural++
-				}
-			}
-		}
-		if d.Health != gpu.HealthOK || st.Drained {
-			continue
-		}
-		switch need.Kind {
-		case models.UnitGPU:
+			need.Structural++
 			switch {
-			case d.MIGEnabled: // never whole: the portal does not repartition
+			case !inService:
 			case st.SharedSlices == 0:
 				need.Candidates = append(need.Candidates, d.UUID)
 			default:
@@ -153,18 +145,23 @@ func needFrom(devs []gpu.Device, states map[string]models.GPUState, f *models.Fl
 				need.Lend = append(need.Lend, d.UUID)
 			}
 		case models.UnitSlice:
-			if !d.MIGEnabled && st.SharedSlices > 0 {
+			if inService && !d.MIGEnabled && st.SharedSlices > 0 {
 				need.Candidates = append(need.Candidates, d.UUID)
 			}
 		case models.UnitMIG:
 			for _, mi := range d.MIG {
-				if d.MIGEnabled && mi.Profile == f.MIGProfile {
-					if need.Parents == nil {
-						need.Parents = map[string]string{}
-					}
-					need.Candidates = append(need.Candidates, mi.UUID)
-					need.Parents[mi.UUID] = d.UUID
+				if !d.MIGEnabled || mi.Profile != f.MIGProfile {
+					continue
 				}
+				need.Structural++
+				if !inService {
+					continue
+				}
+				if need.Parents == nil {
+					need.Parents = map[string]string{}
+				}
+				need.Candidates = append(need.Candidates, mi.UUID)
+				need.Parents[mi.UUID] = d.UUID
 			}
 		}
 	}

@@ -418,8 +418,9 @@ func Decide(s Snapshot) Plan {
 			est = r.NotBefore
 		} else if r.Blocked != "" {
 			// It waits on what the pool's releases do not tell (its
-			// owner's other workbenches stopping, GPUs coming back into
-			// service): no estimate rather than one that trails the clock.
+			// owner's other workbenches stopping, an admin changing the
+			// server's layout): no estimate rather than one that trails
+			// the clock.
 			est = time.Time{}
 		}
 		if r.Blocked == "" {
