@@ -45,13 +45,18 @@ Run 'workbench <command> --help' for the command's flags.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // `… --help` printed what was asked: not a failure
-		}
-		fmt.Fprintln(os.Stderr, "workbench:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+}
+
+// exitCode is the process's exit status for run's error, which it prints:
+// `… --help` printed what was asked (flag.ErrHelp) and is no failure.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	}
+	fmt.Fprintln(stderr, "workbench:", err)
+	return 1
 }
 
 // run dispatches a command line; it is main without the process around it,

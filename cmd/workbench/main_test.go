@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -248,14 +246,20 @@ func TestTokenCreateIsAuditedAndNamedUniquely(t *testing.T) {
 	}
 }
 
-// TestHelpIsNotAFailure: `workbench <command> --help` ends in flag.ErrHelp,
-// which main treats as success (exit 0; it printed "flag: help requested"
-// and exited 1).
+// TestHelpIsNotAFailure: `workbench <command> --help` prints the flags and
+// exits 0 (it printed "workbench: flag: help requested" and exited 1); an
+// error still exits 1 with its message.
 func TestHelpIsNotAFailure(t *testing.T) {
 	for _, args := range [][]string{{"backup", "--help"}, {"token", "create", "--help"}, {"serve", "-h"}} {
 		_, errOut, err := runCLI(t, "", args...)
-		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errOut, "-data-dir") {
-			t.Errorf("%v: %v, stderr %.80q; want the flags printed and flag.ErrHelp", args, err, errOut)
+		var printed bytes.Buffer
+		if code := exitCode(err, &printed); code != 0 || !strings.Contains(errOut, "-data-dir") || printed.Len() != 0 {
+			t.Errorf("%v: exit %d, printed %q, flags %.60q; want exit 0 after the flags", args, code, printed.String(), errOut)
 		}
+	}
+	_, _, err := runCLI(t, "", "backup")
+	var printed bytes.Buffer
+	if code := exitCode(err, &printed); code != 1 || !strings.HasPrefix(printed.String(), "workbench: ") {
+		t.Errorf("backup without a file: exit %d, printed %q; want 1 with the message", code, printed.String())
 	}
 }
