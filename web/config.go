@@ -294,7 +294,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid WORKBENCH_EGRESS / WORKBENCH_EGRESS_ALLOW: %v", err)
 	}
 	c.Workbenches.Egress = egress
-	if v, ok := os.LookupEnv("WORKBENCH_MIN_CHARGE"); ok {
+	if v, ok := setting("MIN_CHARGE"); ok {
 		if d, err := time.ParseDuration(v); err != nil || d < 0 {
 			return fmt.Errorf("invalid WORKBENCH_MIN_CHARGE %q: want a duration such as 60s, or 0 for none", v)
 		}
@@ -354,8 +354,17 @@ func noneIfZero(d time.Duration) time.Duration {
 	return d
 }
 
+// setting reads WORKBENCH_<name>. Set but empty counts as not set, so the
+// default holds: docker-compose.yml passes every setting as
+// ${WORKBENCH_<name>:-}, and a `.env` without the line must not turn a
+// default into "" (an empty idle timeout, no OIDC scopes).
+func setting(name string) (string, bool) {
+	v, ok := os.LookupEnv("WORKBENCH_" + name)
+	return v, ok && v != ""
+}
+
 func env(name, def string) string {
-	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+	if v, ok := setting(name); ok {
 		return v
 	}
 	return def
@@ -397,7 +406,7 @@ func isDigits(v string) bool {
 }
 
 func envDuration(name string, def time.Duration) time.Duration {
-	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+	if v, ok := setting(name); ok {
 		if d, err := time.ParseDuration(v); err == nil {
 			return d
 		}
@@ -407,7 +416,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 }
 
 func envInt(name string, def int) int {
-	if v, ok := os.LookupEnv("WORKBENCH_" + name); ok {
+	if v, ok := setting(name); ok {
 		if n, err := strconv.Atoi(v); err == nil {
 			return n
 		}
