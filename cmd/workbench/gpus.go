@@ -163,6 +163,9 @@ func printUtilisation(ctx context.Context, stdout io.Writer, store *models.Store
 		line("user", r)
 	}
 	for _, r := range out.ByGroup {
+		if r.Key == "" { // users in no group, as the page says
+			r.Key = "(no group)"
+		}
 		line("group", r)
 	}
 	return tw.Flush()
