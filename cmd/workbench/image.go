@@ -32,6 +32,11 @@ func cmdImageLoad(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return err
 		}
 		defer f.Close()
+		// A directory opens, then fails mid-upload as if the engine were
+		// down ("container engine unavailable … is a directory").
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return fmt.Errorf("%s is a directory: give the file `docker save -o FILE IMAGE` wrote", rest[0])
+		}
 		in = f
 	}
 	d, err := runtime.NewDocker(runtime.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))

@@ -79,3 +79,14 @@ func TestImageLoadCommand(t *testing.T) {
 		t.Errorf("no file: %v", err)
 	}
 }
+
+// A directory given for the archive is named as the mistake, before the
+// engine is asked (it failed mid-upload as "container engine unavailable").
+func TestImageLoadRefusesADirectory(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"image", "load", dir}, nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), dir+" is a directory") || strings.Contains(err.Error(), "engine") {
+		t.Fatalf("image load DIR: %v, want it to say %s is a directory", err, dir)
+	}
+}
