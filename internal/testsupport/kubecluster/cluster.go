@@ -56,7 +56,7 @@ const startTimeout = 4 * time.Minute
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	began := time.Now()
-	c, err := start(t.TempDir())
+	c, _, err := startRetrying(func() (string, error) { return t.TempDir(), nil })
 	if c != nil {
 		t.Cleanup(func() {
 			if t.Failed() {
@@ -92,7 +92,7 @@ func start(dir string) (*Cluster, error) {
 	}
 	ports := map[string]int{}
 	for _, name := range []string{"etcd", "etcd-peer", "apiserver", "scheduler", "controller-manager", "kwok"} {
-		if ports[name], err = freePort(); err != nil {
+		if ports[name], err = componentPort(name); err != nil {
 			return nil, err
 		}
 	}

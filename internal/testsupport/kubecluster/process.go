@@ -112,16 +112,4 @@ func (p *process) tail(n int) string {
 	return string(bytes.Join(lines, []byte("\n")))
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1. Another program
-// could take it before the component binds it; Start then fails with the
-// component's log, which says so.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func hostPort(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }

@@ -40,17 +40,16 @@ func Shared(t testing.TB) *Cluster {
 	shared.once.Do(func() {
 		removeStaleShared()
 		began := time.Now()
-		dir, err := os.MkdirTemp("", sharedPrefix+strconv.Itoa(os.Getpid())+"-")
-		if err != nil {
-			shared.err = err
-			return
-		}
-		c, err := start(dir)
+		c, dir, err := startRetrying(func() (string, error) {
+			return os.MkdirTemp("", sharedPrefix+strconv.Itoa(os.Getpid())+"-")
+		})
 		if err != nil {
 			if c != nil {
 				c.cp.stop(c.Client)
 			}
-			_ = os.RemoveAll(dir)
+			if dir != "" {
+				_ = os.RemoveAll(dir)
+			}
 			shared.err = err
 			return
 		}
