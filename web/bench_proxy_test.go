@@ -35,6 +35,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/freeport"
 	"workbench/internal/testsupport/testimages"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
@@ -564,7 +565,7 @@ func startNginx(upstream string) (base string, pid int, stop func(), err error) 
 	}
 	// Workers (not root) must reach the temp paths inside.
 	_ = os.Chmod(dir, 0o755)
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", 0, nil, err
@@ -687,15 +688,6 @@ func treeCPU(pid int) time.Duration {
 // clockTicks is USER_HZ, the unit of /proc/*/stat times: 100 on every
 // Linux architecture Go runs on.
 const clockTicks = 100
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
 
 // benchPortal is a real portal on the engine (SQLite in a temp dir,
 // simulated GPUs) behind a listening httptest server. Unlike newPortal it

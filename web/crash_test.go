@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"workbench/internal/testsupport/freeport"
 	"workbench/models"
 	"workbench/orchestrator/runtime"
 )
@@ -52,12 +52,12 @@ const crashOrphanGrace = 3 * time.Second
 
 func newPortalProc(t *testing.T) *portalProc {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// Restarted on the same address: a port outgoing connections never
+	// take, so none can hold it while the portal is down.
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	pp := &portalProc{t: t, bin: workbenchBinary(t), dataDir: t.TempDir(), addr: addr}
 	pp.logPath = filepath.Join(t.TempDir(), "portal.log")
 	pp.http = &testPortal{t: t, ts: &httptest.Server{URL: "http://" + addr}}

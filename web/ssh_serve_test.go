@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/testsupport/freeport"
 	"workbench/web"
 	"workbench/web/sshgate"
 )
@@ -25,12 +26,10 @@ func TestServeAnswersSSHOnItsAddress(t *testing.T) {
 		t.Fatalf("WORKBENCH_SSH_ADDR read as %q", fromEnv.SSHAddr)
 	}
 
-	free, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := free.Addr().String()
-	free.Close()
 	var dataDir string
 	p := newPortal(t, func(c *web.Config) { c.SSHAddr = addr; dataDir = c.DataDir })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"workbench/internal/testsupport/freeport"
 )
 
 // What VS Code Remote-SSH does, done with Debian's OpenSSH client through
@@ -49,7 +51,7 @@ func TestSSHAsVSCodeRemoteSSHDoes(t *testing.T) {
 	t.Logf("probe output (what VS Code reads): %q", out)
 
 	// 2. Dynamic forwarding (-D), VS Code's default way to its server.
-	sp, err := freePort()
+	sp, err := freeport.Port()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,29 +5,6 @@ import (
 	"testing"
 )
 
-// TestFreePortsLieBelowTheEphemeralRange: the ports outgoing connections
-// take their local port from are never handed out, nor one port twice.
-func TestFreePortsLieBelowTheEphemeralRange(t *testing.T) {
-	top := ephemeralStart()
-	if top-lowestPort < 1000 {
-		t.Skipf("the ephemeral range starts at %d: no room below it", top)
-	}
-	seen := map[int]bool{}
-	for range 50 {
-		port, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if port < lowestPort || port >= top {
-			t.Fatalf("freePort() = %d, want in [%d, %d) below the ephemeral range", port, lowestPort, top)
-		}
-		if seen[port] {
-			t.Fatalf("freePort() handed out %d twice", port)
-		}
-		seen[port] = true
-	}
-}
-
 // TestStartTriesAgainWhenAPortIsTaken: a component that finds its port
 // taken (here kwok's, held by the test) costs a second try with fresh
 // ports, not the test.
