@@ -48,7 +48,7 @@ func (h *Handler) portTarget(r *http.Request, id string, e proxyAuthEntry, port 
 	t, err := h.wbs.PortTarget(r.Context(), id, e.userID, port)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
-		return proxy.Target{}, proxy.ErrNotFound
+		return proxy.Target{}, e.noWorkbench()
 	case errors.Is(err, orchestrator.ErrNoPort):
 		return proxy.Target{}, proxy.ErrNoPort
 	case errors.Is(err, orchestrator.ErrNotRunning):

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"workbench/handlers/proxy"
@@ -26,6 +27,11 @@ func (h *Handler) ProxyResolve(r *http.Request, id string) (proxy.Target, error)
 		e, err = h.scopedTokenUser(r, secret, id)
 	} else {
 		e, err = h.proxyUser(r)
+		if errors.Is(err, proxy.ErrSignIn) {
+			if _, api := proxy.ScopedToken(r, models.TokenPrefix); api {
+				err = proxy.ErrAPIToken
+			}
+		}
 	}
 	if err != nil {
 		return proxy.Target{}, err
@@ -41,13 +47,24 @@ func (h *Handler) proxyTarget(r *http.Request, id string, e proxyAuthEntry) (pro
 	t, err := h.wbs.ProxyTarget(r.Context(), id, e.userID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
-		return proxy.Target{}, proxy.ErrNotFound
+		return proxy.Target{}, e.noWorkbench()
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		return proxy.Target{}, proxy.ErrNotReady
 	case err != nil:
 		return proxy.Target{}, err
 	}
 	return proxy.Target{BaseURL: &url.URL{Scheme: "http", Host: t.Endpoint}, Token: t.Token, UserID: e.userID, Grant: e.grant}, nil
+}
+
+// noWorkbench is the refusal when the workbench is not found. A workbench
+// token's workbench can vanish within the auth cache's TTL: its deletion
+// revoked the token, so it is refused as any revoked token is (403, what an
+// IDE client acts on), not as a missing workbench.
+func (e proxyAuthEntry) noWorkbench() error {
+	if strings.HasPrefix(e.grant, workbenchTokenGrant("")) {
+		return proxy.ErrBadToken
+	}
+	return proxy.ErrNotFound
 }
 
 // proxyUser is the user (and the session grant) whose portal session the

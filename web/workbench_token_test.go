@@ -156,7 +156,8 @@ func TestWorkbenchTokenScope(t *testing.T) {
 	// the matter, as Jupyter answers a bad token), even with a valid
 	// session of the right user beside it (the token alone decides), and
 	// alike for a workbench that does not exist, so ids cannot be probed.
-	// An API token is no workbench token: no credential, not found.
+	// An API token is no workbench token: refused, saying which one opens
+	// a workbench (whatever the id).
 	for _, tc := range []struct {
 		name, path, tok string
 		want            int
@@ -166,13 +167,18 @@ func TestWorkbenchTokenScope(t *testing.T) {
 		{"bob's token on alice's workbench", "/wb/" + a + "/api/kernels", tokC, http.StatusForbidden},
 		{"alice's token on no workbench", "/wb/nosuchworkbench/api/kernels", tokA, http.StatusForbidden},
 		{"a made-up token", "/wb/" + a + "/api/kernels", "wbk_made-up", http.StatusForbidden},
-		{"an API token as a workbench token", "/wb/" + a + "/api/kernels", alice, http.StatusNotFound},
+		{"an API token as a workbench token", "/wb/" + a + "/api/kernels", alice, http.StatusForbidden},
+		{"an API token on no workbench", "/wb/nosuchworkbench/api/kernels", alice, http.StatusForbidden},
 	} {
 		res, body := wbTokenGet(t, p, tc.path, map[string]string{"Authorization": "token " + tc.tok})
 		if res.StatusCode != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.want)
 		}
-		if tc.want == http.StatusForbidden && !strings.Contains(body, "Create a new one on the workbench's page") {
+		advice := "Create a new one on the workbench's page"
+		if strings.HasPrefix(tc.tok, "wbt_") {
+			advice = "Create a workbench token (wbk_…) on the workbench's page"
+		}
+		if tc.want == http.StatusForbidden && !strings.Contains(body, advice) {
 			t.Errorf("%s: the refusal does not say what to do: %q", tc.name, body)
 		}
 	}
@@ -248,5 +254,23 @@ func TestWorkbenchTokenScope(t *testing.T) {
 	}
 	if res, _ := wbTokenGet(t, p, "/wb/"+c+"/api/kernels", map[string]string{"Authorization": "token " + tokC3}); res.StatusCode != http.StatusForbidden {
 		t.Errorf("a disabled user's token: %d, want 403", res.StatusCode)
+	}
+
+	// Deleted: the token of a deleted workbench is refused as a revoked
+	// one, also right after the deletion, while the proxy still trusts its
+	// last lookup (it answered 404 "no such workbench").
+	code, made = p.api("POST", "/api/v1/workbenches/"+b+"/tokens", alice, `{"name":"gone"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("token for b: %d %v", code, made)
+	}
+	tokB := made["token"].(string)
+	if res, body := wbTokenGet(t, p, "/wb/"+b+"/api/kernels", map[string]string{"Authorization": "token " + tokB}); res.StatusCode != 200 {
+		t.Fatalf("b's token before the deletion: %d %s", res.StatusCode, body)
+	}
+	if code, out := p.api("DELETE", "/api/v1/workbenches/"+b, alice, ""); code != http.StatusNoContent {
+		t.Fatalf("delete b: %d %v", code, out)
+	}
+	if res, body := wbTokenGet(t, p, "/wb/"+b+"/api/kernels", map[string]string{"Authorization": "token " + tokB}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("the token of a deleted workbench: %d %q, want 403", res.StatusCode, body)
 	}
 }

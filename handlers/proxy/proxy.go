@@ -39,6 +39,12 @@ var ErrNotFound = errors.New("workbench not found")
 // for a wrong server address.
 var ErrBadToken = errors.New("workbench token refused")
 
+// ErrAPIToken is returned by Resolve for a request that carries a portal
+// API token where a workbench token belongs: 403, saying which token opens
+// a workbench (an IDE client set up with the wrong one was told "There is
+// no such workbench"). Answered whatever the id, so ids cannot be probed.
+var ErrAPIToken = errors.New("an API token does not open a workbench")
+
 // ErrNoPort is returned by Resolve for the caller's own workbench when it
 // serves no app on the extra port asked (/wb/{id}/port/{n}/): 404, saying
 // the port is what is missing, not the workbench.
@@ -237,6 +243,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		lc := p.locale(r)
 		writeError(lc, w, r, http.StatusForbidden, i18n.T(lc, "Token refused"),
 			i18n.T(lc, "This workbench token is unknown, expired or revoked, or was made for another workbench. Create a new one on the workbench's page, under Access tokens."), false)
+		return
+	case errors.Is(err, ErrAPIToken):
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusForbidden, i18n.T(lc, "Token refused"),
+			i18n.T(lc, "This is a portal API token (wbt_…): it opens the portal's API, not a workbench. Create a workbench token (wbk_…) on the workbench's page, under Access tokens."), false)
 		return
 	case errors.Is(err, ErrNotReady):
 		if p.opts.NotRunning != nil && wantsHTML(r) {
