@@ -113,6 +113,11 @@ func (h *Handler) methodNotAllowed(r *gin.Engine, pages []string) gin.HandlerFun
 				return
 			}
 		}
+		if allow := c.Writer.Header().Get("Allow"); allow != "" && isAPI(c) {
+			// Not a visit: a script sent the wrong method.
+			h.fail(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not a method of this address; it takes "+allow))
+			return
+		}
 		h.fail(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", methodNotAllowedMessage))
 	}
 }

@@ -86,8 +86,15 @@ func TestVisitingAFormAddressGoesToItsPage(t *testing.T) {
 	}
 	token := tokenFor(t, p, "admin", "admin")
 	status, hdr, body := p.rawRequest(http.DefaultClient, http.MethodGet, "/api/v1/workbenches/abc/stop", token, "", "")
-	if status != http.StatusMethodNotAllowed || !strings.Contains(body, `"method_not_allowed"`) || hdr.Get("Allow") != "POST" {
-		t.Errorf("GET on a POST-only API address: %d, Allow %q: %.200s; want a JSON 405", status, hdr.Get("Allow"), body)
+	if status != http.StatusMethodNotAllowed || !strings.Contains(body, `"method_not_allowed"`) || hdr.Get("Allow") != "POST" ||
+		!strings.Contains(body, "GET is not a method of this address; it takes POST") {
+		t.Errorf("GET on a POST-only API address: %d, Allow %q: %.200s; want a JSON 405 naming the method it takes", status, hdr.Get("Allow"), body)
+	}
+	// A script's wrong method is told which ones the address takes (it
+	// was told to use the page's button).
+	status, _, body = p.rawRequest(http.DefaultClient, http.MethodDelete, "/api/v1/me", token, "", "")
+	if status != http.StatusMethodNotAllowed || !strings.Contains(body, "DELETE is not a method of this address; it takes GET, PATCH") || strings.Contains(body, "button") {
+		t.Errorf("DELETE /api/v1/me: %d %.200s, want a 405 naming GET, PATCH", status, body)
 	}
 }
 
