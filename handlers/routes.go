@@ -120,7 +120,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.POST("/registries", h.adminRegistriesSave)
 	admin.POST("/images/load", h.adminImageLoad)
 
-	api := r.Group("/api/v1", h.requireUser)
+	api := r.Group("/api/v1", h.requireUser, h.checkAPIQuery)
 	api.GET("/me", h.apiMe)
 	api.PATCH("/me", h.apiMeUpdate)
 	api.PUT("/me/password", h.apiPasswordChange)
@@ -163,7 +163,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	api.POST("/gpu-watches", h.apiGPUWatchCreate)
 	api.DELETE("/gpu-watches/:id", h.apiGPUWatchDelete)
 
-	apiAdmin := r.Group("/api/v1", h.requireAdmin, h.requireSudo)
+	apiAdmin := r.Group("/api/v1", h.requireAdmin, h.requireSudo, h.checkAPIQuery)
 	apiAdmin.POST("/images", h.apiImageCreate)
 	apiAdmin.PUT("/images/:id", h.apiImageUpdate)
 	apiAdmin.POST("/images/:id/test", h.imageTestStart)

@@ -93,7 +93,11 @@ func (h *Handler) apiWorkbench(c *gin.Context) {
 func (h *Handler) apiWorkbenches(c *gin.Context) {
 	ctx := c.Request.Context()
 	owner := currentUser(c).ID
-	if c.Query("all") == "true" {
+	all, ok := h.queryBool(c, "all")
+	if !ok {
+		return
+	}
+	if all {
 		if !currentUser(c).IsAdmin() {
 			h.fail(c, errForbidden)
 			return
@@ -123,11 +127,15 @@ func (h *Handler) workbenchLogs(c *gin.Context) {
 	if !ok {
 		return
 	}
-	tail := 200
-	if t, err := atoiField("tail", c.Query("tail"), 200); err == nil && t > 0 && t <= 10000 {
-		tail = t
+	tail, err := atoiField("tail", c.Query("tail"), 200)
+	if err != nil || tail < 1 || tail > 10000 {
+		h.fail(c, newError(http.StatusBadRequest, "invalid_tail", "tail: a whole number of lines from 1 to 10000"))
+		return
 	}
-	follow := c.Query("follow") == "true"
+	follow, ok := h.queryBool(c, "follow")
+	if !ok {
+		return
+	}
 	rc, err := h.wbs.Logs(c.Request.Context(), wb.ID, tail, follow)
 	if err != nil {
 		h.fail(c, err)

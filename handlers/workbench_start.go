@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 
 	"workbench/orchestrator"
@@ -20,8 +22,18 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 	if !ok {
 		return
 	}
+	queue, ok := h.queryBool(c, "queue")
+	if !ok {
+		return
+	}
+	switch c.Query("mode") {
+	case "", "cpu", "gpu":
+	default:
+		h.fail(c, newError(http.StatusBadRequest, "invalid_mode", "mode: cpu (its flavor's CPU-only twin) or gpu"))
+		return
+	}
 	opt := orchestrator.StartOptions{CPUOnly: c.PostForm("mode") == "cpu" || c.Query("mode") == "cpu",
-		Queue: c.PostForm("queue") == "on" || c.Query("queue") == "true"}
+		Queue: c.PostForm("queue") == "on" || queue}
 	if err := h.wbs.StartAs(c.Request.Context(), wb.ID, currentUser(c), opt); err != nil {
 		if isAPI(c) {
 			h.fail(c, err)

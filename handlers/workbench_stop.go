@@ -22,9 +22,13 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 	if !ok {
 		return
 	}
+	force, ok := h.queryBool(c, "force")
+	if !ok {
+		return
+	}
 	ctx := c.Request.Context()
 	stop := h.wbs.Stop
-	if c.PostForm("force") == "true" || c.Query("force") == "true" {
+	if c.PostForm("force") == "true" || force {
 		stop = h.wbs.ForceStop
 	}
 	if err := stop(ctx, wb.ID, ""); err != nil {
