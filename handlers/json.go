@@ -15,6 +15,8 @@ import (
 // maxJSONBody bounds API request bodies; nothing the API takes is larger.
 const maxJSONBody = 1 << 20
 
+var errTrailingData = errors.New("more than one JSON value")
+
 // bindJSON decodes the request body into v, answering 400 with a readable
 // message when it is not valid JSON of the expected shape. A field the
 // endpoint does not know is refused (unknown_field) rather than ignored: a
@@ -26,12 +28,22 @@ func (h *Handler) bindJSON(c *gin.Context, v any) bool {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
-		return true
+		// One object, nothing after it: `{…} {…}` (two bodies pasted, a
+		// script's stray write) was answered from the first alone.
+		var extra json.RawMessage
+		switch err = dec.Decode(&extra); {
+		case errors.Is(err, io.EOF):
+			return true
+		case err == nil:
+			err = errTrailingData
+		}
 	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		h.fail(c, errTooLarge)
+	case errors.Is(err, errTrailingData):
+		h.fail(c, newError(http.StatusBadRequest, "invalid_body", "the request body holds more than one JSON value: send one object"))
 	case errors.Is(err, io.EOF):
 		h.fail(c, newError(http.StatusBadRequest, "invalid_body", "the request body is empty: this endpoint takes a JSON object"))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -29,6 +29,9 @@ func TestAPIBodyMistakesAreNamed(t *testing.T) {
 		{"PUT", "/api/v1/admin/quotas/default", `{"max_gpus":"2"}`, "invalid_body", "the field max_gpus must be a whole number, not a string"},
 		{"PUT", "/api/v1/admin/prices", `[{"resource":"gpu"}]`, "invalid_body", "the request body must be a JSON object, not a list"},
 		{"PUT", "/api/v1/admin/prices", `{"rates":[{"resource":"gpu",}]}`, "invalid_body", "the request body is not valid JSON (at byte"},
+		// Two bodies pasted: the second was ignored.
+		{"PUT", "/api/v1/admin/quotas/default", `{"max_gpus":2} {"max_gpus":0}`, "invalid_body", "the request body holds more than one JSON value: send one object"},
+		{"PUT", "/api/v1/admin/quotas/default", `{"max_gpus":2} x`, "invalid_body", "the request body is not valid JSON"},
 	} {
 		status, out := p.api(tc.method, tc.path, admin, tc.body)
 		msg := ""
@@ -38,6 +41,14 @@ func TestAPIBodyMistakesAreNamed(t *testing.T) {
 		if status != http.StatusBadRequest || errCode(out) != tc.code || !strings.HasPrefix(msg, tc.message) || strings.Contains(msg, "Go ") {
 			t.Errorf("%s %s %s: %d %s %q\nwant 400 %s %q…", tc.method, tc.path, tc.body, status, errCode(out), msg, tc.code, tc.message)
 		}
+	}
+	// Nothing of a refused body was saved; a body with a trailing newline
+	// (curl -d @file) is one object.
+	if status, out := p.api("GET", "/api/v1/admin/quotas/default", admin, ""); status != 200 || out["quota"].(map[string]any)["max_gpus"] != nil {
+		t.Errorf("after the refused bodies: %d %v, want max_gpus unchanged", status, out)
+	}
+	if status, out := p.api("PUT", "/api/v1/admin/quotas/default", admin, "{\"max_gpus\":3}\n"); status != 200 {
+		t.Errorf("a body ending in a newline: %d %v", status, out)
 	}
 	// The names the calculator reads still work.
 	if status, out := p.api("POST", "/api/v1/calculator/estimate", admin, `{"flavor":"CPU small","duration":"total","total_hours":1}`); status != 200 {
