@@ -138,6 +138,7 @@ func (m *Manager) acquireLease(ctx context.Context) error {
 		m.lease.nonce = models.RandomSecret(9)
 	}
 	deadline := time.Now().Add(leaseStale + leaseBeat)
+	told := false
 	for {
 		v, err := m.rt.CreateVolume(ctx, m.leaseName(), m.leaseLabels())
 		if err != nil {
@@ -164,6 +165,13 @@ func (m *Manager) acquireLease(ctx context.Context) error {
 		}
 		if time.Now().After(deadline) {
 			return &LeaseError{InstallID: m.installID, Holder: holder, LastBeat: last}
+		}
+		if !told {
+			// The wait is up to half a minute; without a word the start
+			// looks hung.
+			m.log.Info("install lease: another portal holds it; waiting to see whether it still runs",
+				"holder", holder, "last_beat", last, "up_to", time.Until(deadline).Round(time.Second).String())
+			told = true
 		}
 		select {
 		case <-ctx.Done():

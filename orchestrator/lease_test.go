@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,12 +83,17 @@ func TestLeaseBeatGapDoesNotHandOverALiveLease(t *testing.T) {
 		t.Fatal("the interrupted beat reported success")
 	}
 
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var said bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&said, nil))
 	newcomer := NewManager(r.store, r.m.pool, r.rt, "memtest", Options{}, log)
 	t.Cleanup(newcomer.Wait)
 	var le *LeaseError
 	if err := newcomer.AcquireLease(ctx); !errors.As(err, &le) {
 		t.Fatalf("the newcomer: %v, want a LeaseError naming the live holder", err)
+	}
+	// While it waits it says why (the wait looked like a hung start).
+	if n := strings.Count(said.String(), "another portal holds it; waiting"); n != 1 {
+		t.Errorf("the newcomer said it waits %d times, want once:\n%s", n, said.String())
 	}
 	if le.Holder != r.m.lease.nonce {
 		t.Fatalf("the refusal names holder %q, want %q", le.Holder, r.m.lease.nonce)
