@@ -25,8 +25,8 @@ const (
 type Unit struct {
 	Kind    string `json:"kind"`
 	UUID    string `json:"uuid"`
-	Profile string `json:"profile,omitempty"` // MIG profile, e.g. "1g.10gb"
-	Slice   *int   `json:"slice,omitempty"`   // slice number on a shared GPU
+	Profile string `json:"profile"`         // MIG profile, e.g. "1g.10gb"; "" for a whole GPU or a slice (SPEC fixes the name: always present)
+	Slice   *int   `json:"slice,omitempty"` // slice number on a shared GPU
 	GPUUUID string `json:"gpu_uuid"`
 	Model   string `json:"gpu_model"`
 }

@@ -117,6 +117,11 @@ func TestSharedGPUSlicesEndToEnd(t *testing.T) {
 		u0["kind"] != "slice" || u0["uuid"] != uuid || u0["slice"] != float64(1) {
 		t.Fatalf("workbench API: %d %v", code, body)
 	}
+	// SPEC fixes a unit's fields as {kind, uuid, profile}: profile is
+	// there, empty, for a unit that is no MIG instance.
+	if profile, ok := u0["profile"]; !ok || profile != "" {
+		t.Errorf("a slice unit's profile: %v (present %v), want \"\"", profile, ok)
+	}
 	if gpus, _ := body["gpus"].([]any); len(gpus) != 1 || gpus[0] != uuid {
 		t.Fatalf("gpus of a slice workbench %v, want the shared GPU", body["gpus"])
 	}
