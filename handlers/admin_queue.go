@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -111,12 +112,15 @@ func (h *Handler) apiQueue(c *gin.Context) {
 		Preemptible    bool   `json:"preemptible"`
 		Position       int    `json:"queue_position"`
 		Reason         string `json:"queue_reason"`
-		EstimatedStart string `json:"estimated_start"`
+		// Times, as in a workbench's JSON: null when unknown (it was the
+		// page's text, "unknown" or "in 2 h", in the reader's language).
+		EstimatedStart *time.Time `json:"estimated_start"`
+		QueuedAt       *time.Time `json:"queued_at"`
 	}
 	out := make([]item, 0, len(rows))
 	for _, r := range rows {
 		it := item{Name: r.Name, Owner: r.Owner, Flavor: r.Flavor, Priority: r.Priority, Preemptible: r.Preemptible,
-			Position: r.Position, Reason: r.Reason, EstimatedStart: r.EstimatedStart}
+			Position: r.Position, Reason: r.Reason, EstimatedStart: r.EstimatedAt, QueuedAt: r.Queued}
 		if r.Mine {
 			it.ID = r.ID
 		}

@@ -37,7 +37,7 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 		mine := viewer.IsAdmin() || wb.OwnerID == viewer.ID
 		r := templates.QueueRow{ID: wb.ID, Name: i18n.T(ctx, "another user's workbench"), Owner: "—", Flavor: n.flavors[wb.FlavorID], Priority: wb.Priority,
 			Preemptible: wb.Preemptible, Position: wb.QueuePosition, Reason: wb.QueueReason, EstimatedStart: i18n.T(ctx, "unknown"),
-			QueuedAt: templates.WhenIn(ctx, wb.QueuedAt), Mine: mine}
+			QueuedAt: templates.WhenIn(ctx, wb.QueuedAt), Queued: wb.QueuedAt, EstimatedAt: wb.EstimatedStart, Mine: mine}
 		if mine {
 			r.Name, r.Owner = wb.Name, n.users[wb.OwnerID]
 		}

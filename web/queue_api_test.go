@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The queue through the API: a queued launch's JSON (state, position,
@@ -39,6 +40,17 @@ func TestQueueAPI(t *testing.T) {
 	code, q := p.api("GET", "/api/v1/queue", alice, "")
 	if items := q["items"].([]any); code != 200 || len(items) != 1 || items[0].(map[string]any)["name"] != "later" {
 		t.Fatalf("queue: %d %v", code, q)
+	}
+	// The queue's entry says it as the workbench does: times, null when
+	// unknown (it was the page's text, "unknown", in the reader's language).
+	entry := q["items"].([]any)[0].(map[string]any)
+	if at, has := entry["estimated_start"]; !has || at != nil {
+		t.Errorf("queue entry estimated_start %v (present %v), want null", at, has)
+	}
+	if queued, _ := entry["queued_at"].(string); queued == "" {
+		t.Errorf("queue entry queued_at %v, want a time", entry["queued_at"])
+	} else if _, err := time.Parse(time.RFC3339Nano, queued); err != nil {
+		t.Errorf("queue entry queued_at %q: %v", queued, err)
 	}
 	// Bad choices, each with its code and nothing recorded.
 	for body, want := range map[string]string{
