@@ -104,14 +104,14 @@ func (h *Handler) apiQueue(c *gin.Context) {
 		return
 	}
 	type item struct {
-		ID             string `json:"id,omitempty"`
-		Name           string `json:"name"`
-		Owner          string `json:"owner"`
-		Flavor         string `json:"flavor"`
-		Priority       string `json:"priority"`
-		Preemptible    bool   `json:"preemptible"`
-		Position       int    `json:"queue_position"`
-		Reason         string `json:"queue_reason"`
+		ID          string `json:"id,omitempty"`
+		Name        string `json:"name"`
+		Owner       string `json:"owner"`
+		Flavor      string `json:"flavor"`
+		Priority    string `json:"priority"`
+		Preemptible bool   `json:"preemptible"`
+		Position    int    `json:"queue_position"`
+		Reason      string `json:"queue_reason"`
 		// Times, as in a workbench's JSON: null when unknown (it was the
 		// page's text, "unknown" or "in 2 h", in the reader's language).
 		EstimatedStart *time.Time `json:"estimated_start"`
