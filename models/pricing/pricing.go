@@ -8,8 +8,11 @@
 package pricing
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"sort"
 	"strings"
 	"time"
@@ -157,43 +160,74 @@ func splitRunScaled(anchor, from, to time.Time, quantity, scale int64, sched Sch
 		}
 		s0, s1 := chargedBy(anchor, cur), chargedBy(anchor, next)
 		if secs := s1 - s0; secs > 0 {
+			amount, ok := amountScaled(rate.Micros, quantity, scale, secs, perMonth)
+			if !ok {
+				return nil, fmt.Errorf("%d milli-units at %s an hour for %d s: %w", milli, FormatRate(rate.Micros), secs, ErrTooLarge)
+			}
 			lines = append(lines, Line{Start: anchor.Add(time.Duration(s0) * time.Second), End: anchor.Add(time.Duration(s1) * time.Second),
-				Seconds: secs, Quantity: milli, RateMicros: rate.Micros, Amount: amountScaled(rate.Micros, quantity, scale, secs, perMonth)})
+				Seconds: secs, Quantity: milli, RateMicros: rate.Micros, Amount: amount})
 		}
 		cur = next
 	}
 	return lines, nil
 }
 
-// Amount prices quantity milli-units held for secs seconds at rate, rounded
-// to the nearest micro-unit (half away from zero).
+// Amount prices quantity milli-units held for secs seconds at rate,
+// rounded to the nearest micro-unit (half away from zero). It panics when
+// the amount does not fit int64 (billing goes through Split, which says so
+// as ErrTooLarge instead).
 func Amount(rate, quantity, secs int64, perMonth bool) int64 {
-	return amountScaled(rate, quantity, MilliUnits, secs, perMonth)
+	a, ok := amountScaled(rate, quantity, MilliUnits, secs, perMonth)
+	if !ok {
+		panic("pricing: overflow")
+	}
+	return a
 }
 
+// ErrTooLarge is an amount beyond int64 micro-units.
+var ErrTooLarge = errors.New("the amount is too large to compute")
+
 // amountScaled prices quantity/scale units held for secs seconds at rate,
-// rounded to the nearest micro-unit (half away from zero).
-func amountScaled(rate, quantity, scale, secs int64, perMonth bool) int64 {
-	den := 3600 * scale
+// rounded to the nearest micro-unit (half away from zero). The product is
+// taken in 128 bits: the highest rate an admin may set (a million per
+// unit-hour) times 512 GiB of memory times an hour's seconds is beyond
+// int64 though the amount is not, and such a product panicked the billing
+// pass (a portal that then crashed on every start). ok is false only when
+// the amount itself does not fit.
+func amountScaled(rate, quantity, scale, secs int64, perMonth bool) (int64, bool) {
+	den := uint64(3600 * scale)
 	if perMonth {
 		den *= HoursPerMonth
 	}
-	return divRound(mul3(rate, quantity, secs), den)
+	neg := (rate < 0) != (quantity < 0) != (secs < 0)
+	hi, lo := bits.Mul64(abs64(rate), abs64(quantity))
+	h1, lo := bits.Mul64(lo, abs64(secs))
+	h2, l2 := bits.Mul64(hi, abs64(secs))
+	hi, carry := bits.Add64(h1, l2, 0)
+	if h2 != 0 || carry != 0 {
+		return 0, false
+	}
+	// Round half away from zero: add den/2 to the magnitude, then divide.
+	lo, carry = bits.Add64(lo, den/2, 0)
+	hi += carry
+	if hi >= den {
+		return 0, false // the quotient needs more than 64 bits
+	}
+	q, _ := bits.Div64(hi, lo, den)
+	if q > math.MaxInt64 {
+		return 0, false
+	}
+	if neg {
+		return -int64(q), true
+	}
+	return int64(q), true
 }
 
-// mul3 multiplies three factors; the portal's magnitudes (rates under 10^9
-// micro-units an hour, 16 000 milli-GPUs, a month of seconds) stay far below
-// int64's range, which a panic would reveal rather than a wrong invoice.
-func mul3(a, b, c int64) int64 {
-	x := a * b
-	if a != 0 && x/a != b {
-		panic("pricing: overflow")
+func abs64(v int64) uint64 {
+	if v < 0 {
+		return uint64(-v)
 	}
-	y := x * c
-	if x != 0 && y/x != c {
-		panic("pricing: overflow")
-	}
-	return y
+	return uint64(v)
 }
 
 func divRound(n, d int64) int64 {

@@ -1,6 +1,8 @@
 package pricing
 
 import (
+	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -115,5 +117,49 @@ func TestFormat(t *testing.T) {
 		if got := FormatRate(in); got != want {
 			t.Errorf("FormatRate(%d) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestHighestRateOnALargeFlavorPricesExactly: the highest rate an admin may
+// set (a million per unit-hour, on memory) for an hour of an 8-GPU flavor's
+// 512 GiB: the product of rate, quantity and seconds is beyond int64, the
+// amount is not. It panicked the billing pass, and the portal crashed on
+// every start while it finished the stop that hit it.
+func TestHighestRateOnALargeFlavorPricesExactly(t *testing.T) {
+	const million = 1_000_000 * 1_000_000 // micro-units per unit-hour
+	scheds := map[string]Schedule{
+		ScheduleKey(Memory, ""):                   {{Effective: t0.Add(-time.Hour), Micros: million}},
+		ScheduleKey(CPU, ""):                      {{Effective: t0.Add(-time.Hour), Micros: million}},
+		ScheduleKey(GPU, "NVIDIA H100 80GB HBM3"): {{Effective: t0.Add(-time.Hour), Micros: million}},
+	}
+	shape := Shape{GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, CPUMilli: 128_000, MemoryMiB: 512 * 1024}
+	lines, err := PriceRun(shape, t0, t0, t0.Add(time.Hour), scheds)
+	if err != nil {
+		t.Fatalf("PriceRun: %v", err)
+	}
+	want := map[string]int64{GPU: 8 * million, CPU: 128 * million, Memory: 512 * million}
+	for _, l := range lines {
+		if l.Amount != want[l.Resource] {
+			t.Errorf("%s: %d micro-units, want %d", l.Resource, l.Amount, want[l.Resource])
+		}
+		delete(want, l.Resource)
+	}
+	if len(want) != 0 {
+		t.Errorf("no line for %v", want)
+	}
+	// Half a micro-unit rounds away from zero, in 128 bits as in 64.
+	if got, _ := amountScaled(1, 1, MilliUnits, 1800, false); got != 0 {
+		t.Errorf("1 micro-unit an hour for half a milli-unit-hour: %d, want 0 (0.0005 rounds to 0)", got)
+	}
+	if got, _ := amountScaled(1000, 1000, MilliUnits, 1800, false); got != 500 {
+		t.Errorf("half an hour at 1000: %d, want 500", got)
+	}
+	if got, _ := amountScaled(-3, 1000, MilliUnits, 1800, false); got != -2 {
+		t.Errorf("-1.5 rounds to %d, want -2 (away from zero)", got)
+	}
+	// An amount beyond int64 is an error for the caller, not a panic.
+	huge := map[string]Schedule{ScheduleKey(Memory, ""): {{Effective: t0.Add(-time.Hour), Micros: math.MaxInt64}}}
+	if _, err := PriceRun(Shape{MemoryMiB: 1 << 40}, t0, t0, t0.Add(time.Hour), huge); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("an amount beyond int64: %v, want ErrTooLarge", err)
 	}
 }
