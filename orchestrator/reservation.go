@@ -37,8 +37,15 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 	if by == nil {
 		by = owner
 	}
+	// A window already open starts now (docs/scheduling.md): its unused
+	// time, its no-show clock and the weekly cap count from the booking, not
+	// from a start before it existed (that was billed as reserved-unused).
+	start := req.Start
+	if now := m.now().Truncate(time.Second); start.Before(now) {
+		start = now
+	}
 	r := &models.Reservation{UserID: owner.ID, GPUModel: req.Model, UnitKind: req.Kind, MIGProfile: req.Profile, Units: req.Units,
-		StartsAt: req.Start, EndsAt: req.End, Note: req.Note, CreatedBy: by.Username}
+		StartsAt: start, EndsAt: req.End, Note: req.Note, CreatedBy: by.Username}
 	capacity, err := m.pool.Capacity(ctx, r.Kind(), req.Model, req.Profile)
 	if err != nil {
 		return nil, err

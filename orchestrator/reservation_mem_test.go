@@ -88,3 +88,32 @@ func TestMemLaunchIntoAFutureBookingSaysSo(t *testing.T) {
 	}
 	r.waitState(t, wb.ID, models.StateRunning)
 }
+
+// In memory: a window already open when it is booked starts at the
+// booking, as docs/scheduling.md says: its unused time (billed when the
+// admin setting is on) and its no-show clock do not reach back to a start
+// before the booking existed (a booking made at 01:06 for 00:30–01:30 was
+// billed 36 unused minutes from 00:30).
+func TestMemBookingAnOpenWindowStartsNow(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	carol := r.user(t, "carol")
+	now := r.m.now().Truncate(time.Second)
+	got, err := r.m.Reserve(ctx, carol, ReserveRequest{Model: "NVIDIA H100 80GB HBM3", Units: 1, Start: now.Add(-36 * time.Minute), End: now.Add(24 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.StartsAt.Equal(now) {
+		t.Fatalf("an open window booked at %s starts %s, want the booking time", now, got.StartsAt)
+	}
+	stored, err := r.store.ReservationByID(ctx, got.ID)
+	if err != nil || !stored.StartsAt.Equal(now) {
+		t.Fatalf("stored start %v (%v), want %s", stored.StartsAt, err, now)
+	}
+	// Nothing used: its unused unit-time is what lies after the booking.
+	r.advance(24 * time.Minute)
+	if _, unused, err := r.m.reservationUse(ctx, stored, r.m.now()); err != nil || unused != int64((24*time.Minute)/time.Second) {
+		t.Fatalf("unused unit-seconds %d (%v), want %d (the 24 minutes after the booking)", unused, err, int64((24*time.Minute)/time.Second))
+	}
+}
