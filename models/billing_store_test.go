@@ -562,3 +562,49 @@ func TestIdleBoundsResolve(t *testing.T) {
 		t.Fatalf("user override: min %d max %d", *got.MinIdleMinutes, *got.MaxIdleMinutes)
 	}
 }
+
+// Everyone's usage by workbench keeps two users' workbenches of one name
+// apart, naming the owner (the admin's billing page summed bob's and
+// alice's "exp" into one row); a user's own keeps the bare name, and lines
+// of no workbench (a credit) keep the empty key.
+func TestUsageByWorkbenchKeepsOwnersApart(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	bob, err := f.s.CreateUser(ctx, NewUser{Username: "bob", Password: "correct-horse-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobs := &Workbench{Name: "exp", OwnerID: bob.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
+	if err := f.s.CreateWorkbench(ctx, bobs, GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC)
+	alices := f.line(h, 3_000_000)
+	bobsLine := f.line(h, 5_000_000)
+	bobsLine.IdempotencyKey, bobsLine.UserID, bobsLine.WorkbenchID, bobsLine.IntervalID = "bob:exp", bob.ID, bobs.ID, nil
+	credit := LedgerEntry{IdempotencyKey: "credit:1", UserID: bob.ID, Resource: "credit", PeriodStart: h, PeriodEnd: h, AmountMicros: -1_000_000}
+	if _, err := f.s.RecordBilling(ctx, 0, []LedgerEntry{alices, bobsLine, credit}, h, false); err != nil {
+		t.Fatal(err)
+	}
+	month := MonthStart(h)
+	for _, from := range []time.Time{month, month.Add(-time.Second)} { // the monthly rollup and the ledger itself
+		items, total, err := f.s.UsageSummary(ctx, from, month.AddDate(0, 1, 0), "workbench", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, it := range items {
+			got[it.Key] = it.AmountMicros
+		}
+		if len(got) != 3 || got["alice/exp"] != 3_000_000 || got["bob/exp"] != 5_000_000 || got[""] != -1_000_000 || total != 7_000_000 {
+			t.Errorf("everyone's usage by workbench from %s: %v (total %d), want alice/exp 3, bob/exp 5, \"\" −1", from, got, total)
+		}
+	}
+	own, _, err := f.s.UsageSummary(ctx, month, month.AddDate(0, 1, 0), "workbench", bob.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own) != 2 || own[0].Key != "exp" || own[0].AmountMicros != 5_000_000 {
+		t.Errorf("bob's own usage by workbench: %+v, want exp 5 first, then his credit", own)
+	}
+}

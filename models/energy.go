@@ -176,6 +176,9 @@ func energySummaryQuery(from, to time.Time, groupBy string, userID int64) (strin
 	if !ok {
 		return "", nil, invalid("group_by", "must be user, group, gpu_model, workbench or resource")
 	}
+	if groupBy == "workbench" {
+		col = workbenchKey("e", userID)
+	}
 	q := `SELECT ` + col + ` AS key, SUM(e.energy_mj) FROM interval_energy e
 		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id
 		WHERE e.hour >= ? AND e.hour < ?`

@@ -48,8 +48,12 @@ func TestGPUMinuteEnergyBookedToInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if byWB["exp"] != 32_000_000 || len(byWB) != 1 {
-		t.Errorf("first hour by workbench %v, want exp: 32 000 000 mJ", byWB)
+	// Everyone's workbenches are keyed owner/name, as UsageSummary keys them.
+	if byWB["alice/exp"] != 32_000_000 || len(byWB) != 1 {
+		t.Errorf("first hour by workbench %v, want alice/exp: 32 000 000 mJ", byWB)
+	}
+	if own, _ := f.s.EnergySummary(ctx, start, start.Add(time.Hour), "workbench", f.user.ID); own["exp"] != 32_000_000 {
+		t.Errorf("the owner's first hour by workbench %v, want exp: 32 000 000 mJ", own)
 	}
 	byGroup, _ := f.s.EnergySummary(ctx, start, start.Add(2*time.Hour), "group", f.user.ID)
 	if byGroup["vision"] != 37_000_000 {

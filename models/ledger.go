@@ -113,6 +113,19 @@ var usageGroupings = map[string]string{
 	"resource":  "l.resource",
 }
 
+// workbenchKey is the usage and energy key of a workbench's lines (table
+// alias a, workbenches joined as w): its name, and in everyone's lines
+// (userID 0) "owner/name", so that two users' workbenches of one name are
+// two rows (they were summed into one on the admin's billing page). Lines
+// of no workbench (credits, bookings) keep the empty key.
+func workbenchKey(a string, userID int64) string {
+	name := "COALESCE(w.name, " + a + ".workbench_id)"
+	if userID != 0 {
+		return name
+	}
+	return "CASE WHEN " + a + ".workbench_id = '' THEN '' ELSE u.username || '/' || " + name + " END"
+}
+
 // ValidGrouping reports whether g is a usage grouping.
 func ValidGrouping(g string) bool { _, ok := usageGroupings[g]; return ok }
 
@@ -150,6 +163,9 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 	if monthAligned(from) && monthAligned(to) {
 		table, gpuSecs, period = "ledger_monthly l", "SUM(l.gpu_seconds)", "l.month >= ? AND l.month < ?"
 		lo, hi = from.UTC().Format("2006-01"), to.UTC().Format("2006-01")
+	}
+	if groupBy == "workbench" {
+		col = workbenchKey("l", userID)
 	}
 	q := db.Table(table).
 		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
