@@ -41,8 +41,11 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 		if mine {
 			r.Name, r.Owner = wb.Name, n.users[wb.OwnerID]
 		}
-		if wb.OwnerID != viewer.ID {
+		switch {
+		case mine && wb.OwnerID != viewer.ID: // an admin: the whole reason, less the owner's position words
 			r.Reason = orchestrator.ReasonForOthers(wb.QueueReason)
+		case !mine:
+			r.Reason = orchestrator.ReasonForPublic(wb.QueueReason)
 		}
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)

@@ -494,6 +494,20 @@ func ReasonForOthers(reason string) string {
 	return reason
 }
 
+// ReasonForPublic is a queue reason as another user reads it (the queue on
+// /gpus, GET /api/v1/queue): ReasonForOthers, and a wait on the owner's
+// own quota or booking says only that, not the owner's limits and holdings
+// addressed as "your" to the reader.
+func ReasonForPublic(reason string) string {
+	switch {
+	case strings.HasPrefix(reason, "waiting for your other workbenches to stop"):
+		return reasonf("waiting for its owner's other workbenches to stop (a quota limit)")
+	case strings.HasPrefix(reason, "waiting for your reservation #"):
+		return reasonf("waiting for its owner's reservation to open")
+	}
+	return ReasonForOthers(reason)
+}
+
 // waitText is the explanation a queued workbench shows.
 func waitText(w scheduler.Wait) string {
 	switch w.Ahead {

@@ -16,3 +16,19 @@ func TestReasonForOthers(t *testing.T) {
 		}
 	}
 }
+
+// Another user reads a wait on the owner's quota or booking without the
+// owner's limits and holdings, and without "your" (the /gpus queue showed
+// "waiting for your other workbenches to stop: quota exceeded: at most 2
+// GPUs at once (you hold 2, this asks 2)" to everyone).
+func TestReasonForPublic(t *testing.T) {
+	for in, want := range map[string]string{
+		"waiting for your other workbenches to stop: quota exceeded: at most 2 GPUs at once (you hold 2, this asks 2)": "waiting for its owner's other workbenches to stop (a quota limit)",
+		"waiting for your reservation #7, which opens at 2026-12-06 09:00 UTC":                                         "waiting for its owner's reservation to open",
+		"1 × H100 80GB HBM3 needed; 0 free; you are next":                                                              "1 × H100 80GB HBM3 needed; 0 free",
+	} {
+		if got := ReasonForPublic(in); got != want {
+			t.Errorf("ReasonForPublic(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -162,4 +162,15 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 			t.Errorf("queue reason on the page: %q, want %q", got, c.want)
 		}
 	}
+	// Another user reads the queue without lin's limits and holdings, and
+	// without "your" (it showed lin's quota, addressed to the reader).
+	other := tokenFor(t, p, "ora", models.RoleUser)
+	code, q := p.api("GET", "/api/v1/queue", other, "")
+	items, _ := q["items"].([]any)
+	if code != 200 || len(items) != 1 {
+		t.Fatalf("the queue as another user: %d %v", code, q)
+	}
+	if got := items[0].(map[string]any)["queue_reason"]; got != "waiting for its owner's other workbenches to stop (a quota limit)" {
+		t.Errorf("another user reads lin's queue reason as %q", got)
+	}
 }
