@@ -95,9 +95,28 @@ func (h *Handler) apiGPUs(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	// Users see which GPUs are in use, and by which workbench only for
+	// their own (docs/ux-choices.md: a user sees only their workbenches);
+	// admins see every holder.
+	var mine map[string]bool
+	if u := currentUser(c); !u.IsAdmin() {
+		own, err := h.store.ListWorkbenches(c.Request.Context(), u.ID)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		mine = make(map[string]bool, len(own))
+		for _, w := range own {
+			mine[w.ID] = true
+		}
+	}
 	items := make([]APIGPU, 0, len(gpus))
 	for _, g := range gpus {
-		items = append(items, apiGPU(g))
+		a := apiGPU(g)
+		if mine != nil {
+			a = a.holdersOnly(mine)
+		}
+		items = append(items, a)
 	}
 	c.JSON(http.StatusOK, APIGPUList{Items: items, Simulated: h.pool.Simulated(), Backend: h.pool.Backend(), Status: h.pool.Status()})
 }

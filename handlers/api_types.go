@@ -205,6 +205,26 @@ func apiGPU(g orchestrator.PoolGPU) APIGPU {
 		MPSThreadPercent: g.MPSThreadPercent, Units: g.Units, Utilization: g.Util, OutsideProcesses: g.Outside}
 }
 
+// holdersOnly is g with the holding workbench named only where it is one
+// of mine: another user's workbench id says nothing they may open, and
+// tells who runs what. The units are copied: g's share the pool's cache.
+func (g APIGPU) holdersOnly(mine map[string]bool) APIGPU {
+	if !mine[g.WorkbenchID] {
+		g.WorkbenchID = ""
+	}
+	units := make([]orchestrator.PoolUnit, len(g.Units))
+	for i, u := range g.Units {
+		if !mine[u.WorkbenchID] {
+			u.WorkbenchID = ""
+		}
+		units[i] = u
+	}
+	if g.Units != nil {
+		g.Units = units
+	}
+	return g
+}
+
 // APIQuota is a quota (SPEC §8: max_gpus, max_gpus_per_model,
 // max_workbenches, gpu_hours_per_month, budget_per_month_micros,
 // max_runtime_hours; null = unlimited). models.Limits is a plain value

@@ -154,6 +154,26 @@ func TestSharedGPUSlicesEndToEnd(t *testing.T) {
 		g3["mps_memory_mib"] != float64(40960) {
 		t.Fatalf("pool API of the shared GPU: %v", g3)
 	}
+	// Alice, the holder, sees her workbenches on the slices; another user
+	// sees them held, by nobody named (it listed everyone's workbench ids).
+	holderIDs := func(token string) []string {
+		_, body := p.api("GET", "/api/v1/gpus", token, "")
+		g, _ := body["items"].([]any)[3].(map[string]any)
+		var ids []string
+		for _, u := range g["units"].([]any) {
+			ids = append(ids, u.(map[string]any)["workbench_id"].(string))
+		}
+		return ids
+	}
+	if got := holderIDs(userToken); len(got) != 2 || got[0] != ids[0] || got[1] != ids[1] {
+		t.Errorf("alice's slices as she reads them: %v, want %v", got, ids)
+	}
+	if got := holderIDs(tokenFor(t, p, "bob", "user")); len(got) != 2 || got[0] != "" || got[1] != "" {
+		t.Errorf("alice's slices as bob reads them: %v, want both held by nobody named", got)
+	}
+	if got := holderIDs(admin); len(got) != 2 || got[0] != ids[0] {
+		t.Errorf("alice's slices as the admin reads them: %v, want %v", got, ids)
+	}
 
 	// Held slices cannot vanish under their workbenches.
 	if code, body := p.api("PUT", "/api/v1/gpus/"+uuid+"/shared", admin, `{"slices": 0}`); code != http.StatusConflict || !strings.Contains(fmt.Sprint(body), "held by workbench") {
