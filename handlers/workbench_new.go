@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -25,19 +26,41 @@ func (h *Handler) launchForm(c *gin.Context) {
 	h.renderLaunch(c, http.StatusOK, v)
 }
 
+// launchClasses are the priority classes the launch form offers u: for a
+// user only those up to the highest default of their launches (a class
+// above it is refused, "only administrators may choose it", so the form
+// offered a choice that could only fail), with u's own default marked (it
+// marked the portal's, which a group default replaces).
+func (h *Handler) launchClasses(ctx context.Context, u *models.User, fls []models.Flavor) ([]templates.ClassOption, error) {
+	classes, err := h.store.PriorityClasses(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := h.store.LaunchDefaultClass(ctx, u.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	top := def.Rank
+	for i := range fls { // a flavor's own default may rank higher
+		if fd, err := h.store.LaunchDefaultClass(ctx, u.ID, fls[i].ID); err == nil {
+			top = max(top, fd.Rank)
+		}
+	}
+	var out []templates.ClassOption
+	for _, pc := range classes {
+		if pc.Rank > top && !u.IsAdmin() {
+			continue
+		}
+		out = append(out, templates.ClassOption{Name: pc.Name, Description: seededText(ctx, pc.Description), Preemptible: pc.Preemptible, Default: pc.Name == def.Name})
+	}
+	return out, nil
+}
+
 func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchView) {
 	ctx := c.Request.Context()
 	opt := h.wbs.Options()
 	v.MinIdle, v.MaxIdle = int64(opt.MinIdle/time.Minute), int64(opt.MaxIdle/time.Minute)
 	v.Simulated = h.pool.Simulated()
-	classes, err := h.store.PriorityClasses(ctx)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	for _, pc := range classes {
-		v.Classes = append(v.Classes, templates.ClassOption{Name: pc.Name, Description: seededText(ctx, pc.Description), Preemptible: pc.Preemptible, Default: pc.IsDefault})
-	}
 	imgs, err := h.store.ListImagesFor(ctx, currentUser(c).ID, true)
 	if err != nil {
 		h.fail(c, err)
@@ -51,6 +74,10 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	imgs = slices.DeleteFunc(imgs, func(img models.Image) bool { return !imageAllowed(lim, img.Name) })
 	fls, err := h.store.ListFlavors(ctx, true)
 	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if v.Classes, err = h.launchClasses(ctx, currentUser(c), fls); err != nil {
 		h.fail(c, err)
 		return
 	}
