@@ -210,6 +210,12 @@ func (r *Reservation) PoolKey() (kind, model, profile string) {
 // units their booker does not hold), and how many are free: a launch that
 // does not queue may take only free units beyond them (its own bookings'
 // units are its to take).
+// ReservedForOthersNow is Tx.ReservedForOthers outside a launch's
+// transaction: may userID launch need now (a GPU watch's question)?
+func (s *Store) ReservedForOthersNow(ctx context.Context, need GPUNeed, userID int64, now time.Time) (free, held int, err error) {
+	return (&Tx{tx: s.db.WithContext(ctx)}).ReservedForOthers(need, userID, now)
+}
+
 func (t *Tx) ReservedForOthers(need GPUNeed, userID int64, now time.Time) (free, held int, err error) {
 	kind := need.kind()
 	profile := ""

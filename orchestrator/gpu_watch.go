@@ -28,7 +28,12 @@ type GPUWatcher struct {
 	// operator configured them; publicURL makes the link absolute.
 	senders   []Sender
 	publicURL string
+	// now is the clock bookings are judged by (SetClock in tests).
+	now func() time.Time
 }
+
+// SetClock replaces the watcher's clock (tests move it with the manager's).
+func (w *GPUWatcher) SetClock(now func() time.Time) { w.now = now }
 
 // SendVia adds email/webhook delivery of fired watches (SendVia before
 // Run). Each fired watch is sent once per channel, best effort: a failure
@@ -44,7 +49,7 @@ func NewGPUWatcher(store *models.Store, pool *Pool, events *Broker, every time.D
 	if every <= 0 {
 		every = 15 * time.Second
 	}
-	return &GPUWatcher{store: store, pool: pool, events: events, every: every, log: log.With("component", "gpu-watch")}
+	return &GPUWatcher{store: store, pool: pool, events: events, every: every, log: log.With("component", "gpu-watch"), now: time.Now}
 }
 
 // Check fires the pending watches whose model has a free GPU now, or whose
@@ -77,8 +82,17 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			if room == nil || room.free < room.fl.GPUCount {
 				continue
 			}
+			// Units booked for someone else now are not the watcher's
+			// (their launch is refused "reserved for someone else now").
+			n, err := w.lessReservedForOthers(ctx, room.free, room.need, wt.UserID)
+			if err != nil {
+				return fired, err
+			}
+			if n < room.fl.GPUCount {
+				continue
+			}
 			msg = reasonf("Flavor %s can start now: %d × %s free, it needs %d. Launch a workbench before someone else takes them.",
-				room.fl.Name, room.free, unitPool(room.need.Kind, room.need.Model, room.need.Profile).Label(), room.fl.GPUCount)
+				room.fl.Name, n, unitPool(room.need.Kind, room.need.Model, room.need.Profile).Label(), room.fl.GPUCount)
 			link = "/workbenches/new?flavor=" + url.QueryEscape(room.fl.Name)
 		} else {
 			if free == nil {
@@ -87,6 +101,12 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 				}
 			}
 			n := free[wt.GPUModel]
+			if n <= 0 {
+				continue
+			}
+			if n, err = w.lessReservedForOthers(ctx, n, models.GPUNeed{Kind: models.UnitGPU, Model: wt.GPUModel, Count: 1}, wt.UserID); err != nil {
+				return fired, err
+			}
 			if n <= 0 {
 				continue
 			}
@@ -103,6 +123,16 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 		}
 	}
 	return fired, nil
+}
+
+// lessReservedForOthers is free less the units of need's kind that active
+// bookings of users other than userID hold back now.
+func (w *GPUWatcher) lessReservedForOthers(ctx context.Context, free int, need models.GPUNeed, userID int64) (int, error) {
+	_, held, err := w.store.ReservedForOthersNow(ctx, need, userID, w.now())
+	if err != nil {
+		return 0, err
+	}
+	return free - held, nil
 }
 
 // freeGPUs counts the whole GPUs free per model, less those queued
@@ -208,6 +238,12 @@ func (w *GPUWatcher) queuedDemand(ctx context.Context) (map[scheduler.Pool]int, 
 	}
 	out := map[scheduler.Pool]int{}
 	for _, wb := range queued {
+		if waitsOnOwnerAlone(wb.QueueReason) {
+			// Held by its owner's quota or waiting for its owner's own
+			// booking: it takes no free unit now and holds back nobody
+			// (counted, it kept watches silent while GPUs were free).
+			continue
+		}
 		fl, err := w.store.FlavorByID(ctx, wb.FlavorID)
 		if errors.Is(err, models.ErrNotFound) {
 			continue

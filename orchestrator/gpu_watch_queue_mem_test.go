@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/models"
 )
@@ -154,5 +155,69 @@ func TestMemFlavorWatchFiresWhenTheFlavorCanStart(t *testing.T) {
 	}
 	if _, err := r.store.CreateFlavorWatch(ctx, carol.ID, duo); err == nil {
 		t.Fatal("a watch on a disabled flavor was accepted")
+	}
+}
+
+// In memory: a watch fires for what its user could launch. A GPU free but
+// booked for someone else now is not (carol was told "free", then refused
+// "reserved for someone else now"); a queued launch held by its owner's
+// quota takes no free GPU, so it does not keep watches silent (it did, for
+// as long as the quota held it).
+func TestMemGPUWatchCountsBookingsAndQuotaHolds(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	holders := r.fill(t, r.alice, LaunchRequest{})
+	fl, err := r.store.FlavorByNameOrID(ctx, r.flavor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol, bob, dave := r.user(t, "carol"), r.user(t, "bob"), r.user(t, "dave")
+	if _, err := r.store.CreateGPUWatch(ctx, carol.ID, fl.GPUModel, []string{fl.GPUModel}); err != nil {
+		t.Fatal(err)
+	}
+	watcher := NewGPUWatcher(r.store, r.m.pool, r.m.Events(), 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	watcher.SetClock(r.m.Now)
+
+	// Dave may hold one workbench: his second launch waits on his quota.
+	one := int64(1)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, dave.ID, models.Limits{MaxWorkbenches: &one}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	cpu := &models.Flavor{Name: "cpu only", CPUMilli: 500, MemoryMiB: 256, ShmMiB: 64, Enabled: true}
+	if err := r.store.CreateFlavor(ctx, cpu); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.m.Launch(ctx, dave, LaunchRequest{Name: "first", Image: "mem", Flavor: cpu.Name}); err != nil {
+		t.Fatal(err)
+	}
+	held := r.launch(t, dave, "held", LaunchRequest{Queue: true})
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := r.store.WorkbenchByID(ctx, held.ID); w.State != models.StateQueued || !waitsOnOwnerAlone(w.QueueReason) {
+		t.Fatalf("dave's second launch: %s %q, want queued on his quota", w.State, w.QueueReason)
+	}
+
+	// One GPU frees, and bob books one GPU from now: carol cannot have it.
+	if err := r.m.Stop(ctx, holders[0].ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, holders[0].ID, models.StateStopped)
+	now := r.m.Now()
+	booking, err := r.m.Reserve(ctx, bob, ReserveRequest{Model: fl.GPUModel, Units: 1, Start: now, End: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := watcher.Check(ctx); err != nil || n != 0 {
+		t.Fatalf("a GPU booked for bob fired %d watches (%v), want 0", n, err)
+	}
+	// The booking released, the GPU is carol's to take, dave's held launch
+	// notwithstanding: the watch fires.
+	if err := r.store.ReleaseReservation(ctx, booking.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := watcher.Check(ctx); err != nil || n != 1 {
+		t.Fatalf("a GPU free for carol fired %d watches (%v), want 1", n, err)
 	}
 }

@@ -500,12 +500,26 @@ func ReasonForOthers(reason string) string {
 // addressed as "your" to the reader.
 func ReasonForPublic(reason string) string {
 	switch {
-	case strings.HasPrefix(reason, "waiting for your other workbenches to stop"):
+	case strings.HasPrefix(reason, waitOwnQuota):
 		return reasonf("waiting for its owner's other workbenches to stop (a quota limit)")
-	case strings.HasPrefix(reason, "waiting for your reservation #"):
+	case strings.HasPrefix(reason, waitOwnBooking):
 		return reasonf("waiting for its owner's reservation to open")
 	}
 	return ReasonForOthers(reason)
+}
+
+// The beginnings of the queue reasons of a request that waits on its owner
+// alone (the snapshot's Blocked texts above): its owner's quota, or its
+// owner's booking that has not opened.
+const (
+	waitOwnQuota   = "waiting for your other workbenches to stop"
+	waitOwnBooking = "waiting for your reservation #"
+)
+
+// waitsOnOwnerAlone reports whether a queued request's reason says it waits
+// on its owner alone: it takes no free unit now and holds back nobody.
+func waitsOnOwnerAlone(reason string) bool {
+	return strings.HasPrefix(reason, waitOwnQuota) || strings.HasPrefix(reason, waitOwnBooking)
 }
 
 // waitText is the explanation a queued workbench shows.
