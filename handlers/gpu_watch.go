@@ -55,6 +55,9 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 	for _, f := range flavors {
 		names[f.ID] = f.Name
 		if f.Enabled && f.GPUCount > 0 && quotaRulesOut(lim, f) == "" {
+			if need, err := h.pool.Need(ctx, &f); err == nil && need.NeverFits() {
+				continue // it could never start, so never fire
+			}
 			v.Flavors = append(v.Flavors, templates.WatchFlavor{Name: f.Name, Need: unitTextT(ctx, f)})
 		}
 	}
@@ -115,6 +118,13 @@ func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.
 			return nil, nil, &models.ValidationError{Field: "flavor", Message: "choose an enabled flavor with GPUs"}
 		} else if err != nil {
 			return nil, nil, err
+		}
+		// A flavor asking more than the server's layout has never fires:
+		// refused now, as its launch is.
+		if need, err := h.pool.Need(ctx, fl); err != nil {
+			return nil, nil, err
+		} else if need.NeverFits() {
+			return nil, nil, &models.ValidationError{Field: "flavor", Message: "this flavor needs more GPUs than this server has, so it could never start: choose a smaller one"}
 		}
 	} else {
 		var err error

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -226,6 +227,21 @@ func TestNotifyWhenFlavorCanStart(t *testing.T) {
 		if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": bad})); code != 400 || errCode(body) != "invalid_flavor" {
 			t.Fatalf("watch on %q: %d %v", bad, code, body)
 		}
+	}
+	// A flavor asking more GPUs than the server has could never start,
+	// so its watch could never fire: refused, and not offered.
+	huge := &models.Flavor{Name: "16x all", GPUModel: model, GPUCount: 16, CPUMilli: 1000, MemoryMiB: 1024, ShmMiB: 64, Enabled: true}
+	if err := p.srv.Store.CreateFlavor(ctx, huge); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": huge.Name})); code != 400 || errCode(body) != "invalid_flavor" ||
+		!strings.Contains(fmt.Sprint(body), "could never start") {
+		t.Fatalf("watch on a flavor that never fits: %d %v", code, body)
+	}
+	ac := p.client()
+	p.login(ac, "alice", "alice-password")
+	if _, page := p.get(ac, "/notifications"); strings.Contains(page, huge.Name) || !strings.Contains(page, duo) {
+		t.Errorf("the notifications page offers %q (or lacks %q)", huge.Name, duo)
 	}
 	code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": duo}))
 	item, _ := body["item"].(map[string]any)
