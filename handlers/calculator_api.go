@@ -52,7 +52,11 @@ func calcJSONValues(body map[string]json.RawMessage) (url.Values, pricing.FieldE
 // plus "fields" (field → message).
 func (h *Handler) failFields(c *gin.Context, errs pricing.FieldErrors) {
 	h.log.Info("request refused", "method", c.Request.Method, "path", c.Request.URL.Path, "status", http.StatusBadRequest, "err", errs.Error())
-	c.AbortWithStatusJSON(http.StatusBadRequest, APIError{Error: APIErrorDetail{Code: "invalid_" + errs.First(), Message: errs.Error(), Fields: errs}})
+	code := "invalid_" + errs.First()
+	if errs.First() == "_" { // the request as a whole (amounts too large to compute): no field to name
+		code = "invalid_request"
+	}
+	c.AbortWithStatusJSON(http.StatusBadRequest, APIError{Error: APIErrorDetail{Code: code, Message: errs.Error(), Fields: errs}})
 }
 
 // The fields each calculator endpoint reads. A field outside its list is

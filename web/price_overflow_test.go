@@ -1,8 +1,13 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+
+	"workbench/models"
 )
 
 // TestHighestRateKeepsThePortalUp: the highest memory rate the price list
@@ -24,5 +29,16 @@ func TestHighestRateKeepsThePortalUp(t *testing.T) {
 	code, est := p.api("POST", "/api/v1/calculator/estimate", admin, `{"flavor":"CPU small","duration":"total","total_hours":730}`)
 	if code != http.StatusOK {
 		t.Fatalf("estimate a month at the highest rate: %d %v", code, est)
+	}
+	// Three years of 512 GiB at that rate is beyond what an amount can
+	// hold: a 400 for the request as a whole, with a code that says so
+	// (it was "invalid__").
+	big := &models.Flavor{Name: "big memory", CPUMilli: 1000, MemoryMiB: 512 * 1024, ShmMiB: 1024, Enabled: true}
+	if err := p.srv.Store.CreateFlavor(context.Background(), big); err != nil {
+		t.Fatal(err)
+	}
+	code, est = p.api("POST", "/api/v1/calculator/estimate", admin, `{"flavor":"big memory","duration":"total","total_hours":26280}`)
+	if code != http.StatusBadRequest || errCode(est) != "invalid_request" || !strings.Contains(fmt.Sprint(est), "too large to compute") {
+		t.Errorf("an estimate beyond int64: %d %v, want 400 invalid_request saying it is too large", code, est)
 	}
 }
