@@ -88,8 +88,6 @@ func quotaField(f string) string {
 	return f
 }
 
-// maxQuotaNumber bounds whole-number limits, far inside int64 arithmetic.
-const maxQuotaNumber = 1_000_000_000
 
 // parseQuotaForm reads the console's fields: empty means inherit (or, on
 // the default, unlimited / all).
@@ -111,7 +109,7 @@ func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
 			f.Errors[field] = "enter a whole number, or leave empty to inherit"
 		case n < 0:
 			f.Errors[field] = "must be 0 or more (leave empty to inherit)"
-		case n > maxQuotaNumber:
+		case n > models.MaxQuotaNumber:
 			f.Errors[field] = "is too large"
 		default:
 			*dst = &n

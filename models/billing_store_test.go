@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -345,6 +346,11 @@ func TestSetQuotaValidation(t *testing.T) {
 		{Limits{MaxRuntimeHours: i64(-1)}, "max_runtime_hours"},
 		{Limits{MaxGPUsPerModel: map[string]int{"H100": -1}}, "max_gpus_per_model"},
 		{Limits{MaxGPUsPerModel: map[string]int{"": 2}}, "max_gpus_per_model"},
+		// Beyond what the console's form takes (the API took them; GPU-hours
+		// near int64's top wrapped around to "used up" in seconds).
+		{Limits{GPUHoursPerMonth: i64(math.MaxInt64)}, "gpu_hours_per_month"},
+		{Limits{MaxGPUs: i64(MaxQuotaNumber + 1)}, "max_gpus"},
+		{Limits{MaxGPUsPerModel: map[string]int{"H100": MaxQuotaNumber + 1}}, "max_gpus_per_model"},
 	}
 	for _, c := range bad {
 		err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, c.l, "admin")

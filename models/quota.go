@@ -31,7 +31,13 @@ type Limits struct {
 	AllowedFlavors       []string       `json:"allowed_flavors"`
 }
 
-// Validate rejects negative limits.
+// MaxQuotaNumber bounds whole-number limits (GPUs, workbenches, hours,
+// minutes), far inside int64 arithmetic: GPU-hours are turned into seconds,
+// and a limit near int64's top wrapped around to "used up".
+const MaxQuotaNumber = 1_000_000_000
+
+// Validate rejects negative limits and whole-number limits beyond
+// MaxQuotaNumber (the console's form refused them; the API took them).
 func (l *Limits) Validate() error {
 	if l.MinIdleMinutes != nil && l.MaxIdleMinutes != nil && *l.MinIdleMinutes > *l.MaxIdleMinutes {
 		return invalid("min_idle_minutes", "must not be above the maximum idle timeout")
@@ -42,10 +48,16 @@ func (l *Limits) Validate() error {
 		if v != nil && *v < 0 {
 			return invalid(name, "must be 0 or more (leave empty for unlimited)")
 		}
+		if v != nil && *v > MaxQuotaNumber && name != "budget_per_month_micros" {
+			return invalid(name, "is too large (at most %d; leave empty for unlimited)", MaxQuotaNumber)
+		}
 	}
 	for m, n := range l.MaxGPUsPerModel {
 		if n < 0 || m == "" {
 			return invalid("max_gpus_per_model", "each model needs a name and a limit of 0 or more")
+		}
+		if n > MaxQuotaNumber {
+			return invalid("max_gpus_per_model", "is too large (at most %d; leave empty for unlimited)", MaxQuotaNumber)
 		}
 	}
 	return nil
