@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"workbench/models"
@@ -34,5 +35,34 @@ func TestMemLaunchDoesNotOverwriteAStateChangedMeanwhile(t *testing.T) {
 	}
 	if got.State != models.StateStopping || got.Reason != "stopped elsewhere" || got.Endpoint != "" {
 		t.Fatalf("after the launch ended: state %s (%q), endpoint %q; want stopping as set meanwhile", got.State, got.Reason, got.Endpoint)
+	}
+}
+
+// In memory: a launch whose container exited while no portal watched it
+// (a bad start command, the portal stopped) fails with Jupyter's exit code
+// and last output, and keeps its logs, as a watched launch does; it said
+// "the launch was interrupted", and its logs were empty.
+func TestMemUnwatchedLaunchFailureSaysWhy(t *testing.T) {
+	r := newMemRig(t)
+	ctx := context.Background()
+	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateStarting, 50, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.rt.SetLogs(r.wb.ContainerID, "/bin/sh: 1: jupyter-lab: not found")
+	if err := r.rt.Exit(r.wb.ContainerID, 127, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := r.store.WorkbenchByID(ctx, r.wb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wb.State != models.StateFailed || wb.Reason != "Jupyter exited while starting (exit code 127); last output: /bin/sh: 1: jupyter-lab: not found" {
+		t.Fatalf("after the reconcile: %s %q, want failed with the exit code and the last output", wb.State, wb.Reason)
+	}
+	if !strings.Contains(wb.ExitLogs, "jupyter-lab: not found") {
+		t.Errorf("exit logs %q, want the container's last lines", wb.ExitLogs)
 	}
 }

@@ -147,10 +147,21 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	case wb.Launching():
 		// Mid-launch with no running container and nobody driving it.
 		m.log.Info("reconcile: failing interrupted launch", "id", wb.ID, "state", wb.State)
+		reason := reasonf("the launch was interrupted (the portal restarted or lost track of it); start it again")
 		if found {
+			if !c.FinishedAt.IsZero() {
+				// It ran and exited while nobody watched (a bad start
+				// command, say): the reason and the logs say why, as for a
+				// launch the portal watched, not "interrupted".
+				reason = reasonf("Jupyter exited while starting (exit code %s)", strconv.Itoa(c.ExitCode))
+				if out := m.lastOutput(ctx, c.ID); out != "" {
+					reason = reasonf("Jupyter exited while starting (exit code %s); last output: %s", strconv.Itoa(c.ExitCode), out)
+				}
+				m.keepExitLogs(ctx, wb.ID, c.ID)
+			}
 			_ = m.rt.Remove(ctx, c.ID)
 		}
-		m.fail(ctx, wb.ID, reasonf("the launch was interrupted (the portal restarted or lost track of it); start it again"))
+		m.fail(ctx, wb.ID, reason)
 	case found && !c.Running:
 		reason := reasonf("the container exited (code %s)", strconv.Itoa(c.ExitCode))
 		if c.OOMKilled {
