@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 )
 
 // quotaStatus is a user's quota with what they use of it.
@@ -55,16 +57,51 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 	if st.GPUsInUseByModel == nil {
 		st.GPUsInUseByModel = map[string]int{}
 	}
+	st.LimitReached = models.MonthlyLimitReached(lim, month)
+	if st.LimitReached == "" {
+		if st.LimitReached, err = h.budgetSpentForLaunches(ctx, lim, month); err != nil {
+			return quotaStatus{}, err
+		}
+	}
 	// 80% up to the limit; at the limit LimitReached says it (both read as
 	// "used up" and "80% or more" at once).
 	if l := lim.GPUHoursPerMonth; l != nil && *l > 0 && float64(month.GPUSeconds) >= warnFraction*float64(*l*3600) && month.GPUSeconds < *l*3600 {
 		st.Warnings = append(st.Warnings, "You have used 80% or more of your monthly GPU-hours.")
 	}
-	if l := lim.BudgetPerMonthMicros; l != nil && *l > 0 && float64(month.AmountMicros) >= warnFraction*float64(*l) && month.AmountMicros < *l {
+	if l := lim.BudgetPerMonthMicros; l != nil && *l > 0 && float64(month.AmountMicros) >= warnFraction*float64(*l) && month.AmountMicros < *l && st.LimitReached == "" {
 		st.Warnings = append(st.Warnings, "You have spent 80% or more of your monthly budget.")
 	}
-	st.LimitReached = models.MonthlyLimitReached(lim, month)
 	return st, nil
+}
+
+// budgetSpentForLaunches says the budget is used up when what is left of
+// it covers no flavor's minimum charge: every launch is refused then, and
+// the budget stop ("the monthly budget is used up") leaves less than a
+// second's worth, so a user whose workbench it stopped read only "80% or
+// more (99%)". Looked at only past the warning line, where it is rare.
+func (h *Handler) budgetSpentForLaunches(ctx context.Context, lim models.Limits, month models.MonthUsage) (string, error) {
+	b := lim.BudgetPerMonthMicros
+	if b == nil || *b <= 0 || float64(month.AmountMicros) < warnFraction*float64(*b) {
+		return "", nil
+	}
+	fls, err := h.store.ListFlavors(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	left := *b - month.AmountMicros
+	for i := range fls {
+		if quotaRulesOut(lim, fls[i]) != "" {
+			continue
+		}
+		least, _, err := h.wbs.Billing().MinimumCharge(ctx, orchestrator.FlavorShape(&fls[i]))
+		if err != nil {
+			return "", err
+		}
+		if least <= left {
+			return "", nil // this flavor can still start
+		}
+	}
+	return models.Reasonf("quota exceeded: the monthly budget is used up"), nil
 }
 
 // apiMe: GET /api/v1/me — the user, their groups, quota and usage.
