@@ -88,7 +88,6 @@ func quotaField(f string) string {
 	return f
 }
 
-
 // parseQuotaForm reads the console's fields: empty means inherit (or, on
 // the default, unlimited / all).
 func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {

@@ -96,7 +96,7 @@ func TestStatementsShowMeasuredEnergy(t *testing.T) {
 
 	_, body = p.get(admin, "/admin/billing?group_by=workbench&month="+month)
 	doc = mpDoc(t, body)
-	brow := doc.Find(`[data-testid=billing-row][data-key=llm-train]`)
+	brow := doc.Find(`[data-testid=billing-row][data-key="ada/llm-train"]`) // everyone's workbenches are keyed owner/name
 	if strings.TrimSpace(brow.Find(`[data-testid=billing-kwh]`).Text()) != "2.000" ||
 		strings.TrimSpace(brow.Find(`[data-testid=billing-energy-cost]`).Text()) != "0.31 USD" {
 		t.Errorf("admin billing row: %q", brow.Text())
