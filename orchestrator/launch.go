@@ -158,7 +158,7 @@ func neverFits(need models.GPUNeed) error {
 		noun = "MIG instances"
 	}
 	return &RefusedError{Code: "no_capacity", Message: reasonf(
-		"needs %d %s at once; this server has %d (GPUs split into MIG instances or slices do not count as whole ones), so it could never start",
+		"needs %d %s at once; this server has %d (GPUs split into MIG instances do not count as whole ones; shared ones do), so it could never start",
 		need.Count, noun, need.Structural)}
 }
 

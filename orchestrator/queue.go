@@ -354,7 +354,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 				// The server's layout changed since it queued (a GPU split
 				// into MIG instances): it keeps its place but holds back
 				// nobody behind it (a blocked request casts no shadow).
-				r.Blocked = reasonf("needs %d units at once; this server has %d now (GPUs split into MIG instances or slices do not count as whole ones): it waits until an admin changes that", w.GPUCount, need.Structural)
+				r.Blocked = reasonf("needs %d units at once; this server has %d now (GPUs split into MIG instances do not count as whole ones; shared ones do): it waits until an admin changes that", w.GPUCount, need.Structural)
 			}
 			if _, seen := snap.Free[r.Pool]; !seen {
 				n, err := q.FreeUnits(need)

@@ -324,6 +324,11 @@ func TestQueuedLaunchThatCouldNeverStartIsRefused(t *testing.T) {
 	if code != http.StatusConflict || errCode(out) != "no_capacity" || !strings.Contains(fmt.Sprint(out), "could never start") {
 		t.Errorf("API: %d %v, want 409 no_capacity saying it could never start", code, out)
 	}
+	// The count it gives is of whole GPUs, a shared one included (it can be
+	// lent whole): it said shared GPUs did not count while counting them.
+	if !strings.Contains(fmt.Sprint(out), "this server has 7 (GPUs split into MIG instances do not count as whole ones; shared ones do)") {
+		t.Errorf("API refusal %v: the count and its words disagree", out)
+	}
 	c := p.client()
 	p.login(c, "alice", "alice-password")
 	res, body := p.postFormBody(c, "/workbenches", url.Values{"name": {"big"}, "image": {"PyTorch (CUDA 12)"}, "flavor": {"8x H100 80GB HBM3"}, "queue": {"on"}})
