@@ -172,7 +172,9 @@ func (h *Handler) apiSudo(c *gin.Context) {
 		return
 	}
 	if msg := h.confirmPassword(c, body.Password); msg != "" {
-		h.fail(c, newError(http.StatusUnauthorized, "bad_password", msg))
+		// 403, not 401: the caller is signed in (its token or session is
+		// good); a client reading 401 would drop a good credential.
+		h.fail(c, newError(http.StatusForbidden, "bad_password", msg))
 		return
 	}
 	c.Status(http.StatusNoContent)

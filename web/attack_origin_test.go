@@ -93,7 +93,7 @@ func TestSudoRequiredForAdminMutationsViaSession(t *testing.T) {
 	// A fresh session confirms through the API.
 	other := p.client()
 	p.login(other, "admin", adminPassword)
-	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"nope"}`); code != http.StatusUnauthorized {
+	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"nope"}`); code != http.StatusForbidden {
 		t.Fatalf("API sudo with a wrong password: %d", code)
 	}
 	if code, _ := p.sessionAPI(other, "POST", "/api/v1/sudo", `{"password":"`+adminPassword+`"}`); code != http.StatusNoContent {

@@ -10,7 +10,8 @@ import (
 )
 
 // PUT /api/v1/me/password changes the caller's own password: a wrong
-// current password is 401 bad_password, a short new one 400 with the
+// current password is 403 bad_password (401 would tell a client its token
+// is bad), a short new one 400 with the
 // field's code, and nothing changes; when it succeeds (204) the browser
 // session is signed out, the old password no longer logs in, the new one
 // does, the API token still works, and the change is audited.
@@ -25,7 +26,7 @@ func TestAPIPasswordChange(t *testing.T) {
 	p.login(browser, "lin", "lin-password-1")
 
 	code, out := p.api("PUT", "/api/v1/me/password", tok, `{"current_password":"not-it-at-all","new_password":"lin-password-2"}`)
-	if e, _ := out["error"].(map[string]any); code != http.StatusUnauthorized || e["code"] != "bad_password" || e["message"] != "That is not your password." {
+	if e, _ := out["error"].(map[string]any); code != http.StatusForbidden || e["code"] != "bad_password" || e["message"] != "That is not your password." {
 		t.Fatalf("wrong current password: %d %v", code, out)
 	}
 	code, out = p.api("PUT", "/api/v1/me/password", tok, `{"current_password":"lin-password-1","new_password":"short"}`)
