@@ -121,7 +121,10 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second),
-		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0, AutoResume: req.AutoResume}
+		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0}
+	// Only a preemptible run is ever preempted to be resumed: on another it
+	// was stored and answered as true, promising what never happens.
+	wb.AutoResume = req.AutoResume && wb.Preemptible
 	if req.Reservation != 0 {
 		if err := m.pinReservation(ctx, owner, fl, req, wb); err != nil {
 			return nil, err

@@ -66,3 +66,27 @@ func TestMemUnwatchedLaunchFailureSaysWhy(t *testing.T) {
 		t.Errorf("exit logs %q, want the container's last lines", wb.ExitLogs)
 	}
 }
+
+// In memory: auto_resume is kept only for a preemptible run, the only kind
+// ever preempted to be resumed; on another it was stored and answered true.
+func TestMemAutoResumeOnlyForPreemptibleRuns(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	plain, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "plain", Image: "mem", Flavor: r.flavor, AutoResume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spot, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "spot", Image: "mem", Flavor: r.flavor, Preemptible: true, AutoResume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		wb   *models.Workbench
+		want bool
+	}{{plain, false}, {spot, true}} {
+		got, err := r.store.WorkbenchByID(ctx, c.wb.ID)
+		if err != nil || got.AutoResume != c.want || c.wb.AutoResume != c.want {
+			t.Errorf("%s (preemptible %v): auto_resume %v / stored %v (%v), want %v", c.wb.Name, got.Preemptible, c.wb.AutoResume, got.AutoResume, err, c.want)
+		}
+	}
+}
