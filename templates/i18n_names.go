@@ -20,6 +20,8 @@ func TierName(ctx context.Context, tier string) string {
 		return i18n.T(ctx, "reserved-3y")
 	case "reserved-weekly":
 		return i18n.T(ctx, "reserved-weekly")
+	case "monthly": // a month's lease, as the researched price list has it
+		return i18n.T(ctx, "monthly")
 	case "preemptible":
 		return i18n.T(ctx, "preemptible")
 	}
