@@ -19,7 +19,7 @@ func TestBrowserElectricityPriceAndUtilisation(t *testing.T) {
 	if resp := btNavigate(t, ctx, p.ts.URL+"/admin/billing?group_by=workbench"); resp.Status != http.StatusOK {
 		t.Fatalf("GET /admin/billing: %d", resp.Status)
 	}
-	if kwh := btText(t, ctx, `[data-testid=billing-row][data-key=llm-train] [data-testid=billing-kwh]`); kwh != "1.000" {
+	if kwh := btText(t, ctx, `[data-testid=billing-row][data-key="ada/llm-train"] [data-testid=billing-kwh]`); kwh != "1.000" {
 		t.Fatalf("kWh before a price: %q", kwh)
 	}
 	btDo(t, ctx, "type a price", chromedp.SendKeys(chromedp.CSS(`[data-testid=electricity-input]`), "0.20"))
@@ -32,7 +32,7 @@ func TestBrowserElectricityPriceAndUtilisation(t *testing.T) {
 		t.Fatalf("no confirmation: %q", msg)
 	}
 	btNavigate(t, ctx, p.ts.URL+"/admin/billing?group_by=workbench")
-	if c := btText(t, ctx, `[data-testid=billing-row][data-key=llm-train] [data-testid=billing-energy-cost]`); c != "0.20 USD" {
+	if c := btText(t, ctx, `[data-testid=billing-row][data-key="ada/llm-train"] [data-testid=billing-energy-cost]`); c != "0.20 USD" {
 		t.Errorf("energy cost %q, want 0.20 USD", c)
 	}
 	btScreenshot(t, ctx, "admin-billing-energy.png")
