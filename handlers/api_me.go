@@ -101,7 +101,7 @@ func (h *Handler) budgetSpentForLaunches(ctx context.Context, lim models.Limits,
 			return "", nil // this flavor can still start
 		}
 	}
-	return models.Reasonf("quota exceeded: the monthly budget is used up"), nil
+	return models.BudgetUsedUp(), nil
 }
 
 // apiMe: GET /api/v1/me — the user, their groups, quota and usage.

@@ -112,7 +112,7 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 	if b.Full {
 		b.Messages = append(b.Messages, i18n.T(ctx, "%s: new launches are refused until next month or until an administrator raises your quota.", quotaText(ctx, st.LimitReached)))
 	}
-	budgetUsedUp := st.LimitReached == models.Reasonf("quota exceeded: the monthly budget is used up")
+	budgetUsedUp := st.LimitReached == models.BudgetUsedUp()
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && *l > 0 && float64(st.MonthSpend) >= warnFraction*float64(*l) && st.MonthSpend < *l && !budgetUsedUp {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have spent %s of your monthly budget of %s (%d%%).",
 			amount(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))

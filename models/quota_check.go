@@ -137,7 +137,7 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return &QuotaError{Limit: "gpu_hours_per_month", Message: Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
 		}
 		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
-			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf("quota exceeded: the monthly budget is used up")}
+			return &QuotaError{Limit: "budget_per_month_micros", Message: BudgetUsedUp()}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
@@ -154,10 +154,14 @@ func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 		return Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)
 	}
 	if lim.BudgetPerMonthMicros != nil && u.AmountMicros >= *lim.BudgetPerMonthMicros {
-		return Reasonf("quota exceeded: the monthly budget is used up")
+		return BudgetUsedUp()
 	}
 	return ""
 }
+
+// BudgetUsedUp is the reason a spent monthly budget gives: one text for the
+// launch refusal, the budget stop and the pages that compare against it.
+func BudgetUsedUp() string { return Reasonf("quota exceeded: the monthly budget is used up") }
 
 // MonthStart is the first instant of t's calendar month (UTC).
 func MonthStart(t time.Time) time.Time {

@@ -169,7 +169,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	}
 	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {
 		if secs, ok := secondsUntilSpent(*b-use.AmountMicros, now, runs); ok && secs < math.MaxInt32 {
-			consider(secs, reasonf("quota exceeded: the monthly budget is used up"), false)
+			consider(secs, models.BudgetUsedUp(), false)
 		}
 	}
 	if g := lim.GPUHoursPerMonth; g != nil && gpus > 0 {
