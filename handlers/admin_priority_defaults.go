@@ -21,7 +21,7 @@ func (h *Handler) adminPriorityDefaultSave(c *gin.Context) {
 	scope, idText, _ := strings.Cut(c.PostForm("target"), ":")
 	id, _ := strconv.ParseInt(idText, 10, 64)
 	class := strings.TrimSpace(c.PostForm("class"))
-	if err := h.savePriorityDefault(c, scope, id, class); err != nil {
+	if _, err := h.savePriorityDefault(c, scope, id, class); err != nil {
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			v := templates.AdminQueueView{Form: templates.ClassRow{Rank: "50"}, Errors: templates.FormErrors{"default_" + ve.Field: trcMsg(c, ve.Message)}}
@@ -49,11 +49,12 @@ func (h *Handler) apiPriorityDefaultPut(c *gin.Context) {
 		h.fail(c, &models.ValidationError{Field: "id", Message: "not a number"})
 		return
 	}
-	if err := h.savePriorityDefault(c, c.Param("scope"), id, body.Class); err != nil {
+	saved, err := h.savePriorityDefault(c, c.Param("scope"), id, body.Class)
+	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, models.PriorityDefault{Scope: c.Param("scope"), RefID: id, Class: strings.TrimSpace(body.Class)})
+	c.JSON(http.StatusOK, saved)
 }
 
 // apiPriorityDefaults: GET /api/v1/admin/priority-defaults.
@@ -66,9 +67,10 @@ func (h *Handler) apiPriorityDefaults(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"items": nonNil(list)})
 }
 
-func (h *Handler) savePriorityDefault(c *gin.Context, scope string, id int64, class string) error {
+func (h *Handler) savePriorityDefault(c *gin.Context, scope string, id int64, class string) (models.PriorityDefault, error) {
 	ctx := c.Request.Context()
-	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+	var saved models.PriorityDefault
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		before := ""
 		if list, err := tx.PriorityDefaults(ctx); err == nil {
 			for _, d := range list {
@@ -77,9 +79,11 @@ func (h *Handler) savePriorityDefault(c *gin.Context, scope string, id int64, cl
 				}
 			}
 		}
-		err := tx.SetPriorityDefault(ctx, scope, id, class)
+		var err error
+		saved, err = tx.SetPriorityDefault(ctx, scope, id, class)
 		return auditRec("priority_default.save", scope+":"+strconv.FormatInt(id, 10), map[string]string{"class": before}, map[string]string{"class": class}), err
 	})
+	return saved, err
 }
 
 // priorityDefaultsView fills the defaults table and the form's choices.

@@ -32,9 +32,12 @@ func (s *Store) PriorityDefaults(ctx context.Context) ([]PriorityDefault, error)
 }
 
 // SetPriorityDefault sets (class "" clears) the default class of a group
-// or flavor; the class and the group or flavor must exist.
-func (s *Store) SetPriorityDefault(ctx context.Context, scope string, refID int64, class string) error {
-	class = strings.TrimSpace(class)
+// or flavor; the class and the group or flavor must exist. It returns the
+// default as saved, stamped with the time of the change (also when cleared,
+// so an API client reads when it happened).
+func (s *Store) SetPriorityDefault(ctx context.Context, scope string, refID int64, class string) (PriorityDefault, error) {
+	saved := PriorityDefault{Scope: scope, RefID: refID, Class: strings.TrimSpace(class), UpdatedAt: s.now()}
+	class = saved.Class
 	var target any
 	switch scope {
 	case PriorityScopeGroup:
@@ -42,9 +45,9 @@ func (s *Store) SetPriorityDefault(ctx context.Context, scope string, refID int6
 	case PriorityScopeFlavor:
 		target = &Flavor{}
 	default:
-		return invalid("scope", "must be group or flavor")
+		return PriorityDefault{}, invalid("scope", "must be group or flavor")
 	}
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.First(target, refID).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return invalid("id", "no %s %d", scope, refID)
@@ -61,8 +64,12 @@ func (s *Store) SetPriorityDefault(ctx context.Context, scope string, refID int6
 		if n == 0 {
 			return invalid("class", "no priority class %q", class)
 		}
-		return tx.Save(&PriorityDefault{Scope: scope, RefID: refID, Class: class, UpdatedAt: s.now()}).Error
+		return tx.Save(&saved).Error
 	})
+	if err != nil {
+		return PriorityDefault{}, err
+	}
+	return saved, nil
 }
 
 // LaunchDefaultClass is the class a launch of flavorID by userID takes

@@ -36,7 +36,7 @@ func TestMemPriorityDefaultsOfGroupsAndFlavors(t *testing.T) {
 	}
 	set := func(scope string, id int64, class string) {
 		t.Helper()
-		if err := r.store.SetPriorityDefault(ctx, scope, id, class); err != nil {
+		if _, err := r.store.SetPriorityDefault(ctx, scope, id, class); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,13 +80,13 @@ func TestMemPriorityDefaultsOfGroupsAndFlavors(t *testing.T) {
 		t.Fatalf("after clearing the flavor's default: %q", got)
 	}
 	// Bad input is refused with the field.
-	if err := r.store.SetPriorityDefault(ctx, models.PriorityScopeGroup, research.ID, "nope"); !errors.As(err, &ve) || ve.Field != "class" {
+	if _, err := r.store.SetPriorityDefault(ctx, models.PriorityScopeGroup, research.ID, "nope"); !errors.As(err, &ve) || ve.Field != "class" {
 		t.Fatalf("unknown class: %v", err)
 	}
-	if err := r.store.SetPriorityDefault(ctx, models.PriorityScopeFlavor, 99999, "batch"); !errors.As(err, &ve) || ve.Field != "id" {
+	if _, err := r.store.SetPriorityDefault(ctx, models.PriorityScopeFlavor, 99999, "batch"); !errors.As(err, &ve) || ve.Field != "id" {
 		t.Fatalf("unknown flavor: %v", err)
 	}
-	if err := r.store.SetPriorityDefault(ctx, "user", 1, "batch"); !errors.As(err, &ve) || ve.Field != "scope" {
+	if _, err := r.store.SetPriorityDefault(ctx, "user", 1, "batch"); !errors.As(err, &ve) || ve.Field != "scope" {
 		t.Fatalf("unknown scope: %v", err)
 	}
 }

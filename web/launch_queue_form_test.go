@@ -70,7 +70,7 @@ func TestLaunchFormOffersOnlyChoosableClasses(t *testing.T) {
 	if err := p.srv.Store.AddGroupMember(ctx, g.ID, alice.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.srv.Store.SetPriorityDefault(ctx, models.PriorityScopeGroup, g.ID, "batch"); err != nil {
+	if _, err := p.srv.Store.SetPriorityDefault(ctx, models.PriorityScopeGroup, g.ID, "batch"); err != nil {
 		t.Fatal(err)
 	}
 	offered := func(user, password string) (names []string, marked string) {

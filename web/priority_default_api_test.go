@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -40,11 +41,18 @@ func TestPriorityDefaultsAPI(t *testing.T) {
 	if code, out := p.api("PUT", "/api/v1/admin/priority-defaults/user/1", admin, `{"class":"batch"}`); code != http.StatusBadRequest || errCode(out) != "invalid_scope" {
 		t.Fatalf("unknown scope: %d %v", code, out)
 	}
-	if code, out := p.api("PUT", path, admin, `{"class":"batch"}`); code != 200 || out["class"] != "batch" {
-		t.Fatalf("admin PUT default: %d %v", code, out)
+	code, put := p.api("PUT", path, admin, `{"class":"batch"}`)
+	if code != 200 || put["class"] != "batch" {
+		t.Fatalf("admin PUT default: %d %v", code, put)
 	}
-	if code, out := p.api("GET", "/api/v1/admin/priority-defaults", admin, ""); code != 200 || len(out["items"].([]any)) != 1 {
-		t.Fatalf("list: %d %v", code, out)
+	code, list := p.api("GET", "/api/v1/admin/priority-defaults", admin, "")
+	if code != 200 || len(list["items"].([]any)) != 1 {
+		t.Fatalf("list: %d %v", code, list)
+	}
+	// The PUT answers the default as saved: its time is the one the list
+	// shows, not the zero time (it answered year 1).
+	if stored := list["items"].([]any)[0].(map[string]any)["updated_at"]; put["updated_at"] != stored || strings.HasPrefix(stored.(string), "0001") {
+		t.Fatalf("PUT updated_at %v, list %v", put["updated_at"], stored)
 	}
 	entries, _, err := p.srv.Store.AuditPage(ctx, "priority_default.save", "", 0, 10)
 	if err != nil || len(entries) != 1 || entries[0].Target != "group:"+strconv.FormatInt(g.ID, 10) {
