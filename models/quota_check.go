@@ -63,6 +63,9 @@ type LaunchAsk struct {
 	// refuses the launch, since stopping early would not lower the charge.
 	MinChargeMicros int64
 	MinChargeSecs   int64
+	// Currency is the ISO code the refusal's amounts are written in ("the
+	// 0.10 USD left"); empty writes bare amounts.
+	Currency string
 	// Placing is set when the queue places a launch that waited: its
 	// image and flavor passed the allow-lists when it joined the queue,
 	// and the ask carries no names to check them again.
@@ -142,7 +145,7 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
-				pricing.FormatExact(*b-month.AmountMicros), pricing.FormatExact(ask.MinChargeMicros), ask.MinChargeSecs)}
+				money(*b-month.AmountMicros, ask.Currency), money(ask.MinChargeMicros, ask.Currency), ask.MinChargeSecs)}
 		}
 		return nil
 	}
@@ -157,6 +160,14 @@ func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 		return BudgetUsedUp()
 	}
 	return ""
+}
+
+// money writes an amount exactly, with its currency when known.
+func money(micros int64, currency string) string {
+	if currency == "" {
+		return pricing.FormatExact(micros)
+	}
+	return pricing.FormatExact(micros) + " " + currency
 }
 
 // BudgetUsedUp is the reason a spent monthly budget gives: one text for the

@@ -38,6 +38,13 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.0008 left") || !strings.Contains(qe.Message, "minimum charge of 0.001334") {
 		t.Errorf("0.0008 left, minimum 0.001334: %v", err)
 	}
+	// With the portal's currency the amounts say what they are in.
+	ask := LaunchAsk{UserID: f.user.ID, Image: "Test", Flavor: "cpu", MinChargeMicros: 500_000, MinChargeSecs: 60, Currency: "CNY"}
+	err = f.s.CreateWorkbench(ctx, &Workbench{Name: "cny", OwnerID: f.user.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"},
+		GPUNeed{}, CheckLaunchQuota(ask, MonthUsage{AmountMicros: 900_000}))
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.10 CNY left") || !strings.Contains(qe.Message, "minimum charge of 0.50 CNY") {
+		t.Errorf("in CNY: %v", err)
+	}
 	if err := launch("exact", 500_000, 500_000); err != nil {
 		t.Fatalf("0.50 left, minimum 0.50: %v", err)
 	}

@@ -106,7 +106,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 		return err
 	}
 	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: allowedAs, GPUModel: fl.GPUModel, GPUs: fl.GPUCount,
-		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second}
+		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second, Currency: m.opt.Currency}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
 	// Accepted from here on: what follows must not be cut half-way by the

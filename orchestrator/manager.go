@@ -63,6 +63,9 @@ type Options struct {
 	// runs with both on).
 	NoPreempt   bool
 	NoFairShare bool
+	// Currency is the ISO code of every price, written beside the amounts
+	// of a budget refusal.
+	Currency string
 	// ReservationNoShow releases a reservation whose booker uses none of
 	// it this long after its start (default 15 min).
 	ReservationNoShow time.Duration

@@ -198,7 +198,7 @@ func TestBudgetExhaustion(t *testing.T) {
 		t.Fatalf("set quota: %d %v", code, body)
 	}
 	code, body := p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"short","image":"fake","flavor":%q}`, moneyFlavor))
-	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "cannot cover this flavor's minimum charge") || !strings.Contains(errMessage(body), "at least 2 s") {
+	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "cannot cover this flavor's minimum charge") || !strings.Contains(errMessage(body), "at least 2 s") || !strings.Contains(errMessage(body), "the 1.00 USD left") {
 		t.Fatalf("launch whose minimum charge the budget cannot cover: %d %v; want 422 quota_exceeded naming the minimum charge", code, body)
 	}
 	// 2.10 covers it (2 GPU-seconds and a little CPU and memory).

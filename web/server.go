@@ -123,6 +123,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		return nil, err
 	}
 	cfg.Workbenches.DataIdentity = dataIdentity(cfg.DataDir)
+	cfg.Workbenches.Currency = cfg.Currency
 	if cfg.Workbenches.SavedImageQuotaBytes == 0 && cfg.SavedImageQuotaGiB != 0 {
 		cfg.Workbenches.SavedImageQuotaBytes = int64(cfg.SavedImageQuotaGiB) << 30
 	}
