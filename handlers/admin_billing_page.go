@@ -106,10 +106,10 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	}
 	elec.Currency = h.cfg.Currency
 	q := url.Values{"month": {month.Format("2006-01")}, "group_by": {groupBy}}
-	v := templates.BillingView{Currency: h.cfg.Currency, GroupBy: groupBy, Total: h.amountText(total),
+	v := templates.BillingView{Currency: h.cfg.Currency, GroupBy: groupBy, Total: h.amountText(ctx, total),
 		Month:  monthNav("/admin/billing", month, now, url.Values{"group_by": {groupBy}}),
 		CSVURL: "/admin/billing.csv?" + q.Encode(), Correction: form, Electricity: elec, EnergyPriced: energy.priced,
-		TotalKWh: pricing.FormatKWh(energy.total()), TotalEnergyCost: h.energyCostText(energy, energy.total())}
+		TotalKWh: pricing.FormatKWh(energy.total()), TotalEnergyCost: h.energyCostText(ctx, energy, energy.total())}
 	for _, o := range billingGroupings(c) {
 		oq := url.Values{"month": {month.Format("2006-01")}, "group_by": {o.Value}}
 		o.Href, o.Active = "/admin/billing?"+oq.Encode(), o.Value == groupBy
@@ -139,15 +139,15 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 		}
 		mJ := energy.mJ[it.Key]
 		v.Rows = append(v.Rows, templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
-			Amount: h.amountText(it.AmountMicros), AmountMicros: it.AmountMicros, Share: share,
-			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
+			Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share,
+			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(ctx, energy, mJ)})
 	}
 	v.TotalHours = gpuHoursText(secs)
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Unbilled(ctx, 0, ""); err != nil {
 			h.log.Warn("unbilled usage", "err", err)
 		} else if live.AmountMicros > 0 {
-			v.Pending = h.amountText(live.AmountMicros)
+			v.Pending = h.amountText(ctx, live.AmountMicros)
 		}
 	}
 	h.render(c, status, templates.AdminBillingPage(h.page(c, trc(c, "Billing")), v))

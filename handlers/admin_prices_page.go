@@ -167,7 +167,7 @@ func (h *Handler) renderPricesPage(c *gin.Context, status int, form templates.Pr
 		row.InForce = true
 		if pct, ok := discount[pricing.TierPreemptible]; ok && pricing.IsUnit(r.Resource) {
 			// as pricing.Discounted prices a preemptible unit-hour
-			row.Preemptible = pricing.FormatRate(r.Micros*(100-pct)/100) + " " + h.cfg.Currency + " / " + trcMsg(c, resourceUnit(r.Resource))
+			row.Preemptible = templates.MoneyRate(c.Request.Context(), r.Micros*(100-pct)/100, h.cfg.Currency) + " / " + trcMsg(c, resourceUnit(r.Resource))
 		}
 		if n, ok := next[r.Key()]; ok {
 			row.Next = trc(c, "%s from %s", pricing.FormatRate(n.Micros), templates.When(&n.EffectiveFrom))
@@ -199,7 +199,7 @@ func (h *Handler) priceRow(c *gin.Context, r models.PriceRate) templates.PriceRo
 		eff = trc(c, "always")
 	}
 	return templates.PriceRow{Resource: r.Resource, GPUModel: r.GPUModel, RateMicros: r.Micros,
-		Rate:          pricing.FormatRate(r.Micros) + " " + h.cfg.Currency + " / " + trcMsg(c, resourceUnit(r.Resource)),
+		Rate:          templates.MoneyRate(c.Request.Context(), r.Micros, h.cfg.Currency) + " / " + trcMsg(c, resourceUnit(r.Resource)),
 		EffectiveFrom: eff, IsDefault: r.IsDefault, CreatedBy: r.CreatedBy, CreatedAt: templates.When(&r.CreatedAt)}
 }
 

@@ -281,7 +281,7 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 			Bars: []templates.QuotaBar{
 				quotaBar("gpus", trc(c, "GPUs in use"), int64(gpusInUse[u.ID]), eff.MaxGPUs, countText),
 				quotaBar("gpu-hours", trc(c, "GPU-hours"), m.GPUSeconds, hoursToSeconds(eff.GPUHoursPerMonth), gpuHoursText),
-				quotaBar("spend", trc(c, "Spend"), m.AmountMicros, eff.BudgetPerMonthMicros, h.amountText),
+				quotaBar("spend", trc(c, "Spend"), m.AmountMicros, eff.BudgetPerMonthMicros, h.amountFor(ctx)),
 			},
 			Form: h.quotaFormOf(own, limitsHints(lc, inherited, trc(c, "inherit: "), h.cfg.Currency))}
 		// Per-model caps (set through the API) after "GPUs in use".

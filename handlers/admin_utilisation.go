@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -76,37 +77,38 @@ func (h *Handler) adminUtilisation(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	rep, err := h.wbs.Utilisation(c.Request.Context(), from, to, bucket, 0)
+	ctx := c.Request.Context()
+	rep, err := h.wbs.Utilisation(ctx, from, to, bucket, 0)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	q := url.Values{"bucket": {bucket}, "from": {from.Format("2006-01-02")}, "to": {to.Format("2006-01-02")}}
 	v := templates.UtilisationView{Bucket: bucket, Buckets: orchestrator.UtilBuckets, From: q.Get("from"), To: q.Get("to"),
-		Currency: h.cfg.Currency, CSVURL: "/admin/utilisation.csv?" + q.Encode(), Total: h.utilRowView(orchestrator.UtilRow{Key: "Total", UtilFigures: rep.Total}),
+		Currency: h.cfg.Currency, CSVURL: "/admin/utilisation.csv?" + q.Encode(), Total: h.utilRowView(ctx, orchestrator.UtilRow{Key: "Total", UtilFigures: rep.Total}),
 		Chart: utilChart(c, rep)}
 	for _, r := range rep.Buckets {
-		v.ByBucket = append(v.ByBucket, h.utilRowView(r))
+		v.ByBucket = append(v.ByBucket, h.utilRowView(ctx, r))
 	}
 	for _, r := range rep.ByModel {
-		row := h.utilRowView(r)
+		row := h.utilRowView(ctx, r)
 		if r.Key == "" {
 			row.Label = trc(c, "unknown model") // rows rolled up before the model was recorded, of a GPU no longer present
 		}
 		v.ByModel = append(v.ByModel, row)
 	}
 	for _, r := range rep.ByUser {
-		v.ByUser = append(v.ByUser, h.utilRowView(r))
+		v.ByUser = append(v.ByUser, h.utilRowView(ctx, r))
 	}
 	for _, r := range rep.ByGroup {
-		row := h.utilRowView(r)
+		row := h.utilRowView(ctx, r)
 		if r.Key == "" {
 			row.Label = trc(c, "no group")
 		}
 		v.ByGroup = append(v.ByGroup, row)
 	}
 	for _, r := range rep.TopIdle {
-		v.TopIdle = append(v.TopIdle, h.utilRowView(r))
+		v.TopIdle = append(v.TopIdle, h.utilRowView(ctx, r))
 	}
 	v.IdleThreshold = int(rep.IdleThresholdPercent)
 	for _, r := range rep.ByGPU {
@@ -116,11 +118,11 @@ func (h *Handler) adminUtilisation(c *gin.Context) {
 				spark = append(spark, 100*float64(r.BucketBusyMs[i])/float64(avail))
 			}
 		}
-		v.ByGPU = append(v.ByGPU, templates.UtilGPURowView{UtilRowView: h.utilRowView(r), Model: r.Model,
+		v.ByGPU = append(v.ByGPU, templates.UtilGPURowView{UtilRowView: h.utilRowView(ctx, r), Model: r.Model,
 			Spark: templates.SparklinePoints(spark, 100, 120, 24)})
 	}
 	for _, u := range rep.ByUnit {
-		row := h.utilRowView(orchestrator.UtilRow{Key: u.UnitUUID + "/" + u.Holder, UtilFigures: u.UtilFigures})
+		row := h.utilRowView(ctx, orchestrator.UtilRow{Key: u.UnitUUID + "/" + u.Holder, UtilFigures: u.UtilFigures})
 		row.Label = u.UnitUUID
 		if u.Kind != models.UnitMIG {
 			row.Label = u.GPUUUID
@@ -143,12 +145,12 @@ func pctOf(part, whole int64) string {
 	return strconv.FormatInt((part*100+whole/2)/whole, 10) + "%"
 }
 
-func (h *Handler) utilRowView(r orchestrator.UtilRow) templates.UtilRowView {
+func (h *Handler) utilRowView(ctx context.Context, r orchestrator.UtilRow) templates.UtilRowView {
 	return templates.UtilRowView{Key: r.Key, Label: r.Key, Available: gpuHoursMs(r.AvailableMs), Allocated: gpuHoursMs(r.AllocatedMs),
 		AllocatedPct: pctOf(r.AllocatedMs, r.AvailableMs), Busy: gpuHoursMs(r.BusyMs), BusyPct: pctOf(r.BusyMs, r.AllocatedMs-r.UnreadHeldMs),
 		IdleHeld: gpuHoursMs(r.IdleHeldMs()), Unread: gpuHoursMs(r.UnreadHeldMs),
-		UnheldCost: h.amountText(r.UnheldCostMicros()), HeldIdleCost: h.amountText(r.HeldIdleCostMicros()),
-		HeldLow: gpuHoursMs(r.HeldLowMs), HeldLowCost: h.amountText(r.HeldLowCostMicros()), Energy: utilEnergyText(r.UtilFigures)}
+		UnheldCost: h.amountText(ctx, r.UnheldCostMicros()), HeldIdleCost: h.amountText(ctx, r.HeldIdleCostMicros()),
+		HeldLow: gpuHoursMs(r.HeldLowMs), HeldLowCost: h.amountText(ctx, r.HeldLowCostMicros()), Energy: utilEnergyText(r.UtilFigures)}
 }
 
 // utilEnergyText is a row's measured energy in kWh, "" where none was

@@ -466,10 +466,12 @@ func (h *Handler) calculatorPage(c *gin.Context) {
 	h.render(c, status, templates.CalculatorPage(h.page(c, trc(c, "Calculator")), v))
 }
 
-func (h *Handler) money(m int64) string { return pricing.Micros(m).Format(h.cfg.Currency) }
+func (h *Handler) money(lc context.Context, m int64) string { return h.amountText(lc, m) }
 
-func (h *Handler) perGPUHour(m int64) string {
-	return pricing.FormatRate(m) + " " + h.cfg.Currency + "/GPU-h"
+// perGPUHour writes a rate per GPU-hour in the reader's style: "3.25
+// USD/GPU-h", "¥3.25/GPU-h".
+func (h *Handler) perGPUHour(lc context.Context, m int64) string {
+	return templates.MoneyRate(lc, m, h.cfg.Currency) + i18n.T(lc, "/GPU-h")
 }
 
 func calcMilli(m int64) string { return pricing.FormatNumber(big.NewRat(m, 1000), 3) }
@@ -566,9 +568,9 @@ func calcDurationText(lc context.Context, r *pricing.EstimateResult) string {
 
 func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	r, lc := k.estRes, k.env.lc
-	v := templates.EstimateView{ShapeText: calcShapeText(lc, r.Input), DurationText: calcDurationText(lc, r), PerHour: h.money(r.PerHour),
-		PerDay: h.money(r.PerDay), PerMonth: h.money(r.PerMonth), ComputeTotal: h.money(r.ComputeTotal),
-		StorageTotal: h.money(r.StorageTotal), Total: h.money(r.Total)}
+	v := templates.EstimateView{ShapeText: calcShapeText(lc, r.Input), DurationText: calcDurationText(lc, r), PerHour: h.money(lc, r.PerHour),
+		PerDay: h.money(lc, r.PerDay), PerMonth: h.money(lc, r.PerMonth), ComputeTotal: h.money(lc, r.ComputeTotal),
+		StorageTotal: h.money(lc, r.StorageTotal), Total: h.money(lc, r.Total)}
 	if k.env.prices.MinCharge > 0 {
 		v.MinChargeNote = i18n.T(lc, "Each run is charged at least %d s.", int64(k.env.prices.MinCharge/time.Second))
 		if r.MinChargeApplied {
@@ -577,8 +579,8 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	}
 	for _, l := range r.Resources {
 		name, qty, rate := calcResourceLabel(lc, l)
-		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.money(l.PerHour),
-			PerDay: h.money(l.PerDay), PerMonth: h.money(l.PerMonth), Total: h.money(l.Total)})
+		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.money(lc, l.PerHour),
+			PerDay: h.money(lc, l.PerDay), PerMonth: h.money(lc, l.PerMonth), Total: h.money(lc, l.Total)})
 	}
 	switch {
 	case r.Input.Shape.GPUCount == 0:
@@ -590,7 +592,7 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	}
 	for _, c := range k.cloud {
 		row := templates.CloudRow{Provider: c.Provider, Offer: c.Name, GPUModel: c.GPUModel, Tier: templates.TierName(lc, c.Tier), Estimate: c.Derived,
-			Price: pricing.FormatRate(c.PriceMicros) + " " + c.Currency, Rate: h.perGPUHour(c.RateMicros), Cost: h.money(c.Cost),
+			Price: templates.MoneyRate(lc, c.PriceMicros, c.Currency), Rate: h.perGPUHour(lc, c.RateMicros), Cost: h.money(lc, c.Cost),
 			AsOf: calcOrDash(c.AsOf), Source: c.Source, Note: calcNote(lc, c.Note)}
 		if c.Converted() {
 			row.FX = fxDescribe(lc, c.FX)
@@ -738,17 +740,17 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 	in := k.tco
 	lc := k.env.lc
 	v := templates.TCOView{GPUModel: in.GPUModel, Utilization: calcPct(t.Annual.Utilization),
-		OwnedPerGPUHour: h.perGPUHour(t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.money(t.Annual.TotalMicros),
+		OwnedPerGPUHour: h.perGPUHour(lc, t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.money(lc, t.Annual.TotalMicros),
 		PeakKW: strconv.FormatFloat(t.PeakKW, 'f', 2, 64) + " kW", EnergyKWh: strconv.FormatFloat(t.Annual.EnergyKWh, 'f', 0, 64) + " kWh",
-		RunningPerMonth: h.money(t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
-		SuggestedRate: h.perGPUHour(t.SuggestedRateMicros), ApplyQuery: k.query()}
+		RunningPerMonth: h.money(lc, t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
+		SuggestedRate: h.perGPUHour(lc, t.SuggestedRateMicros), ApplyQuery: k.query()}
 	v.Breakdown = []templates.CalcKV{
-		{Label: i18n.T(lc, "Depreciation a year"), Value: h.money(t.Annual.DepreciationMicros)},
-		{Label: i18n.T(lc, "Energy a year"), Value: h.money(t.Annual.EnergyMicros)},
-		{Label: i18n.T(lc, "Colocation a year"), Value: h.money(t.Annual.ColocationMicros)},
-		{Label: i18n.T(lc, "Maintenance a year"), Value: h.money(t.Annual.MaintenanceMicros)},
-		{Label: i18n.T(lc, "Staff a year"), Value: h.money(t.Annual.StaffMicros)},
-		{Label: i18n.T(lc, "Total a year"), Value: h.money(t.Annual.TotalMicros)},
+		{Label: i18n.T(lc, "Depreciation a year"), Value: h.money(lc, t.Annual.DepreciationMicros)},
+		{Label: i18n.T(lc, "Energy a year"), Value: h.money(lc, t.Annual.EnergyMicros)},
+		{Label: i18n.T(lc, "Colocation a year"), Value: h.money(lc, t.Annual.ColocationMicros)},
+		{Label: i18n.T(lc, "Maintenance a year"), Value: h.money(lc, t.Annual.MaintenanceMicros)},
+		{Label: i18n.T(lc, "Staff a year"), Value: h.money(lc, t.Annual.StaffMicros)},
+		{Label: i18n.T(lc, "Total a year"), Value: h.money(lc, t.Annual.TotalMicros)},
 	}
 	var cheapest *pricing.BreakEven
 	for i := range t.Offers {
@@ -759,7 +761,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 	}
 	for _, r := range t.Table {
 		row := templates.TCORow{Utilization: calcPct(r.Utilization), EnergyKWh: strconv.FormatFloat(r.EnergyKWh, 'f', 0, 64) + " kWh",
-			AnnualCost: h.money(r.TotalMicros), PerGPUHour: h.perGPUHour(r.OwnedPerGPUHourMicros),
+			AnnualCost: h.money(lc, r.TotalMicros), PerGPUHour: h.perGPUHour(lc, r.OwnedPerGPUHourMicros),
 			Expected: r.Utilization == t.Annual.Utilization}
 		row.VsCheapest = "—"
 		if cheapest != nil && cheapest.RateMicros > 0 {
@@ -778,8 +780,8 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		}
 	}
 	for _, o := range t.Offers {
-		row := templates.BreakEvenRow{Label: calcOfferLabel(lc, o.Offer), Tier: templates.TierName(lc, o.Tier), Estimate: o.Derived, Rate: h.perGPUHour(o.RateMicros),
-			BreakEven: calcPct(o.BreakEvenUtilization), Reachable: o.Reachable, RentPerYear: h.money(o.RentPerYearMicros),
+		row := templates.BreakEvenRow{Label: calcOfferLabel(lc, o.Offer), Tier: templates.TierName(lc, o.Tier), Estimate: o.Derived, Rate: h.perGPUHour(lc, o.RateMicros),
+			BreakEven: calcPct(o.BreakEvenUtilization), Reachable: o.Reachable, RentPerYear: h.money(lc, o.RentPerYearMicros),
 			AsOf: calcOrDash(o.AsOf), Source: o.Source}
 		if !o.Reachable {
 			row.BreakEven += " " + i18n.T(lc, "(never)")
@@ -817,7 +819,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 			return v, err
 		}
 		if r, ok := cur[models.PriceKey(pricing.GPU, v.ApplyModel)]; ok {
-			v.CurrentRate = h.perGPUHour(r.Micros)
+			v.CurrentRate = h.perGPUHour(lc, r.Micros)
 		}
 	}
 	return v, nil

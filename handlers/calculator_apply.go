@@ -76,7 +76,7 @@ func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
 	case err != nil:
 		h.fail(c, err)
 	default:
-		h.flash(c, trc(c, "The rate of %s is now %s, effective %s (recorded in the audit log).", pr.GPUModel, h.perGPUHour(pr.Micros),
+		h.flash(c, trc(c, "The rate of %s is now %s, effective %s (recorded in the audit log).", pr.GPUModel, h.perGPUHour(c.Request.Context(), pr.Micros),
 			pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
 		seeOther(c, "/calculator?"+q.Encode()+"#tco")
 	}

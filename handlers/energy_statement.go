@@ -47,11 +47,11 @@ func (e energyFigures) total() int64 {
 }
 
 // costText is the energy cost as a page shows it ("" without a price).
-func (h *Handler) energyCostText(e energyFigures, mJ int64) string {
+func (h *Handler) energyCostText(ctx context.Context, e energyFigures, mJ int64) string {
 	if !e.priced {
 		return ""
 	}
-	return h.amountText(e.cost(mJ))
+	return h.amountText(ctx, e.cost(mJ))
 }
 
 // costCSV is the energy cost in micro-units for a CSV cell ("" without a price).

@@ -219,7 +219,7 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU)
 	for i := range out {
 		s := &out[i]
 		if rate, err := h.wbs.Billing().HourlyRate(ctx, pricing.Shape{GPUModel: s.Model, GPUCount: 1}); err == nil && rate > 0 {
-			s.PerGPUh = pricing.Micros(rate).Format(h.cfg.Currency) + i18n.T(ctx, "/GPU-h")
+			s.PerGPUh = templates.MoneyRate(ctx, rate, h.cfg.Currency) + i18n.T(ctx, "/GPU-h")
 		}
 		var pick string
 		for _, f := range fls {

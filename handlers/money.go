@@ -38,14 +38,15 @@ func exactAmount(micros int64) string { return pricing.Micros(micros).Exact() }
 // form fields that show a stored amount.
 func plainAmount(micros int64) string { return pricing.Micros(micros).Plain() }
 
-// amountText formats micro-units for display in the portal's currency,
-// e.g. "12.35 USD" (its own decimals: "1235 JPY").
-func (h *Handler) amountText(micros int64) string {
-	return pricing.Micros(micros).Format(h.cfg.Currency)
+// amountText formats micro-units for a page in the portal's currency and
+// the reader's style (templates.Money): "12.35 USD" (its own decimals:
+// "1235 JPY"), "¥12.35" in Chinese.
+func (h *Handler) amountText(ctx context.Context, micros int64) string {
+	return templates.Money(ctx, micros, h.cfg.Currency)
 }
 
-// amountFor is amountText for the reader's locale (templates.Money): the
-// same "12.35 USD" in English, "¥12.35" in Chinese.
+// amountFor is amountText bound to a request's locale, for views that
+// take a formatter.
 func (h *Handler) amountFor(ctx context.Context) func(int64) string {
 	return func(micros int64) string { return templates.Money(ctx, micros, h.cfg.Currency) }
 }

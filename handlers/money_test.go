@@ -1,9 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
+
+	"workbench/templates/i18n"
 )
 
 func TestParseMajorUnitsIsExact(t *testing.T) {
@@ -119,16 +122,30 @@ func TestCSVTextDefusesFormulas(t *testing.T) {
 }
 
 // Pages show amounts in the portal's currency with that currency's
-// decimals, through pricing.Micros (no helper of their own).
+// decimals, through pricing.Micros (no helper of their own), in the
+// reader's style: the admin pages wrote "2.42 CNY" in Chinese beside the
+// user pages' "¥0.18".
 func TestAmountTextUsesTheCurrencyDecimals(t *testing.T) {
+	en := i18n.WithLocale(context.Background(), i18n.English)
 	for cur, want := range map[string]string{"USD": "1234.57 USD", "JPY": "1235 JPY", "KWD": "1234.568 KWD"} {
 		h := &Handler{cfg: Config{Currency: cur}}
-		if got := h.amountText(1_234_567_890); got != want {
+		if got := h.amountText(en, 1_234_567_890); got != want {
 			t.Errorf("%s: amountText = %q, want %q", cur, got, want)
 		}
 		if got := rateText(3_250_000, cur); cur == "USD" && got != "3.25 USD/h" {
 			t.Errorf("rateText = %q", got)
 		}
+	}
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	h := &Handler{cfg: Config{Currency: "CNY"}}
+	if got := h.amountText(zh, 1_234_567_890); got != "¥1,234.57" {
+		t.Errorf("zh amountText = %q, want ¥1,234.57", got)
+	}
+	if got := h.perGPUHour(zh, 12_500); got != "¥0.0125/GPU 小时" {
+		t.Errorf("zh perGPUHour = %q, want ¥0.0125/GPU 小时", got)
+	}
+	if got := h.perGPUHour(en, 12_500); got != "0.0125 CNY/GPU-h" {
+		t.Errorf("en perGPUHour = %q, want 0.0125 CNY/GPU-h", got)
 	}
 	if exactAmount(-1) != "-0.000001" || plainAmount(12_500_000) != "12.5" {
 		t.Errorf("exact %q plain %q", exactAmount(-1), plainAmount(12_500_000))

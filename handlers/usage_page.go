@@ -103,7 +103,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 			name = i18n.T(ctx, "no workbench (credits, bookings)")
 		}
 		v.Summary = append(v.Summary, templates.StatementGroup{Name: name, GPUHours: gpuHoursText(it.GPUSeconds), Amount: amount(it.AmountMicros),
-			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(energy, mJ)})
+			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(ctx, energy, mJ)})
 	}
 	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
 		if !proxy.ClientGone(c.Request, err) { // a reader who left is not a warning (issue 15)
@@ -119,7 +119,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 			v.HeldVsUsed.UnitGPUHours, v.HeldVsUsed.UnitHours = gpuHoursMs(rep.Total.UnitHeldMs), gpuHoursMs(unitMs)
 		}
 	}
-	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(energy, energy.total())
+	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(ctx, energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Unbilled(ctx, u.ID, ""); err == nil && live.AmountMicros > 0 {

@@ -53,7 +53,19 @@ func When(t *time.Time) string {
 // prices are written: "¥1,234.57", "$12.35", "1,234.57 EUR" for a currency
 // without a symbol of its own. Amounts stay int64 micro-units until here.
 func Money(ctx context.Context, micros int64, currency string) string {
-	dec := pricing.Micros(micros).Decimal(currency)
+	return withCurrency(ctx, pricing.Micros(micros).Decimal(currency), currency)
+}
+
+// MoneyRate is Money for a price per unit, with a rate's two to four
+// decimals (pricing.Micros.Rate): "0.0125 USD" in English, "¥0.0125" in
+// Chinese, so a price list reads in the same style as the amounts.
+func MoneyRate(ctx context.Context, micros int64, currency string) string {
+	return withCurrency(ctx, pricing.Micros(micros).Rate(), currency)
+}
+
+// withCurrency writes a formatted decimal with its currency in the
+// reader's style (see Money).
+func withCurrency(ctx context.Context, dec, currency string) string {
 	if i18n.FromContext(ctx).Tag == i18n.English {
 		if currency == "" {
 			return dec
