@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,6 +18,10 @@ const (
 	sessionEpochKey = "auth_epoch"
 	flashKey        = "flash"
 	ctxUserKey      = "user"
+	// ctxGrantKey is what authenticated the request (see apiTokenGrant),
+	// ctxAuthAtKey when: the live registry ends streams by them.
+	ctxGrantKey  = "grant"
+	ctxAuthAtKey = "auth_at"
 )
 
 // loadUser is middleware that finds the caller: an API bearer token, else
@@ -39,6 +44,8 @@ func (h *Handler) loadUser(c *gin.Context) {
 		}
 		c.Set(ctxUserKey, u)
 		c.Set(ctxBearerKey, true)
+		c.Set(ctxGrantKey, apiTokenGrant(models.HashSecret(strings.TrimSpace(secret))))
+		c.Set(ctxAuthAtKey, time.Now())
 		c.Next()
 		return
 	}
@@ -49,8 +56,36 @@ func (h *Handler) loadUser(c *gin.Context) {
 	}
 	if u != nil {
 		c.Set(ctxUserKey, u)
+		c.Set(ctxGrantKey, models.HashSecret(h.sessions.Token(c.Request.Context())))
+		c.Set(ctxAuthAtKey, time.Now())
 	}
 	c.Next()
+}
+
+// apiTokenGrant names what an API token authenticates in the registry of
+// live requests (proxy.Live), as workbenchTokenGrant does for workbench
+// tokens; a portal session's grant is its token's hash alone.
+func apiTokenGrant(tokenHash string) string { return "wbt:" + tokenHash }
+
+// isSessionGrant tells a portal session's grant (and its notebook
+// sessions') from a token's.
+func isSessionGrant(grant string) bool {
+	return !strings.HasPrefix(grant, apiTokenGrant("")) && !strings.HasPrefix(grant, workbenchTokenGrant(""))
+}
+
+// trackStream registers a long-lived response (a followed log, an event
+// stream) with the live registry under the caller's user and grant, and
+// points the request at a context that revocation cancels: logging out,
+// revoking the token, a password change or disabling the account ends the
+// stream at once, as it ends proxied WebSockets. Call the returned func
+// when the stream ends.
+func (h *Handler) trackStream(c *gin.Context) func() {
+	u := currentUser(c)
+	at, _ := c.Get(ctxAuthAtKey)
+	started, _ := at.(time.Time)
+	ctx, stop := h.live.Track(c.Request.Context(), u.ID, c.GetString(ctxGrantKey), started)
+	c.Request = c.Request.WithContext(ctx)
+	return stop
 }
 
 // SessionUser returns the logged-in, enabled user of the session in ctx,

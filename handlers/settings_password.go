@@ -76,6 +76,7 @@ func (h *Handler) passwordChange(c *gin.Context) {
 	}
 	h.sessions.Put(ctx, sessionEpochKey, epoch)
 	h.proxyAuth.forgetUser(u.ID, time.Now())
+	h.endSessionConnections(u)
 	h.log.Info("password changed", "username", u.Username)
 	h.flash(c, i18n.T(ctx, "Password changed. Your other sessions are signed out; your API tokens keep working."))
 	seeOther(c, "/settings/password")
@@ -116,6 +117,17 @@ func (h *Handler) apiPasswordChange(c *gin.Context) {
 		return
 	}
 	h.proxyAuth.forgetUser(u.ID, time.Now())
+	h.endSessionConnections(u)
 	h.log.Info("password changed", "username", u.Username, "via", "api")
 	c.Status(http.StatusNoContent)
+}
+
+// endSessionConnections closes what the user's sessions had open: proxied
+// WebSockets (a notebook's kernel), followed logs and event streams. A
+// password change ends those sessions, and a stolen session's open kernel
+// kept running code after it; token connections stay, as the tokens do.
+func (h *Handler) endSessionConnections(u *models.User) {
+	if n := h.live.CloseUserGrants(u.ID, isSessionGrant); n > 0 {
+		h.log.Info("closed the connections of ended sessions", "username", u.Username, "connections", n)
+	}
 }

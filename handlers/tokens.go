@@ -144,8 +144,24 @@ func (h *Handler) createToken(c *gin.Context, name string, ttl time.Duration) (*
 }
 
 func (h *Handler) revokeToken(c *gin.Context, id int64) error {
-	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		return auditRec("token.revoke", currentUser(c).Username, nil, map[string]int64{"token_id": id}),
-			tx.RevokeToken(c.Request.Context(), currentUser(c).ID, id)
+	ctx, me := c.Request.Context(), currentUser(c)
+	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("token.revoke", me.Username, nil, map[string]int64{"token_id": id}),
+			tx.RevokeToken(ctx, me.ID, id)
 	})
+	if err != nil {
+		return err
+	}
+	// A log it follows or an event stream it opened ends with it.
+	toks, err := h.store.ListTokens(ctx, me.ID)
+	if err != nil {
+		h.log.Error("list tokens to end their streams", "err", err)
+		return nil
+	}
+	for _, t := range toks {
+		if t.ID == id {
+			h.live.CloseGrant(apiTokenGrant(t.TokenHash))
+		}
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ func (h *Handler) workbenchEvents(c *gin.Context) {
 	if !ok {
 		return
 	}
+	defer h.trackStream(c)()
 	updates, cancel := h.wbs.Events().Subscribe(wb.ID)
 	defer cancel()
 	w := c.Writer

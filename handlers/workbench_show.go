@@ -136,6 +136,9 @@ func (h *Handler) workbenchLogs(c *gin.Context) {
 	if !ok {
 		return
 	}
+	if follow {
+		defer h.trackStream(c)()
+	}
 	rc, err := h.wbs.Logs(c.Request.Context(), wb.ID, tail, follow)
 	if err != nil {
 		h.fail(c, err)

@@ -60,6 +60,25 @@ func (l *Live) add(user int64, grant string, started time.Time, cancel context.C
 	}
 }
 
+// Track registers a long-lived request that is not proxied (a followed
+// log, an event stream) under user and grant, so that revocation ends it as
+// it ends the proxied ones: the returned context is cancelled then. started
+// is when the request was authenticated; stop unregisters it.
+func (l *Live) Track(ctx context.Context, user int64, grant string, started time.Time) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	remove := l.add(user, grant, started, cancel)
+	return ctx, func() { remove(); cancel() }
+}
+
+// CloseUserGrants ends a user's requests whose grant match accepts and
+// returns how many: a password change ends the user's sessions but not
+// their tokens. It remembers no revocation (a request resolved under a
+// grant this ends is refused by its next lookup, the grants being gone from
+// the database), unlike CloseUser and CloseGrant.
+func (l *Live) CloseUserGrants(user int64, match func(grant string) bool) int {
+	return l.close(func(c *liveConn) bool { return c.user == user && match(c.grant) }, func(time.Time) {})
+}
+
 // CloseUser ends every proxied request of a user and returns how many.
 func (l *Live) CloseUser(user int64) int {
 	return l.close(func(c *liveConn) bool { return c.user == user }, func(now time.Time) { l.users[user] = now })
