@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -25,9 +26,14 @@ import (
 const sudoWindow = 10 * time.Minute
 
 const (
-	sessionSudoKey = "sudo_at"       // unix seconds of the last confirmation
-	sudoFieldName  = "sudo_password" // the confirm page's password field
-	ctxBearerKey   = "bearer"        // set when the caller sent an API token
+	sessionSudoKey = "sudo_at" // unix seconds of the last confirmation in a page
+	// sessionAPISudoKey is the last confirmation through POST
+	// /api/v1/sudo: only it opens the JSON API's sudo-guarded calls to a
+	// session. A confirmation typed into a page does not, since a notebook's
+	// script could use that window with fetch() and no password.
+	sessionAPISudoKey = "sudo_api_at"
+	sudoFieldName     = "sudo_password" // the confirm page's password field
+	ctxBearerKey      = "bearer"        // set when the caller sent an API token
 )
 
 // sudoFresh reports whether the caller may make a sudo-guarded change now.
@@ -35,7 +41,11 @@ func (h *Handler) sudoFresh(c *gin.Context) bool {
 	if c.GetBool(ctxBearerKey) {
 		return true
 	}
-	at := h.sessions.GetInt64(c.Request.Context(), sessionSudoKey)
+	key := sessionSudoKey
+	if isAPI(c) {
+		key = sessionAPISudoKey
+	}
+	at := h.sessions.GetInt64(c.Request.Context(), key)
 	return at > 0 && time.Since(time.Unix(at, 0)) < sudoWindow
 }
 
@@ -47,6 +57,10 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	switch c.Request.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		c.Next()
+		return
+	}
+	if !isAPI(c) && !c.GetBool(ctxBearerKey) && !fromPortalPage(c.Request) {
+		h.refuseNotFromPortal(c)
 		return
 	}
 	if h.sudoFresh(c) {
@@ -74,6 +88,9 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	for _, k := range names {
 		for _, v := range c.Request.PostForm[k] {
 			form.Fields = append(form.Fields, templates.SudoField{Name: k, Value: v})
+			if shown, ok := sudoShownValue(k, v); ok {
+				form.Shown = append(form.Shown, templates.SudoField{Name: k, Value: shown})
+			}
 		}
 	}
 	if pw, ok := c.Request.PostForm[sudoFieldName]; ok {
@@ -168,7 +185,7 @@ func (h *Handler) apiSudo(c *gin.Context) {
 	}
 	if currentUser(c).SSO() && h.oidc != nil {
 		h.fail(c, newError(http.StatusConflict, "sso_account",
-			"this account has no password: confirm by signing in again at /sudo in the browser, or use an API token"))
+			"this account has no password: use an API token for these calls (signing in again at /sudo confirms for the portal's pages only)"))
 		return
 	}
 	if msg := h.confirmPassword(c, body.Password); msg != "" {
@@ -177,6 +194,7 @@ func (h *Handler) apiSudo(c *gin.Context) {
 		h.fail(c, newError(http.StatusForbidden, "bad_password", msg))
 		return
 	}
+	h.sessions.Put(c.Request.Context(), sessionAPISudoKey, time.Now().Unix())
 	c.Status(http.StatusNoContent)
 }
 
@@ -197,4 +215,18 @@ func refererPath(c *gin.Context) string {
 		return "/"
 	}
 	return safeNext(u.RequestURI())
+}
+
+// sudoShownValue is how the confirm page shows a field of the change being
+// confirmed, so the user reads what their password will allow: secrets are
+// left out (a new user's password), long values shortened (a public key).
+func sudoShownValue(name, value string) (string, bool) {
+	lower := strings.ToLower(name)
+	if strings.Contains(lower, "password") || strings.Contains(lower, "secret") || name == "csrf" {
+		return "", false
+	}
+	if r := []rune(value); len(r) > 80 {
+		return string(r[:60]) + "…" + string(r[len(r)-12:]), true
+	}
+	return value, true
 }

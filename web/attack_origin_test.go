@@ -5,6 +5,7 @@ package web_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -80,9 +81,20 @@ func TestSudoRequiredForAdminMutationsViaSession(t *testing.T) {
 	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err != nil {
 		t.Fatal("the confirmed form did not create the user")
 	}
-	// Within the window, further changes need no password.
-	if code, out := p.sessionAPI(admin, "POST", "/api/v1/tokens", `{"name":"mine","expires_days":1}`); code != http.StatusCreated {
-		t.Fatalf("token via session in sudo mode: %d %v", code, out)
+	// Within the window, further changes in the pages need no password;
+	// the JSON API does not take a page's confirmation (a notebook's
+	// script could use the window with fetch()), it takes its own.
+	if res := p.postForm(admin, "/settings/tokens", url.Values{"name": {"mine"}, "expires_days": {"1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("token form in sudo mode: %d", res.StatusCode)
+	}
+	if code, out := p.sessionAPI(admin, "POST", "/api/v1/tokens", `{"name":"mine2","expires_days":1}`); code != http.StatusForbidden || errCode(out) != "sudo_required" {
+		t.Fatalf("token via session API after a page's confirmation: %d %v; want 403 sudo_required", code, out)
+	}
+	if code, _ := p.sessionAPI(admin, "POST", "/api/v1/sudo", `{"password":"`+adminPassword+`"}`); code != http.StatusNoContent {
+		t.Fatalf("API sudo: %d", code)
+	}
+	if code, out := p.sessionAPI(admin, "POST", "/api/v1/tokens", `{"name":"mine2","expires_days":1}`); code != http.StatusCreated {
+		t.Fatalf("token via session API in API sudo mode: %d %v", code, out)
 	}
 
 	// API tokens are exempt: they were made in sudo mode.
@@ -147,13 +159,82 @@ func TestRequestsFromNotebookPagesRefused(t *testing.T) {
 	if got := send("GET", "/", map[string]string{"Referer": nb, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}); got != http.StatusOK {
 		t.Errorf("top-level navigation from a notebook: %d, want 200", got)
 	}
-	// The same requests from the portal's own pages pass.
+	// The same requests from the portal's own pages pass (the JSON API
+	// with its own confirmation).
+	if code, _ := p.sessionAPI(c, "POST", "/api/v1/sudo", `{"password":"`+adminPassword+`"}`); code != http.StatusNoContent {
+		t.Fatalf("API sudo: %d", code)
+	}
 	portal := map[string]string{"Referer": p.ts.URL + "/settings/tokens", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
 	if got := send("GET", "/api/v1/me", portal); got != http.StatusOK {
 		t.Errorf("fetch from a portal page: %d, want 200", got)
 	}
 	if got := send("POST", "/api/v1/tokens", portal); got != http.StatusCreated {
 		t.Errorf("token POST from a portal page in sudo mode: %d, want 201", got)
+	}
+}
+
+// A sudo-guarded form is taken only from the portal's own pages. Script
+// in a path-mode notebook submitted the SSH-key form with its Referer
+// suppressed: the user got a genuine "Confirm your password" page for the
+// attacker's key, and within 10 minutes of any confirmation none at all.
+func TestSudoFormsOnlyFromPortalPages(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	key := url.Values{"name": {"laptop"}, "public_key": {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJDwmmrccY+gbQ6OX+6JC/QB7/J79rHn7z1bEiTiFK7p attacker"}}
+	send := func(hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest("POST", p.ts.URL+"/settings/ssh-keys", strings.NewReader(key.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("Origin", p.ts.URL)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	keys := func() int {
+		u, _ := p.srv.Store.UserByUsername(ctx, "admin")
+		list, err := p.srv.Store.ListSSHKeys(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	noReferer := map[string]string{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+	code, body := send(noReferer)
+	if code != http.StatusForbidden || strings.Contains(body, `data-testid="sudo-form"`) || !strings.Contains(body, "did not come from one of the portal") {
+		t.Fatalf("form without a Referer, no sudo: %d; want 403 without the confirm page\n%s", code, body)
+	}
+	// From a portal page the confirm page says what is being confirmed.
+	code, body = send(map[string]string{"Sec-Fetch-Mode": "navigate", "Referer": p.ts.URL + "/settings/ssh-keys"})
+	doc := parseHTML(t, body)
+	if code != http.StatusForbidden || doc.Find("[data-testid=sudo-action]").Text() != "/settings/ssh-keys" ||
+		!strings.Contains(doc.Find("[data-testid=sudo-fields]").Text(), "laptop") || !strings.Contains(doc.Find("[data-testid=sudo-fields]").Text(), "ssh-ed25519") {
+		t.Fatalf("confirm page: %d, action %q, fields %q", code, doc.Find("[data-testid=sudo-action]").Text(), doc.Find("[data-testid=sudo-fields]").Text())
+	}
+	// Within the sudo window: still only from a portal page, as a navigation.
+	p.sudo(c, adminPassword)
+	if code, _ := send(noReferer); code != http.StatusForbidden {
+		t.Errorf("form without a Referer in sudo mode: %d, want 403", code)
+	}
+	if code, _ := send(map[string]string{"Sec-Fetch-Mode": "cors", "Referer": p.ts.URL + "/settings/ssh-keys"}); code != http.StatusForbidden {
+		t.Errorf("fetch() with a portal Referer in sudo mode: %d, want 403", code)
+	}
+	if n := keys(); n != 0 {
+		t.Fatalf("%d keys were added by requests that were refused", n)
+	}
+	if code, _ := send(map[string]string{"Sec-Fetch-Mode": "navigate", "Referer": p.ts.URL + "/settings/ssh-keys"}); code != http.StatusSeeOther {
+		t.Fatalf("the portal's own form in sudo mode: %d, want 303", code)
+	}
+	if n := keys(); n != 1 {
+		t.Fatalf("the portal's form added %d keys, want 1", n)
 	}
 }
 

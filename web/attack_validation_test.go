@@ -53,6 +53,7 @@ func (p *testPortal) rawRequest(c *http.Client, method, path, token, contentType
 	}
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
+	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
 	res, err := c.Do(req)
 	if err != nil {
 		p.t.Fatal(err)
@@ -161,6 +162,7 @@ func TestAttackValidationTable(t *testing.T) {
 	req.Header.Set("Content-Type", form)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
+	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
 	res, err := session.Do(req)
 	if err != nil {
 		t.Fatal(err)

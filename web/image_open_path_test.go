@@ -86,6 +86,7 @@ func TestImageOpenPathRoundTrip(t *testing.T) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
+	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
 	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
