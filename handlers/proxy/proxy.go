@@ -218,6 +218,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			i18n.T(lc, "Cross-origin request refused: %s.", err.Error()), false)
 		return
 	}
+	if scoped && loadsAsCode(r) {
+		p.log.Info("proxy: workbench token used by a page's script or style refused", "workbench", id, "sec_fetch_dest", r.Header.Get("Sec-Fetch-Dest"))
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusForbidden, i18n.T(lc, "Forbidden"),
+			i18n.T(lc, "A workbench token opens a notebook for a client such as an IDE; a web page cannot load script or styles with it."), false)
+		return
+	}
 
 	started := time.Now()
 	t, err := p.opts.Resolve(r, id)

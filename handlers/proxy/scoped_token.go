@@ -67,3 +67,18 @@ func stripScopedQuery(u *url.URL, prefix string) {
 		u.RawQuery = strings.Join(kept, "&")
 	}
 }
+
+// loadsAsCode reports whether the browser says r loads script or styles
+// into the page that asked (Sec-Fetch-Dest). A token request's response is
+// sandboxed, but a sandbox policy does nothing to a file a page loads with
+// <script src>: any user could otherwise serve script from the portal's
+// origin (their own notebook's files, their own token in the address), and
+// one markup injection anywhere in the portal would run it there, past the
+// portal's script-src 'self'.
+func loadsAsCode(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Dest") {
+	case "script", "style", "worker", "sharedworker", "serviceworker", "audioworklet", "paintworklet", "xslt":
+		return true
+	}
+	return false
+}

@@ -90,6 +90,22 @@ func TestScopedTokenRequests(t *testing.T) {
 		t.Errorf("upstream Authorization %q: the scoped token must not reach the container", a)
 	}
 
+	// A page cannot load script or styles with a token: any user could
+	// serve script from the portal's origin with their own (the sandbox
+	// policy does nothing to a <script src>). A document still opens.
+	for _, dest := range []string{"script", "style", "worker", "serviceworker"} {
+		res, _ = f.do(http.MethodGet, "/wb/w1/files/evil.js?token=wbk_secret", map[string]string{"Sec-Fetch-Dest": dest}, "")
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("token request for a %s: %d, want 403", dest, res.StatusCode)
+			<-got // it reached the upstream
+		}
+	}
+	res, _ = f.do(http.MethodGet, "/wb/w1/files/notes.txt?token=wbk_secret", map[string]string{"Sec-Fetch-Dest": "document"}, "")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("token request for a document: %d, want 200", res.StatusCode)
+	}
+	<-got
+
 	// Without a scoped token the CSRF check stands, and Jupyter's own
 	// ?token= passes through untouched.
 	res, _ = f.do(http.MethodPost, "/wb/w1/api/kernels?token=jupyterown", map[string]string{"Origin": "https://evil.example"}, "{}")
