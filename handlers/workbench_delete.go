@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
@@ -18,6 +19,14 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 	}
 	deleteData, ok := h.deleteDataParam(c)
 	if !ok {
+		return
+	}
+	// The home volume goes only after a question: the page asks it with
+	// confirm() and marks the form; without JavaScript this page asks it
+	// (a ticked box deleted every file at once).
+	if deleteData && !isAPI(c) && c.PostForm("data_confirmed") != "true" {
+		h.render(c, http.StatusOK, templates.DeleteDataConfirmPage(h.page(c, i18n.T(c.Request.Context(), "Delete")),
+			templates.DeleteDataConfirmView{ID: wb.ID, Name: wb.Name}))
 		return
 	}
 	ctx := c.Request.Context()

@@ -48,8 +48,18 @@ func TestDeleteDataTakesAYesOrANo(t *testing.T) {
 	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench keep deleted; your home data is kept.") {
 		t.Error("deleting without delete_data does not say the home data is kept")
 	}
-	if res := p.postForm(c, "/workbenches/"+odd.ID+"/delete", url.Values{"delete_data": {"on"}}); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("delete odd with delete_data=on: %d", res.StatusCode)
+	// A form that asks to delete the data without having asked the user
+	// (no script ran its confirm()) gets the question, and nothing goes.
+	res, body = p.postFormBody(c, "/workbenches/"+odd.ID+"/delete", url.Values{"delete_data": {"on"}})
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if res.StatusCode != http.StatusOK || doc.Find("[data-testid=delete-data-confirm] [data-testid=delete-data-confirmed]").Length() != 1 {
+		t.Fatalf("delete odd with delete_data=on, unconfirmed: %d, want the confirm page", res.StatusCode)
+	}
+	if _, err := p.srv.Store.WorkbenchByID(ctx, odd.ID); err != nil {
+		t.Fatalf("the unconfirmed delete_data=on deleted the workbench: %v", err)
+	}
+	if res := p.postForm(c, "/workbenches/"+odd.ID+"/delete", url.Values{"delete_data": {"on"}, "data_confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete odd with delete_data=on, confirmed: %d", res.StatusCode)
 	}
 	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench odd deleted, and your home data with it.") {
 		t.Error("delete_data=on does not delete the home data (or does not say so)")

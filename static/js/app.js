@@ -27,7 +27,14 @@ function confirmForms() {
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
     form.addEventListener("submit", (ev) => {
       const data = form.querySelector("input[name=delete_data]:checked") && form.getAttribute("data-confirm-delete-data");
-      if (!window.confirm(data || form.getAttribute("data-confirm"))) ev.preventDefault();
+      if (!window.confirm(data || form.getAttribute("data-confirm"))) {
+        ev.preventDefault();
+      } else if (data) {
+        // Asked here: the server asks again only where no script ran.
+        const done = document.createElement("input");
+        done.type = "hidden"; done.name = "data_confirmed"; done.value = "true";
+        form.appendChild(done);
+      }
     });
   });
 }
