@@ -64,3 +64,36 @@ func (s *Store) NewInstallID(ctx context.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// ErrCurrencyChanged refuses a start whose currency differs from the one
+// the data's prices and charges were made in.
+type ErrCurrencyChanged struct{ Stored, Configured string }
+
+func (e *ErrCurrencyChanged) Error() string {
+	return "the prices and charges in this data are in " + e.Stored + ", and WORKBENCH_CURRENCY / --currency is " + e.Configured +
+		": amounts are stored without a currency, so starting would relabel every past charge (" + e.Stored + " 2.50 would read " +
+		e.Configured + " 2.50). Set it back to " + e.Stored + ", or start a new data directory for " + e.Configured
+}
+
+// PinCurrency records the currency of this data's amounts on first use
+// and refuses (ErrCurrencyChanged) a later start in another one while the
+// ledger holds any line: an amount is a number of micro-units, and the
+// currency beside it on every page and CSV comes from the setting. Data
+// without charges yet (an install still being set up) takes the new one.
+func (s *Store) PinCurrency(ctx context.Context, code string) error {
+	if _, err := s.sql.ExecContext(ctx, "INSERT OR IGNORE INTO settings (key, value) VALUES ('currency', ?)", code); err != nil {
+		return err
+	}
+	stored, err := s.Setting(ctx, "currency")
+	if err != nil || stored == code {
+		return err
+	}
+	var lines int64
+	if err := s.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries LIMIT 1)").Scan(&lines); err != nil {
+		return err
+	}
+	if lines > 0 {
+		return &ErrCurrencyChanged{Stored: stored, Configured: code}
+	}
+	return s.SetSetting(ctx, "currency", code)
+}

@@ -117,6 +117,10 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		// The portal still serves: pages say the engine is down, launches get 503.
 		log.Warn("container engine not reachable; workbenches cannot start until it is", "runtime", cfg.Kube.Runtime, "err", err)
 	}
+	if err := store.PinCurrency(ctx, cfg.Currency); err != nil {
+		s.Close()
+		return nil, err
+	}
 	installID, err := store.InstallID(ctx)
 	if err != nil {
 		s.Close()
