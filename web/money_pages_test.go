@@ -24,6 +24,7 @@ func mpPost(t *testing.T, p *testPortal, c *http.Client, path string, form url.V
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
+	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
 	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
