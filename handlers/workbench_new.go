@@ -72,6 +72,17 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		return
 	}
 	imgs = slices.DeleteFunc(imgs, func(img models.Image) bool { return !imageAllowed(lim, img.Name) })
+	// The idle timeout offered is the one the user's quota allows: the
+	// portal's default of 60 was refused to a user whose quota asks 90 or more.
+	if lim.MinIdleMinutes != nil {
+		v.MinIdle = max(v.MinIdle, *lim.MinIdleMinutes)
+	}
+	if lim.MaxIdleMinutes != nil {
+		v.MaxIdle = min(v.MaxIdle, *lim.MaxIdleMinutes)
+	}
+	if c.Request.Method == http.MethodGet && v.MinIdle <= v.MaxIdle {
+		v.IdleMinutes = min(max(v.IdleMinutes, v.MinIdle), v.MaxIdle)
+	}
 	fls, err := h.store.ListFlavors(ctx, true)
 	if err != nil {
 		h.fail(c, err)

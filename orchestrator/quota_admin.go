@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"time"
 
 	"workbench/models"
 )
@@ -33,6 +34,9 @@ func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 		if err := tx.CheckQuotaInput(ctx, ch.Limits); err != nil {
 			return err
 		}
+		if err := m.checkIdleBounds(ch.Limits); err != nil {
+			return err
+		}
 		if err := tx.SetQuota(ctx, ch.Scope, ch.SubjectID, ch.Limits, ch.Actor); err != nil {
 			return err
 		}
@@ -52,4 +56,19 @@ func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 func (m *Manager) QuotasChanged() {
 	m.BudgetsChanged()
 	m.kickDrain()
+}
+
+// checkIdleBounds refuses idle-timeout bounds no launch could meet: the
+// portal's own bounds (--min-idle-timeout, --max-idle-timeout) hold for
+// everyone, so a quota's minimum above the portal's maximum, or its maximum
+// below the portal's minimum, would refuse every launch of its users.
+func (m *Manager) checkIdleBounds(l models.Limits) error {
+	lo, hi := int64(m.opt.MinIdle/time.Minute), int64(m.opt.MaxIdle/time.Minute)
+	if l.MinIdleMinutes != nil && *l.MinIdleMinutes > hi {
+		return &models.ValidationError{Field: "min_idle_minutes", Message: reasonf("must be at most %d (the portal's longest idle timeout, in minutes)", hi)}
+	}
+	if l.MaxIdleMinutes != nil && *l.MaxIdleMinutes < lo {
+		return &models.ValidationError{Field: "max_idle_minutes", Message: reasonf("must be at least %d (the portal's shortest idle timeout, in minutes)", lo)}
+	}
+	return nil
 }

@@ -33,3 +33,28 @@ func TestQuotaIdleTimeoutBounds(t *testing.T) {
 	}
 	p.srv.Manager.Wait()
 }
+
+// The launch form offers the idle timeout the user's quota allows: its
+// default of 60 minutes was refused to a user whose quota asks 90 to 120
+// ("your quota needs an idle timeout of at least 90 minutes").
+func TestLaunchFormIdleFollowsTheQuota(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	tokenFor(t, p, "alice", "user")
+	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, `{"min_idle_minutes":90,"max_idle_minutes":120}`); code != 200 {
+		t.Fatalf("set quota: %d %v", code, body)
+	}
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	_, body := p.get(c, "/workbenches/new")
+	in := parseHTML(t, body).Find(`input[name=idle_minutes]`)
+	if v, _ := in.Attr("value"); v != "90" {
+		t.Errorf("idle default %q, want 90 (the quota's minimum)", v)
+	}
+	if lo, _ := in.Attr("min"); lo != "90" {
+		t.Errorf("idle min %q, want 90", lo)
+	}
+	if hi, _ := in.Attr("max"); hi != "120" {
+		t.Errorf("idle max %q, want 120", hi)
+	}
+}
