@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/models/pricing"
 	"workbench/templates"
 )
 
@@ -49,7 +51,7 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 func flavorForm(f *models.Flavor) templates.FlavorForm {
 	return templates.FlavorForm{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: strconv.Itoa(f.GPUCount),
 		CPUCores: f.CPUMilli.String(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB),
-		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: strconv.FormatInt(f.MaxRuntimeS/3600, 10), Enabled: f.Enabled,
+		ShmMiB: strconv.Itoa(f.ShmMiB), MaxRuntimeHours: runtimeHoursText(f.MaxRuntimeS), Enabled: f.Enabled,
 		GPUIdleMinutes: strconv.FormatInt(f.GPUIdleTimeoutS/60, 10), UnitKind: f.UnitKind, MIGProfile: f.MIGProfile, CPUTwin: strconv.FormatInt(f.CPUTwinID, 10)}
 }
 
@@ -101,11 +103,9 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 	if f.ShmMiB, err = atoiField("shm_mib", form.ShmMiB, 0); err != nil {
 		return nil, err
 	}
-	hours, err := atoiField("max_runtime_hours", form.MaxRuntimeHours, 0)
-	if err != nil {
+	if f.MaxRuntimeS, err = parseRuntimeHours(form.MaxRuntimeHours); err != nil {
 		return nil, err
 	}
-	f.MaxRuntimeS = int64(hours) * 3600
 	idleMin, err := atoiField("gpu_idle_timeout_minutes", form.GPUIdleMinutes, 0)
 	if err != nil {
 		return nil, err
@@ -239,4 +239,33 @@ func flavorBodyMemory(b flavorBody) (int64, error) {
 		return 0, &models.ValidationError{Field: "memory_gib", Message: "is required (or give memory_mib)"}
 	}
 	return models.ParseMemoryGiB(b.MemoryGiB.String())
+}
+
+// runtimeHoursText shows a maximum runtime in hours with the decimals it
+// needs ("1.5", "0.0667" for 240 s), so that saving the form unchanged
+// keeps it: whole hours turned 5400 s into 3600 and 240 s into 0 (none).
+func runtimeHoursText(secs int64) string {
+	return pricing.FormatNumber(big.NewRat(secs, 3600), 4)
+}
+
+// parseRuntimeHours reads the form's hours (decimals allowed) as whole
+// seconds; four decimals are within a second, so runtimeHoursText's text
+// reads back as the seconds it came from.
+func parseRuntimeHours(text string) (int64, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return 0, nil
+	}
+	h, ok := new(big.Rat).SetString(text)
+	if !ok || h.Sign() < 0 || strings.ContainsAny(text, "eE/") {
+		return 0, &models.ValidationError{Field: "max_runtime_hours", Message: "must be a number of hours, 0 or more (decimals allowed)"}
+	}
+	secs := new(big.Rat).Mul(h, big.NewRat(3600, 1))
+	if secs.Cmp(big.NewRat(10_000*3600, 1)) > 0 {
+		return 0, &models.ValidationError{Field: "max_runtime_hours", Message: "must be at most 10000 hours"}
+	}
+	n, d := secs.Num(), secs.Denom()
+	q := new(big.Int).Add(new(big.Int).Mul(n, big.NewInt(2)), d) // round half up: (2n+d)/(2d)
+	q.Quo(q, new(big.Int).Mul(d, big.NewInt(2)))
+	return q.Int64(), nil
 }
