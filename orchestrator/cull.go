@@ -58,9 +58,9 @@ func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time
 func runtimeReason(rule RuntimeRule, wb *models.Workbench, now time.Time) string {
 	if limit, whose := rule.Limit(); limit > 0 && wb.StartedAt != nil && !now.Before(wb.StartedAt.Add(limit)) {
 		if whose == quotaRuntime {
-			return reasonf("stopped: reached your quota's maximum runtime of %s", limit)
+			return reasonf("stopped: reached your quota's maximum runtime of %s", durationText(limit))
 		}
-		return reasonf("stopped: reached the flavor's maximum runtime of %s", limit)
+		return reasonf("stopped: reached the flavor's maximum runtime of %s", durationText(limit))
 	}
 	return ""
 }
@@ -73,7 +73,7 @@ func (m *Manager) idleReason(wb *models.Workbench, now time.Time) string {
 	}
 	idle := time.Duration(wb.IdleTimeoutS) * time.Second
 	if !now.Before(idleStopAt(m.lastActivity(wb), idle)) {
-		return reasonf("stopped after %s without activity (idle timeout)", idle.Round(time.Second))
+		return reasonf("stopped after %s without activity (idle timeout)", durationText(idle))
 	}
 	return ""
 }

@@ -85,7 +85,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 		idle = m.opt.DefaultIdle
 	}
 	if idle < m.opt.MinIdle || idle > m.opt.MaxIdle {
-		return nil, &models.ValidationError{Field: "idle_timeout", Message: reasonf("must be between %s and %s", m.opt.MinIdle, m.opt.MaxIdle)}
+		return nil, &models.ValidationError{Field: "idle_timeout", Message: reasonf("must be between %s and %s", durationText(m.opt.MinIdle), durationText(m.opt.MaxIdle))}
 	}
 	if err := m.rt.Ping(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrEngineUnavailable, err)

@@ -121,7 +121,7 @@ func (m *Manager) drain(ctx context.Context, launched string) error {
 		for _, id := range plan.Expire {
 			wb := asks[id]
 			reason := reasonf("expired: waited %s in the queue for %s without a place (the maximum wait); launch again or ask an administrator",
-				m.opt.QueueMaxWait, needText(wb.need))
+				durationText(m.opt.QueueMaxWait), needText(wb.need))
 			if err := q.Leave(id, models.StateStopped, reason); err != nil {
 				return err
 			}
@@ -454,9 +454,9 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 						switch {
 						case waited < startedAfterWait: // its owner still watches the page
 						case err == nil:
-							m.tellOwner(ctx, wb, EventStarted, reasonf("Workbench %s is running: it started after %s in the queue.", wb.Name, waited.Round(time.Second)))
+							m.tellOwner(ctx, wb, EventStarted, reasonf("Workbench %s is running: it started after %s in the queue.", wb.Name, durationText(waited)))
 						case ctx.Err() == nil && !errors.Is(err, models.ErrStateChanged): // not a stop or delete meanwhile
-							m.tellOwner(ctx, wb, EventFailed, reasonf("Workbench %s could not start after %s in the queue: %s", wb.Name, waited.Round(time.Second), err.Error()))
+							m.tellOwner(ctx, wb, EventFailed, reasonf("Workbench %s could not start after %s in the queue: %s", wb.Name, durationText(waited), err.Error()))
 						}
 						return err
 					})

@@ -196,7 +196,7 @@ func TestMemQueueExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := r.store.WorkbenchByID(ctx, wb.ID)
-	if got.State != models.StateStopped || !strings.HasPrefix(got.Reason, "expired: waited 24h0m0s in the queue for 1 × H100 80GB HBM3") {
+	if got.State != models.StateStopped || !strings.HasPrefix(got.Reason, "expired: waited 24 h in the queue for 1 × H100 80GB HBM3") {
 		t.Fatalf("after the maximum wait: %s %q", got.State, got.Reason)
 	}
 	// A day later its owner is not watching: told, with a link.
@@ -244,7 +244,7 @@ func TestMemQueuedLaunchThatFailsToStartTellsTheOwner(t *testing.T) {
 		ns, _ = r.store.ListNotifications(ctx, carol.ID, 10)
 		return len(ns) > 0
 	})
-	if len(ns) != 1 || !strings.HasPrefix(ns[0].Message, "Workbench later could not start after 10m0s in the queue: ") ||
+	if len(ns) != 1 || !strings.HasPrefix(ns[0].Message, "Workbench later could not start after 10 min in the queue: ") ||
 		!strings.Contains(ns[0].Message, "no space left on device") || ns[0].Link != "/workbenches/"+wb.ID {
 		t.Fatalf("owner's notifications %+v; the workbench says %q", ns, got.Reason)
 	}
@@ -420,7 +420,7 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	})
 	waitFor(t, func() bool { // told just after the state turns running
 		ns := notes(eve)
-		return len(ns) == 1 && ns[0].Message == "Workbench interactive is running: it started after 2m0s in the queue." && ns[0].Link == "/workbenches/"+want.ID
+		return len(ns) == 1 && ns[0].Message == "Workbench interactive is running: it started after 2 min in the queue." && ns[0].Link == "/workbenches/"+want.ID
 	})
 	// Resumed when a GPU frees: the last run's notice is emptied.
 	if err := r.m.Stop(ctx, victims[0].ID, ""); err != nil {
