@@ -164,11 +164,13 @@ func TestMemStopCompletesWhenTheRequestIsCancelled(t *testing.T) {
 	r.assertStopped(t)
 }
 
-// In memory: a workbench left "creating" (its container never made, or
-// gone) or "starting" (its container dead before Jupyter answered) with no
-// launch in progress is driven to its end by the next reconciliation:
-// failed with a reason that says what to do or how it ended, its GPUs free
-// and its meter closed, its dead container removed.
+// In memory: a launch left creating or starting with nothing driving it
+// (the portal died) is finished by reconciliation. One whose container is
+// gone (it never ran) runs to its end with the units it holds, as an
+// accepted launch must (SPEC §3; it failed with "start it again" while one
+// killed a moment later was resumed); one whose Jupyter ran and exited
+// fails saying how it ended (TestMemUnwatchedLaunchFailureSaysWhy), its
+// units released, its meter closed and the dead container removed.
 func TestMemReconcileFinishesAbandonedCreatingAndStarting(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -183,6 +185,7 @@ func TestMemReconcileFinishesAbandonedCreatingAndStarting(t *testing.T) {
 		t.Run(tc.state+"/"+tc.container, func(t *testing.T) {
 			t.Parallel()
 			r := newMemRig(t)
+			serveJupyterOn(t, r)
 			ctx := context.Background()
 			cid := "c-" + r.wb.ID
 			switch tc.container {
@@ -204,17 +207,18 @@ func TestMemReconcileFinishesAbandonedCreatingAndStarting(t *testing.T) {
 			if err := r.m.Reconcile(ctx); err != nil {
 				t.Fatal(err)
 			}
+			if tc.container == "gone" {
+				wb := r.waitState(t, r.wb.ID, models.StateRunning, models.StateFailed)
+				if wb.State != models.StateRunning || len(wb.GPUs) == 0 || wb.ContainerID == "" || wb.ContainerID == cid {
+					t.Fatalf("after reconciliation: %s %q, GPUs %v, container %q; want the launch finished in a new container", wb.State, wb.Reason, wb.GPUs, wb.ContainerID)
+				}
+				return
+			}
 			wb, err := r.store.WorkbenchByID(ctx, r.wb.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A container that is gone says to start it again; one that ran
-			// and exited says how it ended (TestMemUnwatchedLaunchFailureSaysWhy).
-			want := "start it again"
-			if tc.container == "exited" {
-				want = "Jupyter exited while starting (exit code "
-			}
-			if wb.State != models.StateFailed || !strings.Contains(wb.Reason, want) {
+			if want := "Jupyter exited while starting (exit code "; wb.State != models.StateFailed || !strings.Contains(wb.Reason, want) {
 				t.Fatalf("after reconciliation: %s %q, want failed saying %q", wb.State, wb.Reason, want)
 			}
 			if len(wb.GPUs) != 0 {

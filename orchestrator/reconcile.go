@@ -144,6 +144,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if err := m.stopClaimed(ctx, wb, wb.Reason, false); err != nil {
 			m.log.Warn("reconcile: stop", "id", wb.ID, "err", err)
 		}
+	case wb.Launching() && (!found || c.FinishedAt.IsZero()) && m.relaunch(ctx, wb, owner, c, found):
+		// Mid-launch before its container started (pulling, creating, a
+		// container created but not started), nobody driving it: the
+		// launch was accepted, so it runs to its end (SPEC §3), from the
+		// top. It held its units all along.
 	case wb.Launching():
 		// Mid-launch with no running container and nobody driving it.
 		m.log.Info("reconcile: failing interrupted launch", "id", wb.ID, "state", wb.State)
@@ -220,4 +225,34 @@ func (m *Manager) reconcileStray(ctx context.Context, id string, c runtime.Conta
 	if err := m.rt.Remove(ctx, c.ID); err != nil {
 		m.log.Warn("remove orphan", "container", c.Name, "err", err)
 	}
+}
+
+// relaunch takes up a launch a previous process accepted but did not get
+// as far as starting its container: back to requested, then the pipeline
+// (a container it had created is started if it fits, as a restart does).
+// It reports false when the launch cannot be taken up (its image or
+// flavor is gone, the state moved on): the caller fails it.
+func (m *Manager) relaunch(ctx context.Context, wb *models.Workbench, owner *models.User, c runtime.ContainerInfo, found bool) bool {
+	img, err := m.store.ImageByID(ctx, wb.ImageID)
+	if err != nil {
+		return false
+	}
+	fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID())
+	if err != nil {
+		return false
+	}
+	wb.ContainerID = ""
+	if found {
+		wb.ContainerID = c.ID
+	}
+	if err := m.transition(ctx, wb.ID, models.Transition{From: []string{wb.State}, To: models.StateRequested, Progress: 0,
+		Set: models.WorkbenchFields{ContainerID: new(wb.ContainerID)}}); err != nil {
+		return false
+	}
+	m.log.Info("reconcile: resuming interrupted launch from the start", "id", wb.ID, "was", wb.State)
+	wb.State = models.StateRequested
+	m.inBackground(wb.ID, func(ctx context.Context) error {
+		return m.restart(ctx, wb, owner.Username, img, fl, wb.Units)
+	})
+	return true
 }

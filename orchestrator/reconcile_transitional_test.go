@@ -31,9 +31,10 @@ func (g *gatedPull) EnsureImage(ctx context.Context, ref string, progress func(i
 }
 
 // Reconciliation leaves a launch this process is driving alone (it is
-// pulling, slowly), and finishes one nothing drives: a workbench left
-// "pulling" with no pipeline behind it is failed with a readable reason and
-// its GPUs released, instead of waiting for ever.
+// pulling, slowly), and takes up one nothing drives: a workbench left
+// "pulling" with no pipeline behind it (a request or process that died)
+// starts over with the GPUs it holds and runs to its end, as an accepted
+// launch must (SPEC §3); it was failed.
 func TestReconcileLeavesDrivenLaunchesAndFinishesAbandonedOnes(t *testing.T) {
 	gate := &gatedPull{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	r := newLifecycleRig(t, func(rt runtime.Runtime) runtime.Runtime { gate.Runtime = rt; return gate })
@@ -55,9 +56,11 @@ func TestReconcileLeavesDrivenLaunchesAndFinishesAbandonedOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.m.cancelLaunch(abandoned.ID) // its pipeline ends; the record stays where it was
+	waitFor(t, func() bool { return !r.m.isLaunching(abandoned.ID) })
 	if err := r.store.SetWorkbenchState(ctx, abandoned.ID, models.StatePulling, 30, "", nil); err != nil {
 		t.Fatal(err)
 	}
+	held, _ := r.store.WorkbenchByID(ctx, abandoned.ID)
 
 	if err := r.m.Reconcile(ctx); err != nil {
 		t.Fatal(err)
@@ -66,13 +69,14 @@ func TestReconcileLeavesDrivenLaunchesAndFinishesAbandonedOnes(t *testing.T) {
 		t.Fatalf("reconciliation touched a launch in progress: %s (%s)", wb.State, wb.Reason)
 	}
 	wb, _ := r.store.WorkbenchByID(ctx, abandoned.ID)
-	if wb.State != models.StateFailed || wb.Reason == "" {
-		t.Fatalf("abandoned launch after reconciliation: %s %q, want failed with a reason", wb.State, wb.Reason)
+	if !wb.Launching() || !r.m.isLaunching(abandoned.ID) {
+		t.Fatalf("abandoned launch after reconciliation: %s %q, driven %v; want it taken up again", wb.State, wb.Reason, r.m.isLaunching(abandoned.ID))
 	}
-	if len(wb.GPUs) != 0 {
-		t.Errorf("abandoned launch keeps GPUs %v", wb.GPUs)
+	if len(wb.GPUs) != len(held.GPUs) || len(wb.GPUs) == 0 {
+		t.Errorf("abandoned launch holds GPUs %v, held %v before", wb.GPUs, held.GPUs)
 	}
 
 	close(gate.release)
 	r.waitState(t, driven.ID, models.StateRunning)
+	r.waitState(t, abandoned.ID, models.StateRunning)
 }
