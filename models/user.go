@@ -91,6 +91,9 @@ func (n *NewUser) validate() error {
 		return invalid("role", "must be admin or user")
 	}
 	n.Email = strings.TrimSpace(n.Email)
+	if len(n.Email) > 254 { // RFC 5321's limit on a path
+		return invalid("email", "is too long (at most 254 characters)")
+	}
 	if n.Email != "" {
 		if _, err := mail.ParseAddress(n.Email); err != nil {
 			return invalid("email", "is not a valid address")
