@@ -32,8 +32,14 @@ func BeyondQuotaOf(lim Limits, units int, model, holder string) *QuotaError {
 	}
 	if lim.MaxGPUs != nil && int64(units) > *lim.MaxGPUs {
 		msg := Reasonf("your quota allows at most %d GPUs at once", *lim.MaxGPUs)
+		if *lim.MaxGPUs == 1 {
+			msg = Reasonf("your quota allows at most 1 GPU at once")
+		}
 		if holder != "" {
 			msg = Reasonf("%s's quota allows at most %d GPUs at once; raise it before booking this many", holder, *lim.MaxGPUs)
+			if *lim.MaxGPUs == 1 {
+				msg = Reasonf("%s's quota allows at most 1 GPU at once; raise it before booking this many", holder)
+			}
 		}
 		return &QuotaError{Limit: "max_gpus", Message: msg, Final: true}
 	}
@@ -126,11 +132,18 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			perModel[r.GPUModel] += r.GPUs
 		}
 		if lim.MaxWorkbenches != nil && int64(len(rows)+1) > *lim.MaxWorkbenches {
-			return &QuotaError{Limit: "max_workbenches", Message: Reasonf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows)),
-				Final: *lim.MaxWorkbenches < 1}
+			msg := Reasonf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows))
+			if *lim.MaxWorkbenches == 1 {
+				msg = Reasonf("quota exceeded: at most 1 running workbench (you have %d)", len(rows))
+			}
+			return &QuotaError{Limit: "max_workbenches", Message: msg, Final: *lim.MaxWorkbenches < 1}
 		}
 		if lim.MaxGPUs != nil && ask.GPUs > 0 && int64(gpus) > *lim.MaxGPUs {
-			return &QuotaError{Limit: "max_gpus", Message: Reasonf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)}
+			msg := Reasonf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)
+			if *lim.MaxGPUs == 1 {
+				msg = Reasonf("quota exceeded: at most 1 GPU at once (you hold %d, this asks %d)", gpus-ask.GPUs, ask.GPUs)
+			}
+			return &QuotaError{Limit: "max_gpus", Message: msg}
 		}
 		if n, ok := lim.MaxGPUsPerModel[ask.GPUModel]; ok && ask.GPUs > 0 && perModel[ask.GPUModel] > n {
 			return &QuotaError{Limit: "max_gpus_per_model", Message: Reasonf("quota exceeded: at most %d × %s at once", n, ask.GPUModel)}

@@ -40,7 +40,7 @@ func TestMemAskBeyondTheQuotaIsRefusedNotQueued(t *testing.T) {
 
 	_, err = r.m.Launch(ctx, bob, LaunchRequest{Name: "big", Image: "mem", Flavor: two.Name, Queue: true})
 	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "quota_exceeded" || re.Limit != "max_gpus" || re.Message != "your quota allows at most 1 GPUs at once" {
+	if !errors.As(err, &re) || re.Code != "quota_exceeded" || re.Limit != "max_gpus" || re.Message != "your quota allows at most 1 GPU at once" {
 		t.Fatalf("a queued launch of 2 GPUs with a quota of 1: %v, want refused (quota_exceeded, max_gpus)", err)
 	}
 	if wbs, err := r.store.ListWorkbenches(ctx, bob.ID); err != nil || len(wbs) != 0 {

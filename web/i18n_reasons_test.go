@@ -110,7 +110,7 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 		want   string
 	}{
 		{zh, "超出配额：最多 1 个运行中的工作台（你已有 1 个）"},
-		{en, "quota exceeded: at most 1 running workbenches (you have 1)"},
+		{en, "quota exceeded: at most 1 running workbench (you have 1)"},
 	} {
 		res, body := p.postFormBody(c.client, "/workbenches", launch)
 		if got := text(doc(body), `[data-testid=launch-error]`); res.StatusCode != http.StatusUnprocessableEntity || got != c.want {
@@ -121,7 +121,7 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 	tok := tokenFor(t, p, "lin", models.RoleUser)
 	code, out := p.api("POST", "/api/v1/workbenches", tok, `{"name":"third","image":"fake","flavor":"CPU small"}`)
 	apiErr, _ := out["error"].(map[string]any)
-	if code != http.StatusUnprocessableEntity || apiErr["code"] != "quota_exceeded" || apiErr["message"] != "quota exceeded: at most 1 running workbenches (you have 1)" {
+	if code != http.StatusUnprocessableEntity || apiErr["code"] != "quota_exceeded" || apiErr["message"] != "quota exceeded: at most 1 running workbench (you have 1)" {
 		t.Errorf("API refusal: %d %v", code, out)
 	}
 
@@ -146,7 +146,7 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 	if wb.State != models.StateQueued {
 		t.Fatalf("state %s, want queued", wb.State)
 	}
-	const english = "waiting for your other workbenches to stop: quota exceeded: at most 1 running workbenches (you have 1); you are next"
+	const english = "waiting for your other workbenches to stop: quota exceeded: at most 1 running workbench (you have 1); you are next"
 	if wb.QueueReason != english {
 		t.Fatalf("stored queue reason %q, want %q", wb.QueueReason, english)
 	}

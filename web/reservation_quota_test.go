@@ -30,7 +30,7 @@ func TestBookingBeyondTheQuotaIsRefusedInTheReadersLanguage(t *testing.T) {
 	start := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Minute)
 
 	for c, want := range map[*http.Client]string{
-		en: "Not booked: your quota allows at most 1 GPUs at once",
+		en: "Not booked: your quota allows at most 1 GPU at once",
 		zh: "未能预约：你的配额同时最多允许 1 块 GPU",
 	} {
 		res, body := p.postFormBody(c, "/reservations", resvForm(resvH100, 2, start, start.Add(time.Hour), "run"))
@@ -52,7 +52,7 @@ func TestBookingBeyondTheQuotaIsRefusedInTheReadersLanguage(t *testing.T) {
 	// administrator's).
 	code, out = p.api("POST", "/api/v1/reservations", tokenFor(t, p, "admin", "admin"),
 		`{"user":"lin","gpu_model":"NVIDIA H100 80GB HBM3","units":2,"starts_at":"`+start.Format(time.RFC3339)+`","ends_at":"`+start.Add(time.Hour).Format(time.RFC3339)+`"}`)
-	const want = "lin's quota allows at most 1 GPUs at once; raise it before booking this many"
+	const want = "lin's quota allows at most 1 GPU at once; raise it before booking this many"
 	if code != http.StatusUnprocessableEntity || errCode(out) != "quota_exceeded" || errMessage(out) != want {
 		t.Fatalf("an admin's booking for lin beyond lin's quota: %d %v, want 422 quota_exceeded %q", code, out, want)
 	}
