@@ -43,6 +43,7 @@ func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench, gpuN
 		out = append(out, row)
 	}
 	if len(out) == 0 {
+		totals, _ := h.pool.MemoryMiB(ctx) // nil: totals from the samples alone
 		for _, uuid := range wb.GPUs {
 			hist := h.pool.History(uuid)
 			if n := len(hist); n > 0 && !h.pool.Fresh(hist[n-1].At) {
@@ -50,7 +51,7 @@ func (h *Handler) wbGPUTelemetry(ctx context.Context, wb *models.Workbench, gpuN
 				// failed since): now reads as "could not read".
 				hist = append(hist, hist[n-1].Stale())
 			}
-			row := gpuTelemetryRow(ctx, uuid, hist)
+			row := gpuTelemetryRow(ctx, uuid, hist, totals[uuid])
 			row.Name = gpuNames[uuid]
 			out = append(out, row)
 		}
@@ -68,13 +69,23 @@ func hasSharedUnits(wb *models.Workbench) bool {
 	return false
 }
 
-func gpuTelemetryRow(ctx context.Context, uuid string, hist []gpu.Sample) templates.WBGPUTelemetry {
+// gpuTelemetryRow is a whole GPU's row; deviceMiB is its memory as the
+// inventory reads it (the /gpus page's total), 0 when unknown. A sample's
+// used plus free is the total where the device's is unknown: a driver that
+// reads free memory as 0 showed "0.0 / 0.0 GiB" here beside /gpus' 80 GiB.
+func gpuTelemetryRow(ctx context.Context, uuid string, hist []gpu.Sample, deviceMiB uint64) templates.WBGPUTelemetry {
 	g := templates.WBGPUTelemetry{UUID: uuid, Now: i18n.T(ctx, "no reading yet")}
+	totalOf := func(s gpu.Sample) uint64 {
+		if deviceMiB > 0 {
+			return deviceMiB
+		}
+		return s.MemUsedMiB + s.MemFreeMiB
+	}
 	for _, s := range hist {
 		if s.Readable(gpu.FieldUtil) {
 			g.UtilPoints = append(g.UtilPoints, float64(s.UtilPercent))
 		}
-		if total := s.MemUsedMiB + s.MemFreeMiB; s.Readable(gpu.FieldMemory) && total > 0 {
+		if total := totalOf(s); s.Readable(gpu.FieldMemory) && total > 0 {
 			g.MemPoints = append(g.MemPoints, 100*float64(s.MemUsedMiB)/float64(total))
 		}
 	}
@@ -85,7 +96,7 @@ func gpuTelemetryRow(ctx context.Context, uuid string, hist []gpu.Sample) templa
 			g.Now = fmt.Sprintf("%d%%", last.UtilPercent)
 		}
 		if last.Readable(gpu.FieldMemory) {
-			g.MemNow = fmt.Sprintf("%.1f / %.1f GiB", float64(last.MemUsedMiB)/1024, float64(last.MemUsedMiB+last.MemFreeMiB)/1024)
+			g.MemNow = fmt.Sprintf("%.1f / %.1f GiB", float64(last.MemUsedMiB)/1024, float64(totalOf(last))/1024)
 		}
 	}
 	return g

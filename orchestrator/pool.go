@@ -217,6 +217,20 @@ func (p *Pool) GPUNames(ctx context.Context) (map[string]string, error) {
 	return out, nil
 }
 
+// MemoryMiB is each GPU's total memory by its UUID, from an inventory
+// read at most DevicesMaxAge ago, like ModelByUUID.
+func (p *Pool) MemoryMiB(ctx context.Context) (map[string]uint64, error) {
+	devs, err := p.recentDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]uint64, len(devs))
+	for _, d := range devs {
+		out[d.UUID] = d.MemoryMiB
+	}
+	return out, nil
+}
+
 // GPUName is how pages name a GPU: "GPU 3 · H100 80GB HBM3", its index on
 // the host (as nvidia-smi numbers it) and its model; the UUID is for
 // machines and is shown beside it, smaller.
