@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -92,14 +93,30 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 	if add {
 		action = "group.add_member"
 	}
+	// A change that changes nothing (adding a member, removing one who is
+	// not) says so and leaves no audit row: "stud29 removed from nlp." was
+	// flashed and audited for a user who was never in it.
+	errNoChange := errors.New("no change")
 	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		rec := auditRec(action, strconv.FormatInt(gid, 10), nil, map[string]string{"username": u.Username})
+		rec := auditRec(action, g.Name, nil, map[string]string{"username": u.Username})
+		if member, err := tx.IsGroupMember(ctx, gid, u.ID); err != nil || member == add {
+			return rec, cmp.Or(err, errNoChange)
+		}
 		if add {
 			return rec, tx.AddGroupMember(ctx, gid, u.ID)
 		}
 		return rec, tx.RemoveGroupMember(ctx, gid, u.ID)
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoChange) && add:
+		h.flash(c, trc(c, "%s is already in %s.", u.Username, g.Name))
+		seeOther(c, "/admin/groups")
+		return
+	case errors.Is(err, errNoChange):
+		h.flash(c, trc(c, "%s is not in %s: nothing to remove.", u.Username, g.Name))
+		seeOther(c, "/admin/groups")
+		return
+	case err != nil:
 		h.fail(c, err)
 		return
 	}

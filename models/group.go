@@ -95,6 +95,13 @@ func (s *Store) AddGroupMember(ctx context.Context, groupID, userID int64) error
 	return s.db.WithContext(ctx).Exec("INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)", groupID, userID).Error
 }
 
+// IsGroupMember reports whether a user is in a group.
+func (s *Store) IsGroupMember(ctx context.Context, groupID, userID int64) (bool, error) {
+	var n int64
+	err := s.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM group_members WHERE group_id = ? AND user_id = ?", groupID, userID).Scan(&n)
+	return n > 0, err
+}
+
 // RemoveGroupMember takes a user out of a group.
 func (s *Store) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
 	return s.db.WithContext(ctx).Exec("DELETE FROM group_members WHERE group_id = ? AND user_id = ?", groupID, userID).Error
