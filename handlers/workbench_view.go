@@ -145,7 +145,7 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), CostMicros: cost.SoFarMicros, RateMicros: cost.PerHourMicros, Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(ctx, n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
-		Started: templates.WhenIn(ctx, wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: sharedLabel,
+		Started: templates.WhenIn(ctx, wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: i18n.T(ctx, sharedLabel),
 		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible,
 		WaitingFor: orchestrator.WaitingFor(wb.State, wb.Reason)}
 	if wb.State == models.StateQueued {
