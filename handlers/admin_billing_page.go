@@ -47,7 +47,7 @@ func emptyKeyLabel(c *gin.Context, groupBy string) string {
 	case "gpu_model":
 		return trc(c, "no GPU (CPU, memory, storage)")
 	case "workbench":
-		return trc(c, "no workbench (credits, bookings)")
+		return trc(c, "no workbench (home storage, credits, bookings)")
 	}
 	return "—"
 }

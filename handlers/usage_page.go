@@ -100,7 +100,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 		mJ := energy.mJ[it.Key]
 		name := it.Key
 		if name == "" {
-			name = i18n.T(ctx, "no workbench (credits, bookings)")
+			name = i18n.T(ctx, "no workbench (home storage, credits, bookings)")
 		}
 		v.Summary = append(v.Summary, templates.StatementGroup{Name: name, GPUHours: gpuHoursText(it.GPUSeconds), Amount: amount(it.AmountMicros),
 			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(ctx, energy, mJ)})

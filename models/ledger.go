@@ -117,7 +117,7 @@ var usageGroupings = map[string]string{
 // alias a, workbenches joined as w): its name, and in everyone's lines
 // (userID 0) "owner/name", so that two users' workbenches of one name are
 // two rows (they were summed into one on the admin's billing page). Lines
-// of no workbench (credits, bookings) keep the empty key.
+// of no workbench (home storage, credits, bookings) keep the empty key.
 func workbenchKey(a string, userID int64) string {
 	name := "COALESCE(w.name, " + a + ".workbench_id)"
 	if userID != 0 {

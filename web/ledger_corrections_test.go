@@ -146,7 +146,7 @@ func TestLedgerCorrections(t *testing.T) {
 	if code, me := p.api("GET", "/api/v1/me", adaTok, ""); code != http.StatusOK || me["usage"].(map[string]any)["month_credit_micros"] != float64(-1_000_000) {
 		t.Errorf("/api/v1/me: %d %v; want month_credit_micros -1000000", code, me["usage"])
 	}
-	if !strings.Contains(doc.Find(`[data-testid=statement-summary]`).Text(), "no workbench (credits, bookings)") {
+	if !strings.Contains(doc.Find(`[data-testid=statement-summary]`).Text(), "no workbench (home storage, credits, bookings)") {
 		t.Errorf("the summary does not name the lines without a workbench: %q", strings.Join(strings.Fields(doc.Find(`[data-testid=statement-summary]`).Text()), " "))
 	}
 	res, csvBody := p.get(c, "/usage.csv?month="+month.Format("2006-01"))
