@@ -35,16 +35,7 @@ func (f *recordingFirewall) Check(context.Context) error          { return nil }
 // at).
 func launchOnMem(t *testing.T, r *memRig, jupyter http.Handler) *models.Workbench {
 	t.Helper()
-	srv := httptest.NewServer(jupyter)
-	t.Cleanup(srv.Close)
-	host, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
-	port, _ := strconv.Atoi(portText)
-	r.rt.SetEndpoint(func(info runtime.ContainerInfo, _ string) (string, int) {
-		if !info.Running {
-			return "", 0
-		}
-		return host, port
-	})
+	serveJupyterOn(t, r, jupyter)
 	ctx := context.Background()
 	owner, err := r.store.UserByID(ctx, r.wb.OwnerID)
 	if err != nil {
@@ -60,6 +51,25 @@ func launchOnMem(t *testing.T, r *memRig, jupyter http.Handler) *models.Workbenc
 	}
 	return wb
 }
+
+// serveJupyterOn makes the rig's containers answer with jupyter once
+// running, so a launch on it can finish.
+func serveJupyterOn(t *testing.T, r *memRig, jupyter http.Handler) {
+	t.Helper()
+	srv := httptest.NewServer(jupyter)
+	t.Cleanup(srv.Close)
+	host, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	port, _ := strconv.Atoi(portText)
+	r.rt.SetEndpoint(func(info runtime.ContainerInfo, _ string) (string, int) {
+		if !info.Running {
+			return "", 0
+		}
+		return host, port
+	})
+}
+
+// answersJupyter is a Jupyter stand-in that answers every request.
+var answersJupyter = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{}`)) })
 
 func (r *memRig) waitState(t *testing.T, id string, states ...string) *models.Workbench {
 	t.Helper()

@@ -2,15 +2,11 @@ package orchestrator
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
 	"workbench/models"
-	"workbench/orchestrator/runtime"
 )
 
 // A launch never overwrites a state someone else set while it ran: when
@@ -93,20 +89,4 @@ func TestMemAutoResumeOnlyForPreemptibleRuns(t *testing.T) {
 			t.Errorf("%s (preemptible %v): auto_resume %v / stored %v (%v), want %v", c.wb.Name, got.Preemptible, c.wb.AutoResume, got.AutoResume, err, c.want)
 		}
 	}
-}
-
-// serveJupyterOn makes the rig's containers answer as Jupyter once
-// running, so a launch on it can finish.
-func serveJupyterOn(t *testing.T, r *memRig) {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{}`)) }))
-	t.Cleanup(srv.Close)
-	host, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
-	port, _ := strconv.Atoi(portText)
-	r.rt.SetEndpoint(func(info runtime.ContainerInfo, _ string) (string, int) {
-		if !info.Running {
-			return "", 0
-		}
-		return host, port
-	})
 }

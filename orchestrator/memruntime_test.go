@@ -185,7 +185,7 @@ func TestMemReconcileFinishesAbandonedCreatingAndStarting(t *testing.T) {
 		t.Run(tc.state+"/"+tc.container, func(t *testing.T) {
 			t.Parallel()
 			r := newMemRig(t)
-			serveJupyterOn(t, r)
+			serveJupyterOn(t, r, answersJupyter)
 			ctx := context.Background()
 			cid := "c-" + r.wb.ID
 			switch tc.container {

@@ -2,11 +2,7 @@ package orchestrator
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,16 +19,7 @@ func TestMemReconcileResumesAPendingLaunch(t *testing.T) {
 	t.Parallel()
 	r := newMemRig(t)
 	ctx := context.Background()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
-	t.Cleanup(srv.Close)
-	host, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
-	port, _ := strconv.Atoi(portText)
-	r.rt.SetEndpoint(func(info runtime.ContainerInfo, _ string) (string, int) {
-		if !info.Running {
-			return "", 0
-		}
-		return host, port
-	})
+	serveJupyterOn(t, r, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	// The previous portal's container, accepted but not started.
 	old := "c-" + r.wb.ID
 	info, _ := r.rt.Container(old)
