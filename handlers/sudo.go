@@ -59,7 +59,7 @@ func (h *Handler) requireSudo(c *gin.Context) {
 		c.Next()
 		return
 	}
-	if !isAPI(c) && !c.GetBool(ctxBearerKey) && !fromPortalPage(c.Request) {
+	if !isAPI(c) && !c.GetBool(ctxBearerKey) && !h.fromPortalPage(c.Request) {
 		h.refuseNotFromPortal(c)
 		return
 	}

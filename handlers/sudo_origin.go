@@ -22,16 +22,24 @@ import (
 // and a form it submits names the notebook page or nothing.
 
 // fromPortalPage reports whether an unsafe form request came from a page
-// of this host outside /wb/, as a navigation where the browser says.
-func fromPortalPage(r *http.Request) bool {
+// of the portal outside /wb/, as a navigation where the browser says. The
+// portal's host is the request's, or WORKBENCH_PUBLIC_URL's where a
+// reverse proxy in front rewrites Host.
+func (h *Handler) fromPortalPage(r *http.Request) bool {
 	if mode := r.Header.Get("Sec-Fetch-Mode"); mode != "" && mode != "navigate" {
 		return false
 	}
 	u, err := url.Parse(r.Referer())
-	if err != nil || r.Referer() == "" || !strings.EqualFold(u.Host, r.Host) {
+	if err != nil || r.Referer() == "" {
 		return false
 	}
-	return !fromNotebook(r)
+	if !strings.EqualFold(u.Host, r.Host) {
+		pub, err := url.Parse(h.cfg.PublicURL)
+		if err != nil || h.cfg.PublicURL == "" || !strings.EqualFold(u.Host, pub.Host) {
+			return false
+		}
+	}
+	return !strings.HasPrefix(u.EscapedPath(), "/wb/") && !strings.HasPrefix(u.Path, "/wb/")
 }
 
 // refuseNotFromPortal answers a sudo-guarded form that did not come from a
