@@ -165,7 +165,9 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 0 {
 		t.Fatalf("refused request still created %d groups", len(gs))
 	}
-	if got := send(map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": p.ts.URL}); got != http.StatusSeeOther {
+	// From a portal page, as a browser submits its form (sudo-guarded forms
+	// need that Referer).
+	if got := send(map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": p.ts.URL, "Referer": p.ts.URL + "/admin/groups", "Sec-Fetch-Mode": "navigate"}); got != http.StatusSeeOther {
 		t.Fatalf("same-origin POST: %d, want 303", got)
 	}
 	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 1 {
