@@ -18,9 +18,8 @@ const (
 	sessionEpochKey = "auth_epoch"
 	flashKey        = "flash"
 	ctxUserKey      = "user"
-	// ctxGrantKey is what authenticated the request (see apiTokenGrant),
-	// ctxAuthAtKey when: the live registry ends streams by them.
-	ctxGrantKey  = "grant"
+	// ctxAuthAtKey is when the request was authenticated: the live
+	// registry ends a stream opened before a revocation (trackStream).
 	ctxAuthAtKey = "auth_at"
 )
 
@@ -44,7 +43,6 @@ func (h *Handler) loadUser(c *gin.Context) {
 		}
 		c.Set(ctxUserKey, u)
 		c.Set(ctxBearerKey, true)
-		c.Set(ctxGrantKey, apiTokenGrant(models.HashSecret(strings.TrimSpace(secret))))
 		c.Set(ctxAuthAtKey, time.Now())
 		c.Next()
 		return
@@ -56,7 +54,6 @@ func (h *Handler) loadUser(c *gin.Context) {
 	}
 	if u != nil {
 		c.Set(ctxUserKey, u)
-		c.Set(ctxGrantKey, models.HashSecret(h.sessions.Token(c.Request.Context())))
 		c.Set(ctxAuthAtKey, time.Now())
 	}
 	c.Next()
@@ -66,6 +63,17 @@ func (h *Handler) loadUser(c *gin.Context) {
 // live requests (proxy.Live), as workbenchTokenGrant does for workbench
 // tokens; a portal session's grant is its token's hash alone.
 func apiTokenGrant(tokenHash string) string { return "wbt:" + tokenHash }
+
+// requestGrant is what authenticated c's request, as the live registry
+// names it: its API token's grant, else its session's (the session
+// token's hash, as the proxy's).
+func (h *Handler) requestGrant(c *gin.Context) string {
+	if c.GetBool(ctxBearerKey) {
+		secret, _ := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+		return apiTokenGrant(models.HashSecret(strings.TrimSpace(secret)))
+	}
+	return models.HashSecret(h.sessions.Token(c.Request.Context()))
+}
 
 // isSessionGrant tells a portal session's grant (and its notebook
 // sessions') from a token's.
@@ -83,7 +91,7 @@ func (h *Handler) trackStream(c *gin.Context) func() {
 	u := currentUser(c)
 	at, _ := c.Get(ctxAuthAtKey)
 	started, _ := at.(time.Time)
-	ctx, stop := h.live.Track(c.Request.Context(), u.ID, c.GetString(ctxGrantKey), started)
+	ctx, stop := h.live.Track(c.Request.Context(), u.ID, h.requestGrant(c), started)
 	c.Request = c.Request.WithContext(ctx)
 	return stop
 }
