@@ -252,17 +252,6 @@ func startPortal(ctx context.Context, cli *client.Client) (*portal, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	store, err := models.Open(ctx, dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		p.stop()
-		return nil, err
-	}
-	p.installID, err = store.InstallID(ctx)
-	store.Close()
-	if err != nil {
-		p.stop()
-		return nil, err
-	}
 	return p, nil
 }
 
@@ -279,6 +268,14 @@ func (p *portal) stop() {
 			_ = p.cmd.Process.Kill()
 			<-done
 		}
+	}
+	// The install id is read once the portal has exited: a store opened
+	// in this process beside the serving portal left the database locked
+	// for the portal's writes (its user creations failed with "database is
+	// locked" after the 10 s busy timeout).
+	if store, err := models.Open(context.Background(), p.dir, slog.New(slog.DiscardHandler)); err == nil {
+		p.installID, _ = store.InstallID(context.Background())
+		store.Close()
 	}
 	if p.installID != "" {
 		ctx := context.Background()
