@@ -165,8 +165,13 @@ func userAudit(u *models.User) map[string]any {
 
 // createUser creates the account with its audit row (user.create).
 func (h *Handler) createUser(c *gin.Context, n models.NewUser) (*models.User, error) {
+	// Hashed before the transaction: not while holding the write lock.
+	n, err := h.store.HashNewUser(c.Request.Context(), n)
+	if err != nil {
+		return nil, err
+	}
 	var u *models.User
-	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		var err error
 		if u, err = tx.CreateUser(c.Request.Context(), n); err != nil {
 			return models.AuditRecord{}, err

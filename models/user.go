@@ -66,6 +66,9 @@ type NewUser struct {
 	Email       string
 	Role        string
 	Password    string
+	// hash is the password's hash when HashNewUser made it ahead of the
+	// transaction that stores the user.
+	hash string
 }
 
 var usernameRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]{1,31}$`)
@@ -105,14 +108,32 @@ func (n *NewUser) validate() error {
 	return validatePassword(n.Password)
 }
 
-// CreateUser validates and stores a new user with a hashed password.
+// HashNewUser validates n and hashes its password, for a CreateUser inside
+// a write transaction: the hash takes tens of milliseconds, and made
+// inside the transaction it held the database's write lock all along, so
+// parallel user creations queued on it until one gave up ("database is
+// locked" after the busy timeout).
+func (s *Store) HashNewUser(ctx context.Context, n NewUser) (NewUser, error) {
+	if err := n.validate(); err != nil {
+		return n, err
+	}
+	hash, err := s.hashPassword(ctx, n.Password)
+	n.hash = hash
+	return n, err
+}
+
+// CreateUser validates and stores a new user with a hashed password (the
+// one HashNewUser made, else hashed here).
 func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 	if err := n.validate(); err != nil {
 		return nil, err
 	}
-	hash, err := s.hashPassword(ctx, n.Password)
-	if err != nil {
-		return nil, err
+	hash := n.hash
+	if hash == "" {
+		var err error
+		if hash, err = s.hashPassword(ctx, n.Password); err != nil {
+			return nil, err
+		}
 	}
 	u := &User{Username: n.Username, DisplayName: strings.TrimSpace(n.DisplayName), Email: n.Email, Role: n.Role, PasswordHash: hash, EmailWorkbenchNotices: true}
 	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
