@@ -147,6 +147,7 @@ var pageMessages = map[string]string{
 	notFoundMessage:         i18n.Key("not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"),
 	forbiddenMessage:        i18n.Key("you are not allowed to do this; ask an admin if you need it"),
 	methodNotAllowedMessage: i18n.Key("this address takes a form's button or an API call, not a visit; go back to the page and use its button"),
+	notFromPortalMessage:    i18n.Key(notFromPortalMessage),
 	"something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening":                                      i18n.Key("something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"),
 	"the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts": i18n.Key("the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),
 	engineDownKube: i18n.Key("the Kubernetes API server is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),

@@ -53,5 +53,10 @@ func fromNotebook(r *http.Request) bool {
 	if err != nil || !strings.EqualFold(u.Host, r.Host) {
 		return false
 	}
+	return notebookPath(u)
+}
+
+// notebookPath reports whether u is a notebook's page (/wb/…), escaped or not.
+func notebookPath(u *url.URL) bool {
 	return strings.HasPrefix(u.EscapedPath(), "/wb/") || strings.HasPrefix(u.Path, "/wb/")
 }

@@ -222,7 +222,7 @@ func refererPath(c *gin.Context) string {
 // left out (a new user's password), long values shortened (a public key).
 func sudoShownValue(name, value string) (string, bool) {
 	lower := strings.ToLower(name)
-	if strings.Contains(lower, "password") || strings.Contains(lower, "secret") || name == "csrf" {
+	if strings.Contains(lower, "password") || strings.Contains(lower, "secret") {
 		return "", false
 	}
 	if r := []rune(value); len(r) > 80 {

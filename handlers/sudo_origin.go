@@ -6,9 +6,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-
-	"workbench/templates"
-	"workbench/templates/i18n"
 )
 
 // A sudo-guarded form is taken only from the portal's own pages. In path
@@ -39,16 +36,18 @@ func (h *Handler) fromPortalPage(r *http.Request) bool {
 			return false
 		}
 	}
-	return !strings.HasPrefix(u.EscapedPath(), "/wb/") && !strings.HasPrefix(u.Path, "/wb/")
+	return !notebookPath(u)
 }
+
+// notFromPortalMessage is the refusal of such a form (translated on the
+// error page through pageMessages).
+const notFromPortalMessage = "This change needs your password, and it did not come from one of the portal's pages (a notebook's script can send such a request), so it was not made. Open the page in the portal and make the change there."
 
 // refuseNotFromPortal answers a sudo-guarded form that did not come from a
 // portal page: 403 with what to do, the form's fields not carried over.
 func (h *Handler) refuseNotFromPortal(c *gin.Context) {
 	r := c.Request
-	h.log.Warn("sudo-guarded form not from a portal page refused", "method", r.Method, "path", r.URL.Path,
-		"referer", r.Referer(), "sec_fetch_mode", r.Header.Get("Sec-Fetch-Mode"), "user", currentUser(c).Username)
-	msg := i18n.T(r.Context(), "This change needs your password, and it did not come from one of the portal's pages (a notebook's script can send such a request), so it was not made. Open the page in the portal and make the change there.")
-	h.render(c, http.StatusForbidden, templates.ErrorPage(h.page(c, i18n.T(r.Context(), "Error")), http.StatusForbidden, msg))
-	c.Abort()
+	h.log.Warn("sudo-guarded form not from a portal page", "referer", r.Referer(), "sec_fetch_mode", r.Header.Get("Sec-Fetch-Mode"),
+		"user", currentUser(c).Username)
+	h.fail(c, newError(http.StatusForbidden, "not_from_portal", notFromPortalMessage))
 }
