@@ -256,16 +256,12 @@ func parseRuntimeHours(text string) (int64, error) {
 	if text == "" {
 		return 0, nil
 	}
-	h, ok := new(big.Rat).SetString(text)
-	if !ok || h.Sign() < 0 || strings.ContainsAny(text, "eE/") {
+	secs, err := pricing.ParseScaled(text, 3600)
+	if err != nil || secs < 0 {
 		return 0, &models.ValidationError{Field: "max_runtime_hours", Message: "must be a number of hours, 0 or more (decimals allowed)"}
 	}
-	secs := new(big.Rat).Mul(h, big.NewRat(3600, 1))
-	if secs.Cmp(big.NewRat(10_000*3600, 1)) > 0 {
+	if secs > 10_000*3600 {
 		return 0, &models.ValidationError{Field: "max_runtime_hours", Message: "must be at most 10000 hours"}
 	}
-	n, d := secs.Num(), secs.Denom()
-	q := new(big.Int).Add(new(big.Int).Mul(n, big.NewInt(2)), d) // round half up: (2n+d)/(2d)
-	q.Quo(q, new(big.Int).Mul(d, big.NewInt(2)))
-	return q.Int64(), nil
+	return secs, nil
 }

@@ -134,6 +134,21 @@ func quo(a, b *big.Rat) *big.Rat {
 	return new(big.Rat).Quo(a, b)
 }
 
+// ParseScaled reads a plain number (parseNumber's forms: "1.5", ".25",
+// "2e3") times scale, rounded half away from zero: 1.5 hours × 3600 is
+// 5400 seconds. It fails on anything else and on a result beyond int64.
+func ParseScaled(s string, scale int64) (int64, error) {
+	r, err := parseNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := roundScaled(r, scale)
+	if !ok {
+		return 0, errNotNumber
+	}
+	return n, nil
+}
+
 // roundScaled returns r × scale rounded half away from zero, and whether it
 // fits in an int64.
 func roundScaled(r *big.Rat, scale int64) (int64, bool) {
