@@ -145,23 +145,14 @@ func (h *Handler) createToken(c *gin.Context, name string, ttl time.Duration) (*
 
 func (h *Handler) revokeToken(c *gin.Context, id int64) error {
 	ctx, me := c.Request.Context(), currentUser(c)
+	var hash string
 	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		return auditRec("token.revoke", me.Username, nil, map[string]int64{"token_id": id}),
-			tx.RevokeToken(ctx, me.ID, id)
+		var err error
+		hash, err = tx.RevokeToken(ctx, me.ID, id)
+		return auditRec("token.revoke", me.Username, nil, map[string]int64{"token_id": id}), err
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		h.live.CloseGrant(apiTokenGrant(hash)) // a log it follows, an event stream it opened
 	}
-	// A log it follows or an event stream it opened ends with it.
-	toks, err := h.store.ListTokens(ctx, me.ID)
-	if err != nil {
-		h.log.Error("list tokens to end their streams", "err", err)
-		return nil
-	}
-	for _, t := range toks {
-		if t.ID == id {
-			h.live.CloseGrant(apiTokenGrant(t.TokenHash))
-		}
-	}
-	return nil
+	return err
 }

@@ -70,18 +70,17 @@ func (s *Store) ListTokens(ctx context.Context, userID int64) ([]APIToken, error
 	return ts, err
 }
 
-// RevokeToken revokes a token of userID (ownership is part of the query).
-func (s *Store) RevokeToken(ctx context.Context, userID, tokenID int64) error {
-	res := s.db.WithContext(ctx).Model(&APIToken{}).
-		Where("id = ? AND user_id = ? AND revoked_at IS NULL", tokenID, userID).
-		Update("revoked_at", s.now())
-	if res.Error != nil {
-		return res.Error
+// RevokeToken revokes a token of userID (ownership is part of the query)
+// and returns its hash, which names what it authenticated (the streams it
+// opened end with it).
+func (s *Store) RevokeToken(ctx context.Context, userID, tokenID int64) (tokenHash string, err error) {
+	// Through gorm, so that from InTx it is part of the transaction.
+	err = s.db.WithContext(ctx).Raw(`UPDATE api_tokens SET revoked_at = ?
+		WHERE id = ? AND user_id = ? AND revoked_at IS NULL RETURNING token_hash`, s.now(), tokenID, userID).Scan(&tokenHash).Error
+	if err == nil && tokenHash == "" {
+		err = ErrNotFound
 	}
-	if res.RowsAffected == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return tokenHash, err
 }
 
 // ErrBadToken is returned for unknown, revoked or expired tokens alike.

@@ -124,7 +124,7 @@ func TestAPITokens(t *testing.T) {
 	if _, err := s.UserByToken(ctx, secret+"x"); !errors.Is(err, ErrBadToken) {
 		t.Fatalf("tampered token accepted: %v", err)
 	}
-	if err := s.RevokeToken(ctx, u.ID, tok.ID); err != nil {
+	if _, err := s.RevokeToken(ctx, u.ID, tok.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.UserByToken(ctx, secret); !errors.Is(err, ErrBadToken) {
@@ -142,7 +142,7 @@ func TestAPITokens(t *testing.T) {
 	// Another user cannot revoke it.
 	other, _ := s.CreateUser(ctx, NewUser{Username: "frank", Password: "frank-password"})
 	toks, _ := s.ListTokens(ctx, u.ID)
-	if err := s.RevokeToken(ctx, other.ID, toks[0].ID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.RevokeToken(ctx, other.ID, toks[0].ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("foreign revoke: %v", err)
 	}
 }
