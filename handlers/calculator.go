@@ -466,8 +466,6 @@ func (h *Handler) calculatorPage(c *gin.Context) {
 	h.render(c, status, templates.CalculatorPage(h.page(c, trc(c, "Calculator")), v))
 }
 
-func (h *Handler) money(lc context.Context, m int64) string { return h.amountText(lc, m) }
-
 // perGPUHour writes a rate per GPU-hour in the reader's style: "3.25
 // USD/GPU-h", "¥3.25/GPU-h".
 func (h *Handler) perGPUHour(lc context.Context, m int64) string {
@@ -568,9 +566,9 @@ func calcDurationText(lc context.Context, r *pricing.EstimateResult) string {
 
 func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	r, lc := k.estRes, k.env.lc
-	v := templates.EstimateView{ShapeText: calcShapeText(lc, r.Input), DurationText: calcDurationText(lc, r), PerHour: h.money(lc, r.PerHour),
-		PerDay: h.money(lc, r.PerDay), PerMonth: h.money(lc, r.PerMonth), ComputeTotal: h.money(lc, r.ComputeTotal),
-		StorageTotal: h.money(lc, r.StorageTotal), Total: h.money(lc, r.Total)}
+	v := templates.EstimateView{ShapeText: calcShapeText(lc, r.Input), DurationText: calcDurationText(lc, r), PerHour: h.amountText(lc, r.PerHour),
+		PerDay: h.amountText(lc, r.PerDay), PerMonth: h.amountText(lc, r.PerMonth), ComputeTotal: h.amountText(lc, r.ComputeTotal),
+		StorageTotal: h.amountText(lc, r.StorageTotal), Total: h.amountText(lc, r.Total)}
 	if k.env.prices.MinCharge > 0 {
 		v.MinChargeNote = i18n.T(lc, "Each run is charged at least %d s.", int64(k.env.prices.MinCharge/time.Second))
 		if r.MinChargeApplied {
@@ -579,8 +577,8 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	}
 	for _, l := range r.Resources {
 		name, qty, rate := calcResourceLabel(lc, l)
-		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.money(lc, l.PerHour),
-			PerDay: h.money(lc, l.PerDay), PerMonth: h.money(lc, l.PerMonth), Total: h.money(lc, l.Total)})
+		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.amountText(lc, l.PerHour),
+			PerDay: h.amountText(lc, l.PerDay), PerMonth: h.amountText(lc, l.PerMonth), Total: h.amountText(lc, l.Total)})
 	}
 	switch {
 	case r.Input.Shape.GPUCount == 0:
@@ -592,7 +590,7 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 	}
 	for _, c := range k.cloud {
 		row := templates.CloudRow{Provider: c.Provider, Offer: c.Name, GPUModel: c.GPUModel, Tier: templates.TierName(lc, c.Tier), Estimate: c.Derived,
-			Price: templates.MoneyRate(lc, c.PriceMicros, c.Currency), Rate: h.perGPUHour(lc, c.RateMicros), Cost: h.money(lc, c.Cost),
+			Price: templates.MoneyRate(lc, c.PriceMicros, c.Currency), Rate: h.perGPUHour(lc, c.RateMicros), Cost: h.amountText(lc, c.Cost),
 			AsOf: calcOrDash(c.AsOf), Source: c.Source, Note: calcNote(lc, c.Note)}
 		if c.Converted() {
 			row.FX = fxDescribe(lc, c.FX)
@@ -740,17 +738,17 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 	in := k.tco
 	lc := k.env.lc
 	v := templates.TCOView{GPUModel: in.GPUModel, Utilization: calcPct(t.Annual.Utilization),
-		OwnedPerGPUHour: h.perGPUHour(lc, t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.money(lc, t.Annual.TotalMicros),
+		OwnedPerGPUHour: h.perGPUHour(lc, t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.amountText(lc, t.Annual.TotalMicros),
 		PeakKW: strconv.FormatFloat(t.PeakKW, 'f', 2, 64) + " kW", EnergyKWh: strconv.FormatFloat(t.Annual.EnergyKWh, 'f', 0, 64) + " kWh",
-		RunningPerMonth: h.money(lc, t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
+		RunningPerMonth: h.amountText(lc, t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
 		SuggestedRate: h.perGPUHour(lc, t.SuggestedRateMicros), ApplyQuery: k.query()}
 	v.Breakdown = []templates.CalcKV{
-		{Label: i18n.T(lc, "Depreciation a year"), Value: h.money(lc, t.Annual.DepreciationMicros)},
-		{Label: i18n.T(lc, "Energy a year"), Value: h.money(lc, t.Annual.EnergyMicros)},
-		{Label: i18n.T(lc, "Colocation a year"), Value: h.money(lc, t.Annual.ColocationMicros)},
-		{Label: i18n.T(lc, "Maintenance a year"), Value: h.money(lc, t.Annual.MaintenanceMicros)},
-		{Label: i18n.T(lc, "Staff a year"), Value: h.money(lc, t.Annual.StaffMicros)},
-		{Label: i18n.T(lc, "Total a year"), Value: h.money(lc, t.Annual.TotalMicros)},
+		{Label: i18n.T(lc, "Depreciation a year"), Value: h.amountText(lc, t.Annual.DepreciationMicros)},
+		{Label: i18n.T(lc, "Energy a year"), Value: h.amountText(lc, t.Annual.EnergyMicros)},
+		{Label: i18n.T(lc, "Colocation a year"), Value: h.amountText(lc, t.Annual.ColocationMicros)},
+		{Label: i18n.T(lc, "Maintenance a year"), Value: h.amountText(lc, t.Annual.MaintenanceMicros)},
+		{Label: i18n.T(lc, "Staff a year"), Value: h.amountText(lc, t.Annual.StaffMicros)},
+		{Label: i18n.T(lc, "Total a year"), Value: h.amountText(lc, t.Annual.TotalMicros)},
 	}
 	var cheapest *pricing.BreakEven
 	for i := range t.Offers {
@@ -761,7 +759,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 	}
 	for _, r := range t.Table {
 		row := templates.TCORow{Utilization: calcPct(r.Utilization), EnergyKWh: strconv.FormatFloat(r.EnergyKWh, 'f', 0, 64) + " kWh",
-			AnnualCost: h.money(lc, r.TotalMicros), PerGPUHour: h.perGPUHour(lc, r.OwnedPerGPUHourMicros),
+			AnnualCost: h.amountText(lc, r.TotalMicros), PerGPUHour: h.perGPUHour(lc, r.OwnedPerGPUHourMicros),
 			Expected: r.Utilization == t.Annual.Utilization}
 		row.VsCheapest = "—"
 		if cheapest != nil && cheapest.RateMicros > 0 {
@@ -781,7 +779,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 	}
 	for _, o := range t.Offers {
 		row := templates.BreakEvenRow{Label: calcOfferLabel(lc, o.Offer), Tier: templates.TierName(lc, o.Tier), Estimate: o.Derived, Rate: h.perGPUHour(lc, o.RateMicros),
-			BreakEven: calcPct(o.BreakEvenUtilization), Reachable: o.Reachable, RentPerYear: h.money(lc, o.RentPerYearMicros),
+			BreakEven: calcPct(o.BreakEvenUtilization), Reachable: o.Reachable, RentPerYear: h.amountText(lc, o.RentPerYearMicros),
 			AsOf: calcOrDash(o.AsOf), Source: o.Source}
 		if !o.Reachable {
 			row.BreakEven += " " + i18n.T(lc, "(never)")

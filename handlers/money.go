@@ -48,7 +48,7 @@ func (h *Handler) amountText(ctx context.Context, micros int64) string {
 // amountFor is amountText bound to a request's locale, for views that
 // take a formatter.
 func (h *Handler) amountFor(ctx context.Context) func(int64) string {
-	return func(micros int64) string { return templates.Money(ctx, micros, h.cfg.Currency) }
+	return func(micros int64) string { return h.amountText(ctx, micros) }
 }
 
 // milliText renders milli-units as a short decimal: 2000 → "2", 500 → "0.5".

@@ -211,13 +211,11 @@ func (b *Billing) priceUnbilled(ivs []models.UsageInterval, scheds map[string]pr
 		// and a run younger than the minimum charge already owes it: the
 		// cost shown in its first minute read 0.01 while 0.058 was billed
 		// at its stop (the launch's budget check counts the minimum too).
-		to := now
-		if owed := iv.StartedAt.Add(b.minCharge); b.minCharge > 0 && to.Before(owed) {
-			to = owed
-		}
+		end := now
 		if iv.EndedAt != nil {
-			_, to = pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
+			end = *iv.EndedAt
 		}
+		_, to := pricing.BilledSpan(iv.StartedAt, end, b.minCharge)
 		if !to.After(from) {
 			continue
 		}

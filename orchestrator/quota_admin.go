@@ -23,6 +23,9 @@ type QuotaChange struct {
 // SetQuota checks and stores a quota and writes its audit row (before and
 // after) in the same transaction, then tells QuotasChanged.
 func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
+	if err := m.checkIdleBounds(ch.Limits); err != nil {
+		return err // no database needed: not inside the write lock
+	}
 	err := m.store.InTx(ctx, func(tx *models.Store) error {
 		before, _, err := tx.Quota(ctx, ch.Scope, ch.SubjectID)
 		if err != nil {
@@ -32,9 +35,6 @@ func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 			ch.Limits.MaxGPUsPerModel = before.MaxGPUsPerModel
 		}
 		if err := tx.CheckQuotaInput(ctx, ch.Limits); err != nil {
-			return err
-		}
-		if err := m.checkIdleBounds(ch.Limits); err != nil {
 			return err
 		}
 		if err := tx.SetQuota(ctx, ch.Scope, ch.SubjectID, ch.Limits, ch.Actor); err != nil {

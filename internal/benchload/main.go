@@ -269,10 +269,8 @@ func (p *portal) stop() {
 			<-done
 		}
 	}
-	// The install id is read once the portal has exited: a store opened
-	// in this process beside the serving portal left the database locked
-	// for the portal's writes (its user creations failed with "database is
-	// locked" after the 10 s busy timeout).
+	// The install id is read once the portal has exited, so this process
+	// holds no store beside the serving portal while it is measured.
 	if store, err := models.Open(context.Background(), p.dir, slog.New(slog.DiscardHandler)); err == nil {
 		p.installID, _ = store.InstallID(context.Background())
 		store.Close()
