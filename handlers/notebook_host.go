@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"html"
@@ -24,36 +25,66 @@ import (
 // workbench, and the portal's session cookie (host-only on the portal's
 // host) is never sent to it.
 //
-// Opening a workbench: the portal's /wb/{id}/… (the "Open" link) checks the
-// session and the owner, then sends the browser to
-// {id}.<domain>/_workbench/open?code=…&path=/wb/{id}/…, with a random code
-// bound to (user, workbench, portal session), valid for notebookCodeTTL and
-// usable once. The notebook host exchanges it for its own host-only cookie
-// (NotebookCookieName); only SHA-256 hashes of code and cookie are stored.
-// Logging out of the portal, a password reset and disabling the user end
-// these sessions and close their connections.
+// Opening a workbench takes three hops, as an OAuth client's login does,
+// so that the code can only be used by the browser that asked for it:
+//
+//  1. The portal's /wb/{id}/… (the "Open" link) checks the session and the
+//     owner and sends the browser to {id}.<domain>/_workbench/start.
+//  2. The notebook host sets a random state cookie on its own origin (or
+//     keeps the one it has) and sends the browser back to the portal's
+//     /_workbench/authorize with that state.
+//  3. The portal checks session and owner again and mints a random code
+//     bound to (user, workbench, portal session, hash of the state), valid
+//     for notebookCodeTTL and usable once, and sends the browser to
+//     {id}.<domain>/_workbench/open?code=…, which exchanges it for the
+//     host's own cookie (NotebookCookieName) only if the browser brings the
+//     state cookie the code was minted for.
+//
+// Without step 2 a user could stop at step 3 with a code for their own
+// workbench and send the link to someone else, whose browser would sign
+// into the sender's notebook (login CSRF: the victim types into a notebook
+// the sender reads). The state cookie cannot be planted: it is host-only
+// on the notebook host and random. Only SHA-256 hashes of code, state and
+// cookie are stored. Logging out of the portal, a password reset and
+// disabling the user end these sessions and close their connections.
 //
 // Jupyter keeps base_url /wb/{id}/ in both modes, so nothing about the
 // container changes: the notebook host proxies /wb/{id}/… unchanged and
 // redirects / to /wb/{id}/. That is the simplest design that is correct
 // for both modes, and a workbench switches mode without a restart.
 const (
-	NotebookCookieName  = "workbench_nb"
-	notebookCodeTTL     = 60 * time.Second
-	notebookSessionTTL  = 12 * time.Hour
-	notebookOpenPath    = "/_workbench/open"
-	notebookMaxLabelLen = 63 // one DNS label
+	NotebookCookieName    = "workbench_nb"
+	NotebookStateCookie   = "workbench_nb_state"
+	NotebookAuthorizePath = "/_workbench/authorize" // on the portal's host
+	notebookCodeTTL       = 60 * time.Second
+	notebookStateTTL      = 15 * time.Minute // long enough to log in on the way
+	notebookSessionTTL    = 12 * time.Hour
+	notebookStartPath     = "/_workbench/start"
+	notebookOpenPath      = "/_workbench/open"
+	notebookMaxLabelLen   = 63 // one DNS label
 )
 
 // NotebookCookie is the notebook hosts' cookie name: over https with the
 // __Host- prefix, so one notebook host cannot set it for its siblings
 // through a shared parent domain.
 func (h *Handler) NotebookCookie() string {
-	if strings.HasPrefix(h.cfg.PublicURL, "https://") {
-		return "__Host-" + NotebookCookieName
-	}
-	return NotebookCookieName
+	return h.notebookCookieName(NotebookCookieName)
 }
+
+// NotebookStateCookie is the name of the notebook hosts' state cookie
+// (see above), prefixed like NotebookCookie.
+func (h *Handler) NotebookStateCookie() string {
+	return h.notebookCookieName(NotebookStateCookie)
+}
+
+func (h *Handler) notebookCookieName(name string) string {
+	if h.notebookSecure() {
+		return "__Host-" + name
+	}
+	return name
+}
+
+func (h *Handler) notebookSecure() bool { return strings.HasPrefix(h.cfg.PublicURL, "https://") }
 
 // NotebookHostID returns the workbench id of a notebook host name
 // ({id}.<domain>[:port]), or false for any other host.
@@ -101,8 +132,9 @@ func (h *Handler) NotebookOrigin(id string) string {
 }
 
 // NotebookOpen serves /wb/{id}/… on the portal's host when the notebook
-// domain is set: it hands the owner a one-time code and sends the browser
-// to the workbench's own origin. It runs inside the session middleware.
+// domain is set (step 1 above): it checks that the caller owns a running
+// workbench id and sends the browser to the workbench's own origin, which
+// starts the code exchange. It runs inside the session middleware.
 func (h *Handler) NotebookOpen(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		lc := notebookLocale(r)
@@ -110,46 +142,89 @@ func (h *Handler) NotebookOpen(w http.ResponseWriter, r *http.Request) {
 		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Not here"), i18n.T(lc, "Workbenches are served on their own address; open this one from the portal."), "")
 		return
 	}
-	id, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/wb/"), "/")
-	if !validWorkbenchLabel(id) {
+	target := r.URL.Path
+	if strings.Count(target, "/") == 2 { // /wb/{id}
+		target += "/"
+	}
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	id, ok := h.notebookOwned(w, r, target)
+	if !ok {
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, h.NotebookOrigin(id)+notebookStartPath+"?"+url.Values{"path": {target}}.Encode(), http.StatusSeeOther)
+}
+
+// NotebookAuthorize serves /_workbench/authorize on the portal's host (step
+// 3 above): for the owner of a running workbench it mints a code bound to
+// the state the notebook host set in this browser and sends the browser
+// back there. It runs inside the session middleware.
+func (h *Handler) NotebookAuthorize(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet {
+		lc := notebookLocale(r)
+		w.Header().Set("Allow", "GET")
+		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
+		return
+	}
+	q := r.URL.Query()
+	state := q.Get("state")
+	if !validNotebookState(state) {
+		lc := notebookLocale(r)
+		notebookPage(lc, w, http.StatusBadRequest, i18n.T(lc, "Link expired"),
+			i18n.T(lc, "This link to the workbench has expired or was already used. Open the workbench again from the portal."), "")
+		return
+	}
+	target := q.Get("path")
+	id, ok := h.notebookOwned(w, r, target)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	code, err := h.store.CreateNotebookCode(ctx, h.SessionUser(ctx).ID, id, models.HashSecret(h.sessions.Token(ctx)), models.HashSecret(state), notebookCodeTTL)
+	if err != nil {
+		h.log.Error("notebook code", "workbench", id, "err", err)
+		lc := notebookLocale(r)
+		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not open the workbench."), "")
+		return
+	}
+	http.Redirect(w, r, h.NotebookOrigin(id)+notebookOpenPath+"?"+url.Values{"code": {code}, "path": {target}}.Encode(), http.StatusSeeOther)
+}
+
+// notebookOwned checks that target is /wb/{id}/… of a running workbench
+// the session's user owns, and returns id; otherwise it has answered (the
+// login page, the workbench's page while it is not running, or 404).
+func (h *Handler) notebookOwned(w http.ResponseWriter, r *http.Request, target string) (string, bool) {
+	id, _, _ := strings.Cut(strings.TrimPrefix(target, "/wb/"), "/")
+	if !strings.HasPrefix(target, "/wb/"+id+"/") || !validWorkbenchLabel(id) {
 		lc := notebookLocale(r)
 		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
-		return
+		return "", false
 	}
 	ctx := r.Context()
 	u := h.SessionUser(ctx)
 	lc := i18n.WithLocale(ctx, requestLocale(r, u))
 	if u == nil {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(safeNext(r.URL.RequestURI())), http.StatusSeeOther)
-		return
+		return "", false
 	}
 	_, err := h.wbs.ProxyTarget(ctx, id, u.ID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
 		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
-		return
+		return "", false
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		http.Redirect(w, r, "/workbenches/"+id, http.StatusSeeOther)
-		return
+		return "", false
 	case err != nil:
 		h.log.Error("notebook open", "workbench", id, "err", err)
 		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not look up the workbench."), "")
-		return
+		return "", false
 	}
-	code, err := h.store.CreateNotebookCode(ctx, u.ID, id, models.HashSecret(h.sessions.Token(ctx)), notebookCodeTTL)
-	if err != nil {
-		h.log.Error("notebook code", "workbench", id, "err", err)
-		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not open the workbench."), "")
-		return
-	}
-	target := "/wb/" + id + "/" + rest
-	if r.URL.RawQuery != "" {
-		target += "?" + r.URL.RawQuery
-	}
-	q := url.Values{"code": {code}, "path": {target}}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	http.Redirect(w, r, h.NotebookOrigin(id)+notebookOpenPath+"?"+q.Encode(), http.StatusSeeOther)
+	return id, true
 }
 
 // NotebookHost serves a notebook host {id}.<domain>: the code exchange,
@@ -159,6 +234,8 @@ func (h *Handler) NotebookHost(px http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := h.NotebookHostID(r.Host)
 		switch {
+		case r.URL.Path == notebookStartPath:
+			h.notebookStart(w, r, id)
 		case r.URL.Path == notebookOpenPath:
 			h.notebookExchange(w, r, id)
 		case r.URL.Path == "/":
@@ -172,7 +249,48 @@ func (h *Handler) NotebookHost(px http.Handler) http.Handler {
 	})
 }
 
-// notebookExchange turns a one-time code into this host's own cookie.
+// notebookStart (step 2 above) gives this browser a state cookie on the
+// notebook host, keeping one it already has so that two tabs opened at
+// once both succeed, and sends it to the portal to be authorized.
+func (h *Handler) notebookStart(w http.ResponseWriter, r *http.Request, id string) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet {
+		lc := notebookLocale(r)
+		w.Header().Set("Allow", "GET")
+		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
+		return
+	}
+	state, ok := proxy.CookieValue(r, h.NotebookStateCookie())
+	if !ok || !validNotebookState(state) {
+		state = rand.Text()
+	}
+	http.SetCookie(w, &http.Cookie{Name: h.NotebookStateCookie(), Value: state, Path: "/",
+		MaxAge: int(notebookStateTTL / time.Second), HttpOnly: true, Secure: h.notebookSecure(), SameSite: http.SameSiteLaxMode})
+	target := r.URL.Query().Get("path")
+	if !strings.HasPrefix(target, "/wb/"+id+"/") {
+		target = "/wb/" + id + "/"
+	}
+	q := url.Values{"path": {target}, "state": {state}}
+	http.Redirect(w, r, strings.TrimSuffix(h.cfg.PublicURL, "/")+NotebookAuthorizePath+"?"+q.Encode(), http.StatusSeeOther)
+}
+
+// validNotebookState: what rand.Text makes (26 base32 characters), so that
+// a state is never empty or chosen short.
+func validNotebookState(s string) bool {
+	if len(s) != 26 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || '2' <= c && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// notebookExchange turns a one-time code into this host's own cookie, for
+// the browser holding the state cookie the code was minted for.
 func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id string) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
@@ -184,7 +302,11 @@ func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id st
 	}
 	q := r.URL.Query()
 	again := strings.TrimSuffix(h.cfg.PublicURL, "/") + "/workbenches/" + id
-	ns, token, err := h.store.ExchangeNotebookCode(r.Context(), q.Get("code"), id, notebookSessionTTL)
+	stateHash := ""
+	if state, ok := proxy.CookieValue(r, h.NotebookStateCookie()); ok && validNotebookState(state) {
+		stateHash = models.HashSecret(state)
+	}
+	ns, token, err := h.store.ExchangeNotebookCode(r.Context(), q.Get("code"), id, stateHash, notebookSessionTTL)
 	if errors.Is(err, models.ErrBadCode) {
 		h.log.Info("notebook code refused", "workbench", id, "addr", r.RemoteAddr)
 		notebookPage(lc, w, http.StatusForbidden, i18n.T(lc, "Link expired"),
@@ -197,7 +319,7 @@ func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id st
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: h.NotebookCookie(), Value: token, Path: "/", HttpOnly: true,
-		Secure: strings.HasPrefix(h.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode})
+		Secure: h.notebookSecure(), SameSite: http.SameSiteLaxMode})
 	h.log.Info("notebook opened", "workbench", id, "user_id", ns.UserID)
 	target := q.Get("path")
 	if !strings.HasPrefix(target, "/wb/"+id+"/") || strings.ContainsAny(target, "\\\r\n\t") {

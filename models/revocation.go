@@ -59,12 +59,14 @@ func HashSecret(secret string) string {
 }
 
 // NotebookCode is a one-time code that opens one workbench on the notebook
-// domain for one user. Single use, short-lived.
+// domain for one user, in the one browser that holds the state cookie whose
+// hash is BrowserStateHash. Single use, short-lived.
 type NotebookCode struct {
 	CodeHash          string `gorm:"primaryKey"`
 	UserID            int64
 	WorkbenchID       string
 	PortalSessionHash string
+	BrowserStateHash  string
 	ExpiresAt         time.Time
 }
 
@@ -82,19 +84,22 @@ type NotebookSession struct {
 // ErrBadCode is returned for unknown, used or expired codes alike.
 var ErrBadCode = errors.New("invalid or expired code")
 
-// CreateNotebookCode issues a code for (user, workbench) valid for ttl and
-// returns the secret, which only the URL the browser follows carries.
-func (s *Store) CreateNotebookCode(ctx context.Context, userID int64, workbenchID, portalSessionHash string, ttl time.Duration) (string, error) {
+// CreateNotebookCode issues a code for (user, workbench) valid for ttl, to be
+// exchanged only by the browser whose state cookie hashes to
+// browserStateHash, and returns the secret, which only the URL the browser
+// follows carries.
+func (s *Store) CreateNotebookCode(ctx context.Context, userID int64, workbenchID, portalSessionHash, browserStateHash string, ttl time.Duration) (string, error) {
 	code := randomString(32)
 	c := NotebookCode{CodeHash: HashSecret(code), UserID: userID, WorkbenchID: workbenchID,
-		PortalSessionHash: portalSessionHash, ExpiresAt: s.now().UTC().Add(ttl)}
+		PortalSessionHash: portalSessionHash, BrowserStateHash: browserStateHash, ExpiresAt: s.now().UTC().Add(ttl)}
 	return code, s.db.WithContext(ctx).Create(&c).Error
 }
 
-// ExchangeNotebookCode uses up a code for workbenchID and creates a notebook
-// session in its place, valid for ttl. The code is deleted in the same
-// transaction, so two exchanges of one code cannot both succeed.
-func (s *Store) ExchangeNotebookCode(ctx context.Context, code, workbenchID string, ttl time.Duration) (*NotebookSession, string, error) {
+// ExchangeNotebookCode uses up a code for workbenchID, presented by the
+// browser whose state cookie hashes to browserStateHash, and creates a
+// notebook session in its place, valid for ttl. The code is deleted in the
+// same transaction, so two exchanges of one code cannot both succeed.
+func (s *Store) ExchangeNotebookCode(ctx context.Context, code, workbenchID, browserStateHash string, ttl time.Duration) (*NotebookSession, string, error) {
 	now := s.now().UTC()
 	var ns *NotebookSession
 	refused := false
@@ -110,8 +115,10 @@ func (s *Store) ExchangeNotebookCode(ctx context.Context, code, workbenchID stri
 		if err := tx.Delete(&c).Error; err != nil {
 			return err
 		}
-		// Expired codes and codes for another workbench are used up too.
-		if !now.Before(c.ExpiresAt) || c.WorkbenchID != workbenchID {
+		// Expired codes, codes for another workbench and codes brought by
+		// another browser (a link someone was sent) are used up too.
+		if !now.Before(c.ExpiresAt) || c.WorkbenchID != workbenchID ||
+			c.BrowserStateHash == "" || c.BrowserStateHash != browserStateHash {
 			refused = true // commit the deletion, then refuse
 			return nil
 		}

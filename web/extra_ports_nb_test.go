@@ -37,12 +37,8 @@ func TestExtraPortOnNotebookDomain(t *testing.T) {
 
 	c := np.client()
 	np.login(c, "alice", "alice-password")
-	res, _ := np.do(c, "GET", np.portal+"/wb/"+id+"/port/6006/scalars", nil)
-	link := res.Header.Get("Location")
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(link, np.nbOrigin(id)+"/_workbench/open?") {
-		t.Fatalf("portal link: %d → %q", res.StatusCode, link)
-	}
-	res = np.exchange(c, link)
+	link := np.openLinkFrom(c, id, np.portal+"/wb/"+id+"/port/6006/scalars")
+	res := np.exchange(c, link)
 	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != "/wb/"+id+"/port/6006/scalars" {
 		t.Fatalf("exchange: %d → %q", res.StatusCode, loc)
 	}

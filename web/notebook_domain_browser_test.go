@@ -38,6 +38,8 @@ func TestBrowserNotebookDomain(t *testing.T) {
 	}
 	btNavigate(t, ctx, np.portal+"/workbenches/"+id)
 	nbOrigin := np.nbOrigin(id)
+	// The tab goes portal → notebook host (state cookie) → portal (code) →
+	// notebook host (exchange) by itself.
 	newTab := chromedp.WaitNewTarget(ctx, func(i *target.Info) bool { return strings.HasPrefix(i.URL, nbOrigin) })
 	btDo(t, ctx, "click Open JupyterLab", chromedp.Click(chromedp.CSS(`[data-testid=open-jupyter]`)))
 	var tid target.ID
@@ -113,7 +115,7 @@ func TestBrowserNotebookDomain(t *testing.T) {
 	// alice's workbench host.
 	tokenFor(t, np.testPortal, "bob", "user")
 	bob, _ := np.srv.Store.UserByUsername(context.Background(), "bob")
-	bobsCode, err := np.srv.Store.CreateNotebookCode(context.Background(), bob.ID, "bobswb", "bobs-session", time.Minute)
+	bobsCode, err := np.srv.Store.CreateNotebookCode(context.Background(), bob.ID, "bobswb", "bobs-session", "bobs-browser", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

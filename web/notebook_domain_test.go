@@ -119,14 +119,30 @@ func (np *nbPortal) login(c *http.Client, user, password string) {
 	}
 }
 
-// openLink asks the portal to open workbench id and returns the one-time
-// link to the notebook host it redirects to.
+// openLink asks the portal to open workbench id and follows the browser's
+// way to the one-time link (portal → notebook host's start, which sets the
+// state cookie → portal's authorize), returning that link unfollowed.
 func (np *nbPortal) openLink(c *http.Client, id string) string {
 	np.t.Helper()
-	res, _ := np.do(c, "GET", np.portal+"/wb/"+id+"/lab", nil)
+	return np.openLinkFrom(c, id, np.portal+"/wb/"+id+"/lab")
+}
+
+func (np *nbPortal) openLinkFrom(c *http.Client, id, u string) string {
+	np.t.Helper()
+	res, _ := np.do(c, "GET", u, nil)
+	start := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(start, np.nbOrigin(id)+"/_workbench/start?") {
+		np.t.Fatalf("GET %s: %d → %q, want a redirect to %s/_workbench/start", u, res.StatusCode, start, np.nbOrigin(id))
+	}
+	res, _ = np.do(c, "GET", start, nil)
+	authorize := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(authorize, np.portal+handlers.NotebookAuthorizePath+"?") {
+		np.t.Fatalf("notebook host's start: %d → %q, want a redirect to the portal's %s", res.StatusCode, authorize, handlers.NotebookAuthorizePath)
+	}
+	res, _ = np.do(c, "GET", authorize, nil)
 	loc := res.Header.Get("Location")
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, np.nbOrigin(id)+"/_workbench/open?") {
-		np.t.Fatalf("portal /wb/%s/lab: %d → %q, want a redirect to %s/_workbench/open", id, res.StatusCode, loc, np.nbOrigin(id))
+		np.t.Fatalf("portal's authorize: %d → %q, want a redirect to %s/_workbench/open", res.StatusCode, loc, np.nbOrigin(id))
 	}
 	return loc
 }
@@ -208,8 +224,39 @@ func TestNotebookDomainCodeExchange(t *testing.T) {
 	if res, _ := np.do(bob, "GET", np.portal+"/wb/"+a+"/lab", nil); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("bob asks to open alice's workbench: %d, want 404", res.StatusCode)
 	}
-	np.exchange(bob, np.openLink(bob, b))
+
+	// Bob's own link, sent to alice, does not sign her into his notebook
+	// (she would type into a notebook he reads): the code opens only in the
+	// browser whose state cookie it was minted for, and her try uses it up.
+	bobsLink := np.openLink(bob, b)
+	if res := np.exchange(alice, bobsLink); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("bob's link followed by alice: %d, want 403", res.StatusCode)
+	}
 	bu, _ := url.Parse(np.nbOrigin(b))
+	for _, ck := range alice.Jar.Cookies(bu) {
+		if ck.Name == handlers.NotebookCookieName {
+			t.Fatalf("alice's browser holds a notebook cookie for bob's workbench")
+		}
+	}
+	if res := np.exchange(bob, bobsLink); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("bob's link after alice tried it: %d, want 403 (used up)", res.StatusCode)
+	}
+	// Sending alice to bob's host's start gets her nowhere: the portal
+	// authorizes only the owner.
+	res, _ = np.do(alice, "GET", np.nbOrigin(b)+"/_workbench/start?path=/wb/"+b+"/lab", nil)
+	if res, _ := np.do(alice, "GET", res.Header.Get("Location"), nil); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("the portal authorized alice for bob's workbench: %d, want 404", res.StatusCode)
+	}
+	// A start from a portal page bookmarked before logging in goes through
+	// the login page and on.
+	stranger := np.client()
+	res, _ = np.do(stranger, "GET", np.nbOrigin(b)+"/_workbench/start?path=/wb/"+b+"/lab", nil)
+	if res, _ := np.do(stranger, "GET", res.Header.Get("Location"), nil); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login?next=") {
+		t.Fatalf("authorize without a portal session: %d → %q, want the login page", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := np.exchange(bob, np.openLink(bob, b)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob opening his own workbench: %d", res.StatusCode)
+	}
 	au, _ := url.Parse(np.nbOrigin(a))
 	thief := np.client()
 	thief.Jar.SetCookies(au, bob.Jar.Cookies(bu))
@@ -322,5 +369,24 @@ func TestNotebookDomainHostPrefixedCookie(t *testing.T) {
 	}
 	if res.StatusCode != http.StatusSeeOther || got == nil || !got.Secure || got.Domain != "" || got.Path != "/" {
 		t.Fatalf("login: %d, cookies %v; want __Host-%s, Secure, Path=/, no Domain", res.StatusCode, res.Header.Values("Set-Cookie"), web.SessionCookieName)
+	}
+	// The notebook host's state cookie too: a sibling host must not be able
+	// to plant one (with Domain=nb.example.org) that a code was minted for.
+	req, _ := http.NewRequest("GET", p.ts.URL+"/_workbench/start?path=/wb/abc/", nil)
+	req.Host = "abc.nb.example.org"
+	res, err := p.client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	got = nil
+	for _, ck := range res.Cookies() {
+		if ck.Name == "__Host-"+handlers.NotebookStateCookie {
+			got = ck
+		}
+	}
+	if res.StatusCode != http.StatusSeeOther || got == nil || !got.Secure || got.Domain != "" || got.Path != "/" || !got.HttpOnly ||
+		!strings.HasPrefix(res.Header.Get("Location"), "https://gpu.example.org"+handlers.NotebookAuthorizePath+"?") {
+		t.Fatalf("start: %d → %q, cookies %v; want __Host-%s, Secure, HttpOnly, Path=/, no Domain", res.StatusCode, res.Header.Get("Location"), res.Header.Values("Set-Cookie"), handlers.NotebookStateCookie)
 	}
 }

@@ -53,7 +53,7 @@ func (c *Config) sessionCookieName() string {
 
 // pathModeOr is what the portal's host does with /wb/…: proxy it (path
 // mode), or, with a notebook domain, send the owner to the workbench's own
-// origin with a one-time code.
+// origin, which starts the one-time code exchange (handlers/notebook_host.go).
 func (s *Server) pathModeOr(h *handlers.Handler, px http.Handler) http.Handler {
 	if s.cfg.NotebookDomain == "" {
 		return px
@@ -90,6 +90,7 @@ func (s *Server) routeNotebookHosts(h *handlers.Handler, portal http.Handler) ht
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
 		SessionCookieName: h.NotebookCookie(),
+		StateCookieName:   h.NotebookStateCookie(),
 		Logger:            s.log,
 		Live:              h.Live(),
 		Scheme:            scheme,

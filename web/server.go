@@ -311,6 +311,9 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", s.pathModeOr(h, px))
+	if s.cfg.NotebookDomain != "" {
+		mux.Handle(handlers.NotebookAuthorizePath, withSessions(s.sessions, http.HandlerFunc(h.NotebookAuthorize)))
+	}
 	s.metrics = s.mountMetrics(mux, r, h)
 	mux.Handle("/", withSessions(s.sessions, r))
 

@@ -287,7 +287,7 @@ func (p *Proxy) writeRequest(c *upConn, r *http.Request, ri *reqInfo) error {
 		for _, v := range h["Cookie"] {
 			writeHeader(bw, "Cookie", v)
 		}
-	} else if ck, ok := keptCookies(h["Cookie"], name); ok {
+	} else if ck, ok := keptCookies(h["Cookie"], name, p.opts.StateCookieName); ok {
 		writeHeader(bw, "Cookie", ck)
 	}
 	if ri.target.Token != "" {

@@ -80,6 +80,10 @@ type Options struct {
 	// SessionCookieName is the portal's session cookie, never forwarded to
 	// Jupyter and never settable by it.
 	SessionCookieName string
+	// StateCookieName, when set, is one more of the portal's cookies
+	// stripped the same way: the notebook host's state cookie, which
+	// binds a one-time code to the browser.
+	StateCookieName string
 	// NotRunning, when set, answers a browser navigation (Accept: text/html)
 	// to a workbench Resolve found not running (ErrNotReady): the portal's
 	// own page saying why, with a Start button. Other requests, and all

@@ -26,7 +26,7 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	}
 
 	h := pr.Out.Header
-	stripCookie(h, p.opts.SessionCookieName)
+	stripCookie(h, p.opts.SessionCookieName, p.opts.StateCookieName)
 	// The client's credentials are for the portal, never for Jupyter;
 	// the only credential Jupyter sees is the workbench token.
 	h.Del("Authorization")
@@ -46,14 +46,14 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetXForwarded()
 }
 
-// stripCookie removes every cookie called name from the Cookie header(s)
-// and leaves the others byte for byte, merged into one header line as
-// HTTP/1.1 requires.
-func stripCookie(h http.Header, name string) {
+// stripCookie removes every cookie called name or name2 from the Cookie
+// header(s) and leaves the others byte for byte, merged into one header
+// line as HTTP/1.1 requires.
+func stripCookie(h http.Header, name, name2 string) {
 	if name == "" || len(h["Cookie"]) == 0 {
 		return
 	}
-	if kept, ok := keptCookies(h["Cookie"], name); ok {
+	if kept, ok := keptCookies(h["Cookie"], name, name2); ok {
 		h.Set("Cookie", kept)
 		return
 	}
@@ -61,8 +61,8 @@ func stripCookie(h http.Header, name string) {
 }
 
 // keptCookies is the Cookie header line that stripCookie leaves of lines;
-// ok is false when none is left. name must not be empty.
-func keptCookies(lines []string, name string) (string, bool) {
+// ok is false when none is left. name must not be empty; name2 may be.
+func keptCookies(lines []string, name, name2 string) (string, bool) {
 	if len(lines) == 0 {
 		return "", false
 	}
@@ -74,7 +74,7 @@ func keptCookies(lines []string, name string) (string, bool) {
 				continue
 			}
 			n, _, _ := strings.Cut(part, "=")
-			if strings.TrimSpace(n) == name {
+			if n = strings.TrimSpace(n); n == name || n == name2 && name2 != "" {
 				continue
 			}
 			kept = append(kept, part)
