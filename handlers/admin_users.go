@@ -73,32 +73,12 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if u.ID == currentUser(c).ID {
-		h.fail(c, newError(http.StatusConflict, "self_disable", "you cannot disable your own account"))
-		return
-	}
-	err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		return auditRec("user.set_disabled", u.Username, map[string]bool{"disabled": u.Disabled}, map[string]bool{"disabled": disabled}),
-			tx.SetUserDisabled(c.Request.Context(), u.ID, disabled)
-	})
+	released, err := h.setUserDisabled(c, u, disabled)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	if disabled {
-		// Disabling ends everything at once: sessions, tokens, open
-		// notebooks (WebSockets included), and running workbenches.
-		if _, err := h.revokeUser(c, u, "the account was disabled"); err != nil {
-			h.fail(c, err)
-			return
-		}
-		h.stopWorkbenchesOf(u, models.Reasonf("stopped: the account %s was disabled by an administrator (%s)", u.Username, currentUser(c).Username))
-		// Their bookings would hold units nobody can use.
-		released, err := h.wbs.ReleaseReservationsOf(c.Request.Context(), currentUser(c).Username, u, "the account was disabled")
-		if err != nil {
-			h.fail(c, err)
-			return
-		}
 		msg := trc(c, "%s is disabled and can no longer log in; their sessions and API tokens ended and their workbenches are stopping (homes are kept).", u.Username)
 		switch {
 		case released == 1:
@@ -111,6 +91,64 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 		h.flash(c, trc(c, "%s is enabled again.", u.Username))
 	}
 	seeOther(c, "/admin/users")
+}
+
+// apiUserDisabled: PUT /api/v1/admin/users/:id/disabled {"disabled": bool},
+// what the users page's Disable and Enable buttons do; answers the user.
+func (h *Handler) apiUserDisabled(c *gin.Context) {
+	u, ok := h.userParam(c)
+	if !ok {
+		return
+	}
+	var body struct {
+		Disabled *bool `json:"disabled"`
+	}
+	if !h.bindJSON(c, &body) {
+		return
+	}
+	if body.Disabled == nil {
+		h.fail(c, newError(http.StatusBadRequest, "invalid_disabled", "disabled: must be true or false"))
+		return
+	}
+	if _, err := h.setUserDisabled(c, u, *body.Disabled); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.answerUser(c, u.ID)
+}
+
+// setUserDisabled disables or enables u (audited as user.set_disabled).
+// Disabling ends everything at once: sessions, tokens, open notebooks
+// (WebSockets included), running workbenches and GPU bookings, whose count
+// it returns. Homes are kept.
+func (h *Handler) setUserDisabled(c *gin.Context, u *models.User, disabled bool) (released int64, err error) {
+	if u.ID == currentUser(c).ID {
+		return 0, newError(http.StatusConflict, "self_disable", "you cannot disable your own account")
+	}
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		return auditRec("user.set_disabled", u.Username, map[string]bool{"disabled": u.Disabled}, map[string]bool{"disabled": disabled}),
+			tx.SetUserDisabled(c.Request.Context(), u.ID, disabled)
+	})
+	if err != nil || !disabled {
+		return 0, err
+	}
+	if _, err := h.revokeUser(c, u, "the account was disabled"); err != nil {
+		return 0, err
+	}
+	h.stopWorkbenchesOf(u, models.Reasonf("stopped: the account %s was disabled by an administrator (%s)", u.Username, currentUser(c).Username))
+	// Their bookings would hold units nobody can use.
+	return h.wbs.ReleaseReservationsOf(c.Request.Context(), currentUser(c).Username, u, "the account was disabled")
+}
+
+// answerUser answers the user id as GET /api/v1/admin/users lists them,
+// read again after a change.
+func (h *Handler) answerUser(c *gin.Context, id int64) {
+	u, err := h.store.UserByID(c.Request.Context(), id)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiUser(u))
 }
 
 func (h *Handler) adminUserPassword(c *gin.Context) {

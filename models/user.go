@@ -242,6 +242,14 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, password string) 
 	return s.updateUser(ctx, userID, map[string]any{"password_hash": hash})
 }
 
+// SetUserRole makes a user an admin or an ordinary user.
+func (s *Store) SetUserRole(ctx context.Context, userID int64, role string) error {
+	if role != RoleAdmin && role != RoleUser {
+		return invalid("role", "must be admin or user")
+	}
+	return s.updateUser(ctx, userID, map[string]any{"role": role})
+}
+
 // SetUserDisabled disables or enables an account. Disabling also ends the
 // user's API tokens' validity (checked at use) and sessions (checked at load).
 func (s *Store) SetUserDisabled(ctx context.Context, userID int64, disabled bool) error {

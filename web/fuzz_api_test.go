@@ -21,8 +21,8 @@ import (
 // Paths and seeds may name fixtures in braces, filled in by
 // newFuzzFixture: {wb} (the admin's workbench), {queued} (a queued
 // workbench), {img} (the admin's saved image), {gpu} (a drained GPU),
-// {group_id} (a group of the admin's), {line} (a ledger line), {from} and
-// {to} (a future reservation window).
+// {group_id} (a group of the admin's), {line} (a ledger line), {user}
+// (another user), {from} and {to} (a future reservation window).
 var fuzzEndpoints = []struct {
 	method, path string
 	seed         string // a body it accepts
@@ -64,6 +64,8 @@ var fuzzEndpoints = []struct {
 	{"POST", "/api/v1/admin/ledger/credits", `{"user":"admin","amount_micros":1000000,"reason":"fz"}`},
 	{"POST", "/api/v1/admin/ledger/reversals", `{"ids":[{line}],"reason":"fz"}`},
 	{"POST", "/api/v1/admin/users", `{"username":"fuzzer","role":"user","password":"a-long-password"}`},
+	{"PUT", "/api/v1/admin/users/{user}/role", `{"role":"admin"}`},
+	{"PUT", "/api/v1/admin/users/{user}/disabled", `{"disabled":false}`},
 	{"PUT", "/api/v1/admin/egress", `{"mode":"internet","allow":["10.20.0.0/16"]}`},
 	{"PUT", "/api/v1/admin/electricity-price", `{"price_per_kwh_micros":155000}`},
 	{"PUT", "/api/v1/admin/registry-mirrors", `{"mirrors":{"quay.io":"quay.example.cn"}}`},
@@ -163,8 +165,13 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 	if err := st.EnqueueWorkbench(ctx, queued, nil); err != nil {
 		tb.Fatal(err)
 	}
+	// Another user, whose role and account switch the fuzzer turns.
+	other, err := st.CreateUser(ctx, models.NewUser{Username: "fz-user", Password: "fz-user-password"})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	from := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Hour)
-	fx.fill = strings.NewReplacer(
+	fx.fill = strings.NewReplacer("{user}", strconv.FormatInt(other.ID, 10),
 		"{wb}", wb.ID, "{queued}", queued.ID, "{img}", strconv.FormatInt(saved.ID, 10), "{gpu}", first,
 		"{group_id}", strconv.FormatInt(g.ID, 10), "{line}", strconv.FormatInt(line.ID, 10),
 		"{from}", from.Format(time.RFC3339), "{to}", from.Add(2*time.Hour).Format(time.RFC3339))
