@@ -49,7 +49,7 @@ const (
 
 // Validate checks a flavor's fields.
 func (f *Flavor) Validate() error {
-	f.Name = strings.TrimSpace(f.Name)
+	f.Name = cleanName(f.Name)
 	f.GPUModel = strings.TrimSpace(f.GPUModel)
 	if !catalogNameRe.MatchString(f.Name) {
 		return invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -")
@@ -218,6 +218,6 @@ func (s *Store) FlavorByID(ctx context.Context, id int64) (*Flavor, error) {
 // FlavorByNameOrID resolves a flavor by id or name.
 func (s *Store) FlavorByNameOrID(ctx context.Context, key string) (*Flavor, error) {
 	var f Flavor
-	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", key, key).First(&f).Error
+	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", cleanName(key), key).First(&f).Error
 	return &f, notFound(err)
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Group is a set of users that share quotas and appear together on statements.
@@ -16,11 +18,14 @@ type Group struct {
 	Members     []string  `gorm:"-" json:"members"`
 }
 
-var groupNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 _.-]{0,63}$`)
+var groupNameRe = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}\p{M} _.-]{0,63}$`) // see catalogNameRe
+
+// cleanName is a name as stored and looked up: trimmed, in NFC.
+func cleanName(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 
 // CreateGroup adds a group.
 func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Group, error) {
-	name = strings.TrimSpace(name)
+	name = cleanName(name)
 	if !groupNameRe.MatchString(name) {
 		return nil, invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
 	}
@@ -37,7 +42,7 @@ func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Gro
 // GroupByName returns a group with its members.
 func (s *Store) GroupByName(ctx context.Context, name string) (*Group, error) {
 	var g Group
-	if err := s.db.WithContext(ctx).Where("name = ?", name).First(&g).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("name = ?", cleanName(name)).First(&g).Error; err != nil {
 		return nil, notFound(err)
 	}
 	err := s.db.WithContext(ctx).Table("users").Select("users.username").

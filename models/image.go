@@ -53,14 +53,19 @@ func (i *Image) TagList() []string {
 }
 
 var (
-	catalogNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 ._()+-]{0,63}$`)
+	// Names people give catalog entries and groups take letters and digits
+	// of any script: a Chinese lab names its flavor 教学版 and its group
+	// 视觉组 (and its directory sends that group name at single sign-on).
+	// cleanName puts them in NFC first, so two names that look alike are
+	// the same bytes.
+	catalogNameRe = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._()+-]{0,63}$`)
 	runAsRe       = regexp.MustCompile(`^[0-9]{1,10}(:[0-9]{1,10})?$|^[a-z_][a-z0-9_-]{0,31}$`)
 )
 
 // Validate checks every field and normalises whitespace. It reports the first
 // problem with the field it belongs to.
 func (i *Image) Validate() error {
-	i.Name = strings.TrimSpace(i.Name)
+	i.Name = cleanName(i.Name)
 	i.Image = strings.TrimSpace(i.Image)
 	i.Description = strings.TrimSpace(i.Description)
 	i.StartCommand = strings.TrimSpace(i.StartCommand)
@@ -190,6 +195,6 @@ func (s *Store) ImageByID(ctx context.Context, id int64) (*Image, error) {
 // ImageByNameOrID resolves what an API client names an image: its id or name.
 func (s *Store) ImageByNameOrID(ctx context.Context, key string) (*Image, error) {
 	var img Image
-	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", key, key).First(&img).Error
+	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", cleanName(key), key).First(&img).Error
 	return &img, notFound(err)
 }

@@ -105,9 +105,10 @@ func (s *Store) OIDCSignIn(ctx context.Context, id OIDCIdentity) (u *User, creat
 func syncManagedGroups(tx *gorm.DB, userID int64, id OIDCIdentity) error {
 	want := map[string]bool{}
 	for _, g := range id.Groups {
-		want[strings.ToLower(g)] = true
+		want[strings.ToLower(cleanName(g))] = true
 	}
 	for _, name := range id.Managed {
+		name = cleanName(name)
 		var g Group
 		err := tx.Where("name = ?", name).First(&g).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
