@@ -155,6 +155,10 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 
 // adminBillingCSV: GET /admin/billing.csv?month&group_by — the overview as CSV.
 func (h *Handler) adminBillingCSV(c *gin.Context) {
+	if err := onlyQueryParams(c, "month", "group_by"); err != nil {
+		h.fail(c, err)
+		return
+	}
 	month, groupBy, err := billingQuery(c, time.Now())
 	if err != nil {
 		h.fail(c, err)

@@ -25,6 +25,10 @@ func (h *Handler) adminReservations(c *gin.Context) {
 // adminReservationsCSV: GET /admin/reservations/unused.csv?from=&to= — the
 // report as the API's CSV.
 func (h *Handler) adminReservationsCSV(c *gin.Context) {
+	if err := onlyQueryParams(c, "from", "to"); err != nil {
+		h.fail(c, err)
+		return
+	}
 	rep, err := h.reservedUnusedReport(c.Request.Context(), c.Query("from"), c.Query("to"))
 	if err != nil {
 		h.fail(c, err)

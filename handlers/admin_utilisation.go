@@ -219,6 +219,10 @@ func utilChart(c *gin.Context, rep orchestrator.UtilReport) templates.UtilChartV
 // adminUtilisationCSV: GET /admin/utilisation.csv?bucket&from&to — every
 // table of the dashboard, one section per row kind; costs in micro-units.
 func (h *Handler) adminUtilisationCSV(c *gin.Context) {
+	if err := onlyQueryParams(c, "bucket", "from", "to"); err != nil {
+		h.fail(c, err)
+		return
+	}
 	from, to, bucket, err := utilisationQuery(c, time.Now())
 	if err != nil {
 		h.fail(c, err)

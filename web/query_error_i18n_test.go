@@ -32,6 +32,11 @@ func TestBadAddressValuesInTheReadersLanguage(t *testing.T) {
 		{"/admin/reservations/unused.csv?from=x", "from：请填写日期 YYYY-MM-DD 或 RFC 3339 时间", "from: a date YYYY-MM-DD or an RFC 3339 time"},
 		{"/admin/workbenches?state=bogus", "state：不是工作台状态", "state: is not a workbench state"},
 		{"/usage.csv?from=x", "from：不是此地址的参数（可用参数：month）", "from: is not a parameter of this endpoint (it takes: month)"},
+		// A typo in an admin export's address gave this month's figures
+		// under this month's file name.
+		{"/admin/billing.csv?montth=2026-11", "montth：不是此地址的参数（可用参数：month, group_by）", "montth: is not a parameter of this endpoint (it takes: month, group_by)"},
+		{"/admin/utilisation.csv?form=2026-11-01", "form：不是此地址的参数（可用参数：bucket, from, to）", "form: is not a parameter of this endpoint (it takes: bucket, from, to)"},
+		{"/admin/reservations/unused.csv?since=2026-11-01", "since：不是此地址的参数（可用参数：from, to）", "since: is not a parameter of this endpoint (it takes: from, to)"},
 	} {
 		for _, r := range []struct {
 			c    *http.Client
