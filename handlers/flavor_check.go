@@ -28,9 +28,38 @@ func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
 			}
 			return &models.ValidationError{Field: "gpu_model", Message: fmt.Sprintf("%q is not a GPU model of this server; known models: %s", model, strings.Join(known, ", "))}
 		}
+		if err := h.checkFlavorGPUCount(ctx, f, model); err != nil {
+			return err
+		}
 	}
 	if n := h.wbs.HostCPUs(ctx); n > 0 && f.CPUMilli > models.Millicores(n)*1000 {
 		return &models.ValidationError{Field: "cpu_cores", Message: fmt.Sprintf("this server has %d CPU cores; a flavor cannot ask for %s", n, f.CPUMilli)}
+	}
+	return nil
+}
+
+// checkFlavorGPUCount refuses a flavor of more whole GPUs than this server
+// has of its model: it could only ever queue (a 9-GPU flavor on an 8-GPU
+// server was accepted, shown on the launch form and never placed). It
+// counts every GPU of the model, drained and MIG-enabled ones too, since
+// those change back; on Kubernetes the pool spans nodes and a pod runs on
+// one, so the count there says nothing and is not checked.
+func (h *Handler) checkFlavorGPUCount(ctx context.Context, f *models.Flavor, model string) error {
+	if f.UnitKind != models.UnitGPU || h.pool.OnKubernetes() {
+		return nil
+	}
+	byUUID, err := h.pool.ModelByUUID(ctx)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, m := range byUUID {
+		if m == model {
+			n++
+		}
+	}
+	if f.GPUCount > n {
+		return &models.ValidationError{Field: "gpu_count", Message: fmt.Sprintf("this server has %d × %s; a flavor cannot ask for %d", n, model, f.GPUCount)}
 	}
 	return nil
 }

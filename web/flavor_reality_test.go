@@ -30,13 +30,24 @@ func TestFlavorValidatedAgainstServer(t *testing.T) {
 	if msg := body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "CPU cores") {
 		t.Errorf("message %q does not say how many cores the server has", msg)
 	}
+	// More whole GPUs than the server has of the model could only queue.
+	code, body = p.api("POST", "/api/v1/flavors", admin, `{"name":"nine","gpu_model":"`+h100+`","gpu_count":9,"cpu_cores":1,"memory_gib":8}`)
+	if code != http.StatusBadRequest || errCode(body) != "invalid_gpu_count" {
+		t.Fatalf("9 GPUs on an 8-GPU server: %d %v, want 400 invalid_gpu_count", code, body)
+	}
+	if msg := body["error"].(map[string]any)["message"].(string); msg != "gpu_count: this server has 8 × "+h100+"; a flavor cannot ask for 9" {
+		t.Errorf("message %q", msg)
+	}
+	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"eight","gpu_model":"`+h100+`","gpu_count":8,"cpu_cores":1,"memory_gib":8}`); code != http.StatusCreated {
+		t.Fatalf("all 8 GPUs: %d %v", code, body)
+	}
 	// A known model within the host's cores is accepted.
 	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"ok","gpu_model":"`+h100+`","gpu_count":1,"cpu_cores":1,"memory_gib":8}`); code != http.StatusCreated {
 		t.Fatalf("valid flavor: %d %v", code, body)
 	}
 	_, list := p.api("GET", "/api/v1/flavors", admin, "")
 	for _, it := range list["items"].([]any) {
-		if n := it.(map[string]any)["name"]; n == "ghost" || n == "huge" {
+		if n := it.(map[string]any)["name"]; n == "ghost" || n == "huge" || n == "nine" {
 			t.Errorf("refused flavor %v was saved", n)
 		}
 	}
