@@ -46,6 +46,10 @@ func (m *Manager) cullReason(ctx context.Context, wb *models.Workbench, now time
 	}
 	busy, jupyterLast := m.jupyterActivity(ctx, wb)
 	if busy {
+		// A busy kernel is activity now: without this the pages went on
+		// promising "stops at 14:10 unless used" at 15:00 while a long
+		// cell kept the workbench running, past its own deadline.
+		m.activity.touch(wb.ID, now)
 		return "", ""
 	}
 	// Remember what Jupyter saw, so the deadlines the pages show

@@ -183,6 +183,37 @@ func TestMemCullAfterTheOwnersOwnStopTellsNothing(t *testing.T) {
 	}
 }
 
+// A kernel busy past the idle timeout keeps the workbench running, and the
+// deadline its page shows moves on with it instead of lying in the past.
+func TestMemCullBusyKernelMovesTheIdleDeadline(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx := context.Background()
+	jupyter := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, "/api/kernels") {
+			_, _ = w.Write([]byte(`[{"execution_state":"busy","last_activity":"` + r.wb.StartedAt.UTC().Format(time.RFC3339) + `"}]`))
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer jupyter.Close()
+	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateRunning, 100, "", map[string]any{"endpoint": jupyter.Listener.Addr().String()}); err != nil {
+		t.Fatal(err)
+	}
+	now := r.wb.StartedAt.Add(time.Duration(r.wb.IdleTimeoutS)*time.Second + 5*time.Minute)
+	clock := newTestClock(now)
+	r.m.SetClock(clock.Now)
+	r.m.Cull(ctx)
+	wb := r.record(t)
+	if wb.State != models.StateRunning {
+		t.Fatalf("a workbench with a busy kernel was stopped: %s %q", wb.State, wb.Reason)
+	}
+	d := r.m.Deadlines(ctx, wb)
+	if !d.IdleStopAt.After(now) {
+		t.Fatalf("idle stop shown at %s, before now (%s), while the kernel is busy", d.IdleStopAt, now)
+	}
+}
+
 // waitFor polls cond until it holds (generous bound: a busy machine).
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
