@@ -45,7 +45,7 @@ func (s *Store) Credit(ctx context.Context, userID, amountMicros int64, workbenc
 		Note: reason, CreatedBy: actor, CreatedAt: now}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
-		if err := tx.Select("id").First(&u, userID).Error; err != nil {
+		if err := tx.Select("id", "username").First(&u, userID).Error; err != nil {
 			return notFound(err)
 		}
 		if workbenchID != "" {
@@ -63,7 +63,7 @@ func (s *Store) Credit(ctx context.Context, userID, amountMicros int64, workbenc
 		if err := tx.Create(&e).Error; err != nil {
 			return err
 		}
-		return tx.Create(&AuditEntry{At: now, Actor: actor, Action: "ledger.credit", Target: fmt.Sprintf("user:%d", userID), After: jsonText(e)}).Error
+		return tx.Create(&AuditEntry{At: now, Actor: actor, Action: "ledger.credit", Target: "user:" + u.Username, After: jsonText(e)}).Error
 	})
 	if err != nil {
 		return nil, err

@@ -181,6 +181,11 @@ func TestLedgerCorrections(t *testing.T) {
 		if (e.Action == "ledger.credit" || e.Action == "ledger.reverse") && e.Actor == "admin" {
 			n++
 		}
+		// A credit's target names the user as the quota's do
+		// (user:ada), not by the row id an auditor cannot read.
+		if e.Action == "ledger.credit" && !(e.Target == "user:ada") {
+			t.Errorf("credit audited with target %q, want user:ada", e.Target)
+		}
 	}
 	if n != 4 {
 		t.Fatalf("%d audit entries for 4 corrections", n)
