@@ -69,6 +69,18 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	switch wb.State {
+	case models.StateStopped, models.StateFailed, models.StatePreempted:
+		// Nothing to stop (a second click, or a stop that beat this one):
+		// no audit row claiming a stop that did nothing.
+		if isAPI(c) {
+			c.Status(http.StatusNoContent)
+			return
+		}
+		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s was already stopped; nothing changed.", wb.Name))
+		seeOther(c, "/admin/workbenches")
+		return
+	}
 	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)
 	// Recorded before the stop: it goes on even when this request is cut.
 	h.record(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 )
@@ -32,5 +33,23 @@ func TestAdminForceStopTellsTheOwner(t *testing.T) {
 	items, _ := notes["items"].([]any)
 	if len(items) != 1 || items[0].(map[string]any)["message"] != "Workbench long: stopped by an administrator (admin)" {
 		t.Fatalf("alice's notifications: %v", notes)
+	}
+	// A second stop of the stopped workbench does nothing, and the audit
+	// log does not claim it did.
+	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", admin, ""); code != http.StatusNoContent {
+		t.Fatalf("second admin stop: %d %v", code, out)
+	}
+	entries, err := p.srv.Store.ListAudit(context.Background(), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.Action == "workbench.force_stop" && e.Target == id {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d workbench.force_stop audit rows for one stop and one no-op, want 1", n)
 	}
 }
