@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -65,19 +64,13 @@ func (h *Handler) adminGroupAddMember(c *gin.Context)    { h.changeMembership(c,
 func (h *Handler) adminGroupRemoveMember(c *gin.Context) { h.changeMembership(c, false) }
 
 func (h *Handler) changeMembership(c *gin.Context, add bool) {
-	ctx := c.Request.Context()
-	gid, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil {
-		h.fail(c, models.ErrNotFound)
+	g, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
-	g, err := h.store.GroupByID(ctx, gid)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
+	gid := g.ID
 	username := strings.TrimSpace(c.PostForm("username"))
-	u, err := h.store.UserByUsername(ctx, username)
+	u, err := h.store.UserByUsername(c.Request.Context(), username)
 	if errors.Is(err, models.ErrNotFound) {
 		// A name typed (or a user deleted meanwhile): said on the group's
 		// own form, with what was typed, not as a missing page.
@@ -89,44 +82,58 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 		h.fail(c, err)
 		return
 	}
-	action := "group.remove_member"
-	if add {
-		action = "group.add_member"
-	}
-	// A change that changes nothing (adding a member, removing one who is
-	// not) says so and leaves no audit row: "stud29 removed from nlp." was
-	// flashed and audited for a user who was never in it.
-	errNoChange := errors.New("no change")
-	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		rec := auditRec(action, g.Name, nil, map[string]string{"username": u.Username})
-		if member, err := tx.IsGroupMember(ctx, gid, u.ID); err != nil || member == add {
-			return rec, cmp.Or(err, errNoChange)
-		}
-		if add {
-			return rec, tx.AddGroupMember(ctx, gid, u.ID)
-		}
-		return rec, tx.RemoveGroupMember(ctx, gid, u.ID)
-	})
+	changed, err := h.setMembership(c, g, u, add)
 	switch {
-	case errors.Is(err, errNoChange) && add:
-		h.flash(c, trc(c, "%s is already in %s.", u.Username, g.Name))
-		seeOther(c, "/admin/groups")
-		return
-	case errors.Is(err, errNoChange):
-		h.flash(c, trc(c, "%s is not in %s: nothing to remove.", u.Username, g.Name))
-		seeOther(c, "/admin/groups")
-		return
 	case err != nil:
 		h.fail(c, err)
 		return
+	case !changed && add:
+		h.flash(c, trc(c, "%s is already in %s.", u.Username, g.Name))
+		seeOther(c, "/admin/groups")
+		return
+	case !changed:
+		h.flash(c, trc(c, "%s is not in %s: nothing to remove.", u.Username, g.Name))
+		seeOther(c, "/admin/groups")
+		return
 	}
-	h.wbs.QuotasChanged() // the group's quota now applies to them, or no longer does
 	if add {
 		h.flash(c, trc(c, "%s added to %s.", u.Username, g.Name))
 	} else {
 		h.flash(c, trc(c, "%s removed from %s.", u.Username, g.Name))
 	}
 	seeOther(c, "/admin/groups")
+}
+
+// setMembership adds u to g or removes u from it, audited as
+// group.add_member or group.remove_member under the group's name. A change
+// that changes nothing (adding a member, removing one who is not) returns
+// changed false and leaves no audit row: "stud29 removed from nlp." was
+// flashed and audited for a user who was never in it.
+func (h *Handler) setMembership(c *gin.Context, g *models.Group, u *models.User, add bool) (changed bool, err error) {
+	ctx := c.Request.Context()
+	action := "group.remove_member"
+	if add {
+		action = "group.add_member"
+	}
+	errNoChange := errors.New("no change")
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		rec := auditRec(action, g.Name, nil, map[string]string{"username": u.Username})
+		if member, err := tx.IsGroupMember(ctx, g.ID, u.ID); err != nil || member == add {
+			return rec, cmp.Or(err, errNoChange)
+		}
+		if add {
+			return rec, tx.AddGroupMember(ctx, g.ID, u.ID)
+		}
+		return rec, tx.RemoveGroupMember(ctx, g.ID, u.ID)
+	})
+	if errors.Is(err, errNoChange) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	h.wbs.QuotasChanged() // the group's quota now applies to them, or no longer does
+	return true, nil
 }
 
 func (h *Handler) adminAudit(c *gin.Context) {

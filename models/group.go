@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/text/unicode/norm"
+	"gorm.io/gorm"
 )
 
 // Group is a set of users that share quotas and appear together on statements.
@@ -110,4 +111,65 @@ func (s *Store) IsGroupMember(ctx context.Context, groupID, userID int64) (bool,
 // RemoveGroupMember takes a user out of a group.
 func (s *Store) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
 	return s.db.WithContext(ctx).Exec("DELETE FROM group_members WHERE group_id = ? AND user_id = ?", groupID, userID).Error
+}
+
+// RenameGroup gives a group another name. Its quotas, caps and priority
+// default follow it (they name the group by id); statements keep the name
+// each line was written under.
+func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
+	name = cleanName(name)
+	if !groupNameRe.MatchString(name) {
+		return invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
+	}
+	res := s.db.WithContext(ctx).Model(&Group{}).Where("id = ?", id).Update("name", name)
+	if res.Error != nil {
+		if uniqueViolation(res.Error) {
+			return &ValidationError{Field: "name", Message: "a group with this name exists"}
+		}
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// DeleteGroup removes a group with its memberships and what was set for
+// it — its quota, its booking cap, its default priority class — in one
+// transaction, and returns it as it was (members included) for the audit
+// row. Ledger lines keep the group's name as text: statements of past
+// months still read it.
+func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
+	var g *Group
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var row Group
+		if err := tx.Where("id = ?", id).First(&row).Error; err != nil {
+			return notFound(err)
+		}
+		if err := tx.Table("users").Select("users.username").Joins("JOIN group_members gm ON gm.user_id = users.id").
+			Where("gm.group_id = ?", id).Order("users.username").Scan(&row.Members).Error; err != nil {
+			return err
+		}
+		for _, del := range []struct {
+			model any
+			where string
+		}{
+			{&quotaRow{}, "scope = 'group' AND subject_id = ?"},
+			{&ReservationCap{}, "scope = 'group' AND subject_id = ?"},
+			{&PriorityDefault{}, "scope = 'group' AND ref_id = ?"},
+		} {
+			if err := tx.Where(del.where, id).Delete(del.model).Error; err != nil {
+				return err
+			}
+		}
+		if err := tx.Exec("DELETE FROM group_members WHERE group_id = ?", id).Error; err != nil {
+			return err
+		}
+		if err := tx.Delete(&Group{}, id).Error; err != nil {
+			return err
+		}
+		g = &row
+		return nil
+	})
+	return g, err
 }

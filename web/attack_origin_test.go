@@ -374,7 +374,7 @@ func TestEveryAdminMutationNeedsSudo(t *testing.T) {
 // creation). TestRouteListsAreComplete (route_lists_test.go) fails when a
 // route of the table is missing here.
 var sudoForms = []string{
-	"/admin/users", "/admin/users/1/disable", "/admin/users/1/role", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members",
+	"/admin/users", "/admin/users/1/disable", "/admin/users/1/role", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members", "/admin/groups/1/rename", "/admin/groups/1/delete",
 	"/admin/groups/1/members/remove", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
 	"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
 	"/admin/prices", "/admin/price-tiers", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
@@ -400,5 +400,7 @@ var sudoAPIs = []struct{ method, path string }{
 	{"POST", "/api/v1/admin/ledger/credits"}, {"POST", "/api/v1/admin/ledger/reversals"},
 	{"DELETE", "/api/v1/admin/users/1/login-lock"}, {"PUT", "/api/v1/admin/egress"}, {"PUT", "/api/v1/admin/electricity-price"},
 	{"PUT", "/api/v1/admin/registry-mirrors"}, {"PUT", "/api/v1/admin/users/1/role"}, {"PUT", "/api/v1/admin/users/1/disabled"},
+	{"POST", "/api/v1/admin/groups"}, {"PUT", "/api/v1/admin/groups/1"}, {"DELETE", "/api/v1/admin/groups/1"},
+	{"PUT", "/api/v1/admin/groups/1/members/admin"}, {"DELETE", "/api/v1/admin/groups/1/members/admin"},
 	{"POST", "/api/v1/tokens"}, {"POST", "/api/v1/workbenches/x/tokens"}, {"POST", "/api/v1/ssh-keys"},
 }

@@ -66,6 +66,8 @@ var fuzzEndpoints = []struct {
 	{"POST", "/api/v1/admin/users", `{"username":"fuzzer","role":"user","password":"a-long-password"}`},
 	{"PUT", "/api/v1/admin/users/{user}/role", `{"role":"admin"}`},
 	{"PUT", "/api/v1/admin/users/{user}/disabled", `{"disabled":false}`},
+	{"POST", "/api/v1/admin/groups", `{"name":"fz-group","description":"d"}`},
+	{"PUT", "/api/v1/admin/groups/{group_id}", `{"name":"fz-renamed"}`},
 	{"PUT", "/api/v1/admin/egress", `{"mode":"internet","allow":["10.20.0.0/16"]}`},
 	{"PUT", "/api/v1/admin/electricity-price", `{"price_per_kwh_micros":155000}`},
 	{"PUT", "/api/v1/admin/registry-mirrors", `{"mirrors":{"quay.io":"quay.example.cn"}}`},
