@@ -96,6 +96,11 @@ func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 	r := templates.GPURow{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State,
 		Health: g.Health, Detail: g.HealthDetail, Drained: g.Drained, WorkbenchID: g.WorkbenchID,
 		Name: orchestrator.GPUName(g.Index, g.Model), StateLabel: gpuStateLabel(lc, g.State)}
+	if g.Drained && g.State == orchestrator.GPUInUse {
+		// Drained while held: the state says "In use", and nothing said
+		// the GPU will not be offered again once its holder stops.
+		r.StateLabel = i18n.T(lc, "In use · drained (not offered again when free)")
+	}
 	if r.StateLabel == "" {
 		r.StateLabel = g.State
 	}

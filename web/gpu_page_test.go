@@ -73,4 +73,14 @@ func TestGPUPageSummaryAndHolders(t *testing.T) {
 	if h := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=gpu-holder]`).Text()); h != "your workbench train" {
 		t.Errorf("alice sees holder %q, want her own workbench", h)
 	}
+
+	// Drained while held: the label says both, not a plain "In use".
+	if code, out := p.api("PUT", "/api/v1/gpus/"+uuid+"/drain", admin, `{"drained": true}`); code != 200 {
+		t.Fatalf("drain: %d %v", code, out)
+	}
+	_, body = p.get(cc, "/gpus")
+	row = mpDoc(t, body).Find(`[data-testid=gpu-row][data-uuid="` + uuid + `"]`)
+	if st := strings.TrimSpace(row.Find(`[data-testid=gpu-state]`).Text()); st != "In use · drained (not offered again when free)" {
+		t.Errorf("a drained GPU in use reads %q", st)
+	}
 }
