@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -59,17 +58,7 @@ func (h *Handler) adminGroupDelete(c *gin.Context) {
 
 // groupParam loads the group named by the :id route parameter.
 func (h *Handler) groupParam(c *gin.Context) (*models.Group, bool) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil {
-		h.fail(c, errNotFound)
-		return nil, false
-	}
-	g, err := h.store.GroupByID(c.Request.Context(), id)
-	if err != nil {
-		h.fail(c, err)
-		return nil, false
-	}
-	return g, true
+	return byIDParam(h, c, h.store.GroupByID)
 }
 
 // renameGroup renames g (audited as group.rename); renamed is false when

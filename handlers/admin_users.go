@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -183,17 +184,24 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 
 // userParam loads the user named by the :id route parameter.
 func (h *Handler) userParam(c *gin.Context) (*models.User, bool) {
+	return byIDParam(h, c, h.store.UserByID)
+}
+
+// byIDParam loads what the :id route parameter names with load; an id
+// that is not a number is a 404, as one that names nothing.
+func byIDParam[T any](h *Handler, c *gin.Context, load func(context.Context, int64) (T, error)) (T, bool) {
+	var zero T
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
 		h.fail(c, errNotFound)
-		return nil, false
+		return zero, false
 	}
-	u, err := h.store.UserByID(c.Request.Context(), id)
+	v, err := load(c.Request.Context(), id)
 	if err != nil {
 		h.fail(c, err)
-		return nil, false
+		return zero, false
 	}
-	return u, true
+	return v, true
 }
 
 // userAudit is what the audit log records of a user (never the hash).

@@ -18,17 +18,7 @@ func (h *Handler) homeResetTarget(c *gin.Context) (*models.User, bool) {
 	if c.Param("id") == "" {
 		return currentUser(c), true
 	}
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil {
-		h.fail(c, errNotFound)
-		return nil, false
-	}
-	u, err := h.store.UserByID(c.Request.Context(), id)
-	if err != nil {
-		h.fail(c, err)
-		return nil, false
-	}
-	return u, true
+	return h.userParam(c)
 }
 
 func homeResetPaths(self bool, u *models.User) (action, back string) {

@@ -162,12 +162,7 @@ func (h *Handler) NotebookOpen(w http.ResponseWriter, r *http.Request) {
 // the state the notebook host set in this browser and sends the browser
 // back there. It runs inside the session middleware.
 func (h *Handler) NotebookAuthorize(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	if r.Method != http.MethodGet {
-		lc := notebookLocale(r)
-		w.Header().Set("Allow", "GET")
-		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
+	if !notebookStep(w, r) {
 		return
 	}
 	q := r.URL.Query()
@@ -253,12 +248,7 @@ func (h *Handler) NotebookHost(px http.Handler) http.Handler {
 // notebook host, keeping one it already has so that two tabs opened at
 // once both succeed, and sends it to the portal to be authorized.
 func (h *Handler) notebookStart(w http.ResponseWriter, r *http.Request, id string) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	if r.Method != http.MethodGet {
-		lc := notebookLocale(r)
-		w.Header().Set("Allow", "GET")
-		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
+	if !notebookStep(w, r) {
 		return
 	}
 	state, ok := proxy.CookieValue(r, h.NotebookStateCookie())
@@ -273,6 +263,21 @@ func (h *Handler) notebookStart(w http.ResponseWriter, r *http.Request, id strin
 	}
 	q := url.Values{"path": {target}, "state": {state}}
 	http.Redirect(w, r, strings.TrimSuffix(h.cfg.PublicURL, "/")+NotebookAuthorizePath+"?"+q.Encode(), http.StatusSeeOther)
+}
+
+// notebookStep readies the answer of a step of the code exchange: never
+// cached, no Referer onward (its URL carries a code or a state), GET only
+// (false: it has answered 405).
+func notebookStep(w http.ResponseWriter, r *http.Request) bool {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet {
+		lc := notebookLocale(r)
+		w.Header().Set("Allow", "GET")
+		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
+		return false
+	}
+	return true
 }
 
 // validNotebookState: what rand.Text makes (26 base32 characters), so that
@@ -292,14 +297,10 @@ func validNotebookState(s string) bool {
 // notebookExchange turns a one-time code into this host's own cookie, for
 // the browser holding the state cookie the code was minted for.
 func (h *Handler) notebookExchange(w http.ResponseWriter, r *http.Request, id string) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	lc := notebookLocale(r)
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		notebookPage(lc, w, http.StatusMethodNotAllowed, i18n.T(lc, "Method not allowed"), "", "")
+	if !notebookStep(w, r) {
 		return
 	}
+	lc := notebookLocale(r)
 	q := r.URL.Query()
 	again := strings.TrimSuffix(h.cfg.PublicURL, "/") + "/workbenches/" + id
 	stateHash := ""
