@@ -48,7 +48,13 @@ func (h *Handler) adminGroupDelete(c *gin.Context) {
 			DeleteError: trc(c, "Type the group's name, %s, to delete it.", g.Name)}})
 		return
 	}
-	if err := h.deleteGroup(c, g.ID); err != nil {
+	err := h.deleteGroup(c, g.ID)
+	var ve *models.ValidationError
+	if errors.As(err, &ve) {
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Edit: templates.GroupEdit{GroupID: g.ID, DeleteError: trcMsg(c, ve.Message)}})
+		return
+	}
+	if err != nil {
 		h.fail(c, err)
 		return
 	}

@@ -804,10 +804,12 @@ type APIReservation struct {
 	ReleasedAt    *time.Time `json:"released_at"`
 	ReleaseReason string     `json:"release_reason"`
 	Active        bool       `json:"active"`
+	// Group is the group whose members may use it ("" for one user's).
+	Group string `json:"group"`
 }
 
 func apiReservation(r *models.Reservation, user string, now time.Time) APIReservation {
-	return APIReservation{ID: r.ID, User: user, GPUModel: r.GPUModel, UnitKind: r.Kind(), MIGProfile: r.MIGProfile, Label: r.UnitLabel(),
+	return APIReservation{ID: r.ID, User: user, Group: r.GroupName, GPUModel: r.GPUModel, UnitKind: r.Kind(), MIGProfile: r.MIGProfile, Label: r.UnitLabel(),
 		Units: r.Units, StartsAt: r.StartsAt, EndsAt: r.EndsAt, Note: r.Note, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
 		ReleasedAt: r.ReleasedAt, ReleaseReason: r.ReleaseReason, Active: r.ReleasedAt == nil && !now.Before(r.StartsAt) && now.Before(r.EndsAt)}
 }

@@ -52,6 +52,7 @@ var adminMessages = []string{
 	"is not a parameter of this endpoint (it takes: %s)",
 	"use YYYY-MM, e.g. %s",
 	"cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
+	"the group has GPU bookings not yet over (%s): cancel them first, or delete the group once they are over",
 }
 
 var adminMessageRes = msgPatterns(adminMessages)

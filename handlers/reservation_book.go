@@ -24,7 +24,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 	now := h.wbs.Now()
 	f := templates.BookingForm{Pool: c.PostForm("pool"), Units: strings.TrimSpace(c.PostForm("units")),
 		StartsAt: strings.TrimSpace(c.PostForm("starts_at")), EndsAt: strings.TrimSpace(c.PostForm("ends_at")),
-		Note: strings.TrimSpace(c.PostForm("note")), Errors: templates.FormErrors{}}
+		Note: strings.TrimSpace(c.PostForm("note")), Group: strings.TrimSpace(c.PostForm("group")), Errors: templates.FormErrors{}}
 	pool := strings.Split(f.Pool, "|")
 	if len(pool) != 3 || pool[1] == "" {
 		f.Errors["pool"] = i18n.T(ctx, "choose what to book")
@@ -51,13 +51,21 @@ func (h *Handler) reservationBook(c *gin.Context) {
 	if utf8.RuneCountInString(f.Note) > 200 {
 		f.Errors["note"] = i18n.T(ctx, "a note has at most 200 characters")
 	}
+	var group *models.Group
+	if f.Group != "" {
+		g, err := h.store.GroupByName(ctx, f.Group)
+		if err != nil {
+			f.Errors["group"] = i18n.T(ctx, "choose one of your groups")
+		}
+		group = g
+	}
 	if len(f.Errors) > 0 {
 		h.renderGPUPage(c, http.StatusBadRequest, gpuPageForms{booking: &f})
 		return
 	}
 	u := currentUser(c)
 	r, err := h.wbs.Reserve(ctx, u, orchestrator.ReserveRequest{Kind: pool[0], Model: pool[1], Profile: pool[2], Units: units,
-		Start: start, End: end, Note: f.Note, By: u})
+		Start: start, End: end, Note: f.Note, By: u, Group: group})
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -79,8 +87,12 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		h.renderGPUPage(c, e.Status, gpuPageForms{booking: &f})
 	default:
 		s, en := r.StartsAt, r.EndsAt
-		h.flash(c, i18n.T(ctx, "Booked #%d: %d × %s, %s to %s.", r.ID, r.Units, unitLabel(ctx, r.Kind(), r.GPUModel, r.MIGProfile),
-			templates.WhenIn(ctx, &s), templates.WhenIn(ctx, &en)))
+		msg := i18n.T(ctx, "Booked #%d: %d × %s, %s to %s.", r.ID, r.Units, unitLabel(ctx, r.Kind(), r.GPUModel, r.MIGProfile),
+			templates.WhenIn(ctx, &s), templates.WhenIn(ctx, &en))
+		if r.GroupID != nil {
+			msg += " " + i18n.T(ctx, "Any member of %s may use it.", r.GroupName)
+		}
+		h.flash(c, msg)
 		seeOther(c, "/gpus#reservations")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,12 +51,21 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 		v.Timeline.Days = append(v.Timeline.Days, weekdayShort(ctx, day.Weekday())+" "+day.Format("01-02"))
 	}
 	v.Timeline.NowX = fmt.Sprintf("%.1f", scale(now))
+	myGroups, err := h.store.UserGroups(ctx, u.ID)
+	if err != nil {
+		return v, err
+	}
 	for _, r := range rows {
-		mine := r.User == u.Username // names are given only to the booker and admins
+		mine := r.User == u.Username // names are given only to the booker, their group and admins
+		forMe := mine && r.Group == "" || r.Group != "" && slices.Contains(myGroups, r.Group)
 		who := r.User
 		switch {
 		case r.User == "another user":
 			who = i18n.T(ctx, "another user")
+		case mine && r.Group != "":
+			who = i18n.T(ctx, "you, for group %s", r.Group)
+		case r.Group != "":
+			who = i18n.T(ctx, "%s, for group %s", r.User, r.Group)
 		case mine:
 			who = i18n.T(ctx, "you")
 		}
@@ -64,7 +74,7 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 		row := templates.BookingRow{ID: r.ID, Who: who, What: what, Units: r.Units, Note: r.Note,
 			Start: templates.WhenIn(ctx, &start), End: templates.WhenIn(ctx, &end), Active: r.Active, Mine: mine,
 			CanCancel: mine || u.IsAdmin()}
-		if mine {
+		if forMe {
 			row.LaunchURL = launchWithBooking(&r, fls)
 		}
 		v.Rows = append(v.Rows, row)
@@ -80,6 +90,12 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 	}
 	v.Form = *form
 	v.Form.Pools = h.bookablePools(ctx, gpus)
+	v.Form.Groups = myGroups
+	if u.IsAdmin() {
+		if v.Form.Groups, err = h.store.GroupNames(ctx); err != nil {
+			return v, err
+		}
+	}
 	return v, nil
 }
 
@@ -137,8 +153,9 @@ func weekdayShort(ctx context.Context, d time.Weekday) string {
 		i18n.T(ctx, "Thu"), i18n.T(ctx, "Fri"), i18n.T(ctx, "Sat")}[d]
 }
 
-// launchReservations are the launch form's bookings: the user's own, not
-// over, that fit at least one of the flavors (each option names those).
+// launchReservations are the launch form's bookings: the user's own and
+// their groups', not over, that fit at least one of the flavors (each
+// option names those).
 func (h *Handler) launchReservations(ctx context.Context, u *models.User, fls []models.Flavor) ([]templates.ReservationOption, error) {
 	now := h.wbs.Now()
 	list, err := h.store.Reservations(ctx, now)
@@ -148,7 +165,7 @@ func (h *Handler) launchReservations(ctx context.Context, u *models.User, fls []
 	var out []templates.ReservationOption
 	for i := range list {
 		r := &list[i]
-		if r.UserID != u.ID {
+		if !r.For(u.ID) {
 			continue
 		}
 		var fits []string
@@ -163,6 +180,9 @@ func (h *Handler) launchReservations(ctx context.Context, u *models.User, fls []
 		start, end := r.StartsAt, r.EndsAt
 		label := i18n.T(ctx, "#%d · %d × %s · %s to %s", r.ID, r.Units, unitLabel(ctx, r.Kind(), r.GPUModel, r.MIGProfile),
 			templates.WhenIn(ctx, &start), templates.WhenIn(ctx, &end))
+		if r.GroupID != nil {
+			label += " · " + i18n.T(ctx, "group %s", r.GroupName)
+		}
 		if !now.Before(start) {
 			label += " · " + i18n.T(ctx, "open now")
 		}

@@ -12,8 +12,8 @@ import (
 )
 
 // apiReservations: GET /api/v1/reservations, the bookings not yet over
-// (everyone's: the pool's timeline is public; names only for admins and
-// one's own).
+// (everyone's: the pool's timeline is public; names only for admins, one's
+// own and one's groups').
 func (h *Handler) apiReservations(c *gin.Context) {
 	rows, err := h.reservationRows(c)
 	if err != nil {
@@ -36,7 +36,7 @@ func (h *Handler) reservationRows(c *gin.Context) ([]APIReservation, error) {
 	out := make([]APIReservation, 0, len(list))
 	for _, r := range list {
 		j := apiReservation(&r, "another user", now)
-		if u.IsAdmin() || r.UserID == u.ID {
+		if u.IsAdmin() || r.UserID == u.ID || r.For(u.ID) {
 			if _, ok := names[r.UserID]; !ok {
 				booker, err := h.store.UserByID(ctx, r.UserID)
 				if err != nil {
@@ -46,7 +46,7 @@ func (h *Handler) reservationRows(c *gin.Context) ([]APIReservation, error) {
 			}
 			j.User = names[r.UserID]
 		} else {
-			j.Note, j.CreatedBy = "", ""
+			j.Note, j.CreatedBy, j.Group = "", "", ""
 		}
 		out = append(out, j)
 	}
@@ -55,7 +55,8 @@ func (h *Handler) reservationRows(c *gin.Context) ([]APIReservation, error) {
 
 // apiReservationCreate: POST /api/v1/reservations {gpu_model, unit_kind
 // (gpu, mig or slice; gpu when absent), mig_profile, units, starts_at,
-// ends_at, note}; an admin may book for another user ("user").
+// ends_at, note}; an admin may book for another user ("user"); "group"
+// holds the units for a group's members (one's own group; an admin's, any).
 func (h *Handler) apiReservationCreate(c *gin.Context) {
 	var body struct {
 		GPUModel   string    `json:"gpu_model"`
@@ -66,6 +67,7 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 		EndsAt     time.Time `json:"ends_at"`
 		Note       string    `json:"note"`
 		User       string    `json:"user"`
+		Group      string    `json:"group"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
@@ -84,8 +86,17 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 		}
 		owner = u
 	}
-	r, err := h.wbs.Reserve(ctx, owner, orchestrator.ReserveRequest{Kind: body.UnitKind, Model: body.GPUModel, Profile: body.MIGProfile,
-		Units: body.Units, Start: body.StartsAt, End: body.EndsAt, Note: body.Note, By: currentUser(c)})
+	req := orchestrator.ReserveRequest{Kind: body.UnitKind, Model: body.GPUModel, Profile: body.MIGProfile,
+		Units: body.Units, Start: body.StartsAt, End: body.EndsAt, Note: body.Note, By: currentUser(c)}
+	if body.Group != "" {
+		g, err := h.store.GroupByName(ctx, body.Group)
+		if err != nil {
+			h.fail(c, &models.ValidationError{Field: "group", Message: "no group " + strconv.Quote(body.Group)})
+			return
+		}
+		req.Group = g
+	}
+	r, err := h.wbs.Reserve(ctx, owner, req)
 	if err != nil {
 		h.fail(c, err)
 		return

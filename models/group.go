@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -136,7 +137,7 @@ func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
 
 // DeleteGroup removes a group with its memberships and what was set for
 // it — its quota, its booking cap, its default priority class — in one
-// transaction, and returns it as it was (members included) for the audit
+// transaction (refused while it has bookings not yet settled), and returns it as it was (members included) for the audit
 // row. Ledger lines keep the group's name as text: statements of past
 // months still read it.
 func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
@@ -149,6 +150,19 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 		if err := tx.Table("users").Select("users.username").Joins("JOIN group_members gm ON gm.user_id = users.id").
 			Where("gm.group_id = ?", id).Order("users.username").Scan(&row.Members).Error; err != nil {
 			return err
+		}
+		// Its bookings not yet settled still hold units, or are still to
+		// be measured against what its members used.
+		var open []int64
+		if err := tx.Model(&Reservation{}).Where("group_id = ? AND settled_at IS NULL", id).Order("id").Pluck("id", &open).Error; err != nil {
+			return err
+		}
+		if len(open) > 0 {
+			ids := make([]string, len(open))
+			for i, b := range open {
+				ids[i] = fmt.Sprintf("#%d", b)
+			}
+			return invalid("group", "the group has GPU bookings not yet over (%s): cancel them first, or delete the group once they are over", strings.Join(ids, ", "))
 		}
 		for _, del := range []struct {
 			model any

@@ -358,6 +358,8 @@ func (s *Store) GPUSpansSince(ctx context.Context, since time.Time) ([]GPUSpan, 
 // ActiveReservations lists the reservations in force now.
 func (q *QueueTx) ActiveReservations() ([]Reservation, error) {
 	var out []Reservation
-	err := q.tx.Where("released_at IS NULL AND starts_at <= ? AND ends_at > ?", q.now, q.now).Find(&out).Error
-	return out, err
+	if err := q.tx.Where("released_at IS NULL AND starts_at <= ? AND ends_at > ?", q.now, q.now).Find(&out).Error; err != nil {
+		return nil, err
+	}
+	return out, fillHolders(q.tx, out)
 }

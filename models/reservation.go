@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,12 +10,18 @@ import (
 )
 
 // Reservation books Units units of one kind for [StartsAt, EndsAt) for one
-// user (docs/scheduling.md, "Reservations"): whole GPUs of GPUModel
-// (UnitKind gpu), MIG instances of MIGProfile on GPUs of GPUModel (mig), or
-// slices of the shared GPUs of GPUModel (slice).
+// user, or for the members of a group (docs/scheduling.md, "Reservations"):
+// whole GPUs of GPUModel (UnitKind gpu), MIG instances of MIGProfile on GPUs
+// of GPUModel (mig), or slices of the shared GPUs of GPUModel (slice).
 type Reservation struct {
-	ID            int64      `gorm:"primaryKey" json:"id"`
-	UserID        int64      `json:"-"`
+	ID     int64 `gorm:"primaryKey" json:"id"`
+	UserID int64 `json:"-"` // the booker: pays for what nobody used
+	// GroupID, when set, holds the units for the group's members (the
+	// booker uses them only as a member). Holders and GroupName are read
+	// with the booking (fillHolders): the members now, and its name.
+	GroupID       *int64     `json:"-"`
+	Holders       []int64    `gorm:"-" json:"-"`
+	GroupName     string     `gorm:"-" json:"group,omitempty"`
 	GPUModel      string     `gorm:"column:gpu_model" json:"gpu_model"`
 	UnitKind      string     `gorm:"column:unit_kind" json:"unit_kind"`
 	MIGProfile    string     `gorm:"column:mig_profile" json:"mig_profile"`
@@ -32,6 +39,59 @@ type Reservation struct {
 	UsedUnitSeconds   int64      `json:"-"`
 	UnusedUnitSeconds int64      `json:"-"`
 	BilledMicros      int64      `json:"-"`
+}
+
+// For reports whether userID may use the booking's units: its booker, or
+// for a group booking any member (Holders must have been read).
+func (r *Reservation) For(userID int64) bool {
+	if r.GroupID == nil {
+		return r.UserID == userID
+	}
+	return slices.Contains(r.Holders, userID)
+}
+
+// HolderIDs are the users whose use of its units counts against it.
+func (r *Reservation) HolderIDs() []int64 {
+	if r.GroupID == nil {
+		return []int64{r.UserID}
+	}
+	return r.Holders
+}
+
+// fillHolders reads the members and names of the groups of list's group
+// bookings into Holders and GroupName.
+func fillHolders(tx *gorm.DB, list []Reservation) error {
+	var ids []int64
+	for _, r := range list {
+		if r.GroupID != nil {
+			ids = append(ids, *r.GroupID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var members []struct{ GroupID, UserID int64 }
+	if err := tx.Table("group_members").Select("group_id, user_id").Where("group_id IN ?", ids).Order("user_id").Scan(&members).Error; err != nil {
+		return err
+	}
+	var groups []Group
+	if err := tx.Where("id IN ?", ids).Find(&groups).Error; err != nil {
+		return err
+	}
+	byGroup := map[int64][]int64{}
+	for _, m := range members {
+		byGroup[m.GroupID] = append(byGroup[m.GroupID], m.UserID)
+	}
+	names := map[int64]string{}
+	for _, g := range groups {
+		names[g.ID] = g.Name
+	}
+	for i := range list {
+		if g := list[i].GroupID; g != nil {
+			list[i].Holders, list[i].GroupName = byGroup[*g], names[*g]
+		}
+	}
+	return nil
 }
 
 // Kind is the reservation's unit kind (gpu when empty).
@@ -152,17 +212,22 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 // by start.
 func (s *Store) Reservations(ctx context.Context, since time.Time) ([]Reservation, error) {
 	var out []Reservation
-	err := s.db.WithContext(ctx).Where("released_at IS NULL AND ends_at > ?", since).Order("starts_at, id").Find(&out).Error
-	return out, err
+	db := s.db.WithContext(ctx)
+	if err := db.Where("released_at IS NULL AND ends_at > ?", since).Order("starts_at, id").Find(&out).Error; err != nil {
+		return nil, err
+	}
+	return out, fillHolders(db, out)
 }
 
 // ReservationByID returns one reservation.
 func (s *Store) ReservationByID(ctx context.Context, id int64) (*Reservation, error) {
 	var r Reservation
-	if err := s.db.WithContext(ctx).First(&r, id).Error; err != nil {
+	db := s.db.WithContext(ctx)
+	if err := db.First(&r, id).Error; err != nil {
 		return nil, notFound(err)
 	}
-	return &r, nil
+	list := []Reservation{r}
+	return &list[0], fillHolders(db, list)
 }
 
 // ReleaseReservation ends a reservation early (cancelled, no-show).
@@ -233,22 +298,31 @@ func (t *Tx) ReservedForOthers(need GPUNeed, userID int64, now time.Time) (free,
 	if free, err = freeUnits(t.tx, need); err != nil {
 		return 0, 0, err
 	}
+	if err := fillHolders(t.tx, list); err != nil {
+		return 0, 0, err
+	}
+	// Each holder's units in use count against their bookings once, in
+	// the order of the bookings.
 	using := map[int64]int{}
 	for _, r := range list {
-		if r.UserID == userID {
+		if r.For(userID) {
 			continue
 		}
-		if _, ok := using[r.UserID]; !ok {
-			var n int64
-			if err := t.tx.Table("gpu_allocations a").Joins("JOIN workbenches w ON w.id = a.workbench_id").
-				Where("w.owner_id = ? AND a.kind = ? AND a.gpu_model = ? AND a.profile = ?", r.UserID, kind, need.Model, profile).
-				Count(&n).Error; err != nil {
-				return 0, 0, err
+		use := 0
+		for _, h := range r.HolderIDs() {
+			if _, ok := using[h]; !ok {
+				var n int64
+				if err := t.tx.Table("gpu_allocations a").Joins("JOIN workbenches w ON w.id = a.workbench_id").
+					Where("w.owner_id = ? AND a.kind = ? AND a.gpu_model = ? AND a.profile = ?", h, kind, need.Model, profile).
+					Count(&n).Error; err != nil {
+					return 0, 0, err
+				}
+				using[h] = int(n)
 			}
-			using[r.UserID] = int(n)
+			take := min(using[h], r.Units-use)
+			using[h] -= take
+			use += take
 		}
-		use := min(using[r.UserID], r.Units)
-		using[r.UserID] -= use
 		held += r.Units - use
 	}
 	return free, held, nil

@@ -181,8 +181,11 @@ const ResourceReservation = "reservation"
 // not yet settled.
 func (s *Store) UnsettledReservations(ctx context.Context, now time.Time) ([]Reservation, error) {
 	var out []Reservation
-	err := s.db.WithContext(ctx).Where("settled_at IS NULL AND (ends_at <= ? OR released_at IS NOT NULL)", now).Order("id").Find(&out).Error
-	return out, err
+	db := s.db.WithContext(ctx)
+	if err := db.Where("settled_at IS NULL AND (ends_at <= ? OR released_at IS NOT NULL)", now).Order("id").Find(&out).Error; err != nil {
+		return nil, err
+	}
+	return out, fillHolders(db, out)
 }
 
 // SettleReservation records what a booking over was used for and, when
@@ -195,7 +198,8 @@ func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, l
 		if line != nil {
 			l := *line
 			l.ID, l.CreatedAt, l.IdempotencyKey = 0, now, fmt.Sprintf("reservation:%d", id)
-			if gs, err := userGroupsTx(tx, l.UserID); err == nil && len(gs) > 0 {
+			// A group booking's line is the group's on statements by group.
+			if gs, err := userGroupsTx(tx, l.UserID); err == nil && len(gs) > 0 && l.GroupName == "" {
 				l.GroupName = gs[0]
 			}
 			if err := tx.Create(&l).Error; err != nil {
@@ -231,11 +235,14 @@ type UnitSpan struct {
 	End   *time.Time `gorm:"column:span_end"`
 }
 
-// UnitSpansOf lists a user's usage intervals on units of a kind (model,
-// and profile for MIG) that overlap [from, to).
-func (s *Store) UnitSpansOf(ctx context.Context, userID int64, kind, model, profile string, from, to time.Time) ([]UnitSpan, error) {
+// UnitSpansOf lists the usage intervals of users (a booking's holders) on
+// units of a kind (model, and profile for MIG) that overlap [from, to).
+func (s *Store) UnitSpansOf(ctx context.Context, userIDs []int64, kind, model, profile string, from, to time.Time) ([]UnitSpan, error) {
+	if len(userIDs) == 0 {
+		return nil, nil
+	}
 	q := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("gpu_count AS units", "started_at AS span_start", "ended_at AS span_end").
-		Where("user_id = ? AND gpu_count > 0 AND gpu_model = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)", userID, model, to, from)
+		Where("user_id IN ? AND gpu_count > 0 AND gpu_model = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)", userIDs, model, to, from)
 	if kind == UnitGPU || kind == "" {
 		q = q.Where("unit_kind IN ('', 'gpu')")
 	} else {

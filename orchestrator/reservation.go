@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -29,6 +30,10 @@ type ReserveRequest struct {
 	// By is who books (the owner, or an administrator booking for them);
 	// an administrator's booking is not held to the weekly cap.
 	By *models.User
+	// Group, when set, holds the units for its members: the owner books
+	// for a group they are in (an administrator for any group) and pays
+	// for what none of its members used.
+	Group *models.Group
 }
 
 // Reserve books units for owner over [start, end).
@@ -46,6 +51,12 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 	}
 	r := &models.Reservation{UserID: owner.ID, GPUModel: req.Model, UnitKind: req.Kind, MIGProfile: req.Profile, Units: req.Units,
 		StartsAt: start, EndsAt: req.End, Note: req.Note, CreatedBy: by.Username}
+	if g := req.Group; g != nil {
+		if !by.IsAdmin() && !slices.Contains(g.Members, owner.Username) {
+			return nil, &models.ValidationError{Field: "group", Message: reasonf("you are not in the group %s; book for yourself or a group of yours", g.Name)}
+		}
+		r.GroupID, r.GroupName = &g.ID, g.Name
+	}
 	capacity, err := m.pool.Capacity(ctx, r.Kind(), req.Model, req.Profile)
 	if err != nil {
 		return nil, err
@@ -162,12 +173,17 @@ func (m *Manager) releaseNoShows(ctx context.Context) {
 	m.settleReservations(ctx)
 }
 
-// usesUnits reports whether a booking's user holds or waits for units of
-// its kind (model, and profile for MIG), or has a launch naming it.
+// usesUnits reports whether a booking's holder (its user, or a member of
+// its group) holds or waits for units of its kind (model, and profile for
+// MIG), or has a launch naming it.
 func (m *Manager) usesUnits(ctx context.Context, r *models.Reservation) (bool, error) {
-	wbs, err := m.store.ListWorkbenches(ctx, r.UserID, append([]string{models.StateQueued}, models.ActiveStates...)...)
-	if err != nil {
-		return false, err
+	var wbs []models.Workbench
+	for _, h := range r.HolderIDs() {
+		list, err := m.store.ListWorkbenches(ctx, h, append([]string{models.StateQueued}, models.ActiveStates...)...)
+		if err != nil {
+			return false, err
+		}
+		wbs = append(wbs, list...)
 	}
 	want := reservationPool(r)
 	for _, wb := range wbs {
@@ -204,7 +220,7 @@ func (m *Manager) pinReservation(ctx context.Context, owner *models.User, fl *mo
 		return &models.ValidationError{Field: "reservation", Message: reasonf(format, args...)}
 	}
 	b, err := m.store.ReservationByID(ctx, req.Reservation)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && b.UserID != owner.ID) {
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !b.For(owner.ID)) {
 		return badReservation("you have no reservation #%s", strconv.FormatInt(req.Reservation, 10))
 	}
 	if err != nil {

@@ -300,3 +300,81 @@ func TestMemReservationWeeklyCap(t *testing.T) {
 		t.Fatalf("over her own cap of 1: %v", err)
 	}
 }
+
+// A group's booking: carol books a MIG instance for her group, dave (a
+// member) runs on it for half its window; the settlement counts dave's use
+// and bills the other half to carol, the booker, as the group's line.
+func TestMemGroupReservationUseAndSettlement(t *testing.T) {
+	t.Parallel()
+	r, advance := clockedUnitRig(t)
+	ctx := context.Background()
+	mr := r.mem()
+	carol, dave, erin := r.newUser(t, "carol"), r.newUser(t, "dave"), r.newUser(t, "erin")
+	g, err := r.store.CreateGroup(ctx, "lab", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []*models.User{carol, dave} {
+		if err := r.store.AddGroupMember(ctx, g.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab, _ := r.store.GroupByName(ctx, "lab")
+	if err := r.store.SetReservationBillUnused(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	model := r.gpus[0].Model
+	start := r.m.now().Add(time.Hour)
+	book := func(u *models.User) (*models.Reservation, error) {
+		return r.m.Reserve(ctx, u, ReserveRequest{Kind: models.UnitMIG, Model: model, Profile: "1g.10gb", Units: 1,
+			Start: start, End: start.Add(2 * time.Hour), Group: lab})
+	}
+	var ve *models.ValidationError
+	if _, err := book(erin); !errors.As(err, &ve) || ve.Field != "group" {
+		t.Fatalf("erin books for a group she is not in: %v", err)
+	}
+	b, err := book(carol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.m.Launch(ctx, erin, LaunchRequest{Name: "e", Image: "mem", Flavor: "mig-1g", Reservation: b.ID, Queue: true}); !errors.As(err, &ve) || ve.Field != "reservation" {
+		t.Fatalf("erin names the group's booking: %v", err)
+	}
+	pinned, err := r.m.Launch(ctx, dave, LaunchRequest{Name: "d", Image: "mem", Flavor: "mig-1g", Reservation: b.ID, Queue: true})
+	if err != nil {
+		t.Fatalf("dave, a member, names the group's booking: %v", err)
+	}
+	advance(time.Hour)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mr.waitState(t, pinned.ID, models.StateRunning)
+	advance(time.Hour)
+	if err := r.m.Stop(ctx, pinned.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	advance(time.Hour)
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := r.store.ReservationByID(ctx, b.ID)
+	if got.SettledAt == nil || got.UsedUnitSeconds != 3600 || got.UnusedUnitSeconds != 3600 {
+		t.Fatalf("settled %v used %d unused %d; want dave's 3600 used, 3600 unused", got.SettledAt, got.UsedUnitSeconds, got.UnusedUnitSeconds)
+	}
+	lines, err := r.store.Statement(ctx, carol.ID, start.Add(-time.Hour), r.m.now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range lines {
+		if l.Resource == models.ResourceReservation {
+			n++
+			if l.GroupName != "lab" || !strings.Contains(l.Note, "for group lab") || l.AmountMicros <= 0 {
+				t.Errorf("carol's line %+v: want the group's, priced", l)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d reservation lines for carol, want 1", n)
+	}
+}

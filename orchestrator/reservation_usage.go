@@ -61,7 +61,7 @@ func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) 
 
 // reservationUse reads a booking's spans and computes its use to now.
 func (m *Manager) reservationUse(ctx context.Context, r *models.Reservation, now time.Time) (used, unused int64, err error) {
-	spans, err := m.store.UnitSpansOf(ctx, r.UserID, r.Kind(), r.GPUModel, r.MIGProfile, r.StartsAt, r.HeldUntil())
+	spans, err := m.store.UnitSpansOf(ctx, r.HolderIDs(), r.Kind(), r.GPUModel, r.MIGProfile, r.StartsAt, r.HeldUntil())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -125,10 +125,14 @@ func (m *Manager) unusedLine(ctx context.Context, r *models.Reservation, unused 
 		return nil, fmt.Errorf("no %s rate for %s", res, model)
 	}
 	held := int64(r.HeldUntil().Sub(r.StartsAt) / time.Second)
-	return &models.LedgerEntry{UserID: r.UserID, WorkbenchID: "", Resource: models.ResourceReservation, GPUModel: model,
+	note := fmt.Sprintf("reserved but unused: reservation #%d, %s unit-hours of %d × %s", r.ID, unitHours(unused), r.Units, r.UnitLabel())
+	if r.GroupID != nil {
+		note += " for group " + r.GroupName
+	}
+	return &models.LedgerEntry{UserID: r.UserID, GroupName: r.GroupName, WorkbenchID: "", Resource: models.ResourceReservation, GPUModel: model,
 		PeriodStart: r.StartsAt, PeriodEnd: r.HeldUntil(), Seconds: held, QuantityMilli: unused * 1000 / max(held, 1),
 		RateMicros: rate.Micros, AmountMicros: rate.Micros * unused / 3600,
-		Note: fmt.Sprintf("reserved but unused: reservation #%d, %s unit-hours of %d × %s", r.ID, unitHours(unused), r.Units, r.UnitLabel())}, nil
+		Note: note}, nil
 }
 
 // unitHours is unit-seconds as hours with two decimals.

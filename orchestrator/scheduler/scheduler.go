@@ -153,14 +153,27 @@ type Snapshot struct {
 	Shared []SharedGPU
 }
 
-// Reservation is a booking of Units of a Pool for User over [Start, End).
+// Reservation is a booking of Units of a Pool for User over [Start, End),
+// or, when Holders is set, for those users (a group's members).
 type Reservation struct {
 	ID         int64
 	User       int64
+	Holders    []int64
 	Pool       Pool
 	Units      int
 	Start, End time.Time
 }
+
+// holderIDs are the users who may use it.
+func (r Reservation) holderIDs() []int64 {
+	if r.Holders == nil {
+		return []int64{r.User}
+	}
+	return r.Holders
+}
+
+// holds reports whether user may use it.
+func (r Reservation) holds(user int64) bool { return slices.Contains(r.holderIDs(), user) }
 
 // Active reports whether the reservation's window contains t.
 func (r Reservation) Active(t time.Time) bool { return !t.Before(r.Start) && t.Before(r.End) }
@@ -183,9 +196,13 @@ func newReserved(s Snapshot) *reserved {
 		if !r.Active(s.Now) {
 			continue
 		}
-		k := key(r.User, r.Pool)
-		use := min(held[k], r.Units)
-		held[k] -= use
+		use := 0
+		for _, u := range r.holderIDs() {
+			k := key(u, r.Pool)
+			take := min(held[k], r.Units-use)
+			held[k] -= take
+			use += take
+		}
 		rs.list = append(rs.list, r)
 		rs.idle = append(rs.idle, r.Units-use)
 	}
@@ -197,7 +214,7 @@ func newReserved(s Snapshot) *reserved {
 func (rs *reserved) forOthers(pool Pool, user int64) int {
 	n := 0
 	for i, r := range rs.list {
-		if r.Pool == pool && r.User != user {
+		if r.Pool == pool && !r.holds(user) {
 			n += rs.idle[i]
 		}
 	}
@@ -207,7 +224,7 @@ func (rs *reserved) forOthers(pool Pool, user int64) int {
 func (rs *reserved) own(pool Pool, user, pin int64) int {
 	n := 0
 	for i, r := range rs.list {
-		if r.Pool == pool && r.User == user && (pin == 0 || r.ID == pin) {
+		if r.Pool == pool && r.holds(user) && (pin == 0 || r.ID == pin) {
 			n += rs.idle[i]
 		}
 	}
@@ -221,7 +238,7 @@ func (rs *reserved) take(pool Pool, user, pin int64, units int) {
 		if units == 0 {
 			return
 		}
-		if r.Pool == pool && r.User == user && (pin == 0 || r.ID == pin) {
+		if r.Pool == pool && r.holds(user) && (pin == 0 || r.ID == pin) {
 			n := min(units, rs.idle[i])
 			rs.idle[i] -= n
 			units -= n

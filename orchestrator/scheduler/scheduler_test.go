@@ -283,6 +283,37 @@ func TestReservationHoldsBookedUnitsForTheBooker(t *testing.T) {
 	}
 }
 
+// A group's booking holds its units for every member: a member's running
+// unit counts against it, another member's launch uses what is left of it
+// before anyone ahead, and a user outside the group waits.
+func TestGroupReservationHoldsUnitsForItsMembers(t *testing.T) {
+	s := Snapshot{Now: t0, Free: map[Pool]int{h100: 2},
+		Running:      []Running{{ID: "r7", User: 7, Pool: h100, Units: 1}},
+		Reservations: []Reservation{{ID: 1, User: 7, Holders: []int64{7, 8}, Pool: h100, Units: 2, Start: t0, End: t0.Add(2 * time.Hour)}},
+		Queue:        []Request{req("outsider", 3, 1, 100, 0), req("member", 8, 1, 50, time.Second)}}
+	p := Decide(s)
+	if !reflect.DeepEqual(p.Start, []string{"outsider", "member"}) {
+		t.Fatalf("start %v, want the outsider on the unbooked unit and the member on the group's", p.Start)
+	}
+	// With one unit free, it is the group's: the outsider waits, saying why.
+	s.Free = map[Pool]int{h100: 1}
+	p = Decide(s)
+	if !reflect.DeepEqual(p.Start, []string{"member"}) {
+		t.Fatalf("start %v, want only the member", p.Start)
+	}
+	if w := p.Waiting["outsider"]; w.Reason != "1 × H100 80GB HBM3 needed; 0 free (1 reserved for someone else now)" {
+		t.Fatalf("outsider: %+v", w)
+	}
+	// A group without members holds its units for nobody (as booked),
+	// not for the booker alone.
+	s.Reservations[0].Holders = []int64{}
+	s.Running = nil
+	s.Queue = []Request{req("booker", 7, 1, 100, 0)}
+	if p := Decide(s); len(p.Start) != 0 {
+		t.Fatalf("start %v: the booker took a unit of an emptied group's booking", p.Start)
+	}
+}
+
 // Pools of MIG instances and slices read as people say them, in the reason
 // a request waits, and are separate pools from the whole GPUs of the model.
 func TestUnitPoolLabelsAndReasons(t *testing.T) {
