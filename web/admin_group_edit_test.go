@@ -61,6 +61,7 @@ func TestBrowserRenameAndDeleteGroup(t *testing.T) {
 	if msg := btText(t, b, `[data-testid=group-delete-error]`); msg != "Type the group's name, 视觉 2026, to delete it." {
 		t.Fatalf("refusal: %q", msg)
 	}
+	btScreenshot(t, b, "group-delete-refused.png")
 	if _, err := st.GroupByID(ctx, g.ID); err != nil {
 		t.Fatalf("the group went with a wrong confirmation: %v", err)
 	}

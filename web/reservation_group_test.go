@@ -133,6 +133,7 @@ func TestBrowserBookForGroup(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(form+`input[name=ends_at]`), start.Add(time.Hour).Format(layout)),
 		chromedp.SetValue(chromedp.CSS(form+`[data-testid=booking-group]`), "lab"),
 	)
+	btScreenshot(t, b, "booking-for-group.png")
 	if resp := btSubmit(t, b, "book", chromedp.Click(chromedp.CSS(`[data-testid=booking-submit]`))); resp.Status != http.StatusOK {
 		t.Fatalf("book: %d", resp.Status)
 	}
