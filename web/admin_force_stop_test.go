@@ -19,6 +19,17 @@ func TestAdminForceStopTellsTheOwner(t *testing.T) {
 	}
 	id := wb["id"].(string)
 	waitState(t, p, alice, id, "running")
+	// An admin reads anyone's workbench by id (it is in ?all=true), and
+	// nothing more of it: its logs stay its owner's, as its notebook does.
+	if code, got := p.api("GET", "/api/v1/workbenches/"+id, admin, ""); code != 200 || got["owner"] != "alice" || got["state"] != "running" {
+		t.Fatalf("admin reads alice's workbench: %d %v", code, got)
+	}
+	if code, _ := p.apiBytes("GET", "/api/v1/workbenches/"+id+"/logs", admin, ""); code != http.StatusNotFound {
+		t.Fatalf("admin reads alice's logs: %d, want 404", code)
+	}
+	if code, _ := p.api("GET", "/api/v1/workbenches/"+id, tokenFor(t, p, "bob", "user"), ""); code != http.StatusNotFound {
+		t.Fatalf("bob reads alice's workbench: %d, want 404", code)
+	}
 	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", alice, ""); code != http.StatusForbidden {
 		t.Fatalf("a user used the admin stop: %d %v", code, out)
 	}
