@@ -43,7 +43,7 @@ func (h *Handler) adminGroupDelete(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if strings.TrimSpace(c.PostForm("confirm")) != g.Name {
+	if models.CleanName(c.PostForm("confirm")) != g.Name {
 		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Edit: templates.GroupEdit{GroupID: g.ID,
 			DeleteError: trc(c, "Type the group's name, %s, to delete it.", g.Name)}})
 		return

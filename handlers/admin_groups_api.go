@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -12,7 +13,7 @@ import (
 //
 //	GET    /api/v1/admin/groups                         the groups with their members
 //	POST   /api/v1/admin/groups {name, description}     a new group (201)
-//	PUT    /api/v1/admin/groups/{id} {name}             rename
+//	PUT    /api/v1/admin/groups/{id} {name, description} rename, describe
 //	DELETE /api/v1/admin/groups/{id}                    delete, with its quota, cap, priority default
 //	PUT    /api/v1/admin/groups/{id}/members/{username} add a member (idempotent)
 //	DELETE /api/v1/admin/groups/{id}/members/{username} remove one (idempotent)
@@ -58,20 +59,39 @@ func (h *Handler) apiGroupCreate(c *gin.Context) {
 	c.JSON(http.StatusCreated, g)
 }
 
-func (h *Handler) apiGroupRename(c *gin.Context) {
+// apiGroupUpdate: PUT /api/v1/admin/groups/{id} {name, description}: either
+// or both (a field left out is kept).
+func (h *Handler) apiGroupUpdate(c *gin.Context) {
 	g, ok := h.groupParam(c)
 	if !ok {
 		return
 	}
 	var body struct {
-		Name string `json:"name"`
+		Name        *string `json:"name"`
+		Description *string `json:"description"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	if _, err := h.renameGroup(c, g, body.Name); err != nil {
-		h.fail(c, err)
+	if body.Name == nil && body.Description == nil {
+		h.fail(c, &models.ValidationError{Field: "name", Message: "give a name, a description or both"})
 		return
+	}
+	if body.Name != nil {
+		if _, err := h.renameGroup(c, g, *body.Name); err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
+	if d := body.Description; d != nil && strings.TrimSpace(*d) != g.Description {
+		err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+			return auditRec("group.describe", g.Name, map[string]string{"description": g.Description}, map[string]string{"description": strings.TrimSpace(*d)}),
+				tx.SetGroupDescription(c.Request.Context(), g.ID, *d)
+		})
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
 	}
 	h.answerGroup(c, g.ID)
 }

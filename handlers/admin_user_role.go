@@ -26,6 +26,8 @@ func (h *Handler) adminUserRole(c *gin.Context) {
 	switch {
 	case errors.As(err, &ve):
 		h.flashError(c, trc(c, "Role not changed: %s.", trcMsg(c, ve.Message)))
+	case errors.Is(err, errSelfRole):
+		h.flashError(c, trc(c, "Role not changed: you cannot change your own role; another admin can."))
 	case err != nil:
 		h.fail(c, err)
 		return

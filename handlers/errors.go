@@ -56,6 +56,8 @@ func classify(err error) *apiError {
 		return &apiError{http.StatusBadGateway, "stop_failed", models.Reasonf("%s; retry, or force the stop (force=true)", ste.Message)}
 	case errors.As(err, &re) && re.Code == "quota_exceeded":
 		return &apiError{http.StatusUnprocessableEntity, re.Code, re.Message}
+	case errors.As(err, &re) && re.Code == "not_booker":
+		return &apiError{http.StatusForbidden, re.Code, re.Message}
 	case errors.As(err, &re):
 		return &apiError{http.StatusConflict, re.Code, re.Message}
 	case errors.As(err, &se):

@@ -205,7 +205,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	apiAdmin.PUT("/admin/users/:id/disabled", h.apiUserDisabled)
 	apiAdmin.GET("/admin/groups", h.apiGroups)
 	apiAdmin.POST("/admin/groups", h.apiGroupCreate)
-	apiAdmin.PUT("/admin/groups/:id", h.apiGroupRename)
+	apiAdmin.PUT("/admin/groups/:id", h.apiGroupUpdate)
 	apiAdmin.DELETE("/admin/groups/:id", h.apiGroupDelete)
 	apiAdmin.PUT("/admin/groups/:id/members/:username", h.apiGroupAddMember)
 	apiAdmin.DELETE("/admin/groups/:id/members/:username", h.apiGroupRemoveMember)

@@ -22,8 +22,17 @@ type Group struct {
 
 var groupNameRe = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}\p{M} _.-]{0,63}$`) // see catalogNameRe
 
-// cleanName is a name as stored and looked up: trimmed, in NFC.
-func cleanName(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
+// cleanName is a name as stored and looked up: in NFKC (so "ｖｉｓｉｏｎ"
+// is "vision" and a composed "é" the decomposed one), runs of spaces made
+// one, trimmed: names that look alike are one name.
+// Only spaces are collapsed: a newline or tab stays and is refused.
+func cleanName(s string) string {
+	return strings.Join(strings.FieldsFunc(norm.NFKC.String(s), func(r rune) bool { return r == ' ' }), " ")
+}
+
+// CleanName is a name as the store keeps it (see cleanName), for comparing
+// what a person typed with a stored name.
+func CleanName(s string) string { return cleanName(s) }
 
 // CreateGroup adds a group.
 func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Group, error) {
@@ -127,6 +136,23 @@ func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
 		if uniqueViolation(res.Error) {
 			return &ValidationError{Field: "name", Message: "a group with this name exists"}
 		}
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SetGroupDescription changes a group's description (at most 200
+// characters).
+func (s *Store) SetGroupDescription(ctx context.Context, id int64, description string) error {
+	description = strings.TrimSpace(description)
+	if len([]rune(description)) > 200 {
+		return invalid("description", "is too long (at most %d characters)", 200)
+	}
+	res := s.db.WithContext(ctx).Model(&Group{}).Where("id = ?", id).Update("description", description)
+	if res.Error != nil {
 		return res.Error
 	}
 	if res.RowsAffected == 0 {

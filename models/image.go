@@ -56,8 +56,8 @@ var (
 	// Names people give catalog entries and groups take letters and digits
 	// of any script: a Chinese lab names its flavor 教学版 and its group
 	// 视觉组 (and its directory sends that group name at single sign-on).
-	// cleanName puts them in NFC first, so two names that look alike are
-	// the same bytes.
+	// cleanName puts them in NFKC with single spaces first, so two names
+	// that look alike are the same bytes.
 	catalogNameRe = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._()+-]{0,63}$`)
 	runAsRe       = regexp.MustCompile(`^[0-9]{1,10}(:[0-9]{1,10})?$|^[a-z_][a-z0-9_-]{0,31}$`)
 )

@@ -32,6 +32,13 @@ func TestNamesInAnyScript(t *testing.T) {
 	if g, err := s.GroupByName(ctx, "Cafe\u0301"); err != nil || g.Name != "Caf\u00e9" {
 		t.Fatalf("looking up the decomposed form: %+v %v", g, err)
 	}
+	// Full-width letters and doubled spaces are the same name too.
+	if _, err := s.CreateGroup(ctx, "ｖｉｓｉｏｎ  team", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateGroup(ctx, "vision team", ""); !errors.As(err, &ve) || ve.Field != "name" {
+		t.Fatalf("vision team beside ｖｉｓｉｏｎ  team: %v, want a name error", err)
+	}
 	for _, bad := range []string{"", "-lead", "a/b", "<b>x</b>", "组\n名", "名字;DROP"} {
 		if _, err := s.CreateGroup(ctx, bad, ""); !errors.As(err, &ve) || ve.Field != "name" {
 			t.Errorf("group %q: %v, want a name error", bad, err)

@@ -89,6 +89,15 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 		return err
 	}
 	if r.UserID != who.ID && !who.IsAdmin() {
+		if r.For(who.ID) {
+			// A member sees the group's booking; they are told whose it
+			// is to cancel rather than that it does not exist.
+			booker, err := m.store.UserByID(ctx, r.UserID)
+			if err != nil {
+				return err
+			}
+			return &RefusedError{Code: "not_booker", Message: reasonf("only %s, who booked reservation #%s for the group, or an admin can cancel it", booker.Username, strconv.FormatInt(r.ID, 10))}
+		}
 		return models.ErrNotFound // not theirs: as if it did not exist
 	}
 	if r.ReleasedAt != nil {

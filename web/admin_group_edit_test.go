@@ -123,6 +123,16 @@ func TestAdminGroupsAPI(t *testing.T) {
 	if code, out := p.api("PUT", "/api/v1/admin/groups/"+id, admin, `{"name":"a/b"}`); code != 400 || errCode(out) != "invalid_name" {
 		t.Errorf("rename to a/b: %d %v", code, out)
 	}
+	if code, out := p.api("PUT", "/api/v1/admin/groups/"+id, admin, `{"description":"NLP, 2026 cohort"}`); code != 200 || out["description"] != "NLP, 2026 cohort" || out["name"] != "nlp-2026" {
+		t.Fatalf("describe: %d %v", code, out)
+	}
+	if code, out := p.api("PUT", "/api/v1/admin/groups/"+id, admin, `{}`); code != 400 {
+		t.Errorf("a PUT with nothing: %d %v", code, out)
+	}
+	// Names that look alike are one: full-width letters, doubled spaces.
+	if code, out := p.api("POST", "/api/v1/admin/groups", admin, `{"name":"ｎｌｐ-2026"}`); code != 400 || errCode(out) != "invalid_name" {
+		t.Errorf("a full-width twin of nlp-2026: %d %v", code, out)
+	}
 	if code, out := p.api("GET", "/api/v1/admin/groups", admin, ""); code != 200 || len(out["items"].([]any)) != 1 {
 		t.Fatalf("list: %d %v", code, out)
 	}
@@ -142,7 +152,7 @@ func TestAdminGroupsAPI(t *testing.T) {
 			n++
 		}
 	}
-	if n != 5 { // create, add (once), rename, remove, delete
-		t.Fatalf("%d group audit rows, want 5", n)
+	if n != 6 { // create, add (once), rename, describe, remove, delete
+		t.Fatalf("%d group audit rows, want 6", n)
 	}
 }

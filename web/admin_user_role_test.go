@@ -3,6 +3,8 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -124,5 +126,16 @@ func TestAPIUserRoleAndDisabled(t *testing.T) {
 	}
 	if u, _ := p.srv.Store.UserByUsername(context.Background(), "carol"); u.Disabled || u.Role != models.RoleUser {
 		t.Fatalf("carol after: %+v", u)
+	}
+
+	// The page's form posted for oneself (no button offers it): back to
+	// the list with the reason, in the reader's words.
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	if res := p.postForm(c, "/admin/users/"+itoa(self.ID)+"/role", url.Values{"role": {"user"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("self role by form: %d, want 303 back to the list", res.StatusCode)
+	}
+	if _, body := p.get(c, "/admin/users"); !strings.Contains(body, "Role not changed: you cannot change your own role; another admin can.") {
+		t.Fatal("the users page does not say why the own role was not changed")
 	}
 }

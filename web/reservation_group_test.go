@@ -92,6 +92,16 @@ func TestGroupReservation(t *testing.T) {
 		t.Error("the launch form does not offer the group's booking")
 	}
 
+	// Bob sees the booking but did not make it: he is told who may cancel
+	// it, not that it does not exist.
+	if code, out := p.api("DELETE", "/api/v1/reservations/"+id, bob, ""); code != http.StatusForbidden || errCode(out) != "not_booker" ||
+		!strings.Contains(out["error"].(map[string]any)["message"].(string), "only alice") {
+		t.Fatalf("bob cancels the group's booking: %d %v, want 403 not_booker naming alice", code, out)
+	}
+	if code, _ := p.api("DELETE", "/api/v1/reservations/"+id, carol, ""); code != http.StatusNotFound {
+		t.Fatalf("carol cancels a booking she cannot see: %d, want 404", code)
+	}
+
 	// The group cannot go while its booking is not over.
 	if code, out := p.api("DELETE", "/api/v1/admin/groups/"+gid, admin, ""); code != http.StatusBadRequest ||
 		!strings.Contains(out["error"].(map[string]any)["message"].(string), "#"+id) {
