@@ -126,12 +126,17 @@ func (h *Handler) setReservationCap(c *gin.Context, scope, name string, hours *i
 // YYYY-MM-DD or RFC 3339; default: the last 30 days), used and unused, and
 // what was billed for the unused time.
 func (h *Handler) apiReservedUnused(c *gin.Context) {
+	format := c.Query("format")
+	if format != "" && format != "csv" && format != "json" { // ?format=xml answered JSON
+		h.fail(c, newError(http.StatusBadRequest, "invalid_format", "format: csv or json"))
+		return
+	}
 	rep, err := h.reservedUnusedReport(c.Request.Context(), c.Query("from"), c.Query("to"))
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	if c.Query("format") == "csv" {
+	if format == "csv" {
 		h.writeReservedUnusedCSV(c, rep)
 		return
 	}

@@ -27,6 +27,12 @@ var apiQueryParams = map[string][]string{
 	"GET /api/v1/admin/simulate":            {"days", "engine", "policy", "mig", "model", "gpus", "shared_gpus", "slices"},
 }
 
+// apiQueryLists are the parameters a route reads as lists (given once per
+// value); any other is refused when given twice.
+var apiQueryLists = map[string][]string{
+	"GET /api/v1/admin/simulate": {"policy", "mig"},
+}
+
 // checkAPIQuery is the API groups' middleware enforcing apiQueryParams.
 func (h *Handler) checkAPIQuery(c *gin.Context) {
 	if c.Request.URL.RawQuery == "" {
@@ -36,12 +42,23 @@ func (h *Handler) checkAPIQuery(c *gin.Context) {
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	allowed := apiQueryParams[method+" "+c.FullPath()]
-	var unknown []string
-	for k := range c.Request.URL.Query() {
+	route := method + " " + c.FullPath()
+	allowed := apiQueryParams[route]
+	var unknown, twice []string
+	for k, vs := range c.Request.URL.Query() {
 		if !slices.Contains(allowed, k) {
 			unknown = append(unknown, k)
+		} else if len(vs) > 1 && !slices.Contains(apiQueryLists[route], k) {
+			twice = append(twice, k)
 		}
+	}
+	if len(unknown) == 0 && len(twice) > 0 {
+		// ?from=a&from=b: the handler reads the first; the caller may
+		// have meant the other.
+		sort.Strings(twice)
+		h.fail(c, newError(http.StatusBadRequest, "invalid_"+twice[0], twice[0]+": "+givenTwice))
+		c.Abort()
+		return
 	}
 	if len(unknown) == 0 {
 		return
@@ -54,6 +71,9 @@ func (h *Handler) checkAPIQuery(c *gin.Context) {
 	h.fail(c, newError(http.StatusBadRequest, "unknown_parameter", unknown[0]+": is not a parameter of this endpoint ("+takes+")"))
 	c.Abort()
 }
+
+// givenTwice refuses a parameter that an address gives more than once.
+const givenTwice = "is given more than once; give it once"
 
 // queryBool reads an on/off query parameter: absent, "true" or "false".
 // Anything else is refused with 400 invalid_<name> rather than read as

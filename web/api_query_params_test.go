@@ -35,6 +35,8 @@ func TestAPIRefusesQueryItDoesNotRead(t *testing.T) {
 		{"GET", "/api/v1/workbenches/" + id + "/logs?follow=1", alice, "invalid_follow", "must be true or false"},
 		{"POST", "/api/v1/workbenches/" + id + "/stop?force=1", alice, "invalid_force", "must be true or false"},
 		{"POST", "/api/v1/workbenches/" + id + "/stop?forced=true", alice, "unknown_parameter", "forced:"},
+		{"GET", "/api/v1/usage?from=2026-11-01&from=2026-10-01", alice, "invalid_from", "from: is given more than once"},
+		{"GET", "/api/v1/admin/reservations/unused?format=xml", admin, "invalid_format", "format: csv or json"},
 	} {
 		got, out := p.api(tc.method, tc.path, tc.token, "")
 		e, _ := out["error"].(map[string]any)

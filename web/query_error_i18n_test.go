@@ -37,6 +37,7 @@ func TestBadAddressValuesInTheReadersLanguage(t *testing.T) {
 		{"/admin/billing.csv?montth=2026-11", "montth：不是此地址的参数（可用参数：month, group_by）", "montth: is not a parameter of this endpoint (it takes: month, group_by)"},
 		{"/admin/utilisation.csv?form=2026-11-01", "form：不是此地址的参数（可用参数：bucket, from, to）", "form: is not a parameter of this endpoint (it takes: bucket, from, to)"},
 		{"/admin/reservations/unused.csv?since=2026-11-01", "since：不是此地址的参数（可用参数：from, to）", "since: is not a parameter of this endpoint (it takes: from, to)"},
+		{"/admin/billing.csv?month=2026-11&month=2026-10", "month：重复给出了多次；请只给一次", "month: is given more than once; give it once"},
 	} {
 		for _, r := range []struct {
 			c    *http.Client
