@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,7 +30,7 @@ func (h *Handler) adminGroupRename(c *gin.Context) {
 	case !renamed:
 		h.flash(c, trc(c, "%s already has that name; nothing changed.", g.Name))
 	default:
-		h.flash(c, trc(c, "Group %s renamed to %s.", g.Name, strings.TrimSpace(name)))
+		h.flash(c, trc(c, "Group %s renamed to %s.", g.Name, models.CleanName(name)))
 	}
 	seeOther(c, "/admin/groups")
 }
@@ -70,11 +69,11 @@ func (h *Handler) groupParam(c *gin.Context) (*models.Group, bool) {
 // renameGroup renames g (audited as group.rename); renamed is false when
 // the name is the one it has (nothing written, nothing audited).
 func (h *Handler) renameGroup(c *gin.Context, g *models.Group, name string) (renamed bool, err error) {
-	if strings.TrimSpace(name) == g.Name {
+	if models.CleanName(name) == g.Name {
 		return false, nil
 	}
 	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
-		return auditRec("group.rename", g.Name, map[string]string{"name": g.Name}, map[string]string{"name": strings.TrimSpace(name)}),
+		return auditRec("group.rename", g.Name, map[string]string{"name": g.Name}, map[string]string{"name": models.CleanName(name)}),
 			tx.RenameGroup(c.Request.Context(), g.ID, name)
 	})
 	return err == nil, err

@@ -27,11 +27,6 @@ func (h *Handler) apiGroups(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	for i := range gs {
-		if gs[i].Members == nil {
-			gs[i].Members = []string{}
-		}
-	}
 	c.JSON(http.StatusOK, list(gs))
 }
 
@@ -55,7 +50,6 @@ func (h *Handler) apiGroupCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	g.Members = []string{}
 	c.JSON(http.StatusCreated, g)
 }
 
@@ -130,18 +124,10 @@ func (h *Handler) apiMembership(c *gin.Context, add bool) {
 
 // answerGroup answers group id with its members, read after a change.
 func (h *Handler) answerGroup(c *gin.Context, id int64) {
-	g, err := h.store.GroupByID(c.Request.Context(), id)
+	g, err := h.store.GroupWithMembers(c.Request.Context(), id)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	full, err := h.store.GroupByName(c.Request.Context(), g.Name)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	if full.Members == nil {
-		full.Members = []string{}
-	}
-	c.JSON(http.StatusOK, full)
+	c.JSON(http.StatusOK, g)
 }

@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -44,32 +42,19 @@ func (h *Handler) checkAPIQuery(c *gin.Context) {
 	}
 	route := method + " " + c.FullPath()
 	allowed := apiQueryParams[route]
-	var unknown, twice []string
-	for k, vs := range c.Request.URL.Query() {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, k)
-		} else if len(vs) > 1 && !slices.Contains(apiQueryLists[route], k) {
-			twice = append(twice, k)
+	unknown, twice := strayParams(c.Request.URL.Query(), allowed, apiQueryLists[route])
+	switch {
+	case unknown != "":
+		takes := "it takes none"
+		if len(allowed) > 0 {
+			takes = "it takes: " + strings.Join(allowed, ", ")
 		}
-	}
-	if len(unknown) == 0 && len(twice) > 0 {
-		// ?from=a&from=b: the handler reads the first; the caller may
-		// have meant the other.
-		sort.Strings(twice)
-		h.fail(c, newError(http.StatusBadRequest, "invalid_"+twice[0], twice[0]+": "+givenTwice))
+		h.fail(c, newError(http.StatusBadRequest, "unknown_parameter", unknown+": is not a parameter of this endpoint ("+takes+")"))
 		c.Abort()
-		return
+	case twice != "":
+		h.fail(c, newError(http.StatusBadRequest, "invalid_"+twice, twice+": "+givenTwice))
+		c.Abort()
 	}
-	if len(unknown) == 0 {
-		return
-	}
-	sort.Strings(unknown)
-	takes := "it takes none"
-	if len(allowed) > 0 {
-		takes = "it takes: " + strings.Join(allowed, ", ")
-	}
-	h.fail(c, newError(http.StatusBadRequest, "unknown_parameter", unknown[0]+": is not a parameter of this endpoint ("+takes+")"))
-	c.Abort()
 }
 
 // givenTwice refuses a parameter that an address gives more than once.

@@ -806,6 +806,9 @@ type APIReservation struct {
 	Active        bool       `json:"active"`
 	// Group is the group whose members may use it ("" for one user's).
 	Group string `json:"group"`
+	// forViewer: the viewer may use its units (models.Reservation.For);
+	// the pool page offers a launch with it.
+	forViewer bool
 }
 
 func apiReservation(r *models.Reservation, user string, now time.Time) APIReservation {

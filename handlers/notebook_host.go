@@ -149,7 +149,7 @@ func (h *Handler) NotebookOpen(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	id, ok := h.notebookOwned(w, r, target)
+	id, _, ok := h.notebookOwned(w, r, target)
 	if !ok {
 		return
 	}
@@ -174,12 +174,12 @@ func (h *Handler) NotebookAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := q.Get("path")
-	id, ok := h.notebookOwned(w, r, target)
+	id, u, ok := h.notebookOwned(w, r, target)
 	if !ok {
 		return
 	}
 	ctx := r.Context()
-	code, err := h.store.CreateNotebookCode(ctx, h.SessionUser(ctx).ID, id, models.HashSecret(h.sessions.Token(ctx)), models.HashSecret(state), notebookCodeTTL)
+	code, err := h.store.CreateNotebookCode(ctx, u.ID, id, models.HashSecret(h.sessions.Token(ctx)), models.HashSecret(state), notebookCodeTTL)
 	if err != nil {
 		h.log.Error("notebook code", "workbench", id, "err", err)
 		lc := notebookLocale(r)
@@ -190,36 +190,37 @@ func (h *Handler) NotebookAuthorize(w http.ResponseWriter, r *http.Request) {
 }
 
 // notebookOwned checks that target is /wb/{id}/… of a running workbench
-// the session's user owns, and returns id; otherwise it has answered (the
-// login page, the workbench's page while it is not running, or 404).
-func (h *Handler) notebookOwned(w http.ResponseWriter, r *http.Request, target string) (string, bool) {
+// the session's user owns, and returns id and the user; otherwise it has
+// answered (the login page, the workbench's page while it is not running,
+// or 404).
+func (h *Handler) notebookOwned(w http.ResponseWriter, r *http.Request, target string) (string, *models.User, bool) {
 	id, _, _ := strings.Cut(strings.TrimPrefix(target, "/wb/"), "/")
 	if !strings.HasPrefix(target, "/wb/"+id+"/") || !validWorkbenchLabel(id) {
 		lc := notebookLocale(r)
 		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
-		return "", false
+		return "", nil, false
 	}
 	ctx := r.Context()
 	u := h.SessionUser(ctx)
 	lc := i18n.WithLocale(ctx, requestLocale(r, u))
 	if u == nil {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(safeNext(r.URL.RequestURI())), http.StatusSeeOther)
-		return "", false
+		return "", nil, false
 	}
 	_, err := h.wbs.ProxyTarget(ctx, id, u.ID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
 		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
-		return "", false
+		return "", nil, false
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		http.Redirect(w, r, "/workbenches/"+id, http.StatusSeeOther)
-		return "", false
+		return "", nil, false
 	case err != nil:
 		h.log.Error("notebook open", "workbench", id, "err", err)
 		notebookPage(lc, w, http.StatusInternalServerError, i18n.T(lc, "Internal error"), i18n.T(lc, "Could not look up the workbench."), "")
-		return "", false
+		return "", nil, false
 	}
-	return id, true
+	return id, u, true
 }
 
 // NotebookHost serves a notebook host {id}.<domain>: the code exchange,

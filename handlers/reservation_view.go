@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,13 +50,8 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 		v.Timeline.Days = append(v.Timeline.Days, weekdayShort(ctx, day.Weekday())+" "+day.Format("01-02"))
 	}
 	v.Timeline.NowX = fmt.Sprintf("%.1f", scale(now))
-	myGroups, err := h.store.UserGroups(ctx, u.ID)
-	if err != nil {
-		return v, err
-	}
 	for _, r := range rows {
 		mine := r.User == u.Username // names are given only to the booker, their group and admins
-		forMe := mine && r.Group == "" || r.Group != "" && slices.Contains(myGroups, r.Group)
 		who := r.User
 		switch {
 		case r.User == "another user":
@@ -74,7 +68,7 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 		row := templates.BookingRow{ID: r.ID, Who: who, What: what, Units: r.Units, Note: r.Note,
 			Start: templates.WhenIn(ctx, &start), End: templates.WhenIn(ctx, &end), Active: r.Active, Mine: mine,
 			CanCancel: mine || u.IsAdmin()}
-		if forMe {
+		if r.forViewer {
 			row.LaunchURL = launchWithBooking(&r, fls)
 		}
 		v.Rows = append(v.Rows, row)
@@ -90,13 +84,13 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 	}
 	v.Form = *form
 	v.Form.Pools = h.bookablePools(ctx, gpus)
-	v.Form.Groups = myGroups
+	// One books for oneself or a group of one's own; an admin for any.
 	if u.IsAdmin() {
-		if v.Form.Groups, err = h.store.GroupNames(ctx); err != nil {
-			return v, err
-		}
+		v.Form.Groups, err = h.store.GroupNames(ctx)
+	} else {
+		v.Form.Groups, err = h.store.UserGroups(ctx, u.ID)
 	}
-	return v, nil
+	return v, err
 }
 
 // bookablePools lists what the pool can book, one option per kind of unit

@@ -36,6 +36,7 @@ func (h *Handler) reservationRows(c *gin.Context) ([]APIReservation, error) {
 	out := make([]APIReservation, 0, len(list))
 	for _, r := range list {
 		j := apiReservation(&r, "another user", now)
+		j.forViewer = r.For(u.ID)
 		if u.IsAdmin() || r.UserID == u.ID || r.For(u.ID) {
 			if _, ok := names[r.UserID]; !ok {
 				booker, err := h.store.UserByID(ctx, r.UserID)

@@ -40,7 +40,7 @@ func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Gro
 	if !groupNameRe.MatchString(name) {
 		return nil, invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
 	}
-	g := &Group{Name: name, Description: strings.TrimSpace(description)}
+	g := &Group{Name: name, Description: strings.TrimSpace(description), Members: []string{}}
 	if err := s.db.WithContext(ctx).Create(g).Error; err != nil {
 		if uniqueViolation(err) {
 			return nil, &ValidationError{Field: "name", Message: "a group with this name exists"}
@@ -53,13 +53,32 @@ func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Gro
 // GroupByName returns a group with its members.
 func (s *Store) GroupByName(ctx context.Context, name string) (*Group, error) {
 	var g Group
-	if err := s.db.WithContext(ctx).Where("name = ?", cleanName(name)).First(&g).Error; err != nil {
+	db := s.db.WithContext(ctx)
+	if err := db.Where("name = ?", cleanName(name)).First(&g).Error; err != nil {
 		return nil, notFound(err)
 	}
-	err := s.db.WithContext(ctx).Table("users").Select("users.username").
-		Joins("JOIN group_members gm ON gm.user_id = users.id").
-		Where("gm.group_id = ?", g.ID).Order("users.username").Scan(&g.Members).Error
+	var err error
+	g.Members, err = membersOf(db, g.ID)
 	return &g, err
+}
+
+// GroupWithMembers returns a group with its members, by id.
+func (s *Store) GroupWithMembers(ctx context.Context, id int64) (*Group, error) {
+	g, err := s.GroupByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	g.Members, err = membersOf(s.db.WithContext(ctx), id)
+	return g, err
+}
+
+// membersOf lists the usernames in group id, sorted (empty, not nil, for
+// none: the API writes a list).
+func membersOf(db *gorm.DB, id int64) ([]string, error) {
+	members := []string{}
+	err := db.Table("users").Select("users.username").Joins("JOIN group_members gm ON gm.user_id = users.id").
+		Where("gm.group_id = ?", id).Order("users.username").Scan(&members).Error
+	return members, err
 }
 
 // GroupByID returns a group without its members.
@@ -87,6 +106,7 @@ func (s *Store) ListGroups(ctx context.Context) ([]Group, error) {
 	}
 	byID := make(map[int64]*Group, len(gs))
 	for i := range gs {
+		gs[i].Members = []string{}
 		byID[gs[i].ID] = &gs[i]
 	}
 	for _, r := range rows {
@@ -163,9 +183,9 @@ func (s *Store) SetGroupDescription(ctx context.Context, id int64, description s
 
 // DeleteGroup removes a group with its memberships and what was set for
 // it — its quota, its booking cap, its default priority class — in one
-// transaction (refused while it has bookings not yet settled), and returns it as it was (members included) for the audit
-// row. Ledger lines keep the group's name as text: statements of past
-// months still read it.
+// transaction (refused while it has bookings not yet settled), and returns
+// it as it was (members included) for the audit row. Ledger lines keep the
+// group's name as text: statements of past months still read it.
 func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 	var g *Group
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -173,8 +193,8 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 		if err := tx.Where("id = ?", id).First(&row).Error; err != nil {
 			return notFound(err)
 		}
-		if err := tx.Table("users").Select("users.username").Joins("JOIN group_members gm ON gm.user_id = users.id").
-			Where("gm.group_id = ?", id).Order("users.username").Scan(&row.Members).Error; err != nil {
+		var err error
+		if row.Members, err = membersOf(tx, id); err != nil {
 			return err
 		}
 		// Its bookings not yet settled still hold units, or are still to

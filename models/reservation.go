@@ -88,7 +88,9 @@ func fillHolders(tx *gorm.DB, list []Reservation) error {
 	}
 	for i := range list {
 		if g := list[i].GroupID; g != nil {
-			list[i].Holders, list[i].GroupName = byGroup[*g], names[*g]
+			// Never nil for a group booking: a group without members
+			// holds its units for nobody, not for the booker.
+			list[i].Holders, list[i].GroupName = append([]int64{}, byGroup[*g]...), names[*g]
 		}
 	}
 	return nil

@@ -271,11 +271,8 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		return snap, nil, err
 	}
 	for _, r := range res {
-		b := scheduler.Reservation{ID: r.ID, User: r.UserID, Pool: reservationPool(&r), Units: r.Units, Start: r.StartsAt, End: r.EndsAt}
-		if r.GroupID != nil {
-			b.Holders = append([]int64{}, r.Holders...) // a group without members: held for nobody, as booked
-		}
-		snap.Reservations = append(snap.Reservations, b)
+		snap.Reservations = append(snap.Reservations, scheduler.Reservation{ID: r.ID, User: r.UserID, Holders: r.Holders,
+			Pool: reservationPool(&r), Units: r.Units, Start: r.StartsAt, End: r.EndsAt})
 	}
 	for _, h := range held {
 		r := scheduler.Running{ID: h.ID, User: h.OwnerID, Units: h.Units, Priority: h.PriorityRank, Preemptible: h.Preemptible,

@@ -154,7 +154,8 @@ type Snapshot struct {
 }
 
 // Reservation is a booking of Units of a Pool for User over [Start, End),
-// or, when Holders is set, for those users (a group's members).
+// or, when Holders is not nil, for those users (a group's members; none
+// for a group without members).
 type Reservation struct {
 	ID         int64
 	User       int64
