@@ -12,11 +12,17 @@ import (
 )
 
 // A lab admin renames a group and deletes one at the end of a course, in
-// Chromium with script off (the forms work without it): a wrong
+// Chromium with script on and off (the forms work without it): a wrong
 // confirmation is said beside the form and deletes nothing; the right one
 // deletes the group with its quota, and its members stay.
 func TestBrowserRenameAndDeleteGroup(t *testing.T) {
-	p, b := btAdminIn(t, false)
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) { testBrowserRenameAndDeleteGroup(t, js) })
+	}
+}
+
+func testBrowserRenameAndDeleteGroup(t *testing.T, js bool) {
+	p, b := btAdminIn(t, js)
 	ctx := context.Background()
 	st := p.srv.Store
 	tokenFor(t, p, "kim", "user")
@@ -61,7 +67,7 @@ func TestBrowserRenameAndDeleteGroup(t *testing.T) {
 	if msg := btText(t, b, `[data-testid=group-delete-error]`); msg != "Type the group's name, 视觉 2026, to delete it." {
 		t.Fatalf("refusal: %q", msg)
 	}
-	btScreenshot(t, b, "group-delete-refused.png")
+	btScreenshot(t, b, "group-delete-refused-"+jsName(js)+".png")
 	if _, err := st.GroupByID(ctx, g.ID); err != nil {
 		t.Fatalf("the group went with a wrong confirmation: %v", err)
 	}

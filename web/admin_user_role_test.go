@@ -17,7 +17,13 @@ import (
 // once (sudo), says what happened, is audited, and bob's own session gets
 // the admin pages at once and loses them at once.
 func TestBrowserMakeAndRemoveAdmin(t *testing.T) {
-	p, b := btAdminIn(t, true)
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) { testBrowserMakeAndRemoveAdmin(t, js) })
+	}
+}
+
+func testBrowserMakeAndRemoveAdmin(t *testing.T, js bool) {
+	p, b := btAdminIn(t, js)
 	tokenFor(t, p, "bob", "user")
 	bob := p.client()
 	p.login(bob, "bob", "bob-password")

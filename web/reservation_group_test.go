@@ -110,9 +110,15 @@ func TestGroupReservation(t *testing.T) {
 	p.srv.Manager.Wait()
 }
 
-// In Chromium: a member picks "Book for: group lab" on the pool page's
-// booking form; the booking says whose it is.
+// In Chromium, with script on and off: a member picks "Book for: group
+// lab" on the pool page's booking form; the booking says whose it is.
 func TestBrowserBookForGroup(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) { testBrowserBookForGroup(t, js) })
+	}
+}
+
+func testBrowserBookForGroup(t *testing.T, js bool) {
 	p := newPortal(t)
 	ctx := context.Background()
 	u, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "alice", Password: "alice-password", Role: "user"})
@@ -127,6 +133,9 @@ func TestBrowserBookForGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := btNewBrowser(t)
+	if !js {
+		btDo(t, b, "disable JavaScript", btScriptsOff())
+	}
 	btNavigate(t, b, p.ts.URL+"/login")
 	if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
 		t.Fatalf("login: %d", resp.Status)
@@ -143,7 +152,7 @@ func TestBrowserBookForGroup(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(form+`input[name=ends_at]`), start.Add(time.Hour).Format(layout)),
 		chromedp.SetValue(chromedp.CSS(form+`[data-testid=booking-group]`), "lab"),
 	)
-	btScreenshot(t, b, "booking-for-group.png")
+	btScreenshot(t, b, "booking-for-group-"+jsName(js)+".png")
 	if resp := btSubmit(t, b, "book", chromedp.Click(chromedp.CSS(`[data-testid=booking-submit]`))); resp.Status != http.StatusOK {
 		t.Fatalf("book: %d", resp.Status)
 	}
