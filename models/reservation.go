@@ -259,6 +259,11 @@ func (q *QueueTx) ReservationsByID(ids []int64) (map[int64]Reservation, error) {
 	if err := q.tx.Where("id IN ?", ids).Find(&list).Error; err != nil {
 		return nil, err
 	}
+	// Holders too: a member who left a group no longer launches on its
+	// booking (the queue asks Reservation.For).
+	if err := fillHolders(q.tx, list); err != nil {
+		return nil, err
+	}
 	for _, r := range list {
 		out[r.ID] = r
 	}

@@ -393,10 +393,11 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 			continue
 		}
 		// A launch that named a booking waits for its window to open and
-		// then uses only it; once the booking is over or released it
-		// queues like any other launch.
+		// then uses only it; once the booking is over or released, or its
+		// owner left the group it was booked for, it queues like any other
+		// launch.
 		if w.ReservationID != nil {
-			if b, ok := pinned[*w.ReservationID]; ok && b.ReleasedAt == nil && now.Before(b.EndsAt) {
+			if b, ok := pinned[*w.ReservationID]; ok && b.ReleasedAt == nil && now.Before(b.EndsAt) && b.For(w.OwnerID) {
 				r.Reservation = b.ID
 				if now.Before(b.StartsAt) && r.Blocked == "" {
 					r.Blocked = reasonf("waiting for your reservation #%s, which opens at %s UTC", strconv.FormatInt(b.ID, 10), b.StartsAt.UTC().Format("2006-01-02 15:04"))

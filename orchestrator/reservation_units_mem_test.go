@@ -378,3 +378,48 @@ func TestMemGroupReservationUseAndSettlement(t *testing.T) {
 		t.Fatalf("%d reservation lines for carol, want 1", n)
 	}
 }
+
+// A member who leaves the group while their launch waits for the group's
+// booking to open no longer launches on it: the launch queues like any
+// other (here a MIG instance is free, so it starts at once) instead of
+// telling them it waits for "your reservation".
+func TestMemGroupReservationMemberLeavesWhileQueued(t *testing.T) {
+	t.Parallel()
+	r, _ := clockedUnitRig(t)
+	ctx := context.Background()
+	mr := r.mem()
+	carol, dave := r.newUser(t, "carol"), r.newUser(t, "dave")
+	g, err := r.store.CreateGroup(ctx, "lab", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []*models.User{carol, dave} {
+		if err := r.store.AddGroupMember(ctx, g.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab, _ := r.store.GroupByName(ctx, "lab")
+	start := r.m.now().Add(time.Hour)
+	b, err := r.m.Reserve(ctx, carol, ReserveRequest{Kind: models.UnitMIG, Model: r.gpus[0].Model, Profile: "1g.10gb", Units: 1,
+		Start: start, End: start.Add(2 * time.Hour), Group: lab})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := r.m.Launch(ctx, dave, LaunchRequest{Name: "d", Image: "mem", Flavor: "mig-1g", Reservation: b.ID, Queue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pinned.State != models.StateQueued || !strings.Contains(pinned.QueueReason, "waiting for your reservation #") {
+		t.Fatalf("dave's launch on the group's booking: %s %q", pinned.State, pinned.QueueReason)
+	}
+	if err := r.store.RemoveGroupMember(ctx, g.ID, dave.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := mr.waitState(t, pinned.ID, models.StateRunning, models.StateFailed)
+	if got.State != models.StateRunning {
+		t.Fatalf("dave's launch after he left the group: %s %q (%s)", got.State, got.QueueReason, got.Reason)
+	}
+}

@@ -196,7 +196,7 @@ func TestLaunchFormReservationField(t *testing.T) {
 		{strconv.FormatInt(r.ID, 10), fmt.Sprintf("you have no reservation #%d", r.ID)},
 	} {
 		res, page := p.postFormBody(bc, "/workbenches", form("b", c.value))
-		// The refusal is shown beside the form's "Use my booking" select.
+		// The refusal is shown beside the form's "Use a booking" select.
 		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, `data-testid="error-reservation"`) || !strings.Contains(page, c.want) {
 			t.Fatalf("reservation %q: %d, page lacks %q beside the reservation field", c.value, res.StatusCode, c.want)
 		}

@@ -88,8 +88,13 @@ func TestGroupReservation(t *testing.T) {
 		t.Errorf("the booking form offers %d choices, want me and lab", opts.Length())
 	}
 	_, body = p.get(c, "/workbenches/new")
-	if !strings.Contains(mpDoc(t, body).Find(`[data-testid=launch-reservation]`).Text(), "group lab") {
+	sel := mpDoc(t, body).Find(`[data-testid=launch-reservation]`)
+	if !strings.Contains(sel.Text(), "group lab") {
 		t.Error("the launch form does not offer the group's booking")
+	}
+	// alice booked it, not bob: the select must not call it his.
+	if label := sel.Parent().Text(); !strings.Contains(label, "Use a booking") {
+		t.Errorf("the launch form labels the group's booking %q", strings.Join(strings.Fields(label), " "))
 	}
 
 	// Bob sees the booking but did not make it: he is told who may cancel
