@@ -79,6 +79,9 @@ func (h *Handler) renderBilling(c *gin.Context, status int, form templates.Corre
 func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.CorrectionForm, elec templates.ElectricityForm) {
 	ctx := c.Request.Context()
 	form.Errors, elec.Error = trcErrs(c, form.Errors), trcMsg(c, elec.Error)
+	if form.Key == "" {
+		form.Key = models.RandomSecret(12)
+	}
 	now := time.Now().UTC()
 	month, groupBy, err := billingQuery(c, now)
 	if err != nil {

@@ -36,12 +36,18 @@ func (h *Handler) apiLedgerCredit(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	e, err := h.store.Credit(c.Request.Context(), u.ID, body.AmountMicros, body.WorkbenchID, body.Reason, currentUser(c).Username)
+	// A client that retries after a lost answer sends the same
+	// Idempotency-Key and gets the credit it made, not a second one.
+	e, repeated, err := h.store.CreditOnce(c.Request.Context(), c.GetHeader("Idempotency-Key"), u.ID, body.AmountMicros, body.WorkbenchID, body.Reason, currentUser(c).Username)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, apiLedgerLine(e))
+	status := http.StatusCreated
+	if repeated {
+		status = http.StatusOK
+	}
+	c.JSON(status, apiLedgerLine(e))
 }
 
 // apiLedgerReverse: POST /api/v1/admin/ledger/reversals {ids: [...],
@@ -65,7 +71,7 @@ func (h *Handler) apiLedgerReverse(c *gin.Context) {
 // adminCreditForm: POST /admin/billing/credit — the billing page's form.
 func (h *Handler) adminCreditForm(c *gin.Context) {
 	form := templates.CorrectionForm{User: strings.TrimSpace(c.PostForm("user")), Amount: strings.TrimSpace(c.PostForm("amount")),
-		CreditReason: c.PostForm("reason"), Errors: templates.FormErrors{}}
+		CreditReason: c.PostForm("reason"), Key: c.PostForm("key"), Errors: templates.FormErrors{}}
 	ctx := c.Request.Context()
 	amount, err := parseMajorUnits("amount", form.Amount)
 	var ve *models.ValidationError
@@ -80,7 +86,10 @@ func (h *Handler) adminCreditForm(c *gin.Context) {
 		return
 	}
 	if len(form.Errors) == 0 {
-		_, err = h.store.Credit(ctx, u.ID, amount, "", form.CreditReason, currentUser(c).Username)
+		// The form's key makes a second submission of the same page (a
+		// double click without JavaScript, a resubmitted page) land on
+		// the credit the first one made.
+		_, _, err = h.store.CreditOnce(ctx, form.Key, u.ID, amount, "", form.CreditReason, currentUser(c).Username)
 		if errors.As(err, &ve) {
 			field := ve.Field
 			if field == "reason" {

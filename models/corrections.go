@@ -32,15 +32,37 @@ func correctionReason(reason string) (string, error) {
 // now, with a reason, and audits it in the same transaction. workbenchID
 // may name the workbench it is for ("" for none). Nothing is edited.
 func (s *Store) Credit(ctx context.Context, userID, amountMicros int64, workbenchID, reason, actor string) (*LedgerEntry, error) {
+	e, _, err := s.CreditOnce(ctx, "", userID, amountMicros, workbenchID, reason, actor)
+	return e, err
+}
+
+// maxCreditKey bounds a caller's idempotency key (its refusal names it).
+const maxCreditKey = 100
+
+// CreditOnce is Credit under the caller's idempotency key (the billing
+// form's, or an API client's Idempotency-Key): a form sent twice — a
+// double click without JavaScript, a resubmitted page — must not credit
+// twice. The same key again returns the line it made (repeated true) if it
+// is the same credit, and is refused if it is another; "" makes a new
+// credit every time. The ledger's unique idempotency key is the lock.
+func (s *Store) CreditOnce(ctx context.Context, key string, userID, amountMicros int64, workbenchID, reason, actor string) (*LedgerEntry, bool, error) {
 	reason, err := correctionReason(reason)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if amountMicros <= 0 || amountMicros > maxCreditMicros {
-		return nil, invalid("amount", "must be more than 0 and at most 1,000,000")
+		return nil, false, invalid("amount", "must be more than 0 and at most 1,000,000")
+	}
+	if len(key) > maxCreditKey {
+		return nil, false, invalid("idempotency_key", "must be 100 characters or fewer")
+	}
+	ledgerKey := "credit:" + RandomSecret(12)
+	if key != "" {
+		// The actor is part of the key: two admins cannot collide.
+		ledgerKey = "credit:" + actor + ":" + key
 	}
 	now := s.now()
-	e := LedgerEntry{IdempotencyKey: "credit:" + RandomSecret(12), UserID: userID, WorkbenchID: workbenchID,
+	e := LedgerEntry{IdempotencyKey: ledgerKey, UserID: userID, WorkbenchID: workbenchID,
 		Resource: ResourceCredit, PeriodStart: now, PeriodEnd: now, AmountMicros: -amountMicros,
 		Note: reason, CreatedBy: actor, CreatedAt: now}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -65,10 +87,20 @@ func (s *Store) Credit(ctx context.Context, userID, amountMicros int64, workbenc
 		}
 		return tx.Create(&AuditEntry{At: now, Actor: actor, Action: "ledger.credit", Target: "user:" + u.Username, After: jsonText(e)}).Error
 	})
-	if err != nil {
-		return nil, err
+	if key != "" && uniqueViolation(err) {
+		var prev LedgerEntry
+		if err := s.db.WithContext(ctx).Where("idempotency_key = ?", ledgerKey).First(&prev).Error; err != nil {
+			return nil, false, err
+		}
+		if prev.UserID != userID || prev.AmountMicros != -amountMicros || prev.WorkbenchID != workbenchID || prev.Note != reason {
+			return nil, false, invalid("idempotency_key", "was used for another credit")
+		}
+		return &prev, true, nil
 	}
-	return &e, nil
+	if err != nil {
+		return nil, false, err
+	}
+	return &e, false, nil
 }
 
 // ReverseLines appends, for each of ids, a line that cancels it (same

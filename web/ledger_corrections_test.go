@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -189,5 +190,83 @@ func TestLedgerCorrections(t *testing.T) {
 	}
 	if n != 4 {
 		t.Fatalf("%d audit entries for 4 corrections", n)
+	}
+}
+
+// The credit form sent twice (a double click without JavaScript, a page
+// resubmitted after a slow answer) credits once, and so does an API client
+// retrying with the same Idempotency-Key; the key reused for another
+// credit is refused.
+func TestCreditSentTwiceCreditsOnce(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	month := models.MonthStart(time.Now())
+	adminC, adminTok := mpAdmin(t, p)
+	credits := func() int {
+		lines, err := p.srv.Store.Statement(ctx, ada.ID, month, month.AddDate(0, 1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range lines {
+			if l.Resource == models.ResourceCredit {
+				n++
+			}
+		}
+		return n
+	}
+
+	_, page := p.get(adminC, "/admin/billing")
+	key := mpDoc(t, page).Find(`[data-testid=credit-form] input[name=key]`).AttrOr("value", "")
+	if len(key) < 12 {
+		t.Fatalf("the credit form carries key %q", key)
+	}
+	form := url.Values{"user": {"ada"}, "amount": {"2.50"}, "reason": {"double click"}, "key": {key}}
+	for i := 0; i < 2; i++ {
+		if code, loc, _ := mpPost(t, p, adminC, "/admin/billing/credit", form); code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/billing?done=credit") {
+			t.Fatalf("credit form, submission %d: %d → %q", i+1, code, loc)
+		}
+	}
+	if n := credits(); n != 1 {
+		t.Fatalf("the same form sent twice made %d credits, want 1", n)
+	}
+	// The next page is a new form: a second credit on purpose goes through.
+	_, page = p.get(adminC, "/admin/billing?done=credit")
+	if next := mpDoc(t, page).Find(`[data-testid=credit-form] input[name=key]`).AttrOr("value", ""); next == key || next == "" {
+		t.Fatalf("the page after a credit carries key %q again", next)
+	}
+
+	send := func(key, body string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", p.ts.URL+"/api/v1/admin/ledger/credits", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+adminTok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, out
+	}
+	body := `{"user":"ada","amount_micros":750000,"reason":"retried"}`
+	code, first := send("retry-1", body)
+	if code != http.StatusCreated {
+		t.Fatalf("first credit: %d %v", code, first)
+	}
+	code, again := send("retry-1", body)
+	if code != http.StatusOK || again["id"] != first["id"] {
+		t.Fatalf("the retry: %d %v, want 200 with line %v", code, again, first["id"])
+	}
+	if code, out := send("retry-1", `{"user":"ada","amount_micros":990000,"reason":"retried"}`); code != http.StatusBadRequest || errCode(out) == "" {
+		t.Fatalf("the key reused for another amount: %d %v, want 400", code, out)
+	}
+	if n := credits(); n != 2 {
+		t.Fatalf("%d credits, want the form's and the API's: 2", n)
 	}
 }
