@@ -46,11 +46,23 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	if len(form.Errors) == 0 {
 		// The per-model limits are not on the form: kept as they are.
 		err := h.wbs.SetQuota(ctx, orchestrator.QuotaChange{Actor: currentUser(c).Username, Scope: scope, SubjectID: id, Name: name,
-			Limits: lim, KeepPerModel: true})
+			Limits: lim, KeepPerModel: true, IfVersion: form.Version})
 		var ve *models.ValidationError
-		if errors.As(err, &ve) {
+		var ce *models.ConflictError
+		switch {
+		case errors.As(err, &ve):
 			form.Errors[quotaField(ve.Field)] = ve.Message
-		} else if err != nil {
+		case errors.As(err, &ce):
+			// The admin's values come back with the stored quota's
+			// version: saving again is a deliberate overwrite.
+			form.Errors["_"] = ce.Message
+			stored, _, err := h.store.Quota(ctx, scope, id)
+			if err != nil {
+				h.fail(c, err)
+				return
+			}
+			form.Version = stored.Version()
+		case err != nil:
 			h.fail(c, err)
 			return
 		}
@@ -62,7 +74,11 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 		search = name
 	}
 	if len(form.Errors) > 0 {
-		h.renderQuotas(c, http.StatusBadRequest, &form, search)
+		status := http.StatusBadRequest
+		if _, changed := form.Errors["_"]; changed {
+			status = http.StatusConflict
+		}
+		h.renderQuotas(c, status, &form, search)
 		return
 	}
 	if scope == models.ScopeDefault {
@@ -131,6 +147,7 @@ func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
 			l.BudgetPerMonthMicros = &m
 		}
 	}
+	f.Version = c.PostForm("version")
 	f.AllowedImages, l.AllowedImages = listField(c.PostForm("allowed_images"))
 	f.AllowedFlavors, l.AllowedFlavors = listField(c.PostForm("allowed_flavors"))
 	return f, l
@@ -314,7 +331,7 @@ func (h *Handler) quotaFormOf(l models.Limits, hints map[string]string) template
 	f := templates.QuotaForm{MaxGPUs: num(l.MaxGPUs), MaxWorkbenches: num(l.MaxWorkbenches), GPUHoursPerMonth: num(l.GPUHoursPerMonth),
 		MaxRuntimeHours: num(l.MaxRuntimeHours), MinIdleMinutes: num(l.MinIdleMinutes), MaxIdleMinutes: num(l.MaxIdleMinutes),
 		AllowedImages:  strings.Join(l.AllowedImages, ", "),
-		AllowedFlavors: strings.Join(l.AllowedFlavors, ", "), Inherited: hints}
+		AllowedFlavors: strings.Join(l.AllowedFlavors, ", "), Inherited: hints, Version: l.Version()}
 	if l.BudgetPerMonthMicros != nil {
 		f.Budget = plainAmount(*l.BudgetPerMonthMicros)
 	}

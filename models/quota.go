@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -29,6 +31,16 @@ type Limits struct {
 	MaxIdleMinutes       *int64         `json:"max_idle_minutes"`
 	AllowedImages        []string       `json:"allowed_images"`
 	AllowedFlavors       []string       `json:"allowed_flavors"`
+}
+
+// Version names these values as stored: a form carries the version it
+// was shown with, so a save over someone else's change since is noticed
+// rather than silently undoing it. Equal limits have equal versions
+// (encoding/json sorts the per-model map's keys).
+func (l Limits) Version() string {
+	b, _ := json.Marshal(l)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // MaxQuotaNumber bounds whole-number limits (GPUs, workbenches, hours,

@@ -18,7 +18,16 @@ type QuotaChange struct {
 	// KeepPerModel leaves the per-model GPU limits as stored (the quota
 	// page's form does not show them).
 	KeepPerModel bool
+	// IfVersion, when set, is the Limits.Version the change was made
+	// from (the console's form): if the stored quota is another by now,
+	// another admin changed it meanwhile and the save is refused with a
+	// ConflictError instead of undoing their change.
+	IfVersion string
 }
+
+// QuotaChangedMeanwhile is the refusal of a save whose form was made from
+// an older quota.
+const QuotaChangedMeanwhile = "someone changed this quota after you opened the page: your values are below; save again to replace theirs, or reload the page to see them"
 
 // SetQuota checks and stores a quota and writes its audit row (before and
 // after) in the same transaction, then tells QuotasChanged.
@@ -30,6 +39,9 @@ func (m *Manager) SetQuota(ctx context.Context, ch QuotaChange) error {
 		before, _, err := tx.Quota(ctx, ch.Scope, ch.SubjectID)
 		if err != nil {
 			return err
+		}
+		if ch.IfVersion != "" && before.Version() != ch.IfVersion {
+			return &models.ConflictError{Message: QuotaChangedMeanwhile}
 		}
 		if ch.KeepPerModel {
 			ch.Limits.MaxGPUsPerModel = before.MaxGPUsPerModel
