@@ -264,8 +264,9 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		Env: append([]string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id,
 			// Where a preemption notice appears (preempt.go): code that
 			// checkpoints watches it. Set for every workbench, so scripts
-			// need no special case; only preemptible runs ever get one.
-			PreemptFileEnv + "=" + path.Join(img.HomePath, PreemptFile)}, m.pool.UnitEnv(ctx, units)...),
+			// need no special case; only preemptible runs ever get one,
+			// and each workbench its own (the home is shared).
+			PreemptFileEnv + "=" + path.Join(img.HomePath, PreemptFile(id))}, m.pool.UnitEnv(ctx, units)...),
 		NanoCPUs: m.fitSimulated(ctx, int64(fl.CPUMilli)*1_000_000), MemoryBytes: fl.MemoryMiB << 20, ShmBytes: int64(fl.ShmMiB) << 20,
 		PidsLimit: m.opt.PidsLimit, GPUs: runtime.GPURequest{UUIDs: gpus, Simulated: m.pool.Simulated()},
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,

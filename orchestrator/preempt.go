@@ -16,9 +16,11 @@ import (
 // portal restart does not lose it. It ends "preempted", home kept, billed
 // to its container's exit; with auto-resume it re-enters the queue.
 
-// PreemptFile is the notice, relative to the home: it holds the time
-// (RFC 3339, UTC) at which the workbench will be stopped.
-const PreemptFile = ".workbench/preempt-at"
+// PreemptFile is workbench id's notice, relative to the home: it holds the
+// time (RFC 3339, UTC) at which the workbench will be stopped, and is
+// empty while it may run on. One file per workbench: a user's workbenches
+// share one home, and a notice to one must not tell the others to yield.
+func PreemptFile(id string) string { return ".workbench/preempt-at-" + id }
 
 // PreemptFileEnv names the notice file's full path in every workbench.
 const PreemptFileEnv = "WORKBENCH_PREEMPT_FILE"
@@ -31,7 +33,7 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 		return
 	}
 	msg := reasonf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
-		at.UTC().Format("15:04:05"), PreemptFile)
+		at.UTC().Format("15:04:05"), PreemptFile(id))
 	m.updateWorkbench(ctx, id, map[string]any{"reason": msg})
 	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, Yielding: new(true), At: time.Now().UTC()})
 	m.log.Info("preempting", "id", id, "at", at)
@@ -44,7 +46,7 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	if err != nil {
 		return
 	}
-	if err := m.rt.WriteHomeFile(ctx, wb.ContainerID, img.HomePath, img.ContainerUser(), PreemptFile,
+	if err := m.rt.WriteHomeFile(ctx, wb.ContainerID, img.HomePath, img.ContainerUser(), PreemptFile(id),
 		[]byte(at.UTC().Format(time.RFC3339)+"\n")); err != nil {
 		m.log.Warn("preemption notice", "id", id, "err", err)
 	}
@@ -78,7 +80,7 @@ func (m *Manager) clearPreemptNotice(ctx context.Context, id, cid string) {
 	if err != nil {
 		return
 	}
-	if err := m.rt.WriteHomeFile(ctx, cid, img.HomePath, img.ContainerUser(), PreemptFile, nil); err != nil {
+	if err := m.rt.WriteHomeFile(ctx, cid, img.HomePath, img.ContainerUser(), PreemptFile(id), nil); err != nil {
 		m.log.Warn("clear preemption notice", "id", id, "err", err)
 	}
 }

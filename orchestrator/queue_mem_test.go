@@ -335,7 +335,7 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	if got.PreemptAt == nil || !got.PreemptAt.Equal(r.m.now().Add(120*time.Second)) {
 		t.Fatalf("newest victim: preempt at %v", got.PreemptAt)
 	}
-	notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile)
+	notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile(got.ID))
 	if !ok || strings.TrimSpace(string(notice)) != got.PreemptAt.UTC().Format(time.RFC3339) {
 		t.Fatalf("notice file %q (%v)", notice, ok)
 	}
@@ -428,7 +428,7 @@ func TestMemPreemptionNoticeGraceAndAutoResume(t *testing.T) {
 	}
 	resumed := r.waitState(t, newest.ID, models.StateRunning)
 	waitFor(t, func() bool { // written just after the state turns running
-		notice, ok := r.rt.HomeFile(resumed.ContainerID, PreemptFile)
+		notice, ok := r.rt.HomeFile(resumed.ContainerID, PreemptFile(resumed.ID))
 		return ok && len(notice) == 0
 	})
 	// Billed to the container's exit, at the preemptible tier.
@@ -526,7 +526,7 @@ func TestMemPreemptionRescindedWhenTheRequestLeaves(t *testing.T) {
 		t.Fatalf("still told to yield after the request left: preempt at %v, reason %q", got.PreemptAt, got.Reason)
 	}
 	waitFor(t, func() bool { // emptied and told just after the drain
-		notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile)
+		notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile(got.ID))
 		ns, _ := r.store.ListNotifications(ctx, dave.ID, 10)
 		return ok && len(notice) == 0 && len(ns) == 2 && strings.Contains(ns[0].Message, "spot-6 no longer has to yield its GPUs")
 	})

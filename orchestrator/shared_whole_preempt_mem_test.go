@@ -90,7 +90,7 @@ func TestMemPreemptSliceHoldersForAWholeGPU(t *testing.T) {
 		if got.PreemptAt == nil || !got.PreemptAt.Equal(at) {
 			t.Fatalf("%s: preempt at %v, want %v", v.Name, got.PreemptAt, at)
 		}
-		notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile)
+		notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile(got.ID))
 		if !ok || strings.TrimSpace(string(notice)) != at.UTC().Format(time.RFC3339) {
 			t.Fatalf("%s: notice file %q (%v)", v.Name, notice, ok)
 		}

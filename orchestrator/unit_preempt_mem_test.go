@@ -88,7 +88,7 @@ func testMemPreemptUnit(t *testing.T, flavor, kind string) {
 	if got.PreemptAt == nil || !got.PreemptAt.Equal(r.m.now().Add(120*time.Second)) {
 		t.Fatalf("newest victim: preempt at %v", got.PreemptAt)
 	}
-	notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile)
+	notice, ok := r.rt.HomeFile(got.ContainerID, PreemptFile(got.ID))
 	if !ok || strings.TrimSpace(string(notice)) != got.PreemptAt.UTC().Format(time.RFC3339) {
 		t.Fatalf("notice file %q (%v)", notice, ok)
 	}

@@ -182,7 +182,7 @@ func LaunchQueueFields(v LaunchView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
-		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Preemptible: discounted, but may be stopped for higher-priority work after a notice in ~/.workbench/preempt-at"))
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Preemptible: discounted, but may be stopped for higher-priority work after a notice in $WORKBENCH_PREEMPT_FILE"))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `queue.templ`, Line: 32, Col: 129}
 		}
@@ -857,7 +857,7 @@ func QueueNotice(w WorkbenchRow) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var49 string
-			templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "This preemptible workbench must yield its GPUs: it stops at %s. Save a checkpoint now (a notice is in ~/.workbench/preempt-at).", w.PreemptAt))
+			templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "This preemptible workbench must yield its GPUs: it stops at %s. Save a checkpoint now (a notice is in $WORKBENCH_PREEMPT_FILE).", w.PreemptAt))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `queue.templ`, Line: 154, Col: 160}
 			}

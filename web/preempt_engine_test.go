@@ -66,23 +66,46 @@ func TestPreemptionOnTheEngine(t *testing.T) {
 			t.Fatalf("list row of the yielding run: %q", row.Text())
 		}
 	}
-	// The notice, in the home, as the container sees it.
+	// The notice, in the home, as the container sees it: at the path its
+	// $WORKBENCH_PREEMPT_FILE names. The other runs share the home, and
+	// their own notice files stay empty: they need not yield.
 	install, err := p.srv.Store.InstallID(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, _, err := cli.CopyFromContainer(context.Background(), "wb-"+install+"-"+newest, testimages.FakeJupyterHome+"/.workbench/preempt-at")
-	if err != nil {
-		t.Fatalf("notice file: %v", err)
+	notice := func(id string) string {
+		t.Helper()
+		name := "wb-" + install + "-" + id
+		ins, err := cli.ContainerInspect(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := ""
+		for _, e := range ins.Config.Env {
+			if v, ok := strings.CutPrefix(e, "WORKBENCH_PREEMPT_FILE="); ok {
+				file = v
+			}
+		}
+		if file != testimages.FakeJupyterHome+"/.workbench/preempt-at-"+id {
+			t.Fatalf("%s's WORKBENCH_PREEMPT_FILE is %q, want one of its own in the home", id, file)
+		}
+		rc, _, err := cli.CopyFromContainer(context.Background(), name, file)
+		if err != nil {
+			t.Fatalf("notice file of %s: %v", id, err)
+		}
+		defer rc.Close()
+		tr := tar.NewReader(rc)
+		if _, err := tr.Next(); err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		return strings.TrimSpace(string(body))
 	}
-	tr := tar.NewReader(rc)
-	if _, err := tr.Next(); err != nil {
-		t.Fatal(err)
+	if got := notice(newest); got != at {
+		t.Fatalf("notice %q, API preempt_at %q", got, at)
 	}
-	body, _ := io.ReadAll(tr)
-	rc.Close()
-	if strings.TrimSpace(string(body)) != at {
-		t.Fatalf("notice %q, API preempt_at %q", body, at)
+	if got := notice(ids[0]); got != "" {
+		t.Fatalf("spot-0, which need not yield, reads the notice %q", got)
 	}
 	waitState(t, p, eve, want["id"].(string), "running")
 	got := waitState(t, p, spot, newest, "queued")
