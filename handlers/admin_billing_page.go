@@ -45,7 +45,7 @@ func emptyKeyLabel(c *gin.Context, groupBy string) string {
 	case "group":
 		return trc(c, "no group")
 	case "gpu_model":
-		return trc(c, "no GPU (CPU, memory, storage)")
+		return trc(c, "no GPU (CPU-only workbenches, home storage, credits)")
 	case "workbench":
 		return trc(c, "no workbench (home storage, credits, bookings)")
 	}

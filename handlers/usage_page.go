@@ -139,7 +139,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 // lc's language (the resource is named by the template).
 func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names map[string]string, amount func(int64) string) templates.StatementLine {
 	line := templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
-		Resource: l.Resource, GPUModel: l.GPUModel, Duration: secondsText(l.Seconds), Quantity: quantityText(lc, l.Resource, l.QuantityMilli),
+		Resource: l.Resource, GPUModel: unitModelOf(l), Duration: secondsText(l.Seconds), Quantity: quantityText(lc, l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + i18n.T(lc, resourceUnit(l.Resource)),
 		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
 	if l.Resource == models.ResourceCredit {
@@ -273,4 +273,15 @@ func (h *Handler) heldVsUsed(f orchestrator.UtilFigures, amount func(int64) stri
 		v.IdleCost = amount(c)
 	}
 	return v
+}
+
+// unitModelOf is the model a statement line shows beside its resource: a
+// unit's or a booking's. CPU and memory lines carry their run's unit model
+// too (for billing by GPU model), which beside "CPU" would read as a
+// second GPU charge.
+func unitModelOf(l models.LedgerEntry) string {
+	if l.Resource == pricing.CPU || l.Resource == pricing.Memory {
+		return ""
+	}
+	return l.GPUModel
 }

@@ -100,13 +100,25 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 			errs = append(errs, err)
 			continue
 		}
+		// The CPU and memory lines of a run on GPU units carry its units'
+		// model too: billing "by GPU model" then puts a GPU workbench's
+		// whole cost under its model, and the lines without one are those
+		// of CPU-only runs, home storage and credits.
+		unitModel := ""
+		if iv.GPUCount > 0 {
+			_, unitModel = pricing.UnitRate(shapeOf(iv))
+		}
 		entries := make([]models.LedgerEntry, 0, len(lines))
 		for _, l := range lines {
 			id := iv.ID
+			model := l.GPUModel
+			if model == "" {
+				model = unitModel
+			}
 			entries = append(entries, models.LedgerEntry{
 				IdempotencyKey: fmt.Sprintf("iv:%d:%s:%d", iv.ID, l.Resource, l.Start.Unix()),
 				UserID:         iv.UserID, GroupName: group, WorkbenchID: iv.WorkbenchID, IntervalID: &id,
-				Resource: l.Resource, GPUModel: l.GPUModel, PeriodStart: l.Start, PeriodEnd: l.End,
+				Resource: l.Resource, GPUModel: model, PeriodStart: l.Start, PeriodEnd: l.End,
 				Seconds: l.Seconds, QuantityMilli: l.Quantity, RateMicros: l.RateMicros, AmountMicros: l.Amount,
 			})
 		}

@@ -573,3 +573,38 @@ func TestRunningRateIsTheRunsNotTheEditedFlavors(t *testing.T) {
 		t.Errorf("cost of half an hour %d, want %d", got, want)
 	}
 }
+
+// A GPU run's CPU and memory lines carry its GPU model, so the month by GPU
+// model puts the workbench's whole cost under the model; a credit stays
+// apart, under no model, and is not mixed into the model's row.
+func TestBillingByGPUModelTakesTheRunsWholeCost(t *testing.T) {
+	f := newBillFixture(t)
+	wb := f.open(at("10:00:00"))
+	b := NewBilling(f.store, 60*time.Second)
+	f.close(wb, at("10:30:00"))
+	if n := f.bill(b, at("10:31:00")); n != 3 {
+		t.Fatalf("billed %d lines, want gpu, cpu and memory", n)
+	}
+	var run int64
+	for _, l := range f.statement(billDay, billDay.AddDate(0, 0, 1)) {
+		if l.GPUModel != billGPU {
+			t.Errorf("the %s line carries GPU model %q, want the run's %q", l.Resource, l.GPUModel, billGPU)
+		}
+		run += l.AmountMicros
+	}
+	if _, err := f.store.Credit(f.ctx, f.user.ID, 5_000_000, "", "goodwill", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	// The credit is dated by the store's clock, the day before.
+	items, _, err := f.store.UsageSummary(f.ctx, billDay.AddDate(0, 0, -1), billDay.AddDate(0, 0, 1), "gpu_model", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, it := range items {
+		got[it.Key] = it.AmountMicros
+	}
+	if len(got) != 2 || got[billGPU] != run || got[""] != -5_000_000 {
+		t.Fatalf("by GPU model %v; want %s = the run's %d and the credit alone (-5000000) under no model", got, billGPU, run)
+	}
+}
