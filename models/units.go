@@ -62,8 +62,9 @@ type GPUNeed struct {
 	Parents    map[string]string // MIG UUID → GPU UUID
 	// Structural is how many units of the kind the server has at all, in
 	// service or not: GPUs of Model not in MIG mode (shared ones too: a
-	// queued launch may take them whole), or MIG instances of Profile.
-	// Only a change of the server's layout changes it (NeverFits).
+	// queued launch may take them whole), MIG instances of Profile, or
+	// the slices of the shared GPUs of Model. Only a change of the
+	// server's layout (or an admin sharing a GPU) changes it (NeverFits).
 	Structural int
 	// Lend lists, for whole GPUs, the shared GPUs of Model (healthy,
 	// undrained, not in MIG mode) a queued launch may take whole when it
@@ -81,13 +82,13 @@ func (n GPUNeed) kind() string {
 	return n.Kind
 }
 
-// NeverFits reports whether the need asks for more whole GPUs or MIG
-// instances than the server has at all (Structural: drained and unhealthy
-// ones count, they come back; GPUs split into MIG instances do not count
-// as whole ones), so no wait would place it. Slices are not judged here.
+// NeverFits reports whether the need asks for more whole GPUs, MIG
+// instances or slices than the server has at all (Structural: drained and
+// unhealthy ones count, they come back; GPUs split into MIG instances do
+// not count as whole ones; a slice needs a GPU of its model shared), so no
+// wait would place it.
 func (n GPUNeed) NeverFits() bool {
-	k := n.kind()
-	return n.Count > 0 && (k == UnitGPU || k == UnitMIG) && n.Count > n.Structural
+	return n.Count > 0 && n.Count > n.Structural
 }
 
 // NoCapacityError is a refused allocation; it says what is free.

@@ -156,6 +156,9 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 // neverFits is the refusal of a need for more units than the server has
 // at all (GPUNeed.NeverFits), what the launch form says of the flavor.
 func neverFits(need models.GPUNeed) error {
+	if need.Kind == models.UnitSlice {
+		return &RefusedError{Code: "no_capacity", Message: noSharedGPU(need)}
+	}
 	noun := "GPUs"
 	if need.Kind == models.UnitMIG {
 		noun = "MIG instances"
@@ -163,6 +166,12 @@ func neverFits(need models.GPUNeed) error {
 	return &RefusedError{Code: "no_capacity", Message: reasonf(
 		"needs %d %s at once; this server has %d (GPUs split into MIG instances do not count as whole ones; shared ones do), so it could never start",
 		need.Count, noun, need.Structural)}
+}
+
+// noSharedGPU says why a slice launch cannot start while no GPU of its
+// model is shared: only an admin sharing one (on the GPUs page) helps.
+func noSharedGPU(need models.GPUNeed) string {
+	return reasonf("needs a slice of a shared %s, and no GPU of that model is shared on this server: an administrator shares one on the GPUs page", need.Model)
 }
 
 // refusal turns allocation and quota errors into what the user reads.

@@ -355,6 +355,9 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 				// into MIG instances): it keeps its place but holds back
 				// nobody behind it (a blocked request casts no shadow).
 				r.Blocked = reasonf("needs %d units at once; this server has %d now (GPUs split into MIG instances do not count as whole ones; shared ones do): it waits until an admin changes that", w.GPUCount, need.Structural)
+				if need.Kind == models.UnitSlice {
+					r.Blocked = reasonf("needs a slice of a shared %s, and no GPU of that model is shared on this server: it waits until an administrator shares one on the GPUs page", need.Model)
+				}
 			}
 			if _, seen := snap.Free[r.Pool]; !seen {
 				n, err := q.FreeUnits(need)

@@ -145,7 +145,11 @@ func needFrom(devs []gpu.Device, states map[string]models.GPUState, f *models.Fl
 				need.Lend = append(need.Lend, d.UUID)
 			}
 		case models.UnitSlice:
-			if inService && !d.MIGEnabled && st.SharedSlices > 0 {
+			if d.MIGEnabled || st.SharedSlices == 0 {
+				continue
+			}
+			need.Structural += st.SharedSlices
+			if inService {
 				need.Candidates = append(need.Candidates, d.UUID)
 			}
 		case models.UnitMIG:

@@ -414,3 +414,26 @@ func TestConcurrentUnitLaunches(t *testing.T) {
 	}
 	r.m.Wait()
 }
+
+// A slice flavor while no GPU of its model is shared could never start:
+// the launch is refused at once, queue or not, saying an admin must share
+// one (it queued with "you are next" and waited out the queue's maximum);
+// once a GPU is shared it launches.
+func TestSliceLaunchWithNoSharedGPURefused(t *testing.T) {
+	r := newUnitRig(t)
+	ctx := context.Background()
+	if err := r.m.pool.SetShared(ctx, r.shared, models.SharedSetting{}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	for _, queue := range []bool{false, true} {
+		_, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: fmt.Sprintf("s-%v", queue), Image: "mem", Flavor: "slice", Queue: queue})
+		var re *RefusedError
+		if !errors.As(err, &re) || re.Code != "no_capacity" || !strings.Contains(re.Message, "no GPU of that model is shared") {
+			t.Fatalf("slice launch (queue %v) with no shared GPU: %v", queue, err)
+		}
+	}
+	if err := r.m.pool.SetShared(ctx, r.shared, models.SharedSetting{Slices: 2}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	r.launchRunning(t, "s", "slice")
+}
