@@ -156,7 +156,7 @@ type HeldWorkbench struct {
 	UnitKind    string `gorm:"column:unit_kind"`
 	MIGProfile  string `gorm:"column:mig_profile"`
 	Units       int    `gorm:"column:units"`
-	MaxRuntimeS int64  `gorm:"column:max_runtime_s"`
+	MaxRuntimeS int64  `gorm:"column:max_runtime_s"` // the run's own (Workbench.RunMaxRuntimeS), else the flavor's
 }
 
 // QueueTx is the drainer's handle on its BEGIN IMMEDIATE transaction:
@@ -191,7 +191,7 @@ func (q *QueueTx) Queued() ([]QueuedWorkbench, error) {
 func (q *QueueTx) Held() ([]HeldWorkbench, error) {
 	var out []HeldWorkbench
 	err := q.tx.Raw(`SELECT w.*, COALESCE(MAX(a.gpu_model), '') AS gpu_model,
-		COALESCE(MAX(a.kind), '') AS unit_kind, COALESCE(MAX(a.profile), '') AS mig_profile, COUNT(a.unit_id) AS units, f.max_runtime_s AS max_runtime_s
+		COALESCE(MAX(a.kind), '') AS unit_kind, COALESCE(MAX(a.profile), '') AS mig_profile, COUNT(a.unit_id) AS units, COALESCE(w.run_max_runtime_s, f.max_runtime_s) AS max_runtime_s
 		FROM workbenches w JOIN flavors f ON f.id = w.flavor_id LEFT JOIN gpu_allocations a ON a.workbench_id = w.id
 		WHERE w.state IN ? AND w.deleted_at IS NULL GROUP BY w.id`, ActiveStates).Scan(&out).Error
 	return out, err

@@ -87,6 +87,11 @@ type Workbench struct {
 	// FlavorID (the CPU-only twin); 0 = FlavorID. See ShapeFlavorID.
 	RunFlavorID int64 `gorm:"column:run_flavor_id" json:"-"`
 
+	// RunMaxRuntimeS is the flavor's maximum runtime when the current or
+	// last run started (0: none): a later edit of the flavor applies to the
+	// next run. nil for runs from before it was kept (the flavor's now).
+	RunMaxRuntimeS *int64 `gorm:"column:run_max_runtime_s" json:"-"`
+
 	// ExtraPorts are HTTP ports the owner declared on this workbench, next
 	// to its image's (workbench_ports.go).
 	ExtraPorts []int `gorm:"column:extra_ports;serializer:json" json:"extra_ports"`

@@ -43,6 +43,7 @@ type WorkbenchFields struct {
 	StoppedAt         *time.Time
 	ClearStoppedAt    bool // sets stopped_at to NULL (a run begins)
 	RuntimeExtensionS *int64
+	RunMaxRuntimeS    *int64 // the flavor's maximum runtime, kept as the run starts
 	// ClearPreempt forgets a preemption notice (the run ended or restarts).
 	ClearPreempt bool
 }
@@ -70,6 +71,9 @@ func (f WorkbenchFields) columns() map[string]any {
 	}
 	if f.RuntimeExtensionS != nil {
 		c["runtime_extension_s"] = *f.RuntimeExtensionS
+	}
+	if f.RunMaxRuntimeS != nil {
+		c["run_max_runtime_s"] = *f.RunMaxRuntimeS
 	}
 	if f.ClearPreempt {
 		c["preempt_at"], c["preempt_notice_at"] = nil, nil

@@ -135,13 +135,32 @@ func ComputeDeadlines(wb *models.Workbench, rule RuntimeRule, lastActivity, now 
 // runtimeRule loads the flavor's and the owner's quota limits of a workbench.
 func (m *Manager) runtimeRule(ctx context.Context, wb *models.Workbench) RuntimeRule {
 	r := RuntimeRule{Extension: time.Duration(wb.RuntimeExtensionS) * time.Second}
-	if fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID()); err == nil && fl.MaxRuntimeS > 0 {
+	if wb.RunMaxRuntimeS != nil {
+		// The flavor's limit as the run started: an edit since applies
+		// to the next run, not to one its owner planned by its stop time.
+		r.Flavor = time.Duration(*wb.RunMaxRuntimeS) * time.Second
+	} else if fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID()); err == nil && fl.MaxRuntimeS > 0 {
 		r.Flavor = time.Duration(fl.MaxRuntimeS) * time.Second
 	}
 	if lim, err := m.store.EffectiveQuota(ctx, wb.OwnerID); err == nil && lim.MaxRuntimeHours != nil && *lim.MaxRuntimeHours > 0 {
 		r.Quota = time.Duration(*lim.MaxRuntimeHours) * time.Hour
 	}
 	return r
+}
+
+// flavorMaxRuntime is the maximum runtime of the flavor a workbench's run
+// uses, kept on the workbench as the run starts; nil when it cannot be
+// read (the rule then reads the flavor, as for runs from before).
+func (m *Manager) flavorMaxRuntime(ctx context.Context, id string) *int64 {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return nil
+	}
+	fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID())
+	if err != nil {
+		return nil
+	}
+	return &fl.MaxRuntimeS
 }
 
 // lastActivity is the newest activity recorded for a workbench: its start,

@@ -375,7 +375,8 @@ func (m *Manager) becameReady(ctx context.Context, id, cid string, info runtime.
 	// after would erase it (a CI run saw the empty file).
 	m.clearPreemptNotice(ctx, id, cid)
 	if err := m.transition(ctx, id, models.Transition{From: models.LaunchingStates, To: models.StateRunning, Progress: 100,
-		Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0))}}); err != nil {
+		Set: models.WorkbenchFields{Endpoint: new(endpoint), StartedAt: &now, ClearStoppedAt: true, RuntimeExtensionS: new(int64(0)),
+			RunMaxRuntimeS: m.flavorMaxRuntime(ctx, id)}}); err != nil {
 		return err
 	}
 	m.log.Info("workbench running", "id", id, "endpoint", endpoint)

@@ -437,3 +437,43 @@ func TestSliceLaunchWithNoSharedGPURefused(t *testing.T) {
 	}
 	r.launchRunning(t, "s", "slice")
 }
+
+// An admin lowering a flavor's maximum runtime does not cut short the runs
+// already going (their owners planned by the stop time they were shown):
+// the run keeps the limit it started with; the next run gets the new one.
+func TestFlavorRuntimeEditAppliesToTheNextRun(t *testing.T) {
+	r := newUnitRig(t)
+	ctx := context.Background()
+	fl, err := r.store.FlavorByNameOrID(ctx, "whole")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl.MaxRuntimeS = 2 * 3600
+	if err := r.store.UpdateFlavor(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	wb := r.launchRunning(t, "w", "whole")
+	fl.MaxRuntimeS = 15 * 60
+	if err := r.store.UpdateFlavor(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := r.store.WorkbenchByID(ctx, wb.ID)
+	if d := r.m.Deadlines(ctx, got); !d.RuntimeStopAt.Equal(got.StartedAt.Add(2 * time.Hour)) {
+		t.Fatalf("the running workbench's stop moved to %s after the flavor's edit; want its start + 2 h", d.RuntimeStopAt)
+	}
+	if reason := runtimeReason(r.m.runtimeRule(ctx, got), got, got.StartedAt.Add(20*time.Minute)); reason != "" {
+		t.Fatalf("the culler would stop it 20 min in: %q", reason)
+	}
+	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	mr := r.mem()
+	mr.waitState(t, wb.ID, models.StateStopped)
+	if err := r.m.Start(ctx, wb.ID, r.owner); err != nil {
+		t.Fatal(err)
+	}
+	got = mr.waitState(t, wb.ID, models.StateRunning)
+	if d := r.m.Deadlines(ctx, got); !d.RuntimeStopAt.Equal(got.StartedAt.Add(15 * time.Minute)) {
+		t.Fatalf("the next run stops at %s; want its start + the flavor's new 15 min", d.RuntimeStopAt)
+	}
+}
