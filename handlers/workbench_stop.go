@@ -50,8 +50,23 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 		h.apiWorkbench(c)
 		return
 	}
-	h.flash(c, i18n.T(c.Request.Context(), "Workbench stopped. Its GPUs are free; your home files are kept."))
+	if wb.State == models.StateQueued && !h.startedSince(ctx, wb) {
+		// It never held a GPU: "its GPUs are free" would say otherwise.
+		h.flash(c, i18n.T(c.Request.Context(), "Left the queue: the workbench never started and nothing was charged; start it again when you like."))
+	} else {
+		h.flash(c, i18n.T(c.Request.Context(), "Workbench stopped. Its GPUs are free; your home files are kept."))
+	}
 	seeOther(c, "/workbenches/"+wb.ID)
+}
+
+// startedSince reports whether a run of wb started after wb was read (a
+// queued one placed just before its owner's stop reached it).
+func (h *Handler) startedSince(ctx context.Context, wb *models.Workbench) bool {
+	now, err := h.store.WorkbenchByID(ctx, wb.ID)
+	if err != nil || now.StartedAt == nil {
+		return false
+	}
+	return wb.StartedAt == nil || now.StartedAt.After(*wb.StartedAt)
 }
 
 // clientGone reports whether err is only the caller's request ending (the

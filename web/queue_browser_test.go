@@ -109,6 +109,10 @@ func testBrowserQueuedLaunch(t *testing.T, js bool) {
 	if state, seen := btWaitWorkbenchState(t, ctx, "stopped", 30*time.Second); state != "stopped" {
 		t.Fatalf("after leaving the queue the page shows %q (seen %v), want stopped", state, seen)
 	}
+	// It never held a GPU: the notice must not say its GPUs are free.
+	if flash := btText(t, ctx, `[data-testid=flash]`); !strings.Contains(flash, "Left the queue") || strings.Contains(flash, "GPUs are free") {
+		t.Fatalf("after leaving the queue the page says %q", flash)
+	}
 	if code, out := p.api("GET", "/api/v1/workbenches/"+second["id"].(string), alice, ""); code != 200 || out["state"] != "stopped" || !strings.Contains(out["reason"].(string), "left the queue") {
 		t.Fatalf("after leaving the queue: %d %v", code, out)
 	}
