@@ -61,6 +61,13 @@ func TestPreemptionOnTheEngine(t *testing.T) {
 	p.login(c, "spot", "spot-password")
 	_, list := p.get(c, "/")
 	row := mpDoc(t, list).Find(`[data-testid=workbench-row][data-id="` + newest + `"]`)
+	// Marked preemptible in the list and on its page, not only by its rate.
+	if row.Find(`[data-testid=row-preemptible]`).Length() != 1 {
+		t.Errorf("the list does not mark the preemptible run: %q", row.Text())
+	}
+	if _, pg := p.get(c, "/workbenches/"+ids[0]); mpDoc(t, pg).Find(`[data-testid=wb-preemptible]`).Length() != 1 {
+		t.Error("the page of a preemptible run does not say it is preemptible")
+	}
 	if note := row.Find(`[data-testid=row-preempt-at]`).Text(); !strings.Contains(note, "preempted: stops at") {
 		if _, now := p.api("GET", "/api/v1/workbenches/"+newest, spot, ""); now["preempt_at"] != nil { // not yet stopped
 			t.Fatalf("list row of the yielding run: %q", row.Text())
