@@ -175,6 +175,46 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	}
 }
 
+// A form sent again from a page the browser dropped (Back, then Reload:
+// Chrome resends it with "Origin: null") is refused like any cross-origin
+// post, but a person reads a page saying nothing changed and what to do,
+// in their language, not the API's JSON; a script still gets JSON.
+func TestResentFormRefusedWithAPage(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	send := func(path, accept, lang string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodPost, p.ts.URL+path, strings.NewReader(url.Values{"name": {"g1"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "null")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Accept-Language", lang)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	res, body := send("/admin/groups", browser, "en")
+	if res.StatusCode != http.StatusForbidden || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(body, "nothing was changed") || mpDoc(t, body).Find(`[data-testid=error]`).Length() != 1 {
+		t.Fatalf("a resent form: %d %s %q", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+	if _, body := send("/admin/groups", browser, "zh-CN"); !strings.Contains(body, "没有做任何更改") {
+		t.Errorf("the page in Chinese: %q", body)
+	}
+	if res, body := send("/api/v1/admin/groups", "*/*", "en"); res.StatusCode != http.StatusForbidden || !strings.Contains(body, `"cross_origin"`) {
+		t.Fatalf("an API client: %d %q", res.StatusCode, body)
+	}
+	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 0 {
+		t.Fatalf("refused requests created %d groups", len(gs))
+	}
+}
+
 func TestDisabledUserLosesAccess(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()

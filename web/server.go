@@ -325,12 +325,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 			s.log.Warn("trusted origin", "url", s.cfg.PublicURL, "err", err)
 		}
 	}
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.log.Warn("cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusForbidden)
-		io.WriteString(w, `{"error":{"code":"cross_origin","message":"cross-origin request refused"}}`)
-	}))
+	cop.SetDenyHandler(http.HandlerFunc(h.CrossOriginRefused))
 	return accessLog(s.log, securityHeaders(s.cfg.Secure(), s.routeNotebookHosts(h, cop.Handler(mux))))
 }
 
