@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 	"workbench/templates/i18n"
 )
@@ -42,6 +43,9 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	}
 	ctx = i18n.WithLocale(ctx, requestLocale(r, u))
 	v := notRunningView(ctx, wb)
+	if strings.HasPrefix(r.URL.Path, orchestrator.BaseURL(wb.ID)) && r.Method == http.MethodGet {
+		v.Back = r.URL.RequestURI()
+	}
 	w.Header().Set("Content-Language", i18n.FromContext(ctx).Lang())
 	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
 		User: &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}}

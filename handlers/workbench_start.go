@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,6 +46,14 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 	}
 	if isAPI(c) {
 		h.apiWorkbench(c)
+		return
+	}
+	// Started from the notebook tab's "not running" page: back to the
+	// notebook's address, where that page follows the start (it reloads
+	// itself) and the notebook itself answers once it runs. Only this
+	// workbench's own path counts: no redirect anywhere else.
+	if back := c.PostForm("back"); sameOriginPath(back) && strings.HasPrefix(back, orchestrator.BaseURL(wb.ID)) {
+		seeOther(c, back)
 		return
 	}
 	seeOther(c, "/workbenches/"+wb.ID)

@@ -74,10 +74,13 @@ func startOnAFullPool(t *testing.T, js bool) {
 	if !btChecked(t, ctx, `[data-testid=start-queue]`) {
 		t.Fatal("the not-running page's queue box is not checked by default")
 	}
-	if resp := btSubmit(t, ctx, "click Start in the notebook tab", chromedp.Click(chromedp.CSS(`[data-testid=not-running-start]`))); resp.Status != http.StatusOK {
-		t.Fatalf("start from the notebook tab: status %d", resp.Status)
+	// Back in the notebook tab, whose page now says it waits in the queue
+	// (and reloads itself until it runs).
+	btSubmit(t, ctx, "click Start in the notebook tab", chromedp.Click(chromedp.CSS(`[data-testid=not-running-start]`)))
+	if loc := btLocation(t, ctx).Path; loc != "/wb/"+fromTab.ID+"/" {
+		t.Fatalf("start from the notebook tab went to %s, want the notebook's address", loc)
 	}
-	btDo(t, ctx, "wait for Leave the queue", chromedp.WaitVisible(chromedp.CSS(`[data-testid=leave-queue]`)))
+	btDo(t, ctx, "wait for the queued notice", chromedp.WaitVisible(chromedp.CSS(`[data-testid=not-running][data-state=queued]`)))
 	queued(fromTab)
 }
 
