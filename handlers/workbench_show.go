@@ -51,6 +51,10 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 			}
 		}
 	}
+	if v.HomeSharedWith, err = h.homeSharedWith(ctx, wb); err != nil {
+		h.fail(c, err)
+		return
+	}
 	h.workbenchAccess(c, wb, &v)
 	if v.Tokens, err = h.workbenchTokensView(c, wb, tv); err != nil {
 		h.fail(c, err)
@@ -183,4 +187,20 @@ func (h *Handler) writeWorkbench(c *gin.Context, status int, wb *models.Workbenc
 		return
 	}
 	c.JSON(status, h.workbenchJSON(wb, n, costs[wb.ID]))
+}
+
+// homeSharedWith names the owner's other workbenches, which share wb's home
+// volume (one per user).
+func (h *Handler) homeSharedWith(ctx context.Context, wb *models.Workbench) ([]string, error) {
+	all, err := h.store.ListWorkbenches(ctx, wb.OwnerID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range all {
+		if o.ID != wb.ID {
+			out = append(out, o.Name)
+		}
+	}
+	return out, nil
 }
