@@ -16,6 +16,7 @@ func (h *Handler) gpuDrainForm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	h.wbs.CapacityChanged()
 	if drained {
 		h.flash(c, trc(c, "GPU drained: no new workbench will get it."))
 	} else {
@@ -37,5 +38,6 @@ func (h *Handler) apiGPUDrain(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	h.wbs.CapacityChanged()
 	h.apiGPUs(c)
 }

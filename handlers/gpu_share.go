@@ -40,6 +40,7 @@ func (h *Handler) gpuShareForm(c *gin.Context) {
 		h.renderGPUPage(c, e.Status, gpuPageForms{shareUUID: c.Param("uuid"), share: &posted})
 		return
 	}
+	h.wbs.CapacityChanged()
 	if set.Slices > 0 {
 		h.flash(c, trc(c, "GPU shared in %d slices (%s).", set.Slices, trc(c, sharedLabel)))
 	} else {
@@ -93,5 +94,6 @@ func (h *Handler) apiGPUShare(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	h.wbs.CapacityChanged()
 	h.apiGPUs(c)
 }

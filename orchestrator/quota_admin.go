@@ -70,6 +70,12 @@ func (m *Manager) QuotasChanged() {
 	m.kickDrain()
 }
 
+// CapacityChanged is what a change to the pool's units sets off (a GPU back
+// in service, a GPU shared or its slices changed): the queue is drained at
+// once, so a launch waiting for such a unit starts now rather than at the
+// next periodic drain.
+func (m *Manager) CapacityChanged() { m.kickDrain() }
+
 // checkIdleBounds refuses idle-timeout bounds no launch could meet: the
 // portal's own bounds (--min-idle-timeout, --max-idle-timeout) hold for
 // everyone, so a quota's minimum above the portal's maximum, or its maximum
