@@ -25,6 +25,11 @@ func parseMajorUnits(field, s string) (int64, error) {
 		return 0, &models.ValidationError{Field: field, Message: "at most 6 decimals (one micro-unit)"}
 	case errors.Is(err, pricing.ErrAmountRange):
 		return 0, &models.ValidationError{Field: field, Message: "is too large"}
+	case err != nil && strings.HasPrefix(strings.TrimSpace(s), "-"):
+		if _, positive := pricing.ParseMicros(strings.TrimPrefix(strings.TrimSpace(s), "-")); positive == nil {
+			return 0, &models.ValidationError{Field: field, Message: "cannot be negative: enter 0 or more"}
+		}
+		return 0, &models.ValidationError{Field: field, Message: "enter an amount such as 12 or 12.50"}
 	case err != nil:
 		return 0, &models.ValidationError{Field: field, Message: "enter an amount such as 12 or 12.50"}
 	}

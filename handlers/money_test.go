@@ -2,10 +2,12 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
 
+	"workbench/models"
 	"workbench/templates/i18n"
 )
 
@@ -42,6 +44,23 @@ func TestParseMajorUnitsIsExact(t *testing.T) {
 		got, err := parseMajorUnits("budget", tc.in)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
 			t.Errorf("parseMajorUnits(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// A negative amount is told it must not be negative, not that it is not
+// an amount ("-1" read "enter an amount such as 12 or 12.50").
+func TestParseMajorUnitsSaysNegative(t *testing.T) {
+	for in, want := range map[string]string{
+		"-1":    "cannot be negative: enter 0 or more",
+		" -2.5": "cannot be negative: enter 0 or more",
+		"-x":    "enter an amount such as 12 or 12.50",
+		"--1":   "enter an amount such as 12 or 12.50",
+	} {
+		_, err := parseMajorUnits("rate", in)
+		var ve *models.ValidationError
+		if !errors.As(err, &ve) || ve.Message != want {
+			t.Errorf("parseMajorUnits(%q): %v, want %q", in, err, want)
 		}
 	}
 }
