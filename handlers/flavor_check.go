@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,6 +15,16 @@ import (
 // the flavor's price still counted every core asked for).
 func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
 	if err := f.Validate(); err != nil { // its own rules first: they name the first field at fault
+		// Too many GPUs: say what this server has rather than the
+		// portal-wide bound ("between 0 and 16" on an 8-GPU server).
+		var ve *models.ValidationError
+		if errors.As(err, &ve) && ve.Field == "gpu_count" && f.GPUCount > 0 {
+			if known, kerr := h.pool.Models(ctx); kerr == nil && containsString(known, strings.TrimSpace(f.GPUModel)) {
+				if cerr := h.checkFlavorGPUCount(ctx, f, strings.TrimSpace(f.GPUModel)); cerr != nil {
+					return cerr
+				}
+			}
+		}
 		return err
 	}
 	if f.GPUCount > 0 {
@@ -45,7 +56,7 @@ func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
 // those change back; on Kubernetes the pool spans nodes and a pod runs on
 // one, so the count there says nothing and is not checked.
 func (h *Handler) checkFlavorGPUCount(ctx context.Context, f *models.Flavor, model string) error {
-	if f.UnitKind != models.UnitGPU || h.pool.OnKubernetes() {
+	if (f.UnitKind != models.UnitGPU && f.UnitKind != "") || h.pool.OnKubernetes() {
 		return nil
 	}
 	byUUID, err := h.pool.ModelByUUID(ctx)

@@ -38,6 +38,12 @@ func TestFlavorValidatedAgainstServer(t *testing.T) {
 	if msg := body["error"].(map[string]any)["message"].(string); msg != "gpu_count: this server has 8 × "+h100+"; a flavor cannot ask for 9" {
 		t.Errorf("message %q", msg)
 	}
+	// Past the portal's own bound (16) too: what this server has is what
+	// the admin needs to read.
+	code, body = p.api("POST", "/api/v1/flavors", admin, `{"name":"many","gpu_model":"`+h100+`","gpu_count":99,"cpu_cores":1,"memory_gib":8}`)
+	if msg, _ := body["error"].(map[string]any)["message"].(string); code != http.StatusBadRequest || msg != "gpu_count: this server has 8 × "+h100+"; a flavor cannot ask for 99" {
+		t.Errorf("99 GPUs: %d %v", code, body)
+	}
 	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"eight","gpu_model":"`+h100+`","gpu_count":8,"cpu_cores":1,"memory_gib":8}`); code != http.StatusCreated {
 		t.Fatalf("all 8 GPUs: %d %v", code, body)
 	}
