@@ -45,6 +45,11 @@ func (s *Store) SetReservationCap(ctx context.Context, scope string, subjectID i
 	if hours != nil && *hours < 0 {
 		return invalid("unit_hours_per_week", "must be 0 or more (leave empty for no cap)")
 	}
+	if hours != nil && *hours > MaxQuotaNumber {
+		// As a quota's numbers are bounded: a week has 168 hours, and
+		// unit-hours times seconds must stay far inside int64.
+		return invalid("unit_hours_per_week", "is too large")
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Where("scope = ? AND subject_id = ?", scope, subjectID).Delete(&ReservationCap{}).Error; err != nil {
 			return err

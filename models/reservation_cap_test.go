@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"testing"
 )
@@ -61,5 +62,23 @@ func TestReservationCapAmongGroupsThatSetOne(t *testing.T) {
 	set(ScopeUser, u.ID, 1)
 	if got := capOf(); got != "1" {
 		t.Errorf("her own cap: %s, want 1", got)
+	}
+}
+
+// A booking cap is a number of unit-hours bounded as a quota's numbers
+// are: 99999999999 was stored (the quota form refuses it as too large).
+func TestReservationCapBounded(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	for _, n := range []int64{-1, MaxQuotaNumber + 1, 99_999_999_999} {
+		err := s.SetReservationCap(ctx, ScopeDefault, 0, &n, "admin")
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != "unit_hours_per_week" {
+			t.Errorf("cap %d: %v, want refused", n, err)
+		}
+	}
+	ok := int64(MaxQuotaNumber)
+	if err := s.SetReservationCap(ctx, ScopeDefault, 0, &ok, "admin"); err != nil {
+		t.Fatalf("cap %d: %v", ok, err)
 	}
 }
