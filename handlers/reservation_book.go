@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -92,7 +94,26 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		if r.GroupID != nil {
 			msg += " " + i18n.T(ctx, "Any member of %s may use it.", r.GroupName)
 		}
+		msg += h.heldNote(ctx, r)
 		h.flash(c, msg)
 		seeOther(c, "/gpus#reservations")
 	}
+}
+
+// heldNote says, of a booking open now, how many of its units its holders'
+// running workbenches already hold: those count toward it, so it keeps
+// only the rest back for new launches ("" when none is held, or it opens
+// later).
+func (h *Handler) heldNote(ctx context.Context, r *models.Reservation) string {
+	if time.Now().Before(r.StartsAt) {
+		return ""
+	}
+	held, err := h.wbs.HeldByHolders(ctx, r)
+	if err != nil || held == 0 {
+		return ""
+	}
+	if held >= r.Units {
+		return " " + i18n.T(ctx, "Running workbenches of its holders already hold %d of these units, and they count toward it: it keeps no more back for now, and holds its units for its holders as those stop.", held)
+	}
+	return " " + i18n.T(ctx, "Running workbenches of its holders already hold %d of these units, and they count toward it: it keeps %d more back for new launches now.", held, r.Units-held)
 }

@@ -213,6 +213,36 @@ func (m *Manager) usesUnits(ctx context.Context, r *models.Reservation) (bool, e
 	return false, nil
 }
 
+// HeldByHolders counts the units of a booking's kind that its holders'
+// running workbenches hold now. They count toward the booking (it
+// guarantees its holders that many units at once, as a cloud's capacity
+// reservation does), so a booking made while they run keeps only the rest
+// back for new launches: the booking page says so rather than letting the
+// booker believe it added units.
+func (m *Manager) HeldByHolders(ctx context.Context, r *models.Reservation) (int, error) {
+	want := reservationPool(r)
+	n := 0
+	for _, h := range r.HolderIDs() {
+		list, err := m.store.ListWorkbenches(ctx, h, models.ActiveStates...)
+		if err != nil {
+			return 0, err
+		}
+		for _, wb := range list {
+			fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID())
+			if errors.Is(err, models.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			if fl.GPUCount > 0 && unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile) == want {
+				n += fl.GPUCount
+			}
+		}
+	}
+	return n, nil
+}
+
 // flavorKind is a flavor's unit kind (gpu when empty).
 func flavorKind(fl *models.Flavor) string {
 	if fl.UnitKind == "" {
