@@ -116,7 +116,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 			unitMs += r.AllocatedMs
 		}
 		if rep.Total.UnitHeldMs > 0 && unitMs > 0 {
-			v.HeldVsUsed.UnitGPUHours, v.HeldVsUsed.UnitHours = gpuHoursMs(rep.Total.UnitHeldMs), gpuHoursMs(unitMs)
+			v.HeldVsUsed.UnitGPUHours, v.HeldVsUsed.UnitHours = heldHoursText(rep.Total.UnitHeldMs), heldHoursText(unitMs)
 		}
 	}
 	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(ctx, energy, energy.total())
@@ -265,15 +265,20 @@ func (h *Handler) heldVsUsed(f orchestrator.UtilFigures, amount func(int64) stri
 	if f.AllocatedMs == 0 {
 		return templates.HeldVsUsedView{}
 	}
-	v := templates.HeldVsUsedView{Known: true, Held: gpuHoursMs(f.AllocatedMs), Used: gpuHoursMs(f.BusyMs), UsedPercent: f.UsedPercent()}
+	v := templates.HeldVsUsedView{Known: true, Held: heldHoursText(f.AllocatedMs), Used: heldHoursText(f.BusyMs), UsedPercent: f.UsedPercent()}
 	if f.UnreadHeldMs > 0 {
-		v.Unread = gpuHoursMs(f.UnreadHeldMs)
+		v.Unread = heldHoursText(f.UnreadHeldMs)
 	}
 	if c := f.HeldIdleCostMicros(); c > 0 {
 		v.IdleCost = amount(c)
 	}
 	return v
 }
+
+// heldHoursText renders GPU-milliseconds as GPU-hours with two decimals,
+// as the quota bar's GPU-hours on the same page: one decimal read "held
+// 0.0 GPU-hours" beside an idle part that cost money.
+func heldHoursText(ms int64) string { return gpuHoursText((ms + 500) / 1000) }
 
 // unitModelOf is the model a statement line shows beside its resource: a
 // unit's or a booking's. CPU and memory lines carry their run's unit model

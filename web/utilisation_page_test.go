@@ -138,10 +138,10 @@ func TestUtilisationDashboard(t *testing.T) {
 	}
 	_, body = p.get(c, "/usage")
 	doc = mpDoc(t, body)
-	if txt(`[data-testid=held-hours]`) != "1.1" || txt(`[data-testid=used-hours]`) != "0.3" || txt(`[data-testid=used-percent]`) != "25%" {
+	if txt(`[data-testid=held-hours]`) != "1.10" || txt(`[data-testid=used-hours]`) != "0.25" || txt(`[data-testid=used-percent]`) != "25%" {
 		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
 	}
-	if !strings.Contains(txt(`[data-testid=held-unread]`), "0.1") {
+	if !strings.Contains(txt(`[data-testid=held-unread]`), "0.10") {
 		t.Errorf("unread note %q", txt(`[data-testid=held-unread]`))
 	}
 }
@@ -173,11 +173,11 @@ func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
 	_, body := p.get(c, "/usage")
 	doc := mpDoc(t, body)
 	txt := func(sel string) string { return strings.TrimSpace(doc.Find(sel).First().Text()) }
-	if txt(`[data-testid=held-hours]`) != "0.5" || txt(`[data-testid=used-hours]`) != "0.2" || txt(`[data-testid=used-percent]`) != "40%" {
+	if txt(`[data-testid=held-hours]`) != "0.50" || txt(`[data-testid=used-hours]`) != "0.20" || txt(`[data-testid=used-percent]`) != "40%" {
 		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
 	}
-	if u := txt(`[data-testid=held-units]`); !strings.Contains(u, "0.5 of these GPU-hours") || !strings.Contains(u, "1.0 unit-hours") {
-		t.Errorf("unit note %q, want 0.5 GPU-hours as 1.0 unit-hours", u)
+	if u := txt(`[data-testid=held-units]`); !strings.Contains(u, "0.50 of these GPU-hours") || !strings.Contains(u, "1.00 unit-hours") {
+		t.Errorf("unit note %q, want 0.50 GPU-hours as 1.00 unit-hours", u)
 	}
 	_, body = p.get(admin, "/admin/utilisation")
 	doc = mpDoc(t, body)
