@@ -17,11 +17,22 @@ func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
 	if err := f.Validate(); err != nil { // its own rules first: they name the first field at fault
 		// Too many GPUs: say what this server has rather than the
 		// portal-wide bound ("between 0 and 16" on an 8-GPU server).
-		var ve *models.ValidationError
-		if errors.As(err, &ve) && ve.Field == "gpu_count" && f.GPUCount > 0 {
+		fields := models.FieldErrors(err)
+		for i, ve := range fields {
+			if ve.Field != "gpu_count" || f.GPUCount <= 0 {
+				continue
+			}
 			if known, kerr := h.pool.Models(ctx); kerr == nil && containsString(known, strings.TrimSpace(f.GPUModel)) {
 				if cerr := h.checkFlavorGPUCount(ctx, f, strings.TrimSpace(f.GPUModel)); cerr != nil {
-					return cerr
+					list := make([]error, 0, len(fields))
+					for j, other := range fields {
+						if j == i {
+							list = append(list, cerr)
+						} else {
+							list = append(list, other)
+						}
+					}
+					return errors.Join(list...)
 				}
 			}
 		}

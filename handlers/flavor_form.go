@@ -77,7 +77,7 @@ func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		form.Errors = templates.FormErrors{ve.Field: ve.Message}
+		form.Errors = fieldErrors(err)
 		h.renderFlavorForm(c, http.StatusBadRequest, form)
 		return
 	}

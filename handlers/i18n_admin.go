@@ -162,3 +162,22 @@ func msgPatternT(lc context.Context, msg string, keys []string, res []*regexp.Re
 func checkMessageT(c *gin.Context, msg string) string {
 	return msgPatternT(c.Request.Context(), msg, checkMessages, checkMessageRes)
 }
+
+// fieldErrorsT is every field error in err (models.FieldErrors) as a
+// form's errors, in the reader's language: a form shows all that is wrong
+// with it at once.
+func fieldErrorsT(c *gin.Context, err error) templates.FormErrors {
+	return trcErrs(c, fieldErrors(err))
+}
+
+// fieldErrors is fieldErrorsT as the models word them (for a form that
+// translates its errors as it renders).
+func fieldErrors(err error) templates.FormErrors {
+	out := templates.FormErrors{}
+	for _, ve := range models.FieldErrors(err) {
+		if _, dup := out[ve.Field]; !dup {
+			out[ve.Field] = ve.Message
+		}
+	}
+	return out
+}

@@ -65,7 +65,7 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 		if id != 0 {
 			title = trc(c, "Edit image")
 		}
-		form := imageForm(&typed, templates.FormErrors{ve.Field: trcMsg(c, ve.Message)})
+		form := imageForm(&typed, fieldErrorsT(c, err))
 		form.ExtraPorts = typedPorts
 		h.render(c, http.StatusBadRequest, templates.ImageFormPage(h.page(c, title), form))
 		return

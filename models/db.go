@@ -153,6 +153,79 @@ func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// fieldErrs is every field at fault in one input (a form sent with its name
+// and its image both empty), so a form can show them all at once rather
+// than one per submission. errors.As finds the first ValidationError, so
+// callers that show one (the API) are unchanged.
+type fieldErrs struct{ list []error }
+
+func (e *fieldErrs) Error() string   { return e.list[0].Error() }
+func (e *fieldErrs) Unwrap() []error { return e.list }
+
+// collectInvalid gathers the errors of a validation that checks every
+// field: add keeps the first error of each field (later checks of a field
+// often rest on earlier ones), err is nil, one error, or all of them.
+type collectInvalid struct {
+	list  []error
+	seen  map[string]bool
+	other error // not a field's: returned alone
+}
+
+func (c *collectInvalid) add(err error) {
+	var ve *ValidationError
+	switch {
+	case err == nil:
+	case !errors.As(err, &ve):
+		if c.other == nil {
+			c.other = err
+		}
+	case !c.seen[ve.Field]:
+		if c.seen == nil {
+			c.seen = map[string]bool{}
+		}
+		c.seen[ve.Field] = true
+		c.list = append(c.list, err)
+	}
+}
+
+func (c *collectInvalid) err() error {
+	switch {
+	case c.other != nil:
+		return c.other
+	case len(c.list) == 0:
+		return nil
+	case len(c.list) == 1:
+		return c.list[0]
+	}
+	return &fieldErrs{list: c.list}
+}
+
+// FieldErrors lists every ValidationError in err, in order (none when it
+// holds none).
+func FieldErrors(err error) []*ValidationError {
+	var out []*ValidationError
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if ve, ok := e.(*ValidationError); ok {
+			out = append(out, ve)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
 // notFound turns gorm's record-not-found into ErrNotFound.
 func notFound(err error) error {
 	if errors.Is(err, gorm.ErrRecordNotFound) {

@@ -51,40 +51,43 @@ const (
 func (f *Flavor) Validate() error {
 	f.Name = cleanName(f.Name)
 	f.GPUModel = strings.TrimSpace(f.GPUModel)
+	// Every field is checked, so the form shows all that is wrong at once
+	// (the GPU fields in order: each rests on the one before).
+	var errs collectInvalid
 	if !catalogNameRe.MatchString(f.Name) {
-		return invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -")
+		errs.add(invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -"))
 	}
-	if f.GPUCount < 0 || f.GPUCount > maxFlavorGPUs {
-		return invalid("gpu_count", "must be between 0 and %d", maxFlavorGPUs)
-	}
-	if f.GPUCount > 0 && f.GPUModel == "" {
-		return invalid("gpu_model", "is required when the flavor has GPUs")
-	}
-	if f.GPUCount == 0 {
-		f.GPUModel = ""
-	}
-	if err := f.validateUnits(); err != nil {
-		return err
-	}
-	if len(f.GPUModel) > 100 {
-		return invalid("gpu_model", "is too long")
+	switch {
+	case f.GPUCount < 0 || f.GPUCount > maxFlavorGPUs:
+		errs.add(invalid("gpu_count", "must be between 0 and %d", maxFlavorGPUs))
+	case f.GPUCount > 0 && f.GPUModel == "":
+		errs.add(invalid("gpu_model", "is required when the flavor has GPUs"))
+	default:
+		if f.GPUCount == 0 {
+			f.GPUModel = ""
+		}
+		if err := f.validateUnits(); err != nil {
+			errs.add(err)
+		} else if len(f.GPUModel) > 100 {
+			errs.add(invalid("gpu_model", "is too long"))
+		}
 	}
 	if f.CPUMilli < 100 || f.CPUMilli > maxFlavorCPUs*1000 {
-		return invalid("cpu_cores", "must be between 0.1 and %d", maxFlavorCPUs)
+		errs.add(invalid("cpu_cores", "must be between 0.1 and %d", maxFlavorCPUs))
 	}
 	if f.MemoryMiB < 64 || f.MemoryMiB > maxFlavorMemGiB*1024 {
-		return invalid("memory_gib", "must be between 0.0625 (64 MiB) and %d GiB", maxFlavorMemGiB)
+		errs.add(invalid("memory_gib", "must be between 0.0625 (64 MiB) and %d GiB", maxFlavorMemGiB))
 	}
 	if f.MaxRuntimeS < 0 || f.MaxRuntimeS > 365*24*3600 {
-		return invalid("max_runtime_hours", "must be between 0 (no limit) and 8760 hours")
+		errs.add(invalid("max_runtime_hours", "must be between 0 (no limit) and 8760 hours"))
 	}
 	if f.GPUIdleTimeoutS < 0 || f.GPUIdleTimeoutS > 30*24*3600 {
-		return invalid("gpu_idle_timeout_minutes", "must be between 0 (off) and 43200 minutes")
+		errs.add(invalid("gpu_idle_timeout_minutes", "must be between 0 (off) and 43200 minutes"))
 	}
 	if f.ShmMiB < 0 || int64(f.ShmMiB) > f.MemoryMiB {
-		return invalid("shm_mib", "must be between 0 and the flavor's memory")
+		errs.add(invalid("shm_mib", "must be between 0 and the flavor's memory"))
 	}
-	return nil
+	return errs.err()
 }
 
 // migProfileRe is a MIG profile name as NVML tools print it: "1g.10gb",

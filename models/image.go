@@ -72,40 +72,34 @@ func (i *Image) Validate() error {
 	i.RunAsUser = strings.TrimSpace(i.RunAsUser)
 	i.HomePath = strings.TrimSpace(i.HomePath)
 	i.Tags = strings.Join(i.TagList(), ",")
+	// Every field is checked, so the form shows all that is wrong at once.
+	var errs collectInvalid
 	if !catalogNameRe.MatchString(i.Name) {
-		return invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -")
+		errs.add(invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -"))
 	}
-	if err := ValidateImageRef(i.Image); err != nil {
-		return err
-	}
+	errs.add(ValidateImageRef(i.Image))
 	if len(i.Description) > 2000 {
-		return invalid("description", "is too long")
+		errs.add(invalid("description", "is too long"))
 	}
-	if err := ValidateStartCommand(i.StartCommand); err != nil {
-		return err
-	}
+	errs.add(ValidateStartCommand(i.StartCommand))
 	if i.RunAsUser == "" {
 		i.RunAsUser = "1000"
 	}
-	if !runAsRe.MatchString(i.RunAsUser) {
-		return invalid("run_as_user", "use a uid, uid:gid or user name")
+	switch {
+	case !runAsRe.MatchString(i.RunAsUser):
+		errs.add(invalid("run_as_user", "use a uid, uid:gid or user name"))
+	case i.RunAsUser == "0" || i.RunAsUser == "root" || strings.HasPrefix(i.RunAsUser, "0:"):
+		errs.add(invalid("run_as_user", "workbenches never run as root"))
+	case strings.HasSuffix(i.RunAsUser, ":0"):
+		errs.add(invalid("run_as_user", "group 0 is root's group; give the user's own gid, e.g. 1000:1000, or a bare uid"))
 	}
-	if i.RunAsUser == "0" || i.RunAsUser == "root" || strings.HasPrefix(i.RunAsUser, "0:") {
-		return invalid("run_as_user", "workbenches never run as root")
-	}
-	if strings.HasSuffix(i.RunAsUser, ":0") {
-		return invalid("run_as_user", "group 0 is root's group; give the user's own gid, e.g. 1000:1000, or a bare uid")
-	}
-	if err := i.validateOpenPath(); err != nil {
-		return err
-	}
-	if err := i.validateExtraPorts(); err != nil {
-		return err
-	}
+	errs.add(i.validateOpenPath())
+	errs.add(i.validateExtraPorts())
 	if i.HomePath == "" {
 		i.HomePath = "/home/jovyan"
 	}
-	return validHomePath(i.HomePath)
+	errs.add(validHomePath(i.HomePath))
+	return errs.err()
 }
 
 // CreateImage validates and adds a catalog image.
