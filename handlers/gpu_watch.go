@@ -62,15 +62,15 @@ func (h *Handler) renderNotifications(c *gin.Context, status int, v templates.No
 		}
 	}
 	for _, n := range notes {
-		v.Notifications = append(v.Notifications, templates.NotificationRow{Message: n.Message, Link: n.Link, At: templates.When(&n.CreatedAt), Unread: n.ReadAt == nil})
+		v.Notifications = append(v.Notifications, templates.NotificationRow{Message: n.Message, Link: n.Link, At: templates.WhenIn(ctx, &n.CreatedAt), Unread: n.ReadAt == nil})
 	}
 	for _, w := range watches {
-		row := templates.GPUWatchRow{ID: w.ID, Model: w.GPUModel, Since: templates.When(&w.CreatedAt)}
+		row := templates.GPUWatchRow{ID: w.ID, Model: w.GPUModel, Since: templates.WhenIn(ctx, &w.CreatedAt)}
 		if w.FlavorID != nil {
 			row.Flavor = names[*w.FlavorID]
 		}
 		if w.NotifiedAt != nil {
-			row.Notified = templates.When(w.NotifiedAt)
+			row.Notified = templates.WhenIn(ctx, w.NotifiedAt)
 		}
 		v.Watches = append(v.Watches, row)
 	}

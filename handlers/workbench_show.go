@@ -61,7 +61,7 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		return
 	}
 	for _, e := range hist {
-		v.History = append(v.History, templates.HistoryRow{At: templates.When(&e.At), State: e.State, Message: e.Message})
+		v.History = append(v.History, templates.HistoryRow{At: templates.WhenIn(ctx, &e.At), State: e.State, Message: e.Message})
 	}
 	if rc, err := h.wbs.Logs(ctx, wb.ID, 50, false); err == nil {
 		b, _ := io.ReadAll(io.LimitReader(rc, 64<<10))
