@@ -59,6 +59,14 @@ func (s *Store) SavedImageBytes(ctx context.Context, userID int64) (int64, error
 	return total, err
 }
 
+// ImageRefInUse reports whether a catalog entry (saved or not, deleted
+// or not) names the engine image ref: a save must never re-tag it.
+func (s *Store) ImageRefInUse(ctx context.Context, ref string) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Unscoped().Model(&Image{}).Where("image = ?", ref).Count(&n).Error
+	return n > 0, err
+}
+
 // NextImageVersion is the version a new save of baseName by userID gets.
 func (s *Store) NextImageVersion(ctx context.Context, userID int64, baseName string) (int, error) {
 	var v int

@@ -37,7 +37,7 @@ var saveNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,39}$`)
 func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, req SaveImageRequest) (*models.Image, error) {
 	req.Name = strings.TrimSpace(req.Name)
 	if !saveNameRe.MatchString(req.Name) {
-		return nil, &models.ValidationError{Field: "name", Message: reasonf("use 1–40 letters, digits, '.', '_' or '-'")}
+		return nil, &models.ValidationError{Field: "name", Message: reasonf("use 1–40 Latin letters, digits, '.', '_' or '-'")}
 	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
@@ -53,6 +53,9 @@ func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, 
 	}
 	src, err := m.store.ImageByID(ctx, wb.ImageID)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkSaveName(ctx, owner, req.Name); err != nil {
 		return nil, err
 	}
 	used, err := m.store.SavedImageBytes(ctx, owner.ID)
@@ -75,6 +78,24 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 		return nil, err
 	}
 	ref := m.savedImageRef(owner.ID, name, version)
+	// The commit tags ref, and a failed save removes it: it must be a
+	// name no catalog entry (nor a deleted one's leftover) has, or the save
+	// would replace, then delete, another saved image's files.
+	for {
+		taken, err := m.store.ImageRefInUse(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		present, _, err := m.rt.ImageSize(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if !taken && !present {
+			break
+		}
+		version++
+		ref = m.savedImageRef(owner.ID, name, version)
+	}
 	saved, err := m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{
 		Ref: ref, BaseImage: src.Image, Pause: wb.State == models.StateRunning,
 		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
@@ -104,6 +125,24 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	return img, nil
 }
 
+// checkSaveName refuses a save name that differs from one of the owner's
+// saved images only in case or punctuation ("tf.env" and "tf_env",
+// "UPPER" and "upper"): the engine's name of an image is lower case with
+// punctuation folded (refPart), so the two would be one image, and the
+// catalog keeps names apart regardless of case.
+func (m *Manager) checkSaveName(ctx context.Context, owner *models.User, name string) error {
+	mine, err := m.store.SavedImagesOf(ctx, owner.ID)
+	if err != nil {
+		return err
+	}
+	for _, img := range mine {
+		if img.BaseName != name && refPart(img.BaseName) == refPart(name) {
+			return &models.ValidationError{Field: "name", Message: reasonf("your saved image %s differs from this name only in case or punctuation: save under %s to add a version of it, or choose another name", img.BaseName, img.BaseName)}
+		}
+	}
+	return nil
+}
+
 // DeleteSavedImage removes a saved image (its record, then the engine's
 // copy). Refused while a workbench still uses it.
 func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error {
@@ -125,7 +164,7 @@ func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error
 // savedImageRef is the engine's name of a saved image: under the install
 // (two portals on one engine never collide), per user, name and version.
 func (m *Manager) savedImageRef(uid int64, name string, version int) string {
-	return fmt.Sprintf("workbench-saved/%s/u%d-%s:v%d", refPart(m.installID), uid, refPart(name), version)
+	return fmt.Sprintf("%s%s/u%d-%s:v%d", runtime.SavedImageRepo, refPart(m.installID), uid, refPart(name), version)
 }
 
 var refUnsafe = regexp.MustCompile(`[^a-z0-9]+`)

@@ -53,6 +53,10 @@ func newPullError(ref, raw string) *PullError {
 	case strings.HasPrefix(raw, "not a valid image reference"):
 		kind = pullBadRef
 	}
+	if strings.HasPrefix(ref, SavedImageRepo) {
+		// Made on this engine, never downloaded: gone means removed here.
+		kind = pullSavedGone
+	}
 	e.Reason, e.AdminReason = pullReasons(kind, ref, reg)
 	return e
 }
@@ -65,8 +69,13 @@ const (
 	pullUnreachable
 	pullBadRef
 	pullOther
+	pullSavedGone
 	pullKinds
 )
+
+// SavedImageRepo begins the engine's name of every saved image
+// (orchestrator.savedImageRef): no registry has them.
+const SavedImageRepo = "workbench-saved/"
 
 // pullReasons words a failed pull of ref from reg of the given kind for a
 // user (what to ask an admin for) and for an admin (what to do).
@@ -87,6 +96,9 @@ func pullReasons(kind int, ref, reg string) (user, admin string) {
 	case pullBadRef:
 		return reasonf("%s is not a valid image reference — ask an admin to correct it in the catalog", ref),
 			reasonf("%s is not a valid image reference — correct it in the catalog", ref)
+	case pullSavedGone:
+		return reasonf("the saved image %s is no longer on this server (it was removed from the engine) — its owner can save a workbench again, or delete this image", ref),
+			reasonf("the saved image %s is no longer on this server (it was removed from the engine) — its owner can save a workbench again, or delete this image", ref)
 	}
 	return reasonf("this server could not download %s from %s — ask an admin to pre-pull the image (the details below say why)", ref, reg),
 		reasonf("this server could not download %s from %s (the details below say why)", ref, reg)
