@@ -337,9 +337,13 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 	if hostID, ok := h.NotebookHostID(r.Host); !ok || hostID != id {
 		return proxy.Target{}, proxy.ErrNotFound
 	}
+	// No session on this host (never opened here, the browser restarted,
+	// it expired or was ended): ErrSignIn, so that a person's browser goes
+	// through the opening hops (NotebookSignIn) rather than reading that
+	// the workbench does not exist; anything else still gets 404.
 	token, ok := proxy.CookieValue(r, h.NotebookCookie())
 	if !ok {
-		return proxy.Target{}, proxy.ErrNotFound
+		return proxy.Target{}, proxy.ErrSignIn
 	}
 	ctx := r.Context()
 	now := time.Now()
@@ -348,7 +352,7 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 	if !ok {
 		ns, err := h.store.NotebookSessionByToken(ctx, token)
 		if errors.Is(err, models.ErrNotFound) {
-			return proxy.Target{}, proxy.ErrNotFound
+			return proxy.Target{}, proxy.ErrSignIn
 		}
 		if err != nil {
 			return proxy.Target{}, err
@@ -367,6 +371,16 @@ func (h *Handler) NotebookResolve(r *http.Request, id string) (proxy.Target, err
 		return h.portTarget(r, id, e, port, prefix)
 	}
 	return h.proxyTarget(r, id, e)
+}
+
+// NotebookSignIn is the notebook proxy's Options.SignIn: a browser that
+// navigates to a notebook host without a session there (a bookmark, a tab
+// restored after a restart) starts the opening hops for the page it asked
+// for, as the portal's Open link does; the portal then asks it to sign in
+// if needed and checks that it owns the workbench.
+func (h *Handler) NotebookSignIn(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, notebookStartPath+"?"+url.Values{"path": {r.URL.RequestURI()}}.Encode(), http.StatusSeeOther)
 }
 
 // notebookLocale is r's context in the reader's language: their language

@@ -123,11 +123,13 @@ func TestBrowserNotebookDomain(t *testing.T) {
 		t.Fatalf("bob's code on alice's workbench host: status %d, want 403", resp.Status)
 	}
 
-	// Log out of the portal: the notebook tab loses its session.
+	// Log out of the portal: the notebook tab loses its session, and the
+	// notebook's address leads to the portal's sign-in, not the notebook.
 	btNavigate(t, ctx, np.portal+"/")
 	btSubmit(t, ctx, "click Log out", chromedp.Click(chromedp.CSS(`.account form[action="/logout"] button`)))
-	if resp := btNavigate(t, tab, nbOrigin+"/wb/"+id+"/lab"); resp.Status != http.StatusNotFound {
-		t.Fatalf("the notebook after logging out of the portal: status %d, want 404", resp.Status)
+	btNavigate(t, tab, nbOrigin+"/wb/"+id+"/lab")
+	if loc := btLocation(t, tab); loc.Host != strings.TrimPrefix(np.portal, "http://") || loc.Path != "/login" {
+		t.Fatalf("the notebook after logging out of the portal: at %s, want the portal's sign-in", loc)
 	}
 	np.srv.Manager.Wait()
 }

@@ -390,3 +390,51 @@ func TestNotebookDomainHostPrefixedCookie(t *testing.T) {
 		t.Fatalf("start: %d → %q, cookies %v; want __Host-%s, Secure, HttpOnly, Path=/, no Domain", res.StatusCode, res.Header.Get("Location"), res.Header.Values("Set-Cookie"), handlers.NotebookStateCookie)
 	}
 }
+
+// Opening a notebook host's address directly (a bookmark, a tab restored
+// after the browser restarted and dropped the host's session cookie) goes
+// through the opening hops and lands in the notebook for its owner, as the
+// portal's Open link does, rather than reading "There is no such
+// workbench". A script without a session still gets 404, and someone
+// else's browser gets no further than the portal's refusal.
+func TestNotebookHostAddressOpensForItsOwner(t *testing.T) {
+	np := newNBPortal(t)
+	aliceTok := tokenFor(t, np.testPortal, "alice", "user")
+	tokenFor(t, np.testPortal, "bob", "user")
+	code, wb := np.api("POST", "/api/v1/workbenches", aliceTok, `{"name":"a","image":"fake","flavor":"CPU small"}`)
+	if code != 202 {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	a := wb["id"].(string)
+	waitState(t, np.testPortal, aliceTok, a, "running")
+	html := map[string]string{"Accept": "text/html,application/xhtml+xml"}
+
+	alice := np.client()
+	np.login(alice, "alice", "alice-password")
+	res, _ := np.do(alice, "GET", np.nbOrigin(a)+"/wb/"+a+"/lab?x=1", html)
+	start := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(start, "/_workbench/start?") {
+		t.Fatalf("the notebook address without its cookie: %d → %q, want the opening hops", res.StatusCode, start)
+	}
+	link := np.openLinkFrom(alice, a, np.portal+"/wb/"+a+"/lab?x=1")
+	if res := np.exchange(alice, link); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/wb/"+a+"/lab?x=1" {
+		t.Fatalf("exchange: %d → %q, want back to the address asked for", res.StatusCode, res.Header.Get("Location"))
+	}
+	// The hop itself, followed from the notebook host's redirect, goes to
+	// the portal's authorize with that address.
+	res, _ = np.do(alice, "GET", np.nbOrigin(a)+start, nil)
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.Contains(loc, url.QueryEscape("/wb/"+a+"/lab?x=1")) {
+		t.Fatalf("start from the notebook address: %d → %q", res.StatusCode, loc)
+	}
+
+	if res, _ := np.do(np.client(), "GET", np.nbOrigin(a)+"/wb/"+a+"/api/status", nil); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a script without a session: %d, want 404", res.StatusCode)
+	}
+	bob := np.client()
+	np.login(bob, "bob", "bob-password")
+	res, _ = np.do(bob, "GET", np.nbOrigin(a)+"/wb/"+a+"/lab", html)
+	res, _ = np.do(bob, "GET", np.nbOrigin(a)+res.Header.Get("Location"), nil)
+	if res, _ := np.do(bob, "GET", res.Header.Get("Location"), nil); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("bob at alice's notebook address ends with %d, want the portal's 404", res.StatusCode)
+	}
+}

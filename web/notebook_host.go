@@ -86,6 +86,7 @@ func (s *Server) routeNotebookHosts(h *handlers.Handler, portal http.Handler) ht
 	nbpx := proxy.New(proxy.Options{
 		Metrics:           s.proxyMetrics,
 		Resolve:           h.NotebookResolve,
+		SignIn:            h.NotebookSignIn,
 		Locale:            h.ProxyLocale,
 		OnActivity:        s.Manager.Touch,
 		ActivityInterval:  s.cfg.ActivityEvery,
