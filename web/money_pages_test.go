@@ -204,7 +204,7 @@ func TestQuotaConsoleBadInputChangesNothing(t *testing.T) {
 	}{
 		{mpQuotaForm("4", "12.3.4"), "budget", "amount"},
 		{mpQuotaForm("4", "1.0000001"), "budget", "6 decimals"},
-		{mpQuotaForm("4", "-5"), "budget", "amount"},
+		{mpQuotaForm("4", "-5"), "budget", "negative"},
 		{mpQuotaForm("4", "1e3"), "budget", "amount"},
 		{mpQuotaForm("two", "10"), "max_gpus", "whole number"},
 		{mpQuotaForm("-1", "10"), "max_gpus", "0 or more"},
