@@ -156,7 +156,7 @@ func allocate(tx *gorm.DB, wbID string, need GPUNeed, now time.Time) ([]Unit, er
 		// bound, go first: their holders were preempted for it.
 		var lent []gpuAllocation
 		for _, g := range need.Lend {
-			if slices.Contains(need.claims, g) && (b.claimed[g] == "" || b.claimed[g] == wbID) && b.busy[g] == 0 {
+			if slices.Contains(need.claims, g) && (b.claimed[g] == "" || b.claimed[g] == wbID) && b.busy[g] == 0 && !b.drained[g] {
 				lent = append(lent, gpuAllocation{UnitID: g, Kind: UnitGPU, GPUUUID: g})
 			}
 		}
@@ -210,6 +210,9 @@ type bindings struct {
 	// claimed maps a shared GPU a queued whole-GPU launch is taking whole
 	// to that launch: none of its slices is handed out meanwhile.
 	claimed map[string]string
+	// drained GPUs, as the transaction reads them: the candidates were
+	// read before it, and an admin's drain in between must still hold.
+	drained map[string]bool
 }
 
 func readBindings(tx *gorm.DB) (*bindings, error) {
@@ -227,8 +230,24 @@ func readBindings(tx *gorm.DB) (*bindings, error) {
 	if b.slices, err = sharedSlicesTx(tx); err != nil {
 		return nil, err
 	}
+	if b.drained, err = drainedTx(tx); err != nil {
+		return nil, err
+	}
 	b.claimed, err = claimedTx(tx)
 	return b, err
+}
+
+// drainedTx is the set of drained GPUs.
+func drainedTx(tx *gorm.DB) (map[string]bool, error) {
+	var uuids []string
+	if err := tx.Model(&GPUState{}).Where("drained").Pluck("uuid", &uuids).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(uuids))
+	for _, u := range uuids {
+		out[u] = true
+	}
+	return out, nil
 }
 
 // claimedTx maps each shared GPU claimed by a queued launch to it.
@@ -258,14 +277,14 @@ func (b *bindings) free(need GPUNeed, onePerGPU bool) ([]gpuAllocation, error) {
 	switch need.kind() {
 	case UnitGPU:
 		for _, u := range need.Candidates {
-			if b.busy[u] == 0 && b.slices[u] == 0 {
+			if b.busy[u] == 0 && b.slices[u] == 0 && !b.drained[u] {
 				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitGPU, GPUUUID: u})
 			}
 		}
 	case UnitMIG:
 		for _, u := range need.Candidates {
 			parent := need.Parents[u]
-			if !b.taken[u] && parent != "" && !b.whole[parent] {
+			if !b.taken[u] && parent != "" && !b.whole[parent] && !b.drained[parent] {
 				rows = append(rows, gpuAllocation{UnitID: u, Kind: UnitMIG, GPUUUID: parent, Profile: need.Profile})
 			}
 		}
@@ -275,7 +294,7 @@ func (b *bindings) free(need GPUNeed, onePerGPU bool) ([]gpuAllocation, error) {
 		order := append([]string(nil), need.Candidates...)
 		sort.SliceStable(order, func(i, j int) bool { return b.busy[order[i]] < b.busy[order[j]] })
 		for _, g := range order {
-			if b.whole[g] || b.claimed[g] != "" {
+			if b.whole[g] || b.claimed[g] != "" || b.drained[g] {
 				continue
 			}
 			for k := 0; k < b.slices[g]; k++ {
