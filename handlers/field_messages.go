@@ -17,7 +17,7 @@ func init() {
 	for _, k := range []string{
 		i18n.Key("use 1–48 Latin letters (a–z, A–Z), digits, spaces, '.', '_' or '-', starting with a letter or digit"),
 		i18n.Key("you already have a workbench with this name"),
-		i18n.Key("give the token a name of 1–64 characters"),
+		i18n.Key("give the token a name of 1–64 printable characters"),
 		i18n.Key("must be in the future"),
 		i18n.Key("you already have a token with this name"),
 		i18n.Key("this workbench already has a token with this name"),

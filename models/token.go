@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TokenPrefix marks portal API tokens so they are recognisable in logs and by
@@ -41,9 +43,9 @@ func hashToken(secret string) string {
 // CreateToken makes a new API token for userID and returns it with the secret,
 // which is shown once and never stored. ttl 0 means no expiry.
 func (s *Store) CreateToken(ctx context.Context, userID int64, name string, ttl time.Duration) (*APIToken, string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 64 {
-		return nil, "", invalid("name", "give the token a name of 1–64 characters")
+	name, err := tokenName(name)
+	if err != nil {
+		return nil, "", err
 	}
 	if ttl < 0 {
 		return nil, "", invalid("expires", "must be in the future")
@@ -115,4 +117,16 @@ func (s *Store) UserByToken(ctx context.Context, secret string) (*User, error) {
 		s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", t.ID).Update("last_used_at", now)
 	}
 	return u, nil
+}
+
+// tokenName checks a token's name (an API token's or a workbench
+// token's): 1–64 printable characters. A control character (a NUL, an
+// escape sequence) would reach the tokens table of a page and a terminal
+// listing them as it is.
+func tokenName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > 64 || !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+		return "", invalid("name", "give the token a name of 1–64 printable characters")
+	}
+	return name, nil
 }

@@ -37,9 +37,9 @@ func (t *WorkbenchToken) Active(now time.Time) bool {
 // own, and returns it with the secret (shown once, never stored). ttl 0
 // means no expiry.
 func (s *Store) CreateWorkbenchToken(ctx context.Context, userID int64, wbID, name string, ttl time.Duration) (*WorkbenchToken, string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 64 {
-		return nil, "", invalid("name", "give the token a name of 1–64 characters")
+	name, err := tokenName(name)
+	if err != nil {
+		return nil, "", err
 	}
 	if ttl < 0 {
 		return nil, "", invalid("expires", "must be in the future")
