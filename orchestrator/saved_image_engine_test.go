@@ -108,6 +108,21 @@ func TestEngineSaveAsImageRoundTrip(t *testing.T) {
 	if strings.Contains(cfgText, wb.Token) {
 		t.Errorf("the saving workbench's token is in the image's config: %s", cfgText)
 	}
+	// Nothing of the saving workbench stays in a config that may be shared:
+	// not its id, nor its notice's path, GPUs or flavor.
+	for _, kv := range info.Config.Env {
+		if k, v, _ := strings.Cut(kv, "="); (k == PreemptFileEnv || k == "WORKBENCH_ID") && v != "" {
+			t.Errorf("the saved image keeps %s", kv)
+		}
+	}
+	for k, v := range info.Config.Labels {
+		if v != "" && (k == runtime.LabelID || k == runtime.LabelPort || k == labelGPUs || k == labelFlavor) {
+			t.Errorf("the saved image keeps the label %s=%s", k, v)
+		}
+	}
+	if strings.Contains(cfgText, wb.ID) {
+		t.Errorf("the saving workbench's id is in the image's config: %s", cfgText)
+	}
 	if state := r.waitState(t, wb.ID, models.StateRunning); state.State != models.StateRunning {
 		t.Errorf("workbench after a running save: %s", state.State)
 	}

@@ -59,7 +59,26 @@ func (d *Docker) Commit(ctx context.Context, containerID string, spec CommitSpec
 			cfg.Labels[k] = v
 		}
 	}
-	cfg.Env = blankEnv(cfg.Env)
+	// What the portal gave this container beyond its image — its
+	// variables (the Jupyter token, the workbench's id, its preemption
+	// notice's path, its GPUs) and its workbench.* labels (id, GPUs,
+	// flavor, port) — is blanked: the engine would otherwise copy into the
+	// image every variable and label the config does not name, and a saved
+	// image may be shared with a group.
+	ctr, err := d.cli.ContainerInspect(ctx, containerID)
+	if err != nil {
+		return SavedImage{}, engineErr("inspect container "+containerID, err)
+	}
+	var given []string
+	if ctr.Config != nil {
+		given = ctr.Config.Env
+		for k := range ctr.Config.Labels {
+			if _, kept := cfg.Labels[k]; !kept && strings.HasPrefix(k, "workbench.") {
+				cfg.Labels[k] = ""
+			}
+		}
+	}
+	cfg.Env = blankEnv(cfg.Env, given)
 	if len(cfg.Cmd) == 0 {
 		// The engine fills an empty Cmd from the container's, which holds
 		// the expanded start command with its token; the portal always
@@ -81,19 +100,31 @@ func (d *Docker) Commit(ctx context.Context, containerID string, spec CommitSpec
 	return SavedImage{ID: res.ID, Size: info.Size, Added: max(0, info.Size-base.Size)}, nil
 }
 
-// blankEnv keeps env but sets every portal-given variable to empty: the
-// engine merges the container's variables into a commit's config for
-// every name the config does not mention.
-func blankEnv(env []string) []string {
+// blankEnv keeps the image's env but sets every portal-given variable to
+// empty: the secret ones always, and any other the container was given
+// (given) that the image does not set — except HOME, which is only a
+// path. The engine merges the container's variables into a commit's config
+// for every name the config does not mention.
+func blankEnv(env, given []string) []string {
 	out := make([]string, 0, len(env)+len(secretEnv))
+	have := map[string]bool{}
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		if !slices.Contains(secretEnv, k) {
 			out = append(out, kv)
+			have[k] = true
 		}
 	}
 	for _, k := range secretEnv {
 		out = append(out, k+"=")
+		have[k] = true
+	}
+	for _, kv := range given {
+		k, _, _ := strings.Cut(kv, "=")
+		if !have[k] && k != "HOME" {
+			out = append(out, k+"=")
+			have[k] = true
+		}
 	}
 	return out
 }
