@@ -27,6 +27,7 @@ func (h *Handler) workbenchPortAdd(c *gin.Context) {
 		return
 	}
 	if slices.Contains(wb.ExtraPorts, port) {
+		h.flash(c, i18n.T(c.Request.Context(), "Port %d is already declared; nothing changed.", port))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -51,12 +52,18 @@ func (h *Handler) apiWorkbenchPorts(c *gin.Context) {
 		return
 	}
 	var b struct {
-		Ports []int `json:"ports"`
+		Ports *[]int `json:"ports"`
 	}
 	if !h.bindJSON(c, &b) {
 		return
 	}
-	h.savePorts(c, wb, b.Ports)
+	// A body without "ports" is a mistake, not "no ports": it cleared
+	// every declared port. [] removes them all on purpose.
+	if b.Ports == nil {
+		h.fail(c, newError(http.StatusBadRequest, "invalid_ports", `send {"ports": [6006, …]} ([] removes every declared port)`))
+		return
+	}
+	h.savePorts(c, wb, *b.Ports)
 }
 
 func (h *Handler) savePorts(c *gin.Context, wb *models.Workbench, ports []int) {

@@ -58,13 +58,19 @@ func TestUserDeclaredExtraPort(t *testing.T) {
 	if code, _ := p.api("PUT", "/api/v1/workbenches/"+id+"/ports", bob, `{"ports":[6006]}`); code != 404 {
 		t.Fatalf("bob declared a port on alice's workbench: %d", code)
 	}
-	for _, bad := range []string{`{"ports":[80]}`, `{"ports":[8888]}`, `{"ports":[6006,6006]}`} {
+	// {} names no ports: refused, not taken for "remove them all".
+	for _, bad := range []string{`{"ports":[80]}`, `{"ports":[8888]}`, `{"ports":[6006,6006]}`, `{}`} {
 		if code, body := p.api("PUT", "/api/v1/workbenches/"+id+"/ports", alice, bad); code != 400 || errCode(body) == "" {
 			t.Errorf("bad ports %s: %d %v", bad, code, body)
 		}
 	}
 	if res := p.postForm(ac, "/workbenches/"+id+"/ports", url.Values{"port": {"6006"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("add port from the page: %d", res.StatusCode)
+	}
+	// The same port again says so, rather than nothing.
+	p.postForm(ac, "/workbenches/"+id+"/ports", url.Values{"port": {"6006"}})
+	if _, page := p.get(ac, "/workbenches/"+id); !strings.Contains(mpDoc(t, page).Find(`[data-testid=flash]`).Text(), "already declared") {
+		t.Error("adding a declared port again gives no notice")
 	}
 
 	// Without its slash the app's root is redirected to it, as /wb/{id} is:
