@@ -142,9 +142,17 @@ func (c *connection) command(ctx context.Context, t orchestrator.ExecTarget, req
 		}
 		spec.Env = append(spec.Env, "TERM="+term)
 	}
-	shell := "/bin/sh"
-	if c.s.mgr.PathExists(ctx, t, "/bin/bash") {
-		shell = "/bin/bash"
+	shell := ""
+	for _, sh := range []string{"/bin/bash", "/bin/sh"} {
+		if c.s.mgr.PathExists(ctx, t, sh) {
+			shell = sh
+			break
+		}
+	}
+	if shell == "" && req.Type != "subsystem" {
+		// The engine's own words ("OCI runtime exec failed: … stat
+		// /bin/sh: no such file or directory") say nothing to a person.
+		return spec, "", "this workbench's image has no shell (/bin/sh), so ssh cannot run a shell or commands in it; port forwarding (ssh -L) still works"
 	}
 	switch req.Type {
 	case "shell":
