@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -111,6 +112,11 @@ func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.
 	ctx := c.Request.Context()
 	var known []string
 	var fl *models.Flavor
+	if flavor != "" && strings.TrimSpace(model) != "" {
+		// One watch is of a model or of a flavor: the model was dropped
+		// without a word when both came.
+		return nil, nil, &models.ValidationError{Field: "flavor", Message: "watch a GPU model or a flavor, not both"}
+	}
 	if flavor != "" {
 		var err error
 		fl, err = h.store.FlavorByNameOrID(ctx, flavor)

@@ -110,7 +110,7 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			if n <= 0 {
 				continue
 			}
-			msg = reasonf("A %s GPU is free now (%d free). Launch a workbench before someone else takes it.", wt.GPUModel, n)
+			msg = reasonf("A GPU of model %s is free now (%d free). Launch a workbench before someone else takes it.", wt.GPUModel, n)
 			link = "/workbenches/new"
 		}
 		ok, err := w.store.FireGPUWatch(ctx, wt.ID, msg, link)

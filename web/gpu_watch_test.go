@@ -50,6 +50,11 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 	}
 	drain(true, uuids...)
 
+	// A model and a flavor at once: one watch is of one or the other (the
+	// model was silently dropped).
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"gpu_model": model, "flavor": "1x H100 80GB HBM3"})); code != 400 || errCode(body) != "invalid_flavor" {
+		t.Errorf("a watch of a model and a flavor: %d %v, want 400 invalid_flavor", code, body)
+	}
 	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, `{"gpu_model":"NVIDIA B200"}`); code != 400 || errCode(body) != "invalid_gpu_model" {
 		t.Fatalf("unknown model: %d %v", code, body)
 	}
@@ -86,7 +91,7 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 	}
 	code, body = p.api("GET", "/api/v1/notifications", alice, "")
 	items := body["items"].([]any)
-	if code != 200 || len(items) != 1 || !strings.Contains(items[0].(map[string]any)["message"].(string), model+" GPU is free now") {
+	if code != 200 || len(items) != 1 || !strings.Contains(items[0].(map[string]any)["message"].(string), "A GPU of model "+model+" is free now") {
 		t.Fatalf("notifications: %d %v", code, body)
 	}
 	if _, body := p.api("GET", "/api/v1/gpu-watches", alice, ""); body["items"].([]any)[0].(map[string]any)["notified_at"] == nil {

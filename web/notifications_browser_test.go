@@ -34,7 +34,7 @@ func TestBrowserNotificationsLinkAndQuotaDisabledFlavor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fired, err := st.FireGPUWatch(ctx, w.ID, "A "+model+" GPU is free now (1 free). Launch a workbench before someone else takes it.", "/workbenches/new"); err != nil || !fired {
+			if fired, err := st.FireGPUWatch(ctx, w.ID, "A GPU of model "+model+" is free now (1 free). Launch a workbench before someone else takes it.", "/workbenches/new"); err != nil || !fired {
 				t.Fatalf("fire the watch: %v %v", fired, err)
 			}
 			// A notice about one of her workbenches (a queued launch that
