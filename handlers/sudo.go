@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"math"
 	"net/http"
@@ -88,8 +89,8 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	for _, k := range names {
 		for _, v := range c.Request.PostForm[k] {
 			form.Fields = append(form.Fields, templates.SudoField{Name: k, Value: v})
-			if shown, ok := sudoShownValue(k, v); ok {
-				form.Shown = append(form.Shown, templates.SudoField{Name: k, Value: shown})
+			if shown, ok := sudoShownValue(k, v); ok && strings.TrimSpace(v) != "" {
+				form.Shown = append(form.Shown, templates.SudoField{Name: sudoFieldLabel(c.Request.Context(), k), Value: shown})
 			}
 		}
 	}
@@ -215,6 +216,32 @@ func refererPath(c *gin.Context) string {
 		return "/"
 	}
 	return safeNext(u.RequestURI())
+}
+
+// sudoFieldLabels name the admin forms' fields as the forms label them,
+// for the confirm page (it listed "run_as_user", "expires_days").
+var sudoFieldLabels = map[string]string{
+	"name": i18n.Key("Name"), "image": i18n.Key("Image reference"), "description": i18n.Key("Description"),
+	"start_command": i18n.Key("Start command"), "run_as_user": i18n.Key("Run as user"), "home_path": i18n.Key("Home path"),
+	"open_path": i18n.Key("Open path"), "extra_ports": i18n.Key("Extra ports"), "gpu_model": i18n.Key("GPU model"),
+	"gpu_count": i18n.Key("GPU count"), "cpu_cores": i18n.Key("CPU cores"), "memory_gib": i18n.Key("Memory (GiB)"),
+	"username": i18n.Key("Username"), "email": i18n.Key("Email"), "role": i18n.Key("Role"), "tags": i18n.Key("Tags"),
+	"enabled": i18n.Key("Enabled"), "reason": i18n.Key("Reason"), "user": i18n.Key("User"), "amount": i18n.Key("Amount"),
+	"group": i18n.Key("Group"), "priority": i18n.Key("Priority"), "mig_profile": i18n.Key("MIG profile"),
+}
+
+// sudoFieldLabel is a form field's name as its form labels it, in the
+// reader's language; a field without a label reads as words
+// ("max_idle_minutes" → "Max idle minutes").
+func sudoFieldLabel(lc context.Context, name string) string {
+	if key, ok := sudoFieldLabels[name]; ok {
+		return i18n.T(lc, key)
+	}
+	words := strings.ReplaceAll(name, "_", " ")
+	if words == "" {
+		return name
+	}
+	return strings.ToUpper(words[:1]) + words[1:]
 }
 
 // sudoShownValue is how the confirm page shows a field of the change being

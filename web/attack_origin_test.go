@@ -8,9 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"workbench/web"
 )
@@ -218,6 +221,10 @@ func TestSudoFormsOnlyFromPortalPages(t *testing.T) {
 	if code != http.StatusForbidden || doc.Find("[data-testid=sudo-action]").Text() != "/settings/ssh-keys" ||
 		!strings.Contains(doc.Find("[data-testid=sudo-fields]").Text(), "laptop") || !strings.Contains(doc.Find("[data-testid=sudo-fields]").Text(), "ssh-ed25519") {
 		t.Fatalf("confirm page: %d, action %q, fields %q", code, doc.Find("[data-testid=sudo-action]").Text(), doc.Find("[data-testid=sudo-fields]").Text())
+	}
+	// Named as a person reads them, not by the form's keys ("public_key").
+	if names := doc.Find("[data-testid=sudo-fields] dt").Map(func(_ int, s *goquery.Selection) string { return s.Text() }); !slices.Equal(names, []string{"Name", "Public key"}) {
+		t.Errorf("the confirm page names the fields %q", names)
 	}
 	// Within the sudo window: still only from a portal page, as a navigation.
 	p.sudo(c, adminPassword)
