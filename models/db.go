@@ -52,7 +52,11 @@ type Store struct {
 // makes writers wait for each other instead of failing, and _txlock=immediate
 // takes the write lock at BEGIN so a read-then-write transaction cannot be
 // overtaken between its check and its write.
-func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error) {
+func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOption) (*Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if log == nil {
 		log = slog.Default()
 	}
@@ -97,12 +101,31 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error)
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	if err := s.checkNotNewer(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	if o.noMigrate {
+		return s, nil
+	}
 	if err := s.migrate(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// OpenOption changes how Open opens a database.
+type OpenOption func(*openOptions)
+
+type openOptions struct{ noMigrate bool }
+
+// WithoutMigrations opens the database as it is: a command-line tool must
+// not upgrade the schema under a running portal of the version before
+// (which would then run on tables it does not know), and a backup taken
+// before an upgrade must be of the schema before it. SchemaBehind says
+// whether the schema is older than this binary's.
+func WithoutMigrations() OpenOption { return func(o *openOptions) { o.noMigrate = true } }
 
 // Close releases the database.
 func (s *Store) Close() error { return s.sql.Close() }

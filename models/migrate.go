@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -44,6 +45,59 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// ErrSchemaNewer is a database upgraded by a newer workbench: this binary
+// does not know its newest tables and must not run on it.
+var ErrSchemaNewer = errors.New("the database was upgraded by a newer version of workbench")
+
+// checkNotNewer refuses a database holding migrations this binary does not
+// have: an older binary started on it (an upgrade undone by reinstalling
+// the old one) would write rows without the newer columns' rules. A new
+// database (no goose table yet) passes.
+func (s *Store) checkNotNewer(ctx context.Context) error {
+	applied, err := s.appliedVersions(ctx)
+	if err != nil || len(applied) == 0 {
+		return nil // no table yet: a new database
+	}
+	want, err := embeddedVersions()
+	if err != nil {
+		return err
+	}
+	known := map[int64]bool{}
+	for _, v := range want {
+		known[v] = true
+	}
+	for v := range applied {
+		if !known[v] && v != 0 {
+			return fmt.Errorf("%w (it has migration %d, which this binary does not): run the version that upgraded it, or restore a backup taken before the upgrade", ErrSchemaNewer, v)
+		}
+	}
+	return nil
+}
+
+// SchemaBehind reports whether the database lacks migrations this binary
+// has (it was opened WithoutMigrations): the portal of this version
+// applies them when it starts.
+func (s *Store) SchemaBehind(ctx context.Context) bool { return !s.schemaCurrent(ctx) }
+
+// appliedVersions are the migrations goose recorded as applied (none when
+// its table does not exist yet).
+func (s *Store) appliedVersions(ctx context.Context) (map[int64]bool, error) {
+	rows, err := s.sql.QueryContext(ctx, "SELECT version_id FROM goose_db_version WHERE is_applied")
+	if err != nil {
+		return nil, nil // no table: nothing applied
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
+}
+
 // SchemaVersion returns the newest applied migration version.
 func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 	var v int64
@@ -61,20 +115,8 @@ func (s *Store) schemaCurrent(ctx context.Context) bool {
 	if err != nil || len(want) == 0 {
 		return false
 	}
-	rows, err := s.sql.QueryContext(ctx, "SELECT version_id FROM goose_db_version WHERE is_applied")
+	applied, err := s.appliedVersions(ctx)
 	if err != nil {
-		return false
-	}
-	defer rows.Close()
-	applied := map[int64]bool{}
-	for rows.Next() {
-		var v int64
-		if rows.Scan(&v) != nil {
-			return false
-		}
-		applied[v] = true
-	}
-	if rows.Err() != nil {
 		return false
 	}
 	for _, v := range want {

@@ -18,7 +18,7 @@ func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) != 1 {
 		return fmt.Errorf("usage: workbench backup FILE")
 	}
-	store, err := openStore(ctx, *dataDir, stderr)
+	store, err := openStoreAs(ctx, *dataDir, stderr) // as it is: a backup before an upgrade is of the schema before it
 	if err != nil {
 		return err
 	}

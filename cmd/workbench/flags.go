@@ -52,7 +52,27 @@ func dataDirFlag(fs *flag.FlagSet) *string {
 // empty install — a "backup" with no users that said it was copied, an
 // egress removal of a made-up install, a user added where no portal ever
 // starts.
+//
+// It never migrates: the schema is the running portal's, and a command of
+// a newer binary must not upgrade it under an older portal (nor make the
+// pre-upgrade backup a copy of the upgraded schema). A schema older than
+// this binary's is refused, with what to do; backups take it as it is
+// (openStoreAs).
 func openStore(ctx context.Context, dataDir string, stderr io.Writer) (*models.Store, error) {
+	store, err := openStoreAs(ctx, dataDir, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if store.SchemaBehind(ctx) {
+		store.Close()
+		return nil, fmt.Errorf("the database in %s is from an older version of workbench: start `workbench serve` of this version once (it upgrades the database; back it up first with the version that runs now), then run this command again", dataDir)
+	}
+	return store, nil
+}
+
+// openStoreAs is openStore without the schema's version check: the
+// database as it is, for a backup.
+func openStoreAs(ctx context.Context, dataDir string, stderr io.Writer) (*models.Store, error) {
 	if strings.TrimSpace(dataDir) == "" {
 		return nil, fmt.Errorf("--data-dir must not be empty")
 	}
@@ -61,7 +81,7 @@ func openStore(ctx context.Context, dataDir string, stderr io.Writer) (*models.S
 		abs, _ := filepath.Abs(dataDir)
 		return nil, fmt.Errorf("no portal data in %s (no %s): pass the portal's data directory with --data-dir or WORKBENCH_DATA_DIR, or start `workbench serve` there once first", abs, models.DBFileName)
 	}
-	return models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	return models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), models.WithoutMigrations())
 }
 
 // userNamed is the user a command names; not found reads `user "ada": not found`.

@@ -22,7 +22,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *newIdentity {
-		store, err := openStore(ctx, cfg.DataDir, stderr)
+		store, err := openStoreAs(ctx, cfg.DataDir, stderr) // serve migrates next
 		if err != nil {
 			return err
 		}
