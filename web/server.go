@@ -345,18 +345,80 @@ func (s *Server) SSH() *sshgate.Server { return s.ssh }
 // Sessions exposes the session manager (tests).
 func (s *Server) Sessions() *scs.SessionManager { return s.sessions }
 
+// Listeners are the server's sockets, bound before anything else is done
+// (ListenAll): a port in use must fail the start before the first admin's
+// one-time password is printed and used up, and before background work
+// begins. Metrics, Pprof and SSH are nil when not configured.
+type Listeners struct {
+	Main, Metrics, Pprof, SSH net.Listener
+}
+
+// ListenAll binds every address cfg names.
+func ListenAll(cfg Config) (*Listeners, error) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	ls := &Listeners{Main: ln}
+	if err := ls.bindOthers(cfg); err != nil {
+		return nil, err
+	}
+	return ls, nil
+}
+
+// bindOthers binds the metrics, pprof and SSH addresses cfg names; on an
+// error every listener is closed.
+func (ls *Listeners) bindOthers(cfg Config) error {
+	for _, l := range []struct {
+		addr, env string
+		dst       *net.Listener
+	}{{cfg.MetricsAddr, "WORKBENCH_METRICS_ADDR", &ls.Metrics}, {cfg.PprofAddr, "WORKBENCH_PPROF_ADDR", &ls.Pprof}, {cfg.SSHAddr, "WORKBENCH_SSH_ADDR", &ls.SSH}} {
+		if l.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", l.addr)
+		if err != nil {
+			ls.Close()
+			return fmt.Errorf("listen on %s (%s): %w", l.addr, l.env, err)
+		}
+		*l.dst = ln
+	}
+	return nil
+}
+
+// Close closes every bound listener (after a failed start).
+func (ls *Listeners) Close() {
+	for _, ln := range []net.Listener{ls.Main, ls.Metrics, ls.Pprof, ls.SSH} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
 // Run serves on cfg.Addr until ctx is cancelled, then shuts down gracefully:
 // in-flight requests get up to 20 s. Workbench containers are never touched.
 func (s *Server) Run(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ls, err := ListenAll(s.cfg)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+		return err
 	}
-	return s.Serve(ctx, ln)
+	return s.ServeListeners(ctx, ls)
 }
 
-// Serve is Run on an existing listener.
+// Serve is Run on an existing listener for the portal (the others, if
+// configured, are bound here).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ls := &Listeners{Main: ln}
+	if err := ls.bindOthers(s.cfg); err != nil {
+		return err
+	}
+	return s.ServeListeners(ctx, ls)
+}
+
+// ServeListeners serves on bound listeners (ListenAll) until ctx is
+// cancelled.
+func (s *Server) ServeListeners(ctx context.Context, ls *Listeners) error {
+	ln := ls.Main
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -367,6 +429,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// server has drained, and Serve waits for them so their last writes
 	// (activity, heartbeats) land before the caller closes the database.
 	if err := s.takeLease(ctx); err != nil {
+		ls.Close()
 		return err
 	}
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
@@ -379,32 +442,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 	errc := make(chan error, 4)
 	go func() { errc <- srv.Serve(ln) }()
-	if s.metrics != nil {
-		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (WORKBENCH_METRICS_ADDR): %w", s.cfg.MetricsAddr, err)
-		}
+	if ls.Metrics != nil && s.metrics != nil {
 		msrv := &http.Server{Handler: s.metrics, ReadHeaderTimeout: 10 * time.Second}
-		go func() { errc <- msrv.Serve(mln) }()
+		go func() { errc <- msrv.Serve(ls.Metrics) }()
 		defer msrv.Close()
-		s.log.Info("serving metrics", "addr", mln.Addr().String())
+		s.log.Info("serving metrics", "addr", ls.Metrics.Addr().String())
 	}
-	if s.pprof != nil {
-		pln, err := net.Listen("tcp", s.cfg.PprofAddr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (WORKBENCH_PPROF_ADDR): %w", s.cfg.PprofAddr, err)
-		}
+	if ls.Pprof != nil && s.pprof != nil {
 		psrv := &http.Server{Handler: s.pprof, ReadHeaderTimeout: 10 * time.Second}
-		go func() { errc <- psrv.Serve(pln) }()
+		go func() { errc <- psrv.Serve(ls.Pprof) }()
 		defer psrv.Close()
-		s.log.Info("serving /debug/pprof to admin tokens", "addr", pln.Addr().String())
+		s.log.Info("serving /debug/pprof to admin tokens", "addr", ls.Pprof.Addr().String())
 	}
-	if s.cfg.SSHAddr != "" {
-		sln, err := net.Listen("tcp", s.cfg.SSHAddr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (WORKBENCH_SSH_ADDR): %w", s.cfg.SSHAddr, err)
-		}
-		go func() { errc <- s.ssh.Serve(bg, sln) }()
+	if ls.SSH != nil {
+		go func() { errc <- s.ssh.Serve(bg, ls.SSH) }()
 	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
 	select {

@@ -33,11 +33,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stderr, "this data now has its own install id %s: it manages only the containers it launches from now on\n", id)
 	}
-	log := web.NewLogger(stderr, cfg.LogFormat, cfg.LogLevel)
-	srv, err := web.NewServer(ctx, cfg, log, stdout)
+	// Every address is bound first: a port in use must stop the start
+	// before the first admin's one-time password is printed (and used
+	// up) and before any background work begins.
+	ls, err := web.ListenAll(cfg)
 	if err != nil {
 		return err
 	}
+	log := web.NewLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	srv, err := web.NewServer(ctx, cfg, log, stdout)
+	if err != nil {
+		ls.Close()
+		return err
+	}
 	defer srv.Close()
-	return srv.Run(ctx)
+	return srv.ServeListeners(ctx, ls)
 }
