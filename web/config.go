@@ -34,8 +34,11 @@ type Config struct {
 	// shown as current (0: two sampling intervals); older, a GPU reads as
 	// "could not read". Tests that sample by hand (SampleGPUs, no sampler
 	// loop) set it long.
-	SampleMaxAge  time.Duration
-	SessionIdle   time.Duration
+	SampleMaxAge time.Duration
+	SessionIdle  time.Duration
+	// envErrs are the WORKBENCH_* values BindFlags could not read, as
+	// typed; Validate refuses to start with them.
+	envErrs       []string
 	TrustedProxy  string
 	SessionMaxAge time.Duration
 	// NotebookDomain serves each workbench at {id}.NotebookDomain, its own
@@ -136,22 +139,22 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Currency, "currency", env("CURRENCY", "USD"), "ISO 4217 currency code of all prices (WORKBENCH_CURRENCY)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "log format: text | json (WORKBENCH_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "log level: debug | info | warn | error (WORKBENCH_LOG_LEVEL)")
-	fs.DurationVar(&c.SampleEvery, "sample-interval", envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
-	fs.IntVar(&c.GPUIdlePercent, "gpu-idle-threshold", envInt("GPU_IDLE_THRESHOLD", gpu.DefaultIdleThresholdPercent), "GPU utilisation (%) below which a GPU counts as idle for a flavor's GPU-idle release (WORKBENCH_GPU_IDLE_THRESHOLD)")
+	fs.DurationVar(&c.SampleEvery, "sample-interval", c.envDuration("SAMPLE_INTERVAL", 15*time.Second), "GPU utilisation sampling interval (WORKBENCH_SAMPLE_INTERVAL)")
+	fs.IntVar(&c.GPUIdlePercent, "gpu-idle-threshold", c.envInt("GPU_IDLE_THRESHOLD", gpu.DefaultIdleThresholdPercent), "GPU utilisation (%) below which a GPU counts as idle for a flavor's GPU-idle release (WORKBENCH_GPU_IDLE_THRESHOLD)")
 	fs.StringVar(&c.GPURollupRetention, "gpu-rollup-retention", env("GPU_ROLLUP_RETENTION", "35d"), "how long per-minute GPU utilisation rollups are kept: a duration (840h) or days (35d) (WORKBENCH_GPU_ROLLUP_RETENTION)")
-	fs.BoolVar(&c.GPUDemoLoad, "gpu-demo-load", env("GPU_DEMO_LOAD", "") == "1", "simulated GPUs report a made-up load (only with --gpus mock:*) (WORKBENCH_GPU_DEMO_LOAD=1)")
+	fs.BoolVar(&c.GPUDemoLoad, "gpu-demo-load", c.envBool("GPU_DEMO_LOAD"), "simulated GPUs report a made-up load (only with --gpus mock:*) (WORKBENCH_GPU_DEMO_LOAD=1)")
 	fs.StringVar(&c.MockMIG, "mock-mig", env("MOCK_MIG", ""), "partition simulated GPUs into MIG instances, e.g. 7:1g.10gb*7 (only with --gpus mock:*) (WORKBENCH_MOCK_MIG)")
-	fs.DurationVar(&c.SessionIdle, "session-idle", envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
-	fs.DurationVar(&c.SessionMaxAge, "session-max-age", envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
+	fs.DurationVar(&c.SessionIdle, "session-idle", c.envDuration("SESSION_IDLE", 12*time.Hour), "log out after this long without a request (WORKBENCH_SESSION_IDLE)")
+	fs.DurationVar(&c.SessionMaxAge, "session-max-age", c.envDuration("SESSION_MAX_AGE", 7*24*time.Hour), "log out this long after login, active or not (WORKBENCH_SESSION_MAX_AGE)")
 	fs.StringVar(&c.NotebookDomain, "notebook-domain", env("NOTEBOOK_DOMAIN", ""), "serve workbench {id} at {id}.<this domain>, its own origin, e.g. nb.example.org; needs wildcard DNS and TLS (WORKBENCH_NOTEBOOK_DOMAIN)")
 	fs.StringVar(&c.TrustedProxy, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (WORKBENCH_TRUSTED_PROXIES)")
-	fs.DurationVar(&c.Workbenches.DefaultIdle, "idle-timeout", envDuration("IDLE_TIMEOUT", time.Hour), "default idle timeout of a workbench (WORKBENCH_IDLE_TIMEOUT)")
-	fs.DurationVar(&c.Workbenches.MaxIdle, "max-idle-timeout", envDuration("MAX_IDLE_TIMEOUT", 24*time.Hour), "longest idle timeout a user may choose (WORKBENCH_MAX_IDLE_TIMEOUT)")
-	fs.DurationVar(&c.Workbenches.ReconcileEvery, "reconcile-interval", envDuration("RECONCILE_INTERVAL", 30*time.Second), "how often the database is reconciled with the engine (WORKBENCH_RECONCILE_INTERVAL)")
-	fs.DurationVar(&c.Workbenches.CullEvery, "cull-interval", envDuration("CULL_INTERVAL", time.Minute), "how often idle and over-time workbenches are looked for (WORKBENCH_CULL_INTERVAL)")
-	fs.DurationVar(&c.Workbenches.OrphanGrace, "orphan-grace", envDuration("ORPHAN_GRACE", 10*time.Minute), "labelled containers with no record are removed after this (WORKBENCH_ORPHAN_GRACE)")
-	fs.DurationVar(&c.Workbenches.MinIdle, "min-idle-timeout", envDuration("MIN_IDLE_TIMEOUT", 10*time.Minute), "shortest idle timeout a user may choose (WORKBENCH_MIN_IDLE_TIMEOUT)")
-	c.Workbenches.MinCharge = noneIfZero(envDuration("MIN_CHARGE", 60*time.Second))
+	fs.DurationVar(&c.Workbenches.DefaultIdle, "idle-timeout", c.envDuration("IDLE_TIMEOUT", time.Hour), "default idle timeout of a workbench (WORKBENCH_IDLE_TIMEOUT)")
+	fs.DurationVar(&c.Workbenches.MaxIdle, "max-idle-timeout", c.envDuration("MAX_IDLE_TIMEOUT", 24*time.Hour), "longest idle timeout a user may choose (WORKBENCH_MAX_IDLE_TIMEOUT)")
+	fs.DurationVar(&c.Workbenches.ReconcileEvery, "reconcile-interval", c.envDuration("RECONCILE_INTERVAL", 30*time.Second), "how often the database is reconciled with the engine (WORKBENCH_RECONCILE_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.CullEvery, "cull-interval", c.envDuration("CULL_INTERVAL", time.Minute), "how often idle and over-time workbenches are looked for (WORKBENCH_CULL_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.OrphanGrace, "orphan-grace", c.envDuration("ORPHAN_GRACE", 10*time.Minute), "labelled containers with no record are removed after this (WORKBENCH_ORPHAN_GRACE)")
+	fs.DurationVar(&c.Workbenches.MinIdle, "min-idle-timeout", c.envDuration("MIN_IDLE_TIMEOUT", 10*time.Minute), "shortest idle timeout a user may choose (WORKBENCH_MIN_IDLE_TIMEOUT)")
+	c.Workbenches.MinCharge = noneIfZero(c.envDuration("MIN_CHARGE", 60*time.Second))
 	fs.Func("min-charge", "minimum charge per run, e.g. 60s; 0 for none (WORKBENCH_MIN_CHARGE, default 60s)", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
@@ -160,17 +163,17 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		c.Workbenches.MinCharge = noneIfZero(d)
 		return nil
 	})
-	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
-	fs.DurationVar(&c.Workbenches.QueueMaxWait, "queue-max-wait", envDuration("QUEUE_MAX_WAIT", 24*time.Hour), "a queued launch leaves the queue after waiting this long (WORKBENCH_QUEUE_MAX_WAIT)")
-	fs.DurationVar(&c.Workbenches.DrainEvery, "queue-interval", envDuration("QUEUE_INTERVAL", 15*time.Second), "how often the queue is looked at besides when GPUs free up (WORKBENCH_QUEUE_INTERVAL)")
-	fs.DurationVar(&c.Workbenches.FairShareHalfLife, "fair-share-half-life", envDuration("FAIR_SHARE_HALF_LIFE", 24*time.Hour), "half-life of the recent GPU use that orders equal priorities in the queue (WORKBENCH_FAIR_SHARE_HALF_LIFE)")
-	fs.DurationVar(&c.Workbenches.PreemptGrace, "preempt-grace", envDuration("PREEMPT_GRACE", 120*time.Second), "how long a preempted run has to checkpoint before it is stopped (WORKBENCH_PREEMPT_GRACE)")
-	fs.DurationVar(&c.Workbenches.ReservationNoShow, "reservation-no-show", envDuration("RESERVATION_NO_SHOW", 15*time.Minute), "a reservation its booker does not use this long after its start is released (WORKBENCH_RESERVATION_NO_SHOW)")
-	fs.BoolVar(&c.Workbenches.NoBackfill, "no-backfill", env("NO_BACKFILL", "") == "true", "never let a later queued launch start before an earlier blocked one (WORKBENCH_NO_BACKFILL=true)")
-	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.HeartbeatEvery, "heartbeat-interval", c.envDuration("HEARTBEAT_INTERVAL", 30*time.Second), "how often running usage is recorded (WORKBENCH_HEARTBEAT_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.QueueMaxWait, "queue-max-wait", c.envDuration("QUEUE_MAX_WAIT", 24*time.Hour), "a queued launch leaves the queue after waiting this long (WORKBENCH_QUEUE_MAX_WAIT)")
+	fs.DurationVar(&c.Workbenches.DrainEvery, "queue-interval", c.envDuration("QUEUE_INTERVAL", 15*time.Second), "how often the queue is looked at besides when GPUs free up (WORKBENCH_QUEUE_INTERVAL)")
+	fs.DurationVar(&c.Workbenches.FairShareHalfLife, "fair-share-half-life", c.envDuration("FAIR_SHARE_HALF_LIFE", 24*time.Hour), "half-life of the recent GPU use that orders equal priorities in the queue (WORKBENCH_FAIR_SHARE_HALF_LIFE)")
+	fs.DurationVar(&c.Workbenches.PreemptGrace, "preempt-grace", c.envDuration("PREEMPT_GRACE", 120*time.Second), "how long a preempted run has to checkpoint before it is stopped (WORKBENCH_PREEMPT_GRACE)")
+	fs.DurationVar(&c.Workbenches.ReservationNoShow, "reservation-no-show", c.envDuration("RESERVATION_NO_SHOW", 15*time.Minute), "a reservation its booker does not use this long after its start is released (WORKBENCH_RESERVATION_NO_SHOW)")
+	fs.BoolVar(&c.Workbenches.NoBackfill, "no-backfill", c.envBool("NO_BACKFILL"), "never let a later queued launch start before an earlier blocked one (WORKBENCH_NO_BACKFILL=true)")
+	fs.DurationVar(&c.Workbenches.BillEvery, "billing-interval", c.envDuration("BILLING_INTERVAL", time.Minute), "how often the ledger is written and budgets enforced (WORKBENCH_BILLING_INTERVAL)")
 	fs.StringVar(&c.Egress, "egress", env("EGRESS", "internet"), "initial workbench egress policy: internet | none | all; admins change it on /admin/egress (WORKBENCH_EGRESS)")
 	fs.StringVar(&c.EgressAllow, "egress-allow", env("EGRESS_ALLOW", ""), "initial comma-separated CIDRs workbenches may always reach, e.g. lab services (WORKBENCH_EGRESS_ALLOW)")
-	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
+	fs.IntVar(&c.LoginMemoryMiB, "login-memory-mib", c.envInt("LOGIN_MEMORY_MIB", 128), "memory concurrent password checks may take together, in MiB; sets how many run at once (WORKBENCH_LOGIN_MEMORY_MIB)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", env("PPROF_ADDR", ""), "serve /debug/pprof on this listen address, to admins' API tokens only, e.g. 127.0.0.1:6060; off when empty (WORKBENCH_PPROF_ADDR)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
 	fs.StringVar(&c.ProxyUpstream, "proxy-upstream", env("PROXY_UPSTREAM", "lean"), "how the /wb/ proxy reaches Jupyter: lean (its own HTTP/1.1 client for plain requests) | reverseproxy (httputil.ReverseProxy for everything, as before) (WORKBENCH_PROXY_UPSTREAM)")
@@ -188,7 +191,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", env("SMTP_FROM", "workbench@localhost"), "sender address of notification mail (WORKBENCH_SMTP_FROM)")
 	fs.StringVar(&c.SMTPUsername, "smtp-username", env("SMTP_USERNAME", ""), "SMTP user for PLAIN auth, sent only over TLS (WORKBENCH_SMTP_USERNAME)")
 	fs.StringVar(&c.NotifyWebhook, "notify-webhook", env("NOTIFY_WEBHOOK", ""), "POST GPU-free notifications as JSON to this URL; off when empty (WORKBENCH_NOTIFY_WEBHOOK)")
-	fs.IntVar(&c.SavedImageQuotaGiB, "saved-image-quota-gib", envInt("SAVED_IMAGE_QUOTA_GIB", 50), "storage one user's saved images may take, GiB; -1 = no limit (WORKBENCH_SAVED_IMAGE_QUOTA_GIB)")
+	fs.IntVar(&c.SavedImageQuotaGiB, "saved-image-quota-gib", c.envInt("SAVED_IMAGE_QUOTA_GIB", 50), "storage one user's saved images may take, GiB; -1 = no limit (WORKBENCH_SAVED_IMAGE_QUOTA_GIB)")
 	c.SMTPPassword = os.Getenv("WORKBENCH_SMTP_PASSWORD")                // a secret: environment only
 	c.NotifyWebhookSecret = os.Getenv("WORKBENCH_NOTIFY_WEBHOOK_SECRET") // a secret: environment only
 	c.MetricsToken = os.Getenv("WORKBENCH_METRICS_TOKEN")                // a secret: environment only
@@ -202,6 +205,9 @@ var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
 // Validate checks every setting and returns one clear line naming the first
 // bad one.
 func (c *Config) Validate() error {
+	if len(c.envErrs) > 0 {
+		return fmt.Errorf("invalid settings: %s", strings.Join(c.envErrs, "; "))
+	}
 	if c.SampleEvery == 0 {
 		c.SampleEvery = 15 * time.Second
 	}
@@ -405,22 +411,45 @@ func isDigits(v string) bool {
 	return v != ""
 }
 
-func envDuration(name string, def time.Duration) time.Duration {
+// envDuration, envInt and envBool read a typed setting; a value that does
+// not parse is kept for Validate to report as it was typed (it read as -1,
+// which for the saved-image quota meant "no limit", and a boolean took
+// anything but "true" for false).
+func (c *Config) envDuration(name string, def time.Duration) time.Duration {
 	if v, ok := setting(name); ok {
 		if d, err := time.ParseDuration(v); err == nil {
 			return d
 		}
-		return -1 // Validate reports it
+		c.badEnv(name, v, "a duration such as 90s, 15m or 12h")
 	}
 	return def
 }
 
-func envInt(name string, def int) int {
+func (c *Config) envInt(name string, def int) int {
 	if v, ok := setting(name); ok {
 		if n, err := strconv.Atoi(v); err == nil {
 			return n
 		}
-		return -1 // Validate reports it
+		c.badEnv(name, v, "a whole number")
 	}
 	return def
+}
+
+func (c *Config) envBool(name string) bool {
+	v, ok := setting(name)
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	c.badEnv(name, v, "true or false")
+	return false
+}
+
+func (c *Config) badEnv(name, v, want string) {
+	c.envErrs = append(c.envErrs, fmt.Sprintf("WORKBENCH_%s=%q is not %s", name, v, want))
 }
