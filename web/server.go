@@ -458,6 +458,12 @@ func (s *Server) ServeListeners(ctx context.Context, ls *Listeners) error {
 		go func() { errc <- s.ssh.Serve(bg, ls.SSH) }()
 	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
+	if s.cfg.Secure() && !loopback(ln.Addr()) {
+		// TLS is a proxy's in front; this address answers plain HTTP,
+		// passwords and session cookies included, to whoever reaches it.
+		s.log.Warn("plain HTTP is served on an address the network reaches while WORKBENCH_PUBLIC_URL is https: bind WORKBENCH_ADDR to 127.0.0.1 behind the TLS proxy (or firewall this port)",
+			"addr", ln.Addr().String(), "public_url", s.cfg.PublicURL)
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -470,6 +476,13 @@ func (s *Server) ServeListeners(ctx context.Context, ls *Listeners) error {
 		return err
 	}
 	return nil
+}
+
+// loopback reports whether a listener's address is reachable from this
+// host only.
+func loopback(a net.Addr) bool {
+	t, ok := a.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
 }
 
 // URL is where a user on this host reaches the portal.
