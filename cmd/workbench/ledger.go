@@ -24,7 +24,7 @@ var ledgerFlags = map[string]string{"reason": "--reason", "workbench_id": "--wor
 // server runs on the same data directory.
 func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "credit" && args[0] != "reverse") {
-		return fmt.Errorf("%s", ledgerUsage)
+		return groupUsage(append([]string{"ledger"}, args...), stdout, ledgerUsage)
 	}
 	fs := flag.NewFlagSet("ledger "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)

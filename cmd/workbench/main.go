@@ -59,6 +59,17 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
+// groupUsage answers a command group without a valid subcommand: its
+// usage on stdout and success when help was asked for (`workbench user
+// --help`), else the usage as the error.
+func groupUsage(args []string, stdout io.Writer, text string) error {
+	if len(args) >= 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help") {
+		fmt.Fprintln(stdout, text)
+		return nil
+	}
+	return errors.New(text)
+}
+
 // run dispatches a command line; it is main without the process around it,
 // so tests can call it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -76,10 +87,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case len(args) >= 2 && args[1] == "password":
 			return cmdUserPassword(ctx, args[2:], stdin, stdout, stderr)
 		}
-		return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin]")
+		return groupUsage(args, stdout, "usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin]")
 	case "token":
 		if len(args) < 2 || args[1] != "create" {
-			return fmt.Errorf("usage: workbench token create USER [--name N] [--expires-days D]")
+			return groupUsage(args, stdout, "usage: workbench token create USER [--name N] [--expires-days D]")
 		}
 		return cmdTokenCreate(ctx, args[2:], stdout, stderr)
 	case "gpus":
@@ -88,12 +99,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdBackup(ctx, args[1:], stdout, stderr)
 	case "egress":
 		if len(args) < 2 || args[1] != "remove" {
-			return fmt.Errorf("usage: workbench egress remove [--data-dir DIR]")
+			return groupUsage(args, stdout, "usage: workbench egress remove [--data-dir DIR]")
 		}
 		return cmdEgressRemove(ctx, args[2:], stdout, stderr)
 	case "image":
 		if len(args) < 2 || args[1] != "load" {
-			return fmt.Errorf("usage: workbench image load FILE")
+			return groupUsage(args, stdout, "usage: workbench image load FILE")
 		}
 		return cmdImageLoad(ctx, args[2:], stdin, stdout, stderr)
 	case "ledger":

@@ -263,3 +263,17 @@ func TestHelpIsNotAFailure(t *testing.T) {
 		t.Errorf("backup without a file: exit %d, printed %q; want 1 with the message", code, printed.String())
 	}
 }
+
+// `workbench GROUP --help` prints the group's usage and succeeds, as
+// `workbench --help` does (it exited 1, an error to any script).
+func TestGroupHelpSucceeds(t *testing.T) {
+	for _, group := range []string{"user", "token", "image", "egress", "ledger", "queue"} {
+		out, _, err := runCLI(t, "", group, "--help")
+		if exitCode(err, io.Discard) != 0 || !strings.Contains(out, "usage: workbench "+group) {
+			t.Errorf("workbench %s --help: %v, stdout %q", group, err, out)
+		}
+		if _, _, err := runCLI(t, "", group); exitCode(err, io.Discard) == 0 {
+			t.Errorf("workbench %s without a subcommand succeeded", group)
+		}
+	}
+}

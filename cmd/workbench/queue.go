@@ -19,7 +19,7 @@ const queueUsage = "usage: workbench queue move ID POSITION [--data-dir DIR]"
 // portal applies it at its next drain (within --queue-interval).
 func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "move" {
-		return errors.New(queueUsage)
+		return groupUsage(append([]string{"queue"}, args...), stdout, queueUsage)
 	}
 	fs := flag.NewFlagSet("queue move", flag.ContinueOnError)
 	fs.SetOutput(stderr)
