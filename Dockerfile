@@ -43,6 +43,8 @@ RUN if ! command -v iptables >/dev/null 2>&1 || [ ! -f /etc/ssl/certs/ca-certifi
 COPY --from=build /out/workbench /usr/local/bin/workbench
 ENV WORKBENCH_DATA_DIR=/data WORKBENCH_ADDR=:8080 WORKBENCH_LOG_FORMAT=json
 VOLUME /data
-HEALTHCHECK --interval=30s --timeout=3s CMD ["/usr/local/bin/workbench", "version"]
+# Asks the running server (GET /healthz on WORKBENCH_ADDR), not only
+# whether the binary starts.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s CMD ["/usr/local/bin/workbench", "health"]
 ENTRYPOINT ["/usr/local/bin/workbench"]
 CMD ["serve"]

@@ -37,6 +37,7 @@ Commands:
                                       replay a demand trace (or the last days of real usage) against
                                       the portal's scheduler under each policy
   queue move ID POSITION              move a queued workbench to POSITION of its queue (audited)
+  health                              ask the portal on this host whether it serves (exit 0 if so)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -113,6 +114,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdSimulate(ctx, args[1:], stdout, stderr)
 	case "queue":
 		return cmdQueue(ctx, args[1:], stdout, stderr)
+	case "health":
+		return cmdHealth(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return nil
