@@ -100,6 +100,9 @@ func TestComposeInstall(t *testing.T) {
 	run("up", "-d")
 	waitHealthy(t, base)
 
+	// The image's health check asks the running server (workbench health).
+	waitContainerHealthy(t, cli, project)
+
 	// Log in through the form, as a browser would.
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -267,6 +270,40 @@ func copyTracked(t *testing.T, root, dst string) {
 		}
 		if err := os.WriteFile(filepath.Join(dst, f), b, info.Mode().Perm()); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// waitContainerHealthy waits until the engine reports the project's portal
+// container healthy by the image's HEALTHCHECK (its first check runs an
+// interval, 30 s, after the start).
+func waitContainerHealthy(t *testing.T, cli *client.Client, project string) {
+	t.Helper()
+	f := filters.NewArgs(filters.Arg("label", "com.docker.compose.project="+project), filters.Arg("label", "com.docker.compose.service=workbench"))
+	for start := time.Now(); ; time.Sleep(time.Second) {
+		list, err := cli.ContainerList(context.Background(), container.ListOptions{Filters: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := "no container"
+		if len(list) == 1 {
+			info, err := cli.ContainerInspect(context.Background(), list[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status = "no health check"
+			if info.State != nil && info.State.Health != nil {
+				status = info.State.Health.Status
+			}
+			if status == "healthy" {
+				return
+			}
+			if status == "unhealthy" {
+				t.Fatalf("the portal container is unhealthy: %+v", info.State.Health.Log)
+			}
+		}
+		if time.Since(start) > 5*time.Minute {
+			t.Fatalf("the portal container is not healthy after 5 minutes: %s", status)
 		}
 	}
 }
