@@ -77,12 +77,21 @@ func (d *Docker) PullImage(ctx context.Context, ref string, progress func(PullPr
 		status += " from the mirror " + from
 	}
 	progress(PullProgress{Status: status})
+	failed := func(raw string) error {
+		// The engine's own words go to the log too: the page shows the
+		// sentence, and an admin digging needs what the registry answered.
+		d.log.WarnContext(ctx, "pull failed", "ref", full, "from", from, "err", raw)
+		if viaMirror {
+			return newMirrorPullError(ref, from, raw)
+		}
+		return newPullError(ref, raw)
+	}
 	body, err := d.cli.ImagePull(ctx, from, image.PullOptions{})
 	if err != nil {
 		if client.IsErrConnectionFailed(err) || ctx.Err() != nil {
 			return engineErr("pull image "+ref, err)
 		}
-		return newPullError(ref, mirrorNote(err.Error(), from, viaMirror))
+		return failed(err.Error())
 	}
 	defer body.Close()
 
@@ -91,7 +100,7 @@ func (d *Docker) PullImage(ctx context.Context, ref string, progress func(PullPr
 		if ctx.Err() != nil {
 			return fmt.Errorf("pull image %s: %w", ref, ctx.Err())
 		}
-		return newPullError(ref, mirrorNote(err.Error(), from, viaMirror))
+		return failed(err.Error())
 	}
 	// The mirror's copy also gets the catalog's name, so that the engine,
 	// `docker images` and later checks know it under the name users see. A

@@ -19,6 +19,7 @@ type PullError struct {
 	Reason      string // the plain sentence, for a user
 	AdminReason string // the plain sentence, for an admin
 	Details     string // the engine's error, verbatim
+	kind        int    // what went wrong (pullDiskFull…)
 }
 
 func (e *PullError) Error() string { return e.Reason }
@@ -58,6 +59,23 @@ func newPullError(ref, raw string) *PullError {
 		kind = pullSavedGone
 	}
 	e.Reason, e.AdminReason = pullReasons(kind, ref, reg)
+	e.kind = kind
+	return e
+}
+
+// newMirrorPullError is newPullError for a pull through the admin's
+// registry mirror (mirror: the reference pulled): a mirror that does not
+// answer, or lacks the image, is what to check — "configure a registry
+// mirror" about a registry that has one sent the admin the wrong way.
+func newMirrorPullError(ref, mirror, raw string) *PullError {
+	e := newPullError(ref, mirrorNote(raw, mirror, true))
+	switch e.kind {
+	case pullDiskFull, pullBadRef, pullSavedGone:
+		return e
+	}
+	e.kind = pullMirror
+	e.Registry = registryOf(mirror)
+	e.Reason, e.AdminReason = pullReasons(pullMirror, ref, e.Registry)
 	return e
 }
 
@@ -70,6 +88,7 @@ const (
 	pullBadRef
 	pullOther
 	pullSavedGone
+	pullMirror
 	pullKinds
 )
 
@@ -96,6 +115,9 @@ func pullReasons(kind int, ref, reg string) (user, admin string) {
 	case pullBadRef:
 		return reasonf("%s is not a valid image reference — ask an admin to correct it in the catalog", ref),
 			reasonf("%s is not a valid image reference — correct it in the catalog", ref)
+	case pullMirror:
+		return reasonf("this server could not download %s through the registry mirror %s — ask an admin to check that mirror (Admin → Registries)", ref, reg),
+			reasonf("this server could not download %s through the registry mirror %s — check or remove that mirror under Admin → Registries (the details below say what it answered)", ref, reg)
 	case pullSavedGone:
 		return reasonf("the saved image %s is no longer on this server (it was removed from the engine) — its owner can save a workbench again, or delete this image", ref),
 			reasonf("the saved image %s is no longer on this server (it was removed from the engine) — its owner can save a workbench again, or delete this image", ref)
