@@ -457,7 +457,8 @@ func (s *Server) ServeListeners(ctx context.Context, ls *Listeners) error {
 	if ls.SSH != nil {
 		go func() { errc <- s.ssh.Serve(bg, ls.SSH) }()
 	}
-	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version)
+	install, _ := s.Store.InstallID(ctx) // the label on all it makes on the engine (README "Uninstall")
+	s.log.Info("serving", "addr", ln.Addr().String(), "url", s.URL(ln), "data_dir", s.cfg.DataDir, "version", Version, "install", install)
 	if s.cfg.Secure() && !loopback(ln.Addr()) {
 		// TLS is a proxy's in front; this address answers plain HTTP,
 		// passwords and session cookies included, to whoever reaches it.

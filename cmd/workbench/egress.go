@@ -35,5 +35,8 @@ func cmdEgressRemove(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("remove egress rules of install %s: %w", id, err)
 	}
 	fmt.Fprintf(stdout, "egress rules of install %s removed\n", id)
+	// Said every time: a running portal of this install puts them back
+	// within a minute, and nothing else would tell the operator.
+	fmt.Fprintln(stderr, "note: a portal of this install that still runs puts the rules back within a minute; when uninstalling, stop it first (README \"Uninstall\")")
 	return nil
 }
