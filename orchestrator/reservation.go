@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"workbench/models"
+	"workbench/orchestrator/scheduler"
 )
 
 // Reservations (issue 12 §4; docs/scheduling.md). A booking holds N units
@@ -199,18 +200,27 @@ func (m *Manager) usesUnits(ctx context.Context, r *models.Reservation) (bool, e
 		if wb.ReservationID != nil && *wb.ReservationID == r.ID {
 			return true, nil
 		}
-		fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
-		if errors.Is(err, models.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return false, err
-		}
-		if fl.GPUCount > 0 && unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile) == want {
-			return true, nil
+		if n, err := m.unitsOfPool(ctx, wb.FlavorID, want); n > 0 || err != nil {
+			return n > 0, err
 		}
 	}
 	return false, nil
+}
+
+// unitsOfPool is how many units of pool want flavorID asks for (0 for
+// another kind of unit, or a flavor since deleted).
+func (m *Manager) unitsOfPool(ctx context.Context, flavorID int64, want scheduler.Pool) (int, error) {
+	fl, err := m.store.FlavorByID(ctx, flavorID)
+	if errors.Is(err, models.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if fl.GPUCount > 0 && unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile) == want {
+		return fl.GPUCount, nil
+	}
+	return 0, nil
 }
 
 // HeldByHolders counts the units of a booking's kind that its holders'
@@ -228,16 +238,11 @@ func (m *Manager) HeldByHolders(ctx context.Context, r *models.Reservation) (int
 			return 0, err
 		}
 		for _, wb := range list {
-			fl, err := m.store.FlavorByID(ctx, wb.ShapeFlavorID())
-			if errors.Is(err, models.ErrNotFound) {
-				continue
-			}
+			units, err := m.unitsOfPool(ctx, wb.ShapeFlavorID(), want) // the run's: a CPU-only twin holds none
 			if err != nil {
 				return 0, err
 			}
-			if fl.GPUCount > 0 && unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile) == want {
-				n += fl.GPUCount
-			}
+			n += units
 		}
 	}
 	return n, nil
