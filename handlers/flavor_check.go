@@ -14,25 +14,15 @@ import (
 // more CPU cores than the host has (the engine would cap the limit while
 // the flavor's price still counted every core asked for).
 func (h *Handler) checkFlavorFits(ctx context.Context, f *models.Flavor) error {
-	if err := f.Validate(); err != nil { // its own rules first: they name the first field at fault
-		// Too many GPUs: say what this server has rather than the
-		// portal-wide bound ("between 0 and 16" on an 8-GPU server).
-		fields := models.FieldErrors(err)
-		for i, ve := range fields {
-			if ve.Field != "gpu_count" || f.GPUCount <= 0 {
-				continue
-			}
-			if known, kerr := h.pool.Models(ctx); kerr == nil && containsString(known, strings.TrimSpace(f.GPUModel)) {
-				if cerr := h.checkFlavorGPUCount(ctx, f, strings.TrimSpace(f.GPUModel)); cerr != nil {
-					list := make([]error, 0, len(fields))
-					for j, other := range fields {
-						if j == i {
-							list = append(list, cerr)
-						} else {
-							list = append(list, other)
-						}
-					}
-					return errors.Join(list...)
+	if err := f.Validate(); err != nil { // its own rules first: they name every field at fault
+		// More GPUs than the portal-wide bound: what this server has says
+		// more than "between 0 and 16"; first, so that it is the one shown
+		// for the field (FieldErrors' first) and by the API (errors.As).
+		model := strings.TrimSpace(f.GPUModel)
+		if f.GPUCount > 0 {
+			if known, kerr := h.pool.Models(ctx); kerr == nil && containsString(known, model) {
+				if cerr := h.checkFlavorGPUCount(ctx, f, model); cerr != nil {
+					return errors.Join(cerr, err)
 				}
 			}
 		}

@@ -176,18 +176,12 @@ func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// fieldErrs is every field at fault in one input (a form sent with its name
-// and its image both empty), so a form can show them all at once rather
-// than one per submission. errors.As finds the first ValidationError, so
-// callers that show one (the API) are unchanged.
-type fieldErrs struct{ list []error }
-
-func (e *fieldErrs) Error() string   { return e.list[0].Error() }
-func (e *fieldErrs) Unwrap() []error { return e.list }
-
 // collectInvalid gathers the errors of a validation that checks every
-// field: add keeps the first error of each field (later checks of a field
-// often rest on earlier ones), err is nil, one error, or all of them.
+// field (a form sent with its name and its image both empty shows both at
+// once): add keeps the first error of each field (later checks of a field
+// often rest on earlier ones); err joins them (errors.Join), so errors.As
+// still finds the first ValidationError for a caller that shows one (the
+// API), and FieldErrors lists them all for a form.
 type collectInvalid struct {
 	list  []error
 	seen  map[string]bool
@@ -215,12 +209,10 @@ func (c *collectInvalid) err() error {
 	switch {
 	case c.other != nil:
 		return c.other
-	case len(c.list) == 0:
-		return nil
 	case len(c.list) == 1:
 		return c.list[0]
 	}
-	return &fieldErrs{list: c.list}
+	return errors.Join(c.list...) // nil for none
 }
 
 // FieldErrors lists every ValidationError in err, in order (none when it
