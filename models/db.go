@@ -44,6 +44,10 @@ type Store struct {
 	flavors   *cached[[]Flavor]
 
 	hashes *hashGate // bounds concurrent argon2id work (hash_gate.go)
+
+	// schemaBehind: the database lacks migrations of this binary (opened
+	// WithoutMigrations; see SchemaBehind).
+	schemaBehind bool
 }
 
 // Open opens (creating if needed) the database in dataDir and applies pending
@@ -101,17 +105,18 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOpt
 		_ = sqlDB.Close()
 		return nil, err
 	}
-	if err := s.checkNotNewer(ctx); err != nil {
+	if s.schemaBehind, err = s.schemaState(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
-	if o.noMigrate {
+	if o.noMigrate || !s.schemaBehind {
 		return s, nil
 	}
 	if err := s.migrate(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	s.schemaBehind = false
 	return s, nil
 }
 

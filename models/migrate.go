@@ -19,9 +19,6 @@ var migrationFiles embed.FS
 // applied version in goose_db_version and runs every migration in its own
 // transaction, so an upgrade is simply starting the new binary.
 func (s *Store) migrate(ctx context.Context) error {
-	if s.schemaCurrent(ctx) {
-		return nil
-	}
 	sub, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return err
@@ -49,35 +46,41 @@ func (s *Store) migrate(ctx context.Context) error {
 // does not know its newest tables and must not run on it.
 var ErrSchemaNewer = errors.New("the database was upgraded by a newer version of workbench")
 
-// checkNotNewer refuses a database holding migrations this binary does not
-// have: an older binary started on it (an upgrade undone by reinstalling
-// the old one) would write rows without the newer columns' rules. A new
-// database (no goose table yet) passes.
-func (s *Store) checkNotNewer(ctx context.Context) error {
-	applied, err := s.appliedVersions(ctx)
-	if err != nil || len(applied) == 0 {
-		return nil // no table yet: a new database
-	}
+// schemaState compares the migrations applied to the database with this
+// binary's, by one query of goose's table (a CLI command such as
+// `workbench token create` then costs that query, not goose's parse of
+// every migration file). behind: some of this binary's are missing (a new
+// database, or one from an older version; Open applies them unless told
+// not to). A database holding a migration this binary does not have is
+// refused (ErrSchemaNewer): an older binary started on it (an upgrade
+// undone by reinstalling the old one) would write rows without the newer
+// columns' rules.
+func (s *Store) schemaState(ctx context.Context) (behind bool, err error) {
 	want, err := embeddedVersions()
 	if err != nil {
-		return err
+		return false, err
 	}
-	known := map[int64]bool{}
+	applied, err := s.appliedVersions(ctx)
+	if err != nil {
+		return true, nil // goose decides
+	}
+	known := make(map[int64]bool, len(want))
 	for _, v := range want {
 		known[v] = true
+		behind = behind || !applied[v]
 	}
 	for v := range applied {
 		if !known[v] && v != 0 {
-			return fmt.Errorf("%w (it has migration %d, which this binary does not): run the version that upgraded it, or restore a backup taken before the upgrade", ErrSchemaNewer, v)
+			return behind, fmt.Errorf("%w (it has migration %d, which this binary does not): run the version that upgraded it, or restore a backup taken before the upgrade", ErrSchemaNewer, v)
 		}
 	}
-	return nil
+	return behind, nil
 }
 
 // SchemaBehind reports whether the database lacks migrations this binary
 // has (it was opened WithoutMigrations): the portal of this version
 // applies them when it starts.
-func (s *Store) SchemaBehind(ctx context.Context) bool { return !s.schemaCurrent(ctx) }
+func (s *Store) SchemaBehind() bool { return s.schemaBehind }
 
 // appliedVersions are the migrations goose recorded as applied (none when
 // its table does not exist yet).
@@ -103,28 +106,6 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := s.sql.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied").Scan(&v)
 	return v, err
-}
-
-// schemaCurrent reports whether every embedded migration is already
-// applied, by one query of goose's table: then Open skips building goose's
-// provider (which parses every migration file), so a CLI command such as
-// `workbench token create` costs a query, not a schema check. Any doubt
-// (no table yet, a version missing) answers false and goose decides.
-func (s *Store) schemaCurrent(ctx context.Context) bool {
-	want, err := embeddedVersions()
-	if err != nil || len(want) == 0 {
-		return false
-	}
-	applied, err := s.appliedVersions(ctx)
-	if err != nil {
-		return false
-	}
-	for _, v := range want {
-		if !applied[v] {
-			return false
-		}
-	}
-	return true
 }
 
 // embeddedVersions are the versions of the embedded migration files

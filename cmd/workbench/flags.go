@@ -63,7 +63,7 @@ func openStore(ctx context.Context, dataDir string, stderr io.Writer) (*models.S
 	if err != nil {
 		return nil, err
 	}
-	if store.SchemaBehind(ctx) {
+	if store.SchemaBehind() {
 		store.Close()
 		return nil, fmt.Errorf("the database in %s is from an older version of workbench: start `workbench serve` of this version once (it upgrades the database; back it up first with the version that runs now), then run this command again", dataDir)
 	}
