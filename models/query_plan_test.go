@@ -33,6 +33,10 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		"EffectiveQuota(groups)": func(tx *gorm.DB) *gorm.DB {
 			return tx.Where("scope = ? AND subject_id IN (SELECT group_id FROM group_members WHERE user_id = ?)", ScopeGroup, 7).Find(&[]quotaRow{})
 		},
+		// Every reconciliation, on every workbench ever deleted.
+		"PendingDeletes": func(tx *gorm.DB) *gorm.DB {
+			return pendingDeletesQuery(tx).Find(&[]Workbench{})
+		},
 		"MonthTotals": func(tx *gorm.DB) *gorm.DB {
 			var n []int64
 			return tx.Raw(`SELECT COALESCE(SUM(amount_micros), 0) FROM ledger_entries WHERE user_id = ? AND period_start >= ?`, 7, time.Now()).Scan(&n)

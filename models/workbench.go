@@ -334,7 +334,10 @@ func (s *Store) MarkWorkbenchDeleted(ctx context.Context, id string, endedAt tim
 		if err := tx.Model(&WorkbenchToken{}).Where("workbench_id = ? AND revoked_at IS NULL", id).Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		return tx.Model(&Workbench{}).Where("id = ?", id).Updates(map[string]any{"deleted_at": now, "updated_at": now}).Error
+		// A delete asked for is done with the record, unless the home
+		// volume is still to go (workbench_delete.go).
+		return tx.Model(&Workbench{}).Where("id = ?", id).Updates(map[string]any{"deleted_at": now, "updated_at": now,
+			"delete_requested_at": gorm.Expr("CASE WHEN delete_data THEN delete_requested_at END")}).Error
 	})
 }
 

@@ -171,7 +171,8 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 // the user still uses it.
 //
 // The deletion runs to its end in the manager whatever happens to ctx (see
-// detached).
+// detached), and it is written down before it starts: a portal killed
+// half-way finishes it on its next reconciliation (finishPendingDeletes).
 func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, deleteData bool) error {
 	return m.detached(ctx, func(ctx context.Context) error { return m.delete(ctx, id, owner, deleteData) })
 }
@@ -203,6 +204,25 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 			return &ErrState{Message: reasonf("your home volume is shared by your other workbenches; delete them first to delete your data")}
 		}
 	}
+	if err := m.store.RequestWorkbenchDelete(ctx, id, deleteData); err != nil {
+		return err
+	}
+	if err := m.finishDelete(ctx, wb, owner.Username, deleteData); err != nil {
+		// The owner is told it failed and decides again (a retry, or a
+		// start): only a delete whose requester is gone with the process
+		// is left for reconciliation to finish.
+		if err := m.store.WorkbenchDeleteDone(ctx, id); err != nil {
+			m.log.Warn("delete: cross off", "id", id, "err", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// finishDelete does the work of a delete asked for, the claim on wb held:
+// the container ends, the record and its metering end at the container's
+// exit, and the home volume goes when asked for.
+func (m *Manager) finishDelete(ctx context.Context, wb *models.Workbench, username string, deleteData bool) error {
 	var exited time.Time
 	if wb.ContainerID != "" {
 		exited = m.killForDelete(ctx, wb.ContainerID)
@@ -210,25 +230,79 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 			return fmt.Errorf("remove container: %w", err)
 		}
 	}
-	defer m.forgetRoute(id)
+	defer m.forgetRoute(wb.ID)
 	// The record and its metering end together, at the container's exit:
 	// the engine's die event may come before or after, or never.
-	if err := m.store.MarkWorkbenchDeleted(ctx, id, exited); err != nil {
+	if err := m.store.MarkWorkbenchDeleted(ctx, wb.ID, exited); err != nil {
 		return err
 	}
 	if _, err := m.billing.BillOnce(ctx); err != nil {
-		m.moneyError(ctx, moneyErrBilling, id, err, false)
+		m.moneyError(ctx, moneyErrBilling, wb.ID, err, false)
 	}
 	m.BudgetsChanged()
 	if deleteData {
-		if err := m.rt.RemoveVolume(ctx, m.homeVolume(owner.Username)); err != nil {
+		if err := m.deleteHome(ctx, wb.ID, wb.OwnerID, username); err != nil {
 			return fmt.Errorf("the workbench is deleted, but its home volume could not be: %w", err)
 		}
 	}
-	m.events.Publish(Update{ID: id, State: "deleted", At: time.Now().UTC()})
+	m.events.Publish(Update{ID: wb.ID, State: "deleted", At: time.Now().UTC()})
 	m.kickDrain() // what it held is free, and the queue's positions moved
-	m.log.Info("workbench deleted", "id", id, "delete_data", deleteData)
+	m.log.Info("workbench deleted", "id", wb.ID, "delete_data", deleteData)
 	return nil
+}
+
+// deleteHome removes the owner's home volume for the delete of workbench
+// id, its record already marked, and crosses the delete off. A workbench the
+// owner made since (a delete finished after a restart) uses the home: it is
+// kept then.
+func (m *Manager) deleteHome(ctx context.Context, id string, ownerID int64, username string) error {
+	n, err := m.store.CountWorkbenches(ctx, ownerID)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.log.Warn("delete: home volume kept, another workbench of the owner uses it", "id", id, "owner", username)
+	} else if err := m.rt.RemoveVolume(ctx, m.homeVolume(username)); err != nil {
+		return err
+	}
+	return m.store.WorkbenchDeleteDone(ctx, id)
+}
+
+// finishPendingDeletes finishes the deletes that were asked for and cut
+// short by the portal's end (kill -9, a crash, a lost engine): their owners
+// were not told they failed, so they are carried out. One being done in
+// this process holds its claim and is skipped.
+func (m *Manager) finishPendingDeletes(ctx context.Context) {
+	pending, err := m.store.PendingDeletes(ctx)
+	if err != nil {
+		m.log.Warn("reconcile: pending deletes", "err", err)
+		return
+	}
+	for _, p := range pending {
+		if err := m.finishPendingDelete(ctx, p); err != nil {
+			m.log.Warn("reconcile: finishing an interrupted delete", "id", p.ID, "err", err)
+		}
+	}
+}
+
+func (m *Manager) finishPendingDelete(ctx context.Context, p models.PendingDelete) error {
+	if !m.claim(p.ID, false) {
+		return nil
+	}
+	defer m.release(p.ID)
+	owner, err := m.store.UserByID(ctx, p.OwnerID)
+	if err != nil {
+		return err
+	}
+	m.log.Info("reconcile: finishing an interrupted delete", "id", p.ID, "delete_data", p.DeleteData, "record_deleted", p.Deleted)
+	if p.Deleted {
+		return m.deleteHome(ctx, p.ID, p.OwnerID, owner.Username)
+	}
+	wb, err := m.store.WorkbenchByID(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	return m.finishDelete(ctx, wb, owner.Username, p.DeleteData)
 }
 
 // killForDelete ends a container about to be removed and returns its exit

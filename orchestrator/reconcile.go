@@ -21,8 +21,13 @@ import (
 //     died) is finished: a launch when its container runs, else failed
 //     and cleaned up; a stop is done again;
 //   - labelled containers with no record (or a deleted one) are removed once
-//     older than OrphanGrace.
+//     older than OrphanGrace;
+//   - a delete asked for and cut short (the portal killed half-way) is
+//     finished first.
 func (m *Manager) Reconcile(ctx context.Context) error {
+	// First the deletes cut short: their workbenches are not to be
+	// reconciled into "stopped" below.
+	m.finishPendingDeletes(ctx)
 	containers, err := m.rt.List(ctx, m.installID)
 	if err != nil {
 		return err
