@@ -18,7 +18,11 @@ func cmdEgressRemove(ctx context.Context, args []string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("egress remove", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := dataDirFlag(fs)
-	if _, err := parseInterspersed(fs, args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArguments("egress remove", pos); err != nil {
 		return err
 	}
 	store, err := openStore(ctx, *dataDir, stderr)

@@ -36,6 +36,29 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// noArguments refuses words a command that takes none was given: the flag
+// package stops at the first one, so `workbench gpus extra --data-dir D`
+// read no --data-dir and quietly used another install's data.
+func noArguments(command string, pos []string) error {
+	if len(pos) > 0 {
+		return fmt.Errorf("workbench %s takes no arguments (got %q); options start with --", command, strings.Join(pos, " "))
+	}
+	return nil
+}
+
+// bindServeFlags binds every serve setting into cfg (so their WORKBENCH_*
+// values and checks apply as in serve) and shows on fs only the ones named:
+// a command that reads a few of serve's settings lists those in its
+// --help, not all forty.
+func bindServeFlags(fs *flag.FlagSet, cfg *web.Config, names ...string) {
+	all := flag.NewFlagSet("serve", flag.ContinueOnError)
+	cfg.BindFlags(all)
+	for _, name := range names {
+		f := all.Lookup(name)
+		fs.Var(f.Value, f.Name, f.Usage)
+	}
+}
+
 // dataDirFlag adds --data-dir with the same default as serve.
 func dataDirFlag(fs *flag.FlagSet) *string {
 	var c web.Config

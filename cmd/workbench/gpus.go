@@ -27,12 +27,16 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var cfg web.Config
 	fs := flag.NewFlagSet("gpus", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg.BindFlags(fs)
+	bindServeFlags(fs, &cfg, "data-dir", "gpus", "mock-mig", "gpu-demo-load", "currency", "gpu-idle-threshold")
 	asJSON := fs.Bool("json", false, "print JSON")
 	util := fs.Bool("utilisation", false, "print utilisation, idle cost and energy per GPU, unit, model, user and group")
 	bucket := fs.String("bucket", "day", "with --utilisation: day, week or month")
 	days := fs.Int("days", 30, "with --utilisation: the last N days (UTC, today included)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArguments("gpus", pos); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {

@@ -277,3 +277,44 @@ func TestGroupHelpSucceeds(t *testing.T) {
 		}
 	}
 }
+
+// A word where a command takes none is refused, not read as the end of the
+// options: `gpus extra --data-dir D` read the default data directory, and
+// `serve extra --data-dir D` started a fresh install in ./data.
+func TestCommandsWithoutArgumentsRefuseThem(t *testing.T) {
+	dir := portalData(t)
+	for _, args := range [][]string{
+		{"gpus", "extra", "--gpus", "none", "--data-dir", dir},
+		{"serve", "extra", "--data-dir", dir, "--addr", "127.0.0.1:0"},
+		{"egress", "remove", "extra", "--data-dir", dir},
+	} {
+		_, _, err := runCLI(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), `takes no arguments (got "extra")`) {
+			t.Errorf("%v: %v, want the word refused", args, err)
+		}
+	}
+	// Options after the command still work in any order.
+	out, _, err := runCLI(t, "", "gpus", "--data-dir", dir, "--json", "--gpus", "none")
+	if err != nil || !strings.Contains(out, `"items": []`) {
+		t.Errorf("gpus with options only: %v\n%s", err, out)
+	}
+}
+
+// `gpus --help` lists the settings it reads, not every serve flag; the
+// others still apply from the environment.
+func TestGPUsHelpListsItsOwnFlags(t *testing.T) {
+	_, errOut, err := runCLI(t, "", "gpus", "--help")
+	if exitCode(err, io.Discard) != 0 {
+		t.Fatalf("gpus --help: %v", err)
+	}
+	for _, want := range []string{"-data-dir", "-gpus", "-json", "-utilisation", "-mock-mig"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("gpus --help lacks %s:\n%s", want, errOut)
+		}
+	}
+	for _, serveOnly := range []string{"-addr", "-oidc-issuer", "-ssh-addr", "-public-url"} {
+		if strings.Contains(errOut, serveOnly+" ") || strings.Contains(errOut, serveOnly+"\n") {
+			t.Errorf("gpus --help lists serve's %s:\n%s", serveOnly, errOut)
+		}
+	}
+}

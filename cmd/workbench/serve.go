@@ -15,7 +15,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	cfg.BindFlags(fs)
 	newIdentity := fs.Bool("new-identity", false, "give this data a new install id first: for a copy of an install (a restored backup) run beside the original")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArguments("serve", pos); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
