@@ -15,16 +15,30 @@ import (
 // attacker's), or, within the 10 minutes after any confirmation, made it
 // without asking. A form the portal rendered is submitted as a navigation
 // whose Referer is that page (the portal sends Referrer-Policy
-// same-origin); script cannot forge that: fetch() is not a navigation,
-// and a form it submits names the notebook page or nothing.
+// same-origin). fetch() is not a navigation, and a form script submits
+// names the notebook page or nothing — unless the script first rewrites
+// its page's address (history.replaceState to /admin/users, same origin
+// in path mode): then only the browser's other Fetch Metadata tell it
+// apart. A portal page is never framed (frame-ancestors 'none'), so its
+// form is a top-level document navigation (Sec-Fetch-Dest: document), not
+// one into a hidden iframe; and it is sent by the person's click or key
+// (Sec-Fetch-User: ?1), not by a script on its own. What remains — a
+// script that waits for a click in the notebook and then navigates the
+// tab to the form's result — is visible to the person and is why the
+// notebook domain is the real isolation (README, "Security").
 
 // fromPortalPage reports whether an unsafe form request came from a page
 // of the portal outside /wb/, as a navigation where the browser says. The
 // portal's host is the request's, or WORKBENCH_PUBLIC_URL's where a
 // reverse proxy in front rewrites Host.
 func (h *Handler) fromPortalPage(r *http.Request) bool {
-	if mode := r.Header.Get("Sec-Fetch-Mode"); mode != "" && mode != "navigate" {
-		return false
+	// Browsers that send Fetch Metadata send all three on a navigation;
+	// one without them (an old browser, a script's HTTP client with the
+	// session cookie) is judged by its Referer alone.
+	if mode := r.Header.Get("Sec-Fetch-Mode"); mode != "" {
+		if mode != "navigate" || r.Header.Get("Sec-Fetch-Dest") != "document" || r.Header.Get("Sec-Fetch-User") != "?1" {
+			return false
+		}
 	}
 	u, err := url.Parse(r.Referer())
 	if err != nil || r.Referer() == "" {
@@ -48,6 +62,6 @@ const notFromPortalMessage = "This change needs your password, and it did not co
 func (h *Handler) refuseNotFromPortal(c *gin.Context) {
 	r := c.Request
 	h.log.Warn("sudo-guarded form not from a portal page", "referer", r.Referer(), "sec_fetch_mode", r.Header.Get("Sec-Fetch-Mode"),
-		"user", currentUser(c).Username)
+		"sec_fetch_dest", r.Header.Get("Sec-Fetch-Dest"), "sec_fetch_user", r.Header.Get("Sec-Fetch-User"), "user", currentUser(c).Username)
 	h.fail(c, newError(http.StatusForbidden, "not_from_portal", notFromPortalMessage))
 }

@@ -216,7 +216,8 @@ func TestSudoFormsOnlyFromPortalPages(t *testing.T) {
 		t.Fatalf("form without a Referer, no sudo: %d; want 403 without the confirm page\n%s", code, body)
 	}
 	// From a portal page the confirm page says what is being confirmed.
-	code, body = send(map[string]string{"Sec-Fetch-Mode": "navigate", "Referer": p.ts.URL + "/settings/ssh-keys"})
+	clicked := map[string]string{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document", "Sec-Fetch-User": "?1", "Referer": p.ts.URL + "/settings/ssh-keys"}
+	code, body = send(clicked)
 	doc := parseHTML(t, body)
 	if code != http.StatusForbidden || doc.Find("[data-testid=sudo-action]").Text() != "/settings/ssh-keys" ||
 		!strings.Contains(doc.Find("[data-testid=sudo-fields]").Text(), "laptop") || !strings.Contains(doc.Find("[data-testid=sudo-fields]").Text(), "ssh-ed25519") {
@@ -237,7 +238,18 @@ func TestSudoFormsOnlyFromPortalPages(t *testing.T) {
 	if n := keys(); n != 0 {
 		t.Fatalf("%d keys were added by requests that were refused", n)
 	}
-	if code, _ := send(map[string]string{"Sec-Fetch-Mode": "navigate", "Referer": p.ts.URL + "/settings/ssh-keys"}); code != http.StatusSeeOther {
+	// A notebook's script that rewrote its address to the portal's page
+	// (history.replaceState, same origin in path mode) and submits the
+	// form into a hidden iframe, or on its own without a click.
+	for _, forged := range []map[string]string{
+		{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe", "Sec-Fetch-User": "?1", "Referer": p.ts.URL + "/settings/ssh-keys"},
+		{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document", "Referer": p.ts.URL + "/settings/ssh-keys"},
+	} {
+		if code, _ := send(forged); code != http.StatusForbidden {
+			t.Errorf("script's form (%v) in sudo mode: %d, want 403", forged, code)
+		}
+	}
+	if code, _ := send(clicked); code != http.StatusSeeOther {
 		t.Fatalf("the portal's own form in sudo mode: %d, want 303", code)
 	}
 	if n := keys(); n != 1 {

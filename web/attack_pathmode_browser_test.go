@@ -53,6 +53,35 @@ func hostileNotebook(t *testing.T, id string) *httptest.Server {
 	return s
 }
 
+// hostileWorkbench is a running workbench of owner whose "Jupyter" is
+// hostileNotebook (no container: the test portal runs no lifecycle loops
+// that would notice).
+func hostileWorkbench(t *testing.T, p *testPortal, owner *models.User) *models.Workbench {
+	t.Helper()
+	ctx0 := context.Background()
+	imgs, _ := p.srv.Store.ListImages(ctx0, true)
+	fls, _ := p.srv.Store.ListFlavors(ctx0, true)
+	var cpu *models.Flavor
+	for i := range fls {
+		if fls[i].GPUCount == 0 {
+			cpu = &fls[i]
+		}
+	}
+	if len(imgs) == 0 || cpu == nil {
+		t.Fatal("no image or CPU flavor in the seeded catalog")
+	}
+	wb := &models.Workbench{Name: "mine", OwnerID: owner.ID, ImageID: imgs[0].ID, FlavorID: cpu.ID, Token: "jupyter-token"}
+	if err := p.srv.Store.CreateWorkbench(ctx0, wb, models.GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	up := hostileNotebook(t, wb.ID)
+	if err := p.srv.Store.SetWorkbenchState(ctx0, wb.ID, models.StateRunning, 100, "",
+		map[string]any{"endpoint": strings.TrimPrefix(up.URL, "http://")}); err != nil {
+		t.Fatal(err)
+	}
+	return wb
+}
+
 // Path mode, in Chromium: script in a user's own notebook (served on the
 // portal's origin) tries to take over the origin. It cannot register a
 // service worker for "/", cannot replace the session cookie through a
@@ -65,28 +94,7 @@ func TestBrowserPathModeNotebookCannotTakeTheOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imgs, _ := p.srv.Store.ListImages(ctx0, true)
-	fls, _ := p.srv.Store.ListFlavors(ctx0, true)
-	var cpu *models.Flavor
-	for i := range fls {
-		if fls[i].GPUCount == 0 {
-			cpu = &fls[i]
-		}
-	}
-	if len(imgs) == 0 || cpu == nil {
-		t.Fatal("no image or CPU flavor in the seeded catalog")
-	}
-	// A running workbench whose "Jupyter" is the hostile server (no
-	// container: this portal runs no lifecycle loops that would notice).
-	wb := &models.Workbench{Name: "mine", OwnerID: alice.ID, ImageID: imgs[0].ID, FlavorID: cpu.ID, Token: "jupyter-token"}
-	if err := p.srv.Store.CreateWorkbench(ctx0, wb, models.GPUNeed{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	up := hostileNotebook(t, wb.ID)
-	if err := p.srv.Store.SetWorkbenchState(ctx0, wb.ID, models.StateRunning, 100, "",
-		map[string]any{"endpoint": strings.TrimPrefix(up.URL, "http://")}); err != nil {
-		t.Fatal(err)
-	}
+	wb := hostileWorkbench(t, p, alice)
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(p.ts.URL, "http://"))
 	portal := "http://localhost:" + port // a secure context, as service workers need
 
@@ -164,5 +172,88 @@ func TestBrowserPathModeNotebookCannotTakeTheOrigin(t *testing.T) {
 	btSubmit(t, ctx, "click Log out", chromedp.Click(chromedp.CSS(`.account form[action="/logout"] button`)))
 	if got := js("service workers after logout", `navigator.serviceWorker.getRegistrations().then(rs => String(rs.length))`); got != "0" {
 		t.Errorf("%s service worker(s) survived logout", got)
+	}
+}
+
+// Path mode, in Chromium: a notebook's script rewrites its own address to
+// a portal page (history.replaceState, same origin) so that the forms it
+// submits carry the portal page as Referer, and submits the SSH key form
+// while its user is within the 10 minutes after confirming her password:
+// into a hidden iframe, and by itself into its own tab. Neither adds the
+// key (nor shows the confirm page for the script's key).
+func TestBrowserPathModeNotebookCannotForgeAPortalForm(t *testing.T) {
+	p := newPortal(t)
+	ctx0 := context.Background()
+	alice, err := p.srv.Store.CreateUser(ctx0, models.NewUser{Username: "alice", Password: "alice-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := hostileWorkbench(t, p, alice)
+	keys := func() int {
+		list, err := p.srv.Store.ListSSHKeys(ctx0, alice.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	ctx := btNewBrowser(t)
+	btNavigate(t, ctx, p.ts.URL+"/login")
+	if resp := btLogin(t, ctx, "alice", "alice-password"); resp.Status != http.StatusOK {
+		t.Fatalf("login: %d", resp.Status)
+	}
+	// Alice adds her own key with a click: she confirms her password,
+	// which opens the sudo window.
+	own, _ := newAuthorizedKey(t, "alice@laptop")
+	btNavigate(t, ctx, p.ts.URL+"/settings/ssh-keys")
+	btDo(t, ctx, "fill in her key",
+		chromedp.SendKeys(chromedp.CSS(`[data-testid=new-ssh-key-form] input[name=name]`), "laptop"),
+		chromedp.SetValue(chromedp.CSS(`[data-testid=new-ssh-key-form] textarea[name=public_key]`), own),
+	)
+	resp := btSubmit(t, ctx, "add her key", chromedp.Click(chromedp.CSS(`[data-testid=new-ssh-key-form] button[type=submit]`)))
+	if resp = btConfirmSudo(t, ctx, resp, "alice-password"); resp.Status != http.StatusOK || keys() != 1 {
+		t.Fatalf("her own key by the page: status %d, %d keys", resp.Status, keys())
+	}
+
+	if resp := btNavigate(t, ctx, p.ts.URL+"/wb/"+wb.ID+"/lab"); resp.Status != http.StatusOK {
+		t.Fatalf("open the notebook: %d", resp.Status)
+	}
+	stolen, _ := newAuthorizedKey(t, "mallory@evil")
+	forge := func(target string) string {
+		return `(() => {
+			history.replaceState(null, "", "/settings/ssh-keys");
+			const f = document.createElement("form");
+			f.method = "post"; f.action = "/settings/ssh-keys"; f.target = ` + btJsString(target) + `;
+			for (const [k, v] of [["name", "backdoor"], ["public_key", ` + btJsString(stolen) + `]]) {
+				const i = document.createElement("input"); i.name = k; i.value = v; f.appendChild(i);
+			}
+			document.body.appendChild(f);
+			return f;
+		})()`
+	}
+	// Into a hidden iframe: the answer is not shown, the change would be.
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise(res => {
+		const fr = document.createElement("iframe"); fr.name = "hidden"; fr.style.display = "none";
+		document.body.appendChild(fr); // its about:blank has loaded: the next load is the answer
+		fr.onload = () => res("loaded");
+		`+forge("hidden")+`.submit();
+	})`, chromedp.EvalAwaitPromise))
+	// The iframe's load event fires once the portal answered (whose page
+	// it does not show): the key would be stored by then.
+	if err != nil || got != "loaded" {
+		t.Fatalf("the script's iframe submit: %q, %v", got, err)
+	}
+	if n := keys(); n != 1 {
+		t.Fatalf("a notebook's script added an SSH key through a hidden iframe: %d keys", n)
+	}
+	// Into its own tab, without a click.
+	// (The submit navigates after the script returns: wait for the notebook
+	// page to be replaced by the portal's answer.)
+	btDo(t, ctx, "the script submits into its tab", chromedp.Evaluate[chromedp.Void](forge("_self")+`.submit()`))
+	btDo(t, ctx, "the portal's answer", chromedp.WaitVisible(chromedp.CSS(`[data-testid=error]`)))
+	if n := keys(); n != 1 {
+		t.Fatalf("a notebook's script's own submit added its key: %d keys", n)
+	}
+	if btVisible(t, ctx, `[data-testid=sudo-form]`) || !strings.Contains(btText(t, ctx, "[data-testid=error]"), "did not come from one of the portal") {
+		t.Errorf("the script's form got the confirm page or no refusal: %q", btText(t, ctx, "[data-testid=error]"))
 	}
 }

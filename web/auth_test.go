@@ -167,7 +167,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	}
 	// From a portal page, as a browser submits its form (sudo-guarded forms
 	// need that Referer).
-	if got := send(map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": p.ts.URL, "Referer": p.ts.URL + "/admin/groups", "Sec-Fetch-Mode": "navigate"}); got != http.StatusSeeOther {
+	if got := send(map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": p.ts.URL, "Referer": p.ts.URL + "/admin/groups", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document", "Sec-Fetch-User": "?1"}); got != http.StatusSeeOther {
 		t.Fatalf("same-origin POST: %d, want 303", got)
 	}
 	if gs, _ := p.srv.Store.ListGroups(context.Background()); len(gs) != 1 {

@@ -98,8 +98,10 @@ func (p *testPortal) postForm(c *http.Client, path string, form url.Values) *htt
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
-	// As a browser submits a form of the portal's own page.
+	// As a browser submits a form of the portal's own page on a click.
 	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	req.Header.Set("Referer", p.ts.URL+"/")
 	res, err := c.Do(req)
 	if err != nil {
@@ -213,8 +215,10 @@ func (p *testPortal) postFormBody(c *http.Client, path string, form url.Values) 
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
-	// As a browser submits a form of the portal's own page.
+	// As a browser submits a form of the portal's own page on a click.
 	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	req.Header.Set("Referer", p.ts.URL+"/")
 	res, err := c.Do(req)
 	if err != nil {
