@@ -107,15 +107,36 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	if err != nil || wb == nil {
 		return err
 	}
-	reason := reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)")
+	defer m.release(id)
+	return m.preemptClaimed(ctx, wb)
+}
+
+// preemptReason is the reason a preempted workbench shows; a stop under
+// way with it is a preemption (see finishingPreemption).
+func preemptReason(autoResume bool) string {
+	if autoResume {
+		return reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
+	}
+	return reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)")
+}
+
+// finishingPreemption reports whether a workbench left stopping (by a
+// portal killed half-way) was being preempted, not stopped by its owner
+// during the notice: reconciliation then finishes it as a preemption —
+// preempted, and back in the queue with auto-resume.
+func finishingPreemption(wb *models.Workbench) bool {
+	return wb.State == models.StateStopping && wb.PreemptAt != nil && wb.Reason == preemptReason(wb.AutoResume)
+}
+
+// preemptClaimed is preempt with the claim on wb held.
+func (m *Manager) preemptClaimed(ctx context.Context, wb *models.Workbench) error {
+	reason := preemptReason(wb.AutoResume)
 	var then *models.Requeue
 	if wb.AutoResume {
-		reason = reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
 		exp := m.now().Add(m.opt.QueueMaxWait)
 		then = &models.Requeue{Message: reasonf("preempted; waiting to resume"), Expires: &exp}
 	}
 	did, err := m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted, then)
-	m.release(id)
 	if err != nil || !did { // its owner (or an admin) stopped it first: not preempted
 		return err
 	}

@@ -49,3 +49,48 @@ func TestMemPreemptionSurvivesARestart(t *testing.T) {
 		t.Fatalf("victim after its grace: %s (%s)", w.State, w.Reason)
 	}
 }
+
+// A preemption the portal was killed in the middle of (the victim left
+// stopping) is finished by the next process as a preemption: the
+// auto-resume victim goes back in the queue, the other ends preempted —
+// not "stopped", which would drop the resume its owner asked for.
+func TestMemPreemptionCutShortIsFinishedAsOne(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	victims := r.fillWithSpots(t, r.user(t, "dave"), true)
+	want := r.launch(t, r.user(t, "eve"), "interactive", LaunchRequest{Queue: true})
+	victim, err := r.store.WorkbenchByID(ctx, victims[6].ID)
+	if err != nil || victim.PreemptAt == nil || !victim.AutoResume || want.State != models.StateQueued {
+		t.Fatalf("before: victim %+v (%v), launch %s", victim, err, want.State)
+	}
+	// The grace ended and the stop began (stopClaimedAs's first step), then
+	// the process died.
+	r.m.Wait()
+	r.advance(victim.PreemptAt.Sub(r.m.now()) + time.Second)
+	if err := r.store.SetWorkbenchState(ctx, victim.ID, models.StateStopping, 10, preemptReason(true), nil); err != nil {
+		t.Fatal(err)
+	}
+	// Another of dave's spots was being stopped by dave himself, during
+	// its notice: that stays a stop.
+	own := victims[5]
+	if err := r.store.SetWorkbenchState(ctx, own.ID, models.StateStopping, 10, "", map[string]any{"preempt_at": victim.PreemptAt}); err != nil {
+		t.Fatal(err)
+	}
+
+	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(m2.Wait)
+	m2.SetClock(r.m.now)
+	if err := m2.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.store.WorkbenchByID(ctx, victim.ID)
+	// Back in the queue, where the GPUs freed meanwhile may already have
+	// placed it again.
+	if err != nil || got.State == models.StateStopped || got.State == models.StatePreempted || got.State == models.StateFailed {
+		t.Fatalf("the auto-resume victim after the restart: %s (%s), %v; want back in the queue", got.State, got.Reason, err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, own.ID); got.State != models.StateStopped {
+		t.Errorf("the spot its owner was stopping: %s (%s), want stopped", got.State, got.Reason)
+	}
+}

@@ -142,6 +142,13 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.inBackground(wb.ID, func(ctx context.Context) error {
 			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
 		})
+	case finishingPreemption(wb):
+		// A preemption nobody is driving: it ends preempted, and back in
+		// the queue with auto-resume, as it would have.
+		m.log.Info("reconcile: finishing interrupted preemption", "id", wb.ID, "auto_resume", wb.AutoResume)
+		if err := m.preemptClaimed(ctx, wb); err != nil {
+			m.log.Warn("reconcile: preemption", "id", wb.ID, "err", err)
+		}
 	case wb.State == models.StateStopping:
 		// A stop nobody is driving (a crash, a request that died, a stop
 		// that failed): finish it.
