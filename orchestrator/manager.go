@@ -115,6 +115,9 @@ func (o *Options) defaults() {
 type Manager struct {
 	// billRounds counts finished BillAndEnforce passes (BillRounds).
 	billRounds atomic.Uint64
+	// imageSaves holds one *sync.Mutex per owner ID: an owner's saves run
+	// one at a time (saved_image.go).
+	imageSaves sync.Map
 	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
 	unitIdle unitIdleRuns
 	// attribution keeps the active workbenches with their owners, and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"workbench/models"
@@ -68,11 +69,26 @@ func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, 
 			Message: reasonf("your saved images take %s of your %s: delete one first", gib(used), gib(quota))}
 	}
 	return detachedValue(ctx, m, func(ctx context.Context) (*models.Image, error) {
-		return m.saveImage(ctx, wb, src, owner, req.Name, used, quota)
+		return m.saveImage(ctx, wb, src, owner, req.Name, quota)
 	})
 }
 
-func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *models.Image, owner *models.User, name string, used, quota int64) (*models.Image, error) {
+func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *models.Image, owner *models.User, name string, quota int64) (*models.Image, error) {
+	// One save at a time per owner: two at once (a double click) picked
+	// the same version, committed to the same engine name, and the one the
+	// catalog refused removed the image the other's entry points at.
+	mu, _ := m.imageSaves.LoadOrStore(owner.ID, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	// What the saves before this one added counts.
+	used, err := m.store.SavedImageBytes(ctx, owner.ID)
+	if err != nil {
+		return nil, err
+	}
+	if quota > 0 && used >= quota {
+		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
+			Message: reasonf("your saved images take %s of your %s: delete one first", gib(used), gib(quota))}
+	}
 	version, err := m.store.NextImageVersion(ctx, owner.ID, name)
 	if err != nil {
 		return nil, err
