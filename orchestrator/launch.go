@@ -240,10 +240,20 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 		Set: models.WorkbenchFields{ContainerID: new(cid)}}); err != nil {
 		return err
 	}
-	if err := m.rt.Start(ctx, cid); err != nil {
+	if err := m.startContainer(ctx, cid); err != nil {
 		return errors.New(reasonf("could not start the container: %v", err))
 	}
 	return m.waitReady(ctx, id, cid, owner, token)
+}
+
+// startContainer asks the engine to start cid and waits for its answer
+// even when ctx ends (a stop cancelling the launch): a start abandoned
+// half-way still happens in the engine, after the stop looked at the
+// container, on GPUs the stop then gave to another launch, unmetered. The
+// stop waits for the launch to end (cancelLaunch), so it then finds the
+// container running and stops it.
+func (m *Manager) startContainer(ctx context.Context, cid string) error {
+	return m.rt.Start(context.WithoutCancel(ctx), cid)
 }
 
 // createContainer makes the user's home volume, the install's shared

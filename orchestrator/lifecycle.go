@@ -155,7 +155,7 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 			if err := m.egressBeforeStart(ctx); err != nil {
 				return err
 			}
-			if err := m.rt.Start(ctx, wb.ContainerID); err != nil {
+			if err := m.startContainer(ctx, wb.ContainerID); err != nil {
 				return errors.New(reasonf("could not start the container: %v", err))
 			}
 			return m.waitReady(ctx, wb.ID, wb.ContainerID, owner, wb.Token)
