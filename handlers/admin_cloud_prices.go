@@ -507,14 +507,37 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 		meta[strings.ToUpper(cur)] = m
 	}
 	fx := map[string]int64{}
+	inForce := pricing.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, before), pricing.DefaultFXRates)
 	for cur, m := range body.FXMicros {
-		fx[strings.ToUpper(cur)] = m
+		cur = strings.ToUpper(cur)
+		if err := plausibleFX(h.cfg.Currency, cur, m, inForce); err != nil {
+			h.fail(c, err)
+			return
+		}
+		fx[cur] = m
 	}
 	if err := h.saveCalculatorSettings(c, before, disc, fx, meta); err != nil {
 		h.fail(c, err)
 		return
 	}
 	h.apiCalculatorSettings(c)
+}
+
+// plausibleFX refuses an API exchange rate 20 times off the one in force
+// (the shipped default or the admin's): the field is the portal currency's
+// micro-units per one unit of cur, while the list GET shows also has rates
+// the other way round ("1 USD = 7.2 CNY"), and 7100000 for CNY in a USD
+// portal priced a 1.78 USD lease at 91. A rate that far off is set through
+// the page, whose fields say the direction.
+func plausibleFX(portal, cur string, micros int64, inForce map[string]pricing.Conversion) error {
+	k, ok := inForce[cur]
+	ref := k.PortalMicros()
+	if !ok || micros <= 0 || ref <= 0 || (micros <= 20*ref && 20*micros >= ref) {
+		return nil
+	}
+	return &models.ValidationError{Field: "exchange_rates_micros", Message: fmt.Sprintf(
+		"%s: %d is %s micro-units per 1 %s (1 %s = %s %s), over 20 times the rate in force (%d): is it the other way round?",
+		cur, micros, portal, cur, cur, pricing.Format(micros), portal, ref)}
 }
 
 func calcContains(list []string, s string) bool {

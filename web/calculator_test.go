@@ -725,6 +725,18 @@ func TestCloudPricesAdmin(t *testing.T) {
 	if bps["reserved-1y"] != float64(3000) || bps["spot"] != float64(5000) {
 		t.Fatalf("discounts_bps %v, want reserved-1y 3000 and spot 5000", set["discounts_bps"])
 	}
+	// A rate given the other way round (GET's list reads "1 USD = 7.2
+	// CNY") is refused, naming the direction, and changes nothing.
+	code, refused := p.api("PUT", "/api/v1/admin/calculator/settings", adminTok, `{"exchange_rates_micros":{"CNY":7100000}}`)
+	if msg := fmt.Sprint(refused["error"]); code != 400 || !strings.Contains(msg, "USD micro-units per 1 CNY") || !strings.Contains(msg, "other way round") {
+		t.Errorf("CNY at 7100000 (7.1 USD per CNY): %d %v", code, refused)
+	}
+	if cs, _ := p.srv.Store.CalculatorSettings(ctx); cs.FXMicros["CNY"] != 0 {
+		t.Errorf("the refused rate was stored: %v", cs.FXMicros)
+	}
+	if code, ok := p.api("PUT", "/api/v1/admin/calculator/settings", adminTok, `{"exchange_rates_micros":{"CNY":141000}}`); code != 200 {
+		t.Errorf("a plausible CNY rate: %d %v", code, ok)
+	}
 	bps["spot"] = 4000
 	back, _ := json.Marshal(map[string]any{"discounts_bps": bps})
 	if code, again := p.api("PUT", "/api/v1/admin/calculator/settings", adminTok, string(back)); code != 200 ||
