@@ -14,7 +14,7 @@ import (
 type HomeInfo struct {
 	Volume      string
 	Workbenches []models.Workbench // every workbench of the user (they all mount it)
-	Busy        []string           // names of those not stopped or failed
+	Busy        []string           // names of those not stopped, failed or preempted
 }
 
 // Home describes owner's home volume and the workbenches that use it.
@@ -26,7 +26,9 @@ func (m *Manager) Home(ctx context.Context, owner *models.User) (HomeInfo, error
 	}
 	h.Workbenches = wbs
 	for _, wb := range wbs {
-		if wb.State != models.StateStopped && wb.State != models.StateFailed {
+		// A preempted one is stopped too (with auto-resume it would be
+		// queued, and the queue could start it: busy).
+		if wb.State != models.StateStopped && wb.State != models.StateFailed && wb.State != models.StatePreempted {
 			h.Busy = append(h.Busy, wb.Name)
 		}
 	}
