@@ -156,7 +156,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if err := m.stopClaimed(ctx, wb, wb.Reason, false); err != nil {
 			m.log.Warn("reconcile: stop", "id", wb.ID, "err", err)
 		}
-	case wb.Launching() && (!found || c.FinishedAt.IsZero()) && m.relaunch(ctx, wb, owner, c, found):
+	case wb.Launching() && (!found || !exitedThisRun(wb, c)) && m.relaunch(ctx, wb, owner, c, found):
 		// Mid-launch before its container started (pulling, creating, a
 		// container created but not started), nobody driving it: the
 		// launch was accepted, so it runs to its end (SPEC §3), from the
@@ -166,7 +166,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.log.Info("reconcile: failing interrupted launch", "id", wb.ID, "state", wb.State)
 		reason := reasonf("the launch was interrupted (the portal restarted or lost track of it); start it again")
 		if found {
-			if !c.FinishedAt.IsZero() {
+			if exitedThisRun(wb, c) {
 				// It ran and exited while nobody watched (a bad start
 				// command, say): the reason and the logs say why, as for a
 				// launch the portal watched, not "interrupted".
@@ -193,6 +193,19 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
 		m.closeVanished(ctx, wb, at, "the container disappeared")
 	}
+}
+
+// exitedThisRun reports whether the container of a launching workbench
+// ran and exited in this launch. A container that a start reuses still
+// carries its last run's exit until the engine starts it again: that exit
+// is older than the workbench's last stop, and the start is taken up
+// (it was failed as "Jupyter exited while starting", with the last run's
+// logs).
+func exitedThisRun(wb *models.Workbench, c runtime.ContainerInfo) bool {
+	if c.FinishedAt.IsZero() {
+		return false
+	}
+	return wb.StoppedAt == nil || c.StartedAt.After(*wb.StoppedAt)
 }
 
 // closeVanished marks a workbench stopped whose container is gone or dead,

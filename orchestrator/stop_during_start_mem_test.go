@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -80,4 +81,68 @@ func TestMemStopDuringASlowStartLeavesNothingRunning(t *testing.T) {
 func stopping(s *models.Store, id string) bool {
 	wb, err := s.WorkbenchByID(context.Background(), id)
 	return err == nil && wb.State == models.StateStopping
+}
+
+// stalledStart is an engine whose Start never reaches the container: the
+// portal process dies there.
+type stalledStart struct {
+	runtime.Runtime
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (s *stalledStart) Start(ctx context.Context, id string) error {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	return errors.New("the process was killed")
+}
+
+// A Start of a stopped workbench whose container it reuses, cut short
+// before the engine started the container (the portal killed), is taken
+// up by the next process: the container still carries its last run's
+// exit, which is not this start's failure.
+func TestMemStartCutShortBeforeTheEngineStartedIsTakenUp(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	// A run by the portal (its container made by the launch pipeline, in
+	// the shape a start reuses), then a stop.
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, r.wb.ID, models.StateStopped)
+	if err := r.m.Start(ctx, r.wb.ID, r.alice); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, r.wb.ID, models.StateRunning)
+	r.advance(time.Minute)
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.waitState(t, r.wb.ID, models.StateStopped)
+	r.advance(time.Minute)
+	stall := &stalledStart{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	first := NewManager(r.store, r.m.pool, stall, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	first.SetClock(r.m.now)
+	t.Cleanup(func() { close(stall.release); first.Wait() })
+	if err := first.Start(ctx, r.wb.ID, r.alice); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stall.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the start never reached the engine")
+	}
+	if c, ok := r.rt.Container(r.m.containerName(r.wb.ID)); !ok || c.Running || c.FinishedAt.IsZero() {
+		t.Fatalf("want the reused container exited from its last run: %+v (%v)", c, ok)
+	}
+	// The next process.
+	if err := r.m.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitState(t, r.wb.ID, models.StateRunning, models.StateFailed)
+	if got.State != models.StateRunning {
+		t.Fatalf("the interrupted start ended %s: %s", got.State, got.Reason)
+	}
 }
