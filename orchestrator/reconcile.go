@@ -125,6 +125,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.ID != wb.ContainerID {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		}
+		m.splitRestartedRun(ctx, wb.ID, c)
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
 		if err := m.openInterval(ctx, wb.ID, c.StartedAt); err != nil {
@@ -193,6 +194,24 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
 		m.closeVanished(ctx, wb, at, "the container disappeared")
 	}
+}
+
+// splitRestartedRun ends the metered run of a running workbench whose
+// container was started again behind the portal's back (`docker restart`,
+// or `docker stop` and `docker start` while the portal was down): the run
+// it metered ended at the container's previous exit, and the caller opens
+// a new one at its new start, so the time it was down is not billed.
+func (m *Manager) splitRestartedRun(ctx context.Context, id string, c runtime.ContainerInfo) {
+	iv, err := m.store.OpenIntervalOf(ctx, id)
+	if err != nil || c.StartedAt.IsZero() || !c.StartedAt.After(iv.StartedAt.Add(time.Second)) {
+		return
+	}
+	ended := c.FinishedAt // the engine keeps the last exit while the container runs again
+	if ended.Before(iv.StartedAt) || ended.After(c.StartedAt) {
+		ended = c.StartedAt
+	}
+	m.log.Info("reconcile: container restarted outside the portal", "id", id, "exited", ended, "started", c.StartedAt)
+	_ = m.closeInterval(ctx, id, ended, "restarted outside the portal")
 }
 
 // exitedThisRun reports whether the container of a launching workbench
