@@ -107,6 +107,12 @@ func (s *Store) CreditOnce(ctx context.Context, key string, userID, amountMicros
 // period, negated seconds and amount, pointing at it), with a reason, and
 // audits each, all in one transaction: either every line is reversed or
 // none. A line already reversed, or itself a reversal, is refused.
+//
+// A line of an earlier month is reversed in this one, dated now: that
+// month's statements, once exported, stay as they were, and the money
+// comes back on this month's statement and budget, as a credit does. It
+// gives back the amount only (no seconds): the GPU-hours were used then,
+// and this month's GPU-hour limit is not the place to return them.
 func (s *Store) ReverseLines(ctx context.Context, ids []int64, reason, actor string) ([]LedgerEntry, error) {
 	reason, err := correctionReason(reason)
 	if err != nil {
@@ -139,6 +145,9 @@ func (s *Store) ReverseLines(ctx context.Context, ids []int64, reason, actor str
 			rev.IdempotencyKey = fmt.Sprintf("reverse:%d", id)
 			rev.Seconds, rev.AmountMicros = -orig.Seconds, -orig.AmountMicros
 			rev.Reverses, rev.Note, rev.CreatedBy, rev.CreatedAt = &orig.ID, reason, actor, now
+			if orig.PeriodStart.Before(MonthStart(now)) {
+				rev.PeriodStart, rev.PeriodEnd, rev.Seconds = now, now, 0
+			}
 			if err := tx.Create(&rev).Error; err != nil {
 				if uniqueViolation(err) {
 					return invalid("ids", "line %d was already reversed", id)
