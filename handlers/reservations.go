@@ -91,7 +91,13 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 		Units: body.Units, Start: body.StartsAt, End: body.EndsAt, Note: body.Note, By: currentUser(c)}
 	if body.Group != "" {
 		g, err := h.store.GroupByName(ctx, body.Group)
-		if err != nil {
+		switch {
+		case err != nil && !currentUser(c).IsAdmin():
+			// As for a group the caller is not in (orchestrator.Reserve):
+			// which group names exist is not a user's to learn.
+			h.fail(c, &models.ValidationError{Field: "group", Message: models.Reasonf("you are not in the group %s; book for yourself or a group of yours", body.Group)})
+			return
+		case err != nil:
 			h.fail(c, &models.ValidationError{Field: "group", Message: "no group " + strconv.Quote(body.Group)})
 			return
 		}

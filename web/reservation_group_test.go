@@ -38,8 +38,16 @@ func TestGroupReservation(t *testing.T) {
 		return fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":8,"starts_at":%q,"ends_at":%q,"group":%q}`,
 			now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), group)
 	}
-	if code, out := p.api("POST", "/api/v1/reservations", carol, booking("lab")); code != http.StatusBadRequest || errCode(out) != "invalid_group" {
-		t.Fatalf("carol books for a group she is not in: %d %v, want 400 invalid_group", code, out)
+	code, notIn := p.api("POST", "/api/v1/reservations", carol, booking("lab"))
+	if code != http.StatusBadRequest || errCode(notIn) != "invalid_group" {
+		t.Fatalf("carol books for a group she is not in: %d %v, want 400 invalid_group", code, notIn)
+	}
+	// A group that does not exist reads the same to her: group names are
+	// not hers to probe.
+	code, none := p.api("POST", "/api/v1/reservations", carol, booking("nosuchlab"))
+	msg := func(out map[string]any) string { return out["error"].(map[string]any)["message"].(string) }
+	if code != http.StatusBadRequest || strings.ReplaceAll(msg(none), "nosuchlab", "lab") != msg(notIn) {
+		t.Fatalf("a group that does not exist: %d %q; a group she is not in: %q — want the same answer", code, msg(none), msg(notIn))
 	}
 	code, r := p.api("POST", "/api/v1/reservations", alice, booking("lab"))
 	if code != http.StatusCreated || r["group"] != "lab" || r["user"] != "alice" {
