@@ -2,9 +2,15 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
 	"testing"
+	"time"
 
 	"workbench/models"
+	"workbench/orchestrator/runtime"
 )
 
 // A preempted workbench is stopped: its owner can reset the home (the
@@ -33,5 +39,62 @@ func TestMemHomeResetWithAPreemptedWorkbench(t *testing.T) {
 	}
 	if r.rt.HasVolume(home) {
 		t.Error("the home volume is still there")
+	}
+}
+
+// slowVolumeRemoval is an engine that takes its time to delete a volume.
+type slowVolumeRemoval struct {
+	runtime.Runtime
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (s *slowVolumeRemoval) RemoveVolume(ctx context.Context, name string) error {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	return s.Runtime.RemoveVolume(ctx, name)
+}
+
+// A Start while the home is being reset is refused (it started on a home
+// the reset then deleted, or on one the engine made unprepared, and the
+// reset still said it was done).
+func TestMemStartDuringAHomeResetIsRefused(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx := context.Background()
+	owner, err := r.store.UserByID(ctx, r.wb.OwnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.rt.EnsureVolume(ctx, r.m.homeVolume(owner.Username), nil); err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowVolumeRemoval{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	// (A start that is not refused waits for a Jupyter that never answers:
+	// a short ready timeout ends it, so the old behaviour fails fast.)
+	m := NewManager(r.store, r.m.pool, slow, "memtest", Options{ReadyTimeout: 5 * time.Second}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(m.Wait)
+	reset := make(chan error, 1)
+	go func() { reset <- m.ResetHome(ctx, owner) }()
+	select {
+	case <-slow.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the reset never reached the volume's removal")
+	}
+	startErr := m.Start(ctx, r.wb.ID, owner)
+	close(slow.release)
+	if err := <-reset; err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	var es *ErrState
+	if !errors.As(startErr, &es) {
+		t.Fatalf("a start during the reset: %v, want it refused", startErr)
+	}
+	if wb, _ := r.store.WorkbenchByID(ctx, r.wb.ID); wb.State != models.StateStopped {
+		t.Errorf("the workbench is %s after the refused start", wb.State)
 	}
 }

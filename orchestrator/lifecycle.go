@@ -113,12 +113,19 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 	// request ending (a record without its launch), so the request's
 	// cancellation no longer applies. Until here it only stopped checks.
 	ctx = context.WithoutCancel(ctx)
+	// A home reset (or a stop finishing) holds the workbench: a start now
+	// would run on a home being deleted. Held until the start is
+	// registered as a launch, which keeps them off in turn.
+	if !m.claim(id, false) {
+		return &ErrState{Message: reasonf("the workbench is being stopped, or its home reset, right now; try again in a moment")}
+	}
 	m.accepting.RLock()
 	// Others' active bookings hold their units back from a start as from a
 	// launch, checked in the transaction that binds the units.
 	units, err := m.store.RestartWorkbench(ctx, id, need, runFlavorID, m.startCheck(wb.OwnerID, need, models.CheckLaunchQuota(ask, month)))
 	m.forgetRoute(id)
 	if err != nil {
+		m.release(id)
 		m.accepting.RUnlock()
 		if errors.Is(err, models.ErrConflict) {
 			return &ErrState{Message: reasonf("the workbench is already being started; its page shows the progress")}
@@ -140,6 +147,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 	m.inBackground(id, func(ctx context.Context) error {
 		return m.restart(ctx, wb, owner.Username, img, fl, units)
 	})
+	m.release(id)
 	return nil
 }
 
