@@ -12,6 +12,19 @@ import (
 // cid, to the image's run-as user, so the workbench can write its home
 // without running as root or holding any capability (see
 // runtime.Docker.PrepareHome for how).
+// homeUnpreparedKey marks the context of a launch taken up after the
+// process that began it died (reconcile.go, relaunch): the home volume that
+// process made may never have been given to the image's user — it was
+// fresh then, and is not now — so the launch prepares it again (giving the
+// home directory to the user is harmless when it was done).
+type homeUnpreparedKey struct{}
+
+func withHomeMayBeUnprepared(ctx context.Context) context.Context {
+	return context.WithValue(ctx, homeUnpreparedKey{}, true)
+}
+
+func homeMayBeUnprepared(ctx context.Context) bool { return ctx.Value(homeUnpreparedKey{}) != nil }
+
 func (m *Manager) prepareHome(ctx context.Context, cid string, img *models.Image) error {
 	if err := m.rt.PrepareHome(ctx, cid, img.HomePath, img.ContainerUser()); err != nil {
 		return homeError(img, err)

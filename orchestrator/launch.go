@@ -306,12 +306,15 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		}
 		return "", errors.New(reasonf("could not create the container: %v", err))
 	}
-	if fresh {
+	if fresh || homeMayBeUnprepared(ctx) {
 		if err := m.prepareHome(ctx, cid, img); err != nil {
 			// Start over with a fresh volume next time rather than leave
-			// a home its user cannot write.
+			// a home its user cannot write (only one made now: another
+			// may hold the user's files).
 			_ = m.rt.Remove(ctx, cid)
-			_ = m.rt.RemoveVolume(ctx, vol)
+			if fresh {
+				_ = m.rt.RemoveVolume(ctx, vol)
+			}
 			return "", err
 		}
 	}

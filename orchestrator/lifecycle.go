@@ -160,6 +160,11 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 			if err := m.transition(ctx, wb.ID, models.Transition{From: []string{models.StateRequested}, To: models.StateStarting, Progress: 85}); err != nil {
 				return err
 			}
+			if homeMayBeUnprepared(ctx) && info.StartedAt.IsZero() {
+				if err := m.prepareHome(ctx, wb.ContainerID, img); err != nil {
+					return err
+				}
+			}
 			if err := m.egressBeforeStart(ctx); err != nil {
 				return err
 			}

@@ -296,7 +296,7 @@ func (m *Manager) relaunch(ctx context.Context, wb *models.Workbench, owner *mod
 	m.log.Info("reconcile: resuming interrupted launch from the start", "id", wb.ID, "was", wb.State)
 	wb.State = models.StateRequested
 	m.inBackground(wb.ID, func(ctx context.Context) error {
-		return m.restart(ctx, wb, owner.Username, img, fl, wb.Units)
+		return m.restart(withHomeMayBeUnprepared(ctx), wb, owner.Username, img, fl, wb.Units)
 	})
 	return true
 }
