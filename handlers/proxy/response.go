@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // modifyResponse keeps Jupyter's headers (including its
@@ -30,7 +32,26 @@ func guardResponseHeaders(h http.Header, scoped bool) {
 	if scoped {
 		// Script never runs in the portal's origin from a token request.
 		h.Set("Content-Security-Policy", "sandbox")
+		// Nor does a token link send its visitor elsewhere: any user
+		// could make one that redirects from the portal's address to a
+		// site of theirs (a phishing page). Jupyter's own redirects stay
+		// on the portal: they name a path.
+		if offSite(h.Get("Location")) {
+			h.Del("Location")
+		}
 	}
+}
+
+// offSite reports whether a redirect target leaves the origin it came
+// from: an absolute URL, or a scheme-relative one ("//host/…", "/\host",
+// which browsers read alike).
+func offSite(loc string) bool {
+	loc = strings.TrimLeft(loc, " \t")
+	if strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") || strings.HasPrefix(loc, "\\") {
+		return true
+	}
+	u, err := url.Parse(loc)
+	return err != nil || u.Scheme != "" || u.Host != ""
 }
 
 // stripUpstreamHeaders removes what a notebook must never say on the

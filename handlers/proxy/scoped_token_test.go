@@ -120,3 +120,31 @@ func TestScopedTokenRequests(t *testing.T) {
 		t.Errorf("upstream query %q, want Jupyter's own token kept", q)
 	}
 }
+
+// A token link does not send its visitor off the portal: the redirect a
+// notebook answers with to another site loses its Location (any user could
+// make a link on the portal's address that lands on their phishing page);
+// Jupyter's own redirects, to a path, pass. A session's requests are the
+// owner's own business and pass as they are.
+func TestScopedTokenResponseDoesNotRedirectOffSite(t *testing.T) {
+	for _, leanPath := range []bool{true, false} {
+		up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, r.URL.Query().Get("loc"), http.StatusFound)
+		})
+		f := newFixture(t, up, func(o *Options) { o.ScopedTokenPrefix = "wbk_"; o.ReverseProxyOnly = !leanPath })
+		for _, loc := range []string{"https://evil.example/phish", "//evil.example/phish", `/\evil.example/phish`, "HTTPS://evil.example/"} {
+			res, _ := f.do(http.MethodGet, "/wb/w1/x?token=wbk_secret&loc="+url.QueryEscape(loc), nil, "")
+			if got := res.Header.Get("Location"); got != "" {
+				t.Errorf("lean=%v: token request redirected to %q (from %q)", leanPath, got, loc)
+			}
+		}
+		res, _ := f.do(http.MethodGet, "/wb/w1/x?token=wbk_secret&loc="+url.QueryEscape("/wb/w1/lab"), nil, "")
+		if got := res.Header.Get("Location"); got != "/wb/w1/lab" {
+			t.Errorf("lean=%v: Jupyter's redirect to a path: Location %q", leanPath, got)
+		}
+		res, _ = f.do(http.MethodGet, "/wb/w1/x?loc="+url.QueryEscape("https://example.org/docs"), nil, "")
+		if got := res.Header.Get("Location"); got != "https://example.org/docs" {
+			t.Errorf("lean=%v: the owner's own request: Location %q", leanPath, got)
+		}
+	}
+}
