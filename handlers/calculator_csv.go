@@ -50,8 +50,11 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	add := func(section, item, metric, value, unit, asOf, source string) {
 		rows = append(rows, []string{section, calcCSVText(item), metric, value, unit, calcCSVText(asOf), calcCSVText(source)})
 	}
-	money := func(m int64) string { return pricing.Format(m) }
-	rate := func(m int64) string { return pricing.FormatRate(m) }
+	// Exact, as the statement CSVs are: a sheet adds these up, and two
+	// decimals are not every currency's (KWD has three), nor a small
+	// rate's (0.012345 per core-hour).
+	money := func(m int64) string { return pricing.FormatExact(m) }
+	rate := money
 
 	r := k.estRes
 	add("estimate", "shape", "description", calcCSVText(calcShapeText(nil, r.Input)), "", "", "")
@@ -59,9 +62,9 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	add("estimate", "duration", "billed_seconds", strconv.FormatInt(r.Runs*r.BilledRunSeconds, 10), "s", "", "")
 	add("estimate", "start", "time", r.Start.Format(time.RFC3339), "", "", "")
 	for _, l := range r.Resources {
-		name, qty, rt := calcResourceLabel(nil, l)
+		name, qty, _ := calcResourceLabel(nil, l)
 		add("estimate", name, "quantity", qty, "", "", "")
-		add("estimate", name, "rate", rt, cur, "", "")
+		add("estimate", name, "rate", rate(l.RateMicros), cur+" "+calcRateUnit(l.Resource), "", "")
 		add("estimate", name, "per_hour", money(l.PerHour), cur, "", "")
 		add("estimate", name, "per_day", money(l.PerDay), cur, "", "")
 		add("estimate", name, "per_month", money(l.PerMonth), cur, "", "")
@@ -127,4 +130,22 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write(calcCSVHeader)
 	_ = w.WriteAll(rows)
+}
+
+// calcRateUnit is what a resource's rate is per, for the CSV's unit column.
+func calcRateUnit(r string) string {
+	switch r {
+	case pricing.GPU:
+		return "per GPU-hour"
+	case pricing.MIG:
+		return "per instance-hour"
+	case pricing.Slice:
+		return "per slice-hour"
+	case pricing.CPU:
+		return "per core-hour"
+	case pricing.Memory:
+		return "per GiB-hour"
+	default:
+		return "per GiB-month"
+	}
 }

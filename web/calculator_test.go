@@ -207,8 +207,15 @@ func TestCalculatorPageShowsHereCloudAndTCO(t *testing.T) {
 		t.Fatalf("CSV has no %s/%s/%s", section, item, metric)
 		return nil
 	}
-	if got := find("estimate", "total", "total")[3]; got != pricing.Format(176*3_480_000) {
+	if got := find("estimate", "total", "total")[3]; got != pricing.FormatExact(176*3_480_000) {
 		t.Errorf("CSV total %s", got)
+	}
+	// Rates and amounts are numbers a sheet can add, to the micro-unit
+	// (0.012345 per core-hour was "0.0123 per core-hour", as text). The
+	// seeded CPU rate: 0.16 an hour for 8 cores.
+	const cpuRate = 20_000
+	if r := find("estimate", "CPU", "rate"); r[3] != pricing.FormatExact(cpuRate) || r[4] != "USD per core-hour" {
+		t.Errorf("CSV CPU rate %q %q, want %s, USD per core-hour", r[3], r[4], pricing.FormatExact(cpuRate))
 	}
 	var firstBE []string // the first listed offer (estimates are folded away on the page)
 	for _, r := range recs {
