@@ -58,14 +58,14 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		// None free: stop the CPU-only run and wait in the queue for the
 		// GPUs, with the home kept; the queue starts it with them.
 		return m.detached(ctx, func(ctx context.Context) error {
-			if _, err := m.stop(ctx, id, "", false); err != nil {
+			if _, err := m.stop(ctx, id, restartWithGPUsReason(), false); err != nil {
 				return err
 			}
 			return m.queueForGPUs(ctx, id, reasonf("waiting for GPUs to restart with them"))
 		})
 	}
 	return m.detached(ctx, func(ctx context.Context) error {
-		if _, err := m.stop(ctx, id, "", false); err != nil {
+		if _, err := m.stop(ctx, id, restartWithGPUsReason(), false); err != nil {
 			return err
 		}
 		if err := m.StartAs(ctx, id, owner, StartOptions{}); err != nil {
@@ -76,6 +76,30 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 		}
 		return nil
 	})
+}
+
+// restartWithGPUsReason is the reason of the stop that begins a restart
+// with GPUs: a portal killed during that stop finishes the restart from it
+// (finishRestartWithGPUs), since nothing else records that a start follows.
+func restartWithGPUsReason() string { return reasonf("stopping to restart with its GPUs") }
+
+// finishRestartWithGPUs finishes, the claim on wb held, a restart with GPUs
+// whose stop a previous process began: the stop, then the queue, which
+// starts it with its GPUs (at once when they are free). A MIG or slice
+// flavor, which the queue does not place, stays stopped saying so.
+func (m *Manager) finishRestartWithGPUs(ctx context.Context, wb *models.Workbench) error {
+	if err := m.stopClaimed(ctx, wb, wb.Reason, false); err != nil {
+		return err
+	}
+	fl, err := m.store.FlavorByID(ctx, wb.FlavorID)
+	if err != nil {
+		return err
+	}
+	if !wholeGPU(fl) {
+		m.updateWorkbench(ctx, wb.ID, map[string]any{"reason": reasonf("stopped to restart with GPUs, but the portal restarted meanwhile: start it again")})
+		return nil
+	}
+	return m.queueForGPUs(ctx, wb.ID, reasonf("waiting for GPUs to restart with them"))
 }
 
 // waitsForGPUs says whether a CPU-only workbench going back to flavor fl,

@@ -150,6 +150,13 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if err := m.preemptClaimed(ctx, wb); err != nil {
 			m.log.Warn("reconcile: preemption", "id", wb.ID, "err", err)
 		}
+	case wb.State == models.StateStopping && wb.Reason == restartWithGPUsReason():
+		// The stop of a restart with GPUs, cut short: the start the owner
+		// asked for follows it.
+		m.log.Info("reconcile: finishing interrupted restart with GPUs", "id", wb.ID)
+		if err := m.finishRestartWithGPUs(ctx, wb); err != nil {
+			m.log.Warn("reconcile: restart with GPUs", "id", wb.ID, "err", err)
+		}
 	case wb.State == models.StateStopping:
 		// A stop nobody is driving (a crash, a request that died, a stop
 		// that failed): finish it.
