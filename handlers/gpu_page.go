@@ -45,7 +45,7 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, forms gpuPageForms) 
 		return
 	}
 	v := templates.GPUsView{Backend: h.pool.Backend(), Status: i18n.Reason(ctx, h.pool.Status()), Simulated: h.pool.Simulated(),
-		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus)}
+		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus), PriceChanges: h.priceChangesAhead(c)}
 	kube := h.pool.OnKubernetes()
 	for _, g := range gpus {
 		r := gpuRow(ctx, g)

@@ -61,6 +61,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	opt := h.wbs.Options()
 	v.MinIdle, v.MaxIdle = int64(opt.MinIdle/time.Minute), int64(opt.MaxIdle/time.Minute)
 	v.Simulated = h.pool.Simulated()
+	v.PriceChanges = h.priceChangesAhead(c)
 	imgs, err := h.store.ListImagesFor(ctx, currentUser(c).ID, true)
 	if err != nil {
 		h.fail(c, err)

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"workbench/models/pricing"
+	"workbench/templates"
+)
+
+// priceChangesAhead words the rates an admin scheduled for later, for the
+// pages where members choose what to run (the launch form, the GPU pool):
+// a run that lasts past the change is billed at the new rate from then, so
+// they hear of it before it bills them, not only on /admin/prices. Nil on
+// error: the notice is a courtesy, and the pages work without it.
+func (h *Handler) priceChangesAhead(c *gin.Context) []string {
+	ctx := c.Request.Context()
+	changes, err := h.store.PriceChangesAhead(ctx, h.wbs.Now())
+	if err != nil {
+		h.log.Warn("price changes ahead", "err", err)
+		return nil
+	}
+	out := make([]string, 0, len(changes))
+	for _, ch := range changes {
+		what := priceChangeSubject(c, ch.Resource)
+		if ch.GPUModel != "" {
+			what += " " + ch.GPUModel
+		}
+		rate := func(micros int64) string {
+			return templates.MoneyRate(ctx, micros, h.cfg.Currency) + " / " + trcMsg(c, resourceUnit(ch.Resource))
+		}
+		when := templates.When(&ch.From)
+		if ch.HasNow {
+			out = append(out, trc(c, "%s: %s from %s (now %s)", what, rate(ch.NextMicros), when, rate(ch.NowMicros)))
+		} else {
+			out = append(out, trc(c, "%s: %s from %s", what, rate(ch.NextMicros), when))
+		}
+	}
+	return out
+}
+
+// priceChangeSubject names a priced resource in the reader's language.
+func priceChangeSubject(c *gin.Context, resource string) string {
+	switch resource {
+	case pricing.GPU:
+		return trc(c, "GPU")
+	case pricing.MIG:
+		return trc(c, "MIG instance")
+	case pricing.Slice:
+		return trc(c, "Shared-GPU slice")
+	case pricing.CPU:
+		return trc(c, "CPU")
+	case pricing.Memory:
+		return trc(c, "Memory")
+	default:
+		return trc(c, "Home volume")
+	}
+}

@@ -1,0 +1,46 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/models"
+)
+
+// A rate an admin scheduled for later is told to members where they choose
+// what to run — the launch form and the GPU pool — with its date and the
+// rate it replaces (it was shown on /admin/prices only, and a run lasting
+// past it was billed at the new rate unannounced). Once in force, the
+// notice is gone.
+func TestScheduledPriceChangeIsShownToMembers(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	for _, page := range []string{"/gpus", "/workbenches/new"} {
+		if _, body := p.get(c, page); parseHTML(t, body).Find(tid("price-changes")).Length() != 0 {
+			t.Fatalf("%s tells of a price change before any is scheduled", page)
+		}
+	}
+	from := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Minute)
+	if err := p.srv.Store.AddPriceRate(ctx, &models.PriceRate{Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3", Micros: 9_000_000,
+		EffectiveFrom: from, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"/gpus", "/workbenches/new"} {
+		_, body := p.get(c, page)
+		items := parseHTML(t, body).Find(tid("price-changes") + " " + tid("price-change"))
+		if items.Length() != 1 {
+			t.Fatalf("%s: %d price changes shown, want 1", page, items.Length())
+		}
+		got := items.Text()
+		for _, want := range []string{"GPU NVIDIA H100 80GB HBM3", "9.00 USD", "GPU-hour", from.Format("2006-01-02"), "now 3.00 USD"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: the change reads %q, without %q", page, got, want)
+			}
+		}
+	}
+}
