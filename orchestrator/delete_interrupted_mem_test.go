@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
-	"time"
 
 	"workbench/models"
 	"workbench/orchestrator/runtime"
@@ -18,14 +16,11 @@ import (
 // marked deleted.
 type stallingRemove struct {
 	runtime.Runtime
-	entered chan struct{}
-	release chan struct{}
-	once    sync.Once
+	*gate
 }
 
 func (s *stallingRemove) Remove(ctx context.Context, id string) error {
-	s.once.Do(func() { close(s.entered) })
-	<-s.release
+	s.hold()
 	return errors.New("the process was killed")
 }
 
@@ -47,17 +42,13 @@ func TestMemDeleteCutShortIsFinishedByReconciliation(t *testing.T) {
 	}
 	// The first process: its engine stalls in Remove, and the request that
 	// asked for the delete goes away.
-	stall := &stallingRemove{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	stall := &stallingRemove{Runtime: r.rt, gate: newGate()}
 	first := NewManager(r.store, r.m.pool, stall, "memtest", Options{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	reqCtx, cancel := context.WithCancel(ctx)
 	go func() { _ = first.Delete(reqCtx, r.wb.ID, owner, true) }()
-	select {
-	case <-stall.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the delete never reached the container's removal")
-	}
+	stall.arrived(t, "the delete reaching the container's removal")
 	cancel()
-	t.Cleanup(func() { close(stall.release); first.Wait() })
+	t.Cleanup(func() { stall.open(); first.Wait() })
 	c, ok := r.rt.Container("c-" + r.wb.ID)
 	if !ok || c.Running || c.FinishedAt.IsZero() {
 		t.Fatalf("the container should have been killed before its removal: %+v (found %v)", c, ok)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,14 +44,11 @@ func TestMemHomeResetWithAPreemptedWorkbench(t *testing.T) {
 // slowVolumeRemoval is an engine that takes its time to delete a volume.
 type slowVolumeRemoval struct {
 	runtime.Runtime
-	entered chan struct{}
-	release chan struct{}
-	once    sync.Once
+	*gate
 }
 
 func (s *slowVolumeRemoval) RemoveVolume(ctx context.Context, name string) error {
-	s.once.Do(func() { close(s.entered) })
-	<-s.release
+	s.hold()
 	return s.Runtime.RemoveVolume(ctx, name)
 }
 
@@ -73,20 +69,16 @@ func TestMemStartDuringAHomeResetIsRefused(t *testing.T) {
 	if _, err := r.rt.EnsureVolume(ctx, r.m.homeVolume(owner.Username), nil); err != nil {
 		t.Fatal(err)
 	}
-	slow := &slowVolumeRemoval{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	slow := &slowVolumeRemoval{Runtime: r.rt, gate: newGate()}
 	// (A start that is not refused waits for a Jupyter that never answers:
 	// a short ready timeout ends it, so the old behaviour fails fast.)
 	m := NewManager(r.store, r.m.pool, slow, "memtest", Options{ReadyTimeout: 5 * time.Second}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(m.Wait)
 	reset := make(chan error, 1)
 	go func() { reset <- m.ResetHome(ctx, owner) }()
-	select {
-	case <-slow.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the reset never reached the volume's removal")
-	}
+	slow.arrived(t, "the reset reaching the volume's removal")
 	startErr := m.Start(ctx, r.wb.ID, owner)
-	close(slow.release)
+	slow.open()
 	if err := <-reset; err != nil {
 		t.Fatalf("reset: %v", err)
 	}

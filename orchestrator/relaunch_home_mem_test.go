@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
-	"time"
 
 	"workbench/models"
 	"workbench/orchestrator/runtime"
@@ -17,14 +15,11 @@ import (
 // giving a fresh home volume to the image's user.
 type stalledPrepareHome struct {
 	runtime.Runtime
-	entered chan struct{}
-	release chan struct{}
-	once    sync.Once
+	*gate
 }
 
 func (s *stalledPrepareHome) PrepareHome(ctx context.Context, cid, homePath, user string) error {
-	s.once.Do(func() { close(s.entered) })
-	<-s.release
+	s.hold()
 	return errors.New("the process was killed")
 }
 
@@ -36,20 +31,16 @@ func TestMemLaunchCutShortBeforeTheHomeWasPreparedPreparesIt(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	stall := &stalledPrepareHome{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	stall := &stalledPrepareHome{Runtime: r.rt, gate: newGate()}
 	first := NewManager(r.store, r.m.pool, stall, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	first.SetClock(r.m.now)
-	t.Cleanup(func() { close(stall.release); first.Wait() })
+	t.Cleanup(func() { stall.open(); first.Wait() })
 	frank := r.user(t, "frank")
 	wb, err := first.Launch(ctx, frank, LaunchRequest{Name: "first", Image: "mem", Flavor: r.flavor})
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-stall.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the launch never reached the home's preparation")
-	}
+	stall.arrived(t, "the launch reaching the home's preparation")
 	before := r.rt.Calls("PrepareHome")
 	// The next process.
 	if err := r.m.Reconcile(ctx); err != nil {

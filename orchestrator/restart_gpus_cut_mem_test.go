@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,14 +16,11 @@ import (
 // stops a container.
 type stalledStop struct {
 	runtime.Runtime
-	entered chan struct{}
-	release chan struct{}
-	once    sync.Once
+	*gate
 }
 
 func (s *stalledStop) Stop(ctx context.Context, id string, grace time.Duration) error {
-	s.once.Do(func() { close(s.entered) })
-	<-s.release
+	s.hold()
 	return errors.New("the process was killed")
 }
 
@@ -58,18 +54,14 @@ func TestMemRestartWithGPUsCutShortIsFinished(t *testing.T) {
 	if wb := r.waitState(t, r.wb.ID, models.StateRunning); !wb.CPUOnly() {
 		t.Fatal("the start without GPUs did not run CPU-only")
 	}
-	stall := &stalledStop{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	stall := &stalledStop{Runtime: r.rt, gate: newGate()}
 	first := NewManager(r.store, r.m.pool, stall, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	first.SetClock(r.m.now)
-	t.Cleanup(func() { close(stall.release); first.Wait() })
+	t.Cleanup(func() { stall.open(); first.Wait() })
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { _ = first.RestartWithGPUs(reqCtx, r.wb.ID, r.alice) }()
-	select {
-	case <-stall.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the restart never reached the container's stop")
-	}
+	stall.arrived(t, "the restart reaching the container's stop")
 	cancel()
 
 	// The next process.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,16 +17,13 @@ import (
 // the answer (as a Docker client's cancelled request does).
 type slowStart struct {
 	runtime.Runtime
-	entered chan struct{}
-	release chan struct{}
-	once    sync.Once
+	*gate
 }
 
 func (s *slowStart) Start(ctx context.Context, id string) error {
-	s.once.Do(func() { close(s.entered) })
 	done := make(chan error, 1)
 	go func() {
-		<-s.release
+		s.hold()
 		done <- s.Runtime.Start(context.Background(), id)
 	}()
 	select {
@@ -45,7 +41,7 @@ func TestMemStopDuringASlowStartLeavesNothingRunning(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	slow := &slowStart{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	slow := &slowStart{Runtime: r.rt, gate: newGate()}
 	m := NewManager(r.store, r.m.pool, slow, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	m.SetClock(r.m.now)
 	t.Cleanup(m.Wait)
@@ -54,17 +50,13 @@ func TestMemStopDuringASlowStartLeavesNothingRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-slow.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the launch never reached the container's start")
-	}
+	slow.arrived(t, "the launch reaching the container's start")
 	// The engine finishes the start a moment after the stop began.
 	go func() {
 		for !m.isLaunching(wb.ID) || !stopping(r.store, wb.ID) {
 			time.Sleep(5 * time.Millisecond)
 		}
-		close(slow.release)
+		slow.open()
 	}()
 	if err := m.Stop(ctx, wb.ID, ""); err != nil {
 		t.Fatalf("stop: %v", err)
@@ -87,14 +79,11 @@ func stopping(s *models.Store, id string) bool {
 // portal process dies there.
 type stalledStart struct {
 	runtime.Runtime
-	entered chan struct{}
-	release chan struct{}
-	once    sync.Once
+	*gate
 }
 
 func (s *stalledStart) Start(ctx context.Context, id string) error {
-	s.once.Do(func() { close(s.entered) })
-	<-s.release
+	s.hold()
 	return errors.New("the process was killed")
 }
 
@@ -122,18 +111,14 @@ func TestMemStartCutShortBeforeTheEngineStartedIsTakenUp(t *testing.T) {
 	}
 	r.waitState(t, r.wb.ID, models.StateStopped)
 	r.advance(time.Minute)
-	stall := &stalledStart{Runtime: r.rt, entered: make(chan struct{}), release: make(chan struct{})}
+	stall := &stalledStart{Runtime: r.rt, gate: newGate()}
 	first := NewManager(r.store, r.m.pool, stall, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	first.SetClock(r.m.now)
-	t.Cleanup(func() { close(stall.release); first.Wait() })
+	t.Cleanup(func() { stall.open(); first.Wait() })
 	if err := first.Start(ctx, r.wb.ID, r.alice); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-stall.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the start never reached the engine")
-	}
+	stall.arrived(t, "the start reaching the engine")
 	if c, ok := r.rt.Container(r.m.containerName(r.wb.ID)); !ok || c.Running || c.FinishedAt.IsZero() {
 		t.Fatalf("want the reused container exited from its last run: %+v (%v)", c, ok)
 	}
