@@ -40,10 +40,8 @@ func TestMemRestartWithGPUsWaitsInTheQueue(t *testing.T) {
 	startsWithItsGPUWhenOneFrees(t, r, wb.ID)
 }
 
-// cpuOnlyOnFullPool gives the rig's flavor a CPU-only twin, has u's
-// workbench run as the twin, and fills every GPU; it returns the running
-// CPU-only workbench.
-func cpuOnlyOnFullPool(t *testing.T, r *queueRig, u *models.User) *models.Workbench {
+// addCPUTwin gives the rig's flavor a CPU-only twin.
+func (r *queueRig) addCPUTwin(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	fl, err := r.store.FlavorByNameOrID(ctx, r.flavor)
@@ -58,6 +56,15 @@ func cpuOnlyOnFullPool(t *testing.T, r *queueRig, u *models.User) *models.Workbe
 	if err := r.store.UpdateFlavor(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// cpuOnlyOnFullPool gives the rig's flavor a CPU-only twin, has u's
+// workbench run as the twin, and fills every GPU; it returns the running
+// CPU-only workbench.
+func cpuOnlyOnFullPool(t *testing.T, r *queueRig, u *models.User) *models.Workbench {
+	t.Helper()
+	ctx := context.Background()
+	r.addCPUTwin(t)
 	wb := r.waitState(t, r.launch(t, u, "setup", LaunchRequest{}).ID, models.StateRunning)
 	if err := r.m.Stop(ctx, wb.ID, ""); err != nil {
 		t.Fatal(err)

@@ -32,18 +32,7 @@ func TestMemRestartWithGPUsCutShortIsFinished(t *testing.T) {
 	t.Parallel()
 	r := newQueueRig(t)
 	ctx := context.Background()
-	fl, err := r.store.FlavorByNameOrID(ctx, r.flavor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin := &models.Flavor{Name: "cpu twin", CPUMilli: 500, MemoryMiB: 256, ShmMiB: 64, Enabled: true}
-	if err := r.store.CreateFlavor(ctx, twin); err != nil {
-		t.Fatal(err)
-	}
-	fl.CPUTwinID = twin.ID
-	if err := r.store.UpdateFlavor(ctx, fl); err != nil {
-		t.Fatal(err)
-	}
+	r.addCPUTwin(t)
 	if err := r.m.Stop(ctx, r.wb.ID, ""); err != nil {
 		t.Fatal(err)
 	}
