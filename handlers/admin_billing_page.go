@@ -147,7 +147,7 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	}
 	v.TotalHours = gpuHoursText(secs)
 	if v.Month.Current {
-		if live, err := h.wbs.Billing().Unbilled(ctx, 0, ""); err != nil {
+		if live, err := h.wbs.Billing().Accruing(ctx, 0); err != nil {
 			h.log.Warn("unbilled usage", "err", err)
 		} else if live.AmountMicros > 0 {
 			v.Pending = h.amountText(ctx, live.AmountMicros)

@@ -366,8 +366,7 @@ func limitsHints(lc context.Context, l models.Limits, prefix, currency string) m
 }
 
 // monthUsageByUser is each user's use of the current month: the ledger
-// (one query for everyone) plus what running workbenches have not put in
-// it yet.
+// (one query for everyone) plus what is not in it yet.
 func (h *Handler) monthUsageByUser(c *gin.Context, users []models.User) (map[int64]models.MonthUsage, error) {
 	ctx := c.Request.Context()
 	start := models.MonthStart(time.Now())
@@ -384,24 +383,17 @@ func (h *Handler) monthUsageByUser(c *gin.Context, users []models.User) (map[int
 		it := byName[u.Username]
 		out[u.ID] = models.MonthUsage{GPUSeconds: it.GPUSeconds, AmountMicros: it.AmountMicros}
 	}
-	ivs, err := h.store.IntervalsToBill(ctx)
-	if err != nil {
-		return nil, err
-	}
-	done := map[int64]bool{}
-	for _, iv := range ivs {
-		if _, listed := out[iv.UserID]; !listed || done[iv.UserID] {
-			continue // only the users on this page
-		}
-		done[iv.UserID] = true
-		live, err := h.wbs.Billing().Unbilled(ctx, iv.UserID, "")
+	// What is not billed yet — running compute and home storage — as the
+	// budget counts it (the users on this page only).
+	for _, u := range users {
+		live, err := h.wbs.Billing().Accruing(ctx, u.ID)
 		if err != nil {
 			return nil, err
 		}
-		m := out[iv.UserID]
+		m := out[u.ID]
 		m.GPUSeconds += live.GPUSeconds
 		m.AmountMicros += live.AmountMicros
-		out[iv.UserID] = m
+		out[u.ID] = m
 	}
 	return out, nil
 }

@@ -122,7 +122,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(ctx, energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)
 	if v.Month.Current {
-		if live, err := h.wbs.Billing().Unbilled(ctx, u.ID, ""); err == nil && live.AmountMicros > 0 {
+		if live, err := h.wbs.Billing().Accruing(ctx, u.ID); err == nil && live.AmountMicros > 0 {
 			v.Pending = amount(live.AmountMicros)
 		} else if err != nil && !proxy.ClientGone(c.Request, err) {
 			h.log.Warn("unbilled usage", "user", u.Username, "err", err)

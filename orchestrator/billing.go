@@ -255,6 +255,21 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
+	live, err := b.Accruing(ctx, userID)
+	if err != nil {
+		return models.MonthUsage{}, err
+	}
+	return models.MonthUsage{GPUSeconds: ledger.GPUSeconds + live.GPUSeconds, AmountMicros: ledger.AmountMicros + live.AmountMicros,
+		CreditMicros: ledger.CreditMicros}, nil
+}
+
+// Accruing is what userID (0: everyone) has used this month that is not in
+// the ledger yet — running compute and home storage — priced as the next
+// billing pass will: MonthUsage less the ledger. Pages that show a month's
+// spend beside its statement add it, so they agree with the budget, which
+// counts it.
+func (b *Billing) Accruing(ctx context.Context, userID int64) (models.MonthUsage, error) {
+	month := models.MonthStart(b.now())
 	scheds, err := b.store.Schedules(ctx)
 	if err != nil {
 		return models.MonthUsage{}, err
@@ -267,8 +282,8 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	return models.MonthUsage{GPUSeconds: ledger.GPUSeconds + live.GPUSeconds, AmountMicros: ledger.AmountMicros + live.AmountMicros + storage,
-		CreditMicros: ledger.CreditMicros}, nil
+	live.AmountMicros += storage
+	return live, nil
 }
 
 // HourlyRate is what a shape costs per hour at the rates in force now.

@@ -22,7 +22,7 @@ type BillingView struct {
 	Pages      Pager
 	Total      string
 	TotalHours string
-	Pending    string // accruing on running workbenches, not yet in the ledger
+	Pending    string // accruing on running workbenches and home storage, not yet in the ledger
 	CSVURL     string
 	Correction CorrectionForm
 	// Measured GPU energy (informational): kWh per row and, when an
@@ -555,9 +555,9 @@ func AdminBillingPage(p Page, v BillingView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var32 string
-				templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Plus %s accruing on running workbenches; it reaches the ledger as each hour closes.", v.Pending))
+				templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Plus %s accruing on running workbenches and home storage; it reaches the ledger as each hour closes.", v.Pending))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_billing.templ`, Line: 106, Col: 167}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_billing.templ`, Line: 106, Col: 184}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 				if templ_7745c5c3_Err != nil {

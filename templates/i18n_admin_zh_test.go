@@ -165,7 +165,7 @@ func TestAdminPagesInChinese(t *testing.T) {
 			Correction:  templates.CorrectionForm{Done: "补偿已写入账本。", Errors: templates.FormErrors{"user": "没有这个用户"}},
 			Electricity: templates.ElectricityForm{Currency: "USD", Price: "0.15"}}
 		assertChinese(t, zhMain(t, templates.AdminBillingPage(p("/admin/billing"), v)), labels,
-			"账单 · 2026年1月", "导出 CSV", "另有 1.00 USD 正在运行中的工作台上累计", "电价（USD / kWh）", "给用户补偿", "冲正账本记录", "路径模式")
+			"账单 · 2026年1月", "导出 CSV", "另有 1.00 USD 正在运行中的工作台和主目录存储上累计", "电价（USD / kWh）", "给用户补偿", "冲正账本记录", "路径模式")
 		v.Rows = nil
 		assertChinese(t, zhMain(t, templates.AdminBillingPage(p("/admin/billing"), v)), labels, "2026年1月 没有任何费用。")
 	})

@@ -26,7 +26,7 @@ type UsageView struct {
 	Summary      []StatementGroup
 	Total        string // sum of the month's ledger lines, e.g. "12.35 USD"
 	TotalHours   string // GPU-hours in the statement
-	Pending      string // accruing on running workbenches, not yet a line ("" if none)
+	Pending      string // accruing on running workbenches and home storage, not yet a line ("" if none)
 	Lines        []StatementLine
 	LinePages    Pager // the lines come a page at a time (the CSV has them all)
 	CSVURL       string
@@ -557,9 +557,9 @@ func UsagePage(p Page, v UsageView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var30 string
-				templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Plus %s accruing on running workbenches; it becomes statement lines as each hour closes.", v.Pending))
+				templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Plus %s accruing on running workbenches and home storage; it becomes statement lines as each hour closes.", v.Pending))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `usage.templ`, Line: 147, Col: 174}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `usage.templ`, Line: 147, Col: 191}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 				if templ_7745c5c3_Err != nil {
