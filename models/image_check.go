@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Image check states.
@@ -67,9 +69,18 @@ func (s *Store) LatestImageChecks(ctx context.Context) (map[int64]ImageCheck, er
 }
 
 // FailInterruptedImageChecks closes checks a previous process left
-// running: their work died with it.
-func (s *Store) FailInterruptedImageChecks(ctx context.Context, before time.Time) error {
+// running — their work died with it — and returns their ids (what they
+// left on the engine is named by them).
+func (s *Store) FailInterruptedImageChecks(ctx context.Context, before time.Time) ([]int64, error) {
 	now := s.now()
-	return s.db.WithContext(ctx).Model(&ImageCheck{}).Where("state = ? AND started_at < ?", CheckRunning, before).
-		Updates(map[string]any{"state": CheckFailed, "message": "The portal restarted during this test; run it again.", "finished_at": now}).Error
+	var ids []int64
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx.Model(&ImageCheck{}).Where("state = ? AND started_at < ?", CheckRunning, before)
+		if err := q.Pluck("id", &ids).Error; err != nil || len(ids) == 0 {
+			return err
+		}
+		return tx.Model(&ImageCheck{}).Where("id IN ?", ids).
+			Updates(map[string]any{"state": CheckFailed, "message": "The portal restarted during this test; run it again.", "finished_at": now}).Error
+	})
+	return ids, err
 }

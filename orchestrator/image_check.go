@@ -107,7 +107,7 @@ func (m *Manager) runImageCheck(ctx context.Context, img *models.Image, checkID 
 	step(CheckStepStart)
 	id := "imagetest-" + strconv.FormatInt(checkID, 10)
 	token := models.RandomSecret(32)
-	vol, net := "wb-imagetest-"+m.installID+"-"+strconv.FormatInt(checkID, 10), m.network()
+	vol, net := m.imageTestVolume(checkID), m.network()
 	labels := m.labels("", by)
 	labels[runtime.LabelKind] = kindImageTest
 	if _, err := m.rt.EnsureVolume(ctx, vol, labels); err != nil {
@@ -133,7 +133,7 @@ func (m *Manager) runImageCheck(ctx context.Context, img *models.Image, checkID 
 		return failed(CheckStepStart, err.Error(), "the start command cannot be split into words: %v", err)
 	}
 	spec := runtime.Spec{
-		WorkbenchID: id, Owner: by, InstallID: m.installID, Name: "wb-" + m.installID + "-" + id,
+		WorkbenchID: id, Owner: by, InstallID: m.installID, Name: m.imageTestContainer(checkID),
 		Image: img.Image, Cmd: cmd, User: img.ContainerUser(), HomeVolume: vol, HomePath: img.HomePath,
 		Env:      []string{"HOME=" + img.HomePath, "JUPYTER_TOKEN=" + token, "WORKBENCH_ID=" + id},
 		NanoCPUs: 1e9, MemoryBytes: 2 << 30, ShmBytes: 64 << 20, PidsLimit: m.opt.PidsLimit,
@@ -310,11 +310,32 @@ func fmtMode(mode int64) string {
 	return string(b)
 }
 
+// imageTestVolume and imageTestContainer name what a Test image run makes
+// on the engine.
+func (m *Manager) imageTestVolume(checkID int64) string {
+	return "wb-imagetest-" + m.installID + "-" + strconv.FormatInt(checkID, 10)
+}
+
+func (m *Manager) imageTestContainer(checkID int64) string {
+	return "wb-" + m.installID + "-imagetest-" + strconv.FormatInt(checkID, 10)
+}
+
 // failInterruptedImageChecks closes Test image runs a previous portal
-// process left running (their work died with it; their containers are
-// orphans the reconciliation removes).
+// process left running (their work died with it) and removes what they
+// left on the engine: the container (the reconciliation would, after the
+// orphan grace) and the throwaway volume (nothing else would).
 func (m *Manager) failInterruptedImageChecks(ctx context.Context) {
-	if err := m.store.FailInterruptedImageChecks(ctx, m.started); err != nil {
+	ids, err := m.store.FailInterruptedImageChecks(ctx, m.started)
+	if err != nil {
 		m.log.Warn("close interrupted image tests", "err", err)
+	}
+	for _, id := range ids {
+		if err := m.rt.Remove(ctx, m.imageTestContainer(id)); err != nil {
+			m.log.Warn("remove interrupted image test's container", "check", id, "err", err)
+			continue
+		}
+		if err := m.rt.RemoveVolume(ctx, m.imageTestVolume(id)); err != nil {
+			m.log.Warn("remove interrupted image test's volume", "check", id, "err", err)
+		}
 	}
 }
