@@ -23,6 +23,7 @@ Commands:
                                       add a user; without --password-stdin a password is generated and printed
   user password NAME [--password-stdin]
                                       set a user's password (a lost admin password); their sessions and tokens end
+  user list [--json]                  list the accounts: role, enabled or disabled, how they sign in
   token create USER [--name N] [--expires-days D]
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
@@ -87,8 +88,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return cmdUserAdd(ctx, args[2:], stdin, stdout, stderr)
 		case len(args) >= 2 && args[1] == "password":
 			return cmdUserPassword(ctx, args[2:], stdin, stdout, stderr)
+		case len(args) >= 2 && args[1] == "list":
+			return cmdUserList(ctx, args[2:], stdout, stderr)
 		}
-		return groupUsage(args, stdout, "usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin]")
+		return groupUsage(args, stdout, "usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin] | workbench user list [--json]")
 	case "token":
 		if len(args) < 2 || args[1] != "create" {
 			return groupUsage(args, stdout, "usage: workbench token create USER [--name N] [--expires-days D]")

@@ -318,3 +318,45 @@ func TestGPUsHelpListsItsOwnFlags(t *testing.T) {
 		}
 	}
 }
+
+// `workbench user list` shows the accounts an operator has: who is an
+// admin, who is disabled; --json too, without any secret.
+func TestUserList(t *testing.T) {
+	dir := portalData(t)
+	if _, _, err := runCLI(t, "bob-password\n", "user", "add", "bob", "--password-stdin", "--data-dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "", "user", "add", "root2", "--admin", "--data-dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := models.Open(context.Background(), dir, nil, models.WithoutMigrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, _ := s.UserByUsername(context.Background(), "bob")
+	if err := s.SetUserDisabled(context.Background(), bob.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	out, _, err := runCLI(t, "", "user", "list", "--data-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "USERNAME") {
+		t.Fatalf("user list:\n%s", out)
+	}
+	if f := strings.Fields(lines[1]); f[0] != "bob" || f[1] != "user" || f[2] != "disabled" {
+		t.Errorf("bob's line: %q", lines[1])
+	}
+	if f := strings.Fields(lines[2]); f[0] != "root2" || f[1] != "admin" || f[2] != "enabled" {
+		t.Errorf("root2's line: %q", lines[2])
+	}
+	out, _, err = runCLI(t, "", "user", "list", "--json", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, `"username": "bob"`) || strings.Contains(strings.ToLower(out), "hash") || strings.Contains(out, "argon2") {
+		t.Fatalf("user list --json (%v):\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "", "user", "list", "bob", "--data-dir", dir); err == nil {
+		t.Error("user list with a word it does not take succeeded")
+	}
+}

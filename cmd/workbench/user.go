@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"workbench/models"
 )
@@ -134,4 +136,52 @@ func fieldError(err error, names map[string]string) error {
 		return fmt.Errorf("%s %s", name, ve.Message)
 	}
 	return fmt.Errorf("%s: %s", name, ve.Message)
+}
+
+// cmdUserList prints the accounts (an operator on the server, checking who
+// can sign in before a restore or after an import): name, role, whether
+// disabled, how they sign in, when made; --json prints the records (no
+// secrets: the password hash is never marshalled).
+func cmdUserList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("user list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := dataDirFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArguments("user list", pos); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dataDir, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	users, err := store.ListUsers(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if users == nil {
+			users = []models.User{}
+		}
+		return enc.Encode(map[string]any{"items": users})
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "USERNAME\tROLE\tSTATE\tSIGN-IN\tCREATED")
+	for _, u := range users {
+		state, signIn := "enabled", "password"
+		if u.Disabled {
+			state = "disabled"
+		}
+		if u.OIDCSubject != "" {
+			signIn = "single sign-on"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Username, u.Role, state, signIn, u.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	return tw.Flush()
 }
