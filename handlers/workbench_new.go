@@ -178,7 +178,15 @@ func (h *Handler) launch(c *gin.Context) {
 		Flavor: v.Flavor, IdleTimeout: time.Duration(minutes) * time.Minute,
 		Queue: v.Queue, Priority: v.Priority, Preemptible: v.Preemptible, AutoResume: v.AutoResume, Reservation: reservation})
 	var ve *models.ValidationError
+	again := "" // the workbench this form made when it was sent twice
+	if errors.As(err, &ve) && ve.Field == "name" {
+		again = h.sameLaunchJustMade(c, v)
+	}
 	switch {
+	case again != "":
+		// The form sent twice (a double click, a resubmitted page): the
+		// second answers like the first, with the workbench it made.
+		seeOther(c, "/workbenches/"+again)
 	case errors.As(err, &ve) && ve.Field == "reservation":
 		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", i18n.Reason(c.Request.Context(), ve.Message))}
 		h.renderLaunch(c, http.StatusBadRequest, v)
@@ -226,4 +234,27 @@ func (h *Handler) apiLaunch(c *gin.Context) {
 	}
 	c.Header("Location", "/api/v1/workbenches/"+wb.ID)
 	h.writeWorkbench(c, http.StatusAccepted, wb)
+}
+
+// sameLaunchJustMade is the id of the caller's workbench of the form's name,
+// image and flavor made in the last minute ("" when none): a launch form
+// sent twice. The second was refused as a name already taken and showed an
+// error page for a launch that had worked.
+func (h *Handler) sameLaunchJustMade(c *gin.Context, v templates.LaunchView) string {
+	ctx := c.Request.Context()
+	wbs, err := h.store.ListWorkbenches(ctx, currentUser(c).ID)
+	if err != nil {
+		return ""
+	}
+	for _, wb := range wbs {
+		if wb.Name != v.Name || h.wbs.Now().Sub(wb.CreatedAt) > time.Minute {
+			continue
+		}
+		img, err1 := h.store.ImageByNameOrID(ctx, v.Image)
+		fl, err2 := h.store.FlavorByNameOrID(ctx, v.Flavor)
+		if err1 == nil && err2 == nil && img.ID == wb.ImageID && fl.ID == wb.FlavorID {
+			return wb.ID
+		}
+	}
+	return ""
 }
