@@ -64,7 +64,7 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	for _, l := range r.Resources {
 		name, qty, _ := calcResourceLabel(nil, l)
 		add("estimate", name, "quantity", qty, "", "", "")
-		add("estimate", name, "rate", rate(l.RateMicros), cur+" "+calcRateUnit(l.Resource), "", "")
+		add("estimate", name, "rate", rate(l.RateMicros), cur+" per "+resourceUnit(l.Resource), "", "")
 		add("estimate", name, "per_hour", money(l.PerHour), cur, "", "")
 		add("estimate", name, "per_day", money(l.PerDay), cur, "", "")
 		add("estimate", name, "per_month", money(l.PerMonth), cur, "", "")
@@ -130,22 +130,4 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write(calcCSVHeader)
 	_ = w.WriteAll(rows)
-}
-
-// calcRateUnit is what a resource's rate is per, for the CSV's unit column.
-func calcRateUnit(r string) string {
-	switch r {
-	case pricing.GPU:
-		return "per GPU-hour"
-	case pricing.MIG:
-		return "per instance-hour"
-	case pricing.Slice:
-		return "per slice-hour"
-	case pricing.CPU:
-		return "per core-hour"
-	case pricing.Memory:
-		return "per GiB-hour"
-	default:
-		return "per GiB-month"
-	}
 }

@@ -21,7 +21,7 @@ func (h *Handler) priceChangesAhead(c *gin.Context) []string {
 	}
 	out := make([]string, 0, len(changes))
 	for _, ch := range changes {
-		what := priceChangeSubject(c, ch.Resource)
+		what, _, _ := calcResourceLabel(ctx, pricing.ResourceCost{Resource: ch.Resource})
 		if ch.GPUModel != "" {
 			what += " " + ch.GPUModel
 		}
@@ -36,22 +36,4 @@ func (h *Handler) priceChangesAhead(c *gin.Context) []string {
 		}
 	}
 	return out
-}
-
-// priceChangeSubject names a priced resource in the reader's language.
-func priceChangeSubject(c *gin.Context, resource string) string {
-	switch resource {
-	case pricing.GPU:
-		return trc(c, "GPU")
-	case pricing.MIG:
-		return trc(c, "MIG instance")
-	case pricing.Slice:
-		return trc(c, "Shared-GPU slice")
-	case pricing.CPU:
-		return trc(c, "CPU")
-	case pricing.Memory:
-		return trc(c, "Memory")
-	default:
-		return trc(c, "Home volume")
-	}
 }
