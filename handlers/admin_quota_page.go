@@ -384,13 +384,13 @@ func (h *Handler) monthUsageByUser(c *gin.Context, users []models.User) (map[int
 		out[u.ID] = models.MonthUsage{GPUSeconds: it.GPUSeconds, AmountMicros: it.AmountMicros}
 	}
 	// What is not billed yet — running compute and home storage — as the
-	// budget counts it (the users on this page only).
+	// budget counts it, read once for everyone.
+	accruing, err := h.wbs.Billing().AccruingByUser(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, u := range users {
-		live, err := h.wbs.Billing().Accruing(ctx, u.ID)
-		if err != nil {
-			return nil, err
-		}
-		m := out[u.ID]
+		m, live := out[u.ID], accruing[u.ID]
 		m.GPUSeconds += live.GPUSeconds
 		m.AmountMicros += live.AmountMicros
 		out[u.ID] = m

@@ -282,8 +282,49 @@ func (b *Billing) Accruing(ctx context.Context, userID int64) (models.MonthUsage
 	if err != nil {
 		return models.MonthUsage{}, err
 	}
-	live.AmountMicros += storage
+	for _, m := range storage {
+		live.AmountMicros += m
+	}
 	return live, nil
+}
+
+// AccruingByUser is Accruing for every user at once (two reads, whatever
+// the number of users): for pages that list users.
+func (b *Billing) AccruingByUser(ctx context.Context) (map[int64]models.MonthUsage, error) {
+	month := models.MonthStart(b.now())
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ivs, err := b.store.IntervalsToBillOf(ctx, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	perWB, err := b.priceUnbilled(ivs, scheds, month)
+	if err != nil {
+		return nil, err
+	}
+	owner := make(map[string]int64, len(ivs))
+	for _, iv := range ivs {
+		owner[iv.WorkbenchID] = iv.UserID
+	}
+	out := map[int64]models.MonthUsage{}
+	for wb, u := range perWB {
+		m := out[owner[wb]]
+		m.GPUSeconds += u.GPUSeconds
+		m.AmountMicros += u.AmountMicros
+		out[owner[wb]] = m
+	}
+	storage, err := b.unbilledStorage(ctx, 0, scheds, month)
+	if err != nil {
+		return nil, err
+	}
+	for user, micros := range storage {
+		m := out[user]
+		m.AmountMicros += micros
+		out[user] = m
+	}
+	return out, nil
 }
 
 // HourlyRate is what a shape costs per hour at the rates in force now.
@@ -473,9 +514,9 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 	return total, errors.Join(errs...)
 }
 
-// unbilledStorage prices the storage not in the ledger yet for userID,
-// from since on.
-func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (int64, error) {
+// unbilledStorage prices the storage not in the ledger yet for userID
+// (0: everyone), from since on, per user.
+func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (map[int64]int64, error) {
 	var ivs []models.StorageInterval
 	var err error
 	if userID != 0 {
@@ -484,10 +525,10 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 		ivs, err = b.store.StorageToBill(ctx)
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	now := b.now()
-	var total int64
+	total := map[int64]int64{}
 	for _, iv := range ivs {
 		if userID != 0 && iv.UserID != userID {
 			continue
@@ -505,9 +546,9 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 		}
 		lines, err := pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		total += pricing.Sum(lines)
+		total[iv.UserID] += pricing.Sum(lines)
 	}
 	return total, nil
 }

@@ -43,4 +43,20 @@ func TestAccruingStorageAgreesAcrossPages(t *testing.T) {
 	if got := parseHTML(t, body).Find(`[data-testid=quota-row][data-name=ada]`).Text(); !strings.Contains(got, want) {
 		t.Errorf("the quota console's row for ada: %q; want her spend %s", got, want)
 	}
+	// Another user's home counts on his row, not hers.
+	bobTok := tokenFor(t, p, "bob", "user")
+	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-test-bob", 2_000_000, time.Now().Add(-3*time.Hour), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, bm := p.api("GET", "/api/v1/me", bobTok, "")
+	bobWant := pricing.Format(int64(bm["usage"].(map[string]any)["month_spend_micros"].(float64)))
+	_, body = p.get(adminC, "/admin/quotas")
+	doc := parseHTML(t, body)
+	if got := doc.Find(`[data-testid=quota-row][data-name=bob]`).Text(); bobWant == want || !strings.Contains(got, bobWant) {
+		t.Errorf("the quota console's row for bob: %q; want his spend %s (hers is %s)", got, bobWant, want)
+	}
+	if got := doc.Find(`[data-testid=quota-row][data-name=ada]`).Text(); !strings.Contains(got, want) {
+		t.Errorf("ada's row beside bob's: %q; want her spend %s", got, want)
+	}
 }
