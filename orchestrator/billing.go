@@ -165,16 +165,6 @@ func (b *Billing) primaryGroup(ctx context.Context, userID int64) (string, error
 	return gs[0], nil
 }
 
-// Unbilled prices what is not in the ledger yet: the running part of open
-// intervals (userID 0 = everyone's, wbID "" = every workbench).
-func (b *Billing) Unbilled(ctx context.Context, userID int64, wbID string) (models.MonthUsage, error) {
-	scheds, err := b.store.Schedules(ctx)
-	if err != nil {
-		return models.MonthUsage{}, err
-	}
-	return b.unbilled(ctx, scheds, userID, wbID, time.Time{})
-}
-
 // unbilled prices the unbilled usage from since on (zero: all of it).
 func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string, since time.Time) (models.MonthUsage, error) {
 	var out models.MonthUsage

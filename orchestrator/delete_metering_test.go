@@ -55,7 +55,7 @@ func TestDeleteClosesMeteringWithoutEngineEvents(t *testing.T) {
 	}
 	// Nothing of the deleted workbenches is priced live any more, and the
 	// ledger holds each run's exact seconds.
-	live, err := f.m.Billing().Unbilled(f.ctx, f.user.ID, "")
+	live, err := unbilledCompute(f.ctx, f.m.Billing(), f.user.ID, "")
 	if err != nil || live.AmountMicros != 0 {
 		t.Fatalf("after deleting everything, %d micro-units are still priced live (%v)", live.AmountMicros, err)
 	}
