@@ -108,6 +108,12 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 		return err
 	}
 	defer m.release(id)
+	if wb.State == models.StateStopping && !finishingPreemption(wb) {
+		// A stop of its own is under way (its owner's during the notice,
+		// left by a process that died): it stays a stop, finished by
+		// reconciliation, not turned into a preemption by the queue.
+		return nil
+	}
 	return m.preemptClaimed(ctx, wb)
 }
 

@@ -94,3 +94,44 @@ func TestMemPreemptionCutShortIsFinishedAsOne(t *testing.T) {
 		t.Errorf("the spot its owner was stopping: %s (%s), want stopped", got.State, got.Reason)
 	}
 }
+
+// The queue's due preemptions leave a stop already under way alone: the
+// spot its owner was stopping during the notice, cut short by a crash, is
+// not turned into a preemption by a drain that runs before reconciliation
+// reaches it (the next process drains as soon as a stop frees GPUs).
+func TestMemOwnersStopCutShortIsNotPreemptedByTheQueue(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	victims := r.fillWithSpots(t, r.user(t, "dave"), false)
+	want := r.launch(t, r.user(t, "eve"), "interactive", LaunchRequest{Queue: true})
+	victim, err := r.store.WorkbenchByID(ctx, victims[6].ID)
+	if err != nil || victim.PreemptAt == nil || want.State != models.StateQueued {
+		t.Fatalf("before: victim %+v (%v), launch %s", victim, err, want.State)
+	}
+	r.m.Wait()
+	r.advance(victim.PreemptAt.Sub(r.m.now()) + time.Second)
+	own := victims[5]
+	if err := r.store.SetWorkbenchState(ctx, own.ID, models.StateStopping, 10, "", map[string]any{"preempt_at": victim.PreemptAt}); err != nil {
+		t.Fatal(err)
+	}
+
+	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(m2.Wait)
+	m2.SetClock(r.m.now)
+	if err := m2.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, own.ID); got.State != models.StateStopping {
+		t.Fatalf("after a drain, the spot its owner was stopping: %s (%s), want still stopping", got.State, got.Reason)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, victim.ID); got.State != models.StatePreempted {
+		t.Fatalf("after a drain, the spot due for preemption: %s (%s), want preempted", got.State, got.Reason)
+	}
+	if err := m2.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.WorkbenchByID(ctx, own.ID); got.State != models.StateStopped {
+		t.Errorf("after reconciliation, the spot its owner was stopping: %s (%s), want stopped", got.State, got.Reason)
+	}
+}
