@@ -539,12 +539,27 @@ type APICalcTCO struct {
 	Offers                []tcoOfferJSON    `json:"offers"`
 	Chart                 APICalcChart      `json:"chart"`
 	TargetUtilization     float64           `json:"target_utilization"`
-	SuggestedRateMicros   int64             `json:"suggested_rate_micros"`
-	SuggestedRate         string            `json:"suggested_rate"`
-	ApplyModel            string            `json:"apply_model"`
-	CloudLeftOut          map[string]int    `json:"cloud_left_out"`
-	Query                 string            `json:"query"`
-	Measured              string            `json:"measured"`
+	// TargetOwnedPerGPUHourMicros is the owned cost per GPU-hour at the
+	// target utilisation; the suggested rate is it less CPUMemoryShare
+	// (0 when the share is the owned cost or more).
+	TargetOwnedPerGPUHourMicros int64          `json:"target_owned_per_gpu_hour_micros"`
+	CPUMemoryShare              APICalcShare   `json:"cpu_memory_share"`
+	SuggestedRateMicros         int64          `json:"suggested_rate_micros"`
+	SuggestedRate               string         `json:"suggested_rate"`
+	ApplyModel                  string         `json:"apply_model"`
+	CloudLeftOut                map[string]int `json:"cloud_left_out"`
+	Query                       string         `json:"query"`
+	Measured                    string         `json:"measured"`
+}
+
+// APICalcShare is what the price list charges a GPU-hour of a flavor for
+// its CPU and memory (the flavor of the model with the smallest share;
+// flavor "" and zeros when the model has none).
+type APICalcShare struct {
+	Flavor           string            `json:"flavor"`
+	CPUCoresPerGPU   models.Millicores `json:"cpu_cores_per_gpu"`
+	MemoryMiBPerGPU  int64             `json:"memory_mib_per_gpu"`
+	PerGPUHourMicros int64             `json:"per_gpu_hour_micros"`
 }
 
 // APICloudPrice is one row of the cloud price catalog.

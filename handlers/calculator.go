@@ -741,7 +741,7 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		OwnedPerGPUHour: h.perGPUHour(lc, t.Annual.OwnedPerGPUHourMicros), AnnualCost: h.amountText(lc, t.Annual.TotalMicros),
 		PeakKW: strconv.FormatFloat(t.PeakKW, 'f', 2, 64) + " kW", EnergyKWh: strconv.FormatFloat(t.Annual.EnergyKWh, 'f', 0, 64) + " kWh",
 		RunningPerMonth: h.amountText(lc, t.RunningPerMonth), Target: calcPct(t.Target.Utilization),
-		SuggestedRate: h.perGPUHour(lc, t.SuggestedRateMicros), ApplyQuery: k.query()}
+		TargetOwned: h.perGPUHour(lc, t.SuggestedRateMicros), ApplyQuery: k.query()}
 	v.Breakdown = []templates.CalcKV{
 		{Label: i18n.T(lc, "Depreciation a year"), Value: h.amountText(lc, t.Annual.DepreciationMicros)},
 		{Label: i18n.T(lc, "Energy a year"), Value: h.amountText(lc, t.Annual.EnergyMicros)},
@@ -811,8 +811,19 @@ func (h *Handler) tcoView(c *gin.Context, k *calcRun) (templates.TCOView, error)
 		v.Chart.Series = append(v.Chart.Series, templates.CostChartSeries{Label: label, Own: s.Own, Estimate: s.Derived, Values: s.Points})
 	}
 	v.ApplyModel, v.ApplyNote = k.env.applyModel(in.GPUModel)
+	now := time.Now()
+	sug, err := k.env.suggestGPURate(v.ApplyModel, t.SuggestedRateMicros, now)
+	if err != nil {
+		return v, err
+	}
+	v.ShareNote = sug.shareText(lc, h.perGPUHour)
+	if sug.ShareCoversAllOwned {
+		v.ApplyNote = sug.coversAllText(lc, h.perGPUHour)
+	} else {
+		v.SuggestedRate = h.perGPUHour(lc, sug.RateMicros)
+	}
 	if v.ApplyModel != "" {
-		cur, err := h.store.CurrentPrices(c.Request.Context(), time.Now())
+		cur, err := h.store.CurrentPrices(c.Request.Context(), now)
 		if err != nil {
 			return v, err
 		}

@@ -239,6 +239,9 @@ func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResul
 		inputs[k] = vs[0]
 	}
 	applyModel, _ := env.applyModel(in.GPUModel)
+	// An error here is a rate schedule that cannot price an hour, which
+	// the estimate would have reported already: the share is then 0.
+	sug, _ := env.suggestGPURate(applyModel, t.SuggestedRateMicros, time.Now())
 	return APICalcTCO{
 		Currency: h.cfg.Currency, Inputs: inputs, GPUModel: in.GPUModel, GPUsPerServer: in.GPUsPerServer,
 		Utilization: t.Annual.Utilization, PeakKW: t.PeakKW, EnergyKWhPerYear: t.Annual.EnergyKWh,
@@ -250,8 +253,9 @@ func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResul
 		OwnedPerGPUHourMicros: t.Annual.OwnedPerGPUHourMicros, OwnedPerGPUHour: pricing.FormatRate(t.Annual.OwnedPerGPUHourMicros),
 		ByUtilization: table, Offers: offers,
 		Chart:             APICalcChart{Months: t.Chart.Months, Series: series},
-		TargetUtilization: t.Target.Utilization, SuggestedRateMicros: t.SuggestedRateMicros,
-		SuggestedRate: pricing.FormatRate(t.SuggestedRateMicros), ApplyModel: applyModel,
+		TargetUtilization: t.Target.Utilization, TargetOwnedPerGPUHourMicros: sug.OwnedMicros,
+		CPUMemoryShare:      APICalcShare{Flavor: sug.Flavor, CPUCoresPerGPU: models.Millicores(sug.CPUMilliPerGPU), MemoryMiBPerGPU: sug.MemoryMiBPerGPU, PerGPUHourMicros: sug.ShareMicros},
+		SuggestedRateMicros: sug.RateMicros, SuggestedRate: pricing.FormatRate(sug.RateMicros), ApplyModel: applyModel,
 		CloudLeftOut: env.missing, Query: in.Values().Encode(), Measured: env.measuredNote,
 	}
 }

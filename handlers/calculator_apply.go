@@ -13,7 +13,8 @@ import (
 )
 
 // applySuggestedRate recomputes the TCO of v on the server (the posted
-// inputs, never a posted amount) and adds its suggested rate as a new
+// inputs, never a posted amount) and adds its suggested GPU rate (the owned
+// cost less the CPU and memory share, see gpuRateSuggestion) as a new
 // version of the GPU model's rate, effective now, recorded in the audit log.
 func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.PriceRate, pricing.FieldErrors, error) {
 	// The defaults of an empty calculation are no reason to change a live
@@ -34,7 +35,15 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	if model == "" {
 		return nil, pricing.FieldErrors{"gpu_model": why}, nil
 	}
-	cur, err := h.store.CurrentPrices(ctx, time.Now())
+	now := time.Now()
+	sug, err := env.suggestGPURate(model, res.SuggestedRateMicros, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sug.ShareCoversAllOwned {
+		return nil, pricing.FieldErrors{"target_utilization": sug.coversAllText(env.lc, h.perGPUHour)}, nil
+	}
+	cur, err := h.store.CurrentPrices(ctx, now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,13 +51,14 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	if r, ok := cur[models.PriceKey(pricing.GPU, model)]; ok {
 		before = r
 	}
-	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: res.SuggestedRateMicros, CreatedBy: currentUser(c).Username}
+	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: sug.RateMicros, CreatedBy: currentUser(c).Username}
 	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		// Stored first: the record shows the rate as stored (its id and
 		// effective time), not the request before AddPriceRate filled them.
 		err := tx.AddPriceRate(ctx, &pr)
 		return auditRec("price.set", pr.Key(), before, gin.H{"rate": pr, "from": "calculator TCO",
-			"target_utilization": res.Target.Utilization, "tco": in.Values().Encode()}), err
+			"target_utilization": res.Target.Utilization, "owned_per_gpu_hour_micros": sug.OwnedMicros,
+			"cpu_memory_share": gin.H{"flavor": sug.Flavor, "per_gpu_hour_micros": sug.ShareMicros}, "tco": in.Values().Encode()}), err
 	})
 	if err != nil {
 		var ve *models.ValidationError

@@ -122,7 +122,18 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 		add("chart", s.Label, fmt.Sprintf("cumulative_at_month_%d", t.Chart.Months[len(t.Chart.Months)-1]), money(last), cur, "", "")
 	}
 	add("tco", "suggested_rate", "target_utilization", strconv.FormatFloat(t.Target.Utilization, 'f', 4, 64), "fraction", "", "")
-	add("tco", "suggested_rate", "rate_per_gpu_hour", rate(t.SuggestedRateMicros), cur, "", "")
+	model, _ := k.env.applyModel(k.tco.GPUModel)
+	sug, err := k.env.suggestGPURate(model, t.SuggestedRateMicros, time.Now())
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	add("tco", "suggested_rate", "owned_per_gpu_hour_at_target", rate(sug.OwnedMicros), cur, "", "")
+	if sug.Flavor != "" {
+		add("tco", "suggested_rate", "cpu_memory_share_flavor", sug.Flavor, "", "", "")
+		add("tco", "suggested_rate", "cpu_memory_per_gpu_hour", rate(sug.ShareMicros), cur, "", "")
+	}
+	add("tco", "suggested_rate", "rate_per_gpu_hour", rate(sug.RateMicros), cur, "", "")
 
 	c.Header("Content-Type", "text/csv; charset=utf-8")
 	c.Header("Content-Disposition", `attachment; filename="calculator.csv"`)

@@ -540,14 +540,35 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 		t.Fatalf("tco: %d", code)
 	}
 	suggested := int64(tco["suggested_rate_micros"].(float64))
+	// The owned cost covers the whole server, CPUs and memory included;
+	// the GPU rate suggested is what is left once the flavor's CPU and
+	// memory are charged at their own rates (0.48 an hour for the 1-GPU
+	// flavor), so a GPU-hour of it recovers the owned cost, not more.
+	owned, _ := tco["target_owned_per_gpu_hour_micros"].(float64)
+	share, _ := tco["cpu_memory_share"].(map[string]any)
+	if share["flavor"] != calcFlavor || share["per_gpu_hour_micros"] != float64(480_000) || suggested != int64(owned)-480_000 {
+		t.Fatalf("suggested %d from owned %v less share %v; want the owned cost less 480000 (flavor %s)", suggested, owned, share, calcFlavor)
+	}
 
 	// A user cannot; the page does not offer it to them either.
 	if res := p.postForm(user, "/admin/calculator/apply-rate", url.Values{"query": {query}}); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("user apply: %d", res.StatusCode)
 	}
 	_, page := p.get(admin, "/calculator?"+query)
-	if parseHTML(t, page).Find(tid("apply-rate-form")+` input[name=query]`).Length() != 1 {
+	doc := parseHTML(t, page)
+	if doc.Find(tid("apply-rate-form")+` input[name=query]`).Length() != 1 {
 		t.Fatal("the admin is not offered to apply the rate")
+	}
+	// The page shows rates to four decimals.
+	to4 := func(m int64) int64 { return (m + 50) / 100 * 100 }
+	if got := moneyText(t, doc.Find(tid("suggested-rate")).Text()); got != to4(suggested) {
+		t.Errorf("the page suggests %d, the API %d", got, suggested)
+	}
+	if got := moneyText(t, doc.Find(tid("target-owned")).Text()); got != to4(int64(owned)) {
+		t.Errorf("the page's owned cost at the target %d, the API's %v", got, owned)
+	}
+	if note := doc.Find(tid("cpu-memory-share")).Text(); !strings.Contains(note, calcFlavor) || !strings.Contains(note, "0.48") {
+		t.Errorf("the page does not say what CPU and memory share was taken off: %q", note)
 	}
 	res := p.postForm(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}})
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/calculator?") {
@@ -586,8 +607,8 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	}
 	// The calculator now prices at the new rate.
 	_, body := p.get(admin, "/calculator?flavor="+url.QueryEscape(calcFlavor)+"&duration=total&total_hours=1")
-	if got := parseHTML(t, body).Find(tid("estimate-per-hour")).Text(); got != pricing.Format(suggested+480_000)+" USD" {
-		t.Errorf("per hour after the change %s, want %s", got, pricing.Format(suggested+480_000))
+	if got := parseHTML(t, body).Find(tid("estimate-per-hour")).Text(); got != pricing.Format(int64(owned))+" USD" {
+		t.Errorf("an hour of %s after the change costs %s, want the owned cost %s", calcFlavor, got, pricing.Format(int64(owned)))
 	}
 	// The API does the same; a model this portal does not price cannot be applied.
 	if code, out := p.api("POST", "/api/v1/admin/calculator/apply-rate", adminTok, `{"gpu_model":"`+calcGPU+`","target_utilization":0.9}`); code != 200 || out["added"] == nil {
@@ -595,6 +616,34 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	}
 	if code, out := p.api("POST", "/api/v1/admin/calculator/apply-rate", adminTok, `{"gpu_model":"A100-80GB"}`); code != 400 || errCode(out) != "invalid_gpu_model" {
 		t.Fatalf("apply to an unpriced model: %d %v", code, out)
+	}
+
+	// CPU and memory rates that alone charge more than the owned cost
+	// leave no GPU rate to apply: refused with the reason, the rate kept,
+	// and the page offers no Apply but says why.
+	if code, out := p.api("PUT", "/api/v1/admin/prices", adminTok, `{"rates":[{"resource":"cpu","rate_micros":50000000}]}`); code != 200 {
+		t.Fatalf("set a CPU rate: %d %v", code, out)
+	}
+	before, err := p.srv.Store.CurrentPrices(ctx, time.Now().Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := p.api("POST", "/api/v1/admin/calculator/apply-rate", adminTok, `{"gpu_model":"`+calcGPU+`","target_utilization":0.6,"server_price":240000}`)
+	e, _ := out["error"].(map[string]any)
+	if msg, _ := e["message"].(string); code != 400 || errCode(out) != "invalid_target_utilization" || !strings.Contains(msg, "no GPU rate to apply") {
+		t.Fatalf("apply with CPU and memory over the owned cost: %d %v", code, out)
+	}
+	after, err := p.srv.Store.CurrentPrices(ctx, time.Now().Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := models.PriceKey(pricing.GPU, calcGPU); after[k].ID != before[k].ID {
+		t.Errorf("a refused apply changed the rate: %+v → %+v", before[k], after[k])
+	}
+	_, page = p.get(admin, "/calculator?"+query)
+	doc = parseHTML(t, page)
+	if doc.Find(tid("apply-rate-form")).Length() != 0 || doc.Find(tid("suggested-rate")).Length() != 0 || !strings.Contains(doc.Find("#tco").Text(), "no GPU rate to apply") {
+		t.Errorf("with CPU and memory over the owned cost the page still offers a rate, or does not say why")
 	}
 }
 
