@@ -1,14 +1,19 @@
 package web_test
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"workbench/models"
+	"workbench/models/pricing"
 )
 
 // An admin opens the calculator, sees the detected 8 × H100 server's TCO,
@@ -94,6 +99,36 @@ func TestBrowserCalculatorTCO(t *testing.T) {
 		t.Errorf("CSV break-even %q, want %s", found, want)
 	}
 	noNaN(t, "the downloaded CSV", body)
-
 	btScreenshot(t, ctx, "calculator.png")
+
+	// The admin applies the suggested GPU rate: the owned cost less the
+	// CPU and memory the flavor already pays, the figure the API gives.
+	suggested := tco["suggested_rate"].(string) + " USD/GPU-h"
+	if got := btText(t, ctx, `[data-testid=suggested-rate]`); got != suggested {
+		t.Fatalf("suggested rate on the page %q, API %q", got, suggested)
+	}
+	if note := btText(t, ctx, `[data-testid=cpu-memory-share]`); !strings.Contains(note, calcFlavor) {
+		t.Errorf("the page does not say which flavor's CPU and memory were taken off: %q", note)
+	}
+	asked := btAcceptDialogs(t, ctx)
+	resp := btSubmit(t, ctx, "click Apply", chromedp.Click(chromedp.CSS(`[data-testid=apply-rate]`)))
+	if resp.Status == http.StatusForbidden {
+		resp = btConfirmSudo(t, ctx, resp, btAdminPassword)
+	}
+	if resp.Status != http.StatusOK || btLocation(t, ctx).Path != "/calculator" {
+		t.Fatalf("after Apply: %d at %s", resp.Status, btLocation(t, ctx))
+	}
+	if q := asked(); len(q) == 0 || !strings.Contains(q[0], suggested) {
+		t.Errorf("the confirmation asked %q, want it to name %s", q, suggested)
+	}
+	if flash := btText(t, ctx, `[data-testid=flash]`); !strings.Contains(flash, "is now "+suggested) {
+		t.Errorf("flash %q, want the new rate %s", flash, suggested)
+	}
+	cur, err := p.srv.Store.CurrentPrices(context.Background(), time.Now().Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cur[models.PriceKey(pricing.GPU, calcGPU)]; r.Micros != int64(tco["suggested_rate_micros"].(float64)) {
+		t.Errorf("rate in force %d after Apply, want the suggestion %v", r.Micros, tco["suggested_rate_micros"])
+	}
 }
