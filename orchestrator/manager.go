@@ -118,6 +118,9 @@ type Manager struct {
 	// imageSaves holds one *sync.Mutex per owner ID: an owner's saves run
 	// one at a time (saved_image.go).
 	imageSaves sync.Map
+	// savingRefs holds the engine names of the saves under way (not yet
+	// in the catalog): the sweep of unfinished saves leaves them alone.
+	savingRefs sync.Map
 	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
 	unitIdle unitIdleRuns
 	// attribution keeps the active workbenches with their owners, and
@@ -278,6 +281,7 @@ func (m *Manager) Run(ctx context.Context) {
 	defer m.ReleaseLease(context.WithoutCancel(ctx))
 	go m.keepLease(ctx, lost)
 	m.failInterruptedImageChecks(ctx)
+	m.removeUnfinishedSaves(ctx)
 	if err := m.Reconcile(ctx); err != nil {
 		m.log.Warn("initial reconciliation", "err", err)
 	}

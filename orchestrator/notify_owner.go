@@ -15,13 +15,14 @@ import (
 // watching the page when these happen; the top bar's count, and email or
 // the webhook where the operator set them up, tell them.
 const (
-	EventStarted   = "workbench_started"   // a queued launch started after waiting
-	EventPreempt   = "workbench_preempt"   // a preemptible run must yield by a time
-	EventPreempted = "workbench_preempted" // it was stopped for higher-priority work
-	EventSpared    = "workbench_spared"    // told to yield, then let off: nobody needs its GPUs
-	EventStopped   = "workbench_stopped"   // the portal stopped it (idle, runtime, budget)
-	EventExpired   = "workbench_expired"   // a queued launch left the queue at its maximum wait
-	EventFailed    = "workbench_failed"    // a queued launch was refused or failed when its turn came
+	EventStarted      = "workbench_started"    // a queued launch started after waiting
+	EventPreempt      = "workbench_preempt"    // a preemptible run must yield by a time
+	EventPreempted    = "workbench_preempted"  // it was stopped for higher-priority work
+	EventSpared       = "workbench_spared"     // told to yield, then let off: nobody needs its GPUs
+	EventStopped      = "workbench_stopped"    // the portal stopped it (idle, runtime, budget)
+	EventExpired      = "workbench_expired"    // a queued launch left the queue at its maximum wait
+	EventFailed       = "workbench_failed"     // a queued launch was refused or failed when its turn came
+	EventSaveCutShort = "image_save_cut_short" // a save as image died with the portal process
 )
 
 // startedAfterWait is the wait after which a queued launch's start is

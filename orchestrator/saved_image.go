@@ -112,6 +112,8 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 		version++
 		ref = m.savedImageRef(owner.ID, name, version)
 	}
+	m.savingRefs.Store(ref, true)
+	defer m.savingRefs.Delete(ref)
 	saved, err := m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{
 		Ref: ref, BaseImage: src.Image, Pause: wb.State == models.StateRunning,
 		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
@@ -139,6 +141,38 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	}
 	m.log.Info("image saved", "workbench", wb.ID, "image", img.Name, "ref", ref, "bytes", saved.Size, "added", saved.Added)
 	return img, nil
+}
+
+// removeUnfinishedSaves removes the images that saves cut short (the
+// portal process ended between the commit and the catalog entry) left on
+// the engine: out of the catalog, out of their owner's quota and out of
+// anyone's sight. Their owner is told to save again. Saves under way in
+// this process are left alone.
+func (m *Manager) removeUnfinishedSaves(ctx context.Context) {
+	imgs, err := m.rt.SavedImages(ctx, m.installID)
+	if err != nil {
+		m.log.Warn("list saved images", "err", err)
+		return
+	}
+	for _, img := range imgs {
+		if _, busy := m.savingRefs.Load(img.Ref); busy {
+			continue
+		}
+		// A record, live or deleted, keeps the image: a deleted entry's
+		// leftover is DeleteSavedImage's to remove.
+		if taken, err := m.store.ImageRefInUse(ctx, img.Ref); err != nil || taken {
+			continue
+		}
+		if err := m.rt.RemoveImage(ctx, img.Ref); err != nil {
+			m.log.Warn("remove an unfinished saved image", "ref", img.Ref, "err", err)
+			continue
+		}
+		m.log.Info("removed an unfinished saved image", "ref", img.Ref, "workbench", img.Labels[runtime.LabelSavedFrom])
+		if wb, err := m.store.WorkbenchByID(ctx, img.Labels[runtime.LabelSavedFrom]); err == nil {
+			m.tellOwner(ctx, wb, EventSaveCutShort, reasonf("Saving workbench %s as an image was cut short when the portal stopped; the unfinished image was removed. Save it again.", wb.Name))
+		}
+	}
+	m.forgetImages()
 }
 
 // checkSaveName refuses a save name that differs from one of the owner's

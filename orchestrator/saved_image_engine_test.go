@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +104,25 @@ func TestEngineSaveAsImageRoundTrip(t *testing.T) {
 	}
 	if info.Config.Labels[runtime.LabelInstall] != r.m.installID || info.Config.Labels[runtime.LabelKind] != runtime.KindSavedImage {
 		t.Errorf("saved image labels %v", info.Config.Labels)
+	}
+	// A save cut short after its commit (the portal killed) leaves an image
+	// the engine lists by its labels; the next process removes it, and
+	// keeps the catalogued one.
+	leftover := r.m.savedImageRef(r.owner.ID, "cut-short", 1)
+	if _, err := r.m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{Ref: leftover, BaseImage: src.Image, Labels: map[string]string{
+		runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: r.m.installID, runtime.LabelSavedFrom: wb.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	listed, err := r.m.rt.SavedImages(ctx, r.m.installID)
+	if err != nil || !slices.ContainsFunc(listed, func(i runtime.ImageInfo) bool { return i.Ref == leftover && i.Labels[runtime.LabelSavedFrom] == wb.ID }) {
+		t.Fatalf("the engine's saved images %+v (%v) do not list %s from %s", listed, err, leftover, wb.ID)
+	}
+	r.m.removeUnfinishedSaves(ctx)
+	if _, err := r.cli.ImageInspect(ctx, leftover); err == nil {
+		t.Errorf("the image of a save cut short (%s) is still on the engine", leftover)
+	}
+	if _, err := r.cli.ImageInspect(ctx, img.Image); err != nil {
+		t.Errorf("the catalogued saved image %s is gone: %v", img.Image, err)
 	}
 	cfgText := strings.Join(append(append([]string{}, info.Config.Env...), info.Config.Cmd...), " ")
 	if strings.Contains(cfgText, wb.Token) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 )
 
@@ -136,4 +137,22 @@ func (d *Docker) RemoveImage(ctx context.Context, ref string) error {
 		return nil
 	}
 	return err
+}
+
+// SavedImages lists this install's saved images, one entry per name.
+func (d *Docker) SavedImages(ctx context.Context, installID string) ([]ImageInfo, error) {
+	list, err := d.cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("label", LabelKind+"="+KindSavedImage), filters.Arg("label", LabelInstall+"="+installID))})
+	if err != nil {
+		return nil, engineErr("list saved images", err)
+	}
+	var out []ImageInfo
+	for _, im := range list {
+		for _, ref := range im.RepoTags {
+			if ref != "<none>:<none>" {
+				out = append(out, ImageInfo{Ref: ref, Labels: im.Labels})
+			}
+		}
+	}
+	return out, nil
 }

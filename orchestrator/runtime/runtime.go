@@ -197,4 +197,14 @@ type Runtime interface {
 	// image; RemoveImage removes such an image (commit.go).
 	Commit(ctx context.Context, containerID string, spec CommitSpec) (SavedImage, error)
 	RemoveImage(ctx context.Context, ref string) error
+	// SavedImages lists the images this install saved (LabelKind
+	// KindSavedImage, LabelInstall installID), catalogued or not: the
+	// leftovers of saves cut short are found with it.
+	SavedImages(ctx context.Context, installID string) ([]ImageInfo, error)
+}
+
+// ImageInfo is an image on the engine: one of its names and its labels.
+type ImageInfo struct {
+	Ref    string
+	Labels map[string]string
 }

@@ -53,6 +53,9 @@ func (r *Runtime) Commit(context.Context, string, runtime.CommitSpec) (runtime.S
 	return runtime.SavedImage{}, &UnsupportedError{Op: "saving a workbench as an image", Why: "use an image built from a Dockerfile and pushed to a registry instead"}
 }
 
+// SavedImages: nothing the portal saved exists on Kubernetes.
+func (r *Runtime) SavedImages(context.Context, string) ([]runtime.ImageInfo, error) { return nil, nil }
+
 // RemoveImage: nothing the portal saved exists on Kubernetes.
 func (r *Runtime) RemoveImage(context.Context, string) error {
 	return &UnsupportedError{Op: "removing an image", Why: "images live on the nodes and in registries; delete them there"}

@@ -27,8 +27,9 @@ import (
 type Runtime struct {
 	mu         sync.Mutex
 	clock      func() time.Time
-	containers map[string]*container // by id
-	images     map[string]int64      // ref → size
+	containers map[string]*container        // by id
+	images     map[string]int64             // ref → size
+	imageLabel map[string]map[string]string // ref → labels of a committed image
 	pulls      map[string]pullPlan
 	volumes    map[string]*volume
 	networks   map[string]bool
@@ -83,6 +84,7 @@ func New() *Runtime {
 		clock:      time.Now,
 		containers: map[string]*container{},
 		images:     map[string]int64{},
+		imageLabel: map[string]map[string]string{},
 		pulls:      map[string]pullPlan{},
 		volumes:    map[string]*volume{},
 		networks:   map[string]bool{},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -490,6 +491,7 @@ func (r *Runtime) Commit(ctx context.Context, containerID string, spec runtime.C
 	}
 	size := r.images[c.info.Image]
 	r.images[spec.Ref] = size
+	r.imageLabel[spec.Ref] = maps.Clone(spec.Labels)
 	return runtime.SavedImage{ID: "sha256:mem-" + spec.Ref, Size: size, Added: 0}, nil
 }
 
@@ -501,7 +503,25 @@ func (r *Runtime) RemoveImage(ctx context.Context, ref string) error {
 		return err
 	}
 	delete(r.images, ref)
+	delete(r.imageLabel, ref)
 	return nil
+}
+
+// SavedImages lists the committed images labelled with the install.
+func (r *Runtime) SavedImages(ctx context.Context, installID string) ([]runtime.ImageInfo, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin(ctx, "SavedImages"); err != nil {
+		return nil, err
+	}
+	var out []runtime.ImageInfo
+	for ref, l := range r.imageLabel {
+		if l[runtime.LabelKind] == runtime.KindSavedImage && l[runtime.LabelInstall] == installID {
+			out = append(out, runtime.ImageInfo{Ref: ref, Labels: maps.Clone(l)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
+	return out, nil
 }
 
 // WriteHomeFile records the file; HomeFile reads it back.
