@@ -62,6 +62,16 @@ func (h *Handler) login(c *gin.Context) {
 		h.render(c, http.StatusUnauthorized, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
 		return
 	}
+	if errors.Is(err, models.ErrAccountDisabled) {
+		// The right password: no failed guess to count against the name
+		// or the address (a disabled colleague retrying would otherwise
+		// lock out everyone behind the same NAT).
+		res.Cancel()
+		h.log.Info("login refused: account disabled", "username", username, "addr", addr)
+		form.Error = i18n.T(ctx, "Your account is disabled. Ask an administrator.")
+		h.render(c, http.StatusForbidden, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
+		return
+	}
 	if err != nil {
 		res.Cancel()
 		h.fail(c, err)

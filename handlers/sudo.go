@@ -147,6 +147,9 @@ func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 			return i18n.T(c.Request.Context(), "That is not your password.")
 		}
 		res.Cancel()
+		if errors.Is(err, models.ErrAccountDisabled) { // disabled since this session began
+			return i18n.T(c.Request.Context(), "Your account is disabled. Ask an administrator.")
+		}
 		h.log.Error("password check", "username", u.Username, "err", err)
 		return i18n.T(c.Request.Context(), "Your password could not be checked just now. Try again in a moment.")
 	}

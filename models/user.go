@@ -173,8 +173,10 @@ func (s *Store) CountUsers(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// ErrBadCredentials is the one error a failed login ever gets, whether the
-// user is unknown, disabled or the password wrong: nothing to enumerate.
+// ErrBadCredentials is the one error a failed login gets, whether the user
+// is unknown or the password wrong: nothing to enumerate. Only the right
+// password of a disabled account gets ErrAccountDisabled: its holder is
+// told why, and the attempt is no failed guess.
 var ErrBadCredentials = errors.New("invalid username or password")
 
 // Authenticate checks a username and password. The check takes room in the
@@ -205,8 +207,11 @@ func (s *Store) Authenticate(ctx context.Context, username, password string) (*U
 	if u.PasswordHash == "" { // a single-sign-on account has no password
 		return nil, ErrBadCredentials
 	}
-	if !ok || u.Disabled {
+	if !ok {
 		return nil, ErrBadCredentials
+	}
+	if u.Disabled {
+		return nil, ErrAccountDisabled
 	}
 	if NeedsRehash(u.PasswordHash) {
 		s.upgradeHash(ctx, u, password)

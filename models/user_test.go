@@ -77,8 +77,11 @@ func TestAuthenticate(t *testing.T) {
 		}
 	}
 	s.SetUserDisabled(ctx, u.ID, true)
-	if _, err := s.Authenticate(ctx, "dave", "dave-password-1"); !errors.Is(err, ErrBadCredentials) {
-		t.Fatalf("disabled user logged in: %v", err)
+	if _, err := s.Authenticate(ctx, "dave", "dave-password-1"); !errors.Is(err, ErrAccountDisabled) {
+		t.Fatalf("disabled user with the right password: %v, want ErrAccountDisabled", err)
+	}
+	if _, err := s.Authenticate(ctx, "dave", "wrong-password"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatalf("disabled user with a wrong password: %v, want ErrBadCredentials (nothing to enumerate)", err)
 	}
 	s.SetUserDisabled(ctx, u.ID, false)
 	if err := s.SetPassword(ctx, u.ID, "new-password-22"); err != nil {

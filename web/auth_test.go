@@ -263,9 +263,26 @@ func TestDisabledUserLosesAccess(t *testing.T) {
 	if code, body := p.api("GET", "/api/v1/me", secret, ""); code != 401 || errCode(body) != "invalid_token" {
 		t.Fatalf("disabled user's token: %d %v", code, body)
 	}
-	res := p.postForm(p.client(), "/login", url.Values{"username": {"alice"}, "password": {"alice-password"}})
-	if res.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("disabled user logged in: %d", res.StatusCode)
+	// Her right password is refused with the reason, and, however often she
+	// retries, it is no failed guess: the throttle does not lock her name
+	// or her address (a colleague behind the same NAT logs in after).
+	for i := 0; i < 8; i++ {
+		res, body := p.postFormBody(p.client(), "/login", url.Values{"username": {"alice"}, "password": {"alice-password"}})
+		if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "Your account is disabled") {
+			t.Fatalf("disabled user's login %d: %d, want 403 saying the account is disabled", i, res.StatusCode)
+		}
+	}
+	if res := p.postForm(p.client(), "/login", url.Values{"username": {"bob-not-here"}, "password": {"wrong-password"}}); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("an unknown user after the disabled user's tries: %d, want 401", res.StatusCode)
+	}
+	carol, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "carol", Password: "carol-password"})
+	if err != nil || carol == nil {
+		t.Fatal(err)
+	}
+	p.login(p.client(), "carol", "carol-password")
+	// A wrong password for her account reads like any other wrong password.
+	if res, body := p.postFormBody(p.client(), "/login", url.Values{"username": {"alice"}, "password": {"not-her-password"}}); res.StatusCode != http.StatusUnauthorized || strings.Contains(body, "Your account is disabled") {
+		t.Fatalf("a wrong password for a disabled account: %d (says disabled: %v), want the usual 401", res.StatusCode, strings.Contains(body, "Your account is disabled"))
 	}
 }
 
