@@ -49,3 +49,34 @@ func TestBrowserAdminClearsLoginLock(t *testing.T) {
 		t.Fatalf("ada after the admin cleared the lock: %d, want 303", code)
 	}
 }
+
+// TestBrowserDisabledUserIsToldWhy: a disabled user types her right
+// password and clicks Log in, six times; each time the page says the
+// account is disabled (not "invalid password", and never "too many
+// attempts"), with her name still in the form.
+func TestBrowserDisabledUserIsToldWhy(t *testing.T) {
+	p := newPortal(t)
+	ctx0 := context.Background()
+	u, err := p.srv.Store.CreateUser(ctx0, models.NewUser{Username: "dora", Password: "dora-password-1", Role: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.SetUserDisabled(ctx0, u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	ctx := btNewBrowser(t)
+	btNavigate(t, ctx, p.ts.URL+"/login")
+	for i := 0; i < 6; i++ {
+		resp := btLogin(t, ctx, "dora", "dora-password-1")
+		if resp.Status != http.StatusForbidden {
+			t.Fatalf("try %d: status %d, want 403", i, resp.Status)
+		}
+		if msg := btText(t, ctx, `[data-testid=login-error]`); !strings.Contains(msg, "Your account is disabled") {
+			t.Fatalf("try %d: the page says %q", i, msg)
+		}
+	}
+	name, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("input[name=username]").value`))
+	if err != nil || name != "dora" {
+		t.Errorf("the form lost the username: %q (%v)", name, err)
+	}
+}
