@@ -36,30 +36,32 @@ func (h *Handler) login(c *gin.Context) {
 	next := safeNext(c.PostForm("next"))
 	form := h.loginForm0(templates.LoginForm{Username: username, Next: next})
 	addr := c.ClientIP()
+	// refuse shows the form again, with what was typed, saying why.
+	refuse := func(status int, msg string) {
+		form.Error = msg
+		h.render(c, status, templates.LoginPage(h.page(c, i18n.T(ctx, "Log in")), form))
+	}
 
 	res, wait := h.throttle.Reserve(username, addr)
 	if res == nil {
 		secs := int(math.Ceil(wait.Seconds()))
 		c.Header("Retry-After", strconv.Itoa(secs))
-		form.Error = i18n.T(ctx, "Too many failed attempts. Try again in %s.", waitTextIn(ctx, secs))
 		h.log.Warn("login throttled", "username", username, "addr", addr, "retry_after_s", secs)
-		h.render(c, http.StatusTooManyRequests, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
+		refuse(http.StatusTooManyRequests, i18n.T(ctx, "Too many failed attempts. Try again in %s.", waitTextIn(ctx, secs)))
 		return
 	}
 	u, err := h.store.Authenticate(c.Request.Context(), username, password)
 	if errors.Is(err, models.ErrHashBusy) {
 		res.Cancel()
 		c.Header("Retry-After", "1")
-		form.Error = i18n.T(ctx, "The portal is busy checking other logins. Try again in a moment.")
 		h.log.Warn("login refused: all password-check slots busy", "username", username, "addr", addr)
-		h.render(c, http.StatusServiceUnavailable, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
+		refuse(http.StatusServiceUnavailable, i18n.T(ctx, "The portal is busy checking other logins. Try again in a moment."))
 		return
 	}
 	if errors.Is(err, models.ErrBadCredentials) {
 		res.Failed()
 		h.log.Info("login failed", "username", username, "addr", addr)
-		form.Error = i18n.T(ctx, "Invalid username or password.")
-		h.render(c, http.StatusUnauthorized, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
+		refuse(http.StatusUnauthorized, i18n.T(ctx, "Invalid username or password."))
 		return
 	}
 	if errors.Is(err, models.ErrAccountDisabled) {
@@ -68,8 +70,7 @@ func (h *Handler) login(c *gin.Context) {
 		// lock out everyone behind the same NAT).
 		res.Cancel()
 		h.log.Info("login refused: account disabled", "username", username, "addr", addr)
-		form.Error = i18n.T(ctx, "Your account is disabled. Ask an administrator.")
-		h.render(c, http.StatusForbidden, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
+		refuse(http.StatusForbidden, i18n.T(ctx, "Your account is disabled. Ask an administrator."))
 		return
 	}
 	if err != nil {
@@ -80,8 +81,7 @@ func (h *Handler) login(c *gin.Context) {
 	res.Succeeded()
 	if h.oidc != nil && h.oidc.cfg.LocalLoginAdminsOnly && !u.IsAdmin() {
 		h.log.Info("login refused: password sign-in is for admins only", "username", username, "addr", addr)
-		form.Error = i18n.T(ctx, "Sign in with %s: password sign-in is for administrators only.", h.oidc.cfg.Label)
-		h.render(c, http.StatusForbidden, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), form))
+		refuse(http.StatusForbidden, i18n.T(ctx, "Sign in with %s: password sign-in is for administrators only.", h.oidc.cfg.Label))
 		return
 	}
 	if err := h.sessions.RenewToken(ctx); err != nil {

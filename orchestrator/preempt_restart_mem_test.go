@@ -50,37 +50,46 @@ func TestMemPreemptionSurvivesARestart(t *testing.T) {
 	}
 }
 
+// cutShortPreemption sets up a preemption the portal was killed in: dave's
+// seven spots fill the pool (the last with autoResume), eve's launch waits
+// and the last spot was told to yield. When its grace ended the process
+// began that spot's stop and died (left stopping with the preemption's
+// reason); dave was meanwhile stopping another spot himself during its
+// notice (own, left stopping without that reason). next is the next
+// process's manager, not yet reconciled.
+func cutShortPreemption(t *testing.T, autoResume bool) (r *queueRig, victim, own *models.Workbench, next *Manager) {
+	t.Helper()
+	r = newQueueRig(t)
+	ctx := context.Background()
+	victims := r.fillWithSpots(t, r.user(t, "dave"), autoResume)
+	want := r.launch(t, r.user(t, "eve"), "interactive", LaunchRequest{Queue: true})
+	victim, err := r.store.WorkbenchByID(ctx, victims[6].ID)
+	if err != nil || victim.PreemptAt == nil || victim.AutoResume != autoResume || want.State != models.StateQueued {
+		t.Fatalf("before: victim %+v (%v), launch %s", victim, err, want.State)
+	}
+	r.m.Wait()
+	r.advance(victim.PreemptAt.Sub(r.m.now()) + time.Second)
+	if err := r.store.SetWorkbenchState(ctx, victim.ID, models.StateStopping, 10, preemptReason(autoResume), nil); err != nil {
+		t.Fatal(err)
+	}
+	own = victims[5]
+	if err := r.store.SetWorkbenchState(ctx, own.ID, models.StateStopping, 10, "", map[string]any{"preempt_at": victim.PreemptAt}); err != nil {
+		t.Fatal(err)
+	}
+	next = NewManager(r.store, r.m.pool, r.rt, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(next.Wait)
+	next.SetClock(r.m.now)
+	return r, victim, own, next
+}
+
 // A preemption the portal was killed in the middle of (the victim left
 // stopping) is finished by the next process as a preemption: the
 // auto-resume victim goes back in the queue, the other ends preempted —
 // not "stopped", which would drop the resume its owner asked for.
 func TestMemPreemptionCutShortIsFinishedAsOne(t *testing.T) {
 	t.Parallel()
-	r := newQueueRig(t)
+	r, victim, own, m2 := cutShortPreemption(t, true)
 	ctx := context.Background()
-	victims := r.fillWithSpots(t, r.user(t, "dave"), true)
-	want := r.launch(t, r.user(t, "eve"), "interactive", LaunchRequest{Queue: true})
-	victim, err := r.store.WorkbenchByID(ctx, victims[6].ID)
-	if err != nil || victim.PreemptAt == nil || !victim.AutoResume || want.State != models.StateQueued {
-		t.Fatalf("before: victim %+v (%v), launch %s", victim, err, want.State)
-	}
-	// The grace ended and the stop began (stopClaimedAs's first step), then
-	// the process died.
-	r.m.Wait()
-	r.advance(victim.PreemptAt.Sub(r.m.now()) + time.Second)
-	if err := r.store.SetWorkbenchState(ctx, victim.ID, models.StateStopping, 10, preemptReason(true), nil); err != nil {
-		t.Fatal(err)
-	}
-	// Another of dave's spots was being stopped by dave himself, during
-	// its notice: that stays a stop.
-	own := victims[5]
-	if err := r.store.SetWorkbenchState(ctx, own.ID, models.StateStopping, 10, "", map[string]any{"preempt_at": victim.PreemptAt}); err != nil {
-		t.Fatal(err)
-	}
-
-	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(m2.Wait)
-	m2.SetClock(r.m.now)
 	if err := m2.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -101,24 +110,8 @@ func TestMemPreemptionCutShortIsFinishedAsOne(t *testing.T) {
 // reaches it (the next process drains as soon as a stop frees GPUs).
 func TestMemOwnersStopCutShortIsNotPreemptedByTheQueue(t *testing.T) {
 	t.Parallel()
-	r := newQueueRig(t)
+	r, victim, own, m2 := cutShortPreemption(t, false)
 	ctx := context.Background()
-	victims := r.fillWithSpots(t, r.user(t, "dave"), false)
-	want := r.launch(t, r.user(t, "eve"), "interactive", LaunchRequest{Queue: true})
-	victim, err := r.store.WorkbenchByID(ctx, victims[6].ID)
-	if err != nil || victim.PreemptAt == nil || want.State != models.StateQueued {
-		t.Fatalf("before: victim %+v (%v), launch %s", victim, err, want.State)
-	}
-	r.m.Wait()
-	r.advance(victim.PreemptAt.Sub(r.m.now()) + time.Second)
-	own := victims[5]
-	if err := r.store.SetWorkbenchState(ctx, own.ID, models.StateStopping, 10, "", map[string]any{"preempt_at": victim.PreemptAt}); err != nil {
-		t.Fatal(err)
-	}
-
-	m2 := NewManager(r.store, r.m.pool, r.rt, "memtest", r.m.opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(m2.Wait)
-	m2.SetClock(r.m.now)
 	if err := m2.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +119,7 @@ func TestMemOwnersStopCutShortIsNotPreemptedByTheQueue(t *testing.T) {
 		t.Fatalf("after a drain, the spot its owner was stopping: %s (%s), want still stopping", got.State, got.Reason)
 	}
 	if got, _ := r.store.WorkbenchByID(ctx, victim.ID); got.State != models.StatePreempted {
-		t.Fatalf("after a drain, the spot due for preemption: %s (%s), want preempted", got.State, got.Reason)
+		t.Fatalf("after a drain, the spot whose preemption was cut short: %s (%s), want preempted", got.State, got.Reason)
 	}
 	if err := m2.Reconcile(ctx); err != nil {
 		t.Fatal(err)
