@@ -177,11 +177,11 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 			MemoryGiB: json.Number(models.FormatMemoryGiB(in.Shape.MemoryMiB)), MemoryMiB: in.Shape.MemoryMiB, StorageMilliGiB: in.StorageMilliGiB},
 		Duration: in.Duration, Start: res.Start.Format(time.RFC3339), Runs: res.Runs, RunSeconds: res.RunSeconds,
 		BilledRunSeconds: res.BilledRunSeconds, CalendarSeconds: res.CalendarSeconds, MinChargeApplied: res.MinChargeApplied,
-		PerHourMicros: res.PerHour, PerHour: pricing.Format(res.PerHour),
-		PerDayMicros: res.PerDay, PerDay: pricing.Format(res.PerDay),
-		PerMonthMicros: res.PerMonth, PerMonth: pricing.Format(res.PerMonth),
+		PerHourMicros: res.PerHour, PerHour: h.decimal(res.PerHour),
+		PerDayMicros: res.PerDay, PerDay: h.decimal(res.PerDay),
+		PerMonthMicros: res.PerMonth, PerMonth: h.decimal(res.PerMonth),
 		ComputeTotalMicros: res.ComputeTotal, StorageTotalMicros: res.StorageTotal,
-		TotalMicros: res.Total, Total: pricing.Format(res.Total), Query: calcPageEstimateValues(in).Encode(),
+		TotalMicros: res.Total, Total: h.decimal(res.Total), Query: calcPageEstimateValues(in).Encode(),
 	}
 	lines := []estimateLineJSON{}
 	for _, l := range res.Resources {
@@ -191,12 +191,12 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 		}
 		lines = append(lines, estimateLineJSON{Resource: l.Resource, GPUModel: l.GPUModel, QuantityMilli: l.QuantityMilli,
 			RateMicros: l.RateMicros, RatePer: per, PerHourMicros: l.PerHour, PerDayMicros: l.PerDay, PerMonthMicros: l.PerMonth,
-			TotalMicros: l.Total, Total: pricing.Format(l.Total)})
+			TotalMicros: l.Total, Total: h.decimal(l.Total)})
 	}
 	out.Lines = lines
 	cloud := []estimateOfferJSON{}
 	for _, cmp := range env.compare(res) {
-		j := estimateOfferJSON{offerJSON: h.offerJSON(cmp.PricedOffer), CostMicros: cmp.Cost, Cost: pricing.Format(cmp.Cost)}
+		j := estimateOfferJSON{offerJSON: h.offerJSON(cmp.PricedOffer), CostMicros: cmp.Cost, Cost: h.decimal(cmp.Cost)}
 		if cmp.VsHereOK {
 			p := float64(cmp.VsHereBps) / 100
 			j.HereVsOfferPct = &p
@@ -213,7 +213,7 @@ func (h *Handler) apiCalculatorEstimate(c *gin.Context) {
 func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResult) APICalcTCO {
 	annual := func(a pricing.AnnualCost) APICalcAnnual {
 		return APICalcAnnual{Utilization: a.Utilization, EnergyKWhPerYear: a.EnergyKWh,
-			AnnualCostMicros: a.TotalMicros, AnnualCost: pricing.Format(a.TotalMicros),
+			AnnualCostMicros: a.TotalMicros, AnnualCost: h.decimal(a.TotalMicros),
 			OwnedPerGPUHourMicros: a.OwnedPerGPUHourMicros, OwnedPerGPUHour: pricing.FormatRate(a.OwnedPerGPUHourMicros)}
 	}
 	table := []APICalcAnnual{}
@@ -245,7 +245,7 @@ func (h *Handler) tcoJSON(env *calcEnv, in pricing.TCOInput, t *pricing.TCOResul
 	return APICalcTCO{
 		Currency: h.cfg.Currency, Inputs: inputs, GPUModel: in.GPUModel, GPUsPerServer: in.GPUsPerServer,
 		Utilization: t.Annual.Utilization, PeakKW: t.PeakKW, EnergyKWhPerYear: t.Annual.EnergyKWh,
-		AnnualCostMicros: t.Annual.TotalMicros, AnnualCost: pricing.Format(t.Annual.TotalMicros),
+		AnnualCostMicros: t.Annual.TotalMicros, AnnualCost: h.decimal(t.Annual.TotalMicros),
 		Breakdown: APICalcBreakdown{DepreciationMicros: t.Annual.DepreciationMicros, EnergyMicros: t.Annual.EnergyMicros,
 			ColocationMicros: t.Annual.ColocationMicros, MaintenanceMicros: t.Annual.MaintenanceMicros,
 			StaffMicros: t.Annual.StaffMicros},
@@ -297,3 +297,7 @@ func (h *Handler) apiCalculatorApplyRate(c *gin.Context) {
 		c.JSON(http.StatusOK, APIRateApplied{Added: apiPriceRate(pr), Rate: pricing.FormatRate(pr.Micros)})
 	}
 }
+
+// decimal writes an amount for the API's text fields with the currency's
+// own decimals (0 for JPY, 3 for KWD); the _micros fields are exact.
+func (h *Handler) decimal(m int64) string { return pricing.Micros(m).Decimal(h.cfg.Currency) }

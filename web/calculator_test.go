@@ -848,3 +848,29 @@ func TestCalculatorWithoutGPUsOrCatalog(t *testing.T) {
 		t.Errorf("chart series %d, want owning alone", n)
 	}
 }
+
+// The calculator API's text amounts have the portal currency's decimals:
+// none in a yen portal (they had two whatever the currency), the exact
+// micro-units beside them.
+func TestCalculatorAPITextAmountsUseTheCurrencysDecimals(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.Currency = "JPY" })
+	tok := tokenFor(t, p, "yuki", "user")
+	code, est := p.api("POST", "/api/v1/calculator/estimate", tok, `{"flavor":"`+calcFlavor+`","total_hours":3,"duration":"total"}`)
+	if code != 200 {
+		t.Fatalf("estimate: %d %v", code, est)
+	}
+	code, tco := p.api("POST", "/api/v1/calculator/tco", tok, `{"gpu_model":"`+calcGPU+`","server_price":30000000}`)
+	if code != 200 {
+		t.Fatalf("tco: %d %v", code, tco)
+	}
+	for _, f := range []struct {
+		body        map[string]any
+		text, exact string
+	}{{est, "total", "total_micros"}, {est, "per_hour", "per_hour_micros"}, {tco, "annual_cost", "annual_cost_micros"}} {
+		text, _ := f.body[f.text].(string)
+		exact, _ := f.body[f.exact].(float64)
+		if want := pricing.Micros(int64(exact)).Decimal("JPY"); text != want || strings.Contains(text, ".") || exact == 0 {
+			t.Errorf("%s = %q for %s %v, want %q (no decimals in yen)", f.text, text, f.exact, exact, want)
+		}
+	}
+}
