@@ -29,7 +29,7 @@ func (h *Handler) renderGroups(c *gin.Context, status int, v templates.GroupsVie
 		return
 	}
 	for _, g := range groups {
-		v.Groups = append(v.Groups, templates.GroupRow{ID: g.ID, Name: g.Name, Description: g.Description, Members: g.Members})
+		v.Groups = append(v.Groups, templates.GroupRow{ID: g.ID, Name: g.Name, Description: g.Description, Members: g.Members, Leads: g.Leads})
 	}
 	for _, u := range users {
 		v.Usernames = append(v.Usernames, u.Username)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -72,6 +73,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 		return
 	}
 	summary = withEnergyKeys(summary, energy)
+	led, err := h.store.GroupsLedBy(ctx, u.ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	q := st.Quota
 	amount := h.amountFor(ctx)
 	warnings := make([]string, 0, len(st.Warnings))
@@ -131,6 +137,9 @@ func (h *Handler) usagePage(c *gin.Context) {
 	v.LinePages, _ = pager(c, "/usage", page, totalLines)
 	for _, l := range lines {
 		v.Lines = append(v.Lines, h.statementLine(ctx, l, names, amount))
+	}
+	for _, g := range led {
+		v.LedGroups = append(v.LedGroups, templates.GroupLink{Name: g.Name, Href: fmt.Sprintf("/groups/%d/billing?month=%s", g.ID, month.Format("2006-01"))})
 	}
 	h.render(c, http.StatusOK, templates.UsagePage(h.page(c, i18n.T(ctx, "Usage")), v))
 }

@@ -18,6 +18,8 @@ type Group struct {
 	Description string    `json:"description"`
 	CreatedAt   time.Time `json:"created_at"`
 	Members     []string  `gorm:"-" json:"members"`
+	// Leads are the members who read the group's statement (SetGroupLead).
+	Leads []string `gorm:"-" json:"leads"`
 }
 
 var groupNameRe = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}\p{M} _.-]{0,63}$`) // see catalogNameRe
@@ -58,7 +60,7 @@ func (s *Store) GroupByName(ctx context.Context, name string) (*Group, error) {
 		return nil, notFound(err)
 	}
 	var err error
-	g.Members, err = membersOf(db, g.ID)
+	g.Members, g.Leads, err = membersOf(db, g.ID)
 	return &g, err
 }
 
@@ -68,17 +70,27 @@ func (s *Store) GroupWithMembers(ctx context.Context, id int64) (*Group, error) 
 	if err != nil {
 		return nil, err
 	}
-	g.Members, err = membersOf(s.db.WithContext(ctx), id)
+	g.Members, g.Leads, err = membersOf(s.db.WithContext(ctx), id)
 	return g, err
 }
 
-// membersOf lists the usernames in group id, sorted (empty, not nil, for
-// none: the API writes a list).
-func membersOf(db *gorm.DB, id int64) ([]string, error) {
-	members := []string{}
-	err := db.Table("users").Select("users.username").Joins("JOIN group_members gm ON gm.user_id = users.id").
-		Where("gm.group_id = ?", id).Order("users.username").Scan(&members).Error
-	return members, err
+// membersOf lists the usernames in group id and those of its leads, sorted
+// (empty, not nil, for none: the API writes lists).
+func membersOf(db *gorm.DB, id int64) (members, leads []string, err error) {
+	var rows []struct {
+		Username string
+		Lead     bool
+	}
+	err = db.Table("users").Select("users.username, gm.lead").Joins("JOIN group_members gm ON gm.user_id = users.id").
+		Where("gm.group_id = ?", id).Order("users.username").Scan(&rows).Error
+	members, leads = []string{}, []string{}
+	for _, r := range rows {
+		members = append(members, r.Username)
+		if r.Lead {
+			leads = append(leads, r.Username)
+		}
+	}
+	return members, leads, err
 }
 
 // GroupByID returns a group without its members.
@@ -99,19 +111,23 @@ func (s *Store) ListGroups(ctx context.Context) ([]Group, error) {
 	var rows []struct {
 		GroupID  int64
 		Username string
+		Lead     bool
 	}
-	if err := s.db.WithContext(ctx).Table("group_members gm").Select("gm.group_id, u.username").
+	if err := s.db.WithContext(ctx).Table("group_members gm").Select("gm.group_id, u.username, gm.lead").
 		Joins("JOIN users u ON u.id = gm.user_id").Order("u.username").Scan(&rows).Error; err != nil {
 		return nil, err
 	}
 	byID := make(map[int64]*Group, len(gs))
 	for i := range gs {
-		gs[i].Members = []string{}
+		gs[i].Members, gs[i].Leads = []string{}, []string{}
 		byID[gs[i].ID] = &gs[i]
 	}
 	for _, r := range rows {
 		if g := byID[r.GroupID]; g != nil {
 			g.Members = append(g.Members, r.Username)
+			if r.Lead {
+				g.Leads = append(g.Leads, r.Username)
+			}
 		}
 	}
 	return gs, nil
@@ -194,7 +210,7 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 			return notFound(err)
 		}
 		var err error
-		if row.Members, err = membersOf(tx, id); err != nil {
+		if row.Members, row.Leads, err = membersOf(tx, id); err != nil {
 			return err
 		}
 		// Its bookings not yet settled still hold units, or are still to

@@ -133,10 +133,26 @@ func ValidGrouping(g string) bool { _, ok := usageGroupings[g]; return ok }
 // by user, group, gpu_model, workbench or resource; userID 0 means everyone.
 // GPU seconds count GPU-seconds (2 GPUs for an hour = 7200).
 func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64) ([]UsageItem, int64, error) {
+	return s.usageSummary(ctx, from, to, groupBy, userID, "")
+}
+
+// GroupUsageSummary is UsageSummary of the lines billed to a group (its
+// statement, for its leads): groupBy as in UsageSummary, but never "group".
+func (s *Store) GroupUsageSummary(ctx context.Context, from, to time.Time, groupBy, group string) ([]UsageItem, int64, error) {
+	if groupBy == "group" || group == "" {
+		return nil, 0, invalid("group_by", "must be user, gpu_model, workbench or resource")
+	}
+	return s.usageSummary(ctx, from, to, groupBy, 0, group)
+}
+
+func (s *Store) usageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64, group string) ([]UsageItem, int64, error) {
 	// Prepared (rdb): /usage and the billing pages run this on every view.
 	q, err := usageSummaryQuery(s.rdb.WithContext(ctx), from, to, groupBy, userID)
 	if err != nil {
 		return nil, 0, err
+	}
+	if group != "" {
+		q = q.Where("l.group_name = ?", group)
 	}
 	var items []UsageItem
 	if err := q.Scan(&items).Error; err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -72,7 +73,25 @@ func addGroupMemberByName(t *testing.T, js bool) {
 	if g, err := p.srv.Store.GroupByName(bg, "lab"); err != nil || !slices.Equal(g.Members, []string{"lin"}) {
 		t.Fatalf("members after the add: %v (%v)", g.Members, err)
 	}
-	resp = btSubmit(t, ctx, "click remove beside lin", chromedp.Click(chromedp.CSS(card+` ul.members li button`)))
+	// lin becomes a lead of lab (reads its statement), then no longer.
+	resp = btSubmit(t, ctx, "click make lead beside lin", chromedp.Click(chromedp.CSS(card+` [data-testid=group-lead-on]`)))
+	if got := btText(t, ctx, `[data-testid=flash]`); resp.Status != http.StatusOK || got != "lin now leads lab and reads its statement." {
+		t.Fatalf("make lead: status %d, flash %q", resp.Status, got)
+	}
+	if !btVisible(t, ctx, card+` [data-testid=group-lead-badge]`) {
+		t.Error("lin is not marked lead on the card")
+	}
+	if g, err := p.srv.Store.GroupByName(bg, "lab"); err != nil || !slices.Equal(g.Leads, []string{"lin"}) {
+		t.Fatalf("leads after make lead: %v (%v)", g.Leads, err)
+	}
+	resp = btSubmit(t, ctx, "click not lead beside lin", chromedp.Click(chromedp.CSS(card+` [data-testid=group-lead-off]`)))
+	if got := btText(t, ctx, `[data-testid=flash]`); resp.Status != http.StatusOK || got != "lin no longer leads lab." {
+		t.Fatalf("not lead: status %d, flash %q", resp.Status, got)
+	}
+	if g, err := p.srv.Store.GroupByName(bg, "lab"); err != nil || len(g.Leads) != 0 {
+		t.Fatalf("leads after not lead: %v (%v)", g.Leads, err)
+	}
+	resp = btSubmit(t, ctx, "click remove beside lin", chromedp.Click(chromedp.CSS(card+` [data-testid=group-member-remove]`)))
 	if resp.Status != http.StatusOK {
 		t.Fatalf("removing lin: status %d", resp.Status)
 	}
@@ -83,4 +102,55 @@ func addGroupMemberByName(t *testing.T, js bool) {
 	if err != nil || len(g.Members) != 0 {
 		t.Fatalf("members after the removal: %v (%v)", g.Members, err)
 	}
+}
+
+// A group's lead opens Usage, clicks the group she leads and reads what
+// each member's lines cost this month; the admin made her lead by a click
+// (above), here through the store.
+func TestBrowserGroupLeadOpensTheGroupsStatement(t *testing.T) {
+	p := newPortal(t)
+	bg := context.Background()
+	st := p.srv.Store
+	lab, err := st.CreateGroup(bg, "lab", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for _, name := range []string{"lena", "max"} {
+		u, err := st.CreateUser(bg, models.NewUser{Username: name, Password: name + "-password-1", Role: models.RoleUser})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = u.ID
+		if err := st.AddGroupMember(bg, lab.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SetGroupLead(bg, lab.ID, ids["lena"], true); err != nil {
+		t.Fatal(err)
+	}
+	at := models.MonthStart(time.Now()).Add(time.Hour)
+	mpSeedLines(t, p, ids["max"], "lab", at, 2_500_000)
+	mpSeedLines(t, p, ids["lena"], "lab", at, 500_000)
+
+	ctx := btNewBrowser(t)
+	btNavigate(t, ctx, p.ts.URL+"/login")
+	if resp := btLogin(t, ctx, "lena", "lena-password-1"); resp.Status != http.StatusOK {
+		t.Fatalf("lena's login: %d", resp.Status)
+	}
+	btNavigate(t, ctx, p.ts.URL+"/usage")
+	if resp := btSubmit(t, ctx, "click the group lena leads", chromedp.Click(chromedp.CSS(`[data-testid=led-group-link]`))); resp.Status != http.StatusOK {
+		t.Fatalf("the group's statement: %d at %s", resp.Status, btLocation(t, ctx))
+	}
+	if got := btText(t, ctx, `[data-testid=group-billing-title]`); !strings.HasPrefix(got, "Group lab") {
+		t.Errorf("title %q", got)
+	}
+	rows := btTexts(t, ctx, `[data-testid=group-billing-row]`)
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], "max") || !strings.Contains(rows[0], "2.50") || !strings.HasPrefix(rows[1], "lena") {
+		t.Errorf("rows %q, want max's 2.50 first, then lena's", rows)
+	}
+	if got := btText(t, ctx, `[data-testid=group-billing-total]`); !strings.HasPrefix(got, "3.00") {
+		t.Errorf("total %q, want 3.00", got)
+	}
+	btScreenshot(t, ctx, "group-billing.png")
 }
