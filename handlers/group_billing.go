@@ -79,7 +79,7 @@ func (h *Handler) groupBilling(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	items, total, err := h.store.GroupUsageSummary(ctx, month, month.AddDate(0, 1, 0), groupBy, g.Name)
+	items, total, err := h.store.GroupUsageSummary(ctx, month, month.AddDate(0, 1, 0), groupBy, g.ID)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -133,7 +133,7 @@ func (h *Handler) groupBillingCSV(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	items, _, err := h.store.GroupUsageSummary(c.Request.Context(), month, month.AddDate(0, 1, 0), groupBy, g.Name)
+	items, _, err := h.store.GroupUsageSummary(c.Request.Context(), month, month.AddDate(0, 1, 0), groupBy, g.ID)
 	if err != nil {
 		h.fail(c, err)
 		return

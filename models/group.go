@@ -160,8 +160,9 @@ func (s *Store) RemoveGroupMember(ctx context.Context, groupID, userID int64) er
 }
 
 // RenameGroup gives a group another name. Its quotas, caps and priority
-// default follow it (they name the group by id); statements keep the name
-// each line was written under.
+// default follow it (they name the group by id), and so do its ledger lines
+// in the by-group views (they carry its id); each line keeps the name it
+// was written under.
 func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
 	name = cleanName(name)
 	if !groupNameRe.MatchString(name) {

@@ -10,24 +10,27 @@ import (
 
 // LedgerEntry is one immutable priced line.
 type LedgerEntry struct {
-	ID             int64     `gorm:"primaryKey" json:"id"`
-	IdempotencyKey string    `json:"-"`
-	UserID         int64     `json:"-"`
-	GroupName      string    `json:"group"`
-	WorkbenchID    string    `json:"workbench_id"`
-	IntervalID     *int64    `json:"-"`
-	Resource       string    `json:"resource"`
-	GPUModel       string    `gorm:"column:gpu_model" json:"gpu_model"`
-	PeriodStart    time.Time `json:"period_start"`
-	PeriodEnd      time.Time `json:"period_end"`
-	Seconds        int64     `json:"seconds"`
-	QuantityMilli  int64     `json:"quantity_milli"`
-	RateMicros     int64     `json:"rate_micros"`
-	AmountMicros   int64     `json:"amount_micros"`
-	Reverses       *int64    `json:"reverses,omitempty"`
-	Note           string    `json:"note,omitempty"`
-	CreatedBy      string    `json:"created_by,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
+	ID             int64  `gorm:"primaryKey" json:"id"`
+	IdempotencyKey string `json:"-"`
+	UserID         int64  `json:"-"`
+	GroupName      string `json:"group"`
+	// GroupID is the group GroupName named when the line was written (nil:
+	// none): by-group views follow it across a rename. Set on insert.
+	GroupID       *int64    `gorm:"column:group_id" json:"-"`
+	WorkbenchID   string    `json:"workbench_id"`
+	IntervalID    *int64    `json:"-"`
+	Resource      string    `json:"resource"`
+	GPUModel      string    `gorm:"column:gpu_model" json:"gpu_model"`
+	PeriodStart   time.Time `json:"period_start"`
+	PeriodEnd     time.Time `json:"period_end"`
+	Seconds       int64     `json:"seconds"`
+	QuantityMilli int64     `json:"quantity_milli"`
+	RateMicros    int64     `json:"rate_micros"`
+	AmountMicros  int64     `json:"amount_micros"`
+	Reverses      *int64    `json:"reverses,omitempty"`
+	Note          string    `json:"note,omitempty"`
+	CreatedBy     string    `json:"created_by,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
 	// Added is set by RecordBilling and RecordStorageBilling on the lines
 	// of the slice they were given that they inserted (not those already
 	// there), once the transaction committed: metrics count each line once.
@@ -48,10 +51,10 @@ func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEnt
 		for i := range lines {
 			l := lines[i]
 			l.ID, l.CreatedAt = 0, now
-			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, workbench_id, interval_id, resource, gpu_model,
+			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, group_id, workbench_id, interval_id, resource, gpu_model,
 				period_start, period_end, seconds, quantity_milli, rate_micros, amount_micros, note, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
-				l.IdempotencyKey, l.UserID, l.GroupName, l.WorkbenchID, l.IntervalID, l.Resource, l.GPUModel,
+				VALUES (?, ?, ?, `+groupIDOfName+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
+				l.IdempotencyKey, l.UserID, l.GroupName, l.GroupName, l.WorkbenchID, l.IntervalID, l.Resource, l.GPUModel,
 				l.PeriodStart.UTC(), l.PeriodEnd.UTC(), l.Seconds, l.QuantityMilli, l.RateMicros, l.AmountMicros, l.Note, now)
 			if res.Error != nil {
 				return res.Error
@@ -63,6 +66,27 @@ func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEnt
 			Updates(map[string]any{"billed_through": billedThrough.UTC(), "settled": settled}).Error
 	})
 	return added, err
+}
+
+// groupIDOfName is the SQL of the id of the group named by its one
+// parameter (NULL for "" or no such group): a line's group_id, read in the
+// transaction that writes it, when the name is the group's.
+const groupIDOfName = `(SELECT id FROM groups WHERE name = ?)`
+
+// BeforeCreate fills GroupID from GroupName for lines written through
+// gorm (credits, bookings); a reversal keeps its original line's.
+func (e *LedgerEntry) BeforeCreate(tx *gorm.DB) error {
+	if e.GroupID != nil || e.GroupName == "" || e.Reverses != nil {
+		return nil
+	}
+	var ids []int64
+	if err := tx.Table("groups").Where("name = ?", e.GroupName).Pluck("id", &ids).Error; err != nil {
+		return err
+	}
+	if len(ids) == 1 {
+		e.GroupID = &ids[0]
+	}
+	return nil
 }
 
 // markAdded sets Added on the lines inserted, once err says the
@@ -107,7 +131,7 @@ type UsageItem struct {
 // Usage groupings.
 var usageGroupings = map[string]string{
 	"user":      "u.username",
-	"group":     "l.group_name",
+	"group":     "COALESCE(g.name, l.group_name)", // its name now, across renames
 	"gpu_model": "l.gpu_model",
 	"workbench": "COALESCE(w.name, l.workbench_id)",
 	"resource":  "l.resource",
@@ -133,26 +157,27 @@ func ValidGrouping(g string) bool { _, ok := usageGroupings[g]; return ok }
 // by user, group, gpu_model, workbench or resource; userID 0 means everyone.
 // GPU seconds count GPU-seconds (2 GPUs for an hour = 7200).
 func (s *Store) UsageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64) ([]UsageItem, int64, error) {
-	return s.usageSummary(ctx, from, to, groupBy, userID, "")
+	return s.usageSummary(ctx, from, to, groupBy, userID, 0)
 }
 
 // GroupUsageSummary is UsageSummary of the lines billed to a group (its
-// statement, for its leads): groupBy as in UsageSummary, but never "group".
-func (s *Store) GroupUsageSummary(ctx context.Context, from, to time.Time, groupBy, group string) ([]UsageItem, int64, error) {
-	if groupBy == "group" || group == "" {
+// statement, for its leads), under any of its names: groupBy as in
+// UsageSummary, but never "group".
+func (s *Store) GroupUsageSummary(ctx context.Context, from, to time.Time, groupBy string, groupID int64) ([]UsageItem, int64, error) {
+	if groupBy == "group" || groupID == 0 {
 		return nil, 0, invalid("group_by", "must be user, gpu_model, workbench or resource")
 	}
-	return s.usageSummary(ctx, from, to, groupBy, 0, group)
+	return s.usageSummary(ctx, from, to, groupBy, 0, groupID)
 }
 
-func (s *Store) usageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64, group string) ([]UsageItem, int64, error) {
+func (s *Store) usageSummary(ctx context.Context, from, to time.Time, groupBy string, userID int64, groupID int64) ([]UsageItem, int64, error) {
 	// Prepared (rdb): /usage and the billing pages run this on every view.
 	q, err := usageSummaryQuery(s.rdb.WithContext(ctx), from, to, groupBy, userID)
 	if err != nil {
 		return nil, 0, err
 	}
-	if group != "" {
-		q = q.Where("l.group_name = ?", group)
+	if groupID != 0 {
+		q = q.Where("l.group_id = ?", groupID)
 	}
 	var items []UsageItem
 	if err := q.Scan(&items).Error; err != nil {
@@ -190,6 +215,9 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 		Group(col).Order("amount_micros DESC")
 	if groupBy == "workbench" {
 		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
+	}
+	if groupBy == "group" {
+		q = q.Joins("LEFT JOIN groups g ON g.id = l.group_id")
 	}
 	if userID != 0 {
 		q = q.Where("l.user_id = ?", userID)

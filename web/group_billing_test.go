@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,22 @@ func TestGroupLeadReadsTheGroupsStatement(t *testing.T) {
 	p.login(admin, "admin", adminPassword)
 	if res, _ := p.get(admin, fmt.Sprintf("/groups/%d/billing", vision.ID)); res.StatusCode != 200 {
 		t.Errorf("the admin reads vision's statement: %d", res.StatusCode)
+	}
+
+	// Renamed, the group keeps its month: the lines billed under the old
+	// name are still on its statement, and one row in the admin's by-group view.
+	if code, out := p.api("PUT", fmt.Sprintf("/api/v1/admin/groups/%d", lab.ID), adminTok, `{"name":"lab-2027"}`); code != 200 {
+		t.Fatalf("rename lab: %d %v", code, out)
+	}
+	mpSeedLines(t, p, users["pete"].ID, "lab-2027", at.Add(48*time.Hour), 500_000)
+	_, page = p.get(lena, fmt.Sprintf("/groups/%d/billing", lab.ID))
+	if total := parseHTML(t, page).Find(tid("group-billing-total")).Text(); !strings.HasPrefix(total, "6.50") {
+		t.Errorf("after the rename lab's total is %q, want 6.50 (the lines under both names)", total)
+	}
+	_, page = p.get(admin, "/admin/billing?group_by=group")
+	keys := parseHTML(t, page).Find(tid("billing-row")).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-key", "") })
+	if !slices.Equal(keys, []string{"vision", "lab-2027"}) {
+		t.Errorf("the admin's month by group after the rename: %v, want vision and lab-2027 (no row for the old name)", keys)
 	}
 
 	// No longer lead (or no longer in the group): no longer reads it.
