@@ -16,7 +16,7 @@ import (
 type energyBooker struct {
 	tx        *gorm.DB
 	intervals map[string][]UsageInterval
-	groups    map[int64]string
+	groups    map[int64]energyGroup
 }
 
 // book adds mJ (negative to take back) to the interval of wbID that was
@@ -51,9 +51,13 @@ func (b *energyBooker) book(wbID, model string, minute, mJ, shareMJ, minutes int
 	}
 	group, ok := b.groups[iv.UserID]
 	if !ok {
-		if err := b.tx.Raw(`SELECT g.name FROM groups g JOIN group_members gm ON gm.group_id = g.id
-			WHERE gm.user_id = ? ORDER BY g.name LIMIT 1`, iv.UserID).Scan(&group).Error; err != nil {
+		var rows []energyGroup
+		if err := b.tx.Raw(`SELECT g.id, g.name FROM groups g JOIN group_members gm ON gm.group_id = g.id
+			WHERE gm.user_id = ? ORDER BY g.name LIMIT 1`, iv.UserID).Scan(&rows).Error; err != nil {
 			return err
+		}
+		if len(rows) == 1 {
+			group = rows[0]
 		}
 		b.groups[iv.UserID] = group
 	}
@@ -61,11 +65,11 @@ func (b *energyBooker) book(wbID, model string, minute, mJ, shareMJ, minutes int
 		model = iv.GPUModel
 	}
 	hour := minute - minute%3600
-	return b.tx.Exec(`INSERT INTO interval_energy (interval_id, hour, workbench_id, user_id, group_name, gpu_model, energy_mj, share_mj, measured_minutes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return b.tx.Exec(`INSERT INTO interval_energy (interval_id, hour, workbench_id, user_id, group_name, group_id, gpu_model, energy_mj, share_mj, measured_minutes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(interval_id, hour) DO UPDATE SET energy_mj = energy_mj + excluded.energy_mj,
 			share_mj = share_mj + excluded.share_mj, measured_minutes = measured_minutes + excluded.measured_minutes`,
-		iv.ID, hour, iv.WorkbenchID, iv.UserID, group, model, mJ, shareMJ, minutes).Error
+		iv.ID, hour, iv.WorkbenchID, iv.UserID, group.Name, group.id(), model, mJ, shareMJ, minutes).Error
 }
 
 // EnergyTotals is measured energy booked to usage intervals.
@@ -139,7 +143,7 @@ func (s *Store) IntervalEnergyMJ(ctx context.Context, intervalID int64) (int64, 
 // interval_energy e: energy is GPU energy, so by resource it is all "gpu".
 var energyGroupings = map[string]string{
 	"user":      "u.username",
-	"group":     "e.group_name",
+	"group":     "COALESCE(g.name, e.group_name)", // its name now, across renames
 	"gpu_model": "e.gpu_model",
 	"workbench": "COALESCE(w.name, e.workbench_id)",
 	"resource":  "'gpu'",
@@ -180,7 +184,7 @@ func energySummaryQuery(from, to time.Time, groupBy string, userID int64) (strin
 		col = workbenchKey("e", userID)
 	}
 	q := `SELECT ` + col + ` AS key, SUM(e.energy_mj) FROM interval_energy e
-		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id
+		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id LEFT JOIN groups g ON g.id = e.group_id
 		WHERE e.hour >= ? AND e.hour < ?`
 	args := []any{from.Unix(), to.Unix()}
 	if userID != 0 {
@@ -245,4 +249,18 @@ func (s *Store) MeasuredGPUStats(ctx context.Context, from, to time.Time, model 
 		FROM gpu_minutes WHERE minute >= ? AND minute < ? AND LOWER(gpu_model) LIKE ?`,
 		from.Unix(), to.Unix(), like).Scan(&st.Minutes, &st.SumU, &st.SumP, &st.SumUU, &st.SumUP, &st.UtilSum, &st.UtilRead)
 	return st, err
+}
+
+// energyGroup is the group a user's energy is booked to (zero: none).
+type energyGroup struct {
+	ID   int64
+	Name string
+}
+
+// id is the group's id for the group_id column (nil: none).
+func (g energyGroup) id() *int64 {
+	if g.ID == 0 {
+		return nil
+	}
+	return &g.ID
 }

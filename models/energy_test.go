@@ -59,6 +59,14 @@ func TestGPUMinuteEnergyBookedToInterval(t *testing.T) {
 	if byGroup["vision"] != 37_000_000 {
 		t.Errorf("by group %v, want vision: 37 000 000", byGroup)
 	}
+	// Renamed, the group's energy is under its name now (as its money is),
+	// not a row of the old name beside the new one.
+	if err := f.s.RenameGroup(ctx, g.ID, "perception"); err != nil {
+		t.Fatal(err)
+	}
+	if byGroup, _ := f.s.EnergySummary(ctx, start, start.Add(2*time.Hour), "group", f.user.ID); len(byGroup) != 1 || byGroup["perception"] != 37_000_000 {
+		t.Errorf("by group after the rename %v, want perception: 37 000 000", byGroup)
+	}
 	other, _ := f.s.EnergySummary(ctx, start, start.Add(2*time.Hour), "user", f.user.ID+1)
 	if len(other) != 0 {
 		t.Errorf("another user's energy: %v", other)

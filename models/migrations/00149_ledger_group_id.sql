@@ -58,7 +58,13 @@ SELECT substr(period_start, 1, 7), user_id, COALESCE(group_id, 0), group_name, g
        SUM(CASE WHEN resource = 'gpu' THEN seconds * quantity_milli / 1000 ELSE 0 END), SUM(amount_micros), COUNT(*)
 FROM ledger_entries GROUP BY 1, 2, 3, 4, 5, 6, 7;
 
+-- Measured energy by group follows the group the same way.
+ALTER TABLE interval_energy ADD COLUMN group_id INTEGER;
+UPDATE interval_energy SET group_id = (SELECT g.id FROM groups g WHERE g.name = interval_energy.group_name)
+WHERE group_name != '';
+
 -- +goose Down
+ALTER TABLE interval_energy DROP COLUMN group_id;
 DROP TRIGGER ledger_entries_rollup;
 DROP INDEX ledger_monthly_group_month;
 DROP INDEX ledger_monthly_user_month;
