@@ -36,20 +36,8 @@ func (s *Store) PriceChangesAhead(ctx context.Context, now time.Time) ([]PriceCh
 		default:
 			continue // a tier's derived schedule ("gpu@preemptible")
 		}
-		// Newest first; of versions for one time the first is the one
-		// that applies (the last entered).
-		ch, ahead := PriceChange{Resource: resource, GPUModel: model}, false
-		for _, r := range sched {
-			if r.Effective.After(now) {
-				if !ahead || r.Effective.Before(ch.From) {
-					ch.From, ch.NextMicros, ahead = r.Effective, r.Micros, true
-				}
-				continue
-			}
-			ch.NowMicros, ch.HasNow = r.Micros, true
-			break
-		}
-		if ahead {
+		if ch, ok := nextChange(sched, now); ok {
+			ch.Resource, ch.GPUModel = resource, model
 			out = append(out, ch)
 		}
 	}
@@ -60,4 +48,31 @@ func (s *Store) PriceChangesAhead(ctx context.Context, now time.Time) ([]PriceCh
 		return pricing.ScheduleKey(out[i].Resource, out[i].GPUModel) < pricing.ScheduleKey(out[j].Resource, out[j].GPUModel)
 	})
 	return out, nil
+}
+
+// nextChange is the first time after now at which sched's rate differs from
+// the one before it: a version entered for a future time that repeats the
+// rate in force (an admin's way to call off a change) changes nothing and
+// is not announced.
+func nextChange(sched pricing.Schedule, now time.Time) (PriceChange, bool) {
+	var times []time.Time
+	for _, r := range sched {
+		if r.Effective.After(now) {
+			times = append(times, r.Effective)
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	var ch PriceChange
+	cur, has := sched.At(now)
+	ch.NowMicros, ch.HasNow = cur.Micros, has
+	prev, hasPrev := cur.Micros, has
+	for _, t := range times {
+		r, _ := sched.At(t) // the version that applies from t (the last entered)
+		if !hasPrev || r.Micros != prev {
+			ch.From, ch.NextMicros = t, r.Micros
+			return ch, true
+		}
+		prev, hasPrev = r.Micros, true
+	}
+	return ch, false
 }

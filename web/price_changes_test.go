@@ -43,4 +43,26 @@ func TestScheduledPriceChangeIsShownToMembers(t *testing.T) {
 			}
 		}
 	}
+	// The admin calls it off by entering the rate in force for the same
+	// time (the version entered last applies): nothing changes, and
+	// nothing is announced any more.
+	if err := p.srv.Store.AddPriceRate(ctx, &models.PriceRate{Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3", Micros: 3_000_000,
+		EffectiveFrom: from, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"/gpus", "/workbenches/new"} {
+		if _, body := p.get(c, page); parseHTML(t, body).Find(tid("price-changes")).Length() != 0 {
+			t.Errorf("%s still announces a change that was called off: %q", page, parseHTML(t, body).Find(tid("price-changes")).Text())
+		}
+	}
+	// A later real change is the one told, even behind a no-op one.
+	later := from.Add(48 * time.Hour)
+	if err := p.srv.Store.AddPriceRate(ctx, &models.PriceRate{Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3", Micros: 4_000_000,
+		EffectiveFrom: later, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := p.get(c, "/gpus")
+	if got := parseHTML(t, body).Find(tid("price-change")).Text(); !strings.Contains(got, "4.00 USD") || !strings.Contains(got, later.Format("2006-01-02")) {
+		t.Errorf("the change after a called-off one reads %q, want 4.00 USD from %s", got, later.Format("2006-01-02"))
+	}
 }
