@@ -109,21 +109,27 @@ func quotaField(f string) string {
 func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
 	f := templates.QuotaForm{Errors: templates.FormErrors{}}
 	var l models.Limits
-	whole := func(field string, dst **int64) string {
+	// whole reads a whole-number field of at least min (a runtime or idle
+	// limit of 0 would mean nothing sensible: empty says "inherit").
+	whole := func(field string, dst **int64, min int64) string {
 		s := strings.TrimSpace(c.PostForm(field))
 		if s == "" {
 			return s
 		}
+		tooSmall := "must be 0 or more (leave empty to inherit)"
+		if min == 1 {
+			tooSmall = "must be at least 1 (leave empty to inherit)"
+		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		switch {
 		case err != nil && strings.HasPrefix(s, "-"):
-			f.Errors[field] = "must be 0 or more (leave empty to inherit)"
+			f.Errors[field] = tooSmall
 		case err != nil && isDigits(s):
 			f.Errors[field] = "is too large"
 		case err != nil:
 			f.Errors[field] = "enter a whole number, or leave empty to inherit"
-		case n < 0:
-			f.Errors[field] = "must be 0 or more (leave empty to inherit)"
+		case n < min:
+			f.Errors[field] = tooSmall
 		case n > models.MaxQuotaNumber:
 			f.Errors[field] = "is too large"
 		default:
@@ -131,12 +137,12 @@ func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
 		}
 		return s
 	}
-	f.MaxGPUs = whole("max_gpus", &l.MaxGPUs)
-	f.MaxWorkbenches = whole("max_workbenches", &l.MaxWorkbenches)
-	f.GPUHoursPerMonth = whole("gpu_hours_per_month", &l.GPUHoursPerMonth)
-	f.MaxRuntimeHours = whole("max_runtime_hours", &l.MaxRuntimeHours)
-	f.MinIdleMinutes = whole("min_idle_minutes", &l.MinIdleMinutes)
-	f.MaxIdleMinutes = whole("max_idle_minutes", &l.MaxIdleMinutes)
+	f.MaxGPUs = whole("max_gpus", &l.MaxGPUs, 0)
+	f.MaxWorkbenches = whole("max_workbenches", &l.MaxWorkbenches, 0)
+	f.GPUHoursPerMonth = whole("gpu_hours_per_month", &l.GPUHoursPerMonth, 0)
+	f.MaxRuntimeHours = whole("max_runtime_hours", &l.MaxRuntimeHours, 1)
+	f.MinIdleMinutes = whole("min_idle_minutes", &l.MinIdleMinutes, 0)
+	f.MaxIdleMinutes = whole("max_idle_minutes", &l.MaxIdleMinutes, 1)
 	f.Budget = strings.TrimSpace(c.PostForm("budget"))
 	if f.Budget != "" {
 		if m, err := parseMajorUnits("budget", f.Budget); err != nil {

@@ -126,13 +126,13 @@ func asOfNotInFuture(asOf string, now time.Time) error {
 // send, before SetQuota.
 func (s *Store) CheckQuotaInput(ctx context.Context, l Limits) error {
 	if l.MaxIdleMinutes != nil && *l.MaxIdleMinutes < 1 {
-		return invalid("max_idle_minutes", "must be at least 1 (leave empty for the portal's maximum)")
+		return invalid("max_idle_minutes", "must be at least 1 (leave empty to inherit; empty in the default row is the portal's maximum)")
 	}
 	// A runtime limit of 0 read as "no limit" where runs are stopped and as
 	// the strictest limit where a user's groups are merged (the most
 	// generous wins): empty is the one way to say "none".
 	if l.MaxRuntimeHours != nil && *l.MaxRuntimeHours < 1 {
-		return invalid("max_runtime_hours", "must be at least 1 (leave empty for no limit)")
+		return invalid("max_runtime_hours", "must be at least 1 (leave empty to inherit; empty in the default row is no limit)")
 	}
 	for _, list := range []struct {
 		field, table string
