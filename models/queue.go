@@ -27,6 +27,18 @@ func WaitableQuota(err error) bool {
 	return false
 }
 
+// FinalQuota makes a quota refusal one a launch does not wait for (a
+// launch that asked not to wait); other errors pass unchanged.
+func FinalQuota(err error) error {
+	var qe *QuotaError
+	if !errors.As(err, &qe) || qe.Final {
+		return err
+	}
+	c := *qe
+	c.Final = true
+	return &c
+}
+
 // EnqueueWorkbench inserts wb in state queued, binding nothing, after check
 // (the launch quota with its waitable limits let through) in the same
 // immediate transaction. The drainer places it later (DrainQueue).
@@ -362,4 +374,32 @@ func (q *QueueTx) ActiveReservations() ([]Reservation, error) {
 		return nil, err
 	}
 	return out, fillHolders(q.tx, out)
+}
+
+// Withdraw removes a queued workbench that never held anything and was
+// never shown to wait: a launch that asked not to wait and that the queue
+// could not place at once (its history line goes with it).
+func (q *QueueTx) Withdraw(id string) error {
+	if err := q.tx.Where("workbench_id = ?", id).Delete(&workbenchEvent{}).Error; err != nil {
+		return err
+	}
+	res := q.tx.Unscoped().Where("id = ? AND state = ?", id, StateQueued).Delete(&Workbench{})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrConflict
+	}
+	return nil
+}
+
+// QuotaMaxRuntime is the maximum runtime per start a user's quota sets
+// (0: none), read in the transaction: the queue's estimates count a run's
+// end by it as the culler stops it.
+func (q *QueueTx) QuotaMaxRuntime(userID int64) (time.Duration, error) {
+	l, err := effectiveQuota(q.tx, userID)
+	if err != nil || l.MaxRuntimeHours == nil || *l.MaxRuntimeHours <= 0 {
+		return 0, err
+	}
+	return time.Duration(*l.MaxRuntimeHours) * time.Hour, nil
 }

@@ -142,6 +142,16 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	if req.Queue {
 		return m.enqueue(ctx, owner, wb, models.CheckLaunchQuota(ask, month))
 	}
+	// Units others wait for in the queue go by the queue's rules.
+	if need.Count > 0 {
+		waiting, err := m.queueWaiting(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if waiting {
+			return m.launchWithoutWaiting(ctx, wb, models.CheckLaunchQuota(ask, month))
+		}
+	}
 	m.accepting.RLock()
 	defer m.accepting.RUnlock()
 	if err := m.store.CreateWorkbench(ctx, wb, need, m.launchCheck(owner.ID, need, models.CheckLaunchQuota(ask, month))); err != nil {

@@ -55,6 +55,13 @@ func (m *Manager) Drain(ctx context.Context) error { return m.drain(ctx, "") }
 func (m *Manager) drain(ctx context.Context, launched string) error {
 	m.drainMu.Lock()
 	defer m.drainMu.Unlock()
+	return m.drainLocked(ctx, launched, nil)
+}
+
+// drainLocked is drain with drainMu held; with direct set, launched asked
+// not to wait and the drain decides only it (decideDirect), writing the
+// outcome to direct.
+func (m *Manager) drainLocked(ctx context.Context, launched string, direct *directOutcome) error {
 	m.preemptDue(ctx)
 	m.releaseNoShows(ctx)
 	queued, err := m.store.ListWorkbenches(ctx, 0, models.StateQueued)
@@ -107,6 +114,10 @@ func (m *Manager) drain(ctx context.Context, launched string) error {
 		}
 		if err := applyBoosts(q, &snap); err != nil {
 			return err
+		}
+		if direct != nil {
+			*direct = directOutcome{}
+			return decideDirect(q, snap, asks, launched, months, direct)
 		}
 		for id, a := range asks {
 			if a.beyond == nil {
@@ -190,6 +201,13 @@ func (m *Manager) drain(ctx context.Context, launched string) error {
 	if err != nil {
 		return err
 	}
+	if direct != nil {
+		if direct.placed {
+			m.startPlaced(ctx, placed{id: launched, units: direct.units})
+		}
+		m.kickDrain() // what this drain left undecided
+		return nil
+	}
 	placedIDs := make([]string, 0, len(started))
 	for _, p := range started {
 		placedIDs = append(placedIDs, p.id)
@@ -266,6 +284,15 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 	if err != nil {
 		return snap, nil, err
 	}
+	quotaRuntimes := map[int64]time.Duration{}
+	quotaRuntime := func(user int64) (time.Duration, error) {
+		d, ok := quotaRuntimes[user]
+		if !ok {
+			d, err = q.QuotaMaxRuntime(user)
+			quotaRuntimes[user] = d
+		}
+		return d, err
+	}
 	res, err := q.ActiveReservations()
 	if err != nil {
 		return snap, nil, err
@@ -286,12 +313,20 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		if h.StartedAt != nil {
 			r.Started = *h.StartedAt
 		}
-		if h.MaxRuntimeS > 0 {
+		// The run ends by the limit the culler applies: the flavor's (with
+		// "+1 h" bumps) or the owner's quota's, whichever is shorter.
+		rule := RuntimeRule{Flavor: time.Duration(h.MaxRuntimeS) * time.Second, Extension: time.Duration(h.RuntimeExtensionS) * time.Second}
+		if h.Units > 0 {
+			if rule.Quota, err = quotaRuntime(h.OwnerID); err != nil {
+				return snap, nil, err
+			}
+		}
+		if limit, _ := rule.Limit(); limit > 0 {
 			begin := now
 			if h.StartedAt != nil && h.State == models.StateRunning {
 				begin = *h.StartedAt
 			}
-			r.EndsBy = begin.Add(time.Duration(h.MaxRuntimeS+h.RuntimeExtensionS) * time.Second)
+			r.EndsBy = begin.Add(limit)
 		}
 		snap.Running = append(snap.Running, r)
 	}
