@@ -190,13 +190,16 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 	var qe *models.QuotaError
 	switch {
 	case errors.As(err, &nc):
+		// Said after the counts: waiting is the way to get the units (the
+		// form's "Wait for a free GPU", the API's "queue": true).
+		wait := reasonf("wait in the queue for them (\"Wait for a free GPU\", or \"queue\": true)")
 		if nc.Kind != "" && nc.Kind != models.UnitGPU {
-			return &RefusedError{Code: "no_capacity", Message: nc.Error()} // its own count says what is free
+			return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s", nc.Error(), wait)} // its own count says what is free
 		}
 		if free := m.pool.FreeSummary(ctx); free != "" {
-			return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s", nc.Error(), free)}
+			return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s; %s", nc.Error(), free, wait)}
 		}
-		return &RefusedError{Code: "no_capacity", Message: nc.Error()}
+		return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s", nc.Error(), wait)}
 	case errors.As(err, &qe):
 		return &RefusedError{Code: "quota_exceeded", Message: qe.Message, Limit: qe.Limit}
 	}

@@ -6,10 +6,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"workbench/models"
 	"workbench/orchestrator/runtime"
@@ -73,21 +75,21 @@ var answersJupyter = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Reques
 
 func (r *memRig) waitState(t *testing.T, id string, states ...string) *models.Workbench {
 	t.Helper()
-	var wb *models.Workbench
-	waitFor(t, func() bool {
-		var err error
-		wb, err = r.store.WorkbenchByID(context.Background(), id)
+	deadline := time.Now().Add(time.Minute) // generous: a busy machine
+	for {
+		wb, err := r.store.WorkbenchByID(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range states {
-			if wb.State == s {
-				return true
-			}
+		if slices.Contains(states, wb.State) {
+			return wb
 		}
-		return false
-	})
-	return wb
+		if time.Now().After(deadline) {
+			// What it is stuck in says where to look.
+			t.Fatalf("workbench %s is %s (progress %d, reason %q, queue %q) after a minute; want %v", id, wb.State, wb.Progress, wb.Reason, wb.QueueReason, states)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // A launch on the in-memory engine runs the whole pipeline: pull, volume,

@@ -38,7 +38,7 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, Yielding: new(true), At: time.Now().UTC()})
 	m.log.Info("preempting", "id", id, "at", at)
 	m.tellOwner(ctx, wb, EventPreempt, reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
-		wb.Name, at.UTC().Format("2006-01-02 15:04")))
+		wb.Name, at.UTC().Format("2006-01-02 15:04:05")))
 	if wb.ContainerID == "" || wb.State != models.StateRunning {
 		return // still launching: it is stopped when its grace ends all the same
 	}

@@ -438,7 +438,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 			if b, ok := pinned[*w.ReservationID]; ok && b.ReleasedAt == nil && now.Before(b.EndsAt) && b.For(w.OwnerID) {
 				r.Reservation = b.ID
 				if now.Before(b.StartsAt) && r.Blocked == "" {
-					r.Blocked = reasonf("waiting for your reservation #%s, which opens at %s UTC", strconv.FormatInt(b.ID, 10), b.StartsAt.UTC().Format("2006-01-02 15:04"))
+					r.Blocked = reasonf("waiting for your reservation #%s, which opens at %s UTC", strconv.FormatInt(b.ID, 10), b.StartsAt.UTC().Format("2006-01-02 15:04:05"))
 					r.NotBefore = b.StartsAt
 				}
 			}
