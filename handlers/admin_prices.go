@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -91,9 +92,14 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 	// earlier ones, as before).
 	var added []models.PriceRate
 	for _, pr := range rates {
-		err := h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+		before, err := h.rateReplaced(ctx, pr)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 			err := tx.AddPriceRate(ctx, &pr)
-			return auditRec("price.set", pr.Key(), nil, pr), err
+			return auditRec("price.set", pr.Key(), before, pr), err
 		})
 		if err != nil {
 			h.fail(c, err)
@@ -103,4 +109,22 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 	}
 	h.wbs.BudgetsChanged()
 	c.JSON(http.StatusOK, APIPricesAdded{Added: mapList(added, apiPriceRate).Items})
+}
+
+// rateReplaced is the rate pr takes over from — the one in force where pr
+// takes effect (now when it sets no time) — for the audit's "before"; nil
+// when the resource had none.
+func (h *Handler) rateReplaced(ctx context.Context, pr models.PriceRate) (any, error) {
+	at := pr.EffectiveFrom
+	if at.IsZero() {
+		at = time.Now()
+	}
+	cur, err := h.store.CurrentPrices(ctx, at)
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := cur[pr.Key()]; ok {
+		return r, nil
+	}
+	return nil, nil
 }

@@ -56,10 +56,14 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 	}
 	if len(form.Errors) == 0 {
 		err := h.store.CheckRateModel(c.Request.Context(), pr)
+		var before any
+		if err == nil {
+			before, err = h.rateReplaced(c.Request.Context(), pr)
+		}
 		if err == nil {
 			err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 				err := tx.AddPriceRate(c.Request.Context(), &pr)
-				return auditRec("price.set", pr.Key(), nil, pr), err
+				return auditRec("price.set", pr.Key(), before, pr), err
 			})
 		}
 		if errors.As(err, &ve) {

@@ -43,15 +43,11 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	if sug.ShareCoversAllOwned {
 		return nil, pricing.FieldErrors{"target_utilization": sug.coversAllText(env.lc, h.perGPUHour)}, nil
 	}
-	cur, err := h.store.CurrentPrices(ctx, now)
+	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: sug.RateMicros, CreatedBy: currentUser(c).Username}
+	before, err := h.rateReplaced(ctx, pr)
 	if err != nil {
 		return nil, nil, err
 	}
-	var before any
-	if r, ok := cur[models.PriceKey(pricing.GPU, model)]; ok {
-		before = r
-	}
-	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: sug.RateMicros, CreatedBy: currentUser(c).Username}
 	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		// Stored first: the record shows the rate as stored (its id and
 		// effective time), not the request before AddPriceRate filled them.

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -339,6 +340,16 @@ func TestPriceFormAddsVersions(t *testing.T) {
 	for _, e := range entries {
 		if e.Action == "price.set" && e.Actor == "admin" {
 			audited++
+			// Each names the rate it replaces, as other changes name what
+			// was there (it had no "before"): the GPU's seeded 3.00, the
+			// CPU's rate in force where the future one takes over.
+			var before struct {
+				Resource string `json:"resource"`
+				Micros   int64  `json:"rate_micros"`
+			}
+			if err := json.Unmarshal([]byte(e.Before), &before); err != nil || before.Micros <= 0 || !strings.Contains(e.Target, before.Resource) {
+				t.Errorf("price.set on %s has no rate it replaced: before %q (%v)", e.Target, e.Before, err)
+			}
 		}
 	}
 	if audited != 2 {
