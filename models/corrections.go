@@ -51,7 +51,8 @@ func (s *Store) CreditOnce(ctx context.Context, key string, userID, amountMicros
 		return nil, false, err
 	}
 	if amountMicros <= 0 || amountMicros > maxCreditMicros {
-		return nil, false, invalid("amount", "must be more than 0 and at most 1,000,000")
+		// Both units named: the form takes currency units, the API micro-units.
+		return nil, false, invalid("amount", "must be more than 0 and at most 1,000,000 in currency units (1000000000000 micro-units)")
 	}
 	if len(key) > maxCreditKey {
 		return nil, false, invalid("idempotency_key", "must be 100 characters or fewer")

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,5 +59,25 @@ func TestReversalOfAnEarlierMonthIsBookedNow(t *testing.T) {
 	}
 	if decTotals.AmountMicros != -3_000_000 || decTotals.GPUSeconds != 0 || octTotals.AmountMicros != 0 {
 		t.Errorf("December: %d µ, %d GPU-s (want −3000000, 0); since October %d µ (want 0)", decTotals.AmountMicros, decTotals.GPUSeconds, octTotals.AmountMicros)
+	}
+}
+
+// A credit over the limit is refused naming the limit in both units the
+// portal takes it in (the form's currency units, the API's micro-units):
+// "at most 1,000,000" read as micro-units to an API client.
+func TestCreditLimitNamesItsUnits(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	u, err := s.CreateUser(ctx, NewUser{Username: "cleo", Password: "cleo-password-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Credit(ctx, u.ID, 1_000_000*1_000_000+1, "", "too much", "admin")
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "amount" || !strings.Contains(ve.Message, "currency units") || !strings.Contains(ve.Message, "1000000000000 micro-units") {
+		t.Fatalf("a credit over the limit: %v, want the limit in currency units and micro-units", err)
+	}
+	if _, err := s.Credit(ctx, u.ID, 1_000_000*1_000_000, "", "the most", "admin"); err != nil {
+		t.Fatalf("a credit at the limit: %v", err)
 	}
 }

@@ -88,6 +88,10 @@ func TestUserAddAndTokenCreateWhileServing(t *testing.T) {
 	if _, _, err := runCLI(t, "x\n", "user", "add", "bob", "--password-stdin", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "password") {
 		t.Fatalf("short password accepted: %v", err)
 	}
+	// Nothing on standard input says so, not "must be at least 10 characters".
+	if _, _, err := runCLI(t, "", "user", "add", "bob", "--password-stdin", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "no password on standard input") {
+		t.Fatalf("empty standard input: %v, want it named", err)
+	}
 	// Refusals name what to change, as a sentence.
 	for _, bad := range []struct {
 		args []string

@@ -98,10 +98,14 @@ func cmdUserPassword(ctx context.Context, args []string, stdin io.Reader, stdout
 		return fmt.Errorf("password set, but ending %s's sessions failed: %w", u.Username, err)
 	}
 	_ = store.Audit(ctx, "cli", "user.revoke_access", u.Username, nil, rev)
+	ended := fmt.Sprintf("their sessions and %d tokens ended", rev.Tokens)
+	if rev.Tokens == 1 {
+		ended = "their sessions and 1 token ended"
+	}
 	if *fromStdin {
-		fmt.Fprintf(stdout, "password of %s set; their sessions and %d tokens ended\n", u.Username, rev.Tokens)
+		fmt.Fprintf(stdout, "password of %s set; %s\n", u.Username, ended)
 	} else {
-		fmt.Fprintf(stdout, "password of %s set to %s; their sessions and %d tokens ended\n", u.Username, password, rev.Tokens)
+		fmt.Fprintf(stdout, "password of %s set to %s; %s\n", u.Username, password, ended)
 	}
 	return nil
 }
@@ -116,7 +120,11 @@ func newPassword(fromStdin bool, stdin io.Reader) (string, error) {
 	if err != nil && err != io.EOF {
 		return "", fmt.Errorf("read password: %w", err)
 	}
-	return strings.TrimRight(line, "\r\n"), nil
+	password := strings.TrimRight(line, "\r\n")
+	if password == "" {
+		return "", errors.New("--password-stdin: no password on standard input (give it as the first line, e.g. printf '%s\\n' \"$PW\" | workbench …)")
+	}
+	return password, nil
 }
 
 // fieldError words a field's validation error for the command line, naming

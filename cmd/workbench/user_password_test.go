@@ -67,7 +67,8 @@ func TestUserPasswordFromTheShellWhileServing(t *testing.T) {
 	}
 
 	out, _, err = runCLI(t, "found-password-2\n", "user", "password", "admin", "--password-stdin", "--data-dir", dir)
-	if err != nil || !strings.Contains(out, "password of admin set") || strings.Contains(out, "found-password-2") {
+	// The admin had one token: "1 token", not "1 tokens".
+	if err != nil || !strings.Contains(out, "password of admin set; their sessions and 1 token ended") || strings.Contains(out, "found-password-2") {
 		t.Fatalf("user password: %q %v", out, err)
 	}
 	if code := login("found-password-2"); code != http.StatusSeeOther {
