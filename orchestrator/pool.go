@@ -386,6 +386,26 @@ func (p *Pool) CandidatesByModel(ctx context.Context) (map[string][]string, erro
 	return out, nil
 }
 
+// DrainedByModel counts the whole GPUs of each model an administrator took
+// out of service (drained): the queue says so of a request they hold up.
+func (p *Pool) DrainedByModel(ctx context.Context) (map[string]int, error) {
+	devs, err := p.inv.Devices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read GPU inventory: %w", err)
+	}
+	states, err := p.store.GPUStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, d := range devs {
+		if d.Health == gpu.HealthOK && states[d.UUID].Drained && !d.MIGEnabled {
+			out[d.Model]++
+		}
+	}
+	return out, nil
+}
+
 // FreeSummary names what is free, for refusal messages: "free now: 3 × H100" (a reason of its own: the caller joins it with "; ").
 func (p *Pool) FreeSummary(ctx context.Context) string {
 	gpus, err := p.List(ctx)

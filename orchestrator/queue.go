@@ -72,6 +72,10 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 	if err != nil {
 		return err
 	}
+	drained, err := m.pool.DrainedByModel(ctx)
+	if err != nil {
+		return err
+	}
 	// What each flavor may be given (candidates of its kind of unit); read
 	// outside the transaction like the candidates, re-checked by allocate.
 	fls, err := m.store.ListFlavors(ctx, false)
@@ -114,6 +118,10 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 		}
 		if err := applyBoosts(q, &snap); err != nil {
 			return err
+		}
+		snap.Drained = map[scheduler.Pool]int{}
+		for model, n := range drained {
+			snap.Drained[scheduler.PoolGPU(model)] = n
 		}
 		if direct != nil {
 			*direct = directOutcome{}

@@ -151,6 +151,9 @@ type Snapshot struct {
 	Reservations []Reservation
 	// Shared are the shared GPUs a whole-GPU request may take whole.
 	Shared []SharedGPU
+	// Drained counts the units of a pool an administrator took out of
+	// service: a request waiting for them is told so.
+	Drained map[Pool]int
 }
 
 // Reservation is a booking of Units of a Pool for User over [Start, End),
@@ -394,6 +397,9 @@ func Decide(s Snapshot) Plan {
 		ok, why := Fit(r.Pool, r.Units, avail)
 		if !ok && held > 0 {
 			why = reasonf("%s (%d reserved for someone else now)", why, held)
+		}
+		if !ok && s.Drained[r.Pool] > 0 {
+			why = reasonf("%s; %d out of service (drained by an administrator)", why, s.Drained[r.Pool])
 		}
 		if ok && r.Blocked == "" {
 			sh := shadows[r.Pool]

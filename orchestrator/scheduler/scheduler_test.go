@@ -482,3 +482,15 @@ func TestRescindYieldingRunsNobodyNeeds(t *testing.T) {
 		t.Errorf("preemption off: rescind %v", p.Rescind)
 	}
 }
+
+// A request held up by GPUs an administrator drained is told so (it said
+// "8 needed; 7 free" and nothing of the drained one).
+func TestWaitReasonNamesDrainedUnits(t *testing.T) {
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	pool := PoolGPU("NVIDIA H100 80GB HBM3")
+	s := Snapshot{Now: now, Free: map[Pool]int{pool: 7}, Drained: map[Pool]int{pool: 1},
+		Queue: []Request{{ID: "big", User: 1, Pool: pool, Units: 8, Arrived: now}}}
+	if w := Decide(s).Waiting["big"]; w.Reason != "8 × H100 80GB HBM3 needed; 7 free; 1 out of service (drained by an administrator)" {
+		t.Errorf("reason %q", w.Reason)
+	}
+}
