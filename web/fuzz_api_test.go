@@ -50,6 +50,8 @@ var fuzzEndpoints = []struct {
 	{"PUT", "/api/v1/images/1", `{"name":"PyTorch (CUDA 12)","image":"registry.example.org/a/b:1","start_command":"j --port={port} --b={base_url} --t={token}"}`},
 	{"POST", "/api/v1/flavors", `{"name":"Fuzz flavor","cpu_cores":1,"memory_gib":2}`},
 	{"PUT", "/api/v1/flavors/1", `{"name":"CPU small","cpu_cores":2,"memory_gib":8}`},
+	{"PATCH", "/api/v1/images/1", `{"enabled":false}`},
+	{"PATCH", "/api/v1/flavors/1", `{"enabled":false,"max_runtime_seconds":3600}`},
 	{"PUT", "/api/v1/gpus/{gpu}/drain", `{"drained":true}`},
 	{"PUT", "/api/v1/gpus/{gpu}/shared", `{"slices":2,"mps_memory_mib":40960}`},
 	{"POST", "/api/v1/admin/queue/{queued}/move", `{"position":1}`},

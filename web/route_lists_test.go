@@ -27,28 +27,30 @@ import (
 // TestRouteListsAreComplete checks the claim: a handler listed here that
 // decodes JSON fails it.
 var bodylessAPIRoutes = []string{
-	"DELETE /api/v1/reservations/:id",                   // cancel one's booking
-	"DELETE /api/v1/workbenches/:id",                    // delete a workbench
-	"POST /api/v1/workbenches/:id/stop",                 // lifecycle verbs
-	"POST /api/v1/workbenches/:id/start",                // lifecycle verbs
-	"POST /api/v1/workbenches/:id/restart-gpus",         // lifecycle verbs
-	"POST /api/v1/workbenches/:id/extend",               // extend by the flavor's step
-	"DELETE /api/v1/images/:id",                         // delete a saved image
-	"DELETE /api/v1/workbenches/:id/tokens/:tid",        // revoke a workbench token
-	"DELETE /api/v1/tokens/:id",                         // revoke an API token
-	"DELETE /api/v1/ssh-keys/:id",                       // remove an SSH key
-	"DELETE /api/v1/gpu-watches/:id",                    // stop watching a model
-	"POST /api/v1/images/:id/test",                      // start an image check
-	"POST /api/v1/admin/workbenches/:id/stop",           // an admin stops anyone's
-	"POST /api/v1/admin/queue/:id/cancel",               // queue verbs
-	"POST /api/v1/admin/queue/:id/boost",                // queue verbs
-	"POST /api/v1/admin/images/:id/promote",             // a saved image into the catalog
-	"POST /api/v1/admin/images/load",                    // an image archive (a file upload, not JSON)
-	"DELETE /api/v1/admin/users/:id/login-lock",         // clear a login lock
-	"DELETE /api/v1/admin/cloud-prices/:id",             // remove a cloud price
-	"DELETE /api/v1/admin/groups/:id",                   // delete a group
-	"PUT /api/v1/admin/groups/:id/members/:username",    // add a member
-	"DELETE /api/v1/admin/groups/:id/members/:username", // remove a member
+	"DELETE /api/v1/reservations/:id",                        // cancel one's booking
+	"DELETE /api/v1/workbenches/:id",                         // delete a workbench
+	"POST /api/v1/workbenches/:id/stop",                      // lifecycle verbs
+	"POST /api/v1/workbenches/:id/start",                     // lifecycle verbs
+	"POST /api/v1/workbenches/:id/restart-gpus",              // lifecycle verbs
+	"POST /api/v1/workbenches/:id/extend",                    // extend by the flavor's step
+	"DELETE /api/v1/images/:id",                              // delete a saved image
+	"DELETE /api/v1/workbenches/:id/tokens/:tid",             // revoke a workbench token
+	"DELETE /api/v1/tokens/:id",                              // revoke an API token
+	"DELETE /api/v1/ssh-keys/:id",                            // remove an SSH key
+	"DELETE /api/v1/gpu-watches/:id",                         // stop watching a model
+	"POST /api/v1/images/:id/test",                           // start an image check
+	"POST /api/v1/admin/workbenches/:id/stop",                // an admin stops anyone's
+	"POST /api/v1/admin/queue/:id/cancel",                    // queue verbs
+	"POST /api/v1/admin/queue/:id/boost",                     // queue verbs
+	"POST /api/v1/admin/images/:id/promote",                  // a saved image into the catalog
+	"POST /api/v1/admin/images/load",                         // an image archive (a file upload, not JSON)
+	"DELETE /api/v1/admin/users/:id/login-lock",              // clear a login lock
+	"DELETE /api/v1/admin/cloud-prices/:id",                  // remove a cloud price
+	"DELETE /api/v1/admin/groups/:id",                        // delete a group
+	"PUT /api/v1/admin/groups/:id/members/:username",         // add a member
+	"DELETE /api/v1/admin/groups/:id/members/:username",      // remove a member
+	"PUT /api/v1/admin/groups/:id/members/:username/lead",    // make a member lead
+	"DELETE /api/v1/admin/groups/:id/members/:username/lead", // no longer lead
 }
 
 // routeChain is one route of the table with the names of its whole handler
