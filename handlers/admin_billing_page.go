@@ -130,20 +130,10 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	pages, offset := pager(c, "/admin/billing", page, int64(len(items)))
 	v.Pages = pages
 	for _, it := range items[offset:min(offset+pageSize, len(items))] {
-		label := it.Key
-		if label == "" {
-			label = emptyKeyLabel(c, groupBy)
-		} else if groupBy == "resource" {
-			label = templates.ResourceName(ctx, label)
-		}
-		share := "—"
-		if total > 0 {
-			share = fmt.Sprintf("%d%%", (it.AmountMicros*100+total/2)/total)
-		}
+		row := h.billingRow(c, groupBy, it, total)
 		mJ := energy.mJ[it.Key]
-		v.Rows = append(v.Rows, templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
-			Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share,
-			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(ctx, energy, mJ)})
+		row.KWh, row.EnergyCost = pricing.FormatKWh(mJ), h.energyCostText(ctx, energy, mJ)
+		v.Rows = append(v.Rows, row)
 	}
 	v.TotalHours = gpuHoursText(secs)
 	if v.Month.Current {
@@ -194,4 +184,23 @@ func (h *Handler) adminBillingCSV(c *gin.Context) {
 	if err := w.Error(); err != nil {
 		h.log.Warn("billing csv", "err", err)
 	}
+}
+
+// billingRow is one row of a billing summary grouped by groupBy: its
+// label ("no group" for the empty key, a resource's name), GPU-hours,
+// amount and share of total (the admin's overview and a group's statement).
+func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem, total int64) templates.BillingRow {
+	ctx := c.Request.Context()
+	label := it.Key
+	if label == "" {
+		label = emptyKeyLabel(c, groupBy)
+	} else if groupBy == "resource" {
+		label = templates.ResourceName(ctx, label)
+	}
+	share := "—"
+	if total > 0 {
+		share = fmt.Sprintf("%d%%", (it.AmountMicros*100+total/2)/total)
+	}
+	return templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
+		Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share}
 }

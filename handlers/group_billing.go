@@ -100,18 +100,7 @@ func (h *Handler) groupBilling(c *gin.Context) {
 	var secs int64
 	for _, it := range items {
 		secs += it.GPUSeconds
-		label := it.Key
-		if label == "" {
-			label = emptyKeyLabel(c, groupBy)
-		} else if groupBy == "resource" {
-			label = templates.ResourceName(ctx, label)
-		}
-		share := "—"
-		if total > 0 {
-			share = fmt.Sprintf("%d%%", (it.AmountMicros*100+total/2)/total)
-		}
-		v.Rows = append(v.Rows, templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
-			Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share})
+		v.Rows = append(v.Rows, h.billingRow(c, groupBy, it, total))
 	}
 	v.TotalHours = gpuHoursText(secs)
 	h.render(c, http.StatusOK, templates.GroupBillingPage(h.page(c, trc(c, "Group %s", g.Name)), v))
