@@ -398,7 +398,9 @@ func Decide(s Snapshot) Plan {
 		if !ok && held > 0 {
 			why = reasonf("%s (%d reserved for someone else now)", why, held)
 		}
-		if !ok && s.Drained[r.Pool] > 0 {
+		if !ok && s.Drained[r.Pool] > 0 && r.Units > inService(s, r.Pool) {
+			// Not even every run stopping would make room: it waits for
+			// a drained GPU to come back.
 			why = reasonf("%s; %d out of service (drained by an administrator)", why, s.Drained[r.Pool])
 		}
 		if ok && r.Blocked == "" {
@@ -832,4 +834,16 @@ func DecayedUsage(spans []Span, now time.Time, halfLife time.Duration) map[int64
 		out[sp.User] += float64(sp.Units) * w
 	}
 	return out
+}
+
+// inService is how many units of pool are in service: free, or held by
+// what runs.
+func inService(s Snapshot, pool Pool) int {
+	n := s.Free[pool]
+	for _, r := range s.Running {
+		if r.Pool == pool {
+			n += r.Units
+		}
+	}
+	return n
 }

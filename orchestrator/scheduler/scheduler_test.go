@@ -483,8 +483,9 @@ func TestRescindYieldingRunsNobodyNeeds(t *testing.T) {
 	}
 }
 
-// A request held up by GPUs an administrator drained is told so (it said
-// "8 needed; 7 free" and nothing of the drained one).
+// A request that only a drained GPU's return could make room for is told
+// so (it said "8 needed; 7 free" and nothing of the drained one); one that
+// a stop makes room for is not.
 func TestWaitReasonNamesDrainedUnits(t *testing.T) {
 	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	pool := PoolGPU("NVIDIA H100 80GB HBM3")
@@ -492,5 +493,12 @@ func TestWaitReasonNamesDrainedUnits(t *testing.T) {
 		Queue: []Request{{ID: "big", User: 1, Pool: pool, Units: 8, Arrived: now}}}
 	if w := Decide(s).Waiting["big"]; w.Reason != "8 × H100 80GB HBM3 needed; 7 free; 1 out of service (drained by an administrator)" {
 		t.Errorf("reason %q", w.Reason)
+	}
+	// Held up by what runs, not by the drained ones: they are not named.
+	s = Snapshot{Now: now, Free: map[Pool]int{}, Drained: map[Pool]int{pool: 7},
+		Running: []Running{{ID: "r", User: 2, Pool: pool, Units: 1, Started: now.Add(-time.Hour)}},
+		Queue:   []Request{{ID: "one", User: 1, Pool: pool, Units: 1, Arrived: now}}}
+	if w := Decide(s).Waiting["one"]; w.Reason != "1 × H100 80GB HBM3 needed; 0 free" {
+		t.Errorf("reason %q, want the drained GPUs left out (a stop makes room)", w.Reason)
 	}
 }
