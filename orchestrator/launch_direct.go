@@ -46,6 +46,11 @@ func (m *Manager) launchWithoutWaiting(ctx context.Context, wb *models.Workbench
 	}
 	var out directOutcome
 	if err := m.drainLocked(ctx, wb.ID, &out); err != nil {
+		// The drain rolled back: take the request out again, or the next
+		// drain would place a launch its owner was told had failed.
+		if werr := m.store.DrainQueue(ctx, func(q *models.QueueTx) error { return q.Withdraw(wb.ID) }); werr != nil {
+			m.log.Warn("withdraw a launch whose drain failed", "id", wb.ID, "err", werr)
+		}
 		return nil, err
 	}
 	if !out.placed {
