@@ -403,3 +403,11 @@ func (q *QueueTx) QuotaMaxRuntime(userID int64) (time.Duration, error) {
 	}
 	return time.Duration(*l.MaxRuntimeHours) * time.Hour, nil
 }
+
+// AnyQueued reports whether any launch waits in the queue (one indexed
+// probe: every GPU launch that does not queue asks it).
+func (s *Store) AnyQueued(ctx context.Context) (bool, error) {
+	var ids []string
+	err := s.rdb.WithContext(ctx).Model(&Workbench{}).Where("state = ? AND deleted_at IS NULL", StateQueued).Limit(1).Pluck("id", &ids).Error
+	return len(ids) > 0, err
+}

@@ -144,7 +144,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	// Units others wait for in the queue go by the queue's rules.
 	if need.Count > 0 {
-		waiting, err := m.queueWaiting(ctx)
+		waiting, err := m.store.AnyQueued(ctx)
 		if err != nil {
 			return nil, err
 		}

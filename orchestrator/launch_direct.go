@@ -26,12 +26,6 @@ type directOutcome struct {
 	refusal error
 }
 
-// queueWaiting reports whether any launch waits in the queue.
-func (m *Manager) queueWaiting(ctx context.Context) (bool, error) {
-	queued, err := m.store.ListWorkbenches(ctx, 0, models.StateQueued)
-	return len(queued) > 0, err
-}
-
 // launchWithoutWaiting puts wb in the queue for one drain that places it
 // only if its turn is now. check is the launch quota; limits that a queued
 // launch would wait for refuse it here.
