@@ -17,6 +17,12 @@ import (
 // (before, she took the GPU carol waited for), the form keeps her choices,
 // and she has no workbench; carol's request still waits with the GPU free.
 func TestBrowserLaunchWithoutWaitingDoesNotJumpTheQueue(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) { launchWithoutWaiting(t, js) })
+	}
+}
+
+func launchWithoutWaiting(t *testing.T, js bool) {
 	p, _ := enginePortal(t)
 	admin := tokenFor(t, p, "admin", "admin")
 	bob := tokenFor(t, p, "bob", "user")
@@ -42,6 +48,9 @@ func TestBrowserLaunchWithoutWaitingDoesNotJumpTheQueue(t *testing.T) {
 	}
 
 	ctx := btNewBrowser(t)
+	if !js {
+		btDo(t, ctx, "disable JavaScript", btScriptsOff())
+	}
 	btNavigate(t, ctx, p.ts.URL+"/login")
 	if resp := btLogin(t, ctx, "alice", "alice-password"); resp.Status != http.StatusOK {
 		t.Fatalf("login: %d", resp.Status)
@@ -62,11 +71,10 @@ func TestBrowserLaunchWithoutWaitingDoesNotJumpTheQueue(t *testing.T) {
 	if !strings.Contains(msg, "others wait in the queue for these GPUs") || !strings.Contains(msg, "launch with queue") {
 		t.Errorf("the refusal reads %q, want the queue's reason", msg)
 	}
-	name, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("input[name=name]").value`))
-	if err != nil || name != "jumper" {
-		t.Errorf("the form lost the name: %q (%v)", name, err)
+	if name := btValue(t, ctx, `input[name=name]`); name != "jumper" {
+		t.Errorf("the form lost the name: %q", name)
 	}
-	btScreenshot(t, ctx, "launch-no-queue-refused.png")
+	btScreenshot(t, ctx, "launch-no-queue-refused-"+jsName(js)+".png")
 	aliceTok := tokenFor(t, p, "alice", "user")
 	if _, mine := p.api("GET", "/api/v1/workbenches", aliceTok, ""); len(mine["items"].([]any)) != 0 {
 		t.Errorf("the refused launch left a workbench: %v", mine["items"])
