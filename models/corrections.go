@@ -151,7 +151,7 @@ func (s *Store) ReverseLines(ctx context.Context, ids []int64, reason, actor str
 			}
 			if err := tx.Create(&rev).Error; err != nil {
 				if uniqueViolation(err) {
-					return invalid("ids", "line %d was already reversed", id)
+					return taken("ids", "line %d was already reversed", id)
 				}
 				return err
 			}

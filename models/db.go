@@ -173,12 +173,22 @@ var (
 type ValidationError struct {
 	Field   string
 	Message string
+	// Taken marks a well-formed value that something else already holds
+	// (a name in use, a line already reversed): the API answers 409
+	// conflict for it, as SPEC §8 lists conflicts, while a form still
+	// shows the message beside its field.
+	Taken bool
 }
 
 func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
 
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// taken is invalid for a value already in use (ValidationError.Taken).
+func taken(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...), Taken: true}
 }
 
 // collectInvalid gathers the errors of a validation that checks every

@@ -134,7 +134,7 @@ func (s *Store) CreateFlavor(ctx context.Context, f *Flavor) error {
 	f.ID = 0
 	if err := s.db.WithContext(ctx).Create(f).Error; err != nil {
 		if uniqueViolation(err) {
-			return &ValidationError{Field: "name", Message: "a flavor with this name exists"}
+			return taken("name", "a flavor with this name exists")
 		}
 		return err
 	}
@@ -176,7 +176,7 @@ func (s *Store) UpdateFlavor(ctx context.Context, f *Flavor) error {
 			"memory_mib": f.MemoryMiB, "shm_mib": f.ShmMiB, "max_runtime_s": f.MaxRuntimeS, "gpu_idle_timeout_s": f.GPUIdleTimeoutS, "cpu_twin_id": f.CPUTwinID, "enabled": f.Enabled, "updated_at": s.now()})
 		if res.Error != nil {
 			if uniqueViolation(res.Error) {
-				return &ValidationError{Field: "name", Message: "a flavor with this name exists"}
+				return taken("name", "a flavor with this name exists")
 			}
 			return res.Error
 		}

@@ -53,7 +53,7 @@ func (s *Store) CreateGPUWatch(ctx context.Context, userID int64, model string, 
 			return err
 		}
 		if same > 0 {
-			return invalid("gpu_model", "you are already watching %s", model)
+			return taken("gpu_model", "you are already watching %s", model)
 		}
 		w = &GPUWatch{UserID: userID, GPUModel: model, CreatedAt: s.now()}
 		return tx.Create(w).Error
@@ -82,7 +82,7 @@ func (s *Store) CreateFlavorWatch(ctx context.Context, userID int64, fl *Flavor)
 			return err
 		}
 		if same > 0 {
-			return invalid("flavor", "you are already watching flavor %s", fl.Name)
+			return taken("flavor", "you are already watching flavor %s", fl.Name)
 		}
 		id := fl.ID
 		w = &GPUWatch{UserID: userID, GPUModel: fl.GPUModel, FlavorID: &id, CreatedAt: s.now()}

@@ -45,7 +45,7 @@ func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Gro
 	g := &Group{Name: name, Description: strings.TrimSpace(description), Members: []string{}}
 	if err := s.db.WithContext(ctx).Create(g).Error; err != nil {
 		if uniqueViolation(err) {
-			return nil, &ValidationError{Field: "name", Message: "a group with this name exists"}
+			return nil, taken("name", "a group with this name exists")
 		}
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
 	res := s.db.WithContext(ctx).Model(&Group{}).Where("id = ?", id).Update("name", name)
 	if res.Error != nil {
 		if uniqueViolation(res.Error) {
-			return &ValidationError{Field: "name", Message: "a group with this name exists"}
+			return taken("name", "a group with this name exists")
 		}
 		return res.Error
 	}

@@ -110,7 +110,7 @@ func (s *Store) CreateImage(ctx context.Context, img *Image) error {
 	img.ID = 0
 	if err := s.db.WithContext(ctx).Create(img).Error; err != nil {
 		if uniqueViolation(err) {
-			return &ValidationError{Field: "name", Message: "an image with this name exists"}
+			return taken("name", "an image with this name exists")
 		}
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Store) UpdateImage(ctx context.Context, img *Image) error {
 				"open_path": img.OpenPath, "extra_ports": extraPortsColumn(img.ExtraPorts), "enabled": img.Enabled, "updated_at": s.now()})
 		if res.Error != nil {
 			if uniqueViolation(res.Error) {
-				return &ValidationError{Field: "name", Message: "an image with this name exists"}
+				return taken("name", "an image with this name exists")
 			}
 			return res.Error
 		}

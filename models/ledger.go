@@ -110,7 +110,7 @@ func (s *Store) Reverse(ctx context.Context, id int64, note string) (*LedgerEntr
 	rev.Reverses, rev.Note, rev.CreatedAt = &orig.ID, note, s.now()
 	if err := s.db.WithContext(ctx).Create(&rev).Error; err != nil {
 		if uniqueViolation(err) {
-			return nil, &ValidationError{Field: "id", Message: "this entry was already reversed"}
+			return nil, taken("id", "this entry was already reversed")
 		}
 		return nil, err
 	}

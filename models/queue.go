@@ -57,7 +57,7 @@ func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(
 			return err
 		}
 		if n > 0 {
-			return &ValidationError{Field: "name", Message: "you already have a workbench with this name"}
+			return taken("name", "you already have a workbench with this name")
 		}
 		if check != nil {
 			if err := check(&Tx{tx: tx}); err != nil && !WaitableQuota(err) {

@@ -74,9 +74,9 @@ func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey 
 		if uniqueViolation(err) {
 			var other SSHKey
 			if s.db.WithContext(ctx).Where("fingerprint = ?", fp).First(&other).Error == nil {
-				return nil, invalid("public_key", "this key is already registered")
+				return nil, taken("public_key", "this key is already registered")
 			}
-			return nil, invalid("name", "you already have a key with this name")
+			return nil, taken("name", "you already have a key with this name")
 		}
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func (s *Store) CreateToken(ctx context.Context, userID int64, name string, ttl 
 	}
 	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
 		if uniqueViolation(err) {
-			return nil, "", &ValidationError{Field: "name", Message: "you already have a token with this name"}
+			return nil, "", taken("name", "you already have a token with this name")
 		}
 		return nil, "", err
 	}

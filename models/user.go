@@ -138,7 +138,7 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 	u := &User{Username: n.Username, DisplayName: strings.TrimSpace(n.DisplayName), Email: n.Email, Role: n.Role, PasswordHash: hash, EmailWorkbenchNotices: true}
 	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
 		if uniqueViolation(err) {
-			return nil, &ValidationError{Field: "username", Message: "is already taken"}
+			return nil, taken("username", "is already taken")
 		}
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func (s *Store) CreateWorkbench(ctx context.Context, wb *Workbench, need GPUNeed
 			return err
 		}
 		if n > 0 {
-			return &ValidationError{Field: "name", Message: "you already have a workbench with this name"}
+			return taken("name", "you already have a workbench with this name")
 		}
 		if check != nil {
 			if err := check(&Tx{tx: tx}); err != nil {

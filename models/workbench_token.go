@@ -60,7 +60,7 @@ func (s *Store) CreateWorkbenchToken(ctx context.Context, userID int64, wbID, na
 	}
 	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
 		if uniqueViolation(err) {
-			return nil, "", invalid("name", "this workbench already has a token with this name")
+			return nil, "", taken("name", "this workbench already has a token with this name")
 		}
 		return nil, "", err
 	}

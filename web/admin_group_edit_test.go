@@ -111,8 +111,8 @@ func TestAdminGroupsAPI(t *testing.T) {
 		t.Fatalf("create: %d %v", code, g)
 	}
 	id := itoa(int64(g["id"].(float64)))
-	if code, out := p.api("POST", "/api/v1/admin/groups", admin, `{"name":"nlp"}`); code != 400 || errCode(out) != "invalid_name" {
-		t.Errorf("a second nlp: %d %v, want 400 invalid_name", code, out)
+	if code, out := p.api("POST", "/api/v1/admin/groups", admin, `{"name":"nlp"}`); code != 409 || errCode(out) != "conflict" {
+		t.Errorf("a second nlp: %d %v, want 409 conflict", code, out)
 	}
 	member := "/api/v1/admin/groups/" + id + "/members/lee"
 	for i := 0; i < 2; i++ { // the second add is a no-op
@@ -136,7 +136,7 @@ func TestAdminGroupsAPI(t *testing.T) {
 		t.Errorf("a PUT with nothing: %d %v", code, out)
 	}
 	// Names that look alike are one: full-width letters, doubled spaces.
-	if code, out := p.api("POST", "/api/v1/admin/groups", admin, `{"name":"ｎｌｐ-2026"}`); code != 400 || errCode(out) != "invalid_name" {
+	if code, out := p.api("POST", "/api/v1/admin/groups", admin, `{"name":"ｎｌｐ-2026"}`); code != 409 || errCode(out) != "conflict" {
 		t.Errorf("a full-width twin of nlp-2026: %d %v", code, out)
 	}
 	if code, out := p.api("GET", "/api/v1/admin/groups", admin, ""); code != 200 || len(out["items"].([]any)) != 1 {

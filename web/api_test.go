@@ -72,7 +72,7 @@ func TestAPITokenCreateAndExpiry(t *testing.T) {
 	if code, _ := p.api("GET", "/api/v1/me", secret, ""); code != 200 {
 		t.Fatalf("new token: %d", code)
 	}
-	if code, body := p.api("POST", "/api/v1/tokens", tok, `{"name":"script"}`); code != 400 || errCode(body) != "invalid_name" {
+	if code, body := p.api("POST", "/api/v1/tokens", tok, `{"name":"script"}`); code != 409 || errCode(body) != "conflict" {
 		t.Fatalf("duplicate name: %d %v", code, body)
 	}
 	if code, body := p.api("POST", "/api/v1/tokens", tok, `{"name":`); code != 400 || errCode(body) != "invalid_body" {

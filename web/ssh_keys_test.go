@@ -60,7 +60,7 @@ func TestSSHKeysAPI(t *testing.T) {
 	}
 	id := int64(item["id"].(float64))
 	// The same key cannot be registered twice (by anyone): one key, one owner.
-	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 400 || errCode(body) != "invalid_public_key" {
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" {
 		t.Fatalf("bob registers alice's key: %d %v", code, body)
 	}
 	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || len(body["items"].([]any)) != 1 {
