@@ -72,8 +72,8 @@ func TestLedgerCorrections(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("reversal: %d %v", code, rev)
 	}
-	if code, _ := p.api("POST", "/api/v1/admin/ledger/reversals", adminTok, fmt.Sprintf(`{"ids":[%d],"reason":"again"}`, orig[1].ID)); code != http.StatusBadRequest {
-		t.Fatalf("a second reversal of one line: %d, want 400", code)
+	if code, _ := p.api("POST", "/api/v1/admin/ledger/reversals", adminTok, fmt.Sprintf(`{"ids":[%d],"reason":"again"}`, orig[1].ID)); code != http.StatusConflict {
+		t.Fatalf("a second reversal of one line: %d, want 409", code)
 	}
 	if got, want := total(), start-750_000-2_000_001; got != want {
 		t.Fatalf("month after credit and reversal: %d, want %d", got, want)
