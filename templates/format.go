@@ -52,8 +52,23 @@ func When(t *time.Time) string {
 // dollar); Chinese puts the symbol first and groups thousands, as Chinese
 // prices are written: "¥1,234.57", "$12.35", "1,234.57 EUR" for a currency
 // without a symbol of its own. Amounts stay int64 micro-units until here.
+//
+// An amount that is not zero but rounds to zero reads "< 0.01 USD"
+// ("> -0.01 USD" below zero): a CPU run's first minutes cost a fraction of
+// a cent, and "0.00" read as free.
 func Money(ctx context.Context, micros int64, currency string) string {
-	return withCurrency(ctx, pricing.Micros(micros).Decimal(currency), currency)
+	dec := pricing.Micros(micros).Decimal(currency)
+	if micros == 0 || strings.Trim(dec, "-0.") != "" {
+		return withCurrency(ctx, dec, currency)
+	}
+	step := int64(1)
+	for range 6 - pricing.MinorUnits(currency) {
+		step *= 10
+	}
+	if micros < 0 {
+		return "> " + withCurrency(ctx, pricing.Micros(-step).Decimal(currency), currency)
+	}
+	return "< " + withCurrency(ctx, pricing.Micros(step).Decimal(currency), currency)
 }
 
 // MoneyRate is Money for a price per unit, with a rate's two to four

@@ -94,7 +94,13 @@ func TestMoneyAndDatesPerLocale(t *testing.T) {
 		{zh, 1234_570000, "USD", "$1,234.57"},
 		{zh, -999_500000, "CNY", "-¥999.50"},
 		{zh, 1_000_000_000000, "EUR", "1,000,000.00 EUR"},
-		{zh, 5, "CNY", "¥0.00"},
+		// Not zero, but under what the currency writes: not "0.00".
+		{zh, 5, "CNY", "< ¥0.01"},
+		{en, 4999, "USD", "< 0.01 USD"},
+		{en, 5000, "USD", "0.01 USD"},
+		{en, -4999, "USD", "> -0.01 USD"},
+		{en, 499_999, "JPY", "< 1 JPY"},
+		{en, 0, "USD", "0.00 USD"},
 		{zh, 12345_000000, "JPY", "12,345 JPY"},
 	} {
 		if got := templates.Money(c.ctx, c.micros, c.currency); got != c.want {
