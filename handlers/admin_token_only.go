@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"workbench/models"
 )
@@ -14,12 +13,12 @@ import (
 // outside the portal's router, such as /debug/pprof on its own address.
 func (h *Handler) AdminTokenOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		secret, ok := BearerSecret(r.Header.Get("Authorization"))
 		if !ok {
 			adminTokenRefusal(w, http.StatusUnauthorized, "unauthorized", "send an admin's API token: Authorization: Bearer <token>")
 			return
 		}
-		u, err := h.store.UserByToken(r.Context(), strings.TrimSpace(secret))
+		u, err := h.store.UserByToken(r.Context(), secret)
 		switch {
 		case errors.Is(err, models.ErrBadToken):
 			adminTokenRefusal(w, http.StatusUnauthorized, "invalid_token", err.Error())

@@ -27,12 +27,12 @@ const (
 // the session. It never refuses; requireUser does that.
 func (h *Handler) loadUser(c *gin.Context) {
 	if authz := c.GetHeader("Authorization"); authz != "" {
-		secret, ok := strings.CutPrefix(authz, "Bearer ")
+		secret, ok := BearerSecret(authz)
 		if !ok {
 			h.fail(c, newError(401, "unauthorized", "the Authorization header must be 'Bearer <token>'"))
 			return
 		}
-		u, err := h.store.UserByToken(c.Request.Context(), strings.TrimSpace(secret))
+		u, tok, err := h.store.AuthByToken(c.Request.Context(), secret)
 		if err != nil {
 			if errors.Is(err, models.ErrBadToken) {
 				h.fail(c, newError(401, "invalid_token", err.Error()))
@@ -43,6 +43,7 @@ func (h *Handler) loadUser(c *gin.Context) {
 		}
 		c.Set(ctxUserKey, u)
 		c.Set(ctxBearerKey, true)
+		c.Set(ctxBearerExpiresKey, tok.ExpiresAt)
 		c.Set(ctxAuthAtKey, time.Now())
 		c.Next()
 		return
@@ -69,8 +70,8 @@ func apiTokenGrant(tokenHash string) string { return "wbt:" + tokenHash }
 // token's hash, as the proxy's).
 func (h *Handler) requestGrant(c *gin.Context) string {
 	if c.GetBool(ctxBearerKey) {
-		secret, _ := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
-		return apiTokenGrant(models.HashSecret(strings.TrimSpace(secret)))
+		secret, _ := BearerSecret(c.GetHeader("Authorization"))
+		return apiTokenGrant(models.HashSecret(secret))
 	}
 	return models.HashSecret(h.sessions.Token(c.Request.Context()))
 }

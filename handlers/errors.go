@@ -118,6 +118,10 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		h.log.Info("request refused", attrs...)
 	}
 	if isAPI(c) {
+		if e.Status == http.StatusUnauthorized {
+			// RFC 9110 §15.5.2: a 401 names the scheme it wants.
+			c.Header("WWW-Authenticate", `Bearer realm="workbench"`)
+		}
 		c.AbortWithStatusJSON(e.Status, APIError{Error: APIErrorDetail{Code: e.Code, Message: e.Message}})
 		return
 	}

@@ -35,6 +35,9 @@ const (
 	sessionAPISudoKey = "sudo_api_at"
 	sudoFieldName     = "sudo_password" // the confirm page's password field
 	ctxBearerKey      = "bearer"        // set when the caller sent an API token
+	// ctxBearerExpiresKey holds that token's expiry (*time.Time, nil for
+	// none): the tokens the request makes may not outlive it.
+	ctxBearerExpiresKey = "bearer_expires"
 )
 
 // sudoFresh reports whether the caller may make a sudo-guarded change now.

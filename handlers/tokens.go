@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -108,6 +109,10 @@ func (h *Handler) apiTokenCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	if err := withinCallerToken(c, ttl, time.Now()); err != nil {
+		h.fail(c, err)
+		return
+	}
 	t, secret, err := h.createToken(c, body.Name, ttl)
 	if err != nil {
 		h.fail(c, err)
@@ -155,4 +160,23 @@ func (h *Handler) revokeToken(c *gin.Context, id int64) error {
 		h.live.CloseGrant(apiTokenGrant(hash)) // a log it follows, an event stream it opened
 	}
 	return err
+}
+
+// withinCallerToken refuses a token of lifetime ttl (0: none) that would
+// outlive the API token the request came with: a short-lived token handed
+// to a script, or leaked, must not mint a lasting credential. A session
+// (someone who typed the password) is not bounded this way.
+func withinCallerToken(c *gin.Context, ttl time.Duration, now time.Time) error {
+	exp, _ := c.Get(ctxBearerExpiresKey)
+	callerExp, _ := exp.(*time.Time)
+	if callerExp == nil || (ttl > 0 && !now.Add(ttl).After(*callerExp)) {
+		return nil
+	}
+	most := "it expires in less than a day, so it cannot make one"
+	if days := int(callerExp.Sub(now) / (24 * time.Hour)); days > 0 {
+		most = fmt.Sprintf("expires_days may be at most %d", days)
+	}
+	return newError(http.StatusForbidden, "token_outlives_caller", fmt.Sprintf(
+		"the API token this request came with expires at %s, and a token it makes cannot last longer: %s; sign in to the portal to make a longer-lived one",
+		callerExp.UTC().Format(time.RFC3339), most))
 }

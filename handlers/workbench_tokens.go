@@ -164,6 +164,10 @@ func (h *Handler) apiWorkbenchTokenCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	if err := withinCallerToken(c, ttl, time.Now()); err != nil {
+		h.fail(c, err)
+		return
+	}
 	t, secret, err := h.createWorkbenchToken(c, wb, body.Name, ttl)
 	if err != nil {
 		h.fail(c, err)

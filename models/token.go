@@ -90,33 +90,40 @@ var ErrBadToken = errors.New("invalid or expired API token")
 
 // UserByToken resolves a bearer secret to its active, enabled user.
 func (s *Store) UserByToken(ctx context.Context, secret string) (*User, error) {
+	u, _, err := s.AuthByToken(ctx, secret)
+	return u, err
+}
+
+// AuthByToken is UserByToken with the token itself, whose expiry bounds
+// the tokens a request it authenticates may make.
+func (s *Store) AuthByToken(ctx context.Context, secret string) (*User, *APIToken, error) {
 	if !strings.HasPrefix(secret, TokenPrefix) {
-		return nil, ErrBadToken
+		return nil, nil, ErrBadToken
 	}
 	var t APIToken
 	if err := s.db.WithContext(ctx).Where("token_hash = ?", hashToken(secret)).First(&t).Error; err != nil {
 		if errors.Is(notFound(err), ErrNotFound) {
-			return nil, ErrBadToken
+			return nil, nil, ErrBadToken
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	now := s.now()
 	if !t.Active(now) {
-		return nil, ErrBadToken
+		return nil, nil, ErrBadToken
 	}
 	u, err := s.UserByID(ctx, t.UserID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if u.Disabled {
-		return nil, ErrBadToken
+		return nil, nil, ErrBadToken
 	}
 	// Record use at most once a minute: a write per API call would serialise
 	// every request on SQLite's single writer.
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
 		s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", t.ID).Update("last_used_at", now)
 	}
-	return u, nil
+	return u, &t, nil
 }
 
 // tokenName checks a token's name (an API token's or a workbench

@@ -27,7 +27,8 @@ func TestAPIDuplicateNamesAreConflicts(t *testing.T) {
 			t.Fatalf("%s: first creation: %d %v", tc.what, code, body)
 		}
 		code, body := p.api("POST", tc.path, tc.token, tc.body)
-		msg, _ := body["error"].(map[string]any)["message"].(string)
+		e, _ := body["error"].(map[string]any)
+		msg, _ := e["message"].(string)
 		if code != http.StatusConflict || errCode(body) != "conflict" || !strings.HasPrefix(msg, tc.field+": ") {
 			t.Errorf("%s again: %d %v; want 409 conflict naming %s", tc.what, code, body, tc.field)
 		}

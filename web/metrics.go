@@ -54,7 +54,7 @@ func (s *Server) mountMetrics(mux *http.ServeMux, r *gin.Engine, h *handlers.Han
 func bearerOnly(token string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, ok := handlers.BearerSecret(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="workbench metrics"`)
