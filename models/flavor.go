@@ -56,6 +56,8 @@ func (f *Flavor) Validate() error {
 	var errs collectInvalid
 	if !catalogNameRe.MatchString(f.Name) {
 		errs.add(invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -"))
+	} else if allDigits(f.Name) {
+		errs.add(invalid("name", "a name of digits alone reads as an id in the API: add a letter"))
 	}
 	switch {
 	case f.GPUCount < 0 || f.GPUCount > maxFlavorGPUs:
@@ -218,9 +220,8 @@ func (s *Store) FlavorByID(ctx context.Context, id int64) (*Flavor, error) {
 	return &f, notFound(s.db.WithContext(ctx).First(&f, id).Error)
 }
 
-// FlavorByNameOrID resolves a flavor by id or name.
+// FlavorByNameOrID resolves a flavor by name or id (byNameOrID).
 func (s *Store) FlavorByNameOrID(ctx context.Context, key string) (*Flavor, error) {
 	var f Flavor
-	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", cleanName(key), key).First(&f).Error
-	return &f, notFound(err)
+	return &f, s.byNameOrID(ctx, &f, key)
 }

@@ -76,6 +76,8 @@ func (i *Image) Validate() error {
 	var errs collectInvalid
 	if !catalogNameRe.MatchString(i.Name) {
 		errs.add(invalid("name", "use 1–64 letters, digits, spaces and . _ ( ) + -"))
+	} else if allDigits(i.Name) {
+		errs.add(invalid("name", "a name of digits alone reads as an id in the API: add a letter"))
 	}
 	errs.add(ValidateImageRef(i.Image))
 	if len(i.Description) > 2000 {
@@ -189,6 +191,5 @@ func (s *Store) ImageByID(ctx context.Context, id int64) (*Image, error) {
 // ImageByNameOrID resolves what an API client names an image: its id or name.
 func (s *Store) ImageByNameOrID(ctx context.Context, key string) (*Image, error) {
 	var img Image
-	err := s.db.WithContext(ctx).Where("name = ? OR CAST(id AS TEXT) = ?", cleanName(key), key).First(&img).Error
-	return &img, notFound(err)
+	return &img, s.byNameOrID(ctx, &img, key)
 }

@@ -253,7 +253,7 @@ func TestNotifyWhenFlavorCanStart(t *testing.T) {
 	if code != 201 || item["flavor"] != duo || item["flavor_id"] == nil || item["gpu_model"] != model {
 		t.Fatalf("flavor watch: %d %v", code, body)
 	}
-	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": duo})); code != 400 || errCode(body) != "invalid_flavor" {
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"flavor": duo})); code != 409 || errCode(body) != "conflict" {
 		t.Fatalf("second watch on the same flavor: %d %v", code, body)
 	}
 
