@@ -15,6 +15,11 @@ import (
 // name). PATCH changes only the fields it sends: the body is decoded onto
 // the entry as stored, then saved through the same checks and audit.
 
+// errPutEnabled refuses a PUT without "enabled": a replacement that left
+// it out re-enabled a disabled entry (a POST's default), and emptying it
+// would disable an enabled one; neither is what the script said.
+var errPutEnabled = &models.ValidationError{Field: "enabled", Message: "a PUT replaces the whole entry: send enabled (true or false) too, or change only some fields with PATCH"}
+
 // apiImagePatch: PATCH /api/v1/images/:id {only the fields that change}.
 func (h *Handler) apiImagePatch(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)

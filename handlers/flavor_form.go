@@ -204,6 +204,10 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 	if !h.bindJSON(c, &b) {
 		return
 	}
+	if id != 0 && b.Enabled == nil {
+		h.fail(c, errPutEnabled)
+		return
+	}
 	mib, err := flavorBodyMemory(b)
 	if err != nil {
 		h.fail(c, err)

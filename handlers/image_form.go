@@ -152,6 +152,10 @@ func (h *Handler) apiSaveImage(c *gin.Context, id int64, status int) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
+	if id != 0 && body.Enabled == nil {
+		h.fail(c, errPutEnabled)
+		return
+	}
 	img := body.image(id)
 	if _, err := h.saveImage(c, img); err != nil {
 		h.fail(c, err)

@@ -67,3 +67,43 @@ func TestPatchChangesOnlyWhatItSends(t *testing.T) {
 		t.Errorf("PATCH of a missing flavor: %d, want 404", code)
 	}
 }
+
+// A PUT replaces the whole entry, so it must say whether the entry is
+// enabled: one that left "enabled" out turned a disabled flavor back on
+// (a POST's default) without the script asking.
+func TestPutWithoutEnabledIsRefused(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	admin := tokenFor(t, p, "admin", "admin")
+	fls, err := p.srv.Store.ListFlavors(ctx, true)
+	if err != nil || len(fls) == 0 {
+		t.Fatalf("flavors: %v", err)
+	}
+	fl := fls[0]
+	path := fmt.Sprintf("/api/v1/flavors/%d", fl.ID)
+	if code, out := p.api("PATCH", path, admin, `{"enabled":false}`); code != 200 {
+		t.Fatalf("disable: %d %v", code, out)
+	}
+	whole := fmt.Sprintf(`{"name":%q,"cpu_cores":2,"memory_gib":4`, fl.Name)
+	if code, out := p.api("PUT", path, admin, whole+`}`); code != http.StatusBadRequest || errCode(out) != "invalid_enabled" {
+		t.Errorf("PUT without enabled: %d %v; want 400 invalid_enabled", code, out)
+	}
+	if got, _ := p.srv.Store.FlavorByID(ctx, fl.ID); got.Enabled || got.MemoryMiB != fl.MemoryMiB {
+		t.Errorf("a refused PUT changed the flavor: %+v", got)
+	}
+	if code, out := p.api("PUT", path, admin, whole+`,"enabled":false}`); code != 200 || out["enabled"] != false {
+		t.Errorf("PUT with enabled false: %d %v", code, out)
+	}
+	img := &models.Image{Name: "torch", Image: "example/torch:2", StartCommand: "jupyter lab --port={port} --ServerApp.base_url={base_url} --IdentityProvider.token={token}",
+		HomePath: "/home/jovyan", Enabled: false}
+	if err := p.srv.Store.CreateImage(ctx, img); err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"name":"torch","image":"example/torch:3","start_command":%q}`, img.StartCommand)
+	if code, out := p.api("PUT", fmt.Sprintf("/api/v1/images/%d", img.ID), admin, body); code != http.StatusBadRequest || errCode(out) != "invalid_enabled" {
+		t.Errorf("image PUT without enabled: %d %v; want 400 invalid_enabled", code, out)
+	}
+	if got, _ := p.srv.Store.ImageByID(ctx, img.ID); got.Enabled || got.Image != "example/torch:2" {
+		t.Errorf("a refused image PUT changed it: %+v", got)
+	}
+}

@@ -47,9 +47,9 @@ var fuzzEndpoints = []struct {
 
 	// Admin endpoints.
 	{"POST", "/api/v1/images", `{"name":"Fuzz","image":"registry.example.org/a/b:1","start_command":"j --port={port} --b={base_url} --t={token}","home_path":"/home/jovyan"}`},
-	{"PUT", "/api/v1/images/1", `{"name":"PyTorch (CUDA 12)","image":"registry.example.org/a/b:1","start_command":"j --port={port} --b={base_url} --t={token}"}`},
+	{"PUT", "/api/v1/images/1", `{"name":"PyTorch (CUDA 12)","image":"registry.example.org/a/b:1","start_command":"j --port={port} --b={base_url} --t={token}","enabled":true}`},
 	{"POST", "/api/v1/flavors", `{"name":"Fuzz flavor","cpu_cores":1,"memory_gib":2}`},
-	{"PUT", "/api/v1/flavors/1", `{"name":"CPU small","cpu_cores":2,"memory_gib":8}`},
+	{"PUT", "/api/v1/flavors/1", `{"name":"CPU small","cpu_cores":2,"memory_gib":8,"enabled":true}`},
 	{"PATCH", "/api/v1/images/1", `{"enabled":false}`},
 	{"PATCH", "/api/v1/flavors/1", `{"enabled":false,"max_runtime_seconds":3600}`},
 	{"PUT", "/api/v1/gpus/{gpu}/drain", `{"drained":true}`},

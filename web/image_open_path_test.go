@@ -26,7 +26,7 @@ func TestImageOpenPathRoundTrip(t *testing.T) {
 		if openPath != "" {
 			s += `,"open_path":` + openPath
 		}
-		return s + "}"
+		return s + `,"enabled":true}`
 	}
 
 	// API: default, explicit value, update, list.

@@ -27,7 +27,7 @@ func TestBrowserDeadlinesAndExtend(t *testing.T) {
 		}
 	}
 	if st, body := p.api("PUT", "/api/v1/flavors/"+cpuSmall, adminTok,
-		`{"name":"CPU small","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":7200}`); st != 200 {
+		`{"name":"CPU small","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":7200,"enabled":true}`); st != 200 {
 		t.Fatalf("flavor max runtime: %d %v", st, body)
 	}
 	_, gpus := p.api("GET", "/api/v1/gpus", adminTok, "")

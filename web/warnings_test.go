@@ -76,7 +76,7 @@ func TestExtendRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st, body := p.api("PUT", "/api/v1/flavors/"+itoa(fl.ID), adminTok,
-		`{"name":"CPU small","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":7200}`); st != 200 {
+		`{"name":"CPU small","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":7200,"enabled":true}`); st != 200 {
 		t.Fatalf("flavor max runtime: %d %v", st, body)
 	}
 	if st, body := p.api("PUT", "/api/v1/admin/quotas/default", adminTok, `{"max_runtime_hours": 3}`); st != 200 {
@@ -156,7 +156,7 @@ func TestExtendRuntimeAPI(t *testing.T) {
 	alice := tokenFor(t, p, "alice", "user")
 	_, adminTok := mpAdmin(t, p)
 	fl, _ := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
-	p.api("PUT", "/api/v1/flavors/"+itoa(fl.ID), adminTok, `{"name":"CPU small","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":3600}`)
+	p.api("PUT", "/api/v1/flavors/"+itoa(fl.ID), adminTok, `{"name":"CPU small","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":3600,"enabled":true}`)
 	id := cullLaunch(t, p, alice, "ext", "CPU small", 3600)
 	waitState(t, p, alice, id, "running")
 	code, out := p.api("POST", "/api/v1/workbenches/"+id+"/extend", alice, "")
