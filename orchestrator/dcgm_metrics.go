@@ -123,6 +123,12 @@ func (c *dcgmCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 		c.m.log.Warn("metrics: GPU use", "err", err)
 		return
 	}
+	c.collectUses(ch, uses)
+}
+
+// collectUses exports each GPU's series and its units'. No two series may
+// have the same labels: one duplicate fails the whole scrape (HTTP 500).
+func (c *dcgmCollector) collectUses(ch chan<- prometheus.Metric, uses []GPUUse) {
 	for _, u := range uses {
 		if !u.HasSample {
 			continue
@@ -135,11 +141,15 @@ func (c *dcgmCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 			}
 			ch <- prometheus.MustNewConstMetric(f.desc, f.kind, f.value(u.Sample), labels...)
 		}
-		seen := map[string]bool{}
+		// A unit's series differs from the GPU's by its MIG profile and
+		// instance and by its holder. A shared GPU held whole lists its
+		// slices under the whole GPU's holder: the same labels as the
+		// GPU's own series, already sent. Two compute instances in one GPU
+		// instance would share GPU_I_ID.
+		seen := map[string]bool{unitSeriesKey("", "", u.Holder.WorkbenchID): true}
 		for _, uu := range u.Units {
-			// Two compute instances in one GPU instance would share
-			// GPU_I_ID; one duplicate series would fail the whole scrape.
-			key := uu.Kind + "\x00" + strconv.Itoa(uu.GPUInstanceID) + "\x00" + uu.Holder.WorkbenchID
+			profile, gi := unitLabels(uu)
+			key := unitSeriesKey(profile, gi, uu.Holder.WorkbenchID)
 			if seen[key] {
 				continue
 			}
@@ -149,12 +159,22 @@ func (c *dcgmCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 	}
 }
 
+// unitLabels are a unit's GPU_I_PROFILE and GPU_I_ID labels: a MIG
+// instance's; none for a slice.
+func unitLabels(uu UnitUse) (profile, gi string) {
+	if uu.Kind == models.UnitMIG {
+		return uu.Profile, strconv.Itoa(uu.GPUInstanceID)
+	}
+	return "", ""
+}
+
+func unitSeriesKey(profile, gi, workbenchID string) string {
+	return profile + "\x00" + gi + "\x00" + workbenchID
+}
+
 // collectUnit exports a MIG instance's or a slice holder's own readings.
 func (c *dcgmCollector) collectUnit(ch chan<- prometheus.Metric, gpuLabels []string, uu UnitUse) {
-	profile, gi := "", ""
-	if uu.Kind == models.UnitMIG {
-		profile, gi = uu.Profile, strconv.Itoa(uu.GPUInstanceID)
-	}
+	profile, gi := unitLabels(uu)
 	labels := append(append(gpuLabels[:len(gpuLabels):len(gpuLabels)], profile, gi), uu.Holder.WorkbenchID, uu.Holder.User, uu.Holder.Group)
 	for _, f := range c.fields {
 		if !uu.Sample.Readable(f.field) || (uu.Kind == models.UnitSlice && !f.perProcess) {
