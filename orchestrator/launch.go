@@ -406,6 +406,8 @@ func (m *Manager) becameReady(ctx context.Context, id, cid string, info runtime.
 		return err
 	}
 	m.log.Info("workbench running", "id", id, "endpoint", endpoint)
+	// Told to yield while it launched: its notice, now that it runs.
+	m.repostPreemptNotice(ctx, id)
 	return nil
 }
 

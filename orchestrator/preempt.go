@@ -32,24 +32,43 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	if err != nil {
 		return
 	}
-	msg := reasonf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
-		at.UTC().Format("15:04:05"), PreemptFile(id))
-	m.updateWorkbench(ctx, id, map[string]any{"reason": msg})
-	m.events.Publish(Update{ID: id, State: wb.State, Reason: msg, Yielding: new(true), At: time.Now().UTC()})
 	m.log.Info("preempting", "id", id, "at", at)
 	m.tellOwner(ctx, wb, EventPreempt, reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
 		wb.Name, at.UTC().Format("2006-01-02 15:04:05")))
+	m.postPreemptNotice(ctx, wb, at)
+}
+
+// postPreemptNotice gives wb's page its preemption reason and, once it
+// runs, writes the notice file with at. A run told while still launching
+// gets its file when it becomes ready (repostPreemptNotice): becameReady
+// empties the last run's notice and sets the run's reason, so posting
+// only here left the file empty and the reason blank for the whole grace.
+func (m *Manager) postPreemptNotice(ctx context.Context, wb *models.Workbench, at time.Time) {
+	msg := reasonf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
+		at.UTC().Format("15:04:05"), PreemptFile(wb.ID))
+	m.updateWorkbench(ctx, wb.ID, map[string]any{"reason": msg})
+	m.events.Publish(Update{ID: wb.ID, State: wb.State, Reason: msg, Yielding: new(true), At: time.Now().UTC()})
 	if wb.ContainerID == "" || wb.State != models.StateRunning {
-		return // still launching: it is stopped when its grace ends all the same
+		return // still launching: becameReady posts it again
 	}
 	img, err := m.store.ImageByID(ctx, wb.ImageID)
 	if err != nil {
 		return
 	}
-	if err := m.rt.WriteHomeFile(ctx, wb.ContainerID, img.HomePath, img.ContainerUser(), PreemptFile(id),
+	if err := m.rt.WriteHomeFile(ctx, wb.ContainerID, img.HomePath, img.ContainerUser(), PreemptFile(wb.ID),
 		[]byte(at.UTC().Format(time.RFC3339)+"\n")); err != nil {
-		m.log.Warn("preemption notice", "id", id, "err", err)
+		m.log.Warn("preemption notice", "id", wb.ID, "err", err)
 	}
+}
+
+// repostPreemptNotice posts again, once id runs, the notice of a
+// preemption it was told of while launching (its preempt_at is set).
+func (m *Manager) repostPreemptNotice(ctx context.Context, id string) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil || wb.PreemptAt == nil || wb.State != models.StateRunning {
+		return
+	}
+	m.postPreemptNotice(ctx, wb, *wb.PreemptAt)
 }
 
 // notifySpared tells a run whose preemption was rescinded (nobody needs
