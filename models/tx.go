@@ -24,6 +24,35 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	})
 }
 
+// Snapshot runs fn with a Store whose reads all see one state of the
+// database, for figures summed from two tables that a writer moves rows
+// between — a month's ledger and its unbilled intervals — where two
+// separate reads can straddle the move and count it twice or not at all.
+//
+// It is a deferred read transaction on a connection of its own: in WAL
+// mode its first read fixes what every later read sees, and it takes no
+// lock that would hold writers back (a write transaction, BEGIN
+// IMMEDIATE as the DSN makes database/sql's, starved billing's writes
+// under readers). fn must only read.
+func (s *Store) Snapshot(ctx context.Context, fn func(snap *Store) error) error {
+	conn, err := s.sql.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		return err
+	}
+	// A read transaction has nothing to keep: ended either way.
+	defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	g := s.db.Session(&gorm.Session{NewDB: true, Context: ctx, SkipDefaultTransaction: true})
+	g.Statement.ConnPool = conn
+	bound := *s
+	bound.db, bound.rdb = g, g
+	bound.newCaches() // what is read here is this snapshot's, not the shared caches'
+	return fn(&bound)
+}
+
 // AuditRecord is one audit row to write: who did what to what, with the
 // state before and after (marshalled to JSON; nil → "").
 type AuditRecord struct {

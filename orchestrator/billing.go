@@ -239,18 +239,30 @@ func (b *Billing) priceUnbilled(ivs []models.UsageInterval, scheds map[string]pr
 
 // MonthUsage is a user's use of the current month: ledger plus unbilled
 // compute and storage.
+//
+// The ledger and the unbilled part are read in one snapshot: a billing
+// pass moves a stopped run from one to the other, and read apart a pass
+// between the two reads dropped the run — the queue then placed a launch
+// just after its owner's budget had stopped the run before it.
 func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsage, error) {
-	month := models.MonthStart(b.now())
-	ledger, err := b.store.MonthTotals(ctx, userID, month)
-	if err != nil {
-		return models.MonthUsage{}, err
-	}
-	live, err := b.Accruing(ctx, userID)
-	if err != nil {
-		return models.MonthUsage{}, err
-	}
-	return models.MonthUsage{GPUSeconds: ledger.GPUSeconds + live.GPUSeconds, AmountMicros: ledger.AmountMicros + live.AmountMicros,
-		CreditMicros: ledger.CreditMicros}, nil
+	var out models.MonthUsage
+	err := b.store.Snapshot(ctx, func(snap *models.Store) error {
+		in := *b
+		in.store = snap
+		month := models.MonthStart(in.now())
+		ledger, err := snap.MonthTotals(ctx, userID, month)
+		if err != nil {
+			return err
+		}
+		live, err := in.Accruing(ctx, userID)
+		if err != nil {
+			return err
+		}
+		out = models.MonthUsage{GPUSeconds: ledger.GPUSeconds + live.GPUSeconds, AmountMicros: ledger.AmountMicros + live.AmountMicros,
+			CreditMicros: ledger.CreditMicros}
+		return nil
+	})
+	return out, err
 }
 
 // Accruing is what userID (0: everyone) has used this month that is not in
