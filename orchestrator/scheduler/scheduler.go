@@ -187,30 +187,80 @@ func (r Reservation) Active(t time.Time) bool { return !t.Before(r.Start) && t.B
 type reserved struct {
 	list []Reservation
 	idle []int
+	// use is, per reservation of list, the units of each holder's runs
+	// it counts as used.
+	use []map[int64]int
 }
+
+// userPool keys a user's units of a pool.
+func userPool(u int64, p Pool) string { return fmt.Sprintf("%d|%s", u, p) }
 
 func newReserved(s Snapshot) *reserved {
 	rs := &reserved{}
 	held := map[string]int{} // user|pool → units held
-	key := func(u int64, p Pool) string { return fmt.Sprintf("%d|%s", u, p) }
 	for _, r := range s.Running {
-		held[key(r.User, r.Pool)] += r.Units
+		held[userPool(r.User, r.Pool)] += r.Units
 	}
 	for _, r := range s.Reservations {
 		if !r.Active(s.Now) {
 			continue
 		}
 		use := 0
+		by := map[int64]int{}
 		for _, u := range r.holderIDs() {
-			k := key(u, r.Pool)
+			k := userPool(u, r.Pool)
 			take := min(held[k], r.Units-use)
 			held[k] -= take
 			use += take
+			by[u] += take
 		}
 		rs.list = append(rs.list, r)
 		rs.idle = append(rs.idle, r.Units-use)
+		rs.use = append(rs.use, by)
 	}
 	return rs
+}
+
+// forVictims is running as preemption sees it for r: units that an active
+// booking r's owner does not share counts as its holders' go back to that
+// booking when their run stops, not to r, so they are left out of the
+// run's units. Preempting a booker's run inside its own booking freed
+// nothing for r, and its auto-resume took the units straight back: the
+// run was preempted every grace period for as long as the booking lasted.
+// A holder's booked units are counted against its runs that preemption
+// takes last — those that cannot be preempted, then the oldest.
+func (rs *reserved) forVictims(running []Running, r Request) []Running {
+	cover := map[string]int{} // user|pool → units booked away from r
+	for i, b := range rs.list {
+		if b.holds(r.User) {
+			continue
+		}
+		for u, n := range rs.use[i] {
+			cover[userPool(u, b.Pool)] += n
+		}
+	}
+	if len(cover) == 0 {
+		return running
+	}
+	out := slices.Clone(running)
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := out[order[i]], out[order[j]]
+		if a.Preemptible != b.Preemptible {
+			return !a.Preemptible
+		}
+		return a.Started.Before(b.Started)
+	})
+	for _, i := range order {
+		k := userPool(out[i].User, out[i].Pool)
+		n := min(cover[k], out[i].Units)
+		out[i].Units -= n
+		cover[k] -= n
+	}
+	return out
 }
 
 // forOthers is what pool's reservations hold back from user; own what they
@@ -470,7 +520,7 @@ func Decide(s Snapshot) Plan {
 					why = reasonf("%s; preemptible work is yielding its GPUs", why)
 				}
 				if deficit > 0 {
-					victims := ChooseVictims(s.Running, r, deficit, preempted)
+					victims := ChooseVictims(res.forVictims(s.Running, r), r, deficit, preempted)
 					var claim []string
 					if victims == nil {
 						victims, claim = ChooseShared(s, r, deficit, preempted)

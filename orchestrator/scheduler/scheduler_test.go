@@ -247,6 +247,39 @@ func TestPreemptionFreesWhatBookingsHoldBack(t *testing.T) {
 	}
 }
 
+// A booker's preemptible run inside its own active booking is not
+// preempted for someone else: the units it frees go back to the booking
+// (and its auto-resume took them straight back), so it was preempted every
+// grace period for as long as the booking lasted while the launch that
+// asked still waited. Units it holds beyond its booking can be taken.
+func TestPreemptionSparesARunInsideItsOwnersBooking(t *testing.T) {
+	now := t0.Add(time.Hour)
+	run := []Running{{ID: "bob-spot", User: 9, Pool: h100, Units: 2, Priority: 10, Preemptible: true, Started: now.Add(-time.Minute)}}
+	for i := range 6 {
+		run = append(run, Running{ID: fmt.Sprintf("fixed%d", i), User: 5, Pool: h100, Units: 1, Priority: 100, Started: t0})
+	}
+	s := Snapshot{Now: now, Free: map[Pool]int{h100: 0}, Running: run,
+		Reservations: []Reservation{{ID: 1, User: 9, Pool: h100, Units: 2, Start: now.Add(-time.Minute), End: now.Add(2 * time.Hour)}},
+		Queue:        []Request{req("alice", 1, 1, 100, 0)},
+		Policy:       Policy{Preempt: true, PreemptGrace: 5 * time.Minute}}
+	if p := Decide(s); len(p.Preempt) != 0 {
+		t.Fatalf("preempt %v: the booker's run holds only its own booked units", p.Preempt)
+	}
+	// Three units, two booked: one can go to alice.
+	s.Running[0].Units = 3
+	s.Running = s.Running[:6]
+	if p := Decide(s); !reflect.DeepEqual(p.Preempt, []string{"bob-spot"}) {
+		t.Fatalf("preempt %v, want bob-spot's unit beyond its booking", p.Preempt)
+	}
+	// A member of the group the booking is for may take them.
+	s.Running[0].Units = 2
+	s.Running = append(s.Running, run[6])
+	s.Reservations[0].Holders = []int64{9, 1}
+	if p := Decide(s); !reflect.DeepEqual(p.Preempt, []string{"bob-spot"}) {
+		t.Fatalf("preempt %v for a holder of the booking, want bob-spot", p.Preempt)
+	}
+}
+
 func ids(rs []Request) []string {
 	var out []string
 	for _, r := range rs {
