@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"workbench/models"
+	"workbench/orchestrator/runtime"
 )
 
 // ErrState is a request that does not fit the workbench's state (409).
@@ -343,10 +344,27 @@ func (m *Manager) Logs(ctx context.Context, id string, tail int, follow bool) (i
 	if err != nil {
 		return nil, err
 	}
-	if wb.ContainerID == "" {
-		return io.NopCloser(strings.NewReader("")), nil
+	if wb.ContainerID != "" {
+		rc, err := m.rt.Logs(ctx, wb.ContainerID, tail, follow)
+		if !errors.Is(err, runtime.ErrNotFound) {
+			return rc, err
+		}
 	}
-	return m.rt.Logs(ctx, wb.ContainerID, tail, follow)
+	// The container is gone (a failed launch removes it; so can an
+	// administrator): the last lines kept when it ended (keepExitLogs).
+	// The API answered an empty body while the page showed them.
+	return io.NopCloser(strings.NewReader(lastLines(wb.ExitLogs, tail))), nil
+}
+
+// lastLines is the last n lines of s, each ending in a newline ("" for
+// none).
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n") + "\n"
 }
 
 // logTail is lastOutput as a suffix, "; last output: …" ("" when none).

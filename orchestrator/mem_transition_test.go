@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -88,5 +89,44 @@ func TestMemAutoResumeOnlyForPreemptibleRuns(t *testing.T) {
 		if err != nil || got.AutoResume != c.want || c.wb.AutoResume != c.want {
 			t.Errorf("%s (preemptible %v): auto_resume %v / stored %v (%v), want %v", c.wb.Name, got.Preemptible, c.wb.AutoResume, got.AutoResume, err, c.want)
 		}
+	}
+}
+
+// In memory: once the container is gone, the logs a script asks for are
+// the last lines kept when it ended (the page showed them; the API gave an
+// empty body).
+func TestMemLogsAfterTheContainerIsGone(t *testing.T) {
+	r := newMemRig(t)
+	ctx := context.Background()
+	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateStarting, 50, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.rt.SetLogs(r.wb.ContainerID, "starting\nloading config\n/bin/sh: 1: jupyter-lab: not found")
+	if err := r.rt.Exit(r.wb.ContainerID, 127, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.rt.Vanish(r.wb.ContainerID, false)
+	read := func() string {
+		t.Helper()
+		rc, err := r.m.Logs(ctx, r.wb.ID, 2, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		b, _ := io.ReadAll(rc)
+		return string(b)
+	}
+	want := "loading config\n/bin/sh: 1: jupyter-lab: not found\n"
+	if got := read(); got != want {
+		t.Errorf("logs of a vanished container: %q, want the kept last 2 lines %q", got, want)
+	}
+	if err := r.store.UpdateWorkbenchFields(ctx, r.wb.ID, models.WorkbenchFields{ContainerID: new("")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != want {
+		t.Errorf("logs with no container: %q, want %q", got, want)
 	}
 }
