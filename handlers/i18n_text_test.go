@@ -57,6 +57,15 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 	if v := deadlineText(zh, "x", ext, now); !strings.Contains(v.Runtime, "已延长 3 小时") {
 		t.Errorf("zh extended runtime %q", v.Runtime)
 	}
+	// At the quota's ceiling: why there is no "+1 h", in the reader's
+	// language (it stayed English).
+	ceil := orchestrator.ComputeDeadlines(&models.Workbench{StartedAt: &now}, orchestrator.RuntimeRule{Quota: 3 * time.Hour}, now, now)
+	if v := deadlineText(zh, "x", ceil, now); v.ExtendRefusal != "不能延长 1 小时：你的配额每次启动最多允许运行 3 小时；如需运行更久，请停止后重新启动工作台，或联系管理员" {
+		t.Errorf("zh extend refusal %q", v.ExtendRefusal)
+	}
+	if v := deadlineText(en, "x", ceil, now); !strings.HasPrefix(v.ExtendRefusal, "no +1 h: your quota allows at most 3 h of runtime per start") {
+		t.Errorf("en extend refusal %q", v.ExtendRefusal)
+	}
 }
 
 func TestQuotaTextPerLocale(t *testing.T) {

@@ -123,18 +123,9 @@ func queuedWhy(lc context.Context, wb *models.Workbench) string {
 	}
 }
 
-// stopReasons are the recorded stop reasons that carry figures or names,
-// as catalog keys (%s: the inserted words); stopReasonT translates them.
-var stopReasons = []string{
-	"stopped after %s without activity (idle timeout)",
-	"stopped by an administrator (%s)",
-	"the container exited (code %s)",
-}
-
-var stopReasonRes = msgPatterns(stopReasons)
-
-// stopReasonT is a recorded reason in lc's language where the catalog
-// knows it, else as recorded.
+// stopReasonT is a recorded reason in lc's language, as the workbench page
+// words it (i18n.Reason): the figures inside it too ("在 1 分钟 无活动后被
+// 停止"), where a pattern of its own left "1 min" in English.
 func stopReasonT(lc context.Context, reason string) string {
-	return msgPatternT(lc, reason, stopReasons, stopReasonRes)
+	return i18n.Reason(lc, reason)
 }

@@ -87,4 +87,10 @@ func TestWhyNotRunning(t *testing.T) {
 			t.Errorf("zh-CN admin stop: no name: %q", got)
 		}
 	}
+	// The idle time inside the reason is Chinese too, as on the workbench
+	// page (it read "它在 1 min 无活动后被停止").
+	idle := models.Workbench{State: models.StateStopped, Reason: "stopped after 1 h 5 min without activity (idle timeout)"}
+	if got := whyNotRunning(zh, &idle); !strings.Contains(got, "1 小时 5 分钟") || strings.Contains(got, "min") {
+		t.Errorf("zh-CN idle stop: %q, want the duration in Chinese", got)
+	}
 }

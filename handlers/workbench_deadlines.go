@@ -28,7 +28,13 @@ func (h *Handler) deadlineView(ctx context.Context, wb *models.Workbench) templa
 // deadlineText words the deadlines for people: "idle 42 min — stops at
 // 14:10 UTC unless used".
 func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now time.Time) templates.DeadlineView {
-	v := templates.DeadlineView{WorkbenchID: id, CanExtend: d.CanExtend, ExtendRefusal: d.ExtendRefusal}
+	v := templates.DeadlineView{WorkbenchID: id, CanExtend: d.CanExtend}
+	if d.ExtendRefusal != "" {
+		// Shown where "+1 h" would be, before anyone asked: it says why
+		// there is none (it read like something had gone wrong), in the
+		// reader's language.
+		v.ExtendRefusal = i18n.T(ctx, "no +1 h: %s", i18n.Reason(ctx, d.ExtendRefusal))
+	}
 	if !d.IdleStopAt.IsZero() {
 		v.Idle = i18n.T(ctx, "idle %s — stops at %s unless used", minutesText(ctx, d.IdleFor), clockText(ctx, d.IdleStopAt, now))
 		v.Soon = d.IdleStopAt.Sub(now) <= deadlineSoon
