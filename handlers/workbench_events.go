@@ -48,6 +48,9 @@ func (h *Handler) workbenchEvents(c *gin.Context) {
 			if !ok || !send(u) {
 				return
 			}
+			if u.State == orchestrator.StateDeleted {
+				return // nothing follows a deletion: the stream ends
+			}
 		case <-keepalive.C:
 			if _, err := fmt.Fprint(w, ": keepalive\n\n"); err != nil {
 				return

@@ -13,6 +13,10 @@ import (
 	"workbench/orchestrator/runtime"
 )
 
+// StateDeleted is the state an event stream's last event gives a
+// workbench that was deleted (no workbench row holds it).
+const StateDeleted = "deleted"
+
 // ErrState is a request that does not fit the workbench's state (409).
 type ErrState struct{ Message string }
 
@@ -259,7 +263,7 @@ func (m *Manager) finishDelete(ctx context.Context, wb *models.Workbench, userna
 			return fmt.Errorf("the workbench is deleted, but its home volume could not be: %w", err)
 		}
 	}
-	m.events.Publish(Update{ID: wb.ID, State: "deleted", At: time.Now().UTC()})
+	m.events.Publish(Update{ID: wb.ID, State: StateDeleted, At: time.Now().UTC()})
 	m.kickDrain() // what it held is free, and the queue's positions moved
 	m.log.Info("workbench deleted", "id", wb.ID, "delete_data", deleteData)
 	return nil

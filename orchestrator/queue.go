@@ -238,8 +238,19 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 	for _, id := range refused {
 		m.tellOwnerWhy(ctx, id, EventFailed)
 	}
+	// Those still waiting: their place and reason may have moved. Not the
+	// ones this drain placed, expired or refused — a "queued" after their
+	// "requested" told an event stream they were back in the queue.
+	left := map[string]bool{}
+	for _, ids := range [][]string{placedIDs, expired, refused} {
+		for _, id := range ids {
+			left[id] = true
+		}
+	}
 	for _, wb := range queued {
-		m.events.Publish(Update{ID: wb.ID, State: models.StateQueued, At: time.Now().UTC()})
+		if !left[wb.ID] {
+			m.events.Publish(Update{ID: wb.ID, State: models.StateQueued, At: time.Now().UTC()})
+		}
 	}
 	return nil
 }

@@ -157,7 +157,7 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	status(200, p.strictAPI("GET", "/api/v1/admin/users", admin, "", &users), "users")
 	var nu handlers.APIUser
 	status(201, p.strictAPI("POST", "/api/v1/admin/users", admin, `{"username":"bob","password":"bob-password-1","role":"user"}`, &nu), "user create")
-	status(400, p.strictAPI("POST", "/api/v1/admin/users", admin, `{"username":"bob","password":"bob-password-1","role":"user"}`, nil), "user twice")
+	status(409, p.strictAPI("POST", "/api/v1/admin/users", admin, `{"username":"bob","password":"bob-password-1","role":"user"}`, nil), "user twice")
 	var credit handlers.APILedgerLine
 	status(201, p.strictAPI("POST", "/api/v1/admin/ledger/credits", admin, `{"user":"alice","amount_micros":1000000,"reason":"welcome"}`, &credit), "credit")
 	var reversed handlers.APIList[handlers.APILedgerLine]
@@ -210,6 +210,20 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 		Reason: "stop requested", Error: "engine unreachable", At: time.Now()})
 	if next := <-events; next.State != models.StateStopping || next.Error != "engine unreachable" || next.Progress != 40 {
 		t.Errorf("published state event: %+v", next)
+	}
+	// A deletion is the last event: the stream ends after it (it went on
+	// with keepalives until the client gave up).
+	p.srv.Manager.Events().Publish(orchestrator.Update{ID: wb.ID, State: orchestrator.StateDeleted, At: time.Now()})
+	if last := <-events; last.State != "deleted" {
+		t.Errorf("deletion event: %+v", last)
+	}
+	select {
+	case ev, open := <-events:
+		if open {
+			t.Errorf("an event after the deletion: %+v", ev)
+		}
+	case <-time.After(time.Minute): // generous: the end follows at once
+		t.Error("the event stream did not end after the deletion")
 	}
 }
 
