@@ -58,7 +58,14 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 // checkbox without a value sends "on", scripts send 1 or true. A value
 // that is neither is refused (400) before anything is deleted: a typo must
 // not decide whether the data goes ("on" kept it without a word).
+//
+// The API takes true or false only, as its other on/off parameters do
+// (README): "yes" or "1" from a script is more likely a guess than a
+// decision about someone's files.
 func (h *Handler) deleteDataParam(c *gin.Context) (deleteData, ok bool) {
+	if isAPI(c) {
+		return h.queryBool(c, "delete_data")
+	}
 	v := c.Query("delete_data")
 	if v == "" {
 		v = c.PostForm("delete_data")

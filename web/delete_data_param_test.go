@@ -15,7 +15,7 @@ import (
 )
 
 // TestDeleteDataTakesAYesOrANo: "delete my data" is read as a yes or a
-// no — a checkbox's "on" and a script's 1 delete the data too (they kept
+// no — a checkbox's "on" and a form's 1 delete the data too (they kept
 // it without a word); a value that is neither is refused before anything
 // is deleted; and the flash says whether the home data went.
 func TestDeleteDataTakesAYesOrANo(t *testing.T) {
@@ -63,6 +63,19 @@ func TestDeleteDataTakesAYesOrANo(t *testing.T) {
 	}
 	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench odd deleted, and your home data with it.") {
 		t.Error("delete_data=on does not delete the home data (or does not say so)")
+	}
+
+	// The API takes true or false, as its other on/off parameters: "yes"
+	// from a script is refused and nothing goes.
+	tok := tokenFor(t, p, "alice", "user")
+	script := stopped("script")
+	for _, v := range []string{"yes", "1", "on"} {
+		if code, out := p.api("DELETE", "/api/v1/workbenches/"+script.ID+"?delete_data="+v, tok, ""); code != http.StatusBadRequest || errCode(out) != "invalid_delete_data" {
+			t.Errorf("API delete_data=%s: %d %v, want 400 invalid_delete_data", v, code, out)
+		}
+	}
+	if _, err := p.srv.Store.WorkbenchByID(ctx, script.ID); err != nil {
+		t.Errorf("a refused API delete deleted the workbench: %v", err)
 	}
 }
 
