@@ -7,6 +7,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator/gpu"
+	"workbench/orchestrator/scheduler"
 )
 
 // GPU states shown to users and in the API.
@@ -386,9 +387,13 @@ func (p *Pool) CandidatesByModel(ctx context.Context) (map[string][]string, erro
 	return out, nil
 }
 
-// DrainedByModel counts the whole GPUs of each model an administrator took
-// out of service (drained): the queue says so of a request they hold up.
-func (p *Pool) DrainedByModel(ctx context.Context) (map[string]int, error) {
+// DrainedUnits counts, per scheduler pool, the units an administrator
+// took out of service (drained): the queue says so of a request they hold
+// up. A drained whole GPU is one unit of its model's pool; a drained shared
+// GPU is its slices, in its model's slice pool (it was counted as a whole
+// GPU: "3 out of service" with 2 whole GPUs drained, and a slice request
+// that waited only for it was never told).
+func (p *Pool) DrainedUnits(ctx context.Context) (map[scheduler.Pool]int, error) {
 	devs, err := p.inv.Devices(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read GPU inventory: %w", err)
@@ -397,10 +402,15 @@ func (p *Pool) DrainedByModel(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int{}
+	out := map[scheduler.Pool]int{}
 	for _, d := range devs {
-		if d.Health == gpu.HealthOK && states[d.UUID].Drained && !d.MIGEnabled {
-			out[d.Model]++
+		st := states[d.UUID]
+		switch {
+		case d.Health != gpu.HealthOK || !st.Drained || d.MIGEnabled:
+		case st.SharedSlices > 0:
+			out[scheduler.PoolSlice(d.Model)] += st.SharedSlices
+		default:
+			out[scheduler.PoolGPU(d.Model)]++
 		}
 	}
 	return out, nil

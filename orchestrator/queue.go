@@ -72,7 +72,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 	if err != nil {
 		return err
 	}
-	drained, err := m.pool.DrainedByModel(ctx)
+	drained, err := m.pool.DrainedUnits(ctx)
 	if err != nil {
 		return err
 	}
@@ -119,10 +119,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 		if err := applyBoosts(q, &snap); err != nil {
 			return err
 		}
-		snap.Drained = map[scheduler.Pool]int{}
-		for model, n := range drained {
-			snap.Drained[scheduler.PoolGPU(model)] = n
-		}
+		snap.Drained = drained
 		if direct != nil {
 			*direct = directOutcome{}
 			return decideDirect(q, snap, asks, launched, months, direct)
