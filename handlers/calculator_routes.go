@@ -27,5 +27,5 @@ func (h *Handler) calculatorRoutes(ui, admin, api, apiAdmin *gin.RouterGroup) {
 	apiAdmin.PUT("/admin/calculator/settings", h.apiCalculatorSettingsPut)
 	apiAdmin.POST("/admin/cloud-prices", h.apiCloudPriceCreate)
 	apiAdmin.PUT("/admin/cloud-prices/:id", h.apiCloudPriceUpdate)
-	apiAdmin.DELETE("/admin/cloud-prices/:id", h.apiCloudPriceDelete)
+	apiAdmin.DELETE("/admin/cloud-prices/:id", h.noBody, h.apiCloudPriceDelete)
 }
