@@ -129,6 +129,11 @@ func TestMemStartWithGPUsAfterCPUOnlyWaitsInTheQueue(t *testing.T) {
 	if err := r.m.StartAs(ctx, other.ID, bob, StartOptions{}); !errors.As(err, &refused) || refused.Code != "no_capacity" {
 		t.Fatalf("start of a stopped GPU workbench on a full pool: %v, want no_capacity", err)
 	}
+	// How to wait, for the page (a box) and for a script: a start takes
+	// queue=true as a parameter, not the launch body's "queue": true.
+	if !strings.Contains(refused.Message, "tick the box to wait for a free GPU, or send queue=true through the API") {
+		t.Errorf("refusal %q: does not say how to wait", refused.Message)
+	}
 
 	if err := r.m.StartAs(ctx, wb.ID, bob, StartOptions{}); err != nil {
 		t.Fatalf("start with GPUs on a full pool after a CPU-only run: %v, want it to wait in the queue", err)

@@ -190,9 +190,10 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 	var qe *models.QuotaError
 	switch {
 	case errors.As(err, &nc):
-		// Said after the counts: waiting is the way to get the units (the
-		// form's "Wait for a free GPU", the API's "queue": true).
-		wait := reasonf("wait in the queue for them (\"Wait for a free GPU\", or \"queue\": true)")
+		// Said after the counts: waiting is the way to get the units. The
+		// launch form and the Start button each have a box for it; the API
+		// takes queue=true (a launch's field, a start's parameter).
+		wait := reasonf("wait in the queue for them (tick the box to wait for a free GPU, or send queue=true through the API)")
 		if nc.Kind != "" && nc.Kind != models.UnitGPU {
 			return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s", nc.Error(), wait)} // its own count says what is free
 		}
