@@ -613,4 +613,30 @@ func TestUsageByWorkbenchKeepsOwnersApart(t *testing.T) {
 	if len(own) != 2 || own[0].Key != "exp" || own[0].AmountMicros != 5_000_000 {
 		t.Errorf("bob's own usage by workbench: %+v, want exp 5 first, then his credit", own)
 	}
+
+	// Bob deletes his exp and makes a new one of that name: two rows, the
+	// deleted one named as such (they were summed into one "exp").
+	if err := f.s.MarkWorkbenchDeleted(ctx, bobs.ID, h.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	again := &Workbench{Name: "exp", OwnerID: bob.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
+	if err := f.s.CreateWorkbench(ctx, again, GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	newLine := f.line(h.Add(2*time.Hour), 2_000_000)
+	newLine.IdempotencyKey, newLine.UserID, newLine.WorkbenchID, newLine.IntervalID = "bob:exp2", bob.ID, again.ID, nil
+	if _, err := f.s.RecordBilling(ctx, 0, []LedgerEntry{newLine}, h.Add(2*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	own, _, err = f.s.UsageSummary(ctx, month, month.AddDate(0, 1, 0), "workbench", bob.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, it := range own {
+		got[it.Key] = it.AmountMicros
+	}
+	if deleted := "exp (deleted, " + bobs.ID + ")"; len(got) != 3 || got[deleted] != 5_000_000 || got["exp"] != 2_000_000 {
+		t.Errorf("bob's usage after deleting exp and making another: %v, want %q 5 and exp 2 apart", got, deleted)
+	}
 }

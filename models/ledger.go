@@ -140,10 +140,13 @@ var usageGroupings = map[string]string{
 // workbenchKey is the usage and energy key of a workbench's lines (table
 // alias a, workbenches joined as w): its name, and in everyone's lines
 // (userID 0) "owner/name", so that two users' workbenches of one name are
-// two rows (they were summed into one on the admin's billing page). Lines
-// of no workbench (home storage, credits, bookings) keep the empty key.
+// two rows (they were summed into one on the admin's billing page). A
+// deleted workbench's name is free for a new one, so its key says so and
+// gives its id, "exp (deleted, 5zggd5ahmqg3o)": the two were one row.
+// Lines of no workbench (home storage, credits, bookings) keep the empty
+// key.
 func workbenchKey(a string, userID int64) string {
-	name := "COALESCE(w.name, " + a + ".workbench_id)"
+	name := "CASE WHEN w.deleted_at IS NOT NULL THEN w.name || ' (deleted, ' || w.id || ')' ELSE COALESCE(w.name, " + a + ".workbench_id) END"
 	if userID != 0 {
 		return name
 	}
