@@ -9,27 +9,47 @@ import (
 	"workbench/models"
 )
 
-// usageRange reads ?from&to (RFC 3339 or YYYY-MM-DD; default: this month).
+// usageRange reads ?from&to (RFC 3339 or YYYY-MM-DD; default: this month;
+// with to alone, from is the start of to's month).
+//
+// Both must be on the hour. The ledger splits lines at the hour and a
+// line is counted by when its period starts, so a window inside an hour
+// counted whole lines that began in it and none that began a second
+// before: 221 GPU-seconds in a 60 s window. On the hour, a window holds
+// exactly the lines of its time; a part of a line is never billed alone.
 func usageRange(c *gin.Context) (time.Time, time.Time, error) {
-	parse := func(field, v string, def time.Time) (time.Time, error) {
+	parse := func(field, v string) (time.Time, bool, error) {
 		if v == "" {
-			return def, nil
+			return time.Time{}, false, nil
 		}
 		for _, layout := range []string{time.RFC3339, "2006-01-02", "2006-01"} {
 			if t, err := time.Parse(layout, v); err == nil {
-				return t.UTC(), nil
+				t = t.UTC()
+				if !t.Truncate(time.Hour).Equal(t) {
+					return t, true, &models.ValidationError{Field: field, Message: "must be on the hour in UTC (ledger lines are split at each hour and counted by when they start)"}
+				}
+				return t, true, nil
 			}
 		}
-		return time.Time{}, &models.ValidationError{Field: field, Message: "use YYYY-MM-DD, YYYY-MM or an RFC 3339 time"}
+		return time.Time{}, false, &models.ValidationError{Field: field, Message: "use YYYY-MM-DD, YYYY-MM or an RFC 3339 time"}
 	}
-	start := models.MonthStart(time.Now())
-	from, err := parse("from", c.Query("from"), start)
+	from, hasFrom, err := parse("from", c.Query("from"))
 	if err != nil {
 		return from, from, err
 	}
-	to, err := parse("to", c.Query("to"), start.AddDate(0, 1, 0))
+	to, hasTo, err := parse("to", c.Query("to"))
 	if err != nil {
 		return from, to, err
+	}
+	start := models.MonthStart(time.Now())
+	switch {
+	case !hasFrom && hasTo:
+		from = models.MonthStart(to.Add(-time.Nanosecond))
+	case !hasFrom:
+		from = start
+	}
+	if !hasTo {
+		to = start.AddDate(0, 1, 0)
 	}
 	if !to.After(from) {
 		return from, to, &models.ValidationError{Field: "to", Message: "must be after from"}
