@@ -72,7 +72,29 @@ func (h *Handler) simulateLedger(ctx context.Context, q url.Values) (APISimulati
 			pols = append(pols, p)
 		}
 	}
-	mig, err := simulate.ParseMIG(q["mig"])
+	migSpecs := q["mig"]
+	now := h.wbs.Now()
+	tr, model, err := simulate.LedgerTrace(ctx, h.store, now.AddDate(0, 0, -days), now, q.Get("model"), cfg.SlicesPerGPU)
+	if err != nil {
+		return none, nil, bad("days", err.Error())
+	}
+	// What is not asked for is the server as it is: its GPUs of the
+	// model, the ones it shares and in how many slices, its MIG layout.
+	gpus, _ := h.pool.List(ctx)
+	layout := layoutOf(gpus, model)
+	if q.Get("shared_gpus") == "" {
+		cfg.SharedGPUs = layout.shared
+	}
+	if q.Get("slices") == "" && layout.slices > 0 && layout.slices != cfg.SlicesPerGPU {
+		cfg.SlicesPerGPU = layout.slices
+		if tr, model, err = simulate.LedgerTrace(ctx, h.store, now.AddDate(0, 0, -days), now, model, cfg.SlicesPerGPU); err != nil {
+			return none, nil, bad("days", err.Error())
+		}
+	}
+	if len(migSpecs) == 0 && engine == "portal" && q.Get("gpus") == "" {
+		migSpecs = layout.mig
+	}
+	mig, err := simulate.ParseMIG(migSpecs)
 	if err != nil {
 		return none, nil, bad("mig", err.Error())
 	}
@@ -80,20 +102,7 @@ func (h *Handler) simulateLedger(ctx context.Context, q url.Values) (APISimulati
 		return none, nil, bad("mig", "MIG is simulated by the portal engine only")
 	}
 	cfg.MIG = mig
-	now := h.wbs.Now()
-	tr, model, err := simulate.LedgerTrace(ctx, h.store, now.AddDate(0, 0, -days), now, q.Get("model"), cfg.SlicesPerGPU)
-	if err != nil {
-		return none, nil, bad("days", err.Error())
-	}
-	inPool := 0
-	if gpus, err := h.pool.List(ctx); err == nil {
-		for _, g := range gpus {
-			if g.Model == model {
-				inPool++
-			}
-		}
-	}
-	if cfg.GPUs, err = num("gpus", max(inPool, 1), 1, 1024); err != nil {
+	if cfg.GPUs, err = num("gpus", max(layout.gpus, 1), 1, 1024); err != nil {
 		return none, nil, err
 	}
 	if engine == "portal" && cfg.GPUs > 8 {
@@ -104,7 +113,7 @@ func (h *Handler) simulateLedger(ctx context.Context, q url.Values) (APISimulati
 			return none, nil, bad("mig", "GPU "+strconv.Itoa(part.Index)+" is not among the "+strconv.Itoa(cfg.GPUs)+" simulated GPUs (indexes from 0)")
 		}
 	}
-	if cfg.SharedGPUs, err = num("shared_gpus", min(cfg.SharedGPUs, cfg.GPUs-1), 0, cfg.GPUs-1); err != nil {
+	if cfg.SharedGPUs, err = num("shared_gpus", max(min(cfg.SharedGPUs, cfg.GPUs-1-len(mig)), 0), 0, cfg.GPUs-1); err != nil {
 		return none, nil, err
 	}
 	if cfg.SlicesPerGPU, err = num("slices", cfg.SlicesPerGPU, 1, models.MaxSharedSlices); err != nil {
@@ -112,7 +121,7 @@ func (h *Handler) simulateLedger(ctx context.Context, q url.Values) (APISimulati
 	}
 	cfg.Model = strings.TrimPrefix(model, "NVIDIA ")
 	out := APISimulation{Model: model, GPUs: cfg.GPUs, SharedGPUs: cfg.SharedGPUs, Slices: cfg.SlicesPerGPU, Days: days,
-		Engine: engine, Jobs: len(tr), MIG: nonNil(q["mig"]), Rows: []APISimulationRow{}}
+		Engine: engine, Jobs: len(tr), MIG: nonNil(migSpecs), Rows: []APISimulationRow{}}
 	var results []*simulate.Result
 	for _, p := range pols {
 		var r *simulate.Result

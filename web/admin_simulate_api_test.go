@@ -71,6 +71,20 @@ func TestAdminSimulateAPI(t *testing.T) {
 			t.Fatalf("%s: %+v", r.Policy, r)
 		}
 	}
+	// Not asked, the layout is the server's own: no GPU shared here, then
+	// one shared in 2 slices (it described 3 GPUs × 4 slices regardless).
+	if code := p.strictAPI("GET", "/api/v1/admin/simulate?days=30&policy=queue-fair", admin, "", &sim); code != 200 || sim.SharedGPUs != 0 || len(sim.MIG) != 0 {
+		t.Fatalf("replay of this server: %d shared %d × %d, mig %v", code, sim.SharedGPUs, sim.Slices, sim.MIG)
+	}
+	if code, body := p.api("PUT", "/api/v1/gpus/"+gpus.Items[6].UUID+"/shared", admin, `{"slices": 2}`); code != 200 {
+		t.Fatalf("share a GPU: %d %v", code, body)
+	}
+	if code := p.strictAPI("GET", "/api/v1/admin/simulate?days=30&policy=queue-fair", admin, "", &sim); code != 200 || sim.SharedGPUs != 1 || sim.Slices != 2 {
+		t.Fatalf("replay with a shared GPU: %d shared %d × %d, want 1 × 2", code, sim.SharedGPUs, sim.Slices)
+	}
+	if code := p.strictAPI("GET", "/api/v1/admin/simulate?days=30&policy=queue-fair&shared_gpus=3&slices=4", admin, "", &sim); code != 200 || sim.SharedGPUs != 3 || sim.Slices != 4 {
+		t.Fatalf("what if 3 × 4: %d shared %d × %d", code, sim.SharedGPUs, sim.Slices)
+	}
 	for q, field := range map[string]string{"days=0": "days", "policy=lottery": "policy", "mig=0:9g.1gb": "mig", "engine=x": "engine", "gpus=9": "gpus"} {
 		if code, body := p.api("GET", "/api/v1/admin/simulate?"+q, admin, ""); code != http.StatusBadRequest || errCode(body) != "invalid_"+field {
 			t.Errorf("%s: %d %v", q, code, body)
