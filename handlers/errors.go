@@ -100,7 +100,9 @@ func (h *Handler) classify(err error) *apiError {
 }
 
 // fail is the single error response of the portal: it logs, then answers
-// JSON under /api/ and an error page elsewhere.
+// JSON under /api/ and to a script (a request with an Authorization header:
+// a CSV export fetched with a token got an HTML page or a redirect to the
+// login form), and an error page elsewhere.
 func (h *Handler) fail(c *gin.Context, err error) {
 	e := h.classify(err)
 	if e.Status >= 500 && proxy.ClientGone(c.Request, err) {
@@ -117,7 +119,7 @@ func (h *Handler) fail(c *gin.Context, err error) {
 	} else {
 		h.log.Info("request refused", attrs...)
 	}
-	if isAPI(c) {
+	if isAPI(c) || c.GetHeader("Authorization") != "" {
 		if e.Status == http.StatusUnauthorized {
 			// RFC 9110 §15.5.2: a 401 names the scheme it wants.
 			c.Header("WWW-Authenticate", `Bearer realm="workbench"`)
