@@ -51,7 +51,15 @@ func (h *Handler) bindJSON(c *gin.Context, v any) bool {
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		h.fail(c, newError(http.StatusBadRequest, "unknown_field", "this endpoint has no field "+field+": check its spelling"))
 	default:
-		h.fail(c, newError(http.StatusBadRequest, "invalid_body", jsonProblem(err)))
+		msg := jsonProblem(err)
+		var se *json.SyntaxError
+		if errors.As(err, &se) && strings.HasPrefix(c.ContentType(), "application/x-www-form-urlencoded") && se.Offset <= 2 {
+			// name=value&… (curl -d name=x, a form's encoding): not JSON
+			// at all, which the parser's "invalid character 'a' in
+			// literal null" did not say.
+			msg = "the request body is form data (name=value&…), not JSON: this endpoint takes a JSON object, e.g. {\"name\": \"…\"}"
+		}
+		h.fail(c, newError(http.StatusBadRequest, "invalid_body", msg))
 	}
 	return false
 }

@@ -35,6 +35,11 @@ func TestAPIJSONSentAsCurlSendsIt(t *testing.T) {
 	if code, body := curl("POST", "/api/v1/workbenches", `{"name":"exp1","image":"PyTorch (CUDA 12)","flavor":"no such flavor"}`); code != http.StatusBadRequest || errCode(body) == "invalid_body" {
 		t.Fatalf("POST /workbenches as curl -d: %d %v", code, body)
 	}
+	// Form data is not JSON, and the answer says so in those words.
+	if code, body := curl("POST", "/api/v1/tokens", `name=laptop&expires_days=7`); code != http.StatusBadRequest || errCode(body) != "invalid_body" ||
+		!strings.Contains(body["error"].(map[string]any)["message"].(string), "form data (name=value&…), not JSON") {
+		t.Fatalf("form data: %d %v", code, body)
+	}
 	big := `{"name":"` + strings.Repeat("x", 2<<20) + `"}`
 	if code, body := curl("POST", "/api/v1/tokens", big); code != http.StatusRequestEntityTooLarge || errCode(body) != "body_too_large" {
 		t.Fatalf("2 MiB as curl -d: %d %v", code, body)
