@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 )
@@ -80,6 +81,9 @@ func jsonProblem(err error) string {
 		return fmt.Sprintf("the request body is not valid JSON (at byte %d): %s", se.Offset, se.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the request body is not valid JSON: it ends early"
+	case errors.As(err, new(*time.ParseError)):
+		// Its text spells Go's reference layout, "2006-01-02T15:04:05Z07:00".
+		return "a time in the request body is not an RFC 3339 time: write it as 2030-01-01T00:00:00Z (a date alone is not enough)"
 	}
 	return "the request body is not valid JSON for this endpoint: " + err.Error()
 }

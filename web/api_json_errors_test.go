@@ -187,3 +187,19 @@ func TestTokenCreateIsAudited(t *testing.T) {
 		t.Errorf("token.create rows for %v, want ci (API) and laptop (page)", names)
 	}
 }
+
+// A time that is not RFC 3339 is refused in those words, without Go's
+// reference layout ("2006-01-02T15:04:05Z07:00") that the parser's text
+// carries.
+func TestBadTimeInABodyIsNamed(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	status, out := p.api("PUT", "/api/v1/admin/prices", admin, `{"rates":[{"resource":"cpu","rate_micros":5,"effective_from":"2030-01-01"}]}`)
+	msg := ""
+	if e, ok := out["error"].(map[string]any); ok {
+		msg, _ = e["message"].(string)
+	}
+	if status != http.StatusBadRequest || errCode(out) != "invalid_body" || !strings.Contains(msg, "not an RFC 3339 time: write it as 2030-01-01T00:00:00Z") || strings.Contains(msg, "2006") {
+		t.Errorf("a date for effective_from: %d %s %q", status, errCode(out), msg)
+	}
+}
