@@ -47,6 +47,29 @@ let submitting = false;
 document.addEventListener("submit", (ev) => { if (!ev.defaultPrevented) submitting = true; });
 window.addEventListener("pageshow", () => { submitting = false; });
 
+// The button of a posted form shows that its request is on its way and
+// cannot be pressed again: a Stop can take seconds while the container
+// stops, and the page stood unchanged with the button live. Disabled a
+// tick later, once the form's data (the button's own name and value with
+// it) has been taken; the page that answers has fresh buttons, and one
+// restored from the back-forward cache gets them back.
+document.addEventListener("submit", (ev) => {
+  const button = ev.submitter;
+  if (ev.defaultPrevented || !button || (ev.target.method || "").toLowerCase() !== "post") return;
+  setTimeout(() => {
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    button.classList.add("pending");
+  }, 0);
+});
+window.addEventListener("pageshow", () => {
+  document.querySelectorAll("button.pending").forEach((b) => {
+    b.disabled = false;
+    b.removeAttribute("aria-busy");
+    b.classList.remove("pending");
+  });
+});
+
 // The launch form's booking select offers, with JavaScript, only the
 // bookings that fit the chosen flavor (each option's data-flavors, one name
 // a line); a booking that no longer fits goes back to "none". Without it
