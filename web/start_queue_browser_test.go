@@ -12,7 +12,7 @@ import (
 )
 
 // lin's stopped workbench cannot start: every GPU is held. Clicking Start
-// with "if none is free, wait in the queue" left checked (the default) puts
+// with "if it cannot start now, wait in the queue" left checked (the default) puts
 // it in the queue — the page says queued and offers Leave the queue —
 // instead of refusing; unchecked, the same click is refused with the
 // reason, and the workbench stays stopped. The Start of the notebook tab's
