@@ -149,7 +149,11 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible,
 		WaitingFor: orchestrator.WaitingFor(wb.State, wb.Reason)}
 	if wb.State == models.StateQueued {
-		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, i18n.T(ctx, "unknown (what runs now has no maximum runtime)")
+		// No estimate: what it waits for has no known end — runs without
+		// a maximum runtime, but also drained GPUs, the owner's own
+		// workbenches under a limit, or GPUs nothing frees (it read "what
+		// runs now has no maximum runtime" while nothing ran).
+		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, i18n.T(ctx, "unknown (nothing it waits for has a known end time)")
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)
 		}

@@ -11,9 +11,9 @@ import (
 // own: run into the next sentence it read "unknown (…) Waiting is free".
 func TestQueueNoticeEstimateStandsAlone(t *testing.T) {
 	doc := render(t, templates.QueueNotice(templates.WorkbenchRow{State: "queued", QueuePosition: 1,
-		EstimatedStart: "unknown (what runs now has no maximum runtime)"}))
+		EstimatedStart: "unknown (nothing it waits for has a known end time)"}))
 	line := strings.Join(strings.Fields(doc.Find(`[data-testid=queue-estimate]`).Parent().Text()), " ")
-	if line != "Estimated start: unknown (what runs now has no maximum runtime)" {
+	if line != "Estimated start: unknown (nothing it waits for has a known end time)" {
 		t.Errorf("the estimate's line reads %q", line)
 	}
 }
