@@ -128,7 +128,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 			if a.beyond == nil {
 				continue
 			}
-			if err := q.Leave(id, models.StateFailed, reasonf("refused while it waited: %s", a.beyond.Error())); err != nil {
+			if err := q.Leave(id, a.refusedState(), reasonf("refused while it waited: %s", a.beyond.Error())); err != nil {
 				return err
 			}
 			refused = append(refused, id)
@@ -151,7 +151,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 				if models.WaitableQuota(err) {
 					continue // waits; explained on the next drain
 				}
-				if err := q.Leave(id, models.StateFailed, reasonf("refused when its turn came: %s", err.Error())); err != nil {
+				if err := q.Leave(id, a.refusedState(), reasonf("refused when its turn came: %s", err.Error())); err != nil {
 					return err
 				}
 				refused = append(refused, id)
@@ -260,6 +260,20 @@ type queuedAsk struct {
 	// allows at once (lowered while it waited): no stop can clear that, so
 	// the drain refuses it at once instead of holding its place.
 	beyond error
+	// ran is set for a workbench that has run before (a start or a
+	// resume that queued): refused in the queue, it goes back to stopped,
+	// home and all, not to failed, which read as if it had run and
+	// crashed.
+	ran bool
+}
+
+// refusedState is where a queued workbench refused by the queue goes:
+// failed for a launch that never ran, stopped for one that has.
+func (a queuedAsk) refusedState() string {
+	if a.ran {
+		return models.StateStopped
+	}
+	return models.StateFailed
 }
 
 // unitPool is the scheduler pool of a kind of unit ("" kind: whole GPUs).
@@ -443,7 +457,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		case models.WaitableQuota(err):
 			r.Blocked = reasonf("waiting for your other workbenches to stop: %s", err.Error())
 		case errors.As(err, &qe) && qe.Final:
-			asks[w.ID] = queuedAsk{need: need, ask: ask, beyond: qe}
+			asks[w.ID] = queuedAsk{need: need, ask: ask, beyond: qe, ran: w.StartedAt != nil}
 			continue
 		}
 		// A launch that named a booking waits for its window to open and
@@ -459,7 +473,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 				}
 			}
 		}
-		asks[w.ID] = queuedAsk{need: need, ask: ask}
+		asks[w.ID] = queuedAsk{need: need, ask: ask, ran: w.StartedAt != nil}
 		snap.Queue = append(snap.Queue, r)
 	}
 	return snap, asks, nil

@@ -124,3 +124,30 @@ func TestMemQuotaChangeActsOnTheQueueAtOnce(t *testing.T) {
 	}
 	r.waitState(t, second.ID, models.StateRunning)
 }
+
+// In memory: a workbench that has run, started again with the queue and
+// refused while it waits, goes back to stopped with the reason — it read
+// "failed", as if it had run and crashed — and its home stays; a launch
+// that never ran is failed as before (TestMemQuotaChangeActsOnTheQueueAtOnce).
+func TestMemRefusedRestartInTheQueueIsStopped(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	carol := r.user(t, "carol")
+	mine := r.running(t, carol, "mine")
+	r.stop(t, mine.ID)
+	r.fill(t, r.alice, LaunchRequest{}) // the pool is full
+	if err := r.m.StartAs(ctx, mine.ID, carol, StartOptions{Queue: true}); err != nil {
+		t.Fatalf("start with the queue: %v", err)
+	}
+	r.waitState(t, mine.ID, models.StateQueued)
+	zero := int64(0)
+	if err := r.m.SetQuota(ctx, QuotaChange{Actor: "admin", Scope: models.ScopeUser, SubjectID: carol.ID, Name: "carol",
+		Limits: models.Limits{MaxGPUs: &zero}}); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitState(t, mine.ID, models.StateStopped, models.StateFailed)
+	if got.State != models.StateStopped || got.Reason != "refused while it waited: your quota allows at most 0 GPUs at once" {
+		t.Fatalf("refused restart: %s %q, want stopped with the reason", got.State, got.Reason)
+	}
+}
