@@ -49,6 +49,14 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	store, err := openStore(ctx, cfg.DataDir, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if _, err := useServeGPUSource(ctx, store, fs, &cfg); err != nil {
+		return err
+	}
 	opts, err := web.InventoryOptions(cfg)
 	if err != nil {
 		return err
@@ -58,11 +66,6 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer inv.Close()
-	store, err := openStore(ctx, cfg.DataDir, stderr)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	sampler := gpu.NewSampler(inv, cfg.SampleEvery, 1, log)
 	if err := sampler.Collect(ctx); err != nil {
 		log.Warn("GPU sample", "err", err)

@@ -51,5 +51,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer srv.Close()
+	if err := recordGPUSource(ctx, srv.Store, cfg); err != nil {
+		log.Warn("record the GPU source for the commands beside serve", "err", err)
+	}
 	return srv.ServeListeners(ctx, ls)
 }
