@@ -63,7 +63,7 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.WhenIn(ctx, &e.At), State: e.State, Message: e.Message})
 	}
-	if rc, err := h.wbs.Logs(ctx, wb.ID, 50, false); err == nil {
+	if rc, err := h.wbs.ContainerLogs(ctx, wb.ID, 50); err == nil {
 		b, _ := io.ReadAll(io.LimitReader(rc, 64<<10))
 		rc.Close()
 		v.Logs = string(b)

@@ -342,22 +342,43 @@ func (m *Manager) killForDelete(ctx context.Context, cid string) time.Time {
 	return info.FinishedAt
 }
 
-// Logs returns the last lines of a workbench's container output.
+// Logs returns the last lines of a workbench's output: its container's,
+// or once the container is gone (a failed launch removes it; so can an
+// administrator) the last lines kept when it ended (keepExitLogs). The
+// API answered an empty body while the page showed the kept ones.
 func (m *Manager) Logs(ctx context.Context, id string, tail int, follow bool) (io.ReadCloser, error) {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if wb.ContainerID != "" {
-		rc, err := m.rt.Logs(ctx, wb.ContainerID, tail, follow)
-		if !errors.Is(err, runtime.ErrNotFound) {
-			return rc, err
-		}
+	rc, err := m.containerLogs(ctx, wb, tail, follow)
+	if !errors.Is(err, runtime.ErrNotFound) {
+		return rc, err
 	}
-	// The container is gone (a failed launch removes it; so can an
-	// administrator): the last lines kept when it ended (keepExitLogs).
-	// The API answered an empty body while the page showed them.
 	return io.NopCloser(strings.NewReader(lastLines(wb.ExitLogs, tail))), nil
+}
+
+// ContainerLogs is Logs of the container alone: empty once it is gone.
+// The workbench page shows the kept lines apart, saying what they are.
+func (m *Manager) ContainerLogs(ctx context.Context, id string, tail int) (io.ReadCloser, error) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := m.containerLogs(ctx, wb, tail, false)
+	if errors.Is(err, runtime.ErrNotFound) {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	return rc, err
+}
+
+// containerLogs reads wb's container's output; runtime.ErrNotFound when
+// it has none.
+func (m *Manager) containerLogs(ctx context.Context, wb *models.Workbench, tail int, follow bool) (io.ReadCloser, error) {
+	if wb.ContainerID == "" {
+		return nil, runtime.ErrNotFound
+	}
+	return m.rt.Logs(ctx, wb.ContainerID, tail, follow)
 }
 
 // lastLines is the last n lines of s, each ending in a newline ("" for

@@ -109,6 +109,10 @@ func TestExitLogsAreKept(t *testing.T) {
 	if a := doc.Find(`[data-testid=follow-logs]`); a.AttrOr("target", "") == "_blank" || a.AttrOr("data-follow-logs", "") == "" {
 		t.Error("follow live opens a new tab instead of tailing in the page")
 	}
+	// A script reads the same kept lines (it got an empty body).
+	if code, body := p.apiBytes("GET", "/api/v1/workbenches/"+id+"/logs?tail=20", alice, ""); code != 200 || !strings.Contains(string(body), "flag provided but not defined: -no-such-flag") {
+		t.Errorf("logs API of the failed launch: %d %q", code, body)
+	}
 }
 
 // A running workbench whose container exits on its own keeps the

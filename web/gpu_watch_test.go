@@ -61,7 +61,7 @@ func TestNotifyWhenGPUFrees(t *testing.T) {
 	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"gpu_model": model})); code != 201 {
 		t.Fatalf("watch: %d %v", code, body)
 	}
-	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"gpu_model": model})); code != 400 || errCode(body) != "invalid_gpu_model" {
+	if code, body := p.api("POST", "/api/v1/gpu-watches", alice, jsonBody(map[string]string{"gpu_model": model})); code != 409 || errCode(body) != "conflict" {
 		t.Fatalf("second watch on the same model: %d %v", code, body)
 	}
 	if n := check(); n != 0 {
