@@ -3,13 +3,20 @@
 
 // Elements with data-live="/path" are refreshed in place from the same page
 // every data-live-interval milliseconds (e.g. the GPU table's live figures).
+// Not while someone works in the region — a form of it open (a <details>
+// such as the GPU table's "Share…") or focus inside it: the refresh closed
+// the form, reset what was typed and the error shown with it, and moved
+// focus to the page, every 5 seconds. data-live-ticks counts the looks
+// (the browser tests wait on it).
 function startLiveRegions() {
   document.querySelectorAll("[data-live]").forEach((el) => {
     const url = el.getAttribute("data-live");
     const every = parseInt(el.getAttribute("data-live-interval") || "5000", 10);
     const selector = el.id ? "#" + el.id : "[data-live='" + url + "']";
+    let ticks = 0;
     setInterval(async () => {
-      if (document.hidden) return;
+      el.setAttribute("data-live-ticks", String(++ticks));
+      if (document.hidden || el.contains(document.activeElement) || el.querySelector("details[open]")) return;
       try {
         const res = await fetch(url, { headers: { "Accept": "text/html" }, credentials: "same-origin" });
         if (!res.ok) return;
