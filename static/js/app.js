@@ -30,21 +30,22 @@ function startLiveRegions() {
 
 // Forms with data-confirm="question" ask before submitting; a delete form
 // whose "delete my data" box is ticked asks data-confirm-delete-data instead.
-function confirmForms() {
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (ev) => {
-      const data = form.querySelector("input[name=delete_data]:checked") && form.getAttribute("data-confirm-delete-data");
-      if (!window.confirm(data || form.getAttribute("data-confirm"))) {
-        ev.preventDefault();
-      } else if (data) {
-        // Asked here: the server asks again only where no script ran.
-        const done = document.createElement("input");
-        done.type = "hidden"; done.name = "data_confirmed"; done.value = "true";
-        form.appendChild(done);
-      }
-    });
-  });
-}
+// Listened for on the document, in the capture phase (before the submit
+// listeners below), so a form a live region brings in asks too: listeners
+// bound to each form at load were lost with the forms a refresh replaced.
+document.addEventListener("submit", (ev) => {
+  const form = ev.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-confirm")) return;
+  const data = form.querySelector("input[name=delete_data]:checked") && form.getAttribute("data-confirm-delete-data");
+  if (!window.confirm(data || form.getAttribute("data-confirm"))) {
+    ev.preventDefault();
+  } else if (data && !form.querySelector("input[name=data_confirmed]")) {
+    // Asked here: the server asks again only where no script ran.
+    const done = document.createElement("input");
+    done.type = "hidden"; done.name = "data_confirmed"; done.value = "true";
+    form.appendChild(done);
+  }
+}, true);
 
 // submitting is set while a form this page submitted is on its way (a
 // navigation the browser is waiting for). Reloading then would abort that
@@ -99,7 +100,6 @@ function fitReservations() {
 
 document.addEventListener("DOMContentLoaded", () => {
   startLiveRegions();
-  confirmForms();
   fitReservations();
 });
 
