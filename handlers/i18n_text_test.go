@@ -42,28 +42,35 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 	}
 	d := orchestrator.Deadlines{IdleFor: 42 * time.Minute, IdleStopAt: now.Add(18 * time.Minute),
 		RuntimeLimit: 4 * time.Hour, RuntimeWhose: "your quota's", RuntimeStopAt: now.Add(2 * time.Hour)}
-	v := deadlineText(zh, "x", d, now)
+	v := deadlineText(zh, "x", d, now, "")
 	if v.Idle != "已空闲 42 分钟——若不使用，将于 09:18 UTC 停止" || v.Runtime != "最长运行时间（配额规定的 4 小时）于 11:00 UTC 结束" {
 		t.Errorf("zh deadlines %q / %q", v.Idle, v.Runtime)
 	}
-	if v := deadlineText(en, "x", d, now); v.Runtime != "maximum runtime (your quota's 4 h) ends at 11:00 UTC" {
+	if v := deadlineText(en, "x", d, now, ""); v.Runtime != "maximum runtime (your quota's 4 h) ends at 11:00 UTC" {
 		t.Errorf("en runtime %q", v.Runtime)
+	}
+	// An admin reading alice's workbench: her quota, not "your".
+	if v := deadlineText(en, "x", d, now, "alice"); v.Runtime != "maximum runtime (alice's quota's 4 h) ends at 11:00 UTC" {
+		t.Errorf("en runtime for an admin %q", v.Runtime)
+	}
+	if v := deadlineText(zh, "x", d, now, "alice"); v.Runtime != "最长运行时间（alice 的配额规定的 4 小时）于 11:00 UTC 结束" {
+		t.Errorf("zh runtime for an admin %q", v.Runtime)
 	}
 	// A 2 h flavor extended three times says so (it read "the flavor's 5 h").
 	ext := orchestrator.ComputeDeadlines(&models.Workbench{StartedAt: &now}, orchestrator.RuntimeRule{Flavor: 2 * time.Hour, Extension: 3 * time.Hour}, now, now)
-	if v := deadlineText(en, "x", ext, now); v.Runtime != "maximum runtime (the flavor's 2 h, extended by 3 h) ends at 14:00 UTC" {
+	if v := deadlineText(en, "x", ext, now, ""); v.Runtime != "maximum runtime (the flavor's 2 h, extended by 3 h) ends at 14:00 UTC" {
 		t.Errorf("en extended runtime %q", v.Runtime)
 	}
-	if v := deadlineText(zh, "x", ext, now); !strings.Contains(v.Runtime, "已延长 3 小时") {
+	if v := deadlineText(zh, "x", ext, now, ""); !strings.Contains(v.Runtime, "已延长 3 小时") {
 		t.Errorf("zh extended runtime %q", v.Runtime)
 	}
 	// At the quota's ceiling: why there is no "+1 h", in the reader's
 	// language (it stayed English).
 	ceil := orchestrator.ComputeDeadlines(&models.Workbench{StartedAt: &now}, orchestrator.RuntimeRule{Quota: 3 * time.Hour}, now, now)
-	if v := deadlineText(zh, "x", ceil, now); v.ExtendRefusal != "不能延长 1 小时：你的配额每次启动最多允许运行 3 小时；如需运行更久，请停止后重新启动工作台，或联系管理员" {
+	if v := deadlineText(zh, "x", ceil, now, ""); v.ExtendRefusal != "不能延长 1 小时：你的配额每次启动最多允许运行 3 小时；如需运行更久，请停止后重新启动工作台，或联系管理员" {
 		t.Errorf("zh extend refusal %q", v.ExtendRefusal)
 	}
-	if v := deadlineText(en, "x", ceil, now); !strings.HasPrefix(v.ExtendRefusal, "no +1 h: your quota allows at most 3 h of runtime per start") {
+	if v := deadlineText(en, "x", ceil, now, ""); !strings.HasPrefix(v.ExtendRefusal, "no +1 h: your quota allows at most 3 h of runtime per start") {
 		t.Errorf("en extend refusal %q", v.ExtendRefusal)
 	}
 }

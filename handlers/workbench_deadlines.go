@@ -18,16 +18,18 @@ import (
 const deadlineSoon = 15 * time.Minute
 
 // deadlineView tells the pages when the culler will stop a workbench.
-func (h *Handler) deadlineView(ctx context.Context, wb *models.Workbench) templates.DeadlineView {
+// owner names the workbench's owner for a reader who is someone else (an
+// admin): a quota's limit is then theirs, not "your quota's".
+func (h *Handler) deadlineView(ctx context.Context, wb *models.Workbench, owner string) templates.DeadlineView {
 	if wb.State != models.StateRunning {
 		return templates.DeadlineView{}
 	}
-	return deadlineText(ctx, wb.ID, h.wbs.Deadlines(ctx, wb), time.Now())
+	return deadlineText(ctx, wb.ID, h.wbs.Deadlines(ctx, wb), time.Now(), owner)
 }
 
 // deadlineText words the deadlines for people: "idle 42 min — stops at
 // 14:10 UTC unless used".
-func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now time.Time) templates.DeadlineView {
+func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now time.Time, owner string) templates.DeadlineView {
 	v := templates.DeadlineView{WorkbenchID: id, CanExtend: d.CanExtend}
 	if d.ExtendRefusal != "" {
 		// Shown where "+1 h" would be, before anyone asked: it says why
@@ -43,6 +45,9 @@ func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now 
 		whose := d.RuntimeWhose
 		if k, ok := runtimeWhose[whose]; ok {
 			whose = i18n.T(ctx, k)
+		}
+		if owner != "" && d.RuntimeWhose == "your quota's" {
+			whose = i18n.T(ctx, "%s's quota's", owner)
 		}
 		if ext := d.RuntimeExtended; ext > 0 {
 			// "the flavor's 5 h" read as false of a 2 h flavor extended

@@ -36,7 +36,7 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		return
 	}
 	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
-	v.WB.Deadline = h.deadlineView(ctx, wb)
+	v.WB.Deadline = h.deadlineView(ctx, wb, othersName(wb, currentUser(c).ID, v.WB.Owner))
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	gpuNames := h.gpuNames(ctx, wb)
 	v.WB.GPUNames = gpuNames

@@ -212,10 +212,12 @@ func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.Work
 	if err != nil {
 		return nil, err
 	}
-	return h.rowsOf(ctx, wbs)
+	return h.rowsOf(ctx, wbs, ownerID)
 }
 
-func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench) ([]templates.WorkbenchRow, error) {
+// rowsOf words wbs for a list read by the user viewerID (an admin's list
+// holds others' workbenches).
+func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench, viewerID int64) ([]templates.WorkbenchRow, error) {
 	n, costs, err := h.workbenchViews(ctx, wbs)
 	if err != nil {
 		return nil, err
@@ -223,10 +225,19 @@ func (h *Handler) rowsOf(ctx context.Context, wbs []models.Workbench) ([]templat
 	rows := make([]templates.WorkbenchRow, 0, len(wbs))
 	for i := range wbs {
 		r := h.workbenchRow(ctx, &wbs[i], n, costs[wbs[i].ID])
-		r.Deadline = h.deadlineView(ctx, &wbs[i])
+		r.Deadline = h.deadlineView(ctx, &wbs[i], othersName(&wbs[i], viewerID, r.Owner))
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// othersName is the owner's name when the reader is someone else (an
+// admin), "" when it is the owner's own workbench.
+func othersName(wb *models.Workbench, viewerID int64, owner string) string {
+	if wb.OwnerID == viewerID {
+		return ""
+	}
+	return owner
 }
 
 // adminWorkbenches: GET /admin/workbenches?state=&page= — everyone's
@@ -245,7 +256,7 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	rows, err := h.rowsOf(ctx, wbs)
+	rows, err := h.rowsOf(ctx, wbs, currentUser(c).ID)
 	if err != nil {
 		h.fail(c, err)
 		return
