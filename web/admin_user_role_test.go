@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,6 +32,10 @@ func testBrowserMakeAndRemoveAdmin(t *testing.T, js bool) {
 		t.Fatalf("bob on the admin pages before: %d, want 403", res.StatusCode)
 	}
 
+	var asked func() []string
+	if js {
+		asked = btAcceptDialogs(t, b)
+	}
 	btNavigate(t, b, p.ts.URL+"/admin/users")
 	if n := len(btTexts(t, b, `[data-testid=user-row][data-username=admin] form[action$="/role"]`)); n != 0 {
 		t.Errorf("the admin's own row offers %d role buttons, want none", n)
@@ -67,6 +72,21 @@ func testBrowserMakeAndRemoveAdmin(t *testing.T, js bool) {
 	}
 	if len(roles) != 2 {
 		t.Fatalf("audit rows user.set_role for bob: %q, want two (make, remove)", roles)
+	}
+
+	// Disabling ends bob's sessions and stops his workbenches: with
+	// JavaScript the button asks first, as Make admin did (removing a
+	// right does not).
+	btSubmit(t, b, "click Disable on bob's row", chromedp.Click(chromedp.CSS(`[data-testid=user-row][data-username=bob] [data-testid=disable-user]`)))
+	if u, err := p.srv.Store.UserByUsername(context.Background(), "bob"); err != nil || !u.Disabled {
+		t.Errorf("bob after Disable: %+v (%v), want disabled", u, err)
+	}
+	if js {
+		want := []string{"Make bob an administrator? They can then change every user, quota, price and workbench.",
+			"Disable bob? Their sessions and API tokens end and their running workbenches stop (homes are kept)."}
+		if got := asked(); !slices.Equal(got, want) {
+			t.Errorf("questions asked: %q, want %q", got, want)
+		}
 	}
 }
 

@@ -84,12 +84,12 @@ func addGroupMemberByName(t *testing.T, js bool) {
 	if g, err := p.srv.Store.GroupByName(bg, "lab"); err != nil || !slices.Equal(g.Leads, []string{"lin"}) {
 		t.Fatalf("leads after make lead: %v (%v)", g.Leads, err)
 	}
-	resp = btSubmit(t, ctx, "click not lead beside lin", chromedp.Click(chromedp.CSS(card+` [data-testid=group-lead-off]`)))
+	resp = btSubmit(t, ctx, "click remove as lead beside lin", chromedp.Click(chromedp.CSS(card+` [data-testid=group-lead-off]`)))
 	if got := btText(t, ctx, `[data-testid=flash]`); resp.Status != http.StatusOK || got != "lin no longer leads lab." {
-		t.Fatalf("not lead: status %d, flash %q", resp.Status, got)
+		t.Fatalf("remove as lead: status %d, flash %q", resp.Status, got)
 	}
 	if g, err := p.srv.Store.GroupByName(bg, "lab"); err != nil || len(g.Leads) != 0 {
-		t.Fatalf("leads after not lead: %v (%v)", g.Leads, err)
+		t.Fatalf("leads after remove as lead: %v (%v)", g.Leads, err)
 	}
 	resp = btSubmit(t, ctx, "click remove beside lin", chromedp.Click(chromedp.CSS(card+` [data-testid=group-member-remove]`)))
 	if resp.Status != http.StatusOK {
