@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -74,7 +73,7 @@ func (h *Handler) renderEgress(c *gin.Context, status int, form *templates.Egres
 	}
 	v.Enforced, v.Pending, v.Problem, v.Bridge = st.Enforced, st.Pending, st.Problem, st.Bridge
 	if !st.CheckedAt.IsZero() {
-		v.CheckedAt = st.CheckedAt.Format(time.RFC3339)
+		v.CheckedAt = templates.WhenIn(c.Request.Context(), &st.CheckedAt) // as every date of the pages reads
 	}
 	h.render(c, status, templates.AdminEgressPage(h.page(c, trc(c, "Network egress")), v))
 }
