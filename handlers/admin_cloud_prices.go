@@ -143,6 +143,13 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 			errs[name] = "must be a rate such as 0.14 (more than 0; blank to remove)"
 			continue
 		}
+		if ref, off := fxFarFromShipped(h.cfg.Currency, cur, m); off {
+			// 0.1389 typed for "1 USD in CNY" (the other way round) was
+			// saved and made every USD offer 52 times cheaper.
+			errs[name] = trc(c, "%s %s per 1 %s is over 20 times off the usual rate (1 %s = %s %s): is it the other way round?",
+				pricing.Format(m), h.cfg.Currency, cur, cur, pricing.Format(ref), h.cfg.Currency)
+			continue
+		}
 		fx[cur] = m
 	}
 	if len(errs) > 0 {
@@ -507,10 +514,9 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 		meta[strings.ToUpper(cur)] = m
 	}
 	fx := map[string]int64{}
-	inForce := pricing.Conversions(h.cfg.Currency, adminFXRates(h.cfg.Currency, before), pricing.DefaultFXRates)
 	for cur, m := range body.FXMicros {
 		cur = strings.ToUpper(cur)
-		if err := plausibleFX(h.cfg.Currency, cur, m, inForce); err != nil {
+		if err := plausibleFX(h.cfg.Currency, cur, m); err != nil {
 			h.fail(c, err)
 			return
 		}
@@ -523,21 +529,30 @@ func (h *Handler) apiCalculatorSettingsPut(c *gin.Context) {
 	h.apiCalculatorSettings(c)
 }
 
-// plausibleFX refuses an API exchange rate 20 times off the one in force
-// (the shipped default or the admin's): the field is the portal currency's
-// micro-units per one unit of cur, while the list GET shows also has rates
-// the other way round ("1 USD = 7.2 CNY"), and 7100000 for CNY in a USD
-// portal priced a 1.78 USD lease at 91. A rate that far off is set through
-// the page, whose fields say the direction.
-func plausibleFX(portal, cur string, micros int64, inForce map[string]pricing.Conversion) error {
-	k, ok := inForce[cur]
-	ref := k.PortalMicros()
-	if !ok || micros <= 0 || ref <= 0 || (micros <= 20*ref && 20*micros >= ref) {
+// plausibleFX refuses an API exchange rate 20 times off the shipped one:
+// the field is the portal currency's micro-units per one unit of cur,
+// while the list GET shows also has rates the other way round ("1 USD =
+// 7.2 CNY"), and 7100000 for CNY in a USD portal priced a 1.78 USD lease
+// at 91. It compares with the shipped rate, not the one in force: a wrong
+// rate in force blocked its own correction (and called the right value
+// the mistake). The page checks the same (fxFarFromShipped).
+func plausibleFX(portal, cur string, micros int64) error {
+	ref, off := fxFarFromShipped(portal, cur, micros)
+	if !off {
 		return nil
 	}
 	return &models.ValidationError{Field: "exchange_rates_micros", Message: fmt.Sprintf(
-		"%s: %d is %s micro-units per 1 %s (1 %s = %s %s), over 20 times the rate in force (%d): is it the other way round?",
+		"%s: %d is %s micro-units per 1 %s (1 %s = %s %s), over 20 times the usual rate (%d): is it the other way round?",
 		cur, micros, portal, cur, cur, pricing.Format(micros), portal, ref)}
+}
+
+// fxFarFromShipped says whether micros (the portal currency per one unit
+// of cur) is over 20 times off the rate the portal ships, and that rate;
+// a currency it ships no rate for is never off.
+func fxFarFromShipped(portal, cur string, micros int64) (ref int64, off bool) {
+	k, ok := pricing.Conversions(portal, nil, pricing.DefaultFXRates)[cur]
+	ref = k.PortalMicros()
+	return ref, ok && micros > 0 && ref > 0 && (micros > 20*ref || 20*micros < ref)
 }
 
 func calcContains(list []string, s string) bool {

@@ -288,7 +288,10 @@ type FXMeta struct {
 // CalculatorSettings reads the discounts and exchange rates set so far.
 func (s *Store) CalculatorSettings(ctx context.Context) (CalculatorSettings, error) {
 	out := CalculatorSettings{DiscountsBps: map[string]int64{}, FXMicros: map[string]int64{}, FXMeta: map[string]FXMeta{}}
-	rows, err := s.sql.QueryContext(ctx, "SELECT key, value FROM settings WHERE key LIKE 'calculator.%'")
+	// Through gorm, so that from InTx it reads the transaction's own
+	// writes: the audit row's "after" read the raw pool and recorded the
+	// settings as they were before the change.
+	rows, err := s.db.WithContext(ctx).Raw("SELECT key, value FROM settings WHERE key LIKE 'calculator.%'").Rows()
 	if err != nil {
 		return out, err
 	}

@@ -11,7 +11,8 @@ import (
 // Setting returns a stored setting, or "" if unset.
 func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.sql.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	// Through gorm, so that from InTx it reads the transaction's writes.
+	err := s.db.WithContext(ctx).Raw("SELECT value FROM settings WHERE key = ?", key).Row().Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
