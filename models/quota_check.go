@@ -158,7 +158,7 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
-				money(*b-month.AmountMicros, ask.Currency), money(ask.MinChargeMicros, ask.Currency), ask.MinChargeSecs)}
+				moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true), ask.MinChargeSecs)}
 		}
 		return nil
 	}
@@ -175,12 +175,31 @@ func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 	return ""
 }
 
-// money writes an amount exactly, with its currency when known.
-func money(micros int64, currency string) string {
-	if currency == "" {
-		return pricing.FormatExact(micros)
+// moneyRounded writes an amount in the currency's own decimals, rounded
+// down (what is left) or up (what is owed), with its currency when known:
+// a refusal read "the 0.005159 CNY left … minimum charge of 0.282176 CNY",
+// and rounding both to the nearest could read "0.28 left cannot cover
+// 0.28".
+func moneyRounded(micros int64, currency string, up bool) string {
+	step := int64(1)
+	for range 6 - pricing.MinorUnits(currency) {
+		step *= 10
 	}
-	return pricing.FormatExact(micros) + " " + currency
+	r := micros - micros%step // toward zero
+	if up && micros%step > 0 {
+		r += step
+	}
+	if micros < 0 && !up && micros%step != 0 {
+		r -= step
+	}
+	dec := pricing.Micros(r).Decimal(currency)
+	if !up && micros > 0 && micros < step {
+		dec = "< " + pricing.Micros(step).Decimal(currency) // not "0.00": something is left
+	}
+	if currency == "" {
+		return dec
+	}
+	return dec + " " + currency
 }
 
 // BudgetUsedUp is the reason a spent monthly budget gives: one text for the

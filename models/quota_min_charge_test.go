@@ -32,11 +32,17 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 			t.Errorf("message %q lacks %q", qe.Message, want)
 		}
 	}
-	// Sums under a cent keep their decimals: "0.00 left cannot cover a
-	// minimum charge of 0.00" told nobody anything.
+	// In the currency's decimals, what is left rounded down and what is
+	// owed rounded up ("0.005159 CNY left … 0.282176 CNY" read like raw
+	// micro-units), and never "0.00 left cannot cover a minimum charge of
+	// 0.00", which told nobody anything.
 	err = launch("tiny", 999_200, 1_334)
-	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.0008 left") || !strings.Contains(qe.Message, "minimum charge of 0.001334") {
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the < 0.01 left") || !strings.Contains(qe.Message, "minimum charge of 0.01 (") {
 		t.Errorf("0.0008 left, minimum 0.001334: %v", err)
+	}
+	err = launch("edge", 720_000, 282_176)
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.28 left") || !strings.Contains(qe.Message, "minimum charge of 0.29 (") {
+		t.Errorf("0.28 left, minimum 0.282176: %v", err)
 	}
 	// With the portal's currency the amounts say what they are in.
 	ask := LaunchAsk{UserID: f.user.ID, Image: "Test", Flavor: "cpu", MinChargeMicros: 500_000, MinChargeSecs: 60, Currency: "CNY"}
