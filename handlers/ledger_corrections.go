@@ -69,6 +69,10 @@ func (h *Handler) apiLedgerReverse(c *gin.Context) {
 }
 
 // adminCreditForm: POST /admin/billing/credit — the billing page's form.
+// creditFormReused says a credit form was sent a second time with other
+// values (the browser's Back, then a change).
+const creditFormReused = "this form already made a credit before it was changed; nothing more was credited. To make this one too, issue it again"
+
 func (h *Handler) adminCreditForm(c *gin.Context) {
 	form := templates.CorrectionForm{User: strings.TrimSpace(c.PostForm("user")), Amount: strings.TrimSpace(c.PostForm("amount")),
 		CreditReason: c.PostForm("reason"), Key: c.PostForm("key"), Errors: templates.FormErrors{}}
@@ -91,11 +95,17 @@ func (h *Handler) adminCreditForm(c *gin.Context) {
 		// the credit the first one made.
 		_, _, err = h.store.CreditOnce(ctx, form.Key, u.ID, amount, "", form.CreditReason, currentUser(c).Username)
 		if errors.As(err, &ve) {
-			field := ve.Field
-			if field == "reason" {
+			field, msg := ve.Field, ve.Message
+			switch field {
+			case "reason":
 				field = "credit_reason"
+			case "idempotency_key":
+				// The page was sent before (its credit was made) and then
+				// changed: a new key, so that sending it again is a new
+				// credit. The answer was a 400 with no message anywhere.
+				field, msg, form.Key = "amount", creditFormReused, ""
 			}
-			form.Errors[field] = ve.Message
+			form.Errors[field] = msg
 		} else if err != nil {
 			h.fail(c, err)
 			return

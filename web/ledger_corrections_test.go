@@ -232,6 +232,27 @@ func TestCreditSentTwiceCreditsOnce(t *testing.T) {
 	if n := credits(); n != 1 {
 		t.Fatalf("the same form sent twice made %d credits, want 1", n)
 	}
+	// Back, a changed amount, sent again: refused with a word by the
+	// amount (it was a 400 with no message), the values kept and a new key,
+	// so that sending it again makes this second credit.
+	form.Set("amount", "1.00")
+	code, _, resent := mpPost(t, p, adminC, "/admin/billing/credit", form)
+	doc := mpDoc(t, resent)
+	fresh := doc.Find(`[data-testid=credit-form] input[name=key]`).AttrOr("value", "")
+	if code != http.StatusBadRequest || !strings.Contains(doc.Find(`[data-testid=credit-form]`).Text(), "this form already made a credit before it was changed") ||
+		doc.Find(`[data-testid=credit-amount]`).AttrOr("value", "") != "1.00" || fresh == key || fresh == "" {
+		t.Fatalf("a changed form sent again: %d, key %q", code, fresh)
+	}
+	if n := credits(); n != 1 {
+		t.Fatalf("the refused form made a credit: %d", n)
+	}
+	form.Set("key", fresh)
+	if code, loc, _ := mpPost(t, p, adminC, "/admin/billing/credit", form); code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/billing?done=credit") {
+		t.Fatalf("sent again with its new key: %d → %q", code, loc)
+	}
+	if n := credits(); n != 2 {
+		t.Fatalf("credits after sending it again: %d, want 2", n)
+	}
 	// The next page is a new form: a second credit on purpose goes through.
 	_, page = p.get(adminC, "/admin/billing?done=credit")
 	if next := mpDoc(t, page).Find(`[data-testid=credit-form] input[name=key]`).AttrOr("value", ""); next == key || next == "" {
@@ -266,7 +287,7 @@ func TestCreditSentTwiceCreditsOnce(t *testing.T) {
 	if code, out := send("retry-1", `{"user":"ada","amount_micros":990000,"reason":"retried"}`); code != http.StatusBadRequest || errCode(out) == "" {
 		t.Fatalf("the key reused for another amount: %d %v, want 400", code, out)
 	}
-	if n := credits(); n != 2 {
-		t.Fatalf("%d credits, want the form's and the API's: 2", n)
+	if n := credits(); n != 3 {
+		t.Fatalf("%d credits, want the form's two and the API's: 3", n)
 	}
 }
