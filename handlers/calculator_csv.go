@@ -135,9 +135,7 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	}
 	add("tco", "suggested_rate", "rate_per_gpu_hour", rate(sug.RateMicros), cur, "", "")
 
-	c.Header("Content-Type", "text/csv; charset=utf-8")
-	c.Header("Content-Disposition", `attachment; filename="calculator.csv"`)
-	c.Status(http.StatusOK)
+	csvHeaders(c, "calculator.csv")
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write(calcCSVHeader)
 	_ = w.WriteAll(rows)

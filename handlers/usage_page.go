@@ -212,13 +212,23 @@ func (h *Handler) usageCSV(c *gin.Context) {
 	}
 }
 
-// csvHeaders starts a CSV download named filename.
+// csvHeaders starts a CSV download named filename. One downloaded from a
+// page (no Authorization header) starts with the UTF-8 byte-order mark:
+// without it Excel on Chinese Windows reads the file in the local code
+// page and garbles group names and reasons. A script with a token gets
+// the bytes alone, as CSV readers expect.
 func csvHeaders(c *gin.Context, filename string) {
 	c.Header("Content-Type", "text/csv; charset=utf-8")
 	c.Header("Content-Disposition", `attachment; filename="`+url.PathEscape(filename)+`"`)
 	c.Header("Cache-Control", "no-store")
 	c.Status(http.StatusOK)
+	if c.GetHeader("Authorization") == "" {
+		_, _ = c.Writer.WriteString(utf8BOM)
+	}
 }
+
+// utf8BOM is the byte-order mark a spreadsheet reads a CSV's encoding by.
+const utf8BOM = "\ufeff"
 
 // reversesText is the id of the line a reversal cancels ("" otherwise).
 func reversesText(id *int64) string {

@@ -148,7 +148,7 @@ func TestAdminReservationsPage(t *testing.T) {
 		t.Fatalf("CSV link %q", csvHref)
 	}
 	if res, body := p.get(c, csvHref); res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
-		!strings.HasPrefix(body, "user,reservations,reserved_unit_hours") {
+		!strings.HasPrefix(body, "\ufeffuser,reservations,reserved_unit_hours") {
 		t.Fatalf("CSV: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), body)
 	}
 

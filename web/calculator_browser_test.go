@@ -84,7 +84,7 @@ func TestBrowserCalculatorTCO(t *testing.T) {
 	if err != nil {
 		t.Fatalf("download the CSV: %v", err)
 	}
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil || len(recs) < 10 {
 		t.Fatalf("CSV (%v): %.200s", err, body)
 	}

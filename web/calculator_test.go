@@ -191,7 +191,7 @@ func TestCalculatorPageShowsHereCloudAndTCO(t *testing.T) {
 		t.Fatalf("CSV: %d %s", res3.StatusCode, res3.Header.Get("Content-Type"))
 	}
 	noNaN(t, "the CSV", csvBody)
-	recs, err := csv.NewReader(strings.NewReader(csvBody)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(csvBody, "\ufeff"))).ReadAll()
 	if err != nil {
 		t.Fatalf("CSV: %v", err)
 	}

@@ -106,7 +106,7 @@ func TestStatementsShowMeasuredEnergy(t *testing.T) {
 	}
 
 	res, body := p.get(admin, "/admin/billing.csv?group_by=user&month="+month)
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("billing csv: %d %v", res.StatusCode, err)
 	}
@@ -120,7 +120,7 @@ func TestStatementsShowMeasuredEnergy(t *testing.T) {
 	}
 
 	_, body = p.get(ada, "/usage-summary.csv?month="+month)
-	recs, _ = csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, _ = csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if len(recs) != 2 || recs[1][1] != "llm-train" || recs[1][8] != "310000" {
 		t.Errorf("usage summary csv: %v", recs)
 	}

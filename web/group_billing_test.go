@@ -95,7 +95,7 @@ func TestGroupLeadReadsTheGroupsStatement(t *testing.T) {
 	}
 	// The CSV has the same figures, exact.
 	res, body := p.get(lena, fmt.Sprintf("/groups/%d/billing.csv", lab.ID))
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if res.StatusCode != 200 || err != nil || len(recs) != 3 || recs[0][2] != "user" {
 		t.Fatalf("CSV: %d %v %v", res.StatusCode, err, recs)
 	}

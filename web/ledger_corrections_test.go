@@ -154,7 +154,7 @@ func TestLedgerCorrections(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("CSV: %d", res.StatusCode)
 	}
-	rows, err := csv.NewReader(strings.NewReader(csvBody)).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(csvBody, "\ufeff"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

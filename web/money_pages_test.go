@@ -439,7 +439,7 @@ func TestUsagePageStatementAndCSV(t *testing.T) {
 		!strings.Contains(res.Header.Get("Content-Disposition"), "attachment") {
 		t.Fatalf("csv: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"))
 	}
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,7 +521,7 @@ func TestBillingOverviewAndCSV(t *testing.T) {
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("billing csv: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,7 +148,7 @@ func TestReservationCapSettingsAndUnusedReportAPI(t *testing.T) {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	rows, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(b), "\ufeff"))).ReadAll()
 	if err != nil || res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") || len(rows) != 2 ||
 		rows[0][0] != "user" || rows[1][0] != "alice" {
 		t.Fatalf("csv: %d %q %v (%v)", res.StatusCode, res.Header.Get("Content-Type"), rows, err)

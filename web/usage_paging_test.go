@@ -77,7 +77,7 @@ func TestUsagePagesItsLines(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("csv: %d", res.StatusCode)
 	}
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func TestUtilisationDashboard(t *testing.T) {
 	}
 
 	res, body = p.get(admin, "/admin/utilisation.csv?bucket=week")
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("csv: %d %v", res.StatusCode, err)
 	}
@@ -206,7 +206,7 @@ func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
 		t.Errorf("slice holder unit row %q", u.Text())
 	}
 	_, body = p.get(admin, "/admin/utilisation.csv")
-	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
