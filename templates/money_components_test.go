@@ -25,6 +25,11 @@ func TestUsagePageBarsWarningsAndStatement(t *testing.T) {
 		},
 		LinePages: templates.Pager{Page: 1, Pages: 3, Total: 207, NextURL: "/usage?month=2026-01&page=2"}, CSVURL: "/usage.csv?month=2026-01"}
 	doc := render(t, templates.UsagePage(userPage("Usage", "/usage"), v))
+	// Rounded lines need not add up to the exact total: the page says so
+	// (a finance reader summing them by hand found a cent missing).
+	if note := doc.Find(testid("statement-rounding")).Text(); !strings.Contains(note, "the totals are the exact sums") {
+		t.Errorf("rounding note %q", note)
+	}
 
 	gpus := doc.Find(testid("quota-bar-gpus"))
 	if gpus.Length() != 1 {
