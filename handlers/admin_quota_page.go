@@ -41,7 +41,7 @@ func (h *Handler) adminDefaultQuotaSave(c *gin.Context) {
 
 func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name string) {
 	ctx := c.Request.Context()
-	form, lim := parseQuotaForm(c)
+	form, lim := parseQuotaForm(c, h.cfg.Currency)
 	form.ID, form.Action = quotaFormID(scope, id), quotaAction(scope, name)
 	if len(form.Errors) == 0 {
 		// The per-model limits are not on the form: kept as they are.
@@ -106,7 +106,7 @@ func quotaField(f string) string {
 
 // parseQuotaForm reads the console's fields: empty means inherit (or, on
 // the default, unlimited / all).
-func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
+func parseQuotaForm(c *gin.Context, currency string) (templates.QuotaForm, models.Limits) {
 	f := templates.QuotaForm{Errors: templates.FormErrors{}}
 	var l models.Limits
 	// whole reads a whole-number field of at least min (a runtime or idle
@@ -145,7 +145,7 @@ func parseQuotaForm(c *gin.Context) (templates.QuotaForm, models.Limits) {
 	f.MaxIdleMinutes = whole("max_idle_minutes", &l.MaxIdleMinutes, 1)
 	f.Budget = strings.TrimSpace(c.PostForm("budget"))
 	if f.Budget != "" {
-		if m, err := parseMajorUnits("budget", f.Budget); err != nil {
+		if m, err := parseCurrencyAmount("budget", f.Budget, currency); err != nil {
 			var ve *models.ValidationError
 			errors.As(err, &ve)
 			f.Errors["budget"] = ve.Message

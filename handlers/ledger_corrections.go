@@ -77,7 +77,7 @@ func (h *Handler) adminCreditForm(c *gin.Context) {
 	form := templates.CorrectionForm{User: strings.TrimSpace(c.PostForm("user")), Amount: strings.TrimSpace(c.PostForm("amount")),
 		CreditReason: c.PostForm("reason"), Key: c.PostForm("key"), Errors: templates.FormErrors{}}
 	ctx := c.Request.Context()
-	amount, err := parseMajorUnits("amount", form.Amount)
+	amount, err := parseCurrencyAmount("amount", form.Amount, h.cfg.Currency)
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		form.Errors["amount"] = ve.Message

@@ -36,6 +36,33 @@ func parseMajorUnits(field, s string) (int64, error) {
 	return int64(m), nil
 }
 
+// parseCurrencyAmount is parseMajorUnits for an amount a person keeps in
+// the currency itself (a budget, a credit): no more decimals than the
+// currency has. A budget of 5.005 CNY was stored and shown as 5.01, half a
+// fen more than the user had.
+func parseCurrencyAmount(field, s, currency string) (int64, error) {
+	m, err := parseMajorUnits(field, s)
+	if err != nil {
+		return 0, err
+	}
+	d := pricing.MinorUnits(currency)
+	step := int64(1)
+	for range 6 - d {
+		step *= 10
+	}
+	if m%step != 0 {
+		msg := "at most 2 decimals: the currency's smallest unit"
+		switch d {
+		case 0:
+			msg = "a whole amount: the currency has no smaller unit"
+		case 3:
+			msg = "at most 3 decimals: the currency's smallest unit"
+		}
+		return 0, &models.ValidationError{Field: field, Message: msg}
+	}
+	return m, nil
+}
+
 // exactAmount renders micro-units with all six places ("1.234567"), for CSV.
 func exactAmount(micros int64) string { return pricing.Micros(micros).Exact() }
 

@@ -170,3 +170,26 @@ func TestAmountTextUsesTheCurrencyDecimals(t *testing.T) {
 		t.Errorf("exact %q plain %q", exactAmount(-1), plainAmount(12_500_000))
 	}
 }
+
+// A budget or a credit typed in a form has no more decimals than its
+// currency: 5.005 CNY was stored and shown as 5.01, half a fen more than
+// there was.
+func TestParseCurrencyAmount(t *testing.T) {
+	for _, c := range []struct {
+		in, currency string
+		want         int64
+		ok           bool
+	}{
+		{"5.01", "CNY", 5_010_000, true},
+		{"5.005", "CNY", 0, false},
+		{"12", "JPY", 12_000_000, true},
+		{"12.5", "JPY", 0, false},
+		{"1.234", "KWD", 1_234_000, true},
+		{"1.2345", "KWD", 0, false},
+	} {
+		got, err := parseCurrencyAmount("budget", c.in, c.currency)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("%s %s: %d, %v; want %d (ok %v)", c.in, c.currency, got, err, c.want, c.ok)
+		}
+	}
+}

@@ -88,8 +88,14 @@ func TestQuotaConsoleSetsUserQuota(t *testing.T) {
 		}
 	}
 
+	// A budget finer than a cent is refused by the field (it was stored,
+	// and shown rounded up).
+	if code, _, body := mpPost(t, p, admin, "/admin/quotas/users/ada", url.Values{"budget": {"12.345678"}}); code != http.StatusBadRequest ||
+		!strings.Contains(body, "at most 2 decimals: the currency&#39;s smallest unit") {
+		t.Errorf("a budget of 12.345678: %d", code)
+	}
 	code, loc, _ := mpPost(t, p, admin, "/admin/quotas/users/ada", url.Values{"max_gpus": {"3"}, "max_workbenches": {"2"},
-		"gpu_hours_per_month": {"100"}, "budget": {"12.345678"}, "max_runtime_hours": {""},
+		"gpu_hours_per_month": {"100"}, "budget": {"12.34"}, "max_runtime_hours": {""},
 		"allowed_images": {"PyTorch (CUDA 12), TensorFlow (CUDA) ,"}, "allowed_flavors": {""}})
 	if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/quotas") {
 		t.Fatalf("save: %d → %q", code, loc)
@@ -99,7 +105,7 @@ func TestQuotaConsoleSetsUserQuota(t *testing.T) {
 		t.Fatalf("API: %d %v", st, q)
 	}
 	if mpNum(t, q, "max_gpus") != float64(3) || mpNum(t, q, "max_workbenches") != float64(2) ||
-		mpNum(t, q, "gpu_hours_per_month") != float64(100) || mpNum(t, q, "budget_per_month_micros") != float64(12_345_678) {
+		mpNum(t, q, "gpu_hours_per_month") != float64(100) || mpNum(t, q, "budget_per_month_micros") != float64(12_340_000) {
 		t.Errorf("API quota after the form: %v", q["quota"])
 	}
 	if mpNum(t, q, "max_runtime_hours") != nil || mpNum(t, q, "allowed_flavors") != nil {
@@ -116,7 +122,7 @@ func TestQuotaConsoleSetsUserQuota(t *testing.T) {
 	if l, _ := row.Find(`[data-testid=quota-bar-gpus]`).Attr("data-limit"); l != "3" {
 		t.Errorf("after: GPU bar limit %q, want 3", l)
 	}
-	if v, _ := row.Find(`input[name=budget]`).Attr("value"); v != "12.345678" {
+	if v, _ := row.Find(`input[name=budget]`).Attr("value"); v != "12.34" {
 		t.Errorf("budget field shows %q", v)
 	}
 	if f := doc.Find(`[data-testid=flash]`).Text(); !strings.Contains(f, "ada") {
