@@ -30,6 +30,9 @@ type gpuRateSuggestion struct {
 	ShareCoversAllOwned bool  // the share alone is the owned cost or more: no GPU rate to apply
 }
 
+// rateStep is a rate's last shown decimal in micro-units (four decimals).
+const rateStep = 100
+
 // suggestGPURate works out the suggestion for model (a price-list model,
 // see applyModel) from the owned cost per GPU-hour, at the rates in force
 // at now.
@@ -56,6 +59,10 @@ func (e *calcEnv) suggestGPURate(model string, ownedMicros int64, now time.Time)
 	if s.RateMicros <= 0 {
 		s.RateMicros, s.ShareCoversAllOwned = 0, true
 	}
+	// A rate reads with four decimals (pricing.Micros.Rate): Apply sets the
+	// rate as shown, rounded up so that it still covers the owned cost. It
+	// set 16.510532 after confirming "16.5105".
+	s.RateMicros = (s.RateMicros + rateStep - 1) / rateStep * rateStep
 	return s, nil
 }
 

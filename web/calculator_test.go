@@ -546,8 +546,13 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	// flavor), so a GPU-hour of it recovers the owned cost, not more.
 	owned, _ := tco["target_owned_per_gpu_hour_micros"].(float64)
 	share, _ := tco["cpu_memory_share"].(map[string]any)
-	if share["flavor"] != calcFlavor || share["per_gpu_hour_micros"] != float64(480_000) || suggested != int64(owned)-480_000 {
-		t.Fatalf("suggested %d from owned %v less share %v; want the owned cost less 480000 (flavor %s)", suggested, owned, share, calcFlavor)
+	// Rounded up to the four decimals a rate is shown with: Apply sets the
+	// rate its confirmation names.
+	if want := (int64(owned) - 480_000 + 99) / 100 * 100; share["flavor"] != calcFlavor || share["per_gpu_hour_micros"] != float64(480_000) || suggested != want {
+		t.Fatalf("suggested %d from owned %v less share %v; want the owned cost less 480000, rounded up to 4 decimals: %d (flavor %s)", suggested, owned, share, want, calcFlavor)
+	}
+	if suggested%100 != 0 {
+		t.Errorf("suggested rate %d has more decimals than a rate is shown with", suggested)
 	}
 
 	// A user cannot; the page does not offer it to them either.
