@@ -151,6 +151,9 @@ func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names 
 		Resource: l.Resource, GPUModel: unitModelOf(l), Duration: secondsText(l.Seconds), Quantity: quantityText(lc, l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + i18n.T(lc, resourceUnit(l.Resource)),
 		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
+	if l.Reverses != nil {
+		line.Reverses = *l.Reverses
+	}
 	if l.Resource == models.ResourceCredit {
 		// Money given back: no time, quantity or rate ("0:00:00, 0 GiB,
 		// 0.00 / unit-hour" read as if something had been metered).

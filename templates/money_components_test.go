@@ -21,10 +21,14 @@ func TestUsagePageBarsWarningsAndStatement(t *testing.T) {
 		Lines: []templates.StatementLine{
 			{Period: "2026-01-02 10:00:00 – 11:00:00", Workbench: "train", Resource: "gpu", GPUModel: "NVIDIA H100", Duration: "1:00:00",
 				Quantity: "1 GPU", Rate: "3.50 / GPU-hour", Amount: "3.50 USD"},
-			{Period: "2026-01-02 10:00:00 – 11:00:00", Workbench: "train", Resource: "gpu", Amount: "-3.50 USD", Reversal: true, Note: "refund"},
+			{Period: "2026-01-02 10:00:00 – 11:00:00", Workbench: "train", Resource: "gpu", Amount: "-3.50 USD", Reversal: true, Reverses: 41, Note: "refund"},
 		},
 		LinePages: templates.Pager{Page: 1, Pages: 3, Total: 207, NextURL: "/usage?month=2026-01&page=2"}, CSVURL: "/usage.csv?month=2026-01"}
 	doc := render(t, templates.UsagePage(userPage("Usage", "/usage"), v))
+	// A reversal names the line it cancels.
+	if got := doc.Find(testid("line-reverses")).Text(); got != "reverses line #41" {
+		t.Errorf("reversal names %q, want the line it reverses", got)
+	}
 	// Rounded lines need not add up to the exact total: the page says so
 	// (a finance reader summing them by hand found a cent missing).
 	if note := doc.Find(testid("statement-rounding")).Text(); !strings.Contains(note, "the totals are the exact sums") {
