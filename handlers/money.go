@@ -46,11 +46,7 @@ func parseCurrencyAmount(field, s, currency string) (int64, error) {
 		return 0, err
 	}
 	d := pricing.MinorUnits(currency)
-	step := int64(1)
-	for range 6 - d {
-		step *= 10
-	}
-	if m%step != 0 {
+	if m%pricing.MinorStep(currency) != 0 {
 		msg := "at most 2 decimals: the currency's smallest unit"
 		switch d {
 		case 0:

@@ -181,10 +181,7 @@ func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 // and rounding both to the nearest could read "0.28 left cannot cover
 // 0.28".
 func moneyRounded(micros int64, currency string, up bool) string {
-	step := int64(1)
-	for range 6 - pricing.MinorUnits(currency) {
-		step *= 10
-	}
+	step := pricing.MinorStep(currency)
 	r := micros - micros%step // toward zero
 	if up && micros%step > 0 {
 		r += step

@@ -61,10 +61,7 @@ func Money(ctx context.Context, micros int64, currency string) string {
 	if micros == 0 || strings.Trim(dec, "-0.") != "" {
 		return withCurrency(ctx, dec, currency)
 	}
-	step := int64(1)
-	for range 6 - pricing.MinorUnits(currency) {
-		step *= 10
-	}
+	step := pricing.MinorStep(currency)
 	if micros < 0 {
 		return "> " + withCurrency(ctx, pricing.Micros(-step).Decimal(currency), currency)
 	}

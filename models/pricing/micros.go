@@ -32,6 +32,16 @@ func MinorUnits(currency string) int {
 	return 2
 }
 
+// MinorStep is the currency's smallest amount in micro-units: 10000 for a
+// cent, 1000000 for a yen.
+func MinorStep(currency string) int64 {
+	step := int64(1)
+	for range 6 - MinorUnits(currency) {
+		step *= 10
+	}
+	return step
+}
+
 // Exact renders every micro: 1234567 → "1.234567". For CSV files and other
 // machine-read text, where nothing may be rounded away.
 func (m Micros) Exact() string {
