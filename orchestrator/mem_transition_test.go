@@ -46,16 +46,7 @@ func TestMemLaunchDoesNotOverwriteAStateChangedMeanwhile(t *testing.T) {
 func TestMemUnwatchedLaunchFailureSaysWhy(t *testing.T) {
 	r := newMemRig(t)
 	ctx := context.Background()
-	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateStarting, 50, "", nil); err != nil {
-		t.Fatal(err)
-	}
-	r.rt.SetLogs(r.wb.ContainerID, "/bin/sh: 1: jupyter-lab: not found")
-	if err := r.rt.Exit(r.wb.ContainerID, 127, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.m.Reconcile(ctx); err != nil {
-		t.Fatal(err)
-	}
+	r.exitWhileStarting(t, "/bin/sh: 1: jupyter-lab: not found")
 	wb, err := r.store.WorkbenchByID(ctx, r.wb.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -98,16 +89,7 @@ func TestMemAutoResumeOnlyForPreemptibleRuns(t *testing.T) {
 func TestMemLogsAfterTheContainerIsGone(t *testing.T) {
 	r := newMemRig(t)
 	ctx := context.Background()
-	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateStarting, 50, "", nil); err != nil {
-		t.Fatal(err)
-	}
-	r.rt.SetLogs(r.wb.ContainerID, "starting\nloading config\n/bin/sh: 1: jupyter-lab: not found")
-	if err := r.rt.Exit(r.wb.ContainerID, 127, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.m.Reconcile(ctx); err != nil {
-		t.Fatal(err)
-	}
+	r.exitWhileStarting(t, "starting\nloading config\n/bin/sh: 1: jupyter-lab: not found")
 	r.rt.Vanish(r.wb.ContainerID, false)
 	read := func() string {
 		t.Helper()
@@ -128,5 +110,22 @@ func TestMemLogsAfterTheContainerIsGone(t *testing.T) {
 	}
 	if got := read(); got != want {
 		t.Errorf("logs with no container: %q, want %q", got, want)
+	}
+}
+
+// exitWhileStarting has the rig's workbench's container write logs and
+// exit 127 while it starts, with no portal watching, and reconciles.
+func (r *memRig) exitWhileStarting(t *testing.T, logs string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := r.store.SetWorkbenchState(ctx, r.wb.ID, models.StateStarting, 50, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.rt.SetLogs(r.wb.ContainerID, logs)
+	if err := r.rt.Exit(r.wb.ContainerID, 127, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Reconcile(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
