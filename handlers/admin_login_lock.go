@@ -10,13 +10,17 @@ import (
 )
 
 // loginLockState is what the users page shows of an account's failed
-// logins, in the reader's language.
-func (h *Handler) loginLockState(ctx context.Context, username string) (failures int, lockedFor string) {
-	n, locked := h.throttle.AccountState(username)
+// password attempts, in the reader's language: the account-wide lock, or
+// else the delay its logins from one address wait.
+func (h *Handler) loginLockState(ctx context.Context, username string) (failures int, lockedFor, delayedFor string) {
+	n, locked, delayed := h.throttle.AccountState(username)
 	if locked > 0 {
 		lockedFor = i18n.T(ctx, "for %s", waitTextIn(ctx, int(locked.Seconds())+1))
 	}
-	return n, lockedFor
+	if delayed > 0 {
+		delayedFor = i18n.T(ctx, "for %s", waitTextIn(ctx, int(delayed.Seconds())+1))
+	}
+	return n, lockedFor, delayedFor
 }
 
 // clearLoginLock forgets every failed login counted against the user, from
@@ -26,7 +30,7 @@ func (h *Handler) clearLoginLock(c *gin.Context) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	failures, _ := h.throttle.AccountState(u.Username)
+	failures, _, _ := h.throttle.AccountState(u.Username)
 	h.throttle.ClearAccount(u.Username)
 	h.record(c, "user.clear_login_lock", u.Username, map[string]int{"failed_logins": failures}, map[string]int{"failed_logins": 0})
 	return u.Username, true

@@ -41,7 +41,7 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName,
 			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Groups: memberOf[u.Username]}
-		row.LoginFailures, row.LoginLockedFor = h.loginLockState(c.Request.Context(), u.Username)
+		row.LoginFailures, row.LoginLockedFor, row.LoginDelayedFor = h.loginLockState(c.Request.Context(), u.Username)
 		v.Users = append(v.Users, row)
 	}
 	h.render(c, status, templates.AdminUsersPage(h.page(c, trc(c, "Users")), v))

@@ -67,7 +67,8 @@ func (h *Handler) requireSudo(c *gin.Context) {
 		h.refuseNotFromPortal(c)
 		return
 	}
-	if h.sudoFresh(c) {
+	perPost := !h.sudoWindowServes(c)
+	if h.sudoFresh(c) && !perPost {
 		c.Next()
 		return
 	}
@@ -80,7 +81,7 @@ func (h *Handler) requireSudo(c *gin.Context) {
 		h.fail(c, newError(http.StatusBadRequest, "invalid_body", "could not read the form"))
 		return
 	}
-	form := templates.SudoForm{Action: c.Request.URL.RequestURI()}
+	form := templates.SudoForm{Action: c.Request.URL.RequestURI(), PerPost: perPost}
 	h.sudoSSO(c, &form, refererPath(c))
 	names := make([]string, 0, len(c.Request.PostForm))
 	for k := range c.Request.PostForm {
@@ -112,6 +113,24 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	c.Header("Cache-Control", "no-store")
 	h.render(c, http.StatusForbidden, templates.SudoPage(h.page(c, i18n.T(c.Request.Context(), "Confirm your password")), form))
 	c.Abort()
+}
+
+// sudoWindowServes reports whether the 10 minutes a confirmation opens may
+// serve this request. In path mode a form post from a browser that sends no
+// Fetch Metadata cannot be told from a notebook script's own post: browsers
+// send Sec-Fetch-* only to secure origins (https, localhost), and script
+// sets the Referer fromPortalPage reads by rewriting its page's address
+// (history.replaceState). So over plain HTTP on any other host each such
+// post asks for the password itself, which script cannot type. API
+// requests (their own confirmation, POST /api/v1/sudo, takes the password
+// in the body), API tokens, a notebook domain (script is on another
+// origin) and single sign-on accounts (no password to type each time; they
+// confirm at the provider) keep the window.
+func (h *Handler) sudoWindowServes(c *gin.Context) bool {
+	if c.GetBool(ctxBearerKey) || isAPI(c) || h.cfg.NotebookDomain != "" || currentUser(c).SSO() {
+		return true
+	}
+	return c.Request.Header.Get("Sec-Fetch-Mode") != ""
 }
 
 // confirmPassword checks the logged-in user's password with the login's
@@ -147,6 +166,11 @@ func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 		if errors.Is(err, models.ErrBadCredentials) {
 			res.Failed()
 			h.log.Info("password check failed", "username", u.Username, "addr", addr)
+			// Audited, unlike a failed login: this caller holds a valid
+			// session, and a session guessing its own password (to open
+			// sudo mode or change the password) is what a stolen one does.
+			// The throttle bounds how many rows it can write.
+			h.record(c, "session.wrong_password", u.Username, nil, map[string]string{"addr": addr, "route": c.FullPath()})
 			return i18n.T(c.Request.Context(), "That is not your password.")
 		}
 		res.Cancel()

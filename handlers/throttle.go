@@ -130,17 +130,29 @@ func (r *LoginReservation) Succeeded() {
 	r.giveBack(2)
 }
 
-// AccountState reports the account-wide failures counted for username and
-// how long its account-wide lock still lasts (0: not locked).
-func (t *LoginThrottle) AccountState(username string) (failures int, locked time.Duration) {
+// AccountState reports the account-wide failures counted for username, how
+// long its account-wide lock still lasts (0: not locked), and the longest
+// delay its logins from any one address still wait (0: none). The delay is
+// what a user at their own address meets after 5 wrong passwords (typed at
+// the login or in a password confirmation), long before the account locks.
+func (t *LoginThrottle) AccountState(username string) (failures int, locked, delayed time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	now := t.now()
 	k := accountKey(username)
-	locked = t.waitFor(k, t.account, t.now())
+	locked = t.waitFor(k, t.account, now)
 	if f := t.keys[k]; f != nil {
 		failures = f.n
 	}
-	return failures, locked
+	prefix := pairPrefix(username)
+	for pk := range t.keys {
+		if strings.HasPrefix(pk, prefix) {
+			if w := t.waitFor(pk, t.pair, now); w > delayed {
+				delayed = w
+			}
+		}
+	}
+	return failures, locked, delayed
 }
 
 // ClearAccount forgets every failure counted against username, from any

@@ -109,9 +109,9 @@ func TestLoginThrottleAccountLockAndAdminClear(t *testing.T) {
 		}
 		r.Failed()
 	}
-	n, locked := th.AccountState("bob")
-	if n != 100 || locked != 15*time.Minute {
-		t.Fatalf("account state: %d failures, locked %v", n, locked)
+	n, locked, delayed := th.AccountState("bob")
+	if n != 100 || locked != 15*time.Minute || delayed != 0 {
+		t.Fatalf("account state: %d failures, locked %v, delayed %v (one failure per address delays none)", n, locked, delayed)
 	}
 	if r, _ := th.Reserve("bob", "192.0.2.1"); r != nil {
 		t.Fatal("locked account accepted an attempt")
@@ -121,5 +121,34 @@ func TestLoginThrottleAccountLockAndAdminClear(t *testing.T) {
 	}
 	if r, _ := th.Reserve("bob", "192.0.2.1"); r == nil {
 		t.Fatal("still locked after an admin cleared it")
+	}
+}
+
+// TestLoginThrottleAccountStateReportsAnAddressDelay: five wrong passwords
+// from one address delay the account's next login there long before the
+// account locks; the users page must be able to say so.
+func TestLoginThrottleAccountStateReportsAnAddressDelay(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := NewLoginThrottle()
+	th.now = func() time.Time { return now }
+	for i := 0; i < th.pair.free; i++ {
+		r, _ := th.Reserve("carol", "192.0.2.7")
+		if r == nil {
+			t.Fatalf("attempt %d refused", i)
+		}
+		r.Failed()
+	}
+	now = now.Add(10 * time.Second)
+	n, locked, delayed := th.AccountState("carol")
+	if n != 5 || locked != 0 || delayed != 20*time.Second {
+		t.Fatalf("account state: %d failures, locked %v, delayed %v; want 5, 0, 20s", n, locked, delayed)
+	}
+	// Another account's delay is not carol's.
+	if _, _, d := th.AccountState("carl"); d != 0 {
+		t.Fatalf("carl delayed %v", d)
+	}
+	now = now.Add(30 * time.Second)
+	if _, _, d := th.AccountState("carol"); d != 0 {
+		t.Fatalf("delay still %v after it ran out", d)
 	}
 }

@@ -228,7 +228,7 @@ func TestAdminPagesInChinese(t *testing.T) {
 			{ID: 3, Username: "bob", Role: "admin", Disabled: true, LoginFailures: 5, LoginLockedFor: "剩余 5 分钟"},
 		}, Form: templates.NewUserForm{Errors: templates.FormErrors{"username": "已被占用"}}}
 		assertChinese(t, zhMain(t, templates.AdminUsersPage(p("/admin/users"), v)), labels,
-			"查找用户", "3 次登录失败", "登录已锁定（剩余 5 分钟）", "管理员", "解除登录锁定", "重置密码", "添加用户")
+			"查找用户", "3 次密码错误", "登录已锁定（剩余 5 分钟）", "管理员", "解除登录锁定", "重置密码", "添加用户")
 		g := templates.GroupsView{Groups: []templates.GroupRow{{ID: 1, Name: "ml", Description: "机器学习", Members: []string{"ada"}}},
 			Usernames: []string{"ada"}, Errors: templates.FormErrors{"name": "已存在同名用户组"}}
 		assertChinese(t, zhMain(t, templates.AdminGroupsPage(p("/admin/groups"), g)), labels, "用户组", "添加成员", "新建用户组", "移除")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"workbench/models"
 	"workbench/web"
 )
 
@@ -71,6 +72,12 @@ func TestSudoRequiredForAdminMutationsViaSession(t *testing.T) {
 	}
 	if _, err := p.srv.Store.UserByUsername(ctx, "mallory"); err == nil {
 		t.Fatal("the user was created with a wrong password confirmation")
+	}
+	// A signed-in session typing a wrong password is audited (a stolen
+	// session guessing its way into sudo mode leaves a trace).
+	if entries, _ := p.srv.Store.ListAudit(ctx, 5); len(entries) == 0 || entries[0].Action != "session.wrong_password" ||
+		entries[0].Actor != "admin" || !strings.Contains(entries[0].After, `"route":"/admin/users"`) {
+		t.Fatalf("the wrong confirmation is not audited: %+v", entries)
 	}
 
 	// The confirm page's re-post with the right password does the change.
@@ -254,6 +261,72 @@ func TestSudoFormsOnlyFromPortalPages(t *testing.T) {
 	}
 	if n := keys(); n != 1 {
 		t.Fatalf("the portal's form added %d keys, want 1", n)
+	}
+}
+
+// Over plain HTTP on a host other than localhost, browsers send no Fetch
+// Metadata, and a notebook script that rewrote its address to a portal
+// page (history.replaceState) sends the same Referer as that page's form.
+// In path mode such a post is not served by the sudo window: each one asks
+// for the password, which script cannot type. A notebook domain (script on
+// another origin) keeps the window.
+func TestSudoWindowNeedsFetchMetadataInPathMode(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		domain string
+		window bool // whether the window serves a post without Fetch Metadata
+	}{{"path mode", "", false}, {"notebook domain", "nb.example.org", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPortal(t, func(c *web.Config) {
+				if tc.domain != "" {
+					c.PublicURL, c.NotebookDomain = "https://gpu.example.org", tc.domain
+				}
+			})
+			ctx := context.Background()
+			c := p.client()
+			p.login(c, "admin", adminPassword)
+			p.sudo(c, adminPassword)
+			if _, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "mallory", Password: "mallory-password", Role: "user"}); err != nil {
+				t.Fatal(err)
+			}
+			mallory, _ := p.srv.Store.UserByUsername(ctx, "mallory")
+			post := func(form url.Values) (int, string) {
+				req, _ := http.NewRequest("POST", p.ts.URL+"/admin/users/"+itoa(mallory.ID)+"/role", strings.NewReader(form.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Origin", p.ts.URL)
+				req.Header.Set("Referer", p.ts.URL+"/admin/users") // what the rewritten address sends
+				res, err := c.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				b, _ := io.ReadAll(res.Body)
+				return res.StatusCode, string(b)
+			}
+			role := func() string {
+				u, _ := p.srv.Store.UserByUsername(ctx, "mallory")
+				return u.Role
+			}
+			code, body := post(url.Values{"role": {"admin"}})
+			if !tc.window {
+				doc := parseHTML(t, body)
+				if code != http.StatusForbidden || doc.Find(`[data-testid=sudo-form]`).Length() != 1 || doc.Find(`[data-testid=sudo-per-post]`).Length() != 1 {
+					t.Fatalf("post without Fetch Metadata in the sudo window: %d; want 403 with the confirm page and why it asks", code)
+				}
+				if got := role(); got != "user" {
+					t.Fatalf("mallory became %q without a password", got)
+				}
+				// The person on that browser types the password: done.
+				if code, _ := post(url.Values{"role": {"admin"}, "sudo_password": {adminPassword}}); code != http.StatusSeeOther {
+					t.Fatalf("the same post with the password: %d, want 303", code)
+				}
+			} else if code != http.StatusSeeOther {
+				t.Fatalf("notebook domain, post in the sudo window: %d, want 303", code)
+			}
+			if got := role(); got != "admin" {
+				t.Fatalf("mallory is %q after the confirmed change", got)
+			}
+		})
 	}
 }
 

@@ -53,7 +53,10 @@ func (p *testPortal) rawRequest(c *http.Client, method, path, token, contentType
 	}
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
-	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
+	req.Header.Set("Referer", p.ts.URL+"/")      // a portal page's form
+	req.Header.Set("Sec-Fetch-Mode", "navigate") // as a browser on https or localhost sends
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	res, err := c.Do(req)
 	if err != nil {
 		p.t.Fatal(err)
@@ -165,7 +168,10 @@ func TestAttackValidationTable(t *testing.T) {
 	req.Header.Set("Content-Type", form)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
-	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
+	req.Header.Set("Referer", p.ts.URL+"/")      // a portal page's form
+	req.Header.Set("Sec-Fetch-Mode", "navigate") // as a browser on https or localhost sends
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	res, err := session.Do(req)
 	if err != nil {
 		t.Fatal(err)

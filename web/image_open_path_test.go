@@ -86,7 +86,10 @@ func TestImageOpenPathRoundTrip(t *testing.T) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
-	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
+	req.Header.Set("Referer", p.ts.URL+"/")      // a portal page's form
+	req.Header.Set("Sec-Fetch-Mode", "navigate") // as a browser on https or localhost sends
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -112,7 +112,10 @@ func TestImageUploadFromDockerSave(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/admin/images/load", &buf)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Origin", p.ts.URL)
-	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
+	req.Header.Set("Referer", p.ts.URL+"/")      // a portal page's form
+	req.Header.Set("Sec-Fetch-Mode", "navigate") // as a browser on https or localhost sends
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	res, err := admin.Do(req)
 	if err != nil {
