@@ -117,6 +117,10 @@ func (h *Handler) apiSSHKeyCreate(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
+	if err := sshKeyWithinCallerToken(c); err != nil {
+		h.fail(c, err)
+		return
+	}
 	k, err := h.createSSHKey(c, body.Name, body.PublicKey)
 	if err != nil {
 		h.fail(c, err)

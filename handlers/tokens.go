@@ -162,6 +162,21 @@ func (h *Handler) revokeToken(c *gin.Context, id int64) error {
 	return err
 }
 
+// sshKeyWithinCallerToken refuses an SSH key (which never expires, and
+// opens a shell in every workbench of its owner) to an API token that
+// expires: a short-lived or revoked token must not leave a lasting
+// credential behind, as withinCallerToken rules for tokens.
+func sshKeyWithinCallerToken(c *gin.Context) error {
+	exp, _ := c.Get(ctxBearerExpiresKey)
+	callerExp, _ := exp.(*time.Time)
+	if callerExp == nil {
+		return nil
+	}
+	return newError(http.StatusForbidden, "token_outlives_caller", fmt.Sprintf(
+		"the API token this request came with expires at %s, and an SSH key never expires, so this token cannot add one; add it on the portal's SSH keys page (/settings/ssh-keys) or with a token that does not expire",
+		callerExp.UTC().Format(time.RFC3339)))
+}
+
 // withinCallerToken refuses a token of lifetime ttl (0: none) that would
 // outlive the API token the request came with: a short-lived token handed
 // to a script, or leaked, must not mint a lasting credential. A session

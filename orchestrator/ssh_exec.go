@@ -29,7 +29,10 @@ func (m *Manager) ExecTarget(ctx context.Context, wb *models.Workbench) (ExecTar
 	if err != nil {
 		return ExecTarget{}, err
 	}
-	return ExecTarget{ContainerID: wb.ContainerID, User: img.RunAsUser, Home: img.HomePath}, nil
+	// The user as the container runs it (a bare uid "4242" is "4242:4242"):
+	// a uid alone would give the session group 0, root's group, when the
+	// image's /etc/passwd does not list it.
+	return ExecTarget{ContainerID: wb.ContainerID, User: img.ContainerUser(), Home: img.HomePath}, nil
 }
 
 // Exec starts a process in a running workbench (the SSH server's sessions).

@@ -34,10 +34,22 @@ func TestAPITokenCannotOutliveItsMaker(t *testing.T) {
 	if code, out := p.api("POST", "/api/v1/tokens", short, `{"name": "a-day", "expires_days": 1}`); code != http.StatusCreated {
 		t.Errorf("a one-day token from a 36-hour one: %d %v; want 201", code, out)
 	}
+	// An SSH key never expires: an expiring token cannot add one (revoking
+	// the token would have left a shell credential behind).
+	const key = `{"name": "laptop", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJDwmmrccY+gbQ6OX+6JC/QB7/J79rHn7z1bEiTiFK7p dana@laptop"}`
+	if code, out := p.api("POST", "/api/v1/ssh-keys", short, key); code != http.StatusForbidden || errCode(out) != "token_outlives_caller" {
+		t.Errorf("an SSH key with a 36-hour token: %d %v; want 403 token_outlives_caller", code, out)
+	}
+	if keys, _ := p.srv.Store.ListSSHKeys(ctx, u.ID); len(keys) != 0 {
+		t.Errorf("the refused request added %d keys", len(keys))
+	}
 	// A token without expiry is bounded by nothing.
 	long := tokenFor(t, p, "dana", "user")
 	if code, out := p.api("POST", "/api/v1/tokens", long, `{"name": "lasting", "expires_days": 0}`); code != http.StatusCreated {
 		t.Errorf("a lasting token from a lasting one: %d %v; want 201", code, out)
+	}
+	if code, out := p.api("POST", "/api/v1/ssh-keys", long, key); code != http.StatusCreated {
+		t.Errorf("an SSH key with a lasting token: %d %v; want 201", code, out)
 	}
 }
 
