@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,15 +169,42 @@ func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
 	if !groupNameRe.MatchString(name) {
 		return invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
 	}
-	res := s.db.WithContext(ctx).Model(&Group{}).Where("id = ?", id).Update("name", name)
-	if res.Error != nil {
-		if uniqueViolation(res.Error) {
-			return taken("name", "a group with this name exists")
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var old Group
+		if err := tx.Where("id = ?", id).First(&old).Error; err != nil {
+			return notFound(err)
 		}
-		return res.Error
+		if err := tx.Model(&Group{}).Where("id = ?", id).Update("name", name).Error; err != nil {
+			if uniqueViolation(err) {
+				return taken("name", "a group with this name exists")
+			}
+			return err
+		}
+		return renameSharedGroup(tx, old.Name, name)
+	})
+}
+
+// renameSharedGroup follows a group's rename (to "" on its deletion) in
+// the share lists of saved images, which name groups: a new group given
+// the old name would otherwise see the images shared with the old one,
+// and the renamed group's members would lose them.
+func renameSharedGroup(tx *gorm.DB, old, name string) error {
+	var imgs []Image
+	if err := tx.Select("id", "shared_groups").Where("owner_id <> 0 AND shared_groups IS NOT NULL").Find(&imgs).Error; err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
-		return ErrNotFound
+	for _, img := range imgs {
+		i := slices.Index(img.SharedGroups, old)
+		if i < 0 {
+			continue
+		}
+		groups := slices.Delete(slices.Clone(img.SharedGroups), i, i+1)
+		if name != "" && !slices.Contains(groups, name) {
+			groups = slices.Insert(groups, i, name)
+		}
+		if err := tx.Model(&Image{ID: img.ID}).Select("shared_groups").Updates(&Image{SharedGroups: groups}).Error; err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -243,6 +271,9 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 			return err
 		}
 		if err := tx.Delete(&Group{}, id).Error; err != nil {
+			return err
+		}
+		if err := renameSharedGroup(tx, row.Name, ""); err != nil {
 			return err
 		}
 		g = &row
