@@ -48,6 +48,12 @@ func (l Limits) Version() string {
 // and a limit near int64's top wrapped around to "used up".
 const MaxQuotaNumber = 1_000_000_000
 
+// MaxBudgetMicros bounds a monthly budget: a billion in the currency, far
+// inside int64 even after credits make the month's spending negative (a
+// budget at int64's top minus a negative spend wrapped around, and every
+// running workbench of the user was stopped as over budget).
+const MaxBudgetMicros = 1_000_000_000 * 1_000_000
+
 // Validate rejects negative limits and whole-number limits beyond
 // MaxQuotaNumber (the console's form refused them; the API took them).
 func (l *Limits) Validate() error {
@@ -62,6 +68,9 @@ func (l *Limits) Validate() error {
 		}
 		if v != nil && *v > MaxQuotaNumber && name != "budget_per_month_micros" {
 			return invalid(name, "is too large (at most %d; leave empty for unlimited)", MaxQuotaNumber)
+		}
+		if v != nil && *v > MaxBudgetMicros && name == "budget_per_month_micros" {
+			return invalid(name, "is too large (at most a billion a month; leave empty for unlimited)")
 		}
 	}
 	for m, n := range l.MaxGPUsPerModel {

@@ -117,6 +117,18 @@ func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
 	m.stopForLimit(ctx, uid, reason, gpuOnly)
 }
 
+// budgetLeft is budget − spent without wrapping: credits make spent
+// negative, and a budget stored before models.MaxBudgetMicros bounded it
+// may be near int64's top (its wrapped difference was negative, and every
+// running workbench of the user was stopped as over budget).
+func budgetLeft(budget, spent int64) int64 {
+	left := budget - spent
+	if spent < 0 && left < budget {
+		return math.MaxInt64
+	}
+	return left
+}
+
 // exhaustion is when uid's month's usage reaches a limit at the live rate:
 // just after the last second that still fits has begun (lastStep), so
 // that the stop has that whole second to land before one more is charged.
@@ -168,7 +180,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 	}
 	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {
-		if secs, ok := secondsUntilSpent(*b-use.AmountMicros, now, runs); ok && secs < math.MaxInt32 {
+		if secs, ok := secondsUntilSpent(budgetLeft(*b, use.AmountMicros), now, runs); ok && secs < math.MaxInt32 {
 			consider(secs, models.BudgetUsedUp(), false)
 		}
 	}

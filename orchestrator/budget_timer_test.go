@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,21 @@ func TestBudgetStopsAtTheInstant(t *testing.T) {
 	}
 	if charged <= budget-perSecond {
 		t.Fatalf("stopped %.2f s of charge before the budget ran out", -over)
+	}
+}
+
+// A credit makes the month's spending negative; with a budget near int64's
+// top (stored before budgets were bounded) the difference wrapped around
+// and the budget read as spent.
+func TestBudgetLeftDoesNotWrap(t *testing.T) {
+	for _, tc := range []struct{ budget, spent, want int64 }{
+		{math.MaxInt64, -11_800_000, math.MaxInt64},
+		{10_000_000, -2_500_000, 12_500_000},
+		{10_000_000, 4_000_000, 6_000_000},
+		{10_000_000, 12_000_000, -2_000_000},
+	} {
+		if got := budgetLeft(tc.budget, tc.spent); got != tc.want {
+			t.Errorf("budgetLeft(%d, %d) = %d, want %d", tc.budget, tc.spent, got, tc.want)
+		}
 	}
 }

@@ -68,9 +68,14 @@ func (r RuntimeRule) Extend() (RuntimeRule, error) {
 	switch {
 	case limit == 0:
 		return r, &RefusedError{Code: "extend_refused", Message: reasonf("this workbench has no maximum runtime to extend")}
-	case ceil == 0 || limit >= ceil:
+	case (ceil == 0 || limit >= ceil) && r.Quota > 0:
 		return r, &RefusedError{Code: "extend_refused", Message: reasonf(
 			"your quota allows at most %s of runtime per start; stop and start the workbench to run longer, or ask an administrator", hoursText(limit))}
+	case ceil == 0 || limit >= ceil:
+		// No quota ceiling: the flavor's limit plus the most "+1 h" adds
+		// (it read "your quota allows" for a user with no quota at all).
+		return r, &RefusedError{Code: "extend_refused", Message: reasonf(
+			"a run of this flavor may be extended by at most %s, to %s; stop and start the workbench to run longer, or ask an administrator", hoursText(MaxUnboundedExtension), hoursText(limit))}
 	}
 	r.Extension += ExtendStep
 	if r.Flavor+r.Extension > ceil {

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,8 +89,18 @@ func TestRuntimeRuleExtend(t *testing.T) {
 		t.Fatalf("bump past the quota: err %v, want extend_refused", err)
 	}
 
+	if !strings.Contains(re.Message, "your quota allows at most 270 min") {
+		t.Errorf("refusal at the quota's ceiling: %q", re.Message)
+	}
+
 	if _, err := (RuntimeRule{}).Extend(); err == nil {
 		t.Fatal("a workbench without a runtime limit was extended")
+	}
+	// Without a quota the ceiling is the flavor's limit plus 12 h: the
+	// refusal says so, and does not blame a quota the user does not have.
+	_, err = RuntimeRule{Flavor: time.Minute, Extension: MaxUnboundedExtension}.Extend()
+	if !errors.As(err, &re) || strings.Contains(re.Message, "quota") || !strings.Contains(re.Message, "extended by at most 12 h") {
+		t.Errorf("refusal at the flavor's ceiling: %v", err)
 	}
 }
 
