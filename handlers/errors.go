@@ -52,6 +52,10 @@ func classify(err error) *apiError {
 	switch {
 	case errors.As(err, &ce):
 		return &apiError{http.StatusConflict, "conflict", ce.Message}
+	case errors.As(err, &ste) && errors.Is(err, orchestrator.ErrEngineUnavailable):
+		// Forcing would fail the same way; the stop is recorded and
+		// reconciliation finishes it once the engine answers.
+		return &apiError{http.StatusServiceUnavailable, "engine_unavailable", "the Docker engine is not reachable, so the container could not be stopped yet; the stop is recorded and finishes by itself when the engine is back (the workbench shows stopping until then)"}
 	case errors.As(err, &ste):
 		return &apiError{http.StatusBadGateway, "stop_failed", models.Reasonf("%s; retry, or force the stop (force=true)", ste.Message)}
 	case errors.As(err, &re) && re.Code == "quota_exceeded":

@@ -37,6 +37,8 @@ func TestErrorsSayWhatToDoNext(t *testing.T) {
 			http.StatusNotImplemented, "could not save the image: saving a workbench as an image is not available on Kubernetes: use an image built from a Dockerfile: unsupported operation"},
 		{&orchestrator.StopError{Message: "the engine did not stop the container"}, http.StatusBadGateway,
 			"the engine did not stop the container; retry, or force the stop (force=true)"},
+		{&orchestrator.StopError{Message: "could not stop the container: unreachable", Err: fmt.Errorf("inspect: %w", orchestrator.ErrEngineUnavailable)}, http.StatusServiceUnavailable,
+			"the Docker engine is not reachable, so the container could not be stopped yet; the stop is recorded and finishes by itself when the engine is back (the workbench shows stopping until then)"},
 	} {
 		got := classify(tc.err)
 		if got.Status != tc.status || got.Message != tc.want {

@@ -13,9 +13,13 @@ import (
 // the container would not stop). The workbench stays "stopping" with the
 // message recorded, its GPUs still bound (the container may still use them);
 // reconciliation retries, and the page offers "Retry stop" and "Force stop".
-type StopError struct{ Message string }
+type StopError struct {
+	Message string
+	Err     error // the cause, when there is one (the engine not reachable)
+}
 
 func (e *StopError) Error() string { return e.Message }
+func (e *StopError) Unwrap() error { return e.Err }
 
 // Stop stops a workbench: its GPUs are released at once, the home volume
 // stays. Stopping is always allowed (it lowers cost). reason is shown to the
@@ -139,7 +143,9 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 	m.cancelLaunch(id)
 	finished, err := m.stopContainer(ctx, id, force)
 	if err != nil {
-		return true, m.stopFailed(ctx, id, reason, reasonf("could not stop the container: %v", err))
+		serr := m.stopFailed(ctx, id, reason, reasonf("could not stop the container: %v", err))
+		serr.Err = err // errors.Is(…, ErrEngineUnavailable): the caller is told to wait, not to force
+		return true, serr
 	}
 	m.stopProgress(ctx, id, 60, reason)
 	if err := m.closeInterval(ctx, id, finished, "stopped"); err != nil {
@@ -212,7 +218,7 @@ func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (tim
 // stopFailed records why a stop could not finish; the workbench stays
 // stopping (its GPUs bound) until a retry, a force stop or reconciliation
 // finishes it.
-func (m *Manager) stopFailed(ctx context.Context, id, reason, msg string) error {
+func (m *Manager) stopFailed(ctx context.Context, id, reason, msg string) *StopError {
 	m.log.Warn("stop failed", "id", id, "err", msg)
 	_ = m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: models.StateStopping, Reason: reason,
 		Set: models.WorkbenchFields{StopError: new(msg)}})
