@@ -298,6 +298,10 @@ func (m *Manager) Run(ctx context.Context) {
 			m.log.Warn("reconciliation", "err", err)
 		}
 	})
+	// A commit the engine went on with after the process before this one
+	// died can land after the start's pass: look again at every
+	// reconciliation's pace.
+	duty(m.opt.ReconcileEvery, false, m.removeUnfinishedSaves)
 	duty(m.opt.StorageEvery, true, m.MeterStorage)
 	duty(egressEvery, true, m.keepEgress)
 	duty(m.opt.CullEvery, false, m.Cull)

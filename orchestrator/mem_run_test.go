@@ -62,3 +62,33 @@ func (s *enteredStuckVolumes) VolumeSizes(ctx context.Context, _ string) ([]runt
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
+
+// A save cut short whose commit the engine finished only after the next
+// process started (its start-up pass found nothing yet) is removed by a
+// later pass, while that process runs, not at the restart after.
+func TestMemRunRemovesASaveThatLandsLate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store := openStore(t, log)
+	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := memruntime.New()
+	const install = "memsave"
+	m := NewManager(store, NewPool(inv, nil, store), rt, install, Options{ReconcileEvery: 10 * time.Millisecond}, log)
+	m.UseFirewall(&recordingFirewall{})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { m.Run(runCtx); close(done) }()
+	defer func() { stop(); <-done }()
+	waitFor(t, func() bool { return rt.Calls("SavedImages") > 0 }) // the start's pass is over
+	ref := "workbench-saved/" + install + "/u1-late:v1"
+	c := rt.AddContainer(runtime.ContainerInfo{Name: "/src", State: "running", Running: true})
+	if _, err := rt.Commit(ctx, c, runtime.CommitSpec{Ref: ref, Labels: map[string]string{
+		runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: install, runtime.LabelSavedFrom: "gone"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { present, _, _ := rt.ImageSize(ctx, ref); return !present })
+}
