@@ -220,10 +220,25 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		f.ShmMiB = *b.ShmMiB
 	}
 	if err := h.saveFlavor(c, f); err != nil {
-		h.fail(c, err)
+		h.fail(c, apiFlavorFields(err))
 		return
 	}
 	c.JSON(status, apiFlavor(f))
+}
+
+// apiFlavorFields names a refusal's fields as the API body does: it sends
+// seconds where the form asks hours and minutes (a bad max_runtime_seconds
+// was refused as invalid_max_runtime_hours, a field the body has not).
+func apiFlavorFields(err error) error {
+	for _, ve := range models.FieldErrors(err) {
+		switch ve.Field {
+		case "max_runtime_hours":
+			ve.Field, ve.Message = "max_runtime_seconds", "must be between 0 (no limit) and 31536000 (365 days)"
+		case "gpu_idle_timeout_minutes":
+			ve.Field, ve.Message = "gpu_idle_timeout_seconds", "must be between 0 (off) and 2592000 (30 days)"
+		}
+	}
+	return err
 }
 
 // defaultShmMiB is /dev/shm of a flavor whose request does not say: 1 GiB

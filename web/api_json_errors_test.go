@@ -81,6 +81,24 @@ func TestSmallFlavorGetsAFittingShm(t *testing.T) {
 	}
 }
 
+// TestFlavorAPIRefusalNamesTheBodysField: the API sends seconds where the
+// form asks hours and minutes; a bad value is refused under the body's
+// field (it read invalid_max_runtime_hours, a field the body has not).
+func TestFlavorAPIRefusalNamesTheBodysField(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	for _, tc := range []struct{ body, code string }{
+		{`{"name":"neg","cpu_cores":1,"memory_gib":4,"max_runtime_seconds":-5}`, "invalid_max_runtime_seconds"},
+		{`{"name":"huge","cpu_cores":1,"memory_gib":4,"max_runtime_seconds":9223372036854775807}`, "invalid_max_runtime_seconds"},
+		{`{"name":"idle","cpu_cores":1,"memory_gib":4,"gpu_idle_timeout_seconds":-1}`, "invalid_gpu_idle_timeout_seconds"},
+	} {
+		code, out := p.api("POST", "/api/v1/flavors", admin, tc.body)
+		if code != http.StatusBadRequest || errCode(out) != tc.code || strings.Contains(errMessage(out), "hours") || strings.Contains(errMessage(out), "minutes") {
+			t.Errorf("%s: %d %v; want 400 %s in seconds", tc.body, code, out, tc.code)
+		}
+	}
+}
+
 // TestPriceAPIRefusalNamesTheEntry: of several rates in one body, a
 // refusal names the entry and the body's own field ("rates[1]:
 // rate_micros"), not the form's ("rate") with no entry.
