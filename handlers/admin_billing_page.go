@@ -128,9 +128,10 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	// The totals cover the month; the rows come a page at a time (by
 	// workbench, a month can have thousands).
 	pages, offset := pager(c, "/admin/billing", page, int64(len(items)))
+	charged := chargedTotal(items)
 	v.Pages = pages
 	for _, it := range items[offset:min(offset+pageSize, len(items))] {
-		row := h.billingRow(c, groupBy, it, total)
+		row := h.billingRow(c, groupBy, it, charged)
 		mJ := energy.mJ[it.Key]
 		row.KWh, row.EnergyCost = pricing.FormatKWh(mJ), h.energyCostText(ctx, energy, mJ)
 		v.Rows = append(v.Rows, row)
@@ -186,10 +187,25 @@ func (h *Handler) adminBillingCSV(c *gin.Context) {
 	}
 }
 
+// chargedTotal is what the rows with a positive amount add up to: the
+// shares are of it, so they stay within 0–100 % and add up to 100 % when a
+// credit larger than its row's use makes a row negative (a share of the
+// net total read 120 % for one user and −20 % for the credited one).
+func chargedTotal(items []models.UsageItem) int64 {
+	var sum int64
+	for _, it := range items {
+		if it.AmountMicros > 0 {
+			sum += it.AmountMicros
+		}
+	}
+	return sum
+}
+
 // billingRow is one row of a billing summary grouped by groupBy: its
 // label ("no group" for the empty key, a resource's name), GPU-hours,
-// amount and share of total (the admin's overview and a group's statement).
-func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem, total int64) templates.BillingRow {
+// amount and share of what the rows charged (the admin's overview and a
+// group's statement); charged is chargedTotal of all the summary's rows.
+func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem, charged int64) templates.BillingRow {
 	ctx := c.Request.Context()
 	label := it.Key
 	if label == "" {
@@ -198,8 +214,8 @@ func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem
 		label = templates.ResourceName(ctx, label)
 	}
 	share := "—"
-	if total > 0 {
-		share = fmt.Sprintf("%d%%", (it.AmountMicros*100+total/2)/total)
+	if charged > 0 && it.AmountMicros >= 0 {
+		share = fmt.Sprintf("%d%%", (it.AmountMicros*100+charged/2)/charged)
 	}
 	return templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
 		Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share}

@@ -86,16 +86,21 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 			h.fail(c, at(err))
 			return
 		}
+		pr.GPUModel = check.GPUModel // normalised (a MIG profile in lower case)
 		rates = append(rates, pr)
 	}
 	// Each rate commits with its audit row (a later one failing leaves the
 	// earlier ones, as before).
-	var added []models.PriceRate
+	var added, unchanged []models.PriceRate
 	for _, pr := range rates {
 		before, err := h.rateReplaced(ctx, pr)
 		if err != nil {
 			h.fail(c, err)
 			return
+		}
+		if cur, ok := unchangedRate(before, pr); ok {
+			unchanged = append(unchanged, cur)
+			continue
 		}
 		err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 			err := tx.AddPriceRate(ctx, &pr)
@@ -108,7 +113,17 @@ func (h *Handler) apiPricesPut(c *gin.Context) {
 		added = append(added, pr)
 	}
 	h.wbs.BudgetsChanged()
-	c.JSON(http.StatusOK, APIPricesAdded{Added: mapList(added, apiPriceRate).Items})
+	c.JSON(http.StatusOK, APIPricesAdded{Added: mapList(added, apiPriceRate).Items, Unchanged: mapList(unchanged, apiPriceRate).Items})
+}
+
+// unchangedRate reports whether pr only repeats the rate in force where it
+// takes effect (before, from rateReplaced), and returns that rate. A PUT
+// retried after a lost answer, or a form sent twice, then adds no version
+// and no audit row: the price list's history shows changes, not requests.
+// A default rate is never unchanged: setting its value confirms it.
+func unchangedRate(before any, pr models.PriceRate) (models.PriceRate, bool) {
+	cur, ok := before.(models.PriceRate)
+	return cur, ok && !cur.IsDefault && cur.Micros == pr.Micros
 }
 
 // rateReplaced is the rate pr takes over from — the one in force where pr

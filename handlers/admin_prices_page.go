@@ -60,6 +60,12 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		if err == nil {
 			before, err = h.rateReplaced(c.Request.Context(), pr)
 		}
+		if _, same := unchangedRate(before, pr); err == nil && same {
+			h.flash(c, trc(c, "The rate for %s is already %s %s per %s; nothing changed.", rateWhat(c, pr), pricing.FormatRate(pr.Micros), h.cfg.Currency,
+				trcMsg(c, resourceUnit(pr.Resource))))
+			seeOther(c, "/admin/prices")
+			return
+		}
 		if err == nil {
 			err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 				err := tx.AddPriceRate(c.Request.Context(), &pr)
@@ -78,13 +84,18 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		return
 	}
 	h.wbs.BudgetsChanged()
+	h.flash(c, trc(c, "Rate for %s set to %s %s per %s from %s.", rateWhat(c, pr), pricing.FormatRate(pr.Micros), h.cfg.Currency,
+		trcMsg(c, resourceUnit(pr.Resource)), pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
+	seeOther(c, "/admin/prices")
+}
+
+// rateWhat names a rate's resource (and GPU model) in the reader's language.
+func rateWhat(c *gin.Context, pr models.PriceRate) string {
 	what := templates.ResourceName(c.Request.Context(), pr.Resource)
 	if pr.GPUModel != "" {
 		what += " " + pr.GPUModel
 	}
-	h.flash(c, trc(c, "Rate for %s set to %s %s per %s from %s.", what, pricing.FormatRate(pr.Micros), h.cfg.Currency,
-		trcMsg(c, resourceUnit(pr.Resource)), pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
-	seeOther(c, "/admin/prices")
+	return what
 }
 
 // parseDatetimeLocal reads a datetime-local value as UTC.

@@ -361,9 +361,12 @@ type APIPrices struct {
 	History  []APIPriceRate `json:"history"`
 }
 
-// APIPricesAdded is PUT /admin/prices: the versions added.
+// APIPricesAdded is PUT /admin/prices: the versions added, and the rates
+// already in force that made the others' entries no change (a retried PUT
+// adds nothing).
 type APIPricesAdded struct {
-	Added []APIPriceRate `json:"added"`
+	Added     []APIPriceRate `json:"added"`
+	Unchanged []APIPriceRate `json:"unchanged"`
 }
 
 // APIRuntimeExtended is POST /workbenches/{id}/extend.

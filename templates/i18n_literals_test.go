@@ -27,7 +27,7 @@ var allowedLiterals = map[string]bool{
 	"h": true, "UTC": true, "English": true, "中文": true, "Jupyter": true, "JupyterLab": true,
 	"SSH": true, "VS Code": true, "ID": true, "%": true,
 	// Units and codes, the same in every language ("40 °C", "100 W").
-	"C": true, "W": true, "USD": true, "CNY": true,
+	"C": true, "W": true, "kWh": true, "USD": true, "CNY": true,
 	// Placeholders that show input in its technical form, not prose.
 	"docker.io = registry.example.cn&#10;nvcr.io = nvcr.example.cn&#10;quay.io = quay.example.cn": true,
 	"CUDA 12.4, PyTorch 2.5": true,

@@ -25,7 +25,10 @@ func mpPost(t *testing.T, p *testPortal, c *http.Client, path string, form url.V
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", p.ts.URL)
-	req.Header.Set("Referer", p.ts.URL+"/") // a portal page's form
+	req.Header.Set("Referer", p.ts.URL+"/")      // a portal page's form
+	req.Header.Set("Sec-Fetch-Mode", "navigate") // as a browser on https or localhost sends
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +315,25 @@ func TestPriceFormAddsVersions(t *testing.T) {
 	if n1 != n0+2 {
 		t.Errorf("history %d → %d, want +2", n0, n1)
 	}
+	// The same forms sent again (a double click, a reload that re-posts)
+	// change nothing and say so: no version, no audit row.
+	audit0, _ := p.srv.Store.ListAudit(context.Background(), 100)
+	code, _, _ = mpPost(t, p, admin, "/admin/prices", url.Values{"resource": {"gpu"}, "gpu_model": {model}, "rate": {"4.123456"}, "effective_from": {""}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("the same rate again: %d", code)
+	}
+	if _, body := p.get(admin, "/admin/prices"); !strings.Contains(mpDoc(t, body).Find("[data-testid=flash]").Text(), "is already 4.1235 USD per GPU-hour; nothing changed") {
+		t.Errorf("no word that nothing changed: %q", mpDoc(t, body).Find("[data-testid=flash]").Text())
+	}
+	if code, _, _ := mpPost(t, p, admin, "/admin/prices", url.Values{"resource": {"cpu"}, "rate": {"0.05"}, "effective_from": {future}}); code != http.StatusSeeOther {
+		t.Fatalf("the same future rate again: %d", code)
+	}
+	if n := histLen(); n != n1 {
+		t.Errorf("repeating rates in force added versions: %d → %d", n1, n)
+	}
+	if audit1, _ := p.srv.Store.ListAudit(context.Background(), 100); len(audit1) != len(audit0) {
+		t.Errorf("repeating rates in force was audited: %d → %d entries", len(audit0), len(audit1))
+	}
 
 	// Refused: a past effective time, a bad rate, a GPU rate without a model.
 	for _, tc := range []struct {
@@ -491,7 +513,7 @@ func TestBillingOverviewAndCSV(t *testing.T) {
 	month := models.MonthStart(time.Now())
 	mpSeedLines(t, p, ada.ID, "ml", month, 1_000_001, 2_000_000)
 	mpSeedLines(t, p, bob.ID, "", month, 7_000_000)
-	admin, _ := mpAdmin(t, p)
+	admin, adminTok := mpAdmin(t, p)
 
 	res, body := p.get(admin, "/admin/billing")
 	if res.StatusCode != 200 {
@@ -538,6 +560,24 @@ func TestBillingOverviewAndCSV(t *testing.T) {
 		if r[1] == "ada" && (r[4] != "3.000001" || r[5] != "3000001" || r[2] != "7200") {
 			t.Errorf("ada's row %q", r)
 		}
+	}
+
+	// A credit larger than carl's use (he used nothing) makes his row
+	// negative: shares are of what the rows charged, within 0–100 %, and
+	// his row has none (they read 70 %, 30 % and −20 % of the net total,
+	// adding up to 80 %... or 120 % when the credit was the other way).
+	tokenFor(t, p, "carl", "user")
+	if code, out := p.api("POST", "/api/v1/admin/ledger/credits", adminTok, `{"user":"carl","amount_micros":2000000,"reason":"outage compensation"}`); code != http.StatusCreated {
+		t.Fatalf("credit: %d %v", code, out)
+	}
+	_, body = p.get(admin, "/admin/billing?group_by=user&month="+month.Format("2006-01"))
+	shares := map[string]string{}
+	mpDoc(t, body).Find(`[data-testid=billing-row]`).Each(func(_ int, s *goquery.Selection) {
+		k, _ := s.Attr("data-key")
+		shares[k] = strings.TrimSpace(s.Find(`[data-testid=billing-share]`).Text())
+	})
+	if shares["bob"] != "70%" || shares["ada"] != "30%" || shares["carl"] != "—" {
+		t.Errorf("shares with a credit: %v; want bob 70%%, ada 30%%, carl —", shares)
 	}
 
 	c := p.client()
@@ -661,5 +701,53 @@ func TestPerModelCapIsShown(t *testing.T) {
 	_, me := p.api("GET", "/api/v1/me", tokenFor(t, p, "alice", "user"), "")
 	if u, _ := me["usage"].(map[string]any); u == nil || fmt.Sprint(u["gpus_in_use_by_model"]) != "map[]" {
 		t.Errorf("/api/v1/me usage: %v, want gpus_in_use_by_model {}", me["usage"])
+	}
+}
+
+// TestPricesPutRetriedAddsNothing: a script whose PUT /admin/prices lost its
+// answer sends it again; the second adds no version and says which rates
+// were already in force. A new value in the same body is still added, and
+// a default rate set to its own value is confirmed (no longer a default).
+func TestPricesPutRetriedAddsNothing(t *testing.T) {
+	p := newPortal(t)
+	_, adminTok := mpAdmin(t, p)
+	model := moneyGPUModel(t, p)
+	history := func() int {
+		_, out := p.api("GET", "/api/v1/admin/prices", adminTok, "")
+		h, _ := out["history"].([]any)
+		return len(h)
+	}
+	body := fmt.Sprintf(`{"rates":[{"resource":"gpu","gpu_model":%q,"rate_micros":2500000},{"resource":"cpu","rate_micros":40000}]}`, model)
+	code, out := p.api("PUT", "/api/v1/admin/prices", adminTok, body)
+	if code != http.StatusOK || len(out["added"].([]any)) != 2 || len(out["unchanged"].([]any)) != 0 {
+		t.Fatalf("first PUT: %d %v", code, out)
+	}
+	n := history()
+	code, out = p.api("PUT", "/api/v1/admin/prices", adminTok, body)
+	if code != http.StatusOK || len(out["added"].([]any)) != 0 || len(out["unchanged"].([]any)) != 2 {
+		t.Fatalf("retried PUT: %d %v; want nothing added, both unchanged", code, out)
+	}
+	if got := history(); got != n {
+		t.Fatalf("the retry added versions: %d → %d", n, got)
+	}
+	// One entry new, one repeated: only the new one is added.
+	code, out = p.api("PUT", "/api/v1/admin/prices", adminTok, fmt.Sprintf(`{"rates":[{"resource":"gpu","gpu_model":%q,"rate_micros":2600000},{"resource":"cpu","rate_micros":40000}]}`, model))
+	if code != http.StatusOK || len(out["added"].([]any)) != 1 || len(out["unchanged"].([]any)) != 1 {
+		t.Fatalf("mixed PUT: %d %v", code, out)
+	}
+	// The memory rate is still the seeded default: its own value confirms it.
+	_, cur := p.api("GET", "/api/v1/admin/prices", adminTok, "")
+	var memMicros float64 = -1
+	for _, r := range cur["current"].([]any) {
+		if m := r.(map[string]any); m["resource"] == "memory" && m["is_default"] == true {
+			memMicros = m["rate_micros"].(float64)
+		}
+	}
+	if memMicros < 0 {
+		t.Fatalf("no default memory rate: %v", cur["current"])
+	}
+	code, out = p.api("PUT", "/api/v1/admin/prices", adminTok, fmt.Sprintf(`{"rates":[{"resource":"memory","rate_micros":%d}]}`, int64(memMicros)))
+	if code != http.StatusOK || len(out["added"].([]any)) != 1 {
+		t.Fatalf("confirming the default memory rate: %d %v; want it added", code, out)
 	}
 }
