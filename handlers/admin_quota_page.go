@@ -62,13 +62,16 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 				return
 			}
 			form.Version = stored.Version()
+			if theirs := quotaConflictDetail(c, h.quotaFormOf(stored, nil), h.quotaFormOf(lim, nil), h.cfg.Currency); theirs != "" {
+				form.Errors["_theirs"] = theirs
+			}
 		case err != nil:
 			h.fail(c, err)
 			return
 		}
 	}
-	// A user's row is found again by searching for its name: the console
-	// pages its users, and page 1 need not hold this one.
+	// A user's row with an error is shown by searching for its name: the
+	// console pages its users, and page 1 need not hold this one.
 	search := ""
 	if scope == models.ScopeUser {
 		search = name
@@ -86,11 +89,70 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	} else {
 		h.flash(c, trc(c, "Quota of %s %s saved.", templates.QuotaScopeName(c.Request.Context(), scope), name))
 	}
-	back := "/admin/quotas"
-	if search != "" {
-		back += "?q=" + url.QueryEscape(search)
+	seeOther(c, quotaConsoleBack(c, search)+"#"+form.ID)
+}
+
+// quotaConsoleBack is where a saved row returns: the view its form was
+// posted from (the filter and page in its "back" field), so the admin
+// keeps their place; a post without the field (an older page, a script)
+// goes to a search for the row's own name, where it is sure to be.
+func quotaConsoleBack(c *gin.Context, search string) string {
+	back, sent := c.GetPostForm("back")
+	if !sent {
+		if search == "" {
+			return "/admin/quotas"
+		}
+		return "/admin/quotas?q=" + url.QueryEscape(search)
 	}
-	seeOther(c, back+"#"+form.ID)
+	from, _ := url.ParseQuery(back)
+	q := url.Values{}
+	if s := strings.TrimSpace(from.Get("q")); s != "" {
+		q.Set("q", s)
+	}
+	if n, err := strconv.Atoi(from.Get("page")); err == nil && n > 1 {
+		q.Set("page", strconv.Itoa(n))
+	}
+	if len(q) == 0 {
+		return "/admin/quotas"
+	}
+	return "/admin/quotas?" + q.Encode()
+}
+
+// quotaConflictDetail names the fields where the quota saved meanwhile
+// differs from the admin's (both as quotaFormOf writes them, so "100.00"
+// typed is the same as 100 saved), with the saved values ("GPUs at once = 4"),
+// so they see what the other admin changed before overwriting it; "" when
+// the values are the same.
+func quotaConflictDetail(c *gin.Context, saved, mine templates.QuotaForm, currency string) string {
+	fields := []struct {
+		label         string
+		saved, posted string
+	}{
+		{trc(c, "GPUs at once"), saved.MaxGPUs, mine.MaxGPUs},
+		{trc(c, "Workbenches"), saved.MaxWorkbenches, mine.MaxWorkbenches},
+		{trc(c, "GPU-hours / month"), saved.GPUHoursPerMonth, mine.GPUHoursPerMonth},
+		{trc(c, "Budget / month (%s)", currency), saved.Budget, mine.Budget},
+		{trc(c, "Max runtime (h)"), saved.MaxRuntimeHours, mine.MaxRuntimeHours},
+		{trc(c, "Idle timeout ≥ (min)"), saved.MinIdleMinutes, mine.MinIdleMinutes},
+		{trc(c, "Idle timeout ≤ (min)"), saved.MaxIdleMinutes, mine.MaxIdleMinutes},
+		{trc(c, "Images (comma-separated)"), saved.AllowedImages, mine.AllowedImages},
+		{trc(c, "Flavors (comma-separated)"), saved.AllowedFlavors, mine.AllowedFlavors},
+	}
+	var parts []string
+	for _, f := range fields {
+		if strings.TrimSpace(f.saved) == strings.TrimSpace(f.posted) {
+			continue
+		}
+		v := f.saved
+		if v == "" {
+			v = trc(c, "(empty)")
+		}
+		parts = append(parts, f.label+" = "+v)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return trc(c, "Saved values that differ from yours: %s.", strings.Join(parts, "; "))
 }
 
 // quotaField maps a model's field name to the console's.
@@ -253,6 +315,14 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 	}
 
 	v := templates.QuotaConsoleView{Currency: h.cfg.Currency, Search: search, Pages: pages}
+	back := url.Values{}
+	if search != "" {
+		back.Set("q", search)
+	}
+	if pages.Page > 1 {
+		back.Set("page", strconv.Itoa(pages.Page))
+	}
+	v.Back = back.Encode()
 	lc := c.Request.Context()
 	if pages.Page == 1 {
 		if search == "" {

@@ -224,4 +224,28 @@ func TestAdminQuotasPageAndSearch(t *testing.T) {
 	if own, set, err := p.srv.Store.Quota(ctx, models.ScopeUser, u.ID); err != nil || !set || own.MaxGPUs == nil || *own.MaxGPUs != 3 {
 		t.Fatalf("qc129's quota after the save: %+v set=%v err=%v", own, set, err)
 	}
+	// Saved from page 2 of the unfiltered console, the row returns there
+	// (the admin keeps their place), not to a search for its name.
+	_, body = p.get(c, "/admin/quotas?page=2")
+	doc = mpDoc(t, body)
+	form := doc.Find(fmt.Sprintf(`#quota-user-%d [data-testid=quota-form]`, u.ID))
+	back, ok := form.Find(`input[name=back]`).Attr("value")
+	if !ok || back != "page=2" {
+		t.Fatalf("page 2's form carries back=%q (present %v), want page=2", back, ok)
+	}
+	save := mpQuotaForm("4", "")
+	save.Set("back", back)
+	save.Set("version", form.Find(`input[name=version]`).AttrOr("value", ""))
+	res = p.postForm(c, "/admin/quotas/users/qc129", save)
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != fmt.Sprintf("/admin/quotas?page=2#quota-user-%d", u.ID) {
+		t.Fatalf("save from page 2: %d to %q, want back to page 2", res.StatusCode, loc)
+	}
+	// A filtered view is kept too; only q and page are taken from back.
+	save.Set("back", "q=qc1&page=x&next=//evil.example")
+	save.Set("max_gpus", "5")
+	save.Del("version")
+	res = p.postForm(c, "/admin/quotas/users/qc129", save)
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != fmt.Sprintf("/admin/quotas?q=qc1#quota-user-%d", u.ID) {
+		t.Fatalf("save from a filtered view: %d to %q", res.StatusCode, loc)
+	}
 }

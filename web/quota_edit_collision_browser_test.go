@@ -45,6 +45,11 @@ func TestBrowserQuotaSaveAfterAnotherAdminsChange(t *testing.T) {
 			if msg := btText(t, b, row+` [data-testid="error-_"]`); !strings.Contains(msg, "someone changed this quota") {
 				t.Fatalf("notice %q", msg)
 			}
+			// It shows what is saved where it differs from the form: the
+			// other admin's budget, and the GPUs this admin is changing.
+			if msg := btText(t, b, row+` [data-testid="error-_theirs"]`); !strings.Contains(msg, "Budget / month (USD) = 80") || !strings.Contains(msg, "GPUs at once = 2") {
+				t.Fatalf("the saved values are not shown: %q", msg)
+			}
 			if v, _ := chromedp.Run(b, chromedp.Value(chromedp.CSS(row+` input[name=max_gpus]`))); v != "3" {
 				t.Fatalf("the typed value is not kept: %q", v)
 			}
