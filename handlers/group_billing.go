@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"time"
 
@@ -98,12 +99,106 @@ func (h *Handler) groupBilling(c *gin.Context) {
 		v.Groupings = append(v.Groupings, o)
 	}
 	var secs int64
+	charged := chargedTotal(items)
 	for _, it := range items {
 		secs += it.GPUSeconds
-		v.Rows = append(v.Rows, h.billingRow(c, groupBy, it, total))
+		v.Rows = append(v.Rows, h.billingRow(c, groupBy, it, charged))
 	}
 	v.TotalHours = gpuHoursText(secs)
+	if v.Month.Current {
+		if v.Running, err = h.groupRunning(c, g.ID, now); err != nil {
+			h.fail(c, err)
+			return
+		}
+		pending, err := h.groupAccruing(c, g)
+		if err != nil {
+			h.log.Warn("group's unbilled usage", "group", g.Name, "err", err)
+		} else if pending > 0 {
+			v.Pending = h.amountText(ctx, pending)
+		}
+	}
 	h.render(c, http.StatusOK, templates.GroupBillingPage(h.page(c, trc(c, "Group %s", g.Name)), v))
+}
+
+// groupIdleMark is how long a member's workbench may sit idle before the
+// lead's list marks it: half the default idle timeout's hour.
+const groupIdleMark = 30 * time.Minute
+
+// groupRunning lists the running workbenches of the group's members for
+// its leads, longest idle first: who holds GPUs idle is what a lead looks
+// for (they had to ask an admin).
+func (h *Handler) groupRunning(c *gin.Context, groupID int64, now time.Time) ([]templates.GroupRunningRow, error) {
+	ctx := c.Request.Context()
+	wbs, err := h.store.GroupMembersRunning(ctx, groupID)
+	if err != nil || len(wbs) == 0 {
+		return nil, err
+	}
+	flavors, err := h.store.ListFlavors(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	flavorName := make(map[int64]string, len(flavors))
+	for _, f := range flavors {
+		flavorName[f.ID] = f.Name
+	}
+	type running struct {
+		row  templates.GroupRunningRow
+		idle time.Duration
+	}
+	list := make([]running, 0, len(wbs))
+	for i := range wbs {
+		wb := &wbs[i]
+		since := now
+		if wb.StartedAt != nil {
+			since = *wb.StartedAt
+		}
+		active := since
+		if wb.LastActivityAt != nil && wb.LastActivityAt.After(active) {
+			active = *wb.LastActivityAt
+		}
+		idle := max(now.Sub(active), 0)
+		list = append(list, running{idle: idle, row: templates.GroupRunningRow{Owner: wb.OwnerName, Name: wb.Name,
+			Flavor: flavorName[wb.ShapeFlavorID()], RunningFor: minutesText(ctx, now.Sub(since)), IdleFor: minutesText(ctx, idle),
+			Idle: idle >= groupIdleMark}})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].idle > list[j].idle })
+	rows := make([]templates.GroupRunningRow, len(list))
+	for i, r := range list {
+		rows[i] = r.row
+	}
+	return rows, nil
+}
+
+// groupAccruing is what the members whose lines go to this group (their
+// first group by name, as billing assigns them) have run up that no line
+// holds yet: the statement had said "nothing charged" while the group's
+// workbenches ran.
+func (h *Handler) groupAccruing(c *gin.Context, g *models.Group) (int64, error) {
+	ctx := c.Request.Context()
+	full, err := h.store.GroupWithMembers(ctx, g.ID)
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, name := range full.Members {
+		u, err := h.store.UserByUsername(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		groups, err := h.store.UserGroups(ctx, u.ID)
+		if err != nil {
+			return 0, err
+		}
+		if len(groups) == 0 || groups[0] != g.Name {
+			continue
+		}
+		live, err := h.wbs.Billing().Accruing(ctx, u.ID)
+		if err != nil {
+			return 0, err
+		}
+		sum += live.AmountMicros
+	}
+	return sum, nil
 }
 
 // groupBillingCSV: GET /groups/:id/billing.csv?month&group_by — the same
