@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/templates"
 	"workbench/templates/i18n"
@@ -34,16 +35,36 @@ func (h *Handler) home(c *gin.Context) {
 	h.render(c, http.StatusOK, templates.HomePage(h.workPage(c, i18n.T(c.Request.Context(), "Workbenches")), v))
 }
 
-// gpuSummary is a one-line description of the pool, e.g. "8 GPUs, 7 free".
+// gpuSummary is a one-line description of the pool, e.g. "8 GPUs, 7
+// free." A pool with MIG or shared GPUs also counts their free units: with
+// every whole GPU taken it had read "0 free" while slices and MIG
+// instances waited for takers.
 func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU) string {
 	if len(gpus) == 0 {
 		return i18n.T(ctx, "No GPUs in the pool.")
 	}
-	free := 0
+	free, freeMIG, freeSlices, split := 0, 0, 0, false
 	for _, g := range gpus {
 		if g.State == orchestrator.GPUFree {
 			free++
 		}
+		if g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared {
+			continue
+		}
+		split = true
+		for _, u := range g.Units {
+			switch {
+			case u.WorkbenchID != "":
+			case u.Kind == models.UnitMIG:
+				freeMIG++
+			case u.Kind == models.UnitSlice:
+				freeSlices++
+			}
+		}
 	}
-	return i18n.T(ctx, "%d GPUs, %d free.", len(gpus), free)
+	s := i18n.T(ctx, "%d GPUs, %d free.", len(gpus), free)
+	if split {
+		s += " " + i18n.T(ctx, "%d MIG instances free", freeMIG) + ", " + i18n.T(ctx, "%d slices free", freeSlices) + "."
+	}
+	return s
 }

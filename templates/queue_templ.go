@@ -145,9 +145,9 @@ func LaunchQueueFields(v LaunchView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var7 string
-				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(classLabel(c))
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(classLabel(ctx, c))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `queue.templ`, Line: 24, Col: 80}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `queue.templ`, Line: 24, Col: 85}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -229,13 +229,13 @@ func LaunchQueueFields(v LaunchView) templ.Component {
 	})
 }
 
-func classLabel(c ClassOption) string {
+func classLabel(ctx context.Context, c ClassOption) string {
 	s := c.Name
 	if c.Description != "" {
 		s += " — " + c.Description
 	}
 	if c.Default {
-		s += " (default)"
+		s += " " + i18n.T(ctx, "(default)")
 	}
 	return s
 }

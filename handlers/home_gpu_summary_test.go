@@ -1,0 +1,28 @@
+package handlers
+
+import (
+	"context"
+	"testing"
+
+	"workbench/models"
+	"workbench/orchestrator"
+)
+
+// The home page's pool line counts free MIG instances and slices too: with
+// every whole GPU taken it read "0 free" while shared units waited.
+func TestGPUSummaryCountsFreeUnits(t *testing.T) {
+	ctx := context.Background()
+	whole := []orchestrator.PoolGPU{{State: orchestrator.GPUFree}, {State: orchestrator.GPUInUse, WorkbenchID: "a"}}
+	if got := gpuSummary(ctx, whole); got != "2 GPUs, 1 free." {
+		t.Errorf("whole GPUs only: %q", got)
+	}
+	split := append(whole,
+		orchestrator.PoolGPU{State: orchestrator.GPUMIG, Units: []orchestrator.PoolUnit{{Kind: models.UnitMIG}, {Kind: models.UnitMIG, WorkbenchID: "b"}}},
+		orchestrator.PoolGPU{State: orchestrator.GPUShared, Units: []orchestrator.PoolUnit{{Kind: models.UnitSlice}, {Kind: models.UnitSlice}, {Kind: models.UnitSlice, WorkbenchID: "c"}}},
+		// A drained shared GPU offers nothing.
+		orchestrator.PoolGPU{State: orchestrator.GPUDrained, SharedSlices: 2, Units: []orchestrator.PoolUnit{{Kind: models.UnitSlice}, {Kind: models.UnitSlice}}},
+	)
+	if got, want := gpuSummary(ctx, split), "5 GPUs, 1 free. 1 MIG instance free, 2 slices free."; got != want {
+		t.Errorf("with MIG and shared GPUs: %q, want %q", got, want)
+	}
+}
