@@ -31,6 +31,12 @@ type UsageInterval struct {
 	Settled       bool
 }
 
+// EndRestartedOutside is the end reason of an interval its container's
+// restart behind the portal's back cut (docker restart): the run goes on in
+// the next interval, so this part is billed without a minimum charge of
+// its own (each part had one, and the two billed spans overlapped).
+const EndRestartedOutside = "restarted outside the portal"
+
 // OpenInterval starts metering a workbench. A workbench has at most one open
 // interval (a unique index says so); opening again returns the open one.
 func (s *Store) OpenInterval(ctx context.Context, iv *UsageInterval) error {

@@ -37,6 +37,15 @@ func shapeOf(iv models.UsageInterval) pricing.Shape {
 		CPUMilli: iv.CPUMilli, MemoryMiB: iv.MemoryMiB, Tier: iv.Tier}
 }
 
+// minChargeOf is the minimum charge of iv: none for the part of a run that
+// a restart behind the portal's back ended (the run goes on).
+func (b *Billing) minChargeOf(iv models.UsageInterval) time.Duration {
+	if iv.EndReason == models.EndRestartedOutside {
+		return 0
+	}
+	return b.minCharge
+}
+
 // billable returns the span of iv that may be written to the ledger at now,
 // and whether that settles the interval.
 func (b *Billing) billable(iv models.UsageInterval, now time.Time) (from, to time.Time, settled bool) {
@@ -45,7 +54,7 @@ func (b *Billing) billable(iv models.UsageInterval, now time.Time) (from, to tim
 		from = *iv.BilledThrough
 	}
 	if iv.EndedAt != nil {
-		_, end := pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minCharge)
+		_, end := pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, b.minChargeOf(iv))
 		return from, end, true
 	}
 	// Only hours the workbench is known to have lived through: its last
@@ -217,7 +226,7 @@ func (b *Billing) priceUnbilled(ivs []models.UsageInterval, scheds map[string]pr
 		if iv.EndedAt != nil {
 			end = *iv.EndedAt
 		}
-		_, to := pricing.BilledSpan(iv.StartedAt, end, b.minCharge)
+		_, to := pricing.BilledSpan(iv.StartedAt, end, b.minChargeOf(iv))
 		if !to.After(from) {
 			continue
 		}

@@ -218,7 +218,7 @@ func (m *Manager) splitRestartedRun(ctx context.Context, id string, c runtime.Co
 		ended = c.StartedAt
 	}
 	m.log.Info("reconcile: container restarted outside the portal", "id", id, "exited", ended, "started", c.StartedAt)
-	_ = m.closeInterval(ctx, id, ended, "restarted outside the portal")
+	_ = m.closeInterval(ctx, id, ended, models.EndRestartedOutside)
 }
 
 // exitedThisRun reports whether the container of a launching workbench

@@ -18,6 +18,7 @@ func TestMemRestartOutsideThePortalIsNotBilledWhileDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.m.billing.minCharge = time.Minute
 	c, _ := r.rt.Container("c-" + r.wb.ID)
 	// As Docker reports it after the restart: running since the new start,
 	// the last exit kept.
@@ -38,6 +39,21 @@ func TestMemRestartOutsideThePortalIsNotBilledWhileDown(t *testing.T) {
 			t.Logf("interval %s – %v", iv.StartedAt, iv.EndedAt)
 		}
 		t.Fatalf("want the run ended at the exit %s and a new one open from %s", exited, restarted)
+	}
+	// The part the restart ended is billed as it ran, without a minimum
+	// charge of its own (it had one, overlapping the next part's).
+	lines, err := r.store.Statement(ctx, r.wb.OwnerID, before.StartedAt.Add(-time.Hour), restarted.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpuSecs int64
+	for _, l := range lines {
+		if l.Resource == "gpu" && l.IntervalID != nil && *l.IntervalID == ivs[0].ID {
+			gpuSecs += l.Seconds
+		}
+	}
+	if gpuSecs != 20 {
+		t.Errorf("the part the restart ended is billed %d GPU-seconds, want the 20 it ran (no minimum of its own)", gpuSecs)
 	}
 	// Reconciling again changes nothing.
 	if err := r.m.Reconcile(ctx); err != nil {
