@@ -84,6 +84,13 @@ func (h *Handler) reservationsView(c *gin.Context, gpus []orchestrator.PoolGPU, 
 	}
 	v.Form = *form
 	v.Form.Pools = h.bookablePools(ctx, gpus)
+	// A weekly limit of 0 refuses every booking: say so instead of a form
+	// that is refused only once filled in.
+	if limit, err := h.store.ReservationCapOf(ctx, u.ID); err != nil {
+		return v, err
+	} else if limit != nil && *limit == 0 {
+		v.Form.Closed = i18n.T(ctx, "Your booking limit is 0 unit-hours a week, so you cannot book units. Ask an administrator to raise it.")
+	}
 	// One books for oneself or a group of one's own; an admin for any.
 	if u.IsAdmin() {
 		v.Form.Groups, err = h.store.GroupNames(ctx)

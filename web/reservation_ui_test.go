@@ -187,3 +187,28 @@ func TestReservationFormAndCancel(t *testing.T) {
 		t.Error("cancelled bookings still listed")
 	}
 }
+
+// A user whose weekly booking limit is 0 is told so where the form would
+// be (it was offered, and refused only once filled in); with a limit above
+// 0 the form is back.
+func TestBookingFormClosedAtAZeroLimit(t *testing.T) {
+	p := newPortal(t)
+	tokenFor(t, p, "carl", "user")
+	rootToken := tokenFor(t, p, "admin", "admin")
+	carl := p.client()
+	p.login(carl, "carl", "carl-password")
+	if code, out := p.api("PUT", "/api/v1/admin/reservation-caps/user/carl", rootToken, `{"unit_hours_per_week": 0}`); code != http.StatusNoContent {
+		t.Fatalf("carl's limit: %d %v", code, out)
+	}
+	_, body := p.get(carl, "/gpus")
+	doc := resvDoc(t, body)
+	if doc.Find(`[data-testid=booking-form]`).Length() != 0 || !strings.Contains(doc.Find(`[data-testid=booking-closed]`).Text(), "0 unit-hours a week") {
+		t.Fatalf("at a limit of 0: %d forms, notice %q", doc.Find(`[data-testid=booking-form]`).Length(), doc.Find(`[data-testid=booking-closed]`).Text())
+	}
+	if code, out := p.api("PUT", "/api/v1/admin/reservation-caps/user/carl", rootToken, `{"unit_hours_per_week": 4}`); code != http.StatusNoContent {
+		t.Fatalf("carl's limit: %d %v", code, out)
+	}
+	if _, body := p.get(carl, "/gpus"); resvDoc(t, body).Find(`[data-testid=booking-form]`).Length() != 1 {
+		t.Fatal("with a limit of 4 the form is not back")
+	}
+}
