@@ -49,7 +49,7 @@ func (h *Handler) apiPriorityDefaultPut(c *gin.Context) {
 		h.fail(c, &models.ValidationError{Field: "id", Message: "not a number"})
 		return
 	}
-	saved, err := h.savePriorityDefault(c, c.Param("scope"), id, body.Class)
+	saved, err := h.savePriorityDefault(c, apiScope(c.Param("scope")), id, body.Class)
 	if err != nil {
 		h.fail(c, err)
 		return

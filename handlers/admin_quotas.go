@@ -12,15 +12,15 @@ import (
 // quotaSubject resolves the :scope/:name of a quota route to a scope and id.
 func (h *Handler) quotaSubject(c *gin.Context) (scope string, id int64, ok bool) {
 	ctx := c.Request.Context()
-	switch c.Param("scope") {
-	case "users":
+	switch apiScope(c.Param("scope")) {
+	case models.ScopeUser:
 		u, err := h.store.UserByUsername(ctx, c.Param("name"))
 		if err != nil {
 			h.fail(c, err)
 			return "", 0, false
 		}
 		return models.ScopeUser, u.ID, true
-	case "groups":
+	case models.ScopeGroup:
 		g, err := h.store.GroupByName(ctx, c.Param("name"))
 		if err != nil {
 			h.fail(c, err)
@@ -28,9 +28,25 @@ func (h *Handler) quotaSubject(c *gin.Context) (scope string, id int64, ok bool)
 		}
 		return models.ScopeGroup, g.ID, true
 	default:
-		h.fail(c, errNotFound)
+		h.fail(c, &models.ValidationError{Field: "scope", Message: "must be users or groups (/admin/quotas/users/{name}, /admin/quotas/groups/{name})"})
 		return "", 0, false
 	}
+}
+
+// apiScope reads the scope of an admin API path in the singular or the
+// plural: quotas were /quotas/users/…, booking caps /reservation-caps/user/…
+// and priority defaults /priority-defaults/group/…, and the other spelling
+// was answered "not found". Anything else is returned as it was.
+func apiScope(s string) string {
+	switch s {
+	case "users":
+		return models.ScopeUser
+	case "groups":
+		return models.ScopeGroup
+	case "flavors":
+		return models.PriorityScopeFlavor
+	}
+	return s
 }
 
 // apiQuotaGet: GET /api/v1/admin/quotas/{users|groups}/{name}. For a user

@@ -81,7 +81,7 @@ func (h *Handler) apiReservationCapPut(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	if err := h.setReservationCap(c, c.Param("scope"), c.Param("name"), body.UnitHoursPerWeek); err != nil {
+	if err := h.setReservationCap(c, apiScope(c.Param("scope")), c.Param("name"), body.UnitHoursPerWeek); err != nil {
 		h.fail(c, err)
 		return
 	}
