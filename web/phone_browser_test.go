@@ -123,3 +123,39 @@ func jsObject(m map[string]string) string {
 	}
 	return s + "}"
 }
+
+// The pool page with someone in the queue, on a phone: the queue table
+// scrolls inside its frame, the page does not scroll sideways (the table
+// was 610 px wide on a 390 px screen).
+func TestBrowserPhoneQueueFitsTheScreen(t *testing.T) {
+	p, _ := enginePortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	alice := tokenFor(t, p, "alice", "user")
+	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
+	for _, it := range gpus["items"].([]any) {
+		p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`)
+	}
+	if _, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"a-rather-long-experiment-name","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`); wb["state"] != "queued" {
+		t.Fatalf("launch: %v", wb)
+	}
+	ctx := btNewBrowser(t)
+	btDo(t, ctx, "emulate a phone", chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateMobile))
+	btNavigate(t, ctx, p.ts.URL+"/login")
+	if resp := btLogin(t, ctx, "alice", "alice-password"); resp.Status != http.StatusOK {
+		t.Fatalf("alice login: status %d at %s", resp.Status, resp.URL)
+	}
+	btNavigate(t, ctx, p.ts.URL+"/gpus")
+	btDo(t, ctx, "wait for the queue", chromedp.WaitVisible(chromedp.CSS(`[data-testid=queue-row]`)))
+	// A page wider than the screen makes a phone zoom out (the layout
+	// viewport grew to 611 px) or scroll sideways; the queue scrolls
+	// inside its own frame instead.
+	widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[window.innerWidth, document.documentElement.scrollWidth,
+		document.querySelector("[data-testid=queue-table]").parentElement.getBoundingClientRect().right]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if widths[0] != phoneWidth || widths[1] > widths[0]+1 || widths[2] > widths[0]+1 {
+		btScreenshot(t, ctx, "screenshots/phone-gpus-queue.png")
+		t.Errorf("/gpus with a queue on a %d px phone: viewport %v px, page %v px wide, the queue's frame ends at %v px", phoneWidth, widths[0], widths[1], widths[2])
+	}
+}
