@@ -17,25 +17,14 @@ import (
 // grace is over. (The real-engine version stays in run_test.go.)
 func TestMemRunDutiesDoNotWaitForEachOther(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := openStore(t, log)
-	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rt := memruntime.New()
 	const install, grace = "memrun", 20 * time.Millisecond
 	stuck := &enteredStuckVolumes{Runtime: rt, entered: make(chan struct{}, 1)}
-	m := NewManager(store, NewPool(inv, nil, store), stuck, install, Options{
+	stop, done := runMemManager(t, stuck, install, Options{
 		ReconcileEvery: 10 * time.Millisecond,
 		OrphanGrace:    grace,
 		StorageEvery:   5 * time.Millisecond,
-	}, log)
-	m.UseFirewall(&recordingFirewall{})
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { m.Run(runCtx); close(done) }()
+	})
 	// Storage metering is stuck from here on (its first call never
 	// returns); only then the orphan appears, so only a periodic
 	// reconciliation running beside it can remove it.
@@ -46,6 +35,24 @@ func TestMemRunDutiesDoNotWaitForEachOther(t *testing.T) {
 	waitFor(t, func() bool { _, ok := rt.Container(orphan); return !ok })
 	stop()
 	<-done
+}
+
+// runMemManager runs a manager of install on rt (a fresh store, no GPUs)
+// until stop is called; done closes when Run has returned.
+func runMemManager(t *testing.T, rt runtime.Runtime, install string, opt Options) (stop context.CancelFunc, done chan struct{}) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store := openStore(t, log)
+	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(store, NewPool(inv, nil, store), rt, install, opt, log)
+	m.UseFirewall(&recordingFirewall{})
+	runCtx, stop := context.WithCancel(context.Background())
+	done = make(chan struct{})
+	go func() { m.Run(runCtx); close(done) }()
+	return stop, done
 }
 
 // enteredStuckVolumes is stuckVolumes that says when metering got stuck.
@@ -69,19 +76,9 @@ func (s *enteredStuckVolumes) VolumeSizes(ctx context.Context, _ string) ([]runt
 func TestMemRunRemovesASaveThatLandsLate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := openStore(t, log)
-	inv, err := gpu.New(gpu.Mode{Kind: gpu.KindNone})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rt := memruntime.New()
 	const install = "memsave"
-	m := NewManager(store, NewPool(inv, nil, store), rt, install, Options{ReconcileEvery: 10 * time.Millisecond}, log)
-	m.UseFirewall(&recordingFirewall{})
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { m.Run(runCtx); close(done) }()
+	stop, done := runMemManager(t, rt, install, Options{ReconcileEvery: 10 * time.Millisecond})
 	defer func() { stop(); <-done }()
 	waitFor(t, func() bool { return rt.Calls("SavedImages") > 0 }) // the start's pass is over
 	ref := "workbench-saved/" + install + "/u1-late:v1"

@@ -17,10 +17,7 @@ func TestAdminQueuePage(t *testing.T) {
 	p, _ := enginePortal(t)
 	admin := tokenFor(t, p, "admin", "admin")
 	alice := tokenFor(t, p, "alice", "user")
-	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
-	for _, it := range gpus["items"].([]any) {
-		p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`)
-	}
+	drainGPUs(t, p, admin, 0)
 	_, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"waits","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`)
 	if wb["state"] != "queued" {
 		t.Fatalf("launch: %v", wb)

@@ -38,12 +38,7 @@ func queueTwo(t *testing.T, p *testPortal) (first, second string) {
 	t.Helper()
 	admin := tokenFor(t, p, "admin", "admin")
 	alice := tokenFor(t, p, "alice", "user")
-	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
-	for _, it := range gpus["items"].([]any) {
-		if code, out := p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`); code != 200 {
-			t.Fatalf("drain: %d %v", code, out)
-		}
-	}
+	drainGPUs(t, p, admin, 0)
 	var ids []string
 	for _, name := range []string{"first", "second"} {
 		_, wb := p.api("POST", "/api/v1/workbenches", alice, `{"name":"`+name+`","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`)
@@ -410,6 +405,18 @@ func TestAdminSimulatePage(t *testing.T) {
 			if sel != "" && doc.Find(`[data-testid=`+sel+`]`).AttrOr("value", "") != vs[0] {
 				t.Errorf("%s: %s not kept", tc.q.Encode(), k)
 			}
+		}
+	}
+}
+
+// drainGPUs drains every GPU of the pool but the first keep, through the
+// admin API (admin is an admin's token): launches then queue.
+func drainGPUs(t *testing.T, p *testPortal, admin string, keep int) {
+	t.Helper()
+	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
+	for _, it := range gpus["items"].([]any)[keep:] {
+		if code, out := p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`); code != 200 {
+			t.Fatalf("drain: %d %v", code, out)
 		}
 	}
 }

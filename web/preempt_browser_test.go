@@ -31,12 +31,7 @@ func TestBrowserPreemptionNoticeFollowsLive(t *testing.T) {
 	admin := tokenFor(t, p, "admin", "admin")
 	spot := tokenFor(t, p, "spot", "user")
 	eve := tokenFor(t, p, "eve", "user")
-	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
-	for _, it := range gpus["items"].([]any)[1:] { // one GPU offered
-		if code, out := p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`); code != 200 {
-			t.Fatalf("drain: %d %v", code, out)
-		}
-	}
+	drainGPUs(t, p, admin, 1) // one GPU offered
 	code, run := p.api("POST", "/api/v1/workbenches", spot, `{"name":"overnight","image":"fake","flavor":"1x H100 80GB HBM3","preemptible":true}`)
 	if code != http.StatusAccepted {
 		t.Fatalf("preemptible launch: %d %v", code, run)
