@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -43,15 +44,17 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU) string {
 	if len(gpus) == 0 {
 		return i18n.T(ctx, "No GPUs in the pool.")
 	}
-	free, freeMIG, freeSlices, split := 0, 0, 0, false
+	free, freeMIG, freeSlices := 0, 0, 0
+	hasMIG, hasSlices := false, false
 	for _, g := range gpus {
 		if g.State == orchestrator.GPUFree {
 			free++
 		}
+		hasMIG = hasMIG || g.State == orchestrator.GPUMIG
+		hasSlices = hasSlices || g.State == orchestrator.GPUShared
 		if g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared {
 			continue
 		}
-		split = true
 		for _, u := range g.Units {
 			switch {
 			case u.WorkbenchID != "":
@@ -63,8 +66,17 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU) string {
 		}
 	}
 	s := i18n.T(ctx, "%d GPUs, %d free.", len(gpus), free)
-	if split {
-		s += " " + i18n.T(ctx, "%d MIG instances free", freeMIG) + ", " + i18n.T(ctx, "%d slices free", freeSlices) + "."
+	// Only the kinds the pool has ("0 slices free" hinted at slices that
+	// no GPU is shared in); punctuation from the catalog (，。 in Chinese).
+	var units []string
+	if hasMIG {
+		units = append(units, i18n.T(ctx, "%d MIG instances free", freeMIG))
+	}
+	if hasSlices {
+		units = append(units, i18n.T(ctx, "%d slices free", freeSlices))
+	}
+	if len(units) > 0 {
+		s += i18n.T(ctx, " %s.", strings.Join(units, i18n.T(ctx, ", ")))
 	}
 	return s
 }

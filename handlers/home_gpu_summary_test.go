@@ -6,6 +6,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/templates/i18n"
 )
 
 // The home page's pool line counts free MIG instances and slices too: with
@@ -24,5 +25,14 @@ func TestGPUSummaryCountsFreeUnits(t *testing.T) {
 	)
 	if got, want := gpuSummary(ctx, split), "5 GPUs, 1 free. 1 MIG instance free, 2 slices free."; got != want {
 		t.Errorf("with MIG and shared GPUs: %q, want %q", got, want)
+	}
+	// Only the kinds the pool has: no "0 slices free" without a shared GPU.
+	migOnly := append(whole[:2:2], orchestrator.PoolGPU{State: orchestrator.GPUMIG, Units: []orchestrator.PoolUnit{{Kind: models.UnitMIG}}})
+	if got, want := gpuSummary(ctx, migOnly), "3 GPUs, 1 free. 1 MIG instance free."; got != want {
+		t.Errorf("with MIG only: %q, want %q", got, want)
+	}
+	// In Chinese, Chinese punctuation throughout.
+	if got, want := gpuSummary(i18n.WithLocale(ctx, i18n.Chinese), split), "共 5 块 GPU，1 块空闲。1 个 MIG 实例空闲、2 个切片空闲。"; got != want {
+		t.Errorf("in Chinese: %q, want %q", got, want)
 	}
 }

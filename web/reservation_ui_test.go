@@ -205,6 +205,9 @@ func TestBookingFormClosedAtAZeroLimit(t *testing.T) {
 	if doc.Find(`[data-testid=booking-form]`).Length() != 0 || !strings.Contains(doc.Find(`[data-testid=booking-closed]`).Text(), "0 unit-hours a week") {
 		t.Fatalf("at a limit of 0: %d forms, notice %q", doc.Find(`[data-testid=booking-form]`).Length(), doc.Find(`[data-testid=booking-closed]`).Text())
 	}
+	if empty := doc.Find(`[data-testid=reservations-empty]`).Text(); strings.Contains(empty, "Book units below") {
+		t.Errorf("the empty list invites carl to book: %q", empty)
+	}
 	if code, out := p.api("PUT", "/api/v1/admin/reservation-caps/user/carl", rootToken, `{"unit_hours_per_week": 4}`); code != http.StatusNoContent {
 		t.Fatalf("carl's limit: %d %v", code, out)
 	}
