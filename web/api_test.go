@@ -203,7 +203,7 @@ func TestAPIFlavorMaxRuntime(t *testing.T) {
 	if code != 201 || fl["max_runtime_seconds"] != float64(7200) {
 		t.Fatalf("create: %d %v", code, fl)
 	}
-	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"neg","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":-1}`); code != 400 || errCode(body) != "invalid_max_runtime_hours" {
+	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"neg","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":-1}`); code != 400 || errCode(body) != "invalid_max_runtime_seconds" {
 		t.Fatalf("negative max runtime: %d %v", code, body)
 	}
 }

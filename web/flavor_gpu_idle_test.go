@@ -22,7 +22,7 @@ func TestFlavorGPUIdleTimeoutSetting(t *testing.T) {
 	}
 	id := int64(body["id"].(float64))
 	if code, body := p.api("POST", "/api/v1/flavors", admin,
-		`{"name":"neg","cpu_cores":1,"memory_gib":8,"gpu_idle_timeout_seconds":-60}`); code != 400 || errCode(body) != "invalid_gpu_idle_timeout_minutes" {
+		`{"name":"neg","cpu_cores":1,"memory_gib":8,"gpu_idle_timeout_seconds":-60}`); code != 400 || errCode(body) != "invalid_gpu_idle_timeout_seconds" {
 		t.Fatalf("negative GPU-idle timeout: %d %v", code, body)
 	}
 
