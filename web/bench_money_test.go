@@ -69,7 +69,7 @@ func BenchmarkLaunchQuotaCheck(b *testing.B) {
 			MaxGPUsPerModel: map[string]int{model: 8}, AllowedImages: []string{img.Name}}, "admin"))
 	}
 	must(store.SetQuota(ctx, models.ScopeUser, alice.ID, models.Limits{MaxGPUs: lim(8), MaxWorkbenches: lim(10),
-		BudgetPerMonthMicros: lim(1 << 50)}, "admin"))
+		BudgetPerMonthMicros: lim(models.MaxBudgetMicros)}, "admin"))
 
 	billing := orchestrator.NewBilling(store, time.Minute)
 	need := models.GPUNeed{Model: model, Count: 1}
