@@ -65,7 +65,7 @@ func btNewBrowser(t *testing.T) context.Context {
 
 // btNewBrowserWithin is btNewBrowser for a test that needs longer than
 // btTimeout (several launches and stops on the real engine).
-func btNewBrowserWithin(t *testing.T, limit time.Duration) context.Context {
+func btNewBrowserWithin(t *testing.T, limit time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := btChromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -79,6 +79,7 @@ func btNewBrowserWithin(t *testing.T, limit time.Duration) context.Context {
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("mute-audio", true),
 	)
+	opts = append(opts, extra...)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
