@@ -30,9 +30,6 @@ type gpuRateSuggestion struct {
 	ShareCoversAllOwned bool  // the share alone is the owned cost or more: no GPU rate to apply
 }
 
-// rateStep is a rate's last shown decimal in micro-units (four decimals).
-const rateStep = 100
-
 // suggestGPURate works out the suggestion for model (a price-list model,
 // see applyModel) from the owned cost per GPU-hour, at the rates in force
 // at now.
@@ -62,7 +59,7 @@ func (e *calcEnv) suggestGPURate(model string, ownedMicros int64, now time.Time)
 	// A rate reads with four decimals (pricing.Micros.Rate): Apply sets the
 	// rate as shown, rounded up so that it still covers the owned cost. It
 	// set 16.510532 after confirming "16.5105".
-	s.RateMicros = (s.RateMicros + rateStep - 1) / rateStep * rateStep
+	s.RateMicros = (s.RateMicros + pricing.RateStep - 1) / pricing.RateStep * pricing.RateStep
 	return s, nil
 }
 

@@ -32,6 +32,14 @@ func MinorUnits(currency string) int {
 	return 2
 }
 
+// RateDecimals is how many decimals a rate is shown with (Rate), and
+// RateStep its last decimal in micro-units: a rate set from a suggestion
+// is rounded to it, so that what is applied is what was shown.
+const (
+	RateDecimals = 4
+	RateStep     = 100
+)
+
 // MinorStep is the currency's smallest amount in micro-units: 10000 for a
 // cent, 1000000 for a yen.
 func MinorStep(currency string) int64 {
@@ -75,7 +83,7 @@ func (m Micros) Format(currency string) string {
 // 0.0125 per core-hour need more than an amount's two): 3250000 → "3.25",
 // 12500 → "0.0125".
 func (m Micros) Rate() string {
-	s := m.round(4)
+	s := m.round(RateDecimals)
 	for strings.HasSuffix(s, "0") && s[len(s)-3] != '.' {
 		s = s[:len(s)-1]
 	}
