@@ -169,36 +169,15 @@ func (h *Handler) groupRunning(c *gin.Context, groupID int64, now time.Time) ([]
 	return rows, nil
 }
 
-// groupAccruing is what the members whose lines go to this group (their
-// first group by name, as billing assigns them) have run up that no line
-// holds yet: the statement had said "nothing charged" while the group's
-// workbenches ran.
+// groupAccruing is what the members whose lines go to this group have
+// run up that no line holds yet: the statement had said "nothing charged"
+// while the group's workbenches ran.
 func (h *Handler) groupAccruing(c *gin.Context, g *models.Group) (int64, error) {
-	ctx := c.Request.Context()
-	full, err := h.store.GroupWithMembers(ctx, g.ID)
+	ids, err := h.store.GroupMemberIDs(c.Request.Context(), g.ID)
 	if err != nil {
 		return 0, err
 	}
-	var sum int64
-	for _, name := range full.Members {
-		u, err := h.store.UserByUsername(ctx, name)
-		if err != nil {
-			return 0, err
-		}
-		groups, err := h.store.UserGroups(ctx, u.ID)
-		if err != nil {
-			return 0, err
-		}
-		if len(groups) == 0 || groups[0] != g.Name {
-			continue
-		}
-		live, err := h.wbs.Billing().Accruing(ctx, u.ID)
-		if err != nil {
-			return 0, err
-		}
-		sum += live.AmountMicros
-	}
-	return sum, nil
+	return h.wbs.Billing().AccruingForGroup(c.Request.Context(), g.Name, ids)
 }
 
 // groupBillingCSV: GET /groups/:id/billing.csv?month&group_by — the same

@@ -174,6 +174,28 @@ func (b *Billing) primaryGroup(ctx context.Context, userID int64) (string, error
 	return gs[0], nil
 }
 
+// AccruingForGroup is Accruing summed over the users among userIDs whose
+// lines go to group (their first group by name: primaryGroup's rule), for
+// a group's statement.
+func (b *Billing) AccruingForGroup(ctx context.Context, group string, userIDs []int64) (int64, error) {
+	var sum int64
+	for _, uid := range userIDs {
+		g, err := b.primaryGroup(ctx, uid)
+		if err != nil {
+			return 0, err
+		}
+		if g != group {
+			continue
+		}
+		live, err := b.Accruing(ctx, uid)
+		if err != nil {
+			return 0, err
+		}
+		sum += live.AmountMicros
+	}
+	return sum, nil
+}
+
 // unbilled prices the unbilled usage from since on (zero: all of it).
 func (b *Billing) unbilled(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, wbID string, since time.Time) (models.MonthUsage, error) {
 	var out models.MonthUsage
