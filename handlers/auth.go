@@ -45,6 +45,8 @@ func (h *Handler) loadUser(c *gin.Context) {
 		c.Set(ctxBearerKey, true)
 		c.Set(ctxBearerExpiresKey, tok.ExpiresAt)
 		c.Set(ctxAuthAtKey, time.Now())
+		// What this request changes is audited as done through the token.
+		c.Request = c.Request.WithContext(models.WithAuditVia(c.Request.Context(), models.TokenVia(tok)))
 		c.Next()
 		return
 	}

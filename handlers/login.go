@@ -91,6 +91,9 @@ func (h *Handler) login(c *gin.Context) {
 	h.sessions.Put(ctx, sessionUserKey, u.ID)
 	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
 	h.log.Info("login", "username", u.Username, "addr", addr)
+	// Audited as single sign-on is (session.login_sso): an admin reading
+	// the log of a leaked password sees when and from where it was used.
+	h.recordAs(c, u.Username, "session.login", u.Username, nil, map[string]string{"addr": addr})
 	seeOther(c, next)
 }
 

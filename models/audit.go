@@ -17,6 +17,9 @@ type AuditEntry struct {
 	Target string    `json:"target"`
 	Before string    `json:"before"`
 	After  string    `json:"after"`
+	// Via names the API token the action came with; empty for a browser
+	// session, the CLI and the portal's own work (WithAuditVia).
+	Via string `json:"via,omitempty"`
 }
 
 // TableName keeps gorm off its pluralised default.
@@ -24,7 +27,7 @@ func (AuditEntry) TableName() string { return "audit_log" }
 
 // Audit appends an entry; before and after are marshalled to JSON (nil → "").
 func (s *Store) Audit(ctx context.Context, actor, action, target string, before, after any) error {
-	e := AuditEntry{At: s.now(), Actor: actor, Action: action, Target: target, Before: jsonText(before), After: jsonText(after)}
+	e := AuditEntry{At: s.now(), Actor: actor, Action: action, Target: target, Before: jsonText(before), After: jsonText(after), Via: auditVia(ctx)}
 	return s.db.WithContext(ctx).Create(&e).Error
 }
 
