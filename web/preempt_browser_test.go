@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,14 @@ func TestBrowserPreemptionNoticeFollowsLive(t *testing.T) {
 		t.Fatalf("interactive launch: %d %v", code, want)
 	}
 	btDo(t, ctx, "the notice appears on the open page", chromedp.WaitVisible(chromedp.CSS(`[data-testid=preempt-notice]`)))
+	// Once: the reason the workbench carries meanwhile says the same.
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("[data-testid=wb-status]").innerText`))
+	if n := strings.Count(strings.ToLower(text), "checkpoint"); err != nil || n != 1 {
+		t.Errorf("the status card tells of the preemption %d times, want once (%v):\n%s", n, err, text)
+	}
+	if strings.Contains(text, "preemptible preemptible") {
+		t.Errorf("the priority says preemptible twice:\n%s", text)
+	}
 
 	if code, out := p.api("POST", "/api/v1/workbenches/"+want["id"].(string)+"/stop", eve, ""); code != 200 {
 		t.Fatalf("eve leaves the queue: %d %v", code, out)
