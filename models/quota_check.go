@@ -62,6 +62,9 @@ type LaunchAsk struct {
 	Flavor   string
 	GPUModel string
 	GPUs     int
+	// Kind is what GPUs counts (UnitGPU, UnitMIG, UnitSlice; "" is
+	// UnitGPU): a refusal that counts MIG instances or slices says so.
+	Kind string
 	// IdleTimeout is the idle timeout the user picked.
 	IdleTimeout time.Duration
 	// MinChargeMicros is what the run costs at least (the minimum charge,
@@ -120,16 +123,20 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		var rows []struct {
 			GPUModel string `gorm:"column:gpu_model"`
 			GPUs     int    `gorm:"column:gpus"`
+			Parts    int    `gorm:"column:parts"` // MIG instances and slices among GPUs
 		}
-		if err := tx.tx.Raw(`SELECT w.id, COALESCE(MAX(a.gpu_model), '') AS gpu_model, COUNT(a.gpu_uuid) AS gpus
+		if err := tx.tx.Raw(`SELECT w.id, COALESCE(MAX(a.gpu_model), '') AS gpu_model, COUNT(a.gpu_uuid) AS gpus,
+			COALESCE(SUM(a.kind != 'gpu'), 0) AS parts
 			FROM workbenches w LEFT JOIN gpu_allocations a ON a.workbench_id = w.id
 			WHERE w.owner_id = ? AND w.deleted_at IS NULL AND w.state IN ? GROUP BY w.id`, ask.UserID, ActiveStates).Scan(&rows).Error; err != nil {
 			return err
 		}
 		gpus, perModel := ask.GPUs, map[string]int{ask.GPUModel: ask.GPUs}
+		parts := ask.Kind != "" && ask.Kind != UnitGPU
 		for _, r := range rows {
 			gpus += r.GPUs
 			perModel[r.GPUModel] += r.GPUs
+			parts = parts || r.Parts > 0
 		}
 		if lim.MaxWorkbenches != nil && int64(len(rows)+1) > *lim.MaxWorkbenches {
 			msg := Reasonf("quota exceeded: at most %d running workbenches (you have %d)", *lim.MaxWorkbenches, len(rows))
@@ -142,6 +149,12 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			msg := Reasonf("quota exceeded: at most %d GPUs at once (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)
 			if *lim.MaxGPUs == 1 {
 				msg = Reasonf("quota exceeded: at most 1 GPU at once (you hold %d, this asks %d)", gpus-ask.GPUs, ask.GPUs)
+			}
+			if parts {
+				// "You hold 1 GPU" to someone holding a MIG instance read as
+				// a miscount: the limit counts units of any kind
+				// (docs/gpu-units.md).
+				msg = Reasonf("quota exceeded: at most %d GPUs at once, each MIG instance or GPU slice counting as one (you hold %d, this asks %d)", *lim.MaxGPUs, gpus-ask.GPUs, ask.GPUs)
 			}
 			return &QuotaError{Limit: "max_gpus", Message: msg}
 		}

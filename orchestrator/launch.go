@@ -130,7 +130,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 			return nil, err
 		}
 	}
-	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, IdleTimeout: idle, Currency: m.opt.Currency}
+	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, Kind: fl.UnitKind, IdleTimeout: idle, Currency: m.opt.Currency}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, WorkbenchShape(fl, wb.Preemptible))
 	// Accepted from here on: what follows must not be cut half-way by the

@@ -403,7 +403,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		}
 		// The image and flavor were allowed when it joined the queue; only
 		// the limits that change with time are checked at placement.
-		ask := models.LaunchAsk{UserID: w.OwnerID, GPUModel: w.GPUModel, GPUs: w.GPUCount, IdleTimeout: time.Duration(w.IdleTimeoutS) * time.Second,
+		ask := models.LaunchAsk{UserID: w.OwnerID, GPUModel: w.GPUModel, GPUs: w.GPUCount, Kind: need.Kind, IdleTimeout: time.Duration(w.IdleTimeoutS) * time.Second,
 			Placing: true}
 		r := scheduler.Request{ID: w.ID, User: w.OwnerID, Units: w.GPUCount, Priority: w.PriorityRank, Preemptible: w.Preemptible,
 			MaxRuntime: time.Duration(w.MaxRuntimeS) * time.Second}

@@ -477,3 +477,32 @@ func TestFlavorRuntimeEditAppliesToTheNextRun(t *testing.T) {
 		t.Fatalf("the next run stops at %s; want its start + the flavor's new 15 min", d.RuntimeStopAt)
 	}
 }
+
+// TestQuotaRefusalCountsMIGInstances: "GPUs at once" counts units of any
+// kind (docs/gpu-units.md). A user with a quota of 1 who holds a MIG
+// instance is refused a slice, and the refusal says that an instance
+// counts as one — "you hold 1 GPU" read as a miscount to someone holding
+// none whole. A whole-GPU user's refusal keeps its plain wording.
+func TestQuotaRefusalCountsMIGInstances(t *testing.T) {
+	t.Parallel()
+	r := newUnitRig(t)
+	ctx := context.Background()
+	one := int64(1)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, r.owner.ID, models.Limits{MaxGPUs: &one}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	a := r.launchRunning(t, "a", "mig-1g")
+	_, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: "b", Image: "mem", Flavor: "slice"})
+	if refusedCode(err) != "quota_exceeded" || !strings.Contains(err.Error(), "each MIG instance or GPU slice counting as one (you hold 1, this asks 1)") {
+		t.Fatalf("slice with a MIG instance held and a quota of 1: %v", err)
+	}
+	if err := r.m.Stop(ctx, a.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	(&memRig{m: r.m, rt: r.rt, store: r.store}).waitState(t, a.ID, models.StateStopped)
+	r.launchRunning(t, "w", "whole")
+	_, err = r.m.Launch(ctx, r.owner, LaunchRequest{Name: "c", Image: "mem", Flavor: "whole"})
+	if refusedCode(err) != "quota_exceeded" || !strings.Contains(err.Error(), "at most 1 GPU at once (you hold 1, this asks 1)") {
+		t.Fatalf("second whole GPU with a quota of 1: %v", err)
+	}
+}
