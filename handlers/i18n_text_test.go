@@ -34,10 +34,10 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 		}
 	}
 	now := time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)
-	if got := clockText(zh, now.Add(48*time.Hour+70*time.Minute), now); got != "3月5日 10:10 UTC" {
+	if got := clockText(zh, now.Add(48*time.Hour+70*time.Minute), now); got != "2026年3月5日 10:10 UTC" {
 		t.Errorf("zh clock %q", got)
 	}
-	if got := clockText(en, now.Add(48*time.Hour+70*time.Minute), now); got != "Mar 5 10:10 UTC" {
+	if got := clockText(en, now.Add(48*time.Hour+70*time.Minute), now); got != "2026-03-05 10:10 UTC" {
 		t.Errorf("en clock %q", got)
 	}
 	d := orchestrator.Deadlines{IdleFor: 42 * time.Minute, IdleStopAt: now.Add(18 * time.Minute),

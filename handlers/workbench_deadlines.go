@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -90,17 +89,16 @@ func durationText(ctx context.Context, d time.Duration) string {
 	return minutesText(ctx, d)
 }
 
-// clockText is "14:10 UTC" today, else "Mar 3 14:10 UTC" ("3月3日 14:10
-// UTC" in Chinese; pages show UTC).
+// clockText is "14:10 UTC" today, else the date and time as every other
+// time on the pages is written (templates.WhenIn: "2026-03-03 14:10 UTC",
+// "2026年3月3日 14:10 UTC"): a deadline read "Mar 3 14:10" beside a
+// "Started 2026-03-02 22:17". Pages show UTC.
 func clockText(ctx context.Context, t, now time.Time) string {
 	t, now = t.UTC(), now.UTC()
 	if t.Format("2006-01-02") == now.Format("2006-01-02") {
 		return t.Format("15:04 UTC")
 	}
-	if i18n.FromContext(ctx).Tag == i18n.English {
-		return t.Format("Jan 2 15:04 UTC")
-	}
-	return fmt.Sprintf("%d月%d日 %s UTC", int(t.Month()), t.Day(), t.Format("15:04"))
+	return templates.WhenIn(ctx, &t)
 }
 
 // budgetWarning is the banner of monthly limits at 80% or more, for the

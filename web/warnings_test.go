@@ -183,5 +183,5 @@ func TestExtendRuntimeAPI(t *testing.T) {
 // know which side of midnight the render fell on, so both forms pass.
 func deadlineText(before string, at time.Time) *regexp.Regexp {
 	at = at.UTC()
-	return regexp.MustCompile(regexp.QuoteMeta(before) + `(` + regexp.QuoteMeta(at.Format("Jan 2")) + ` )?` + regexp.QuoteMeta(at.Format("15:04 UTC")))
+	return regexp.MustCompile(regexp.QuoteMeta(before) + `(` + regexp.QuoteMeta(at.Format("2006-01-02")) + ` )?` + regexp.QuoteMeta(at.Format("15:04 UTC")))
 }
