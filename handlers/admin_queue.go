@@ -140,18 +140,44 @@ func (h *Handler) apiPriorityClasses(c *gin.Context) {
 }
 
 // apiPriorityClassPut: PUT /api/v1/admin/priority-classes/{name}
-// {rank, preemptible, description, is_default} (admin, sudo).
+// {rank, preemptible, description, is_default} (admin, sudo). A field left
+// out keeps the class's value (a new class needs its rank): a body of
+// {"rank": 100} read the rest as false and empty, and so unmarked the
+// default class and wiped its description.
 func (h *Handler) apiPriorityClassPut(c *gin.Context) {
-	var body models.PriorityClass
+	var body struct {
+		Rank        *int    `json:"rank"`
+		Preemptible *bool   `json:"preemptible"`
+		Description *string `json:"description"`
+		IsDefault   *bool   `json:"is_default"`
+	}
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	body.Name = c.Param("name")
-	if err := h.savePriorityClass(c, &body); err != nil {
+	pc := models.PriorityClass{Name: c.Param("name")}
+	if old, err := h.store.PriorityClassFor(c.Request.Context(), pc.Name); err == nil && pc.Name != "" {
+		pc = *old
+	} else if body.Rank == nil {
+		h.fail(c, newError(http.StatusBadRequest, "invalid_rank", "rank: a new class needs a rank (0–1000; higher is placed first)"))
+		return
+	}
+	if body.Rank != nil {
+		pc.Rank = *body.Rank
+	}
+	if body.Preemptible != nil {
+		pc.Preemptible = *body.Preemptible
+	}
+	if body.Description != nil {
+		pc.Description = *body.Description
+	}
+	if body.IsDefault != nil {
+		pc.IsDefault = *body.IsDefault
+	}
+	if err := h.savePriorityClass(c, &pc); err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, body)
+	c.JSON(http.StatusOK, pc)
 }
 
 // apiPriceTiers: GET /api/v1/admin/price-tiers, every discount version.

@@ -65,6 +65,18 @@ func (s *Store) SavePriorityClass(ctx context.Context, c *PriorityClass) error {
 	}
 	c.UpdatedAt = s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if !c.IsDefault {
+			// Launches that name no class take the default: saving the
+			// default as not default left none, and every launch was
+			// refused ("no priority class \"\"").
+			var was int64
+			if err := tx.Model(&PriorityClass{}).Where("name = ? AND is_default", c.Name).Count(&was).Error; err != nil {
+				return err
+			}
+			if was > 0 {
+				return invalid("is_default", "%s is the default class, which launches that name none take: make another class the default first", c.Name)
+			}
+		}
 		if c.IsDefault {
 			if err := tx.Model(&PriorityClass{}).Where("name <> ?", c.Name).Update("is_default", false).Error; err != nil {
 				return err
