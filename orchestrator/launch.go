@@ -82,7 +82,9 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	idle := req.IdleTimeout
 	if idle == 0 {
-		idle = m.opt.DefaultIdle
+		if idle, err = m.defaultIdleFor(ctx, owner.ID); err != nil {
+			return nil, err
+		}
 	}
 	if idle < m.opt.MinIdle || idle > m.opt.MaxIdle {
 		return nil, &models.ValidationError{Field: "idle_timeout", Message: reasonf("must be between %s and %s", durationText(m.opt.MinIdle), durationText(m.opt.MaxIdle))}
@@ -486,4 +488,23 @@ func joinGPUs(g []string) string {
 		s += u
 	}
 	return s
+}
+
+// defaultIdleFor is the idle timeout of a launch that names none: the
+// portal's default brought within the user's quota bounds, as the launch
+// form offers it. Unbounded, a user whose quota allows at most 20 minutes
+// was refused a launch that asked for no timeout at all.
+func (m *Manager) defaultIdleFor(ctx context.Context, userID int64) (time.Duration, error) {
+	idle := m.opt.DefaultIdle
+	lim, err := m.store.EffectiveQuota(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	if lim.MinIdleMinutes != nil {
+		idle = max(idle, time.Duration(*lim.MinIdleMinutes)*time.Minute)
+	}
+	if lim.MaxIdleMinutes != nil {
+		idle = min(idle, time.Duration(*lim.MaxIdleMinutes)*time.Minute)
+	}
+	return idle, nil
 }
