@@ -407,6 +407,9 @@ func TestAddPriceRateRules(t *testing.T) {
 		{PriceRate{Resource: "gpu", GPUModel: "  ", Micros: 1}, "gpu_model"},
 		{PriceRate{Resource: "cpu", Micros: -1}, "rate"},
 		{PriceRate{Resource: "cpu", Micros: maxRateMicros + 1}, "rate"},
+		// A CPU rate is not per GPU model: refused, not stored as every
+		// workbench's CPU rate.
+		{PriceRate{Resource: "cpu", GPUModel: "H100", Micros: 20_000}, "gpu_model"},
 	}
 	for _, c := range bad {
 		r := c.r
@@ -422,14 +425,14 @@ func TestAddPriceRateRules(t *testing.T) {
 	good := []PriceRate{
 		{Resource: "gpu", GPUModel: "H100", Micros: 3_000_000},                                    // now
 		{Resource: "gpu", GPUModel: "H100", Micros: 4_000_000, EffectiveFrom: now.Add(time.Hour)}, // future
-		{Resource: "cpu", GPUModel: "ignored", Micros: 20_000, EffectiveFrom: now},                // exactly now
+		{Resource: "cpu", Micros: 20_000, EffectiveFrom: now},                                     // exactly now
 	}
 	for i := range good {
 		if err := f.s.AddPriceRate(ctx, &good[i]); err != nil {
 			t.Fatalf("AddPriceRate(%+v): %v", good[i], err)
 		}
 	}
-	if good[0].EffectiveFrom != now || good[2].GPUModel != "" {
+	if good[0].EffectiveFrom != now {
 		t.Fatalf("defaults not applied: %+v", good)
 	}
 	// Rates take effect at the very instant asked (billing cuts runs on

@@ -57,6 +57,11 @@ func (s *Store) CheckPriceRate(ctx context.Context, r *PriceRate) error {
 			return invalid("gpu_model", "a MIG rate needs the MIG profile (such as 1g.10gb) in gpu_model")
 		}
 	case pricing.CPU, pricing.Memory, pricing.Storage:
+		// Refused, not dropped: "cpu on H100 nodes" would otherwise change
+		// the CPU rate of every workbench.
+		if strings.TrimSpace(r.GPUModel) != "" {
+			return invalid("gpu_model", "a %s rate is the same for every workbench, whatever its GPUs: leave the GPU model empty", r.Resource)
+		}
 		r.GPUModel = ""
 	default:
 		return invalid("resource", "must be gpu, mig, slice, cpu, memory or storage")

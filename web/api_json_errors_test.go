@@ -113,6 +113,15 @@ func TestPriceAPIRefusalNamesTheEntry(t *testing.T) {
 	if status != http.StatusBadRequest || errCode(out) != "invalid_rate_micros" || !strings.HasPrefix(msg, "rate_micros: rates[1]: must be between 0 and 1,000,000 per unit") {
 		t.Errorf("a negative second rate: %d %s %q", status, errCode(out), msg)
 	}
+	// A CPU rate "for H100 nodes" was stored as the CPU rate of every
+	// workbench, the model dropped without a word.
+	status, out = p.api("PUT", "/api/v1/admin/prices", admin, `{"rates":[{"resource":"cpu","gpu_model":"NVIDIA H100 80GB HBM3","rate_micros":1}]}`)
+	if status != http.StatusBadRequest || errCode(out) != "invalid_gpu_model" {
+		t.Errorf("a CPU rate with a GPU model: %d %v", status, out)
+	}
+	if rates, err := p.srv.Store.PriceHistory(context.Background()); err != nil || rates[0].Micros == 1 {
+		t.Errorf("the newest rate after the refusal: %+v %v", rates[0], err)
+	}
 }
 
 // TestChineseWorkbenchNameIsNamedAsTheProblem: a workbench name in Chinese
