@@ -208,6 +208,11 @@ func (h *Handler) apiSaveFlavor(c *gin.Context, id int64, status int) {
 		h.fail(c, errPutEnabled)
 		return
 	}
+	if b.GPUModel != "" && b.GPUCount == 0 {
+		// Stored as a CPU-only flavor with the model dropped, before.
+		h.fail(c, &models.ValidationError{Field: "gpu_count", Message: "is 0 with a gpu_model: give the number of GPUs (1 or more), or leave gpu_model out for a CPU-only flavor"})
+		return
+	}
 	mib, err := flavorBodyMemory(b)
 	if err != nil {
 		h.fail(c, err)
@@ -251,6 +256,11 @@ func defaultShmMiB(memoryMiB int64) int {
 
 // flavorBodyMemory is the memory a flavor body asks for, in MiB.
 func flavorBodyMemory(b flavorBody) (int64, error) {
+	if b.MemoryMiB != nil && b.MemoryGiB != "" {
+		// One of them was silently ignored ({"memory_gib":1,"memory_mib":2048}
+		// made 2 GiB): the body says two things, so neither is guessed.
+		return 0, &models.ValidationError{Field: "memory_mib", Message: "give memory_gib or memory_mib, not both"}
+	}
 	if b.MemoryMiB != nil {
 		return *b.MemoryMiB, nil
 	}

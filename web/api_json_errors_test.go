@@ -91,6 +91,9 @@ func TestFlavorAPIRefusalNamesTheBodysField(t *testing.T) {
 		{`{"name":"neg","cpu_cores":1,"memory_gib":4,"max_runtime_seconds":-5}`, "invalid_max_runtime_seconds"},
 		{`{"name":"huge","cpu_cores":1,"memory_gib":4,"max_runtime_seconds":9223372036854775807}`, "invalid_max_runtime_seconds"},
 		{`{"name":"idle","cpu_cores":1,"memory_gib":4,"gpu_idle_timeout_seconds":-1}`, "invalid_gpu_idle_timeout_seconds"},
+		// Bodies that say two things: one was silently dropped before.
+		{`{"name":"m11","gpu_model":"NVIDIA H100 80GB HBM3","cpu_cores":1,"memory_gib":1}`, "invalid_gpu_count"},
+		{`{"name":"both","cpu_cores":1,"memory_gib":1,"memory_mib":2048}`, "invalid_memory_mib"},
 	} {
 		code, out := p.api("POST", "/api/v1/flavors", admin, tc.body)
 		if code != http.StatusBadRequest || errCode(out) != tc.code || strings.Contains(errMessage(out), "hours") || strings.Contains(errMessage(out), "minutes") {
