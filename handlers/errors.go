@@ -79,6 +79,8 @@ func classify(err error) *apiError {
 		// Well formed but already in use: a conflict (SPEC §8), named by
 		// its field in the message as a bad value is.
 		return &apiError{http.StatusConflict, "conflict", ve.Error()}
+	case errors.As(err, &ve) && ve.Code != "":
+		return &apiError{http.StatusBadRequest, ve.Code, ve.Error()}
 	case errors.As(err, &ve):
 		return &apiError{http.StatusBadRequest, "invalid_" + ve.Field, ve.Error()}
 	case errors.Is(err, models.ErrNotFound):
@@ -140,7 +142,7 @@ func (h *Handler) fail(c *gin.Context, err error) {
 	var ve *models.ValidationError
 	if k, ok := pageMessages[msg]; ok {
 		msg = i18n.T(c.Request.Context(), k)
-	} else if errors.As(err, &ve) && (e.Code == "invalid_"+ve.Field || ve.Taken) {
+	} else if errors.As(err, &ve) && (e.Code == "invalid_"+ve.Field || ve.Taken || ve.Code != "") {
 		// A bad value in the address (?page=x, ?month=abc): the
 		// parameter's name as typed, the message in the reader's language.
 		msg = i18n.T(c.Request.Context(), "%s: %s", ve.Field, trcMsg(c, ve.Message))

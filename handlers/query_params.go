@@ -19,7 +19,7 @@ func onlyQueryParams(c *gin.Context, allowed ...string) error {
 	unknown, twice := strayParams(c.Request.URL.Query(), allowed, nil)
 	switch {
 	case unknown != "":
-		return &models.ValidationError{Field: unknown, Message: "is not a parameter of this endpoint (it takes: " + strings.Join(allowed, ", ") + ")"}
+		return &models.ValidationError{Field: unknown, Code: "unknown_parameter", Message: "is not a parameter of this endpoint (it takes: " + strings.Join(allowed, ", ") + ")"}
 	case twice != "":
 		return &models.ValidationError{Field: twice, Message: givenTwice}
 	}

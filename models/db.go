@@ -178,6 +178,10 @@ type ValidationError struct {
 	// conflict for it, as SPEC §8 lists conflicts, while a form still
 	// shows the message beside its field.
 	Taken bool
+	// Code, when set, is the API's code instead of invalid_<Field>: a
+	// parameter an address does not take is unknown_parameter on every
+	// endpoint, whatever its name.
+	Code string
 }
 
 func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }

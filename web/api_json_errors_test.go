@@ -233,3 +233,22 @@ func TestBadTimeInABodyIsNamed(t *testing.T) {
 		t.Errorf("a date for effective_from: %d %s %q", status, errCode(out), msg)
 	}
 }
+
+// TestCSVUnknownParameterCode: the CSV exports a script fetches with a
+// token answer a parameter they do not take with the API's code for it,
+// unknown_parameter, as every /api/v1 endpoint does (they answered
+// invalid_from, invalid_x: a code per parameter name).
+func TestCSVUnknownParameterCode(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	for _, path := range []string{"/usage.csv?from=2026-11-01", "/admin/billing.csv?x=1", "/usage-summary.csv?montth=2026-11"} {
+		code, out := p.api("GET", path, admin, "")
+		if code != http.StatusBadRequest || errCode(out) != "unknown_parameter" {
+			t.Errorf("GET %s: %d %v, want 400 unknown_parameter", path, code, out)
+		}
+	}
+	// A parameter given twice still names itself.
+	if code, out := p.api("GET", "/usage.csv?month=2026-11&month=2026-10", admin, ""); code != http.StatusBadRequest || errCode(out) != "invalid_month" {
+		t.Errorf("month twice: %d %v", code, out)
+	}
+}
