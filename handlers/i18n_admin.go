@@ -53,6 +53,8 @@ var adminMessages = []string{
 	"use YYYY-MM, e.g. %s",
 	"cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
 	"the group has GPU bookings not yet over (%s): cancel them first, or delete the group once they are over",
+	"a %s rate is the same for every workbench, whatever its GPUs: leave the GPU model empty",
+	"%s is the default class, which launches that name none take: make another class the default first",
 }
 
 var adminMessageRes = msgPatterns(adminMessages)
