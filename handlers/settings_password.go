@@ -102,9 +102,7 @@ func (h *Handler) apiPasswordChange(c *gin.Context) {
 		return
 	}
 	if msg := h.checkOwnPassword(c, body.CurrentPassword); msg != "" {
-		// 403, not 401: the caller is signed in (its token or session is
-		// good); a client reading 401 would drop a good credential.
-		h.fail(c, newError(http.StatusForbidden, "bad_password", msg))
+		h.fail(c, ownPasswordError(c, msg))
 		return
 	}
 	ctx := c.Request.Context()

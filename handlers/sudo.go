@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,7 +156,9 @@ func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 	res, wait := h.throttle.Reserve(u.Username, addr)
 	if res == nil {
 		h.log.Warn("password check throttled", "username", u.Username, "addr", addr)
-		return i18n.T(c.Request.Context(), "Too many failed attempts. Try again in %s.", waitTextIn(c.Request.Context(), int(math.Ceil(wait.Seconds()))))
+		secs := int(math.Ceil(wait.Seconds()))
+		c.Set(ctxPasswordWaitKey, secs) // for ownPasswordError
+		return i18n.T(c.Request.Context(), "Too many failed attempts. Try again in %s.", waitTextIn(c.Request.Context(), secs))
 	}
 	_, err := h.store.Authenticate(c.Request.Context(), u.Username, password)
 	if errors.Is(err, models.ErrHashBusy) {
@@ -182,6 +185,24 @@ func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 	}
 	res.Succeeded()
 	return ""
+}
+
+// ctxPasswordWaitKey holds, after checkOwnPassword refused a check because
+// of the throttle, the seconds to wait.
+const ctxPasswordWaitKey = "password_wait"
+
+// ownPasswordError is the API's answer to a refused password check: 429
+// too_many_attempts with Retry-After while the throttle holds (the right
+// password is refused then too, and "bad_password" told a script its
+// password was wrong), else 403 bad_password — not 401: the caller is
+// signed in (its token or session is good), and a client reading 401
+// would drop a good credential.
+func ownPasswordError(c *gin.Context, msg string) error {
+	if secs := c.GetInt(ctxPasswordWaitKey); secs > 0 {
+		c.Header("Retry-After", strconv.Itoa(secs))
+		return newError(http.StatusTooManyRequests, "too_many_attempts", msg)
+	}
+	return newError(http.StatusForbidden, "bad_password", msg)
 }
 
 // sudoForm: GET /sudo?next=/path shows the confirm page on its own.
@@ -211,7 +232,10 @@ func (h *Handler) apiSudo(c *gin.Context) {
 		return
 	}
 	if c.GetBool(ctxBearerKey) {
-		c.Status(http.StatusNoContent) // tokens need no confirmation
+		// Tokens need no confirmation, and this checks no password for
+		// them: a 204 read as "the password is right" to a script.
+		h.fail(c, newError(http.StatusBadRequest, "not_for_tokens",
+			"an API token needs no sudo confirmation (its calls are confirmed already), so no password is checked here; POST /api/v1/sudo is for scripts that use a browser session"))
 		return
 	}
 	if currentUser(c).SSO() && h.oidc != nil {
@@ -220,9 +244,7 @@ func (h *Handler) apiSudo(c *gin.Context) {
 		return
 	}
 	if msg := h.confirmPassword(c, body.Password); msg != "" {
-		// 403, not 401: the caller is signed in (its token or session is
-		// good); a client reading 401 would drop a good credential.
-		h.fail(c, newError(http.StatusForbidden, "bad_password", msg))
+		h.fail(c, ownPasswordError(c, msg))
 		return
 	}
 	h.sessions.Put(c.Request.Context(), sessionAPISudoKey, time.Now().Unix())

@@ -29,7 +29,7 @@ var fuzzEndpoints = []struct {
 }{
 	// A user's endpoints.
 	{"POST", "/api/v1/workbenches", `{"name":"fz","image":"PyTorch (CUDA 12)","flavor":"CPU small","idle_timeout_seconds":3600}`},
-	{"POST", "/api/v1/sudo", `{"password":"anything: tokens need no confirmation"}`},
+	{"POST", "/api/v1/sudo", `{"password":"anything: tokens need no confirmation, so none is checked"}`},
 	{"POST", "/api/v1/reservations", `{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":"{from}","ends_at":"{to}","note":"fz"}`},
 	{"PUT", "/api/v1/workbenches/{wb}/ports", `{"ports":[6006,8050]}`},
 	{"POST", "/api/v1/workbenches/{wb}/tokens", `{"name":"fz","expires_days":7}`},
@@ -231,6 +231,7 @@ func FuzzAPIJSONBodies(f *testing.F) {
 var fuzzSeedRefusals = map[string]int{
 	"POST /api/v1/workbenches":                 http.StatusServiceUnavailable, // validated, then the engine is asked
 	"POST /api/v1/workbenches/{wb}/save-image": http.StatusServiceUnavailable, // validated, then the engine commits
+	"POST /api/v1/sudo":                        http.StatusBadRequest,         // decoded, then a token is told it needs no sudo
 }
 
 // Every seed is a body its endpoint accepts, so the fuzzer starts from
