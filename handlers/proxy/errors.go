@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -88,6 +89,20 @@ func writeError(lc context.Context, w http.ResponseWriter, r *http.Request, stat
 	h.Set("Content-Language", lang)
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Header.Get("Authorization") != "" && !wantsHTML(r) {
+		// A client with a token reads errors as JSON: a script in the
+		// portal API's shape (README: any address fetched with an
+		// Authorization header), a Jupyter client (an IDE) in Jupyter
+		// server's own ("message", "reason").
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(status)
+		b, _ := json.Marshal(map[string]any{
+			"error":   map[string]string{"code": statusCode(status), "message": title + ": " + msg},
+			"message": msg, "reason": title,
+		})
+		_, _ = w.Write(append(b, '\n'))
+		return
+	}
 	if !wantsHTML(r) {
 		h.Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(status)
@@ -103,6 +118,23 @@ func writeError(lc context.Context, w http.ResponseWriter, r *http.Request, stat
 	fmt.Fprintf(w, "<!doctype html><html lang=\"%s\"><head><meta charset=\"utf-8\">%s<title>%s</title></head>"+
 		"<body><h1>%s</h1><p>%s</p></body></html>\n",
 		html.EscapeString(lang), meta, html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
+}
+
+// statusCode is the JSON error code of a proxy refusal, by its status.
+func statusCode(status int) string {
+	switch status {
+	case http.StatusForbidden:
+		return "forbidden"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusBadGateway:
+		return "bad_gateway"
+	case http.StatusServiceUnavailable:
+		return "not_running"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	}
+	return "internal"
 }
 
 // wantsHTML reports whether the request is a browser navigation that can

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -64,5 +65,31 @@ func TestTokenRefusalInReadersLanguage(t *testing.T) {
 		if w.Code != http.StatusForbidden || strings.TrimSpace(w.Body.String()) != c.want {
 			t.Errorf("%d %q, want 403 %q", w.Code, w.Body.String(), c.want)
 		}
+	}
+}
+
+// A client that sent an Authorization header (a script with a token, an
+// IDE with a workbench token) gets the refusal as JSON, in the portal
+// API's shape and Jupyter's ("message", "reason"), not as plain text.
+func TestRefusalToATokenClientIsJSON(t *testing.T) {
+	refused := func(*http.Request, string) (Target, error) { return Target{}, ErrBadToken }
+	p := New(Options{Resolve: refused})
+	r := httptest.NewRequest(http.MethodGet, "/wb/abcdefgh/api/contents", nil)
+	r.Header.Set("Authorization", "Bearer wbt_apitoken")
+	w := httptest.NewRecorder()
+	p.ServeHTTP(w, r)
+	var body struct {
+		Error struct {
+			Code, Message string
+		}
+		Message, Reason string
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusForbidden ||
+		!strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		t.Fatalf("%d %s %q (%v)", w.Code, w.Header().Get("Content-Type"), w.Body.String(), err)
+	}
+	if body.Error.Code != "forbidden" || !strings.HasPrefix(body.Error.Message, "Token refused: ") ||
+		body.Reason != "Token refused" || body.Message == "" {
+		t.Fatalf("body %+v", body)
 	}
 }
