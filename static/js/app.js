@@ -149,3 +149,24 @@ function followWorkbench() {
   });
 }
 document.addEventListener("DOMContentLoaded", followWorkbench);
+
+// A form sent back with errors: each field named by an error (FieldError's
+// data-field) is marked invalid and described by its message, and the
+// first takes the focus, so a screen reader says which field is wrong and
+// why, and a phone shows it without scrolling (focus stayed at the top of
+// the page, the message far below, tied to nothing).
+function markFieldErrors() {
+  let first = null;
+  document.querySelectorAll(".field-error[data-field]").forEach((msg) => {
+    const scope = msg.closest("form") || document;
+    const input = scope.querySelector("[name='" + CSS.escape(msg.getAttribute("data-field")) + "']");
+    if (!input || input.type === "hidden") return;
+    input.setAttribute("aria-invalid", "true");
+    const ids = (input.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+    if (!ids.includes(msg.id)) ids.push(msg.id);
+    input.setAttribute("aria-describedby", ids.join(" "));
+    if (!first) first = input;
+  });
+  if (first && !document.querySelector("[autofocus]")) first.focus();
+}
+document.addEventListener("DOMContentLoaded", markFieldErrors);
