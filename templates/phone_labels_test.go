@@ -1,0 +1,38 @@
+package templates_test
+
+import (
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"workbench/templates"
+)
+
+// On a phone the tables' headers are hidden and each cell reads with the
+// label it carries (data-label): the statement's figures and the audit
+// log's columns read as bare numbers and words without them, and the
+// workbench history had no headers at all.
+func TestTableCellsCarryTheirLabels(t *testing.T) {
+	usage := render(t, templates.UsagePage(userPage("Usage", "/usage"), templates.UsageView{Currency: "USD",
+		Month:   templates.MonthNav{Action: "/usage", Value: "2026-01", Label: "January 2026", Current: true},
+		Summary: []templates.StatementGroup{{Name: "train", GPUHours: "1.00", Amount: "3.50 USD"}}, Total: "3.50 USD", TotalHours: "1.00",
+		Lines: []templates.StatementLine{{Period: "2026-01-02 10:00:00 – 11:00:00", Workbench: "train", Resource: "gpu", Duration: "1:00:00",
+			Quantity: "1 GPU", Rate: "3.50 / GPU-hour", Amount: "3.50 USD"}}}))
+	audit := render(t, templates.AdminAuditPage(adminPage("Audit log", "/admin/audit"), templates.AuditView{Rows: []templates.AuditRow{
+		{At: "2026-01-02 10:00 UTC", Actor: "admin", Action: "user.create", Target: "lin", After: `{"role":"user"}`}}}))
+	for what, cells := range map[string]*goquery.Selection{
+		"statement summary": usage.Find(testid("summary-row") + " td.num"),
+		"statement total":   usage.Find(`tr.total-row td`),
+		"statement lines":   usage.Find(testid("statement-row") + " td:not(:first-child)"),
+		"audit rows":        audit.Find(testid("audit-row") + " td:not(:first-child)"),
+	} {
+		if cells.Length() == 0 {
+			t.Errorf("%s: no cells found", what)
+		}
+		cells.Each(func(i int, td *goquery.Selection) {
+			if label, _ := td.Attr("data-label"); label == "" {
+				t.Errorf("%s: cell %d (%q) has no data-label", what, i, td.Text())
+			}
+		})
+	}
+}
