@@ -45,7 +45,12 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 	}
 	form.HostCPUs = h.wbs.HostCPUs(c.Request.Context())
 	form.Errors = trcErrs(c, form.Errors)
-	h.render(c, status, templates.FlavorFormPage(h.page(c, trc(c, "Flavor")), form))
+	// Titled as its heading says (it read "Flavor" on both).
+	title := trc(c, "New flavor")
+	if form.ID != 0 {
+		title = trc(c, "Edit flavor")
+	}
+	h.render(c, status, templates.FlavorFormPage(h.page(c, title), form))
 }
 
 func flavorForm(f *models.Flavor) templates.FlavorForm {

@@ -60,6 +60,9 @@ func TestFlavorValidatedAgainstServer(t *testing.T) {
 
 	// The form: a select of the pool's models; a bad model is refused in the page.
 	_, page := p.get(c, "/admin/flavors/new")
+	if title := mpDoc(t, page).Find("title").Text(); !strings.HasPrefix(title, "New flavor") {
+		t.Errorf("the new-flavor page is titled %q", title)
+	}
 	opts := mpDoc(t, page).Find(`select[name=gpu_model] option`)
 	var values []string
 	for i := range opts.Nodes {
