@@ -94,7 +94,10 @@ func (h *Handler) requireSudo(c *gin.Context) {
 	for _, k := range names {
 		for _, v := range c.Request.PostForm[k] {
 			form.Fields = append(form.Fields, templates.SudoField{Name: k, Value: v})
-			if shown, ok := sudoShownValue(k, v); ok && strings.TrimSpace(v) != "" {
+			if shown, ok := sudoShownValue(k, v); ok && strings.TrimSpace(v) != "" && !sudoUnshownFields[k] {
+				if key, ok := sudoValueWords[k][v]; ok {
+					shown = i18n.T(c.Request.Context(), key)
+				}
 				form.Shown = append(form.Shown, templates.SudoField{Name: sudoFieldLabel(c.Request.Context(), k), Value: shown})
 			}
 		}
@@ -280,6 +283,23 @@ var sudoFieldLabels = map[string]string{
 	"username": i18n.Key("Username"), "email": i18n.Key("Email"), "role": i18n.Key("Role"), "tags": i18n.Key("Tags"),
 	"enabled": i18n.Key("Enabled"), "reason": i18n.Key("Reason"), "user": i18n.Key("User"), "amount": i18n.Key("Amount"),
 	"group": i18n.Key("Group"), "priority": i18n.Key("Priority"), "mig_profile": i18n.Key("MIG profile"),
+	// The quota console's and the token form's fields, as their forms
+	// label them (the page read "Max gpus" and "Expires days").
+	"max_gpus": i18n.Key("GPUs at once"), "max_workbenches": i18n.Key("Workbenches"),
+	"gpu_hours_per_month": i18n.Key("GPU-hours / month"), "max_runtime_hours": i18n.Key("Max runtime (h)"),
+	"min_idle_minutes": i18n.Key("Idle timeout ≥ (min)"), "max_idle_minutes": i18n.Key("Idle timeout ≤ (min)"),
+	"allowed_images": i18n.Key("Images (comma-separated)"), "allowed_flavors": i18n.Key("Flavors (comma-separated)"),
+	"expires_days": i18n.Key("Expires in"),
+}
+
+// sudoUnshownFields are a form's bookkeeping, not part of the change: the
+// quota row's version (a hash to the reader), where to return to.
+var sudoUnshownFields = map[string]bool{"version": true, "back": true, "next": true}
+
+// sudoValueWords are values the confirm page shows in the reader's words
+// (a new user's role read "user" on a Chinese page).
+var sudoValueWords = map[string]map[string]string{
+	"role": {"user": i18n.Key("user"), "admin": i18n.Key("admin")},
 }
 
 // sudoFieldLabel is a form field's name as its form labels it, in the

@@ -498,3 +498,27 @@ var sudoAPIs = []struct{ method, path string }{
 	{"PATCH", "/api/v1/images/1"}, {"PATCH", "/api/v1/flavors/1"},
 	{"POST", "/api/v1/tokens"}, {"POST", "/api/v1/workbenches/x/tokens"}, {"POST", "/api/v1/ssh-keys"},
 }
+
+// The confirm page names a quota's fields as the console labels them,
+// leaves out the form's bookkeeping (the row's version, where to return)
+// and shows a new user's role in the reader's words.
+func TestSudoPageNamesFieldsAsTheirForms(t *testing.T) {
+	p := newPortal(t)
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	names := func(path string, form url.Values) []string {
+		res, body := p.postFormBody(c, path, form)
+		if res.StatusCode != http.StatusForbidden {
+			t.Fatalf("POST %s without sudo: %d, want the confirm page", path, res.StatusCode)
+		}
+		return parseHTML(t, body).Find("[data-testid=sudo-fields] dt, [data-testid=sudo-fields] dd").Map(func(_ int, s *goquery.Selection) string { return s.Text() })
+	}
+	got := names("/admin/quotas/default", url.Values{"max_gpus": {"4"}, "version": {"3900a75315f7ad83"}, "back": {"/admin/quotas?page=2"}})
+	if !slices.Equal(got, []string{"GPUs at once", "4"}) {
+		t.Errorf("quota confirm shows %q, want only GPUs at once: 4", got)
+	}
+	got = names("/admin/users", url.Values{"username": {"lin"}, "role": {"user"}, "password": {"a-long-password"}})
+	if !slices.Contains(got, "Role") || !slices.Contains(got, "user") || slices.Contains(got, "a-long-password") {
+		t.Errorf("new user confirm shows %q", got)
+	}
+}
