@@ -196,3 +196,13 @@ func MonthText(ctx context.Context, m MonthNav) string {
 	}
 	return fmt.Sprintf("%d年%d月", t.Year(), int(t.Month()))
 }
+
+// Parenthesised is s in brackets as the reader's language writes them:
+// "(kWh)" in English, "（kWh）" in Chinese, where half-width brackets beside
+// full-width ones on the same page read as a typo.
+func Parenthesised(ctx context.Context, s string) string {
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		return "(" + s + ")"
+	}
+	return "（" + s + "）"
+}

@@ -135,3 +135,19 @@ func TestWorkbenchPageInChinese(t *testing.T) {
 		t.Errorf("workbench page is not Chinese")
 	}
 }
+
+// Brackets around a unit are full-width on a Chinese page, as the rest of
+// its brackets are ("能耗 (kWh)" beside "内存（GiB）" read as a typo), and
+// half-width in English.
+func TestUnitBracketsInTheReadersScript(t *testing.T) {
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	v := templates.UsageView{Currency: "CNY", Month: templates.MonthNav{Action: "/usage", Value: "2026-01", Label: "2026年1月", Current: true}}
+	doc, _ := renderIn(t, zh, templates.UsagePage(zhPage("用量", "/usage"), v))
+	if got := doc.Find(testid("statement-summary") + " th .unit").Text(); got != "（kWh）" {
+		t.Errorf("zh energy unit %q", got)
+	}
+	doc, _ = renderIn(t, context.Background(), templates.UsagePage(zhPage("Usage", "/usage"), v))
+	if got := doc.Find(testid("statement-summary") + " th .unit").Text(); got != "(kWh)" {
+		t.Errorf("en energy unit %q", got)
+	}
+}
