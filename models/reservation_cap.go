@@ -196,13 +196,15 @@ func (s *Store) UnsettledReservations(ctx context.Context, now time.Time) ([]Res
 // SettleReservation records what a booking over was used for and, when
 // line is given, appends that line (reserved-but-unused time billed) in
 // the same transaction; settling twice does nothing.
-func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, line *LedgerEntry) error {
+func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, lines []LedgerEntry) error {
 	now := s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		billed := int64(0)
-		if line != nil {
-			l := *line
+		for i, l := range lines {
 			l.ID, l.CreatedAt, l.IdempotencyKey = 0, now, fmt.Sprintf("reservation:%d", id)
+			if i > 0 {
+				l.IdempotencyKey = fmt.Sprintf("reservation:%d:%d", id, i)
+			}
 			// A group booking's line is the group's on statements by group.
 			if gs, err := userGroupsTx(tx, l.UserID); err == nil && len(gs) > 0 && l.GroupName == "" {
 				l.GroupName = gs[0]
@@ -210,7 +212,7 @@ func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, l
 			if err := tx.Create(&l).Error; err != nil {
 				return err
 			}
-			billed = l.AmountMicros
+			billed += l.AmountMicros
 		}
 		res := tx.Model(&Reservation{}).Where("id = ? AND settled_at IS NULL", id).
 			Updates(map[string]any{"settled_at": now, "used_unit_seconds": used, "unused_unit_seconds": unused, "billed_micros": billed})

@@ -167,7 +167,7 @@ func (m *Manager) releaseNoShows(ctx context.Context) {
 		}
 		// A booking its user has used is theirs to its end (a gap between
 		// two runs is no no-show).
-		if used, _, err := m.reservationUse(ctx, &r, now); err != nil || used > 0 {
+		if used, _, _, err := m.reservationUse(ctx, &r, now); err != nil || used > 0 {
 			continue
 		}
 		reason := reasonf("no-show: nothing of it was used %s after its start", m.opt.ReservationNoShow)

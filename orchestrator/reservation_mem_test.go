@@ -113,7 +113,7 @@ func TestMemBookingAnOpenWindowStartsNow(t *testing.T) {
 	}
 	// Nothing used: its unused unit-time is what lies after the booking.
 	r.advance(24 * time.Minute)
-	if _, unused, err := r.m.reservationUse(ctx, stored, r.m.now()); err != nil || unused != int64((24*time.Minute)/time.Second) {
+	if _, unused, _, err := r.m.reservationUse(ctx, stored, r.m.now()); err != nil || unused != int64((24*time.Minute)/time.Second) {
 		t.Fatalf("unused unit-seconds %d (%v), want %d (the 24 minutes after the booking)", unused, err, int64((24*time.Minute)/time.Second))
 	}
 }

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,7 +169,7 @@ func TestMemReservationMIGPinnedNoShowAndBilling(t *testing.T) {
 		{noShow.ID, dave.ID, 0, int64(r.m.opt.ReservationNoShow / time.Second), int64(r.m.opt.ReservationNoShow / time.Second)},
 	} {
 		b, _ := r.store.ReservationByID(ctx, c.id)
-		want := rate.Micros * c.wantBilledPart / 3600
+		want := pricing.Amount(rate.Micros, pricing.MilliUnits, c.wantBilledPart, false)
 		if b.SettledAt == nil || b.UsedUnitSeconds != c.used || b.UnusedUnitSeconds != c.unused || b.BilledMicros != want {
 			t.Fatalf("booking %d settled %v used %d unused %d billed %d; want used %d unused %d billed %d",
 				c.id, b.SettledAt, b.UsedUnitSeconds, b.UnusedUnitSeconds, b.BilledMicros, c.used, c.unused, want)
@@ -191,18 +192,22 @@ func TestMemReservationMIGPinnedNoShowAndBilling(t *testing.T) {
 		}
 	}
 	// Settling again adds nothing.
+	reservationLines := func() int {
+		lines, _ := r.store.Statement(ctx, carol.ID, t0.Add(-time.Hour), r.m.now().Add(time.Hour))
+		n := 0
+		for _, l := range lines {
+			if l.Resource == models.ResourceReservation {
+				n++
+			}
+		}
+		return n
+	}
+	before := reservationLines()
 	if err := r.m.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lines, _ := r.store.Statement(ctx, carol.ID, t0.Add(-time.Hour), r.m.now().Add(time.Hour))
-	n := 0
-	for _, l := range lines {
-		if l.Resource == models.ResourceReservation {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Fatalf("%d reservation lines for carol after a second drain", n)
+	if n := reservationLines(); n != before || n == 0 {
+		t.Fatalf("%d reservation lines for carol after a second drain, %d before", n, before)
 	}
 	rows, err := r.m.ReservedUnused(ctx, t0, r.m.now())
 	if err != nil {
@@ -365,17 +370,17 @@ func TestMemGroupReservationUseAndSettlement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var secs int64 // the unused hour, cut at clock hours as usage is
 	for _, l := range lines {
 		if l.Resource == models.ResourceReservation {
-			n++
+			secs += l.Seconds
 			if l.GroupName != "lab" || !strings.Contains(l.Note, "for group lab") || l.AmountMicros <= 0 {
 				t.Errorf("carol's line %+v: want the group's, priced", l)
 			}
 		}
 	}
-	if n != 1 {
-		t.Fatalf("%d reservation lines for carol, want 1", n)
+	if secs != 3600 {
+		t.Fatalf("carol's reservation lines bill %d s, want the unused 3600", secs)
 	}
 }
 
@@ -421,5 +426,63 @@ func TestMemGroupReservationMemberLeavesWhileQueued(t *testing.T) {
 	got := mr.waitState(t, pinned.ID, models.StateRunning, models.StateFailed)
 	if got.State != models.StateRunning {
 		t.Fatalf("dave's launch after he left the group: %s %q (%s)", got.State, got.QueueReason, got.Reason)
+	}
+}
+
+// Unused booked time is priced as usage is: cut at the rate change inside
+// the window (the part after it at the new rate, never the old) and at
+// clock hours, each line rounded by the pricing package. It was one line
+// at the rate of the booking's start, cut off to the micro-unit.
+func TestMemUnusedReservationSplitAtRateChanges(t *testing.T) {
+	t.Parallel()
+	r, advance := clockedUnitRig(t)
+	ctx := context.Background()
+	bob := r.newUser(t, "bob")
+	if err := r.store.SetReservationBillUnused(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	model := r.gpus[0].Model
+	start := r.m.now().Truncate(time.Hour).Add(2*time.Hour + 10*time.Minute) // 10 min past an hour
+	change := start.Add(20 * time.Minute)
+	b, err := r.m.Reserve(ctx, bob, ReserveRequest{Kind: models.UnitMIG, Model: model, Profile: "1g.10gb", Units: 1,
+		Start: start, End: start.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1.000001 an instance-hour before the change, 3.000003 after.
+	if err := r.store.AddPriceRate(ctx, &models.PriceRate{Resource: pricing.MIG, GPUModel: "1g.10gb", Micros: 1_000_001, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.store.AddPriceRate(ctx, &models.PriceRate{Resource: pricing.MIG, GPUModel: "1g.10gb", Micros: 3_000_003, EffectiveFrom: change, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	advance(start.Add(2 * time.Hour).Sub(r.m.now()))
+	if err := r.m.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := r.store.Statement(ctx, bob.ID, start.Add(-time.Hour), r.m.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type piece struct{ secs, rate int64 }
+	var got []piece
+	var total int64
+	for _, l := range lines {
+		if l.Resource == models.ResourceReservation {
+			got = append(got, piece{l.Seconds, l.RateMicros})
+			total += l.AmountMicros
+		}
+	}
+	// 20 min at the old rate, then 30 min to the hour and 10 min after it
+	// at the new one.
+	want := []piece{{1200, 1_000_001}, {1800, 3_000_003}, {600, 3_000_003}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reservation lines (seconds, rate) %v, want %v", got, want)
+	}
+	exact := pricing.Amount(1_000_001, pricing.MilliUnits, 1200, false) + pricing.Amount(3_000_003, pricing.MilliUnits, 1800, false) +
+		pricing.Amount(3_000_003, pricing.MilliUnits, 600, false)
+	settled, _ := r.store.ReservationByID(ctx, b.ID)
+	if total != exact || settled.BilledMicros != exact {
+		t.Fatalf("billed %d (lines) / %d (booking), want %d", total, settled.BilledMicros, exact)
 	}
 }

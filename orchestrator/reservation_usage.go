@@ -20,15 +20,23 @@ import (
 // use on its own (choice: overlapping bookings of one user are rare and a
 // booker is never charged for more than each booking held).
 
+// unusedPiece is a stretch of a booking during which a constant number of
+// its units went unused.
+type unusedPiece struct {
+	from, to time.Time
+	units    int
+}
+
 // reservedUse is the unit-seconds of r its booker used and did not use up
-// to now (a booking still running counts to now).
-func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) (used, unused int64) {
+// to now (a booking still running counts to now), and the stretches of
+// the unused part, for pricing.
+func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) (used, unused int64, pieces []unusedPiece) {
 	from, to := r.StartsAt, r.HeldUntil()
 	if now.Before(to) {
 		to = now
 	}
 	if !to.After(from) {
-		return 0, 0
+		return 0, 0, nil
 	}
 	type edge struct {
 		at    time.Time
@@ -48,25 +56,31 @@ func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) 
 		}
 		edges = append(edges, edge{a, s.Units}, edge{b, -s.Units})
 	}
-	sort.Slice(edges, func(i, j int) bool { return edges[i].at.Before(edges[j].at) })
+	edges = append(edges, edge{to, 0}) // the last stretch, to the end
+	sort.SliceStable(edges, func(i, j int) bool { return edges[i].at.Before(edges[j].at) })
 	held, at := 0, from
 	for _, e := range edges {
-		used += int64(min(held, r.Units)) * int64(e.at.Sub(at)/time.Second)
+		secs := int64(e.at.Sub(at) / time.Second)
+		inUse := min(held, r.Units)
+		used += int64(inUse) * secs
+		if idle := r.Units - inUse; idle > 0 && secs > 0 {
+			pieces = append(pieces, unusedPiece{from: at, to: at.Add(time.Duration(secs) * time.Second), units: idle})
+		}
 		held += e.delta
 		at = e.at
 	}
 	total := int64(r.Units) * int64(to.Sub(from)/time.Second)
-	return used, max(total-used, 0)
+	return used, max(total-used, 0), pieces
 }
 
 // reservationUse reads a booking's spans and computes its use to now.
-func (m *Manager) reservationUse(ctx context.Context, r *models.Reservation, now time.Time) (used, unused int64, err error) {
+func (m *Manager) reservationUse(ctx context.Context, r *models.Reservation, now time.Time) (used, unused int64, pieces []unusedPiece, err error) {
 	spans, err := m.store.UnitSpansOf(ctx, r.HolderIDs(), r.Kind(), r.GPUModel, r.MIGProfile, r.StartsAt, r.HeldUntil())
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
-	used, unused = reservedUse(r, spans, now)
-	return used, unused, nil
+	used, unused, pieces = reservedUse(r, spans, now)
+	return used, unused, pieces, nil
 }
 
 // settleReservations settles the bookings that are over: their use is
@@ -88,56 +102,71 @@ func (m *Manager) settleReservations(ctx context.Context) {
 	}
 	for i := range list {
 		r := &list[i]
-		used, unused, err := m.reservationUse(ctx, r, now)
+		used, unused, pieces, err := m.reservationUse(ctx, r, now)
 		if err != nil {
 			m.log.Warn("reservations: use", "id", r.ID, "err", err)
 			continue
 		}
-		var line *models.LedgerEntry
+		var lines []models.LedgerEntry
 		if bill && unused > 0 {
-			if line, err = m.unusedLine(ctx, r, unused); err != nil {
+			if lines, err = m.unusedLines(ctx, r, unused, pieces); err != nil {
 				m.log.Warn("reservations: price unused time", "id", r.ID, "err", err)
 				continue // settled when a rate exists
 			}
 		}
-		if err := m.store.SettleReservation(ctx, r.ID, used, unused, line); err != nil && !errors.Is(err, models.ErrConflict) {
+		if err := m.store.SettleReservation(ctx, r.ID, used, unused, lines); err != nil && !errors.Is(err, models.ErrConflict) {
 			m.log.Warn("reservations: settle", "id", r.ID, "err", err)
 			continue
 		}
-		m.log.Info("reservation settled", "id", r.ID, "used_unit_s", used, "unused_unit_s", unused, "billed", line != nil)
-		if line != nil {
+		m.log.Info("reservation settled", "id", r.ID, "used_unit_s", used, "unused_unit_s", unused, "lines", len(lines))
+		if len(lines) > 0 {
 			m.budgetChanged(r.UserID)
 		}
 	}
 }
 
-// unusedLine prices unused unit-seconds of r at its units' rate at its
-// start (one line, resource "reservation"; quantity: the unused
-// unit-seconds over the window's held seconds).
-func (m *Manager) unusedLine(ctx context.Context, r *models.Reservation, unused int64) (*models.LedgerEntry, error) {
+// unusedLines prices the unused stretches of r as usage is priced
+// (pricing.Split: cut at clock hours and rate changes, each piece at the
+// rate in force then, rounded as every line is): one line per piece,
+// resource "reservation", its quantity the units left unused then. It was
+// one line at the rate of the booking's start, so a rate that fell inside
+// the window was charged after it changed, a booking over a month's end
+// fell wholly in the month it began, and its amount was cut off rather
+// than rounded, in an int64 product that a large rate could overflow.
+func (m *Manager) unusedLines(ctx context.Context, r *models.Reservation, unused int64, pieces []unusedPiece) ([]models.LedgerEntry, error) {
 	scheds, err := m.store.Schedules(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, model := pricing.UnitRate(pricing.Shape{UnitKind: r.Kind(), GPUModel: r.GPUModel, UnitProfile: r.MIGProfile, GPUCount: r.Units})
-	rate, ok := scheds[pricing.ScheduleKey(res, model)].At(r.StartsAt)
+	sched, ok := scheds[pricing.ScheduleKey(res, model)]
 	if !ok {
 		return nil, fmt.Errorf("no %s rate for %s", res, model)
 	}
-	held := int64(r.HeldUntil().Sub(r.StartsAt) / time.Second)
 	note := fmt.Sprintf("reserved but unused: reservation #%d, %s unit-hours of %d × %s", r.ID, unitHours(unused), r.Units, r.UnitLabel())
 	if r.GroupID != nil {
 		note += " for group " + r.GroupName
 	}
-	return &models.LedgerEntry{UserID: r.UserID, GroupName: r.GroupName, WorkbenchID: "", Resource: models.ResourceReservation, GPUModel: model,
-		PeriodStart: r.StartsAt, PeriodEnd: r.HeldUntil(), Seconds: held, QuantityMilli: unused * 1000 / max(held, 1),
-		RateMicros: rate.Micros, AmountMicros: rate.Micros * unused / 3600,
-		Note: note}, nil
+	var out []models.LedgerEntry
+	for _, p := range pieces {
+		lines, err := pricing.Split(p.from, p.to, int64(p.units)*pricing.MilliUnits, sched, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s for %s: %w", res, model, err)
+		}
+		for _, l := range lines {
+			out = append(out, models.LedgerEntry{UserID: r.UserID, GroupName: r.GroupName, Resource: models.ResourceReservation, GPUModel: model,
+				PeriodStart: l.Start, PeriodEnd: l.End, Seconds: l.Seconds, QuantityMilli: l.Quantity,
+				RateMicros: l.RateMicros, AmountMicros: l.Amount, Note: note})
+		}
+	}
+	return out, nil
 }
 
-// unitHours is unit-seconds as hours with two decimals.
+// unitHours is unit-seconds as hours with two decimals, rounded (240
+// unit-seconds read 0.06, cut off, for 0.0667).
 func unitHours(secs int64) string {
-	return fmt.Sprintf("%d.%02d", secs/3600, secs%3600*100/3600)
+	hundredths := (secs*100 + 1800) / 3600
+	return fmt.Sprintf("%d.%02d", hundredths/100, hundredths%100)
 }
 
 // UnusedRow is one user's reserved-but-unused report line.
@@ -176,7 +205,7 @@ func (m *Manager) ReservedUnused(ctx context.Context, from, to time.Time) ([]Unu
 		row.Reservations++
 		used, unused := r.UsedUnitSeconds, r.UnusedUnitSeconds
 		if !r.IsSettled() {
-			if used, unused, err = m.reservationUse(ctx, r, now); err != nil {
+			if used, unused, _, err = m.reservationUse(ctx, r, now); err != nil {
 				return nil, err
 			}
 			row.UnsettledBookings++
