@@ -63,6 +63,14 @@ func TestSecondsUntilSpentCountsTheMinimumCharge(t *testing.T) {
 			t.Errorf("%s: stopping at %d s charges %d past now, over the %d left", c.name, got, charged, c.left)
 		}
 	}
+	// Now inside a second (a timer runs at any instant): with the budget
+	// spent by the minimum, the instant lies inside the minimum's last
+	// second, so the stop lands before a 61st second begins (it was
+	// rounded up past minEnd, and such a run was charged 61 s).
+	frac := now.Add(400 * time.Millisecond)
+	if got, ok := secondsUntilSpent(0, frac, []liveRun{{perSec, now.Add(50 * time.Second)}}); !ok || got != 49 {
+		t.Errorf("spent budget, now inside a second: %d s (ok %v), want 49 (inside the minimum's last second)", got, ok)
+	}
 	if _, ok := secondsUntilSpent(100, now, nil); ok {
 		t.Error("nothing running, yet an instant")
 	}

@@ -256,7 +256,11 @@ func secondsUntilSpent(left int64, now time.Time, runs []liveRun) (secs int64, o
 			rate += r.perHour
 			continue
 		}
-		ahead := int64((r.minEnd.Sub(now) + time.Second - 1) / time.Second)
+		// The minimum's seconds not yet begun (60 − ⌈now − start⌉ =
+		// ⌊minEnd − now⌋): rounded up, a fractional now put the instant
+		// just past minEnd, the timer fired after the run's 61st second
+		// had begun, and a run stopped inside its minimum was charged 61 s.
+		ahead := int64(r.minEnd.Sub(now) / time.Second)
 		left -= divCeil(r.perHour*ahead, 3600)
 		steps = append(steps, step{ahead, r.perHour})
 	}
