@@ -59,7 +59,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return fieldError(err, ledgerFlags)
 		}
-		fmt.Fprintf(stdout, "ledger line %d: credit of %s to %s (%s)\n", e.ID, pricing.Format(amount), u.Username, e.Note)
+		fmt.Fprintf(stdout, "ledger line %d: credit of %s to %s (%s)\n", e.ID, pricing.FormatExact(amount), u.Username, e.Note)
 		return nil
 	}
 	if len(pos) == 0 {
@@ -78,7 +78,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fieldError(err, ledgerFlags)
 	}
 	for _, l := range lines {
-		fmt.Fprintf(stdout, "ledger line %d reverses %d (%s)\n", l.ID, *l.Reverses, pricing.Format(l.AmountMicros))
+		fmt.Fprintf(stdout, "ledger line %d reverses %d (%s)\n", l.ID, *l.Reverses, pricing.FormatExact(l.AmountMicros))
 	}
 	return nil
 }

@@ -58,6 +58,11 @@ func TestLedgerCLI(t *testing.T) {
 	if n != 2 {
 		t.Fatalf("%d audit entries, want 2", n)
 	}
+	// The confirmation says the amount booked, to the micro-unit (0.105
+	// read "credit of 0.11").
+	if out, _, err := runCLI(t, "", "ledger", "credit", "ada", "0.105", "--reason", "exact", "--data-dir", dir); err != nil || !strings.Contains(out, "credit of 0.105 to ada") {
+		t.Fatalf("credit 0.105: %q %v", out, err)
+	}
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
