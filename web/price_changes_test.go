@@ -66,3 +66,22 @@ func TestScheduledPriceChangeIsShownToMembers(t *testing.T) {
 		t.Errorf("the change after a called-off one reads %q, want 4.00 USD from %s", got, later.Format("2006-01-02"))
 	}
 }
+
+// A change inside a minute is told to the second: "from 02:13" for a rate
+// in force at 02:13:32 read, at 02:13:10, as already in force.
+func TestScheduledPriceChangeToTheSecond(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	from := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Minute).Add(32 * time.Second)
+	if err := p.srv.Store.AddPriceRate(ctx, &models.PriceRate{Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3", Micros: 9_000_000,
+		EffectiveFrom: from, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := p.get(c, "/gpus")
+	if got := parseHTML(t, body).Find(tid("price-change")).Text(); !strings.Contains(got, from.Format("2006-01-02 15:04:05 UTC")) {
+		t.Errorf("the change reads %q, want its time to the second", got)
+	}
+}
