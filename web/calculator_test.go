@@ -552,7 +552,7 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 		t.Fatalf("suggested %d from owned %v less share %v; want the owned cost less 480000, rounded up to 4 decimals: %d (flavor %s)", suggested, owned, share, want, calcFlavor)
 	}
 	if suggested%100 != 0 {
-		t.Errorf("suggested rate %d has more decimals than a rate is shown with", suggested)
+		t.Errorf("suggested rate %d has more than four decimals", suggested)
 	}
 
 	// A user cannot; the page does not offer it to them either.
@@ -564,12 +564,11 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	if doc.Find(tid("apply-rate-form")+` input[name=query]`).Length() != 1 {
 		t.Fatal("the admin is not offered to apply the rate")
 	}
-	// The page shows rates to four decimals.
-	to4 := func(m int64) int64 { return (m + 50) / 100 * 100 }
-	if got := moneyText(t, doc.Find(tid("suggested-rate")).Text()); got != to4(suggested) {
+	// The page shows rates exact (the suggestion has four decimals).
+	if got := moneyText(t, doc.Find(tid("suggested-rate")).Text()); got != suggested {
 		t.Errorf("the page suggests %d, the API %d", got, suggested)
 	}
-	if got := moneyText(t, doc.Find(tid("target-owned")).Text()); got != to4(int64(owned)) {
+	if got := moneyText(t, doc.Find(tid("target-owned")).Text()); got != int64(owned) {
 		t.Errorf("the page's owned cost at the target %d, the API's %v", got, owned)
 	}
 	if note := doc.Find(tid("cpu-memory-share")).Text(); !strings.Contains(note, calcFlavor) || !strings.Contains(note, "0.48") {

@@ -322,7 +322,7 @@ func TestPriceFormAddsVersions(t *testing.T) {
 	if code != http.StatusSeeOther {
 		t.Fatalf("the same rate again: %d", code)
 	}
-	if _, body := p.get(admin, "/admin/prices"); !strings.Contains(mpDoc(t, body).Find("[data-testid=flash]").Text(), "is already 4.1235 USD per GPU-hour; nothing changed") {
+	if _, body := p.get(admin, "/admin/prices"); !strings.Contains(mpDoc(t, body).Find("[data-testid=flash]").Text(), "is already 4.123456 USD per GPU-hour; nothing changed") {
 		t.Errorf("no word that nothing changed: %q", mpDoc(t, body).Find("[data-testid=flash]").Text())
 	}
 	if code, _, _ := mpPost(t, p, admin, "/admin/prices", url.Values{"resource": {"cpu"}, "rate": {"0.05"}, "effective_from": {future}}); code != http.StatusSeeOther {

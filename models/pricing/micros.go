@@ -32,9 +32,10 @@ func MinorUnits(currency string) int {
 	return 2
 }
 
-// RateDecimals is how many decimals a rate is shown with (Rate), and
-// RateStep its last decimal in micro-units: a rate set from a suggestion
-// is rounded to it, so that what is applied is what was shown.
+// RateDecimals is how many decimals a suggested rate is given with (the
+// calculator's internal rate), and RateStep its last decimal in
+// micro-units: a rate set from a suggestion is rounded to it, so that
+// what is applied is what was shown.
 const (
 	RateDecimals = 4
 	RateStep     = 100
@@ -79,11 +80,13 @@ func (m Micros) Format(currency string) string {
 	return m.Decimal(currency) + " " + currency
 }
 
-// Rate renders a price per unit with two to four decimals (rates such as
-// 0.0125 per core-hour need more than an amount's two): 3250000 → "3.25",
-// 12500 → "0.0125".
+// Rate renders a price per unit with two to six decimals, as many as it
+// has (rates such as 0.0125 per core-hour need more than an amount's two):
+// 3250000 → "3.25", 12500 → "0.0125", 2500001 → "2.500001". It is exact:
+// a rate of 2.500001 shown as "2.50" let nobody rebuild a statement line
+// from its rate and time.
 func (m Micros) Rate() string {
-	s := m.round(RateDecimals)
+	s := m.round(6)
 	for strings.HasSuffix(s, "0") && s[len(s)-3] != '.' {
 		s = s[:len(s)-1]
 	}
