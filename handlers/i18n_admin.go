@@ -55,6 +55,7 @@ var adminMessages = []string{
 	"the group has GPU bookings not yet over (%s): cancel them first, or delete the group once they are over",
 	"a %s rate is the same for every workbench, whatever its GPUs: leave the GPU model empty",
 	"%s is the default class, which launches that name none take: make another class the default first",
+	"an RSA key of %s bits is too weak: use ed25519, or RSA of at least %s bits",
 }
 
 var adminMessageRes = msgPatterns(adminMessages)

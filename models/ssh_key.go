@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"crypto/rsa"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +53,10 @@ func ParseSSHPublicKey(line string) (canonical, fingerprint string, err error) {
 	}
 	if pk.Type() == ssh.KeyAlgoDSA {
 		return "", "", invalid("public_key", "DSA keys are too weak; use ed25519, ECDSA or RSA")
+	}
+	if bits := rsaBits(pk); bits > 0 && bits < minRSABits {
+		// As OpenSSH refuses them since 8.8's defaults (and NIST since 2013).
+		return "", "", invalid("public_key", "an RSA key of %s bits is too weak: use ed25519, or RSA of at least %s bits", strconv.Itoa(bits), strconv.Itoa(minRSABits))
 	}
 	canonical = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk)))
 	if comment = strings.TrimSpace(comment); comment != "" {
@@ -169,4 +175,19 @@ func (s *Store) SSHKeyExists(ctx context.Context, id int64) (bool, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Model(&SSHKey{}).Where("id = ?", id).Count(&n).Error
 	return n > 0, err
+}
+
+// minRSABits is the smallest RSA key taken.
+const minRSABits = 2048
+
+// rsaBits is the modulus size of an RSA public key, 0 for other kinds.
+func rsaBits(pk ssh.PublicKey) int {
+	cpk, ok := pk.(ssh.CryptoPublicKey)
+	if !ok {
+		return 0
+	}
+	if k, ok := cpk.CryptoPublicKey().(*rsa.PublicKey); ok {
+		return k.N.BitLen()
+	}
+	return 0
 }
