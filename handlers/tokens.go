@@ -45,7 +45,7 @@ func (h *Handler) renderTokens(c *gin.Context, status int, v templates.TokensVie
 func parseTTLDays(s string) (time.Duration, error) {
 	days, err := strconv.Atoi(s)
 	if err != nil || days < 0 || days > 3650 {
-		return 0, &models.ValidationError{Field: "expires", Message: "choose a lifetime between 0 (never) and 3650 days"}
+		return 0, &models.ValidationError{Field: "expires_days", Message: "choose a lifetime between 0 (never) and 3650 days"}
 	}
 	return time.Duration(days) * 24 * time.Hour, nil
 }

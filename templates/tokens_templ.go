@@ -734,7 +734,7 @@ func TokensPage(p Page, v TokensView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = FieldError(v.Errors, "expires").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = FieldError(v.Errors, "expires_days").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -569,7 +569,7 @@ func WorkbenchTokens(v WorkbenchTokensView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if msg, ok := v.Errors["expires"]; ok {
+		if msg, ok := v.Errors["expires_days"]; ok {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<p class=\"form-error\" data-testid=\"wb-token-error\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

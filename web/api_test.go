@@ -78,7 +78,7 @@ func TestAPITokenCreateAndExpiry(t *testing.T) {
 	if code, body := p.api("POST", "/api/v1/tokens", tok, `{"name":`); code != 400 || errCode(body) != "invalid_body" {
 		t.Fatalf("broken JSON: %d %v", code, body)
 	}
-	if code, body := p.api("POST", "/api/v1/tokens", tok, `{"name":"x","expires_days":-3}`); code != 400 || errCode(body) != "invalid_expires" {
+	if code, body := p.api("POST", "/api/v1/tokens", tok, `{"name":"x","expires_days":-3}`); code != 400 || errCode(body) != "invalid_expires_days" {
 		t.Fatalf("negative expiry: %d %v", code, body)
 	}
 }
