@@ -446,6 +446,12 @@ func TestAddPriceRateRules(t *testing.T) {
 	if err := f.s.AddPriceRate(ctx, &inst); err != nil || !inst.EffectiveFrom.Equal(now.Add(300*time.Millisecond)) {
 		t.Fatalf("a rate effective now (%s) stored from %s (%v)", now.Add(300*time.Millisecond), inst.EffectiveFrom, err)
 	}
+	// This very second, written to the second (12:00:00 at 12:00:00.3),
+	// means now: it was refused as "in the past (it is now 12:00:00)".
+	same := PriceRate{Resource: "storage", Micros: 2, EffectiveFrom: now}
+	if err := f.s.AddPriceRate(ctx, &same); err != nil || !same.EffectiveFrom.Equal(now.Add(300*time.Millisecond)) {
+		t.Fatalf("a rate from this second (%s) at %s: stored from %s (%v)", now, now.Add(300*time.Millisecond), same.EffectiveFrom, err)
+	}
 	cur, _ := f.s.CurrentPrices(ctx, now.Add(time.Minute))
 	if cur[PriceKey("gpu", "H100")].Micros != 3_000_000 || cur[PriceKey("cpu", "")].Micros != 20_000 {
 		t.Fatalf("current prices %+v", cur)
