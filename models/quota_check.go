@@ -169,9 +169,15 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: BudgetUsedUp()}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
+			left, minimum := moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true)
+			if ask.MinChargeMicros < pricing.MinorStep(ask.Currency) {
+				// Both under a cent: rounded, they read "the < 0.01 USD
+				// left cannot cover … 0.01 USD".
+				left, minimum = moneyExact(*b-month.AmountMicros, ask.Currency), moneyExact(ask.MinChargeMicros, ask.Currency)
+			}
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
-				moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true), ask.MinChargeSecs)}
+				left, minimum, ask.MinChargeSecs)}
 		}
 		return nil
 	}
@@ -227,4 +233,13 @@ func (s *Store) UsersWithOpenIntervals(ctx context.Context) ([]int64, error) {
 	var ids []int64
 	err := s.db.WithContext(ctx).Model(&UsageInterval{}).Where("ended_at IS NULL").Distinct().Pluck("user_id", &ids).Error
 	return ids, err
+}
+
+// moneyExact writes an amount to the micro-unit, with its currency when
+// known: for sums under the currency's smallest unit.
+func moneyExact(micros int64, currency string) string {
+	if currency == "" {
+		return pricing.FormatExact(micros)
+	}
+	return pricing.FormatExact(micros) + " " + currency
 }

@@ -36,8 +36,10 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 	// owed rounded up ("0.005159 CNY left … 0.282176 CNY" read like raw
 	// micro-units), and never "0.00 left cannot cover a minimum charge of
 	// 0.00", which told nobody anything.
+	// Both under a cent are written exact: rounded, they read "the < 0.01
+	// left cannot cover a minimum charge of 0.01".
 	err = launch("tiny", 999_200, 1_334)
-	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the < 0.01 left") || !strings.Contains(qe.Message, "minimum charge of 0.01 (") {
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.0008 left") || !strings.Contains(qe.Message, "minimum charge of 0.001334 (") {
 		t.Errorf("0.0008 left, minimum 0.001334: %v", err)
 	}
 	err = launch("edge", 720_000, 282_176)
