@@ -192,16 +192,23 @@ func (h *Handler) apiPriceTiers(c *gin.Context) {
 
 // apiPriceTierAdd: POST /api/v1/admin/price-tiers {tier, discount_percent,
 // effective_from} adds a discount version (now or later, never earlier).
+// Its body has only the fields a caller sets: id, is_default, created_by
+// and created_at (the stored row's) were taken and silently overwritten.
 func (h *Handler) apiPriceTierAdd(c *gin.Context) {
-	var body models.PriceTier
+	var body struct {
+		Tier            string    `json:"tier"`
+		DiscountPercent int64     `json:"discount_percent"`
+		EffectiveFrom   time.Time `json:"effective_from"`
+	}
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	if err := h.addPriceTier(c, &body); err != nil {
+	t := models.PriceTier{Tier: body.Tier, DiscountPct: body.DiscountPercent, EffectiveFrom: body.EffectiveFrom}
+	if err := h.addPriceTier(c, &t); err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, body)
+	c.JSON(http.StatusCreated, t)
 }
 
 // savePriorityClass stores pc with its audit row (before and after).

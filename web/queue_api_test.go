@@ -91,3 +91,22 @@ func TestQueueAPI(t *testing.T) {
 		t.Fatalf("second cancel: %d %v", code, out)
 	}
 }
+
+// POST /admin/price-tiers takes only what a caller sets: the stored row's
+// own fields (created_by, id) are refused by name, not silently replaced.
+func TestPriceTierBodyRefusesStoredFields(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	for _, body := range []string{
+		`{"tier":"preemptible","discount_percent":60,"created_by":"mallory"}`,
+		`{"tier":"preemptible","discount_percent":60,"id":7}`,
+		`{"tier":"preemptible","discount_percent":60,"is_default":true}`,
+	} {
+		if code, out := p.api("POST", "/api/v1/admin/price-tiers", admin, body); code != http.StatusBadRequest || errCode(out) != "unknown_field" {
+			t.Errorf("%s: %d %v, want 400 unknown_field", body, code, out)
+		}
+	}
+	if code, out := p.api("POST", "/api/v1/admin/price-tiers", admin, `{"tier":"preemptible","discount_percent":60}`); code != http.StatusCreated || out["created_by"] != "admin" {
+		t.Fatalf("a plain tier: %d %v", code, out)
+	}
+}
