@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"workbench/models/pricing"
 	"workbench/templates/i18n"
 )
@@ -205,4 +207,13 @@ func Parenthesised(ctx context.Context, s string) string {
 		return "(" + s + ")"
 	}
 	return "（" + s + "）"
+}
+
+// ariaCurrentPage marks the link to the page being read (aria-current),
+// which the style sheet shows only by colour ("active").
+func ariaCurrentPage(on bool) templ.Attributes {
+	if on {
+		return templ.Attributes{"aria-current": "page"}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package templates_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -34,5 +35,21 @@ func TestTableCellsCarryTheirLabels(t *testing.T) {
 				t.Errorf("%s: cell %d (%q) has no data-label", what, i, td.Text())
 			}
 		})
+	}
+}
+
+// The link to the page being read says so to a screen reader
+// (aria-current="page"), not only by its colour: the main navigation,
+// the admin tabs and the settings tabs.
+func TestCurrentPageLinkIsMarked(t *testing.T) {
+	doc := render(t, templates.AdminAuditPage(adminPage("Audit log", "/admin/audit"), templates.AuditView{}))
+	var marked []string
+	doc.Find(`a[aria-current="page"]`).Each(func(_ int, a *goquery.Selection) {
+		href, _ := a.Attr("href")
+		marked = append(marked, href)
+	})
+	// The audit tab, and the main navigation's Admin section it is in.
+	if !slices.Equal(marked, []string{"/admin/users", "/admin/audit"}) {
+		t.Errorf("links marked current: %q", marked)
 	}
 }
