@@ -53,3 +53,28 @@ func TestCurrentPageLinkIsMarked(t *testing.T) {
 		t.Errorf("links marked current: %q", marked)
 	}
 }
+
+// The launch form's image and hardware cards are radio groups named by
+// their headings ("2. Hardware"): a screen reader read each option
+// without the question it answers. Each card's calculator link names its
+// flavor (six links all read "cost over time").
+func TestLaunchChoicesAreNamedGroups(t *testing.T) {
+	v := templates.LaunchView{Images: []templates.ImageCard{{Name: "pytorch"}},
+		Flavors: []templates.FlavorRow{{Name: "1x H100", GPUCount: 1}, {Name: "CPU small"}}}
+	doc := render(t, templates.LaunchPage(userPage("New workbench", "/workbenches/new"), v))
+	for _, name := range []string{"image", "flavor"} {
+		group := doc.Find(`input[name=` + name + `]`).First().Closest(`[role=radiogroup]`)
+		id, _ := group.Attr("aria-labelledby")
+		if group.Length() != 1 || id == "" || doc.Find("#"+id).Length() != 1 {
+			t.Errorf("the %s choices are not a radio group named by a heading", name)
+		}
+	}
+	var names []string
+	doc.Find(testid("flavor-calculator")).Each(func(_ int, a *goquery.Selection) {
+		n, _ := a.Attr("aria-label")
+		names = append(names, n)
+	})
+	if !slices.Equal(names, []string{"cost over time of 1x H100", "cost over time of CPU small"}) {
+		t.Errorf("calculator links named %q", names)
+	}
+}
