@@ -78,3 +78,14 @@ func TestLaunchChoicesAreNamedGroups(t *testing.T) {
 		t.Errorf("calculator links named %q", names)
 	}
 }
+
+// A new password's rule is said beside it and tied to the field: it was
+// enforced only by the browser's bubble after a failed submit.
+func TestNewPasswordSaysItsMinimum(t *testing.T) {
+	doc := render(t, templates.PasswordPage(userPage("Password", "/settings/password"), templates.PasswordView{}))
+	in := doc.Find(`input[name=new_password]`)
+	id, _ := in.Attr("aria-describedby")
+	if hint := doc.Find("#" + id).Text(); id == "" || hint != "at least 10 characters" {
+		t.Errorf("new password described by %q: %q", id, hint)
+	}
+}
