@@ -41,3 +41,22 @@ func TestBrowserTokenRevokeAsksFirst(t *testing.T) {
 		}
 	}
 }
+
+// In Chromium: a new token's secret, shown once, takes the focus with its
+// text selected, so the keyboard copies it at once.
+func TestBrowserNewTokenSecretIsSelected(t *testing.T) {
+	p, b := btAdminIn(t, true)
+	btNavigate(t, b, p.ts.URL+"/settings/tokens")
+	btDo(t, b, "name a token", chromedp.SendKeys(chromedp.CSS(`[data-testid=new-token-form] input[name=name]`), "laptop"))
+	resp := btSubmit(t, b, "click Create", chromedp.Click(chromedp.CSS(`[data-testid=new-token-form] button[type=submit]`)))
+	if resp.Status == 403 {
+		btConfirmSudo(t, b, resp, btAdminPassword)
+	}
+	got, err := chromedp.Run(b, chromedp.Evaluate[string](`document.activeElement.getAttribute("data-testid") + " " + window.getSelection().toString()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secret := btText(t, b, `[data-testid=new-token-secret]`); got != "new-token-secret "+secret || !strings.HasPrefix(secret, "wbt_") {
+		t.Errorf("focus and selection %q; want the secret %q focused and selected", got, secret)
+	}
+}

@@ -170,3 +170,13 @@ function markFieldErrors() {
   if (first && !document.querySelector("[autofocus]")) first.focus();
 }
 document.addEventListener("DOMContentLoaded", markFieldErrors);
+
+// A secret shown once (a new token) takes the focus with its text
+// selected, so the keyboard copies it at once (Ctrl+C): a <code> could be
+// neither focused nor selected without a mouse.
+function selectOnFocus() {
+  const all = document.querySelectorAll("[data-select-on-focus]");
+  all.forEach((el) => el.addEventListener("focus", () => window.getSelection().selectAllChildren(el)));
+  if (all.length > 0 && !document.querySelector(".field-error[data-field]")) all[0].focus();
+}
+document.addEventListener("DOMContentLoaded", selectOnFocus);
