@@ -70,6 +70,11 @@ func TestBrowserFollowLogsInThePage(t *testing.T) {
 	if label := btText(t, b, `[data-testid=follow-logs]`); label != "stop following" {
 		t.Errorf("follow link reads %q while following", label)
 	}
+	// A toggle to assistive technology, outside the heading.
+	if got, err := chromedp.Run(b, chromedp.Evaluate[string](`(() => { const a = document.querySelector("[data-testid=follow-logs]");
+		return [a.getAttribute("role"), a.getAttribute("aria-pressed"), a.closest("h2") === null].join(" "); })()`)); err != nil || got != "button true true" {
+		t.Errorf("follow toggle: role, aria-pressed, outside the heading = %q (%v)", got, err)
+	}
 	btScreenshot(t, b, "workbench-follow-logs.png")
 
 	// Admin views for the reviewer: a failed Test image and the catalog.

@@ -14,12 +14,20 @@
     // The words come from the page, in its reader's language (the
     // script keeps none of its own); English if an attribute is missing.
     const say = (name, fallback) => link.getAttribute("data-label-" + name) || fallback;
+    // With the script the link is a toggle: a button to assistive
+    // technology (aria-pressed says whether it follows), pressed with
+    // Space as well as Enter.
+    link.setAttribute("role", "button");
+    link.setAttribute("aria-pressed", "false");
+    link.addEventListener("keydown", (ev) => {
+      if (ev.key === " ") { ev.preventDefault(); link.click(); }
+    });
 
     const stop = () => {
       if (ctl) ctl.abort();
       ctl = null;
       link.textContent = say("follow", "follow live");
-      link.removeAttribute("aria-pressed");
+      link.setAttribute("aria-pressed", "false");
     };
 
     link.addEventListener("click", async (ev) => {
