@@ -48,7 +48,7 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	}
 	w.Header().Set("Content-Language", i18n.FromContext(ctx).Lang())
 	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
-		User: &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}}
+		User: &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	// This page is the portal's own, though served under /wb/: its Start

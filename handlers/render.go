@@ -16,7 +16,7 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 	ctx := c.Request.Context()
 	p := templates.Page{Title: title, Path: c.Request.URL.Path, Here: c.Request.URL.RequestURI(), Version: h.cfg.Version}
 	if u := currentUser(c); u != nil {
-		p.User = &templates.NavUser{Username: u.Username, Name: u.Name(), IsAdmin: u.IsAdmin()}
+		p.User = &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
 		p.PathMode = h.cfg.NotebookDomain == ""
 		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"

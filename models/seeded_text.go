@@ -8,6 +8,9 @@ var seededClassDescriptions = []string{
 	"discounted; yields its GPUs to higher classes after a grace period",
 }
 
+// SeededAdminName is the display name of the first admin the portal makes.
+const SeededAdminName = "Administrator"
+
 // SeededText reports whether s is a text the portal wrote when it seeded
 // its catalog or priority classes (not one an administrator wrote): pages
 // show such a text in the reader's language while nobody has changed it.
@@ -22,5 +25,5 @@ func SeededText(s string) bool {
 			return true
 		}
 	}
-	return false
+	return s == SeededAdminName
 }

@@ -308,7 +308,7 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (created bool,
 			return err
 		}
 		created = true
-		return tx.Create(&User{Username: "admin", DisplayName: "Administrator", Role: RoleAdmin, PasswordHash: hash, EmailWorkbenchNotices: true}).Error
+		return tx.Create(&User{Username: "admin", DisplayName: SeededAdminName, Role: RoleAdmin, PasswordHash: hash, EmailWorkbenchNotices: true}).Error
 	})
 	return created, generated, err
 }

@@ -29,3 +29,17 @@ func TestWorkbenchHistoryDatesInTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// The first admin's display name is the portal's own word, so a Chinese
+// reader sees it in Chinese ("Administrator" stood in the header of every
+// zh page); a name someone gave stays as written.
+func TestSeededAdminNameInTheReadersLanguage(t *testing.T) {
+	p := newPortal(t)
+	zh, en := p.readersSignedIn("admin", adminPassword)
+	for c, want := range map[*http.Client]string{zh: "管理员", en: "Administrator"} {
+		_, page := p.get(c, "/")
+		if got := strings.TrimSpace(mpDoc(t, page).Find(`[data-testid=account-name]`).Text()); got != want {
+			t.Errorf("account name %q, want %q", got, want)
+		}
+	}
+}
