@@ -151,3 +151,17 @@ func TestUnitBracketsInTheReadersScript(t *testing.T) {
 		t.Errorf("en energy unit %q", got)
 	}
 }
+
+// The seeded priority classes read in Chinese with the name the API takes
+// beside it; an admin's own class keeps its name; English is the name.
+func TestSeededClassNamesInChinese(t *testing.T) {
+	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
+	for name, want := range map[string]string{"interactive": "交互式（interactive）", "batch": "批处理（batch）", "urgent": "urgent"} {
+		if got := templates.ClassName(zh, name); got != want {
+			t.Errorf("zh %s: %q, want %q", name, got, want)
+		}
+	}
+	if got := templates.ClassName(context.Background(), "batch"); got != "batch" {
+		t.Errorf("en batch: %q", got)
+	}
+}

@@ -2456,9 +2456,9 @@ func WorkbenchPage(p Page, v WorkbenchView) templ.Component {
 				}
 				if !v.WB.Preemptible || v.WB.Priority != "preemptible" {
 					var templ_7745c5c3_Var128 string
-					templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(v.WB.Priority)
+					templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(ClassName(ctx, v.WB.Priority))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `workbenches.templ`, Line: 507, Col: 22}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `workbenches.templ`, Line: 507, Col: 38}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 					if templ_7745c5c3_Err != nil {
