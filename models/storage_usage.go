@@ -38,13 +38,30 @@ func (s *Store) OpenStorageIntervals(ctx context.Context) (map[string]StorageInt
 // an interval, keeps the open one alive, or — when the size changed by at
 // least resizeMilli — closes it and opens one at the new size, in one
 // transaction.
-func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, size int64, t time.Time, resizeMilli int64) error {
+//
+// created is when the volume was made (zero if unknown): a volume seen for
+// the first time is billed from then, not from this measurement — up to a
+// metering period later, and a volume that lived less than one was never
+// billed (SPEC §6 rule 4: while it exists). Never from before the end of
+// an earlier interval of the same name.
+func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, size int64, t, created time.Time, resizeMilli int64) error {
 	t = t.UTC()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var cur StorageInterval
 		err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error
 		switch {
 		case errors.Is(err, gorm.ErrRecordNotFound):
+			start := t
+			if !created.IsZero() && created.Before(t) {
+				start = created.UTC()
+				var last StorageInterval
+				if err := tx.Where("volume = ? AND ended_at IS NOT NULL", volume).Order("ended_at DESC").First(&last).Error; err == nil && last.EndedAt.After(start) {
+					start = *last.EndedAt
+				} else if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+					return err
+				}
+			}
+			return tx.Create(&StorageInterval{UserID: userID, Volume: volume, SizeMilliGiB: size, StartedAt: start, HeartbeatAt: t}).Error
 		case err != nil:
 			return err
 		default:
@@ -67,6 +84,14 @@ func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, s
 // its last sighting.
 func (s *Store) CloseVolume(ctx context.Context, volume string) error {
 	return s.db.WithContext(ctx).Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE volume = ? AND ended_at IS NULL", volume).Error
+}
+
+// CloseVolumeAt ends the open interval of a volume the portal removed, at
+// the removal (not at its last measurement, up to a metering period
+// before).
+func (s *Store) CloseVolumeAt(ctx context.Context, volume string, t time.Time) error {
+	return s.db.WithContext(ctx).Exec("UPDATE storage_intervals SET ended_at = ?, heartbeat_at = ? WHERE volume = ? AND ended_at IS NULL AND started_at <= ?",
+		t.UTC(), t.UTC(), volume, t.UTC()).Error
 }
 
 // StorageToBill returns open storage intervals and closed unsettled ones.

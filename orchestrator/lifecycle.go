@@ -280,8 +280,11 @@ func (m *Manager) deleteHome(ctx context.Context, id string, ownerID int64, user
 	}
 	if n > 0 {
 		m.log.Warn("delete: home volume kept, another workbench of the owner uses it", "id", id, "owner", username)
-	} else if err := m.rt.RemoveVolume(ctx, m.homeVolume(username)); err != nil {
-		return err
+	} else {
+		if err := m.rt.RemoveVolume(ctx, m.homeVolume(username)); err != nil {
+			return err
+		}
+		m.homeRemoved(ctx, m.homeVolume(username))
 	}
 	return m.store.WorkbenchDeleteDone(ctx, id)
 }

@@ -44,7 +44,7 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 			continue
 		}
 		size := (v.Bytes + bytesPerMilliGiB - 1) / bytesPerMilliGiB
-		if err := m.store.RecordVolume(ctx, u.ID, v.Name, size, now, resizeMilliGiB); err != nil {
+		if err := m.store.RecordVolume(ctx, u.ID, v.Name, size, now, v.CreatedAt, resizeMilliGiB); err != nil {
 			m.log.Warn("storage metering: record", "volume", v.Name, "err", err)
 		}
 	}
@@ -54,5 +54,13 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 				m.log.Warn("storage metering: close", "volume", name, "err", err)
 			}
 		}
+	}
+}
+
+// homeRemoved ends the storage interval of a home volume the portal has
+// just removed, at the removal: metering would end it at its last sighting.
+func (m *Manager) homeRemoved(ctx context.Context, volume string) {
+	if err := m.store.CloseVolumeAt(ctx, volume, m.now()); err != nil {
+		m.log.Warn("storage metering: close", "volume", volume, "err", err)
 	}
 }

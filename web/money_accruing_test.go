@@ -18,7 +18,7 @@ func TestAccruingStorageAgreesAcrossPages(t *testing.T) {
 	ctx := context.Background()
 	adaTok := tokenFor(t, p, "ada", "user")
 	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
-	if err := p.srv.Store.RecordVolume(ctx, ada.ID, "wb-home-test-ada", 500_000 /* 500 GiB in milli-GiB */, time.Now().Add(-3*time.Hour), 0); err != nil {
+	if err := p.srv.Store.RecordVolume(ctx, ada.ID, "wb-home-test-ada", 500_000 /* 500 GiB in milli-GiB */, time.Now().Add(-3*time.Hour), time.Time{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	code, me := p.api("GET", "/api/v1/me", adaTok, "")
@@ -46,7 +46,7 @@ func TestAccruingStorageAgreesAcrossPages(t *testing.T) {
 	// Another user's home counts on his row, not hers.
 	bobTok := tokenFor(t, p, "bob", "user")
 	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
-	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-test-bob", 2_000_000, time.Now().Add(-3*time.Hour), 0); err != nil {
+	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-test-bob", 2_000_000, time.Now().Add(-3*time.Hour), time.Time{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	_, bm := p.api("GET", "/api/v1/me", bobTok, "")

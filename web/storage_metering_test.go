@@ -23,6 +23,7 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 	if code != 202 {
 		t.Fatalf("launch: %d %v", code, wb)
 	}
+	launched := time.Now().Truncate(time.Second) // the engine's creation times have whole seconds
 	id := wb["id"].(string)
 	waitState(t, p, alice, id, "running")
 
@@ -60,6 +61,7 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 		}
 	}
 	var iv models.StorageInterval
+	firstLook := time.Now()
 	meter("the first sighting", func(open map[string]models.StorageInterval) bool {
 		for _, s := range open {
 			iv = s
@@ -68,6 +70,11 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 	})
 	if !strings.HasPrefix(iv.Volume, "wb-home-") {
 		t.Fatalf("metered volume %s, want the home volume", iv.Volume)
+	}
+	// Billed from the volume's creation (at the launch), not from the
+	// first measurement, which may come a metering period later.
+	if iv.StartedAt.Before(launched.Add(-time.Second)) || !iv.StartedAt.Before(firstLook) {
+		t.Fatalf("storage interval from %s; want from the volume's creation, between the launch (%s) and the first look (%s)", iv.StartedAt, launched, firstLook)
 	}
 
 	// A second sighting 90 s later on the manager's clock: the volume is
@@ -81,20 +88,27 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 		}
 		return !iv.HeartbeatAt.Before(later.Add(-time.Second))
 	})
-	p.srv.Manager.SetClock(time.Now)
-	span := int64(iv.HeartbeatAt.Sub(iv.StartedAt) / time.Second)
-	if span < 89 {
-		t.Fatalf("sighted from %s to %s: want the 90 s between the two sightings", iv.StartedAt, iv.HeartbeatAt)
+	if span := iv.HeartbeatAt.Sub(iv.StartedAt); span < 89*time.Second {
+		t.Fatalf("sighted from %s to %s: want at least the 90 s between the two sightings", iv.StartedAt, iv.HeartbeatAt)
 	}
 
-	// Deleting the data removes the volume: the next measurement closes the
-	// interval, and billing settles it.
+	// Deleting the data removes the volume and ends its interval at the
+	// removal (30 s after the last sighting on the manager's clock), not
+	// at the last sighting; billing settles it.
 	p.api("POST", "/api/v1/workbenches/"+id+"/stop", alice, "")
 	waitState(t, p, alice, id, "stopped")
+	removed := later.Add(30 * time.Second)
+	p.srv.Manager.SetClock(func() time.Time { return removed })
 	if code, body := p.api("DELETE", "/api/v1/workbenches/"+id+"?delete_data=true", alice, ""); code != 204 {
 		t.Fatalf("delete with data: %d %v", code, body)
 	}
 	meter("after the volume was deleted", func(open map[string]models.StorageInterval) bool { return len(open) == 0 })
+	p.srv.Manager.SetClock(time.Now)
+	closed, err := p.srv.Store.StorageToBill(ctx)
+	if err != nil || len(closed) != 1 || closed[0].EndedAt == nil || !closed[0].EndedAt.Equal(removed) {
+		t.Fatalf("closed storage interval %+v (%v), want it ended at the removal %s", closed, err, removed)
+	}
+	span := int64((closed[0].EndedAt.Sub(closed[0].StartedAt) + time.Second - 1) / time.Second)
 	if _, err := p.srv.Manager.Billing().BillOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +137,8 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 	if storage == 0 {
 		t.Fatalf("no storage lines in the ledger: %+v", lines)
 	}
-	if billed < span || billed > span+1 {
-		t.Errorf("storage lines over %d s in all, want the %d s between the two sightings", billed, span)
+	if billed < span-1 || billed > span+1 {
+		t.Errorf("storage lines over %d s in all, want the %d s from the volume's creation to its removal", billed, span)
 	}
 	p.srv.Manager.Wait()
 }

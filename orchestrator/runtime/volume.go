@@ -40,6 +40,9 @@ type VolumeUsage struct {
 	Name   string
 	Labels map[string]string
 	Bytes  int64 // -1 when the engine could not measure it
+	// CreatedAt is when the volume was made (zero if unknown): storage is
+	// billed from then, not from the first measurement minutes later.
+	CreatedAt time.Time
 }
 
 // VolumeSizes measures this install's volumes. The engine walks each
@@ -58,7 +61,8 @@ func (d *Docker) VolumeSizes(ctx context.Context, installID string) ([]VolumeUsa
 		if v.UsageData != nil {
 			size = v.UsageData.Size
 		}
-		out = append(out, VolumeUsage{Name: v.Name, Labels: v.Labels, Bytes: size})
+		created, _ := time.Parse(time.RFC3339, v.CreatedAt)
+		out = append(out, VolumeUsage{Name: v.Name, Labels: v.Labels, Bytes: size, CreatedAt: created.UTC()})
 	}
 	return out, nil
 }

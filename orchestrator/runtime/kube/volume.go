@@ -136,7 +136,7 @@ func (r *Runtime) VolumeSizes(ctx context.Context, installID string) ([]runtime.
 		if !ok {
 			q = p.Spec.Resources.Requests[corev1.ResourceStorage]
 		}
-		out = append(out, runtime.VolumeUsage{Name: vi.Name, Labels: vi.Labels, Bytes: q.Value()})
+		out = append(out, runtime.VolumeUsage{Name: vi.Name, Labels: vi.Labels, Bytes: q.Value(), CreatedAt: vi.CreatedAt})
 	}
 	return out, nil
 }

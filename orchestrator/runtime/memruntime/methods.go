@@ -184,7 +184,7 @@ func (r *Runtime) VolumeSizes(ctx context.Context, installID string) ([]runtime.
 	var out []runtime.VolumeUsage
 	for name, v := range r.volumes {
 		if v.labels[runtime.LabelInstall] == installID {
-			out = append(out, runtime.VolumeUsage{Name: name, Labels: maps.Clone(v.labels), Bytes: v.bytes})
+			out = append(out, runtime.VolumeUsage{Name: name, Labels: maps.Clone(v.labels), Bytes: v.bytes, CreatedAt: v.created})
 		}
 	}
 	return out, nil
