@@ -204,7 +204,12 @@ func (h *Handler) apiPriceTierAdd(c *gin.Context) {
 		return
 	}
 	t := models.PriceTier{Tier: body.Tier, DiscountPct: body.DiscountPercent, EffectiveFrom: body.EffectiveFrom}
-	if err := h.addPriceTier(c, &t); err != nil {
+	err := h.addPriceTier(c, &t)
+	if errors.Is(err, errTierUnchanged) {
+		c.JSON(http.StatusOK, t) // the version in force: nothing added
+		return
+	}
+	if err != nil {
 		h.fail(c, err)
 		return
 	}

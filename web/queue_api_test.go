@@ -106,7 +106,21 @@ func TestPriceTierBodyRefusesStoredFields(t *testing.T) {
 			t.Errorf("%s: %d %v, want 400 unknown_field", body, code, out)
 		}
 	}
-	if code, out := p.api("POST", "/api/v1/admin/price-tiers", admin, `{"tier":"preemptible","discount_percent":60}`); code != http.StatusCreated || out["created_by"] != "admin" {
-		t.Fatalf("a plain tier: %d %v", code, out)
+	code, first := p.api("POST", "/api/v1/admin/price-tiers", admin, `{"tier":"preemptible","discount_percent":60}`)
+	if code != http.StatusCreated || first["created_by"] != "admin" {
+		t.Fatalf("a plain tier: %d %v", code, first)
+	}
+	// Sent again (a retry after a lost answer): nothing added, the version
+	// in force answered.
+	history := func() int {
+		_, h := p.api("GET", "/api/v1/admin/price-tiers", admin, "")
+		return len(h["items"].([]any))
+	}
+	before := history()
+	if code, again := p.api("POST", "/api/v1/admin/price-tiers", admin, `{"tier":"preemptible","discount_percent":60}`); code != http.StatusOK || again["id"] != first["id"] {
+		t.Fatalf("the same tier again: %d %v, want 200 with version %v", code, again, first["id"])
+	}
+	if n := history(); n != before {
+		t.Errorf("tier versions %d → %d after a repeated POST", before, n)
 	}
 }
