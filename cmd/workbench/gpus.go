@@ -90,7 +90,7 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "INDEX\tMODEL\tMEMORY\tSTATE\tHEALTH\tUUID")
 	for _, g := range gpus {
-		fmt.Fprintf(tw, "%d\t%s\t%d MiB\t%s\t%s\t%s\n", g.Index, g.Model, g.MemoryMiB, g.State, g.Health, g.UUID)
+		fmt.Fprintf(tw, "%d\t%s\t%d MiB\t%s\t%s\t%s\n", g.Index, g.Model, g.MemoryMiB, gpuStateText(g), g.Health, g.UUID)
 		held := map[string]string{}
 		for _, u := range g.Units {
 			if u.Kind == "mig" {
@@ -184,4 +184,14 @@ func holderText(wb string) string {
 		return "free"
 	}
 	return "held by " + wb
+}
+
+// gpuStateText is a GPU's state for the table: a drained GPU still in use
+// (or unhealthy, or in MIG mode) says it is drained too, as the JSON's
+// "drained" does; it read a plain "in_use".
+func gpuStateText(g orchestrator.PoolGPU) string {
+	if g.Drained && g.State != orchestrator.GPUDrained {
+		return g.State + ", drained"
+	}
+	return g.State
 }

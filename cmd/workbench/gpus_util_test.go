@@ -12,6 +12,7 @@ import (
 
 	"workbench/handlers"
 	"workbench/models"
+	"workbench/orchestrator"
 )
 
 // `workbench gpus --utilisation --json` reports the rolled-up telemetry of
@@ -93,6 +94,22 @@ func TestGPUsUtilisationFromRollup(t *testing.T) {
 		}
 		if _, statErr := os.Stat(fresh); !os.IsNotExist(statErr) || errOut != "" {
 			t.Errorf("%v: did work before refusing (data directory: %v; stderr %q)", bad, statErr, errOut)
+		}
+	}
+}
+
+// A drained GPU that is still in use says so in the table.
+func TestGPUStateTextSaysDrained(t *testing.T) {
+	for _, c := range []struct {
+		g    orchestrator.PoolGPU
+		want string
+	}{
+		{orchestrator.PoolGPU{State: orchestrator.GPUInUse, Drained: true}, "in_use, drained"},
+		{orchestrator.PoolGPU{State: orchestrator.GPUDrained, Drained: true}, "drained"},
+		{orchestrator.PoolGPU{State: orchestrator.GPUFree}, "free"},
+	} {
+		if got := gpuStateText(c.g); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.g, got, c.want)
 		}
 	}
 }
