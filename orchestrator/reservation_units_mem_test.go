@@ -169,26 +169,30 @@ func TestMemReservationMIGPinnedNoShowAndBilling(t *testing.T) {
 		{noShow.ID, dave.ID, 0, int64(r.m.opt.ReservationNoShow / time.Second), int64(r.m.opt.ReservationNoShow / time.Second)},
 	} {
 		b, _ := r.store.ReservationByID(ctx, c.id)
-		want := pricing.Amount(rate.Micros, pricing.MilliUnits, c.wantBilledPart, false)
-		if b.SettledAt == nil || b.UsedUnitSeconds != c.used || b.UnusedUnitSeconds != c.unused || b.BilledMicros != want {
-			t.Fatalf("booking %d settled %v used %d unused %d billed %d; want used %d unused %d billed %d",
-				c.id, b.SettledAt, b.UsedUnitSeconds, b.UnusedUnitSeconds, b.BilledMicros, c.used, c.unused, want)
+		if b.SettledAt == nil || b.UsedUnitSeconds != c.used || b.UnusedUnitSeconds != c.unused {
+			t.Fatalf("booking %d settled %v used %d unused %d; want used %d unused %d",
+				c.id, b.SettledAt, b.UsedUnitSeconds, b.UnusedUnitSeconds, c.used, c.unused)
 		}
 		lines, err := r.store.Statement(ctx, c.user, t0.Add(-time.Hour), r.m.now().Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var billed int64
+		// The unused time in lines cut at clock hours (where the test's
+		// clock puts them), each priced and rounded on its own.
+		var billed, unitSecs, want int64
 		for _, l := range lines {
 			if l.Resource == models.ResourceReservation {
 				billed += l.AmountMicros
-				if l.GPUModel != "1g.10gb" || !strings.Contains(l.Note, "reserved but unused") {
+				unitSecs += l.Seconds * l.QuantityMilli / pricing.MilliUnits
+				want += pricing.Amount(rate.Micros, l.QuantityMilli, l.Seconds, false)
+				if l.GPUModel != "1g.10gb" || !strings.Contains(l.Note, "reserved but unused") || l.RateMicros != rate.Micros {
 					t.Errorf("line %+v", l)
 				}
 			}
 		}
-		if billed != want {
-			t.Fatalf("user %d: reservation lines %d, want %d", c.user, billed, want)
+		if unitSecs != c.wantBilledPart || billed != want || b.BilledMicros != billed {
+			t.Fatalf("user %d: reservation lines over %d unit-seconds, %d billed (booking says %d); want %d unit-seconds at the rate, %d",
+				c.user, unitSecs, billed, b.BilledMicros, c.wantBilledPart, want)
 		}
 	}
 	// Settling again adds nothing.
