@@ -86,7 +86,7 @@ func (s *Store) CreditOnce(ctx context.Context, key string, userID, amountMicros
 		if err := tx.Create(&e).Error; err != nil {
 			return err
 		}
-		return tx.Create(&AuditEntry{At: now, Actor: actor, Action: "ledger.credit", Target: "user:" + u.Username, After: jsonText(e)}).Error
+		return tx.Create(&AuditEntry{At: now, Via: auditVia(ctx), Actor: actor, Action: "ledger.credit", Target: "user:" + u.Username, After: jsonText(e)}).Error
 	})
 	if key != "" && uniqueViolation(err) {
 		var prev LedgerEntry
@@ -94,7 +94,8 @@ func (s *Store) CreditOnce(ctx context.Context, key string, userID, amountMicros
 			return nil, false, err
 		}
 		if prev.UserID != userID || prev.AmountMicros != -amountMicros || prev.WorkbenchID != workbenchID || prev.Note != reason {
-			return nil, false, invalid("idempotency_key", "was used for another credit")
+			// A conflict (SPEC §8): the key is well formed but taken.
+			return nil, false, &ValidationError{Field: "idempotency_key", Message: "was used for another credit", Taken: true}
 		}
 		return &prev, true, nil
 	}
@@ -155,7 +156,7 @@ func (s *Store) ReverseLines(ctx context.Context, ids []int64, reason, actor str
 				}
 				return err
 			}
-			if err := tx.Create(&AuditEntry{At: now, Actor: actor, Action: "ledger.reverse", Target: fmt.Sprintf("ledger:%d", id),
+			if err := tx.Create(&AuditEntry{At: now, Via: auditVia(ctx), Actor: actor, Action: "ledger.reverse", Target: fmt.Sprintf("ledger:%d", id),
 				Before: jsonText(orig), After: jsonText(rev)}).Error; err != nil {
 				return err
 			}

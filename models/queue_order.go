@@ -96,7 +96,7 @@ func (s *Store) MoveQueued(ctx context.Context, id string, position int, actor s
 			}
 		}
 		got = first + at + 1
-		return tx.Create(&AuditEntry{At: now, Actor: actor, Action: "queue.move", Target: id,
+		return tx.Create(&AuditEntry{At: now, Via: auditVia(ctx), Actor: actor, Action: "queue.move", Target: id,
 			Before: jsonText(map[string]any{"position": me.QueuePosition}),
 			After:  jsonText(map[string]any{"position": got, "asked": position, "class_rank": me.PriorityRank})}).Error
 	})

@@ -31,14 +31,29 @@ func TestAuditNamesTokenAndPasswordLogin(t *testing.T) {
 
 	c := p.client()
 	p.login(c, "alice", "alice-password-1")
+	// A credit through an admin's token: written by the ledger's own
+	// transaction, its audit row names the token too.
+	adminUser, _ := p.srv.Store.UserByUsername(ctx, "admin")
+	adminTok, adminSecret, err := p.srv.Store.CreateToken(ctx, adminUser.ID, "billing-script", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out := p.api("POST", "/api/v1/admin/ledger/credits", adminSecret, `{"user":"alice","amount_micros":1000000,"reason":"outage"}`); code != http.StatusCreated {
+		t.Fatalf("credit: %d %v", code, out)
+	}
 
 	entries, err := p.srv.Store.ListAudit(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sawKey, sawLogin bool
+	var sawKey, sawLogin, sawCredit bool
 	for _, e := range entries {
 		switch e.Action {
+		case "ledger.credit":
+			sawCredit = true
+			if want := models.TokenVia(adminTok); e.Via != want {
+				t.Errorf("ledger.credit via %q, want %q", e.Via, want)
+			}
 		case "ssh_key.create":
 			sawKey = true
 			if want := models.TokenVia(tok); e.Via != want || e.Actor != "alice" {
@@ -51,8 +66,8 @@ func TestAuditNamesTokenAndPasswordLogin(t *testing.T) {
 			}
 		}
 	}
-	if !sawKey || !sawLogin {
-		t.Fatalf("audit has ssh_key.create %v, session.login %v: %+v", sawKey, sawLogin, entries)
+	if !sawKey || !sawLogin || !sawCredit {
+		t.Fatalf("audit has ssh_key.create %v, session.login %v, ledger.credit %v: %+v", sawKey, sawLogin, sawCredit, entries)
 	}
 
 	admin := p.client()

@@ -284,8 +284,9 @@ func TestCreditSentTwiceCreditsOnce(t *testing.T) {
 	if code != http.StatusOK || again["id"] != first["id"] {
 		t.Fatalf("the retry: %d %v, want 200 with line %v", code, again, first["id"])
 	}
-	if code, out := send("retry-1", `{"user":"ada","amount_micros":990000,"reason":"retried"}`); code != http.StatusBadRequest || errCode(out) == "" {
-		t.Fatalf("the key reused for another amount: %d %v, want 400", code, out)
+	// A conflict (SPEC §8): the key is well formed, and taken.
+	if code, out := send("retry-1", `{"user":"ada","amount_micros":990000,"reason":"retried"}`); code != http.StatusConflict || errCode(out) != "conflict" {
+		t.Fatalf("the key reused for another amount: %d %v, want 409 conflict", code, out)
 	}
 	if n := credits(); n != 3 {
 		t.Fatalf("%d credits, want the form's two and the API's: 3", n)
