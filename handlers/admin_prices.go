@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -25,8 +27,11 @@ func (h *Handler) apiPrices(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	// In a fixed order (resource, then model): from the map they came in
+	// a new order on every call, so a diff of two reads showed changes.
 	current := make([]APIPriceRate, 0, len(cur))
-	for _, r := range cur {
+	for _, key := range slices.Sorted(maps.Keys(cur)) {
+		r := cur[key]
 		current = append(current, apiPriceRate(&r))
 	}
 	c.JSON(http.StatusOK, APIPrices{Currency: h.cfg.Currency, Current: current, History: mapList(hist, apiPriceRate).Items})

@@ -54,7 +54,7 @@ var adminMessages = []string{
 	"cannot be in the past (it is now %s UTC): a rate change never reprices time already used; leave it empty for now",
 	"the group has GPU bookings not yet over (%s): cancel them first, or delete the group once they are over",
 	"a %s rate is the same for every workbench, whatever its GPUs: leave the GPU model empty",
-	"%s is the default class, which launches that name none take: make another class the default first",
+	"%s is the default class, taken by every launch that names none: make another class the default first",
 	"an RSA key of %s bits is too weak: use ed25519, or RSA of at least %s bits",
 }
 

@@ -74,11 +74,13 @@ func (s *Store) SavePriorityClass(ctx context.Context, c *PriorityClass) error {
 				return err
 			}
 			if was > 0 {
-				return invalid("is_default", "%s is the default class, which launches that name none take: make another class the default first", c.Name)
+				return invalid("is_default", "%s is the default class, taken by every launch that names none: make another class the default first", c.Name)
 			}
 		}
 		if c.IsDefault {
-			if err := tx.Model(&PriorityClass{}).Where("name <> ?", c.Name).Update("is_default", false).Error; err != nil {
+			// Only the class that was the default changes (its updated_at
+			// with it); the others were stamped as saved too.
+			if err := tx.Model(&PriorityClass{}).Where("name <> ? AND is_default", c.Name).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}

@@ -252,3 +252,27 @@ func TestCSVUnknownParameterCode(t *testing.T) {
 		t.Errorf("month twice: %d %v", code, out)
 	}
 }
+
+// GET /admin/prices lists the rates in force in one order, call after
+// call (they came out of a map in a new order each time).
+func TestPricesCurrentInAFixedOrder(t *testing.T) {
+	p := newPortal(t)
+	admin := tokenFor(t, p, "admin", "admin")
+	order := func() string {
+		_, out := p.api("GET", "/api/v1/admin/prices", admin, "")
+		var ids []string
+		for _, r := range out["current"].([]any) {
+			ids = append(ids, fmt.Sprint(r.(map[string]any)["id"]))
+		}
+		return strings.Join(ids, ",")
+	}
+	first := order()
+	if strings.Count(first, ",") < 3 {
+		t.Fatalf("current rates %q: want the seeded ones", first)
+	}
+	for i := 0; i < 10; i++ {
+		if got := order(); got != first {
+			t.Fatalf("call %d listed %s, the first %s", i+2, got, first)
+		}
+	}
+}

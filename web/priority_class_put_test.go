@@ -37,6 +37,10 @@ func TestPriorityClassPutKeepsWhatItDoesNotName(t *testing.T) {
 		t.Fatalf("the default after the refused PUTs: %+v %v", got, err)
 	}
 
+	before, err := p.srv.Store.PriorityClassFor(ctx, "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Handing the default over is one PUT on the new default.
 	if code, out := p.api("PUT", "/api/v1/admin/priority-classes/urgent", admin, `{"rank":200,"is_default":true}`); code != http.StatusOK {
 		t.Fatalf("new default: %d %v", code, out)
@@ -46,5 +50,9 @@ func TestPriorityClassPutKeepsWhatItDoesNotName(t *testing.T) {
 	}
 	if got, err := p.srv.Store.PriorityClassFor(ctx, ""); err != nil || got.Name != "urgent" {
 		t.Fatalf("default now: %+v %v", got, err)
+	}
+	// A class the change did not touch keeps its time of last change.
+	if after, err := p.srv.Store.PriorityClassFor(ctx, "batch"); err != nil || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("batch's updated_at %v → %v (%v): it was not changed", before.UpdatedAt, after.UpdatedAt, err)
 	}
 }
