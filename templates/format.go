@@ -199,14 +199,15 @@ func MonthText(ctx context.Context, m MonthNav) string {
 	return fmt.Sprintf("%d年%d月", t.Year(), int(t.Month()))
 }
 
-// Parenthesised is s in brackets as the reader's language writes them:
-// "(kWh)" in English, "（kWh）" in Chinese, where half-width brackets beside
-// full-width ones on the same page read as a typo.
-func Parenthesised(ctx context.Context, s string) string {
+// UnitSuffix is a unit after a label, bracketed as the reader's language
+// writes it: " (kWh)" in English, "（kWh）" in Chinese, where full-width
+// brackets carry their own space and half-width ones beside full-width
+// ones on the same page read as a typo.
+func UnitSuffix(ctx context.Context, unit string) string {
 	if i18n.FromContext(ctx).Tag == i18n.English {
-		return "(" + s + ")"
+		return " (" + unit + ")"
 	}
-	return "（" + s + "）"
+	return "（" + unit + "）"
 }
 
 // ariaCurrentPage marks the link to the page being read (aria-current),
@@ -216,4 +217,12 @@ func ariaCurrentPage(on bool) templ.Attributes {
 		return templ.Attributes{"aria-current": "page"}
 	}
 	return nil
+}
+
+// unitSuffixOrNone is UnitSuffix, or nothing for a field without a unit.
+func unitSuffixOrNone(ctx context.Context, unit string) string {
+	if unit == "" {
+		return ""
+	}
+	return UnitSuffix(ctx, unit)
 }

@@ -143,12 +143,12 @@ func TestUnitBracketsInTheReadersScript(t *testing.T) {
 	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
 	v := templates.UsageView{Currency: "CNY", Month: templates.MonthNav{Action: "/usage", Value: "2026-01", Label: "2026年1月", Current: true}}
 	doc, _ := renderIn(t, zh, templates.UsagePage(zhPage("用量", "/usage"), v))
-	if got := doc.Find(testid("statement-summary") + " th .unit").Text(); got != "（kWh）" {
-		t.Errorf("zh energy unit %q", got)
+	if got := doc.Find(testid("statement-summary") + " th").Eq(3).Text(); got != "能耗（kWh）" {
+		t.Errorf("zh energy heading %q", got)
 	}
 	doc, _ = renderIn(t, context.Background(), templates.UsagePage(zhPage("Usage", "/usage"), v))
-	if got := doc.Find(testid("statement-summary") + " th .unit").Text(); got != "(kWh)" {
-		t.Errorf("en energy unit %q", got)
+	if got := doc.Find(testid("statement-summary") + " th").Eq(3).Text(); got != "Energy (kWh)" {
+		t.Errorf("en energy heading %q", got)
 	}
 }
 

@@ -179,4 +179,20 @@ func TestBrowserPhoneAdminPagesFitTheScreen(t *testing.T) {
 			t.Errorf("%s on a %d px phone: viewport %v px, page %v px wide", path, phoneWidth, widths[0], widths[1])
 		}
 	}
+	// The statement's total row is a card as wide as the rows above it
+	// (its cells stood as narrow blocks beside each other).
+	btNavigate(t, ctx, p.ts.URL+"/usage")
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`Array.from(document.querySelectorAll("tr.total-row > *"), c => c.getBoundingClientRect().width)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range cells {
+		if w < phoneWidth/2 {
+			btScreenshot(t, ctx, "phone-usage-total.png")
+			t.Errorf("total row cell %d is %v px wide on a %d px phone, want a full-width line of its card", i, w, phoneWidth)
+		}
+	}
+	if len(cells) == 0 {
+		t.Error("no total row on /usage")
+	}
 }
