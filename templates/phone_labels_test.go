@@ -2,6 +2,7 @@ package templates_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -18,7 +19,13 @@ func TestTableCellsCarryTheirLabels(t *testing.T) {
 		Month:   templates.MonthNav{Action: "/usage", Value: "2026-01", Label: "January 2026", Current: true},
 		Summary: []templates.StatementGroup{{Name: "train", GPUHours: "1.00", Amount: "3.50 USD"}}, Total: "3.50 USD", TotalHours: "1.00",
 		Lines: []templates.StatementLine{{Period: "2026-01-02 10:00:00 – 11:00:00", Workbench: "train", Resource: "gpu", Duration: "1:00:00",
-			Quantity: "1 GPU", Rate: "3.50 / GPU-hour", Amount: "3.50 USD"}}}))
+			Quantity: "1 GPU", Rate: "3.50 / GPU-hour", Amount: "3.50 USD"},
+			{Period: "2026-01-03 09:00:00", Resource: "credit", Amount: "-1.00 USD"}}}))
+	// A credit, of no workbench, says so rather than leaving "Workbench:"
+	// empty on a phone.
+	if got := strings.TrimSpace(usage.Find(testid("statement-row")).Eq(1).Find("td").Eq(1).Text()); got != "—" {
+		t.Errorf("a credit's workbench cell reads %q, want —", got)
+	}
 	audit := render(t, templates.AdminAuditPage(adminPage("Audit log", "/admin/audit"), templates.AuditView{Rows: []templates.AuditRow{
 		{At: "2026-01-02 10:00 UTC", Actor: "admin", Action: "user.create", Target: "lin", After: `{"role":"user"}`}}}))
 	for what, cells := range map[string]*goquery.Selection{
