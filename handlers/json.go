@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"workbench/models"
 )
 
 // maxJSONBody bounds API request bodies; nothing the API takes is larger.
@@ -40,7 +42,12 @@ func (h *Handler) bindJSON(c *gin.Context, v any) bool {
 		}
 	}
 	var tooLarge *http.MaxBytesError
+	var ve *models.ValidationError
 	switch {
+	case errors.As(err, &ve):
+		// A value's own type refused it (cpu_cores 0.0001): its field and
+		// why, not "the request body is not valid JSON for this endpoint".
+		h.fail(c, ve)
 	case errors.As(err, &tooLarge):
 		h.fail(c, errTooLarge)
 	case errors.Is(err, errTrailingData):

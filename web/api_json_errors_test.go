@@ -94,6 +94,9 @@ func TestFlavorAPIRefusalNamesTheBodysField(t *testing.T) {
 		// Bodies that say two things: one was silently dropped before.
 		{`{"name":"m11","gpu_model":"NVIDIA H100 80GB HBM3","cpu_cores":1,"memory_gib":1}`, "invalid_gpu_count"},
 		{`{"name":"both","cpu_cores":1,"memory_gib":1,"memory_mib":2048}`, "invalid_memory_mib"},
+		// A value its own type refuses names its field (it read "the
+		// request body is not valid JSON for this endpoint").
+		{`{"name":"tiny","cpu_cores":0.0001,"memory_gib":1}`, "invalid_cpu_cores"},
 	} {
 		code, out := p.api("POST", "/api/v1/flavors", admin, tc.body)
 		if code != http.StatusBadRequest || errCode(out) != tc.code || strings.Contains(errMessage(out), "hours") || strings.Contains(errMessage(out), "minutes") {
