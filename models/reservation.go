@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -156,12 +157,15 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 		return invalid("units", "book at least one unit")
 	case r.Units > capacity:
 		return invalid("units", "the pool has %d × %s that can be offered", capacity, r.UnitLabel())
-	case r.StartsAt.IsZero() || r.EndsAt.IsZero() || !r.EndsAt.After(r.StartsAt):
-		return invalid("ends_at", "give a start and an end after it")
+	case r.StartsAt.IsZero():
+		return invalid("starts_at", "give the start of the window")
+	case r.EndsAt.IsZero() || !r.EndsAt.After(r.StartsAt):
+		return invalid("ends_at", "give an end after the start")
 	case r.EndsAt.Before(now):
 		return invalid("ends_at", "the window is over")
 	case r.EndsAt.Sub(r.StartsAt) > MaxReservation:
-		return invalid("ends_at", "a reservation lasts at most %s", MaxReservation)
+		// "14 days", not Go's "336h0m0s".
+		return invalid("ends_at", "a reservation lasts at most %s", fmt.Sprintf("%d days", MaxReservation/(24*time.Hour)))
 	}
 	r.StartsAt, r.EndsAt = r.StartsAt.UTC(), r.EndsAt.UTC()
 	r.ID, r.CreatedAt, r.ReleasedAt, r.ReleaseReason = 0, now, nil, ""

@@ -59,3 +59,21 @@ func TestReservationAPI(t *testing.T) {
 		t.Fatalf("after the cancel: %v", list)
 	}
 }
+
+// A booking ending before it starts, or over two weeks, is refused naming
+// what is wrong ("give a start and an end after it" for an end before the
+// start; a limit written as "336h0m0s").
+func TestReservationRefusalsNameTheProblem(t *testing.T) {
+	p := newPortal(t)
+	alice := tokenFor(t, p, "alice", "user")
+	start := time.Now().UTC().Add(time.Hour).Truncate(time.Minute)
+	for _, c := range []struct{ body, code, says string }{
+		{fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q}`, start.Format(time.RFC3339), start.Add(-time.Hour).Format(time.RFC3339)), "invalid_ends_at", "give an end after the start"},
+		{fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q}`, start.Format(time.RFC3339), start.Add(15*24*time.Hour).Format(time.RFC3339)), "invalid_ends_at", "at most 14 days"},
+	} {
+		code, out := p.api("POST", "/api/v1/reservations", alice, c.body)
+		if code != http.StatusBadRequest || errCode(out) != c.code || !strings.Contains(errMessage(out), c.says) {
+			t.Errorf("%s: %d %v, want 400 %s saying %q", c.body, code, out, c.code, c.says)
+		}
+	}
+}
