@@ -76,10 +76,10 @@ func (s *Store) CheckPriceRate(ctx context.Context, r *PriceRate) error {
 	// Strictly now or later (SPEC §6 rule 12): a rate from even a second
 	// ago would reprice time already used, and a running workbench's live
 	// cost would jump.
-	if r.EffectiveFrom.Before(now) && !r.EffectiveFrom.Before(now.Truncate(time.Second)) {
+	if r.EffectiveFrom.Before(now) && r.EffectiveFrom.Nanosecond() == 0 && !r.EffectiveFrom.Before(now.Truncate(time.Second)) {
 		// This very second, written to the second ("…:05Z" at 01:52:05.3):
 		// it means now, and was refused as "in the past (it is now
-		// 01:52:05)".
+		// 01:52:05)". A time given finer than that is taken as written.
 		r.EffectiveFrom = now
 	}
 	if r.EffectiveFrom.Before(now) {

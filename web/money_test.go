@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/models/pricing"
 	"workbench/orchestrator/runtime"
 	"workbench/web"
@@ -178,7 +179,7 @@ func TestQuotaRace(t *testing.T) {
 // cover is refused; a running workbench is stopped once the monthly budget
 // is spent, with the reason shown; launches and starts are refused; an
 // admin raising the budget lets the user launch again. The minimum charge
-// is 2 s here so that a budget of 2.10 (about 2 GPU-seconds) covers it.
+// is 2 s here so that a budget of about 2 GPU-seconds covers it.
 func TestBudgetExhaustion(t *testing.T) {
 	p, _ := enginePortal(t, func(c *web.Config) {
 		c.Workbenches.MinCharge = 2 * time.Second
@@ -201,8 +202,27 @@ func TestBudgetExhaustion(t *testing.T) {
 	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "cannot cover this flavor's minimum charge") || !strings.Contains(errMessage(body), "at least 2 s") || !strings.Contains(errMessage(body), "the 1.00 USD left") {
 		t.Fatalf("launch whose minimum charge the budget cannot cover: %d %v; want 422 quota_exceeded naming the minimum charge", code, body)
 	}
-	// 2.10 covers it (2 GPU-seconds and a little CPU and memory).
-	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, `{"budget_per_month_micros":2100000}`); code != 200 {
+	// A budget of exactly the minimum charge (2 GPU-seconds and a little
+	// CPU and memory) covers it, and the run spends it to the micro-unit:
+	// the budget stops it inside its minimum, not after a third second
+	// began (a budget of 2.10 was charged 3.00).
+	fl, err := p.srv.Store.FlavorByNameOrID(context.Background(), moneyFlavor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Priced at the new rates (a second on: the rate set just now took
+	// effect inside the current second).
+	scheds, err := p.srv.Store.Schedules(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := time.Now().Truncate(time.Second).Add(2 * time.Second)
+	lines, err := pricing.PriceShape(orchestrator.FlavorShape(fl), from, from.Add(2*time.Second), scheds)
+	budget := pricing.SumResources(lines)
+	if err != nil || budget < 2_000_000 || budget > 2_100_000 {
+		t.Fatalf("the flavor's minimum charge %d (%v)", budget, err)
+	}
+	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, fmt.Sprintf(`{"budget_per_month_micros":%d}`, budget)); code != 200 {
 		t.Fatalf("set quota: %d %v", code, body)
 	}
 
@@ -243,7 +263,7 @@ func TestBudgetExhaustion(t *testing.T) {
 	// The run that spent the budget is in the ledger: at least the 2 s
 	// minimum charge of GPU time, and the budget.
 	if lr, _ := usage["limit_reached"].(string); code != 200 || !strings.Contains(lr, "budget") ||
-		num(usage["month_gpu_seconds"]) < 2 || num(usage["month_spend_micros"]) < 2_100_000 {
+		num(usage["month_gpu_seconds"]) != 2 || int64(num(usage["month_spend_micros"])) != budget {
 		for _, l := range workbenchLines(t, p, "alice", id) {
 			t.Logf("ledger line %s %s–%s %d s at %d = %d", l.Resource, l.PeriodStart, l.PeriodEnd, l.Seconds, l.RateMicros, l.AmountMicros)
 		}

@@ -39,4 +39,17 @@ func TestBackDatedPriceRefused(t *testing.T) {
 	if code, body := put(time.Now().Add(3 * time.Second)); code != 200 {
 		t.Fatalf("a price 3 s ahead: %d %v", code, body)
 	}
+	// This very second written to the second (a script's "…:05Z" at
+	// :05.3) means now: refused before as in the past while the message
+	// named the same second. Stored from now, never earlier.
+	asked := time.Now()
+	code, body := p.api("PUT", "/api/v1/admin/prices", admin,
+		fmt.Sprintf(`{"rates":[{"resource":"cpu","rate_micros":32000,"effective_from":%q}]}`, asked.Truncate(time.Second).UTC().Format(time.RFC3339)))
+	added, _ := body["added"].([]any)
+	if code != 200 || len(added) != 1 {
+		t.Fatalf("a price from this second: %d %v", code, body)
+	}
+	if from, _ := time.Parse(time.RFC3339Nano, added[0].(map[string]any)["effective_from"].(string)); from.Before(asked) {
+		t.Errorf("stored from %s, before it was asked at %s", from, asked)
+	}
 }
