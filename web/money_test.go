@@ -17,8 +17,8 @@ import (
 	"github.com/docker/docker/client"
 
 	"workbench/models"
-	"workbench/orchestrator"
 	"workbench/models/pricing"
+	"workbench/orchestrator"
 	"workbench/orchestrator/runtime"
 	"workbench/web"
 )
