@@ -49,11 +49,46 @@ func (v *tableVersions) bump(db *gorm.DB) {
 	if db.Error != nil && db.RowsAffected == 0 {
 		return
 	}
+	if w, ok := db.Get(writtenKey); ok {
+		w.(*writtenTables).add(db.Statement.Table) // bumped again at the commit (InTx)
+	}
 	if t := db.Statement.Table; t != "" {
 		v.counter(t).Add(1)
 		return
 	}
 	v.all.Add(1)
+}
+
+// writtenKey holds, on a transaction's statements, the tables it wrote.
+const writtenKey = "workbench:written_tables"
+
+// writtenTables are the tables a transaction wrote ("" for a write whose
+// table gorm does not know).
+type writtenTables struct {
+	mu     sync.Mutex
+	tables map[string]bool
+}
+
+func (w *writtenTables) add(table string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tables == nil {
+		w.tables = map[string]bool{}
+	}
+	w.tables[table] = true
+}
+
+// bumpAll moves the versions of the tables written.
+func (w *writtenTables) bumpAll(v *tableVersions) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for t := range w.tables {
+		if t == "" {
+			v.all.Add(1)
+		} else {
+			v.counter(t).Add(1)
+		}
+	}
 }
 
 // register hooks the counters into gorm's write callbacks.
@@ -68,14 +103,19 @@ func (v *tableVersions) register(db *gorm.DB) error {
 	if err := cb.Delete().After("gorm:delete").Register("workbench:table_version", v.bump); err != nil {
 		return err
 	}
-	return cb.Raw().After("gorm:raw").Register("workbench:table_version", func(db *gorm.DB) { v.all.Add(1) })
+	return cb.Raw().After("gorm:raw").Register("workbench:table_version", func(db *gorm.DB) {
+		if w, ok := db.Get(writtenKey); ok {
+			w.(*writtenTables).add("")
+		}
+		v.all.Add(1)
+	})
 }
 
 // cacheTTL bounds how long a cached value may outlive a write made inside a
 // transaction: the counter moves when the statement runs, before the
 // commit, so a reader in between could cache what it read before the
-// commit. Writes outside transactions (all of the catalog's and the price
-// list's today) invalidate at once.
+// commit. InTx moves it again once it commits (writtenTables), so this
+// bounds only a transaction made some other way.
 const cacheTTL = 5 * time.Second
 
 // cached is one read-mostly value kept until its tables change.

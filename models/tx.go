@@ -14,7 +14,9 @@ import (
 // transaction (and a write through it would wait on the transaction's lock):
 // give it a gorm path before calling it from InTx, as EgressSetting has.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
-	return s.db.WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
+	written := &writtenTables{}
+	err := s.db.WithContext(ctx).Transaction(func(gtx *gorm.DB) error {
+		gtx = gtx.Set(writtenKey, written)
 		bound := *s
 		bound.db, bound.rdb = gtx, gtx // reads see the transaction's writes
 		// Private caches: a value loaded inside the transaction must not
@@ -22,6 +24,14 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		bound.newCaches()
 		return fn(&bound)
 	})
+	if err == nil {
+		// Once more now that it is committed: a reader between the
+		// statement and the commit read the old rows under the new
+		// version and kept them (a flavor saved with its audit row was
+		// missing from the launch form for up to cacheTTL).
+		written.bumpAll(s.versions)
+	}
+	return err
 }
 
 // Snapshot runs fn with a Store whose reads all see one state of the

@@ -92,6 +92,7 @@ func TestSharedGPUSlicesEndToEnd(t *testing.T) {
 		return s.Find(`input[value="h100-slice"]`).Length() == 1
 	})
 	if badge := choice.Find(`[data-testid=shared-badge]`).Text(); badge != "shared — no memory isolation" {
+		t.Logf("DEBUG page: %s", page)
 		t.Fatalf("launch form's slice flavor badge %q", badge)
 	}
 	if free := choice.Find(`[data-testid=free-gpus]`).Text(); free != "2 free" {
