@@ -21,7 +21,7 @@ import (
 // a lost answer, or the form sent twice, appended a duplicate version and
 // audit row, as PUT /admin/prices no longer does (unchangedRate).
 func (h *Handler) addPriceTier(c *gin.Context, t *models.PriceTier) error {
-	if cur, ok := h.tierInForce(c, *t); ok && !cur.IsDefault && cur.Tier == strings.TrimSpace(t.Tier) && cur.DiscountPct == t.DiscountPct {
+	if cur, ok := h.tierInForce(c, *t); ok && !cur.IsDefault && cur.DiscountPct == t.DiscountPct {
 		*t = cur
 		return errTierUnchanged
 	}

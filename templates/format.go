@@ -204,6 +204,9 @@ func MonthText(ctx context.Context, m MonthNav) string {
 // brackets carry their own space and half-width ones beside full-width
 // ones on the same page read as a typo.
 func UnitSuffix(ctx context.Context, unit string) string {
+	if unit == "" {
+		return "" // a field without a unit
+	}
 	if i18n.FromContext(ctx).Tag == i18n.English {
 		return " (" + unit + ")"
 	}
@@ -217,12 +220,4 @@ func ariaCurrentPage(on bool) templ.Attributes {
 		return templ.Attributes{"aria-current": "page"}
 	}
 	return nil
-}
-
-// unitSuffixOrNone is UnitSuffix, or nothing for a field without a unit.
-func unitSuffixOrNone(ctx context.Context, unit string) string {
-	if unit == "" {
-		return ""
-	}
-	return UnitSuffix(ctx, unit)
 }

@@ -32,14 +32,10 @@ func MinorUnits(currency string) int {
 	return 2
 }
 
-// RateDecimals is how many decimals a suggested rate is given with (the
-// calculator's internal rate), and RateStep its last decimal in
-// micro-units: a rate set from a suggestion is rounded to it, so that
-// what is applied is what was shown.
-const (
-	RateDecimals = 4
-	RateStep     = 100
-)
+// RateStep is the last decimal of a suggested rate (the calculator's
+// internal rate, four decimals) in micro-units: a rate set from a
+// suggestion is rounded to it, so that what is applied is what was shown.
+const RateStep = 100
 
 // MinorStep is the currency's smallest amount in micro-units: 10000 for a
 // cent, 1000000 for a yen.
