@@ -68,6 +68,11 @@ func TestBrowserLaunchAndOpenJupyter(t *testing.T) {
 		t.Fatalf("the workbench page shows %q after 60 s (states seen: %v), want running", state, seen)
 	}
 	t.Logf("states shown by the page: %v", seen)
+	// The page reloads to show the new state; its live region then says
+	// it, so a screen reader hears the launch finish.
+	if said := btAnnounced(t, ctx, 30*time.Second); said != "browser-exp: running" {
+		t.Errorf("the live region says %q, want %q", said, "browser-exp: running")
+	}
 	btDo(t, ctx, "wait for Open JupyterLab", chromedp.WaitVisible(chromedp.CSS(`[data-testid=open-jupyter]`)))
 	// Read the page only now: while launching it reloads itself, and a
 	// read during a reload fails.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -73,8 +74,27 @@ func changePasswordInTheBrowser(t *testing.T, js bool) {
 	if resp := btSubmit(t, b, "change the password", chromedp.Click(chromedp.CSS(`[data-testid=password-submit]`))); resp.Status != http.StatusOK {
 		t.Fatalf("change: status %d", resp.Status)
 	}
-	if got := btText(t, b, `[data-testid=flash]`); got != "Password changed. Your other sessions are signed out; your API tokens keep working." {
+	const changed = "Password changed. Your other sessions are signed out; your API tokens keep working."
+	if got := btText(t, b, `[data-testid=flash]`); got != changed {
 		t.Errorf("flash %q", got)
+	}
+	// A screen reader says the result: the page's live region is filled
+	// after load (a status already there at load goes unsaid), and the
+	// flash drops its role so it is not said twice. Without JavaScript
+	// the flash keeps role=status.
+	role, err := chromedp.Run(b, chromedp.AttributeValue(chromedp.CSS(`[data-testid=flash]`), "role"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js {
+		if said := btAnnounced(t, b, 30*time.Second); said != changed {
+			t.Errorf("the live region says %q, want %q", said, changed)
+		}
+		if role, _ = chromedp.Run(b, chromedp.AttributeValue(chromedp.CSS(`[data-testid=flash]`), "role")); role.Exists {
+			t.Errorf("the flash keeps role=%q beside the live region: said twice", role.Value)
+		}
+	} else if role.Value != "status" {
+		t.Errorf("without JavaScript the flash has role %q, want status", role.Value)
 	}
 	// Still signed in here.
 	btNavigate(t, b, p.ts.URL+"/usage")

@@ -112,6 +112,7 @@ function followWorkbench() {
   const el = document.querySelector("[data-events]");
   if (!el || !window.EventSource) return;
   const shown = el.getAttribute("data-state");
+  el.setAttribute("data-shown-as", el.getAttribute("data-waiting-for") === "kubernetes" ? "queued" : shown);
   const shownError = el.getAttribute("data-stop-error") || "";
   // A starting workbench whose Pod Kubernetes holds reads "queued".
   const shownWaiting = el.getAttribute("data-waiting-for") || "";
@@ -140,6 +141,10 @@ function followWorkbench() {
     const yieldingChanged = typeof u.yielding === "boolean" && u.yielding !== shownYielding;
     if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError || yieldingChanged) && !submitting) {
       es.close();
+      if (seen !== el.getAttribute("data-shown-as")) {
+        const name = document.querySelector("[data-testid=wb-name]");
+        announceAfterReload((name ? name.textContent.trim() + ": " : "") + label);
+      }
       window.location.reload();
       return;
     }
@@ -180,3 +185,32 @@ function selectOnFocus() {
   if (all.length > 0 && !document.querySelector(".field-error[data-field]")) all[0].focus();
 }
 document.addEventListener("DOMContentLoaded", selectOnFocus);
+
+// Screen readers say what changes in a live region, not a status that a
+// page brings with it: a success message shown after a form (role=status
+// at load) and the new state of a workbench, whose page reloads to show
+// it, went unsaid. The layout's empty #announcer is filled a moment after
+// load with both; the flash then drops its role, so it is not said twice.
+const announceKey = "workbench-announce";
+function announceAfterReload(text) {
+  try {
+    sessionStorage.setItem(announceKey, JSON.stringify({ path: location.pathname, text: text }));
+  } catch (_) { /* storage off: the new state is read with the page */ }
+}
+function announceOnLoad() {
+  const region = document.getElementById("announcer");
+  if (!region) return;
+  const parts = [];
+  try {
+    const pending = JSON.parse(sessionStorage.getItem(announceKey) || "null");
+    sessionStorage.removeItem(announceKey);
+    if (pending && pending.path === location.pathname && pending.text) parts.push(pending.text);
+  } catch (_) { /* storage off or a bad value: nothing to say */ }
+  const flash = document.querySelector("[data-testid=flash][data-kind=ok]");
+  if (flash) {
+    parts.push(flash.textContent.trim());
+    flash.removeAttribute("role");
+  }
+  if (parts.length > 0) setTimeout(() => { region.textContent = parts.join(" "); }, 300);
+}
+document.addEventListener("DOMContentLoaded", announceOnLoad);
