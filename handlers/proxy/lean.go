@@ -272,6 +272,14 @@ func (p *Proxy) writeRequest(c *upConn, r *http.Request, ri *reqInfo) error {
 		if skipRequestHeader(k) || connectionListed(conn, k) {
 			continue
 		}
+		if k == "Referer" && len(vv) > 0 {
+			if ref, changed := scopedReferer(vv[0], p.opts.ScopedTokenPrefix); changed {
+				if ref != "" {
+					writeHeader(bw, k, ref)
+				}
+				continue
+			}
+		}
 		if k == "User-Agent" {
 			// Transport sends only the first.
 			if len(vv) > 0 {

@@ -27,6 +27,13 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 
 	h := pr.Out.Header
 	stripCookie(h, p.opts.SessionCookieName, p.opts.StateCookieName)
+	if ref, changed := scopedReferer(h.Get("Referer"), p.opts.ScopedTokenPrefix); changed {
+		if ref == "" {
+			h.Del("Referer")
+		} else {
+			h.Set("Referer", ref)
+		}
+	}
 	// The client's credentials are for the portal, never for Jupyter;
 	// the only credential Jupyter sees is the workbench token.
 	h.Del("Authorization")

@@ -68,6 +68,27 @@ func stripScopedQuery(u *url.URL, prefix string) {
 	}
 }
 
+// scopedReferer is the Referer header value v without the scoped tokens in
+// its query, and whether that changed it. A page opened with ?token=wbk_…
+// names its own address, token included, as the Referer of every request
+// it makes (Referrer-Policy same-origin): the container, which must only
+// ever see its own Jupyter token, got the scoped one there.
+func scopedReferer(v, prefix string) (string, bool) {
+	if prefix == "" || !strings.Contains(v, prefix) {
+		return v, false
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return "", true // unreadable and holding a token: drop it
+	}
+	before := u.RawQuery
+	stripScopedQuery(u, prefix)
+	if u.RawQuery == before {
+		return v, false
+	}
+	return u.String(), true
+}
+
 // loadsAsCode reports whether the browser says r loads script or styles
 // into the page that asked (Sec-Fetch-Dest). A token request's response is
 // sandboxed, but a sandbox policy does nothing to a file a page loads with

@@ -148,3 +148,27 @@ func TestScopedTokenResponseDoesNotRedirectOffSite(t *testing.T) {
 		}
 	}
 }
+
+// A page opened with its token in the address names that address as the
+// Referer of what it loads next; the container gets the Referer without
+// the token (on both upstream paths), other parameters kept, and a Referer
+// without a scoped token as it came.
+func TestScopedTokenNotSentUpstreamInReferer(t *testing.T) {
+	for _, leanPath := range []bool{true, false} {
+		got := make(chan *http.Request, 4)
+		f := newFixture(t, echoHeaders(got), func(o *Options) { o.ScopedTokenPrefix = "wbk_"; o.ReverseProxyOnly = !leanPath })
+		for ref, want := range map[string]string{
+			"http://portal.example/wb/w1/?token=wbk_secret&x=1": "http://portal.example/wb/w1/?x=1",
+			"http://portal.example/wb/w1/tree?token=wbk_secret": "http://portal.example/wb/w1/tree",
+			"http://portal.example/wb/w1/?token=jupyterown":     "http://portal.example/wb/w1/?token=jupyterown",
+		} {
+			res, _ := f.do(http.MethodGet, "/wb/w1/static/app.js", map[string]string{"Referer": ref}, "")
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("lean=%v: GET: %d", leanPath, res.StatusCode)
+			}
+			if up := (<-got).Header.Get("Referer"); up != want {
+				t.Errorf("lean=%v: Referer %q reached the container as %q, want %q", leanPath, ref, up, want)
+			}
+		}
+	}
+}
