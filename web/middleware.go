@@ -5,12 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
-)
 
-// contentSecurityPolicy allows only the portal's own scripts, styles and
-// images; no inline script, and no framing of the portal.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+	"workbench/handlers"
+)
 
 // securityHeaders sets the portal's security headers. Proxied Jupyter paths
 // keep Jupyter's own policy: JupyterLab needs inline scripts and styles.
@@ -20,7 +17,7 @@ func securityHeaders(secure bool, next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		if !strings.HasPrefix(r.URL.Path, "/wb/") {
-			h.Set("Content-Security-Policy", contentSecurityPolicy)
+			h.Set("Content-Security-Policy", handlers.PortalContentSecurityPolicy)
 			h.Set("X-Frame-Options", "DENY")
 			h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		}
