@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 )
@@ -130,6 +132,10 @@ func (r *Reservation) UnitLabel() string {
 // MaxReservation bounds one booking (a course day, a deadline week).
 const MaxReservation = 14 * 24 * time.Hour
 
+// MaxReservationNote bounds a booking's note, in characters (the form's
+// maxlength).
+const MaxReservationNote = 200
+
 // CreateReservation books r if, at every moment of its window, the
 // reservations of the same units (kind, model, profile) overlapping it plus
 // r fit in capacity units (those the pool can offer), and, when limited,
@@ -163,6 +169,11 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 		return invalid("ends_at", "give an end after the start")
 	case r.EndsAt.Before(now):
 		return invalid("ends_at", "the window is over")
+	case utf8.RuneCountInString(r.Note) > MaxReservationNote || !utf8.ValidString(r.Note) || strings.ContainsFunc(r.Note, unicode.IsControl):
+		// Bounded as other names are: a note is stored twice (the booking
+		// and its audit row) and shown on every admin's GPU page, and a
+		// megabyte each grew the database and those pages without limit.
+		return invalid("note", "a note is one line of at most 200 characters")
 	case r.EndsAt.Sub(r.StartsAt) > MaxReservation:
 		// "14 days", not Go's "336h0m0s".
 		return invalid("ends_at", "a reservation lasts at most %s", fmt.Sprintf("%d days", MaxReservation/(24*time.Hour)))

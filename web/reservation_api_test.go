@@ -70,10 +70,20 @@ func TestReservationRefusalsNameTheProblem(t *testing.T) {
 	for _, c := range []struct{ body, code, says string }{
 		{fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q}`, start.Format(time.RFC3339), start.Add(-time.Hour).Format(time.RFC3339)), "invalid_ends_at", "give an end after the start"},
 		{fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q}`, start.Format(time.RFC3339), start.Add(15*24*time.Hour).Format(time.RFC3339)), "invalid_ends_at", "at most 14 days"},
+		// A note is bounded (it was stored twice and shown on every admin's
+		// GPU page, a megabyte each) and one line.
+		{fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q,"note":%q}`, start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339), strings.Repeat("长", 201)), "invalid_note", "at most 200 characters"},
+		{fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q,"note":"two\nlines"}`, start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339)), "invalid_note", "one line"},
 	} {
 		code, out := p.api("POST", "/api/v1/reservations", alice, c.body)
 		if code != http.StatusBadRequest || errCode(out) != c.code || !strings.Contains(errMessage(out), c.says) {
 			t.Errorf("%s: %d %v, want 400 %s saying %q", c.body, code, out, c.code, c.says)
 		}
+	}
+	// A note of 200 characters, Chinese ones included, is taken.
+	body := fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q,"note":%q}`,
+		start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339), strings.Repeat("长", 200))
+	if code, out := p.api("POST", "/api/v1/reservations", alice, body); code != http.StatusCreated {
+		t.Errorf("a note of 200 characters: %d %v", code, out)
 	}
 }
