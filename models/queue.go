@@ -39,6 +39,11 @@ func FinalQuota(err error) error {
 	return &c
 }
 
+// MaxQueuedPerUser bounds the launches one person has waiting in the
+// queue. Without a bound, one user queued hundreds (each a row every drain
+// weighs and every admin's GPU page lists) past a limit of three running.
+const MaxQueuedPerUser = 10
+
 // EnqueueWorkbench inserts wb in state queued, binding nothing, after check
 // (the launch quota with its waitable limits let through) in the same
 // immediate transaction. The drainer places it later (DrainQueue).
@@ -58,6 +63,15 @@ func (s *Store) EnqueueWorkbench(ctx context.Context, wb *Workbench, check func(
 		}
 		if n > 0 {
 			return taken("name", "you already have a workbench with this name")
+		}
+		// Counted in the launch's own transaction, so parallel launches
+		// cannot pass it together.
+		if err := tx.Model(&Workbench{}).Where("owner_id = ? AND state = ? AND deleted_at IS NULL", wb.OwnerID, StateQueued).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= MaxQueuedPerUser {
+			return &QuotaError{Limit: "max_queued", Final: true,
+				Message: Reasonf("you have %d launches waiting in the queue, the most one person may; leave the queue with one of them or wait until one starts", n)}
 		}
 		if check != nil {
 			if err := check(&Tx{tx: tx}); err != nil && !WaitableQuota(err) {
