@@ -98,6 +98,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 			}
 		}
 	}
+	minCharges := m.queuedMinCharges(ctx, queued, fls)
 	usage, err := m.fairShare(ctx, now)
 	if err != nil {
 		return err
@@ -112,7 +113,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 	err = m.store.DrainQueue(ctx, func(q *models.QueueTx) error {
 		started, yield, spared, expired, refused = nil, nil, nil, nil, nil
 		now = m.now()
-		snap, asks, err := m.snapshot(q, cands, needs, now, usage, months)
+		snap, asks, err := m.snapshot(q, cands, needs, now, usage, months, minCharges)
 		if err != nil {
 			return err
 		}
@@ -299,7 +300,7 @@ func reservationPool(r *models.Reservation) scheduler.Pool {
 // counted by allocate's own rules, and what holds units in the pool of the
 // units it holds.
 func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs map[int64]models.GPUNeed, now time.Time,
-	usage map[int64]float64, months map[int64]models.MonthUsage) (scheduler.Snapshot, map[string]queuedAsk, error) {
+	usage map[int64]float64, months map[int64]models.MonthUsage, minCharges map[string]minCharge) (scheduler.Snapshot, map[string]queuedAsk, error) {
 	snap := scheduler.Snapshot{Now: now, Free: map[scheduler.Pool]int{}, Usage: usage,
 		Policy: scheduler.Policy{Backfill: !m.opt.NoBackfill, Preempt: !m.opt.NoPreempt, FairShareHalfLife: m.opt.FairShareHalfLife,
 			PreemptGrace: m.opt.PreemptGrace}}
@@ -404,7 +405,10 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		// The image and flavor were allowed when it joined the queue; only
 		// the limits that change with time are checked at placement.
 		ask := models.LaunchAsk{UserID: w.OwnerID, GPUModel: w.GPUModel, GPUs: w.GPUCount, Kind: need.Kind, IdleTimeout: time.Duration(w.IdleTimeoutS) * time.Second,
-			Placing: true}
+			Placing: true, Currency: m.opt.Currency}
+		if mc, ok := minCharges[w.ID]; ok {
+			ask.MinChargeMicros, ask.MinChargeSecs = mc.micros, mc.seconds
+		}
 		r := scheduler.Request{ID: w.ID, User: w.OwnerID, Units: w.GPUCount, Priority: w.PriorityRank, Preemptible: w.Preemptible,
 			MaxRuntime: time.Duration(w.MaxRuntimeS) * time.Second}
 		if w.QueuedAt != nil {
