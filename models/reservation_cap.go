@@ -227,12 +227,17 @@ func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, l
 }
 
 // ReservationsOverlapping lists every booking (released or not) whose held
-// window overlaps [from, to) and had started by to, by start.
+// window overlaps [from, to) and had started by to, by start, with their
+// holders: a group's booking read without its members counted none of
+// their use while it ran.
 func (s *Store) ReservationsOverlapping(ctx context.Context, from, to time.Time) ([]Reservation, error) {
 	var out []Reservation
-	err := s.db.WithContext(ctx).Where("starts_at < ? AND ends_at > ? AND (released_at IS NULL OR released_at > starts_at)", to, from).
-		Order("starts_at, id").Find(&out).Error
-	return out, err
+	db := s.db.WithContext(ctx)
+	if err := db.Where("starts_at < ? AND ends_at > ? AND (released_at IS NULL OR released_at > starts_at)", to, from).
+		Order("starts_at, id").Find(&out).Error; err != nil {
+		return nil, err
+	}
+	return out, fillHolders(db, out)
 }
 
 // UnitSpan is a stretch of a user's use of units of one kind.

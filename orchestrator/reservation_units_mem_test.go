@@ -359,6 +359,15 @@ func TestMemGroupReservationUseAndSettlement(t *testing.T) {
 	}
 	mr.waitState(t, pinned.ID, models.StateRunning)
 	advance(time.Hour)
+	// While the window runs, the admin's report counts the members' use
+	// too (it read the group booking without its members: all unused).
+	rows, err := r.m.ReservedUnused(ctx, start.Add(-time.Hour), r.m.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].UserID != carol.ID || rows[0].UsedUnitSecs != 3600 || rows[0].UnusedUnitSecs != 0 || rows[0].UnsettledBookings != 1 {
+		t.Fatalf("the report while dave runs on the group's booking: %+v; want carol's booking, 3600 used, 0 unused, unsettled", rows)
+	}
 	if err := r.m.Stop(ctx, pinned.ID, ""); err != nil {
 		t.Fatal(err)
 	}
