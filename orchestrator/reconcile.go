@@ -58,6 +58,30 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 	return nil
 }
 
+// inspectOwn looks at wb's container: by the id on record, which a
+// `docker rename` behind the portal's back does not change (looked up by
+// name, a renamed container read as vanished: its run was closed and its
+// GPUs given to the queue while it still used them), else by the name the
+// portal gives it (a launch that created it but had not recorded its id).
+func (m *Manager) inspectOwn(ctx context.Context, wb *models.Workbench) (runtime.ContainerInfo, error) {
+	if wb.ContainerID != "" {
+		info, err := m.rt.Inspect(ctx, wb.ContainerID)
+		if !errors.Is(err, runtime.ErrNotFound) {
+			return info, err
+		}
+	}
+	return m.rt.Inspect(ctx, m.containerName(wb.ID))
+}
+
+// inspectOwnByID is inspectOwn for the workbench id, read fresh.
+func (m *Manager) inspectOwnByID(ctx context.Context, id string) (runtime.ContainerInfo, error) {
+	wb, err := m.store.WorkbenchByID(ctx, id)
+	if err != nil {
+		return m.rt.Inspect(ctx, m.containerName(id))
+	}
+	return m.inspectOwn(ctx, wb)
+}
+
 // reconcileOne reconciles a single workbench (on an engine event).
 func (m *Manager) reconcileOne(ctx context.Context, id string) {
 	wb, err := m.store.WorkbenchByID(ctx, id)
@@ -84,7 +108,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	if err != nil || !wb.Active() {
 		return
 	}
-	if info, err := m.rt.Inspect(ctx, m.containerName(wb.ID)); err == nil {
+	if info, err := m.inspectOwn(ctx, wb); err == nil {
 		c, found = info, true
 	} else if errors.Is(err, runtime.ErrNotFound) {
 		// Gone now. If the look the caller had (an inspect on the die

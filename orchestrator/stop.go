@@ -170,12 +170,13 @@ func (m *Manager) stopProgress(ctx context.Context, id string, progress int, rea
 	_ = m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: models.StateStopping, Progress: progress, Reason: reason})
 }
 
-// stopContainer stops the workbench's container (found by name: a cancelled
-// launch may have created it without recording its id) and returns when it
-// finished by Docker's clock. A container that is gone is stopped.
+// stopContainer stops the workbench's container (found by its recorded id,
+// which a rename does not change, else by name: a cancelled launch may have
+// created it without recording its id) and returns when it finished by
+// Docker's clock. A container that is gone is stopped.
 func (m *Manager) stopContainer(ctx context.Context, id string, force bool) (time.Time, error) {
 	now := time.Now().UTC()
-	info, err := m.rt.Inspect(ctx, m.containerName(id))
+	info, err := m.inspectOwnByID(ctx, id)
 	if errors.Is(err, runtime.ErrNotFound) {
 		return now, nil
 	}

@@ -293,6 +293,16 @@ func (r *Runtime) Vanish(ref string, destroyEvent bool) {
 	}
 }
 
+// Rename gives a container another name, as `docker rename` does behind
+// the portal's back; its id and labels stay.
+func (r *Runtime) Rename(ref, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.find(ref); c != nil {
+		c.info.Name = "/" + strings.TrimPrefix(name, "/")
+	}
+}
+
 // SetLogs sets what Logs returns for a container.
 func (r *Runtime) SetLogs(ref, text string) {
 	r.mu.Lock()
