@@ -9,15 +9,28 @@ import (
 	"workbench/handlers"
 )
 
-// securityHeaders sets the portal's security headers. Proxied Jupyter paths
-// keep Jupyter's own policy: JupyterLab needs inline scripts and styles.
-func securityHeaders(secure bool, next http.Handler) http.Handler {
+// portalCSP is the portal pages' policy. With notebook hosts, a form may
+// also end on one: signing in from a notebook's bookmark posts the login
+// form, whose redirects end on {id}.<domain> (the code exchange), and
+// Chromium holds a form's redirects to form-action: the sign-in stopped on
+// a blank login page.
+func portalCSP(notebookDomain string) string {
+	if notebookDomain == "" {
+		return handlers.PortalContentSecurityPolicy
+	}
+	return strings.Replace(handlers.PortalContentSecurityPolicy, "form-action 'self'", "form-action 'self' *."+notebookDomain+":*", 1)
+}
+
+// securityHeaders sets the portal's security headers (csp: portalCSP).
+// Proxied Jupyter paths keep Jupyter's own policy: JupyterLab needs inline
+// scripts and styles.
+func securityHeaders(secure bool, csp string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		if !strings.HasPrefix(r.URL.Path, "/wb/") {
-			h.Set("Content-Security-Policy", handlers.PortalContentSecurityPolicy)
+			h.Set("Content-Security-Policy", csp)
 			h.Set("X-Frame-Options", "DENY")
 			h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		}

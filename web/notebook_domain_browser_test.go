@@ -131,5 +131,20 @@ func TestBrowserNotebookDomain(t *testing.T) {
 	if loc := btLocation(t, tab); loc.Host != strings.TrimPrefix(np.portal, "http://") || loc.Path != "/login" {
 		t.Fatalf("the notebook after logging out of the portal: at %s, want the portal's sign-in", loc)
 	}
+	// Signing in there (as from a bookmark of the notebook) lands in the
+	// notebook: the login form's redirects end on the notebook's host,
+	// which the portal's form-action must allow (Chromium stopped them and
+	// left a blank login page, the user signed in without knowing it).
+	btLogin(t, tab, "alice", "alice-password")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		loc := btLocation(t, tab)
+		txt, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		if loc.Scheme+"://"+loc.Host == nbOrigin && strings.Contains(txt, "Fake JupyterLab") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after signing in from the notebook's address the tab is at %s showing %q, want the notebook", loc, txt)
+		}
+	}
 	np.srv.Manager.Wait()
 }

@@ -326,7 +326,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		}
 	}
 	cop.SetDenyHandler(http.HandlerFunc(h.CrossOriginRefused))
-	return accessLog(s.log, securityHeaders(s.cfg.Secure(), s.routeNotebookHosts(h, cop.Handler(mux))))
+	return accessLog(s.log, securityHeaders(s.cfg.Secure(), portalCSP(s.cfg.NotebookDomain), s.routeNotebookHosts(h, cop.Handler(mux))))
 }
 
 // Handler is the portal's root HTTP handler (tests serve it with httptest).
