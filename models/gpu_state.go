@@ -84,6 +84,9 @@ func (s *Store) SetGPUShared(ctx context.Context, uuid string, c SharedSetting, 
 			case a.Kind == UnitGPU && c.Slices > 0:
 				return &ConflictError{Message: fmt.Sprintf("the GPU is in use whole by workbench %s: share it once that stops", holderName(tx, a.WorkbenchID))}
 			case a.Kind == UnitSlice && a.Slice >= c.Slices:
+				if a.Slice == 0 { // "keep at least 1 slices"
+					return &ConflictError{Message: fmt.Sprintf("slice 0 is held by workbench %s: keep at least 1 slice until it stops", holderName(tx, a.WorkbenchID))}
+				}
 				return &ConflictError{Message: fmt.Sprintf("slice %d is held by workbench %s: keep at least %d slices until it stops", a.Slice, holderName(tx, a.WorkbenchID), a.Slice+1)}
 			}
 		}

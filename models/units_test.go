@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -138,6 +139,9 @@ func TestSharedSlices(t *testing.T) {
 	}
 	if _, err := f.s.SetGPUShared(ctx, "GPU-S", SharedSetting{}, "admin"); !errors.As(err, &ce) {
 		t.Fatalf("unsharing with slices held: %v, want a conflict", err)
+	}
+	if strings.Contains(ce.Message, "1 slices") || !strings.Contains(ce.Message, "keep at least") {
+		t.Errorf("unsharing with slice 0 held: %q", ce.Message)
 	}
 	// The freed slice 1 is taken again.
 	if wb, err := f.launch("again", slice); err != nil || *wb.Units[0].Slice != 1 {
