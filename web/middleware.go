@@ -72,8 +72,12 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		level := slog.LevelDebug
 		// A 5xx is worth a warning only if a client received it: one
-		// that went away got nothing (the handlers record 499 then).
-		if rec.status >= 500 && r.Context().Err() == nil {
+		// that went away got nothing (the handlers record 499 then). A
+		// 503 under /wb/ is the notebook tab's "not running" page, a
+		// normal answer for a stopped workbench (its failures log their
+		// own warning): every visit was a warning.
+		if rec.status >= 500 && r.Context().Err() == nil &&
+			(rec.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.URL.Path, "/wb/")) {
 			level = slog.LevelWarn
 		}
 		// Asked first: building the arguments boxes four values per

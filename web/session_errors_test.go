@@ -115,3 +115,19 @@ func TestAccessLogQuietForAbandonedRequests(t *testing.T) {
 		t.Fatalf("a 502 a client received is not a warning: %q", logs.String())
 	}
 }
+
+// The notebook tab of a stopped workbench answers 503 with its "not
+// running" page: a normal answer, not a warning; a 503 elsewhere is one.
+func TestAccessLogQuietForTheNotRunningPage(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	h := accessLog(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/wb/x/tree", nil))
+	if logs.Len() != 0 {
+		t.Fatalf("the not-running page logged: %q", logs.String())
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/workbenches", nil))
+	if !strings.Contains(logs.String(), "level=WARN") {
+		t.Fatalf("a 503 of the API is not a warning: %q", logs.String())
+	}
+}
