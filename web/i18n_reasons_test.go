@@ -153,13 +153,17 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 	for _, c := range []struct {
 		client *http.Client
 		want   string
+		order  string // how the queue is ordered: positions move
 	}{
-		{zh, "正在等待你的其他工作台停止：超出配额：最多 1 个运行中的工作台（你已有 1 个）；下一个就轮到你"},
-		{en, english},
+		{zh, "正在等待你的其他工作台停止：超出配额：最多 1 个运行中的工作台（你已有 1 个）；下一个就轮到你", "后来的启动请求可能排到你前面"},
+		{en, english, "a later launch can go ahead of yours"},
 	} {
 		_, body := p.get(c.client, page)
 		if got := text(doc(body), `[data-testid=queue-reason]`); got != c.want {
 			t.Errorf("queue reason on the page: %q, want %q", got, c.want)
+		}
+		if got := text(doc(body), `[data-testid=queue-order]`); !strings.Contains(got, c.order) {
+			t.Errorf("the queue's order on the page: %q, want it to say %q", got, c.order)
 		}
 	}
 	// Another user reads the queue without lin's limits and holdings, and
