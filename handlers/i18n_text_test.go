@@ -56,6 +56,15 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 	if v := deadlineText(zh, "x", d, now, "alice"); v.Runtime != "最长运行时间（alice 的配额规定的 4 小时）于 11:00 UTC 结束" {
 		t.Errorf("zh runtime for an admin %q", v.Runtime)
 	}
+	// The monthly limit's stop, beside the others; within 15 minutes it is
+	// a warning.
+	b := orchestrator.Deadlines{BudgetStopAt: now.Add(10 * time.Minute)}
+	if v := deadlineText(en, "x", b, now, ""); v.Budget != "your monthly limit is reached at 09:10 UTC: it stops then" || !v.Soon || !v.Any() {
+		t.Errorf("en budget deadline %q (soon %v)", v.Budget, v.Soon)
+	}
+	if v := deadlineText(zh, "x", b, now, "alice"); v.Budget != "alice 的每月限额将于 09:10 UTC 用完，届时它会停止" {
+		t.Errorf("zh budget deadline for an admin %q", v.Budget)
+	}
 	// A 2 h flavor extended three times says so (it read "the flavor's 5 h").
 	ext := orchestrator.ComputeDeadlines(&models.Workbench{StartedAt: &now}, orchestrator.RuntimeRule{Flavor: 2 * time.Hour, Extension: 3 * time.Hour}, now, now)
 	if v := deadlineText(en, "x", ext, now, ""); v.Runtime != "maximum runtime (the flavor's 2 h, extended by 3 h) ends at 14:00 UTC" {

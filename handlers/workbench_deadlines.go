@@ -58,6 +58,14 @@ func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now 
 		}
 		v.Soon = v.Soon || d.RuntimeStopAt.Sub(now) <= deadlineSoon
 	}
+	if !d.BudgetStopAt.IsZero() {
+		if owner != "" {
+			v.Budget = i18n.T(ctx, "%s's monthly limit is reached at %s: it stops then", owner, clockText(ctx, d.BudgetStopAt, now))
+		} else {
+			v.Budget = i18n.T(ctx, "your monthly limit is reached at %s: it stops then", clockText(ctx, d.BudgetStopAt, now))
+		}
+		v.Soon = v.Soon || d.BudgetStopAt.Sub(now) <= deadlineSoon
+	}
 	return v
 }
 

@@ -20,10 +20,41 @@ import (
 // changes (BudgetsChanged), at the next scheduled rate change, and on each
 // billing pass as a safety net.
 
-// budgetTimers holds one timer per user.
+// budgetTimers holds one timer per user, and the instant it stops the
+// user's work when that is what it waits for (not a rate change).
 type budgetTimers struct {
 	mu     sync.Mutex
 	timers map[int64]*time.Timer
+	stops  map[int64]budgetStop
+}
+
+// budgetStop is when a user's work is stopped for a monthly limit;
+// gpuOnly: the limit is on GPU-hours, CPU-only workbenches keep running.
+type budgetStop struct {
+	at      time.Time
+	gpuOnly bool
+}
+
+// setStop records (at non-zero) or forgets the stop instant of uid.
+func (bt *budgetTimers) setStop(uid int64, at time.Time, gpuOnly bool) {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	if at.IsZero() {
+		delete(bt.stops, uid)
+		return
+	}
+	if bt.stops == nil {
+		bt.stops = map[int64]budgetStop{}
+	}
+	bt.stops[uid] = budgetStop{at: at, gpuOnly: gpuOnly}
+}
+
+// stopOf is uid's recorded stop instant, if any.
+func (bt *budgetTimers) stopOf(uid int64) (budgetStop, bool) {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	st, ok := bt.stops[uid]
+	return st, ok
 }
 
 func (bt *budgetTimers) set(uid int64, d time.Duration, fn func()) {
@@ -45,6 +76,7 @@ func (bt *budgetTimers) cancel(uid int64) {
 		t.Stop()
 		delete(bt.timers, uid)
 	}
+	delete(bt.stops, uid)
 }
 
 func (bt *budgetTimers) users() []int64 {
@@ -106,6 +138,13 @@ func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
 	d := at.Sub(m.billing.now())
 	if d > 0 {
 		m.budgets.set(uid, d, func() { m.scheduleBudget(context.Background(), uid) })
+		// Shown on the workbench's page beside its other deadlines; a
+		// rate change due first leaves the stop unknown until then.
+		stopAt := at
+		if reason == "" {
+			stopAt = time.Time{}
+		}
+		m.budgets.setStop(uid, stopAt, gpuOnly)
 		return
 	}
 	if reason == "" {

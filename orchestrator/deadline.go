@@ -106,6 +106,10 @@ type Deadlines struct {
 	// not (empty when there is no runtime limit at all).
 	CanExtend     bool
 	ExtendRefusal string
+	// BudgetStopAt is when its owner's monthly limit (budget or GPU-hours)
+	// is reached at the live rate and the budget timer stops it (zero:
+	// none applies, or not known yet).
+	BudgetStopAt time.Time
 }
 
 // idleStopAt is when a workbench last active at last is idle-culled.
@@ -184,7 +188,13 @@ func (m *Manager) Deadlines(ctx context.Context, wb *models.Workbench) Deadlines
 	if wb.State != models.StateRunning {
 		return Deadlines{}
 	}
-	return ComputeDeadlines(wb, m.runtimeRule(ctx, wb), m.lastActivity(wb), m.now())
+	d := ComputeDeadlines(wb, m.runtimeRule(ctx, wb), m.lastActivity(wb), m.now())
+	// A class's students saw only the idle deadline while their budget
+	// stopped them far sooner.
+	if st, ok := m.budgets.stopOf(wb.OwnerID); ok && (!st.gpuOnly || len(wb.GPUs) > 0) {
+		d.BudgetStopAt = st.at
+	}
+	return d
 }
 
 // ExtendRuntime adds ExtendStep to a running workbench's maximum runtime
