@@ -80,6 +80,13 @@ func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey 
 		if uniqueViolation(err) {
 			var other SSHKey
 			if s.db.WithContext(ctx).Where("fingerprint = ?", fp).First(&other).Error == nil {
+				if other.UserID != userID {
+					// Not in the user's own list (which they can read):
+					// someone else added their public key, and an SSH
+					// client offering it reaches that account's
+					// workbenches (README, "Known gap").
+					return nil, taken("public_key", "another account has added this key: make a new key for yourself, and tell an administrator if this one is yours")
+				}
 				return nil, taken("public_key", "this key is already registered")
 			}
 			return nil, taken("name", "you already have a key with this name")

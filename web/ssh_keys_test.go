@@ -60,8 +60,13 @@ func TestSSHKeysAPI(t *testing.T) {
 	}
 	id := int64(item["id"].(float64))
 	// The same key cannot be registered twice (by anyone): one key, one owner.
-	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" {
-		t.Fatalf("bob registers alice's key: %d %v", code, body)
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" ||
+		!strings.Contains(errMessage(body), "another account has added this key") {
+		t.Fatalf("bob registers alice's key: %d %v; want 409 saying another account added it (not in his list, he cannot see why)", code, body)
+	}
+	// Her own key again: it is in her list.
+	if code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "again", "public_key": key})); code != 409 || !strings.Contains(errMessage(body), "this key is already registered") {
+		t.Fatalf("alice registers her key twice: %d %v", code, body)
 	}
 	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || len(body["items"].([]any)) != 1 {
 		t.Fatalf("alice's keys: %d %v", code, body)
