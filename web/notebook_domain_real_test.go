@@ -45,6 +45,14 @@ func TestBrowserRealJupyterOnNotebookDomain(t *testing.T) {
 		t.Fatalf("the notebook is at %s, want the origin %s", loc, np.nbOrigin(id))
 	}
 	btScreenshot(t, ctx, "notebook-domain-real-jupyter.png")
+	// The script below runs in the tree page: wait until the page and
+	// Jupyter's own scripts are done with it (the file list filled), so
+	// that nothing of the page's loading aborts the script's requests (a
+	// "Failed to fetch" of the kernel POST under a full suite's load,
+	// with the portal logging the request as cancelled by the client).
+	btDo(t, ctx, "wait for the tree page to settle",
+		chromedp.WaitReady(chromedp.CSS(`#notebook_list .list_item, #notebook_list .list_placeholder`)),
+		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`))
 
 	const run = `(async () => {
 	  const base = "/wb/ID/";
