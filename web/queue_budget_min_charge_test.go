@@ -27,15 +27,7 @@ func TestQueuedLaunchNeedsTheBudgetForItsMinimumCharge(t *testing.T) {
 	if code, body := p.api("PUT", "/api/v1/admin/quotas/users/alice", admin, `{"budget_per_month_micros":1000000000}`); code != 200 {
 		t.Fatalf("set quota: %d %v", code, body)
 	}
-	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
-	var all []string
-	for _, it := range gpus["items"].([]any) {
-		uuid := it.(map[string]any)["uuid"].(string)
-		all = append(all, uuid)
-		if code, out := p.api("PUT", "/api/v1/gpus/"+uuid+"/drain", admin, `{"drained":true}`); code != 200 {
-			t.Fatalf("drain: %d %v", code, out)
-		}
-	}
+	all := drainAllGPUs(t, p, admin)
 	// Rates take effect within the second they are set.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
 	code, wb := p.api("POST", "/api/v1/workbenches", alice, fmt.Sprintf(`{"name":"waits","image":"fake","flavor":%q,"queue":true}`, moneyFlavor))

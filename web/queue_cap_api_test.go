@@ -20,12 +20,7 @@ func TestQueuedLaunchesPerUserAreBounded(t *testing.T) {
 	admin := tokenFor(t, p, "admin", "admin")
 	eve := tokenFor(t, p, "eve", "user")
 	bob := tokenFor(t, p, "bob", "user")
-	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
-	for _, it := range gpus["items"].([]any) {
-		if code, out := p.api("PUT", "/api/v1/gpus/"+it.(map[string]any)["uuid"].(string)+"/drain", admin, `{"drained":true}`); code != 200 {
-			t.Fatalf("drain: %d %v", code, out)
-		}
-	}
+	drainAllGPUs(t, p, admin)
 	launch := func(tok, name string) (int, map[string]any) {
 		return p.api("POST", "/api/v1/workbenches", tok, fmt.Sprintf(`{"name":%q,"image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`, name))
 	}
@@ -57,4 +52,20 @@ func TestQueuedLaunchesPerUserAreBounded(t *testing.T) {
 	if code, out := launch(eve, "one-too-many"); code != http.StatusAccepted {
 		t.Fatalf("after leaving the queue with one: %d %v", code, out)
 	}
+}
+
+// drainAllGPUs takes every GPU out of service (admin's token), so that a
+// launch with queue waits, and returns their UUIDs.
+func drainAllGPUs(t *testing.T, p *testPortal, admin string) []string {
+	t.Helper()
+	_, gpus := p.api("GET", "/api/v1/gpus", admin, "")
+	var all []string
+	for _, it := range gpus["items"].([]any) {
+		uuid := it.(map[string]any)["uuid"].(string)
+		all = append(all, uuid)
+		if code, out := p.api("PUT", "/api/v1/gpus/"+uuid+"/drain", admin, `{"drained":true}`); code != 200 {
+			t.Fatalf("drain: %d %v", code, out)
+		}
+	}
+	return all
 }
