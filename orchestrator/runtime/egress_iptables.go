@@ -56,6 +56,12 @@ type Firewall struct {
 	// answers "Resource temporarily unavailable" under concurrent
 	// changes).
 	failStep func(args []string) error
+
+	// applied holds the installs whose rules this process has put in
+	// place: a jump missing at a later Apply was taken away outside the
+	// portal (`workbench egress remove`, an iptables flush), which is
+	// worth a warning, not the silent repair it was.
+	applied map[string]bool
 }
 
 // NewFirewall returns a Firewall; it finds iptables on first use.
@@ -146,11 +152,23 @@ func (f *Firewall) Apply(ctx context.Context, installID, bridge string, p Egress
 	if err := f.runRestore(ctx, egressRules(fwd, in, p)); err != nil {
 		return err
 	}
+	var repaired []string
 	for _, j := range []struct{ parent, chain string }{{parentForward, fwd}, {parentInput, in}} {
-		if err := f.ensureJump(ctx, j.parent, j.chain, bridge); err != nil {
+		fixed, err := f.ensureJump(ctx, j.parent, j.chain, bridge)
+		if err != nil {
 			return err
 		}
+		if fixed {
+			repaired = append(repaired, j.parent+" -j "+j.chain)
+		}
 	}
+	if len(repaired) > 0 && f.applied[installID] {
+		f.log.Warn("egress rules were changed outside the portal (a jump to them was missing or moved); put back", "install", installID, "jumps", repaired)
+	}
+	if f.applied == nil {
+		f.applied = map[string]bool{}
+	}
+	f.applied[installID] = true
 	f.sweep(ctx, installID)
 	return nil
 }
@@ -172,6 +190,7 @@ func (f *Firewall) Remove(ctx context.Context, installID string) error {
 		return err
 	}
 	fwd, in := EgressChains(installID)
+	delete(f.applied, installID) // its own removal: the next Apply is a first one
 	return f.removeChains(ctx, fwd, in)
 }
 
@@ -246,10 +265,10 @@ func (f *Firewall) chainGone(ctx context.Context, parent, chain string) bool {
 // but other portal installs' jumps (which match other bridges), and removes
 // any other jump to chain (an earlier bridge of this install). A jump
 // already in place is left alone, so re-applying opens no gap.
-func (f *Firewall) ensureJump(ctx context.Context, parent, chain, bridge string) error {
+func (f *Firewall) ensureJump(ctx context.Context, parent, chain, bridge string) (repaired bool, err error) {
 	rules, err := f.rules(ctx, parent)
 	if err != nil {
-		return err
+		return false, err
 	}
 	want := []string{"-i", bridge, "-j", chain}
 	pos, count := -1, 0
@@ -274,19 +293,19 @@ func (f *Firewall) ensureJump(ctx context.Context, parent, chain, bridge string)
 	if !inPlace {
 		for i := 0; i < count; i++ {
 			if _, err := f.ipt(ctx, append([]string{"-D", parent}, want...)...); err != nil {
-				return err
+				return false, err
 			}
 		}
 		if _, err := f.ipt(ctx, append([]string{"-I", parent, "1"}, want...)...); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for _, r := range stale {
 		if _, err := f.ipt(ctx, append([]string{"-D", parent}, r...)...); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return !inPlace, nil
 }
 
 func jumpsTo(rule []string, chain string) bool {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -461,4 +462,57 @@ func TestEgressRemovalOutlastsAFailedStep(t *testing.T) {
 		t.Fatalf("the injected failure ran %d times", failed)
 	}
 	assertNoRules(t, fwd, in)
+}
+
+// Rules taken away outside the portal (`workbench egress remove` run beside
+// a live portal, an iptables flush) are put back by the next Apply with a
+// warning in the log; the first Apply, a repeat with the rules in place and
+// an Apply after the portal's own Remove say nothing.
+func TestEgressRepairOutsideThePortalIsLogged(t *testing.T) {
+	t.Parallel()
+	e, _ := firewallEnv(t)
+	var logs bytes.Buffer
+	fw := NewFirewall(slog.New(slog.NewTextHandler(&logs, nil)))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bridge, err := e.d.NetworkBridge(ctx, e.network(t, ctx, "repair"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd, in := EgressChains(e.install)
+	t.Cleanup(func() {
+		if err := fw.Remove(context.Background(), e.install); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+		waitNoRules(t, fwd, in)
+	})
+	const warning = "egress rules were changed outside the portal"
+	apply := func() {
+		t.Helper()
+		if err := fw.Apply(ctx, e.install, bridge, DefaultEgressPolicy); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply()
+	apply()
+	if strings.Contains(logs.String(), warning) {
+		t.Fatalf("first applies warned: %s", logs.String())
+	}
+	// What `workbench egress remove` does, from another process.
+	if err := NewFirewall(slog.New(slog.NewTextHandler(io.Discard, nil))).Remove(ctx, e.install); err != nil {
+		t.Fatal(err)
+	}
+	apply()
+	if !strings.Contains(logs.String(), warning) {
+		t.Fatalf("rules removed outside the portal were put back silently: %q", logs.String())
+	}
+	assertOneJump(t, "DOCKER-USER", bridge, fwd)
+	logs.Reset()
+	if err := fw.Remove(ctx, e.install); err != nil {
+		t.Fatal(err)
+	}
+	apply()
+	if strings.Contains(logs.String(), warning) {
+		t.Fatalf("an Apply after the portal's own Remove warned: %s", logs.String())
+	}
 }
