@@ -291,6 +291,7 @@ func (h *Handler) heldVsUsed(f orchestrator.UtilFigures, amount func(int64) stri
 	if f.UnreadHeldMs > 0 {
 		v.Unread = heldHoursText(f.UnreadHeldMs)
 	}
+	v.NoneRead = f.UnreadHeldMs >= f.AllocatedMs
 	if c := f.HeldIdleCostMicros(); c > 0 {
 		v.IdleCost = amount(c)
 	}

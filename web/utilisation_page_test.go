@@ -229,3 +229,30 @@ func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
 		t.Errorf("csv unit row %v", unitRow)
 	}
 }
+
+// Held GPU time whose utilisation could not be read at all says so: how
+// much was used is unknown (it read "used 0.00 of them (0%)").
+func TestUsageHeldVsUsedUnknownWhenNothingWasRead(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	wb := energyFixture(t, p, 0)
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	var rows []models.GPUMinute
+	var units []models.GPUUnitMinute
+	for i := 0; i < 60; i++ {
+		at := day.Add(time.Duration(i) * time.Minute).Unix()
+		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-U", Minute: at, Samples: 4, UnreadSamples: 4, GPUModel: "NVIDIA H100 80GB HBM3"})
+		units = append(units, models.GPUUnitMinute{UnitUUID: "GPU-U", WorkbenchID: wb.ID, Minute: at, GPUUUID: "GPU-U", Kind: models.UnitGPU,
+			GPUModel: "NVIDIA H100 80GB HBM3", Samples: 4, Units: 1, GPUUnits: 1})
+	}
+	if err := p.srv.Store.SaveGPURollup(ctx, rows, units); err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	_, body := p.get(c, "/usage")
+	doc := mpDoc(t, body)
+	if doc.Find(`[data-testid=used-percent]`).Length() != 0 || !strings.Contains(doc.Find(`[data-testid=held-unknown]`).Text(), "unknown") {
+		t.Errorf("held vs used with nothing read: %q", strings.Join(strings.Fields(doc.Find(`[data-testid=held-vs-used]`).Text()), " "))
+	}
+}
