@@ -71,6 +71,13 @@ func TestReservationFormAndCancel(t *testing.T) {
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(resvDoc(t, body).Find(`[data-testid=error-ends_at]`).Text(), "in the past") {
 		t.Fatalf("past window: %d", res.StatusCode)
 	}
+	// A note of two lines (the field's maxlength stops a long one in the
+	// browser; a posted one is refused the same way): told beside it (the
+	// page showed no message at all).
+	res, body = p.postFormBody(alice, "/reservations", resvForm(resvH100, 1, start, start.Add(time.Hour), "two\nlines"))
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(resvDoc(t, body).Find(`[data-testid=error-note]`).Text(), "one line of at most 200 characters") {
+		t.Fatalf("a note of two lines: %d %q", res.StatusCode, resvDoc(t, body).Find(`[data-testid=error-note]`).Text())
+	}
 	// More than the pool has.
 	res, body = p.postFormBody(alice, "/reservations", resvForm(resvH100, 99, start, start.Add(time.Hour), ""))
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(resvDoc(t, body).Find(`[data-testid=error-units]`).Text(), "the pool has") {
