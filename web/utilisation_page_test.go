@@ -236,23 +236,22 @@ func TestUsageHeldVsUsedUnknownWhenNothingWasRead(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()
 	wb := energyFixture(t, p, 0)
+	// A whole GPU held by ada's workbench for an hour, no sample read.
 	day := time.Now().UTC().Truncate(24 * time.Hour)
 	var rows []models.GPUMinute
-	var units []models.GPUUnitMinute
 	for i := 0; i < 60; i++ {
-		at := day.Add(time.Duration(i) * time.Minute).Unix()
-		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-U", Minute: at, Samples: 4, UnreadSamples: 4, GPUModel: "NVIDIA H100 80GB HBM3"})
-		units = append(units, models.GPUUnitMinute{UnitUUID: "GPU-U", WorkbenchID: wb.ID, Minute: at, GPUUUID: "GPU-U", Kind: models.UnitGPU,
-			GPUModel: "NVIDIA H100 80GB HBM3", Samples: 4, Units: 1, GPUUnits: 1})
+		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-U", Minute: day.Add(time.Duration(i) * time.Minute).Unix(), Samples: 4,
+			UnreadSamples: 4, WorkbenchID: wb.ID, GPUModel: "NVIDIA H100 80GB HBM3"})
 	}
-	if err := p.srv.Store.SaveGPURollup(ctx, rows, units); err != nil {
+	if err := p.srv.Store.SaveGPUMinutes(ctx, rows); err != nil {
 		t.Fatal(err)
 	}
 	c := p.client()
 	p.login(c, "ada", "ada-password")
 	_, body := p.get(c, "/usage")
 	doc := mpDoc(t, body)
-	if doc.Find(`[data-testid=used-percent]`).Length() != 0 || !strings.Contains(doc.Find(`[data-testid=held-unknown]`).Text(), "unknown") {
+	if doc.Find(`[data-testid=used-percent]`).Length() != 0 || strings.TrimSpace(doc.Find(`[data-testid=held-hours]`).Text()) != "1.00" ||
+		!strings.Contains(doc.Find(`[data-testid=held-unknown]`).Text(), "unknown") {
 		t.Errorf("held vs used with nothing read: %q", strings.Join(strings.Fields(doc.Find(`[data-testid=held-vs-used]`).Text()), " "))
 	}
 }
