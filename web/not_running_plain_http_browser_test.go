@@ -21,11 +21,20 @@ import (
 // be framed by no one: a page of a sibling host (same site, so the
 // session cookie goes along) could frame it and take a click on Start.
 func TestBrowserNotRunningPageOverPlainHTTP(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) { notRunningPageOverPlainHTTP(t, js) })
+	}
+}
+
+func notRunningPageOverPlainHTTP(t *testing.T, js bool) {
 	p := newPortal(t)
 	wb := stoppedOnAFullPool(t, p)("plain")
 	u, _ := url.Parse(p.ts.URL)
 	base := "http://portal.test:" + u.Port()
 	b := btNewBrowserWithin(t, btTimeout, chromedp.Flag("host-resolver-rules", "MAP portal.test 127.0.0.1"))
+	if !js {
+		btDo(t, b, "disable JavaScript", btScriptsOff())
+	}
 	btNavigate(t, b, base+"/login")
 	if resp := btLogin(t, b, "lin", "lin-password-1"); resp.Status != http.StatusOK {
 		t.Fatalf("login: status %d", resp.Status)
@@ -55,5 +64,14 @@ func TestBrowserNotRunningPageOverPlainHTTP(t *testing.T) {
 	got, err := p.srv.Store.WorkbenchByID(context.Background(), wb.ID)
 	if err != nil || got.State != models.StateQueued {
 		t.Fatalf("after Start from the notebook tab: state %q (%v), want queued (the pool is full)", got.State, err)
+	}
+	// The tab still shows the page (now "waiting in the queue"): Log out
+	// there signs out.
+	if loc := btLocation(t, b).Path; loc != "/wb/"+wb.ID+"/" {
+		t.Fatalf("after Start the tab is at %s, want the notebook's address", loc)
+	}
+	resp = btSubmit(t, b, "click Log out in the notebook tab", chromedp.Click(chromedp.CSS(`.account form[action="/logout"] button`)))
+	if resp.Status == http.StatusForbidden || btLocation(t, b).Path != "/login" {
+		t.Fatalf("Log out over plain HTTP: status %d at %s", resp.Status, btLocation(t, b))
 	}
 }
