@@ -73,9 +73,10 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		level := slog.LevelDebug
 		// A 5xx is worth a warning only if a client received it: one
 		// that went away got nothing (the handlers record 499 then). A
-		// 503 under /wb/ is the notebook tab's "not running" page, a
-		// normal answer for a stopped workbench (its failures log their
-		// own warning): every visit was a warning.
+		// 503 under /wb/ says the workbench is not running (the notebook
+		// tab's page, or its plain-text form for scripts): a normal
+		// answer for a stopped workbench, which made every visit a
+		// warning. The page's own failures log their warning.
 		if rec.status >= 500 && r.Context().Err() == nil &&
 			(rec.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.URL.Path, "/wb/")) {
 			level = slog.LevelWarn
