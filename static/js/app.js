@@ -112,10 +112,11 @@ function followWorkbench() {
   const el = document.querySelector("[data-events]");
   if (!el || !window.EventSource) return;
   const shown = el.getAttribute("data-state");
-  el.setAttribute("data-shown-as", el.getAttribute("data-waiting-for") === "kubernetes" ? "queued" : shown);
   const shownError = el.getAttribute("data-stop-error") || "";
   // A starting workbench whose Pod Kubernetes holds reads "queued".
   const shownWaiting = el.getAttribute("data-waiting-for") || "";
+  // The state as the badge names it (a Pod Kubernetes holds: "queued").
+  const shownAs = shownWaiting === "kubernetes" ? "queued" : shown;
   // A preemptible run told to yield (or let off) stays running: the event
   // says so, and the page reloads to show or drop the notice.
   const shownYielding = el.getAttribute("data-yielding") === "true";
@@ -141,7 +142,7 @@ function followWorkbench() {
     const yieldingChanged = typeof u.yielding === "boolean" && u.yielding !== shownYielding;
     if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError || yieldingChanged) && !submitting) {
       es.close();
-      if (seen !== el.getAttribute("data-shown-as")) {
+      if (seen !== shownAs) {
         const name = document.querySelector("[data-testid=wb-name]");
         announceAfterReload((name ? name.textContent.trim() + ": " : "") + label);
       }
