@@ -45,6 +45,13 @@ func TestBrowserLaunchFormSentAgainOpensTheWorkbench(t *testing.T) {
 			if !strings.HasPrefix(first, "/workbenches/") || first == "/workbenches/new" {
 				t.Fatalf("after Launch the browser is at %s", first)
 			}
+			// The workbench page reloads itself when the workbench becomes
+			// running (the script, or a meta refresh without it); going back
+			// to the form while that reload fires lets the reload win, and the
+			// form never appears. A person sees it running, then goes back.
+			if got, seen := btWaitWorkbenchState(t, b, "running", 60*time.Second); got != "running" {
+				t.Fatalf("the first launch reads %q (states seen %v), want running", got, seen)
+			}
 			btNavigate(t, b, p.ts.URL+"/workbenches/new") // back to the form
 			fill()
 			resp := btSubmit(t, b, "click Launch again", chromedp.Click(chromedp.CSS(`[data-testid=launch-form] button[type=submit]`)))
