@@ -82,8 +82,31 @@ func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, s
 
 // CloseVolume ends the open interval of a volume that no longer exists, at
 // its last sighting.
-func (s *Store) CloseVolume(ctx context.Context, volume string) error {
-	return s.db.WithContext(ctx).Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE volume = ? AND ended_at IS NULL", volume).Error
+//
+// closed says whether an open interval was there to end: of two callers
+// that notice the same volume gone (metering and a start), one tells.
+func (s *Store) CloseVolume(ctx context.Context, volume string) (closed bool, lastSeen time.Time, err error) {
+	var cur StorageInterval
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return nil
+			}
+			return err
+		}
+		res := tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE id = ? AND ended_at IS NULL", cur.ID)
+		closed = res.RowsAffected > 0
+		return res.Error
+	})
+	return closed, cur.HeartbeatAt, err
+}
+
+// HasOpenVolume reports whether metering last saw volume and nobody has
+// ended its interval since: the volume should exist.
+func (s *Store) HasOpenVolume(ctx context.Context, volume string) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&StorageInterval{}).Where("volume = ? AND ended_at IS NULL", volume).Count(&n).Error
+	return n > 0, err
 }
 
 // CloseVolumeAt ends the open interval of a volume the portal removed, at

@@ -69,6 +69,7 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new("")})
 		}
 	}
+	defer m.homeRemovalBegins(h.Volume)()
 	if err := m.rt.RemoveVolume(ctx, h.Volume); err != nil {
 		if errors.Is(err, runtime.ErrConflict) {
 			return &ErrState{Message: reasonf("the home volume is still in use by a container; stop every workbench and try again")}

@@ -281,6 +281,8 @@ func (m *Manager) deleteHome(ctx context.Context, id string, ownerID int64, user
 	if n > 0 {
 		m.log.Warn("delete: home volume kept, another workbench of the owner uses it", "id", id, "owner", username)
 	} else {
+		done := m.homeRemovalBegins(m.homeVolume(username))
+		defer done()
 		if err := m.rt.RemoveVolume(ctx, m.homeVolume(username)); err != nil {
 			return err
 		}

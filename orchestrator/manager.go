@@ -159,6 +159,11 @@ type Manager struct {
 	pulls          prePulls      // admins' pre-pulls (see image_pull.go)
 	images         imagePresence // ImageSize answers (see image_presence.go)
 
+	// removingHomes holds the home volumes the portal is removing right now
+	// (home_vanished.go): metering must not take them for a removal behind
+	// its back.
+	removingHomes sync.Map
+
 	// notices tells owners what happened to their workbenches
 	// (notify_owner.go).
 	notices ownerNotices

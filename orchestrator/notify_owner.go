@@ -23,6 +23,7 @@ const (
 	EventExpired      = "workbench_expired"    // a queued launch left the queue at its maximum wait
 	EventFailed       = "workbench_failed"     // a queued launch was refused or failed when its turn came
 	EventSaveCutShort = "image_save_cut_short" // a save as image died with the portal process
+	EventHomeLost     = "home_lost"            // the home volume was removed outside the portal
 )
 
 // startedAfterWait is the wait after which a queued launch's start is
@@ -49,21 +50,29 @@ func (m *Manager) NotifyOwnersVia(publicURL string, senders ...Sender) {
 // workbench's page, and sends it through the configured channels. A
 // failure is logged: the event itself has happened either way.
 func (m *Manager) tellOwner(ctx context.Context, wb *models.Workbench, event, msg string) {
-	link := "/workbenches/" + wb.ID
-	if err := m.store.AddNotification(ctx, wb.OwnerID, msg, link); err != nil {
-		m.log.Warn("notify owner", "id", wb.ID, "event", event, "err", err)
+	m.tellUser(ctx, wb.OwnerID, wb, event, msg, "/workbenches/"+wb.ID)
+}
+
+// tellUser is tellOwner for what concerns a user and perhaps no one
+// workbench (wb nil): their home volume.
+func (m *Manager) tellUser(ctx context.Context, userID int64, wb *models.Workbench, event, msg, link string) {
+	if err := m.store.AddNotification(ctx, userID, msg, link); err != nil {
+		m.log.Warn("notify owner", "user_id", userID, "event", event, "err", err)
 		return
 	}
 	if len(m.notices.senders) == 0 {
 		return
 	}
-	u, err := m.store.UserByID(ctx, wb.OwnerID)
+	u, err := m.store.UserByID(ctx, userID)
 	if err != nil {
-		m.log.Warn("notify owner: load user", "id", wb.ID, "err", err)
+		m.log.Warn("notify owner: load user", "user_id", userID, "err", err)
 		return
 	}
-	n := Notice{Event: event, User: u.Username, Email: u.Email, Workbench: wb.Name, WorkbenchID: wb.ID,
+	n := Notice{Event: event, User: u.Username, Email: u.Email,
 		Message: msg, Link: m.notices.publicURL + link, At: time.Now().UTC()}
+	if wb != nil {
+		n.Workbench, n.WorkbenchID = wb.Name, wb.ID
+	}
 	if !u.EmailWorkbenchNotices {
 		n.Email = "" // the user turned the email off (the webhook is the operator's)
 	}

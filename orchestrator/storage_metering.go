@@ -48,11 +48,16 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 			m.log.Warn("storage metering: record", "volume", v.Name, "err", err)
 		}
 	}
-	for name := range open {
-		if !seen[name] {
-			if err := m.store.CloseVolume(ctx, name); err != nil {
-				m.log.Warn("storage metering: close", "volume", name, "err", err)
+	for name, iv := range open {
+		// Gone, and not by the portal's hand: the portal ends a volume's
+		// interval when it removes one (homeRemoved), after this read
+		// only while the removal is in flight.
+		if !seen[name] && !m.portalRemovingHome(name) {
+			username := ""
+			if u, err := m.store.UserByID(ctx, iv.UserID); err == nil {
+				username = u.Username
 			}
+			m.homeVanished(ctx, iv.UserID, username, name, nil)
 		}
 	}
 }
