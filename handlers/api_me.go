@@ -122,7 +122,8 @@ func (h *Handler) writeMe(c *gin.Context, u *models.User) {
 		return
 	}
 	c.JSON(http.StatusOK, APIMe{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email,
-		Role: u.Role, Groups: nonNil(groups), Currency: h.cfg.Currency, Quota: st.Quota, Usage: st, EmailWorkbenchNotices: u.EmailWorkbenchNotices})
+		Role: u.Role, Groups: nonNil(groups), Currency: h.cfg.Currency, Quota: st.Quota, Usage: st, EmailWorkbenchNotices: u.EmailWorkbenchNotices,
+		TimeZone: u.TimeZone})
 }
 
 // apiGPUs: GET /api/v1/gpus — the pool with the SPEC §8 shape.

@@ -258,6 +258,8 @@ type APIMe struct {
 	// EmailWorkbenchNotices: what happens to the user's workbenches is
 	// emailed too (the Notifications page sets it).
 	EmailWorkbenchNotices bool `json:"email_workbench_notices"`
+	// TimeZone: the zone pages show times in beside UTC ("" for UTC only).
+	TimeZone string `json:"time_zone"`
 }
 
 // APIUsage is GET /usage (SPEC §8: from, to, group_by, items [{key,

@@ -33,6 +33,7 @@ func init() {
 		i18n.Key("you already have a key with this name"),
 		i18n.Key("must be a whole number of minutes"),
 		i18n.Key("choose an enabled flavor with GPUs"),
+		i18n.Key("not a time zone: use a name such as Asia/Shanghai or Europe/Berlin"),
 	} {
 		fieldMessages[k] = k
 	}

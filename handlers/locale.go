@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language"
 
 	"workbench/models"
+	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
@@ -33,12 +34,22 @@ func requestLocale(r *http.Request, u *models.User) language.Tag {
 }
 
 // chooseLocale is middleware (after loadUser) that puts the request's
-// language into its context, where i18n.T and the templates find it, and
+// language, and the signed-in user's time zone, into its context, where
+// i18n.T and the templates find them, and
 // says it in Content-Language. The answer depends on the cookie and on
 // Accept-Language, so caches must keep them apart.
 func (h *Handler) chooseLocale(c *gin.Context) {
-	tag := requestLocale(c.Request, currentUser(c))
-	c.Request = c.Request.WithContext(i18n.WithLocale(c.Request.Context(), tag))
+	u := currentUser(c)
+	tag := requestLocale(c.Request, u)
+	ctx := i18n.WithLocale(c.Request.Context(), tag)
+	if u != nil && u.TimeZone != "" {
+		// Saved after ParseTimeZone; a zone the binary no longer knows
+		// reads UTC only.
+		if _, loc, err := models.ParseTimeZone(u.TimeZone); err == nil {
+			ctx = templates.WithTimeZone(ctx, loc)
+		}
+	}
+	c.Request = c.Request.WithContext(ctx)
 	c.Header("Content-Language", i18n.Get(tag).Lang())
 	c.Writer.Header().Add("Vary", "Accept-Language, Cookie")
 	c.Next()

@@ -48,6 +48,8 @@ func (h *Handler) Routes(r *gin.Engine) {
 	ui.GET("/settings/password", h.passwordPage)
 	ui.POST("/settings/password", h.passwordChange)
 	ui.GET("/settings/ssh-keys", h.sshKeysPage)
+	ui.GET("/settings/time-zone", h.timeZonePage)
+	ui.POST("/settings/time-zone", h.timeZoneSave)
 	ui.POST("/settings/ssh-keys", h.requireSudo, h.sshKeyCreate)
 	ui.POST("/settings/ssh-keys/:id/delete", h.sshKeyDelete)
 	ui.GET("/notifications", h.notificationsPage)

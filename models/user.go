@@ -36,6 +36,9 @@ type User struct {
 	// Locale is the language the user chose in the header ("en",
 	// "zh-CN"); empty follows the browser's Accept-Language.
 	Locale string `json:"-"`
+	// TimeZone is the IANA zone the user reads times in beside UTC
+	// ("Asia/Shanghai"); empty reads UTC only (user_time_zone.go).
+	TimeZone string `json:"time_zone"`
 	// EmailWorkbenchNotices is whether what happens to the user's own
 	// workbenches is also emailed (where the portal sends email); the
 	// in-app notification is always written.

@@ -126,16 +126,73 @@ func groupThousands(dec string) string {
 }
 
 // WhenIn is When in the reader's locale: "2026-03-04 14:05 UTC" in
-// English, "2026年3月4日 14:05 UTC" in Chinese.
+// English, "2026年3月4日 14:05 UTC" in Chinese; followed by the time in the
+// reader's own zone where they chose one (WithTimeZone).
 func WhenIn(ctx context.Context, t *time.Time) string {
 	if t == nil || t.IsZero() {
 		return "—"
 	}
-	if i18n.FromContext(ctx).Tag == i18n.English {
-		return When(t)
-	}
+	english := i18n.FromContext(ctx).Tag == i18n.English
 	u := t.UTC()
-	return fmt.Sprintf("%d年%d月%d日 %s UTC", u.Year(), int(u.Month()), u.Day(), u.Format("15:04"))
+	out := When(t)
+	if !english {
+		out = fmt.Sprintf("%d年%d月%d日 %s UTC", u.Year(), int(u.Month()), u.Day(), u.Format("15:04"))
+	}
+	if local, ok := besideUTC(ctx, u, english); ok {
+		out += " (" + local + ")"
+	}
+	return out
+}
+
+// timeZoneKey holds the zone the reader chose to read times in beside UTC.
+type timeZoneKey struct{}
+
+// WithTimeZone makes WhenIn add the time in loc beside UTC ("2026-12-06
+// 07:58 UTC (15:58 UTC+8)"). Times stay UTC first: they are typed,
+// booked and exported in UTC, and one clock on every page keeps a
+// deadline from being read in the wrong one.
+func WithTimeZone(ctx context.Context, loc *time.Location) context.Context {
+	if loc == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, timeZoneKey{}, loc)
+}
+
+// besideUTC is u in the reader's zone with its offset ("15:58 UTC+8"; the
+// date too where it differs from UTC's), or false where the reader chose
+// none or the zone is at UTC then.
+func besideUTC(ctx context.Context, u time.Time, english bool) (string, bool) {
+	loc, _ := ctx.Value(timeZoneKey{}).(*time.Location)
+	if loc == nil {
+		return "", false
+	}
+	l := u.In(loc)
+	_, offset := l.Zone()
+	if offset == 0 {
+		return "", false
+	}
+	zone := "UTC" + offsetText(offset)
+	switch {
+	case l.YearDay() == u.YearDay() && l.Year() == u.Year():
+		return l.Format("15:04") + " " + zone, true
+	case english:
+		return l.Format("01-02 15:04") + " " + zone, true
+	default:
+		return fmt.Sprintf("%d月%d日 %s %s", int(l.Month()), l.Day(), l.Format("15:04"), zone), true
+	}
+}
+
+// offsetText is a UTC offset as people write it: "+8", "+5:30", "-3".
+func offsetText(seconds int) string {
+	sign := "+"
+	if seconds < 0 {
+		sign, seconds = "-", -seconds
+	}
+	h, m := seconds/3600, seconds%3600/60
+	if m == 0 {
+		return sign + strconv.Itoa(h)
+	}
+	return fmt.Sprintf("%s%d:%02d", sign, h, m)
 }
 
 // stateLabels are the workbench states as people read them; in English the

@@ -35,12 +35,14 @@ func TestSettingsPagesTabsEmptyStatesAndKeptLifetime(t *testing.T) {
 		{"/settings/tokens", "tokens-link", "no-tokens", "token-table"},
 		{"/settings/ssh-keys", "ssh-keys-link", "no-ssh-keys", "ssh-key-table"},
 		{"/settings/password", "password-link", "", ""},
+		{"/settings/time-zone", "time-zone-link", "", ""},
 	} {
 		d := doc(c.path)
 		tabs := d.Find(`[data-testid=settings-tabs] a`)
-		if tabs.Length() != 3 || d.Find(`[data-testid=settings-tabs] a[href="/settings/tokens"]`).Length() != 1 ||
+		if tabs.Length() != 4 || d.Find(`[data-testid=settings-tabs] a[href="/settings/tokens"]`).Length() != 1 ||
 			d.Find(`[data-testid=settings-tabs] a[href="/settings/ssh-keys"]`).Length() != 1 ||
-			d.Find(`[data-testid=settings-tabs] a[href="/settings/password"]`).Length() != 1 {
+			d.Find(`[data-testid=settings-tabs] a[href="/settings/password"]`).Length() != 1 ||
+			d.Find(`[data-testid=settings-tabs] a[href="/settings/time-zone"]`).Length() != 1 {
 			t.Errorf("%s: settings tabs %q", c.path, tabs.Text())
 		}
 		if !d.Find(`[data-testid=` + c.active + `]`).HasClass("active") {

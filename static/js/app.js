@@ -215,3 +215,18 @@ function announceOnLoad() {
   if (parts.length > 0) setTimeout(() => { region.textContent = parts.join(" "); }, 300);
 }
 document.addEventListener("DOMContentLoaded", announceOnLoad);
+
+// The time zone page's "Use this browser's time zone" fills the field with
+// the zone the browser runs in (shown only with JavaScript: without it,
+// the zone is typed).
+function offerBrowserZone() {
+  const button = document.querySelector("[data-browser-zone]");
+  const input = document.querySelector("input[name=time_zone]");
+  let zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (_) { /* no Intl: typed */ }
+  if (!button || !input || !zone) return;
+  button.hidden = false;
+  button.textContent = button.textContent + " (" + zone + ")";
+  button.addEventListener("click", () => { input.value = zone; input.focus(); });
+}
+document.addEventListener("DOMContentLoaded", offerBrowserZone);
