@@ -410,19 +410,28 @@ func (s *Store) RouteOf(ctx context.Context, id string) (WorkbenchRoute, error) 
 }
 
 // WorkbenchPage is one page of everyone's workbenches, newest first
-// (optionally only those in state), with owner names, and how many match
-// in all: the admin workbenches page.
-func (s *Store) WorkbenchPage(ctx context.Context, state string, offset, limit int) ([]Workbench, int64, error) {
+// (optionally only those in state, and only those whose name or owner's
+// username contains search, case-insensitive), with owner names, and how
+// many match in all: the admin workbenches page.
+func (s *Store) WorkbenchPage(ctx context.Context, state, search string, offset, limit int) ([]Workbench, int64, error) {
 	var states []string
 	if state != "" {
 		states = []string{state}
 	}
+	query := func() *gorm.DB {
+		q := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states)
+		if search = strings.TrimSpace(search); search != "" {
+			like := "%" + likeEscape(search) + "%"
+			q = q.Where(`(workbenches.name LIKE ? ESCAPE '\' OR users.username LIKE ? ESCAPE '\')`, like, like)
+		}
+		return q
+	}
 	var total int64
-	if err := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states).Count(&total).Error; err != nil {
+	if err := query().Count(&total).Error; err != nil {
 		return nil, 0, err
 	}
 	var out []Workbench
-	if err := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states).Offset(offset).Limit(limit).Find(&out).Error; err != nil {
+	if err := query().Offset(offset).Limit(limit).Find(&out).Error; err != nil {
 		return nil, 0, err
 	}
 	return out, total, s.attachGPUs(ctx, out)

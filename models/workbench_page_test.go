@@ -7,7 +7,7 @@ import (
 
 // TestWorkbenchPageFiltersAndPages: the admin workbenches page reads one
 // page of everyone's workbenches, newest first with their owners' names,
-// optionally in one state, and counts all that match.
+// optionally in one state or matching a search, and counts all that match.
 func TestWorkbenchPageFiltersAndPages(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
@@ -32,7 +32,7 @@ func TestWorkbenchPageFiltersAndPages(t *testing.T) {
 		}
 	}
 
-	first, total, err := s.WorkbenchPage(ctx, "", 0, 3)
+	first, total, err := s.WorkbenchPage(ctx, "", "", 0, 3)
 	if err != nil || total != 5 || len(first) != 3 {
 		t.Fatalf("page 1: %d rows, total %d, err %v; want 3 of 5", len(first), total, err)
 	}
@@ -42,11 +42,11 @@ func TestWorkbenchPageFiltersAndPages(t *testing.T) {
 	if first[1].OwnerName != "bob" || first[0].OwnerName != "alice" {
 		t.Errorf("owner names: %q, %q", first[0].OwnerName, first[1].OwnerName)
 	}
-	second, total, err := s.WorkbenchPage(ctx, "", 3, 3)
+	second, total, err := s.WorkbenchPage(ctx, "", "", 3, 3)
 	if err != nil || total != 5 || len(second) != 2 || second[0].ID != ids[1] || second[1].ID != ids[0] {
 		t.Fatalf("page 2: %d rows, total %d, err %v; want the two oldest", len(second), total, err)
 	}
-	stopped, total, err := s.WorkbenchPage(ctx, StateStopped, 0, 100)
+	stopped, total, err := s.WorkbenchPage(ctx, StateStopped, "", 0, 100)
 	if err != nil || total != 2 || len(stopped) != 2 {
 		t.Fatalf("stopped: %d rows, total %d, err %v; want 2", len(stopped), total, err)
 	}
@@ -54,5 +54,19 @@ func TestWorkbenchPageFiltersAndPages(t *testing.T) {
 		if wb.State != StateStopped {
 			t.Errorf("%s is %s in the stopped filter", wb.Name, wb.State)
 		}
+	}
+	// A search finds a name or an owner, any case, "%" and "_" as
+	// themselves; with a state, both must hold.
+	for search, want := range map[string]int{"BOB": 2, "wbc": 1, "wb": 5, "%": 0, "_": 0, "ali": 3} {
+		got, total, err := s.WorkbenchPage(ctx, "", search, 0, 100)
+		if err != nil || total != int64(want) || len(got) != want {
+			t.Errorf("search %q: %d rows, total %d, err %v; want %d", search, len(got), total, err, want)
+		}
+	}
+	if got, total, err := s.WorkbenchPage(ctx, StateStopped, "bob", 0, 100); err != nil || total != 2 || len(got) != 2 {
+		t.Errorf("bob's stopped: %d rows, total %d, err %v; want 2", len(got), total, err)
+	}
+	if got, total, err := s.WorkbenchPage(ctx, StateStopped, "alice", 0, 100); err != nil || total != 0 || len(got) != 0 {
+		t.Errorf("alice's stopped: %d rows, total %d, err %v; want 0", len(got), total, err)
 	}
 }

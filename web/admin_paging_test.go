@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -247,5 +248,60 @@ func TestAdminQuotasPageAndSearch(t *testing.T) {
 	res = p.postForm(c, "/admin/quotas/users/qc129", save)
 	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != fmt.Sprintf("/admin/quotas?q=qc1#quota-user-%d", u.ID) {
 		t.Fatalf("save from a filtered view: %d to %q", res.StatusCode, loc)
+	}
+}
+
+// TestAdminWorkbenchesSearch: the admin's all-workbenches page finds
+// workbenches by name or owner through its own search form (the form's
+// fields, as a browser would send them), keeps the search in the box and
+// in the pager's links, combines it with the state filter, and says when
+// nothing matches.
+func TestAdminWorkbenchesSearch(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	for _, u := range []string{"amy", "ben"} {
+		owner, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: u, Password: u + "-password-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"thesis", "project-" + u} {
+			p.runningRecord(owner, name, models.GPUNeed{})
+		}
+	}
+	c, _ := mpAdmin(t, p)
+	_, body := p.get(c, "/admin/workbenches")
+	form := mpDoc(t, body).Find(`[data-testid=workbench-filter]`)
+	if form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != "/admin/workbenches" || form.Find(`input[name=q]`).Length() != 1 {
+		t.Fatalf("the filter form has no search field: %s", form.Text())
+	}
+	rows := func(query url.Values) (*goquery.Document, []string) {
+		t.Helper()
+		res, body := p.get(c, "/admin/workbenches?"+query.Encode())
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%v: %d", query, res.StatusCode)
+		}
+		doc := mpDoc(t, body)
+		var names []string
+		doc.Find(`[data-testid=workbench-row]`).Each(func(_ int, s *goquery.Selection) {
+			names = append(names, strings.Join(strings.Fields(s.Text()), " "))
+		})
+		return doc, names
+	}
+	doc, got := rows(url.Values{"q": {"BEN"}, "state": {""}})
+	if len(got) != 2 || !strings.Contains(got[0], "ben") || !strings.Contains(got[1], "ben") {
+		t.Errorf("q=BEN: %q, want ben's two", got)
+	}
+	if v := doc.Find(`[data-testid=workbench-q]`).AttrOr("value", ""); v != "BEN" {
+		t.Errorf("the search box keeps %q", v)
+	}
+	if _, got := rows(url.Values{"q": {"thesis"}}); len(got) != 2 {
+		t.Errorf("q=thesis: %q, want both owners' thesis", got)
+	}
+	if _, got := rows(url.Values{"q": {"amy"}, "state": {models.StateRunning}}); len(got) != 2 {
+		t.Errorf("amy's running: %q", got)
+	}
+	doc, got = rows(url.Values{"q": {"amy"}, "state": {models.StateStopped}})
+	if len(got) != 0 || doc.Find(`[data-testid=no-match]`).Length() != 1 {
+		t.Errorf("amy's stopped: %q, no-match note %d", got, doc.Find(`[data-testid=no-match]`).Length())
 	}
 }
