@@ -15,10 +15,11 @@ import (
 )
 
 // SSH keys: a user's public keys for the portal's SSH server (web/sshgate).
-// Adding a key needs no sudo, unlike an API token: a public key is no
-// secret, and it only opens the user's own workbenches. Deleting a key
-// revokes it: new connections are refused at once and open ones end
-// within seconds.
+// A key is a credential: adding one asks for sudo, as an API token does.
+// A new key is pending until its holder connects once as verify-<code>
+// with it (the command is shown to the adding account only): a public key
+// is no secret, so pasting one proves nothing. Deleting a key revokes it:
+// new connections are refused at once and open ones end within seconds.
 
 func (h *Handler) sshKeysPage(c *gin.Context) {
 	h.renderSSHKeys(c, http.StatusOK, templates.SSHKeysView{})
@@ -53,6 +54,17 @@ func (h *Handler) sshEndpoint(c *gin.Context) (host, port string) {
 		host = hh
 	}
 	return host, port
+}
+
+// sshVerifyCommand is the command that verifies pending key k, built as
+// the page's ssh instructions are ("" for a verified key, or when the
+// portal serves no SSH).
+func (h *Handler) sshVerifyCommand(c *gin.Context, k *models.SSHKey) string {
+	host, port := h.sshEndpoint(c)
+	if port == "" || k.VerifyUser() == "" {
+		return ""
+	}
+	return "ssh -p " + port + " " + k.VerifyUser() + "@" + host
 }
 
 func (h *Handler) sshKeyCreate(c *gin.Context) {
@@ -105,7 +117,7 @@ func (h *Handler) apiSSHKeys(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, mapList(keys, apiSSHKey))
+	c.JSON(http.StatusOK, mapList(keys, func(k *models.SSHKey) APISSHKey { return h.apiSSHKeyOf(c, k) }))
 }
 
 // apiSSHKeyCreate: POST /api/v1/ssh-keys {"name": "...", "public_key": "ssh-ed25519 AAAA..."}.
@@ -126,13 +138,21 @@ func (h *Handler) apiSSHKeyCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, APIItem[APISSHKey]{Item: apiSSHKey(k)})
+	c.JSON(http.StatusCreated, APIItem[APISSHKey]{Item: h.apiSSHKeyOf(c, k)})
 }
 
 func (h *Handler) apiSSHKeyDelete(c *gin.Context) {
 	if h.deleteSSHKey(c) {
 		c.Status(http.StatusNoContent)
 	}
+}
+
+// apiSSHKeyOf is k as the API shows it to its owner, with the command that
+// verifies it while it is pending.
+func (h *Handler) apiSSHKeyOf(c *gin.Context, k *models.SSHKey) APISSHKey {
+	out := apiSSHKey(k)
+	out.VerifyCommand = h.sshVerifyCommand(c, k)
+	return out
 }
 
 // createSSHKey adds one of the signed-in user's keys with its audit row.

@@ -29,13 +29,30 @@ func newAuthorizedKey(t *testing.T, comment string) (string, string) {
 	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk))) + " " + comment, ssh.FingerprintSHA256(pk)
 }
 
+// newSSHSigner returns a fresh ed25519 key: its signer (the private key)
+// and its public key line.
+func newSSHSigner(t *testing.T, comment string) (ssh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey()))) + " " + comment
+}
+
 func jsonBody(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestSSHKeysAPI(t *testing.T) {
 	p := newPortal(t)
+	port := p.serveSSH()
 	alice := tokenFor(t, p, "alice", "user")
 	bob := tokenFor(t, p, "bob", "user")
-	key, fp := newAuthorizedKey(t, "alice@laptop")
+	signer, key := newSSHSigner(t, "alice@laptop")
+	fp := ssh.FingerprintSHA256(signer.PublicKey())
 
 	for _, tc := range []struct {
 		body, code string
@@ -59,14 +76,33 @@ func TestSSHKeysAPI(t *testing.T) {
 		t.Fatalf("stored key: %v; want fingerprint %s", item, fp)
 	}
 	id := int64(item["id"].(float64))
-	// The same key cannot be registered twice (by anyone): one key, one owner.
-	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" ||
-		!strings.Contains(errMessage(body), "another account has added this key") {
-		t.Fatalf("bob registers alice's key: %d %v; want 409 saying another account added it (not in his list, he cannot see why)", code, body)
+	// New: pending, with the SSH user name that verifies it.
+	if item["verified"] != false || item["verified_at"] != nil || !strings.HasPrefix(item["verify_user"].(string), "verify-") {
+		t.Fatalf("a new key: %v; want pending with a verify user", item)
+	}
+	// A pending key stands in nobody's way: anyone can paste a public key.
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 201 {
+		t.Fatalf("bob registers alice's pending key: %d %v", code, body)
 	}
 	// Her own key again: it is in her list.
 	if code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "again", "public_key": key})); code != 409 || !strings.Contains(errMessage(body), "this key is already registered") {
 		t.Fatalf("alice registers her key twice: %d %v", code, body)
+	}
+	// Once she has verified it: bob's pending copy is gone, and he cannot
+	// add it again.
+	if out, err := verifyWithSigner(port, item["verify_user"].(string), signer); err != nil || !strings.Contains(out, "verified") {
+		t.Fatalf("alice verifies her key: %q %v", out, err)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", bob, ""); code != 200 || len(body["items"].([]any)) != 0 {
+		t.Fatalf("bob's keys after alice verified hers: %d %v", code, body)
+	}
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" ||
+		!strings.Contains(errMessage(body), "another account has already verified this key") {
+		t.Fatalf("bob registers alice's verified key: %d %v; want 409 saying another account verified it", code, body)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || body["items"].([]any)[0].(map[string]any)["verified"] != true ||
+		body["items"].([]any)[0].(map[string]any)["verify_user"] != nil {
+		t.Fatalf("alice's verified key: %d %v", code, body)
 	}
 	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || len(body["items"].([]any)) != 1 {
 		t.Fatalf("alice's keys: %d %v", code, body)
@@ -90,7 +126,7 @@ func TestSSHKeysAPI(t *testing.T) {
 			actions = append(actions, e.Action)
 		}
 	}
-	if strings.Join(actions, ",") != "ssh_key.delete,ssh_key.create" {
+	if strings.Join(actions, ",") != "ssh_key.delete,ssh_key.verify,ssh_key.create" {
 		t.Fatalf("audit: %v", actions)
 	}
 }
