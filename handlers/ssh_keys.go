@@ -31,11 +31,12 @@ func (h *Handler) renderSSHKeys(c *gin.Context, status int, v templates.SSHKeysV
 		h.fail(c, err)
 		return
 	}
+	v.Host, v.Port = h.sshEndpoint(c)
 	for _, k := range keys {
 		v.Keys = append(v.Keys, templates.SSHKeyRow{ID: k.ID, Name: k.Name, Fingerprint: k.Fingerprint,
-			Created: templates.WhenIn(c.Request.Context(), &k.CreatedAt), LastUsed: templates.WhenIn(c.Request.Context(), k.LastUsedAt)})
+			Created: templates.WhenIn(c.Request.Context(), &k.CreatedAt), LastUsed: templates.WhenIn(c.Request.Context(), k.LastUsedAt),
+			Pending: !k.Verified(), VerifyCommand: h.sshVerifyCommand(c, &k)})
 	}
-	v.Host, v.Port = h.sshEndpoint(c)
 	h.render(c, status, templates.SSHKeysPage(h.page(c, i18n.T(c.Request.Context(), "SSH keys")), v))
 }
 
@@ -69,9 +70,13 @@ func (h *Handler) sshVerifyCommand(c *gin.Context, k *models.SSHKey) string {
 
 func (h *Handler) sshKeyCreate(c *gin.Context) {
 	name, key := c.PostForm("name"), c.PostForm("public_key")
-	_, err := h.createSSHKey(c, name, key)
+	k, err := h.createSSHKey(c, name, key)
 	if err == nil {
-		h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
+		if cmd := h.sshVerifyCommand(c, k); cmd != "" {
+			h.flash(c, i18n.T(c.Request.Context(), "SSH key added. It opens nothing until you prove you hold its private key: run %s once with that key.", cmd))
+		} else {
+			h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
+		}
 		seeOther(c, "/settings/ssh-keys")
 		return
 	}

@@ -191,3 +191,70 @@ func mustUserID(t *testing.T, p *testPortal, name string) int64 {
 	}
 	return u.ID
 }
+
+// The command that verifies a pending key is shown to the account that
+// added it, on its page (with the flash right after adding) and in its
+// API listing, and to no one else: two accounts that added the same
+// public key each see their own code only. A verified key shows none.
+func TestSSHKeyVerifyCommandOnlyOnAddersPage(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.SSHAddr = "127.0.0.1:2222" })
+	port := p.serveSSH() // the page names the configured 2222; this one is where the server is
+	aliceTok := tokenFor(t, p, "alice", "user")
+	bob := tokenFor(t, p, "bob", "user")
+	signer, key := newSSHSigner(t, "alice@laptop")
+	alice := p.client()
+	p.login(alice, "alice", "alice-password")
+	p.sudo(alice, "alice-password")
+	if res, _ := p.postFormBody(alice, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {key}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add key: %d", res.StatusCode)
+	}
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "pasted", "public_key": key})); code != 201 {
+		t.Fatalf("bob adds the same public key: %d %v", code, body)
+	}
+	verifyUserOf := func(token string) string {
+		_, body := p.api("GET", "/api/v1/ssh-keys", token, "")
+		items, _ := body["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("keys: %v", body)
+		}
+		u, _ := items[0].(map[string]any)["verify_user"].(string)
+		if !strings.HasPrefix(u, "verify-") {
+			t.Fatalf("a pending key's verify user: %v", items[0])
+		}
+		return u
+	}
+	aliceUser, bobUser := verifyUserOf(aliceTok), verifyUserOf(bob)
+	aliceCmd := "ssh -p 2222 " + aliceUser + "@127.0.0.1"
+
+	_, page := p.get(alice, "/settings/ssh-keys")
+	doc := parsePage(t, page)
+	if got := strings.TrimSpace(doc.Find("[data-testid=flash]").Text()); !strings.Contains(got, aliceCmd) {
+		t.Fatalf("the flash after adding: %q; want it to say to run %q", got, aliceCmd)
+	}
+	if got := doc.Find("[data-testid=ssh-key-row] [data-testid=ssh-key-verify-command]").Text(); got != aliceCmd {
+		t.Fatalf("alice's pending key shows %q; want %q", got, aliceCmd)
+	}
+	if doc.Find("[data-testid=ssh-key-pending]").Length() != 1 || strings.Contains(page, bobUser) {
+		t.Fatal("alice's page: want her one pending key, and nothing of bob's code")
+	}
+	bobc := p.client()
+	p.login(bobc, "bob", "bob-password")
+	_, page = p.get(bobc, "/settings/ssh-keys")
+	if got := parsePage(t, page).Find("[data-testid=ssh-key-verify-command]").Text(); got != "ssh -p 2222 "+bobUser+"@127.0.0.1" || strings.Contains(page, aliceUser) {
+		t.Fatalf("bob's page shows %q (and alice's code: %v)", got, strings.Contains(page, aliceUser))
+	}
+	_, body := p.api("GET", "/api/v1/ssh-keys", bob, "")
+	if items := body["items"].([]any); len(items) != 1 || items[0].(map[string]any)["verify_command"] != "ssh -p 2222 "+bobUser+"@127.0.0.1" {
+		t.Fatalf("bob's keys in the API: %v", body)
+	}
+
+	// Verified: the row is as any key's, with no command.
+	if out, err := verifyWithSigner(port, aliceUser, signer); err != nil || !strings.Contains(out, "verified") {
+		t.Fatalf("alice verifies her key: %q %v", out, err)
+	}
+	_, page = p.get(alice, "/settings/ssh-keys")
+	doc = parsePage(t, page)
+	if doc.Find("[data-testid=ssh-key-row]").Length() != 1 || doc.Find("[data-testid=ssh-key-pending]").Length() != 0 || strings.Contains(page, "verify-") {
+		t.Fatalf("alice's page after verifying:\n%s", page)
+	}
+}
