@@ -307,10 +307,19 @@ type APISSHKey struct {
 	Fingerprint string     `json:"fingerprint"`
 	CreatedAt   time.Time  `json:"created_at"`
 	LastUsedAt  *time.Time `json:"last_used_at"`
+	// Verified: its holder has connected once as VerifyUser with it. A key
+	// that is not opens nothing.
+	Verified   bool       `json:"verified"`
+	VerifiedAt *time.Time `json:"verified_at"`
+	// While pending: the SSH user name to connect as once with the key,
+	// and the whole command (none when the portal serves no SSH).
+	VerifyUser    string `json:"verify_user,omitempty"`
+	VerifyCommand string `json:"verify_command,omitempty"`
 }
 
 func apiSSHKey(k *models.SSHKey) APISSHKey {
-	return APISSHKey{ID: k.ID, Name: k.Name, PublicKey: k.PublicKey, Fingerprint: k.Fingerprint, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt}
+	return APISSHKey{ID: k.ID, Name: k.Name, PublicKey: k.PublicKey, Fingerprint: k.Fingerprint, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
+		Verified: k.Verified(), VerifiedAt: k.VerifiedAt, VerifyUser: k.VerifyUser()}
 }
 
 // mapList converts each element and wraps the result as a list.

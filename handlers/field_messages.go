@@ -29,7 +29,7 @@ func init() {
 		i18n.Key("DSA keys are too weak; use ed25519, ECDSA or RSA"),
 		i18n.Key("give the key a name of 1–64 characters"),
 		i18n.Key("this key is already registered"),
-		i18n.Key("another account has added this key: make a new key for yourself, and tell an administrator if this one is yours"),
+		i18n.Key("another account has already verified this key: make a new key for yourself, and tell an administrator if nobody else should hold its private key"),
 		i18n.Key("you already have a key with this name"),
 		i18n.Key("must be a whole number of minutes"),
 		i18n.Key("choose an enabled flavor with GPUs"),

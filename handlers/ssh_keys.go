@@ -15,10 +15,11 @@ import (
 )
 
 // SSH keys: a user's public keys for the portal's SSH server (web/sshgate).
-// Adding a key needs no sudo, unlike an API token: a public key is no
-// secret, and it only opens the user's own workbenches. Deleting a key
-// revokes it: new connections are refused at once and open ones end
-// within seconds.
+// A key is a credential: adding one asks for sudo, as an API token does.
+// A new key is pending until its holder connects once as verify-<code>
+// with it (the command is shown to the adding account only): a public key
+// is no secret, so pasting one proves nothing. Deleting a key revokes it:
+// new connections are refused at once and open ones end within seconds.
 
 func (h *Handler) sshKeysPage(c *gin.Context) {
 	h.renderSSHKeys(c, http.StatusOK, templates.SSHKeysView{})
@@ -30,11 +31,12 @@ func (h *Handler) renderSSHKeys(c *gin.Context, status int, v templates.SSHKeysV
 		h.fail(c, err)
 		return
 	}
+	v.Host, v.Port = h.sshEndpoint(c)
 	for _, k := range keys {
 		v.Keys = append(v.Keys, templates.SSHKeyRow{ID: k.ID, Name: k.Name, Fingerprint: k.Fingerprint,
-			Created: templates.WhenIn(c.Request.Context(), &k.CreatedAt), LastUsed: templates.WhenIn(c.Request.Context(), k.LastUsedAt)})
+			Created: templates.WhenIn(c.Request.Context(), &k.CreatedAt), LastUsed: templates.WhenIn(c.Request.Context(), k.LastUsedAt),
+			Pending: !k.Verified(), VerifyCommand: h.sshVerifyCommand(c, &k)})
 	}
-	v.Host, v.Port = h.sshEndpoint(c)
 	h.render(c, status, templates.SSHKeysPage(h.page(c, i18n.T(c.Request.Context(), "SSH keys")), v))
 }
 
@@ -55,11 +57,26 @@ func (h *Handler) sshEndpoint(c *gin.Context) (host, port string) {
 	return host, port
 }
 
+// sshVerifyCommand is the command that verifies pending key k, built as
+// the page's ssh instructions are ("" for a verified key, or when the
+// portal serves no SSH).
+func (h *Handler) sshVerifyCommand(c *gin.Context, k *models.SSHKey) string {
+	host, port := h.sshEndpoint(c)
+	if port == "" || k.VerifyUser() == "" {
+		return ""
+	}
+	return "ssh -p " + port + " " + k.VerifyUser() + "@" + host
+}
+
 func (h *Handler) sshKeyCreate(c *gin.Context) {
 	name, key := c.PostForm("name"), c.PostForm("public_key")
-	_, err := h.createSSHKey(c, name, key)
+	k, err := h.createSSHKey(c, name, key)
 	if err == nil {
-		h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
+		if cmd := h.sshVerifyCommand(c, k); cmd != "" {
+			h.flash(c, i18n.T(c.Request.Context(), "SSH key added. It opens nothing until you prove you hold its private key: run %s once with that key.", cmd))
+		} else {
+			h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
+		}
 		seeOther(c, "/settings/ssh-keys")
 		return
 	}
@@ -105,7 +122,7 @@ func (h *Handler) apiSSHKeys(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, mapList(keys, apiSSHKey))
+	c.JSON(http.StatusOK, mapList(keys, func(k *models.SSHKey) APISSHKey { return h.apiSSHKeyOf(c, k) }))
 }
 
 // apiSSHKeyCreate: POST /api/v1/ssh-keys {"name": "...", "public_key": "ssh-ed25519 AAAA..."}.
@@ -126,13 +143,21 @@ func (h *Handler) apiSSHKeyCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, APIItem[APISSHKey]{Item: apiSSHKey(k)})
+	c.JSON(http.StatusCreated, APIItem[APISSHKey]{Item: h.apiSSHKeyOf(c, k)})
 }
 
 func (h *Handler) apiSSHKeyDelete(c *gin.Context) {
 	if h.deleteSSHKey(c) {
 		c.Status(http.StatusNoContent)
 	}
+}
+
+// apiSSHKeyOf is k as the API shows it to its owner, with the command that
+// verifies it while it is pending.
+func (h *Handler) apiSSHKeyOf(c *gin.Context, k *models.SSHKey) APISSHKey {
+	out := apiSSHKey(k)
+	out.VerifyCommand = h.sshVerifyCommand(c, k)
+	return out
 }
 
 // createSSHKey adds one of the signed-in user's keys with its audit row.

@@ -66,6 +66,13 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 			var rows []struct{ WorkbenchID string }
 			return workbenchChargesQuery(tx, ids).Scan(&rows)
 		},
+		// Every SSH connection, before its key has signed.
+		"UserBySSHKey": func(tx *gorm.DB) *gorm.DB {
+			return tx.Where("fingerprint = ? AND verified_at IS NOT NULL", "SHA256:x").Find(&[]SSHKey{})
+		},
+		"PendingSSHKey": func(tx *gorm.DB) *gorm.DB {
+			return tx.Where("verify_code = ? AND fingerprint = ? AND verified_at IS NULL", "abcdefghij", "SHA256:x").Find(&[]SSHKey{})
+		},
 		"attachGPUs": func(tx *gorm.DB) *gorm.DB {
 			return tx.Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&[]gpuAllocation{})
 		},

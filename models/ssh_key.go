@@ -15,6 +15,10 @@ import (
 // through the portal's SSH server. Deleting it is its revocation: the SSH
 // server looks keys up on every connection, so a deleted key stops working
 // for new connections at once.
+//
+// A key is pending until its holder connects once as verify-<VerifyCode>
+// with it (ssh_key_verify.go): a public key is no secret, so adding one
+// proves nothing, and a pending key opens nothing.
 type SSHKey struct {
 	ID          int64      `gorm:"primaryKey" json:"id"`
 	UserID      int64      `json:"-"`
@@ -23,7 +27,15 @@ type SSHKey struct {
 	Fingerprint string     `json:"fingerprint"` // SHA256:… as `ssh-keygen -l` prints it
 	CreatedAt   time.Time  `json:"created_at"`
 	LastUsedAt  *time.Time `json:"last_used_at"`
+	// VerifyCode is shown only to the account that added the key; "" once
+	// verified.
+	VerifyCode string     `json:"-"`
+	VerifiedAt *time.Time `json:"verified_at"`
 }
+
+// Verified reports whether the key's holder has proved they have its
+// private key.
+func (k *SSHKey) Verified() bool { return k.VerifiedAt != nil }
 
 // TableName keeps gorm from spelling it "ssh_keys" differently.
 func (SSHKey) TableName() string { return "ssh_keys" }
@@ -65,7 +77,11 @@ func ParseSSHPublicKey(line string) (canonical, fingerprint string, err error) {
 	return canonical, ssh.FingerprintSHA256(pk), nil
 }
 
-// CreateSSHKey registers a public key for userID.
+// CreateSSHKey registers a public key for userID, pending until its holder
+// verifies it (VerifySSHKey). Another account's pending copy of the same
+// key does not stand in the way (anyone can paste a public key); a copy
+// another account has verified does: its holder proved they have the
+// private key.
 func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey string) (*SSHKey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 64 {
@@ -75,18 +91,24 @@ func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey 
 	if err != nil {
 		return nil, err
 	}
-	k := &SSHKey{UserID: userID, Name: name, PublicKey: canonical, Fingerprint: fp, CreatedAt: s.now()}
+	var verified SSHKey
+	err = s.db.WithContext(ctx).Where("fingerprint = ? AND verified_at IS NOT NULL", fp).First(&verified).Error
+	switch {
+	case err == nil && verified.UserID != userID:
+		// Said without naming the account, nor claiming the key is
+		// theirs: whoever holds its private key proved it there.
+		return nil, taken("public_key", "another account has already verified this key: make a new key for yourself, and tell an administrator if nobody else should hold its private key")
+	case err == nil:
+		return nil, taken("public_key", "this key is already registered")
+	case !errors.Is(notFound(err), ErrNotFound):
+		return nil, err
+	}
+	k := &SSHKey{UserID: userID, Name: name, PublicKey: canonical, Fingerprint: fp, CreatedAt: s.now(), VerifyCode: newSSHVerifyCode()}
 	if err := s.db.WithContext(ctx).Create(k).Error; err != nil {
 		if uniqueViolation(err) {
-			var other SSHKey
-			if s.db.WithContext(ctx).Where("fingerprint = ?", fp).First(&other).Error == nil {
-				if other.UserID != userID {
-					// Not in the user's own list (which they can read):
-					// someone else added their public key, and an SSH
-					// client offering it reaches that account's
-					// workbenches (README, "Known gap").
-					return nil, taken("public_key", "another account has added this key: make a new key for yourself, and tell an administrator if this one is yours")
-				}
+			var n int64
+			s.db.WithContext(ctx).Model(&SSHKey{}).Where("user_id = ? AND fingerprint = ?", userID, fp).Count(&n)
+			if n > 0 {
 				return nil, taken("public_key", "this key is already registered")
 			}
 			return nil, taken("name", "you already have a key with this name")
@@ -123,11 +145,12 @@ func (s *Store) DeleteSSHKey(ctx context.Context, userID, keyID int64) (*SSHKey,
 // ErrUnknownSSHKey is returned for a key nobody (enabled) registered.
 var ErrUnknownSSHKey = errors.New("unknown SSH key")
 
-// UserBySSHKey resolves an offered public key to its key record and its
-// enabled owner. It records use at most once a minute.
+// UserBySSHKey resolves an offered public key to its verified key record
+// and its enabled owner (a pending key is nobody's yet). It records use at
+// most once a minute.
 func (s *Store) UserBySSHKey(ctx context.Context, pk ssh.PublicKey) (*User, *SSHKey, error) {
 	var k SSHKey
-	if err := s.db.WithContext(ctx).Where("fingerprint = ?", ssh.FingerprintSHA256(pk)).First(&k).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("fingerprint = ? AND verified_at IS NOT NULL", ssh.FingerprintSHA256(pk)).First(&k).Error; err != nil {
 		if errors.Is(notFound(err), ErrNotFound) {
 			return nil, nil, ErrUnknownSSHKey
 		}

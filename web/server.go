@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"sync"
 	"time"
@@ -161,7 +162,11 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	}
 	s.GPUWatch.SendVia(cfg.PublicURL, senders...)
 	s.Manager.NotifyOwnersVia(cfg.PublicURL, senders...)
-	s.ssh = sshgate.New(store, s.Manager, sshgate.Options{DataDir: cfg.DataDir}, log)
+	sshOpt := sshgate.Options{DataDir: cfg.DataDir}
+	if u, err := url.Parse(cfg.PublicURL); err == nil {
+		sshOpt.PublicHost = u.Hostname() // as the SSH keys page names it
+	}
+	s.ssh = sshgate.New(store, s.Manager, sshOpt, log)
 	h.SetSSHCloser(s.ssh.CloseUser)
 	return s, nil
 }

@@ -29,13 +29,30 @@ func newAuthorizedKey(t *testing.T, comment string) (string, string) {
 	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk))) + " " + comment, ssh.FingerprintSHA256(pk)
 }
 
+// newSSHSigner returns a fresh ed25519 key: its signer (the private key)
+// and its public key line.
+func newSSHSigner(t *testing.T, comment string) (ssh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey()))) + " " + comment
+}
+
 func jsonBody(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestSSHKeysAPI(t *testing.T) {
 	p := newPortal(t)
+	port := p.serveSSH()
 	alice := tokenFor(t, p, "alice", "user")
 	bob := tokenFor(t, p, "bob", "user")
-	key, fp := newAuthorizedKey(t, "alice@laptop")
+	signer, key := newSSHSigner(t, "alice@laptop")
+	fp := ssh.FingerprintSHA256(signer.PublicKey())
 
 	for _, tc := range []struct {
 		body, code string
@@ -59,14 +76,33 @@ func TestSSHKeysAPI(t *testing.T) {
 		t.Fatalf("stored key: %v; want fingerprint %s", item, fp)
 	}
 	id := int64(item["id"].(float64))
-	// The same key cannot be registered twice (by anyone): one key, one owner.
-	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" ||
-		!strings.Contains(errMessage(body), "another account has added this key") {
-		t.Fatalf("bob registers alice's key: %d %v; want 409 saying another account added it (not in his list, he cannot see why)", code, body)
+	// New: pending, with the SSH user name that verifies it.
+	if item["verified"] != false || item["verified_at"] != nil || !strings.HasPrefix(item["verify_user"].(string), "verify-") {
+		t.Fatalf("a new key: %v; want pending with a verify user", item)
+	}
+	// A pending key stands in nobody's way: anyone can paste a public key.
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 201 {
+		t.Fatalf("bob registers alice's pending key: %d %v", code, body)
 	}
 	// Her own key again: it is in her list.
 	if code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "again", "public_key": key})); code != 409 || !strings.Contains(errMessage(body), "this key is already registered") {
 		t.Fatalf("alice registers her key twice: %d %v", code, body)
+	}
+	// Once she has verified it: bob's pending copy is gone, and he cannot
+	// add it again.
+	if out, err := verifyWithSigner(port, item["verify_user"].(string), signer); err != nil || !strings.Contains(out, "verified") {
+		t.Fatalf("alice verifies her key: %q %v", out, err)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", bob, ""); code != 200 || len(body["items"].([]any)) != 0 {
+		t.Fatalf("bob's keys after alice verified hers: %d %v", code, body)
+	}
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "x", "public_key": key})); code != 409 || errCode(body) != "conflict" ||
+		!strings.Contains(errMessage(body), "another account has already verified this key") {
+		t.Fatalf("bob registers alice's verified key: %d %v; want 409 saying another account verified it", code, body)
+	}
+	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || body["items"].([]any)[0].(map[string]any)["verified"] != true ||
+		body["items"].([]any)[0].(map[string]any)["verify_user"] != nil {
+		t.Fatalf("alice's verified key: %d %v", code, body)
 	}
 	if code, body := p.api("GET", "/api/v1/ssh-keys", alice, ""); code != 200 || len(body["items"].([]any)) != 1 {
 		t.Fatalf("alice's keys: %d %v", code, body)
@@ -90,7 +126,7 @@ func TestSSHKeysAPI(t *testing.T) {
 			actions = append(actions, e.Action)
 		}
 	}
-	if strings.Join(actions, ",") != "ssh_key.delete,ssh_key.create" {
+	if strings.Join(actions, ",") != "ssh_key.delete,ssh_key.verify,ssh_key.create" {
 		t.Fatalf("audit: %v", actions)
 	}
 }
@@ -154,4 +190,71 @@ func mustUserID(t *testing.T, p *testPortal, name string) int64 {
 		t.Fatal(err)
 	}
 	return u.ID
+}
+
+// The command that verifies a pending key is shown to the account that
+// added it, on its page (with the flash right after adding) and in its
+// API listing, and to no one else: two accounts that added the same
+// public key each see their own code only. A verified key shows none.
+func TestSSHKeyVerifyCommandOnlyOnAddersPage(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.SSHAddr = "127.0.0.1:2222" })
+	port := p.serveSSH() // the page names the configured 2222; this one is where the server is
+	aliceTok := tokenFor(t, p, "alice", "user")
+	bob := tokenFor(t, p, "bob", "user")
+	signer, key := newSSHSigner(t, "alice@laptop")
+	alice := p.client()
+	p.login(alice, "alice", "alice-password")
+	p.sudo(alice, "alice-password")
+	if res, _ := p.postFormBody(alice, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {key}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add key: %d", res.StatusCode)
+	}
+	if code, body := p.api("POST", "/api/v1/ssh-keys", bob, jsonBody(map[string]string{"name": "pasted", "public_key": key})); code != 201 {
+		t.Fatalf("bob adds the same public key: %d %v", code, body)
+	}
+	verifyUserOf := func(token string) string {
+		_, body := p.api("GET", "/api/v1/ssh-keys", token, "")
+		items, _ := body["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("keys: %v", body)
+		}
+		u, _ := items[0].(map[string]any)["verify_user"].(string)
+		if !strings.HasPrefix(u, "verify-") {
+			t.Fatalf("a pending key's verify user: %v", items[0])
+		}
+		return u
+	}
+	aliceUser, bobUser := verifyUserOf(aliceTok), verifyUserOf(bob)
+	aliceCmd := "ssh -p 2222 " + aliceUser + "@127.0.0.1"
+
+	_, page := p.get(alice, "/settings/ssh-keys")
+	doc := parsePage(t, page)
+	if got := strings.TrimSpace(doc.Find("[data-testid=flash]").Text()); !strings.Contains(got, aliceCmd) {
+		t.Fatalf("the flash after adding: %q; want it to say to run %q", got, aliceCmd)
+	}
+	if got := doc.Find("[data-testid=ssh-key-row] [data-testid=ssh-key-verify-command]").Text(); got != aliceCmd {
+		t.Fatalf("alice's pending key shows %q; want %q", got, aliceCmd)
+	}
+	if doc.Find("[data-testid=ssh-key-pending]").Length() != 1 || strings.Contains(page, bobUser) {
+		t.Fatal("alice's page: want her one pending key, and nothing of bob's code")
+	}
+	bobc := p.client()
+	p.login(bobc, "bob", "bob-password")
+	_, page = p.get(bobc, "/settings/ssh-keys")
+	if got := parsePage(t, page).Find("[data-testid=ssh-key-verify-command]").Text(); got != "ssh -p 2222 "+bobUser+"@127.0.0.1" || strings.Contains(page, aliceUser) {
+		t.Fatalf("bob's page shows %q (and alice's code: %v)", got, strings.Contains(page, aliceUser))
+	}
+	_, body := p.api("GET", "/api/v1/ssh-keys", bob, "")
+	if items := body["items"].([]any); len(items) != 1 || items[0].(map[string]any)["verify_command"] != "ssh -p 2222 "+bobUser+"@127.0.0.1" {
+		t.Fatalf("bob's keys in the API: %v", body)
+	}
+
+	// Verified: the row is as any key's, with no command.
+	if out, err := verifyWithSigner(port, aliceUser, signer); err != nil || !strings.Contains(out, "verified") {
+		t.Fatalf("alice verifies her key: %q %v", out, err)
+	}
+	_, page = p.get(alice, "/settings/ssh-keys")
+	doc = parsePage(t, page)
+	if doc.Find("[data-testid=ssh-key-row]").Length() != 1 || doc.Find("[data-testid=ssh-key-pending]").Length() != 0 || strings.Contains(page, "verify-") {
+		t.Fatalf("alice's page after verifying:\n%s", page)
+	}
 }

@@ -20,11 +20,7 @@ func TestSSHIntoAnImageWithoutAShell(t *testing.T) {
 	}
 	id := wb["id"].(string)
 	waitState(t, p, alice, id, "running")
-	path, pub := newSSHKeyFile(t, "alice-laptop")
-	if code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "alice-laptop", "public_key": pub})); code != 201 {
-		t.Fatalf("register key: %d %v", code, body)
-	}
-	a := sshClient{t: t, port: port, key: path}
+	a, _ := addVerifiedKey(t, p, port, alice, "alice-laptop")
 	_, errs, exit := a.run(id, "", "echo", "hi")
 	if exit == 0 || !strings.Contains(errs, "has no shell (/bin/sh)") || strings.Contains(errs, "OCI runtime") {
 		t.Fatalf("ssh into an image without a shell: %d %q", exit, errs)

@@ -52,6 +52,25 @@ func newSSHKeyFile(t *testing.T, name string) (string, string) {
 	return path, strings.TrimSpace(string(pub))
 }
 
+// addVerifiedKey makes a key pair, adds its public key for token's user
+// and verifies it as its holder does: one ssh as the verify user the API
+// answered with. It returns the client with the key and the key's id.
+func addVerifiedKey(t *testing.T, p *testPortal, port, token, name string) (sshClient, int64) {
+	t.Helper()
+	path, pub := newSSHKeyFile(t, name)
+	code, body := p.api("POST", "/api/v1/ssh-keys", token, jsonBody(map[string]string{"name": name, "public_key": pub}))
+	if code != 201 {
+		t.Fatalf("register %s: %d %v", name, code, body)
+	}
+	item := body["item"].(map[string]any)
+	c := sshClient{t: t, port: port, key: path}
+	verifyUser, _ := item["verify_user"].(string)
+	if out, errs, code := c.run(verifyUser, ""); code != 0 || !strings.Contains(out, "verified") {
+		t.Fatalf("verify %s as %q: %d %q %q", name, verifyUser, code, out, errs)
+	}
+	return c, int64(item["id"].(float64))
+}
+
 func (s sshClient) cmd(ctx context.Context, target string, args ...string) *exec.Cmd {
 	base := []string{"-p", s.port, "-i", s.key, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
 		"-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
@@ -134,17 +153,9 @@ func TestSSHIntoWorkbench(t *testing.T) {
 	id := wb["id"].(string)
 	waitState(t, p, alice, id, "running")
 
-	register := func(token, name string) (sshClient, int64) {
-		path, pub := newSSHKeyFile(t, name)
-		code, body := p.api("POST", "/api/v1/ssh-keys", token, jsonBody(map[string]string{"name": name, "public_key": pub}))
-		if code != 201 {
-			t.Fatalf("register %s: %d %v", name, code, body)
-		}
-		return sshClient{t: t, port: port, key: path}, int64(body["item"].(map[string]any)["id"].(float64))
-	}
-	a, aID := register(alice, "alice-laptop")
-	a2, a2ID := register(alice, "alice-desktop")
-	b, _ := register(bob, "bob-laptop")
+	a, aID := addVerifiedKey(t, p, port, alice, "alice-laptop")
+	a2, a2ID := addVerifiedKey(t, p, port, alice, "alice-desktop")
+	b, _ := addVerifiedKey(t, p, port, bob, "bob-laptop")
 
 	// A command, by workbench id and by name, as the image's user in its home.
 	if out, errs, code := a.run(id, "", "echo", "hi"); code != 0 || out != "hi\n" {

@@ -16,9 +16,9 @@ import (
 	"workbench/models"
 )
 
-// sshKeyOf registers a fresh ed25519 key for token's user and returns its
-// signer.
-func sshKeyOf(t *testing.T, p *testPortal, token, name string) ssh.Signer {
+// sshKeyOf registers a fresh ed25519 key for token's user, verifies it as
+// its holder does (through the SSH server on port) and returns its signer.
+func sshKeyOf(t *testing.T, p *testPortal, port, token, name string) ssh.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -29,10 +29,33 @@ func sshKeyOf(t *testing.T, p *testPortal, token, name string) ssh.Signer {
 		t.Fatal(err)
 	}
 	pub := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
-	if code, body := p.api("POST", "/api/v1/ssh-keys", token, jsonBody(map[string]string{"name": name, "public_key": pub})); code != 201 {
+	code, body := p.api("POST", "/api/v1/ssh-keys", token, jsonBody(map[string]string{"name": name, "public_key": pub}))
+	if code != 201 {
 		t.Fatalf("register %s: %d %v", name, code, body)
 	}
+	verifyUser, _ := body["item"].(map[string]any)["verify_user"].(string)
+	if out, err := verifyWithSigner(port, verifyUser, signer); err != nil || !strings.Contains(out, "verified") {
+		t.Fatalf("verify %s as %q: %q %v", name, verifyUser, out, err)
+	}
 	return signer
+}
+
+// verifyWithSigner connects Go's SSH client as verifyUser with signer, as
+// the verify command does, and returns what the session printed.
+func verifyWithSigner(port, verifyUser string, signer ssh.Signer) (string, error) {
+	client, err := ssh.Dial("tcp", "127.0.0.1:"+port, &ssh.ClientConfig{User: verifyUser, Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 30 * time.Second})
+	if err != nil {
+		return "", err
+	}
+	defer client.Close()
+	sess, err := client.NewSession()
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close()
+	out, err := sess.Output("")
+	return string(out), err
 }
 
 // openSSHSession connects Go's SSH client to the portal's SSH server as
@@ -119,7 +142,7 @@ func TestSSHClosedWhenUserDisabledOrPasswordReset(t *testing.T) {
 		return wb.ID
 	}
 	aliceWB, bobWB := newWB(alice.ID, "box"), newWB(bob.ID, "box")
-	aliceKey, bobKey := sshKeyOf(t, p, aliceTok, "alice-laptop"), sshKeyOf(t, p, bobTok, "bob-laptop")
+	aliceKey, bobKey := sshKeyOf(t, p, port, aliceTok, "alice-laptop"), sshKeyOf(t, p, port, bobTok, "bob-laptop")
 	admin := p.client()
 	p.loginSudo(admin, "admin", adminPassword)
 

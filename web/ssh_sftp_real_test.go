@@ -34,11 +34,8 @@ func TestSSHSFTPAndSCP(t *testing.T) {
 	}
 	id := wb["id"].(string)
 	waitState(t, p, alice, id, "running")
-	key, pub := newSSHKeyFile(t, "alice-laptop")
-	if code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "laptop", "public_key": pub})); code != 201 {
-		t.Fatalf("register key: %d %v", code, body)
-	}
-	a := sshClient{t: t, port: port, key: key}
+	a, _ := addVerifiedKey(t, p, port, alice, "laptop")
+	key := a.key
 	opts := []string{"-i", key, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
 		"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null"}
 

@@ -37,11 +37,7 @@ func TestSSHAsVSCodeRemoteSSHDoes(t *testing.T) {
 	}
 	id := wb["id"].(string)
 	waitState(t, p, alice, id, "running")
-	keyPath, pub := newSSHKeyFile(t, "alice-vscode")
-	if code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "vscode", "public_key": pub})); code != 201 {
-		t.Fatalf("register key: %d %v", code, body)
-	}
-	a := sshClient{t: t, port: port, key: keyPath}
+	a, _ := addVerifiedKey(t, p, port, alice, "vscode")
 
 	// 1. The probe: bash reading a script on stdin, no pty.
 	out, errs, code := a.run("vscode", "uname -rsv >/dev/null && uname -m\necho \"SHELL=$SHELL\"\necho probe-done\n", "-T", "bash")
@@ -74,7 +70,7 @@ func TestSSHAsVSCodeRemoteSSHDoes(t *testing.T) {
 
 	// 4. Agent forwarding is refused, and so is a remote listener, asked
 	// directly with Go's client.
-	raw, err := os.ReadFile(keyPath)
+	raw, err := os.ReadFile(a.key)
 	if err != nil {
 		t.Fatal(err)
 	}

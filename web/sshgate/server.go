@@ -31,6 +31,10 @@ type Options struct {
 	// portal close them at once through CloseUser; this check catches the
 	// rest (another portal process, the command line).
 	KeyCheckEvery time.Duration
+	// PublicHost is the host name users give ssh (the portal's public
+	// URL's), for the command a verified key's message shows; "" names the
+	// address the client connected to.
+	PublicHost string
 }
 
 // Server accepts SSH connections to workbenches.
@@ -59,6 +63,9 @@ const (
 	extKeyID     = "wb-key-id"
 	extWorkbench = "wb-id"
 	extEpoch     = "wb-auth-epoch"
+	// extVerifyKey marks a connection that verifies pending key (its id)
+	// and does nothing else (verify.go).
+	extVerifyKey = "wb-verify-key-id"
 )
 
 func (s *Server) config(ctx context.Context) (*ssh.ServerConfig, error) {
@@ -81,9 +88,18 @@ func (s *Server) config(ctx context.Context) (*ssh.ServerConfig, error) {
 // workbench that is not the key owner's: which of them is not revealed.
 var errRefused = errors.New("permission denied")
 
-// authenticate accepts key only if a user registered it and the SSH user
-// name is the id or name of one of that user's workbenches.
+// authenticate accepts key only if a user registered and verified it and
+// the SSH user name is the id or name of one of that user's workbenches,
+// or if the name is verify-<code> of a pending key that key is (verify.go).
+//
+// It must decide nothing more: x/crypto/ssh calls it for a client's
+// unsigned query ("would this key do?") as well, so it is no proof that
+// the client holds the private key. Only once NewServerConn has returned
+// is the signature checked.
 func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+	if perms, ok := s.verifyPermissions(ctx, meta, key); ok {
+		return perms, nil
+	}
 	u, k, err := s.store.UserBySSHKey(ctx, key)
 	if err != nil {
 		if !errors.Is(err, models.ErrUnknownSSHKey) {
@@ -168,6 +184,10 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerCon
 		return
 	}
 	nc.SetDeadline(time.Time{})
+	if conn.Permissions.Extensions[extVerifyKey] != "" {
+		s.serveVerification(ctx, conn, chans, reqs)
+		return
+	}
 	wbID := conn.Permissions.Extensions[extWorkbench]
 	userID, _ := strconv.ParseInt(conn.Permissions.Extensions[extUserID], 10, 64)
 	keyID, _ := strconv.ParseInt(conn.Permissions.Extensions[extKeyID], 10, 64)
