@@ -240,8 +240,9 @@ func othersName(wb *models.Workbench, viewerID int64, owner string) string {
 	return owner
 }
 
-// adminWorkbenches: GET /admin/workbenches?state=&page= — everyone's
-// workbenches, 100 a page, optionally in one state.
+// adminWorkbenches: GET /admin/workbenches?state=&q=&page= — everyone's
+// workbenches, 100 a page, optionally in one state and only those whose
+// name or owner contains q (a class of 30 has 30 "project" workbenches).
 func (h *Handler) adminWorkbenches(c *gin.Context) {
 	ctx := c.Request.Context()
 	state := c.Query("state")
@@ -250,7 +251,7 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 		return
 	}
 	wbs, pages, err := pageOf(c, "/admin/workbenches", func(offset, limit int) ([]models.Workbench, int64, error) {
-		return h.store.WorkbenchPage(ctx, state, offset, limit)
+		return h.store.WorkbenchPage(ctx, state, c.Query("q"), offset, limit)
 	})
 	if err != nil {
 		h.fail(c, err)
@@ -271,7 +272,7 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 			rows[i].Reason = runtime.AdminWording(rows[i].Reason)
 		}
 	}
-	v := templates.AdminWorkbenchesView{Rows: rows, State: state, States: models.AllStates, Pages: pages}
+	v := templates.AdminWorkbenchesView{Rows: rows, State: state, Search: c.Query("q"), States: models.AllStates, Pages: pages}
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))
 }
 
