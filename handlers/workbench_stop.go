@@ -76,7 +76,9 @@ func clientGone(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
-// adminWorkbenchStop: an admin force-stops anyone's workbench (recorded).
+// adminWorkbenchStop: an admin stops anyone's workbench (recorded as
+// workbench.admin_stop), as its owner's Stop does — with the grace period,
+// so Jupyter can save — and its owner is told.
 func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	ctx := c.Request.Context()
 	wb, err := h.store.WorkbenchByID(ctx, c.Param("id"))
@@ -98,7 +100,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	}
 	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)
 	// Recorded before the stop: it goes on even when this request is cut.
-	h.record(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
+	h.record(c, "workbench.admin_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
 	if err := h.wbs.StopByAdmin(ctx, wb.ID, reason); err != nil {
 		if clientGone(ctx, err) {
 			return

@@ -3,13 +3,19 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"workbench/models"
 )
 
 // On the real engine: an administrator stops a user's running workbench
 // through the API; it is stopped with the administrator named in its
 // reason, audited, and its owner, who did not ask for it, is told.
-func TestAdminForceStopTellsTheOwner(t *testing.T) {
+func TestAdminStopTellsTheOwner(t *testing.T) {
 	p, _ := enginePortal(t)
 	admin := tokenFor(t, p, "admin", "admin")
 	alice := tokenFor(t, p, "alice", "user")
@@ -56,11 +62,65 @@ func TestAdminForceStopTellsTheOwner(t *testing.T) {
 	}
 	n := 0
 	for _, e := range entries {
-		if e.Action == "workbench.force_stop" && e.Target == id {
+		if e.Action == "workbench.admin_stop" && e.Target == id {
 			n++
 		}
 	}
 	if n != 1 {
-		t.Fatalf("%d workbench.force_stop audit rows for one stop and one no-op, want 1", n)
+		t.Fatalf("%d workbench.admin_stop audit rows for one stop and one no-op, want 1", n)
+	}
+}
+
+// The admin's button on /admin/workbenches says what it does: a stop like
+// the owner's, with the grace period (it read "Force stop", asked
+// "Force-stop this workbench?" and was audited as workbench.force_stop,
+// though nothing was forced). Its confirmation says the owner is told,
+// and the audit names it an administrator's stop.
+func TestAdminStopIsCalledAStop(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "alice", "user")
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	wb := p.runningRecord(alice, "long", models.GPUNeed{})
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	_, page := p.get(c, "/admin/workbenches")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	btn := doc.Find(`[data-testid=admin-stop]`)
+	form := btn.Closest("form")
+	if action, _ := form.Attr("action"); btn.Length() != 1 || action != "/admin/workbenches/"+wb.ID+"/stop" {
+		t.Fatalf("%d stop buttons, form to %q; want one for %s", btn.Length(), action, wb.ID)
+	}
+	if got := strings.TrimSpace(btn.Text()); got != "Stop" {
+		t.Errorf("the admin's button reads %q, want Stop", got)
+	}
+	if got, _ := form.Attr("data-confirm"); got != "Stop this workbench? Its owner is told." {
+		t.Errorf("its confirmation asks %q", got)
+	}
+	if n := doc.Find(`[data-testid=force-stop]`).Length(); n != 0 || strings.Contains(doc.Find(".row-actions").Text(), "Force") {
+		t.Errorf("the list still offers a force stop (%d)", n)
+	}
+	if res := p.postForm(c, "/admin/workbenches/"+wb.ID+"/stop", url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("stop: %d", res.StatusCode)
+	}
+	got, err := p.srv.Store.WorkbenchByID(ctx, wb.ID)
+	if err != nil || got.State != models.StateStopped || got.Reason != "stopped by an administrator (admin)" {
+		t.Fatalf("after the admin's stop: %+v %v", got, err)
+	}
+	entries, err := p.srv.Store.ListAudit(ctx, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := map[string]int{}
+	for _, e := range entries {
+		if e.Target == wb.ID {
+			actions[e.Action]++
+		}
+	}
+	if actions["workbench.admin_stop"] != 1 || actions["workbench.force_stop"] != 0 {
+		t.Errorf("audit rows for the stop: %v, want one workbench.admin_stop", actions)
 	}
 }
