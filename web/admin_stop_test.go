@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"workbench/models"
+	"workbench/web"
 )
 
 // On the real engine: an administrator stops a user's running workbench
@@ -122,5 +124,80 @@ func TestAdminStopIsCalledAStop(t *testing.T) {
 	}
 	if actions["workbench.admin_stop"] != 1 || actions["workbench.force_stop"] != 0 {
 		t.Errorf("audit rows for the stop: %v, want one workbench.admin_stop", actions)
+	}
+}
+
+// On the real engine, with a Jupyter that takes 2 s to shut down: the
+// admin's Stop is the graceful stop (the container exits by itself, code
+// 0); where a stop failed, the row offers a real Force stop, which kills
+// the container (137) and is audited as workbench.force_stop. Both tell
+// the owner. Reconciliation is pushed out of the way so the admin's clicks
+// are what finishes each stop.
+func TestAdminForceStopOnlyWhereTheStopFailed(t *testing.T) {
+	r := newLCRig(t, func(c *web.Config) { c.Workbenches.ReconcileEvery = time.Hour })
+	ctx := context.Background()
+	graceful := r.launchAPI(t, "graceful", lcSlowImage)
+	stuck := r.launchAPI(t, "stuck", lcSlowImage)
+	if err := r.p.srv.Store.SetWorkbenchState(ctx, stuck, models.StateStopping, 0, "",
+		map[string]any{"stop_error": "could not stop the container: engine timed out"}); err != nil {
+		t.Fatal(err)
+	}
+	c := r.p.client()
+	r.p.loginSudo(c, "admin", adminPassword)
+	_, page := r.p.get(c, "/admin/workbenches")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(id string) *goquery.Selection {
+		return doc.Find(`[data-testid=workbench-row][data-id="` + id + `"]`)
+	}
+	if n := row(graceful).Find(`[data-testid=admin-force-stop]`).Length(); n != 0 || row(graceful).Find(`[data-testid=admin-stop]`).Length() != 1 {
+		t.Errorf("a running workbench's row: %d force stops, want only Stop", n)
+	}
+	force := row(stuck).Find(`[data-testid=admin-force-stop]`)
+	form := force.Closest("form")
+	if v, _ := form.Find(`input[name=force]`).Attr("value"); force.Length() != 1 || v != "true" {
+		t.Fatalf("the failed stop's row: %d force stops sending force=%q, want one sending true", force.Length(), v)
+	}
+	if got, _ := form.Attr("data-confirm"); !strings.Contains(got, "Kill the container now") {
+		t.Errorf("the force stop asks %q", got)
+	}
+
+	for _, tc := range []struct {
+		id       string
+		form     url.Values
+		exitCode int
+		action   string
+	}{{graceful, url.Values{}, 0, "workbench.admin_stop"}, {stuck, url.Values{"force": {"true"}}, 137, "workbench.force_stop"}} {
+		if res := r.p.postForm(c, "/admin/workbenches/"+tc.id+"/stop", tc.form); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: stop %d", tc.id, res.StatusCode)
+		}
+		r.assertStopped(t, tc.id)
+		info, err := r.cli.ContainerInspect(ctx, "wb-"+r.installID+"-"+tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.ExitCode != tc.exitCode {
+			t.Errorf("%s: container exit code %d, want %d", tc.action, info.State.ExitCode, tc.exitCode)
+		}
+		entries, err := r.p.srv.Store.ListAudit(ctx, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var actions []string
+		for _, e := range entries {
+			if e.Target == tc.id && strings.HasPrefix(e.Action, "workbench.") && strings.HasSuffix(e.Action, "_stop") {
+				actions = append(actions, e.Action)
+			}
+		}
+		if len(actions) != 1 || actions[0] != tc.action {
+			t.Errorf("%s: audited %v, want %s", tc.id, actions, tc.action)
+		}
+	}
+	_, notes := r.p.api("GET", "/api/v1/notifications", r.token, "")
+	items, _ := notes["items"].([]any)
+	if len(items) != 2 {
+		t.Errorf("alice was told %d times of two admin stops: %v", len(items), notes)
 	}
 }
