@@ -194,14 +194,14 @@ func (h *Handler) NotebookAuthorize(w http.ResponseWriter, r *http.Request) {
 // answered (the login page, the workbench's page while it is not running,
 // or 404).
 func (h *Handler) notebookOwned(w http.ResponseWriter, r *http.Request, target string) (string, *models.User, bool) {
-	id, _, _ := strings.Cut(strings.TrimPrefix(target, "/wb/"), "/")
-	if !strings.HasPrefix(target, "/wb/"+id+"/") || !validWorkbenchLabel(id) {
-		lc := notebookLocale(r)
-		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
-		return "", nil, false
-	}
 	ctx := r.Context()
 	u := h.SessionUser(ctx)
+	id, _, _ := strings.Cut(strings.TrimPrefix(target, "/wb/"), "/")
+	if !strings.HasPrefix(target, "/wb/"+id+"/") || !validWorkbenchLabel(id) {
+		// On the portal's host: its own not-found page, as in path mode.
+		h.notFoundPage(w, r, u)
+		return "", nil, false
+	}
 	lc := i18n.WithLocale(ctx, requestLocale(r, u))
 	if u == nil {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(safeNext(r.URL.RequestURI())), http.StatusSeeOther)
@@ -210,7 +210,7 @@ func (h *Handler) notebookOwned(w http.ResponseWriter, r *http.Request, target s
 	_, err := h.wbs.ProxyTarget(ctx, id, u.ID)
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
-		notebookPage(lc, w, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), "")
+		h.notFoundPage(w, r, u)
 		return "", nil, false
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		http.Redirect(w, r, "/workbenches/"+id, http.StatusSeeOther)

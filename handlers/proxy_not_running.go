@@ -46,23 +46,11 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	if strings.HasPrefix(r.URL.Path, orchestrator.BaseURL(wb.ID)) && r.Method == http.MethodGet {
 		v.Back = r.URL.RequestURI()
 	}
-	w.Header().Set("Content-Language", i18n.FromContext(ctx).Lang())
 	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
 		User: &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	// This page is the portal's own, though served under /wb/: its Start
-	// form must not be taken for a notebook's request (refuseFromNotebook
-	// goes by the Referer's path), so it sends only its origin. Not
-	// "no-referrer": Chromium then posts "Origin: null", which the CSRF
-	// check refuses where no Fetch Metadata is sent (plain HTTP on a host
-	// name): Start and Log out failed there.
-	w.Header().Set("Referrer-Policy", "strict-origin")
-	// And as every portal page, it is framed by no one: a sibling host's
-	// page (same site, the session cookie goes along) could frame it and
-	// take a click on Start.
-	w.Header().Set("Content-Security-Policy", PortalContentSecurityPolicy)
-	w.Header().Set("X-Frame-Options", "DENY")
+	// The portal's own page, though served under /wb/: its Start form
+	// sends only its origin, and it is framed by no one.
+	portalPageHeaders(w, i18n.FromContext(ctx).Lang())
 	w.WriteHeader(http.StatusServiceUnavailable)
 	if err := templates.NotRunningPage(p, v).Render(ctx, w); err != nil {
 		h.log.Error("render not-running page", "workbench", id, "err", err)
@@ -140,7 +128,8 @@ func stopReasonT(lc context.Context, reason string) string {
 
 // PortalContentSecurityPolicy allows only the portal's own scripts, styles
 // and images; no inline script, and no framing of the portal. Set on every
-// portal page (web's securityHeaders) and on the portal's own page under
-// /wb/ (ProxyNotRunning), where proxied Jupyter keeps its own policy.
+// portal page (web's securityHeaders) and on the portal's own pages under
+// /wb/ (ProxyNotRunning, ProxyNotFound), where proxied Jupyter keeps its
+// own policy.
 const PortalContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"

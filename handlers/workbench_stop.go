@@ -76,9 +76,18 @@ func clientGone(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
-// adminWorkbenchStop: an admin force-stops anyone's workbench (recorded).
+// adminWorkbenchStop: an admin stops anyone's workbench (recorded as
+// workbench.admin_stop), as its owner's Stop does — with the grace period,
+// so Jupyter can save — and its owner is told. force=true (the form field
+// or the query, as for the owner) kills the container at once (recorded as
+// workbench.force_stop): the list offers it where a stop failed.
 func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	ctx := c.Request.Context()
+	force, ok := h.queryBool(c, "force")
+	if !ok {
+		return
+	}
+	force = force || c.PostForm("force") == "true"
 	wb, err := h.store.WorkbenchByID(ctx, c.Param("id"))
 	if err != nil {
 		h.fail(c, err)
@@ -98,12 +107,24 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	}
 	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)
 	// Recorded before the stop: it goes on even when this request is cut.
-	h.record(c, "workbench.force_stop", wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
-	if err := h.wbs.StopByAdmin(ctx, wb.ID, reason); err != nil {
+	action, stop := "workbench.admin_stop", h.wbs.StopByAdmin
+	if force {
+		action, stop = "workbench.force_stop", h.wbs.ForceStopByAdmin
+	}
+	h.record(c, action, wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
+	if err := stop(ctx, wb.ID, reason); err != nil {
 		if clientGone(ctx, err) {
 			return
 		}
-		h.fail(c, err)
+		var se *orchestrator.StopError
+		if isAPI(c) || !errors.As(err, &se) {
+			h.fail(c, err)
+			return
+		}
+		// Back to the list, whose row says "stop failed" and offers the
+		// force stop (an error page left the admin nothing to click).
+		h.flashError(c, i18n.T(ctx, "Could not stop the workbench: %s", i18n.Reason(ctx, se.Message)))
+		seeOther(c, "/admin/workbenches")
 		return
 	}
 	if isAPI(c) {

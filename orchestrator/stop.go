@@ -44,11 +44,21 @@ func (m *Manager) ForceStop(ctx context.Context, id, reason string) error {
 // administrator, for reason, and tells its owner, who did not ask for it.
 // Like Stop it runs to its end whatever happens to ctx.
 func (m *Manager) StopByAdmin(ctx context.Context, id, reason string) error {
+	return m.stopByAdmin(ctx, id, reason, false)
+}
+
+// ForceStopByAdmin is StopByAdmin without the grace period, as ForceStop
+// is for the owner: for a stop that failed or hangs.
+func (m *Manager) ForceStopByAdmin(ctx context.Context, id, reason string) error {
+	return m.stopByAdmin(ctx, id, reason, true)
+}
+
+func (m *Manager) stopByAdmin(ctx context.Context, id, reason string, force bool) error {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
 	}
-	_, err = m.stopTelling(ctx, wb, reason)
+	_, err = m.stopTellingAs(ctx, wb, reason, force)
 	return err
 }
 
@@ -57,8 +67,13 @@ func (m *Manager) StopByAdmin(ctx context.Context, id, reason string) error {
 // administrator or another pass of the portal stopped it first, the owner
 // is not told a second, different story.
 func (m *Manager) stopTelling(ctx context.Context, wb *models.Workbench, reason string) (did bool, err error) {
+	return m.stopTellingAs(ctx, wb, reason, false)
+}
+
+// stopTellingAs is stopTelling, forced (no grace period) when force.
+func (m *Manager) stopTellingAs(ctx context.Context, wb *models.Workbench, reason string, force bool) (did bool, err error) {
 	err = m.detached(ctx, func(ctx context.Context) error {
-		if did, err = m.stop(ctx, wb.ID, reason, false); err != nil || !did {
+		if did, err = m.stop(ctx, wb.ID, reason, force); err != nil || !did {
 			return err
 		}
 		m.tellOwner(ctx, wb, EventStopped, reasonf("Workbench %s: %s", wb.Name, reason))

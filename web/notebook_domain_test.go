@@ -40,13 +40,23 @@ type nbPortal struct {
 
 func newNBPortal(t *testing.T) *nbPortal {
 	t.Helper()
+	return startNBPortal(t, func(mutate func(*web.Config)) *testPortal {
+		p, _ := enginePortal(t, mutate)
+		return p
+	})
+}
+
+// startNBPortal is newNBPortal on the portal that open makes (newPortal:
+// no engine, for tests of what reads only the records).
+func startNBPortal(t *testing.T, open func(mutate func(*web.Config)) *testPortal) *nbPortal {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	np := &nbPortal{port: port, portal: "http://portal.localhost:" + port}
-	np.testPortal, _ = enginePortal(t, func(c *web.Config) {
+	np.testPortal = open(func(c *web.Config) {
 		c.PublicURL = np.portal
 		c.NotebookDomain = nbDomain
 	})

@@ -303,6 +303,7 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		Metrics:           s.proxyMetrics,
 		Resolve:           h.ProxyResolve,
 		NotRunning:        h.ProxyNotRunning,
+		NotFound:          h.ProxyNotFound,
 		SignIn:            proxySignIn,
 		Locale:            h.ProxyLocale,
 		OnActivity:        s.Manager.Touch,

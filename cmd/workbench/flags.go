@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"workbench/models"
@@ -18,22 +19,61 @@ import (
 
 // parseInterspersed parses flags that may come before or after positional
 // arguments (`user add alice --admin`), which the flag package alone does not.
+// A word that reads as a negative number ("-5", "-12.50") is an argument,
+// not a flag (no flag is named by a number): `ledger credit ada -5` was
+// refused as "flag provided but not defined: -5", before the command could
+// say what is wrong with the amount. After "--" every word is an argument.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
+	for len(args) > 0 {
+		n := nextArgument(fs, args)
+		if err := fs.Parse(args[:n]); err != nil {
 			return nil, err
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		positional = append(positional, fs.Args()...)
+		switch {
+		case n == len(args):
 			return positional, nil
+		case args[n] == "--":
+			return append(positional, args[n+1:]...), nil
 		}
-		if args[0] == "--" {
-			return append(positional, args[1:]...), nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
+		positional = append(positional, args[n])
+		args = args[n+1:]
 	}
+	return positional, nil
+}
+
+// nextArgument is the index in args of the first word that is neither a
+// flag nor a flag's value ("--" included), len(args) if none. A flag that
+// takes a value takes the next word whatever it is (`--reason -5`), as the
+// flag package does; an unknown flag is left for fs.Parse to refuse.
+func nextArgument(fs *flag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") || negativeNumber(a) {
+			return i
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				i++ // its value
+			}
+		}
+	}
+	return len(args)
+}
+
+// negativeNumber reports whether s reads as a negative number ("-5",
+// "-0.5", "-.5").
+func negativeNumber(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(s[1:], 64)
+	return err == nil && (s[1] >= '0' && s[1] <= '9' || s[1] == '.')
 }
 
 // noArguments refuses words a command that takes none was given: the flag

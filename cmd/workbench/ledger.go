@@ -35,6 +35,13 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if args[0] == "credit" && len(pos) == 2 && negativeNumber(pos[1]) {
+		// A credit gives money back; there is no negative one (SPEC §6
+		// rule 13: corrections are credits or reversals). What takes money
+		// back is reversing the line that gave it.
+		return fmt.Errorf("amount %s: a credit gives money back, so the amount must be positive (more than 0); "+
+			"to take back a credit, reverse its ledger line: workbench ledger reverse ID --reason R", pos[1])
+	}
 	if strings.TrimSpace(*reason) == "" {
 		return fmt.Errorf("--reason is required: a correction says why")
 	}

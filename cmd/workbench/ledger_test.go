@@ -66,3 +66,45 @@ func TestLedgerCLI(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// `ledger credit ada -5`: a negative amount is no flag but a wrong
+// amount, and the refusal says so and what takes money back (a reversal);
+// it read "flag provided but not defined: -5" with the flag list. The
+// amount after "--", and a reason that starts with "-", read the same as
+// before. Nothing is appended.
+func TestLedgerCreditNegativeAmount(t *testing.T) {
+	dir := portalData(t)
+	if _, _, err := runCLI(t, "ada-password-1\n", "user", "add", "ada", "--password-stdin", "--data-dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"ledger", "credit", "ada", "-5", "--reason", "typo", "--data-dir", dir},
+		{"ledger", "credit", "--reason", "typo", "ada", "-12.50", "--data-dir", dir},
+		{"ledger", "credit", "ada", "--reason", "typo", "--data-dir", dir, "--", "-5"},
+		{"ledger", "credit", "ada", "-5", "--data-dir", dir}, // the amount before the missing reason
+	} {
+		_, stderr, err := runCLI(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), "must be positive") || !strings.Contains(err.Error(), "workbench ledger reverse") {
+			t.Errorf("%v: %v, want the amount refused, saying a reversal takes money back", args, err)
+		}
+		if strings.Contains(stderr, "flag provided but not defined") || err != nil && strings.Contains(err.Error(), "flag") {
+			t.Errorf("%v: read the amount as a flag: %v %q", args, err, stderr)
+		}
+	}
+	// A reason may start with "-": the flag takes the next word.
+	out, _, err := runCLI(t, "", "ledger", "credit", "ada", "5", "--reason", "-5 off for the outage", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "credit of 5.00 to ada (-5 off for the outage)") {
+		t.Fatalf("a reason starting with '-': %q %v", out, err)
+	}
+	ctx := context.Background()
+	s, err := models.Open(ctx, dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u, _ := s.UserByUsername(ctx, "ada")
+	lines, _ := s.Statement(ctx, u.ID, time.Now().AddDate(0, 0, -1), time.Now().AddDate(0, 0, 1))
+	if len(lines) != 1 || lines[0].AmountMicros != -5_000_000 {
+		t.Fatalf("ledger: %+v, want only the one credit of 5", lines)
+	}
+}

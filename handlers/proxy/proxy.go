@@ -89,6 +89,14 @@ type Options struct {
 	// own page saying why, with a Start button. Other requests, and all
 	// when it is nil, get a short 503 message.
 	NotRunning func(w http.ResponseWriter, r *http.Request, workbenchID string)
+	// NotFound, when set, answers a browser navigation (Accept: text/html)
+	// to an address that opens no workbench of the caller's: one Resolve
+	// found missing or someone else's (ErrNotFound), one without a session
+	// that SignIn does not take, or a malformed one.
+	// It must answer every such id alike (the portal's 404 page), so ids
+	// cannot be probed. Other requests, and all when it is nil, get a
+	// short 404 message.
+	NotFound func(w http.ResponseWriter, r *http.Request)
 	// SignIn, when set, answers a browser navigation (GET, Accept:
 	// text/html) that Resolve found without a session (ErrSignIn): the
 	// portal's sign-in, coming back here after.
@@ -197,8 +205,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, res := parsePath(r.URL)
 	switch res {
 	case pathNotFound:
-		lc := p.locale(r)
-		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
+		p.notFound(w, r)
 		return
 	case pathRedirect:
 		loc := "/wb/" + id + "/"
@@ -242,8 +249,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.opts.SignIn(w, r)
 		return
 	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrSignIn):
-		lc := p.locale(r)
-		writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
+		p.notFound(w, r)
 		return
 	case errors.Is(err, ErrNoPort):
 		lc := p.locale(r)
@@ -313,6 +319,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ic := &infoCtx{Context: ctx, ri: reqInfo{id: id, target: t, scoped: scoped}}
 	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ic))
+}
+
+// notFound answers an address that opens no workbench of the caller's:
+// the portal's page for a browser navigation (Options.NotFound), else
+// the short message.
+func (p *Proxy) notFound(w http.ResponseWriter, r *http.Request) {
+	if p.opts.NotFound != nil && wantsHTML(r) {
+		p.opts.NotFound(w, r)
+		return
+	}
+	lc := p.locale(r)
+	writeError(lc, w, r, http.StatusNotFound, i18n.T(lc, "Not found"), i18n.T(lc, "There is no such workbench."), false)
 }
 
 func (p *Proxy) activity(id string) {
