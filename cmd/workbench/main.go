@@ -75,6 +75,10 @@ func groupUsage(args []string, stdout io.Writer, text string) error {
 // run dispatches a command line; it is main without the process around it,
 // so tests can call it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] != "serve" {
+		// Not the portal's own work, nor what its users do.
+		ctx = withCLIVia(ctx)
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("no command given")

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -216,8 +217,10 @@ func TestUnknownCommand(t *testing.T) {
 // line leaves an audit row (never its secret); two made in the same
 // second both succeed (the default name had one-second resolution); a
 // lifetime past 3650 days is refused as in the portal (3,000,000 days
-// wrapped round to 2056).
+// wrapped round to 2056); the row names the OS user who ran it, and who
+// ran sudo.
 func TestTokenCreateIsAuditedAndNamedUniquely(t *testing.T) {
+	t.Setenv("SUDO_USER", "alice-admin")
 	dir := t.TempDir()
 	serving(t, dir, "admin-password-1")
 	first, _, err := runCLI(t, "", "token", "create", "admin", "--data-dir", dir)
@@ -242,6 +245,10 @@ func TestTokenCreateIsAuditedAndNamedUniquely(t *testing.T) {
 			n++
 			if strings.Contains(a.After, strings.TrimSpace(first)) {
 				t.Error("the audit row holds the token's secret")
+			}
+			// Who ran it: the OS user, and who ran sudo.
+			if me, err := user.Current(); err != nil || a.Via != "command line as "+me.Username+", sudo by alice-admin" {
+				t.Errorf("audit row via %q (%v)", a.Via, err)
 			}
 		}
 	}
