@@ -17,8 +17,9 @@ type AuditEntry struct {
 	Target string    `json:"target"`
 	Before string    `json:"before"`
 	After  string    `json:"after"`
-	// Via names the API token the action came with; empty for a browser
-	// session, the CLI and the portal's own work (WithAuditVia).
+	// Via names the API token the action came with, or who ran the
+	// command line ("command line as root, sudo by alice"); empty for a
+	// browser session and the portal's own work (WithAuditVia).
 	Via string `json:"via,omitempty"`
 }
 
