@@ -148,7 +148,7 @@ func (h *Handler) adminAudit(c *gin.Context) {
 	}
 	v := templates.AuditView{Action: action, Actor: actor, Pages: pages}
 	for _, e := range entries {
-		v.Rows = append(v.Rows, templates.AuditRow{At: templates.When(&e.At), Actor: e.Actor, Action: e.Action,
+		v.Rows = append(v.Rows, templates.AuditRow{At: templates.WhenIn(c.Request.Context(), &e.At), Actor: e.Actor, Action: e.Action,
 			Target: e.Target, Before: e.Before, After: e.After, Via: e.Via})
 	}
 	h.render(c, http.StatusOK, templates.AdminAuditPage(h.page(c, trc(c, "Audit log")), v))

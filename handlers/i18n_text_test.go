@@ -10,6 +10,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
@@ -39,6 +40,14 @@ func TestHandlerTextsPerLocale(t *testing.T) {
 	}
 	if got := clockText(en, now.Add(48*time.Hour+70*time.Minute), now); got != "2026-03-05 10:10 UTC" {
 		t.Errorf("en clock %q", got)
+	}
+	// A reader with a zone reads today's deadline in it too.
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clockText(templates.WithTimeZone(en, shanghai), now.Add(70*time.Minute), now); got != "10:10 UTC (18:10 UTC+8)" {
+		t.Errorf("en clock in Shanghai %q", got)
 	}
 	d := orchestrator.Deadlines{IdleFor: 42 * time.Minute, IdleStopAt: now.Add(18 * time.Minute),
 		RuntimeLimit: 4 * time.Hour, RuntimeWhose: "your quota's", RuntimeStopAt: now.Add(2 * time.Hour)}

@@ -290,6 +290,8 @@ var sudoFieldLabels = map[string]string{
 	"min_idle_minutes": i18n.Key("Idle timeout ≥ (min)"), "max_idle_minutes": i18n.Key("Idle timeout ≤ (min)"),
 	"allowed_images": i18n.Key("Images (comma-separated)"), "allowed_flavors": i18n.Key("Flavors (comma-separated)"),
 	"expires_days": i18n.Key("Expires in"),
+	// The SSH key form (a key is added after the password is confirmed).
+	"public_key": i18n.Key("Public key"),
 }
 
 // sudoUnshownFields are a form's bookkeeping, not part of the change: the

@@ -100,11 +100,12 @@ func durationText(ctx context.Context, d time.Duration) string {
 // clockText is "14:10 UTC" today, else the date and time as every other
 // time on the pages is written (templates.WhenIn: "2026-03-03 14:10 UTC",
 // "2026年3月3日 14:10 UTC"): a deadline read "Mar 3 14:10" beside a
-// "Started 2026-03-02 22:17". Pages show UTC.
+// "Started 2026-03-02 22:17". Pages show UTC, and beside it the time in
+// the reader's zone where they chose one (templates.ClockIn).
 func clockText(ctx context.Context, t, now time.Time) string {
 	t, now = t.UTC(), now.UTC()
 	if t.Format("2006-01-02") == now.Format("2006-01-02") {
-		return t.Format("15:04 UTC")
+		return templates.ClockIn(ctx, t)
 	}
 	return templates.WhenIn(ctx, &t)
 }

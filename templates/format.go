@@ -138,10 +138,27 @@ func WhenIn(ctx context.Context, t *time.Time) string {
 	if !english {
 		out = fmt.Sprintf("%d年%d月%d日 %s UTC", u.Year(), int(u.Month()), u.Day(), u.Format("15:04"))
 	}
-	if local, ok := besideUTC(ctx, u, english); ok {
-		out += " (" + local + ")"
+	return out + besideText(ctx, u, english)
+}
+
+// ClockIn is a time of today as "14:10 UTC", with the reader's own zone
+// beside it as WhenIn writes it: a deadline on the workbench page.
+func ClockIn(ctx context.Context, t time.Time) string {
+	u := t.UTC()
+	return u.Format("15:04 UTC") + besideText(ctx, u, i18n.FromContext(ctx).Tag == i18n.English)
+}
+
+// besideText is besideUTC in brackets after a space, full-width ones in
+// Chinese as the pages write them; "" without a zone.
+func besideText(ctx context.Context, u time.Time, english bool) string {
+	local, ok := besideUTC(ctx, u, english)
+	switch {
+	case !ok:
+		return ""
+	case english:
+		return " (" + local + ")"
 	}
-	return out
+	return "（" + local + "）"
 }
 
 // timeZoneKey holds the zone the reader chose to read times in beside UTC.
@@ -162,6 +179,9 @@ func WithTimeZone(ctx context.Context, loc *time.Location) context.Context {
 // date too where it differs from UTC's), or false where the reader chose
 // none or the zone is at UTC then.
 func besideUTC(ctx context.Context, u time.Time, english bool) (string, bool) {
+	if ctx == nil { // text made outside a request (English, UTC)
+		return "", false
+	}
 	loc, _ := ctx.Value(timeZoneKey{}).(*time.Location)
 	if loc == nil {
 		return "", false

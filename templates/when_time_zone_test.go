@@ -41,8 +41,8 @@ func TestWhenInShowsTheReadersZoneBesideUTC(t *testing.T) {
 		{en, "Europe/London", morning, "2026-12-06 06:00 UTC"},
 		{en, "Europe/London", summer, "2026-07-01 12:00 UTC (13:00 UTC+1)"},
 		{en, "UTC", morning, "2026-12-06 06:00 UTC"},
-		{zh, "Asia/Shanghai", morning, "2026年12月6日 06:00 UTC (14:00 UTC+8)"},
-		{zh, "Asia/Shanghai", evening, "2026年12月6日 20:30 UTC (12月7日 04:30 UTC+8)"},
+		{zh, "Asia/Shanghai", morning, "2026年12月6日 06:00 UTC（14:00 UTC+8）"},
+		{zh, "Asia/Shanghai", evening, "2026年12月6日 20:30 UTC（12月7日 04:30 UTC+8）"},
 	} {
 		ctx := c.ctx
 		if c.zone != "" {
@@ -51,5 +51,26 @@ func TestWhenInShowsTheReadersZoneBesideUTC(t *testing.T) {
 		if got := templates.WhenIn(ctx, &c.at); got != c.want {
 			t.Errorf("%s at %s: %q, want %q", c.zone, c.at, got, c.want)
 		}
+	}
+}
+
+// A deadline of today on the workbench page ("stops at 14:10 UTC") shows
+// the reader's own time beside it too.
+func TestClockInShowsTheReadersZoneBesideUTC(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 6, 9, 17, 0, 0, time.UTC)
+	en := i18n.WithLocale(context.Background(), i18n.English)
+	if got := templates.ClockIn(en, at); got != "09:17 UTC" {
+		t.Errorf("no zone: %q", got)
+	}
+	if got := templates.ClockIn(templates.WithTimeZone(en, shanghai), at); got != "09:17 UTC (17:17 UTC+8)" {
+		t.Errorf("Shanghai: %q", got)
+	}
+	zh := templates.WithTimeZone(i18n.WithLocale(context.Background(), i18n.Chinese), shanghai)
+	if got := templates.ClockIn(zh, at); got != "09:17 UTC（17:17 UTC+8）" {
+		t.Errorf("Shanghai in Chinese: %q", got)
 	}
 }
