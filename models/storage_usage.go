@@ -80,41 +80,59 @@ func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, s
 	})
 }
 
-// CloseVolume ends the open interval of a volume that no longer exists, at
-// its last sighting.
+// MarkHomeMade notes that the portal made userID's home volume at t.
+func (s *Store) MarkHomeMade(ctx context.Context, userID int64, t time.Time) error {
+	return s.db.WithContext(ctx).Exec("UPDATE users SET home_made_at = ? WHERE id = ?", t.UTC(), userID).Error
+}
+
+// ForgetHome ends what the portal knew of userID's home volume, gone
+// though the portal did not remove it: its open storage interval ends at
+// its last sighting, and the mark of its making (MarkHomeMade) goes.
 //
-// closed says whether an open interval was there to end: of two callers
-// that notice the same volume gone (metering and a start), one tells.
-func (s *Store) CloseVolume(ctx context.Context, volume string) (closed bool, lastSeen time.Time, err error) {
-	var cur StorageInterval
+// known says whether there was anything to forget (an interval or the
+// mark), and lastSeen when the volume was last known to exist: of two
+// callers that notice the same volume gone (metering and a start), one
+// tells, and a volume the portal removed itself (RemovedHome) is no loss.
+func (s *Store) ForgetHome(ctx context.Context, userID int64, volume string) (known bool, lastSeen time.Time, err error) {
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return nil
-			}
+		var made struct{ HomeMadeAt *time.Time }
+		if err := tx.Table("users").Select("home_made_at").Where("id = ?", userID).Take(&made).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
-		res := tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE id = ? AND ended_at IS NULL", cur.ID)
-		closed = res.RowsAffected > 0
-		return res.Error
+		if made.HomeMadeAt != nil {
+			known, lastSeen = true, *made.HomeMadeAt
+			if err := tx.Exec("UPDATE users SET home_made_at = NULL WHERE id = ?", userID).Error; err != nil {
+				return err
+			}
+		}
+		var cur StorageInterval
+		switch err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		if cur.HeartbeatAt.After(lastSeen) {
+			lastSeen = cur.HeartbeatAt
+		}
+		known = true
+		return tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE id = ? AND ended_at IS NULL", cur.ID).Error
 	})
-	return closed, cur.HeartbeatAt, err
+	return known, lastSeen, err
 }
 
-// HasOpenVolume reports whether metering last saw volume and nobody has
-// ended its interval since: the volume should exist.
-func (s *Store) HasOpenVolume(ctx context.Context, volume string) (bool, error) {
-	var n int64
-	err := s.db.WithContext(ctx).Model(&StorageInterval{}).Where("volume = ? AND ended_at IS NULL", volume).Count(&n).Error
-	return n > 0, err
-}
-
-// CloseVolumeAt ends the open interval of a volume the portal removed, at
-// the removal (not at its last measurement, up to a metering period
-// before).
-func (s *Store) CloseVolumeAt(ctx context.Context, volume string, t time.Time) error {
-	return s.db.WithContext(ctx).Exec("UPDATE storage_intervals SET ended_at = ?, heartbeat_at = ? WHERE volume = ? AND ended_at IS NULL AND started_at <= ?",
-		t.UTC(), t.UTC(), volume, t.UTC()).Error
+// RemovedHome ends what the portal knew of userID's home volume, which it
+// has just removed: its storage interval ends at the removal (not at its
+// last measurement, up to a metering period before), and the mark of its
+// making goes.
+func (s *Store) RemovedHome(ctx context.Context, userID int64, volume string, t time.Time) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("UPDATE users SET home_made_at = NULL WHERE id = ?", userID).Error; err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE storage_intervals SET ended_at = ?, heartbeat_at = ? WHERE volume = ? AND ended_at IS NULL AND started_at <= ?",
+			t.UTC(), t.UTC(), volume, t.UTC()).Error
+	})
 }
 
 // StorageToBill returns open storage intervals and closed unsettled ones.

@@ -76,7 +76,7 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 		}
 		return err
 	}
-	m.homeRemoved(ctx, h.Volume)
+	m.homeRemoved(ctx, owner.ID, h.Volume)
 	m.log.Info("home volume reset", "owner", owner.Username, "volume", h.Volume)
 	return nil
 }

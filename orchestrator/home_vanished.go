@@ -30,18 +30,19 @@ func (m *Manager) portalRemovingHome(volume string) bool {
 	return ok
 }
 
-// homeVanished ends the storage interval of volume, which is gone though
-// nobody in the portal removed it, at its last sighting, and — if this call
-// ended it — tells its owner and logs a warning. wb is the workbench whose
-// start found it (nil from metering).
+// homeVanished forgets userID's home volume, gone though nobody in the
+// portal removed it (its storage interval ends at its last sighting), and
+// — if the portal knew of it and this call is the first to find it gone —
+// tells its owner and logs a warning. wb is the workbench whose start
+// found it (nil from metering).
 func (m *Manager) homeVanished(ctx context.Context, userID int64, username, volume string, wb *models.Workbench) {
-	closed, lastSeen, err := m.store.CloseVolume(ctx, volume)
+	known, lastSeen, err := m.store.ForgetHome(ctx, userID, volume)
 	if err != nil {
 		m.log.Warn("storage metering: close", "volume", volume, "err", err)
 		return
 	}
-	if !closed {
-		return // told already (metering and a start both looked)
+	if !known {
+		return // told already (metering and a start both looked), or never made
 	}
 	m.log.Warn("home volume removed outside the portal: its files are gone", "owner", username, "volume", volume,
 		"last_seen", lastSeen.UTC().Format(time.RFC3339), "found_by", map[bool]string{true: "start", false: "storage metering"}[wb != nil])
@@ -54,32 +55,35 @@ func (m *Manager) homeVanished(ctx context.Context, userID int64, username, volu
 }
 
 // homeMadeAnew is called when the start of workbench id had to create its
-// owner's home volume: if metering had seen one of that name, it was
-// removed outside the portal since.
-func (m *Manager) homeMadeAnew(ctx context.Context, id, volume string) {
-	seen, err := m.store.HasOpenVolume(ctx, volume)
-	if err != nil || !seen {
-		return
-	}
+// owner's home volume: if the portal had made one (or metering had seen
+// one) and not removed it, it was removed outside the portal. The new one
+// is marked made, so its loss is found too, also before metering first
+// measures it. It returns the owner's id (0 if the record cannot be read).
+func (m *Manager) homeMadeAnew(ctx context.Context, id, volume string) (ownerID int64) {
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
-		return
+		m.log.Warn("home volume made: read the workbench", "id", id, "err", err)
+		return 0
 	}
 	username := ""
 	if u, err := m.store.UserByID(ctx, wb.OwnerID); err == nil {
 		username = u.Username
 	}
 	m.homeVanished(ctx, wb.OwnerID, username, volume, wb)
+	if err := m.store.MarkHomeMade(ctx, wb.OwnerID, m.now()); err != nil {
+		m.log.Warn("note the home volume made", "volume", volume, "err", err)
+	}
+	return wb.OwnerID
 }
 
 // removeFreshHome removes a home volume a failed first launch made (never
-// left unprepared: the next launch would take it as set up), ending its
-// storage interval if metering saw it meanwhile.
-func (m *Manager) removeFreshHome(ctx context.Context, volume string) {
+// left unprepared: the next launch would take it as set up), and forgets
+// it: its loss is no loss to tell about.
+func (m *Manager) removeFreshHome(ctx context.Context, ownerID int64, volume string) {
 	defer m.homeRemovalBegins(volume)()
 	if err := m.rt.RemoveVolume(ctx, volume); err != nil {
 		m.log.Warn("remove the home volume of a failed launch", "volume", volume, "err", err)
 		return
 	}
-	m.homeRemoved(ctx, volume)
+	m.homeRemoved(ctx, ownerID, volume)
 }

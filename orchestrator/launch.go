@@ -283,8 +283,9 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	if err != nil {
 		return "", errors.New(reasonf("could not create the home volume: %v", err))
 	}
+	var ownerID int64
 	if fresh {
-		m.homeMadeAnew(ctx, id, vol)
+		ownerID = m.homeMadeAnew(ctx, id, vol)
 	}
 	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
 		return "", errors.New(reasonf("could not create the network: %v", err))
@@ -321,7 +322,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		if fresh {
 			// Never leave a fresh volume unprepared: the next launch would
 			// take it as a home already set up.
-			m.removeFreshHome(ctx, vol)
+			m.removeFreshHome(ctx, ownerID, vol)
 		}
 		return "", errors.New(reasonf("could not create the container: %v", err))
 	}
@@ -332,7 +333,7 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 			// may hold the user's files).
 			_ = m.rt.Remove(ctx, cid)
 			if fresh {
-				m.removeFreshHome(ctx, vol)
+				m.removeFreshHome(ctx, ownerID, vol)
 			}
 			return "", err
 		}

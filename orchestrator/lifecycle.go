@@ -286,7 +286,7 @@ func (m *Manager) deleteHome(ctx context.Context, id string, ownerID int64, user
 		if err := m.rt.RemoveVolume(ctx, m.homeVolume(username)); err != nil {
 			return err
 		}
-		m.homeRemoved(ctx, m.homeVolume(username))
+		m.homeRemoved(ctx, ownerID, m.homeVolume(username))
 	}
 	return m.store.WorkbenchDeleteDone(ctx, id)
 }

@@ -62,10 +62,12 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 	}
 }
 
-// homeRemoved ends the storage interval of a home volume the portal has
-// just removed, at the removal: metering would end it at its last sighting.
-func (m *Manager) homeRemoved(ctx context.Context, volume string) {
-	if err := m.store.CloseVolumeAt(ctx, volume, m.now()); err != nil {
+// homeRemoved ends what the portal knew of userID's home volume, which
+// it has just removed: its storage interval ends at the removal (metering
+// would end it at its last sighting), and a start that makes it anew is
+// no loss to tell about.
+func (m *Manager) homeRemoved(ctx context.Context, userID int64, volume string) {
+	if err := m.store.RemovedHome(ctx, userID, volume, m.now()); err != nil {
 		m.log.Warn("storage metering: close", "volume", volume, "err", err)
 	}
 }
