@@ -207,14 +207,22 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 					at.Format("2006-01-02 15:04 UTC"), booked-r.Units)}
 			}
 		}
-		// More than its owner may hold at once could never be used in
-		// full, and would keep the rest from everyone else.
-		lim, err := effectiveQuota(tx, r.UserID)
-		if err != nil {
-			return err
-		}
-		if qe := BeyondQuotaOf(lim, r.Units, r.GPUModel, forHolder); qe != nil {
-			return qe
+		// More than its holders may hold at once could never be used in
+		// full, and would keep the rest from everyone else: the owner's
+		// quota, or for a group's booking its members' together (a TA
+		// allowed 1 GPU books 4 for a class of four).
+		if r.GroupID != nil {
+			if qe := beyondGroupQuota(tx, *r.GroupID, r.GroupName, r.Units, r.GPUModel); qe != nil {
+				return qe
+			}
+		} else {
+			lim, err := effectiveQuota(tx, r.UserID)
+			if err != nil {
+				return err
+			}
+			if qe := BeyondQuotaOf(lim, r.Units, r.GPUModel, forHolder); qe != nil {
+				return qe
+			}
 		}
 		if limited {
 			if err := checkReservationCap(tx, r); err != nil {
