@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"workbench/handlers"
+	"workbench/models"
 	"workbench/models/pricing"
 )
 
@@ -60,6 +62,10 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		amount, err := handlers.ParseMajorUnits("amount", pos[1])
 		if err != nil {
+			var ve *models.ValidationError
+			if errors.As(err, &ve) { // its text names the field already
+				return fmt.Errorf("amount %q: %s", pos[1], ve.Message)
+			}
 			return fmt.Errorf("amount %q: %w", pos[1], err)
 		}
 		e, err := store.Credit(ctx, u.ID, amount, *wb, *reason, "cli")

@@ -91,6 +91,11 @@ func TestLedgerCreditNegativeAmount(t *testing.T) {
 			t.Errorf("%v: read the amount as a flag: %v %q", args, err, stderr)
 		}
 	}
+	// A word for an amount says what an amount looks like, once.
+	if _, _, err := runCLI(t, "", "ledger", "credit", "ada", "abc", "--reason", "typo", "--data-dir", dir); err == nil ||
+		err.Error() != `amount "abc": enter an amount such as 12 or 12.50` {
+		t.Errorf("amount abc: %v", err)
+	}
 	// A reason may start with "-": the flag takes the next word.
 	out, _, err := runCLI(t, "", "ledger", "credit", "ada", "5", "--reason", "-5 off for the outage", "--data-dir", dir)
 	if err != nil || !strings.Contains(out, "credit of 5.00 to ada (-5 off for the outage)") {
