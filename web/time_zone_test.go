@@ -30,6 +30,21 @@ func tokenCreatedAt(t *testing.T, p *testPortal, username string) time.Time {
 	return toks[0].CreatedAt
 }
 
+// besideUTCText is how an English page writes at in UTC with the time in
+// zone (whose offset then is offset) beside it.
+func besideUTCText(t *testing.T, at time.Time, zone, offset string) string {
+	t.Helper()
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := at.In(loc).Format("15:04")
+	if at.In(loc).YearDay() != at.UTC().YearDay() {
+		local = at.In(loc).Format("01-02 15:04")
+	}
+	return at.UTC().Format("2006-01-02 15:04 UTC") + " (" + local + " " + offset + ")"
+}
+
 // On the time zone page, a zone that is none is refused beside the field,
 // what was typed kept and nothing saved; a real one is saved, audited, and
 // every page then shows times in it beside UTC; emptying it goes back to
@@ -65,11 +80,7 @@ func TestTimeZonePageSetsTheZoneTimesAreShownIn(t *testing.T) {
 	if es, _, err := p.srv.Store.AuditPage(ctx, "user.time_zone", "erin", 0, 10); err != nil || len(es) != 1 {
 		t.Errorf("audit %+v (%v)", es, err)
 	}
-	shanghai, _ := time.LoadLocation("Asia/Shanghai")
-	want := made.UTC().Format("2006-01-02 15:04 UTC") + " (" + made.In(shanghai).Format("15:04") + " UTC+8)"
-	if made.In(shanghai).YearDay() != made.UTC().YearDay() {
-		want = made.UTC().Format("2006-01-02 15:04 UTC") + " (" + made.In(shanghai).Format("01-02 15:04") + " UTC+8)"
-	}
+	want := besideUTCText(t, made, "Asia/Shanghai", "UTC+8")
 	if _, page := p.get(c, "/settings/tokens"); !strings.Contains(page, want) {
 		t.Errorf("the tokens page does not show %q", want)
 	}
@@ -145,14 +156,7 @@ func TestBrowserTimeZoneIsChosenAndShown(t *testing.T) {
 				t.Errorf("after Save the page says %q", got)
 			}
 			btSubmit(t, b, "open the API tokens tab", chromedp.Click(chromedp.CSS(`[data-testid=tokens-link]`)))
-			loc, err := time.LoadLocation(zone)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := made.UTC().Format("2006-01-02 15:04 UTC") + " (" + made.In(loc).Format("15:04") + " " + offset + ")"
-			if made.In(loc).YearDay() != made.UTC().YearDay() {
-				want = made.UTC().Format("2006-01-02 15:04 UTC") + " (" + made.In(loc).Format("01-02 15:04") + " " + offset + ")"
-			}
+			want := besideUTCText(t, made, zone, offset)
 			if got := btText(t, b, `main`); !strings.Contains(got, want) {
 				t.Errorf("the tokens page does not show %q:\n%s", want, got)
 			}
