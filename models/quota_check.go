@@ -165,6 +165,15 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if ask.GPUs > 0 && lim.GPUHoursPerMonth != nil && month.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
 			return &QuotaError{Limit: "gpu_hours_per_month", Message: Reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)}
 		}
+		// A run of whole GPUs is charged at least its minimum in GPU-seconds
+		// too: a launch with 2 GPU-seconds left ran 48 ms, was stopped by the
+		// limit, and was counted 60 (GPU-hours count whole GPUs only).
+		if g := lim.GPUHoursPerMonth; g != nil && ask.GPUs > 0 && (ask.Kind == "" || ask.Kind == UnitGPU) && ask.MinChargeSecs > 0 &&
+			month.GPUSeconds+int64(ask.GPUs)*ask.MinChargeSecs > *g*3600 {
+			return &QuotaError{Limit: "gpu_hours_per_month", Message: Reasonf(
+				"quota exceeded: %d GPU-seconds are left of your monthly %d GPU-hours, fewer than this launch's minimum of %d (every run is charged at least %d s)",
+				*g*3600-month.GPUSeconds, *g, int64(ask.GPUs)*ask.MinChargeSecs, ask.MinChargeSecs)}
+		}
 		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: BudgetUsedUp()}
 		}

@@ -60,3 +60,34 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 		t.Fatalf("no minimum charge, budget not spent: %v", err)
 	}
 }
+
+// A launch of whole GPUs whose minimum charge in GPU-seconds the rest of
+// the monthly GPU-hours cannot cover is refused (it ran 48 ms, was stopped
+// by the limit and was counted 60 GPU-seconds past it); one it can cover
+// goes, and a MIG launch is bounded by the budget, not GPU-hours.
+func TestCheckLaunchQuotaRefusesWhatTheMinimumGPUSecondsWouldOverrun(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	if err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, Limits{GPUHoursPerMonth: i64(2)}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	launch := func(name string, used int64, gpus int, kind string) error {
+		wb := &Workbench{Name: name, OwnerID: f.user.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
+		ask := LaunchAsk{UserID: f.user.ID, Image: "Test", Flavor: "cpu", GPUs: gpus, Kind: kind, MinChargeSecs: 60}
+		return f.s.CreateWorkbench(ctx, wb, GPUNeed{}, CheckLaunchQuota(ask, MonthUsage{GPUSeconds: used}))
+	}
+	var qe *QuotaError
+	if err := launch("short", 7198, 1, ""); !errors.As(err, &qe) || qe.Limit != "gpu_hours_per_month" ||
+		!strings.Contains(qe.Message, "2 GPU-seconds are left of your monthly 2 GPU-hours, fewer than this launch's minimum of 60") {
+		t.Fatalf("2 GPU-seconds left, one GPU: %v", err)
+	}
+	if err := launch("four", 7000, 4, UnitGPU); !errors.As(err, &qe) || !strings.Contains(qe.Message, "minimum of 240") {
+		t.Fatalf("200 GPU-seconds left, four GPUs: %v", err)
+	}
+	if err := launch("fits", 7140, 1, ""); err != nil {
+		t.Fatalf("60 GPU-seconds left, one GPU: %v", err)
+	}
+	if err := launch("mig", 7198, 1, UnitMIG); err != nil {
+		t.Fatalf("a MIG instance with 2 GPU-seconds left: %v", err)
+	}
+}
