@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"workbench/models/pricing"
 )
 
 // StorageInterval is a span during which a home volume existed at a size.
@@ -19,6 +21,13 @@ type StorageInterval struct {
 	EndedAt       *time.Time
 	BilledThrough *time.Time
 	Settled       bool
+}
+
+// billedEnd is where billing of a closed interval ends: its start plus
+// its seconds, the last begun one counted whole (storageSpan).
+func (iv *StorageInterval) billedEnd() time.Time {
+	_, end := pricing.BilledSpan(iv.StartedAt, *iv.EndedAt, 0)
+	return end
 }
 
 // OpenStorageIntervals returns the open storage intervals by volume name.
@@ -55,8 +64,8 @@ func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, s
 			if !created.IsZero() && created.Before(t) {
 				start = created.UTC()
 				var last StorageInterval
-				if err := tx.Where("volume = ? AND ended_at IS NOT NULL", volume).Order("ended_at DESC").First(&last).Error; err == nil && last.EndedAt.After(start) {
-					start = *last.EndedAt
+				if err := tx.Where("volume = ? AND ended_at IS NOT NULL", volume).Order("ended_at DESC").First(&last).Error; err == nil && last.billedEnd().After(start) {
+					start = last.billedEnd()
 				} else if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 					return err
 				}
@@ -76,7 +85,11 @@ func (s *Store) RecordVolume(ctx context.Context, userID int64, volume string, s
 				return err
 			}
 		}
-		return tx.Create(&StorageInterval{UserID: userID, Volume: volume, SizeMilliGiB: size, StartedAt: t, HeartbeatAt: t}).Error
+		// The old size is billed to its next whole second (SPEC §6 rule
+		// 1), so the new one starts there: started at t, the fraction of
+		// a second was billed at both sizes.
+		cur.EndedAt = &t
+		return tx.Create(&StorageInterval{UserID: userID, Volume: volume, SizeMilliGiB: size, StartedAt: cur.billedEnd(), HeartbeatAt: t}).Error
 	})
 }
 
