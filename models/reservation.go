@@ -145,7 +145,9 @@ const MaxReservationNote = 200
 // units or the last hours of a cap. forHolder is the user's name when
 // someone else (an administrator) books for them: a refusal by the user's
 // quota then names whose quota it is; "" when users book for themselves.
-func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity int, limited bool, forHolder string) error {
+// budget, when not nil, holds the booking to its booker's monthly limits
+// (checkBookingBudget), in the same transaction.
+func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity int, limited bool, forHolder string, budget *BookingBudget) error {
 	r.GPUModel = strings.TrimSpace(r.GPUModel)
 	r.MIGProfile = strings.TrimSpace(r.MIGProfile)
 	r.UnitKind = r.Kind()
@@ -226,6 +228,11 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 		}
 		if limited {
 			if err := checkReservationCap(tx, r); err != nil {
+				return err
+			}
+		}
+		if budget != nil {
+			if err := checkBookingBudget(tx, r, budget, now); err != nil {
 				return err
 			}
 		}

@@ -43,7 +43,7 @@ func TestGroupBookingIsBoundedByItsMembersTogether(t *testing.T) {
 		if group {
 			r.GroupID, r.GroupName = &g.ID, g.Name
 		}
-		return s.CreateReservation(ctx, r, 8, false, "")
+		return s.CreateReservation(ctx, r, 8, false, "", nil)
 	}
 	if err := book(3, true); err != nil {
 		t.Fatalf("3 GPUs for a group of three allowed 1 each: %v", err)

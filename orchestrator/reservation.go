@@ -62,13 +62,21 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 	if err != nil {
 		return nil, err
 	}
+	// Users are held to their budget (the booker pays for unused time);
+	// an administrator's booking, as with the weekly cap, is not.
+	var budget *models.BookingBudget
+	if !by.IsAdmin() {
+		if budget, err = m.bookingBudget(ctx, owner.ID); err != nil {
+			return nil, err
+		}
+	}
 	// The booking and its audit row (reservation.create) commit together.
 	err = m.Audited(ctx, by.Username, func(tx *models.Store) (models.AuditRecord, error) {
 		forHolder := ""
 		if by.ID != owner.ID {
 			forHolder = owner.Username
 		}
-		if err := tx.CreateReservation(ctx, r, capacity, !by.IsAdmin(), forHolder); err != nil {
+		if err := tx.CreateReservation(ctx, r, capacity, !by.IsAdmin(), forHolder, budget); err != nil {
 			return models.AuditRecord{}, err
 		}
 		return models.AuditRecord{Action: "reservation.create", Target: strconv.FormatInt(r.ID, 10), After: r}, nil
@@ -80,6 +88,23 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 		"units", r.Units, "start", r.StartsAt, "end", r.EndsAt)
 	m.kickDrain()
 	return r, nil
+}
+
+// bookingBudget is what a booking by userID is held to: their use of this
+// month's limits and, while reserved-but-unused time is billed, the prices
+// that bill it.
+func (m *Manager) bookingBudget(ctx context.Context, userID int64) (*models.BookingBudget, error) {
+	month, err := m.billing.MonthUsage(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	b := &models.BookingBudget{Month: month, Currency: m.opt.Currency}
+	bill, err := m.store.ReservationBillUnused(ctx)
+	if err != nil || !bill {
+		return b, err
+	}
+	b.Schedules, err = m.store.Schedules(ctx)
+	return b, err
 }
 
 // CancelReservation releases a reservation of its owner (or any, for an

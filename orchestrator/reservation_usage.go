@@ -30,6 +30,13 @@ type unusedPiece struct {
 // reservedUse is the unit-seconds of r its booker used and did not use up
 // to now (a booking still running counts to now), and the stretches of
 // the unused part, for pricing.
+//
+// Seconds are counted from the booking's start as billing counts a run's
+// (pricing.SplitRun): a stretch from a to b holds ⌈b−start⌉ − ⌈a−start⌉
+// seconds, so the stretches add up to the window's ⌈end−start⌉ seconds and
+// the unused ones to exactly what unusedLines bills. Each stretch was cut
+// to whole seconds on its own: the report said 108 unused unit-seconds
+// where 104 were billed.
 func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) (used, unused int64, pieces []unusedPiece) {
 	from, to := r.StartsAt, r.HeldUntil()
 	if now.Before(to) {
@@ -60,17 +67,17 @@ func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) 
 	sort.SliceStable(edges, func(i, j int) bool { return edges[i].at.Before(edges[j].at) })
 	held, at := 0, from
 	for _, e := range edges {
-		secs := int64(e.at.Sub(at) / time.Second)
+		secs := pricing.ChargedSeconds(from, e.at, 0) - pricing.ChargedSeconds(from, at, 0)
 		inUse := min(held, r.Units)
 		used += int64(inUse) * secs
 		if idle := r.Units - inUse; idle > 0 && secs > 0 {
-			pieces = append(pieces, unusedPiece{from: at, to: at.Add(time.Duration(secs) * time.Second), units: idle})
+			pieces = append(pieces, unusedPiece{from: at, to: e.at, units: idle})
 		}
+		unused += int64(r.Units-inUse) * secs
 		held += e.delta
 		at = e.at
 	}
-	total := int64(r.Units) * int64(to.Sub(from)/time.Second)
-	return used, max(total-used, 0), pieces
+	return used, unused, pieces
 }
 
 // reservationUse reads a booking's spans and computes its use to now.
@@ -149,7 +156,7 @@ func (m *Manager) unusedLines(ctx context.Context, r *models.Reservation, unused
 	}
 	var out []models.LedgerEntry
 	for _, p := range pieces {
-		lines, err := pricing.Split(p.from, p.to, int64(p.units)*pricing.MilliUnits, sched, false)
+		lines, err := pricing.SplitRun(r.StartsAt, p.from, p.to, int64(p.units)*pricing.MilliUnits, sched, false)
 		if err != nil {
 			return nil, fmt.Errorf("%s for %s: %w", res, model, err)
 		}

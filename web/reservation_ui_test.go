@@ -222,3 +222,41 @@ func TestBookingFormClosedAtAZeroLimit(t *testing.T) {
 		t.Fatal("with a limit of 4 the form is not back")
 	}
 }
+
+// A user whose monthly budget is used up is refused a booking for this
+// month above the form, what was typed kept, and through the API with
+// quota_exceeded (a booking nobody can launch on kept GPUs from others,
+// and was billed past the budget as unused time); from next month on, the
+// booking is taken.
+func TestBookingRefusedWithTheBudgetUsedUp(t *testing.T) {
+	p := newPortal(t)
+	userToken := tokenFor(t, p, "dana", "user")
+	rootToken := tokenFor(t, p, "admin", "admin")
+	dana := p.client()
+	p.login(dana, "dana", "dana-password")
+	if code, out := p.api("PUT", "/api/v1/admin/quotas/users/dana", rootToken, `{"budget_per_month_micros": 0}`); code != http.StatusOK {
+		t.Fatalf("dana's budget: %d %v", code, out)
+	}
+	now := time.Now().UTC()
+	next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	start := now.Truncate(time.Minute) // this month, whenever the test runs (a window begun starts now)
+	res, body := p.postFormBody(dana, "/reservations", resvForm(resvH100, 1, start, start.Add(time.Hour), "thesis"))
+	doc := resvDoc(t, body)
+	msg := doc.Find(`[data-testid=booking-error]`).Text()
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "budget is used up") || !strings.Contains(msg, "book from then") ||
+		!strings.Contains(msg, next.Format("2006-01-02 15:04 UTC")) {
+		t.Fatalf("booking with the budget used up: %d %q", res.StatusCode, msg)
+	}
+	if v, _ := doc.Find(`input[name=note]`).Attr("value"); v != "thesis" {
+		t.Errorf("note kept as %q", v)
+	}
+	code, out := p.api("POST", "/api/v1/reservations", userToken, fmt.Sprintf(`{"gpu_model": "NVIDIA H100 80GB HBM3", "units": 1, "starts_at": %q, "ends_at": %q}`,
+		start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339)))
+	if e, _ := out["error"].(map[string]any); code != http.StatusUnprocessableEntity || e["code"] != "quota_exceeded" {
+		t.Fatalf("API booking with the budget used up: %d %v", code, out)
+	}
+	res = p.postForm(dana, "/reservations", resvForm(resvH100, 1, next.Add(time.Hour), next.Add(2*time.Hour), "next month"))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a booking from next month: %d", res.StatusCode)
+	}
+}
