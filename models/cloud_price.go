@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/currency"
 	"gorm.io/gorm"
 
 	"workbench/models/pricing"
@@ -55,6 +56,18 @@ var (
 	asOfRe = regexp.MustCompile(`^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$`)
 )
 
+// ISOCurrency reports whether code is a currency of ISO 4217 in capitals
+// ("USD"), not merely three letters: "XYZ" was taken, and the calculator
+// then compared its prices as if they were money it could convert. The
+// codes for "no currency" (XXX) and testing (XTS) are no prices' either.
+func ISOCurrency(code string) bool {
+	if !currencyRe.MatchString(code) || code == "XXX" || code == "XTS" {
+		return false
+	}
+	_, err := currency.ParseISO(code)
+	return err == nil
+}
+
 // maxCloudPriceMicros bounds a price per GPU-hour (a million units).
 const maxCloudPriceMicros = 1_000_000 * 1_000_000
 
@@ -83,7 +96,7 @@ func (p *CloudPrice) Validate() error {
 	if !contains(CloudTiers, p.Tier) && !otherReservedRe.MatchString(p.Tier) {
 		return invalid("tier", "must be on-demand, spot, reserved-1y or reserved-3y")
 	}
-	if !currencyRe.MatchString(p.Currency) {
+	if !ISOCurrency(p.Currency) {
 		return invalid("currency", "must be a three-letter ISO code such as USD or CNY")
 	}
 	if p.GPUsInOffer < 1 || p.GPUsInOffer > 64 {
@@ -342,7 +355,7 @@ func (s *Store) SetTierDiscount(ctx context.Context, tier string, bps int64) err
 // default (if any) is in force again.
 func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int64, asOf, source string) error {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
-	if !currencyRe.MatchString(currency) {
+	if !ISOCurrency(currency) {
 		return invalid("currency", "must be a three-letter ISO code such as CNY")
 	}
 	if micros < 0 || micros > maxCloudPriceMicros {

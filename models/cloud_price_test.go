@@ -90,6 +90,8 @@ func TestCloudPriceValidationAndCRUD(t *testing.T) {
 		{func(p *CloudPrice) { p.Offer = "a\nb" }, "offer"},
 		{func(p *CloudPrice) { p.Tier = "cheap" }, "tier"},
 		{func(p *CloudPrice) { p.Currency = "dollar" }, "currency"},
+		{func(p *CloudPrice) { p.Currency = "XYZ" }, "currency"}, // three letters, no currency
+		{func(p *CloudPrice) { p.Currency = "XXX" }, "currency"}, // ISO's "no currency"
 		{func(p *CloudPrice) { p.PriceMicros = 0 }, "price_per_gpu_hour"},
 		{func(p *CloudPrice) { p.PriceMicros = -5 }, "price_per_gpu_hour"},
 		{func(p *CloudPrice) { p.GPUsInOffer = 65 }, "gpus_in_offer"},

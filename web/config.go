@@ -9,11 +9,11 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
 )
@@ -200,8 +200,6 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.bindKubeFlags(fs)
 }
 
-var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
-
 // Validate checks every setting and returns one clear line naming the first
 // bad one.
 func (c *Config) Validate() error {
@@ -245,7 +243,7 @@ func (c *Config) Validate() error {
 	if err := c.validateNotebookDomain(); err != nil {
 		return err
 	}
-	if !currencyRe.MatchString(c.Currency) {
+	if !models.ISOCurrency(c.Currency) {
 		return fmt.Errorf("invalid WORKBENCH_CURRENCY / --currency %q: want a three-letter ISO 4217 code such as USD or CNY", c.Currency)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,22 @@ func TestEmptySettingKeepsTheDefault(t *testing.T) {
 	c.DataDir = t.TempDir()
 	if err := c.Validate(); err != nil {
 		t.Errorf("Validate with empty settings: %v", err)
+	}
+}
+
+// A currency must be one of ISO 4217, not any three capitals: "XYZ" was
+// taken, and every price and statement then read "XYZ".
+func TestCurrencyMustBeISO4217(t *testing.T) {
+	for code, ok := range map[string]bool{"USD": true, "CNY": true, "EUR": true, "XYZ": false, "XXX": false, "usd": false} {
+		var c web.Config
+		c.BindFlags(flag.NewFlagSet("serve", flag.ContinueOnError))
+		c.DataDir, c.Currency = t.TempDir(), code
+		err := c.Validate()
+		if ok && err != nil {
+			t.Errorf("%s: %v", code, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "WORKBENCH_CURRENCY")) {
+			t.Errorf("%s: %v, want a refusal naming WORKBENCH_CURRENCY", code, err)
+		}
 	}
 }
