@@ -21,18 +21,26 @@ func (h *Handler) priceChangesAhead(c *gin.Context) []string {
 	}
 	out := make([]string, 0, len(changes))
 	for _, ch := range changes {
+		when := templates.When(&ch.From)
+		if ch.From.Second() != 0 || ch.From.Nanosecond() != 0 {
+			// "from 02:13" for a change at 02:13:32: someone stopping at
+			// 02:13:10 read that the new rate applied already.
+			when = ch.From.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		if ch.Tier != "" { // the only tier is preemptible (AddPriceTier)
+			if ch.HasNow {
+				out = append(out, trc(c, "Preemptible runs: %d%% off the GPU rates from %s (now %d%% off)", ch.NextMicros, when, ch.NowMicros))
+			} else {
+				out = append(out, trc(c, "Preemptible runs: %d%% off the GPU rates from %s", ch.NextMicros, when))
+			}
+			continue
+		}
 		what, _, _ := calcResourceLabel(ctx, pricing.ResourceCost{Resource: ch.Resource})
 		if ch.GPUModel != "" {
 			what += " " + ch.GPUModel
 		}
 		rate := func(micros int64) string {
 			return templates.MoneyRate(ctx, micros, h.cfg.Currency) + " / " + trcMsg(c, resourceUnit(ch.Resource))
-		}
-		when := templates.When(&ch.From)
-		if ch.From.Second() != 0 || ch.From.Nanosecond() != 0 {
-			// "from 02:13" for a change at 02:13:32: someone stopping at
-			// 02:13:10 read that the new rate applied already.
-			when = ch.From.UTC().Format("2006-01-02 15:04:05 UTC")
 		}
 		if ch.HasNow {
 			out = append(out, trc(c, "%s: %s from %s (now %s)", what, rate(ch.NextMicros), when, rate(ch.NowMicros)))

@@ -11,9 +11,12 @@ import (
 
 // PriceChange is a rate scheduled to take effect after now: the resource
 // (and GPU model or profile for GPU units), when, the rate then and the
-// rate it replaces (HasNow false: the resource has no rate yet).
+// rate it replaces (HasNow false: the resource has no rate yet). For a
+// tier's discount (Tier set, Resource empty), NextMicros and NowMicros are
+// percentages off the GPU rates.
 type PriceChange struct {
 	Resource, GPUModel string
+	Tier               string
 	From               time.Time
 	NextMicros         int64
 	NowMicros          int64
@@ -41,11 +44,29 @@ func (s *Store) PriceChangesAhead(ctx context.Context, now time.Time) ([]PriceCh
 			out = append(out, ch)
 		}
 	}
+	// A tier's discount changes what its runs cost as a rate does: a
+	// preemptible run lasting past a new discount was billed at it
+	// unannounced. The derived schedules above change with it, per GPU
+	// model; the discount is told once.
+	tiers, err := s.PriceTierHistory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	disc := map[string]pricing.Schedule{}
+	for _, t := range tiers {
+		disc[t.Tier] = append(disc[t.Tier], pricing.Rate{Effective: t.EffectiveFrom, Micros: t.DiscountPct})
+	}
+	for tier, sched := range disc {
+		if ch, ok := nextChange(sched, now); ok {
+			ch.Tier = tier
+			out = append(out, ch)
+		}
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].From.Equal(out[j].From) {
 			return out[i].From.Before(out[j].From)
 		}
-		return pricing.ScheduleKey(out[i].Resource, out[i].GPUModel) < pricing.ScheduleKey(out[j].Resource, out[j].GPUModel)
+		return out[i].Tier+pricing.ScheduleKey(out[i].Resource, out[i].GPUModel) < out[j].Tier+pricing.ScheduleKey(out[j].Resource, out[j].GPUModel)
 	})
 	return out, nil
 }

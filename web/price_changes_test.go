@@ -85,3 +85,32 @@ func TestScheduledPriceChangeToTheSecond(t *testing.T) {
 		t.Errorf("the change reads %q, want its time to the second", got)
 	}
 }
+
+// A new preemptible discount scheduled for later is told as a rate is: a
+// preemptible run lasting past it was billed at the new discount
+// unannounced. Told once, not per GPU model whose discounted rate it
+// changes.
+func TestScheduledDiscountChangeIsShownToMembers(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "ada", "user")
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	from := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Minute)
+	if err := p.srv.Store.AddPriceTier(ctx, &models.PriceTier{Tier: "preemptible", DiscountPct: 55, EffectiveFrom: from, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"/gpus", "/workbenches/new"} {
+		_, body := p.get(c, page)
+		items := parseHTML(t, body).Find(tid("price-changes") + " " + tid("price-change"))
+		if items.Length() != 1 {
+			t.Fatalf("%s: %d price changes shown, want the discount's 1: %q", page, items.Length(), items.Text())
+		}
+		got := items.Text()
+		for _, want := range []string{"Preemptible runs: 55% off the GPU rates", from.Format("2006-01-02"), "% off)"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: the change reads %q, without %q", page, got, want)
+			}
+		}
+	}
+}
