@@ -109,4 +109,16 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 	if !strings.Contains(text(waits), "needs 5 GPUs, 4 free") {
 		t.Errorf("bob's 5x flavor says %q, want that it waits: 4 free", text(waits))
 	}
+
+	// The booking form tells a group member what a group's booking holds.
+	dc := p.client()
+	p.login(dc, "dave", "dave-password")
+	_, body = p.get(dc, "/gpus")
+	if hint := text(mpDoc(t, body).Find(`[data-testid=booking-group-hint]`)); !strings.Contains(hint, "work its members started before it keeps running and counts against it") {
+		t.Errorf("dave's booking form: group hint %q", hint)
+	}
+	_, body = p.get(bc, "/gpus")
+	if mpDoc(t, body).Find(`[data-testid=booking-group-hint]`).Length() != 0 {
+		t.Error("bob, in no group, is told about group bookings")
+	}
 }
