@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 
 	"workbench/models"
@@ -26,6 +27,33 @@ func freeUnitsFor(gpus []orchestrator.PoolGPU, f models.Flavor) int {
 		}
 	}
 	return n
+}
+
+// unitPoolOf is the kind of unit a flavor asks for, as bookings name it.
+func unitPoolOf(f models.Flavor) models.UnitPool {
+	k := models.UnitPool{Kind: f.UnitKind, Model: f.GPUModel}
+	if k.Kind == "" {
+		k.Kind = models.UnitGPU
+	}
+	if k.Kind == models.UnitMIG {
+		k.Profile = f.MIGProfile
+	}
+	return k
+}
+
+// lessBooked splits free units into those the viewer may take and those
+// other users' active bookings hold back from them now (held: what the
+// bookings hold back, free or not; a booked unit busy with someone's
+// work is not free to begin with).
+func lessBooked(free, held int) (take, booked int) {
+	booked = min(max(held, 0), free)
+	return free - booked, booked
+}
+
+// heldForOthers reads what other users' active bookings hold back from u
+// now, every kind of unit at once (one read per page, not per row).
+func (h *Handler) heldForOthers(ctx context.Context, u *models.User) (map[models.UnitPool]int, error) {
+	return h.store.HeldForOthersNow(ctx, u.ID, h.wbs.Now())
 }
 
 // poolUnitsFor counts what the pool could ever give a flavor, held or free:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,8 +45,16 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, forms gpuPageForms) 
 		h.fail(c, err)
 		return
 	}
+	// The summary counts what this user may take: units others' active
+	// bookings hold back now are counted apart (the table below says what
+	// each GPU is doing; a booking holds no particular GPU).
+	held, err := h.heldForOthers(ctx, u)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	v := templates.GPUsView{Backend: h.pool.Backend(), Status: i18n.Reason(ctx, h.pool.Status()), Simulated: h.pool.Simulated(),
-		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus), PriceChanges: h.priceChangesAhead(c)}
+		CanDrain: u.IsAdmin(), Summary: h.gpuSummaries(ctx, gpus, held), PriceChanges: h.priceChangesAhead(c)}
 	kube := h.pool.OnKubernetes()
 	for _, g := range gpus {
 		r := gpuRow(ctx, g)
@@ -201,8 +210,11 @@ func (h *Handler) gpuHolders(ctx context.Context, u *models.User) (map[string]st
 
 // gpuSummaries is one line per GPU model: how many are free, the price of
 // one GPU-hour, and a launch link with the model's smallest flavor that
-// fits now (else its smallest).
-func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU) []templates.GPUModelSummary {
+// fits now (else its smallest); then, for a model with MIG instances or
+// shared slices in service, how many of each are free. Free is what the
+// viewer may take: held are the units others' active bookings hold back
+// from them now (heldForOthers), counted apart.
+func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU, held map[models.UnitPool]int) []templates.GPUModelSummary {
 	fls, err := h.store.ListFlavors(ctx, true) // by GPU count
 	if err != nil {
 		h.log.Warn("list flavors", "err", err)
@@ -220,9 +232,36 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU)
 		if g.State == orchestrator.GPUFree {
 			out[i].Free++
 		}
+		if g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared {
+			continue // whole, drained or out of order: its units are not offered
+		}
+		for _, u := range g.Units {
+			k := models.UnitPool{Kind: u.Kind, Model: g.Model}
+			if u.Kind == models.UnitMIG {
+				k.Profile = u.Profile
+			}
+			j := slices.IndexFunc(out[i].Units, func(s templates.UnitSummary) bool { return s.Kind == k.Kind && s.Profile == k.Profile })
+			if j < 0 {
+				j = len(out[i].Units)
+				label := i18n.T(ctx, "Shared slices")
+				if u.Kind == models.UnitMIG {
+					label = i18n.T(ctx, "MIG %s", u.Profile)
+				}
+				out[i].Units = append(out[i].Units, templates.UnitSummary{Kind: k.Kind, Profile: k.Profile, Label: label})
+			}
+			out[i].Units[j].Total++
+			if u.WorkbenchID == "" {
+				out[i].Units[j].Free++
+			}
+		}
 	}
 	for i := range out {
 		s := &out[i]
+		s.Free, s.Booked = lessBooked(s.Free, held[models.UnitPool{Kind: models.UnitGPU, Model: s.Model}])
+		for j := range s.Units {
+			u := &s.Units[j]
+			u.Free, u.Booked = lessBooked(u.Free, held[models.UnitPool{Kind: u.Kind, Model: s.Model, Profile: u.Profile}])
+		}
 		if rate, err := h.wbs.Billing().HourlyRate(ctx, pricing.Shape{GPUModel: s.Model, GPUCount: 1}); err == nil && rate > 0 {
 			s.PerGPUh = templates.MoneyRate(ctx, rate, h.cfg.Currency) + i18n.T(ctx, "/GPU-h")
 		}

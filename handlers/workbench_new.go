@@ -98,6 +98,14 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
+	// Units others' active bookings hold back now are not free to this
+	// user: a launch would be refused them ("reserved for someone else
+	// now"), so the form counts them apart.
+	held, err := h.heldForOthers(ctx, currentUser(c))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
 	// Whether each image is on this server and its size: the catalog's
@@ -114,7 +122,10 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		} else {
 			rates[f.Name] = rate
 		}
-		free := freeUnitsFor(gpus, f)
+		free, booked := freeUnitsFor(gpus, f), 0
+		if f.GPUCount > 0 {
+			free, booked = lessBooked(free, held[unitPoolOf(f)])
+		}
 		// A flavor that asks for more CPUs or memory than this server has
 		// can never run here; one that fits the pool but not what is free
 		// now can wait in the queue; one the pool can never hold cannot be
@@ -134,7 +145,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 			}
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free,
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free, BookedByOthers: booked,
 			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitTextT(ctx, f), Shared: f.Shared(), SharedLabel: i18n.T(ctx, sharedLabel)})
 	}
 	if v.Reservations, err = h.launchReservations(ctx, currentUser(c), fls); err != nil {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -338,8 +339,25 @@ func (t *Tx) ReservedForOthers(need GPUNeed, userID int64, now time.Time) (free,
 	if err := fillHolders(t.tx, list); err != nil {
 		return 0, 0, err
 	}
-	// Each holder's units in use count against their bookings once, in
-	// the order of the bookings.
+	held, err = heldBack(list, userID, func(h int64) (int, error) {
+		var n int64
+		err := t.tx.Table("gpu_allocations a").Joins("JOIN workbenches w ON w.id = a.workbench_id").
+			Where("w.owner_id = ? AND a.kind = ? AND a.gpu_model = ? AND a.profile = ?", h, kind, need.Model, profile).
+			Count(&n).Error
+		return int(n), err
+	})
+	return free, held, err
+}
+
+// heldBack is what list, the active bookings of one kind of unit (holders
+// read), holds back from userID now: the units of the bookings not for
+// userID less what their holders use of them (inUse: a holder's units of
+// the kind in use). Each holder's units in use count against their
+// bookings once, in the order of the bookings.
+func heldBack(list []Reservation, userID int64, inUse func(holder int64) (int, error)) (int, error) {
+	list = slices.Clone(list)
+	slices.SortFunc(list, func(a, b Reservation) int { return cmp.Compare(a.ID, b.ID) })
+	held := 0
 	using := map[int64]int{}
 	for _, r := range list {
 		if r.For(userID) {
@@ -348,13 +366,11 @@ func (t *Tx) ReservedForOthers(need GPUNeed, userID int64, now time.Time) (free,
 		use := 0
 		for _, h := range r.HolderIDs() {
 			if _, ok := using[h]; !ok {
-				var n int64
-				if err := t.tx.Table("gpu_allocations a").Joins("JOIN workbenches w ON w.id = a.workbench_id").
-					Where("w.owner_id = ? AND a.kind = ? AND a.gpu_model = ? AND a.profile = ?", h, kind, need.Model, profile).
-					Count(&n).Error; err != nil {
-					return 0, 0, err
+				n, err := inUse(h)
+				if err != nil {
+					return 0, err
 				}
-				using[h] = int(n)
+				using[h] = n
 			}
 			take := min(using[h], r.Units-use)
 			using[h] -= take
@@ -362,5 +378,74 @@ func (t *Tx) ReservedForOthers(need GPUNeed, userID int64, now time.Time) (free,
 		}
 		held += r.Units - use
 	}
-	return free, held, nil
+	return held, nil
+}
+
+// UnitPool names one kind of unit as bookings do: whole GPUs of Model
+// (Kind gpu), MIG instances of Profile on GPUs of Model (mig), or slices
+// of Model's shared GPUs (slice; Profile "" but for mig).
+type UnitPool struct{ Kind, Model, Profile string }
+
+// HeldForOthersNow is, for the pages that show what is free, how many
+// units of each kind active bookings of users other than userID hold back
+// from userID at now: Tx.ReservedForOthers's held count for every kind at
+// once, in a fixed number of queries whatever the number of bookings (the
+// active bookings, their groups' members, their holders' units in use).
+// Kinds nothing holds back are absent. A user's own bookings, and a
+// group's they are a member of, hold nothing back from them.
+func (s *Store) HeldForOthersNow(ctx context.Context, userID int64, now time.Time) (map[UnitPool]int, error) {
+	db := s.db.WithContext(ctx)
+	out := map[UnitPool]int{}
+	var list []Reservation
+	if err := db.Where("released_at IS NULL AND starts_at <= ? AND ends_at > ?", now, now).Order("id").Find(&list).Error; err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return out, nil
+	}
+	if err := fillHolders(db, list); err != nil {
+		return nil, err
+	}
+	byPool := map[UnitPool][]Reservation{}
+	var holders []int64
+	for _, r := range list {
+		if r.For(userID) {
+			continue
+		}
+		k := UnitPool{Kind: r.Kind(), Model: r.GPUModel}
+		if k.Kind == UnitMIG {
+			k.Profile = r.MIGProfile
+		}
+		byPool[k] = append(byPool[k], r)
+		holders = append(holders, r.HolderIDs()...)
+	}
+	if len(byPool) == 0 {
+		return out, nil
+	}
+	used := map[int64]map[UnitPool]int{}
+	if len(holders) > 0 {
+		var rows []struct {
+			OwnerID                 int64
+			Kind, GPUModel, Profile string
+			N                       int
+		}
+		if err := db.Table("gpu_allocations a").Joins("JOIN workbenches w ON w.id = a.workbench_id").
+			Select("w.owner_id AS owner_id, a.kind AS kind, a.gpu_model AS gpu_model, a.profile AS profile, COUNT(*) AS n").
+			Where("w.owner_id IN ?", holders).Group("w.owner_id, a.kind, a.gpu_model, a.profile").Scan(&rows).Error; err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if used[r.OwnerID] == nil {
+				used[r.OwnerID] = map[UnitPool]int{}
+			}
+			used[r.OwnerID][UnitPool{Kind: r.Kind, Model: r.GPUModel, Profile: r.Profile}] += r.N
+		}
+	}
+	for k, rs := range byPool {
+		held, _ := heldBack(rs, userID, func(h int64) (int, error) { return used[h][k], nil })
+		if held > 0 {
+			out[k] = held
+		}
+	}
+	return out, nil
 }
