@@ -312,14 +312,22 @@ type APISSHKey struct {
 	Verified   bool       `json:"verified"`
 	VerifiedAt *time.Time `json:"verified_at"`
 	// While pending: the SSH user name to connect as once with the key,
-	// and the whole command (none when the portal serves no SSH).
-	VerifyUser    string `json:"verify_user,omitempty"`
-	VerifyCommand string `json:"verify_command,omitempty"`
+	// and the whole command (none when the portal serves no SSH), until
+	// VerifyExpiresAt; after it neither (the code verifies nothing any
+	// more: POST /api/v1/ssh-keys/{id}/verify-code issues a new one).
+	VerifyUser      string     `json:"verify_user,omitempty"`
+	VerifyCommand   string     `json:"verify_command,omitempty"`
+	VerifyExpiresAt *time.Time `json:"verify_expires_at,omitempty"`
 }
 
 func apiSSHKey(k *models.SSHKey) APISSHKey {
-	return APISSHKey{ID: k.ID, Name: k.Name, PublicKey: k.PublicKey, Fingerprint: k.Fingerprint, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
+	out := APISSHKey{ID: k.ID, Name: k.Name, PublicKey: k.PublicKey, Fingerprint: k.Fingerprint, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
 		Verified: k.Verified(), VerifiedAt: k.VerifiedAt, VerifyUser: k.VerifyUser()}
+	if at := k.VerifyExpiresAt(); at != nil {
+		utc := at.UTC()
+		out.VerifyExpiresAt = &utc
+	}
+	return out
 }
 
 // mapList converts each element and wraps the result as a list.

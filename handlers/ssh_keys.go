@@ -32,10 +32,18 @@ func (h *Handler) renderSSHKeys(c *gin.Context, status int, v templates.SSHKeysV
 		return
 	}
 	v.Host, v.Port = h.sshEndpoint(c)
+	ctx, now := c.Request.Context(), h.store.Now()
 	for _, k := range keys {
-		v.Keys = append(v.Keys, templates.SSHKeyRow{ID: k.ID, Name: k.Name, Fingerprint: k.Fingerprint,
-			Created: templates.WhenIn(c.Request.Context(), &k.CreatedAt), LastUsed: templates.WhenIn(c.Request.Context(), k.LastUsedAt),
-			Pending: !k.Verified(), VerifyCommand: h.sshVerifyCommand(c, &k)})
+		row := templates.SSHKeyRow{ID: k.ID, Name: k.Name, Fingerprint: k.Fingerprint,
+			Created: templates.WhenIn(ctx, &k.CreatedAt), LastUsed: templates.WhenIn(ctx, k.LastUsedAt),
+			Pending: !k.Verified()}
+		if row.Pending {
+			row.VerifyExpires, row.VerifyExpired = templates.WhenIn(ctx, k.VerifyExpiresAt()), k.VerifyExpired(now)
+			if !row.VerifyExpired {
+				row.VerifyCommand = h.sshVerifyCommand(c, &k)
+			}
+		}
+		v.Keys = append(v.Keys, row)
 	}
 	h.render(c, status, templates.SSHKeysPage(h.page(c, i18n.T(c.Request.Context(), "SSH keys")), v))
 }
@@ -73,7 +81,7 @@ func (h *Handler) sshKeyCreate(c *gin.Context) {
 	k, err := h.createSSHKey(c, name, key)
 	if err == nil {
 		if cmd := h.sshVerifyCommand(c, k); cmd != "" {
-			h.flash(c, i18n.T(c.Request.Context(), "SSH key added. It opens nothing until you prove you hold its private key: run %s once with that key.", cmd))
+			h.flash(c, i18n.T(c.Request.Context(), "SSH key added. It opens nothing until you prove you hold its private key: run %s once with that key before %s.", cmd, templates.WhenIn(c.Request.Context(), k.VerifyExpiresAt())))
 		} else {
 			h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
 		}
@@ -153,9 +161,13 @@ func (h *Handler) apiSSHKeyDelete(c *gin.Context) {
 }
 
 // apiSSHKeyOf is k as the API shows it to its owner, with the command that
-// verifies it while it is pending.
+// verifies it while it is pending and its code has not expired.
 func (h *Handler) apiSSHKeyOf(c *gin.Context, k *models.SSHKey) APISSHKey {
 	out := apiSSHKey(k)
+	if k.VerifyExpired(h.store.Now()) {
+		out.VerifyUser = ""
+		return out
+	}
 	out.VerifyCommand = h.sshVerifyCommand(c, k)
 	return out
 }

@@ -8,3 +8,7 @@ import "time"
 func (s *Store) SetClock(now func() time.Time) {
 	s.now = func() time.Time { return now().UTC() }
 }
+
+// Now is the store's clock, for pages that show what the store decides by
+// it (whether a pending SSH key's code has expired).
+func (s *Store) Now() time.Time { return s.now() }

@@ -28,9 +28,11 @@ type SSHKey struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	LastUsedAt  *time.Time `json:"last_used_at"`
 	// VerifyCode is shown only to the account that added the key; "" once
-	// verified.
-	VerifyCode string     `json:"-"`
-	VerifiedAt *time.Time `json:"verified_at"`
+	// verified. VerifyCodeAt is when it was issued (nil once verified): it
+	// verifies the key only for SSHVerifyCodeValidFor after that.
+	VerifyCode   string     `json:"-"`
+	VerifyCodeAt *time.Time `json:"-"`
+	VerifiedAt   *time.Time `json:"verified_at"`
 }
 
 // Verified reports whether the key's holder has proved they have its
@@ -103,7 +105,8 @@ func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey 
 	case !errors.Is(notFound(err), ErrNotFound):
 		return nil, err
 	}
-	k := &SSHKey{UserID: userID, Name: name, PublicKey: canonical, Fingerprint: fp, CreatedAt: s.now(), VerifyCode: newSSHVerifyCode()}
+	now := s.now()
+	k := &SSHKey{UserID: userID, Name: name, PublicKey: canonical, Fingerprint: fp, CreatedAt: now, VerifyCode: newSSHVerifyCode(), VerifyCodeAt: &now}
 	if err := s.db.WithContext(ctx).Create(k).Error; err != nil {
 		if uniqueViolation(err) {
 			var n int64

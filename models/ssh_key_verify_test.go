@@ -135,7 +135,8 @@ func TestSSHKeyVerifiedOnceOnly(t *testing.T) {
 	if _, _, err := s.VerifySSHKey(ctx, ak.ID); err != nil {
 		t.Fatal(err)
 	}
-	late := &SSHKey{UserID: bob.ID, Name: "late", PublicKey: ak.PublicKey, Fingerprint: ak.Fingerprint, CreatedAt: time.Now(), VerifyCode: newSSHVerifyCode()}
+	now := time.Now()
+	late := &SSHKey{UserID: bob.ID, Name: "late", PublicKey: ak.PublicKey, Fingerprint: ak.Fingerprint, CreatedAt: now, VerifyCode: newSSHVerifyCode(), VerifyCodeAt: &now}
 	if err := s.db.WithContext(ctx).Create(late).Error; err != nil {
 		t.Fatal(err)
 	}

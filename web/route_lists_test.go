@@ -37,6 +37,7 @@ var bodylessAPIRoutes = []string{
 	"DELETE /api/v1/workbenches/:id/tokens/:tid",             // revoke a workbench token
 	"DELETE /api/v1/tokens/:id",                              // revoke an API token
 	"DELETE /api/v1/ssh-keys/:id",                            // remove an SSH key
+	"POST /api/v1/ssh-keys/:id/verify-code",                  // a new code for a pending key
 	"DELETE /api/v1/gpu-watches/:id",                         // stop watching a model
 	"POST /api/v1/images/:id/test",                           // start an image check
 	"POST /api/v1/admin/workbenches/:id/stop",                // an admin stops anyone's

@@ -165,6 +165,9 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	sshOpt := sshgate.Options{DataDir: cfg.DataDir}
 	if u, err := url.Parse(cfg.PublicURL); err == nil {
 		sshOpt.PublicHost = u.Hostname() // as the SSH keys page names it
+		if u.Host != "" {
+			sshOpt.SettingsURL = u.JoinPath("settings", "ssh-keys").String()
+		}
 	}
 	s.ssh = sshgate.New(store, s.Manager, sshOpt, log)
 	h.SetSSHCloser(s.ssh.CloseUser)

@@ -5,6 +5,7 @@ package web_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"workbench/models"
+	"workbench/web"
 )
 
 // querySigner offers a public key without its private key: Go's SSH
@@ -173,5 +175,124 @@ func TestSSHKeyVerification(t *testing.T) {
 	}
 	if code, body := p.api("POST", "/api/v1/ssh-keys", mallory, jsonBody(map[string]string{"name": "again", "public_key": alicePub})); code != 409 {
 		t.Fatalf("mallory adds alice's verified key: %d %v", code, body)
+	}
+}
+
+// A pending key's code verifies it for 24 hours, on the store's clock.
+// Past that, the verify command (Debian's OpenSSH client, the holder's
+// key) is answered that the code has expired and where to get a new one,
+// naming no account, and the key stays pending; the API then shows no
+// command. Its owner (no one else: 404) gets a new code, audited: the old
+// one is spent, the new one verifies the key.
+func TestSSHVerifyCodeExpiresAndIsRenewed(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.PublicURL = "https://gpu.example.org" })
+	port := p.serveSSH()
+	ctx := context.Background()
+	alice := tokenFor(t, p, "alice", "user")
+	bob := tokenFor(t, p, "bob", "user")
+	path, pub := newSSHKeyFile(t, "alice-laptop")
+	a := sshClient{t: t, port: port, key: path}
+	code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "laptop", "public_key": pub}))
+	if code != 201 {
+		t.Fatalf("add: %d %v", code, body)
+	}
+	item := body["item"].(map[string]any)
+	id := itoa(int64(item["id"].(float64)))
+	oldUser := item["verify_user"].(string)
+	created, _ := time.Parse(time.RFC3339Nano, item["created_at"].(string))
+	expires, err := time.Parse(time.RFC3339, item["verify_expires_at"].(string))
+	if err != nil || !expires.Equal(created.Add(24*time.Hour)) || !strings.HasSuffix(item["verify_expires_at"].(string), "Z") {
+		t.Fatalf("verify_expires_at %v (%v); want created_at %v + 24 h, in UTC", item["verify_expires_at"], err, created)
+	}
+
+	later := time.Now().Add(24*time.Hour + time.Minute)
+	p.srv.Store.SetClock(func() time.Time { return later })
+	t.Cleanup(func() { p.srv.Store.SetClock(time.Now) })
+	out, errs, status := a.run(oldUser, "")
+	want := "This verification code has expired (codes are valid for 24 hours); nothing was verified. Add the key again or ask for a new code on https://gpu.example.org/settings/ssh-keys.\n"
+	if status != 1 || out != "" || errs != want {
+		t.Fatalf("the expired code: %d %q %q; want 1 and %q", status, out, errs, want)
+	}
+	keys := sshKeyItems(t, p, alice)
+	if len(keys) != 1 || keys[0]["verified"] != false || keys[0]["verify_user"] != nil || keys[0]["verify_command"] != nil || keys[0]["verify_expires_at"] == nil {
+		t.Fatalf("the key after its expired code: %v; want pending, with its expiry and no command", keys)
+	}
+
+	if code, body := p.api("POST", "/api/v1/ssh-keys/"+id+"/verify-code", bob, ""); code != 404 || errCode(body) != "not_found" {
+		t.Fatalf("bob asks for a new code for alice's key: %d %v; want 404", code, body)
+	}
+	code, body = p.api("POST", "/api/v1/ssh-keys/"+id+"/verify-code", alice, "")
+	if code != 200 {
+		t.Fatalf("a new code: %d %v", code, body)
+	}
+	item = body["item"].(map[string]any)
+	newUser, _ := item["verify_user"].(string)
+	expires, _ = time.Parse(time.RFC3339, item["verify_expires_at"].(string))
+	if !strings.HasPrefix(newUser, "verify-") || newUser == oldUser || !expires.Equal(later.Add(24*time.Hour)) {
+		t.Fatalf("the new code: %v; want a new verify user expiring 24 h from now (%v)", item, later.UTC().Add(24*time.Hour))
+	}
+	if out, errs, status := a.run(oldUser, "", "echo", "in"); status != 255 || out != "" || !strings.Contains(errs, "Permission denied") {
+		t.Fatalf("the old code after a new one: %d %q %q; want Permission denied", status, out, errs)
+	}
+	if out, errs, status := a.run(newUser, ""); status != 0 || !strings.Contains(out, `Key "laptop" of account alice verified`) {
+		t.Fatalf("the new code: %d %q %q", status, out, errs)
+	}
+	if keys := sshKeyItems(t, p, alice); keys[0]["verified"] != true || keys[0]["verify_expires_at"] != nil {
+		t.Fatalf("after verifying: %v", keys)
+	}
+	if code, body := p.api("POST", "/api/v1/ssh-keys/"+id+"/verify-code", alice, ""); code != 409 || !strings.Contains(errMessage(body), "already verified") {
+		t.Fatalf("a new code for a verified key: %d %v; want 409", code, body)
+	}
+	entries, _ := p.srv.Store.ListAudit(ctx, 20)
+	renewed := 0
+	for _, e := range entries {
+		if e.Action == "ssh_key.verify_code" && e.Actor == "alice" && strings.Contains(e.After, `"key_id":`+id) {
+			renewed++
+			if strings.Contains(e.After, strings.TrimPrefix(newUser, "verify-")) {
+				t.Fatalf("the audit row holds the code: %s", e.After)
+			}
+		}
+	}
+	if renewed != 1 {
+		t.Fatalf("%d ssh_key.verify_code rows, want 1: %+v", renewed, entries)
+	}
+}
+
+// Failed verify attempts are bounded per address: after 10 codes that name
+// no pending key (each refused as an unknown key is, naming no account),
+// every verify connection from the address is told "too many verification
+// attempts", the right code too, and nothing is verified; 10 minutes on
+// (the manager's clock), the right code verifies the key.
+func TestSSHVerifyAttemptsLimited(t *testing.T) {
+	p := newPortal(t)
+	port := p.serveSSH()
+	alice := tokenFor(t, p, "alice", "user")
+	path, pub := newSSHKeyFile(t, "alice-laptop")
+	a := sshClient{t: t, port: port, key: path}
+	code, body := p.api("POST", "/api/v1/ssh-keys", alice, jsonBody(map[string]string{"name": "laptop", "public_key": pub}))
+	if code != 201 {
+		t.Fatalf("add: %d %v", code, body)
+	}
+	right := body["item"].(map[string]any)["verify_user"].(string)
+	for i := range 10 {
+		wrong := fmt.Sprintf("verify-wrongcode%d", i)[:len(right)]
+		if out, errs, status := a.run(wrong, ""); status != 255 || out != "" || !strings.Contains(errs, "Permission denied") || strings.Contains(errs, "alice") {
+			t.Fatalf("wrong code %d: %d %q %q; want Permission denied", i+1, status, out, errs)
+		}
+	}
+	for _, user := range []string{right, "verify-abcdefghij"} {
+		out, errs, status := a.run(user, "")
+		if status != 1 || out != "" || !strings.HasPrefix(errs, "Too many verification attempts from this address; try again later") || strings.Contains(errs, "alice") {
+			t.Fatalf("%s past the limit: %d %q %q; want 1 and too many attempts", user, status, out, errs)
+		}
+	}
+	if keys := sshKeyItems(t, p, alice); keys[0]["verified"] != false {
+		t.Fatalf("verified past the limit: %v", keys)
+	}
+	later := time.Now().Add(10*time.Minute + time.Second)
+	p.srv.Manager.SetClock(func() time.Time { return later })
+	t.Cleanup(func() { p.srv.Manager.SetClock(time.Now) })
+	if out, errs, status := a.run(right, ""); status != 0 || !strings.Contains(out, "verified") {
+		t.Fatalf("the right code 10 minutes on: %d %q %q", status, out, errs)
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"workbench/models"
 	"workbench/web"
 )
 
@@ -256,5 +258,95 @@ func TestSSHKeyVerifyCommandOnlyOnAddersPage(t *testing.T) {
 	doc = parsePage(t, page)
 	if doc.Find("[data-testid=ssh-key-row]").Length() != 1 || doc.Find("[data-testid=ssh-key-pending]").Length() != 0 || strings.Contains(page, "verify-") {
 		t.Fatalf("alice's page after verifying:\n%s", page)
+	}
+}
+
+// The SSH keys page says until when a pending key's code is valid, and
+// once it has expired says so instead of showing the spent command. Its
+// "New code" button posts (same-origin only, as every form) to a route
+// that gives the key a new code, shown right away with its new expiry;
+// a cross-site post and another user's post change nothing.
+func TestSSHKeysPageVerifyExpiryAndNewCode(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.SSHAddr = "127.0.0.1:2222" })
+	tokenFor(t, p, "alice", "user")
+	tokenFor(t, p, "bob", "user")
+	c := p.client()
+	p.loginSudo(c, "alice", "alice-password")
+	key, _ := newAuthorizedKey(t, "alice@laptop")
+	// The key is added on a store clock 25 hours back (moving it ahead
+	// would end the browser's session), and read then.
+	earlier := time.Now().Add(-25 * time.Hour)
+	p.srv.Store.SetClock(func() time.Time { return earlier })
+	t.Cleanup(func() { p.srv.Store.SetClock(time.Now) })
+	if res, _ := p.postFormBody(c, "/settings/ssh-keys", url.Values{"name": {"laptop"}, "public_key": {key}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add key: %d", res.StatusCode)
+	}
+	keyOf := func() models.SSHKey {
+		keys, err := p.srv.Store.ListSSHKeys(context.Background(), mustUserID(t, p, "alice"))
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("keys: %v %v", keys, err)
+		}
+		return keys[0]
+	}
+	k := keyOf()
+	_, page := p.get(c, "/settings/ssh-keys")
+	doc := parsePage(t, page)
+	wantExpiry := k.VerifyExpiresAt().UTC().Format("2006-01-02 15:04 UTC")
+	if got := doc.Find("[data-testid=ssh-key-row] [data-testid=ssh-key-verify-expires]").Text(); got != "The code is valid until "+wantExpiry+"." {
+		t.Fatalf("the pending key's expiry: %q; want it valid until %s", got, wantExpiry)
+	}
+	form := doc.Find("[data-testid=ssh-key-row] form[data-testid=ssh-key-new-code-form]")
+	action, _ := form.Attr("action")
+	if method, _ := form.Attr("method"); form.Length() != 1 || method != "post" || action != "/settings/ssh-keys/"+itoa(k.ID)+"/verify-code" ||
+		form.Find("button[type=submit][data-testid=ssh-key-new-code]").Length() != 1 {
+		t.Fatalf("the new code form: %d, action %q", form.Length(), action)
+	}
+
+	// 25 hours later (now) the code has expired: said, and its command gone.
+	p.srv.Store.SetClock(time.Now)
+	_, page = p.get(c, "/settings/ssh-keys")
+	doc = parsePage(t, page)
+	if got := doc.Find("[data-testid=ssh-key-verify-expired]").Text(); !strings.Contains(got, "expired at "+wantExpiry) ||
+		doc.Find("[data-testid=ssh-key-verify-command]").Length() != 0 || strings.Contains(page, k.VerifyUser()) {
+		t.Fatalf("the expired code: %q, command shown %v", got, doc.Find("[data-testid=ssh-key-verify-command]").Length())
+	}
+
+	// A cross-site post of the form is refused; so is bob's, as a key he
+	// does not have.
+	req, _ := http.NewRequest(http.MethodPost, p.ts.URL+action, strings.NewReader(""))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://evil.example")
+	if res, err := c.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site new code: %v %v; want 403", res.StatusCode, err)
+	}
+	bob := p.client()
+	p.login(bob, "bob", "bob-password")
+	if res, _ := p.postFormBody(bob, action, url.Values{}); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("bob posts alice's new code form: %d; want 404", res.StatusCode)
+	}
+	if keyOf().VerifyCode != k.VerifyCode {
+		t.Fatal("the code changed on a refused post")
+	}
+
+	// Her click: a new code, shown with its new expiry.
+	if res, _ := p.postFormBody(c, action, url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("new code: %d", res.StatusCode)
+	}
+	nk := keyOf()
+	if at := nk.VerifyExpiresAt(); at.Before(time.Now().Add(23*time.Hour)) || at.After(time.Now().Add(24*time.Hour)) {
+		t.Fatalf("the new code expires at %v; want 24 h from now", at)
+	}
+	newExpiry := nk.VerifyExpiresAt().UTC().Format("2006-01-02 15:04 UTC")
+	newCmd := "ssh -p 2222 " + nk.VerifyUser() + "@127.0.0.1"
+	_, page = p.get(c, "/settings/ssh-keys")
+	doc = parsePage(t, page)
+	if nk.VerifyCode == k.VerifyCode || doc.Find("[data-testid=ssh-key-verify-command]").Text() != newCmd ||
+		doc.Find("[data-testid=ssh-key-verify-expires]").Text() != "The code is valid until "+newExpiry+"." ||
+		doc.Find("[data-testid=ssh-key-verify-expired]").Length() != 0 || strings.Contains(page, k.VerifyUser()) {
+		t.Fatalf("after a new code: want %q valid until %s\n%s", newCmd, newExpiry, doc.Find("[data-testid=ssh-key-row]").Text())
+	}
+	if got := doc.Find("[data-testid=flash]").Text(); !strings.Contains(got, newCmd) || !strings.Contains(got, newExpiry) {
+		t.Fatalf("the flash: %q; want the new command and its expiry", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ type Options struct {
 	// URL's), for the command a verified key's message shows; "" names the
 	// address the client connected to.
 	PublicHost string
+	// SettingsURL is the page where users manage their SSH keys (the
+	// portal's public URL's /settings/ssh-keys), for the answer to an
+	// expired verify code; "" names the page in words.
+	SettingsURL string
 }
 
 // Server accepts SSH connections to workbenches.
@@ -43,6 +48,8 @@ type Server struct {
 	mgr   *orchestrator.Manager
 	log   *slog.Logger
 	opt   Options
+	// verifyLimit counts failed verify-<code> attempts by client address.
+	verifyLimit *verifyThrottle
 
 	mu    sync.Mutex
 	conns map[string]map[*ssh.ServerConn]struct{} // workbench id → open connections
@@ -53,7 +60,12 @@ func New(store *models.Store, mgr *orchestrator.Manager, opt Options, log *slog.
 	if opt.KeyCheckEvery <= 0 {
 		opt.KeyCheckEvery = 10 * time.Second
 	}
-	return &Server{store: store, mgr: mgr, log: log.With("component", "ssh"), opt: opt, conns: map[string]map[*ssh.ServerConn]struct{}{}}
+	now := time.Now
+	if mgr != nil {
+		now = mgr.Now // the manager's clock: tests move it
+	}
+	return &Server{store: store, mgr: mgr, log: log.With("component", "ssh"), opt: opt, conns: map[string]map[*ssh.ServerConn]struct{}{},
+		verifyLimit: newVerifyThrottle(now)}
 }
 
 // Permission extensions carry who authenticated from the auth callback to
@@ -66,17 +78,19 @@ const (
 	// extVerifyKey marks a connection that verifies pending key (its id)
 	// and does nothing else (verify.go).
 	extVerifyKey = "wb-verify-key-id"
+	// extVerifyRefusal marks a verify-<code> connection that verifies
+	// nothing and is only told why (its code expired, or its address is
+	// out of attempts): the message.
+	extVerifyRefusal = "wb-verify-refusal"
 )
 
-func (s *Server) config(ctx context.Context) (*ssh.ServerConfig, error) {
+func (s *Server) config() (*ssh.ServerConfig, error) {
 	signer, err := loadHostKey(s.opt.DataDir)
 	if err != nil {
 		return nil, err
 	}
+	// PublicKeyCallback is set per connection (handleConn).
 	cfg := &ssh.ServerConfig{
-		PublicKeyCallback: func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
-			return s.authenticate(ctx, meta, key)
-		},
 		ServerVersion: "SSH-2.0-workbench",
 		MaxAuthTries:  6,
 	}
@@ -96,8 +110,9 @@ var errRefused = errors.New("permission denied")
 // unsigned query ("would this key do?") as well, so it is no proof that
 // the client holds the private key. Only once NewServerConn has returned
 // is the signature checked.
-func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
-	if perms, ok := s.verifyPermissions(ctx, meta, key); ok {
+// tries is the connection's verify attempts.
+func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ssh.PublicKey, tries *verifyTries) (*ssh.Permissions, error) {
+	if perms := s.verifyPermissions(ctx, meta, key, tries); perms != nil {
 		return perms, nil
 	}
 	u, k, err := s.store.UserBySSHKey(ctx, key)
@@ -112,6 +127,8 @@ func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ss
 		s.log.Info("ssh refused: no such workbench of the key's owner", "user", u.Username, "target", meta.User(), "remote", meta.RemoteAddr().String())
 		return nil, errRefused
 	}
+	// A workbench named verify-… was no verify attempt.
+	tries.matched(strings.ToLower(strings.TrimPrefix(meta.User(), models.SSHVerifyUserPrefix)))
 	return &ssh.Permissions{Extensions: map[string]string{
 		extUserID: strconv.FormatInt(u.ID, 10), extKeyID: strconv.FormatInt(k.ID, 10), extWorkbench: wb.ID,
 		extEpoch: strconv.FormatInt(u.AuthEpoch, 10),
@@ -142,7 +159,7 @@ func (s *Server) ownedWorkbench(ctx context.Context, ownerID int64, target strin
 // Serve accepts connections on ln until ctx ends; it closes every
 // connection to a workbench that leaves the running state.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	cfg, err := s.config(ctx)
+	cfg, err := s.config()
 	if err != nil {
 		return err
 	}
@@ -175,16 +192,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-func (s *Server) handleConn(ctx context.Context, nc net.Conn, cfg *ssh.ServerConfig) {
+func (s *Server) handleConn(ctx context.Context, nc net.Conn, base *ssh.ServerConfig) {
 	// A client that never finishes the handshake must not hold a goroutine.
 	nc.SetDeadline(time.Now().Add(30 * time.Second))
-	conn, chans, reqs, err := ssh.NewServerConn(nc, cfg)
+	cfg := *base
+	tries := s.verifyLimit.tries(nc.RemoteAddr())
+	cfg.PublicKeyCallback = func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+		return s.authenticate(ctx, meta, key, tries)
+	}
+	conn, chans, reqs, err := ssh.NewServerConn(nc, &cfg)
 	if err != nil {
 		nc.Close()
 		return
 	}
 	nc.SetDeadline(time.Time{})
-	if conn.Permissions.Extensions[extVerifyKey] != "" {
+	if ext := conn.Permissions.Extensions; ext[extVerifyKey] != "" || ext[extVerifyRefusal] != "" {
 		s.serveVerification(ctx, conn, chans, reqs)
 		return
 	}

@@ -21,24 +21,62 @@ import (
 // says so on its session, and ends; it opens no workbench and runs nothing.
 
 // verifyPermissions are the permissions of a verification connection when
-// the SSH user name is verify-<code> and key is that code's pending key
-// (ok false otherwise: "verify-…" may also be a workbench's name). Nothing
-// is verified here: this is asked before the client has signed.
-func (s *Server) verifyPermissions(ctx context.Context, meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, bool) {
+// the SSH user name is verify-<code> (nil otherwise: "verify-…" may also
+// be a workbench's name). Nothing is verified here: this is asked before
+// the client has signed. With code and key naming a pending key, the
+// connection verifies it once signed; with its code expired, or with the
+// client's address out of attempts (verify_limit.go), it only answers
+// why not. A code that names no pending key gets nil, as an unknown key
+// does (and counts against the address): the answer reveals no account.
+func (s *Server) verifyPermissions(ctx context.Context, meta ssh.ConnMetadata, key ssh.PublicKey, tries *verifyTries) *ssh.Permissions {
 	code, ok := strings.CutPrefix(meta.User(), models.SSHVerifyUserPrefix)
 	if !ok {
-		return nil, false
+		return nil
+	}
+	code = strings.ToLower(code)
+	if ok, wait := tries.admit(code); !ok {
+		if _, _, err := s.store.UserBySSHKey(ctx, key); err == nil {
+			// A verified key has nothing to verify: it goes on as a
+			// workbench's, should one be named so.
+			return nil
+		}
+		s.log.Info("ssh verify refused: too many attempts", "remote", meta.RemoteAddr().String())
+		return refusal(fmt.Sprintf("Too many verification attempts from this address; try again later (in %d min).", int((wait+time.Minute-1)/time.Minute)))
 	}
 	u, k, err := s.store.PendingSSHKey(ctx, code, key)
-	if err != nil {
-		if !errors.Is(err, models.ErrUnknownSSHKey) {
-			s.log.Error("ssh pending key lookup", "err", err)
-		}
-		return nil, false
+	switch {
+	case errors.Is(err, models.ErrSSHVerifyCodeExpired):
+		tries.matched(code)
+		s.log.Info("ssh verify refused: code expired", "key_id", k.ID, "remote", meta.RemoteAddr().String())
+		return refusal(s.expiredMessage())
+	case errors.Is(err, models.ErrUnknownSSHKey):
+		return nil
+	case err != nil:
+		tries.matched(code) // the portal's failure, not a wrong code
+		s.log.Error("ssh pending key lookup", "err", err)
+		return nil
 	}
+	tries.matched(code)
 	return &ssh.Permissions{Extensions: map[string]string{
 		extVerifyKey: strconv.FormatInt(k.ID, 10), extUserID: strconv.FormatInt(u.ID, 10),
-	}}, true
+	}}
+}
+
+// refusal are the permissions of a verify-… connection that is only told
+// msg, once the client has signed: it verifies nothing.
+func refusal(msg string) *ssh.Permissions {
+	return &ssh.Permissions{Extensions: map[string]string{extVerifyRefusal: msg}}
+}
+
+// expiredMessage is the answer to a verify-… connection whose code has
+// expired; it names no account.
+func (s *Server) expiredMessage() string {
+	where := "the portal's Settings → SSH keys page"
+	if s.opt.SettingsURL != "" {
+		where = s.opt.SettingsURL
+	}
+	return fmt.Sprintf("This verification code has expired (codes are valid for %d hours); nothing was verified. Add the key again or ask for a new code on %s.",
+		int(models.SSHVerifyCodeValidFor/time.Hour), where)
 }
 
 // verifyAnswerWithin bounds a verification connection: it has nothing to
@@ -56,7 +94,10 @@ func (s *Server) serveVerification(ctx context.Context, conn *ssh.ServerConn, ch
 	defer stop()
 	go ssh.DiscardRequests(reqs)
 
-	msg, ok := s.verify(ctx, conn)
+	msg, ok := conn.Permissions.Extensions[extVerifyRefusal], false
+	if msg == "" {
+		msg, ok = s.verify(ctx, conn)
+	}
 	answered := false
 	// Until the client hangs up (closing first could lose the answer in
 	// flight) or the limit.
@@ -98,6 +139,8 @@ func (s *Server) verify(ctx context.Context, conn *ssh.ServerConn) (string, bool
 		return "This key was not verified: another account verified it first. Make a new key for yourself (ssh-keygen -t ed25519) and add that one.", false
 	case errors.Is(err, models.ErrUnknownSSHKey):
 		return "This key was not verified: it was deleted or verified since you connected.", false
+	case errors.Is(err, models.ErrSSHVerifyCodeExpired):
+		return s.expiredMessage(), false
 	case err != nil:
 		s.log.Error("ssh key verification", "key_id", keyID, "err", err)
 		return "This key could not be verified because of an error on the portal; try again.", false
