@@ -42,3 +42,60 @@ func TestMemDeadlinesIncludeTheBudgetStop(t *testing.T) {
 		t.Fatalf("budget lifted, yet a budget stop at %s", d.BudgetStopAt)
 	}
 }
+
+// The GPU-hours stop of a run in its first minute is when the limit is
+// really spent: its minimum is counted in the month's GPU-seconds already
+// and does not grow until it is used up. The deadline shown was early by
+// what was left of the minimum (left / GPUs from now).
+func TestMemGPUHoursStopOfAYoungRunIsNotEarly(t *testing.T) {
+	t.Parallel()
+	r, advance := clockedUnitRig(t)
+	ctx := context.Background()
+	hour := int64(1)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, r.owner.ID, models.Limits{GPUHoursPerMonth: &hour}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	// Early in a month, so that the hour fits in it whatever day it is.
+	now := r.m.now()
+	advance(models.MonthStart(now).AddDate(0, 1, 2).Sub(now))
+	wb := r.launchRunning(t, "young", "whole")
+	advance(10 * time.Second)
+	open, err := r.store.OpenIntervals(ctx, r.owner.ID)
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open intervals %v %v", open, err)
+	}
+	at, reason, gpuOnly, err := r.m.exhaustion(ctx, r.owner.ID)
+	if err != nil || reason == "" || !gpuOnly {
+		t.Fatalf("exhaustion %s %q gpu-only %v: %v", at, reason, gpuOnly, err)
+	}
+	// One GPU for an hour from the start: the limit is spent when its
+	// 3600th second has begun; the stop lands inside that second.
+	spent := open[0].StartedAt.Add(time.Hour)
+	if at.Before(spent.Add(-time.Second)) || at.After(spent.Add(time.Second)) {
+		t.Fatalf("workbench %s started %s: the GPU-hours stop is at %s, %s from the start; want about 1h0m0s",
+			wb.ID, open[0].StartedAt.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), at.Sub(open[0].StartedAt))
+	}
+	// The budget the same way: two hours of the run's rate.
+	scheds, err := r.store.Schedules(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perHour, err := r.m.billing.hourlyRate(shapeOf(open[0]), scheds)
+	if err != nil || perHour <= 0 {
+		t.Fatalf("rate %d: %v", perHour, err)
+	}
+	budget := 2 * perHour
+	if err := r.store.SetQuota(ctx, models.ScopeUser, r.owner.ID, models.Limits{BudgetPerMonthMicros: &budget}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	at, reason, gpuOnly, err = r.m.exhaustion(ctx, r.owner.ID)
+	if err != nil || reason == "" || gpuOnly {
+		t.Fatalf("budget exhaustion %s %q gpu-only %v: %v", at, reason, gpuOnly, err)
+	}
+	// Per-line rounding moves it by a few seconds at most, not by the
+	// 50 s of minimum left.
+	spent = open[0].StartedAt.Add(2 * time.Hour)
+	if at.Before(spent.Add(-5*time.Second)) || at.After(spent.Add(5*time.Second)) {
+		t.Fatalf("the budget stop is %s from the start; want about 2h0m0s", at.Sub(open[0].StartedAt))
+	}
+}

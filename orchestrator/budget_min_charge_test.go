@@ -39,8 +39,21 @@ func TestSecondsUntilSpentCountsTheMinimumCharge(t *testing.T) {
 		{"two runs past the minimum", 200, []liveRun{{perSec, now.Add(-time.Hour)}, {2 * perSec, now.Add(50 * time.Second)}}, 66},
 		{"spent", 0, []liveRun{{perSec, now.Add(-time.Hour)}}, 0},
 	}
+	// owedAhead is what the runs' minimums still owe past at: the month's
+	// usage (Billing.MonthUsage) counts it already, so the limit left that
+	// secondsUntilSpent is given is c.left (what is left counting the runs
+	// up to now only) less it.
+	owedAhead := func(at time.Time, runs []liveRun) int64 {
+		var owed int64
+		for _, r := range runs {
+			if d := r.minEnd.Sub(at); d > 0 {
+				owed += r.perHour * int64(d/time.Second) / 3600
+			}
+		}
+		return owed
+	}
 	for _, c := range cases {
-		got, ok := secondsUntilSpent(c.left, now, c.runs)
+		got, ok := secondsUntilSpent(c.left-owedAhead(now, c.runs), now, c.runs)
 		if !ok || got != c.want {
 			t.Errorf("%s: %d s (ok %v), want %d", c.name, got, ok, c.want)
 		}
@@ -68,7 +81,8 @@ func TestSecondsUntilSpentCountsTheMinimumCharge(t *testing.T) {
 	// second, so the stop lands before a 61st second begins (it was
 	// rounded up past minEnd, and such a run was charged 61 s).
 	frac := now.Add(400 * time.Millisecond)
-	if got, ok := secondsUntilSpent(0, frac, []liveRun{{perSec, now.Add(50 * time.Second)}}); !ok || got != 49 {
+	young := []liveRun{{perSec, now.Add(50 * time.Second)}}
+	if got, ok := secondsUntilSpent(0-owedAhead(frac, young), frac, young); !ok || got != 49 {
 		t.Errorf("spent budget, now inside a second: %d s (ok %v), want 49 (inside the minimum's last second)", got, ok)
 	}
 	if _, ok := secondsUntilSpent(100, now, nil); ok {

@@ -198,7 +198,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	now := m.billing.now()
 	var perHour int64 // micro-units an hour at the rates in force now
 	var gpus int64
-	var runs []liveRun
+	var runs, gpuRuns []liveRun
 	for _, iv := range open {
 		r, rerr := m.billing.hourlyRate(shapeOf(iv), scheds)
 		if rerr != nil {
@@ -206,7 +206,13 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 		perHour += r
 		gpus += int64(iv.GPUCount)
-		runs = append(runs, liveRun{perHour: r, minEnd: iv.StartedAt.Add(m.billing.minCharge)})
+		minEnd := iv.StartedAt.Add(m.billing.minChargeOf(iv))
+		runs = append(runs, liveRun{perHour: r, minEnd: minEnd})
+		if iv.GPUCount > 0 {
+			// GPU-seconds an hour: the GPU-hours limit is spent as the
+			// budget is, a young run's minimum counted already.
+			gpuRuns = append(gpuRuns, liveRun{perHour: int64(iv.GPUCount) * 3600, minEnd: minEnd})
+		}
 	}
 	// Whole seconds more that fit: a second is charged once begun.
 	consider := func(seconds int64, why string, onlyGPU bool) {
@@ -224,8 +230,12 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 	}
 	if g := lim.GPUHoursPerMonth; g != nil && gpus > 0 {
-		left := *g*3600 - use.GPUSeconds
-		consider(left/gpus, reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
+		// left/gpus was early by what was left of a young run's minimum:
+		// its GPU-seconds do not grow until then (the page showed the stop
+		// a minute early; the timer, firing then, found time left).
+		if secs, ok := secondsUntilSpent(*g*3600-use.GPUSeconds, now, gpuRuns); ok && secs < math.MaxInt32 {
+			consider(secs, reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
+		}
 	}
 	if at.IsZero() {
 		return
@@ -279,13 +289,17 @@ type liveRun struct {
 }
 
 // secondsUntilSpent is how many whole seconds from now the runs can go on
-// before left (the budget not yet used, counting each run's charge up to
-// now) is spent. The part of a young run's minimum charge still ahead is
-// owed whatever happens, so it is taken off left first, and that run adds
-// to the spending only once its minimum is used up. Stopping before that
-// saves nothing, so when only young runs are left the instant is the first
-// end of a minimum (the launch check refuses a run whose minimum the budget
-// cannot cover). ok is false when nothing would ever spend.
+// before left (the limit not yet used, counting each young run's minimum
+// charge in full, as Billing.MonthUsage does) is spent. The part of a
+// young run's minimum still ahead is owed whatever happens, and that run
+// adds to the spending only once its minimum is used up. Stopping before
+// that saves nothing, so when only young runs are left the instant is the
+// first end of a minimum (the launch check refuses a run whose minimum the
+// budget cannot cover). ok is false when nothing would ever spend.
+//
+// left once excluded the minimum ahead and this function took it off
+// again, after MonthUsage had come to count it: in a run's first minute
+// the deadline was early by what was left of its minimum.
 func secondsUntilSpent(left int64, now time.Time, runs []liveRun) (secs int64, ok bool) {
 	type step struct{ at, perHour int64 } // at: seconds from now
 	var rate int64
@@ -300,7 +314,6 @@ func secondsUntilSpent(left int64, now time.Time, runs []liveRun) (secs int64, o
 		// just past minEnd, the timer fired after the run's 61st second
 		// had begun, and a run stopped inside its minimum was charged 61 s.
 		ahead := int64(r.minEnd.Sub(now) / time.Second)
-		left -= divCeil(r.perHour*ahead, 3600)
 		steps = append(steps, step{ahead, r.perHour})
 	}
 	sort.Slice(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
@@ -328,8 +341,6 @@ func secondsUntilSpent(left int64, now time.Time, runs []liveRun) (secs int64, o
 	}
 	return cur + fit(), true
 }
-
-func divCeil(n, d int64) int64 { return (n + d - 1) / d }
 
 // nextRateChange is the first rate change after now (zero: none).
 func nextRateChange(scheds map[string]pricing.Schedule, now time.Time) time.Time {
