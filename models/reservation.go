@@ -227,6 +227,9 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 				return qe
 			}
 		}
+		if err := beyondQuotaTogether(tx, r, forHolder); err != nil {
+			return err
+		}
 		if limited {
 			if err := checkReservationCap(tx, r); err != nil {
 				return err
