@@ -28,7 +28,9 @@ func (m *Manager) Cull(ctx context.Context) {
 			} else if did {
 				m.metrics.culled(kind)
 			}
+			continue
 		}
+		m.armRuntimeStop(ctx, wb, now)
 	}
 }
 

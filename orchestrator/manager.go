@@ -147,6 +147,8 @@ type Manager struct {
 	billing   *Billing
 	moneyErrs moneyErrors
 	budgets   budgetTimers
+	// runtimeStops stop runs at their maximum runtime (runtime_timer.go).
+	runtimeStops runtimeTimers
 	// budgetWork counts the background recomputations of budget instants
 	// (budget_timer.go), so a test can let them finish before it changes
 	// a quota.
@@ -325,6 +327,7 @@ func (m *Manager) Run(ctx context.Context) {
 	for _, uid := range m.budgets.users() {
 		m.budgets.cancel(uid)
 	}
+	m.runtimeStops.stopAll()
 	m.flushActivity(context.Background())
 }
 
