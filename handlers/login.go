@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -42,7 +43,11 @@ func (h *Handler) login(c *gin.Context) {
 		h.render(c, status, templates.LoginPage(h.page(c, i18n.T(ctx, "Log in")), form))
 	}
 
-	res, wait := h.throttle.Reserve(username, addr)
+	device := ""
+	if ck, err := c.Request.Cookie(deviceCookie); err == nil {
+		device = ck.Value
+	}
+	res, wait := h.throttle.ReserveFrom(username, addr, h.throttle.DeviceTrusted(username, device))
 	if res == nil {
 		secs := int(math.Ceil(wait.Seconds()))
 		c.Header("Retry-After", strconv.Itoa(secs))
@@ -90,6 +95,11 @@ func (h *Handler) login(c *gin.Context) {
 	}
 	h.sessions.Put(ctx, sessionUserKey, u.ID)
 	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
+	if token := h.throttle.TrustDevice(username, device); token != "" {
+		// Sent back only to /login, never readable by scripts.
+		http.SetCookie(c.Writer, &http.Cookie{Name: deviceCookie, Value: token, Path: "/login", MaxAge: int(deviceTrustFor / time.Second),
+			HttpOnly: true, Secure: h.sessions.Cookie.Secure, SameSite: http.SameSiteLaxMode})
+	}
 	h.log.Info("login", "username", u.Username, "addr", addr)
 	// Audited as single sign-on is (session.login_sso): an admin reading
 	// the log of a leaked password sees when and from where it was used.

@@ -24,12 +24,17 @@ import (
 // gives its reservation back. Unknown usernames are counted like known ones,
 // so the throttle reveals nothing about which accounts exist. State is in
 // memory: a restart resets it, acceptable for a single-server portal.
+//
+// A browser that logged in as the user before skips the address's delay
+// (throttle_device.go): colleagues behind one NAT address were held back
+// by someone guessing other accounts from it.
 type LoginThrottle struct {
 	mu      sync.Mutex
 	addr    throttleRule
 	pair    throttleRule
 	account throttleRule
 	keys    map[string]*failureCount
+	devices map[string]deviceMark // by the SHA-256 of a device token
 	now     func() time.Time
 }
 
@@ -76,12 +81,24 @@ func (t *LoginThrottle) rules() []throttleRule { return []throttleRule{t.addr, t
 // made. When any key is still waiting out its delay it reserves nothing and
 // returns how long until an attempt may be made.
 func (t *LoginThrottle) Reserve(username, addr string) (*LoginReservation, time.Duration) {
+	return t.ReserveFrom(username, addr, false)
+}
+
+// ReserveFrom is Reserve for an attempt from a browser that logged in as
+// username before (trusted: DeviceTrusted): the address's delay does not
+// hold it back. Behind a lab's or an office's one NAT address, someone
+// guessing other accounts delayed every colleague's right password; the
+// guesser has no such browser, and the account's own rules still apply.
+func (t *LoginThrottle) ReserveFrom(username, addr string, trusted bool) (*LoginReservation, time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
 	keys := []string{addrKey(addr), pairKey(username, addr), accountKey(username)}
 	var wait time.Duration
 	for i, k := range keys {
+		if i == 0 && trusted {
+			continue
+		}
 		if w := t.waitFor(k, t.rules()[i], now); w > wait {
 			wait = w
 		}

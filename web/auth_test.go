@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -349,5 +350,56 @@ func TestMetrics(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// Colleagues behind one address (a lab's NAT): once someone there has
+// guessed enough passwords to hold the address back, a colleague whose
+// browser logged in before still logs in with the right password; a new
+// browser waits, as the guesser's does. The browser's token is a cookie
+// sent only to /login, out of scripts' reach, and it trusts that browser
+// for its own user only.
+func TestKnownBrowserLogsInPastItsAddressDelay(t *testing.T) {
+	p := newPortal(t)
+	tokenFor(t, p, "bob", "user")
+	known := p.client()
+	p.login(known, "bob", "bob-password")
+	u, _ := url.Parse(p.ts.URL + "/login")
+	var device *http.Cookie
+	for _, ck := range known.Jar.Cookies(u) {
+		if ck.Name == "wb_device" {
+			device = ck
+		}
+	}
+	if device == nil {
+		t.Fatal("no device cookie after a login")
+	}
+	root, _ := url.Parse(p.ts.URL + "/gpus")
+	for _, ck := range known.Jar.Cookies(root) {
+		if ck.Name == "wb_device" {
+			t.Fatal("the device cookie is sent beyond /login")
+		}
+	}
+	// Someone at the same address guesses other accounts until it waits.
+	guesser := p.client()
+	for i := 0; ; i++ {
+		res := p.postForm(guesser, "/login", url.Values{"username": {fmt.Sprintf("user%d", i)}, "password": {"guess-password-1"}})
+		if res.StatusCode == http.StatusTooManyRequests {
+			break
+		}
+		if res.StatusCode != http.StatusUnauthorized || i > 100 {
+			t.Fatalf("guess %d: %d", i, res.StatusCode)
+		}
+	}
+	fresh := p.client()
+	if res := p.postForm(fresh, "/login", url.Values{"username": {"bob"}, "password": {"bob-password"}}); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a new browser at the held-back address: %d, want 429", res.StatusCode)
+	}
+	if res := p.postForm(known, "/login", url.Values{"username": {"bob"}, "password": {"bob-password"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob's known browser at the held-back address: %d, want 303", res.StatusCode)
+	}
+	// The token is bob's: with it, another account is held back as usual.
+	if res := p.postForm(known, "/login", url.Values{"username": {"admin"}, "password": {adminPassword}}); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("bob's browser logging in as admin at the held-back address: %d, want 429", res.StatusCode)
 	}
 }
