@@ -32,7 +32,22 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.CatalogView{IsAdmin: admin}
+	// "Free now" is what the viewer may take, as on the launch form:
+	// units others' active bookings hold back now are counted apart. An
+	// administrator sees the pool as nobody's: free units no booking
+	// holds, and those every active booking holds, their own included
+	// (their own launches are held to others' bookings as anyone's are).
+	var held map[models.UnitPool]int
+	if admin {
+		held, err = h.heldForAnyone(ctx)
+	} else {
+		held, err = h.heldForOthers(ctx, currentUser(c))
+	}
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.CatalogView{IsAdmin: admin, AllBookings: admin}
 	statuses, pulling := h.imageStatuses(ctx, images, admin)
 	v.Pulling = pulling
 	for _, img := range images {
@@ -41,8 +56,12 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		v.Images = append(v.Images, card)
 	}
 	for _, f := range flavors {
+		free, booked := freeUnitsFor(gpus, f), 0
+		if f.GPUCount > 0 {
+			free, booked = lessBooked(free, held[unitPoolOf(f)])
+		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
-			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: freeUnitsFor(gpus, f),
+			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free, BookedByOthers: booked,
 			UnitText: unitTextT(ctx, f), FreeNoun: freeNoun(f), Shared: f.Shared(), SharedLabel: i18n.T(ctx, sharedLabel)})
 	}
 	h.render(c, http.StatusOK, templates.CatalogPage(h.page(c, trc(c, "Catalog")), v))

@@ -56,6 +56,12 @@ func (h *Handler) heldForOthers(ctx context.Context, u *models.User) (map[models
 	return h.store.HeldForOthersNow(ctx, u.ID, h.wbs.Now())
 }
 
+// heldForAnyone reads what all active bookings hold back now, from someone
+// who holds none: an administrator's view of the pool (one read per page).
+func (h *Handler) heldForAnyone(ctx context.Context) (map[models.UnitPool]int, error) {
+	return h.store.HeldForOthersNow(ctx, 0, h.wbs.Now()) // no user is 0
+}
+
 // poolUnitsFor counts what the pool could ever give a flavor, held or free:
 // whole GPUs of its model that are healthy, undrained and not split into MIG
 // instances (the scheduler's candidates, as Pool.CandidatesByModel counts

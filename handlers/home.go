@@ -26,7 +26,14 @@ func (h *Handler) home(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(ctx, gpus)}
+	// The pool line counts what this user may take, as the launch form
+	// does: units others' active bookings hold back now are counted apart.
+	held, err := h.heldForOthers(ctx, currentUser(c))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	v := templates.HomeView{Workbenches: rows, GPUSummary: gpuSummary(ctx, gpus, held)}
 	if err := h.wbs.EngineRecentlyUp(ctx); err != nil {
 		v.EngineDown = i18n.T(ctx, "The Docker engine is not reachable: workbenches cannot be launched or changed until it is back.")
 		if h.pool.OnKubernetes() {
@@ -39,16 +46,20 @@ func (h *Handler) home(c *gin.Context) {
 // gpuSummary is a one-line description of the pool, e.g. "8 GPUs, 7
 // free." A pool with MIG or shared GPUs also counts their free units: with
 // every whole GPU taken it had read "0 free" while slices and MIG
-// instances waited for takers.
-func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU) string {
+// instances waited for takers. Free is what the viewer may take: held are
+// the units others' active bookings hold back from them now
+// (heldForOthers), told apart ("8 GPUs, 4 free · 3 booked by others now.").
+func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[models.UnitPool]int) string {
 	if len(gpus) == 0 {
 		return i18n.T(ctx, "No GPUs in the pool.")
 	}
-	free, freeMIG, freeSlices := 0, 0, 0
+	// Free units by kind of unit as bookings name them (model, and
+	// profile for MIG), for each kind's bookings to be taken from its own.
+	free := map[models.UnitPool]int{}
 	hasMIG, hasSlices := false, false
 	for _, g := range gpus {
 		if g.State == orchestrator.GPUFree {
-			free++
+			free[models.UnitPool{Kind: models.UnitGPU, Model: g.Model}]++
 		}
 		hasMIG = hasMIG || g.State == orchestrator.GPUMIG
 		hasSlices = hasSlices || g.State == orchestrator.GPUShared
@@ -56,27 +67,47 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU) string {
 			continue
 		}
 		for _, u := range g.Units {
-			switch {
-			case u.WorkbenchID != "":
-			case u.Kind == models.UnitMIG:
-				freeMIG++
-			case u.Kind == models.UnitSlice:
-				freeSlices++
+			if u.WorkbenchID != "" || (u.Kind != models.UnitMIG && u.Kind != models.UnitSlice) {
+				continue
 			}
+			k := models.UnitPool{Kind: u.Kind, Model: g.Model}
+			if u.Kind == models.UnitMIG {
+				k.Profile = u.Profile
+			}
+			free[k]++
 		}
 	}
-	s := i18n.T(ctx, "%d GPUs, %d free.", len(gpus), free)
+	take, booked := map[string]int{}, map[string]int{}
+	for k, n := range free {
+		t, b := lessBooked(n, held[k])
+		take[k.Kind] += t
+		booked[k.Kind] += b
+	}
+	s := i18n.T(ctx, "%d GPUs, %d free.", len(gpus), take[models.UnitGPU])
+	if booked[models.UnitGPU] > 0 {
+		s = i18n.T(ctx, "%d GPUs, %d free · %d booked by others now.", len(gpus), take[models.UnitGPU], booked[models.UnitGPU])
+	}
 	// Only the kinds the pool has ("0 slices free" hinted at slices that
 	// no GPU is shared in); punctuation from the catalog (，。 in Chinese).
 	var units []string
 	if hasMIG {
-		units = append(units, i18n.T(ctx, "%d MIG instances free", freeMIG))
+		units = append(units, withBooked(ctx, i18n.T(ctx, "%d MIG instances free", take[models.UnitMIG]), booked[models.UnitMIG]))
 	}
 	if hasSlices {
-		units = append(units, i18n.T(ctx, "%d slices free", freeSlices))
+		units = append(units, withBooked(ctx, i18n.T(ctx, "%d slices free", take[models.UnitSlice]), booked[models.UnitSlice]))
 	}
 	if len(units) > 0 {
 		s += i18n.T(ctx, " %s.", strings.Join(units, i18n.T(ctx, ", ")))
 	}
 	return s
+}
+
+// withBooked adds to a count of free units ("2 slices free") those
+// others' bookings hold back, when there are any ("· 1 booked by others
+// now").
+func withBooked(ctx context.Context, free string, booked int) string {
+	if booked > 0 {
+		return i18n.T(ctx, "%s · %d booked by others now", free, booked)
+	}
+	return free
 }

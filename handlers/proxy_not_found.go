@@ -39,6 +39,7 @@ func (h *Handler) notFoundPage(w http.ResponseWriter, r *http.Request, u *models
 		p.PathMode = h.cfg.NotebookDomain == ""
 		p.Unread = h.unreadCount(r, u.ID)
 	}
+	p.Banner = h.banner(ctx, p.User) // "GPUs are simulated", as on every portal page
 	portalPageHeaders(w, i18n.FromContext(ctx).Lang())
 	w.WriteHeader(http.StatusNotFound)
 	msg := i18n.T(ctx, "There is no such workbench: it may have been deleted, or the link is out of date. Open it again from your list of workbenches.")

@@ -48,6 +48,7 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	}
 	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
 		User: &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}}
+	p.Banner = h.banner(ctx, p.User) // "GPUs are simulated", as on every portal page
 	// The portal's own page, though served under /wb/: its Start form
 	// sends only its origin, and it is framed by no one.
 	portalPageHeaders(w, i18n.FromContext(ctx).Lang())

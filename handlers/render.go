@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -22,21 +23,31 @@ func (h *Handler) page(c *gin.Context, title string) templates.Page {
 		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"
 		p.Unread = h.unreadCount(c.Request, u.ID)
 	}
-	switch {
-	case p.User == nil:
-		// Nothing about the deployment before login.
-	case h.pool.Simulated():
-		p.Banner = i18n.T(ctx, "GPUs are simulated (%s): workbenches get no real GPU.", h.pool.Backend())
-	case h.pool.Backend() == "none" && p.User.IsAdmin:
-		p.Banner = i18n.Reason(ctx, h.pool.Status())
-	}
-	if p.User != nil && p.User.IsAdmin && h.wbs.EgressStatus().Problem != "" {
-		if p.Banner != "" {
-			p.Banner += " "
-		}
-		p.Banner += i18n.T(ctx, "Workbench egress policy NOT enforced: containers can reach this host and link-local addresses (Admin → Egress).")
-	}
+	p.Banner = h.banner(ctx, p.User)
 	return p
+}
+
+// banner is the layout's line across every portal page for user (nil:
+// signed out) about the deployment: GPUs simulated, no GPU backend (to an
+// administrator), egress policy not enforced (to an administrator). The
+// pages outside the gin router (not found, not running) show it too.
+func (h *Handler) banner(ctx context.Context, user *templates.NavUser) string {
+	var b string
+	switch {
+	case user == nil:
+		return "" // nothing about the deployment before login
+	case h.pool.Simulated():
+		b = i18n.T(ctx, "GPUs are simulated (%s): workbenches get no real GPU.", h.pool.Backend())
+	case h.pool.Backend() == "none" && user.IsAdmin:
+		b = i18n.Reason(ctx, h.pool.Status())
+	}
+	if user.IsAdmin && h.wbs.EgressStatus().Problem != "" {
+		if b != "" {
+			b += " "
+		}
+		b += i18n.T(ctx, "Workbench egress policy NOT enforced: containers can reach this host and link-local addresses (Admin → Egress).")
+	}
+	return b
 }
 
 // unreadCount is the top bar's count of the user's unread notifications; 0

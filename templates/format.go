@@ -132,13 +132,7 @@ func WhenIn(ctx context.Context, t *time.Time) string {
 	if t == nil || t.IsZero() {
 		return "—"
 	}
-	english := i18n.FromContext(ctx).Tag == i18n.English
-	u := t.UTC()
-	out := When(t)
-	if !english {
-		out = fmt.Sprintf("%d年%d月%d日 %s UTC", u.Year(), int(u.Month()), u.Day(), u.Format("15:04"))
-	}
-	return out + besideText(ctx, u, english)
+	return whenIn(ctx, *t, "15:04")
 }
 
 // ClockIn is a time of today as "14:10 UTC", with the reader's own zone

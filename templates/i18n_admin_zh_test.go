@@ -347,6 +347,15 @@ func TestCatalogAndGPUPagesInChinese(t *testing.T) {
 		v.GPUs = nil
 		assertChinese(t, zhMain(t, templates.GPUsPage(p("/gpus"), v)), labels, "资源池中没有 GPU")
 	})
+	// The catalog's "Free now" with booked units counted apart: every
+	// booking on an administrator's, others' on a user's.
+	t.Run("catalog booked", func(t *testing.T) {
+		fl := []templates.FlavorRow{{ID: 2, Name: "1x-h100", GPUModel: "H100", GPUCount: 1, CPUCores: 8, MemoryGiB: "64", FreeGPUs: 1, BookedByOthers: 2, FreeNoun: "GPUs", UnitText: "1 × H100"}}
+		assertChinese(t, zhMain(t, templates.CatalogPage(p("/catalog"), templates.CatalogView{IsAdmin: true, AllBookings: true, Flavors: fl})), labels,
+			"1 块 GPU · 另有 2 个此刻已被预订")
+		assertChinese(t, zhMain(t, templates.CatalogPage(p("/catalog"), templates.CatalogView{Flavors: fl})), labels,
+			"1 块 GPU · 另有 2 个此刻已被他人预订")
+	})
 	// Units others' bookings hold back, counted apart, and the booking
 	// form's word on a group's booking.
 	t.Run("gpus booked by others", func(t *testing.T) {

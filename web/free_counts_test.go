@@ -17,7 +17,9 @@ import (
 // ("6 free · 2 booked by others now"; a launch on them is refused, "…
 // reserved for someone else now"). One's own bookings, and a group's one
 // is a member of, take nothing from one's count. Before, both pages
-// counted booked units as free.
+// counted booked units as free. So did the home page's pool line and the
+// catalog's "Free now", which now count alike; an administrator's catalog
+// counts every active booking, their own too ("booked now").
 func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 	p := newPortal(t, func(c *web.Config) { c.MockMIG = "7:1g.10gb*2" }) // 7 whole H100s, GPU 7 in two MIG instances
 	admin := tokenFor(t, p, "admin", "admin")
@@ -56,15 +58,21 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 	for _, c := range []struct {
 		user                   string
 		gpus, migs, sum, units string
+		home, catGPUs, catMIGs string
 	}{
 		// bob books nothing: alice's two GPUs and the lab's one are not his.
 		{"bob", "4 free · 3 booked by others now", "1 free · 1 booked by others now",
-			"4 of 8 free · 3 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now"},
+			"4 of 8 free · 3 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
+			"8 GPUs, 4 free · 3 booked by others now. 1 MIG instance free · 1 booked by others now.",
+			"4 GPUs · 3 booked by others now", "1 MIG instance · 1 booked by others now"},
 		// alice's own bookings are hers to launch on.
-		{"alice", "6 free · 1 booked by others now", "2 free", "6 of 8 free · 1 booked by others now", "MIG 1g.10gb: 2 of 2 free"},
+		{"alice", "6 free · 1 booked by others now", "2 free", "6 of 8 free · 1 booked by others now", "MIG 1g.10gb: 2 of 2 free",
+			"8 GPUs, 6 free · 1 booked by others now. 2 MIG instances free.", "6 GPUs · 1 booked by others now", "2 MIG instances"},
 		// dave did not book the lab's GPU, but he is in the lab.
 		{"dave", "5 free · 2 booked by others now", "1 free · 1 booked by others now",
-			"5 of 8 free · 2 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now"},
+			"5 of 8 free · 2 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
+			"8 GPUs, 5 free · 2 booked by others now. 1 MIG instance free · 1 booked by others now.",
+			"5 GPUs · 2 booked by others now", "1 MIG instance · 1 booked by others now"},
 	} {
 		uc := p.client()
 		p.login(uc, c.user, c.user+"-password")
@@ -89,6 +97,39 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 		if got := text(doc.Find(`[data-testid=gpu-model-units][data-kind=mig][data-profile="1g.10gb"]`)); got != c.units {
 			t.Errorf("%s's pool page, MIG: %q, want %q", c.user, got, c.units)
 		}
+		_, body = p.get(uc, "/")
+		if got := text(mpDoc(t, body).Find(`[data-testid=gpu-summary]`)); got != c.home {
+			t.Errorf("%s's home page: %q, want %q", c.user, got, c.home)
+		}
+		_, body = p.get(uc, "/catalog")
+		doc = mpDoc(t, body)
+		if got := catalogFree(doc, whole); got != c.catGPUs {
+			t.Errorf("%s's catalog, %s: %q, want %q", c.user, whole, got, c.catGPUs)
+		}
+		if got := catalogFree(doc, mig); got != c.catMIGs {
+			t.Errorf("%s's catalog, %s: %q, want %q", c.user, mig, got, c.catMIGs)
+		}
+	}
+
+	// An administrator's catalog counts every active booking, their own
+	// too; their home page, what they may take.
+	if code, out := p.api("POST", "/api/v1/reservations", admin, fmt.Sprintf(`{"gpu_model":"NVIDIA H100 80GB HBM3","units":1,"starts_at":%q,"ends_at":%q}`,
+		now.Add(-time.Minute).Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339))); code != http.StatusCreated {
+		t.Fatalf("admin books: %d %v", code, out)
+	}
+	ac := p.client()
+	p.login(ac, "admin", adminPassword)
+	_, body := p.get(ac, "/catalog")
+	doc := mpDoc(t, body)
+	if got, want := catalogFree(doc, whole), "3 GPUs · 4 booked now"; got != want {
+		t.Errorf("admin's catalog, %s: %q, want %q", whole, got, want)
+	}
+	if got, want := catalogFree(doc, mig), "1 MIG instance · 1 booked now"; got != want {
+		t.Errorf("admin's catalog, %s: %q, want %q", mig, got, want)
+	}
+	_, body = p.get(ac, "/")
+	if got, want := text(mpDoc(t, body).Find(`[data-testid=gpu-summary]`)), "8 GPUs, 4 free · 3 booked by others now. 1 MIG instance free · 1 booked by others now."; got != want {
+		t.Errorf("admin's home page: %q, want %q", got, want)
 	}
 
 	// The launch the form now says is refused: bob's five GPUs would take
@@ -102,12 +143,12 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 	}
 	bc := p.client()
 	p.login(bc, "bob", "bob-password")
-	_, body := p.get(bc, "/workbenches/new")
+	_, body = p.get(bc, "/workbenches/new")
 	waits := mpDoc(t, body).Find(`[data-testid=flavor-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.Find(`input[value="5x"]`).Length() == 1
 	}).Find(`[data-testid=flavor-waits]`)
-	if !strings.Contains(text(waits), "needs 5 GPUs, 4 free") {
-		t.Errorf("bob's 5x flavor says %q, want that it waits: 4 free", text(waits))
+	if !strings.Contains(text(waits), "needs 5 GPUs, 3 free") {
+		t.Errorf("bob's 5x flavor says %q, want that it waits: 3 free", text(waits))
 	}
 
 	// The booking form tells a group member what a group's booking holds.
@@ -121,4 +162,11 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 	if mpDoc(t, body).Find(`[data-testid=booking-group-hint]`).Length() != 0 {
 		t.Error("bob, in no group, is told about group bookings")
 	}
+}
+
+// catalogFree is the catalog's "Free now" of a flavor.
+func catalogFree(doc *goquery.Document, flavor string) string {
+	return strings.Join(strings.Fields(doc.Find(`[data-testid=flavor-row]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.TrimSpace(s.Find("td").First().Text()) == flavor
+	}).Find(`[data-testid=flavor-free]`).Text()), " ")
 }
