@@ -8,14 +8,18 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
-	"workbench/models/pricing"
 	"workbench/templates"
 )
 
 // workbenchPage shows one workbench: state, progress, log tail, history.
+// An administrator opening someone else's gets the administrator's view.
 func (h *Handler) workbenchPage(c *gin.Context) {
-	wb, ok := h.ownedWorkbench(c)
+	wb, others, ok := h.workbenchForPage(c)
 	if !ok {
+		return
+	}
+	if others {
+		h.adminWorkbenchPage(c, wb)
 		return
 	}
 	h.showWorkbench(c, wb, http.StatusOK, templates.WorkbenchTokensView{})
@@ -38,19 +42,7 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
 	v.WB.Deadline = h.deadlineView(ctx, wb, othersName(wb, currentUser(c).ID, v.WB.Owner))
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
-	gpuNames := h.gpuNames(ctx, wb)
-	v.WB.GPUNames = gpuNames
-	for i := range v.WB.Units {
-		v.WB.Units[i].GPU = gpuNames[wb.Units[i].GPUUUID]
-	}
-	v.GPUTelemetry = h.wbGPUTelemetry(ctx, wb, gpuNames)
-	if len(v.GPUTelemetry) > 0 {
-		if iv, err := h.store.OpenIntervalOf(ctx, wb.ID); err == nil {
-			if mJ, err := h.store.IntervalEnergyMJ(ctx, iv.ID); err == nil && mJ > 0 {
-				v.GPUEnergy = pricing.FormatKWh(mJ) + " kWh"
-			}
-		}
-	}
+	v.GPUTelemetry, v.GPUEnergy = h.workbenchGPUFacts(ctx, wb, &v.WB)
 	if v.HomeSharedWith, err = h.homeSharedWith(ctx, wb); err != nil {
 		h.fail(c, err)
 		return

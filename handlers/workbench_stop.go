@@ -80,7 +80,9 @@ func clientGone(ctx context.Context, err error) bool {
 // workbench.admin_stop), as its owner's Stop does — with the grace period,
 // so Jupyter can save — and its owner is told. force=true (the form field
 // or the query, as for the owner) kills the container at once (recorded as
-// workbench.force_stop): the list offers it where a stop failed.
+// workbench.force_stop): the list offers it where a stop failed. A form
+// returns to where it was sent from: the list, or the workbench's page
+// when its field back names that page (adminStopBack).
 func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	ctx := c.Request.Context()
 	force, ok := h.queryBool(c, "force")
@@ -102,7 +104,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 			return
 		}
 		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s was already stopped; nothing changed.", wb.Name))
-		seeOther(c, "/admin/workbenches")
+		seeOther(c, adminStopBack(c, wb.ID))
 		return
 	}
 	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)
@@ -121,10 +123,11 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		// Back to the list, whose row says "stop failed" and offers the
-		// force stop (an error page left the admin nothing to click).
+		// Back to the list (or the page), whose row says "stop failed"
+		// and offers the force stop (an error page left the admin nothing
+		// to click).
 		h.flashError(c, i18n.T(ctx, "Could not stop the workbench: %s", i18n.Reason(ctx, se.Message)))
-		seeOther(c, "/admin/workbenches")
+		seeOther(c, adminStopBack(c, wb.ID))
 		return
 	}
 	if isAPI(c) {
@@ -132,5 +135,15 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Workbench %s stopped.", wb.Name))
-	seeOther(c, "/admin/workbenches")
+	seeOther(c, adminStopBack(c, wb.ID))
+}
+
+// adminStopBack is where an admin's stop form returns: the workbench's
+// page when the form came from it (its field back is that page's path;
+// nothing else is followed), else the list of all workbenches.
+func adminStopBack(c *gin.Context, id string) string {
+	if page := "/workbenches/" + id; c.PostForm("back") == page {
+		return page
+	}
+	return "/admin/workbenches"
 }

@@ -207,6 +207,26 @@ func (h *Handler) ownedWorkbench(c *gin.Context) (*models.Workbench, bool) {
 	return wb, true
 }
 
+// workbenchForPage loads the :id workbench for its page (GET
+// /workbenches/:id): its owner's, or for an administrator anyone's, then
+// with others true, and the page is the administrator's view of it
+// (admin_workbench_page.go: no notebook, token or SSH command, only the
+// admin console's Stop). Only that page reads a workbench this way: every
+// other workbench route keeps ownedWorkbench, so its notebook, tokens and
+// actions stay its owner's. A non-admin gets the 404 ownedWorkbench gives.
+func (h *Handler) workbenchForPage(c *gin.Context) (wb *models.Workbench, others bool, ok bool) {
+	if u := currentUser(c); !u.IsAdmin() {
+		wb, ok = h.ownedWorkbench(c)
+		return wb, false, ok
+	}
+	wb, err := h.store.WorkbenchByID(c.Request.Context(), c.Param("id"))
+	if err != nil {
+		h.fail(c, errNotFound)
+		return nil, false, false
+	}
+	return wb, wb.OwnerID != currentUser(c).ID, true
+}
+
 func (h *Handler) listRows(ctx context.Context, ownerID int64) ([]templates.WorkbenchRow, error) {
 	wbs, err := h.store.ListWorkbenches(ctx, ownerID)
 	if err != nil {
