@@ -575,6 +575,10 @@ func (h *Handler) estimateView(k *calcRun) templates.EstimateView {
 			v.MinChargeNote += " " + i18n.T(lc, "A run here is shorter, so each is billed as %d s.", r.BilledRunSeconds)
 		}
 	}
+	if !r.RateChangeAt.IsZero() {
+		v.RateChangeNote = i18n.T(lc, "A scheduled rate change falls inside: from %s each hour is priced at the rate in force then, so the per-day, per-month and total columns are not multiples of the hourly rate.",
+			templates.WhenIn(lc, &r.RateChangeAt))
+	}
 	for _, l := range r.Resources {
 		name, qty, rate := calcResourceLabel(lc, l)
 		v.Lines = append(v.Lines, templates.EstimateLine{Resource: name, Quantity: qty, Rate: rate, PerHour: h.amountText(lc, l.PerHour),

@@ -878,3 +878,26 @@ func TestCalculatorAPITextAmountsUseTheCurrencysDecimals(t *testing.T) {
 		}
 	}
 }
+
+// A rate change scheduled inside the month the calculator prices is named
+// beside the table: the per-month column counts the new rate from then and
+// is no longer 730 × the hourly column, which read as a miscount.
+func TestCalculatorNamesAScheduledRateChange(t *testing.T) {
+	p := newPortal(t)
+	tokenFor(t, p, "ada", "user")
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	page := "/calculator?flavor=" + url.QueryEscape(calcFlavor) + "&duration=total&total_hours=1"
+	if _, body := p.get(c, page); parseHTML(t, body).Find(tid("calc-rate-change")).Length() != 0 {
+		t.Fatal("a rate change is named with none scheduled")
+	}
+	from := time.Now().UTC().Add(10 * 24 * time.Hour).Truncate(time.Hour)
+	if err := p.srv.Store.AddPriceRate(context.Background(), &models.PriceRate{Resource: "gpu", GPUModel: calcGPU, Micros: 9_000_000,
+		EffectiveFrom: from, CreatedBy: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := p.get(c, page)
+	if got := parseHTML(t, body).Find(tid("calc-rate-change")).Text(); !strings.Contains(got, from.Format("2006-01-02")) || !strings.Contains(got, "per-month") {
+		t.Fatalf("the calculator's note on the change reads %q", got)
+	}
+}

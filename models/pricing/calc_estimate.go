@@ -61,7 +61,12 @@ type EstimateResult struct {
 	BilledRunSeconds int64
 	CalendarSeconds  int64
 	MinChargeApplied bool
-	Resources        []ResourceCost
+	// RateChangeAt is the first change of a rate this shape is priced at
+	// inside the spans priced (a day, a month, the whole span), zero when
+	// none: those columns then count hours at different rates, and the
+	// month read as if it were 730 hours at today's rate.
+	RateChangeAt time.Time
+	Resources    []ResourceCost
 	PerHour          int64
 	PerDay           int64
 	PerMonth         int64
@@ -156,6 +161,16 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 	for i := range out {
 		byRes[out[i].Resource] = &out[i]
 	}
+	first := map[string]int64{} // each resource's rate at start
+	noteChange := func(resource string, l Line) {
+		r, seen := first[resource]
+		switch {
+		case !seen && !l.Start.After(start):
+			first[resource] = l.RateMicros
+		case seen && r != l.RateMicros && (res.RateChangeAt.IsZero() || l.Start.Before(res.RateChangeAt)):
+			res.RateChangeAt = l.Start
+		}
+	}
 	priceCompute := func(from, to time.Time, set func(*ResourceCost, int64)) error {
 		lines, err := PriceShape(shape, from, to, p.Schedules)
 		if err != nil {
@@ -165,6 +180,7 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 			if rc := byRes[l.Resource]; rc != nil {
 				set(rc, l.Amount)
 			}
+			noteChange(l.Resource, l.Line)
 		}
 		return nil
 	}
@@ -178,6 +194,9 @@ func Estimate(in EstimateInput, p Prices, start time.Time) (res *EstimateResult,
 			return err
 		}
 		set(rc, Sum(lines))
+		for _, l := range lines {
+			noteChange(Storage, l)
+		}
 		return nil
 	}
 	both := func(from, to time.Time, set func(*ResourceCost, int64)) error {

@@ -106,6 +106,21 @@ func TestEstimateFollowsRateChanges(t *testing.T) {
 	if r.Resources[0].RateMicros != 3_000_000 {
 		t.Fatalf("rate shown %d, want the one in force at the start", r.Resources[0].RateMicros)
 	}
+	// The change is named, so the month is not read as 730 h at the rate
+	// shown; without one, no change is named.
+	if !r.RateChangeAt.Equal(calcT0.Add(2 * time.Hour)) {
+		t.Fatalf("rate change at %s, want %s", r.RateChangeAt, calcT0.Add(2*time.Hour))
+	}
+	if r := mustEstimate(t, "gpu_model="+url.QueryEscape(h100)+"&gpu_count=1&cpu_cores=0&memory_gib=0&total_hours=4", testPrices(0)); !r.RateChangeAt.IsZero() {
+		t.Fatalf("no change scheduled, yet one at %s", r.RateChangeAt)
+	}
+	// A change 20 days out shows only in the per-month column: named too.
+	p = testPrices(0)
+	p.Schedules[key] = append(p.Schedules[key], Rate{Effective: calcT0.Add(20 * 24 * time.Hour), Micros: 6_000_000})
+	if r := mustEstimate(t, "gpu_model="+url.QueryEscape(h100)+"&gpu_count=1&cpu_cores=0&memory_gib=0&total_hours=4", p); !r.RateChangeAt.Equal(calcT0.Add(20*24*time.Hour)) ||
+		r.PerMonth == 730*r.PerHour {
+		t.Fatalf("a change 20 days out: named at %s, per month %d (per hour %d)", r.RateChangeAt, r.PerMonth, r.PerHour)
+	}
 }
 
 func TestEstimateFieldErrors(t *testing.T) {
