@@ -67,12 +67,12 @@ type EstimateResult struct {
 	// month read as if it were 730 hours at today's rate.
 	RateChangeAt time.Time
 	Resources    []ResourceCost
-	PerHour          int64
-	PerDay           int64
-	PerMonth         int64
-	ComputeTotal     int64 // GPU, CPU and memory over the runs
-	StorageTotal     int64 // the home volume over the calendar span
-	Total            int64
+	PerHour      int64
+	PerDay       int64
+	PerMonth     int64
+	ComputeTotal int64 // GPU, CPU and memory over the runs
+	StorageTotal int64 // the home volume over the calendar span
+	Total        int64
 }
 
 // GPUSeconds is the GPU time of the estimate (GPUs × requested seconds),
