@@ -2,8 +2,11 @@ package templates_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"workbench/templates"
 	"workbench/templates/i18n"
@@ -35,5 +38,27 @@ func TestNoticeTextWordsItsTimesForTheReader(t *testing.T) {
 		if got := templates.NoticeText(c.ctx, c.msg); got != c.want {
 			t.Errorf("%q: %q, want %q", c.msg, got, c.want)
 		}
+	}
+}
+
+// A queued workbench's reason words its time for the reader as a notice
+// does: "which opens at … UTC" kept its English date in a Chinese page.
+func TestQueueReasonWordsItsTimeForTheReader(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := templates.WithTimeZone(i18n.WithLocale(context.Background(), i18n.English), shanghai)
+	var b strings.Builder
+	w := templates.WorkbenchRow{State: "queued", QueuePosition: 1, QueueReason: "waiting for your reservation #7, which opens at 2026-12-06 20:22:00 UTC"}
+	if err := templates.QueueNotice(w).Render(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Find(`[data-testid=queue-reason]`).Text(); !strings.Contains(got, "2026-12-06 20:22:00 UTC (12-07 04:22 UTC+8)") {
+		t.Fatalf("the queue reason reads %q, without the reader's time beside UTC", got)
 	}
 }
