@@ -11,24 +11,9 @@ import (
 // group's unbounded. A read error refuses too: a booking not checked is
 // not taken.
 func beyondGroupQuota(tx *gorm.DB, groupID int64, group string, units int, model string) error {
-	var members []int64
-	if err := tx.Table("group_members").Where("group_id = ?", groupID).Pluck("user_id", &members).Error; err != nil {
+	together, bounded, err := membersTogether(tx, groupID, model)
+	if err != nil || !bounded || together >= units {
 		return err
-	}
-	together := 0
-	for _, id := range members {
-		lim, err := effectiveQuota(tx, id)
-		if err != nil {
-			return err
-		}
-		n, bounded := memberMaxUnits(lim, model)
-		if !bounded {
-			return nil
-		}
-		together += n
-		if together >= units {
-			return nil
-		}
 	}
 	if together == 1 {
 		return &QuotaError{Limit: "max_gpus", Final: true, Message: Reasonf(
@@ -36,6 +21,28 @@ func beyondGroupQuota(tx *gorm.DB, groupID int64, group string, units int, model
 	}
 	return &QuotaError{Limit: "max_gpus", Final: true, Message: Reasonf(
 		"the members of group %s may hold at most %d × %s at once together; raise their quotas before booking this many", group, together, ShortGPUName(model))}
+}
+
+// membersTogether is how many units of model the members of group
+// groupID may hold at once together (bounded false: a member without a
+// bound makes the group's unbounded).
+func membersTogether(tx *gorm.DB, groupID int64, model string) (together int, bounded bool, err error) {
+	var members []int64
+	if err := tx.Table("group_members").Where("group_id = ?", groupID).Pluck("user_id", &members).Error; err != nil {
+		return 0, false, err
+	}
+	for _, id := range members {
+		lim, err := effectiveQuota(tx, id)
+		if err != nil {
+			return 0, false, err
+		}
+		n, ok := memberMaxUnits(lim, model)
+		if !ok {
+			return 0, false, nil
+		}
+		together += n
+	}
+	return together, true, nil
 }
 
 // memberMaxUnits is how many units of model lim lets a person hold at

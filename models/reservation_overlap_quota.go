@@ -65,21 +65,9 @@ func beyondQuotaTogether(tx *gorm.DB, r *Reservation, forHolder string) error {
 	}
 	when := at.Format("2006-01-02 15:04 UTC")
 	if r.GroupID != nil {
-		var members []int64
-		if err := tx.Table("group_members").Where("group_id = ?", *r.GroupID).Pluck("user_id", &members).Error; err != nil {
+		together, bounded, err := membersTogether(tx, *r.GroupID, r.GPUModel)
+		if err != nil || !bounded {
 			return err
-		}
-		together := 0
-		for _, id := range members {
-			lim, err := effectiveQuota(tx, id)
-			if err != nil {
-				return err
-			}
-			n, bounded := memberMaxUnits(lim, r.GPUModel)
-			if !bounded {
-				return nil
-			}
-			together += n
 		}
 		if same > together {
 			return &QuotaError{Limit: "max_gpus", Message: Reasonf(
