@@ -97,7 +97,7 @@ func (p *CloudPrice) Validate() error {
 		return invalid("tier", "must be on-demand, spot, reserved-1y or reserved-3y")
 	}
 	if !ISOCurrency(p.Currency) {
-		return invalid("currency", "must be a three-letter ISO code such as USD or CNY")
+		return invalid("currency", "must be a currency code of ISO 4217 such as USD or CNY")
 	}
 	if p.GPUsInOffer < 1 || p.GPUsInOffer > 64 {
 		return invalid("gpus_in_offer", "must be between 1 and 64")
@@ -356,7 +356,7 @@ func (s *Store) SetTierDiscount(ctx context.Context, tier string, bps int64) err
 func (s *Store) SetExchangeRate(ctx context.Context, currency string, micros int64, asOf, source string) error {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
 	if !ISOCurrency(currency) {
-		return invalid("currency", "must be a three-letter ISO code such as CNY")
+		return invalid("currency", "must be a currency code of ISO 4217 such as CNY")
 	}
 	if micros < 0 || micros > maxCloudPriceMicros {
 		return invalid("rate", "must be between 0 and 1,000,000")

@@ -102,11 +102,11 @@ func TestOverlappingBookingsAreBoundedTogether(t *testing.T) {
 	}
 	var qe *QuotaError
 	_, err = book(ann, nil, 2, 1, 3, "")
-	if !errors.As(err, &qe) || qe.Limit != "max_gpus" || !strings.Contains(qe.Message, "with your other bookings, 5 units would be booked for you at once; your quota allows at most 4 GPUs") {
+	if !errors.As(err, &qe) || qe.Limit != "max_gpus" || !strings.Contains(qe.Message, "with your other bookings, 5 units would be booked for you at "+h0.Add(time.Hour).Format("2006-01-02 15:04 UTC")+"; your quota allows at most 4 GPUs") {
 		t.Fatalf("3 + 2 overlapping for a quota of 4: %v", err)
 	}
 	_, err = book(ann, nil, 2, 1, 3, "ann")
-	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "5 units would be booked for ann at once; their quota") {
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "5 units would be booked for ann at "+h0.Add(time.Hour).Format("2006-01-02 15:04 UTC")+"; their quota") {
 		t.Fatalf("an administrator's booking for ann beyond her quota with her others: %v", err)
 	}
 	if _, err := book(ann, nil, 1, 1, 3, ""); err != nil {

@@ -11,14 +11,14 @@ import (
 // its group's bookings for a group's. all counts every kind and model (a
 // quota's GPUs at once count MIG instances and slices as one each);
 // sameModel those of r's GPU model. at is when the peak of sameModel is
-// reached (else of all).
+// reached, allAt when all is.
 //
 // Each booking was bounded by the quota on its own: two overlapping
 // bookings of 4 GPUs each were taken for a user allowed 4 at once, and a
 // group's several bookings for its members' capacity once each, though
 // the units beyond it could never be used and were kept from everyone
 // else.
-func holderPeak(tx *gorm.DB, r *Reservation) (all, sameModel int, at time.Time, err error) {
+func holderPeak(tx *gorm.DB, r *Reservation) (all, sameModel int, at, allAt time.Time, err error) {
 	q := tx.Where("released_at IS NULL AND starts_at < ? AND ends_at > ?", r.EndsAt, r.StartsAt)
 	if r.GroupID != nil {
 		q = q.Where("group_id = ?", *r.GroupID)
@@ -27,7 +27,7 @@ func holderPeak(tx *gorm.DB, r *Reservation) (all, sameModel int, at time.Time, 
 	}
 	var over []Reservation
 	if err := q.Find(&over).Error; err != nil {
-		return 0, 0, time.Time{}, err
+		return 0, 0, time.Time{}, time.Time{}, err
 	}
 	// The peak is reached at some booking's start.
 	points := []time.Time{r.StartsAt}
@@ -36,7 +36,7 @@ func holderPeak(tx *gorm.DB, r *Reservation) (all, sameModel int, at time.Time, 
 			points = append(points, o.StartsAt)
 		}
 	}
-	all, sameModel, at = r.Units, r.Units, r.StartsAt
+	all, sameModel, at, allAt = r.Units, r.Units, r.StartsAt, r.StartsAt
 	for _, p := range points {
 		a, m := r.Units, r.Units
 		for _, o := range over {
@@ -50,16 +50,18 @@ func holderPeak(tx *gorm.DB, r *Reservation) (all, sameModel int, at time.Time, 
 		if m > sameModel {
 			sameModel, at = m, p
 		}
-		all = max(all, a)
+		if a > all {
+			all, allAt = a, p
+		}
 	}
-	return all, sameModel, at, nil
+	return all, sameModel, at, allAt, nil
 }
 
 // beyondQuotaTogether refuses r when, with the holder's other bookings
 // overlapping it, more units would be booked at once than the holder may
 // hold (the bound BeyondQuotaOf and beyondGroupQuota apply to r alone).
 func beyondQuotaTogether(tx *gorm.DB, r *Reservation, forHolder string) error {
-	all, same, at, err := holderPeak(tx, r)
+	all, same, at, allAt, err := holderPeak(tx, r)
 	if err != nil || (all == r.Units && same == r.Units) {
 		return err
 	}
@@ -90,11 +92,12 @@ func beyondQuotaTogether(tx *gorm.DB, r *Reservation, forHolder string) error {
 		return &QuotaError{Limit: "max_gpus_per_model", Message: msg}
 	}
 	if lim.MaxGPUs != nil && int64(all) > *lim.MaxGPUs {
-		msg := Reasonf("with your other bookings, %d units would be booked for you at once; your quota allows at most %d GPUs at once, each MIG instance or GPU slice counting as one",
-			all, *lim.MaxGPUs)
+		when := allAt.Format("2006-01-02 15:04 UTC")
+		msg := Reasonf("with your other bookings, %d units would be booked for you at %s; your quota allows at most %d GPUs at once, each MIG instance or GPU slice counting as one",
+			all, when, *lim.MaxGPUs)
 		if forHolder != "" {
-			msg = Reasonf("with their other bookings, %d units would be booked for %s at once; their quota allows at most %d GPUs at once, each MIG instance or GPU slice counting as one",
-				all, forHolder, *lim.MaxGPUs)
+			msg = Reasonf("with their other bookings, %d units would be booked for %s at %s; their quota allows at most %d GPUs at once, each MIG instance or GPU slice counting as one",
+				all, forHolder, when, *lim.MaxGPUs)
 		}
 		return &QuotaError{Limit: "max_gpus", Message: msg}
 	}

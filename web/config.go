@@ -244,7 +244,7 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if !models.ISOCurrency(c.Currency) {
-		return fmt.Errorf("invalid WORKBENCH_CURRENCY / --currency %q: want a three-letter ISO 4217 code such as USD or CNY", c.Currency)
+		return fmt.Errorf("invalid WORKBENCH_CURRENCY / --currency %q: want a currency code of ISO 4217 such as USD or CNY", c.Currency)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("invalid WORKBENCH_LOG_FORMAT / --log-format %q: want text or json", c.LogFormat)
