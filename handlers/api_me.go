@@ -24,6 +24,10 @@ type quotaStatus struct {
 	Warnings         []string       `json:"warnings"`
 	LimitReached     string         `json:"limit_reached,omitempty"`
 	WarnAtFraction   float64        `json:"warn_at_fraction"`
+	// BookingSetAside is what the user's bookings hold back of the
+	// month's budget for their unused time (launches off them must fit
+	// beside it; zero without a budget or while unused time is not billed).
+	BookingSetAside int64 `json:"booking_set_aside_micros"`
 }
 
 // warnFraction is where a monthly limit starts to warn (SPEC §6: 80%).
@@ -56,6 +60,11 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 	st.GPUsInUseByModel = byModel[u.ID]
 	if st.GPUsInUseByModel == nil {
 		st.GPUsInUseByModel = map[string]int{}
+	}
+	if lim.BudgetPerMonthMicros != nil {
+		if st.BookingSetAside, err = h.wbs.BookingSetAside(ctx, u.ID); err != nil {
+			return quotaStatus{}, err
+		}
 	}
 	st.LimitReached = models.MonthlyLimitReached(lim, month)
 	if st.LimitReached == "" {

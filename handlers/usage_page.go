@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -99,6 +100,13 @@ func (h *Handler) usagePage(c *gin.Context) {
 		// A credit gives budget back, so the spend can read below zero:
 		// say what is in the figure.
 		v.Bars[len(v.Bars)-1].Note = i18n.T(ctx, "After %s of credits this month.", amount(-st.MonthCredit))
+	}
+	if st.BookingSetAside > 0 && v.Month.Current {
+		// Launches off the bookings are refused beside it: say so before
+		// a launch does.
+		aside := i18n.T(ctx, "%s of it is set aside for the booked time your bookings would leave unused (unused booked time is billed); launches and runs off your bookings must fit beside it.", amount(st.BookingSetAside))
+		bar := &v.Bars[len(v.Bars)-1]
+		bar.Note = strings.TrimSpace(bar.Note + " " + aside)
 	}
 	var totalSecs int64
 	for _, it := range summary {

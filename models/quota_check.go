@@ -75,6 +75,11 @@ type LaunchAsk struct {
 	// Currency is the ISO code the refusal's amounts are written in ("the
 	// 0.10 USD left"); empty writes bare amounts.
 	Currency string
+	// SetAsideMicros is what the user's bookings hold back of this
+	// month's budget for their unused time (orchestrator's set-aside):
+	// the launch must fit beside it. Zero when the launch draws on a
+	// booking, or unused time is not billed.
+	SetAsideMicros int64
 	// Placing is set when the queue places a launch that waited: its
 	// image and flavor passed the allow-lists when it joined the queue,
 	// and the ask carries no names to check them again.
@@ -176,6 +181,11 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		}
 		if lim.BudgetPerMonthMicros != nil && month.AmountMicros >= *lim.BudgetPerMonthMicros {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: BudgetUsedUp()}
+		}
+		if b := lim.BudgetPerMonthMicros; b != nil && ask.SetAsideMicros > 0 && month.AmountMicros+ask.SetAsideMicros+max(ask.MinChargeMicros, 1) > *b {
+			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
+				"quota exceeded: %s of the %s left of your monthly budget is set aside for the booked time your bookings would leave unused (unused booked time is billed); launch on your booking, or release a booking you will not use",
+				moneyRounded(min(ask.SetAsideMicros, *b-month.AmountMicros), ask.Currency, true), moneyRounded(*b-month.AmountMicros, ask.Currency, false))}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			left, minimum := moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true)

@@ -38,9 +38,9 @@ type BookingBudget struct {
 //     is more than the budget has left (this month) or allows (a later
 //     month: its budget is whole again).
 //
-// Choice: the budget is checked when booking, not held back from later
-// launches; a booker who spends the rest of the budget on other work can
-// still be billed the unused time past it (docs/scheduling.md).
+// Once booked, what the booking would bill unused is set aside of the
+// month's budget from later launches and runs off it (the orchestrator's
+// booking_set_aside.go; docs/scheduling.md).
 func checkBookingBudget(tx *gorm.DB, r *Reservation, b *BookingBudget, now time.Time) error {
 	lim, err := effectiveQuota(tx, r.UserID)
 	if err != nil {

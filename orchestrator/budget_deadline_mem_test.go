@@ -64,9 +64,9 @@ func TestMemGPUHoursStopOfAYoungRunIsNotEarly(t *testing.T) {
 	if err != nil || len(open) != 1 {
 		t.Fatalf("open intervals %v %v", open, err)
 	}
-	at, reason, gpuOnly, err := r.m.exhaustion(ctx, r.owner.ID)
-	if err != nil || reason == "" || !gpuOnly {
-		t.Fatalf("exhaustion %s %q gpu-only %v: %v", at, reason, gpuOnly, err)
+	at, reason, scope, err := r.m.exhaustion(ctx, r.owner.ID)
+	if err != nil || reason == "" || !scope.gpuOnly {
+		t.Fatalf("exhaustion %s %q gpu-only %v: %v", at, reason, scope.gpuOnly, err)
 	}
 	// One GPU for an hour from the start: the limit is spent when its
 	// 3600th second has begun; the stop lands inside that second.
@@ -88,9 +88,9 @@ func TestMemGPUHoursStopOfAYoungRunIsNotEarly(t *testing.T) {
 	if err := r.store.SetQuota(ctx, models.ScopeUser, r.owner.ID, models.Limits{BudgetPerMonthMicros: &budget}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	at, reason, gpuOnly, err = r.m.exhaustion(ctx, r.owner.ID)
-	if err != nil || reason == "" || gpuOnly {
-		t.Fatalf("budget exhaustion %s %q gpu-only %v: %v", at, reason, gpuOnly, err)
+	at, reason, scope, err = r.m.exhaustion(ctx, r.owner.ID)
+	if err != nil || reason == "" || scope.gpuOnly {
+		t.Fatalf("budget exhaustion %s %q gpu-only %v: %v", at, reason, scope.gpuOnly, err)
 	}
 	// Per-line rounding moves it by a few seconds at most, not by the
 	// 50 s of minimum left.

@@ -28,15 +28,30 @@ type budgetTimers struct {
 	stops  map[int64]budgetStop
 }
 
-// budgetStop is when a user's work is stopped for a monthly limit;
-// gpuOnly: the limit is on GPU-hours, CPU-only workbenches keep running.
+// budgetStop is when a user's work is stopped for a monthly limit, and
+// which of it.
 type budgetStop struct {
-	at      time.Time
+	at time.Time
+	stopScope
+}
+
+// stopScope says which running workbenches a limit stops: gpuOnly, the
+// limit is on GPU-hours (CPU-only workbenches keep running); spare, the
+// workbenches held wholly by the user's bookings then, when what stops
+// the others is the budget the bookings set aside (booking_set_aside.go):
+// stopping those would save nothing, their booked time is billed anyway.
+type stopScope struct {
 	gpuOnly bool
+	spare   map[string]bool
+}
+
+// stops reports whether the scope stops wb.
+func (s stopScope) stops(wb *models.Workbench) bool {
+	return (!s.gpuOnly || len(wb.GPUs) > 0) && !s.spare[wb.ID]
 }
 
 // setStop records (at non-zero) or forgets the stop instant of uid.
-func (bt *budgetTimers) setStop(uid int64, at time.Time, gpuOnly bool) {
+func (bt *budgetTimers) setStop(uid int64, at time.Time, scope stopScope) {
 	bt.mu.Lock()
 	defer bt.mu.Unlock()
 	if at.IsZero() {
@@ -46,7 +61,7 @@ func (bt *budgetTimers) setStop(uid int64, at time.Time, gpuOnly bool) {
 	if bt.stops == nil {
 		bt.stops = map[int64]budgetStop{}
 	}
-	bt.stops[uid] = budgetStop{at: at, gpuOnly: gpuOnly}
+	bt.stops[uid] = budgetStop{at: at, stopScope: scope}
 }
 
 // stopOf is uid's recorded stop instant, if any.
@@ -126,7 +141,7 @@ func (m *Manager) scheduleBudgets(ctx context.Context) {
 // scheduleBudget sets uid's timer to the instant their month's usage
 // reaches a limit, or stops their workbenches now if it has.
 func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
-	at, reason, gpuOnly, err := m.exhaustion(ctx, uid)
+	at, reason, scope, err := m.exhaustion(ctx, uid)
 	if err != nil {
 		m.moneyError(ctx, moneyErrEnforcement, fmt.Sprintf("user:%d", uid), err, false)
 		return
@@ -144,7 +159,7 @@ func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
 		if reason == "" {
 			stopAt = time.Time{}
 		}
-		m.budgets.setStop(uid, stopAt, gpuOnly)
+		m.budgets.setStop(uid, stopAt, scope)
 		return
 	}
 	if reason == "" {
@@ -153,7 +168,7 @@ func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
 		return
 	}
 	m.budgets.cancel(uid)
-	m.stopForLimit(ctx, uid, reason, gpuOnly)
+	m.stopForLimit(ctx, uid, reason, scope)
 }
 
 // budgetLeft is budget − spent without wrapping: credits make spent
@@ -172,10 +187,9 @@ func budgetLeft(budget, spent int64) int64 {
 // just after the last second that still fits has begun (lastStep), so
 // that the stop has that whole second to land before one more is charged.
 // reason is "" when at is only the next rate change (the
-// instant must then be computed again); gpuOnly says the limit is on
-// GPU-hours only (CPU workbenches keep running). Zero at: no limit applies
-// or nothing runs.
-func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reason string, gpuOnly bool, err error) {
+// instant must then be computed again); scope says which workbenches
+// stop (stopScope). Zero at: no limit applies or nothing runs.
+func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reason string, scope stopScope, err error) {
 	lim, err := m.store.EffectiveQuota(ctx, uid)
 	if err != nil {
 		return
@@ -202,7 +216,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	for _, iv := range open {
 		r, rerr := m.billing.hourlyRate(shapeOf(iv), scheds)
 		if rerr != nil {
-			return time.Time{}, "", false, rerr
+			return time.Time{}, "", stopScope{}, rerr
 		}
 		perHour += r
 		gpus += int64(iv.GPUCount)
@@ -215,18 +229,31 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 	}
 	// Whole seconds more that fit: a second is charged once begun.
-	consider := func(seconds int64, why string, onlyGPU bool) {
+	var spareUntil map[string]time.Time // set when the set-aside stops first
+	consider := func(seconds int64, why string, onlyGPU bool, spare map[string]time.Time) {
 		if seconds < 0 {
 			seconds = 0
 		}
 		t := now.Add(time.Duration(seconds) * time.Second)
 		if at.IsZero() || t.Before(at) {
-			at, reason, gpuOnly = t, why, onlyGPU
+			at, reason, scope.gpuOnly, spareUntil = t, why, onlyGPU, spare
 		}
 	}
 	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {
 		if secs, ok := secondsUntilSpent(budgetLeft(*b, use.AmountMicros), now, runs); ok && secs < math.MaxInt32 {
-			consider(secs, models.BudgetUsedUp(), false)
+			consider(secs, models.BudgetUsedUp(), false, nil)
+		}
+		aside, err := m.setAsideFor(ctx, uid, now)
+		if err != nil {
+			return time.Time{}, "", stopScope{}, err
+		}
+		if aside.micros > 0 {
+			// Work on a booking takes from what it set aside: until the
+			// booking ends it adds nothing to what will be billed.
+			held, spare := m.drawOnBookings(open, aside.covers, runs)
+			if secs, ok := secondsUntilSpent(budgetLeft(*b, use.AmountMicros+aside.micros), now, held); ok && secs < math.MaxInt32 {
+				consider(secs, reasonf("quota exceeded: what is left of your monthly budget is set aside for the booked time your bookings would leave unused"), false, spare)
+			}
 		}
 	}
 	if g := lim.GPUHoursPerMonth; g != nil && gpus > 0 {
@@ -234,7 +261,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		// its GPU-seconds do not grow until then (the page showed the stop
 		// a minute early; the timer, firing then, found time left).
 		if secs, ok := secondsUntilSpent(*g*3600-use.GPUSeconds, now, gpuRuns); ok && secs < math.MaxInt32 {
-			consider(secs, reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true)
+			consider(secs, reasonf("quota exceeded: the monthly limit of %d GPU-hours is used up", *g), true, nil)
 		}
 	}
 	if at.IsZero() {
@@ -243,12 +270,20 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 	if at.After(now) {
 		at = lastStep(at, open).Add(time.Millisecond)
 	}
+	for id, until := range spareUntil {
+		if until.After(at) { // still held by its booking when the others stop
+			if scope.spare == nil {
+				scope.spare = map[string]bool{}
+			}
+			scope.spare[id] = true
+		}
+	}
 	m.log.Debug("budget: exhaustion", "user", uid, "use", use.AmountMicros, "per_hour", perHour, "at", at, "now", now, "open", len(open))
 	// A rate change before then moves the instant: look again at it.
 	if next := nextRateChange(scheds, now); !next.IsZero() && next.Before(at) {
-		return next, "", false, nil
+		return next, "", stopScope{}, nil
 	}
-	return at, reason, gpuOnly, nil
+	return at, reason, scope, nil
 }
 
 // lastStep is the last instant at or before at where the charge steps up:
@@ -357,7 +392,7 @@ func nextRateChange(scheds map[string]pricing.Schedule, now time.Time) time.Time
 
 // stopForLimit stops uid's running workbenches (only GPU ones when the
 // limit is on GPU-hours); their volumes are kept and the reason shown.
-func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gpuOnly bool) {
+func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, scope stopScope) {
 	running, err := m.store.ListWorkbenches(ctx, uid, models.ActiveStates...)
 	if err != nil {
 		m.moneyError(ctx, moneyErrEnforcement, fmt.Sprintf("user:%d", uid), err, false)
@@ -367,7 +402,7 @@ func (m *Manager) stopForLimit(ctx context.Context, uid int64, reason string, gp
 	// slow stop must not delay the others.
 	var wg sync.WaitGroup
 	for _, wb := range running {
-		if gpuOnly && len(wb.GPUs) == 0 {
+		if !scope.stops(&wb) {
 			continue
 		}
 		m.log.Info("quota: stopping at the limit", "id", wb.ID, "user", uid, "reason", reason)

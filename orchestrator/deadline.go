@@ -191,7 +191,7 @@ func (m *Manager) Deadlines(ctx context.Context, wb *models.Workbench) Deadlines
 	d := ComputeDeadlines(wb, m.runtimeRule(ctx, wb), m.lastActivity(wb), m.now())
 	// A class's students saw only the idle deadline while their budget
 	// stopped them far sooner.
-	if st, ok := m.budgets.stopOf(wb.OwnerID); ok && (!st.gpuOnly || len(wb.GPUs) > 0) {
+	if st, ok := m.budgets.stopOf(wb.OwnerID); ok && st.stops(wb) {
 		d.BudgetStopAt = st.at
 	}
 	return d

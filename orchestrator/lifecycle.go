@@ -114,6 +114,9 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second, Currency: m.opt.Currency}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
+	if ask.SetAsideMicros, err = m.launchSetAside(ctx, wb.OwnerID, fl); err != nil {
+		return err
+	}
 	// Accepted from here on: what follows must not be cut half-way by the
 	// request ending (a record without its launch), so the request's
 	// cancellation no longer applies. Until here it only stopped checks.

@@ -87,6 +87,7 @@ func (m *Manager) Reserve(ctx context.Context, owner *models.User, req ReserveRe
 	m.log.Info("reservation", "id", r.ID, "user", owner.Username, "kind", r.UnitKind, "model", r.GPUModel, "profile", r.MIGProfile,
 		"units", r.Units, "start", r.StartsAt, "end", r.EndsAt)
 	m.kickDrain()
+	m.budgetChanged(r.UserID) // it sets aside some of the budget: a run's stop may come sooner
 	return r, nil
 }
 
@@ -138,6 +139,7 @@ func (m *Manager) CancelReservation(ctx context.Context, who *models.User, id in
 		return err
 	}
 	m.kickDrain()
+	m.budgetChanged(r.UserID) // less is set aside from its release on
 	return nil
 }
 
