@@ -227,13 +227,24 @@ func (h *Handler) createUser(c *gin.Context, n models.NewUser) (*models.User, er
 	return u, err
 }
 
+// apiUsers: GET /api/v1/admin/users?limit=&cursor=, by id, a page at a
+// time (api_paging.go): a lab has hundreds of accounts.
 func (h *Handler) apiUsers(c *gin.Context) {
-	users, err := h.store.ListUsers(c.Request.Context())
+	limit, after, ok := h.apiPageParams(c, "users")
+	if !ok {
+		return
+	}
+	afterID, err := idCursor(after)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, mapList(users, apiUser))
+	users, err := h.store.UsersAfter(c.Request.Context(), afterID, limit+1)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	writeAPIPage(c, "users", users, limit, func(u *models.User) string { return idCursorOf(u.ID) }, apiUser)
 }
 
 // apiUserCreate: POST /api/v1/admin/users {username, display_name, email, role, password}.

@@ -14,7 +14,9 @@ import (
 // workbench, and the caller never learnt the parameter was ignored. A route
 // not listed reads none.
 var apiQueryParams = map[string][]string{
-	"GET /api/v1/workbenches":               {"all"},
+	"GET /api/v1/workbenches":               {"all", "limit", "cursor"},
+	"GET /api/v1/admin/users":               {"limit", "cursor"},
+	"GET /api/v1/notifications":             {"limit", "cursor"},
 	"GET /api/v1/workbenches/:id/logs":      {"tail", "follow"},
 	"POST /api/v1/workbenches/:id/start":    {"mode", "queue"},
 	"POST /api/v1/workbenches/:id/stop":     {"force"},

@@ -37,6 +37,16 @@ type APIList[T any] struct {
 // list wraps items, never null.
 func list[T any](items []T) APIList[T] { return APIList[T]{Items: nonNil(items)} }
 
+// APIPage is one page of a list that grows with the lab (users,
+// workbenches, notifications): a list as above plus where the next page
+// is — its cursor and the address to GET, both null on the last page
+// (handlers/api_paging.go).
+type APIPage[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+	Next       *string `json:"next"`
+}
+
 // APIItem is one created object: {"item": …}.
 type APIItem[T any] struct {
 	Item T `json:"item"`

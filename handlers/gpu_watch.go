@@ -172,13 +172,25 @@ func (h *Handler) deleteGPUWatch(c *gin.Context) bool {
 	return true
 }
 
+// apiNotifications: GET /api/v1/notifications?limit=&cursor=, the
+// caller's, newest first, a page at a time (api_paging.go); the first
+// page is the newest 100, all this answered before it paged.
 func (h *Handler) apiNotifications(c *gin.Context) {
-	notes, err := h.store.ListNotifications(c.Request.Context(), currentUser(c).ID, 100)
+	limit, after, ok := h.apiPageParams(c, "notifications")
+	if !ok {
+		return
+	}
+	beforeID, err := idCursor(after)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, mapList(notes, apiNotification))
+	notes, err := h.store.NotificationsBefore(c.Request.Context(), currentUser(c).ID, beforeID, limit+1)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	writeAPIPage(c, "notifications", notes, limit, func(n *models.Notification) string { return idCursorOf(n.ID) }, apiNotification)
 }
 
 func (h *Handler) apiGPUWatches(c *gin.Context) {

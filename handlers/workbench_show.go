@@ -97,12 +97,23 @@ func (h *Handler) apiWorkbench(c *gin.Context) {
 	h.writeWorkbench(c, http.StatusOK, wb)
 }
 
-// apiWorkbenches: GET /api/v1/workbenches (admins: ?all=true for everyone's).
+// apiWorkbenches: GET /api/v1/workbenches (admins: ?all=true for
+// everyone's), newest first, a page at a time (?limit=&cursor=,
+// api_paging.go).
 func (h *Handler) apiWorkbenches(c *gin.Context) {
 	ctx := c.Request.Context()
 	owner := currentUser(c).ID
 	all, ok := h.queryBool(c, "all")
 	if !ok {
+		return
+	}
+	limit, after, ok := h.apiPageParams(c, "workbenches")
+	if !ok {
+		return
+	}
+	key, err := workbenchCursor(after)
+	if err != nil {
+		h.fail(c, err)
 		return
 	}
 	if all {
@@ -112,21 +123,20 @@ func (h *Handler) apiWorkbenches(c *gin.Context) {
 		}
 		owner = 0
 	}
-	wbs, err := h.store.ListWorkbenches(ctx, owner)
+	wbs, err := h.store.WorkbenchesAfter(ctx, owner, key, limit+1)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	n, costs, err := h.workbenchViews(ctx, wbs)
+	// Names and live cost for the page's workbenches only.
+	n, costs, err := h.workbenchViews(ctx, wbs[:min(len(wbs), limit)])
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	items := make([]workbenchJSON, 0, len(wbs))
-	for i := range wbs {
-		items = append(items, h.workbenchJSON(&wbs[i], n, costs[wbs[i].ID]))
-	}
-	c.JSON(http.StatusOK, list(items))
+	writeAPIPage(c, "workbenches", wbs, limit, workbenchCursorOf, func(wb *models.Workbench) workbenchJSON {
+		return h.workbenchJSON(wb, n, costs[wb.ID])
+	})
 }
 
 // workbenchLogs: GET /api/v1/workbenches/{id}/logs?tail=N&follow=true, text.

@@ -294,11 +294,13 @@ func (s *Store) ListWorkbenches(ctx context.Context, ownerID int64, states ...st
 }
 
 // listWorkbenchesQuery is ListWorkbenches' statement (the query-plan test
-// checks it uses workbenches_owner_created for one owner).
+// checks it uses workbenches_owner_created for one owner). Ties of
+// created_at go by id, so the order is total: pages (the admin page's
+// offsets, the API's keyset) neither repeat nor skip a workbench.
 func listWorkbenchesQuery(db *gorm.DB, ownerID int64, states []string) *gorm.DB {
 	q := db.Table("workbenches").Select("workbenches.*, users.username AS owner_name").
 		Joins("LEFT JOIN users ON users.id = workbenches.owner_id").
-		Where("workbenches.deleted_at IS NULL").Order("workbenches.created_at DESC")
+		Where("workbenches.deleted_at IS NULL").Order("workbenches.created_at DESC, workbenches.id DESC")
 	if ownerID != 0 {
 		q = q.Where("workbenches.owner_id = ?", ownerID)
 	}

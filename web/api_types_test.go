@@ -98,7 +98,7 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	if len(imgs.Items) == 0 || len(fls.Items) == 0 || fls.Items[0].MemoryGiB == "" {
 		t.Errorf("catalog: %d images, %d flavors %+v", len(imgs.Items), len(fls.Items), fls.Items)
 	}
-	var wbs handlers.APIList[handlers.APIWorkbench]
+	var wbs handlers.APIPage[handlers.APIWorkbench]
 	status(200, p.strictAPI("GET", "/api/v1/workbenches", user, "", &wbs), "workbenches")
 	if len(wbs.Items) != 1 || wbs.Items[0].ID != wb.ID || wbs.Items[0].GPUs == nil {
 		t.Errorf("workbenches: %+v", wbs)
@@ -126,7 +126,7 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	status(201, p.strictAPI("POST", "/api/v1/gpu-watches", user, `{"gpu_model":"NVIDIA H100 80GB HBM3"}`, &watch), "gpu watch")
 	var watches handlers.APIList[handlers.APIGPUWatch]
 	status(200, p.strictAPI("GET", "/api/v1/gpu-watches", user, "", &watches), "gpu watches")
-	var notes handlers.APIList[handlers.APINotification]
+	var notes handlers.APIPage[handlers.APINotification]
 	status(200, p.strictAPI("GET", "/api/v1/notifications", user, "", &notes), "notifications")
 
 	// An admin's session.
@@ -153,7 +153,7 @@ func TestAPIResponsesDecodeIntoTheirTypes(t *testing.T) {
 	if len(prices.Current) == 0 || len(added.Added) != 1 {
 		t.Errorf("prices: %d current, %d added", len(prices.Current), len(added.Added))
 	}
-	var users handlers.APIList[handlers.APIUser]
+	var users handlers.APIPage[handlers.APIUser]
 	status(200, p.strictAPI("GET", "/api/v1/admin/users", admin, "", &users), "users")
 	var nu handlers.APIUser
 	status(201, p.strictAPI("POST", "/api/v1/admin/users", admin, `{"username":"bob","password":"bob-password-1","role":"user"}`, &nu), "user create")
