@@ -69,7 +69,7 @@ func TestMemBookingsHoldTheirBudgetBackFromOtherLaunches(t *testing.T) {
 	// a budget that leaves half a MIG run's minimum beside them.
 	start := r.m.now().Add(time.Hour)
 	r.setBudget(t, 2*unit+migMin/2)
-	r.bookWhole(t, 2, start, time.Hour)
+	booking := r.bookWhole(t, 2, start, time.Hour)
 	a, err := r.m.setAsideFor(ctx, r.owner.ID, r.m.now())
 	if err != nil || a.micros != 2*unit {
 		t.Fatalf("set aside %d (%v), want 2 GPU-hours, %d", a.micros, err, 2*unit)
@@ -89,6 +89,10 @@ func TestMemBookingsHoldTheirBudgetBackFromOtherLaunches(t *testing.T) {
 	}
 	if err := r.store.SetReservationBillUnused(ctx, true); err != nil {
 		t.Fatal(err)
+	}
+	// A launch pinned to the booking waits for it and runs on it.
+	if _, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: "waits", Image: "mem", Flavor: "whole", Reservation: booking.ID, Queue: true}); err != nil {
+		t.Fatalf("a launch queued for the booking: %v", err)
 	}
 	// In the booking, a launch on its units draws on what it set aside.
 	advance(start.Sub(r.m.now()) + time.Minute)
@@ -143,6 +147,10 @@ func TestMemRunsOffBookingsStopAtTheSetAside(t *testing.T) {
 	if !scope.stops(other) || scope.stops(booked) {
 		t.Fatalf("the stop at %s stops the run off the booking %v, the run on it %v; want only the first", at, scope.stops(other), scope.stops(booked))
 	}
+	// The page reads the stop the timer recorded: once the launch's
+	// recomputation is done.
+	r.m.budgetWork.Wait()
+	r.m.scheduleBudget(ctx, r.owner.ID)
 	if d := r.m.Deadlines(ctx, booked); !d.BudgetStopAt.IsZero() {
 		t.Fatalf("the run on the booking shows a budget stop at %s", d.BudgetStopAt)
 	}

@@ -135,8 +135,12 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	ask := models.LaunchAsk{UserID: owner.ID, Image: img.Name, Flavor: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, Kind: fl.UnitKind, IdleTimeout: idle, Currency: m.opt.Currency}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, WorkbenchShape(fl, wb.Preemptible))
-	if ask.SetAsideMicros, err = m.launchSetAside(ctx, owner.ID, fl); err != nil {
-		return nil, err
+	// A launch pinned to a booking runs on it (waiting in the queue for
+	// one not open yet): it takes from what the booking set aside.
+	if wb.ReservationID == nil {
+		if ask.SetAsideMicros, err = m.launchSetAside(ctx, owner.ID, fl); err != nil {
+			return nil, err
+		}
 	}
 	// Accepted from here on: what follows must not be cut half-way by the
 	// request ending (a record without its launch), so the request's
