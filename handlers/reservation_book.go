@@ -84,8 +84,9 @@ func (h *Handler) reservationBook(c *gin.Context) {
 			return
 		}
 		// Over the weekly cap or the quota, or the window's units already
-		// booked: the scheduler's reason, in the reader's language.
-		f.Errors["_"] = i18n.T(ctx, "Not booked: %s", h.refusalT(c, err))
+		// booked: the scheduler's reason, in the reader's language, made
+		// one sentence (the reasons read as clauses, without a full stop).
+		f.Errors["_"] = i18n.T(ctx, "Not booked: %s.", strings.TrimRight(h.refusalT(c, err), ".。"))
 		h.renderGPUPage(c, e.Status, gpuPageForms{booking: &f})
 	default:
 		s, en := r.StartsAt, r.EndsAt
