@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -102,5 +104,90 @@ func TestBookingRefusalsReadAsOneSentence(t *testing.T) {
 			t.Fatalf("%s: booking in a full window: %d %q", lang, res.StatusCode, got)
 		}
 		oneColon(lang+" full-window refusal", got)
+	}
+}
+
+// isoDate is a date as the models write it (2026-12, 2026-12-14).
+var isoDate = regexp.MustCompile(`\d{4}-\d{2}`)
+
+// A refused booking's dates are worded for its reader, as the calculator
+// and the tables word them: in Chinese, "2026年12月14日" for the week a cap
+// counts, "2026年12月" for the month a budget counts and the time the next
+// month begins with the reader's zone beside UTC; before, a Chinese page
+// said "2026-12-14", "2026-12" and "2027-01-01 00:00 UTC". In English the
+// month is named as the statements name it. The API keeps the UTC text.
+func TestBookingRefusalDatesInTheReadersLanguageAndZone(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	lin, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "lin", Password: "lin-password-1", Role: models.RoleUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, en := p.readersSignedIn("lin", "lin-password-1")
+	if res := p.postForm(en, "/settings/time-zone", url.Values{"time_zone": {"Asia/Shanghai"}}); res.StatusCode >= 400 {
+		t.Fatalf("time zone: %d", res.StatusCode)
+	}
+	rootToken := tokenFor(t, p, "admin", "admin")
+	refusal := func(c *http.Client, units int, start time.Time) string {
+		t.Helper()
+		res, body := p.postFormBody(c, "/reservations", resvForm(resvH100, units, start, start.Add(time.Hour), ""))
+		got := strings.Join(strings.Fields(resvDoc(t, body).Find(`[data-testid=booking-error]`).Text()), " ")
+		if res.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("booking %d at %s: %d %q, want 422", units, start, res.StatusCode, got)
+		}
+		return got
+	}
+	chinese := func(what, got, want string) {
+		t.Helper()
+		if !strings.Contains(got, want) || isoDate.MatchString(got) {
+			t.Errorf("Chinese %s: %q, want %q and no ISO date", what, got, want)
+		}
+	}
+	now := time.Now().UTC()
+	later := now.Add(48 * time.Hour).Truncate(time.Hour)
+
+	// The weekly cap names its week.
+	if code, out := p.api("PUT", "/api/v1/admin/reservation-caps/user/lin", rootToken, `{"unit_hours_per_week": 1}`); code != http.StatusNoContent {
+		t.Fatalf("lin's cap: %d %v", code, out)
+	}
+	got := refusal(zh, 2, later)
+	if !strings.Contains(got, "单元小时") {
+		t.Fatalf("not the cap's refusal: %q", got)
+	}
+	chinese("cap refusal", got, "年")
+	if code, out := p.api("PUT", "/api/v1/admin/reservation-caps/user/lin", rootToken, `{"unit_hours_per_week": 1000}`); code != http.StatusNoContent {
+		t.Fatalf("lin's cap: %d %v", code, out)
+	}
+
+	// The budget names the month its unused time would be billed in.
+	one := int64(1_000_000)
+	if err := p.srv.Store.SetQuota(ctx, models.ScopeUser, lin.ID, models.Limits{BudgetPerMonthMicros: &one}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.SetReservationBillUnused(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	chinese("budget refusal", refusal(zh, 2, later), fmt.Sprintf("将在 %d年%d月 ", later.Year(), int(later.Month())))
+	if got, want := refusal(en, 2, later), " in "+later.Format("January 2006")+" (unused booked time is billed)"; !strings.Contains(got, want) {
+		t.Errorf("English budget refusal: %q, want %q", got, want)
+	}
+
+	// The budget used up: the time the next month begins, in the reader's
+	// zone beside UTC.
+	zero := int64(0)
+	if err := p.srv.Store.SetQuota(ctx, models.ScopeUser, lin.ID, models.Limits{BudgetPerMonthMicros: &zero}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	chinese("used-up refusal", refusal(zh, 1, now.Truncate(time.Minute)),
+		fmt.Sprintf("因此 %d年%d月%d日 00:00 UTC（08:00 UTC+8） 之前", next.Year(), int(next.Month()), next.Day())) // the same day in Shanghai
+	if got, want := refusal(en, 1, now.Truncate(time.Minute)), next.Format("2006-01-02 15:04 UTC")+" (08:00 UTC+8); book from then."; !strings.Contains(got, want) {
+		t.Errorf("English used-up refusal: %q, want %q", got, want)
+	}
+	// The API gives the stored text: English, UTC.
+	code, out := p.api("POST", "/api/v1/reservations", tokenFor(t, p, "lin", "user"), fmt.Sprintf(`{"gpu_model": "NVIDIA H100 80GB HBM3", "units": 1, "starts_at": %q, "ends_at": %q}`,
+		now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339)))
+	if code != http.StatusUnprocessableEntity || !strings.Contains(errMessage(out), "before "+next.Format("2006-01-02 15:04 UTC")+"; book from then") {
+		t.Errorf("API: %d %v", code, out)
 	}
 }
