@@ -228,7 +228,14 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU,
 			index[g.Model] = i
 			out = append(out, templates.GPUModelSummary{Model: g.Model, Short: models.ShortGPUName(g.Model)})
 		}
-		out[i].Total++
+		switch gpuKind(g) {
+		case models.UnitMIG:
+			out[i].MIGGPUs++
+		case models.UnitSlice:
+			out[i].SharedGPUs++
+		default:
+			out[i].Total++
+		}
 		if g.State == orchestrator.GPUFree {
 			out[i].Free++
 		}

@@ -49,6 +49,12 @@ func (h *Handler) home(c *gin.Context) {
 // instances waited for takers. Free is what the viewer may take: held are
 // the units others' active bookings hold back from them now
 // (heldForOthers), told apart ("8 GPUs, 4 free · 3 booked by others now.").
+//
+// A GPU split into MIG instances or shared in slices is counted with its
+// units, not among the whole GPUs: "8 GPUs, 4 free" for 7 whole GPUs and
+// one in MIG instances read as 8 whole GPUs. Then the line says "7 whole
+// GPUs, 4 free. 1 GPU split into 2 MIG instances: 1 free." — each kind
+// its GPUs, its units and what is free of them.
 func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[models.UnitPool]int) string {
 	if len(gpus) == 0 {
 		return i18n.T(ctx, "No GPUs in the pool.")
@@ -56,15 +62,24 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[model
 	// Free units by kind of unit as bookings name them (model, and
 	// profile for MIG), for each kind's bookings to be taken from its own.
 	free := map[models.UnitPool]int{}
-	hasMIG, hasSlices := false, false
+	// GPUs and their units by kind: whole, in MIG instances, in slices.
+	gpusOf, unitsOf := map[string]int{}, map[string]int{}
 	for _, g := range gpus {
+		kind := gpuKind(g)
+		gpusOf[kind]++
+		for _, u := range g.Units {
+			if u.Kind == kind {
+				unitsOf[kind]++
+			}
+		}
+		if kind == models.UnitSlice && g.SharedSlices > len(g.Units) {
+			unitsOf[kind] += g.SharedSlices - len(g.Units)
+		}
 		if g.State == orchestrator.GPUFree {
 			free[models.UnitPool{Kind: models.UnitGPU, Model: g.Model}]++
 		}
-		hasMIG = hasMIG || g.State == orchestrator.GPUMIG
-		hasSlices = hasSlices || g.State == orchestrator.GPUShared
 		if g.State != orchestrator.GPUMIG && g.State != orchestrator.GPUShared {
-			continue
+			continue // whole, drained or out of order: its units are not offered
 		}
 		for _, u := range g.Units {
 			if u.WorkbenchID != "" || (u.Kind != models.UnitMIG && u.Kind != models.UnitSlice) {
@@ -83,23 +98,47 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[model
 		take[k.Kind] += t
 		booked[k.Kind] += b
 	}
-	s := i18n.T(ctx, "%d GPUs, %d free.", len(gpus), take[models.UnitGPU])
-	if booked[models.UnitGPU] > 0 {
-		s = i18n.T(ctx, "%d GPUs, %d free · %d booked by others now.", len(gpus), take[models.UnitGPU], booked[models.UnitGPU])
+	whole := gpusOf[models.UnitGPU]
+	if whole == len(gpus) {
+		// Every GPU whole: nothing to tell apart.
+		if booked[models.UnitGPU] > 0 {
+			return i18n.T(ctx, "%d GPUs, %d free · %d booked by others now.", whole, take[models.UnitGPU], booked[models.UnitGPU])
+		}
+		return i18n.T(ctx, "%d GPUs, %d free.", whole, take[models.UnitGPU])
 	}
 	// Only the kinds the pool has ("0 slices free" hinted at slices that
-	// no GPU is shared in); punctuation from the catalog (，。 in Chinese).
-	var units []string
-	if hasMIG {
-		units = append(units, withBooked(ctx, i18n.T(ctx, "%d MIG instances free", take[models.UnitMIG]), booked[models.UnitMIG]))
+	// no GPU is shared in); punctuation from the catalog (。 in Chinese).
+	var s string
+	switch {
+	case whole == 0:
+	case booked[models.UnitGPU] > 0:
+		s = i18n.T(ctx, "%d whole GPUs, %d free · %d booked by others now.", whole, take[models.UnitGPU], booked[models.UnitGPU])
+	default:
+		s = i18n.T(ctx, "%d whole GPUs, %d free.", whole, take[models.UnitGPU])
 	}
-	if hasSlices {
-		units = append(units, withBooked(ctx, i18n.T(ctx, "%d slices free", take[models.UnitSlice]), booked[models.UnitSlice]))
+	if n := gpusOf[models.UnitMIG]; n > 0 {
+		instances := i18n.T(ctx, "%d MIG instances", unitsOf[models.UnitMIG])
+		s += i18n.T(ctx, " %s.", withBooked(ctx, i18n.T(ctx, "%d GPUs split into %s: %d free", n, instances, take[models.UnitMIG]), booked[models.UnitMIG]))
 	}
-	if len(units) > 0 {
-		s += i18n.T(ctx, " %s.", strings.Join(units, i18n.T(ctx, ", ")))
+	if n := gpusOf[models.UnitSlice]; n > 0 {
+		slices := i18n.T(ctx, "%d slices", unitsOf[models.UnitSlice])
+		s += i18n.T(ctx, " %s.", withBooked(ctx, i18n.T(ctx, "%d GPUs shared in %s: %d free", n, slices, take[models.UnitSlice]), booked[models.UnitSlice]))
 	}
-	return s
+	return strings.TrimSpace(s)
+}
+
+// gpuKind is how a GPU is handed out: whole (models.UnitGPU), in MIG
+// instances or in shared slices, as its admin set it up, whatever its
+// state now (a drained shared GPU is still one shared in slices, though
+// none is offered).
+func gpuKind(g orchestrator.PoolGPU) string {
+	switch {
+	case g.MIGEnabled || g.State == orchestrator.GPUMIG:
+		return models.UnitMIG
+	case g.SharedSlices > 0 || g.State == orchestrator.GPUShared:
+		return models.UnitSlice
+	}
+	return models.UnitGPU
 }
 
 // withBooked adds to a count of free units ("2 slices free") those

@@ -47,12 +47,12 @@ func (h *Handler) login(c *gin.Context) {
 	if ck, err := c.Request.Cookie(deviceCookie); err == nil {
 		device = ck.Value
 	}
-	res, wait := h.throttle.ReserveFrom(username, addr, h.throttle.DeviceTrusted(username, device))
+	res, hold := h.throttle.ReserveOrHold(username, addr, h.throttle.DeviceTrusted(username, device))
 	if res == nil {
-		secs := int(math.Ceil(wait.Seconds()))
+		secs := int(math.Ceil(hold.Wait.Seconds()))
 		c.Header("Retry-After", strconv.Itoa(secs))
-		h.log.Warn("login throttled", "username", username, "addr", addr, "retry_after_s", secs)
-		refuse(http.StatusTooManyRequests, i18n.T(ctx, "Too many failed attempts. Try again in %s.", waitTextIn(ctx, secs)))
+		h.log.Warn("login throttled", "username", username, "addr", addr, "retry_after_s", secs, "by_address", hold.ByAddress)
+		refuse(http.StatusTooManyRequests, holdText(ctx, hold, secs))
 		return
 	}
 	u, err := h.store.Authenticate(c.Request.Context(), username, password)
@@ -105,6 +105,18 @@ func (h *Handler) login(c *gin.Context) {
 	// the log of a leaked password sees when and from where it was used.
 	h.recordAs(c, u.Username, "session.login", u.Username, nil, map[string]string{"addr": addr})
 	seeOther(c, next)
+}
+
+// holdText says why a password is not checked yet, and for how long
+// (secs, the Retry-After): the address's delay is told apart from the
+// account's, since someone behind a shared address may have typed nothing
+// wrong ("Too many failed attempts" was said to a colleague of a guesser).
+// Neither says whether the account exists: unknown names are counted alike.
+func holdText(ctx context.Context, hold LoginHold, secs int) string {
+	if hold.ByAddress {
+		return i18n.T(ctx, "Too many wrong passwords from your network address, for any account. Try again in %s.", waitTextIn(ctx, secs))
+	}
+	return i18n.T(ctx, "Too many wrong passwords for this account. Try again in %s.", waitTextIn(ctx, secs))
 }
 
 // waitText says a wait in seconds the way a person would.

@@ -21,11 +21,13 @@ func (h *Handler) priceChangesAhead(c *gin.Context) []string {
 	}
 	out := make([]string, 0, len(changes))
 	for _, ch := range changes {
-		when := templates.When(&ch.From)
+		// In the reader's language and zone, as the calculator words the
+		// change it prices ("2026-12-15 00:00 UTC" stood in a Chinese page).
+		when := templates.WhenIn(ctx, &ch.From)
 		if ch.From.Second() != 0 || ch.From.Nanosecond() != 0 {
 			// "from 02:13" for a change at 02:13:32: someone stopping at
 			// 02:13:10 read that the new rate applied already.
-			when = ch.From.UTC().Format("2006-01-02 15:04:05 UTC")
+			when = templates.WhenToTheSecond(ctx, ch.From)
 		}
 		if ch.Tier != "" { // the only tier is preemptible (AddPriceTier)
 			if ch.HasNow {

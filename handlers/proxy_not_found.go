@@ -33,13 +33,7 @@ func (h *Handler) ProxyNotFound(w http.ResponseWriter, r *http.Request) {
 // (nil: signed out).
 func (h *Handler) notFoundPage(w http.ResponseWriter, r *http.Request, u *models.User) {
 	ctx := i18n.WithLocale(r.Context(), requestLocale(r, u))
-	p := templates.Page{Title: i18n.T(ctx, "Not found"), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version}
-	if u != nil {
-		p.User = &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}
-		p.PathMode = h.cfg.NotebookDomain == ""
-		p.Unread = h.unreadCount(r, u.ID)
-	}
-	p.Banner = h.banner(ctx, p.User) // "GPUs are simulated", as on every portal page
+	p := h.pageFor(ctx, r, u, i18n.T(ctx, "Not found")) // the top bar and banner of every portal page
 	portalPageHeaders(w, i18n.FromContext(ctx).Lang())
 	w.WriteHeader(http.StatusNotFound)
 	msg := i18n.T(ctx, "There is no such workbench: it may have been deleted, or the link is out of date. Open it again from your list of workbenches.")

@@ -46,9 +46,8 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	if strings.HasPrefix(r.URL.Path, orchestrator.BaseURL(wb.ID)) && r.Method == http.MethodGet {
 		v.Back = r.URL.RequestURI()
 	}
-	p := templates.Page{Title: i18n.T(ctx, "%s is not running", wb.Name), Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version,
-		User: &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}}
-	p.Banner = h.banner(ctx, p.User) // "GPUs are simulated", as on every portal page
+	// The top bar (the unread count too) and banner of every portal page.
+	p := h.pageFor(ctx, r, u, i18n.T(ctx, "%s is not running", wb.Name))
 	// The portal's own page, though served under /wb/: its Start form
 	// sends only its origin, and it is framed by no one.
 	portalPageHeaders(w, i18n.FromContext(ctx).Lang())

@@ -8,20 +8,34 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/handlers/proxy"
+	"workbench/models"
 	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
 // page builds the layout's view model for the current request.
 func (h *Handler) page(c *gin.Context, title string) templates.Page {
-	ctx := c.Request.Context()
-	p := templates.Page{Title: title, Path: c.Request.URL.Path, Here: c.Request.URL.RequestURI(), Version: h.cfg.Version}
-	if u := currentUser(c); u != nil {
-		p.User = &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}
+	p := h.pageFor(c.Request.Context(), c.Request, currentUser(c), title)
+	if p.User != nil {
 		p.Flash = h.sessions.PopString(c.Request.Context(), flashKey)
-		p.PathMode = h.cfg.NotebookDomain == ""
 		p.FlashError = h.sessions.PopString(c.Request.Context(), flashKindKey) == "error"
-		p.Unread = h.unreadCount(c.Request, u.ID)
+	}
+	return p
+}
+
+// pageFor is the layout's data for r, read by u (nil: signed out), in
+// ctx's language: the top bar (who, the unread count), the banner. Every
+// page has it: those of the gin router through page, and the portal's
+// own pages under /wb/ (not running, not found), served outside it,
+// directly; the not-running page had been given the banner alone and
+// showed the bell without its count. They take no flash: the session
+// there is read, not saved, and a flash popped would be lost.
+func (h *Handler) pageFor(ctx context.Context, r *http.Request, u *models.User, title string) templates.Page {
+	p := templates.Page{Title: title, Path: r.URL.Path, Here: r.URL.RequestURI(), Version: h.cfg.Version}
+	if u != nil {
+		p.User = &templates.NavUser{Username: u.Username, Name: seededText(ctx, u.Name()), IsAdmin: u.IsAdmin()}
+		p.PathMode = h.cfg.NotebookDomain == ""
+		p.Unread = h.unreadCount(r, u.ID)
 	}
 	p.Banner = h.banner(ctx, p.User)
 	return p

@@ -84,8 +84,11 @@ func (h *Handler) reservationBook(c *gin.Context) {
 			return
 		}
 		// Over the weekly cap or the quota, or the window's units already
-		// booked: the scheduler's reason, in the reader's language.
-		f.Errors["_"] = i18n.T(ctx, "Not booked: %s", h.refusalT(c, err))
+		// booked: the scheduler's reason, in the reader's language, made
+		// one sentence (the reasons read as clauses, without a full stop),
+		// its dates worded for the reader (the models write them in UTC,
+		// as the API gives them).
+		f.Errors["_"] = i18n.T(ctx, "Not booked: %s.", strings.TrimRight(templates.RefusalDates(ctx, h.refusalT(c, err)), ".。"))
 		h.renderGPUPage(c, e.Status, gpuPageForms{booking: &f})
 	default:
 		s, en := r.StartsAt, r.EndsAt

@@ -156,12 +156,12 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 	u := currentUser(c)
 	addr := c.ClientIP()
-	res, wait := h.throttle.Reserve(u.Username, addr)
+	res, hold := h.throttle.ReserveOrHold(u.Username, addr, false)
 	if res == nil {
-		h.log.Warn("password check throttled", "username", u.Username, "addr", addr)
-		secs := int(math.Ceil(wait.Seconds()))
+		h.log.Warn("password check throttled", "username", u.Username, "addr", addr, "by_address", hold.ByAddress)
+		secs := int(math.Ceil(hold.Wait.Seconds()))
 		c.Set(ctxPasswordWaitKey, secs) // for ownPasswordError
-		return i18n.T(c.Request.Context(), "Too many failed attempts. Try again in %s.", waitTextIn(c.Request.Context(), secs))
+		return holdText(c.Request.Context(), hold, secs)
 	}
 	_, err := h.store.Authenticate(c.Request.Context(), u.Username, password)
 	if errors.Is(err, models.ErrHashBusy) {

@@ -90,21 +90,40 @@ func (t *LoginThrottle) Reserve(username, addr string) (*LoginReservation, time.
 // guessing other accounts delayed every colleague's right password; the
 // guesser has no such browser, and the account's own rules still apply.
 func (t *LoginThrottle) ReserveFrom(username, addr string, trusted bool) (*LoginReservation, time.Duration) {
+	r, hold := t.ReserveOrHold(username, addr, trusted)
+	return r, hold.Wait
+}
+
+// LoginHold is why an attempt must wait: how long, and whether what holds
+// it back is the address's delay (failures from that address, whatever
+// the account) rather than the account's own (its failures from that
+// address, or from anywhere).
+type LoginHold struct {
+	Wait      time.Duration
+	ByAddress bool
+}
+
+// ReserveOrHold is ReserveFrom saying what holds an attempt back: someone
+// behind a lab's one NAT address was told "Too many failed attempts"
+// without having made one, when others' guesses from the address were
+// the cause. Where both hold it, the longer wait is the one told (ties to
+// the account's).
+func (t *LoginThrottle) ReserveOrHold(username, addr string, trusted bool) (*LoginReservation, LoginHold) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
 	keys := []string{addrKey(addr), pairKey(username, addr), accountKey(username)}
-	var wait time.Duration
+	var hold LoginHold
 	for i, k := range keys {
 		if i == 0 && trusted {
 			continue
 		}
-		if w := t.waitFor(k, t.rules()[i], now); w > wait {
-			wait = w
+		if w := t.waitFor(k, t.rules()[i], now); w > hold.Wait || (w > 0 && w == hold.Wait) {
+			hold = LoginHold{Wait: w, ByAddress: i == 0}
 		}
 	}
-	if wait > 0 {
-		return nil, wait
+	if hold.Wait > 0 {
+		return nil, hold
 	}
 	if len(t.keys) > 50_000 {
 		t.prune(now)
@@ -120,7 +139,7 @@ func (t *LoginThrottle) ReserveFrom(username, addr string, trusted bool) (*Login
 		f.n++
 		f.last = now
 	}
-	return r, 0
+	return r, LoginHold{}
 }
 
 // Failed keeps the reserved failure.

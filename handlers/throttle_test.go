@@ -152,3 +152,40 @@ func TestLoginThrottleAccountStateReportsAnAddressDelay(t *testing.T) {
 		t.Fatalf("delay still %v after it ran out", d)
 	}
 }
+
+// A held-back attempt says what holds it: the address's delay (others'
+// failures from it, any account) or the account's own. Someone behind a
+// lab's NAT address who had typed nothing was told "Too many failed
+// attempts" when the address's delay was the cause.
+func TestLoginHoldSaysWhetherTheAddressOrTheAccountHoldsIt(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := NewLoginThrottle()
+	th.now = func() time.Time { return now }
+	for i := 0; i < th.addr.free; i++ {
+		r, _ := th.Reserve("guess"+strconv.Itoa(i), "10.0.0.1")
+		if r == nil {
+			t.Fatalf("guess %d refused before the address's free failures were used", i)
+		}
+		r.Failed()
+	}
+	if r, hold := th.ReserveOrHold("bob", "10.0.0.1", false); r != nil || !hold.ByAddress || hold.Wait != 30*time.Second {
+		t.Fatalf("bob at the guessed-from address: reserved %v, hold %+v; want the address's 30 s", r != nil, hold)
+	}
+	// Ada's own wrong passwords from her address hold her account there.
+	for i := 0; i < th.pair.free; i++ {
+		r, _ := th.Reserve("ada", "10.0.0.2")
+		r.Failed()
+	}
+	if r, hold := th.ReserveOrHold("ada", "10.0.0.2", false); r != nil || hold.ByAddress || hold.Wait != 30*time.Second {
+		t.Fatalf("ada after her own failures: reserved %v, hold %+v; want the account's 30 s", r != nil, hold)
+	}
+	// Both hold it: the longer wait is told.
+	now = now.Add(20 * time.Second)
+	th.keys[pairKey("carl", "10.0.0.1")] = &failureCount{n: th.pair.free + 2, last: now} // 2 min from now
+	if _, hold := th.ReserveOrHold("carl", "10.0.0.1", false); hold.ByAddress || hold.Wait != 2*time.Minute {
+		t.Fatalf("carl held by his account's 2 min and the address's 10 s: %+v", hold)
+	}
+	if _, hold := th.ReserveOrHold("dora", "10.0.0.1", false); !hold.ByAddress || hold.Wait != 10*time.Second {
+		t.Fatalf("dora held by the address's 10 s: %+v", hold)
+	}
+}

@@ -206,7 +206,7 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 			}
 			if booked > capacity {
 				return &QuotaError{Limit: "reservations", Message: Reasonf(
-					"only %d × %s can be booked from %s: %d are already reserved then", capacity, r.UnitLabel(),
+					"only %d × %s can be booked from %s; %d are already reserved then", capacity, r.UnitLabel(),
 					at.Format("2006-01-02 15:04 UTC"), booked-r.Units)}
 			}
 		}

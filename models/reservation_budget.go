@@ -49,18 +49,14 @@ func checkBookingBudget(tx *gorm.DB, r *Reservation, b *BookingBudget, now time.
 	billed := b.Schedules != nil
 	next := MonthStart(now).AddDate(0, 1, 0)
 	if r.StartsAt.Before(next) && (r.GroupID == nil || billed) {
-		if why := MonthlyLimitReached(lim, b.Month); why != "" {
-			limit := "budget_per_month_micros"
-			if lim.GPUHoursPerMonth != nil && b.Month.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
-				limit = "gpu_hours_per_month"
-			}
+		if limit, why := monthlyLimitUsedUp(lim, b.Month); why != "" {
 			at := next.Format("2006-01-02 15:04 UTC")
 			if r.GroupID != nil {
 				return &QuotaError{Limit: limit, Message: Reasonf(
 					"%s, and you would pay for the booked time the group's members leave unused; book from %s, when the next month begins", why, at)}
 			}
 			return &QuotaError{Limit: limit, Message: Reasonf(
-				"%s: nothing can be launched on a booking before %s; book from then", why, at)}
+				"%s, so nothing can be launched on a booking before %s; book from then", why, at)}
 		}
 	}
 	if !billed || lim.BudgetPerMonthMicros == nil {
@@ -102,6 +98,22 @@ func checkBookingBudget(tx *gorm.DB, r *Reservation, b *BookingBudget, now time.
 			moneyRounded(all, b.Currency, true), month, moneyRounded(left, b.Currency, false))}
 	}
 	return nil
+}
+
+// monthlyLimitUsedUp names the monthly limit lim that u has used up (its
+// quota key) and words it as the start of a booking's refusal ("your
+// monthly budget is used up"); "" when none is. MonthlyLimitReached's
+// "quota exceeded: …" read, after the page's "Not booked:", as "Not
+// booked: quota exceeded: the monthly budget is used up: nothing can …".
+// The GPU-hours are told first, as MonthlyLimitReached tells them.
+func monthlyLimitUsedUp(lim Limits, u MonthUsage) (limit, why string) {
+	if lim.GPUHoursPerMonth != nil && u.GPUSeconds >= *lim.GPUHoursPerMonth*3600 {
+		return "gpu_hours_per_month", Reasonf("your monthly limit of %d GPU-hours is used up", *lim.GPUHoursPerMonth)
+	}
+	if lim.BudgetPerMonthMicros != nil && u.AmountMicros >= *lim.BudgetPerMonthMicros {
+		return "budget_per_month_micros", Reasonf("your monthly budget is used up")
+	}
+	return "", ""
 }
 
 // bookingCost is what r would be billed for [from, to) of its window if

@@ -62,3 +62,39 @@ func TestQueueReasonWordsItsTimeForTheReader(t *testing.T) {
 		t.Fatalf("the queue reason reads %q, without the reader's time beside UTC", got)
 	}
 }
+
+// A refusal's dates are worded for its reader: its UTC times as a
+// notice's, and (all its dates being UTC) its days and months too: a
+// Chinese booking refusal said "2026-12-15 00:00 UTC" and "2026-12" where
+// the calculator and the tables say "2026年12月20日". A date inside a
+// longer token (a group's name) is left as written.
+func TestRefusalDatesAreWordedForTheReader(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := i18n.WithLocale(context.Background(), i18n.English)
+	zh := templates.WithTimeZone(i18n.WithLocale(context.Background(), i18n.Chinese), shanghai)
+	for _, c := range []struct {
+		ctx       context.Context
+		msg, want string
+	}{
+		{en, "nothing can be launched on a booking before 2027-01-01 00:00 UTC; book from then", "nothing can be launched on a booking before 2027-01-01 00:00 UTC; book from then"},
+		{templates.WithTimeZone(en, shanghai), "before 2027-01-01 00:00 UTC; book", "before 2027-01-01 00:00 UTC (08:00 UTC+8); book"},
+		{en, "would be billed 12.00 USD in 2026-12 (unused", "would be billed 12.00 USD in December 2026 (unused"},
+		{en, "in the week of 2026-12-14; your limit", "in the week of 2026-12-14; your limit"},
+		{zh, "你本月的预算已用完，因此 2027-01-01 00:00 UTC 之前", "你本月的预算已用完，因此 2027年1月1日 00:00 UTC（08:00 UTC+8） 之前"},
+		{zh, "此预约将在 2026-12-14 那一周预约", "此预约将在 2026年12月14日 那一周预约"},
+		{zh, "将在 2026-12 计费 12.00 USD", "将在 2026年12月 计费 12.00 USD"},
+		{zh, "组 cohort-2026-12 在", "组 cohort-2026-12 在"},
+		{zh, "版本 v2026-12.1 与 2026-13", "版本 v2026-12.1 与 2026-13"},
+	} {
+		if got := templates.RefusalDates(c.ctx, c.msg); got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.msg, got, c.want)
+		}
+	}
+	// A notice's bare days and months stay as written (not known to be UTC).
+	if got := templates.NoticeText(zh, "in 2026-12 on 2026-12-14"); got != "in 2026-12 on 2026-12-14" {
+		t.Errorf("a notice's bare dates reworded: %q", got)
+	}
+}

@@ -62,16 +62,16 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 	}{
 		// bob books nothing: alice's two GPUs and the lab's one are not his.
 		{"bob", "4 free · 3 booked by others now", "1 free · 1 booked by others now",
-			"4 of 8 free · 3 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
-			"8 GPUs, 4 free · 3 booked by others now. 1 MIG instance free · 1 booked by others now.",
+			"Whole GPUs: 4 of 7 free · 3 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
+			"7 whole GPUs, 4 free · 3 booked by others now. 1 GPU split into 2 MIG instances: 1 free · 1 booked by others now.",
 			"4 GPUs · 3 booked by others now", "1 MIG instance · 1 booked by others now"},
 		// alice's own bookings are hers to launch on.
-		{"alice", "6 free · 1 booked by others now", "2 free", "6 of 8 free · 1 booked by others now", "MIG 1g.10gb: 2 of 2 free",
-			"8 GPUs, 6 free · 1 booked by others now. 2 MIG instances free.", "6 GPUs · 1 booked by others now", "2 MIG instances"},
+		{"alice", "6 free · 1 booked by others now", "2 free", "Whole GPUs: 6 of 7 free · 1 booked by others now", "MIG 1g.10gb: 2 of 2 free",
+			"7 whole GPUs, 6 free · 1 booked by others now. 1 GPU split into 2 MIG instances: 2 free.", "6 GPUs · 1 booked by others now", "2 MIG instances"},
 		// dave did not book the lab's GPU, but he is in the lab.
 		{"dave", "5 free · 2 booked by others now", "1 free · 1 booked by others now",
-			"5 of 8 free · 2 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
-			"8 GPUs, 5 free · 2 booked by others now. 1 MIG instance free · 1 booked by others now.",
+			"Whole GPUs: 5 of 7 free · 2 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
+			"7 whole GPUs, 5 free · 2 booked by others now. 1 GPU split into 2 MIG instances: 1 free · 1 booked by others now.",
 			"5 GPUs · 2 booked by others now", "1 MIG instance · 1 booked by others now"},
 	} {
 		uc := p.client()
@@ -128,7 +128,7 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 		t.Errorf("admin's catalog, %s: %q, want %q", mig, got, want)
 	}
 	_, body = p.get(ac, "/")
-	if got, want := text(mpDoc(t, body).Find(`[data-testid=gpu-summary]`)), "8 GPUs, 4 free · 3 booked by others now. 1 MIG instance free · 1 booked by others now."; got != want {
+	if got, want := text(mpDoc(t, body).Find(`[data-testid=gpu-summary]`)), "7 whole GPUs, 4 free · 3 booked by others now. 1 GPU split into 2 MIG instances: 1 free · 1 booked by others now."; got != want {
 		t.Errorf("admin's home page: %q, want %q", got, want)
 	}
 

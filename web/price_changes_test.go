@@ -2,6 +2,9 @@ package web_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +114,71 @@ func TestScheduledDiscountChangeIsShownToMembers(t *testing.T) {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s: the change reads %q, without %q", page, got, want)
 			}
+		}
+	}
+}
+
+// A price change's time is worded for its reader, as the calculator words
+// the change it prices: in Chinese "2026年12月9日 14:37 UTC" with the
+// reader's zone beside it (it said "2026-12-09 14:37 UTC" in a Chinese
+// page); to the second where it falls inside a minute.
+func TestScheduledPriceChangeInTheReadersLanguageAndZone(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	if _, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: "lin", Password: "lin-password-1", Role: models.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	zh, en := p.readersSignedIn("lin", "lin-password-1")
+	if res := p.postForm(en, "/settings/time-zone", url.Values{"time_zone": {"Asia/Shanghai"}}); res.StatusCode >= 400 {
+		t.Fatalf("time zone: %d", res.StatusCode)
+	}
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuAt := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Minute)
+	cpuAt := gpuAt.Add(time.Hour + 32*time.Second)
+	for _, r := range []models.PriceRate{
+		{Resource: "gpu", GPUModel: "NVIDIA H100 80GB HBM3", Micros: 9_000_000, EffectiveFrom: gpuAt, CreatedBy: "admin"},
+		{Resource: "cpu", Micros: 90_000, EffectiveFrom: cpuAt, CreatedBy: "admin"},
+	} {
+		if err := p.srv.Store.AddPriceRate(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zhDay := func(t time.Time) string { return fmt.Sprintf("%d年%d月%d日", t.Year(), int(t.Month()), t.Day()) }
+	beside := func(t time.Time, english bool, clock string) string {
+		l := t.In(shanghai)
+		local := l.Format(clock)
+		if l.YearDay() != t.YearDay() {
+			local = l.Format("01-02 " + clock)
+			if !english {
+				local = fmt.Sprintf("%d月%d日 %s", int(l.Month()), l.Day(), l.Format(clock))
+			}
+		}
+		if english {
+			return " (" + local + " UTC+8)"
+		}
+		return "（" + local + " UTC+8）"
+	}
+	for _, c := range []struct {
+		client  *http.Client
+		english bool
+		want    []string
+	}{
+		{en, true, []string{gpuAt.Format("2006-01-02 15:04 UTC") + beside(gpuAt, true, "15:04"), cpuAt.Format("2006-01-02 15:04:05 UTC") + beside(cpuAt, true, "15:04")}},
+		{zh, false, []string{zhDay(gpuAt) + " " + gpuAt.Format("15:04") + " UTC" + beside(gpuAt, false, "15:04"),
+			zhDay(cpuAt) + " " + cpuAt.Format("15:04:05") + " UTC" + beside(cpuAt, false, "15:04")}},
+	} {
+		_, body := p.get(c.client, "/gpus")
+		got := parseHTML(t, body).Find(tid("price-changes")).Text()
+		for _, want := range c.want {
+			if !strings.Contains(got, want) {
+				t.Errorf("english=%v: the changes read %q, without %q", c.english, got, want)
+			}
+		}
+		if !c.english && strings.Contains(got, gpuAt.Format("2006-01-02")) {
+			t.Errorf("the Chinese changes keep the English date: %q", got)
 		}
 	}
 }

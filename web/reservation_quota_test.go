@@ -30,8 +30,8 @@ func TestBookingBeyondTheQuotaIsRefusedInTheReadersLanguage(t *testing.T) {
 	start := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Minute)
 
 	for c, want := range map[*http.Client]string{
-		en: "Not booked: your quota allows at most 1 GPU at once",
-		zh: "未能预约：你的配额同时最多允许 1 块 GPU",
+		en: "Not booked: your quota allows at most 1 GPU at once.",
+		zh: "未能预约：你的配额同时最多允许 1 块 GPU。",
 	} {
 		res, body := p.postFormBody(c, "/reservations", resvForm(resvH100, 2, start, start.Add(time.Hour), "run"))
 		if got := strings.TrimSpace(resvDoc(t, body).Find(`[data-testid=booking-error]`).Text()); res.StatusCode != http.StatusUnprocessableEntity || got != want {
