@@ -40,6 +40,10 @@ func TestPluralAndNumberFormatting(t *testing.T) {
 			t.Errorf("T(%v, %d) = %q, want %q", FromContext(c.ctx).Tag, c.n, got, c.want)
 		}
 	}
+	// The home page's pool line on a one-GPU server read "1 GPUs, 1 free.".
+	if got := T(en, "%d GPUs, %d free.", 1, 1); got != "1 GPU, 1 free." {
+		t.Errorf("a one-GPU pool reads %q", got)
+	}
 }
 
 func TestNegotiate(t *testing.T) {
