@@ -23,11 +23,24 @@ import (
 // where a stop failed), which come back here. Nothing that enters the
 // notebook is on it — no Open link, notebook token, port buttons or SSH
 // command (admins do not open users' notebooks, SPEC §4) — nor any owner's
-// action (Start, Delete, Save as image, +1 h, ports, tokens, home).
+// action (Start, Delete, Save as image, +1 h, ports, tokens, home). Each
+// look is audited (workbench.view_as_admin) and its owner's page says
+// when an administrator last looked.
 func (h *Handler) adminWorkbenchPage(c *gin.Context, wb *models.Workbench) {
 	ctx := c.Request.Context()
 	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
 	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	row := h.workbenchRow(ctx, wb, n, costs[wb.ID])
+	// The look is recorded before anything of the owner's is read (the
+	// log's last lines, the history): a look that cannot be recorded, so
+	// that its owner could not learn of it, is not given. One row per
+	// administrator and workbench in models.ViewAuditEvery: the page
+	// reloads itself every 5 s while the workbench is on its way.
+	if _, err := h.wbs.RecordView(ctx, models.AuditRecord{Actor: currentUser(c).Username, Action: models.ActionViewAsAdmin,
+		Target: wb.ID, After: map[string]string{"owner": row.Owner, "workbench": wb.Name}}); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -36,7 +49,6 @@ func (h *Handler) adminWorkbenchPage(c *gin.Context, wb *models.Workbench) {
 		h.fail(c, err)
 		return
 	}
-	row := h.workbenchRow(ctx, wb, n, costs[wb.ID])
 	row.URL, row.OpenLabel = "", ""
 	// The deadlines as the owner's, with the limits named theirs; "+1 h"
 	// is the owner's to ask for, so neither it nor why there is none.

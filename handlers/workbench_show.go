@@ -55,6 +55,14 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.WhenIn(ctx, &e.At), State: e.State, Message: e.Message})
 	}
+	// Its owner learns that an administrator read it (adminWorkbenchPage
+	// records each look).
+	if e, err := h.store.LastAuditOn(ctx, models.ActionViewAsAdmin, wb.ID); err != nil {
+		h.fail(c, err)
+		return
+	} else if e != nil {
+		v.AdminViewed = templates.AdminViewedNote{By: e.Actor, At: templates.WhenIn(ctx, &e.At)}
+	}
 	if rc, err := h.wbs.ContainerLogs(ctx, wb.ID, 50); err == nil {
 		b, _ := io.ReadAll(io.LimitReader(rc, 64<<10))
 		rc.Close()

@@ -73,6 +73,14 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		"PendingSSHKey": func(tx *gorm.DB) *gorm.DB {
 			return tx.Where("verify_code = ? AND fingerprint = ? AND verified_at IS NULL", "abcdefghij", "SHA256:x").Find(&[]SSHKey{})
 		},
+		// Every load of a workbench page: the owner's "viewed by
+		// administrator" line, and an administrator's view being recorded.
+		"LastAuditOn(workbench)": func(tx *gorm.DB) *gorm.DB {
+			return lastAuditQuery(tx, ActionViewAsAdmin, "wb-a", "").Find(&[]AuditEntry{})
+		},
+		"WriteViewAudit(last by actor)": func(tx *gorm.DB) *gorm.DB {
+			return lastAuditQuery(tx, ActionViewAsAdmin, "wb-a", "admin").Find(&[]AuditEntry{})
+		},
 		"attachGPUs": func(tx *gorm.DB) *gorm.DB {
 			return tx.Where("workbench_id IN ?", ids).Order("gpu_uuid").Find(&[]gpuAllocation{})
 		},

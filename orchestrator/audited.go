@@ -51,3 +51,12 @@ func (m *Manager) Record(ctx context.Context, rec models.AuditRecord) error {
 	}
 	return m.store.WriteAudit(ctx, rec)
 }
+
+// RecordView writes the audit row of a read of someone else's data that
+// its owner may learn of (an administrator opening a user's workbench
+// page): at most one per actor, action and target in
+// models.ViewAuditEvery, which the store checks in the insert's own
+// transaction (WriteViewAudit). It says whether it wrote.
+func (m *Manager) RecordView(ctx context.Context, rec models.AuditRecord) (bool, error) {
+	return m.store.WriteViewAudit(ctx, rec)
+}

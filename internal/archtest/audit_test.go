@@ -12,11 +12,11 @@ import (
 )
 
 // TestHandlersWriteNoAuditRows: audit rows are written by the orchestrator
-// (Manager.Audited, Manager.Record and the services that own their
-// transaction), so a change and its row commit together. A handler that
-// calls the store's Audit or WriteAudit (or brings back its own audit
-// helper) writes the row after the change, outside its transaction, and
-// fails here.
+// (Manager.Audited, Manager.Record, Manager.RecordView and the services
+// that own their transaction), so a change and its row commit together. A
+// handler that calls the store's Audit, WriteAudit or WriteViewAudit (or
+// brings back its own audit helper) writes the row after the change,
+// outside its transaction, and fails here.
 func TestHandlersWriteNoAuditRows(t *testing.T) {
 	root := moduleRoot(t)
 	var bad []string
@@ -33,7 +33,7 @@ func TestHandlersWriteNoAuditRows(t *testing.T) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.CallExpr:
-				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Audit" || sel.Sel.Name == "WriteAudit" || sel.Sel.Name == "audit") {
+				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Audit" || sel.Sel.Name == "WriteAudit" || sel.Sel.Name == "WriteViewAudit" || sel.Sel.Name == "audit") {
 					bad = append(bad, fset.Position(x.Pos()).String()[len(root)+1:]+": calls ."+sel.Sel.Name)
 				}
 			case *ast.FuncDecl:
