@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/orchestrator"
+	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
@@ -21,7 +22,16 @@ func (h *Handler) reservationCancel(c *gin.Context) {
 		h.fail(c, errNotFound)
 		return
 	}
-	err = h.wbs.CancelReservation(ctx, currentUser(c), id)
+	// Asked where the cancel would go ahead (the booker's or an admin's
+	// booking not yet released): anyone else gets CancelReservation's
+	// answer at once, 404 for a booking they cannot see.
+	me := currentUser(c)
+	if r, err := h.store.ReservationByID(ctx, id); err == nil && r.ReleasedAt == nil && (r.UserID == me.ID || me.IsAdmin()) &&
+		!h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Cancel booking #%d? Its units go back to everyone.", id),
+			Yes: i18n.T(ctx, "Cancel the booking"), Back: "/gpus#reservations"}) {
+		return
+	}
+	err = h.wbs.CancelReservation(ctx, me, id)
 	var se *orchestrator.ErrState
 	switch {
 	case errors.As(err, &se):

@@ -74,6 +74,11 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 	if !ok {
 		return
 	}
+	ctx := c.Request.Context()
+	if !h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Delete image %s? Workbenches cannot be launched from it any more.", img.Name),
+		Yes: i18n.T(ctx, "Delete"), Back: "/images/saved"}) {
+		return
+	}
 	if err := h.wbs.DeleteSavedImage(c.Request.Context(), img); err != nil {
 		if isAPI(c) {
 			h.fail(c, err)

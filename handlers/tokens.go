@@ -73,7 +73,22 @@ func (h *Handler) tokenCreate(c *gin.Context) {
 }
 
 func (h *Handler) tokenRevoke(c *gin.Context) {
+	ctx := c.Request.Context()
 	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	// Asked about one's own token not yet revoked: any other id gets the
+	// revoke's answer (404) at once.
+	toks, err := h.store.ListTokens(ctx, currentUser(c).ID)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	for _, t := range toks {
+		if t.ID == id && t.RevokedAt == nil &&
+			!h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Revoke the token %s? Scripts that use it stop working at once.", t.Name),
+				Yes: i18n.T(ctx, "Revoke"), Back: "/settings/tokens"}) {
+			return
+		}
+	}
 	if err := h.revokeToken(c, id); err != nil {
 		h.fail(c, err)
 		return

@@ -23,13 +23,20 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 	}
 	// The home volume goes only after a question: the page asks it with
 	// confirm() and marks the form; without JavaScript this page asks it
-	// (a ticked box deleted every file at once).
+	// (a ticked box deleted every file at once). Its answer, data_confirmed,
+	// answers the plain delete's question too.
 	if deleteData && !isAPI(c) && c.PostForm("data_confirmed") != "true" {
 		h.render(c, http.StatusOK, templates.DeleteDataConfirmPage(h.page(c, i18n.T(c.Request.Context(), "Delete")),
 			templates.DeleteDataConfirmView{ID: wb.ID, Name: wb.Name}))
 		return
 	}
 	ctx := c.Request.Context()
+	// Keeping the home volume, the workbench still goes for good (its
+	// container, what was installed outside the home): asked too.
+	if !deleteData && !h.askedFirst(c, templates.ConfirmView{Subject: i18n.T(ctx, "Workbench %s", wb.Name),
+		Question: i18n.T(ctx, "Delete this workbench? Your home volume is kept."), Yes: i18n.T(ctx, "Delete"), Back: "/workbenches/" + wb.ID}) {
+		return
+	}
 	if err := h.wbs.Delete(ctx, wb.ID, currentUser(c), deleteData); err != nil {
 		if clientGone(ctx, err) {
 			return // the deletion goes on in the manager

@@ -472,6 +472,16 @@ func testBrowserEveryAction(t *testing.T, js bool) {
 	if resp := btSubmit(t, ctx, "click Delete", chromedp.Click(chromedp.CSS(`[data-testid=delete]`))); resp.Status != http.StatusOK {
 		t.Fatalf("Delete: status %d", resp.Status)
 	}
+	if !js {
+		// No confirm() ran: the portal asks on a page of its own, and
+		// nothing is deleted until it is answered.
+		if code, _ := r.p.api("GET", "/api/v1/workbenches/"+id, r.token, ""); code != http.StatusOK {
+			t.Fatalf("Delete with no JavaScript deleted before asking: %d", code)
+		}
+		if resp := btSubmit(t, ctx, "answer the question", chromedp.Click(chromedp.CSS(`[data-testid=confirm-yes]`))); resp.Status != http.StatusOK {
+			t.Fatalf("Delete, answered: status %d", resp.Status)
+		}
+	}
 	if p := btLocation(t, ctx).Path; p != "/" {
 		t.Errorf("after Delete the browser is at %s, want /", p)
 	}

@@ -42,7 +42,16 @@ func TestDeleteDataTakesAYesOrANo(t *testing.T) {
 		t.Errorf("delete_data=maybe deleted the workbench: %v", err)
 	}
 
-	if res := p.postForm(c, "/workbenches/"+keep.ID+"/delete", url.Values{}); res.StatusCode != http.StatusSeeOther {
+	// Keeping the data, the workbench still goes for good: a form that no
+	// script marked answered gets the question, and nothing goes.
+	res, body = p.postFormBody(c, "/workbenches/"+keep.ID+"/delete", url.Values{})
+	if res.StatusCode != http.StatusOK || mpDoc(t, body).Find("[data-testid=confirm] [data-testid=confirm-yes]").Length() != 1 {
+		t.Fatalf("delete keep, unconfirmed: %d, want the question", res.StatusCode)
+	}
+	if _, err := p.srv.Store.WorkbenchByID(ctx, keep.ID); err != nil {
+		t.Fatalf("the unconfirmed delete deleted the workbench: %v", err)
+	}
+	if res := p.postForm(c, "/workbenches/"+keep.ID+"/delete", url.Values{"confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete keep: %d", res.StatusCode)
 	}
 	if _, page := p.get(c, "/"); !strings.Contains(page, "Workbench keep deleted; your home data is kept.") {

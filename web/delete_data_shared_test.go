@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestDeleteDataNotOfferedWhileTheHomeIsShared(t *testing.T) {
 		t.Errorf("exp1's page says %q of the shared home, want big named", note)
 	}
 
-	if res := p.postForm(c, "/workbenches/"+big.ID+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := p.postForm(c, "/workbenches/"+big.ID+"/delete", url.Values{"confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete big: %d", res.StatusCode)
 	}
 	_, page = p.get(c, "/workbenches/"+exp1.ID)

@@ -121,6 +121,15 @@ func testBrowserReservation(t *testing.T, js bool) {
 	if resp := btSubmit(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`[data-testid=reservation-row][data-id="`+id+`"] [data-testid=reservation-cancel]`))); resp.Status != http.StatusOK {
 		t.Fatalf("cancel: %d", resp.Status)
 	}
+	if !js {
+		// No confirm() ran: the portal asks on a page of its own.
+		if q := btText(t, ctx, `[data-testid=confirm-question]`); !strings.Contains(q, "Cancel booking #"+id) {
+			t.Fatalf("the question reads %q", q)
+		}
+		if resp := btSubmit(t, ctx, "answer yes", chromedp.Click(chromedp.CSS(`[data-testid=confirm-yes]`))); resp.Status != http.StatusOK {
+			t.Fatalf("cancel, answered: %d", resp.Status)
+		}
+	}
 	if f := btText(t, ctx, `[data-testid=flash]`); !strings.Contains(f, "cancelled") {
 		t.Errorf("flash %q", f)
 	}

@@ -184,10 +184,19 @@ func TestReservationFormAndCancel(t *testing.T) {
 	if who := strings.TrimSpace(bobs.Find(`[data-testid=reservation-who]`).Text()); who != "bob" {
 		t.Errorf("the admin sees the booker as %q", who)
 	}
-	if res := p.postForm(admin, bobs.Find("form").AttrOr("action", "?"), nil); res.StatusCode != http.StatusSeeOther {
+	answered := url.Values{"confirmed": {"true"}} // the page's confirm() said yes
+	if res := p.postForm(admin, bobs.Find("form").AttrOr("action", "?"), answered); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("admin cancels bob's: %d", res.StatusCode)
 	}
-	if res := p.postForm(alice, "/reservations/"+id+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+	// No script ran: the question first, and the booking stays.
+	res, body = p.postFormBody(alice, "/reservations/"+id+"/cancel", nil)
+	if q := resvDoc(t, body).Find(`[data-testid=confirm-question]`).Text(); res.StatusCode != http.StatusOK || !strings.Contains(q, "Cancel booking #"+id+"?") {
+		t.Fatalf("alice cancels, unanswered: %d %q, want the question", res.StatusCode, q)
+	}
+	if _, body := p.get(alice, "/gpus"); resvDoc(t, body).Find(`[data-testid=reservation-row]`).Length() != 1 {
+		t.Fatal("the unanswered cancel released the booking")
+	}
+	if res := p.postForm(alice, "/reservations/"+id+"/cancel", answered); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("alice cancels: %d", res.StatusCode)
 	}
 	if _, body := p.get(alice, "/gpus"); resvDoc(t, body).Find(`[data-testid=reservation-row]`).Length() != 0 {

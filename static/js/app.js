@@ -33,18 +33,24 @@ function startLiveRegions() {
 // Listened for on the document, in the capture phase (before the submit
 // listeners below), so a form a live region brings in asks too: listeners
 // bound to each form at load were lost with the forms a refresh replaced.
+// A yes marks the form answered (confirmed, and data_confirmed for the
+// data): the server asks on a page of its own only where no script ran.
 document.addEventListener("submit", (ev) => {
   const form = ev.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-confirm")) return;
   const data = form.querySelector("input[name=delete_data]:checked") && form.getAttribute("data-confirm-delete-data");
   if (!window.confirm(data || form.getAttribute("data-confirm"))) {
     ev.preventDefault();
-  } else if (data && !form.querySelector("input[name=data_confirmed]")) {
-    // Asked here: the server asks again only where no script ran.
-    const done = document.createElement("input");
-    done.type = "hidden"; done.name = "data_confirmed"; done.value = "true";
-    form.appendChild(done);
+    return;
   }
+  const mark = (name) => {
+    if (form.querySelector("input[name=" + name + "]")) return;
+    const done = document.createElement("input");
+    done.type = "hidden"; done.name = name; done.value = "true";
+    form.appendChild(done);
+  };
+  mark("confirmed");
+  if (data) mark("data_confirmed");
 }, true);
 
 // submitting is set while a form this page submitted is on its way (a
