@@ -3,6 +3,8 @@ package handlers
 import (
 	"github.com/gin-gonic/gin"
 
+	"workbench/models"
+	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
@@ -14,6 +16,14 @@ import (
 func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 	wb, ok := h.ownedWorkbench(c)
 	if !ok {
+		return
+	}
+	// A running one loses what is in its memory: asked first, as the
+	// page's button does with script.
+	ctx := c.Request.Context()
+	if wb.State == models.StateRunning && !h.askedFirst(c, templates.ConfirmView{Subject: i18n.T(ctx, "Workbench %s", wb.Name),
+		Question: i18n.T(ctx, "Restart with GPUs? The workbench is stopped and started again with its GPUs: unsaved work in memory is lost, files in your home directory are kept."),
+		Yes: i18n.T(ctx, "Restart with GPUs"), Back: "/workbenches/" + wb.ID}) {
 		return
 	}
 	if err := h.wbs.RestartWithGPUs(c.Request.Context(), wb.ID, currentUser(c)); err != nil {
