@@ -21,9 +21,13 @@ func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 	// A running one loses what is in its memory: asked first, as the
 	// page's button does with script.
 	ctx := c.Request.Context()
-	if wb.State == models.StateRunning && !h.askedFirst(c, templates.ConfirmView{Subject: i18n.T(ctx, "Workbench %s", wb.Name),
+	q := templates.ConfirmView{
+		Subject:  i18n.T(ctx, "Workbench %s", wb.Name),
 		Question: i18n.T(ctx, "Restart with GPUs? The workbench is stopped and started again with its GPUs: unsaved work in memory is lost, files in your home directory are kept."),
-		Yes: i18n.T(ctx, "Restart with GPUs"), Back: "/workbenches/" + wb.ID}) {
+		Yes:      i18n.T(ctx, "Restart with GPUs"),
+		Back:     "/workbenches/" + wb.ID,
+	}
+	if wb.State == models.StateRunning && !h.askedFirst(c, q) {
 		return
 	}
 	if err := h.wbs.RestartWithGPUs(c.Request.Context(), wb.ID, currentUser(c)); err != nil {
