@@ -46,7 +46,7 @@ func TestBrowserKnownBrowserLogsInPastItsAddressDelay(t *testing.T) {
 	if resp.Status != http.StatusTooManyRequests {
 		t.Fatalf("bob in a browser new to the portal, at the held-back address: %d, want 429", resp.Status)
 	}
-	if msg := btText(t, fresh, `[data-testid=login-error]`); !strings.HasPrefix(msg, "Too many failed attempts. Try again in ") {
+	if msg := btText(t, fresh, `[data-testid=login-error]`); !strings.Contains(msg, "from your network address") || !strings.Contains(msg, "Try again in ") {
 		t.Errorf("the new browser is told %q", msg)
 	}
 	if u, err := chromedp.Run(fresh, chromedp.Value(chromedp.CSS(`input[name=username]`))); err != nil || u != "bob" {
