@@ -81,7 +81,7 @@ func TestReservationSectionOnGPUsPage(t *testing.T) {
 	if m, _ := form.Attr("method"); m != "post" {
 		t.Errorf("form method %q", m)
 	}
-	if a, _ := form.Attr("action"); a != "/reservations" {
+	if a, _ := form.Attr("action"); a != "/reservations#book" { // the refusal loads in sight
 		t.Errorf("form action %q", a)
 	}
 	if v, _ := form.Find("select[name=pool] option[selected]").Attr("value"); v != "mig|NVIDIA H100 80GB HBM3|1g.10gb" {
