@@ -15,6 +15,7 @@ import (
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // The admin side of the calculator: the cloud price catalog (CRUD), the
@@ -317,6 +318,13 @@ func (h *Handler) deleteCloudPrice(c *gin.Context) error {
 
 // cloudPriceDeleteForm: POST /admin/cloud-prices/:id/delete.
 func (h *Handler) cloudPriceDeleteForm(c *gin.Context) {
+	ctx := c.Request.Context()
+	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
+	if p, err := h.store.CloudPriceByID(ctx, id); err == nil &&
+		!h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Delete %s %s (%s)?", p.Provider, p.Offer, templates.TierName(ctx, p.Tier)),
+			Yes: i18n.T(ctx, "Delete"), Back: "/admin/cloud-prices"}) {
+		return
+	}
 	if err := h.deleteCloudPrice(c); err != nil {
 		h.fail(c, err)
 		return

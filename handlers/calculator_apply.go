@@ -10,6 +10,8 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
+	"workbench/templates"
+	"workbench/templates/i18n"
 )
 
 // applySuggestedRate recomputes the TCO of v on the server (the posted
@@ -73,6 +75,14 @@ func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
 	q, err := url.ParseQuery(c.PostForm("query"))
 	if err != nil {
 		h.fail(c, newError(400, "invalid_query", "the calculation to apply is not a valid query string"))
+		return
+	}
+	// Every charge from now on takes the new rate: asked without
+	// JavaScript too (the model and rate fields only word the question;
+	// the rate applied is computed again from the query).
+	ctx := c.Request.Context()
+	if !h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Set the rate of %s to %s from now on?", c.PostForm("apply_model"), c.PostForm("apply_rate")),
+		Yes: i18n.T(ctx, "Apply"), Back: "/calculator?" + q.Encode() + "#tco"}) {
 		return
 	}
 	pr, errs, err := h.applySuggestedRate(c, q)

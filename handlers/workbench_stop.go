@@ -9,6 +9,7 @@ import (
 
 	"workbench/models"
 	"workbench/orchestrator"
+	"workbench/templates"
 	"workbench/templates/i18n"
 )
 
@@ -30,6 +31,12 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 	stop := h.wbs.Stop
 	if c.PostForm("force") == "true" || force {
 		stop = h.wbs.ForceStop
+		// Unsaved work in memory is lost: asked without JavaScript too.
+		if !h.askedFirst(c, templates.ConfirmView{Subject: i18n.T(ctx, "Workbench %s", wb.Name),
+			Question: i18n.T(ctx, "Kill the container now? Unsaved work in its memory is lost."),
+			Yes:      i18n.T(ctx, "Force stop"), Back: "/workbenches/" + wb.ID}) {
+			return
+		}
 	}
 	if err := stop(ctx, wb.ID, ""); err != nil {
 		if clientGone(ctx, err) {
@@ -105,6 +112,15 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		}
 		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s was already stopped; nothing changed.", wb.Name))
 		seeOther(c, adminStopBack(c, wb.ID))
+		return
+	}
+	// Someone else's work: asked without JavaScript too.
+	q := templates.ConfirmView{Subject: i18n.T(ctx, "Workbench %s", wb.Name), Question: i18n.T(ctx, "Stop this workbench? Its owner is told."),
+		Yes: i18n.T(ctx, "Stop"), Back: adminStopBack(c, wb.ID)}
+	if force {
+		q.Question, q.Yes = i18n.T(ctx, "Kill the container now? Unsaved work in its memory is lost; its owner is told."), i18n.T(ctx, "Force stop")
+	}
+	if !h.askedFirst(c, q) {
 		return
 	}
 	reason := models.Reasonf("stopped by an administrator (%s)", currentUser(c).Username)

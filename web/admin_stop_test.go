@@ -105,7 +105,14 @@ func TestAdminStopIsCalledAStop(t *testing.T) {
 	if n := doc.Find(`[data-testid=force-stop]`).Length(); n != 0 || strings.Contains(doc.Find(".row-actions").Text(), "Force") {
 		t.Errorf("the list still offers a force stop (%d)", n)
 	}
-	if res := p.postForm(c, "/admin/workbenches/"+wb.ID+"/stop", url.Values{}); res.StatusCode != http.StatusSeeOther {
+	// Without JavaScript the form comes without the page's yes: the
+	// portal asks, and nothing stops until it is answered.
+	res, body := p.postFormBody(c, "/admin/workbenches/"+wb.ID+"/stop", url.Values{})
+	if still, err := p.srv.Store.WorkbenchByID(ctx, wb.ID); res.StatusCode != http.StatusOK || !strings.Contains(body, "Stop this workbench? Its owner is told.") ||
+		err != nil || still.State == models.StateStopped {
+		t.Fatalf("stop without the page's yes: %d (question asked: %v), state %s", res.StatusCode, strings.Contains(body, "Stop this workbench?"), still.State)
+	}
+	if res := p.postForm(c, "/admin/workbenches/"+wb.ID+"/stop", url.Values{"confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("stop: %d", res.StatusCode)
 	}
 	got, err := p.srv.Store.WorkbenchByID(ctx, wb.ID)
@@ -169,7 +176,7 @@ func TestAdminForceStopOnlyWhereTheStopFailed(t *testing.T) {
 		form     url.Values
 		exitCode int
 		action   string
-	}{{graceful, url.Values{}, 0, "workbench.admin_stop"}, {stuck, url.Values{"force": {"true"}}, 137, "workbench.force_stop"}} {
+	}{{graceful, url.Values{"confirmed": {"true"}}, 0, "workbench.admin_stop"}, {stuck, url.Values{"force": {"true"}, "confirmed": {"true"}}, 137, "workbench.force_stop"}} {
 		if res := r.p.postForm(c, "/admin/workbenches/"+tc.id+"/stop", tc.form); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("%s: stop %d", tc.id, res.StatusCode)
 		}

@@ -129,6 +129,7 @@ func TestAdminViewsUsersWorkbenchPage(t *testing.T) {
 	// it and comes back to the page.
 	fields := url.Values{}
 	form.Find(`input[type=hidden]`).Each(func(_ int, in *goquery.Selection) { fields.Set(in.AttrOr("name", ""), in.AttrOr("value", "")) })
+	fields.Set("confirmed", "true") // the page's script adds it when the question is answered
 	res = p.postForm(ac, "/admin/workbenches/"+wb.ID+"/stop", fields)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/workbenches/"+wb.ID {
 		t.Fatalf("stop from the page: %d to %q, want back to the page", res.StatusCode, res.Header.Get("Location"))
@@ -146,7 +147,7 @@ func TestAdminViewsUsersWorkbenchPage(t *testing.T) {
 		t.Errorf("the stopped workbench's page offers Stop or Start to the administrator")
 	}
 	// back is followed to that page only.
-	res = p.postForm(ac, "/admin/workbenches/"+wb.ID+"/stop", url.Values{"back": {"//evil.example/"}})
+	res = p.postForm(ac, "/admin/workbenches/"+wb.ID+"/stop", url.Values{"back": {"//evil.example/"}, "confirmed": {"true"}})
 	if res.Header.Get("Location") != "/admin/workbenches" {
 		t.Errorf("back=//evil.example/ went to %q", res.Header.Get("Location"))
 	}
@@ -178,6 +179,7 @@ func TestAdminForceStopsFromUsersWorkbenchPage(t *testing.T) {
 	}
 	fields := url.Values{}
 	form.Find(`input[type=hidden]`).Each(func(_ int, in *goquery.Selection) { fields.Set(in.AttrOr("name", ""), in.AttrOr("value", "")) })
+	fields.Set("confirmed", "true")
 	res := p.postForm(ac, "/admin/workbenches/"+wb.ID+"/stop", fields)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/workbenches/"+wb.ID {
 		t.Fatalf("force stop from the page: %d to %q", res.StatusCode, res.Header.Get("Location"))
@@ -232,6 +234,7 @@ func TestAdminStopsRunningWorkbenchFromItsPage(t *testing.T) {
 	fields := url.Values{}
 	form.Find(`input[type=hidden]`).Each(func(_ int, in *goquery.Selection) { fields.Set(in.AttrOr("name", ""), in.AttrOr("value", "")) })
 	action, _ := form.Attr("action")
+	fields.Set("confirmed", "true") // the page's script adds it when the question is answered
 	if res := p.postForm(ac, action, fields); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/workbenches/"+id {
 		t.Fatalf("stop from the page (%q): %d to %q", action, res.StatusCode, res.Header.Get("Location"))
 	}

@@ -639,6 +639,17 @@ func TestBrowserFailedStopOffersRetryAndForce(t *testing.T) {
 				if resp := btSubmit(t, ctx, "click "+tc.button, chromedp.Click(chromedp.CSS(`[data-testid=`+tc.button+`]`))); resp.Status != http.StatusOK {
 					t.Fatalf("%s: status %d", tc.button, resp.Status)
 				}
+				if tc.button == "force-stop-own" && !js {
+					// No confirm() ran: the portal asks on a page of its
+					// own (unsaved work in memory is lost), and kills
+					// nothing until it is answered.
+					if got := btText(t, ctx, `[data-testid=confirm-question]`); !strings.Contains(got, "Kill the container now?") {
+						t.Fatalf("Force stop with no JavaScript asked %q", got)
+					}
+					if resp := btSubmit(t, ctx, "answer the question", chromedp.Click(chromedp.CSS(`[data-testid=confirm-yes]`))); resp.Status != http.StatusOK {
+						t.Fatalf("Force stop, answered: status %d", resp.Status)
+					}
+				}
 				r.assertStopped(t, id)
 				lcWaitPageState(t, ctx, "stopped")
 				info, err := r.cli.ContainerInspect(context.Background(), "wb-"+r.installID+"-"+id)

@@ -574,7 +574,20 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	if note := doc.Find(tid("cpu-memory-share")).Text(); !strings.Contains(note, calcFlavor) || !strings.Contains(note, "0.48") {
 		t.Errorf("the page does not say what CPU and memory share was taken off: %q", note)
 	}
-	res := p.postForm(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}})
+	// Without JavaScript the portal asks first, and nothing is applied.
+	history, err := p.srv.Store.PriceHistory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := p.postFormBody(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}, "apply_model": {"H100"}, "apply_rate": {"1.23"}})
+	later, err := p.srv.Store.PriceHistory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Set the rate of H100 to 1.23 from now on?") || len(later) != len(history) {
+		t.Fatalf("apply without the page's yes: %d, %d rates before and %d after", res.StatusCode, len(history), len(later))
+	}
+	res = p.postForm(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}, "confirmed": {"true"}})
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/calculator?") {
 		t.Fatalf("apply: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -610,7 +623,7 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 		t.Fatalf("no audit entry: %+v", audit)
 	}
 	// The calculator now prices at the new rate.
-	_, body := p.get(admin, "/calculator?flavor="+url.QueryEscape(calcFlavor)+"&duration=total&total_hours=1")
+	_, body = p.get(admin, "/calculator?flavor="+url.QueryEscape(calcFlavor)+"&duration=total&total_hours=1")
 	if got := parseHTML(t, body).Find(tid("estimate-per-hour")).Text(); got != pricing.Format(int64(owned))+" USD" {
 		t.Errorf("an hour of %s after the change costs %s, want the owned cost %s", calcFlavor, got, pricing.Format(int64(owned)))
 	}
