@@ -20,7 +20,7 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 	ctx := c.Request.Context()
 	search := c.Query("q")
 	users, pages, err := pageOf(c, "/admin/users", func(offset, limit int) ([]models.User, int64, error) {
-		return h.store.UserPage(ctx, search, offset, limit)
+		return h.store.UserPage(ctx, search, true, offset, limit)
 	})
 	if err != nil {
 		h.fail(c, err)
