@@ -153,9 +153,6 @@ func userNamed(ctx context.Context, store *models.Store, name string) (*models.U
 	if err != nil {
 		return nil, fmt.Errorf("user %q: %w", name, err)
 	}
-	if u.Deleted() {
-		return nil, fmt.Errorf("user %q: the account was deleted (its row stays for its bills)", name)
-	}
 	return u, nil
 }
 
