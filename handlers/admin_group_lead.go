@@ -21,7 +21,7 @@ func (h *Handler) adminGroupLead(c *gin.Context) {
 	}
 	username := strings.TrimSpace(c.PostForm("username"))
 	lead := c.PostForm("lead") == "true"
-	u, err := h.store.UserByUsername(c.Request.Context(), username)
+	u, err := h.liveUserNamed(c.Request.Context(), username)
 	if errors.Is(err, models.ErrNotFound) {
 		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Member: templates.MemberForm{GroupID: g.ID, Username: username,
 			Error: trc(c, "There is no user %q: pick a username from the list.", username)}})
@@ -67,7 +67,7 @@ func (h *Handler) apiGroupLead(c *gin.Context) {
 	if !ok {
 		return
 	}
-	u, err := h.store.UserByUsername(c.Request.Context(), c.Param("username"))
+	u, err := h.liveUserNamed(c.Request.Context(), c.Param("username"))
 	if err != nil {
 		h.fail(c, err)
 		return

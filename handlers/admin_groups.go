@@ -32,7 +32,9 @@ func (h *Handler) renderGroups(c *gin.Context, status int, v templates.GroupsVie
 		v.Groups = append(v.Groups, templates.GroupRow{ID: g.ID, Name: g.Name, Description: g.Description, Members: g.Members, Leads: g.Leads})
 	}
 	for _, u := range users {
-		v.Usernames = append(v.Usernames, u.Username)
+		if !u.Deleted() {
+			v.Usernames = append(v.Usernames, u.Username)
+		}
 	}
 	h.render(c, status, templates.AdminGroupsPage(h.page(c, trc(c, "Groups")), v))
 }
@@ -70,7 +72,7 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 	}
 	gid := g.ID
 	username := strings.TrimSpace(c.PostForm("username"))
-	u, err := h.store.UserByUsername(c.Request.Context(), username)
+	u, err := h.liveUserNamed(c.Request.Context(), username)
 	if errors.Is(err, models.ErrNotFound) {
 		// A name typed (or a user deleted meanwhile): said on the group's
 		// own form, with what was typed, not as a missing page.

@@ -110,7 +110,7 @@ func (h *Handler) apiMembership(c *gin.Context, add bool) {
 	if !ok {
 		return
 	}
-	u, err := h.store.UserByUsername(c.Request.Context(), c.Param("username"))
+	u, err := h.liveUserNamed(c.Request.Context(), c.Param("username"))
 	if err != nil {
 		h.fail(c, err)
 		return

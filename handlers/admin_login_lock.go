@@ -26,7 +26,7 @@ func (h *Handler) loginLockState(ctx context.Context, username string) (failures
 // clearLoginLock forgets every failed login counted against the user, from
 // any address, so a locked-out account can log in again; audited.
 func (h *Handler) clearLoginLock(c *gin.Context) (string, bool) {
-	u, ok := h.userParam(c)
+	u, ok := h.liveUserParam(c)
 	if !ok {
 		return "", false
 	}

@@ -269,7 +269,7 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 	ctx := c.Request.Context()
 	search = strings.TrimSpace(search)
 	users, pages, err := pageOf(c, "/admin/quotas", func(offset, limit int) ([]models.User, int64, error) {
-		return h.store.UserPage(ctx, search, offset, limit)
+		return h.store.UserPage(ctx, search, false, offset, limit)
 	})
 	if err != nil {
 		h.fail(c, err)

@@ -14,7 +14,7 @@ func (h *Handler) quotaSubject(c *gin.Context) (scope string, id int64, ok bool)
 	ctx := c.Request.Context()
 	switch apiScope(c.Param("scope")) {
 	case models.ScopeUser:
-		u, err := h.store.UserByUsername(ctx, c.Param("name"))
+		u, err := h.liveUserNamed(ctx, c.Param("name"))
 		if err != nil {
 			h.fail(c, err)
 			return "", 0, false

@@ -103,7 +103,7 @@ func (h *Handler) setReservationCap(c *gin.Context, scope, name string, hours *i
 	var id int64
 	switch scope {
 	case models.ScopeUser:
-		u, err := h.store.UserByUsername(ctx, name)
+		u, err := h.liveUserNamed(ctx, name)
 		if err != nil {
 			return &models.ValidationError{Field: "name", Message: "no user " + strconv.Quote(name)}
 		}

@@ -20,7 +20,7 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 	ctx := c.Request.Context()
 	search := c.Query("q")
 	users, pages, err := pageOf(c, "/admin/users", func(offset, limit int) ([]models.User, int64, error) {
-		return h.store.UserPage(ctx, search, offset, limit)
+		return h.store.UserPage(ctx, search, true, offset, limit)
 	})
 	if err != nil {
 		h.fail(c, err)
@@ -40,8 +40,10 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 	v := templates.UsersView{Form: form, Self: currentUser(c).Username, Search: search, Pages: pages}
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: seededText(c.Request.Context(), u.DisplayName),
-			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Groups: memberOf[u.Username]}
-		row.LoginFailures, row.LoginLockedFor, row.LoginDelayedFor = h.loginLockState(c.Request.Context(), u.Username)
+			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Deleted: u.Deleted(), Groups: memberOf[u.Username]}
+		if !row.Deleted { // a tombstone's name was never typed at the login
+			row.LoginFailures, row.LoginLockedFor, row.LoginDelayedFor = h.loginLockState(c.Request.Context(), u.Username)
+		}
 		v.Users = append(v.Users, row)
 	}
 	h.render(c, status, templates.AdminUsersPage(h.page(c, trc(c, "Users")), v))

@@ -21,6 +21,7 @@ var apiQueryParams = map[string][]string{
 	"POST /api/v1/workbenches/:id/start":    {"mode", "queue"},
 	"POST /api/v1/workbenches/:id/stop":     {"force"},
 	"DELETE /api/v1/workbenches/:id":        {"delete_data"},
+	"DELETE /api/v1/admin/users/:id":        {"confirm"},
 	"GET /api/v1/usage":                     {"from", "to", "group_by", "user"},
 	"GET /api/v1/admin/utilisation":         {"bucket", "from", "to"},
 	"GET /api/v1/admin/reservations/unused": {"from", "to", "format"},

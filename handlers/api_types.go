@@ -359,11 +359,17 @@ type APIUser struct {
 	Disabled    bool      `json:"disabled"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// DeletedAt is set on a deleted account's tombstone (named
+	// deleted-<id>, kept for its bills); ErasePending is true while its
+	// workbenches or home volume are still to be removed.
+	DeletedAt    *time.Time `json:"deleted_at"`
+	ErasePending bool       `json:"erase_pending"`
 }
 
 func apiUser(u *models.User) APIUser {
 	return APIUser{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email, Role: u.Role,
-		Disabled: u.Disabled, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+		Disabled: u.Disabled, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
+		DeletedAt: u.DeletedAt, ErasePending: u.Deleted() && u.ErasedAt == nil}
 }
 
 // APIPriceRate is one version of a rate schedule.

@@ -18,7 +18,7 @@ func (h *Handler) homeResetTarget(c *gin.Context) (*models.User, bool) {
 	if c.Param("id") == "" {
 		return currentUser(c), true
 	}
-	return h.userParam(c)
+	return h.liveUserParam(c)
 }
 
 func homeResetPaths(self bool, u *models.User) (action, back string) {

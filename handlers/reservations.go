@@ -80,7 +80,7 @@ func (h *Handler) apiReservationCreate(c *gin.Context) {
 			h.fail(c, errForbidden)
 			return
 		}
-		u, err := h.store.UserByUsername(ctx, body.User)
+		u, err := h.liveUserNamed(ctx, body.User)
 		if err != nil {
 			h.fail(c, &models.ValidationError{Field: "user", Message: "no user " + strconv.Quote(body.User)})
 			return

@@ -35,18 +35,26 @@ func (h *Handler) revokeUser(c *gin.Context, u *models.User, why string) (models
 	if err != nil {
 		return rev, err
 	}
-	h.proxyAuth.forgetUser(u.ID, time.Now())
-	closed := h.live.CloseUser(u.ID)
-	sshClosed := 0
+	closed, sshClosed := h.endLiveAccess(c, u.ID, why)
+	h.log.Info("access revoked", "user", u.Username, "tokens", rev.Tokens, "notebook_sessions", rev.NotebookSessions, "connections", closed, "ssh_connections", sshClosed)
+	return rev, nil
+}
+
+// endLiveAccess ends what a revocation in the database cannot reach: the
+// cached proxy lookups of user id, their proxied connections in flight
+// (WebSockets included) and their open SSH connections (each audited with
+// why). It returns how many connections it closed.
+func (h *Handler) endLiveAccess(c *gin.Context, id int64, why string) (closed, sshClosed int) {
+	h.proxyAuth.forgetUser(id, time.Now())
+	closed = h.live.CloseUser(id)
 	if h.closeSSH != nil {
 		by := "system"
 		if me := currentUser(c); me != nil {
 			by = me.Username
 		}
-		sshClosed = h.closeSSH(u.ID, by, why)
+		sshClosed = h.closeSSH(id, by, why)
 	}
-	h.log.Info("access revoked", "user", u.Username, "tokens", rev.Tokens, "notebook_sessions", rev.NotebookSessions, "connections", closed, "ssh_connections", sshClosed)
-	return rev, nil
+	return closed, sshClosed
 }
 
 // stopWorkbenchesOf stops every workbench of a user whose account was

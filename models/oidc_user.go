@@ -80,7 +80,11 @@ func (s *Store) OIDCSignIn(ctx context.Context, id OIDCIdentity) (u *User, creat
 			if n > 0 {
 				return ErrUsernameTaken
 			}
-			nu := &User{Username: name, Email: strings.TrimSpace(id.Email), DisplayName: strings.TrimSpace(id.DisplayName),
+			key, err := newHomeKey(tx, name)
+			if err != nil {
+				return err
+			}
+			nu := &User{Username: name, HomeKey: key, Email: strings.TrimSpace(id.Email), DisplayName: strings.TrimSpace(id.DisplayName),
 				Role: RoleUser, OIDCIssuer: id.Issuer, OIDCSubject: id.Subject, EmailWorkbenchNotices: true, CreatedAt: now, UpdatedAt: now}
 			if err := tx.Create(nu).Error; err != nil {
 				if uniqueViolation(err) {

@@ -42,10 +42,32 @@ type User struct {
 	// EmailWorkbenchNotices is whether what happens to the user's own
 	// workbenches is also emailed (where the portal sends email); the
 	// in-app notification is always written.
-	EmailWorkbenchNotices bool      `gorm:"default:true" json:"email_workbench_notices"`
-	CreatedAt             time.Time `json:"created_at"`
-	UpdatedAt             time.Time `json:"updated_at"`
+	EmailWorkbenchNotices bool `gorm:"default:true" json:"email_workbench_notices"`
+	// HomeKey is the name the user's home volume and container labels
+	// carry: the username when the account was made, kept through a rename
+	// (the engine cannot rename a volume). Read it through HomeName.
+	HomeKey string `json:"-"`
+	// DeletedAt is set once an administrator deleted the account: the row
+	// stays as a tombstone named deleted-<id> (user_delete.go).
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// ErasedAt is when a deleted account's workbenches and home volume
+	// were gone too; nil while that is still to do.
+	ErasedAt  *time.Time `json:"-"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 }
+
+// HomeName is the name u's home volume and container labels carry: its
+// home key, or the username for a row made without one.
+func (u *User) HomeName() string {
+	if u.HomeKey != "" {
+		return u.HomeKey
+	}
+	return u.Username
+}
+
+// Deleted reports whether u is a deleted account's tombstone.
+func (u *User) Deleted() bool { return u != nil && u.DeletedAt != nil }
 
 // SSO reports whether u signs in through the OIDC provider (and has no
 // password of its own).
@@ -81,6 +103,9 @@ var usernameRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]{1,31}$`)
 func ValidUsername(name string) error {
 	if !usernameRe.MatchString(name) {
 		return invalid("username", "use 2–32 lowercase letters, digits, '.', '_' or '-', starting with a letter")
+	}
+	if strings.HasPrefix(name, TombstonePrefix) {
+		return invalid("username", "names starting with deleted- are kept for deleted accounts")
 	}
 	return nil
 }
@@ -139,7 +164,14 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 		}
 	}
 	u := &User{Username: n.Username, DisplayName: strings.TrimSpace(n.DisplayName), Email: n.Email, Role: n.Role, PasswordHash: hash, EmailWorkbenchNotices: true}
-	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if u.HomeKey, err = newHomeKey(tx, u.Username); err != nil {
+			return err
+		}
+		return tx.Create(u).Error
+	})
+	if err != nil {
 		if uniqueViolation(err) {
 			return nil, taken("username", "is already taken")
 		}
@@ -276,9 +308,12 @@ func (s *Store) SetEmailWorkbenchNotices(ctx context.Context, userID int64, on b
 	return s.updateUser(ctx, userID, map[string]any{"email_workbench_notices": on})
 }
 
+// updateUser changes columns of a live account: a deleted account's
+// tombstone is not found (it must never get a password, a role or its
+// access back).
 func (s *Store) updateUser(ctx context.Context, userID int64, fields map[string]any) error {
 	fields["updated_at"] = s.now()
-	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", userID).Updates(fields)
+	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ? AND deleted_at IS NULL", userID).Updates(fields)
 	if res.Error != nil {
 		return res.Error
 	}
@@ -311,19 +346,23 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (created bool,
 			return err
 		}
 		created = true
-		return tx.Create(&User{Username: "admin", DisplayName: SeededAdminName, Role: RoleAdmin, PasswordHash: hash, EmailWorkbenchNotices: true}).Error
+		return tx.Create(&User{Username: "admin", HomeKey: "admin", DisplayName: SeededAdminName, Role: RoleAdmin, PasswordHash: hash, EmailWorkbenchNotices: true}).Error
 	})
 	return created, generated, err
 }
 
 // UserPage is one page of users by username, optionally only those whose
 // username, display name or email contains search (case-insensitive), and
-// how many match in all: the admin users page.
-func (s *Store) UserPage(ctx context.Context, search string, offset, limit int) ([]User, int64, error) {
+// how many match in all: the admin users page (withDeleted: deleted
+// accounts' tombstones too) and the quota console (without).
+func (s *Store) UserPage(ctx context.Context, search string, withDeleted bool, offset, limit int) ([]User, int64, error) {
 	q := s.db.WithContext(ctx).Model(&User{})
+	if !withDeleted {
+		q = q.Where("deleted_at IS NULL")
+	}
 	if search = strings.TrimSpace(search); search != "" {
 		like := "%" + likeEscape(search) + "%"
-		q = q.Where(`username LIKE ? ESCAPE '\' OR display_name LIKE ? ESCAPE '\' OR email LIKE ? ESCAPE '\'`, like, like, like)
+		q = q.Where(`(username LIKE ? ESCAPE '\' OR display_name LIKE ? ESCAPE '\' OR email LIKE ? ESCAPE '\')`, like, like, like)
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {

@@ -19,7 +19,7 @@ type HomeInfo struct {
 
 // Home describes owner's home volume and the workbenches that use it.
 func (m *Manager) Home(ctx context.Context, owner *models.User) (HomeInfo, error) {
-	h := HomeInfo{Volume: m.homeVolume(owner.Username)}
+	h := HomeInfo{Volume: m.homeVolume(owner.HomeName())}
 	wbs, err := m.store.ListWorkbenches(ctx, owner.ID)
 	if err != nil {
 		return h, err

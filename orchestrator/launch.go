@@ -168,7 +168,7 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	}
 	m.log.Info("launch", "id", wb.ID, "owner", owner.Username, "image", img.Name, "flavor", fl.Name, "gpus", wb.GPUs, "units", len(wb.Units), "unit_kind", fl.UnitKind)
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
-	m.startPipeline(wb.ID, owner.Username, img, fl, wb.Units, wb.Token)
+	m.startPipeline(wb.ID, owner.HomeName(), img, fl, wb.Units, wb.Token)
 	return wb, nil
 }
 
@@ -217,6 +217,8 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 }
 
 // startPipeline runs pull → create → start → ready in the background.
+// owner is the owner's home name (models.User.HomeName), which the home
+// volume and the container's labels carry.
 func (m *Manager) startPipeline(id, owner string, img *models.Image, fl *models.Flavor, units []models.Unit, token string) {
 	m.inBackground(id, func(ctx context.Context) error {
 		return m.runPipeline(ctx, id, owner, img, fl, units, token)
@@ -244,7 +246,7 @@ func (m *Manager) runPipeline(ctx context.Context, id, owner string, img *models
 		// what to do rather than to ask an admin.
 		m.setFields(ctx, id, models.WorkbenchFields{ReasonDetails: new(pe.Details)})
 		reason := pe.Reason
-		if u, err := m.store.UserByUsername(ctx, owner); err == nil && u.IsAdmin() {
+		if u, err := m.store.UserByHomeName(ctx, owner); err == nil && u.IsAdmin() {
 			reason = pe.AdminReason
 		}
 		return errors.New(sentence(reason))

@@ -153,7 +153,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 	defer m.accepting.RUnlock()
 	m.events.Publish(Update{ID: id, State: models.StateRequested, At: time.Now().UTC()})
 	m.inBackground(id, func(ctx context.Context) error {
-		return m.restart(ctx, wb, owner.Username, img, fl, units)
+		return m.restart(ctx, wb, owner.HomeName(), img, fl, units)
 	})
 	m.release(id)
 	return nil
@@ -228,7 +228,7 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 	if err := m.store.RequestWorkbenchDelete(ctx, id, deleteData); err != nil {
 		return err
 	}
-	if err := m.finishDelete(ctx, wb, owner.Username, deleteData); err != nil {
+	if err := m.finishDelete(ctx, wb, owner.HomeName(), deleteData); err != nil {
 		// The owner is told it failed and decides again (a retry, or a
 		// start): only a delete whose requester is gone with the process
 		// is left for reconciliation to finish.
@@ -243,7 +243,7 @@ func (m *Manager) delete(ctx context.Context, id string, owner *models.User, del
 // finishDelete does the work of a delete asked for, the claim on wb held:
 // the container ends, the record and its metering end at the container's
 // exit, and the home volume goes when asked for.
-func (m *Manager) finishDelete(ctx context.Context, wb *models.Workbench, username string, deleteData bool) error {
+func (m *Manager) finishDelete(ctx context.Context, wb *models.Workbench, homeName string, deleteData bool) error {
 	var exited time.Time
 	if wb.ContainerID != "" {
 		exited = m.killForDelete(ctx, wb.ContainerID)
@@ -262,7 +262,7 @@ func (m *Manager) finishDelete(ctx context.Context, wb *models.Workbench, userna
 	}
 	m.BudgetsChanged()
 	if deleteData {
-		if err := m.deleteHome(ctx, wb.ID, wb.OwnerID, username); err != nil {
+		if err := m.deleteHome(ctx, wb.ID, wb.OwnerID, homeName); err != nil {
 			return fmt.Errorf("the workbench is deleted, but its home volume could not be: %w", err)
 		}
 	}
@@ -276,20 +276,20 @@ func (m *Manager) finishDelete(ctx context.Context, wb *models.Workbench, userna
 // id, its record already marked, and crosses the delete off. A workbench the
 // owner made since (a delete finished after a restart) uses the home: it is
 // kept then.
-func (m *Manager) deleteHome(ctx context.Context, id string, ownerID int64, username string) error {
+func (m *Manager) deleteHome(ctx context.Context, id string, ownerID int64, homeName string) error {
 	n, err := m.store.CountWorkbenches(ctx, ownerID)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		m.log.Warn("delete: home volume kept, another workbench of the owner uses it", "id", id, "owner", username)
+		m.log.Warn("delete: home volume kept, another workbench of the owner uses it", "id", id, "owner", homeName)
 	} else {
-		done := m.homeRemovalBegins(m.homeVolume(username))
+		done := m.homeRemovalBegins(m.homeVolume(homeName))
 		defer done()
-		if err := m.rt.RemoveVolume(ctx, m.homeVolume(username)); err != nil {
+		if err := m.rt.RemoveVolume(ctx, m.homeVolume(homeName)); err != nil {
 			return err
 		}
-		m.homeRemoved(ctx, ownerID, m.homeVolume(username))
+		m.homeRemoved(ctx, ownerID, m.homeVolume(homeName))
 	}
 	return m.store.WorkbenchDeleteDone(ctx, id)
 }
@@ -322,13 +322,13 @@ func (m *Manager) finishPendingDelete(ctx context.Context, p models.PendingDelet
 	}
 	m.log.Info("reconcile: finishing an interrupted delete", "id", p.ID, "delete_data", p.DeleteData, "record_deleted", p.Deleted)
 	if p.Deleted {
-		return m.deleteHome(ctx, p.ID, p.OwnerID, owner.Username)
+		return m.deleteHome(ctx, p.ID, p.OwnerID, owner.HomeName())
 	}
 	wb, err := m.store.WorkbenchByID(ctx, p.ID)
 	if err != nil {
 		return err
 	}
-	return m.finishDelete(ctx, wb, owner.Username, p.DeleteData)
+	return m.finishDelete(ctx, wb, owner.HomeName(), p.DeleteData)
 }
 
 // killForDelete ends a container about to be removed and returns its exit

@@ -539,8 +539,12 @@ func (m *Manager) setState(ctx context.Context, id, state string, progress int, 
 }
 
 // Object names. They carry the install id so two portals never collide.
+// A home volume is named by its owner's home name (models.User.HomeName:
+// the username the account was made with, kept through a rename).
 func (m *Manager) containerName(id string) string { return "wb-" + m.installID + "-" + id }
-func (m *Manager) homeVolume(user string) string  { return "wb-home-" + m.installID + "-" + user }
+func (m *Manager) homeVolume(homeName string) string {
+	return "wb-home-" + m.installID + "-" + homeName
+}
 
 // network is the one bridge network of all this install's workbenches. Its
 // inter-container traffic is disabled (icc=false), so workbenches cannot

@@ -519,7 +519,7 @@ func (m *Manager) startPlaced(ctx context.Context, p placed) {
 					m.log.Info("placed from the queue", "id", wb.ID, "gpus", models.DeviceIDs(p.units))
 					m.events.Publish(Update{ID: wb.ID, State: models.StateRequested, At: time.Now().UTC()})
 					m.inBackground(wb.ID, func(ctx context.Context) error {
-						err := m.restart(ctx, wb, owner.Username, img, fl, p.units)
+						err := m.restart(ctx, wb, owner.HomeName(), img, fl, p.units)
 						if wb.QueuedAt == nil {
 							return err
 						}

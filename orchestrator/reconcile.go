@@ -23,11 +23,13 @@ import (
 //   - labelled containers with no record (or a deleted one) are removed once
 //     older than OrphanGrace;
 //   - a delete asked for and cut short (the portal killed half-way) is
-//     finished first.
+//     finished first, and so is a deleted account's erasure (its
+//     workbenches and home volume).
 func (m *Manager) Reconcile(ctx context.Context) error {
 	// First the deletes cut short: their workbenches are not to be
 	// reconciled into "stopped" below.
 	m.finishPendingDeletes(ctx)
+	m.finishPendingUserErasures(ctx)
 	containers, err := m.rt.List(ctx, m.installID)
 	if err != nil {
 		return err
@@ -165,7 +167,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.log.Info("reconcile: resuming interrupted launch", "id", wb.ID)
 		m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		m.inBackground(wb.ID, func(ctx context.Context) error {
-			return m.waitReady(ctx, wb.ID, c.ID, owner.Username, wb.Token)
+			return m.waitReady(ctx, wb.ID, c.ID, owner.HomeName(), wb.Token)
 		})
 	case finishingPreemption(wb):
 		// A preemption nobody is driving: it ends preempted, and back in
@@ -327,7 +329,7 @@ func (m *Manager) relaunch(ctx context.Context, wb *models.Workbench, owner *mod
 	m.log.Info("reconcile: resuming interrupted launch from the start", "id", wb.ID, "was", wb.State)
 	wb.State = models.StateRequested
 	m.inBackground(wb.ID, func(ctx context.Context) error {
-		return m.restart(withHomeMayBeUnprepared(ctx), wb, owner.Username, img, fl, wb.Units)
+		return m.restart(withHomeMayBeUnprepared(ctx), wb, owner.HomeName(), img, fl, wb.Units)
 	})
 	return true
 }

@@ -117,7 +117,7 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	saved, err := m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{
 		Ref: ref, BaseImage: src.Image, Pause: wb.State == models.StateRunning,
 		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
-			runtime.LabelOwner: owner.Username, runtime.LabelSavedFrom: wb.ID},
+			runtime.LabelOwner: owner.HomeName(), runtime.LabelSavedFrom: wb.ID},
 	})
 	// The new image, or its removal below, changes what the cards show.
 	defer m.forgetImages()

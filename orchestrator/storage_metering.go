@@ -39,7 +39,7 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 		if v.Bytes < 0 {
 			continue // not measured this time: keep what we have
 		}
-		u, err := m.store.UserByUsername(ctx, owner)
+		u, err := m.store.UserByHomeName(ctx, owner)
 		if err != nil {
 			continue
 		}

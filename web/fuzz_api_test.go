@@ -68,6 +68,7 @@ var fuzzEndpoints = []struct {
 	{"POST", "/api/v1/admin/users", `{"username":"fuzzer","role":"user","password":"a-long-password"}`},
 	{"PUT", "/api/v1/admin/users/{user}/role", `{"role":"admin"}`},
 	{"PUT", "/api/v1/admin/users/{user}/disabled", `{"disabled":false}`},
+	{"PUT", "/api/v1/admin/users/{user}/username", `{"username":"fz-user-renamed"}`},
 	{"POST", "/api/v1/admin/groups", `{"name":"fz-group","description":"d"}`},
 	{"PUT", "/api/v1/admin/groups/{group_id}", `{"name":"fz-renamed"}`},
 	{"PUT", "/api/v1/admin/egress", `{"mode":"internet","allow":["10.20.0.0/16"]}`},

@@ -46,6 +46,7 @@ var bodylessAPIRoutes = []string{
 	"POST /api/v1/admin/images/:id/promote",                  // a saved image into the catalog
 	"POST /api/v1/admin/images/load",                         // an image archive (a file upload, not JSON)
 	"DELETE /api/v1/admin/users/:id/login-lock",              // clear a login lock
+	"DELETE /api/v1/admin/users/:id",                         // delete an account (?confirm=<username>)
 	"DELETE /api/v1/admin/cloud-prices/:id",                  // remove a cloud price
 	"DELETE /api/v1/admin/groups/:id",                        // delete a group
 	"PUT /api/v1/admin/groups/:id/members/:username",         // add a member

@@ -183,7 +183,9 @@ func cmdUserList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintln(tw, "USERNAME\tROLE\tSTATE\tSIGN-IN\tCREATED")
 	for _, u := range users {
 		state, signIn := "enabled", "password"
-		if u.Disabled {
+		if u.Deleted() {
+			state = "deleted"
+		} else if u.Disabled {
 			state = "disabled"
 		}
 		if u.OIDCSubject != "" {
