@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/templates"
 )
 
 // errSelfRole: an admin cannot change their own role. Besides stopping an
@@ -19,6 +20,13 @@ var errSelfRole = newError(http.StatusConflict, "self_role", "you cannot change 
 func (h *Handler) adminUserRole(c *gin.Context) {
 	u, ok := h.userParam(c)
 	if !ok {
+		return
+	}
+	// Every user, quota, price and workbench becomes theirs to change:
+	// asked without JavaScript too.
+	if c.PostForm("role") == models.RoleAdmin && u.Role != models.RoleAdmin && !h.askedFirst(c, templates.ConfirmView{
+		Question: trc(c, "Make %s an administrator? They can then change every user, quota, price and workbench.", u.Username),
+		Yes:      trc(c, "Make admin"), Back: "/admin/users"}) {
 		return
 	}
 	changed, err := h.setUserRole(c, u, c.PostForm("role"))

@@ -76,6 +76,12 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// Their sessions end and their work stops: asked without JavaScript too.
+	if disabled && !u.Disabled && !h.askedFirst(c, templates.ConfirmView{
+		Question: trc(c, "Disable %s? Their sessions and API tokens end and their running workbenches stop (homes are kept).", u.Username),
+		Yes:      trc(c, "Disable"), Back: "/admin/users"}) {
+		return
+	}
 	released, err := h.setUserDisabled(c, u, disabled)
 	if err != nil {
 		h.fail(c, err)

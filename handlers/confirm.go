@@ -28,7 +28,9 @@ func (h *Handler) askedFirst(c *gin.Context, v templates.ConfirmView) bool {
 	v.Action = c.Request.URL.RequestURI()
 	names := make([]string, 0, len(c.Request.PostForm))
 	for k := range c.Request.PostForm {
-		if k != confirmedField {
+		// The password the sudo page just took is never written back
+		// into a page: its window is open now, the Yes needs none.
+		if k != confirmedField && k != sudoFieldName {
 			names = append(names, k)
 		}
 	}

@@ -41,7 +41,18 @@ func testBrowserMakeAndRemoveAdmin(t *testing.T, js bool) {
 		t.Errorf("the admin's own row offers %d role buttons, want none", n)
 	}
 	resp := btSubmit(t, b, "click Make admin on bob's row", chromedp.Click(chromedp.CSS(`[data-testid=user-row][data-username=bob] [data-testid=make-admin]`)))
-	btConfirmSudo(t, b, resp, btAdminPassword)
+	resp = btConfirmSudo(t, b, resp, btAdminPassword)
+	if !js {
+		// No confirm() ran: the portal asks on a page of its own, which
+		// does not carry the password just typed.
+		if got := btText(t, b, `[data-testid=confirm-question]`); !strings.Contains(got, "Make bob an administrator?") {
+			t.Fatalf("Make admin with no JavaScript asked %q", got)
+		}
+		if n := len(btTexts(t, b, `[data-testid=confirm] input[name=sudo_password]`)); n != 0 {
+			t.Fatal("the question page carries the administrator's password")
+		}
+		btSubmit(t, b, "answer the question", chromedp.Click(chromedp.CSS(`[data-testid=confirm-yes]`)))
+	}
 	if msg := btText(t, b, `[data-testid=flash]`); msg != "bob is now an administrator." {
 		t.Fatalf("flash after Make admin: %q", msg)
 	}
@@ -78,6 +89,12 @@ func testBrowserMakeAndRemoveAdmin(t *testing.T, js bool) {
 	// JavaScript the button asks first, as Make admin did (removing a
 	// right does not).
 	btSubmit(t, b, "click Disable on bob's row", chromedp.Click(chromedp.CSS(`[data-testid=user-row][data-username=bob] [data-testid=disable-user]`)))
+	if !js {
+		if got := btText(t, b, `[data-testid=confirm-question]`); !strings.Contains(got, "Disable bob?") {
+			t.Fatalf("Disable with no JavaScript asked %q", got)
+		}
+		btSubmit(t, b, "answer the question", chromedp.Click(chromedp.CSS(`[data-testid=confirm-yes]`)))
+	}
 	if u, err := p.srv.Store.UserByUsername(context.Background(), "bob"); err != nil || !u.Disabled {
 		t.Errorf("bob after Disable: %+v (%v), want disabled", u, err)
 	}

@@ -60,3 +60,46 @@ func TestForceStopAndCloudPriceDeleteAskFirst(t *testing.T) {
 		t.Errorf("the cloud price is still there after yes")
 	}
 }
+
+// Disabling a user (their sessions end, their work stops) and making one
+// an administrator ask first without JavaScript too; enabling and taking
+// the role away do not (each is undone at once by the other button).
+func TestDisableAndMakeAdminAskFirst(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "admin", "admin")
+	tokenFor(t, p, "bob", "user")
+	bob, err := p.srv.Store.UserByUsername(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+	for _, step := range []struct {
+		path, field, value, question string
+		changed                      func(*models.User) bool
+	}{
+		{"disable", "disabled", "true", "Disable bob?", func(u *models.User) bool { return u.Disabled }},
+		{"role", "role", "admin", "Make bob an administrator?", func(u *models.User) bool { return u.Role == models.RoleAdmin }},
+	} {
+		path := fmt.Sprintf("/admin/users/%d/%s", bob.ID, step.path)
+		res, body := p.postFormBody(admin, path, url.Values{step.field: {step.value}})
+		u, err := p.srv.Store.UserByID(ctx, bob.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusOK || !strings.Contains(body, step.question) || step.changed(u) {
+			t.Fatalf("%s without the page's yes: %d, question asked %v, done %v", step.path, res.StatusCode, strings.Contains(body, step.question), step.changed(u))
+		}
+		if res := p.postForm(admin, path, url.Values{step.field: {step.value}, "confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s answered yes: %d", step.path, res.StatusCode)
+		}
+		if u, err = p.srv.Store.UserByID(ctx, bob.ID); err != nil || !step.changed(u) {
+			t.Fatalf("%s answered yes did nothing (%v)", step.path, err)
+		}
+	}
+	// Back the other way: asked nothing.
+	if res := p.postForm(admin, fmt.Sprintf("/admin/users/%d/disable", bob.ID), url.Values{"disabled": {"false"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("enable: %d", res.StatusCode)
+	}
+}

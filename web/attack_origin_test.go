@@ -307,7 +307,7 @@ func TestSudoWindowNeedsFetchMetadataInPathMode(t *testing.T) {
 				u, _ := p.srv.Store.UserByUsername(ctx, "mallory")
 				return u.Role
 			}
-			code, body := post(url.Values{"role": {"admin"}})
+			code, body := post(url.Values{"role": {"admin"}, "confirmed": {"true"}})
 			if !tc.window {
 				doc := parseHTML(t, body)
 				if code != http.StatusForbidden || doc.Find(`[data-testid=sudo-form]`).Length() != 1 || doc.Find(`[data-testid=sudo-per-post]`).Length() != 1 {
@@ -317,7 +317,7 @@ func TestSudoWindowNeedsFetchMetadataInPathMode(t *testing.T) {
 					t.Fatalf("mallory became %q without a password", got)
 				}
 				// The person on that browser types the password: done.
-				if code, _ := post(url.Values{"role": {"admin"}, "sudo_password": {adminPassword}}); code != http.StatusSeeOther {
+				if code, _ := post(url.Values{"role": {"admin"}, "sudo_password": {adminPassword}, "confirmed": {"true"}}); code != http.StatusSeeOther {
 					t.Fatalf("the same post with the password: %d, want 303", code)
 				}
 			} else if code != http.StatusSeeOther {

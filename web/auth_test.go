@@ -237,7 +237,7 @@ func TestDisabledUserLosesAccess(t *testing.T) {
 	}
 	admin := p.client()
 	p.loginSudo(admin, "admin", adminPassword)
-	if res := p.postForm(admin, "/admin/users/"+itoa(u.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+	if res := p.postForm(admin, "/admin/users/"+itoa(u.ID)+"/disable", url.Values{"disabled": {"true"}, "confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", res.StatusCode)
 	}
 	if left, _ := p.srv.Store.Reservations(ctx, time.Now()); len(left) != 0 {
@@ -252,7 +252,7 @@ func TestDisabledUserLosesAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := p.postForm(admin, "/admin/users/"+itoa(bob.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+	if res := p.postForm(admin, "/admin/users/"+itoa(bob.ID)+"/disable", url.Values{"disabled": {"true"}, "confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable bob: %d", res.StatusCode)
 	}
 	if rows, _, err := p.srv.Store.AuditPage(ctx, "reservation.release_all", "admin", 0, 10); err != nil || len(rows) != 1 || rows[0].Target != "alice" {

@@ -129,7 +129,7 @@ func TestRevocationEndsSessionsTokensAndLiveWebSockets(t *testing.T) {
 	// saying why; the workbench (and its home) stays.
 	p.login(ac, "alice", "alice-new-password")
 	ws = openNotebookWS(t, p, ac, id)
-	if res := p.postForm(admin, "/admin/users/"+itoa(alice.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+	if res := p.postForm(admin, "/admin/users/"+itoa(alice.ID)+"/disable", url.Values{"disabled": {"true"}, "confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", res.StatusCode)
 	}
 	assertWSClosedWithin(t, ws, time.Second, "disable")

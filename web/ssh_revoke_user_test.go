@@ -168,7 +168,7 @@ func TestSSHClosedWhenUserDisabledOrPasswordReset(t *testing.T) {
 	s1 = openSSHSession(t, port, aliceWB, aliceKey)
 
 	// 2. Disabling her closes it too, and refuses her key afterwards.
-	if res := p.postForm(admin, "/admin/users/"+itoa(alice.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+	if res := p.postForm(admin, "/admin/users/"+itoa(alice.ID)+"/disable", url.Values{"disabled": {"true"}, "confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", res.StatusCode)
 	}
 	waitSSHClosed(t, s1, "disable")

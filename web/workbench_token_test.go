@@ -249,7 +249,7 @@ func TestWorkbenchTokenScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := p.postForm(ad, "/admin/users/"+itoa(bobUser.ID)+"/disable", url.Values{"disabled": {"true"}}); res.StatusCode != http.StatusSeeOther {
+	if res := p.postForm(ad, "/admin/users/"+itoa(bobUser.ID)+"/disable", url.Values{"disabled": {"true"}, "confirmed": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable bob: %d", res.StatusCode)
 	}
 	if res, _ := wbTokenGet(t, p, "/wb/"+c+"/api/kernels", map[string]string{"Authorization": "token " + tokC3}); res.StatusCode != http.StatusForbidden {
