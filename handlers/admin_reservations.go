@@ -53,10 +53,16 @@ func (h *Handler) setReservationBillUnused(c *gin.Context, on bool) error {
 	if err != nil {
 		return err
 	}
-	return h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
 		return auditRec("reservation.settings", "bill_unused", APIReservationSettings{BillUnused: before}, APIReservationSettings{BillUnused: on}),
 			tx.SetReservationBillUnused(ctx, on)
 	})
+	if err == nil && on != before {
+		// What bookings set aside of budgets comes or goes with it: the
+		// budgets' stops move now, not at the next billing pass.
+		h.wbs.BudgetsChanged()
+	}
+	return err
 }
 
 // apiReservationCaps: GET /api/v1/admin/reservation-caps.

@@ -30,6 +30,10 @@ type quotaStatus struct {
 	BookingSetAside int64 `json:"booking_set_aside_micros"`
 }
 
+// bookingsTakeTheBudget warns that what the user's bookings set aside
+// takes what is left of the monthly budget (launches off them are refused).
+const bookingsTakeTheBudget = "Your bookings' unused time takes what is left of your monthly budget: only launches on your bookings can start."
+
 // warnFraction is where a monthly limit starts to warn (SPEC §6: 80%).
 const warnFraction = 0.8
 
@@ -76,6 +80,9 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 	// "used up" and "80% or more" at once).
 	if l := lim.GPUHoursPerMonth; l != nil && *l > 0 && float64(month.GPUSeconds) >= warnFraction*float64(*l*3600) && month.GPUSeconds < *l*3600 {
 		st.Warnings = append(st.Warnings, "You have used 80% or more of your monthly GPU-hours.")
+	}
+	if l := lim.BudgetPerMonthMicros; l != nil && st.LimitReached == "" && st.BookingSetAside > 0 && month.AmountMicros+st.BookingSetAside >= *l {
+		st.Warnings = append(st.Warnings, bookingsTakeTheBudget)
 	}
 	if l := lim.BudgetPerMonthMicros; l != nil && *l > 0 && float64(month.AmountMicros) >= warnFraction*float64(*l) && month.AmountMicros < *l && st.LimitReached == "" {
 		st.Warnings = append(st.Warnings, "You have spent 80% or more of your monthly budget.")

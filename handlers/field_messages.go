@@ -61,6 +61,8 @@ func quotaText(ctx context.Context, msg string) string {
 		return i18n.T(ctx, "You have spent 80%% or more of your monthly budget.")
 	case "quota exceeded: the monthly budget is used up":
 		return i18n.T(ctx, "quota exceeded: the monthly budget is used up")
+	case bookingsTakeTheBudget:
+		return i18n.T(ctx, "Your bookings' unused time takes what is left of your monthly budget: only launches on your bookings can start.")
 	}
 	var n int64
 	if _, err := fmt.Sscanf(msg, "quota exceeded: the monthly limit of %d GPU-hours is used up", &n); err == nil {

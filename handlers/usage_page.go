@@ -104,7 +104,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	if st.BookingSetAside > 0 && v.Month.Current {
 		// Launches off the bookings are refused beside it: say so before
 		// a launch does.
-		aside := i18n.T(ctx, "%s of it is set aside for the booked time your bookings would leave unused (unused booked time is billed); launches and runs off your bookings must fit beside it.", amount(st.BookingSetAside))
+		aside := i18n.T(ctx, "Your bookings would bill %s for their unused time this month (unused booked time is billed): it is set aside of the budget, and launches and runs off your bookings must fit beside it.", amount(st.BookingSetAside))
 		bar := &v.Bars[len(v.Bars)-1]
 		bar.Note = strings.TrimSpace(bar.Note + " " + aside)
 	}

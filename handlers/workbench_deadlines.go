@@ -59,9 +59,14 @@ func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now 
 		v.Soon = v.Soon || d.RuntimeStopAt.Sub(now) <= deadlineSoon
 	}
 	if !d.BudgetStopAt.IsZero() {
-		if owner != "" {
+		switch {
+		case d.BudgetStopForBookings && owner != "":
+			v.Budget = i18n.T(ctx, "at %s what is left of %s's monthly budget beside their bookings' unused time is spent: it stops then", clockText(ctx, d.BudgetStopAt, now), owner)
+		case d.BudgetStopForBookings:
+			v.Budget = i18n.T(ctx, "at %s what is left of your monthly budget beside your bookings' unused time is spent: it stops then", clockText(ctx, d.BudgetStopAt, now))
+		case owner != "":
 			v.Budget = i18n.T(ctx, "%s's monthly limit is reached at %s: it stops then", owner, clockText(ctx, d.BudgetStopAt, now))
-		} else {
+		default:
 			v.Budget = i18n.T(ctx, "your monthly limit is reached at %s: it stops then", clockText(ctx, d.BudgetStopAt, now))
 		}
 		v.Soon = v.Soon || d.BudgetStopAt.Sub(now) <= deadlineSoon
@@ -131,6 +136,11 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 		b.Messages = append(b.Messages, i18n.T(ctx, "%s: new launches are refused until next month or until an administrator raises your quota.", quotaText(ctx, st.LimitReached)))
 	}
 	budgetUsedUp := st.LimitReached == models.BudgetUsedUp()
+	if l := st.Quota.BudgetPerMonthMicros; l != nil && !b.Full && st.BookingSetAside > 0 && st.MonthSpend+st.BookingSetAside >= *l {
+		// Launches off the bookings are refused: said before one is.
+		b.Messages = append(b.Messages, i18n.T(ctx, "Your bookings would bill %s for their unused time this month, all of the %s left of your monthly budget: only launches on your bookings can start.",
+			amount(st.BookingSetAside), amount(max(*l-st.MonthSpend, 0))))
+	}
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && *l > 0 && float64(st.MonthSpend) >= warnFraction*float64(*l) && st.MonthSpend < *l && !budgetUsedUp {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have spent %s of your monthly budget of %s (%d%%).",
 			amount(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))

@@ -183,9 +183,15 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: BudgetUsedUp()}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.SetAsideMicros > 0 && month.AmountMicros+ask.SetAsideMicros+max(ask.MinChargeMicros, 1) > *b {
+			left := *b - month.AmountMicros
+			if ask.SetAsideMicros >= left {
+				return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
+					"quota exceeded: your bookings would bill %s for their unused time this month (unused booked time is billed), all of the %s left of your monthly budget; launch on your booking, or release a booking you will not use",
+					moneyRounded(ask.SetAsideMicros, ask.Currency, true), moneyRounded(left, ask.Currency, false))}
+			}
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
-				"quota exceeded: %s of the %s left of your monthly budget is set aside for the booked time your bookings would leave unused (unused booked time is billed); launch on your booking, or release a booking you will not use",
-				moneyRounded(min(ask.SetAsideMicros, *b-month.AmountMicros), ask.Currency, true), moneyRounded(*b-month.AmountMicros, ask.Currency, false))}
+				"quota exceeded: your bookings would bill %s for their unused time this month (unused booked time is billed), and the rest of the %s left of your monthly budget cannot cover this flavor's minimum charge of %s; launch on your booking, or release a booking you will not use",
+				moneyRounded(ask.SetAsideMicros, ask.Currency, true), moneyRounded(left, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true))}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			left, minimum := moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true)

@@ -245,6 +245,9 @@ type UnitSpan struct {
 	Units int        `gorm:"column:units"`
 	Start time.Time  `gorm:"column:span_start"`
 	End   *time.Time `gorm:"column:span_end"`
+	// EndReason is the interval's (EndRestartedOutside: the run went on
+	// in the next one).
+	EndReason string `gorm:"column:end_reason"`
 }
 
 // UnitSpansOf lists the usage intervals of users (a booking's holders) on
@@ -253,7 +256,7 @@ func (s *Store) UnitSpansOf(ctx context.Context, userIDs []int64, kind, model, p
 	if len(userIDs) == 0 {
 		return nil, nil
 	}
-	q := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("gpu_count AS units", "started_at AS span_start", "ended_at AS span_end").
+	q := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("gpu_count AS units", "started_at AS span_start", "ended_at AS span_end", "end_reason").
 		Where("user_id IN ? AND gpu_count > 0 AND gpu_model = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)", userIDs, model, to, from)
 	if kind == UnitGPU || kind == "" {
 		q = q.Where("unit_kind IN ('', 'gpu')")

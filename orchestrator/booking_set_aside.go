@@ -62,7 +62,7 @@ func (m *Manager) setAsideFor(ctx context.Context, uid int64, now time.Time) (bo
 		if err != nil {
 			return out, err
 		}
-		if _, unused, pieces := reservedUse(r, spans, now); unused > 0 {
+		if _, unused, pieces := reservedUse(r, chargedSpans(spans, m.billing.minCharge), now); unused > 0 {
 			// Unpriced units are not billed unused (settlement waits for
 			// a rate): nothing to set aside for them either.
 			if lines, err := m.unusedLines(ctx, r, unused, pieces); err == nil {
@@ -76,6 +76,24 @@ func (m *Manager) setAsideFor(ctx context.Context, uid int64, now time.Time) (bo
 		ahead, err := models.BookingCost(r, scheds, now, next)
 		if err != nil {
 			return out, err
+		}
+		// Runs on its units whose minimum charge is not over have been
+		// charged their units to its end already (the month's usage
+		// counts it): that part will not be unused.
+		charged := 0
+		for _, s := range spans {
+			minEnd := s.Start.Add(m.billing.minCharge)
+			if !minEnd.After(now) || s.EndReason == models.EndRestartedOutside || charged >= r.Units {
+				continue
+			}
+			part := *r
+			part.Units = min(s.Units, r.Units-charged)
+			charged += part.Units
+			c, err := models.BookingCost(&part, scheds, now, minTime(minEnd, next))
+			if err != nil {
+				return out, err
+			}
+			ahead -= min(c, ahead)
 		}
 		out.micros += ahead
 		if !now.Before(r.StartsAt) && now.Before(r.HeldUntil()) {
@@ -183,6 +201,13 @@ func (m *Manager) drawOnBookings(open []models.UsageInterval, covers []bookingCo
 
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
 		return a
 	}
 	return b

@@ -76,7 +76,7 @@ func TestMemBookingsHoldTheirBudgetBackFromOtherLaunches(t *testing.T) {
 	}
 	_, err = r.m.Launch(ctx, r.owner, LaunchRequest{Name: "other", Image: "mem", Flavor: "mig-1g"})
 	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "quota_exceeded" || !strings.Contains(re.Message, "set aside for the booked time your bookings would leave unused") {
+	if !errors.As(err, &re) || re.Code != "quota_exceeded" || !strings.Contains(re.Message, "your bookings would bill 6.00") || !strings.Contains(re.Message, "cannot cover this flavor's minimum charge") {
 		t.Fatalf("a MIG launch beside a booking that holds the budget: %v; want a quota refusal naming the set-aside", err)
 	}
 	// Unused time not billed: nothing is set aside.
@@ -91,8 +91,17 @@ func TestMemBookingsHoldTheirBudgetBackFromOtherLaunches(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A launch pinned to the booking waits for it and runs on it.
-	if _, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: "waits", Image: "mem", Flavor: "whole", Reservation: booking.ID, Queue: true}); err != nil {
+	waits, err := r.m.Launch(ctx, r.owner, LaunchRequest{Name: "waits", Image: "mem", Flavor: "whole", Reservation: booking.ID, Queue: true})
+	if err != nil {
 		t.Fatalf("a launch queued for the booking: %v", err)
+	}
+	// Left and started again, it is still pinned to the booking.
+	if err := r.m.Stop(ctx, waits.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	r.mem().waitState(t, waits.ID, models.StateStopped)
+	if err := r.m.StartAs(ctx, waits.ID, r.owner, StartOptions{Queue: true}); err != nil {
+		t.Fatalf("a workbench pinned to the booking started again: %v", err)
 	}
 	// In the booking, a launch on its units draws on what it set aside.
 	advance(start.Sub(r.m.now()) + time.Minute)
@@ -136,6 +145,12 @@ func TestMemRunsOffBookingsStopAtTheSetAside(t *testing.T) {
 	if !scope.stops(other) {
 		t.Fatal("the stop spares the run off the booking")
 	}
+	// Its page says what the stop is for.
+	r.m.budgetWork.Wait()
+	r.m.scheduleBudget(ctx, r.owner.ID)
+	if d := r.m.Deadlines(ctx, other); !d.BudgetStopAt.Equal(at) || !d.BudgetStopForBookings {
+		t.Fatalf("the page's budget stop %s (for the bookings: %v); want %s, for the bookings", d.BudgetStopAt, d.BudgetStopForBookings, at)
+	}
 	// In the booking, a run on its units: the stop spares it while the
 	// booking holds it.
 	advance(start.Sub(r.m.now()) + time.Second)
@@ -153,5 +168,53 @@ func TestMemRunsOffBookingsStopAtTheSetAside(t *testing.T) {
 	r.m.scheduleBudget(ctx, r.owner.ID)
 	if d := r.m.Deadlines(ctx, booked); !d.BudgetStopAt.IsZero() {
 		t.Fatalf("the run on the booking shows a budget stop at %s", d.BudgetStopAt)
+	}
+}
+
+// A run on booked units that stops inside its minimum charge was charged
+// to the minimum's end: its booking counts those seconds as used, not
+// unused too, and the set-aside does not hold them back a second time. A
+// run stopped after 12 s was charged its 60 s minimum and the booking 48 s
+// of the same unit as unused; right after a launch on a booking, other
+// work was stopped early for it.
+func TestMemRunOnABookingIsNotChargedTwiceForItsMinimum(t *testing.T) {
+	t.Parallel()
+	r, advance, unit := setAsideRig(t)
+	ctx := context.Background()
+	r.setBudget(t, 100*unit)
+	start := r.m.now()
+	booking := r.bookWhole(t, 1, start, time.Hour)
+	wb := r.launchRunning(t, "booked", "whole")
+	a, err := r.m.setAsideFor(ctx, r.owner.ID, r.m.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hour's unit less what its minimum charges from now on (a few
+	// micro-units of rounding: each clock hour's line is rounded).
+	open, err := r.store.OpenIntervals(ctx, r.owner.ID)
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open intervals %v %v", open, err)
+	}
+	minimumAhead := open[0].StartedAt.Add(time.Minute).Sub(r.m.now())
+	want := unit - int64(time.Duration(unit)*minimumAhead/time.Hour)
+	if d := a.micros - want; d < -3 || d > 3 {
+		t.Fatalf("set aside %d µ with a young run on the booking; want about %d (the hour less its minimum ahead, %s)", a.micros, want, minimumAhead)
+	}
+	// Stopped after 12 s: the booking counts its 60 s minimum as used.
+	advance(12 * time.Second)
+	if err := r.m.Stop(ctx, wb.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	advance(2 * time.Minute)
+	b, err := r.store.ReservationByID(ctx, booking.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used, unused, _, err := r.m.reservationUse(ctx, b, r.m.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used < 60 || used > 61 || used+unused != int64(r.m.now().Sub(b.StartsAt).Seconds()+0.999999) {
+		t.Fatalf("a run stopped inside its minimum: the booking counts %d s used and %d unused; want the 60 s minimum used", used, unused)
 	}
 }

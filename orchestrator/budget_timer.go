@@ -43,6 +43,9 @@ type budgetStop struct {
 type stopScope struct {
 	gpuOnly bool
 	spare   map[string]bool
+	// setAside: the stop is for what the bookings set aside, not for the
+	// limit itself (the workbench page words it so).
+	setAside bool
 }
 
 // stops reports whether the scope stops wb.
@@ -236,7 +239,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		}
 		t := now.Add(time.Duration(seconds) * time.Second)
 		if at.IsZero() || t.Before(at) {
-			at, reason, scope.gpuOnly, spareUntil = t, why, onlyGPU, spare
+			at, reason, scope.gpuOnly, spareUntil, scope.setAside = t, why, onlyGPU, spare, spare != nil
 		}
 	}
 	if b := lim.BudgetPerMonthMicros; b != nil && perHour > 0 {

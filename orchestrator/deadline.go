@@ -110,6 +110,9 @@ type Deadlines struct {
 	// is reached at the live rate and the budget timer stops it (zero:
 	// none applies, or not known yet).
 	BudgetStopAt time.Time
+	// BudgetStopForBookings: that stop is for what the owner's bookings
+	// set aside of the budget (booking_set_aside.go), not the limit itself.
+	BudgetStopForBookings bool
 }
 
 // idleStopAt is when a workbench last active at last is idle-culled.
@@ -192,7 +195,7 @@ func (m *Manager) Deadlines(ctx context.Context, wb *models.Workbench) Deadlines
 	// A class's students saw only the idle deadline while their budget
 	// stopped them far sooner.
 	if st, ok := m.budgets.stopOf(wb.OwnerID); ok && st.stops(wb) {
-		d.BudgetStopAt = st.at
+		d.BudgetStopAt, d.BudgetStopForBookings = st.at, st.setAside
 	}
 	return d
 }

@@ -114,8 +114,11 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second, Currency: m.opt.Currency}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
-	if ask.SetAsideMicros, err = m.launchSetAside(ctx, wb.OwnerID, fl); err != nil {
-		return err
+	// One pinned to a booking runs on it (as a launch pinned to it).
+	if wb.ReservationID == nil {
+		if ask.SetAsideMicros, err = m.launchSetAside(ctx, wb.OwnerID, fl); err != nil {
+			return err
+		}
 	}
 	// Accepted from here on: what follows must not be cut half-way by the
 	// request ending (a record without its launch), so the request's

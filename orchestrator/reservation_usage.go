@@ -86,8 +86,25 @@ func (m *Manager) reservationUse(ctx context.Context, r *models.Reservation, now
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	used, unused, pieces = reservedUse(r, spans, now)
+	used, unused, pieces = reservedUse(r, chargedSpans(spans, m.billing.minCharge), now)
 	return used, unused, pieces, nil
+}
+
+// chargedSpans is spans as they were charged: a run that ended inside its
+// minimum charge (SPEC §6 rule 3) was charged to the minimum's end, so its
+// units count as used that long. Its booking billed the same seconds
+// again as unused: a run stopped after 12 s was charged its 60 s minimum,
+// and the booking 48 s of those unused. A part that a restart behind the
+// portal's back ended has no minimum of its own (the run went on).
+func chargedSpans(spans []models.UnitSpan, minCharge time.Duration) []models.UnitSpan {
+	out := make([]models.UnitSpan, len(spans))
+	for i, s := range spans {
+		out[i] = s
+		if minEnd := s.Start.Add(minCharge); s.End != nil && s.End.Before(minEnd) && s.EndReason != models.EndRestartedOutside {
+			out[i].End = &minEnd
+		}
+	}
+	return out
 }
 
 // settleReservations settles the bookings that are over: their use is

@@ -53,15 +53,26 @@ func TestBookingSetAsideHoldsOtherLaunchesBack(t *testing.T) {
 		t.Fatalf("dana's budget: %d %v", code, out)
 	}
 	code, body := p.api("POST", "/api/v1/workbenches", dana, `{"name":"other","image":"fake","flavor":"1x H100 80GB HBM3"}`)
-	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "set aside for the booked time your bookings would leave unused") {
+	if code != http.StatusUnprocessableEntity || errCode(body) != "quota_exceeded" || !strings.Contains(errMessage(body), "your bookings would bill") || !strings.Contains(errMessage(body), "all of the") {
 		t.Fatalf("a launch off the booking with the budget set aside: %d %v; want 422 quota_exceeded naming the set-aside", code, body)
 	}
 	c := p.client()
 	p.login(c, "dana", "dana-password")
 	_, page := p.get(c, "/usage")
 	note := strings.TrimSpace(mpDoc(t, page).Find(`[data-testid=quota-bar-spend] [data-testid=quota-note]`).Text())
-	if !strings.Contains(note, "is set aside for the booked time your bookings would leave unused") {
+	if !strings.Contains(note, "Your bookings would bill") || !strings.Contains(note, "set aside of the budget") {
 		t.Errorf("the spend bar's note reads %q; want what the booking sets aside", note)
+	}
+	// The pages people launch from say it before a launch is refused,
+	// and so does /api/v1/me.
+	_, home := p.get(c, "/")
+	if !strings.Contains(home, "only launches on your bookings can start") {
+		t.Errorf("the home page does not say that only launches on the booking can start")
+	}
+	_, me := p.api("GET", "/api/v1/me", dana, "")
+	usage, _ := me["usage"].(map[string]any)
+	if w := fmt.Sprint(usage["warnings"]); !strings.Contains(w, "only launches on your bookings can start") {
+		t.Errorf("/api/v1/me warns %s", w)
 	}
 	// Unused time no longer billed: nothing is set aside.
 	if code, out := p.api("PUT", "/api/v1/admin/reservation-settings", admin, `{"bill_unused": false}`); code != http.StatusOK {
