@@ -287,7 +287,7 @@ func (h *Handler) apiCalculatorApplyRate(c *gin.Context) {
 	if !ok {
 		return
 	}
-	pr, errs, err := h.applySuggestedRate(c, v)
+	pr, errs, err := h.applySuggestedRate(c, v, nil)
 	switch {
 	case errs != nil:
 		h.failFields(c, errs)

@@ -18,7 +18,9 @@ import (
 // inputs, never a posted amount) and adds its suggested GPU rate (the owned
 // cost less the CPU and memory share, see gpuRateSuggestion) as a new
 // version of the GPU model's rate, effective now, recorded in the audit log.
-func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.PriceRate, pricing.FieldErrors, error) {
+// ask, when given, is asked with the rate about to be applied (the form's
+// question without JavaScript); false answers errAskedFirst, nothing done.
+func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values, ask func(pr models.PriceRate) bool) (*models.PriceRate, pricing.FieldErrors, error) {
 	// The defaults of an empty calculation are no reason to change a live
 	// price: the request must say which GPU model (or flavor) it prices.
 	if strings.TrimSpace(v.Get("gpu_model")) == "" && strings.TrimSpace(v.Get("flavor")) == "" {
@@ -46,6 +48,9 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 		return nil, pricing.FieldErrors{"target_utilization": sug.coversAllText(env.lc, h.perGPUHour)}, nil
 	}
 	pr := models.PriceRate{Resource: pricing.GPU, GPUModel: model, Micros: sug.RateMicros, CreatedBy: currentUser(c).Username}
+	if ask != nil && !ask(pr) {
+		return nil, nil, errAskedFirst
+	}
 	before, err := h.rateReplaced(ctx, pr)
 	if err != nil {
 		return nil, nil, err
@@ -69,6 +74,9 @@ func (h *Handler) applySuggestedRate(c *gin.Context, v url.Values) (*models.Pric
 	return &pr, nil, nil
 }
 
+// errAskedFirst: the form's question was shown instead (askedFirst).
+var errAskedFirst = errors.New("asked first")
+
 // calculatorApplyRateForm: POST /admin/calculator/apply-rate (query = the
 // TCO inputs) — the one-click "apply to the price list" of the calculator.
 func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
@@ -78,15 +86,16 @@ func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
 		return
 	}
 	// Every charge from now on takes the new rate: asked without
-	// JavaScript too (the model and rate fields only word the question;
-	// the rate applied is computed again from the query).
+	// JavaScript too, once the calculation is valid, with the rate it
+	// gives (not one the form says).
 	ctx := c.Request.Context()
-	if !h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Set the rate of %s to %s from now on?", c.PostForm("apply_model"), c.PostForm("apply_rate")),
-		Yes: i18n.T(ctx, "Apply"), Back: "/calculator?" + q.Encode() + "#tco"}) {
-		return
-	}
-	pr, errs, err := h.applySuggestedRate(c, q)
+	pr, errs, err := h.applySuggestedRate(c, q, func(pr models.PriceRate) bool {
+		return h.askedFirst(c, templates.ConfirmView{Question: i18n.T(ctx, "Set the rate of %s to %s from now on?", models.ShortGPUName(pr.GPUModel), h.perGPUHour(ctx, pr.Micros)),
+			Yes: i18n.T(ctx, "Apply"), Back: "/calculator?" + q.Encode() + "#tco"})
+	})
 	switch {
+	case errors.Is(err, errAskedFirst):
+		// The question page is the answer.
 	case errs != nil:
 		h.fail(c, newError(400, "invalid_"+errs.First(), errs.Error()))
 	case err != nil:

@@ -579,12 +579,12 @@ func TestCalculatorApplySuggestedRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, body := p.postFormBody(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}, "apply_model": {"H100"}, "apply_rate": {"1.23"}})
+	res, body := p.postFormBody(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}})
 	later, err := p.srv.Store.PriceHistory(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Set the rate of H100 to 1.23 from now on?") || len(later) != len(history) {
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Set the rate of H100 80GB HBM3 to ") || len(later) != len(history) {
 		t.Fatalf("apply without the page's yes: %d, %d rates before and %d after", res.StatusCode, len(history), len(later))
 	}
 	res = p.postForm(admin, "/admin/calculator/apply-rate", url.Values{"query": {query}, "confirmed": {"true"}})
