@@ -214,5 +214,9 @@ func apiReservedUnused(user string, r orchestrator.UnusedRow) APIReservedUnused 
 
 // hoursText is unit-seconds as hours with two decimals ("1.50").
 func hoursText(secs int64) string {
-	return strconv.FormatInt(secs/3600, 10) + "." + strconv.FormatInt(100+secs%3600*100/3600, 10)[1:]
+	// Rounded to the hundredth, as the ledger line's note words the same
+	// unused time (orchestrator's unitHours): cut off, 132 s read 0.03
+	// here and 61 s read 0.02 on the bill.
+	hundredths := (secs*100 + 1800) / 3600
+	return strconv.FormatInt(hundredths/100, 10) + "." + strconv.FormatInt(100+hundredths%100, 10)[1:]
 }
