@@ -472,7 +472,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 			if b, ok := pinned[*w.ReservationID]; ok && b.ReleasedAt == nil && now.Before(b.EndsAt) && b.For(w.OwnerID) {
 				r.Reservation = b.ID
 				if now.Before(b.StartsAt) && r.Blocked == "" {
-					r.Blocked = reasonf("waiting for your reservation #%s, which opens at %s UTC", strconv.FormatInt(b.ID, 10), b.StartsAt.UTC().Format("2006-01-02 15:04:05"))
+					r.Blocked = reasonf("waiting for your reservation #%s, which opens at %s UTC", strconv.FormatInt(b.ID, 10), opensAt(b.StartsAt))
 					r.NotBefore = b.StartsAt
 				}
 			}
@@ -625,4 +625,15 @@ func (m *Manager) cancelQueued(ctx context.Context, id, reason string) (bool, er
 	m.events.Publish(Update{ID: id, State: models.StateStopped, Reason: reason, At: time.Now().UTC()})
 	m.kickDrain() // positions of the others moved
 	return true, nil
+}
+
+// opensAt writes when a booking opens as the booking pages do, to the
+// minute ("2026-12-07 10:00"); with its seconds only when it has some (a
+// window begun when it was booked): the queue said "10:00:00" where the
+// refusal and the estimated start said "10:00".
+func opensAt(t time.Time) string {
+	if t = t.UTC(); t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format("2006-01-02 15:04")
+	}
+	return t.Format("2006-01-02 15:04:05")
 }

@@ -1,6 +1,9 @@
 package orchestrator
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // A queue reason read by someone else loses the words meant for its owner.
 func TestReasonForOthers(t *testing.T) {
@@ -29,6 +32,20 @@ func TestReasonForPublic(t *testing.T) {
 	} {
 		if got := ReasonForPublic(in); got != want {
 			t.Errorf("ReasonForPublic(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A booking's opening in the queue's reason is to the minute, as the
+// booking pages and refusals write it ("10:00:00" read as another format
+// beside "10:00"); seconds only when the window has some.
+func TestOpensAtIsToTheMinute(t *testing.T) {
+	for in, want := range map[time.Time]string{
+		time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC):  "2026-12-07 10:00",
+		time.Date(2026, 12, 7, 10, 0, 30, 0, time.UTC): "2026-12-07 10:00:30",
+	} {
+		if got := opensAt(in); got != want {
+			t.Errorf("opensAt(%s) = %q, want %q", in, got, want)
 		}
 	}
 }
