@@ -6,6 +6,7 @@ import (
 
 	"workbench/models"
 	"workbench/models/pricing"
+	"workbench/orchestrator/scheduler"
 )
 
 // What a user's bookings set aside of their monthly budget. While
@@ -31,10 +32,10 @@ type bookingSetAside struct {
 // what one of its units costs an hour now (what a run on it takes from
 // the set-aside: a run's CPU and memory are not booked).
 type bookingCover struct {
-	kind, model, profile string
-	units, free          int
-	until                time.Time
-	unitPerHour          int64
+	pool        scheduler.Pool
+	units, free int
+	until       time.Time
+	unitPerHour int64
 }
 
 // setAsideFor reads uid's bookings and prices their set-aside at now.
@@ -101,7 +102,7 @@ func (m *Manager) setAsideFor(ctx context.Context, uid int64, now time.Time) (bo
 			if err != nil {
 				rate = 0 // unpriced: nothing was set aside for it either
 			}
-			out.covers = append(out.covers, bookingCover{kind: kind, model: model, profile: profile,
+			out.covers = append(out.covers, bookingCover{pool: reservationPool(r),
 				units: r.Units, free: max(r.Units-unitsInUseAt(spans, now), 0), until: r.HeldUntil(), unitPerHour: rate})
 		}
 	}
@@ -122,13 +123,13 @@ func unitsInUseAt(spans []models.UnitSpan, t time.Time) int {
 // drawsOnBooking reports whether a launch of units of a kind would be
 // held wholly by uid's bookings in force now (their free units): such a
 // launch takes from what the bookings set aside.
-func (a bookingSetAside) drawsOnBooking(kind, model, profile string, units int) bool {
+func (a bookingSetAside) drawsOnBooking(pool scheduler.Pool, units int) bool {
 	if units <= 0 {
 		return false
 	}
 	free := 0
 	for _, c := range a.covers {
-		if c.kind == kind && c.model == model && (kind != models.UnitMIG || c.profile == profile) {
+		if c.pool == pool {
 			free += c.free
 		}
 	}
@@ -150,7 +151,7 @@ func (m *Manager) launchSetAside(ctx context.Context, uid int64, fl *models.Flav
 	if err != nil || a.micros == 0 {
 		return 0, err
 	}
-	if fl.GPUCount > 0 && a.drawsOnBooking(flavorKind(fl), fl.GPUModel, fl.MIGProfile, fl.GPUCount) {
+	if fl.GPUCount > 0 && a.drawsOnBooking(unitPool(flavorKind(fl), fl.GPUModel, fl.MIGProfile), fl.GPUCount) {
 		return 0, nil
 	}
 	return a.micros, nil
@@ -162,7 +163,7 @@ func (m *Manager) launchSetAside(ctx context.Context, uid int64, fl *models.Flav
 // will be billed until that booking ends, since the set-aside counts its
 // booked time already; the rest spends as it runs. spare names the runs
 // held wholly by bookings, and until when.
-func (m *Manager) drawOnBookings(open []models.UsageInterval, covers []bookingCover, runs []liveRun) (held []liveRun, spare map[string]time.Time) {
+func drawOnBookings(open []models.UsageInterval, covers []bookingCover, runs []liveRun) (held []liveRun, spare map[string]time.Time) {
 	left := make([]int, len(covers))
 	for i, c := range covers {
 		left[i] = c.units
@@ -170,13 +171,10 @@ func (m *Manager) drawOnBookings(open []models.UsageInterval, covers []bookingCo
 	spare = map[string]time.Time{}
 	for i, iv := range open {
 		run, units := runs[i], iv.GPUCount
-		kind := iv.UnitKind
-		if kind == "" {
-			kind = models.UnitGPU
-		}
+		pool := unitPool(iv.UnitKind, iv.GPUModel, iv.UnitProfile) // "" is whole GPUs
 		var wholly time.Time
 		for j, c := range covers {
-			if units == 0 || left[j] == 0 || c.kind != kind || c.model != iv.GPUModel || (kind == models.UnitMIG && c.profile != iv.UnitProfile) {
+			if units == 0 || left[j] == 0 || c.pool != pool {
 				continue
 			}
 			n := min(units, left[j])

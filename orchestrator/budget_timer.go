@@ -253,7 +253,7 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 		if aside.micros > 0 {
 			// Work on a booking takes from what it set aside: until the
 			// booking ends it adds nothing to what will be billed.
-			held, spare := m.drawOnBookings(open, aside.covers, runs)
+			held, spare := drawOnBookings(open, aside.covers, runs)
 			if secs, ok := secondsUntilSpent(budgetLeft(*b, use.AmountMicros+aside.micros), now, held); ok && secs < math.MaxInt32 {
 				consider(secs, reasonf("quota exceeded: what is left of your monthly budget is set aside for the booked time your bookings would leave unused"), false, spare)
 			}
