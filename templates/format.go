@@ -267,6 +267,15 @@ func MonthText(ctx context.Context, m MonthNav) string {
 	if err != nil {
 		return m.Label
 	}
+	return monthIn(ctx, t)
+}
+
+// monthIn is t's month in the reader's language: "December 2026", or
+// "2026年12月" (the month pickers and the dates of refusals).
+func monthIn(ctx context.Context, t time.Time) string {
+	if i18n.FromContext(ctx).Tag == i18n.English {
+		return t.Format("January 2006")
+	}
 	return fmt.Sprintf("%d年%d月", t.Year(), int(t.Month()))
 }
 

@@ -100,11 +100,7 @@ func readerDates(ctx context.Context, text string, bare bool) string {
 			if err != nil {
 				continue
 			}
-			out = t.Format("January 2006")
-			if !english {
-				out = fmt.Sprintf("%d年%d月", t.Year(), int(t.Month()))
-			}
-			out = pre + out + post
+			out = pre + monthIn(ctx, t) + post
 		}
 		b.WriteString(text[last:start])
 		b.WriteString(out)
