@@ -23,6 +23,7 @@ var apiQueryParams = map[string][]string{
 	"DELETE /api/v1/workbenches/:id":        {"delete_data"},
 	"DELETE /api/v1/admin/users/:id":        {"confirm"},
 	"GET /api/v1/usage":                     {"from", "to", "group_by", "user"},
+	"GET /api/v1/usage/lines":               {"month", "user", "limit", "cursor"},
 	"GET /api/v1/admin/utilisation":         {"bucket", "from", "to"},
 	"GET /api/v1/admin/reservations/unused": {"from", "to", "format"},
 	"GET /api/v1/admin/simulate":            {"days", "engine", "policy", "mig", "model", "gpus", "shared_gpus", "slices"},

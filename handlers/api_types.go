@@ -466,11 +466,27 @@ type APILedgerLine struct {
 	CreatedAt     time.Time `json:"created_at"`
 }
 
+// apiLedgerLine gives the times in UTC, as the CSV exports do: the ledger
+// is kept and split by the hour in UTC.
 func apiLedgerLine(e *models.LedgerEntry) APILedgerLine {
 	return APILedgerLine{ID: e.ID, Group: e.GroupName, WorkbenchID: e.WorkbenchID, Resource: e.Resource, GPUModel: e.GPUModel,
-		PeriodStart: e.PeriodStart, PeriodEnd: e.PeriodEnd, Seconds: e.Seconds, QuantityMilli: e.QuantityMilli,
+		PeriodStart: e.PeriodStart.UTC(), PeriodEnd: e.PeriodEnd.UTC(), Seconds: e.Seconds, QuantityMilli: e.QuantityMilli,
 		RateMicros: e.RateMicros, AmountMicros: e.AmountMicros, Reverses: e.Reverses, Note: e.Note, CreatedBy: e.CreatedBy,
-		CreatedAt: e.CreatedAt}
+		CreatedAt: e.CreatedAt.UTC()}
+}
+
+// APIUsageLine is one line of GET /usage/lines: a ledger line as the
+// credits and reversals answer it, with what /usage.csv adds (the
+// workbench's name, the currency) and what a reader of everyone's lines
+// or of a reversed one needs (the user's name, the reversal's id).
+type APIUsageLine struct {
+	APILedgerLine
+	User      string `json:"user"`
+	Workbench string `json:"workbench"`
+	// ReversedBy is the id of the line that cancels this one, which may
+	// be in a later month (a closed month's line is reversed dated now).
+	ReversedBy *int64 `json:"reversed_by,omitempty"`
+	Currency   string `json:"currency"`
 }
 
 // APIEgress is GET|PUT /admin/egress: the workbench network's outbound

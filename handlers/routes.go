@@ -164,6 +164,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	api.POST("/workbenches/:id/tokens", h.requireSudo, h.apiWorkbenchTokenCreate)
 	api.DELETE("/workbenches/:id/tokens/:tid", h.noBody, h.apiWorkbenchTokenRevoke)
 	api.GET("/usage", h.apiUsage)
+	api.GET("/usage/lines", h.apiUsageLines)
 	api.GET("/tokens", h.apiTokens)
 	api.POST("/tokens", h.requireSudo, h.apiTokenCreate)
 	api.POST("/sudo", h.apiSudo)

@@ -71,20 +71,8 @@ func (h *Handler) apiUsage(c *gin.Context) {
 		h.fail(c, &models.ValidationError{Field: "group_by", Message: "must be user, group, gpu_model, workbench or resource"})
 		return
 	}
-	me := currentUser(c)
-	userID := me.ID
-	if me.IsAdmin() {
-		userID = 0
-		if name := c.Query("user"); name != "" {
-			u, err := h.store.UserByUsername(ctx, name)
-			if err != nil {
-				h.fail(c, err)
-				return
-			}
-			userID = u.ID
-		}
-	} else if name := c.Query("user"); name != "" && name != me.Username {
-		h.fail(c, errForbidden)
+	userID, ok := h.usageUserID(c)
+	if !ok {
 		return
 	}
 	items, total, err := h.store.UsageSummary(ctx, from, to, groupBy, userID)
@@ -107,4 +95,28 @@ func (h *Handler) apiUsage(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, APIUsage{From: from.Format(time.RFC3339), To: to.Format(time.RFC3339), GroupBy: groupBy,
 		Items: nonNil(items), TotalMicros: total, Currency: h.cfg.Currency})
+}
+
+// usageUserID is whose usage a request of /api/v1/usage or /usage/lines
+// reads (0: everyone's): the caller's own; an admin's everyone's, or with
+// ?user=NAME that user's. A user naming another is refused (403), an
+// unknown name is 404; either is answered and ok is false.
+func (h *Handler) usageUserID(c *gin.Context) (userID int64, ok bool) {
+	me := currentUser(c)
+	name := c.Query("user")
+	switch {
+	case !me.IsAdmin() && name != "" && name != me.Username:
+		h.fail(c, errForbidden)
+		return 0, false
+	case !me.IsAdmin():
+		return me.ID, true
+	case name == "":
+		return 0, true
+	}
+	u, err := h.store.UserByUsername(c.Request.Context(), name)
+	if err != nil {
+		h.fail(c, err)
+		return 0, false
+	}
+	return u.ID, true
 }

@@ -71,3 +71,48 @@ func notificationsBeforeQuery(db *gorm.DB, userID, beforeID int64, limit int) *g
 	}
 	return q.Order("id DESC").Limit(limit)
 }
+
+// StatementLine is a ledger line as the API's statement gives it: with its
+// user's name, its workbench's (the id where the workbench is unknown, as
+// the CSV names it; a deleted one's kept) and, for a line reversed since,
+// the id of the reversal.
+type StatementLine struct {
+	LedgerEntry
+	Username      string
+	WorkbenchName string
+	ReversedBy    *int64
+}
+
+// StatementLinesAfter is one page of a month's ledger lines by id: at most
+// limit lines whose period starts in month (UTC) and whose id is above
+// afterID (0: from the first), of userID (0: everyone's). By id, not by
+// period as the /usage page and the CSV: the ledger only grows and ids
+// only rise, so a line written during a walk (the hour just billed, a
+// reversal dated back into the month) comes on its last page, never behind
+// its cursor.
+func (s *Store) StatementLinesAfter(ctx context.Context, userID int64, month time.Time, afterID int64, limit int) ([]StatementLine, error) {
+	var out []StatementLine
+	return out, statementLinesAfterQuery(s.rdb.WithContext(ctx), userID, month, afterID, limit).Scan(&out).Error
+}
+
+// statementLinesAfterQuery reads a range of ledger_user_month (one user)
+// or ledger_month (everyone's), both (…, month, id). The month is the
+// expression those indexes and the ledger_monthly rollup file a line by,
+// so the lines of a month add up to UsageSummary's total for it.
+func statementLinesAfterQuery(db *gorm.DB, userID int64, month time.Time, afterID int64, limit int) *gorm.DB {
+	// A line is reversed at most once: the reversal's idempotency key
+	// "reverse:<id>" is unique (Reverse, ReverseLines), so its index finds it.
+	q := db.Table("ledger_entries AS l").
+		Select(`l.*, u.username, COALESCE(w.name, l.workbench_id) AS workbench_name,
+			(SELECT r.id FROM ledger_entries r WHERE r.idempotency_key = 'reverse:' || l.id) AS reversed_by`).
+		Joins("JOIN users u ON u.id = l.user_id").
+		Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id").
+		Where("substr(l.period_start, 1, 7) = ?", month.UTC().Format("2006-01"))
+	if userID != 0 {
+		q = q.Where("l.user_id = ?", userID)
+	}
+	if afterID > 0 {
+		q = q.Where("l.id > ?", afterID)
+	}
+	return q.Order("l.id").Limit(limit)
+}
