@@ -230,7 +230,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// history, else metering ends at the last heartbeat.
 		at, source := m.vanishedExit(ctx, wb.ID)
 		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
-		m.closeVanished(ctx, wb, at, "the container disappeared")
+		m.closeVanished(ctx, wb, at, m.vanishedReason(ctx, wb))
 	}
 }
 
@@ -263,6 +263,22 @@ func exitedThisRun(wb *models.Workbench, c runtime.ContainerInfo) bool {
 		return false
 	}
 	return wb.StoppedAt == nil || c.StartedAt.After(*wb.StoppedAt)
+}
+
+// vanishedReason is why a workbench whose container is gone was closed. A
+// copy of an install started with --new-identity has records of the
+// original's running workbenches: their containers are the original's,
+// alive and well, and "the container disappeared" would alarm their
+// owners for nothing. Such a run started before the new identity.
+func (m *Manager) vanishedReason(ctx context.Context, wb *models.Workbench) string {
+	copied, err := m.store.NewIdentityAt(ctx)
+	if err != nil {
+		m.log.Warn("reconcile: read when the install id changed", "err", err)
+	}
+	if !copied.IsZero() && wb.StartedAt != nil && wb.StartedAt.Before(copied) {
+		return reasonf("this copy of the install does not manage the original's containers (started with --new-identity)")
+	}
+	return reasonf("the container disappeared")
 }
 
 // closeVanished marks a workbench stopped whose container is gone or dead,
