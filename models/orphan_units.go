@@ -46,6 +46,14 @@ type OrphanHold struct {
 // first one of its GPU nobody holds (none free: the GPU is full already).
 // freed counts the units freed.
 func (s *Store) SetOrphanUnits(ctx context.Context, holds []OrphanHold) (freed int, err error) {
+	if len(holds) == 0 {
+		// The common case, every reconciliation: no orphan, none recorded.
+		// Read first, so that it takes no write lock.
+		var n int64
+		if err := s.db.WithContext(ctx).Model(&OrphanUnit{}).Count(&n).Error; err != nil || n == 0 {
+			return 0, err
+		}
+	}
 	err = s.InTx(ctx, func(tx *Store) error {
 		freed = 0
 		db := tx.db.WithContext(ctx) // a session: each statement starts afresh

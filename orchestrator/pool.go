@@ -129,7 +129,7 @@ type PoolGPU struct {
 	// sweep removes it.
 	Unknown *UnknownHolder `json:"unknown_container,omitempty"`
 	Util    *Reading       `json:"utilization,omitempty"`
-	History []gpu.Sample     `json:"-"`
+	History []gpu.Sample   `json:"-"`
 }
 
 // Reading is the latest sample in API form. A field the GPU did not answer
