@@ -198,6 +198,10 @@ type APIGPU struct {
 	// OutsideProcesses are compute processes on a whole GPU no workbench
 	// holds: it is used outside the portal.
 	OutsideProcesses []orchestrator.OutsideProcess `json:"outside_processes,omitempty"`
+	// UnknownContainer holds the GPU whole: a container of this install no
+	// workbench record names (a restored backup's orphan), until the orphan
+	// sweep removes it at remove_at.
+	UnknownContainer *orchestrator.UnknownHolder `json:"unknown_container,omitempty"`
 }
 
 // APIGPUList is GET /gpus: the list and where the inventory comes from.
@@ -212,7 +216,8 @@ func apiGPU(g orchestrator.PoolGPU) APIGPU {
 	return APIGPU{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, State: g.State, Health: g.Health,
 		HealthDetail: g.HealthDetail, WorkbenchID: g.WorkbenchID, Simulated: g.Simulated, Drained: g.Drained,
 		MIGEnabled: g.MIGEnabled, MIG: g.MIG, SharedSlices: g.SharedSlices, MPSMemoryMiB: g.MPSMemoryMiB,
-		MPSThreadPercent: g.MPSThreadPercent, Units: g.Units, Utilization: g.Util, OutsideProcesses: g.Outside}
+		MPSThreadPercent: g.MPSThreadPercent, Units: g.Units, Utilization: g.Util, OutsideProcesses: g.Outside,
+		UnknownContainer: g.Unknown}
 }
 
 // holdersOnly is g with the holding workbench named only where it is one

@@ -127,7 +127,7 @@ func partsFor(gpus []orchestrator.PoolGPU, f models.Flavor, free bool) int {
 			continue // drained, unhealthy, or handed out whole
 		}
 		for _, u := range g.Units {
-			if (!free || u.WorkbenchID == "") && u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
+			if (!free || u.Free()) && u.Kind == f.UnitKind && (f.UnitKind != models.UnitMIG || u.Profile == f.MIGProfile) {
 				n++
 			}
 		}

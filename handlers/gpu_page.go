@@ -65,6 +65,9 @@ func (h *Handler) renderGPUPage(c *gin.Context, status int, forms gpuPageForms) 
 			r.NodeStart = len(v.GPUs) == 0 || v.GPUs[len(v.GPUs)-1].Node != r.Node
 		}
 		r.HeldBy = holders[g.WorkbenchID]
+		if g.Unknown != nil && g.WorkbenchID == "" {
+			r.HeldBy = unknownHolderText(ctx, g.Unknown)
+		}
 		r.Units = unitRows(ctx, g, holders)
 		if g.UUID == forms.shareUUID {
 			r.Share = forms.share
@@ -166,7 +169,7 @@ func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 func unitRows(lc context.Context, g orchestrator.PoolGPU, holders map[string]string) []templates.GPUUnitRow {
 	var out []templates.GPUUnitRow
 	for _, u := range g.Units {
-		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.WorkbenchID == "", Reading: unitReadingTextT(lc, u.Reading)}
+		r := templates.GPUUnitRow{Kind: u.Kind, UUID: u.UUID, Free: u.Free(), Reading: unitReadingTextT(lc, u.Reading)}
 		if u.Kind == models.UnitMIG {
 			r.Label = "MIG " + u.Profile
 		} else {
@@ -174,6 +177,9 @@ func unitRows(lc context.Context, g orchestrator.PoolGPU, holders map[string]str
 		}
 		if !r.Free {
 			r.HeldBy = holders[u.WorkbenchID]
+			if r.HeldBy == "" && u.Unknown != nil {
+				r.HeldBy = unknownHolderText(lc, u.Unknown)
+			}
 			if r.HeldBy == "" {
 				r.HeldBy = i18n.T(lc, "in use")
 			}
@@ -181,6 +187,14 @@ func unitRows(lc context.Context, g orchestrator.PoolGPU, holders map[string]str
 		out = append(out, r)
 	}
 	return out
+}
+
+// unknownHolderText says that a container the portal does not know holds a
+// GPU or unit (a restored backup's orphan: a workbench launched after the
+// backup), by its name and when the orphan sweep removes it, which frees
+// it. Everyone sees it: the name says nothing about whose it is.
+func unknownHolderText(lc context.Context, u *orchestrator.UnknownHolder) string {
+	return i18n.T(lc, "in use by a container the portal does not know: %s (the portal removes it at %s)", u.Name, templates.ClockIn(lc, u.RemoveAt))
 }
 
 // gpuHolders names who holds busy GPUs, by workbench id: admins see every
@@ -257,7 +271,7 @@ func (h *Handler) gpuSummaries(ctx context.Context, gpus []orchestrator.PoolGPU,
 				out[i].Units = append(out[i].Units, templates.UnitSummary{Kind: k.Kind, Profile: k.Profile, Label: label})
 			}
 			out[i].Units[j].Total++
-			if u.WorkbenchID == "" {
+			if u.Free() {
 				out[i].Units[j].Free++
 			}
 		}

@@ -82,7 +82,7 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[model
 			continue // whole, drained or out of order: its units are not offered
 		}
 		for _, u := range g.Units {
-			if u.WorkbenchID != "" || (u.Kind != models.UnitMIG && u.Kind != models.UnitSlice) {
+			if !u.Free() || (u.Kind != models.UnitMIG && u.Kind != models.UnitSlice) {
 				continue
 			}
 			k := models.UnitPool{Kind: u.Kind, Model: g.Model}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -45,11 +46,17 @@ func (s *Store) InstallID(ctx context.Context) (string, error) {
 // queued launches, preempted runs waiting to resume — is stopped with the
 // reason, so the copy starts nothing by itself on GPUs the original holds.
 // The running workbenches recorded in the copy are then unknown to the
-// engine and are closed at their last heartbeat.
+// engine and are closed at their last heartbeat, with their own reason:
+// the moment of the change is kept (NewIdentityAt), and a run that
+// started before it is the original's.
 func (s *Store) NewInstallID(ctx context.Context) (string, error) {
 	id := randomString(9)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("INSERT INTO settings (key, value) VALUES ('install_id', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", id).Error; err != nil {
+			return err
+		}
+		if err := tx.Exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+			newIdentityAtKey, s.now().UTC().Format(time.RFC3339Nano)).Error; err != nil {
 			return err
 		}
 		if err := tx.Exec("UPDATE workbenches SET container_id = '' WHERE container_id <> ''").Error; err != nil {
@@ -64,6 +71,22 @@ func (s *Store) NewInstallID(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return id, nil
+}
+
+// newIdentityAtKey is the setting that keeps when this data was last given
+// a new install id (NewInstallID).
+const newIdentityAtKey = "new_identity_at"
+
+// NewIdentityAt is when this data was last given a new install id
+// (serve --new-identity); zero if never. A run recorded as started before
+// it is a copy of the original install's, whose container this install
+// does not manage.
+func (s *Store) NewIdentityAt(ctx context.Context) (time.Time, error) {
+	v, err := s.Setting(ctx, newIdentityAtKey)
+	if err != nil || v == "" {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339Nano, v)
 }
 
 // ErrCurrencyChanged refuses a start whose currency differs from the one

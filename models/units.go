@@ -226,6 +226,17 @@ func readBindings(tx *gorm.DB) (*bindings, error) {
 		b.busy[a.GPUUUID]++
 		b.whole[a.GPUUUID] = b.whole[a.GPUUUID] || a.Kind == UnitGPU
 	}
+	// What containers no record names hold is taken as well (their GPUs
+	// are in use until the orphan sweep removes them).
+	var orphans []OrphanUnit
+	if err := tx.Select("unit_id", "kind", "gpu_uuid").Find(&orphans).Error; err != nil {
+		return nil, err
+	}
+	for _, o := range orphans {
+		b.taken[o.UnitID] = true
+		b.busy[o.GPUUUID]++
+		b.whole[o.GPUUUID] = b.whole[o.GPUUUID] || o.Kind == UnitGPU
+	}
 	var err error
 	if b.slices, err = sharedSlicesTx(tx); err != nil {
 		return nil, err

@@ -27,9 +27,11 @@ type OutsideProcess struct {
 }
 
 // outsideProcesses are g's compute processes when g is a whole GPU no
-// workbench holds (nil otherwise, or when they could not be read).
+// workbench holds (nil otherwise, or when they could not be read). A GPU a
+// container the portal does not know holds (PoolGPU.Unknown) is said so
+// already: its processes are that container's.
 func outsideProcesses(g PoolGPU, s gpu.Sample) []OutsideProcess {
-	if g.WorkbenchID != "" || g.MIGEnabled || g.SharedSlices > 0 || !s.Readable(gpu.FieldProcesses) || len(s.Processes) == 0 {
+	if g.WorkbenchID != "" || g.Unknown != nil || g.MIGEnabled || g.SharedSlices > 0 || !s.Readable(gpu.FieldProcesses) || len(s.Processes) == 0 {
 		return nil
 	}
 	out := make([]OutsideProcess, len(s.Processes))

@@ -37,10 +37,13 @@ type poolTables struct {
 	held     map[string]string
 	bound    []models.UnitHolder
 	unitHeld map[string]string
+	// orphans are the units held by containers no record names, by unit
+	// id (models.OrphanUnit).
+	orphans map[string]models.OrphanUnit
 }
 
 // poolTableNames are the tables poolTables is read from.
-var poolTableNames = []string{"gpu_states", "gpu_allocations"}
+var poolTableNames = []string{"gpu_states", "gpu_allocations", "orphan_units"}
 
 func (p *Pool) readTables(ctx context.Context) (poolTables, error) {
 	var t poolTables
@@ -55,6 +58,14 @@ func (p *Pool) readTables(ctx context.Context) (poolTables, error) {
 		return t, err
 	}
 	t.unitHeld = unitHolders(t.bound)
+	orphans, err := p.store.OrphanUnits(ctx)
+	if err != nil {
+		return t, err
+	}
+	t.orphans = make(map[string]models.OrphanUnit, len(orphans))
+	for _, o := range orphans {
+		t.orphans[o.UnitID] = o
+	}
 	return t, nil
 }
 
@@ -113,8 +124,12 @@ type PoolGPU struct {
 	// Outside are the compute processes on a whole GPU no workbench holds:
 	// something started outside the portal is using it (outside_use.go).
 	Outside []OutsideProcess `json:"outside_processes,omitempty"`
-	Util    *Reading         `json:"utilization,omitempty"`
-	History []gpu.Sample     `json:"-"`
+	// Unknown is the container no workbench record names that holds the
+	// GPU whole (a restored backup's orphan): in use until the orphan
+	// sweep removes it.
+	Unknown *UnknownHolder `json:"unknown_container,omitempty"`
+	Util    *Reading       `json:"utilization,omitempty"`
+	History []gpu.Sample   `json:"-"`
 }
 
 // Reading is the latest sample in API form. A field the GPU did not answer
@@ -275,6 +290,14 @@ func (p *Pool) listFrom(devs []gpu.Device, t poolTables, withHistory bool) []Poo
 			g.MPSMemoryMiB, g.MPSThreadPercent = states[d.UUID].MPSMemoryMiB, states[d.UUID].MPSThreadPercent
 		}
 		g.Units = poolUnits(d, states[d.UUID], unitHeld)
+		if o, ok := t.orphans[d.UUID]; ok && o.Kind == models.UnitGPU {
+			g.Unknown = unknownHolder(o)
+		}
+		for i := range g.Units {
+			if o, ok := t.orphans[g.Units[i].unitID()]; ok {
+				g.Units[i].Unknown = unknownHolder(o)
+			}
+		}
 		if g.WorkbenchID != "" {
 			// A shared GPU taken whole (docs/scheduling.md): its holder
 			// holds every slice of it until it stops.
@@ -284,8 +307,15 @@ func (p *Pool) listFrom(devs []gpu.Device, t poolTables, withHistory bool) []Poo
 				}
 			}
 		}
+		if g.Unknown != nil {
+			for i := range g.Units { // as for a workbench holding it whole
+				if g.Units[i].Kind == models.UnitSlice {
+					g.Units[i].Unknown = g.Unknown
+				}
+			}
+		}
 		switch {
-		case g.WorkbenchID != "":
+		case g.WorkbenchID != "" || g.Unknown != nil:
 			g.State = GPUInUse
 		case d.Health != gpu.HealthOK:
 			g.State = GPUUnhealthy

@@ -21,7 +21,8 @@ import (
 //     died) is finished: a launch when its container runs, else failed
 //     and cleaned up; a stop is done again;
 //   - labelled containers with no record (or a deleted one) are removed once
-//     older than OrphanGrace;
+//     older than OrphanGrace, and until then the GPUs they hold are taken
+//     (orphan_units.go);
 //   - a delete asked for and cut short (the portal killed half-way) is
 //     finished first, and so is a deleted account's erasure (its
 //     workbenches and home volume).
@@ -51,12 +52,16 @@ func (m *Manager) Reconcile(ctx context.Context) error {
 		c, ok := byID[wb.ID]
 		m.reconcileWorkbench(ctx, wb, c, ok)
 	}
+	var orphans []runtime.ContainerInfo
 	for id, c := range byID {
 		if known[id] {
 			continue
 		}
-		m.reconcileStray(ctx, id, c)
+		if m.reconcileStray(ctx, id, c) {
+			orphans = append(orphans, c)
+		}
 	}
+	m.holdOrphans(ctx, orphans)
 	return nil
 }
 
@@ -225,7 +230,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		// history, else metering ends at the last heartbeat.
 		at, source := m.vanishedExit(ctx, wb.ID)
 		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
-		m.closeVanished(ctx, wb, at, "the container disappeared")
+		m.closeVanished(ctx, wb, at, m.vanishedReason(ctx, wb))
 	}
 }
 
@@ -260,6 +265,22 @@ func exitedThisRun(wb *models.Workbench, c runtime.ContainerInfo) bool {
 	return wb.StoppedAt == nil || c.StartedAt.After(*wb.StoppedAt)
 }
 
+// vanishedReason is why a workbench whose container is gone was closed. A
+// copy of an install started with --new-identity has records of the
+// original's running workbenches: their containers are the original's,
+// alive and well, and "the container disappeared" would alarm their
+// owners for nothing. Such a run started before the new identity.
+func (m *Manager) vanishedReason(ctx context.Context, wb *models.Workbench) string {
+	copied, err := m.store.NewIdentityAt(ctx)
+	if err != nil {
+		m.log.Warn("reconcile: read when the install id changed", "err", err)
+	}
+	if !copied.IsZero() && wb.StartedAt != nil && wb.StartedAt.Before(copied) {
+		return reasonf("this copy of the install does not manage the original's containers (started with --new-identity)")
+	}
+	return reasonf("the container disappeared")
+}
+
 // closeVanished marks a workbench stopped whose container is gone or dead,
 // at Docker's exit time when known.
 func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at time.Time, reason string) {
@@ -281,11 +302,13 @@ func (m *Manager) closeVanished(ctx context.Context, wb *models.Workbench, at ti
 	m.kickDrain()
 }
 
-// reconcileStray handles a labelled container whose workbench is not active.
-func (m *Manager) reconcileStray(ctx context.Context, id string, c runtime.ContainerInfo) {
+// reconcileStray handles a labelled container whose workbench is not
+// active. orphan: it is an orphan left in place (within its grace, or its
+// removal failed), whose GPUs stay taken.
+func (m *Manager) reconcileStray(ctx context.Context, id string, c runtime.ContainerInfo) (orphan bool) {
 	exists, deleted, err := m.store.WorkbenchExists(ctx, id)
 	if err != nil {
-		return
+		return true // decide nothing: what it held stays held
 	}
 	if exists && !deleted {
 		// A stopped or failed workbench's container: it should not run.
@@ -293,15 +316,18 @@ func (m *Manager) reconcileStray(ctx context.Context, id string, c runtime.Conta
 			m.log.Warn("reconcile: stopping container of an inactive workbench", "id", id)
 			_ = m.rt.Stop(ctx, c.ID, m.opt.StopGrace)
 		}
-		return
+		return false
 	}
-	if time.Since(c.Created) < m.opt.OrphanGrace {
-		return // may be a launch whose record is being written by another process
+	// On the manager's clock, as the grace shown on the pool pages.
+	if m.now().Sub(c.Created) < m.opt.OrphanGrace {
+		return true // may be a launch whose record is being written by another process
 	}
 	m.log.Warn("reconcile: removing orphan container", "container", c.Name, "workbench", id)
-	if err := m.rt.Remove(ctx, c.ID); err != nil {
+	if err := m.rt.Remove(ctx, c.ID); err != nil && !errors.Is(err, runtime.ErrNotFound) {
 		m.log.Warn("remove orphan", "container", c.Name, "err", err)
+		return true
 	}
+	return false
 }
 
 // relaunch takes up a launch a previous process accepted but did not get

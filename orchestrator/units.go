@@ -30,6 +30,9 @@ type PoolUnit struct {
 	Profile     string `json:"profile,omitempty"`
 	Slice       *int   `json:"slice,omitempty"`
 	WorkbenchID string `json:"workbench_id"`
+	// Unknown is the container no workbench record names that holds the
+	// unit (a restored backup's orphan), until the orphan sweep removes it.
+	Unknown *UnknownHolder `json:"unknown_container,omitempty"`
 	// Reading is a MIG instance's own latest reading (nil where there is
 	// none: no MIG device handles, or a slice, whose figures are per
 	// holder process and need the manager's attribution: /metrics).
@@ -236,11 +239,23 @@ func unitHolders(list []models.UnitHolder) map[string]string {
 func (g PoolGPU) FreeUnits() int {
 	n := 0
 	for _, u := range g.Units {
-		if u.WorkbenchID == "" {
+		if u.Free() {
 			n++
 		}
 	}
 	return n
+}
+
+// Free reports whether nobody holds u: no workbench, and no container the
+// portal does not know.
+func (u PoolUnit) Free() bool { return u.WorkbenchID == "" && u.Unknown == nil }
+
+// unitID is u's key in the allocations: the MIG UUID, or "<GPU>/slice/<k>".
+func (u PoolUnit) unitID() string {
+	if u.Kind == models.UnitSlice && u.Slice != nil {
+		return fmt.Sprintf("%s/slice/%d", u.UUID, *u.Slice)
+	}
+	return u.UUID
 }
 
 // SetShared shares a GPU in slices (0: whole again) with optional MPS
