@@ -124,7 +124,8 @@ func TestMemStopSoonMovesWithAnExtension(t *testing.T) {
 	}
 }
 
-// A workbench stopped before its warning is due is not warned of.
+// A workbench stopped before its warning is due is not warned of; its
+// next run is, of its own stop.
 func TestMemStopSoonNotSentAfterTheStop(t *testing.T) {
 	t.Parallel()
 	r, advance, wb, sent := stopSoonRig(t, 2*time.Hour)
@@ -141,6 +142,17 @@ func TestMemStopSoonNotSentAfterTheStop(t *testing.T) {
 	r.m.Cull(ctx)
 	if inApp, out := stopSoonNotices(t, r, sent); len(inApp)+len(out) != 0 {
 		t.Fatalf("a stopped workbench was warned: %+v %+v", inApp, out)
+	}
+	// Started again, its new run is warned of at its own lead.
+	if err := r.m.Start(ctx, wb.ID, r.owner); err != nil {
+		t.Fatal(err)
+	}
+	again := r.mem().waitState(t, wb.ID, models.StateRunning)
+	newStop := again.StartedAt.Add(2 * time.Hour)
+	advance(newStop.Add(-14 * time.Minute).Sub(r.m.now()))
+	r.m.Cull(ctx)
+	if inApp, out := stopSoonNotices(t, r, sent); len(inApp) != 1 || len(out) != 1 || !strings.Contains(out[0].Message, stopClock(newStop)) {
+		t.Fatalf("the new run: %+v %+v; want one warning of its stop at %s", inApp, out, stopClock(newStop))
 	}
 }
 
