@@ -61,7 +61,9 @@ func stopSoonNotices(t *testing.T, r *unitRig, sent *sentNotices) ([]models.Noti
 }
 
 // stopClock is the minute of a stop as a warning writes it.
-func stopClock(at time.Time) string { return at.UTC().Truncate(time.Minute).Format("2006-01-02 15:04") + " UTC" }
+func stopClock(at time.Time) string {
+	return at.UTC().Truncate(time.Minute).Format("2006-01-02 15:04") + " UTC"
+}
 
 // The owner of a run with a maximum runtime is warned 15 minutes before
 // it, once: in the portal and through the channels, with its stop time,
