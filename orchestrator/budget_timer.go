@@ -163,6 +163,8 @@ func (m *Manager) scheduleBudget(ctx context.Context, uid int64) {
 			stopAt = time.Time{}
 		}
 		m.budgets.setStop(uid, stopAt, scope)
+		// A stop brought forward is warned of now, not at the next pass.
+		m.rearmStopSoonOf(ctx, uid)
 		return
 	}
 	if reason == "" {

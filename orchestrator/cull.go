@@ -31,6 +31,7 @@ func (m *Manager) Cull(ctx context.Context) {
 			continue
 		}
 		m.armRuntimeStop(ctx, wb, now)
+		m.armStopSoon(ctx, wb, now)
 	}
 }
 

@@ -244,6 +244,8 @@ func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadli
 	if err != nil {
 		return Deadlines{}, err
 	}
+	// The warning of the old stop is not sent; the new one's is armed.
+	m.rearmStopSoon(ctx, id)
 	return d, nil
 }
 

@@ -149,6 +149,8 @@ type Manager struct {
 	budgets   budgetTimers
 	// runtimeStops stop runs at their maximum runtime (runtime_timer.go).
 	runtimeStops runtimeTimers
+	// stopSoons warn owners before those stops (stop_soon.go).
+	stopSoons stopSoonTimers
 	// budgetWork counts the background recomputations of budget instants
 	// (budget_timer.go), so a test can let them finish before it changes
 	// a quota.
@@ -328,6 +330,7 @@ func (m *Manager) Run(ctx context.Context) {
 		m.budgets.cancel(uid)
 	}
 	m.runtimeStops.stopAll()
+	m.stopSoons.stopAll()
 	m.flushActivity(context.Background())
 }
 

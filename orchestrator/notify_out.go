@@ -48,6 +48,8 @@ func (n Notice) subject() string {
 		s = "Workbench: " + n.Workbench + " was preempted"
 	case n.Event == EventStopped:
 		s = "Workbench: " + n.Workbench + " was stopped"
+	case n.Event == EventStoppingSoon:
+		s = "Workbench: " + n.Workbench + " stops soon"
 	case n.Flavor != "":
 		s = "Workbench: flavor " + n.Flavor + " can start"
 	default:

@@ -15,15 +15,16 @@ import (
 // watching the page when these happen; the top bar's count, and email or
 // the webhook where the operator set them up, tell them.
 const (
-	EventStarted      = "workbench_started"    // a queued launch started after waiting
-	EventPreempt      = "workbench_preempt"    // a preemptible run must yield by a time
-	EventPreempted    = "workbench_preempted"  // it was stopped for higher-priority work
-	EventSpared       = "workbench_spared"     // told to yield, then let off: nobody needs its GPUs
-	EventStopped      = "workbench_stopped"    // the portal stopped it (idle, runtime, budget)
-	EventExpired      = "workbench_expired"    // a queued launch left the queue at its maximum wait
-	EventFailed       = "workbench_failed"     // a queued launch was refused or failed when its turn came
-	EventSaveCutShort = "image_save_cut_short" // a save as image died with the portal process
-	EventHomeLost     = "home_lost"            // the home volume was removed outside the portal
+	EventStarted      = "workbench_started"       // a queued launch started after waiting
+	EventPreempt      = "workbench_preempt"       // a preemptible run must yield by a time
+	EventPreempted    = "workbench_preempted"     // it was stopped for higher-priority work
+	EventSpared       = "workbench_spared"        // told to yield, then let off: nobody needs its GPUs
+	EventStopped      = "workbench_stopped"       // the portal stopped it (idle, runtime, budget)
+	EventStoppingSoon = "workbench_stopping_soon" // the portal stops it soon (runtime, budget, idle: stop_soon.go)
+	EventExpired      = "workbench_expired"       // a queued launch left the queue at its maximum wait
+	EventFailed       = "workbench_failed"        // a queued launch was refused or failed when its turn came
+	EventSaveCutShort = "image_save_cut_short"    // a save as image died with the portal process
+	EventHomeLost     = "home_lost"               // the home volume was removed outside the portal
 )
 
 // startedAfterWait is the wait after which a queued launch's start is
@@ -56,9 +57,17 @@ func (m *Manager) tellOwner(ctx context.Context, wb *models.Workbench, event, ms
 // tellUser is tellOwner for what concerns a user and perhaps no one
 // workbench (wb nil): their home volume.
 func (m *Manager) tellUser(ctx context.Context, userID int64, wb *models.Workbench, event, msg, link string) {
-	if err := m.store.AddNotification(ctx, userID, msg, link); err != nil {
-		m.log.Warn("notify owner", "user_id", userID, "event", event, "err", err)
-		return
+	m.tellUserVia(ctx, userID, wb, event, msg, link, true)
+}
+
+// tellUserVia is tellUser with the in-app notification left out unless
+// inApp (an idle warning goes only where an idle person reads it).
+func (m *Manager) tellUserVia(ctx context.Context, userID int64, wb *models.Workbench, event, msg, link string, inApp bool) {
+	if inApp {
+		if err := m.store.AddNotification(ctx, userID, msg, link); err != nil {
+			m.log.Warn("notify owner", "user_id", userID, "event", event, "err", err)
+			return
+		}
 	}
 	if len(m.notices.senders) == 0 {
 		return
