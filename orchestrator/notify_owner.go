@@ -63,29 +63,35 @@ func (m *Manager) tellUser(ctx context.Context, userID int64, wb *models.Workben
 // tellUserVia is tellUser with the in-app notification left out unless
 // inApp (an idle warning goes only where an idle person reads it).
 func (m *Manager) tellUserVia(ctx context.Context, userID int64, wb *models.Workbench, event, msg, link string, inApp bool) {
+	m.notices.tell(ctx, m.store, m.log, userID, wb, event, msg, link, inApp)
+}
+
+// tell is tellUserVia with the store and log given: Accounts tells a
+// renamed user without a manager (the command line).
+func (n *ownerNotices) tell(ctx context.Context, store *models.Store, log *slog.Logger, userID int64, wb *models.Workbench, event, msg, link string, inApp bool) {
 	if inApp {
-		if err := m.store.AddNotification(ctx, userID, msg, link); err != nil {
-			m.log.Warn("notify owner", "user_id", userID, "event", event, "err", err)
+		if err := store.AddNotification(ctx, userID, msg, link); err != nil {
+			log.Warn("notify owner", "user_id", userID, "event", event, "err", err)
 			return
 		}
 	}
-	if len(m.notices.senders) == 0 {
+	if len(n.senders) == 0 {
 		return
 	}
-	u, err := m.store.UserByID(ctx, userID)
+	u, err := store.UserByID(ctx, userID)
 	if err != nil {
-		m.log.Warn("notify owner: load user", "user_id", userID, "err", err)
+		log.Warn("notify owner: load user", "user_id", userID, "event", event, "err", err)
 		return
 	}
-	n := Notice{Event: event, User: u.Username, Email: u.Email,
-		Message: msg, Link: m.notices.publicURL + link, At: time.Now().UTC()}
+	notice := Notice{Event: event, User: u.Username, Email: u.Email,
+		Message: msg, Link: n.publicURL + link, At: time.Now().UTC()}
 	if wb != nil {
-		n.Workbench, n.WorkbenchID = wb.Name, wb.ID
+		notice.Workbench, notice.WorkbenchID = wb.Name, wb.ID
 	}
 	if !u.EmailWorkbenchNotices {
-		n.Email = "" // the user turned the email off (the webhook is the operator's)
+		notice.Email = "" // the user turned the email off (the webhook is the operator's)
 	}
-	deliver(ctx, m.log, m.notices.senders, n)
+	deliver(ctx, log, n.senders, notice)
 }
 
 // tellOwnerWhy tells id's owner "Workbench NAME: REASON" with the reason its

@@ -3,7 +3,9 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -18,17 +20,57 @@ import (
 // their account: the name they sign in with changed under them.
 const EventRenamed = "account_renamed"
 
-// errNothingRenamed ends RenameUser's transaction when the account had the
+// errNothingRenamed ends Rename's transaction when the account had the
 // name already: nothing changed, so no audit row.
 var errNothingRenamed = errors.New("the account has this name already")
 
-// RenameUser gives u the username name for the administrator by, audited
-// as user.rename (target and before the old name, after the new), and
-// tells u in their notifications (and by email where the portal sends it).
-// renamed is false when u had the name already. u is updated.
+// CommandLine is the administrator a change made on the server's command
+// line is audited as (`workbench user rename`, `user password`, …).
+const CommandLine = "cli"
+
+// Accounts renames and deletes accounts in the database, each change with
+// its audit row, and tells a renamed user: all of it that needs no engine.
+// The portal's Manager does its renames and deletions through it; the
+// command line uses it alone (NewAccounts), while a portal runs on the
+// same data directory or not: a deletion's engine part (the account's
+// containers and home volume) is the portal's reconciliation's then,
+// which finds the tombstone (PendingUserErasures) at its next pass.
+type Accounts struct {
+	store   *models.Store
+	log     *slog.Logger
+	notices ownerNotices
+}
+
+// NewAccounts is Accounts for a process without the portal's manager.
+func NewAccounts(store *models.Store, log *slog.Logger) *Accounts {
+	return &Accounts{store: store, log: log.With("component", "accounts")}
+}
+
+// NotifyVia adds the channels (email, webhook) a renamed user is told by
+// besides their notifications, as NotifyOwnersVia does for the portal.
+func (a *Accounts) NotifyVia(publicURL string, senders ...Sender) {
+	a.notices.publicURL = strings.TrimSuffix(publicURL, "/")
+	a.notices.senders = append(a.notices.senders, senders...)
+}
+
+// accounts is Accounts on the manager's store, log and channels.
+func (m *Manager) accounts() *Accounts {
+	return &Accounts{store: m.store, log: m.log, notices: m.notices}
+}
+
+// RenameUser gives u the username name for the administrator by (see
+// Accounts.Rename). u is updated.
 func (m *Manager) RenameUser(ctx context.Context, by string, u *models.User, name string) (renamed bool, err error) {
+	return m.accounts().Rename(ctx, by, u, name)
+}
+
+// Rename gives u the username name for the administrator by, audited as
+// user.rename (target and before the old name, after the new), and tells
+// u in their notifications (and by email where the portal sends it).
+// renamed is false when u had the name already. u is updated.
+func (a *Accounts) Rename(ctx context.Context, by string, u *models.User, name string) (renamed bool, err error) {
 	var old string
-	err = m.Audited(ctx, by, func(tx *models.Store) (models.AuditRecord, error) {
+	err = audited(ctx, a.store, by, func(tx *models.Store) (models.AuditRecord, error) {
 		var err error
 		old, renamed, err = tx.RenameUser(ctx, u.ID, name)
 		if err == nil && !renamed {
@@ -51,21 +93,49 @@ func (m *Manager) RenameUser(ctx context.Context, by string, u *models.User, nam
 	if err != nil {
 		return false, err
 	}
-	m.log.Info("user renamed", "id", u.ID, "from", old, "to", u.Username, "by", by)
-	m.tellUser(ctx, u.ID, nil, EventRenamed, reasonf("An administrator (%s) renamed your account from %s to %s: sign in as %s from now on. Your workbenches, files, API tokens, SSH keys, notebook links and SSH commands are unchanged.",
-		by, old, u.Username, u.Username), "/")
+	a.log.Info("user renamed", "id", u.ID, "from", old, "to", u.Username, "by", by)
+	a.notices.tell(ctx, a.store, a.log, u.ID, nil, EventRenamed, renamedNotice(by, old, u.Username), "/", true)
 	return true, nil
 }
 
-// DeleteUser deletes u's account for the administrator by: its row becomes
+// renamedNotice is what a renamed user reads: who renamed them (an
+// administrator's name, or the server's command line, whose audit actor
+// "cli" names no one) and what stays.
+func renamedNotice(by, old, name string) string {
+	if by == CommandLine {
+		return reasonf("An administrator renamed your account from %s to %s on the server's command line: sign in as %s from now on. Your workbenches, files, API tokens, SSH keys, notebook links and SSH commands are unchanged.",
+			old, name, name)
+	}
+	return reasonf("An administrator (%s) renamed your account from %s to %s: sign in as %s from now on. Your workbenches, files, API tokens, SSH keys, notebook links and SSH commands are unchanged.",
+		by, old, name, name)
+}
+
+// DeleteUser deletes u's account for the administrator by (see
+// Accounts.Delete), then drains the queue (its bookings are released and
+// its queued launches go) and drops its budget timer. The engine's part is
+// EraseUser's, which the caller runs next (and reconciliation, if it is
+// cut short).
+func (m *Manager) DeleteUser(ctx context.Context, by string, u *models.User) (models.UserDeletion, error) {
+	d, err := m.accounts().Delete(ctx, by, u)
+	if err != nil {
+		return d, err
+	}
+	m.kickDrain()
+	m.budgetChanged(u.ID)
+	return d, nil
+}
+
+// Delete deletes u's account for the administrator by: its row becomes
 // the tombstone, what it had in the database goes and its workbenches are
 // marked to be deleted, in one transaction audited as user.delete (target
 // and before the old username; after, the tombstone's name and what was
-// removed). The engine's part is EraseUser's, which the caller runs next
-// (and reconciliation, if it is cut short).
-func (m *Manager) DeleteUser(ctx context.Context, by string, u *models.User) (models.UserDeletion, error) {
+// removed). The last administrator who can sign in is refused
+// (models.ErrLastAdmin). The account's containers and home volume are
+// left to the engine's side: the Manager's EraseUser, or its next
+// reconciliation.
+func (a *Accounts) Delete(ctx context.Context, by string, u *models.User) (models.UserDeletion, error) {
 	var d models.UserDeletion
-	err := m.Audited(ctx, by, func(tx *models.Store) (models.AuditRecord, error) {
+	err := audited(ctx, a.store, by, func(tx *models.Store) (models.AuditRecord, error) {
 		var err error
 		if d, err = tx.DeleteUser(ctx, u.ID); err != nil {
 			return models.AuditRecord{}, err
@@ -76,9 +146,7 @@ func (m *Manager) DeleteUser(ctx context.Context, by string, u *models.User) (mo
 	if err != nil {
 		return d, err
 	}
-	m.log.Info("user deleted", "id", u.ID, "username", d.OldUsername, "by", by, "workbenches", d.Workbenches, "bookings_released", d.Bookings)
-	m.kickDrain() // its bookings are released and its queued launches go
-	m.budgetChanged(u.ID)
+	a.log.Info("user deleted", "id", u.ID, "username", d.OldUsername, "by", by, "workbenches", d.Workbenches, "bookings_released", d.Bookings)
 	return d, nil
 }
 

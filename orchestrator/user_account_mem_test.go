@@ -3,8 +3,11 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/models"
 )
@@ -73,5 +76,66 @@ func TestMemDeletedAccountIsErasedByReconciliation(t *testing.T) {
 	}
 	if pending, err := r.store.PendingUserErasures(ctx); err != nil || len(pending) != 0 {
 		t.Errorf("erasures still pending: %v (%v)", pending, err)
+	}
+}
+
+// An account deleted outside the portal's manager (the command line's
+// `workbench user delete`, which has the database and no engine) while the
+// portal runs: the running portal's periodic reconciliation finds the
+// tombstone and removes the account's running container and home volume,
+// without a restart and without anyone calling EraseUser. The command line
+// renames too, and the user is told who did it.
+func TestMemAccountDeletedOutsideThePortalIsErasedWhileItRuns(t *testing.T) {
+	t.Parallel()
+	r := newMemRig(t)
+	ctx := context.Background()
+	home := r.m.homeVolume("alice")
+	if _, err := r.rt.EnsureVolume(ctx, home, r.m.labels("", "alice")); err != nil {
+		t.Fatal(err)
+	}
+	r.m.opt.ReconcileEvery = 20 * time.Millisecond
+	r.m.UseFirewall(&recordingFirewall{})
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() { r.m.Run(runCtx); close(ran) }()
+	t.Cleanup(func() { stop(); <-ran })
+	waitFor(t, func() bool { held, _ := r.m.LeaseStatus(); return held })
+	// The start's own reconciliation has passed: what follows is the
+	// periodic one's.
+	if c, ok := r.rt.Container("c-" + r.wb.ID); !ok || !c.Running {
+		t.Fatal("the running portal lost the workbench before the test began")
+	}
+
+	outside := NewAccounts(r.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	owner, err := r.store.UserByID(ctx, r.wb.OwnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renamed, err := outside.Rename(ctx, CommandLine, owner, "alicia"); err != nil || !renamed {
+		t.Fatalf("rename: %v %v", renamed, err)
+	}
+	notes, err := r.store.ListNotifications(ctx, owner.ID, 10)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0].Message, "renamed your account from alice to alicia on the server's command line") {
+		t.Fatalf("the renamed user's notifications: %+v (%v)", notes, err)
+	}
+	if _, err := outside.Delete(ctx, CommandLine, owner); err != nil {
+		t.Fatal(err)
+	}
+
+	waitFor(t, func() bool {
+		tomb, err := r.store.UserByID(ctx, owner.ID)
+		return err == nil && tomb.ErasedAt != nil
+	})
+	if _, ok := r.rt.Container("c-" + r.wb.ID); ok {
+		t.Error("the deleted account's container is still there")
+	}
+	if r.rt.HasVolume(home) {
+		t.Error("the deleted account's home volume is still there")
+	}
+	if _, err := r.store.WorkbenchByID(ctx, r.wb.ID); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("the deleted account's workbench is still there: %v", err)
+	}
+	if held, err := r.store.GPUAllocations(ctx); err != nil || len(held) != 0 {
+		t.Errorf("GPUs still held: %v (%v)", held, err)
 	}
 }

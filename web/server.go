@@ -153,13 +153,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	s.GPUWatch = orchestrator.NewGPUWatcher(store, pool, s.Manager.Events(), 0, log)
 	// Fired GPU watches and what happens to a user's own workbenches go
 	// out by the same channels.
-	var senders []orchestrator.Sender
-	if cfg.SMTPAddr != "" {
-		senders = append(senders, &orchestrator.SMTPSender{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
-	}
-	if cfg.NotifyWebhook != "" {
-		senders = append(senders, &orchestrator.WebhookSender{URL: cfg.NotifyWebhook, Secret: cfg.NotifyWebhookSecret})
-	}
+	senders := cfg.NoticeSenders()
 	s.GPUWatch.SendVia(cfg.PublicURL, senders...)
 	s.Manager.NotifyOwnersVia(cfg.PublicURL, senders...)
 	sshOpt := sshgate.Options{DataDir: cfg.DataDir}

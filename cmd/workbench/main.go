@@ -24,6 +24,10 @@ Commands:
   user password NAME [--password-stdin]
                                       set a user's password (a lost admin password); their sessions and tokens end
   user list [--json]                  list the accounts: role, enabled or disabled, how they sign in
+  user rename OLD NEW [--json]        rename an account; it keeps its sessions, tokens, workbenches and files
+  user delete NAME --confirm NAME [--json]
+                                      delete an account (asks for the name on a terminal); the portal
+                                      removes its containers and home volume
   token create USER [--name N] [--expires-days D]
                                       create an API token for USER and print it
   gpus [--json]                       print the GPU inventory
@@ -94,8 +98,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return cmdUserPassword(ctx, args[2:], stdin, stdout, stderr)
 		case len(args) >= 2 && args[1] == "list":
 			return cmdUserList(ctx, args[2:], stdout, stderr)
+		case len(args) >= 2 && args[1] == "rename":
+			return cmdUserRename(ctx, args[2:], stdout, stderr)
+		case len(args) >= 2 && args[1] == "delete":
+			return cmdUserDelete(ctx, args[2:], stdin, stdout, stderr)
 		}
-		return groupUsage(args, stdout, "usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin] | workbench user list [--json]")
+		return groupUsage(args, stdout, "usage: workbench user add NAME [--admin] [--password-stdin] | workbench user password NAME [--password-stdin] | workbench user list [--json]"+
+			" | workbench user rename OLD NEW [--json] | workbench user delete NAME --confirm NAME [--json]")
 	case "token":
 		if len(args) < 2 || args[1] != "create" {
 			return groupUsage(args, stdout, "usage: workbench token create USER [--name N] [--expires-days D]")

@@ -48,6 +48,8 @@ func TestCommandsRefuseADirectoryWithoutPortalData(t *testing.T) {
 		{"backup", filepath.Join(t.TempDir(), "b.db")},
 		{"egress", "remove"},
 		{"user", "add", "bob"},
+		{"user", "rename", "admin", "root"},
+		{"user", "delete", "admin", "--confirm", "admin"},
 		{"token", "create", "admin"},
 		{"ledger", "credit", "admin", "1", "--reason", "x"},
 	} {
