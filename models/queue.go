@@ -203,13 +203,17 @@ func (s *Store) DrainQueue(ctx context.Context, fn func(q *QueueTx) error) error
 	})
 }
 
-// Queued lists the queued workbenches with what their flavor asks.
+// Queued lists the queued workbenches with what their flavor asks, less
+// those whose deletion is asked for: an account deleted from the command
+// line marks its workbenches so, and the portal's reconciliation removes
+// them at its next pass; a queue pass before it must not start one.
 func (q *QueueTx) Queued() ([]QueuedWorkbench, error) {
 	var out []QueuedWorkbench
 	err := q.tx.Raw(`SELECT w.*, f.gpu_model AS gpu_model, f.gpu_count AS gpu_count,
 		f.unit_kind AS unit_kind, f.mig_profile AS mig_profile, f.max_runtime_s AS max_runtime_s
 		FROM workbenches w JOIN flavors f ON f.id = w.flavor_id
-		WHERE w.state = ? AND w.deleted_at IS NULL ORDER BY w.queued_at, w.id`, StateQueued).Scan(&out).Error
+		WHERE w.state = ? AND w.deleted_at IS NULL AND w.delete_requested_at IS NULL
+		ORDER BY w.queued_at, w.id`, StateQueued).Scan(&out).Error
 	return out, err
 }
 

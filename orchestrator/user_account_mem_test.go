@@ -139,3 +139,28 @@ func TestMemAccountDeletedOutsideThePortalIsErasedWhileItRuns(t *testing.T) {
 		t.Errorf("GPUs still held: %v (%v)", held, err)
 	}
 }
+
+// A queued launch of an account deleted from the command line (the
+// database alone: the running portal's reconciliation removes the
+// account's workbenches at its next pass) is not started by a queue pass
+// that comes first: the GPU that frees goes to the launch behind it.
+func TestMemQueuePassSkipsADeletedAccountsLaunch(t *testing.T) {
+	t.Parallel()
+	r := newQueueRig(t)
+	ctx := context.Background()
+	bob := r.user(t, "bob")
+	gone, freeOne := r.queuedBehindAFullPool(t, bob)
+	next := r.launch(t, r.alice, "next", LaunchRequest{Queue: true})
+	if next.State != models.StateQueued {
+		t.Fatalf("the launch behind bob's is %s", next.State)
+	}
+	outside := NewAccounts(r.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if _, err := outside.Delete(ctx, CommandLine, bob); err != nil {
+		t.Fatal(err)
+	}
+	freeOne()
+	r.waitState(t, next.ID, models.StateRunning)
+	if wb, err := r.store.WorkbenchByID(ctx, gone.ID); err == nil && wb.State != models.StateQueued {
+		t.Fatalf("the deleted account's queued launch is %s", wb.State)
+	}
+}
