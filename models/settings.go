@@ -43,8 +43,9 @@ func (s *Store) InstallID(ctx context.Context) (string, error) {
 // original's containers nor its GPUs. In the same transaction the copy
 // forgets the containers its records name (a delete in the copy removed
 // the original's container by that id), and what waits in its queue —
-// queued launches, preempted runs waiting to resume — is stopped with the
-// reason, so the copy starts nothing by itself on GPUs the original holds.
+// queued launches, preempted runs waiting to resume — and launches under
+// way are stopped with the reason, so the copy starts nothing by itself on
+// GPUs the original holds.
 // The running workbenches recorded in the copy are then unknown to the
 // engine and are closed at their last heartbeat, with their own reason:
 // the moment of the change is kept (NewIdentityAt), and a run that
@@ -62,10 +63,17 @@ func (s *Store) NewInstallID(ctx context.Context) (string, error) {
 		if err := tx.Exec("UPDATE workbenches SET container_id = '' WHERE container_id <> ''").Error; err != nil {
 			return err
 		}
+		// Launches under way in the original when the data was copied
+		// hold GPUs in the copy, and its reconciliation would finish
+		// them there: they stop too, giving their units back.
+		waiting := append([]string{StateQueued, StatePreempted}, LaunchingStates...)
+		if err := tx.Exec("DELETE FROM gpu_allocations WHERE workbench_id IN (SELECT id FROM workbenches WHERE state IN ?)", LaunchingStates).Error; err != nil {
+			return err
+		}
 		return tx.Exec(`UPDATE workbenches SET state = ?, reason = ?, queued_at = NULL, queue_expires_at = NULL, queue_position = 0, queue_ahead = 0, queue_reason = '', updated_at = ?
 			WHERE deleted_at IS NULL AND state IN ?`, StateStopped,
 			Reasonf("copied with the data of another install (serve --new-identity): start it again here if it should run on this one"), s.now(),
-			[]string{StateQueued, StatePreempted}).Error
+			waiting).Error
 	})
 	if err != nil {
 		return "", err
