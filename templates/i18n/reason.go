@@ -212,8 +212,9 @@ func (l Locale) reason(text string, depth int) (string, bool) {
 }
 
 // reasonArgs turns the captured values back into the arguments their verbs
-// print; a string that is itself a reason is translated. whole says that
-// every value of several words was a reason.
+// print; a string that is itself a reason is translated, and an amount of
+// money is written in the reader's style (Amount: "8.94 USD" → "$8.94").
+// whole says that every value of several words was a reason or an amount.
 func (l Locale) reasonArgs(verbs []byte, vals []string, depth int) (args []any, whole, ok bool) {
 	args = make([]any, len(vals))
 	whole = true
@@ -238,7 +239,9 @@ func (l Locale) reasonArgs(verbs []byte, vals []string, depth int) (args []any, 
 			}
 			args[i] = s
 		default:
-			if t, ok := l.reason(v, depth+1); ok {
+			if m, ok := l.money(v); ok {
+				args[i] = m
+			} else if t, ok := l.reason(v, depth+1); ok {
 				args[i] = t
 			} else {
 				args[i] = v

@@ -69,3 +69,35 @@ func TestEveryReasonFormatIsRecognised(t *testing.T) {
 		t.Fatalf("only %d reason formats: the catalog file is not read", n)
 	}
 }
+
+// The amounts inside a reason are written as the pages write money
+// (Amount): the symbol first and thousands grouped in Chinese, the digits
+// as the models rounded them, "< 0.01" kept; English as it was. A value
+// that only looks like one ("2 GPU": no currency) stays.
+func TestMoneyInsideAReasonReadsInTheReadersStyle(t *testing.T) {
+	en := context.Background()
+	zh := WithLocale(en, Chinese)
+	for _, c := range []struct{ in, zh string }{
+		{"quota exceeded: the 1234.57 CNY left of your monthly budget cannot cover this flavor's minimum charge of 1500.01 CNY (every run is charged at least 60 s)",
+			"超出配额：本月预算剩余的 ¥1,234.57 不足以支付此规格的最低费用 ¥1,500.01（每次运行至少按 60 秒计费）"},
+		{"quota exceeded: the < 0.01 USD left of your monthly budget cannot cover this flavor's minimum charge of 0.02 USD (every run is charged at least 60 s)",
+			"超出配额：本月预算剩余的 < $0.01 不足以支付此规格的最低费用 $0.02（每次运行至少按 60 秒计费）"},
+		{"quota exceeded: the 0.000800 EUR left of your monthly budget cannot cover this flavor's minimum charge of 0.001334 EUR (every run is charged at least 60 s)",
+			"超出配额：本月预算剩余的 0.000800 EUR 不足以支付此规格的最低费用 0.001334 EUR（每次运行至少按 60 秒计费）"},
+	} {
+		if got := Reason(zh, c.in); got != c.zh {
+			t.Errorf("Reason(zh, %q)\n got %q\nwant %q", c.in, got, c.zh)
+		}
+		if got := Reason(en, c.in); got != c.in {
+			t.Errorf("Reason(en, %q) = %q, want it unchanged", c.in, got)
+		}
+	}
+	for _, v := range []string{"2 GPU", "8.94 usd", "8.94", "USD"} {
+		if got, ok := Get(Chinese).money(v); ok {
+			t.Errorf("money(%q) = %q, want no amount", v, got)
+		}
+	}
+	if got, _ := Get(Chinese).money("-1234.50 USD"); got != "-$1,234.50" {
+		t.Errorf("money(-1234.50 USD) = %q", got)
+	}
+}
