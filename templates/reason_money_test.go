@@ -71,7 +71,7 @@ func TestMoneyInsideARefusalReadsAsThePagesMoney(t *testing.T) {
 	}
 	check := func(what, msg string, amounts ...amount) {
 		t.Helper()
-		for _, show := range []func(context.Context, string) string{i18n.Reason} {
+		for _, show := range []func(context.Context, string) string{i18n.Reason, i18n.ReasonClause} {
 			got := show(zh, msg)
 			for _, a := range amounts {
 				if want := templates.Money(zh, a.micros, a.currency); !strings.Contains(got, want) {
@@ -89,7 +89,7 @@ func TestMoneyInsideARefusalReadsAsThePagesMoney(t *testing.T) {
 			if !strings.Contains(msg, a.english) {
 				t.Errorf("%s: the refusal %q lacks %q", what, msg, a.english)
 			}
-			if got := i18n.Reason(en, msg); !strings.Contains(got, a.english) {
+			if got := i18n.ReasonClause(en, msg); !strings.Contains(got, a.english) {
 				t.Errorf("%s after a page's words in English: %q lacks %q", what, got, a.english)
 			}
 		}
