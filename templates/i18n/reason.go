@@ -158,23 +158,23 @@ func Reason(ctx context.Context, text string) string {
 // stay as written; a text no format words is left as it is.
 func ReasonClause(ctx context.Context, text string) string {
 	l := FromContext(ctx)
-	text = strings.TrimRight(text, ".。")
 	if text == "" {
 		return text
 	}
 	reasonOnce.Do(loadReasons)
-	if out, ok := l.reason(text, 0, true); ok {
-		return out
+	out, ok := l.reason(text, 0, true)
+	if s, sentence := unsentence(text); !ok && sentence {
+		out, ok = l.reason(s, 0, true)
 	}
-	if s, ok := unsentence(text + "."); ok {
-		if out, ok := l.reason(s, 0, true); ok {
-			return out
-		}
+	if !ok && l.Tag != English && zhKeys[text] && !strings.Contains(text, "%") {
+		out, ok = l.dashes(l.T(text)), true
 	}
-	if l.Tag != English && zhKeys[text] && !strings.Contains(text, "%") {
-		return l.dashes(l.T(text))
+	if !ok {
+		out = text
 	}
-	return text
+	// Matched with its full stop (a format may end with one), dropped
+	// after.
+	return strings.TrimRight(out, ".。")
 }
 
 // unsentence undoes the orchestrator's sentence(): "The image x does not

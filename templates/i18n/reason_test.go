@@ -140,3 +140,13 @@ func TestMoneyInsideAReasonReadsInTheReadersStyle(t *testing.T) {
 		t.Errorf("money(-1234.50 USD) = %q", got)
 	}
 }
+
+// A format that ends with a full stop of its own is still recognised
+// after a page's words; only the stop goes.
+func TestReasonClauseRecognisesAFormatWithItsFullStop(t *testing.T) {
+	zh := WithLocale(context.Background(), Chinese)
+	in := "Workbench nb is running: it started after 5 min in the queue."
+	if got, want := ReasonClause(zh, in), "工作台 nb 已在运行——它在队列中等待了 5 分钟 后启动"; got != want {
+		t.Errorf("ReasonClause(zh, %q)\n got %q\nwant %q", in, got, want)
+	}
+}
