@@ -35,7 +35,7 @@ func (h *Handler) gpuShareForm(c *gin.Context) {
 		if errors.As(err, &ve) {
 			posted.Errors[ve.Field] = fieldMessage(c.Request.Context(), ve.Message)
 		} else {
-			posted.Errors["_"] = i18n.T(c.Request.Context(), "Not shared: %s", h.refusalT(c, err))
+			posted.Errors["_"] = i18n.T(c.Request.Context(), "Not shared: %s.", h.refusalClause(c, err))
 		}
 		h.renderGPUPage(c, e.Status, gpuPageForms{shareUUID: c.Param("uuid"), share: &posted})
 		return

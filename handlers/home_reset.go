@@ -66,7 +66,7 @@ func (h *Handler) homeReset(c *gin.Context) {
 	self := c.Param("id") == ""
 	_, back := homeResetPaths(self, u)
 	if err := h.wbs.ResetHome(c.Request.Context(), u); err != nil {
-		h.flashError(c, i18n.T(c.Request.Context(), "The home volume was not reset: %s", h.refusalT(c, err)))
+		h.flashError(c, i18n.T(c.Request.Context(), "The home volume was not reset: %s.", h.refusalClause(c, err)))
 		seeOther(c, c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
 		return
 	}

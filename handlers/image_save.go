@@ -41,7 +41,7 @@ func (h *Handler) workbenchSaveImage(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, i18n.T(c.Request.Context(), "Could not save as image: %s", h.refusalT(c, err)))
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not save as image: %s.", h.refusalClause(c, err)))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

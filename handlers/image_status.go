@@ -71,7 +71,7 @@ func (h *Handler) imagePull(c *gin.Context) {
 		return
 	}
 	if err := h.wbs.PrePull(c.Request.Context(), img, currentUser(c).Username); err != nil {
-		h.flashError(c, trc(c, "Could not pull %s: %s", img.Image, h.refusalT(c, err)))
+		h.flashError(c, trc(c, "Could not pull %s: %s.", img.Image, h.refusalClause(c, err)))
 		seeOther(c, "/catalog")
 		return
 	}

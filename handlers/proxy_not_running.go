@@ -81,7 +81,7 @@ func notRunningView(lc context.Context, wb *models.Workbench) templates.NotRunni
 func whyNotRunning(lc context.Context, wb *models.Workbench) string {
 	switch {
 	case wb.State == models.StateFailed && wb.Reason != "":
-		return i18n.T(lc, "It failed: %s", stopReasonT(lc, wb.Reason))
+		return i18n.T(lc, "It failed: %s.", i18n.ReasonClause(lc, wb.Reason)) // after a colon: a clause (refusalClause)
 	case wb.State == models.StateFailed:
 		return i18n.T(lc, "It failed.")
 	case wb.State == models.StateStopping:

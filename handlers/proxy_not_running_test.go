@@ -25,7 +25,9 @@ func TestWhyNotRunning(t *testing.T) {
 		{models.StateStopped, "stopped by an administrator (root)", false, 0, "It was stopped by an administrator (root)."},
 		{models.StateStopped, "stopped: monthly budget of 100.00 USD reached (your files are kept)", false, 0, "It was stopped: monthly budget of 100.00 USD reached (your files are kept)."},
 		{models.StateStopped, "the container exited (code 137)", false, 0, "It was stopped because the container exited (code 137)."},
-		{models.StateFailed, "Jupyter exited while starting (exit code 1)", false, 0, "It failed: Jupyter exited while starting (exit code 1)"},
+		{models.StateFailed, "Jupyter exited while starting (exit code 1)", false, 0, "It failed: Jupyter exited while starting (exit code 1)."},
+		// The reason's own colon after the page's: a dash, one sentence.
+		{models.StateFailed, "could not start the container: no such device", false, 0, "It failed: could not start the container — no such device."},
 		{models.StateStopping, "", false, 0, "It is stopping."},
 		{models.StatePulling, "", false, 0, "It is starting (pulling). This page reloads by itself until JupyterLab answers."},
 		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)", false, 0,

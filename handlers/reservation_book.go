@@ -88,7 +88,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		// one sentence (the reasons read as clauses, without a full stop),
 		// its dates worded for the reader (the models write them in UTC,
 		// as the API gives them).
-		f.Errors["_"] = i18n.T(ctx, "Not booked: %s.", strings.TrimRight(templates.RefusalDates(ctx, h.refusalT(c, err)), ".。"))
+		f.Errors["_"] = i18n.T(ctx, "Not booked: %s.", templates.RefusalDates(ctx, h.refusalClause(c, err)))
 		h.renderGPUPage(c, e.Status, gpuPageForms{booking: &f})
 	default:
 		s, en := r.StartsAt, r.EndsAt

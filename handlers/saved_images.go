@@ -84,7 +84,7 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, i18n.T(c.Request.Context(), "Could not delete %s: %s", img.Name, h.refusalT(c, err)))
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not delete %s: %s.", img.Name, h.refusalClause(c, err)))
 		seeOther(c, "/images/saved")
 		return
 	}
@@ -140,7 +140,7 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, i18n.T(c.Request.Context(), "Could not share %s: %s", img.Name, h.refusalT(c, err)))
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not share %s: %s.", img.Name, h.refusalClause(c, err)))
 		seeOther(c, "/images/saved")
 		return
 	}

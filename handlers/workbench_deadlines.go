@@ -34,7 +34,7 @@ func deadlineText(ctx context.Context, id string, d orchestrator.Deadlines, now 
 		// Shown where "+1 h" would be, before anyone asked: it says why
 		// there is none (it read like something had gone wrong), in the
 		// reader's language.
-		v.ExtendRefusal = i18n.T(ctx, "no +1 h: %s", i18n.Reason(ctx, d.ExtendRefusal))
+		v.ExtendRefusal = i18n.T(ctx, "no +1 h: %s", i18n.ReasonClause(ctx, d.ExtendRefusal))
 	}
 	if !d.IdleStopAt.IsZero() {
 		v.Idle = i18n.T(ctx, "idle %s — stops at %s unless used", minutesText(ctx, d.IdleFor), clockText(ctx, d.IdleStopAt, now))

@@ -199,7 +199,7 @@ func (h *Handler) launch(c *gin.Context) {
 		// second answers like the first, with the workbench it made.
 		seeOther(c, "/workbenches/"+again)
 	case errors.As(err, &ve) && ve.Field == "reservation":
-		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", i18n.Reason(c.Request.Context(), ve.Message))}
+		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", i18n.ReasonClause(c.Request.Context(), ve.Message))}
 		h.renderLaunch(c, http.StatusBadRequest, v)
 	case errors.As(err, &ve):
 		v.Errors = templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}

@@ -40,7 +40,7 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, i18n.T(c.Request.Context(), "Could not start: %s", h.refusalT(c, err)))
+		h.flashError(c, i18n.T(c.Request.Context(), "Could not start: %s.", h.refusalClause(c, err)))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}

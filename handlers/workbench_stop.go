@@ -49,7 +49,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 			return
 		}
 		// The page shows the failure with "Retry stop" and "Force stop".
-		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s", i18n.Reason(c.Request.Context(), se.Message)))
+		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s.", i18n.ReasonClause(c.Request.Context(), se.Message)))
 		seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
@@ -142,7 +142,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		// Back to the list (or the page), whose row says "stop failed"
 		// and offers the force stop (an error page left the admin nothing
 		// to click).
-		h.flashError(c, i18n.T(ctx, "Could not stop the workbench: %s", i18n.Reason(ctx, se.Message)))
+		h.flashError(c, i18n.T(ctx, "Could not stop the workbench: %s.", i18n.ReasonClause(ctx, se.Message)))
 		seeOther(c, adminStopBack(c, wb.ID))
 		return
 	}

@@ -78,51 +78,15 @@ func MoneyRate(ctx context.Context, micros int64, currency string) string {
 }
 
 // withCurrency writes a formatted decimal with its currency in the
-// reader's style (see Money).
+// reader's style (see Money; i18n.Locale.Amount, which the amounts inside a
+// refusal print through too).
 func withCurrency(ctx context.Context, dec, currency string) string {
-	if i18n.FromContext(ctx).Tag == i18n.English {
-		if currency == "" {
-			return dec
-		}
-		return dec + " " + currency
-	}
-	neg := strings.HasPrefix(dec, "-")
-	dec = groupThousands(strings.TrimPrefix(dec, "-"))
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	switch currency {
-	case "CNY":
-		return sign + "¥" + dec
-	case "USD":
-		return sign + "$" + dec
-	case "":
-		return sign + dec
-	}
-	return sign + dec + " " + currency
+	return i18n.FromContext(ctx).Amount(dec, currency)
 }
 
 // MoneyPerHour is Money for an hourly rate: "3.25 USD/h", "¥3.25/小时".
 func MoneyPerHour(ctx context.Context, micros int64, currency string) string {
 	return i18n.T(ctx, "%s/h", Money(ctx, micros, currency))
-}
-
-// groupThousands puts commas between thousands of a decimal's integer
-// part: "1234567.5" → "1,234,567.5".
-func groupThousands(dec string) string {
-	intPart, frac, hasFrac := strings.Cut(dec, ".")
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String()
 }
 
 // WhenIn is When in the reader's locale: "2026-03-04 14:05 UTC" in

@@ -56,7 +56,7 @@ func refusedShare(t *testing.T, js bool) {
 	if !btVisible(t, ctx, row+` [data-testid=share-slices]`) {
 		t.Fatal("the refused GPU's Share… form is closed again")
 	}
-	want := "Not shared: the GPU is in use whole by workbench busy (root2): share it once that stops"
+	want := "Not shared: the GPU is in use whole by workbench busy (root2) — share it once that stops."
 	if got := btText(t, ctx, row+` [data-testid=share-error]`); got != want {
 		t.Fatalf("reason %q, want %q", got, want)
 	}

@@ -26,11 +26,11 @@ func TestPortRefusalReadsInTheReadersLanguage(t *testing.T) {
 		port   string
 		en, zh string
 	}{
-		{"80", "Could not change the ports: port 80: use ports 1024–65535 (apps run as a non-root user)",
-			"无法修改端口：端口 80：请使用 1024–65535 的端口（应用以非 root 用户运行）"},
+		{"80", "Could not change the ports: port 80 — use ports 1024–65535 (apps run as a non-root user).",
+			"无法修改端口：端口 80——请使用 1024–65535 的端口（应用以非 root 用户运行）。"},
 		// Jupyter's own port names no placeholder ("/wb/{id}/" once).
-		{"8888", "Could not change the ports: port 8888 is the workbench's own app (Jupyter): its Open button reaches it",
-			"无法修改端口：端口 8888 是工作台自己的应用（Jupyter）：用它的“打开”按钮访问"},
+		{"8888", "Could not change the ports: port 8888 is the workbench's own app (Jupyter) — its Open button reaches it.",
+			"无法修改端口：端口 8888 是工作台自己的应用（Jupyter）——用它的“打开”按钮访问。"},
 	} {
 		for c, want := range map[*http.Client]string{en: tc.en, zh: tc.zh} {
 			res := p.postForm(c, "/workbenches/"+wb.ID+"/ports", url.Values{"port": {tc.port}})

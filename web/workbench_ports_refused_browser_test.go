@@ -41,7 +41,7 @@ func addJupytersPort(t *testing.T, js bool) {
 	if resp := btSubmit(t, ctx, "click Add port", chromedp.Click(chromedp.CSS(`[data-testid=user-port-add]`))); resp.Status != http.StatusOK {
 		t.Fatalf("Add port: status %d at %s", resp.Status, resp.URL)
 	}
-	want := "Could not change the ports: port 8888 is the workbench's own app (Jupyter): its Open button reaches it"
+	want := "Could not change the ports: port 8888 is the workbench's own app (Jupyter) — its Open button reaches it."
 	if got := btText(t, ctx, `[data-testid=flash][data-kind=error]`); got != want {
 		t.Fatalf("the page says %q, want %q", got, want)
 	}

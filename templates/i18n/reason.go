@@ -3,6 +3,7 @@ package i18n
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -131,13 +132,13 @@ func Reason(ctx context.Context, text string) string {
 		return text
 	}
 	reasonOnce.Do(loadReasons)
-	if out, ok := l.reason(text, 0); ok {
+	if out, ok := l.reason(text, 0, false); ok {
 		return out
 	}
 	// A reason made a sentence (capitalised, with a full stop: an image
 	// pull's failure) is recognised without them.
 	if s, ok := unsentence(text); ok {
-		if out, ok := l.reason(s, 0); ok {
+		if out, ok := l.reason(s, 0, false); ok {
 			return out + "。"
 		}
 	}
@@ -145,6 +146,35 @@ func Reason(ctx context.Context, text string) string {
 		return l.T(text)
 	}
 	return text
+}
+
+// ReasonClause is Reason worded to follow a page's own words and a colon
+// ("Could not start: %s."), in English too: one sentence with one colon,
+// the page's. The reason's own colons — the colons of its format, and of
+// the formats of reasons inside it ("quota exceeded: the monthly budget is
+// used up") — read as dashes ("quota exceeded — the monthly budget is used
+// up"; "超出配额——本月预算已用完"), and a full stop at its end is dropped,
+// the page's sentence ends it. Values put in (a name, an engine's message)
+// stay as written; a text no format words is left as it is.
+func ReasonClause(ctx context.Context, text string) string {
+	l := FromContext(ctx)
+	if text == "" {
+		return text
+	}
+	reasonOnce.Do(loadReasons)
+	out, ok := l.reason(text, 0, true)
+	if s, sentence := unsentence(text); !ok && sentence {
+		out, ok = l.reason(s, 0, true)
+	}
+	if !ok && l.Tag != English && zhKeys[text] && !strings.Contains(text, "%") {
+		out, ok = l.dashes(l.T(text)), true
+	}
+	if !ok {
+		out = text
+	}
+	// Matched with its full stop (a format may end with one), dropped
+	// after.
+	return strings.TrimRight(out, ".。")
 }
 
 // unsentence undoes the orchestrator's sentence(): "The image x does not
@@ -179,10 +209,17 @@ func ReasonKeys() map[string]bool {
 // formats may both word a text ("%s needed; %d free (%d reserved for
 // someone else now); %s" and a queue reason built in steps): the most
 // specific one whose values of several words are all reasons themselves
-// wins, else the most specific one that matches.
-func (l Locale) reason(text string, depth int) (string, bool) {
+// wins, else the most specific one that matches. clause words it as
+// ReasonClause does (an English locale prints it only then).
+func (l Locale) reason(text string, depth int, clause bool) (string, bool) {
 	if reasonExact[text] {
-		return l.T(text), true
+		switch {
+		case !clause:
+			return l.T(text), true
+		case l.Tag == English:
+			return l.dashes(text), true
+		}
+		return l.dashes(l.T(text)), true
 	}
 	if depth > 6 {
 		return "", false
@@ -196,11 +233,16 @@ func (l Locale) reason(text string, depth int) (string, bool) {
 		if m == nil {
 			continue
 		}
-		args, whole, ok := l.reasonArgs(p.verbs, m[1:], depth)
+		args, whole, ok := l.reasonArgs(p.verbs, m[1:], depth, clause)
 		if !ok {
 			continue
 		}
-		out := l.T(p.key, args...)
+		var out string
+		if clause {
+			out = l.clause(p.key, args)
+		} else {
+			out = l.T(p.key, args...)
+		}
 		if whole {
 			return out, true
 		}
@@ -212,9 +254,10 @@ func (l Locale) reason(text string, depth int) (string, bool) {
 }
 
 // reasonArgs turns the captured values back into the arguments their verbs
-// print; a string that is itself a reason is translated. whole says that
-// every value of several words was a reason.
-func (l Locale) reasonArgs(verbs []byte, vals []string, depth int) (args []any, whole, ok bool) {
+// print; a string that is itself a reason is translated, and an amount of
+// money is written in the reader's style (Amount: "8.94 USD" → "$8.94").
+// whole says that every value of several words was a reason or an amount.
+func (l Locale) reasonArgs(verbs []byte, vals []string, depth int, clause bool) (args []any, whole, ok bool) {
 	args = make([]any, len(vals))
 	whole = true
 	for i, v := range vals {
@@ -238,7 +281,9 @@ func (l Locale) reasonArgs(verbs []byte, vals []string, depth int) (args []any, 
 			}
 			args[i] = s
 		default:
-			if t, ok := l.reason(v, depth+1); ok {
+			if m, ok := l.money(v); ok {
+				args[i] = m
+			} else if t, ok := l.reason(v, depth+1, clause); ok {
 				args[i] = t
 			} else {
 				args[i] = v
@@ -247,4 +292,84 @@ func (l Locale) reasonArgs(verbs []byte, vals []string, depth int) (args []any, 
 		}
 	}
 	return args, whole, true
+}
+
+// slotted stands for a value in a format printed by clause: it prints a
+// mark the colons of the format cannot be confused with, and keeps what the
+// value prints as, to be put back after.
+type slotted struct {
+	v     any
+	table *[]string
+}
+
+func (s slotted) Format(f fmt.State, verb rune) {
+	*s.table = append(*s.table, fmt.Sprintf(fmt.FormatString(f, verb), s.v))
+	fmt.Fprintf(f, "\uE000%d\uE001", len(*s.table)-1)
+}
+
+var slotMark = regexp.MustCompile("\uE000(\\d+)\uE001")
+
+// clause prints format key with args as ReasonClause words it: the colons
+// of the format read as dashes, the values (numbers aside, which hold no
+// colon) as they print. English prints the format as the models did
+// (fmt, without the catalog's grouping of numbers), so only its colons
+// change.
+func (l Locale) clause(key string, args []any) string {
+	var table []string
+	in := make([]any, len(args))
+	for i, a := range args {
+		switch a.(type) {
+		case string, error, fmt.Stringer:
+			in[i] = slotted{v: a, table: &table}
+		default:
+			in[i] = a // a number: no colon in it, and a plural's selector
+		}
+	}
+	var out string
+	if l.Tag == English {
+		out = fmt.Sprintf(key, in...)
+	} else {
+		out = l.T(key, in...)
+	}
+	return slotMark.ReplaceAllStringFunc(l.dashes(out), func(m string) string {
+		n, err := strconv.Atoi(slotMark.FindStringSubmatch(m)[1])
+		if err != nil || n >= len(table) {
+			return m
+		}
+		return table[n]
+	})
+}
+
+// separatorColon is a colon an English sentence continues after ("quota
+// exceeded: the …"), not one written as a character (" : ", "14:05"); a
+// digest's "sha256: " names the algorithm, it separates nothing.
+var separatorColon = regexp.MustCompile(`\S: `)
+
+// dashes writes the separating colons of a text of the portal's as dashes:
+// " — " in English, "——" in Chinese (its full-width colon; a Chinese text
+// writes a colon as a character in ASCII).
+func (l Locale) dashes(s string) string {
+	if l.Tag != English && l.printer != nil {
+		return strings.ReplaceAll(s, "：", "——")
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range separatorColon.FindAllStringIndex(s, -1) {
+		colon := m[1] - 2
+		if strings.HasSuffix(s[:colon], "sha256") {
+			continue
+		}
+		b.WriteString(s[last:colon] + " — ")
+		last = m[1]
+	}
+	return b.String() + s[last:]
+}
+
+// TClause prints key with args as T does, worded as ReasonClause words a
+// reason: to follow a page's own words and colon, its own colons as dashes
+// and without a full stop at its end; the values as they print. For the
+// messages a page translates by its own patterns (a form value's message
+// after "Could not change the ports:").
+func TClause(ctx context.Context, key string, args ...any) string {
+	return strings.TrimRight(FromContext(ctx).clause(key, args), ".。")
 }
