@@ -97,7 +97,9 @@ func whyNotRunning(lc context.Context, wb *models.Workbench) string {
 	case strings.HasPrefix(wb.Reason, "stopped"):
 		return i18n.T(lc, "It was %s.", stopReasonT(lc, wb.Reason))
 	case wb.Reason != "":
-		return i18n.T(lc, "It was stopped because %s.", stopReasonT(lc, wb.Reason))
+		// After a colon, as a clause (refusalClause): "It was stopped
+		// because copied with the data of another install …" read badly.
+		return i18n.T(lc, "It was stopped: %s.", i18n.ReasonClause(lc, wb.Reason))
 	default:
 		return i18n.T(lc, "It was stopped by you (from the portal or the API).")
 	}

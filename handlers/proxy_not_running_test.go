@@ -24,7 +24,12 @@ func TestWhyNotRunning(t *testing.T) {
 		{models.StateStopped, "stopped after 1h0m0s without activity (idle timeout)", false, 0, "It was stopped after 1h0m0s without activity (idle timeout)."},
 		{models.StateStopped, "stopped by an administrator (root)", false, 0, "It was stopped by an administrator (root)."},
 		{models.StateStopped, "stopped: monthly budget of 100.00 USD reached (your files are kept)", false, 0, "It was stopped: monthly budget of 100.00 USD reached (your files are kept)."},
-		{models.StateStopped, "the container exited (code 137)", false, 0, "It was stopped because the container exited (code 137)."},
+		{models.StateStopped, "the container exited (code 137)", false, 0, "It was stopped: the container exited (code 137)."},
+		// A reason with a colon of its own: a clause after the page's.
+		{models.StateStopped, "copied with the data of another install (serve --new-identity): start it again here if it should run on this one", false, 0,
+			"It was stopped: copied with the data of another install (serve --new-identity) — start it again here if it should run on this one."},
+		{models.StateStopped, "stopped: quota exceeded: the monthly budget is used up (your files are kept)", false, 0,
+			"It was stopped: quota exceeded — the monthly budget is used up (your files are kept)."},
 		{models.StateFailed, "Jupyter exited while starting (exit code 1)", false, 0, "It failed: Jupyter exited while starting (exit code 1)."},
 		// The reason's own colon after the page's: a dash, one sentence.
 		{models.StateFailed, "could not start the container: no such device", false, 0, "It failed: could not start the container — no such device."},

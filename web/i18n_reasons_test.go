@@ -155,8 +155,9 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 		want   string
 		order  string // how the queue is ordered: positions move
 	}{
-		{zh, "正在等待你的其他工作台停止：超出配额：最多 1 个运行中的工作台（你已有 1 个）；下一个就轮到你", "后来的启动请求可能排到你前面"},
-		{en, english, "a later launch can go ahead of yours"},
+		// The refusal inside reads as a clause: one colon to a sentence.
+		{zh, "正在等待你的其他工作台停止：超出配额——最多 1 个运行中的工作台（你已有 1 个）；下一个就轮到你", "后来的启动请求可能排到你前面"},
+		{en, "waiting for your other workbenches to stop: quota exceeded — at most 1 running workbench (you have 1); you are next", "a later launch can go ahead of yours"},
 	} {
 		_, body := p.get(c.client, page)
 		if got := text(doc(body), `[data-testid=queue-reason]`); got != c.want {

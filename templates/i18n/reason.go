@@ -125,10 +125,24 @@ func compileReason(key string) (reasonPattern, bool) {
 // values it carries (values that are themselves reasons translated too),
 // or, where no format of the reasons area words it, the catalog's text of
 // the whole text, else the text as it is. An English reader gets it as it
-// is.
+// is, but for the colons of a reason inside it (a clause, see reasonArgs).
 func Reason(ctx context.Context, text string) string {
 	l := FromContext(ctx)
-	if l.Tag == English || text == "" {
+	if text == "" {
+		return text
+	}
+	if l.Tag == English {
+		// As it is, unless a reason inside it brings a colon of its own
+		// ("stopped: quota exceeded: the monthly budget is used up (your
+		// files are kept)"): the inner one reads as a clause, "stopped:
+		// quota exceeded — the monthly budget is used up (…)".
+		if strings.Count(text, ": ") < 2 {
+			return text
+		}
+		reasonOnce.Do(loadReasons)
+		if out, ok := l.reason(text, 0, false); ok {
+			return out
+		}
 		return text
 	}
 	reasonOnce.Do(loadReasons)
@@ -238,9 +252,12 @@ func (l Locale) reason(text string, depth int, clause bool) (string, bool) {
 			continue
 		}
 		var out string
-		if clause {
+		switch {
+		case clause:
 			out = l.clause(p.key, args)
-		} else {
+		case l.Tag == English:
+			out = fmt.Sprintf(p.key, args...) // as the models wrote it (no grouping of numbers)
+		default:
 			out = l.T(p.key, args...)
 		}
 		if whole {
@@ -283,7 +300,11 @@ func (l Locale) reasonArgs(verbs []byte, vals []string, depth int, clause bool) 
 		default:
 			if m, ok := l.money(v); ok {
 				args[i] = m
-			} else if t, ok := l.reason(v, depth+1, clause); ok {
+			} else if t, ok := l.reason(v, depth+1, true); ok {
+				// A reason inside a reason reads as a clause: its colons
+				// as dashes, so the sentence keeps one colon
+				// ("stopped: quota exceeded — the monthly budget is used
+				// up (your files are kept)").
 				args[i] = t
 			} else {
 				args[i] = v
