@@ -11,8 +11,9 @@ import (
 )
 
 // A user whose month's spend reaches their budget has their running
-// workbench stopped by the billing round, with the reason shown; under the
-// budget nothing is stopped.
+// workbench stopped by the billing round, with the reason shown, and is
+// told (workbench_stopped, as the budget's timer tells it: the round's
+// stop told nobody); under the budget nothing is stopped.
 func TestMemBillingRoundStopsAUserOverBudget(t *testing.T) {
 	t.Parallel()
 	r := newMemRig(t)
@@ -47,6 +48,10 @@ func TestMemBillingRoundStopsAUserOverBudget(t *testing.T) {
 	}
 	if n := budgetCulls(); n != 1 {
 		t.Errorf("workbench_culls_total{reason=\"budget\"} = %v after the budget stop, want 1", n)
+	}
+	notes, err := r.store.ListNotifications(ctx, r.wb.OwnerID, 10)
+	if err != nil || len(notes) != 1 || !strings.HasPrefix(notes[0].Message, "Workbench "+r.wb.Name+": stopped: quota exceeded") {
+		t.Errorf("the owner's notifications after the budget stop: %+v (%v), want one naming the workbench and the budget", notes, err)
 	}
 	// A second round finds nothing running: nothing more is counted.
 	r.m.BillAndEnforce(ctx)

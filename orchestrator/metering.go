@@ -158,7 +158,8 @@ func (m *Manager) BillAndEnforce(ctx context.Context) {
 			m.moneyError(ctx, moneyErrEnforcement, target, err, false)
 			continue
 		}
-		for _, wb := range running {
+		for i := range running {
+			wb := &running[i]
 			// GPU-hours stop GPU workbenches; a spent budget stops all.
 			if lim.BudgetPerMonthMicros == nil || use.AmountMicros < *lim.BudgetPerMonthMicros {
 				if len(wb.GPUs) == 0 {
@@ -166,11 +167,17 @@ func (m *Manager) BillAndEnforce(ctx context.Context) {
 				}
 			}
 			m.log.Info("quota: stopping", "id", wb.ID, "user", uid, "reason", over)
-			if err := m.Stop(ctx, wb.ID, reasonf("stopped: %s (your files are kept)", over)); err != nil {
+			// Told as the budget's timer tells its stop (workbench_stopped):
+			// this pass is the timer's safety net, and its stops went
+			// untold.
+			did, err := m.stopTelling(ctx, wb, reasonf("stopped: %s (your files are kept)", over))
+			if err != nil {
 				m.log.Warn("quota stop", "id", wb.ID, "err", err)
 				continue
 			}
-			m.metrics.culled(CullBudget)
+			if did {
+				m.metrics.culled(CullBudget)
+			}
 		}
 	}
 	// The pass is the safety net; the timers stop work at the instant.
