@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"workbench/models"
 	"workbench/templates/i18n"
 )
 
@@ -53,6 +54,23 @@ func fieldMessage(ctx context.Context, msg string) string {
 
 // quotaText is a quota warning or limit (quotaStatusOf, worded once in
 // English for /api/v1/me as well) in the page reader's language.
+// limitReachedSentence is the banner's sentence for a monthly limit
+// reached (quotaStatus.LimitReached): "Your monthly budget is used up: new
+// launches are refused …". The refusal's own wording ("quota exceeded: the
+// monthly budget is used up") before the banner's colon read "quota
+// exceeded: the monthly budget is used up: new launches …", two colons
+// and a lower-case start.
+func limitReachedSentence(ctx context.Context, msg string) string {
+	if msg == models.BudgetUsedUp() {
+		return i18n.T(ctx, "Your monthly budget is used up: new launches are refused until next month or until an administrator raises your quota.")
+	}
+	var n int64
+	if _, err := fmt.Sscanf(msg, "quota exceeded: the monthly limit of %d GPU-hours is used up", &n); err == nil {
+		return i18n.T(ctx, "Your monthly limit of %d GPU-hours is used up: new launches are refused until next month or until an administrator raises your quota.", n)
+	}
+	return i18n.T(ctx, "New launches are refused until next month or until an administrator raises your quota: %s.", i18n.ReasonClause(ctx, msg))
+}
+
 func quotaText(ctx context.Context, msg string) string {
 	switch msg {
 	case "You have used 80% or more of your monthly GPU-hours.":

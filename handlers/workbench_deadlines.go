@@ -133,7 +133,7 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 	amount := h.amountFor(ctx)
 	b := &templates.BudgetWarning{Full: st.LimitReached != ""}
 	if b.Full {
-		b.Messages = append(b.Messages, i18n.T(ctx, "%s: new launches are refused until next month or until an administrator raises your quota.", quotaText(ctx, st.LimitReached)))
+		b.Messages = append(b.Messages, limitReachedSentence(ctx, st.LimitReached))
 	}
 	budgetUsedUp := st.LimitReached == models.BudgetUsedUp()
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && !b.Full && st.BookingSetAside > 0 && st.MonthSpend+st.BookingSetAside >= *l {

@@ -210,7 +210,10 @@ func (h *Handler) launch(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		v.Errors = templates.FormErrors{"_": i18n.Reason(c.Request.Context(), e.Message)}
+		// One sentence after the page's words (refusalClause), as the
+		// Start flash: the bare refusal read "quota exceeded: the monthly
+		// budget is used up", lower-case and without a full stop.
+		v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Could not launch: %s.", h.refusalClause(c, err))}
 		h.renderLaunch(c, e.Status, v)
 	default:
 		seeOther(c, "/workbenches/"+wb.ID)

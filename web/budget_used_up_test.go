@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +60,20 @@ func TestBudgetLeftBelowEveryMinimumIsUsedUp(t *testing.T) {
 	p.login(c, "carol", "carol-password")
 	_, page := p.get(c, "/")
 	banner := mpDoc(t, page).Find(`[data-testid=budget-banner]`).Text()
-	if !strings.Contains(banner, "budget is used up") || strings.Contains(banner, "99%") {
+	if !strings.Contains(banner, "Your monthly budget is used up: new launches are refused") || strings.Contains(banner, "99%") {
 		t.Errorf("the banner reads %q, want the budget used up and no percentage", banner)
+	}
+	// One sentence, one colon (it read "quota exceeded: the monthly
+	// budget is used up: new launches …"), in Chinese too.
+	if n := strings.Count(banner, ": "); n != 1 {
+		t.Errorf("the banner reads %q: %d colons, want one", banner, n)
+	}
+	zc := p.client()
+	p.login(zc, "carol", "carol-password")
+	p.postForm(zc, "/language", url.Values{"lang": {"zh-CN"}, "back": {"/"}})
+	_, page = p.get(zc, "/")
+	if zh := mpDoc(t, page).Find(`[data-testid=budget-banner]`).Text(); !strings.Contains(zh, "你本月的预算已用完：在下个月") || strings.Count(zh, "：") != 1 {
+		t.Errorf("the Chinese banner reads %q, want one sentence with one colon", zh)
 	}
 	// The launch is refused, as the page now says.
 	imgs, err := p.srv.Store.ListImages(ctx, true)

@@ -109,8 +109,9 @@ func TestRefusalsAndQueueReasonInChinese(t *testing.T) {
 		client *http.Client
 		want   string
 	}{
-		{zh, "超出配额：最多 1 个运行中的工作台（你已有 1 个）"},
-		{en, "quota exceeded: at most 1 running workbench (you have 1)"},
+		// One sentence after the form's words, the refusal a clause.
+		{zh, "无法创建工作台：超出配额——最多 1 个运行中的工作台（你已有 1 个）。"},
+		{en, "Could not launch: quota exceeded — at most 1 running workbench (you have 1)."},
 	} {
 		res, body := p.postFormBody(c.client, "/workbenches", launch)
 		if got := text(doc(body), `[data-testid=launch-error]`); res.StatusCode != http.StatusUnprocessableEntity || got != c.want {
