@@ -33,7 +33,7 @@ func TestPoolUnitHeldByAnUnknownContainer(t *testing.T) {
 		want string
 	}{
 		{context.Background(), "in use by a container the portal does not know: wb-abc-later (the portal removes it at 14:20 UTC)"},
-		{i18n.WithLocale(context.Background(), i18n.Chinese), "被门户不认识的容器占用：wb-abc-later（门户将于 14:20 UTC 移除它）"},
+		{i18n.WithLocale(context.Background(), i18n.Chinese), "被门户未知的容器占用：wb-abc-later（门户将于 14:20 UTC 移除它）"},
 	} {
 		rows := unitRows(tc.lc, g, map[string]string{})
 		if rows[0].Free || rows[0].HeldBy != tc.want {
