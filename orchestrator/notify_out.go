@@ -34,28 +34,39 @@ type Notice struct {
 	At          time.Time `json:"at"`
 }
 
-// subject is the email subject of n: one line.
+// subject is the email subject of n, in English as the message is: a
+// format of the reasons catalog, so that it can be put in the reader's
+// language as the message is. Every event has its own; one without fell
+// through to the GPU watch's ("a  GPU is free").
 func (n Notice) subject() string {
-	var s string
-	switch {
-	case n.Event == EventStarted:
-		s = "Workbench: " + n.Workbench + " is running"
-	case n.Event == EventPreempt:
-		s = "Workbench: " + n.Workbench + " must yield its GPUs"
-	case n.Event == EventSpared:
-		s = "Workbench: " + n.Workbench + " no longer has to yield its GPUs"
-	case n.Event == EventPreempted:
-		s = "Workbench: " + n.Workbench + " was preempted"
-	case n.Event == EventStopped:
-		s = "Workbench: " + n.Workbench + " was stopped"
-	case n.Event == EventStoppingSoon:
-		s = "Workbench: " + n.Workbench + " stops soon"
-	case n.Flavor != "":
-		s = "Workbench: flavor " + n.Flavor + " can start"
-	default:
-		s = "Workbench: a " + n.GPUModel + " GPU is free"
+	switch n.Event {
+	case EventStarted:
+		return reasonf("Workbench: %s is running", n.Workbench)
+	case EventPreempt:
+		return reasonf("Workbench: %s must yield its GPUs", n.Workbench)
+	case EventSpared:
+		return reasonf("Workbench: %s no longer has to yield its GPUs", n.Workbench)
+	case EventPreempted:
+		return reasonf("Workbench: %s was preempted", n.Workbench)
+	case EventStopped:
+		return reasonf("Workbench: %s was stopped", n.Workbench)
+	case EventStoppingSoon:
+		return reasonf("Workbench: %s stops soon", n.Workbench)
+	case EventExpired:
+		return reasonf("Workbench: %s left the queue", n.Workbench)
+	case EventFailed:
+		return reasonf("Workbench: %s could not start", n.Workbench)
+	case EventSaveCutShort:
+		return reasonf("Workbench: saving %s as an image was cut short", n.Workbench)
+	case EventHomeLost:
+		return reasonf("Workbench: your home volume was removed")
+	case EventRenamed:
+		return reasonf("Workbench: your account was renamed")
 	}
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	if n.Flavor != "" {
+		return reasonf("Workbench: flavor %s can start", n.Flavor)
+	}
+	return reasonf("Workbench: a %s GPU is free", n.GPUModel)
 }
 
 // Sender delivers notices one way (SMTP, webhook).
@@ -93,7 +104,7 @@ func (s *SMTPSender) Send(ctx context.Context, n Notice) error {
 		host, _, _ := net.SplitHostPort(s.Addr)
 		auth = smtp.PlainAuth("", s.Username, s.Password, host)
 	}
-	subject := n.subject()
+	subject := strings.NewReplacer("\r", " ", "\n", " ").Replace(n.subject())
 	var msg bytes.Buffer
 	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n",
 		s.From, n.Email, subject, n.At.Format(time.RFC1123Z))
