@@ -29,3 +29,18 @@ func TestEveryNoticeEventHasItsOwnSubject(t *testing.T) {
 		t.Errorf("flavor watch subject %q", s)
 	}
 }
+
+// A subject that is not plain ASCII goes in the header as an encoded word
+// (a raw UTF-8 header is not valid mail); an English one as it is, and a
+// line break in it never starts a new header.
+func TestHeaderText(t *testing.T) {
+	if got := headerText("Workbench: overnight must yield its GPUs"); got != "Workbench: overnight must yield its GPUs" {
+		t.Errorf("ASCII subject %q", got)
+	}
+	if got := headerText("Workbench：overnight 必须让出 GPU"); !strings.HasPrefix(got, "=?utf-8?q?") || strings.ContainsAny(got, "\r\n") {
+		t.Errorf("Chinese subject %q", got)
+	}
+	if got := headerText("a\r\nBcc: x@example.org"); strings.ContainsAny(got, "\r\n") {
+		t.Errorf("line break kept: %q", got)
+	}
+}
