@@ -198,7 +198,7 @@ func (w *GPUWatcher) send(ctx context.Context, wt models.GPUWatch, msg, link str
 		return
 	}
 	n := Notice{Event: "gpu_free", WatchID: wt.ID, User: u.Username, Email: u.Email, GPUModel: wt.GPUModel,
-		Message: msg, Link: w.publicURL + link, At: time.Now().UTC()}
+		Message: msg, Link: w.publicURL + link, At: time.Now().UTC(), Locale: u.Locale, TimeZone: u.TimeZone}
 	if wt.FlavorID != nil {
 		if fl, err := w.store.FlavorByID(ctx, *wt.FlavorID); err == nil {
 			n.Flavor = fl.Name

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 	"net/smtp"
@@ -32,30 +33,55 @@ type Notice struct {
 	Message     string    `json:"message"`
 	Link        string    `json:"link"` // absolute when the portal's public URL is set
 	At          time.Time `json:"at"`
+	// Locale and TimeZone are the user's saved language ("" for the
+	// portal's default, English) and zone ("" for UTC only): an email is
+	// worded in them (SMTPSender.Word). The webhook is the operator's
+	// integration and stays as the event wrote it, English and UTC, so
+	// they are not in its JSON.
+	Locale   string `json:"-"`
+	TimeZone string `json:"-"`
 }
 
-// subject is the email subject of n: one line.
+// subject is the email subject of n, in English as the message is: a
+// format of the reasons catalog, so that the sender's Word puts it in the
+// reader's language as it does the message. Every event has its own; one
+// without fell through to the GPU watch's ("a  GPU is free").
 func (n Notice) subject() string {
-	var s string
-	switch {
-	case n.Event == EventStarted:
-		s = "Workbench: " + n.Workbench + " is running"
-	case n.Event == EventPreempt:
-		s = "Workbench: " + n.Workbench + " must yield its GPUs"
-	case n.Event == EventSpared:
-		s = "Workbench: " + n.Workbench + " no longer has to yield its GPUs"
-	case n.Event == EventPreempted:
-		s = "Workbench: " + n.Workbench + " was preempted"
-	case n.Event == EventStopped:
-		s = "Workbench: " + n.Workbench + " was stopped"
-	case n.Event == EventStoppingSoon:
-		s = "Workbench: " + n.Workbench + " stops soon"
-	case n.Flavor != "":
-		s = "Workbench: flavor " + n.Flavor + " can start"
-	default:
-		s = "Workbench: a " + n.GPUModel + " GPU is free"
+	switch n.Event {
+	case EventStarted:
+		return reasonf("Workbench: %s is running", n.Workbench)
+	case EventPreempt:
+		return reasonf("Workbench: %s must yield its GPUs", n.Workbench)
+	case EventSpared:
+		return reasonf("Workbench: %s no longer has to yield its GPUs", n.Workbench)
+	case EventPreempted:
+		return reasonf("Workbench: %s was preempted", n.Workbench)
+	case EventStopped:
+		return reasonf("Workbench: %s was stopped", n.Workbench)
+	case EventStoppingSoon:
+		return reasonf("Workbench: %s stops soon", n.Workbench)
+	case EventExpired:
+		return reasonf("Workbench: %s left the queue", n.Workbench)
+	case EventFailed:
+		return reasonf("Workbench: %s could not start", n.Workbench)
+	case EventSaveCutShort:
+		return reasonf("Workbench: saving %s as an image was cut short", n.Workbench)
+	case EventHomeLost:
+		return reasonf("Workbench: your home volume was removed")
+	case EventRenamed:
+		return reasonf("Workbench: your account was renamed")
 	}
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	if n.Flavor != "" {
+		return reasonf("Workbench: flavor %s can start", n.Flavor)
+	}
+	return reasonf("Workbench: a %s GPU is free", n.GPUModel)
+}
+
+// headerText is text as one line of a mail header: line breaks become
+// spaces, and text that is not plain ASCII (a Chinese subject) is an
+// RFC 2047 encoded word; ASCII text is left as it is.
+func headerText(text string) string {
+	return mime.QEncoding.Encode("utf-8", strings.NewReplacer("\r", " ", "\n", " ").Replace(text))
 }
 
 // Sender delivers notices one way (SMTP, webhook).
@@ -72,6 +98,11 @@ type SMTPSender struct {
 	From     string
 	Username string
 	Password string
+	// Word, where set, words a text of n (its subject, its message:
+	// English, times in UTC) for n's reader, n.Locale and n.TimeZone, as
+	// the notifications page words it. The portal sets it (web): the
+	// translations live in the layer above. Nil sends them as written.
+	Word func(ctx context.Context, n Notice, text string) string
 }
 
 // Name names the channel in logs.
@@ -93,11 +124,16 @@ func (s *SMTPSender) Send(ctx context.Context, n Notice) error {
 		host, _, _ := net.SplitHostPort(s.Addr)
 		auth = smtp.PlainAuth("", s.Username, s.Password, host)
 	}
-	subject := n.subject()
+	// The reader's words and nothing else: the Chinese text is the whole
+	// message (an English copy under it would say it twice), then the link.
+	subject, body := n.subject(), n.Message
+	if s.Word != nil {
+		subject, body = s.Word(ctx, n, subject), s.Word(ctx, n, body)
+	}
 	var msg bytes.Buffer
-	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n",
-		s.From, n.Email, subject, n.At.Format(time.RFC1123Z))
-	fmt.Fprintf(&msg, "%s\r\n\r\n%s\r\n", n.Message, n.Link)
+	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n",
+		s.From, n.Email, headerText(subject), n.At.Format(time.RFC1123Z))
+	fmt.Fprintf(&msg, "%s\r\n\r\n%s\r\n", body, n.Link)
 	// net/smtp has no context: bound it by running it aside.
 	done := make(chan error, 1)
 	go func() { done <- smtp.SendMail(s.Addr, auth, s.From, []string{n.Email}, msg.Bytes()) }()

@@ -84,7 +84,7 @@ func (n *ownerNotices) tell(ctx context.Context, store *models.Store, log *slog.
 		return
 	}
 	notice := Notice{Event: event, User: u.Username, Email: u.Email,
-		Message: msg, Link: n.publicURL + link, At: time.Now().UTC()}
+		Message: msg, Link: n.publicURL + link, At: time.Now().UTC(), Locale: u.Locale, TimeZone: u.TimeZone}
 	if wb != nil {
 		notice.Workbench, notice.WorkbenchID = wb.Name, wb.ID
 	}

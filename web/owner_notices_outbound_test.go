@@ -44,23 +44,7 @@ func TestPreemptionNoticeReachesTheOwnerByEmailAndWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	spot := tokenFor(t, p, "spot", "user")
-	eve := tokenFor(t, p, "eve", "user")
-	// One GPU in the pool: the others drained.
-	_, gpus := p.api("GET", "/api/v1/gpus", spot, "")
-	for _, g := range gpus["items"].([]any)[1:] {
-		if err := p.srv.Store.SetGPUDrained(ctx, g.(map[string]any)["uuid"].(string), true, "admin", "test"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	code, run := p.api("POST", "/api/v1/workbenches", spot, `{"name":"overnight","image":"fake","flavor":"1x H100 80GB HBM3","preemptible":true}`)
-	if code != http.StatusAccepted {
-		t.Fatalf("preemptible launch: %d %v", code, run)
-	}
-	id := run["id"].(string)
-	waitState(t, p, spot, id, "running")
-	if code, out := p.api("POST", "/api/v1/workbenches", eve, `{"name":"now","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`); code != http.StatusAccepted || out["state"] != "queued" {
-		t.Fatalf("interactive launch: %d %v", code, out)
-	}
+	id := preemptOvernight(t, p, spot)
 	link := "https://portal.example.org/workbenches/" + id
 	deadline := time.Now().Add(2 * time.Minute)
 	for len(sink.messages()) == 0 || func() bool { mu.Lock(); defer mu.Unlock(); return len(hooks) == 0 }() {
@@ -94,4 +78,31 @@ func TestPreemptionNoticeReachesTheOwnerByEmailAndWebhook(t *testing.T) {
 	if href, _ := a.Attr("href"); a.Length() != 1 || href != "/workbenches/"+id || strings.TrimSpace(a.Text()) != "View workbench" {
 		t.Errorf("notification link %q → %q", a.Text(), href)
 	}
+}
+
+// preemptOvernight has the user of token run a preemptible workbench
+// "overnight" on the only GPU left in the pool, then has eve queue an
+// interactive launch that needs it, so that overnight is told to yield;
+// it returns overnight's id.
+func preemptOvernight(t *testing.T, p *testPortal, token string) string {
+	t.Helper()
+	ctx := context.Background()
+	eve := tokenFor(t, p, "eve", "user")
+	// One GPU in the pool: the others drained.
+	_, gpus := p.api("GET", "/api/v1/gpus", token, "")
+	for _, g := range gpus["items"].([]any)[1:] {
+		if err := p.srv.Store.SetGPUDrained(ctx, g.(map[string]any)["uuid"].(string), true, "admin", "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, run := p.api("POST", "/api/v1/workbenches", token, `{"name":"overnight","image":"fake","flavor":"1x H100 80GB HBM3","preemptible":true}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("preemptible launch: %d %v", code, run)
+	}
+	id := run["id"].(string)
+	waitState(t, p, token, id, "running")
+	if code, out := p.api("POST", "/api/v1/workbenches", eve, `{"name":"now","image":"fake","flavor":"1x H100 80GB HBM3","queue":true}`); code != http.StatusAccepted || out["state"] != "queued" {
+		t.Fatalf("interactive launch: %d %v", code, out)
+	}
+	return id
 }
