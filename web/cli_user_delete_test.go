@@ -70,7 +70,7 @@ func TestCLIUserDeleteIsFinishedByThePortal(t *testing.T) {
 	deleted := func(user string) {
 		t.Helper()
 		out := pp.cli("", "user", "delete", user, "--confirm", user)
-		if !strings.Contains(out, "deleted the account "+user) || !strings.Contains(out, "its 1 workbench, their containers and its home volume are removed by the portal") {
+		if !strings.Contains(out, "deleted the account "+user) || !strings.Contains(out, "its workbench, with its container, and its home volume are removed by the portal") {
 			t.Fatalf("user delete %s said %q", user, out)
 		}
 	}

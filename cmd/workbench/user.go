@@ -188,7 +188,10 @@ func cmdUserList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		} else if u.Disabled {
 			state = "disabled"
 		}
-		if u.OIDCSubject != "" {
+		switch {
+		case u.Deleted():
+			signIn = "none" // its secrets are cleared: nobody signs in as a tombstone
+		case u.OIDCSubject != "":
 			signIn = "single sign-on"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Username, u.Role, state, signIn, u.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))

@@ -88,15 +88,42 @@ func cmdUserDelete(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if len(d.Groups) > 0 {
 		fmt.Fprintf(stdout, "left the groups %s\n", strings.Join(d.Groups, ", "))
 	}
-	fmt.Fprintf(stdout, "its %s, their containers and its home volume are removed by the portal "+
-		"(now if it is running: at its next reconciliation, every 30 s by default; else at its next start)\n",
-		plural(d.Workbenches, "workbench", "workbenches"))
+	fmt.Fprintf(stdout, "%s removed by the portal "+
+		"(now if it is running: at its next reconciliation, every WORKBENCH_RECONCILE_INTERVAL; else at its next start)\n",
+		whatGoes(d.Workbenches))
 	return nil
 }
 
-// lastAdminError refuses to delete the last administrator who can sign in.
+// whatGoes names what the portal removes of a deleted account: "its home
+// volume is", "its workbench, with its container, and its home volume
+// are" ("its 0 workbenches, their containers and …" read oddly).
+func whatGoes(workbenches int64) string {
+	switch workbenches {
+	case 0:
+		return "its home volume is"
+	case 1:
+		return "its workbench, with its container, and its home volume are"
+	}
+	return fmt.Sprintf("its %d workbenches, with their containers, and its home volume are", workbenches)
+}
+
+// removesWhat is what deleting an account removes, for the question
+// asked before it.
+func removesWhat(workbenches int64) string {
+	switch workbenches {
+	case 0:
+		return "its home volume, with its files"
+	case 1:
+		return "its workbench with its container, and its home volume with its files"
+	}
+	return fmt.Sprintf("its %d workbenches with their containers, and its home volume with its files", workbenches)
+}
+
+// lastAdminError refuses to delete the last administrator who can sign in,
+// in one sentence with one colon (models.ErrLastAdmin's own colon after
+// this one read "cannot delete admin: this is …: make another …").
 func lastAdminError(u *models.User) error {
-	return fmt.Errorf("cannot delete %s: %w; nothing was deleted", u.Username, models.ErrLastAdmin)
+	return fmt.Errorf("cannot delete %s: it is the last administrator who can sign in; make another user an administrator first, nothing was deleted", u.Username)
 }
 
 // confirmDelete is the name typed again: --confirm, else asked on a
@@ -116,9 +143,9 @@ func confirmDelete(ctx context.Context, store *models.Store, u *models.User, con
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "Deleting the account %s removes %s (their containers and its home volume, with its files), "+
+	fmt.Fprintf(stderr, "Deleting the account %s removes %s, "+
 		"and ends its sign-ins, %s and %s; %s released. Its bills and usage stay under %s.\n",
-		u.Username, plural(p.Workbenches, "workbench", "workbenches"), plural(p.Tokens, "token", "tokens"),
+		u.Username, removesWhat(p.Workbenches), plural(p.Tokens, "token", "tokens"),
 		plural(p.SSHKeys, "SSH key", "SSH keys"), plural(p.Bookings, "booking is", "bookings are"), models.TombstoneName(u.ID))
 	fmt.Fprintf(stderr, "Type %s to delete it: ", u.Username)
 	line, err := bufio.NewReader(stdin).ReadString('\n')

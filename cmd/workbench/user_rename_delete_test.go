@@ -205,7 +205,7 @@ func TestUserDeleteFromTheShell(t *testing.T) {
 	p.refused("", `--confirm "bobby" is not the account's name, bob; nothing was deleted`, "user", "delete", "bob", "--confirm", "bobby")
 	p.refused("", `user "nobody": not found`, "user", "delete", "nobody", "--confirm", "nobody")
 	p.refused("", "usage: workbench user delete NAME --confirm NAME", "user", "delete")
-	p.refused("", "cannot delete admin: this is the last administrator who can sign in: make another user an administrator first; nothing was deleted",
+	p.refused("", "cannot delete admin: it is the last administrator who can sign in; make another user an administrator first, nothing was deleted",
 		"user", "delete", "admin", "--confirm", "admin")
 	if code, _ := p.me(token); code != http.StatusOK {
 		t.Fatalf("a refused delete ended bob's token: %d", code)
@@ -220,7 +220,7 @@ func TestUserDeleteFromTheShell(t *testing.T) {
 	for _, want := range []string{
 		"deleted the account bob; its record stays as " + tomb.Username + " for its bills and usage",
 		"ended: its sign-ins, 1 token, 0 SSH keys",
-		"its 0 workbenches, their containers and its home volume are removed by the portal (now if it is running: at its next reconciliation, every 30 s by default; else at its next start)",
+		"its home volume is removed by the portal (now if it is running: at its next reconciliation, every WORKBENCH_RECONCILE_INTERVAL; else at its next start)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("delete said %q; want %q in it", out, want)
@@ -228,6 +228,16 @@ func TestUserDeleteFromTheShell(t *testing.T) {
 	}
 	if !tomb.Deleted() || !tomb.Disabled || tomb.PasswordHash != "" {
 		t.Errorf("bob's record after the delete: %+v, want a disabled tombstone without a password", tomb)
+	}
+	// `user list` says nobody signs in as the tombstone (it said "password").
+	list := p.must("", "user", "list")
+	for _, line := range strings.Split(list, "\n") {
+		if f := strings.Fields(line); len(f) >= 4 && f[0] == tomb.Username && (f[2] != "deleted" || f[3] != "none") {
+			t.Errorf("user list shows the tombstone as %q, want state deleted and sign-in none", line)
+		}
+	}
+	if !strings.Contains(list, tomb.Username) {
+		t.Errorf("user list %q does not list the tombstone %s", list, tomb.Username)
 	}
 	if code, _ := p.me(token); code != http.StatusUnauthorized {
 		t.Errorf("bob's API token after the delete: %d, want 401", code)
@@ -259,7 +269,7 @@ func TestUserDeleteFromTheShell(t *testing.T) {
 	if answer.Deleted != "admin" || !strings.HasPrefix(answer.User.Username, "deleted-") || !answer.ErasePending {
 		t.Errorf("delete --json: %+v", answer)
 	}
-	p.refused("", "cannot delete carol: this is the last administrator", "user", "delete", "carol", "--confirm", "carol")
+	p.refused("", "cannot delete carol: it is the last administrator", "user", "delete", "carol", "--confirm", "carol")
 }
 
 // mustUser is the one account whose name starts with prefix and that was
@@ -304,7 +314,7 @@ func TestUserDeleteAsksOnATerminal(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the name typed is not dave; nothing was deleted") || out != "" {
 		t.Fatalf("a wrong name typed: %v %q", err, out)
 	}
-	for _, want := range []string{"Deleting the account dave removes 0 workbenches", "ends its sign-ins, 1 token and 0 SSH keys", "Type dave to delete it: "} {
+	for _, want := range []string{"Deleting the account dave removes its home volume, with its files, and ends", "ends its sign-ins, 1 token and 0 SSH keys", "Type dave to delete it: "} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("the prompt %q lacks %q", prompt, want)
 		}
