@@ -75,3 +75,43 @@ func lastAuditQuery(tx *gorm.DB, action, target, actor string) *gorm.DB {
 	}
 	return q.Order("id DESC").Limit(1)
 }
+
+// AuditsOn is the newest rows of action on target written at since or
+// later, at most limit of them, newest first, and how many such rows there
+// are in all: the owner's page lists the recent administrators' looks at
+// a workbench and says how many earlier ones there were. One statement, a
+// range of audit_log_target_action_at from its end for the rows and the
+// same range, the index alone, for the count.
+func (s *Store) AuditsOn(ctx context.Context, action, target string, since time.Time, limit int) ([]AuditEntry, int64, error) {
+	var rows []auditWithTotal
+	if err := auditsOnQuery(s.db.WithContext(ctx), action, target, since.UTC(), limit).Scan(&rows).Error; err != nil {
+		return nil, 0, err
+	}
+	if len(rows) == 0 {
+		return nil, 0, nil
+	}
+	out := make([]AuditEntry, len(rows))
+	for i, r := range rows {
+		out[i] = r.AuditEntry
+	}
+	return out, rows[0].Total, nil
+}
+
+// auditWithTotal is a row of auditsOnQuery: the entry and the count of
+// the range it is read from.
+type auditWithTotal struct {
+	AuditEntry
+	Total int64
+}
+
+// auditsOnQuery is AuditsOn's statement (TestAuditsOnReadsAnIndexRange).
+// By time, newest first, as its reader reads the times; ids break ties.
+// The count is a subquery of its own (evaluated once): a window function
+// over the rows would number every row in the range before the LIMIT.
+func auditsOnQuery(tx *gorm.DB, action, target string, since time.Time, limit int) *gorm.DB {
+	count := tx.Session(&gorm.Session{NewDB: true}).Model(&AuditEntry{}).Select("COUNT(*)").
+		Where("target = ? AND action = ? AND at >= ?", target, action, since)
+	return tx.Model(&AuditEntry{}).Select("audit_log.*, (?) AS total", count).
+		Where("target = ? AND action = ? AND at >= ?", target, action, since).
+		Order("at DESC, id DESC").Limit(limit)
+}
