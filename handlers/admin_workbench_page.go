@@ -24,8 +24,8 @@ import (
 // notebook is on it — no Open link, notebook token, port buttons or SSH
 // command (admins do not open users' notebooks, SPEC §4) — nor any owner's
 // action (Start, Delete, Save as image, +1 h, ports, tokens, home). Each
-// look is audited (workbench.view_as_admin) and its owner's page says
-// when an administrator last looked.
+// look is audited (workbench.view_as_admin) and its owner's page lists
+// the administrators' recent looks.
 func (h *Handler) adminWorkbenchPage(c *gin.Context, wb *models.Workbench) {
 	ctx := c.Request.Context()
 	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})

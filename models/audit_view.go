@@ -45,12 +45,6 @@ func (s *Store) WriteViewAudit(ctx context.Context, r AuditRecord) (written bool
 	return written && err == nil, err
 }
 
-// LastAuditOn is the newest row of action on target (by anyone), or nil:
-// the owner's workbench page says who last read it as an administrator.
-func (s *Store) LastAuditOn(ctx context.Context, action, target string) (*AuditEntry, error) {
-	return s.lastAudit(ctx, action, target, "")
-}
-
 // lastAudit is the newest row of action on target, by actor unless actor
 // is "". By id, not by time: ids follow the order rows were written in,
 // whatever the clock did. It is a range of audit_log_target_action from
