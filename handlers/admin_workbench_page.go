@@ -24,8 +24,8 @@ import (
 // notebook is on it — no Open link, notebook token, port buttons or SSH
 // command (admins do not open users' notebooks, SPEC §4) — nor any owner's
 // action (Start, Delete, Save as image, +1 h, ports, tokens, home). Each
-// look is audited (workbench.view_as_admin) and its owner's page says
-// when an administrator last looked.
+// look is audited (workbench.view_as_admin) and its owner's page lists
+// the administrators' recent looks.
 func (h *Handler) adminWorkbenchPage(c *gin.Context, wb *models.Workbench) {
 	ctx := c.Request.Context()
 	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
@@ -37,8 +37,11 @@ func (h *Handler) adminWorkbenchPage(c *gin.Context, wb *models.Workbench) {
 	// The look is recorded before anything of the owner's is read (the
 	// log's last lines, the history): a look that cannot be recorded, so
 	// that its owner could not learn of it, is not given. One row per
-	// administrator and workbench in models.ViewAuditEvery: the page
-	// reloads itself every 5 s while the workbench is on its way.
+	// administrator and workbench in models.ViewAuditEvery: the page's
+	// live region refetches it every 5 s (without JavaScript it reloads
+	// while the workbench is on its way). That refetch comes here too, so
+	// a page left open is recorded again once a window has passed: it
+	// still reads the owner's workbench.
 	if _, err := h.wbs.RecordView(ctx, models.AuditRecord{Actor: currentUser(c).Username, Action: models.ActionViewAsAdmin,
 		Target: wb.ID, After: map[string]string{"owner": row.Owner, "workbench": wb.Name}}); err != nil {
 		h.fail(c, err)

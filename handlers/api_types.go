@@ -167,6 +167,13 @@ type APIWorkbench struct {
 	PreemptAt *string `json:"preempt_at,omitempty"`
 	// Reservation is the booking the launch named (null: none named).
 	Reservation *int64 `json:"reservation"`
+	// AdminViews are, in its owner's GET /api/v1/workbenches/{id} only,
+	// the administrators' newest looks at its page in the last 90 days
+	// (at most 5, newest first; [] when none), and AdminViewsEarlier how
+	// many earlier ones in that window are not listed (0 when none). Absent elsewhere
+	// (lists, actions, an administrator reading someone else's).
+	AdminViews        *[]APIAdminView `json:"admin_views,omitempty"`
+	AdminViewsEarlier *int64          `json:"admin_views_earlier,omitempty"`
 }
 
 // workbenchJSON is the former name of APIWorkbench.

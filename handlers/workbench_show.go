@@ -55,13 +55,15 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 	for _, e := range hist {
 		v.History = append(v.History, templates.HistoryRow{At: templates.WhenIn(ctx, &e.At), State: e.State, Message: e.Message})
 	}
-	// Its owner learns that an administrator read it (adminWorkbenchPage
-	// records each look).
-	if e, err := h.store.LastAuditOn(ctx, models.ActionViewAsAdmin, wb.ID); err != nil {
-		h.fail(c, err)
-		return
-	} else if e != nil {
-		v.AdminViewed = templates.AdminViewedNote{By: e.Actor, At: templates.WhenIn(ctx, &e.At)}
+	// Its owner learns which administrators read it, and when
+	// (adminWorkbenchPage records each look); no one else does.
+	if wb.OwnerID == currentUser(c).ID {
+		looks, earlier, err := h.adminViews(ctx, wb)
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		v.AdminViewed = adminViewedNote(ctx, looks, earlier)
 	}
 	if rc, err := h.wbs.ContainerLogs(ctx, wb.ID, 50); err == nil {
 		b, _ := io.ReadAll(io.LimitReader(rc, 64<<10))
@@ -95,6 +97,10 @@ func (h *Handler) apiWorkbench(c *gin.Context) {
 			h.fail(c, errNotFound)
 			return
 		}
+		if wb.OwnerID == u.ID {
+			h.writeOwnWorkbench(c, wb)
+			return
+		}
 		h.writeWorkbench(c, http.StatusOK, wb)
 		return
 	}
@@ -102,7 +108,7 @@ func (h *Handler) apiWorkbench(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.writeWorkbench(c, http.StatusOK, wb)
+	h.writeOwnWorkbench(c, wb)
 }
 
 // apiWorkbenches: GET /api/v1/workbenches (admins: ?all=true for
@@ -197,6 +203,27 @@ func (h *Handler) writeWorkbench(c *gin.Context, status int, wb *models.Workbenc
 		return
 	}
 	c.JSON(status, h.workbenchJSON(wb, n, costs[wb.ID]))
+}
+
+// writeOwnWorkbench answers the owner's GET of wb: its JSON with the
+// administrators' recent looks at it (admin_views, admin_views_earlier),
+// which are its owner's to read, as on its page.
+func (h *Handler) writeOwnWorkbench(c *gin.Context, wb *models.Workbench) {
+	ctx := c.Request.Context()
+	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	looks, earlier, err := h.adminViews(ctx, wb)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	j := h.workbenchJSON(wb, n, costs[wb.ID])
+	views := apiAdminViews(looks)
+	j.AdminViews, j.AdminViewsEarlier = &views, &earlier
+	c.JSON(http.StatusOK, j)
 }
 
 // homeSharedWith names the owner's other workbenches, which share wb's home

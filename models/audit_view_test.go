@@ -55,12 +55,9 @@ func TestWriteViewAuditOncePerWindow(t *testing.T) {
 	if got := count("wb-1"); got != 3 {
 		t.Errorf("%d rows on wb-1, want 3 (root, alice, root again)", got)
 	}
-	last, err := s.LastAuditOn(ctx, ActionViewAsAdmin, "wb-1")
-	if err != nil || last == nil || last.Actor != "root" || !last.At.Equal(now) || last.After != `{"owner":"bob"}` {
+	last, _, err := s.AuditsOn(ctx, ActionViewAsAdmin, "wb-1", now.Add(-time.Hour), 1)
+	if err != nil || len(last) != 1 || last[0].Actor != "root" || !last[0].At.Equal(now) || last[0].After != `{"owner":"bob"}` {
 		t.Fatalf("last view of wb-1: %+v %v", last, err)
-	}
-	if none, err := s.LastAuditOn(ctx, ActionViewAsAdmin, "wb-3"); none != nil || err != nil {
-		t.Errorf("a workbench nobody viewed: %+v %v", none, err)
 	}
 
 	// Two tabs at once.
