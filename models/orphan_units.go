@@ -106,7 +106,7 @@ func holdOrphanUnits(db *gorm.DB, h OrphanHold) error {
 		if u.Kind == UnitSlice {
 			row.UnitID = ""
 			for k := 0; k < b.slices[u.GPUUUID]; k++ {
-				if id := sliceUnitID(u.GPUUUID, k); !b.taken[id] {
+				if id := SliceUnitID(u.GPUUUID, k); !b.taken[id] {
 					row.UnitID = id
 					b.taken[id] = true
 					break

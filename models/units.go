@@ -132,7 +132,10 @@ func (a gpuAllocation) unit() Unit {
 	return u
 }
 
-func sliceUnitID(gpuUUID string, k int) string { return fmt.Sprintf("%s/slice/%d", gpuUUID, k) }
+// SliceUnitID is slice k of a shared GPU's key in the allocations (and in
+// orphan_units): "<GPU UUID>/slice/<k>". One writer of the format, so the
+// pool's tables and the store's cannot drift apart.
+func SliceUnitID(gpuUUID string, k int) string { return fmt.Sprintf("%s/slice/%d", gpuUUID, k) }
 
 // allocate binds need's units to wbID inside the launch transaction (BEGIN
 // IMMEDIATE: no other launch reads between this read and these inserts).
@@ -309,8 +312,8 @@ func (b *bindings) free(need GPUNeed, onePerGPU bool) ([]gpuAllocation, error) {
 				continue
 			}
 			for k := 0; k < b.slices[g]; k++ {
-				if !b.taken[sliceUnitID(g, k)] {
-					rows = append(rows, gpuAllocation{UnitID: sliceUnitID(g, k), Kind: UnitSlice, GPUUUID: g, Slice: k})
+				if !b.taken[SliceUnitID(g, k)] {
+					rows = append(rows, gpuAllocation{UnitID: SliceUnitID(g, k), Kind: UnitSlice, GPUUUID: g, Slice: k})
 					if onePerGPU {
 						break
 					}

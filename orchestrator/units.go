@@ -214,7 +214,7 @@ func poolUnits(d gpu.Device, st models.GPUState, held map[string]string) []PoolU
 	}
 	for k := 0; k < st.SharedSlices; k++ {
 		k := k
-		out = append(out, PoolUnit{Kind: models.UnitSlice, UUID: d.UUID, Slice: &k, WorkbenchID: held[fmt.Sprintf("%s/slice/%d", d.UUID, k)]})
+		out = append(out, PoolUnit{Kind: models.UnitSlice, UUID: d.UUID, Slice: &k, WorkbenchID: held[models.SliceUnitID(d.UUID, k)]})
 	}
 	return out
 }
@@ -229,7 +229,7 @@ func unitHolders(list []models.UnitHolder) map[string]string {
 		case models.UnitMIG:
 			out[h.UUID] = h.WorkbenchID
 		case models.UnitSlice:
-			out[fmt.Sprintf("%s/slice/%d", h.GPUUUID, *h.Slice)] = h.WorkbenchID
+			out[models.SliceUnitID(h.GPUUUID, *h.Slice)] = h.WorkbenchID
 		}
 	}
 	return out
@@ -253,7 +253,7 @@ func (u PoolUnit) Free() bool { return u.WorkbenchID == "" && u.Unknown == nil }
 // unitID is u's key in the allocations: the MIG UUID, or "<GPU>/slice/<k>".
 func (u PoolUnit) unitID() string {
 	if u.Kind == models.UnitSlice && u.Slice != nil {
-		return fmt.Sprintf("%s/slice/%d", u.UUID, *u.Slice)
+		return models.SliceUnitID(u.UUID, *u.Slice)
 	}
 	return u.UUID
 }
