@@ -68,7 +68,7 @@ func launchWithoutWaiting(t *testing.T, js bool) {
 		t.Fatalf("the launch was taken: %d at %s", resp.Status, path)
 	}
 	msg := btText(t, ctx, `[data-testid=launch-error]`)
-	if !strings.Contains(msg, "others wait in the queue for these GPUs") || !strings.Contains(msg, "launch with queue") {
+	if !strings.HasPrefix(msg, "Could not launch: ") || !strings.Contains(msg, "others wait in the queue for these GPUs") || !strings.Contains(msg, "launch with queue") {
 		t.Errorf("the refusal reads %q, want the queue's reason", msg)
 	}
 	if name := btValue(t, ctx, `input[name=name]`); name != "jumper" {

@@ -60,7 +60,10 @@ func startOnAFullPool(t *testing.T, js bool) {
 	if resp := btSubmit(t, ctx, "click Start", chromedp.Click(chromedp.CSS(`[data-testid=start]`))); resp.Status != http.StatusOK {
 		t.Fatalf("start: status %d", resp.Status)
 	}
-	if msg := btText(t, ctx, `[data-testid=flash]`); !strings.HasPrefix(msg, "Could not start: not enough free GPUs") {
+	// One sentence with one colon, the page's: the refusal's own reads
+	// as a dash ("Could not start: not enough free GPUs — 1 × …").
+	if msg := btText(t, ctx, `[data-testid=flash]`); !strings.HasPrefix(msg, "Could not start: not enough free GPUs — ") ||
+		strings.Count(msg, ": ") != 1 || !strings.HasSuffix(msg, ".") {
 		t.Fatalf("flash %q", msg)
 	}
 	if got, _ := p.srv.Store.WorkbenchByID(bg, refused.ID); got.State != models.StateStopped {
