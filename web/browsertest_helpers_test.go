@@ -151,6 +151,12 @@ func btLocation(t *testing.T, ctx context.Context) *url.URL {
 func btText(t *testing.T, ctx context.Context, css string) string {
 	t.Helper()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	// A live region (the workbench pages refresh theirs in place) can
+	// replace the element between finding it and reading it: look again,
+	// a new node is there.
+	for try := 0; try < 20 && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "No node with given id"); try++ {
+		s, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	}
 	if err != nil {
 		t.Fatalf("text of %s: %v", css, err)
 	}
