@@ -131,3 +131,12 @@ func (s *Store) OrphanUnits(ctx context.Context) ([]OrphanUnit, error) {
 	err := s.db.WithContext(ctx).Order("unit_id").Find(&rows).Error
 	return rows, err
 }
+
+// OrphanUnits lists the units held by orphan containers as the drain's
+// transaction sees them: the queue's estimates count each as released when
+// the sweep removes its container.
+func (q *QueueTx) OrphanUnits() ([]OrphanUnit, error) {
+	var rows []OrphanUnit
+	err := q.tx.Order("unit_id").Find(&rows).Error
+	return rows, err
+}
