@@ -42,6 +42,7 @@ type Store struct {
 	schedules *cached[map[string]pricing.Schedule]
 	images    *cached[[]Image]
 	flavors   *cached[[]Flavor]
+	orphans   *cached[[]OrphanUnit]
 
 	hashes *hashGate // bounds concurrent argon2id work (hash_gate.go)
 

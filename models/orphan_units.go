@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -126,8 +127,24 @@ func holdOrphanUnits(db *gorm.DB, h OrphanHold) error {
 }
 
 // OrphanUnits lists the units held by orphan containers, by unit.
+//
+// Cached until orphan_units is written (table_versions.go): every page
+// with free counts reads it, and only reconciliation writes it, rarely
+// changing a row. Each call gets its own copy. Allocation does not read
+// it (readBindings reads the table in its transaction).
 func (s *Store) OrphanUnits(ctx context.Context) ([]OrphanUnit, error) {
+	rows, err := s.orphans.get(s.versions, []string{"orphan_units"}, func() ([]OrphanUnit, error) {
+		var rows []OrphanUnit
+		return rows, s.db.WithContext(ctx).Order("unit_id").Find(&rows).Error
+	})
+	return slices.Clone(rows), err
+}
+
+// OrphanUnits lists the units held by orphan containers as the drain's
+// transaction sees them: the queue's estimates count each as released when
+// the sweep removes its container.
+func (q *QueueTx) OrphanUnits() ([]OrphanUnit, error) {
 	var rows []OrphanUnit
-	err := s.db.WithContext(ctx).Order("unit_id").Find(&rows).Error
+	err := q.tx.Order("unit_id").Find(&rows).Error
 	return rows, err
 }

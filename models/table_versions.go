@@ -158,6 +158,7 @@ func (s *Store) newCaches() {
 	s.schedules = &cached[map[string]pricing.Schedule]{}
 	s.images = &cached[[]Image]{}
 	s.flavors = &cached[[]Flavor]{}
+	s.orphans = &cached[[]OrphanUnit]{}
 }
 
 // Cache keeps one value derived from tables, for callers outside the

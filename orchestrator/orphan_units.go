@@ -8,6 +8,7 @@ import (
 	"workbench/models"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/runtime"
+	"workbench/orchestrator/scheduler"
 )
 
 // A container of this install that no workbench record names (an orphan)
@@ -96,4 +97,33 @@ func (m *Manager) holdOrphans(ctx context.Context, orphans []runtime.ContainerIn
 		m.log.Info("reconcile: units of removed orphans freed", "units", freed)
 		m.kickDrain()
 	}
+}
+
+// orphanReleases are the orphan units as the scheduler sees them: each one
+// unit of the pool whose candidates it is among (needs, read from the
+// inventory: whole GPUs and slices by their GPU, MIG instances by their own
+// UUID), given back when the sweep removes its container. A unit no flavor
+// may be given (on a drained GPU, of a model no flavor asks for) frees
+// nothing a request could wait for: left out.
+func orphanReleases(orphans []models.OrphanUnit, needs map[int64]models.GPUNeed) []scheduler.Orphan {
+	if len(orphans) == 0 {
+		return nil
+	}
+	pools := map[string]scheduler.Pool{} // kind|candidate → pool
+	for _, n := range needs {
+		for _, c := range n.Candidates {
+			pools[n.Kind+"|"+c] = unitPool(n.Kind, n.Model, n.Profile)
+		}
+	}
+	var out []scheduler.Orphan
+	for _, o := range orphans {
+		id := o.GPUUUID
+		if o.Kind == models.UnitMIG {
+			id = o.UnitID
+		}
+		if p, ok := pools[o.Kind+"|"+id]; ok {
+			out = append(out, scheduler.Orphan{Pool: p, Units: 1, RemoveAt: o.RemoveAt})
+		}
+	}
+	return out
 }

@@ -315,6 +315,14 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 	if err != nil {
 		return snap, nil, err
 	}
+	// Containers the portal does not know hold units until the orphan
+	// sweep: without them a launch waiting for such a unit was told the
+	// next run's end, an hour after the sweep had given it the unit.
+	orphans, err := q.OrphanUnits()
+	if err != nil {
+		return snap, nil, err
+	}
+	snap.Orphans = orphanReleases(orphans, needs)
 	quotaRuntimes := map[int64]time.Duration{}
 	quotaRuntime := func(user int64) (time.Duration, error) {
 		d, ok := quotaRuntimes[user]

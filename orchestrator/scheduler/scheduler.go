@@ -120,6 +120,15 @@ type Running struct {
 	YieldsAt time.Time
 }
 
+// Orphan is units of a pool held by a container the portal does not know
+// (a restored backup's orphan): neither a request's nor preemptible, they
+// come back when the orphan sweep removes the container, at RemoveAt.
+type Orphan struct {
+	Pool     Pool
+	Units    int
+	RemoveAt time.Time
+}
+
 // Policy tunes the scheduler.
 type Policy struct {
 	// Backfill lets a later request start before a blocked earlier one of
@@ -154,6 +163,9 @@ type Snapshot struct {
 	// Drained counts the units of a pool an administrator took out of
 	// service: a request waiting for them is told so.
 	Drained map[Pool]int
+	// Orphans hold units until the orphan sweep removes their containers:
+	// estimates count them as released then.
+	Orphans []Orphan
 }
 
 // Reservation is a booking of Units of a Pool for User over [Start, End),
@@ -396,6 +408,9 @@ func Decide(s Snapshot) Plan {
 	releases := map[Pool][]release{}
 	for _, r := range s.Running {
 		releases[r.Pool] = append(releases[r.Pool], release{at: r.releaseAt(), units: r.Units})
+	}
+	for _, o := range s.Orphans {
+		releases[o.Pool] = append(releases[o.Pool], release{at: o.RemoveAt, units: o.Units})
 	}
 	// shadow is, per pool, the first blocked request's reservation: the
 	// time it is expected to start and the units left over for others then.
@@ -887,12 +902,17 @@ func DecayedUsage(spans []Span, now time.Time, halfLife time.Duration) map[int64
 }
 
 // inService is how many units of pool are in service: free, or held by
-// what runs.
+// what runs or by an orphan container (the sweep gives them back).
 func inService(s Snapshot, pool Pool) int {
 	n := s.Free[pool]
 	for _, r := range s.Running {
 		if r.Pool == pool {
 			n += r.Units
+		}
+	}
+	for _, o := range s.Orphans {
+		if o.Pool == pool {
+			n += o.Units
 		}
 	}
 	return n

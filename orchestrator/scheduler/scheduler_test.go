@@ -535,3 +535,22 @@ func TestWaitReasonNamesDrainedUnits(t *testing.T) {
 		t.Errorf("reason %q, want the drained GPUs left out (a stop makes room)", w.Reason)
 	}
 }
+
+// Units an orphan container holds come back when the sweep removes it:
+// the estimate counts them then, before a later run's end, and a request
+// they make room for is not told to wait for a drained GPU.
+func TestEstimateCountsOrphansAtTheirRemoval(t *testing.T) {
+	now := t0.Add(time.Hour)
+	sweep := now.Add(20 * time.Minute)
+	s := Snapshot{Now: now, Free: map[Pool]int{}, Drained: map[Pool]int{h100: 1},
+		Running: []Running{{ID: "r", User: 2, Pool: h100, Units: 1, Started: t0, EndsBy: now.Add(time.Hour)}},
+		Orphans: []Orphan{{Pool: h100, Units: 1, RemoveAt: sweep}},
+		Queue:   []Request{req("one", 1, 1, 0, 0)}}
+	if w := Decide(s).Waiting["one"]; !w.EstimatedStart.Equal(sweep) {
+		t.Errorf("one GPU: estimate %v, want the sweep %v", w.EstimatedStart, sweep)
+	}
+	s.Queue = []Request{req("pair", 1, 2, 0, 0)}
+	if w := Decide(s).Waiting["pair"]; !w.EstimatedStart.Equal(now.Add(time.Hour)) || w.Reason != "2 × H100 80GB HBM3 needed; 0 free" {
+		t.Errorf("two GPUs: estimate %v, reason %q; want the run's end %v, no drained GPU named", w.EstimatedStart, w.Reason, now.Add(time.Hour))
+	}
+}
