@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -46,7 +49,8 @@ func (h *Handler) checkAPIQuery(c *gin.Context) {
 	}
 	route := method + " " + c.FullPath()
 	allowed := apiQueryParams[route]
-	unknown, twice := strayParams(c.Request.URL.Query(), allowed, apiQueryLists[route])
+	q := c.Request.URL.Query()
+	unknown, twice := strayParams(q, allowed, apiQueryLists[route])
 	switch {
 	case unknown != "":
 		takes := "it takes none"
@@ -58,11 +62,36 @@ func (h *Handler) checkAPIQuery(c *gin.Context) {
 	case twice != "":
 		h.fail(c, newError(http.StatusBadRequest, "invalid_"+twice, twice+": "+givenTwice))
 		c.Abort()
+	default:
+		if empty := emptyParam(q); empty != "" {
+			h.fail(c, newError(http.StatusBadRequest, "invalid_"+empty, empty+": "+givenEmpty))
+			c.Abort()
+		}
 	}
 }
 
 // givenTwice refuses a parameter that an address gives more than once.
 const givenTwice = "is given more than once; give it once"
+
+// givenEmpty refuses a parameter given with no value (?month=, ?user=,
+// ?limit=). The API reads an empty value as no value nowhere: ?month=
+// answered this month and ?user= everyone's usage, so a script whose
+// variable was unset got another month's, or the whole lab's, figures as
+// if they were the ones it asked for, while ?limit= and ?cursor= were
+// refused. One rule for every parameter (docs/ux-choices.md, session 52).
+// The pages keep reading an empty field as not given: forms send them.
+const givenEmpty = "is given empty; give a value, or leave the parameter out for its default"
+
+// emptyParam names, in q, the first (sorted) parameter given with an
+// empty value.
+func emptyParam(q url.Values) string {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if slices.Contains(q[k], "") {
+			return k
+		}
+	}
+	return ""
+}
 
 // queryBool reads an on/off query parameter: absent, "true" or "false".
 // Anything else is refused with 400 invalid_<name> rather than read as

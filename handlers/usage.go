@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -100,7 +102,7 @@ func (h *Handler) apiUsage(c *gin.Context) {
 // usageUserID is whose usage a request of /api/v1/usage or /usage/lines
 // reads (0: everyone's): the caller's own; an admin's everyone's, or with
 // ?user=NAME that user's. A user naming another is refused (403), an
-// unknown name is 404; either is answered and ok is false.
+// unknown name is 404 user_not_found; either is answered and ok is false.
 func (h *Handler) usageUserID(c *gin.Context) (userID int64, ok bool) {
 	me := currentUser(c)
 	name := c.Query("user")
@@ -114,6 +116,12 @@ func (h *Handler) usageUserID(c *gin.Context) (userID int64, ok bool) {
 		return 0, true
 	}
 	u, err := h.store.UserByUsername(c.Request.Context(), name)
+	if errors.Is(err, models.ErrNotFound) {
+		// The generic not_found is worded for a page ("go back to the
+		// list"); a script is told which parameter named no one.
+		err = newError(http.StatusNotFound, "user_not_found",
+			"user: no user is named "+strconv.Quote(name)+"; GET /api/v1/admin/users lists them")
+	}
 	if err != nil {
 		h.fail(c, err)
 		return 0, false

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"workbench/templates/i18n"
 )
@@ -101,6 +102,13 @@ func readerDates(ctx context.Context, text string, bare bool) string {
 				continue
 			}
 			out = pre + monthIn(ctx, t) + post
+		}
+		if strings.HasSuffix(out, "）") && end+1 < len(text) && text[end] == ' ' && text[end+1] >= utf8.RuneSelf {
+			// The translation spaces Chinese from "UTC" ("%s UTC 停止"),
+			// but the reader's time now ends the date in a full-width
+			// parenthesis, and Chinese puts no space around full-width
+			// punctuation: "UTC（16:22 UTC+8）停止", not "…） 停止".
+			end++
 		}
 		b.WriteString(text[last:start])
 		b.WriteString(out)

@@ -159,7 +159,8 @@ func TestAPIUsageLinesPageByCursor(t *testing.T) {
 // TestAPIUsageLinesRefusesBadInput: a month that is no YYYY-MM is 400
 // invalid_month, a bad limit or cursor as on the other lists, a parameter
 // of the summary's unknown here; a user asking for another's lines is 403,
-// an admin naming no such user 404.
+// an admin naming no such user 404 user_not_found (it was the pages'
+// not_found, "go back to the list and pick it again").
 func TestAPIUsageLinesRefusesBadInput(t *testing.T) {
 	p := newPortal(t)
 	tok := tokenFor(t, p, "ada", "user")
@@ -185,14 +186,24 @@ func TestAPIUsageLinesRefusesBadInput(t *testing.T) {
 		{tok, "/api/v1/usage/lines?from=2026-10-01", 400, "unknown_parameter"},
 		{tok, "/api/v1/usage/lines?group_by=user", 400, "unknown_parameter"},
 		{tok, "/api/v1/usage/lines?user=bob", 403, "forbidden"},
-		{admin, "/api/v1/usage/lines?user=nobody", 404, "not_found"},
-		{tok, "/api/v1/usage?user=bob", 403, "forbidden"}, // the summary's rule, which the lines share
-		{admin, "/api/v1/usage?user=nobody", 404, "not_found"},
+		{admin, "/api/v1/usage/lines?user=nobody", 404, "user_not_found"},
+		{tok, "/api/v1/usage?user=bob", 403, "forbidden"},    // the summary's rule, which the lines share
+		{tok, "/api/v1/usage?user=nobody", 403, "forbidden"}, // a user learns nothing of other names
+		{admin, "/api/v1/usage?user=nobody", 404, "user_not_found"},
 	}
 	for _, tc := range cases {
 		code, body := p.api("GET", tc.path, tc.token, "")
 		if code != tc.status || errCode(body) != tc.code {
 			t.Errorf("GET %s: %d %v, want %d %s", tc.path, code, body, tc.status, tc.code)
+		}
+	}
+	// An admin naming no one is told so in the API's words, not the
+	// pages' "go back to the list and pick it again".
+	for _, path := range []string{"/api/v1/usage/lines?user=nosuch", "/api/v1/usage?user=nosuch&group_by=user"} {
+		code, body := p.api("GET", path, admin, "")
+		if want := `user: no user is named "nosuch"; GET /api/v1/admin/users lists them`; code != http.StatusNotFound ||
+			errCode(body) != "user_not_found" || errMessage(body) != want {
+			t.Errorf("GET %s: %d %v, want 404 user_not_found %q", path, code, body, want)
 		}
 	}
 	// Naming oneself, a month without lines, a cursor of the list itself.

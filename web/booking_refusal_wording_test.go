@@ -180,7 +180,7 @@ func TestBookingRefusalDatesInTheReadersLanguageAndZone(t *testing.T) {
 	}
 	next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 	chinese("used-up refusal", refusal(zh, 1, now.Truncate(time.Minute)),
-		fmt.Sprintf("因此 %d年%d月%d日 00:00 UTC（08:00 UTC+8） 之前", next.Year(), int(next.Month()), next.Day())) // the same day in Shanghai
+		fmt.Sprintf("因此 %d年%d月%d日 00:00 UTC（08:00 UTC+8）之前", next.Year(), int(next.Month()), next.Day())) // the same day in Shanghai
 	if got, want := refusal(en, 1, now.Truncate(time.Minute)), next.Format("2006-01-02 15:04 UTC")+" (08:00 UTC+8); book from then."; !strings.Contains(got, want) {
 		t.Errorf("English used-up refusal: %q, want %q", got, want)
 	}

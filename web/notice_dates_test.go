@@ -51,7 +51,7 @@ func TestNoticeTimesInTheReadersLanguageAndZone(t *testing.T) {
 		return out // newest first
 	}
 	zhs := read(zh)
-	for i, want := range []string{"它将于 2026年12月6日 08:22:05 UTC（16:22 UTC+8） 停止", "最后一次看到它是 2026年12月5日 23:10 UTC（12月6日 07:10 UTC+8））"} {
+	for i, want := range []string{"它将于 2026年12月6日 08:22:05 UTC（16:22 UTC+8）停止", "最后一次看到它是 2026年12月5日 23:10 UTC（12月6日 07:10 UTC+8））"} {
 		if !strings.Contains(zhs[i], want) {
 			t.Errorf("Chinese notice %d: %q, want it to contain %q", i, zhs[i], want)
 		}

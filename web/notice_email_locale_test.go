@@ -95,7 +95,7 @@ func TestNoticeEmailIsWordedForItsReader(t *testing.T) {
 		notIn               []string
 	}{
 		{"lin@example.org", "zh-CN", "Asia/Shanghai", "Workbench：overnight 必须让出 GPU",
-			[]string{"工作台 overnight 必须把 GPU 让给更高优先级的工作：它将于 2026年12月6日 08:22:05 UTC（16:22 UTC+8） 停止。", link},
+			[]string{"工作台 overnight 必须把 GPU 让给更高优先级的工作：它将于 2026年12月6日 08:22:05 UTC（16:22 UTC+8）停止。", link},
 			[]string{"must yield", "higher-priority"}},
 		{"ann@example.org", "", "", "Workbench: overnight must yield its GPUs",
 			[]string{msg + "\r\n\r\n" + link + "\r\n"}, []string{"UTC+"}},
@@ -243,7 +243,7 @@ func TestPreemptionEmailIsInTheOwnersLanguageAndZone(t *testing.T) {
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
 	utc, local := at.Format("2006年1月2日 15:04:05 UTC")+"（", at.In(shanghai).Format("15:04")+" UTC+8）"
 	if subject != "Workbench：overnight 必须让出 GPU" || !strings.HasPrefix(body, "工作台 overnight 必须把 GPU 让给更高优先级的工作：它将于 "+utc) ||
-		!strings.Contains(body, local+" 停止。") || !strings.HasSuffix(body, "\r\n\r\nhttps://portal.example.org/workbenches/"+id+"\r\n") ||
+		!strings.Contains(body, local+"停止。") || !strings.HasSuffix(body, "\r\n\r\nhttps://portal.example.org/workbenches/"+id+"\r\n") ||
 		strings.Contains(body, "must yield") {
 		t.Errorf("mail subject %q body %q, want Chinese with %s…%s", subject, body, utc, local)
 	}

@@ -58,7 +58,7 @@ func TestStopSoonNoticeInChinese(t *testing.T) {
 	if local.Day() != stop.Day() {
 		when = stop.Format("2006年1月2日 15:04 UTC") + "（" + local.Format("1月2日 15:04") + " UTC+8）"
 	}
-	want := "工作台 alice-train 将于 " + when + " 停止，届时其最长运行时间（1 小时）结束。请保存你的工作，或在它的页面上延长一小时。"
+	want := "工作台 alice-train 将于 " + when + "停止，届时其最长运行时间（1 小时）结束。请保存你的工作，或在它的页面上延长一小时。"
 	var found *goquery.Selection
 	doc.Find(`[data-testid="notification"]`).Each(func(_ int, s *goquery.Selection) {
 		if strings.Contains(s.Text(), "alice-train") {
