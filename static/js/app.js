@@ -9,11 +9,23 @@
 // focus to the page, every 5 seconds. data-live-ticks counts the looks
 // (the browser tests wait on it).
 function startLiveRegions() {
+  // edited tells whether a field of the region holds what someone typed
+  // and did not save (a form closed unsaved): the next look puts the
+  // stored values back, as it did when every look replaced the region.
+  const edited = (el) => Array.from(el.querySelectorAll("input, textarea, select")).some((f) =>
+    f.type === "checkbox" || f.type === "radio" ? f.checked !== f.defaultChecked
+      : f.tagName === "SELECT" ? Array.from(f.options).some((o) => o.selected !== o.defaultSelected)
+      : f.value !== f.defaultValue);
   document.querySelectorAll("[data-live]").forEach((el) => {
     const url = el.getAttribute("data-live");
     const every = parseInt(el.getAttribute("data-live-interval") || "5000", 10);
     const selector = el.id ? "#" + el.id : "[data-live='" + url + "']";
     let ticks = 0;
+    // shown is the region's markup as last put in: a look that brings the
+    // same leaves the nodes alone. Replacing them every tick took away a
+    // text selection (a workbench id being copied), made screen readers
+    // announce the region again, and raced whatever held a node of it.
+    let shown = el.innerHTML;
     setInterval(async () => {
       el.setAttribute("data-live-ticks", String(++ticks));
       if (document.hidden || el.contains(document.activeElement) || el.querySelector("details[open]")) return;
@@ -22,7 +34,10 @@ function startLiveRegions() {
         if (!res.ok) return;
         const doc = new DOMParser().parseFromString(await res.text(), "text/html");
         const fresh = doc.querySelector(selector);
-        if (fresh) el.replaceChildren(...fresh.childNodes);
+        if (fresh && (fresh.innerHTML !== shown || edited(el))) {
+          shown = fresh.innerHTML;
+          el.replaceChildren(...fresh.childNodes);
+        }
       } catch (_) { /* offline for a moment: try again next tick */ }
     }, every);
   });
