@@ -32,6 +32,9 @@ func newError(status int, code, msg string) error {
 const (
 	forbiddenMessage = "you are not allowed to do this; ask an admin if you need it"
 	notFoundMessage  = "not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"
+	// apiNotFoundMessage is notFoundMessage for a script: it follows no
+	// link and has no list to go back to.
+	apiNotFoundMessage = "not found: it may have been deleted, or the id or name in the address is wrong; list them again and use a current one"
 )
 
 var (
@@ -130,7 +133,11 @@ func (h *Handler) fail(c *gin.Context, err error) {
 			// RFC 9110 §15.5.2: a 401 names the scheme it wants.
 			c.Header("WWW-Authenticate", `Bearer realm="workbench"`)
 		}
-		c.AbortWithStatusJSON(e.Status, APIError{Error: APIErrorDetail{Code: e.Code, Message: e.Message}})
+		msg := e.Message
+		if msg == notFoundMessage {
+			msg = apiNotFoundMessage
+		}
+		c.AbortWithStatusJSON(e.Status, APIError{Error: APIErrorDetail{Code: e.Code, Message: msg}})
 		return
 	}
 	if e.Status == http.StatusUnauthorized {
