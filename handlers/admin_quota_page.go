@@ -135,6 +135,7 @@ func quotaConflictDetail(c *gin.Context, saved, mine templates.QuotaForm, curren
 		{trc(c, "Max runtime (h)"), saved.MaxRuntimeHours, mine.MaxRuntimeHours},
 		{trc(c, "Idle timeout ≥ (min)"), saved.MinIdleMinutes, mine.MinIdleMinutes},
 		{trc(c, "Idle timeout ≤ (min)"), saved.MaxIdleMinutes, mine.MaxIdleMinutes},
+		{trc(c, "Home storage (GiB)"), saved.MaxStorageGiB, mine.MaxStorageGiB},
 		{trc(c, "Images (comma-separated)"), saved.AllowedImages, mine.AllowedImages},
 		{trc(c, "Flavors (comma-separated)"), saved.AllowedFlavors, mine.AllowedFlavors},
 	}
@@ -205,6 +206,7 @@ func parseQuotaForm(c *gin.Context, currency string) (templates.QuotaForm, model
 	f.MaxRuntimeHours = whole("max_runtime_hours", &l.MaxRuntimeHours, 1)
 	f.MinIdleMinutes = whole("min_idle_minutes", &l.MinIdleMinutes, 0)
 	f.MaxIdleMinutes = whole("max_idle_minutes", &l.MaxIdleMinutes, 1)
+	f.MaxStorageGiB = whole("max_storage_gib", &l.MaxStorageGiB, 0)
 	f.Budget = strings.TrimSpace(c.PostForm("budget"))
 	if f.Budget != "" {
 		if m, err := parseCurrencyAmount("budget", f.Budget, currency); err != nil {
@@ -406,7 +408,7 @@ func (h *Handler) quotaFormOf(l models.Limits, hints map[string]string) template
 	}
 	f := templates.QuotaForm{MaxGPUs: num(l.MaxGPUs), MaxWorkbenches: num(l.MaxWorkbenches), GPUHoursPerMonth: num(l.GPUHoursPerMonth),
 		MaxRuntimeHours: num(l.MaxRuntimeHours), MinIdleMinutes: num(l.MinIdleMinutes), MaxIdleMinutes: num(l.MaxIdleMinutes),
-		AllowedImages:  strings.Join(l.AllowedImages, ", "),
+		MaxStorageGiB: num(l.MaxStorageGiB), AllowedImages: strings.Join(l.AllowedImages, ", "),
 		AllowedFlavors: strings.Join(l.AllowedFlavors, ", "), Inherited: hints, Version: l.Version()}
 	if l.BudgetPerMonthMicros != nil {
 		f.Budget = plainAmount(*l.BudgetPerMonthMicros)
@@ -437,7 +439,7 @@ func limitsHints(lc context.Context, l models.Limits, prefix, currency string) m
 	}
 	return map[string]string{"max_gpus": num(l.MaxGPUs), "max_workbenches": num(l.MaxWorkbenches),
 		"gpu_hours_per_month": num(l.GPUHoursPerMonth), "budget": budget, "max_runtime_hours": num(l.MaxRuntimeHours),
-		"min_idle_minutes": num(l.MinIdleMinutes), "max_idle_minutes": num(l.MaxIdleMinutes),
+		"min_idle_minutes": num(l.MinIdleMinutes), "max_idle_minutes": num(l.MaxIdleMinutes), "max_storage_gib": num(l.MaxStorageGiB),
 		"allowed_images": list(l.AllowedImages), "allowed_flavors": list(l.AllowedFlavors)}
 }
 

@@ -28,6 +28,11 @@ type quotaStatus struct {
 	// month's budget for their unused time (launches off them must fit
 	// beside it; zero without a budget or while unused time is not billed).
 	BookingSetAside int64 `json:"booking_set_aside_micros"`
+	// StorageUsed is what the home volumes held at their last metering
+	// (milli-GiB), checked against quota.max_storage_gib; StorageOver
+	// says it is more (launches and starts are refused).
+	StorageUsed int64 `json:"storage_used_milli_gib"`
+	StorageOver bool  `json:"storage_over"`
 }
 
 // bookingsTakeTheBudget warns that what the user's bookings set aside
@@ -61,6 +66,10 @@ func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, er
 	if err != nil {
 		return quotaStatus{}, err
 	}
+	if st.StorageUsed, err = h.store.StorageUsedMilliGiB(ctx, u.ID); err != nil {
+		return quotaStatus{}, err
+	}
+	st.StorageOver = models.StorageOver(lim, st.StorageUsed)
 	st.GPUsInUseByModel = byModel[u.ID]
 	if st.GPUsInUseByModel == nil {
 		st.GPUsInUseByModel = map[string]int{}

@@ -248,6 +248,15 @@ func hoursToSeconds(h *int64) *int64 {
 	return &s
 }
 
+// gibToMilli turns a limit in GiB into milli-GiB (nil stays nil).
+func gibToMilli(g *int64) *int64 {
+	if g == nil {
+		return nil
+	}
+	m := *g * 1000
+	return &m
+}
+
 // ParseMajorUnits is parseMajorUnits for the command line (`workbench
 // ledger credit`), so the shell and the forms read amounts alike.
 func ParseMajorUnits(field, s string) (int64, error) { return parseMajorUnits(field, s) }

@@ -288,7 +288,8 @@ var sudoFieldLabels = map[string]string{
 	"max_gpus": i18n.Key("GPUs at once"), "max_workbenches": i18n.Key("Workbenches"),
 	"gpu_hours_per_month": i18n.Key("GPU-hours / month"), "max_runtime_hours": i18n.Key("Max runtime (h)"),
 	"min_idle_minutes": i18n.Key("Idle timeout ≥ (min)"), "max_idle_minutes": i18n.Key("Idle timeout ≤ (min)"),
-	"allowed_images": i18n.Key("Images (comma-separated)"), "allowed_flavors": i18n.Key("Flavors (comma-separated)"),
+	"max_storage_gib": i18n.Key("Home storage (GiB)"),
+	"allowed_images":  i18n.Key("Images (comma-separated)"), "allowed_flavors": i18n.Key("Flavors (comma-separated)"),
 	"expires_days": i18n.Key("Expires in"),
 	// The SSH key form (a key is added after the password is confirmed).
 	"public_key": i18n.Key("Public key"),

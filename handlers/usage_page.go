@@ -108,6 +108,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 		bar := &v.Bars[len(v.Bars)-1]
 		bar.Note = strings.TrimSpace(bar.Note + " " + aside)
 	}
+	// Home storage last: the notes above go under the spend.
+	v.Bars = append(v.Bars, quotaBar("storage", i18n.Key("Home storage (GiB)"), st.StorageUsed, gibToMilli(q.MaxStorageGiB), models.GiBText))
+	if st.StorageOver {
+		v.Bars[len(v.Bars)-1].Note = i18n.T(ctx, "Over your quota, as last measured: new launches and starts are refused until you delete files or a workbench's data. Running workbenches keep running.")
+	}
 	var totalSecs int64
 	for _, it := range summary {
 		totalSecs += it.GPUSeconds

@@ -149,6 +149,13 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have used %s of your %d monthly GPU-hours (%d%%).",
 			gpuHoursText(st.MonthGPUSecs), *l, st.MonthGPUSecs*100/(*l*3600)))
 	}
+	if st.StorageOver {
+		// Nothing is stopped for it: said here so a launch is not the
+		// first the user hears of it.
+		b.Full = true
+		b.Messages = append(b.Messages, i18n.T(ctx, "Your home storage holds %s GiB, more than your quota of %d GiB: new launches and starts are refused until you delete files or a workbench's data.",
+			models.GiBText(st.StorageUsed), *st.Quota.MaxStorageGiB))
+	}
 	if len(b.Messages) == 0 {
 		return nil
 	}

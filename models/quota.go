@@ -29,8 +29,12 @@ type Limits struct {
 	MaxRuntimeHours      *int64         `json:"max_runtime_hours"`
 	MinIdleMinutes       *int64         `json:"min_idle_minutes"`
 	MaxIdleMinutes       *int64         `json:"max_idle_minutes"`
-	AllowedImages        []string       `json:"allowed_images"`
-	AllowedFlavors       []string       `json:"allowed_flavors"`
+	// MaxStorageGiB bounds what the user's home volumes hold, as last
+	// measured (storage metering): over it, launches and starts are
+	// refused; running workbenches keep running.
+	MaxStorageGiB  *int64   `json:"max_storage_gib"`
+	AllowedImages  []string `json:"allowed_images"`
+	AllowedFlavors []string `json:"allowed_flavors"`
 }
 
 // Version names these values as stored: a form carries the version it
@@ -62,7 +66,7 @@ func (l *Limits) Validate() error {
 	}
 	for name, v := range map[string]*int64{"max_gpus": l.MaxGPUs, "max_workbenches": l.MaxWorkbenches,
 		"gpu_hours_per_month": l.GPUHoursPerMonth, "budget_per_month_micros": l.BudgetPerMonthMicros, "max_runtime_hours": l.MaxRuntimeHours,
-		"min_idle_minutes": l.MinIdleMinutes, "max_idle_minutes": l.MaxIdleMinutes} {
+		"min_idle_minutes": l.MinIdleMinutes, "max_idle_minutes": l.MaxIdleMinutes, "max_storage_gib": l.MaxStorageGiB} {
 		if v != nil && *v < 0 {
 			return invalid(name, "must be 0 or more (leave empty for unlimited)")
 		}
@@ -96,6 +100,7 @@ type quotaRow struct {
 	MaxRuntimeHours      *int64
 	MinIdleMinutes       *int64
 	MaxIdleMinutes       *int64
+	MaxStorageGiB        *int64 `gorm:"column:max_storage_gib"`
 	AllowedImages        *string
 	AllowedFlavors       *string
 	UpdatedBy            string
@@ -107,7 +112,7 @@ func (quotaRow) TableName() string { return "quotas" }
 func (r quotaRow) limits() Limits {
 	l := Limits{MaxGPUs: r.MaxGPUs, MaxWorkbenches: r.MaxWorkbenches, GPUHoursPerMonth: r.GPUHoursPerMonth,
 		BudgetPerMonthMicros: r.BudgetPerMonthMicros, MaxRuntimeHours: r.MaxRuntimeHours,
-		MinIdleMinutes: r.MinIdleMinutes, MaxIdleMinutes: r.MaxIdleMinutes}
+		MinIdleMinutes: r.MinIdleMinutes, MaxIdleMinutes: r.MaxIdleMinutes, MaxStorageGiB: r.MaxStorageGiB}
 	if r.MaxGPUsPerModel != nil {
 		_ = json.Unmarshal([]byte(*r.MaxGPUsPerModel), &l.MaxGPUsPerModel)
 	}
@@ -136,7 +141,7 @@ func (s *Store) SetQuota(ctx context.Context, scope string, subjectID int64, l L
 	}
 	row := quotaRow{Scope: scope, SubjectID: subjectID, MaxGPUs: l.MaxGPUs, MaxWorkbenches: l.MaxWorkbenches,
 		GPUHoursPerMonth: l.GPUHoursPerMonth, BudgetPerMonthMicros: l.BudgetPerMonthMicros, MaxRuntimeHours: l.MaxRuntimeHours,
-		MinIdleMinutes: l.MinIdleMinutes, MaxIdleMinutes: l.MaxIdleMinutes,
+		MinIdleMinutes: l.MinIdleMinutes, MaxIdleMinutes: l.MaxIdleMinutes, MaxStorageGiB: l.MaxStorageGiB,
 		MaxGPUsPerModel: jsonPtr(l.MaxGPUsPerModel, l.MaxGPUsPerModel == nil),
 		AllowedImages:   jsonPtr(l.AllowedImages, l.AllowedImages == nil),
 		AllowedFlavors:  jsonPtr(l.AllowedFlavors, l.AllowedFlavors == nil),
@@ -208,6 +213,7 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 		out.BudgetPerMonthMicros = mostGenerous(groups, func(l Limits) *int64 { return l.BudgetPerMonthMicros }, def.BudgetPerMonthMicros)
 		out.MaxRuntimeHours = mostGenerous(groups, func(l Limits) *int64 { return l.MaxRuntimeHours }, def.MaxRuntimeHours)
 		out.MaxIdleMinutes = mostGenerous(groups, func(l Limits) *int64 { return l.MaxIdleMinutes }, def.MaxIdleMinutes)
+		out.MaxStorageGiB = mostGenerous(groups, func(l Limits) *int64 { return l.MaxStorageGiB }, def.MaxStorageGiB)
 		out.MinIdleMinutes = leastOf(groups, func(l Limits) *int64 { return l.MinIdleMinutes }, def.MinIdleMinutes)
 		out.MaxGPUsPerModel = generousMap(groups, def.MaxGPUsPerModel)
 		out.AllowedImages = unionLists(groups, func(l Limits) []string { return l.AllowedImages }, def.AllowedImages)
@@ -217,7 +223,7 @@ func ResolveLimits(def Limits, groups []Limits, user *Limits) Limits {
 		for _, f := range []struct{ dst, src **int64 }{{&out.MaxGPUs, &user.MaxGPUs}, {&out.MaxWorkbenches, &user.MaxWorkbenches},
 			{&out.GPUHoursPerMonth, &user.GPUHoursPerMonth}, {&out.BudgetPerMonthMicros, &user.BudgetPerMonthMicros},
 			{&out.MaxRuntimeHours, &user.MaxRuntimeHours}, {&out.MinIdleMinutes, &user.MinIdleMinutes},
-			{&out.MaxIdleMinutes, &user.MaxIdleMinutes}} {
+			{&out.MaxIdleMinutes, &user.MaxIdleMinutes}, {&out.MaxStorageGiB, &user.MaxStorageGiB}} {
 			if *f.src != nil {
 				*f.dst = *f.src
 			}

@@ -125,6 +125,17 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if qe := BeyondQuota(lim, ask.GPUs, ask.GPUModel); qe != nil {
 			return qe
 		}
+		// Home storage as last metered (no scan per launch): over the limit,
+		// nothing new starts until the user frees space.
+		if lim.MaxStorageGiB != nil {
+			used, err := storageUsed(tx.tx, ask.UserID)
+			if err != nil {
+				return err
+			}
+			if StorageOver(lim, used) {
+				return storageQuotaError(lim, used)
+			}
+		}
 		var rows []struct {
 			GPUModel string `gorm:"column:gpu_model"`
 			GPUs     int    `gorm:"column:gpus"`

@@ -68,6 +68,8 @@ func (n Notice) subject() string {
 		return reasonf("Workbench: saving %s as an image was cut short", n.Workbench)
 	case EventHomeLost:
 		return reasonf("Workbench: your home volume was removed")
+	case EventStorageOver:
+		return reasonf("Workbench: your home storage is over your quota")
 	case EventRenamed:
 		return reasonf("Workbench: your account was renamed")
 	}

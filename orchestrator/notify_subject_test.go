@@ -10,7 +10,7 @@ import (
 // free" for a lost home volume).
 func TestEveryNoticeEventHasItsOwnSubject(t *testing.T) {
 	events := []string{EventStarted, EventPreempt, EventPreempted, EventSpared, EventStopped, EventStoppingSoon,
-		EventExpired, EventFailed, EventSaveCutShort, EventHomeLost, EventRenamed}
+		EventExpired, EventFailed, EventSaveCutShort, EventHomeLost, EventRenamed, EventStorageOver}
 	seen := map[string]string{}
 	for _, e := range events {
 		s := Notice{Event: e, Workbench: "overnight"}.subject()

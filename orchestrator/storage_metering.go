@@ -60,6 +60,7 @@ func (m *Manager) MeterStorage(ctx context.Context) {
 			m.homeVanished(ctx, iv.UserID, username, name, nil)
 		}
 	}
+	m.noteStorageQuotas(ctx)
 }
 
 // homeRemoved ends what the portal knew of userID's home volume, which

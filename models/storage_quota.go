@@ -1,0 +1,95 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// StorageUsedMilliGiB is what userID's home volumes held at their last
+// metering, in milli-GiB: the sum of their open storage intervals (the
+// sizes storage is billed at). A volume the portal removed has its
+// interval closed, so deleting a home's data counts at once.
+func (s *Store) StorageUsedMilliGiB(ctx context.Context, userID int64) (int64, error) {
+	return storageUsed(s.rdb.WithContext(ctx), userID)
+}
+
+func storageUsed(db *gorm.DB, userID int64) (int64, error) {
+	var used int64
+	err := db.Raw("SELECT COALESCE(SUM(size_milli_gib), 0) FROM storage_intervals WHERE user_id = ? AND ended_at IS NULL", userID).Scan(&used).Error
+	return used, err
+}
+
+// StorageOver says whether usedMilliGiB is over the quota's storage limit.
+// Over means more than the limit: a home exactly at it may still launch.
+func StorageOver(lim Limits, usedMilliGiB int64) bool {
+	return lim.MaxStorageGiB != nil && usedMilliGiB > *lim.MaxStorageGiB*1000
+}
+
+// GiBText writes milli-GiB as GiB with two decimals ("12.35"), to the
+// nearest hundredth: metering's milli-GiB round bytes up, and 3 GiB
+// rounded up again read "3.01".
+func GiBText(milli int64) string {
+	c := (milli + 5) / 10
+	return fmt.Sprintf("%d.%02d", c/100, c%100)
+}
+
+// storageQuotaError is the refusal of a launch or start by the storage
+// limit. Not Final: deleting files or a home brings the user back under,
+// and it is no concurrency limit a queued launch could wait out either
+// (WaitableQuota), so a launch is refused rather than queued.
+func storageQuotaError(lim Limits, used int64) *QuotaError {
+	return &QuotaError{Limit: "max_storage_gib", Message: Reasonf(
+		"quota exceeded: your home storage holds %s GiB, more than your limit of %d GiB; delete files or a workbench's data, then try again",
+		GiBText(used), *lim.MaxStorageGiB)}
+}
+
+// StorageQuotaState is one user's home storage against their limit, for
+// the metering pass that tells owners who went over.
+type StorageQuotaState struct {
+	UserID       int64
+	UsedMilliGiB int64
+	Limits       Limits
+	// Told: the owner was told they are over and has not been back under
+	// since (users.storage_over_at).
+	Told bool
+}
+
+// StorageQuotaStates lists the users with a measured home volume or a
+// standing "over" mark (whose home may be gone since), with their use and
+// effective limits.
+func (s *Store) StorageQuotaStates(ctx context.Context) ([]StorageQuotaState, error) {
+	db := s.rdb.WithContext(ctx)
+	var rows []struct {
+		UserID int64
+		Used   int64
+		Told   bool
+	}
+	if err := db.Raw(`SELECT u.id AS user_id, COALESCE(SUM(si.size_milli_gib), 0) AS used, u.storage_over_at IS NOT NULL AS told
+		FROM users u LEFT JOIN storage_intervals si ON si.user_id = u.id AND si.ended_at IS NULL
+		WHERE u.storage_over_at IS NOT NULL OR si.id IS NOT NULL GROUP BY u.id ORDER BY u.id`).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]StorageQuotaState, 0, len(rows))
+	for _, r := range rows {
+		lim, err := effectiveQuota(db, r.UserID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, StorageQuotaState{UserID: r.UserID, UsedMilliGiB: r.Used, Limits: lim, Told: r.Told})
+	}
+	return out, nil
+}
+
+// MarkStorageOver records whether userID's home storage is over their
+// limit. It reports true only for the call that set the mark, so two
+// passes noticing the same crossing tell the owner once.
+func (s *Store) MarkStorageOver(ctx context.Context, userID int64, over bool, t time.Time) (crossed bool, err error) {
+	if !over {
+		return false, s.db.WithContext(ctx).Exec("UPDATE users SET storage_over_at = NULL WHERE id = ? AND storage_over_at IS NOT NULL", userID).Error
+	}
+	res := s.db.WithContext(ctx).Exec("UPDATE users SET storage_over_at = ? WHERE id = ? AND storage_over_at IS NULL", t.UTC(), userID)
+	return res.RowsAffected == 1, res.Error
+}
