@@ -62,6 +62,13 @@ type StorageQuotaState struct {
 // effective limits.
 func (s *Store) StorageQuotaStates(ctx context.Context) ([]StorageQuotaState, error) {
 	db := s.rdb.WithContext(ctx)
+	// Without a storage limit anywhere no one can be over: only standing
+	// marks are read (to be cleared), not every user with a home, each
+	// with its own quota lookup, every metering pass.
+	var limited bool
+	if err := db.Raw("SELECT EXISTS(SELECT 1 FROM quotas WHERE max_storage_gib IS NOT NULL)").Scan(&limited).Error; err != nil {
+		return nil, err
+	}
 	var rows []struct {
 		UserID int64
 		Used   int64
@@ -69,7 +76,7 @@ func (s *Store) StorageQuotaStates(ctx context.Context) ([]StorageQuotaState, er
 	}
 	if err := db.Raw(`SELECT u.id AS user_id, COALESCE(SUM(si.size_milli_gib), 0) AS used, u.storage_over_at IS NOT NULL AS told
 		FROM users u LEFT JOIN storage_intervals si ON si.user_id = u.id AND si.ended_at IS NULL
-		WHERE u.storage_over_at IS NOT NULL OR si.id IS NOT NULL GROUP BY u.id ORDER BY u.id`).Scan(&rows).Error; err != nil {
+		WHERE u.storage_over_at IS NOT NULL OR (? AND si.id IS NOT NULL) GROUP BY u.id ORDER BY u.id`, limited).Scan(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := make([]StorageQuotaState, 0, len(rows))

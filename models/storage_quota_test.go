@@ -141,3 +141,24 @@ func TestMarkStorageOverOncePerCrossing(t *testing.T) {
 		t.Fatal("a second crossing after going back under was not reported")
 	}
 }
+
+// With no storage limit anywhere, a metering pass reads only the standing
+// "told" marks (to clear them), not every user with a home volume.
+func TestStorageQuotaStatesWithoutALimitReadOnlyMarks(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	now := time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC)
+	if err := f.s.RecordVolume(ctx, f.user.ID, "wb-home-x-alice", 1500, now, time.Time{}, 97); err != nil {
+		t.Fatal(err)
+	}
+	if states, err := f.s.StorageQuotaStates(ctx); err != nil || len(states) != 0 {
+		t.Fatalf("states with no limit set: %+v, %v; want none", states, err)
+	}
+	if _, err := f.s.MarkStorageOver(ctx, f.user.ID, true, now); err != nil {
+		t.Fatal(err)
+	}
+	states, err := f.s.StorageQuotaStates(ctx)
+	if err != nil || len(states) != 1 || !states[0].Told || StorageOver(states[0].Limits, states[0].UsedMilliGiB) {
+		t.Fatalf("states with a mark left from a removed limit: %+v, %v; want alice, told, not over", states, err)
+	}
+}
