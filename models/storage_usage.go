@@ -143,8 +143,26 @@ func (s *Store) RemovedHome(ctx context.Context, userID int64, volume string, t 
 		if err := tx.Exec("UPDATE users SET home_made_at = NULL WHERE id = ?", userID).Error; err != nil {
 			return err
 		}
-		return tx.Exec("UPDATE storage_intervals SET ended_at = ?, heartbeat_at = ? WHERE volume = ? AND ended_at IS NULL AND started_at <= ?",
-			t.UTC(), t.UTC(), volume, t.UTC()).Error
+		// A resize measured just before the removal opened the new size
+		// at the old one's billed end, the next whole second: up to a
+		// second after t. It ends too (at its start: nothing billed), or
+		// it stayed open, the user kept the home's size against their
+		// storage quota, and the next metering told them their home was
+		// lost.
+		var open []StorageInterval
+		if err := tx.Where("volume = ? AND ended_at IS NULL AND started_at <= ?", volume, t.UTC().Add(time.Second)).Find(&open).Error; err != nil {
+			return err
+		}
+		for _, iv := range open {
+			end := t.UTC()
+			if iv.StartedAt.After(end) {
+				end = iv.StartedAt
+			}
+			if err := tx.Model(&StorageInterval{}).Where("id = ?", iv.ID).Updates(map[string]any{"ended_at": end, "heartbeat_at": end}).Error; err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
