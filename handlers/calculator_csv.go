@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,8 +28,15 @@ func calcCSVText(s string) string {
 }
 
 // calculatorCSV: GET /calculator.csv?… — the same calculation as the page,
-// as CSV.
+// as CSV. Like every CSV download (scripts fetch them) it refuses a
+// parameter it does not read, or one given twice: /calculator.csv?foo=1
+// answered 200 where /usage.csv?foo=1 answered 400. The page itself,
+// /calculator, stays lenient (docs/ux-choices.md, session 52).
 func (h *Handler) calculatorCSV(c *gin.Context) {
+	if err := onlyQueryParams(c, calcQueryParams()...); err != nil {
+		h.fail(c, err)
+		return
+	}
 	k, err := h.calculate(c, nil)
 	if err != nil {
 		h.fail(c, err)
@@ -139,4 +147,10 @@ func (h *Handler) calculatorCSV(c *gin.Context) {
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write(calcCSVHeader)
 	_ = w.WriteAll(rows)
+}
+
+// calcQueryParams are the parameters calculate reads: the estimate's (with
+// the page's shape_gpu_model), the TCO's and use_measured.
+func calcQueryParams() []string {
+	return slices.Concat(calcEstimateKeys, []string{"shape_gpu_model", "use_measured"}, pricing.TCOFieldNames())
 }

@@ -146,21 +146,62 @@ func (s *Store) Ping(ctx context.Context) error {
 // keeps running (VACUUM INTO takes a read snapshot). The copy holds password
 // hashes, session and Jupyter tokens, so it is readable by its owner only:
 // the file is created 0600 (and must not exist) before SQLite fills it, so
-// it is never readable by others, not even for a moment.
+// it is never readable by others, not even for a moment. A file already
+// there is an error wrapping os.ErrExist (see BackupReplacing).
 func (s *Store) Backup(ctx context.Context, file string) error {
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("backup: %s already exists", file)
+		// The caller names the operation ("backup: …"): saying it here
+		// too read "backup to X: backup: X already exists".
+		return existsError(file)
 	}
 	if err != nil {
-		return fmt.Errorf("backup: %w", err)
+		return err
 	}
 	_ = f.Close()
 	if _, err := s.sql.ExecContext(ctx, "VACUUM INTO ?", file); err != nil {
 		_ = os.Remove(file)
-		return err
+		return fmt.Errorf("copy the database to %s: %w", file, err)
 	}
 	return os.Chmod(file, 0o600) // a umask cannot widen it, but be explicit
+}
+
+// existsError is a backup's file already there; errors.Is(err,
+// os.ErrExist) holds.
+type existsError string
+
+func (e existsError) Error() string        { return string(e) + " already exists" }
+func (e existsError) Is(target error) bool { return target == os.ErrExist }
+
+// BackupReplacing is Backup over a file that may exist already (a nightly
+// job writing the same path): the copy is written to a new file beside it
+// and renamed over it, so that file is always a whole backup, the old
+// one until the new one is complete; a failed copy leaves it as it was.
+func (s *Store) BackupReplacing(ctx context.Context, file string) error {
+	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", file)
+	}
+	// Same directory: a rename within one filesystem is atomic.
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_ = tmp.Close()
+	// CreateTemp made it 0600 and empty, which VACUUM INTO accepts.
+	if _, err := s.sql.ExecContext(ctx, "VACUUM INTO ?", name); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("copy the database to %s: %w", file, err)
+	}
+	if err := os.Chmod(name, 0o600); err != nil {
+		_ = os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, file); err != nil {
+		_ = os.Remove(name)
+		return err
+	}
+	return nil
 }
 
 // Common errors callers map to HTTP statuses.

@@ -49,8 +49,12 @@ type stopScope struct {
 }
 
 // stops reports whether the scope stops wb.
-func (s stopScope) stops(wb *models.Workbench) bool {
-	return (!s.gpuOnly || len(wb.GPUs) > 0) && !s.spare[wb.ID]
+func (s stopScope) stops(wb *models.Workbench) bool { return s.stopsRun(wb.ID, len(wb.GPUs) > 0) }
+
+// stopsRun reports whether the scope stops the run id, which holds GPU
+// units or not (the queue's snapshot knows its units, not its GPUs).
+func (s stopScope) stopsRun(id string, holdsGPUs bool) bool {
+	return (!s.gpuOnly || holdsGPUs) && !s.spare[id]
 }
 
 // setStop records (at non-zero) or forgets the stop instant of uid.

@@ -39,7 +39,7 @@ func (s *Server) takeLease(ctx context.Context) error {
 	if errors.As(err, &le) {
 		return err
 	}
-	if err != nil {
+	if err != nil && ctx.Err() == nil { // cut short by a stop: not a warning (ServeListeners)
 		s.log.Warn("install lease", "err", err)
 	}
 	return nil

@@ -435,6 +435,14 @@ func (s *Server) ServeListeners(ctx context.Context, ls *Listeners) error {
 		ls.Close()
 		return err
 	}
+	if ctx.Err() != nil {
+		// Told to stop while it waited for the install lease (a second
+		// portal on the same data): it never served, so it must not say
+		// "serving" (it did, with install="", then "shutting down").
+		ls.Close()
+		s.log.Info("stopped before serving: told to stop while waiting for the install lease")
+		return nil
+	}
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
 	for _, loop := range []func(context.Context){s.sampler.Run, s.Manager.Run, s.cleanSessions, s.runDemoLoad, s.GPUWatch.Run} {

@@ -33,7 +33,8 @@ Commands:
   gpus [--json]                       print the GPU inventory
   gpus --utilisation [--bucket day|week|month] [--days 30] [--json]
                                       utilisation, idle cost and energy per GPU, unit, model, user, group
-  backup FILE                         write a consistent copy of the database to FILE
+  backup [--force] FILE               write a consistent copy of the database to FILE
+                                      (--force: replace FILE if it exists)
   image load FILE                     load a docker-save archive into the engine (offline servers)
   egress remove                       delete this install's egress firewall rules (uninstall)
   ledger credit USER AMOUNT --reason R [--workbench ID]
