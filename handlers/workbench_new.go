@@ -132,11 +132,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// chosen.
 		if why := quotaRulesOut(lim, f); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
+		} else if why := h.serverRulesOut(ctx, &fls[i], gpus); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f)); never != "" {
-			v.Unavailable[f.Name] = never
-		} else if waits != "" {
+		} else if _, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f)); waits != "" {
 			v.Waits[f.Name] = waits
 		}
 		if f.GPUCount > 0 {
