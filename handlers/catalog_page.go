@@ -47,7 +47,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.CatalogView{IsAdmin: admin, AllBookings: admin}
+	v := templates.CatalogView{IsAdmin: admin, AllBookings: admin, Unavailable: map[string]string{}}
 	statuses, pulling := h.imageStatuses(ctx, images, admin)
 	v.Pulling = pulling
 	for _, img := range images {
@@ -55,7 +55,11 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		card.Status = statuses[img.ID]
 		v.Images = append(v.Images, card)
 	}
-	for _, f := range flavors {
+	for i, f := range flavors {
+		// A flavor this server can never launch says so, as the launch
+		// form's disabled card does: "Free now: 7 GPUs" beside an 8-GPU
+		// flavor read as "it fits".
+		v.Unavailable[f.Name] = h.serverRulesOut(ctx, &flavors[i], gpus)
 		free, booked := freeUnitsFor(gpus, f), 0
 		if f.GPUCount > 0 {
 			free, booked = lessBooked(free, held[unitPoolOf(f)])

@@ -43,7 +43,7 @@ func (h *Handler) renderFlavorForm(c *gin.Context, status int, form templates.Fl
 			}
 		}
 	}
-	form.HostCPUs = h.wbs.HostCPUs(c.Request.Context())
+	form.MaxCPUs = h.flavorCPUBound(c.Request.Context())
 	form.Errors = trcErrs(c, form.Errors)
 	// Titled as its heading says (it read "Flavor" on both).
 	title := trc(c, "New flavor")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 )
 
@@ -49,6 +50,19 @@ func flavorChoice(f models.Flavor, free, inPool, ofKind int) (unavailable, waits
 		return "", models.Reasonf("%s: it waits in the queue for a free GPU", why)
 	}
 	return "", ""
+}
+
+// serverRulesOut says why f can never launch on this server as it is now,
+// or "": more CPUs or memory than the host has, or more units of its kind
+// than the pool can hand out. The launch form disables such a flavor with
+// this note and the catalog shows it beside the flavor's free count, so
+// both say the same thing of it.
+func (h *Handler) serverRulesOut(ctx context.Context, f *models.Flavor, gpus []orchestrator.PoolGPU) string {
+	if why := h.wbs.ExceedsHost(ctx, f); why != "" {
+		return why
+	}
+	never, _ := flavorChoice(*f, 0, poolUnitsFor(gpus, *f), unitsOfKindFor(gpus, *f))
+	return never
 }
 
 // unitNounFor is a flavor's unit in the number n asks: "GPU", "MIG instances".

@@ -132,11 +132,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// chosen.
 		if why := quotaRulesOut(lim, f); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if why := h.wbs.ExceedsHost(ctx, &fls[i]); why != "" {
+		} else if why := h.serverRulesOut(ctx, &fls[i], gpus); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if never, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f)); never != "" {
-			v.Unavailable[f.Name] = never
-		} else if waits != "" {
+		} else if _, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f)); waits != "" {
 			v.Waits[f.Name] = waits
 		}
 		if f.GPUCount > 0 {
@@ -146,7 +144,7 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		}
 		v.Flavors = append(v.Flavors, templates.FlavorRow{ID: f.ID, Name: f.Name, GPUModel: f.GPUModel, GPUCount: f.GPUCount,
 			CPUCores: f.CPUMilli.Cores(), MemoryGiB: models.FormatMemoryGiB(f.MemoryMiB), ShmMiB: f.ShmMiB, Enabled: f.Enabled, FreeGPUs: free, BookedByOthers: booked,
-			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitTextT(ctx, f), Shared: f.Shared(), SharedLabel: i18n.T(ctx, sharedLabel)})
+			PerHour: rateTextIn(ctx, rate, h.cfg.Currency), UnitText: unitTextT(ctx, f), FreeNoun: freeNoun(f), Shared: f.Shared(), SharedLabel: i18n.T(ctx, sharedLabel)})
 	}
 	if v.Reservations, err = h.launchReservations(ctx, currentUser(c), fls); err != nil {
 		h.fail(c, err)

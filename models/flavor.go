@@ -43,9 +43,30 @@ type Flavor struct {
 // Limits a single flavor may ask for; beyond them a value is surely a typo.
 const (
 	maxFlavorGPUs   = 16
-	maxFlavorCPUs   = 512
+	MaxFlavorCPUs   = 512 // also the admin form's bound where the host's cores are unknown (FlavorCPUBound)
 	maxFlavorMemGiB = 4096
 )
+
+// FlavorCPUBound is the most CPU cores a flavor may ask for on a host of
+// hostCPUs cores (0: unknown): the host's cores, at most MaxFlavorCPUs.
+// The admin form's input takes it as its max and the server refuses past
+// it (FlavorCPURangeError), so both say the same bound.
+func FlavorCPUBound(hostCPUs int) int {
+	if hostCPUs <= 0 {
+		return MaxFlavorCPUs
+	}
+	return min(hostCPUs, MaxFlavorCPUs)
+}
+
+// FlavorCPURangeError refuses cpu outside 0.1 and FlavorCPUBound(hostCPUs)
+// cores; nil when it is within.
+func FlavorCPURangeError(cpu Millicores, hostCPUs int) error {
+	bound := FlavorCPUBound(hostCPUs)
+	if cpu < 100 || cpu > Millicores(bound)*1000 {
+		return invalid("cpu_cores", "must be between 0.1 and %d", bound)
+	}
+	return nil
+}
 
 // Validate checks a flavor's fields.
 func (f *Flavor) Validate() error {
@@ -74,8 +95,8 @@ func (f *Flavor) Validate() error {
 			errs.add(invalid("gpu_model", "is too long"))
 		}
 	}
-	if f.CPUMilli < 100 || f.CPUMilli > maxFlavorCPUs*1000 {
-		errs.add(invalid("cpu_cores", "must be between 0.1 and %d", maxFlavorCPUs))
+	if err := FlavorCPURangeError(f.CPUMilli, 0); err != nil {
+		errs.add(err)
 	}
 	if f.MemoryMiB < 64 || f.MemoryMiB > maxFlavorMemGiB*1024 {
 		errs.add(invalid("memory_gib", "must be between 0.0625 (64 MiB) and %d GiB", maxFlavorMemGiB))

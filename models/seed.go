@@ -52,7 +52,11 @@ func (s *Store) SeedCatalog(ctx context.Context, gpuModels []string) error {
 // CatalogHost is what the default GPU flavors are sized by. Zero values
 // are unknown, and the defaults apply.
 type CatalogHost struct {
-	GPUs        map[string]int // GPUs of each model on the server
+	GPUs map[string]int // GPUs of each model on the server
+	// MIGGPUs are those of GPUs split into MIG instances: never whole
+	// (the portal does not repartition), so no whole-GPU flavor counts
+	// them (an "8x" flavor with one of 8 split could never launch).
+	MIGGPUs     map[string]int
 	CPUs        int
 	MemoryBytes int64
 }
@@ -66,12 +70,16 @@ const (
 )
 
 // gpuFlavorSizes are the GPU counts of a model's default flavors: those
-// of 1, 2, 4 and 8 the server has GPUs enough for, and its own count where
-// that is not one of them (6 GPUs: 1, 2, 4 and 6). Unknown: all four.
+// of 1, 2, 4 and 8 the server has whole GPUs enough for, and its own count
+// where that is not one of them (6 GPUs: 1, 2, 4 and 6). Unknown: all
+// four. None where every GPU of the model is split into MIG instances.
 func (h CatalogHost) gpuFlavorSizes(model string) []int {
 	have := h.GPUs[model]
 	if have <= 0 {
 		return []int{1, 2, 4, 8}
+	}
+	if have -= h.MIGGPUs[model]; have <= 0 {
+		return nil
 	}
 	var out []int
 	for _, n := range []int{1, 2, 4, 8} {

@@ -42,3 +42,21 @@ func freeUnitsText(ctx context.Context, n int, noun string) string {
 	}
 	return i18n.T(ctx, "%d %s", n, noun)
 }
+
+// freeCountText is the launch form's free count of a flavor's units, with
+// those others' bookings hold back apart: "7 free", "7 free · 1 booked by
+// others now". English says it alike for every kind; Chinese counts whole
+// GPUs with 块 and MIG instances or slices with 个 ("7 块空闲" read as
+// seven cards beside a MIG flavor), so those take their own keys.
+func freeCountText(ctx context.Context, free, booked int, noun string) string {
+	parts := noun == "MIG instances" || noun == "GPU slices"
+	switch {
+	case parts && booked > 0:
+		return i18n.T(ctx, "%d free · %d booked by others now (MIG instances or slices)", free, booked)
+	case parts:
+		return i18n.T(ctx, "%d free (MIG instances or slices)", free)
+	case booked > 0:
+		return i18n.T(ctx, "%d free · %d booked by others now", free, booked)
+	}
+	return i18n.T(ctx, "%d free", free)
+}

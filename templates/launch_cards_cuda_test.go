@@ -9,8 +9,9 @@ import (
 	"workbench/templates/i18n"
 )
 
-// An image tagged "CUDA" without a version says "yes" in the reader's
-// language; a version is printed as it is.
+// An image tagged "CUDA" without a version says CUDA is "included" in the
+// reader's language (it said "CUDA yes", "CUDA 是": a boolean shown where a
+// version goes); a version is printed as it is.
 func TestImageFactCUDAInTheReadersLanguage(t *testing.T) {
 	zh := i18n.WithLocale(context.Background(), i18n.Chinese)
 	for _, c := range []struct {
@@ -18,9 +19,9 @@ func TestImageFactCUDAInTheReadersLanguage(t *testing.T) {
 		cuda string
 		want string
 	}{
-		{zh, templates.CUDAUnversioned, "是"},
+		{zh, templates.CUDAUnversioned, "已包含"},
 		{zh, "12.4", "12.4"},
-		{i18n.WithLocale(context.Background(), i18n.English), templates.CUDAUnversioned, "yes"},
+		{i18n.WithLocale(context.Background(), i18n.English), templates.CUDAUnversioned, "included"},
 	} {
 		doc, _ := renderIn(t, c.ctx, templates.ImageFactsList(templates.ImageFacts{CUDA: c.cuda}))
 		if got := strings.TrimSpace(doc.Find(testid("fact-cuda")).Text()); got != c.want {

@@ -35,13 +35,13 @@ func TestFlavorValidatedAgainstServer(t *testing.T) {
 	if code != http.StatusBadRequest || errCode(body) != "invalid_gpu_count" {
 		t.Fatalf("9 GPUs on an 8-GPU server: %d %v, want 400 invalid_gpu_count", code, body)
 	}
-	if msg := body["error"].(map[string]any)["message"].(string); msg != "gpu_count: this server has 8 × "+h100+"; a flavor cannot ask for 9" {
+	if msg := body["error"].(map[string]any)["message"].(string); msg != "gpu_count: this server has 8 × "+h100+" that can be handed out whole (GPUs split into MIG instances cannot); a flavor cannot ask for 9" {
 		t.Errorf("message %q", msg)
 	}
 	// Past the portal's own bound (16) too: what this server has is what
 	// the admin needs to read.
 	code, body = p.api("POST", "/api/v1/flavors", admin, `{"name":"many","gpu_model":"`+h100+`","gpu_count":99,"cpu_cores":1,"memory_gib":8}`)
-	if msg, _ := body["error"].(map[string]any)["message"].(string); code != http.StatusBadRequest || msg != "gpu_count: this server has 8 × "+h100+"; a flavor cannot ask for 99" {
+	if msg, _ := body["error"].(map[string]any)["message"].(string); code != http.StatusBadRequest || msg != "gpu_count: this server has 8 × "+h100+" that can be handed out whole (GPUs split into MIG instances cannot); a flavor cannot ask for 99" {
 		t.Errorf("99 GPUs: %d %v", code, body)
 	}
 	if code, body := p.api("POST", "/api/v1/flavors", admin, `{"name":"eight","gpu_model":"`+h100+`","gpu_count":8,"cpu_cores":1,"memory_gib":8}`); code != http.StatusCreated {
@@ -76,5 +76,33 @@ func TestFlavorValidatedAgainstServer(t *testing.T) {
 		"cpu_cores": {"1"}, "memory_gib": {"8"}, "shm_mib": {"64"}, "max_runtime_hours": {"0"}, "enabled": {"true"}})
 	if st != http.StatusBadRequest || mpDoc(t, resp).Find(`[data-testid=error-gpu_model]`).Length() != 1 {
 		t.Errorf("form with an unknown model: %d, want 400 with the gpu_model error", st)
+	}
+}
+
+// The admin flavor form's CPU input and the server hold one bound: the
+// input's max is what the server refuses past, and its refusal names that
+// bound (the input allowed at most 224 cores while the server said "must
+// be between 0.1 and 512").
+func TestFlavorFormCPUBoundIsTheServers(t *testing.T) {
+	p := newPortal(t)
+	c, _ := mpAdmin(t, p)
+	_, page := p.get(c, "/admin/flavors/new")
+	max, ok := mpDoc(t, page).Find(`input[name=cpu_cores]`).Attr("max")
+	if !ok || max == "" {
+		t.Fatalf("the CPU input has no max")
+	}
+	form := func(cores string) url.Values {
+		return url.Values{"name": {"cpu-" + strings.ReplaceAll(cores, ".", "-")}, "gpu_model": {""}, "gpu_count": {"0"}, "cpu_cores": {cores},
+			"memory_gib": {"8"}, "shm_mib": {"64"}, "max_runtime_hours": {"0"}, "enabled": {"true"}}
+	}
+	for _, cores := range []string{"0.05", "9999"} {
+		st, _, resp := mpPost(t, p, c, "/admin/flavors", form(cores))
+		msg := strings.TrimSpace(mpDoc(t, resp).Find(`[data-testid=error-cpu_cores]`).Text())
+		if st != http.StatusBadRequest || !strings.Contains(msg, max) {
+			t.Errorf("%s cores: %d %q, want 400 naming the input's max %s", cores, st, msg, max)
+		}
+	}
+	if st, _, _ := mpPost(t, p, c, "/admin/flavors", form(max)); st != http.StatusSeeOther && st != http.StatusFound && st != http.StatusOK {
+		t.Errorf("the input's max (%s cores) refused: %d", max, st)
 	}
 }

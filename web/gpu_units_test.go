@@ -230,6 +230,11 @@ func TestMockMIGDemo(t *testing.T) {
 	if r := cur[models.PriceKey(models.UnitMIG, "1g.10gb")]; r.Micros != 3_000_000/7 || !r.IsDefault {
 		t.Fatalf("seeded MIG rate %+v", r)
 	}
+	// An 8-GPU flavor made before GPU 7 was split (none is seeded now).
+	if err := p.srv.Store.CreateFlavor(ctx, &models.Flavor{Name: "8x H100 80GB HBM3", GPUModel: "NVIDIA H100 80GB HBM3",
+		GPUCount: 8, CPUMilli: 1000, MemoryMiB: 8192, ShmMiB: 64, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
 	uc := p.client()
 	p.login(uc, "alice", "alice-password")
 	_, page := p.get(uc, "/workbenches/new")
@@ -320,6 +325,12 @@ func TestDrainedMIGGPUSaysSo(t *testing.T) {
 // back every queued GPU launch behind it.
 func TestQueuedLaunchThatCouldNeverStartIsRefused(t *testing.T) {
 	p := newPortal(t, func(c *web.Config) { c.MockMIG = "7:1g.10gb*2" })
+	// Made before GPU 7 was split: neither seeding nor the flavor form
+	// makes one now.
+	if err := p.srv.Store.CreateFlavor(context.Background(), &models.Flavor{Name: "8x H100 80GB HBM3", GPUModel: "NVIDIA H100 80GB HBM3",
+		GPUCount: 8, CPUMilli: 1000, MemoryMiB: 8192, ShmMiB: 64, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
 	alice := tokenFor(t, p, "alice", "user")
 	code, out := p.api("POST", "/api/v1/workbenches", alice, `{"name":"big","image":"PyTorch (CUDA 12)","flavor":"8x H100 80GB HBM3","queue":true}`)
 	if code != http.StatusConflict || errCode(out) != "no_capacity" || !strings.Contains(fmt.Sprint(out), "could never start") {

@@ -229,7 +229,7 @@ func catalogHost(ctx context.Context, m *orchestrator.Manager, devs []gpu.Device
 	if onKubernetes {
 		return models.CatalogHost{}
 	}
-	host := models.CatalogHost{GPUs: map[string]int{}, CPUs: m.HostCPUs(ctx), MemoryBytes: m.HostMemoryBytes(ctx)}
+	host := models.CatalogHost{GPUs: map[string]int{}, MIGGPUs: map[string]int{}, CPUs: m.HostCPUs(ctx), MemoryBytes: m.HostMemoryBytes(ctx)}
 	if host.MemoryBytes == 0 {
 		// The engine did not answer (the CPU count has fallen back to
 		// this machine's already): size by this machine's memory rather
@@ -241,6 +241,9 @@ func catalogHost(ctx context.Context, m *orchestrator.Manager, devs []gpu.Device
 	}
 	for _, d := range devs {
 		host.GPUs[d.Model]++
+		if d.MIGEnabled {
+			host.MIGGPUs[d.Model]++
+		}
 	}
 	return host
 }
