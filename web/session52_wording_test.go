@@ -1,9 +1,15 @@
 package web_test
 
 import (
+	"context"
+	"encoding/csv"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
+
+	"workbench/models"
 )
 
 // The credit form's errors name its one rule, "more than 0 and at most
@@ -27,5 +33,44 @@ func TestMoneyFormErrorsNameTheRule(t *testing.T) {
 	code, _, body := mpPost(t, p, adminC, "/admin/prices", url.Values{"resource": {"cpu"}, "rate": {"99999999999999"}})
 	if got, want := mpDoc(t, body).Find(`[data-testid=price-form] [data-testid=error-rate]`).Text(), "must be between 0 and 1,000,000 per unit"; code != http.StatusBadRequest || got != want {
 		t.Errorf("a rate too large: %d, %q; want 400 %q", code, got, want)
+	}
+}
+
+// A deleted workbench's row on /usage is named in the reader's language:
+// the Chinese page read "exp (deleted, <id>)", the words built in SQL.
+// The summary CSV keeps the English key (a stable column for scripts).
+func TestDeletedWorkbenchRowIsTranslated(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "alice", "user")
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	wb := &models.Workbench{Name: "exp", OwnerID: alice.ID, ImageID: 1, FlavorID: 1}
+	if err := p.srv.Store.CreateWorkbench(ctx, wb, models.GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	month := models.MonthStart(time.Now())
+	line := models.LedgerEntry{IdempotencyKey: "test:deleted-row", UserID: alice.ID, WorkbenchID: wb.ID, Resource: "cpu",
+		PeriodStart: month, PeriodEnd: month.Add(time.Hour), Seconds: 3600, QuantityMilli: 1000, RateMicros: 1_000_000, AmountMicros: 1_000_000}
+	if _, err := p.srv.Store.RecordBilling(ctx, 0, []models.LedgerEntry{line}, month, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.srv.Store.MarkWorkbenchDeleted(ctx, wb.ID, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	zh, en := p.readersSignedIn("alice", "alice-password")
+	rowName := func(c *http.Client) string {
+		_, page := p.get(c, "/usage")
+		return strings.TrimSpace(mpDoc(t, page).Find(`[data-testid=statement-summary] [data-testid=summary-row] td`).First().Text())
+	}
+	if got, want := rowName(zh), "exp（已删除，"+wb.ID+"）"; got != want {
+		t.Errorf("the Chinese row reads %q, want %q", got, want)
+	}
+	if got, want := rowName(en), "exp (deleted, "+wb.ID+")"; got != want {
+		t.Errorf("the English row reads %q, want %q", got, want)
+	}
+	_, body := p.get(zh, "/usage-summary.csv?month="+month.Format("2006-01"))
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
+	if err != nil || len(rows) != 2 || rows[1][1] != "exp (deleted, "+wb.ID+")" {
+		t.Errorf("the summary CSV for a reader of Chinese: %v %v; want the English key", rows, err)
 	}
 }
