@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"workbench/models"
 )
 
@@ -72,5 +74,58 @@ func TestDeletedWorkbenchRowIsTranslated(t *testing.T) {
 	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
 	if err != nil || len(rows) != 2 || rows[1][1] != "exp (deleted, "+wb.ID+")" {
 		t.Errorf("the summary CSV for a reader of Chinese: %v %v; want the English key", rows, err)
+	}
+}
+
+// The notebook tab of a workbench stopped by the budget says once that the
+// files are kept ("…(your files are kept). Your files in the home
+// directory are kept."), and says the budget is used up beside Start, as
+// the workbench page does: Start would be refused.
+func TestNotRunningPageSaysFilesKeptOnceAndTheBudget(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "alice", "user")
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	budget := int64(1_000_000)
+	if err := p.srv.Store.SetQuota(ctx, models.ScopeUser, alice.ID, models.Limits{BudgetPerMonthMicros: &budget}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	month := models.MonthStart(time.Now())
+	line := models.LedgerEntry{IdempotencyKey: "test:spent", UserID: alice.ID, Resource: "cpu",
+		PeriodStart: month, PeriodEnd: month.Add(time.Hour), Seconds: 3600, QuantityMilli: 1000, RateMicros: budget, AmountMicros: budget}
+	if _, err := p.srv.Store.RecordBilling(ctx, 0, []models.LedgerEntry{line}, month, true); err != nil {
+		t.Fatal(err)
+	}
+	wb := p.runningRecord(alice, "nb", models.GPUNeed{})
+	why := "stopped: " + models.BudgetUsedUp() + " (your files are kept)"
+	if err := p.srv.Store.SetWorkbenchState(ctx, wb.ID, models.StateStopped, 0, why, nil); err != nil {
+		t.Fatal(err)
+	}
+	zh, en := p.readersSignedIn("alice", "alice-password")
+	for _, tc := range []struct {
+		c            *http.Client
+		kept, banner string
+	}{
+		{en, "kept", "Your monthly budget is used up"},
+		{zh, "保留", "你本月的预算已用完"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, p.ts.URL+"/wb/"+wb.ID+"/lab", nil)
+		req.Header.Set("Accept", "text/html")
+		res, err := tc.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := doc.Find(`[data-testid=not-running]`)
+		if n := strings.Count(page.Text(), tc.kept); n != 1 {
+			t.Errorf("the not-running page says %d times that the files are kept: %q", n, strings.Join(strings.Fields(page.Text()), " "))
+		}
+		if got := page.Find(`[data-testid=budget-banner]`).Text(); !strings.Contains(got, tc.banner) {
+			t.Errorf("the not-running page's budget banner reads %q, want %q", got, tc.banner)
+		}
 	}
 }
