@@ -129,3 +129,37 @@ func TestNotRunningPageSaysFilesKeptOnceAndTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// A whole number too big for int is still a whole number: the launch
+// form's idle field and the flavor form's whole-number fields say their
+// range ("must be a whole number of minutes" / "must be a whole number,
+// not …" was untrue), and a big one that fits int64 is refused too (its
+// minutes wrapped around as a Duration).
+func TestHugeWholeNumbersAreToldTheRange(t *testing.T) {
+	p := newPortal(t)
+	tokenFor(t, p, "alice", "user")
+	p.addImage(fakeCatalogImage("fake", "example.invalid/fake:1"))
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	const want = "must be between 10 min and 24 h" // the test portal's idle range
+	for _, idle := range []string{"99999999999999999999", "99999999999999", "-99999999999999999999"} {
+		res, body := p.postFormBody(c, "/workbenches", url.Values{"image": {"fake"}, "flavor": {"CPU small"}, "name": {"big"}, "idle_minutes": {idle}})
+		got := strings.TrimSpace(mpDoc(t, body).Find(`[data-testid=error-idle_timeout]`).Text())
+		if res.StatusCode != http.StatusBadRequest || got != want {
+			t.Errorf("idle %s: %d %q; want 400 %q", idle, res.StatusCode, got, want)
+		}
+	}
+	admin := p.client()
+	p.loginSudo(admin, "admin", adminPassword)
+	for field, want := range map[string]string{
+		"gpu_count":                "must be between 0 and 16",
+		"gpu_idle_timeout_minutes": "must be between 0 (off) and 43200 minutes",
+	} {
+		form := url.Values{"name": {"huge"}, "gpu_count": {"0"}, "cpu_cores": {"1"}, "memory_gib": {"1"}, "enabled": {"true"}}
+		form.Set(field, "99999999999999999999")
+		res, page := p.postFormBody(admin, "/admin/flavors", form)
+		if got := strings.TrimSpace(mpDoc(t, page).Find(`[data-testid=error-` + field + `]`).Text()); res.StatusCode != http.StatusBadRequest || got != want {
+			t.Errorf("flavor %s 99999999999999999999: %d %q; want 400 %q", field, res.StatusCode, got, want)
+		}
+	}
+}
