@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -162,4 +163,37 @@ func TestHugeWholeNumbersAreToldTheRange(t *testing.T) {
 			t.Errorf("flavor %s 99999999999999999999: %d %q; want 400 %q", field, res.StatusCode, got, want)
 		}
 	}
+}
+
+// An empty field is told it is required, not that its characters are
+// wrong (names), that there is no user "" (a group's member), or that it
+// is not the password (the current password).
+func TestEmptyFieldsAreRequired(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	tokenFor(t, p, "alice", "user")
+	g, err := p.srv.Store.CreateGroup(ctx, "lab", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminC, _ := mpAdmin(t, p)
+	check := func(what string, c *http.Client, path string, form url.Values, sel, want string) {
+		t.Helper()
+		res, body := p.postFormBody(c, path, form)
+		if got := strings.TrimSpace(mpDoc(t, body).Find(sel).Text()); res.StatusCode < 400 || got != want {
+			t.Errorf("%s: %d %q; want %q", what, res.StatusCode, got, want)
+		}
+	}
+	check("an empty group name", adminC, "/admin/groups", url.Values{"name": {"  "}}, `[data-testid=error-name]`, "is required")
+	check("an empty username", adminC, "/admin/users", url.Values{"username": {""}, "password": {"a-long-password-1"}, "role": {"user"}},
+		`[data-testid=new-user-form] [data-testid=error-username]`, "is required")
+	check("an empty member", adminC, fmt.Sprintf("/admin/groups/%d/members", g.ID), url.Values{"username": {" "}},
+		`[data-testid=group-member-error]`, "Enter a username: pick one from the list.")
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	p.addImage(fakeCatalogImage("fake", "example.invalid/fake:1"))
+	check("an empty workbench name", c, "/workbenches", url.Values{"image": {"fake"}, "flavor": {"CPU small"}, "name": {""}},
+		`[data-testid=error-name]`, "is required")
+	check("an empty current password", c, "/settings/password", url.Values{"current_password": {""}, "new_password": {"another-password-2"}},
+		`[data-testid=error-current_password]`, "Enter your password.")
 }
