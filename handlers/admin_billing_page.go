@@ -212,6 +212,8 @@ func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem
 		label = emptyKeyLabel(c, groupBy)
 	} else if groupBy == "resource" {
 		label = templates.ResourceName(ctx, label)
+	} else if groupBy == "workbench" {
+		label = workbenchLabel(ctx, it, true)
 	}
 	share := "—"
 	if charged > 0 && it.AmountMicros >= 0 {

@@ -23,7 +23,7 @@ func (h *Handler) adminElectricityPriceForm(c *gin.Context) {
 	s := strings.TrimSpace(c.PostForm("price"))
 	micros := int64(-1)
 	if s != "" {
-		m, err := parseMajorUnits("price", s)
+		m, err := parseMajorUnits("price", s, anyAmount)
 		var ve *models.ValidationError
 		if errors.As(err, &ve) {
 			h.renderBillingWith(c, http.StatusBadRequest, templates.CorrectionForm{}, templates.ElectricityForm{Price: s, Error: ve.Message})

@@ -21,6 +21,12 @@ func (h *Handler) adminGroupLead(c *gin.Context) {
 	}
 	username := strings.TrimSpace(c.PostForm("username"))
 	lead := c.PostForm("lead") == "true"
+	if username == "" {
+		// Nothing typed: not a user of no name ("There is no user \"\"").
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Member: templates.MemberForm{GroupID: g.ID,
+			Error: trc(c, "Enter a username: pick one from the list.")}})
+		return
+	}
 	u, err := h.liveUserNamed(c.Request.Context(), username)
 	if errors.Is(err, models.ErrNotFound) {
 		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Member: templates.MemberForm{GroupID: g.ID, Username: username,

@@ -72,6 +72,12 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 	}
 	gid := g.ID
 	username := strings.TrimSpace(c.PostForm("username"))
+	if username == "" {
+		// Nothing typed: not a user of no name ("There is no user \"\"").
+		h.renderGroups(c, http.StatusBadRequest, templates.GroupsView{Member: templates.MemberForm{GroupID: gid,
+			Error: trc(c, "Enter a username: pick one from the list.")}})
+		return
+	}
 	u, err := h.liveUserNamed(c.Request.Context(), username)
 	if errors.Is(err, models.ErrNotFound) {
 		// A name typed (or a user deleted meanwhile): said on the group's

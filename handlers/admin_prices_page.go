@@ -41,7 +41,7 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		Errors: templates.FormErrors{}}
 	pr := models.PriceRate{Resource: form.Resource, GPUModel: form.GPUModel, CreatedBy: currentUser(c).Username}
 	var ve *models.ValidationError
-	if m, err := parseMajorUnits("rate", form.Rate); errors.As(err, &ve) {
+	if m, err := parseMajorUnits("rate", form.Rate, rateAmount); errors.As(err, &ve) {
 		form.Errors["rate"] = ve.Message
 	} else {
 		pr.Micros = m

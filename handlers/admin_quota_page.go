@@ -209,7 +209,7 @@ func parseQuotaForm(c *gin.Context, currency string) (templates.QuotaForm, model
 	f.MaxStorageGiB = whole("max_storage_gib", &l.MaxStorageGiB, 0)
 	f.Budget = strings.TrimSpace(c.PostForm("budget"))
 	if f.Budget != "" {
-		if m, err := parseCurrencyAmount("budget", f.Budget, currency); err != nil {
+		if m, err := parseCurrencyAmount("budget", f.Budget, currency, budgetAmount); err != nil {
 			var ve *models.ValidationError
 			errors.As(err, &ve)
 			f.Errors["budget"] = ve.Message

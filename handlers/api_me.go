@@ -44,7 +44,11 @@ const warnFraction = 0.8
 
 // quotaStatusOf computes a user's quota and usage, with 80% warnings.
 func (h *Handler) quotaStatusOf(c *gin.Context, u *models.User) (quotaStatus, error) {
-	ctx := c.Request.Context()
+	return h.quotaStatusIn(c.Request.Context(), u)
+}
+
+// quotaStatusIn is quotaStatusOf off gin (the not-running page under /wb/).
+func (h *Handler) quotaStatusIn(ctx context.Context, u *models.User) (quotaStatus, error) {
 	lim, err := h.store.EffectiveQuota(ctx, u.ID)
 	if err != nil {
 		return quotaStatus{}, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -115,7 +116,9 @@ func parseFlavorForm(form templates.FlavorForm) (*models.Flavor, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.GPUIdleTimeoutS = int64(idleMin) * 60
+	// Bounded before the product, which wrapped around for a huge number;
+	// anything above the rule's 43200 is refused with the rule.
+	f.GPUIdleTimeoutS = int64(min(max(idleMin, -1), 1<<31)) * 60
 	twin, err := atoiField("cpu_twin_id", form.CPUTwin, 0)
 	if err != nil {
 		return nil, err
@@ -135,6 +138,14 @@ func atoiField(field, s string, def int) (int, error) {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		// A whole number beyond int: past any field's range, which the
+		// field's rule names ("must be a whole number, not …" was untrue).
+		if strings.HasPrefix(s, "-") {
+			return math.MinInt, nil
+		}
+		return math.MaxInt, nil
+	}
 	if err != nil {
 		return 0, &models.ValidationError{Field: field, Message: fmt.Sprintf("must be a whole number, not %q", s)}
 	}

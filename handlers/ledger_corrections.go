@@ -77,10 +77,14 @@ func (h *Handler) adminCreditForm(c *gin.Context) {
 	form := templates.CorrectionForm{User: strings.TrimSpace(c.PostForm("user")), Amount: strings.TrimSpace(c.PostForm("amount")),
 		CreditReason: c.PostForm("reason"), Key: c.PostForm("key"), Errors: templates.FormErrors{}}
 	ctx := c.Request.Context()
-	amount, err := parseCurrencyAmount("amount", form.Amount, h.cfg.Currency)
+	amount, err := parseCurrencyAmount("amount", form.Amount, h.cfg.Currency, creditAmount)
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		form.Errors["amount"] = ve.Message
+	} else if err == nil && (amount <= 0 || amount > models.MaxCreditMicros) {
+		// The form's words for the model's rule (which names micro-units
+		// too, for the API): the same as for -5 and 99999999999999.
+		form.Errors["amount"] = creditAmount.negative
 	}
 	u, err := h.store.UserByUsername(ctx, form.User)
 	if errors.Is(err, models.ErrNotFound) {

@@ -15,19 +15,36 @@ import (
 	"workbench/templates/i18n"
 )
 
+// amountRule words a money field's rule for its errors: what a negative
+// amount is told, and one beyond the field's limit (each names the rule:
+// a credit's "cannot be negative: enter 0 or more" was followed, for 0, by
+// "must be more than 0", and "is too large" named no limit).
+type amountRule struct{ negative, tooLarge string }
+
+var (
+	// anyAmount is a field of no rule but the parser's (the command line).
+	anyAmount = amountRule{"cannot be negative: enter 0 or more", "is too large"}
+	// creditAmount is models.CreditOnce's rule, in currency units.
+	creditAmount = amountRule{"must be more than 0 and at most 1,000,000", "must be more than 0 and at most 1,000,000"}
+	// rateAmount is models' rate rule (maxRateMicros).
+	rateAmount = amountRule{"must be between 0 and 1,000,000 per unit", "must be between 0 and 1,000,000 per unit"}
+	// budgetAmount is models.Limits' budget rule (MaxBudgetMicros).
+	budgetAmount = amountRule{"cannot be negative: enter 0 or more", "is too large (at most a billion a month; leave empty for unlimited)"}
+)
+
 // parseMajorUnits reads an amount in the currency's major unit ("12",
 // "12.5", "0.000001") into micro-units exactly (pricing.ParseMicros), with
-// the error worded for the form field.
-func parseMajorUnits(field, s string) (int64, error) {
+// the error worded for the form field by its rule.
+func parseMajorUnits(field, s string, rule amountRule) (int64, error) {
 	m, err := pricing.ParseMicros(s)
 	switch {
 	case errors.Is(err, pricing.ErrAmountPrecision):
 		return 0, &models.ValidationError{Field: field, Message: "at most 6 decimals (one micro-unit)"}
 	case errors.Is(err, pricing.ErrAmountRange):
-		return 0, &models.ValidationError{Field: field, Message: "is too large"}
+		return 0, &models.ValidationError{Field: field, Message: rule.tooLarge}
 	case err != nil && strings.HasPrefix(strings.TrimSpace(s), "-"):
 		if _, positive := pricing.ParseMicros(strings.TrimPrefix(strings.TrimSpace(s), "-")); positive == nil {
-			return 0, &models.ValidationError{Field: field, Message: "cannot be negative: enter 0 or more"}
+			return 0, &models.ValidationError{Field: field, Message: rule.negative}
 		}
 		return 0, &models.ValidationError{Field: field, Message: "enter an amount such as 12 or 12.50"}
 	case err != nil:
@@ -40,8 +57,8 @@ func parseMajorUnits(field, s string) (int64, error) {
 // the currency itself (a budget, a credit): no more decimals than the
 // currency has. A budget of 5.005 CNY was stored and shown as 5.01, half a
 // fen more than the user had.
-func parseCurrencyAmount(field, s, currency string) (int64, error) {
-	m, err := parseMajorUnits(field, s)
+func parseCurrencyAmount(field, s, currency string, rule amountRule) (int64, error) {
+	m, err := parseMajorUnits(field, s, rule)
 	if err != nil {
 		return 0, err
 	}
@@ -259,4 +276,4 @@ func gibToMilli(g *int64) *int64 {
 
 // ParseMajorUnits is parseMajorUnits for the command line (`workbench
 // ledger credit`), so the shell and the forms read amounts alike.
-func ParseMajorUnits(field, s string) (int64, error) { return parseMajorUnits(field, s) }
+func ParseMajorUnits(field, s string) (int64, error) { return parseMajorUnits(field, s, anyAmount) }

@@ -41,7 +41,7 @@ func TestParseMajorUnitsIsExact(t *testing.T) {
 		{"0.0000001", 0, false},
 		{"NaN", 0, false},
 	} {
-		got, err := parseMajorUnits("budget", tc.in)
+		got, err := parseMajorUnits("budget", tc.in, anyAmount)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
 			t.Errorf("parseMajorUnits(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
@@ -57,7 +57,7 @@ func TestParseMajorUnitsSaysNegative(t *testing.T) {
 		"-x":    "enter an amount such as 12 or 12.50",
 		"--1":   "enter an amount such as 12 or 12.50",
 	} {
-		_, err := parseMajorUnits("rate", in)
+		_, err := parseMajorUnits("rate", in, anyAmount)
 		var ve *models.ValidationError
 		if !errors.As(err, &ve) || ve.Message != want {
 			t.Errorf("parseMajorUnits(%q): %v, want %q", in, err, want)
@@ -78,7 +78,7 @@ func TestExactAmount(t *testing.T) {
 		if got := plainAmount(in); got != want {
 			t.Errorf("plainAmount(%d) = %q, want %q", in, got, want)
 		}
-		back, err := parseMajorUnits("x", plainAmount(in))
+		back, err := parseMajorUnits("x", plainAmount(in), anyAmount)
 		if err != nil || back != in {
 			t.Errorf("round trip of %d: %d %v", in, back, err)
 		}
@@ -187,7 +187,7 @@ func TestParseCurrencyAmount(t *testing.T) {
 		{"1.234", "KWD", 1_234_000, true},
 		{"1.2345", "KWD", 0, false},
 	} {
-		got, err := parseCurrencyAmount("budget", c.in, c.currency)
+		got, err := parseCurrencyAmount("budget", c.in, c.currency, budgetAmount)
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("%s %s: %d, %v; want %d (ok %v)", c.in, c.currency, got, err, c.want, c.ok)
 		}

@@ -48,6 +48,11 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 	}
 	// The top bar (the unread count too) and banner of every portal page.
 	p := h.pageFor(ctx, r, u, i18n.T(ctx, "%s is not running", wb.Name))
+	if v.CanStart {
+		// Start would be refused past a monthly limit: the banner of the
+		// workbench page says so before the click does.
+		p.Budget = h.budgetWarningFor(r.WithContext(ctx), u)
+	}
 	// The portal's own page, though served under /wb/: its Start form
 	// sends only its origin, and it is framed by no one.
 	portalPageHeaders(w, i18n.FromContext(ctx).Lang())
@@ -62,7 +67,9 @@ func (h *Handler) ProxyNotRunning(w http.ResponseWriter, r *http.Request, id str
 // preempted), and a reload while it is on its way or queued.
 func notRunningView(lc context.Context, wb *models.Workbench) templates.NotRunningView {
 	v := templates.NotRunningView{ID: wb.ID, Name: wb.Name, State: wb.State, Why: whyNotRunning(lc, wb), StopError: wb.StopError,
-		CanStart: slices.Contains(models.RestartableStates, wb.State)}
+		CanStart: slices.Contains(models.RestartableStates, wb.State),
+		// A stop for a limit says so itself ("… (your files are kept)").
+		FilesKeptSaid: strings.Contains(wb.Reason, "(your files are kept)")}
 	switch {
 	case wb.Active():
 		v.ReloadSeconds = 3

@@ -154,6 +154,11 @@ func (h *Handler) confirmPassword(c *gin.Context, password string) string {
 // throttle and the hash gate like a login; it returns what to tell them
 // when it is refused ("" when it is theirs).
 func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
+	if password == "" {
+		// Nothing typed is not a wrong password: neither throttled nor
+		// audited as a guess.
+		return i18n.T(c.Request.Context(), "Enter your password.")
+	}
 	u := currentUser(c)
 	addr := c.ClientIP()
 	res, hold := h.throttle.ReserveOrHold(u.Username, addr, false)

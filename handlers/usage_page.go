@@ -117,7 +117,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	for _, it := range summary {
 		totalSecs += it.GPUSeconds
 		mJ := energy.mJ[it.Key]
-		name := it.Key
+		name := workbenchLabel(ctx, it, false)
 		if name == "" {
 			name = i18n.T(ctx, "no workbench (home storage, credits, bookings)")
 		}
@@ -173,6 +173,21 @@ func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names 
 		line.Duration, line.Rate = "—", "—"
 	}
 	return line
+}
+
+// workbenchLabel is the page's name of a usage row grouped by workbench:
+// its key, but a deleted workbench's "(deleted, id)" in the reader's
+// language (withOwner: "owner/" first, as in everyone's rows). The CSVs
+// keep the key, in English (docs/ux-choices.md, session 52).
+func workbenchLabel(lc context.Context, it models.UsageItem, withOwner bool) string {
+	if !it.Deleted {
+		return it.Key
+	}
+	label := i18n.T(lc, "%s (deleted, %s)", it.WorkbenchName, it.WorkbenchID)
+	if withOwner {
+		label = it.Owner + "/" + label
+	}
+	return label
 }
 
 func nameOf(names map[string]string, id string) string {

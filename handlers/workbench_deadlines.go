@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -118,18 +119,23 @@ func clockText(ctx context.Context, t, now time.Time) string {
 // budgetWarning is the banner of monthly limits at 80% or more, for the
 // pages where users work. A failure to read usage only loses the banner.
 func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
-	u := currentUser(c)
+	return h.budgetWarningFor(c.Request, currentUser(c))
+}
+
+// budgetWarningFor is budgetWarning of u off gin (the not-running page
+// under /wb/), in the language of r's context.
+func (h *Handler) budgetWarningFor(r *http.Request, u *models.User) *templates.BudgetWarning {
 	if u == nil {
 		return nil
 	}
-	st, err := h.quotaStatusOf(c, u)
+	ctx := r.Context()
+	st, err := h.quotaStatusIn(ctx, u)
 	if err != nil {
-		if !proxy.ClientGone(c.Request, err) {
+		if !proxy.ClientGone(r, err) {
 			h.log.Warn("budget banner", "user", u.Username, "err", err)
 		}
 		return nil
 	}
-	ctx := c.Request.Context()
 	amount := h.amountFor(ctx)
 	b := &templates.BudgetWarning{Full: st.LimitReached != ""}
 	if b.Full {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -154,6 +155,10 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	h.render(c, status, templates.LaunchPage(h.workPage(c, i18n.T(c.Request.Context(), "New workbench")), v))
 }
 
+// maxIdleMinutes is the most minutes a time.Duration holds: beyond any
+// idle range, so that the launch refuses it with the range.
+const maxIdleMinutes = int64(math.MaxInt64 / time.Minute)
+
 // launch handles the launch form.
 func (h *Handler) launch(c *gin.Context) {
 	v := templates.LaunchView{Name: strings.TrimSpace(c.PostForm("name")), Image: c.PostForm("image"), Flavor: c.PostForm("flavor"),
@@ -165,6 +170,15 @@ func (h *Handler) launch(c *gin.Context) {
 	var err error
 	if text := strings.TrimSpace(c.PostForm("idle_minutes")); text != "" {
 		minutes, err = strconv.ParseInt(text, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			// A whole number, only beyond int64 (ParseInt gives its
+			// bound): out of the idle range, which the launch names
+			// ("must be a whole number of minutes" was untrue).
+			err = nil
+		}
+		// In minutes, bounded so that the Duration does not wrap around
+		// (99999999999999 min wrapped to an arbitrary idle timeout).
+		minutes = min(max(minutes, -maxIdleMinutes), maxIdleMinutes)
 	}
 	if err != nil {
 		v.Errors = templates.FormErrors{"idle_timeout": fieldMessage(c.Request.Context(), "must be a whole number of minutes")}

@@ -13,8 +13,8 @@ import (
 // user, not tied to any usage.
 const ResourceCredit = "credit"
 
-// maxCreditMicros bounds one credit (a million in the major unit).
-const maxCreditMicros = 1_000_000 * 1_000_000
+// MaxCreditMicros bounds one credit (a million in the major unit).
+const MaxCreditMicros = 1_000_000 * 1_000_000
 
 // correctionReason checks the reason every correction must carry.
 func correctionReason(reason string) (string, error) {
@@ -50,7 +50,7 @@ func (s *Store) CreditOnce(ctx context.Context, key string, userID, amountMicros
 	if err != nil {
 		return nil, false, err
 	}
-	if amountMicros <= 0 || amountMicros > maxCreditMicros {
+	if amountMicros <= 0 || amountMicros > MaxCreditMicros {
 		// Both units named: the form takes currency units, the API micro-units.
 		return nil, false, invalid("amount", "must be more than 0 and at most 1,000,000 in currency units (1000000000000 micro-units)")
 	}

@@ -40,6 +40,9 @@ func CleanName(s string) string { return cleanName(s) }
 // CreateGroup adds a group.
 func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Group, error) {
 	name = cleanName(name)
+	if name == "" { // not a wrong character: none at all
+		return nil, invalid("name", "is required")
+	}
 	if !groupNameRe.MatchString(name) {
 		return nil, invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
 	}
@@ -166,6 +169,9 @@ func (s *Store) RemoveGroupMember(ctx context.Context, groupID, userID int64) er
 // was written under.
 func (s *Store) RenameGroup(ctx context.Context, id int64, name string) error {
 	name = cleanName(name)
+	if name == "" { // not a wrong character: none at all
+		return invalid("name", "is required")
+	}
 	if !groupNameRe.MatchString(name) {
 		return invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
 	}

@@ -126,6 +126,13 @@ type UsageItem struct {
 	// EnergySummary); the cost only when an electricity price is set.
 	EnergyMJ         int64  `json:"energy_mj" gorm:"-"`
 	EnergyCostMicros *int64 `json:"energy_cost_micros,omitempty" gorm:"-"`
+	// A deleted workbench's row, grouped by workbench: the parts of its
+	// key, so that a page words "(deleted, id)" in its reader's language
+	// (the key, built in SQL, is English: the CSV's and the API's, stable).
+	Deleted       bool   `json:"-" gorm:"column:wb_deleted"`
+	WorkbenchName string `json:"-" gorm:"column:wb_name"`
+	WorkbenchID   string `json:"-" gorm:"column:wb_id"`
+	Owner         string `json:"-" gorm:"column:wb_owner"`
 }
 
 // Usage groupings.
@@ -208,11 +215,15 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 		table, gpuSecs, period = "ledger_monthly l", "SUM(l.gpu_seconds)", "l.month >= ? AND l.month < ?"
 		lo, hi = from.UTC().Format("2006-01"), to.UTC().Format("2006-01")
 	}
+	parts := ""
 	if groupBy == "workbench" {
 		col = workbenchKey("l", userID)
+		// One deleted workbench is one row (its key has its id), so MAX
+		// reads its parts.
+		parts = ", MAX(w.deleted_at IS NOT NULL) AS wb_deleted, MAX(w.name) AS wb_name, MAX(l.workbench_id) AS wb_id, MAX(u.username) AS wb_owner"
 	}
 	q := db.Table(table).
-		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros").
+		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros"+parts).
 		Joins("JOIN users u ON u.id = l.user_id").
 		Where(period, lo, hi).
 		Group(col).Order("amount_micros DESC")

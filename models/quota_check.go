@@ -206,6 +206,13 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			left, minimum := moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true)
+			if step := pricing.MinorStep(ask.Currency); *b-month.AmountMicros < step && ask.MinChargeMicros >= step {
+				// Less than a cent left is nothing to a person: "the < 0.01
+				// USD left of your monthly budget cannot cover …" read oddly.
+				return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
+					"quota exceeded: your monthly budget is used up (less than %s is left; this flavor's minimum charge is %s)",
+					moneyRounded(step, ask.Currency, false), minimum)}
+			}
 			if ask.MinChargeMicros < pricing.MinorStep(ask.Currency) {
 				// Both under a cent: rounded, they read "the < 0.01 USD
 				// left cannot cover … 0.01 USD".

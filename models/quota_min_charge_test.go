@@ -42,6 +42,12 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.0008 left") || !strings.Contains(qe.Message, "minimum charge of 0.001334 (") {
 		t.Errorf("0.0008 left, minimum 0.001334: %v", err)
 	}
+	// Less than a cent left of a minimum of a cent or more: the budget is
+	// used up ("the < 0.01 left of your monthly budget cannot cover …").
+	err = launch("spent", 999_995, 500_000)
+	if want := "quota exceeded: your monthly budget is used up (less than 0.01 is left; this flavor's minimum charge is 0.50)"; !errors.As(err, &qe) || qe.Message != want {
+		t.Errorf("0.000005 left, minimum 0.50: %v; want %q", err, want)
+	}
 	err = launch("edge", 720_000, 282_176)
 	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "the 0.28 left") || !strings.Contains(qe.Message, "minimum charge of 0.29 (") {
 		t.Errorf("0.28 left, minimum 0.282176: %v", err)

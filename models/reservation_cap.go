@@ -143,15 +143,19 @@ func checkReservationCap(tx *gorm.DB, r *Reservation) error {
 		}
 		if booked > *limit*3600 {
 			return &QuotaError{Limit: "reserved_unit_hours_per_week", Message: Reasonf(
-				"this booking would reserve %s unit-hours in the week of %s; your limit is %d unit-hours a week",
-				formatHours(booked), w.Format("2006-01-02"), *limit)}
+				"with this booking, your bookings in the week of %s would come to %s unit-hours; your limit is %s unit-hours a week",
+				w.Format("2006-01-02"), formatHours(booked), formatHours(*limit*3600))}
 		}
 	}
 	return nil
 }
 
-// formatHours is unit-seconds as hours with one decimal.
+// formatHours is unit-seconds as hours with one decimal, none for whole
+// hours: "8 unit-hours" beside a limit of "4" (it read "8.0" beside "4").
 func formatHours(secs int64) string {
+	if secs%3600*10/3600 == 0 {
+		return fmt.Sprintf("%d", secs/3600)
+	}
 	return fmt.Sprintf("%d.%d", secs/3600, secs%3600*10/3600)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestReservationCapAmongGroupsThatSetOne: a user's cap on booking is the
@@ -80,5 +81,36 @@ func TestReservationCapBounded(t *testing.T) {
 	ok := int64(MaxQuotaNumber)
 	if err := s.SetReservationCap(ctx, ScopeDefault, 0, &ok, "admin"); err != nil {
 		t.Fatalf("cap %d: %v", ok, err)
+	}
+}
+
+// A booking past the weekly cap is told the week's total with it, and the
+// limit's unit, in numbers written alike: it read "this booking would
+// reserve 8.0 unit-hours in the week of 2026-12-07; your limit is 4".
+func TestReservationCapRefusalNamesTheWeeksTotal(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	u, err := s.CreateUser(ctx, NewUser{Username: "carol", Password: "carol-password-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	four := int64(4)
+	if err := s.SetReservationCap(ctx, ScopeUser, u.ID, &four, "root"); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 8, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		hours time.Duration
+		want  string
+	}{
+		{4 * time.Hour, "with this booking, your bookings in the week of 2026-12-07 would come to 8 unit-hours; your limit is 4 unit-hours a week"},
+		{150 * time.Minute, "with this booking, your bookings in the week of 2026-12-07 would come to 5 unit-hours; your limit is 4 unit-hours a week"},
+		{135 * time.Minute, "with this booking, your bookings in the week of 2026-12-07 would come to 4.5 unit-hours; your limit is 4 unit-hours a week"},
+	} {
+		err := checkReservationCap(s.db.WithContext(ctx), &Reservation{UserID: u.ID, Units: 2, StartsAt: at, EndsAt: at.Add(tc.hours)})
+		var qe *QuotaError
+		if !errors.As(err, &qe) || qe.Message != tc.want {
+			t.Errorf("2 units for %s: %v; want %q", tc.hours, err, tc.want)
+		}
 	}
 }

@@ -101,6 +101,9 @@ var usernameRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]{1,31}$`)
 // ValidUsername reports whether name is an acceptable username: it becomes
 // part of Docker labels and volume names, so it is kept to a safe alphabet.
 func ValidUsername(name string) error {
+	if name == "" { // not a wrong character: none at all
+		return invalid("username", "is required")
+	}
 	if !usernameRe.MatchString(name) {
 		return invalid("username", "use 2–32 lowercase letters, digits, '.', '_' or '-', starting with a letter")
 	}

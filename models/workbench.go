@@ -136,6 +136,9 @@ var workbenchNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 ._-]{0,47}$`)
 
 // ValidateWorkbenchName checks a user-chosen workbench name.
 func ValidateWorkbenchName(name string) error {
+	if name == "" { // not a wrong character: none at all
+		return invalid("name", "is required")
+	}
 	if !workbenchNameRe.MatchString(name) {
 		return invalid("name", "use 1–48 Latin letters (a–z, A–Z), digits, spaces, '.', '_' or '-', starting with a letter or digit")
 	}

@@ -102,10 +102,11 @@ func TestMoneyInsideARefusalReadsAsThePagesMoney(t *testing.T) {
 	check("minimum charge over what is left", msg,
 		amount{1_234_570_000, "CNY", "1234.57 CNY"}, amount{1_500_010_000, "CNY", "1500.01 CNY"})
 
-	// Something left under a cent: "< 0.01", as the page writes it.
+	// Something left under a cent: the budget is used up, "less than
+	// 0.01 USD" left (it read "the < 0.01 USD left … cannot cover").
 	budget(1_000_000)
 	msg = launch(models.LaunchAsk{Currency: "USD", MinChargeMicros: 20_000, MinChargeSecs: 60}, 995_000)
-	check("under a cent left", msg, amount{5_000, "USD", "< 0.01 USD"}, amount{20_000, "USD", "0.02 USD"})
+	check("under a cent left", msg, amount{10_000, "USD", "less than 0.01 USD"}, amount{20_000, "USD", "0.02 USD"})
 
 	// Bookings' unused time takes all that is left.
 	budget(8_940_000)
