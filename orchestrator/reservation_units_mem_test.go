@@ -263,7 +263,7 @@ func TestMemReservationWeeklyCap(t *testing.T) {
 	}
 	var re *RefusedError
 	_, err = book(carol, models.UnitSlice, 1, monday.Add(24*time.Hour), 2) // 4 > 3
-	if !errors.As(err, &re) || re.Limit != "reserved_unit_hours_per_week" || !strings.Contains(re.Message, "4.0 unit-hours") {
+	if !errors.As(err, &re) || re.Limit != "reserved_unit_hours_per_week" || !strings.Contains(re.Message, "would come to 4 unit-hours; your limit is 3 unit-hours a week") {
 		t.Fatalf("over the weekly cap: %v", err)
 	}
 	// Next week is another week.
