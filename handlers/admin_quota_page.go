@@ -167,6 +167,11 @@ func quotaField(f string) string {
 	return f
 }
 
+// quotaTooLarge refuses a whole-number limit past models.MaxQuotaNumber,
+// naming the bound as the other fields' messages name theirs ("is too
+// large" alone left the admin guessing).
+const quotaTooLarge = "is too large (at most 1,000,000,000; leave empty to inherit)"
+
 // parseQuotaForm reads the console's fields: empty means inherit (or, on
 // the default, unlimited / all).
 func parseQuotaForm(c *gin.Context, currency string) (templates.QuotaForm, models.Limits) {
@@ -188,13 +193,13 @@ func parseQuotaForm(c *gin.Context, currency string) (templates.QuotaForm, model
 		case err != nil && strings.HasPrefix(s, "-"):
 			f.Errors[field] = tooSmall
 		case err != nil && isDigits(s):
-			f.Errors[field] = "is too large"
+			f.Errors[field] = quotaTooLarge
 		case err != nil:
 			f.Errors[field] = "enter a whole number, or leave empty to inherit"
 		case n < min:
 			f.Errors[field] = tooSmall
 		case n > models.MaxQuotaNumber:
-			f.Errors[field] = "is too large"
+			f.Errors[field] = quotaTooLarge
 		default:
 			*dst = &n
 		}
