@@ -1,0 +1,63 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// In Chromium, JavaScript on and off: bob's home volumes hold more than his
+// storage limit; the work pages' banner says so, and clicking Launch is
+// refused in the form with the storage reason, what he typed kept and no
+// workbench made.
+func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p, _ := enginePortal(t)
+			ctx := context.Background()
+			adminTok := tokenFor(t, p, "admin", "admin")
+			bobTok := tokenFor(t, p, "bob", "user")
+			bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+			if code, out := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_storage_gib":1}`); code != http.StatusOK {
+				t.Fatalf("PUT quota: %d %v", code, out)
+			}
+			if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
+				t.Fatal(err)
+			}
+
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btNavigate(t, b, p.ts.URL+"/login")
+			if resp := btLogin(t, b, "bob", "bob-password"); resp.Status != http.StatusOK {
+				t.Fatalf("login: %d", resp.Status)
+			}
+			btNavigate(t, b, p.ts.URL+"/workbenches/new")
+			if banner := strings.Join(btTexts(t, b, `[data-testid=budget-banner]`), " "); !strings.Contains(banner, "Your home storage holds 1.50 GiB, more than your quota of 1 GiB") {
+				t.Errorf("the banner reads %q, want the storage over its quota", banner)
+			}
+			btDo(t, b, "fill the launch form",
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid=launch-form]`)),
+				chromedp.Click(chromedp.CSS(`[data-testid=image-choice] input[name=image][value="fake"]`)),
+				chromedp.Click(chromedp.CSS(`[data-testid=flavor-choice] input[name=flavor][value="CPU small"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "big"),
+			)
+			btSubmit(t, b, "launch", chromedp.Click(chromedp.CSS(`[data-testid=launch-submit]`)))
+			msg := btText(t, b, `[data-testid=launch-error]`)
+			if !strings.HasPrefix(msg, "Could not launch: ") || !strings.Contains(msg, "your home storage holds 1.50 GiB, more than your limit of 1 GiB") {
+				t.Errorf("the refusal reads %q, want the storage reason", msg)
+			}
+			if name := btValue(t, b, `input[name=name]`); name != "big" {
+				t.Errorf("the form lost the name: %q", name)
+			}
+			if _, mine := p.api("GET", "/api/v1/workbenches", bobTok, ""); len(mine["items"].([]any)) != 0 {
+				t.Errorf("the refused launch left a workbench: %v", mine["items"])
+			}
+		})
+	}
+}
