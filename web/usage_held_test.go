@@ -146,3 +146,32 @@ func TestUsageHeldSliceIsApartFromGPUHoursBar(t *testing.T) {
 		t.Errorf("the unit note does not say the bar leaves the slices out: %q", u)
 	}
 }
+
+// In a past month "held" is the month's statement (its whole-GPU lines),
+// as its GPU-hours column totals them, not the rollup's minutes: two
+// billed hours read 2.00 held, of which the telemetry measured half an
+// hour.
+func TestUsageHeldInPastMonthIsTheStatements(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	wb := heldFixture(t, p, time.Now().UTC(), models.UnitGPU)
+	ada, _ := p.srv.Store.UserByUsername(ctx, "ada")
+	last := models.MonthStart(time.Now()).AddDate(0, -1, 0)
+	billLines(t, p, ada, wb.ID, "held-past", last.Add(24*time.Hour), 2)
+	var rows []models.GPUMinute
+	for i := range 30 {
+		rows = append(rows, models.GPUMinute{GPUUUID: "GPU-P", Minute: last.Add(24*time.Hour + time.Duration(i)*time.Minute).Unix(), Samples: 4,
+			UtilSamples: 4, UtilSum: 400, WorkbenchID: wb.ID, GPUModel: "NVIDIA H100 80GB HBM3"})
+	}
+	if err := p.srv.Store.SaveGPUMinutes(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.login(c, "ada", "ada-password")
+	_, body := p.get(c, "/usage?month="+last.Format("2006-01"))
+	doc := mpDoc(t, body)
+	text := func(sel string) string { return strings.TrimSpace(doc.Find(sel).First().Text()) }
+	if held, m, u := text(`[data-testid=held-hours]`), text(`[data-testid=measured-hours]`), text(`[data-testid=used-percent]`); held != "2.00" || m != "0.50" || u != "100%" {
+		t.Errorf("last month: held %q measured %q used %q, want the statement's 2.00, the rollup's 0.50 at 100%%", held, m, u)
+	}
+}
