@@ -124,12 +124,20 @@ func (h *Handler) usagePage(c *gin.Context) {
 		v.Summary = append(v.Summary, templates.StatementGroup{Name: name, GPUHours: gpuHoursText(it.GPUSeconds), Amount: amount(it.AmountMicros),
 			KWh: pricing.FormatKWh(mJ), EnergyCost: h.energyCostText(ctx, energy, mJ)})
 	}
+	// Whole GPUs held: the GPU-hours bar's figure this month (ledger plus
+	// the running part, to the second), the statement's in a past month.
+	// The per-minute rollup trailed it by the minute in progress, so the
+	// page read 0.03 in the bar and 0.02 "held" at the same moment.
+	wholeSecs := totalSecs
+	if v.Month.Current {
+		wholeSecs = st.MonthGPUSecs
+	}
 	if rep, err := h.wbs.Utilisation(ctx, month, end, "month", u.ID); err != nil {
 		if !proxy.ClientGone(c.Request, err) { // a reader who left is not a warning (issue 15)
 			h.log.Warn("held vs used", "user", u.Username, "err", err)
 		}
 	} else {
-		v.HeldVsUsed = h.heldVsUsed(rep.Total, amount)
+		v.HeldVsUsed = h.heldVsUsed(wholeSecs, rep.Total, amount)
 		var unitMs int64 // unit-hours: MIG instances and slices, not GPU-hours
 		for _, r := range rep.ByUnit {
 			unitMs += r.AllocatedMs
@@ -311,15 +319,27 @@ func (h *Handler) usageSummaryCSV(c *gin.Context) {
 }
 
 // heldVsUsed is a user's GPU time held against the time it was busy.
-func (h *Handler) heldVsUsed(f orchestrator.UtilFigures, amount func(int64) string) templates.HeldVsUsedView {
-	if f.AllocatedMs == 0 {
+//
+// Held is one quantity with one source per kind of unit: whole GPUs are
+// wholeSecs, the billing's GPU-seconds (what the GPU-hours bar and the
+// statement count, to the second); MIG instances and slices, which the
+// GPU-hours quota leaves out and the ledger bills in unit-hours without
+// their share of a GPU, are the telemetry's fractions of a GPU (f's
+// UnitHeldMs). Used is a measurement, so it stays the telemetry's, beside
+// the held time it measured (completed minutes only): the page names
+// that figure apart instead of passing it off as the held one.
+func (h *Handler) heldVsUsed(wholeSecs int64, f orchestrator.UtilFigures, amount func(int64) string) templates.HeldVsUsedView {
+	heldMs := max(wholeSecs, 0)*1000 + f.UnitHeldMs
+	if heldMs == 0 && f.AllocatedMs == 0 {
 		return templates.HeldVsUsedView{}
 	}
-	v := templates.HeldVsUsedView{Known: true, Held: heldHoursText(f.AllocatedMs), Used: heldHoursText(f.BusyMs), UsedPercent: f.UsedPercent()}
+	v := templates.HeldVsUsedView{Known: true, Held: heldHoursText(heldMs), Measured: heldHoursText(f.AllocatedMs),
+		Used: heldHoursText(f.BusyMs), UsedPercent: f.UsedPercent()}
 	if f.UnreadHeldMs > 0 {
 		v.Unread = heldHoursText(f.UnreadHeldMs)
 	}
-	v.NoneRead = f.UnreadHeldMs >= f.AllocatedMs
+	v.NoneMeasured = f.AllocatedMs == 0
+	v.NoneRead = !v.NoneMeasured && f.UnreadHeldMs >= f.AllocatedMs
 	if c := f.HeldIdleCostMicros(); c > 0 {
 		v.IdleCost = amount(c)
 	}

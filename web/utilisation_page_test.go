@@ -138,8 +138,11 @@ func TestUtilisationDashboard(t *testing.T) {
 	}
 	_, body = p.get(c, "/usage")
 	doc = mpDoc(t, body)
-	if txt(`[data-testid=held-hours]`) != "1.10" || txt(`[data-testid=used-hours]`) != "0.25" || txt(`[data-testid=used-percent]`) != "25%" {
-		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
+	// Held is the GPU-hours bar's (billing: running since the month's
+	// start); the rollup fixture is what the telemetry measured.
+	if bar, _ := barHours(t, doc); txt(`[data-testid=held-hours]`) != bar || txt(`[data-testid=measured-hours]`) != "1.10" ||
+		txt(`[data-testid=used-hours]`) != "0.25" || txt(`[data-testid=used-percent]`) != "25%" {
+		t.Errorf("held vs used (bar %q): %q", bar, doc.Find(`[data-testid=held-vs-used]`).Text())
 	}
 	if !strings.Contains(txt(`[data-testid=held-unread]`), "0.10") {
 		t.Errorf("unread note %q", txt(`[data-testid=held-unread]`))
@@ -155,8 +158,8 @@ func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
 	ctx := context.Background()
 	s := p.srv.Store
 	admin, _ := mpAdmin(t, p)
-	wb := energyFixture(t, p, 0)
 	day := time.Now().UTC().Truncate(24 * time.Hour)
+	wb := heldFixture(t, p, day, models.UnitSlice) // billed in slice-hours: no whole GPU
 	var rows []models.GPUMinute
 	var units []models.GPUUnitMinute
 	for i := 0; i < 60; i++ {
@@ -173,10 +176,11 @@ func TestUsageHeldVsUsedCountsSliceHolders(t *testing.T) {
 	_, body := p.get(c, "/usage")
 	doc := mpDoc(t, body)
 	txt := func(sel string) string { return strings.TrimSpace(doc.Find(sel).First().Text()) }
-	if txt(`[data-testid=held-hours]`) != "0.50" || txt(`[data-testid=used-hours]`) != "0.20" || txt(`[data-testid=used-percent]`) != "40%" {
+	if txt(`[data-testid=held-hours]`) != "0.50" || txt(`[data-testid=measured-hours]`) != "0.50" || txt(`[data-testid=used-hours]`) != "0.20" ||
+		txt(`[data-testid=used-percent]`) != "40%" {
 		t.Errorf("held vs used: %q", doc.Find(`[data-testid=held-vs-used]`).Text())
 	}
-	if u := txt(`[data-testid=held-units]`); !strings.Contains(u, "0.50 of these GPU-hours") || !strings.Contains(u, "1.00 unit-hours") {
+	if u := txt(`[data-testid=held-units]`); !strings.Contains(u, "0.50 of the GPU-hours held") || !strings.Contains(u, "1.00 unit-hours") {
 		t.Errorf("unit note %q, want 0.50 GPU-hours as 1.00 unit-hours", u)
 	}
 	_, body = p.get(admin, "/admin/utilisation")
@@ -250,8 +254,10 @@ func TestUsageHeldVsUsedUnknownWhenNothingWasRead(t *testing.T) {
 	p.login(c, "ada", "ada-password")
 	_, body := p.get(c, "/usage")
 	doc := mpDoc(t, body)
-	if doc.Find(`[data-testid=used-percent]`).Length() != 0 || strings.TrimSpace(doc.Find(`[data-testid=held-hours]`).Text()) != "1.00" ||
-		!strings.Contains(doc.Find(`[data-testid=held-unknown]`).Text(), "unknown") {
+	bar, _ := barHours(t, doc) // held: the billing's, running since the month's start
+	if doc.Find(`[data-testid=used-percent]`).Length() != 0 || strings.TrimSpace(doc.Find(`[data-testid=held-hours]`).Text()) != bar ||
+		!strings.Contains(doc.Find(`[data-testid=held-unknown]`).Text(), "unknown") ||
+		!strings.Contains(doc.Find(`[data-testid=held-unknown]`).Text(), "measured 1.00 GPU-hours") {
 		t.Errorf("held vs used with nothing read: %q", strings.Join(strings.Fields(doc.Find(`[data-testid=held-vs-used]`).Text()), " "))
 	}
 }
