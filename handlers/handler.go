@@ -70,7 +70,7 @@ func New(store *models.Store, sessions *scs.SessionManager, pool *orchestrator.P
 		sessions:  sessions,
 		pool:      pool,
 		wbs:       wbs,
-		throttle:  NewLoginThrottle(),
+		throttle:  NewLoginThrottle(store),
 		proxyAuth: newProxyAuthCache(),
 		live:      proxy.NewLive(),
 		cfg:       cfg,

@@ -47,7 +47,13 @@ func (h *Handler) login(c *gin.Context) {
 	if ck, err := c.Request.Cookie(deviceCookie); err == nil {
 		device = ck.Value
 	}
-	res, hold := h.throttle.ReserveOrHold(username, addr, h.throttle.DeviceTrusted(username, device))
+	trusted, err := h.throttle.DeviceTrusted(ctx, username, device)
+	if err != nil {
+		// Not known is how a new browser logs in: held back by its
+		// address's delay, if any, and nothing more.
+		h.log.Warn("login: device token not checked", "username", username, "err", err)
+	}
+	res, hold := h.throttle.ReserveOrHold(username, addr, trusted)
 	if res == nil {
 		secs := int(math.Ceil(hold.Wait.Seconds()))
 		c.Header("Retry-After", strconv.Itoa(secs))
@@ -95,7 +101,12 @@ func (h *Handler) login(c *gin.Context) {
 	}
 	h.sessions.Put(ctx, sessionUserKey, u.ID)
 	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
-	if token := h.throttle.TrustDevice(username, device); token != "" {
+	token, err := h.throttle.TrustDevice(ctx, u.ID, device)
+	if err != nil {
+		// The login stands; only this browser is not known next time.
+		h.log.Warn("login: device token not kept", "username", u.Username, "err", err)
+	}
+	if token != "" {
 		// Sent back only to /login, never readable by scripts.
 		http.SetCookie(c.Writer, &http.Cookie{Name: deviceCookie, Value: token, Path: "/login", MaxAge: int(deviceTrustFor / time.Second),
 			HttpOnly: true, Secure: h.sessions.Cookie.Secure, SameSite: http.SameSiteLaxMode})

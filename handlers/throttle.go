@@ -22,19 +22,21 @@ import (
 // password is hashed, so a burst of concurrent requests cannot get more
 // guesses than the rule allows; a success or an attempt that never hashed
 // gives its reservation back. Unknown usernames are counted like known ones,
-// so the throttle reveals nothing about which accounts exist. State is in
-// memory: a restart resets it, acceptable for a single-server portal.
+// so the throttle reveals nothing about which accounts exist. The failure
+// counts are in memory: a restart resets them, acceptable for a
+// single-server portal.
 //
 // A browser that logged in as the user before skips the address's delay
 // (throttle_device.go): colleagues behind one NAT address were held back
-// by someone guessing other accounts from it.
+// by someone guessing other accounts from it. Those browsers' tokens are
+// kept by the store, so a restart does not forget them.
 type LoginThrottle struct {
 	mu      sync.Mutex
 	addr    throttleRule
 	pair    throttleRule
 	account throttleRule
 	keys    map[string]*failureCount
-	devices map[string]deviceMark // by the SHA-256 of a device token
+	devices deviceStore // the trusted browsers' tokens
 	now     func() time.Time
 }
 
@@ -51,13 +53,15 @@ type failureCount struct {
 	last time.Time
 }
 
-// NewLoginThrottle returns the portal's throttle with the rules above.
-func NewLoginThrottle() *LoginThrottle {
+// NewLoginThrottle returns the portal's throttle with the rules above,
+// keeping trusted browsers' tokens in devices.
+func NewLoginThrottle(devices deviceStore) *LoginThrottle {
 	return &LoginThrottle{
 		addr:    throttleRule{free: 20, base: 30 * time.Second, max: 15 * time.Minute, forget: time.Hour},
 		pair:    throttleRule{free: 5, base: 30 * time.Second, max: 15 * time.Minute, forget: time.Hour},
 		account: throttleRule{free: 100, base: 15 * time.Minute, max: 24 * time.Hour, forget: 24 * time.Hour},
 		keys:    map[string]*failureCount{},
+		devices: devices,
 		now:     time.Now,
 	}
 }

@@ -1,76 +1,41 @@
 package handlers
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
+	"context"
 	"time"
+
+	"workbench/models"
 )
 
 // Device tokens (OWASP's "device cookies" against slow guessing): a
 // browser that logged in as a user gets a random token in a cookie sent
-// only to /login; while it is known for that user, the login from it is
+// only to /login; while it is live for that user, the login from it is
 // not held back by its address's delay (LoginThrottle.ReserveFrom). The
-// tokens live in memory with the failure counts: a restart forgets both,
-// and the browser is trusted again at its next login.
+// tokens are kept by the store (models/login_device.go, their SHA-256
+// only), so a restart keeps them; the failure counts stay in memory.
 
 // deviceCookie names the cookie; deviceTrustFor is how long a token is
-// trusted after its last use.
+// trusted after the login that gave it.
 const (
 	deviceCookie   = "wb_device"
-	deviceTrustFor = 90 * 24 * time.Hour
-	maxDevices     = 100_000
+	deviceTrustFor = models.LoginDeviceTrustFor
 )
 
-type deviceMark struct {
-	username string
-	last     time.Time
+// deviceStore is where the tokens are kept (*models.Store).
+type deviceStore interface {
+	NewLoginDevice(ctx context.Context, userID int64, old string, now time.Time) (string, error)
+	LoginDeviceTrusted(ctx context.Context, username, token string, now time.Time) (bool, error)
 }
 
-func deviceKey(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
-// TrustDevice makes a new token for a browser that just logged in as
-// username, and forgets the one it had (old, "" for none).
-func (t *LoginThrottle) TrustDevice(username, old string) string {
-	token := rand.Text()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := t.now()
-	if t.devices == nil {
-		t.devices = map[string]deviceMark{}
-	}
-	if old != "" {
-		delete(t.devices, deviceKey(old))
-	}
-	if len(t.devices) >= maxDevices {
-		for k, d := range t.devices {
-			if now.Sub(d.last) >= deviceTrustFor {
-				delete(t.devices, k)
-			}
-		}
-		if len(t.devices) >= maxDevices {
-			return "" // full of live tokens: this browser is not trusted
-		}
-	}
-	t.devices[deviceKey(token)] = deviceMark{username: username, last: now}
-	return token
+// TrustDevice makes a new token for a browser that just logged in as the
+// user userID, and forgets the one it had (old, "" for none). "" (and no
+// error) when the store holds as many live tokens as it keeps.
+func (t *LoginThrottle) TrustDevice(ctx context.Context, userID int64, old string) (string, error) {
+	return t.devices.NewLoginDevice(ctx, userID, old, t.now())
 }
 
 // DeviceTrusted reports whether token is a browser's that logged in as
 // username within deviceTrustFor.
-func (t *LoginThrottle) DeviceTrusted(username, token string) bool {
-	if token == "" {
-		return false
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	d, ok := t.devices[deviceKey(token)]
-	if !ok || t.now().Sub(d.last) >= deviceTrustFor {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(d.username), []byte(username)) == 1
+func (t *LoginThrottle) DeviceTrusted(ctx context.Context, username, token string) (bool, error) {
+	return t.devices.LoginDeviceTrusted(ctx, username, token, t.now())
 }

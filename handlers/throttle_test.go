@@ -9,7 +9,7 @@ import (
 
 func TestLoginThrottleReservesBeforeTheCheck(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	th := NewLoginThrottle()
+	th := NewLoginThrottle(nil)
 	th.now = func() time.Time { return now }
 
 	// A burst of 200 concurrent attempts for one account from one address:
@@ -78,7 +78,7 @@ func TestLoginThrottleReservesBeforeTheCheck(t *testing.T) {
 
 func TestLoginThrottlePerAddressAcrossAccounts(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	th := NewLoginThrottle()
+	th := NewLoginThrottle(nil)
 	th.now = func() time.Time { return now }
 	users := 0
 	for {
@@ -99,7 +99,7 @@ func TestLoginThrottlePerAddressAcrossAccounts(t *testing.T) {
 
 func TestLoginThrottleAccountLockAndAdminClear(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	th := NewLoginThrottle()
+	th := NewLoginThrottle(nil)
 	th.now = func() time.Time { return now }
 	// A distributed attack: 100 addresses, one failure each.
 	for i := 0; i < th.account.free; i++ {
@@ -129,7 +129,7 @@ func TestLoginThrottleAccountLockAndAdminClear(t *testing.T) {
 // account locks; the users page must be able to say so.
 func TestLoginThrottleAccountStateReportsAnAddressDelay(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	th := NewLoginThrottle()
+	th := NewLoginThrottle(nil)
 	th.now = func() time.Time { return now }
 	for i := 0; i < th.pair.free; i++ {
 		r, _ := th.Reserve("carol", "192.0.2.7")
@@ -159,7 +159,7 @@ func TestLoginThrottleAccountStateReportsAnAddressDelay(t *testing.T) {
 // attempts" when the address's delay was the cause.
 func TestLoginHoldSaysWhetherTheAddressOrTheAccountHoldsIt(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	th := NewLoginThrottle()
+	th := NewLoginThrottle(nil)
 	th.now = func() time.Time { return now }
 	for i := 0; i < th.addr.free; i++ {
 		r, _ := th.Reserve("guess"+strconv.Itoa(i), "10.0.0.1")

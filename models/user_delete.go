@@ -94,6 +94,7 @@ func (s *Store) DeleteUser(ctx context.Context, id int64) (UserDeletion, error) 
 		count(nil, "DELETE FROM group_members WHERE user_id = ?", id)
 		count(nil, "DELETE FROM notebook_codes WHERE user_id = ?", id)
 		count(nil, "DELETE FROM notebook_sessions WHERE user_id = ?", id)
+		count(nil, "DELETE FROM login_devices WHERE user_id = ?", id)
 		count(nil, "DELETE FROM quotas WHERE scope = 'user' AND subject_id = ?", id)
 		count(nil, "DELETE FROM reservation_caps WHERE scope = 'user' AND subject_id = ?", id)
 		if err != nil {

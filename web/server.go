@@ -509,6 +509,9 @@ func (s *Server) URL(ln net.Listener) string {
 	return "http://localhost:" + port
 }
 
+// cleanSessions removes, every 10 minutes, what has expired: sessions,
+// notebook codes and sessions, trusted browsers' tokens and counted SSH
+// verify failures.
 func (s *Server) cleanSessions(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
@@ -524,6 +527,16 @@ func (s *Server) cleanSessions(ctx context.Context) {
 				s.log.Warn("session cleanup", "err", err)
 			} else if n > 0 {
 				s.log.Debug("expired sessions removed", "count", n)
+			}
+			// What the login and SSH verify throttles keep in the
+			// database, past its time.
+			if n, err := s.Store.DeleteExpiredLoginDevices(ctx); err != nil {
+				s.log.Warn("login device cleanup", "err", err)
+			} else if n > 0 {
+				s.log.Debug("expired login devices removed", "count", n)
+			}
+			if _, err := s.Store.DeleteOldSSHVerifyFailures(ctx); err != nil {
+				s.log.Warn("ssh verify failures cleanup", "err", err)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,10 @@ type testPortal struct {
 	t   *testing.T
 	srv *web.Server
 	ts  *httptest.Server
+	// dir is the data directory (the SQLite file), for restart; close
+	// ends this portal (once; the test's end calls it too).
+	dir   string
+	close func()
 }
 
 // portalConfig is the one configuration every in-process test portal
@@ -55,8 +60,22 @@ func openPortal(dataDir string, mutate ...func(*web.Config)) (*web.Server, error
 // DGX H100) behind httptest.
 func newPortal(t *testing.T, mutate ...func(*web.Config)) *testPortal {
 	t.Helper()
-	srv, ts := servePortal(t, mutate...)
-	return &testPortal{t: t, srv: srv, ts: ts}
+	dir := t.TempDir()
+	srv, ts, closePortal := servePortalIn(t, dir, mutate...)
+	return &testPortal{t: t, srv: srv, ts: ts, dir: dir, close: closePortal}
+}
+
+// restart closes p's portal and opens a new one on the same data
+// directory, as a restart or an upgrade of the portal does: what it kept
+// only in memory is gone, what it stored is not. The new portal answers
+// at an address of its own (cookies are kept by host, not port, so a
+// client's carry over); an SSH server of the old one is not moved
+// (serveSSH again).
+func (p *testPortal) restart(mutate ...func(*web.Config)) *testPortal {
+	p.t.Helper()
+	p.close()
+	srv, ts, closePortal := servePortalIn(p.t, p.dir, mutate...)
+	return &testPortal{t: p.t, srv: srv, ts: ts, dir: p.dir, close: closePortal}
 }
 
 // servePortal is newPortal for any testing.TB (fuzz targets too): the
@@ -64,7 +83,16 @@ func newPortal(t *testing.T, mutate ...func(*web.Config)) *testPortal {
 // on the engine removed, when tb ends.
 func servePortal(tb testing.TB, mutate ...func(*web.Config)) (*web.Server, *httptest.Server) {
 	tb.Helper()
-	srv, err := openPortal(tb.TempDir(), mutate...)
+	srv, ts, _ := servePortalIn(tb, tb.TempDir(), mutate...)
+	return srv, ts
+}
+
+// servePortalIn is servePortal on the data directory dir; it also returns
+// a function that closes the portal before tb ends (closing it twice is
+// closing it once).
+func servePortalIn(tb testing.TB, dir string, mutate ...func(*web.Config)) (*web.Server, *httptest.Server, func()) {
+	tb.Helper()
+	srv, err := openPortal(dir, mutate...)
 	if err != nil {
 		tb.Fatalf("start the portal: %v", err)
 	}
@@ -80,8 +108,10 @@ func servePortal(tb testing.TB, mutate ...func(*web.Config)) (*web.Server, *http
 		})
 	}
 	ts := httptest.NewServer(srv.Handler())
-	tb.Cleanup(func() { ts.Close(); srv.Close() })
-	return srv, ts
+	var once sync.Once
+	closePortal := func() { once.Do(func() { ts.Close(); srv.Close() }) }
+	tb.Cleanup(closePortal)
+	return srv, ts, closePortal
 }
 
 // client returns a browser-like client with its own cookie jar that does

@@ -65,7 +65,7 @@ func New(store *models.Store, mgr *orchestrator.Manager, opt Options, log *slog.
 		now = mgr.Now // the manager's clock: tests move it
 	}
 	return &Server{store: store, mgr: mgr, log: log.With("component", "ssh"), opt: opt, conns: map[string]map[*ssh.ServerConn]struct{}{},
-		verifyLimit: newVerifyThrottle(now)}
+		verifyLimit: newVerifyThrottle(store, now)}
 }
 
 // Permission extensions carry who authenticated from the auth callback to
@@ -128,7 +128,7 @@ func (s *Server) authenticate(ctx context.Context, meta ssh.ConnMetadata, key ss
 		return nil, errRefused
 	}
 	// A workbench named verify-… was no verify attempt.
-	tries.matched(strings.ToLower(strings.TrimPrefix(meta.User(), models.SSHVerifyUserPrefix)))
+	s.matched(ctx, tries, strings.ToLower(strings.TrimPrefix(meta.User(), models.SSHVerifyUserPrefix)))
 	return &ssh.Permissions{Extensions: map[string]string{
 		extUserID: strconv.FormatInt(u.ID, 10), extKeyID: strconv.FormatInt(k.ID, 10), extWorkbench: wb.ID,
 		extEpoch: strconv.FormatInt(u.AuthEpoch, 10),

@@ -34,7 +34,14 @@ func (s *Server) verifyPermissions(ctx context.Context, meta ssh.ConnMetadata, k
 		return nil
 	}
 	code = strings.ToLower(code)
-	if ok, wait := tries.admit(code); !ok {
+	ok, wait, err := tries.admit(ctx, code)
+	if err != nil {
+		// Not counted, so not looked up either: answered as an unknown
+		// key is.
+		s.log.Error("ssh verify attempts", "err", err)
+		return nil
+	}
+	if !ok {
 		if _, _, err := s.store.UserBySSHKey(ctx, key); err == nil {
 			// A verified key has nothing to verify: it goes on as a
 			// workbench's, should one be named so.
@@ -46,20 +53,28 @@ func (s *Server) verifyPermissions(ctx context.Context, meta ssh.ConnMetadata, k
 	u, k, err := s.store.PendingSSHKey(ctx, code, key)
 	switch {
 	case errors.Is(err, models.ErrSSHVerifyCodeExpired):
-		tries.matched(code)
+		s.matched(ctx, tries, code)
 		s.log.Info("ssh verify refused: code expired", "key_id", k.ID, "remote", meta.RemoteAddr().String())
 		return refusal(s.expiredMessage())
 	case errors.Is(err, models.ErrUnknownSSHKey):
 		return nil
 	case err != nil:
-		tries.matched(code) // the portal's failure, not a wrong code
+		s.matched(ctx, tries, code) // the portal's failure, not a wrong code
 		s.log.Error("ssh pending key lookup", "err", err)
 		return nil
 	}
-	tries.matched(code)
+	s.matched(ctx, tries, code)
 	return &ssh.Permissions{Extensions: map[string]string{
 		extVerifyKey: strconv.FormatInt(k.ID, 10), extUserID: strconv.FormatInt(u.ID, 10),
 	}}
+}
+
+// matched gives code's count back (tries.matched), logging a failure to do so:
+// the attempt then stays counted, as a wrong code is.
+func (s *Server) matched(ctx context.Context, tries *verifyTries, code string) {
+	if err := tries.matched(ctx, code); err != nil {
+		s.log.Error("ssh verify attempt not given back", "err", err)
+	}
 }
 
 // refusal are the permissions of a verify-… connection that is only told
