@@ -84,7 +84,8 @@ func TestUsageHeldMatchesGPUHoursBar(t *testing.T) {
 	_, body := p.get(c, "/usage")
 	doc := mpDoc(t, body)
 	bar, secs := barHours(t, doc)
-	if secs < 90 || secs > 200 || bar != "0.03" {
+	// 0.03 for the run's 90 s; a slow machine may read a few seconds more.
+	if secs < 90 || secs > 200 || bar < "0.03" || bar > "0.06" {
 		t.Fatalf("GPU-hours bar %q (%d s), want 0.03 for a run of 90 s", bar, secs)
 	}
 	if held := text(doc, `[data-testid=held-hours]`); held != bar {
@@ -103,8 +104,8 @@ func TestUsageHeldMatchesGPUHoursBar(t *testing.T) {
 	_, body = p.get(c, "/usage")
 	doc = mpDoc(t, body)
 	bar, _ = barHours(t, doc)
-	if held := text(doc, `[data-testid=held-hours]`); held != bar || held != "0.03" {
-		t.Errorf("held %q beside the GPU-hours bar's %q, want both 0.03 (90 s)", held, bar)
+	if held := text(doc, `[data-testid=held-hours]`); held != bar {
+		t.Errorf("held %q beside the GPU-hours bar's %q, want the bar's (90 s and more, not the rolled-up minute's 0.02)", held, bar)
 	}
 	if m, u, pct := text(doc, `[data-testid=measured-hours]`), text(doc, `[data-testid=used-hours]`), text(doc, `[data-testid=used-percent]`); m != "0.02" || u != "0.01" || pct != "50%" {
 		t.Errorf("measured %q used %q (%q), want the rolled-up minute: 0.02, 0.01, 50%%", m, u, pct)
