@@ -99,3 +99,65 @@ func TestMemGPUHoursStopOfAYoungRunIsNotEarly(t *testing.T) {
 		t.Fatalf("the budget stop is %s from the start; want about 2h0m0s", at.Sub(open[0].StartedAt))
 	}
 }
+
+// The GPU-hours limit counts whole GPUs only, as the launch check and the
+// ledger's GPU-seconds do: a MIG instance or a slice held under a
+// GPU-hours limit is given no "monthly limit is reached at …" stop (a
+// class's MIG and slice runs were shown one an hour ahead that moved
+// with the clock, while their GPU-hours bar read 0.00, and the queue's
+// estimates waited for it). Beside a whole-GPU run, the stop is the whole
+// run's hour and it stops that run only.
+func TestMemGPUHoursLimitLeavesMIGAndSlicesOut(t *testing.T) {
+	t.Parallel()
+	r, advance := clockedUnitRig(t)
+	ctx := context.Background()
+	hour := int64(1)
+	if err := r.store.SetQuota(ctx, models.ScopeUser, r.owner.ID, models.Limits{GPUHoursPerMonth: &hour}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	now := r.m.now()
+	advance(models.MonthStart(now).AddDate(0, 1, 2).Sub(now))
+	mig := r.launchRunning(t, "mig", "mig-1g")
+	slice := r.launchRunning(t, "slice", "slice")
+	advance(10 * time.Minute)
+	if at, reason, _, err := r.m.exhaustion(ctx, r.owner.ID); err != nil || !at.IsZero() {
+		t.Fatalf("MIG and slice runs only: a GPU-hours stop at %s (%q, %v); want none", at, reason, err)
+	}
+	r.m.scheduleBudget(ctx, r.owner.ID)
+	for _, wb := range []*models.Workbench{mig, slice} {
+		if d := r.m.Deadlines(ctx, wb); !d.BudgetStopAt.IsZero() {
+			t.Fatalf("%s: the page forecasts a monthly-limit stop at %s", wb.Name, d.BudgetStopAt)
+		}
+	}
+
+	whole := r.launchRunning(t, "whole", "whole")
+	iv, err := r.store.OpenIntervalOf(ctx, whole.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, reason, scope, err := r.m.exhaustion(ctx, r.owner.ID)
+	if err != nil || reason == "" || !scope.gpuOnly {
+		t.Fatalf("exhaustion %s %q gpu-only %v: %v", at, reason, scope.gpuOnly, err)
+	}
+	// One GPU for an hour: not a third of it, as three "GPUs" made it.
+	spent := iv.StartedAt.Add(time.Hour)
+	if at.Before(spent.Add(-time.Second)) || at.After(spent.Add(time.Second)) {
+		t.Fatalf("the GPU-hours stop is %s after the whole-GPU run's start; want about 1h0m0s", at.Sub(iv.StartedAt))
+	}
+	r.m.scheduleBudget(ctx, r.owner.ID)
+	if d := r.m.Deadlines(ctx, whole); !d.BudgetStopAt.Equal(at) {
+		t.Fatalf("whole-GPU run: page's stop %s, want %s", d.BudgetStopAt, at)
+	}
+	for _, wb := range []*models.Workbench{mig, slice} {
+		got, err := r.store.WorkbenchByID(ctx, wb.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scope.stops(got) {
+			t.Fatalf("%s (%s) would be stopped by the GPU-hours limit", wb.Name, got.Units[0].Kind)
+		}
+		if d := r.m.Deadlines(ctx, got); !d.BudgetStopAt.IsZero() {
+			t.Fatalf("%s: the page forecasts a monthly-limit stop at %s", wb.Name, d.BudgetStopAt)
+		}
+	}
+}

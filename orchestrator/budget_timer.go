@@ -49,12 +49,32 @@ type stopScope struct {
 }
 
 // stops reports whether the scope stops wb.
-func (s stopScope) stops(wb *models.Workbench) bool { return s.stopsRun(wb.ID, len(wb.GPUs) > 0) }
+func (s stopScope) stops(wb *models.Workbench) bool { return s.stopsRun(wb.ID, holdsWholeGPUs(wb)) }
 
-// stopsRun reports whether the scope stops the run id, which holds GPU
-// units or not (the queue's snapshot knows its units, not its GPUs).
+// stopsRun reports whether the scope stops the run id, which holds whole
+// GPUs or not (the queue's snapshot knows its units' kind, not its GPUs).
 func (s stopScope) stopsRun(id string, holdsGPUs bool) bool {
 	return (!s.gpuOnly || holdsGPUs) && !s.spare[id]
+}
+
+// countsGPUHours reports whether units of kind count towards the
+// GPU-hours limit: whole GPUs only, as the launch check and the ledger's
+// GPU-seconds count them (docs/gpu-units.md). MIG instances and slices
+// are bounded by the budget. Counting them as GPUs gave a class's slice
+// and MIG runs a "monthly limit is reached at …" stop that moved forward
+// with the clock while their GPU-hours bar read 0.00, and queue estimates
+// hours late.
+func countsGPUHours(kind string) bool { return kind == "" || kind == models.UnitGPU }
+
+// holdsWholeGPUs reports whether wb holds a whole GPU, what a GPU-hours
+// limit stops.
+func holdsWholeGPUs(wb *models.Workbench) bool {
+	for _, u := range wb.Units {
+		if countsGPUHours(u.Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // setStop records (at non-zero) or forgets the stop instant of uid.
@@ -228,10 +248,10 @@ func (m *Manager) exhaustion(ctx context.Context, uid int64) (at time.Time, reas
 			return time.Time{}, "", stopScope{}, rerr
 		}
 		perHour += r
-		gpus += int64(iv.GPUCount)
 		minEnd := iv.StartedAt.Add(m.billing.minChargeOf(iv))
 		runs = append(runs, liveRun{perHour: r, minEnd: minEnd})
-		if iv.GPUCount > 0 {
+		if iv.GPUCount > 0 && countsGPUHours(iv.UnitKind) {
+			gpus += int64(iv.GPUCount)
 			// GPU-seconds an hour: the GPU-hours limit is spent as the
 			// budget is, a young run's minimum counted already.
 			gpuRuns = append(gpuRuns, liveRun{perHour: int64(iv.GPUCount) * 3600, minEnd: minEnd})

@@ -194,16 +194,17 @@ func (m *Manager) Deadlines(ctx context.Context, wb *models.Workbench) Deadlines
 	d := ComputeDeadlines(wb, m.runtimeRule(ctx, wb), m.lastActivity(wb), m.now())
 	// A class's students saw only the idle deadline while their budget
 	// stopped them far sooner.
-	if st, ok := m.budgetStopOf(wb.OwnerID, wb.ID, len(wb.GPUs) > 0); ok {
+	if st, ok := m.budgetStopOf(wb.OwnerID, wb.ID, holdsWholeGPUs(wb)); ok {
 		d.BudgetStopAt, d.BudgetStopForBookings = st.at, st.setAside
 	}
 	return d
 }
 
-// budgetStopOf is when the budget timer stops the run id of owner (which
-// holds GPU units or not) for a monthly limit: the forecast the workbench
+// budgetStopOf is when the budget timer stops the run id of owner for a
+// monthly limit: the forecast the workbench
 // page shows ("your monthly limit is reached at …") and the queue's
-// estimates count as its release (snapshot). ok is false when no limit
+// estimates count as its release (snapshot); holdsGPUs, whether the run
+// holds whole GPUs (holdsWholeGPUs). ok is false when no limit
 // stops it, or its instant is not known yet.
 func (m *Manager) budgetStopOf(owner int64, id string, holdsGPUs bool) (budgetStop, bool) {
 	st, ok := m.budgets.stopOf(owner)

@@ -370,7 +370,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		// Its owner's monthly limit stops it sooner where that is
 		// forecast: bob's launch read "Estimated start: unknown" while
 		// alice's page said her limit stopped the run at 21:18.
-		if st, ok := m.budgetStopOf(h.OwnerID, h.ID, h.Units > 0); ok && (r.EndsBy.IsZero() || st.at.Before(r.EndsBy)) {
+		if st, ok := m.budgetStopOf(h.OwnerID, h.ID, h.Units > 0 && countsGPUHours(h.UnitKind)); ok && (r.EndsBy.IsZero() || st.at.Before(r.EndsBy)) {
 			r.EndsBy = st.at
 		}
 		snap.Running = append(snap.Running, r)
