@@ -310,6 +310,12 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		h.fail(c, err)
 		return
 	}
+	// Home storage as last measured, for the page's users in one read.
+	stored, err := h.store.StorageUsedOf(ctx, userIDs)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	usage, err := h.monthUsageByUser(c, users)
 	if err != nil {
 		h.fail(c, err)
@@ -386,6 +392,13 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 			Form: h.quotaFormOf(own, limitsHints(lc, inherited, trc(c, "inherit: "), h.cfg.Currency))}
 		// Per-model caps (set through the API) after "GPUs in use".
 		row.Bars = slices.Insert(row.Bars, 1, perModelBars(lc, eff, byModel[u.ID])...)
+		// Home storage last, as on the user's own usage page; over the
+		// limit (more than it: one exactly at it may still launch) is
+		// marked, since their launches and starts are refused.
+		row.Bars = append(row.Bars, quotaBar("storage", trc(c, "Home storage (GiB)"), stored[u.ID], gibToMilli(eff.MaxStorageGiB), models.GiBText))
+		if row.StorageOver = models.StorageOver(eff, stored[u.ID]); row.StorageOver {
+			row.Bars[len(row.Bars)-1].Note = trc(c, "Over the limit, as last measured: their launches and starts are refused until they delete files or a workbench's data.")
+		}
 		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeUser, u.ID), quotaAction(models.ScopeUser, u.Username)
 		v.Rows = append(v.Rows, row)
 	}

@@ -37,10 +37,16 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 			memberOf[m] = append(memberOf[m], g.Name)
 		}
 	}
+	storage, err := h.storageOfUsers(ctx, users)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	v := templates.UsersView{Form: form, Self: currentUser(c).Username, Search: search, Pages: pages}
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: seededText(c.Request.Context(), u.DisplayName),
 			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Deleted: u.Deleted(), Groups: memberOf[u.Username]}
+		row.Storage = storage[u.ID].view()
 		if !row.Deleted { // a tombstone's name was never typed at the login
 			row.LoginFailures, row.LoginLockedFor, row.LoginDelayedFor = h.loginLockState(c.Request.Context(), u.Username)
 		}
@@ -157,7 +163,18 @@ func (h *Handler) answerUser(c *gin.Context, id int64) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiUser(u))
+	h.answerUserWith(c, http.StatusOK, u)
+}
+
+// answerUserWith answers u as GET /api/v1/admin/users lists it, with its
+// home storage.
+func (h *Handler) answerUserWith(c *gin.Context, status int, u *models.User) {
+	out, err := h.apiUsersWithStorage(c.Request.Context(), []models.User{*u})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(status, out[0])
 }
 
 func (h *Handler) adminUserPassword(c *gin.Context) {
@@ -252,7 +269,17 @@ func (h *Handler) apiUsers(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	writeAPIPage(c, "users", users, limit, func(u *models.User) string { return idCursorOf(u.ID) }, apiUser)
+	listed, err := h.apiUsersWithStorage(c.Request.Context(), users[:min(len(users), limit)])
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	byID := make(map[int64]APIUser, len(listed))
+	for _, a := range listed {
+		byID[a.ID] = a
+	}
+	writeAPIPage(c, "users", users, limit, func(u *models.User) string { return idCursorOf(u.ID) },
+		func(u *models.User) APIUser { return byID[u.ID] })
 }
 
 // apiUserCreate: POST /api/v1/admin/users {username, display_name, email, role, password}.
@@ -273,5 +300,5 @@ func (h *Handler) apiUserCreate(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, apiUser(u))
+	h.answerUserWith(c, http.StatusCreated, u)
 }

@@ -376,6 +376,18 @@ type APIUser struct {
 	// workbenches or home volume are still to be removed.
 	DeletedAt    *time.Time `json:"deleted_at"`
 	ErasePending bool       `json:"erase_pending"`
+	// Storage is the user's home storage against their limit (the admin
+	// API's users).
+	Storage *APIUserStorage `json:"storage,omitempty"`
+}
+
+// APIUserStorage is a user's home storage as last measured (every
+// metering pass), against their effective limit.
+type APIUserStorage struct {
+	UsedMilliGiB int64  `json:"used_milli_gib"`  // 0 with no home volume
+	LimitGiB     *int64 `json:"max_storage_gib"` // null: unlimited
+	// Over: more than the limit; launches and starts are refused.
+	Over bool `json:"over"`
 }
 
 func apiUser(u *models.User) APIUser {

@@ -32,6 +32,12 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	// What a launch of each would be told (Pool.Need, the launch's rule).
+	needs, err := h.pool.Needs(ctx, flavors)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	// "Free now" is what the viewer may take, as on the launch form:
 	// units others' active bookings hold back now are counted apart. An
 	// administrator sees the pool as nobody's: free units no booking
@@ -47,7 +53,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	v := templates.CatalogView{IsAdmin: admin, AllBookings: admin, Unavailable: map[string]string{}}
+	v := templates.CatalogView{IsAdmin: admin, AllBookings: admin, Unavailable: map[string]string{}, Waits: map[string]string{}}
 	statuses, pulling := h.imageStatuses(ctx, images, admin)
 	v.Pulling = pulling
 	for _, img := range images {
@@ -58,8 +64,10 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	for i, f := range flavors {
 		// A flavor this server can never launch says so, as the launch
 		// form's disabled card does: "Free now: 7 GPUs" beside an 8-GPU
-		// flavor read as "it fits".
-		v.Unavailable[f.Name] = h.serverRulesOut(ctx, &flavors[i], gpus)
+		// flavor read as "it fits". One held back by drained or
+		// out-of-order GPUs says that, as the form's card does: it is not
+		// ruled out.
+		v.Unavailable[f.Name], v.Waits[f.Name] = h.serverRulesOut(ctx, &flavors[i], gpus, needs[f.ID])
 		free, booked := freeUnitsFor(gpus, f), 0
 		if f.GPUCount > 0 {
 			free, booked = lessBooked(free, held[unitPoolOf(f)])

@@ -93,13 +93,18 @@ func TestPoolUnitsForAndChoice(t *testing.T) {
 		}
 	}
 
-	// Every 1g.10gb instance is held: two of them wait, four never fit.
-	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, mig1), 2); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
+	// need is what Pool.Need says of f: structural units of its kind.
+	need := func(f models.Flavor, structural int) models.GPUNeed {
+		return models.GPUNeed{Kind: f.UnitKind, Count: f.GPUCount, Structural: structural}
+	}
+	// Every 1g.10gb instance is held: two of them wait; four, on a server
+	// of three, never fit.
+	if never, waits := flavorChoice(mig1, freeUnitsFor(gpus, mig1), poolUnitsFor(gpus, mig1), 2, need(mig1, 4)); never != "" || waits != "needs 2 MIG instances, none free: it waits in the queue for a free GPU" {
 		t.Errorf("2 held instances: never %q, waits %q", never, waits)
 	}
 	four := mig1
 	four.GPUCount = 4
-	if never, waits := flavorChoice(four, 0, 3, 2); never != "needs 4 MIG instances; this server has 3" || waits != "" {
+	if never, waits := flavorChoice(four, 0, 3, 3, need(four, 3)); never != "needs 4 MIG instances; this server has 3" || waits != "" {
 		t.Errorf("4 of 3 instances: never %q, waits %q", never, waits)
 	}
 	// The drained GPU's 1g.10gb instance counts among the server's, not
@@ -107,20 +112,27 @@ func TestPoolUnitsForAndChoice(t *testing.T) {
 	if got := unitsOfKindFor(gpus, four); got != 4 {
 		t.Errorf("1g.10gb instances in all: %d, want 4 (the drained GPU's too)", got)
 	}
-	if never, _ := flavorChoice(four, 0, poolUnitsFor(gpus, four), unitsOfKindFor(gpus, four)); never != "needs 4 MIG instances; 3 of this server's 4 are in service (the rest are on a drained GPU or one out of order)" {
-		t.Errorf("4 instances, one on a drained GPU: never %q", never)
+	// Not ruled out: the drained GPU comes back (the launch's rule).
+	if never, waits := flavorChoice(four, 0, poolUnitsFor(gpus, four), unitsOfKindFor(gpus, four), need(four, 4)); never != "" ||
+		waits != "needs 4 MIG instances; only 3 are in service now, the others on a drained GPU or one out of order: it waits in the queue until they are back in service" {
+		t.Errorf("4 instances, one on a drained GPU: never %q, waits %q", never, waits)
 	}
 	one := models.Flavor{GPUModel: "H100", GPUCount: 1}
-	if never, waits := flavorChoice(one, 1, 2, 2); never != "" || waits != "" {
+	if never, waits := flavorChoice(one, 1, 2, 2, need(one, 2)); never != "" || waits != "" {
 		t.Errorf("a free GPU: never %q, waits %q", never, waits)
 	}
 	// Eight H100s, one split into MIG instances: an 8-GPU flavor can never
 	// start, and the reason does not say the server has 7.
 	eight := models.Flavor{GPUModel: "H100", GPUCount: 8}
-	if never, _ := flavorChoice(eight, 7, 7, 8); never != "needs 8 GPUs; 7 of this server's 8 can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)" {
+	if never, _ := flavorChoice(eight, 7, 7, 8, need(eight, 7)); never != "needs 8 GPUs; 7 of this server's 8 can be handed out whole (the rest are split into MIG instances)" {
 		t.Errorf("8 of 7 whole GPUs: never %q", never)
 	}
-	if never, waits := flavorChoice(models.Flavor{}, 0, 0, 0); never != "" || waits != "" {
+	// Eight H100s, one drained: the 8-GPU flavor waits for it, not ruled out.
+	if never, waits := flavorChoice(eight, 7, 7, 8, need(eight, 8)); never != "" ||
+		waits != "needs 8 GPUs; only 7 are in service now, the others drained or out of order: it waits in the queue until they are back in service" {
+		t.Errorf("8 GPUs, one drained: never %q, waits %q", never, waits)
+	}
+	if never, waits := flavorChoice(models.Flavor{}, 0, 0, 0, models.GPUNeed{}); never != "" || waits != "" {
 		t.Errorf("a CPU flavor: never %q, waits %q", never, waits)
 	}
 }

@@ -23,28 +23,35 @@ func flavorUnavailable(f models.Flavor, free int) string {
 	return models.Reasonf("needs %d %s, %d free", f.GPUCount, gpus, free)
 }
 
-// flavorChoice sorts a GPU flavor for the launch form by what the pool
-// holds: one asking for more units of its kind than the pool has can never
-// start here (unavailable: disabled, "needs 8 GPUs; this server has 7"); one
-// the pool holds but whose units are not free now waits in the queue
-// (waits); otherwise both are "". ofKind is how many of the flavor's units
-// the server has in all (unitsOfKindFor): when some of them cannot be
-// handed out (GPUs split into MIG instances or slices, drained, out of
-// order), the reason says so — "this server has 7" read as false on an
-// 8-GPU server, and "this server has 0" beside 7 MIG instances on a
-// drained GPU.
-func flavorChoice(f models.Flavor, free, inPool, ofKind int) (unavailable, waits string) {
-	if f.GPUCount > inPool {
-		parts := f.UnitKind == models.UnitMIG || f.UnitKind == models.UnitSlice
-		switch {
-		case !parts && ofKind > inPool:
-			return models.Reasonf("needs %d %s; %d of this server's %d can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)",
-				f.GPUCount, unitNounFor(f, f.GPUCount), inPool, ofKind), ""
-		case parts && ofKind > inPool:
-			return models.Reasonf("needs %d %s; %d of this server's %d are in service (the rest are on a drained GPU or one out of order)",
-				f.GPUCount, unitNounFor(f, f.GPUCount), inPool, ofKind), ""
+// flavorChoice sorts a GPU flavor for the launch form and the catalog by
+// what the server holds, with the launch's own rule (need: Pool.Need of
+// the flavor, GPUNeed.NeverFits). One asking for more units of its kind
+// than the server has at all can never start here (unavailable: disabled,
+// "needs 8 GPUs; this server has 7"); when some of the server's GPUs of
+// its model are split into MIG instances (ofKind, unitsOfKindFor: all of
+// them), the reason says so — "this server has 7" read as false on an
+// 8-GPU server. One the server holds but whose units are not in service
+// now (inPool, poolUnitsFor: drained or out of order ones left out), or
+// not free now, waits in the queue (waits): drained and out-of-order GPUs
+// come back, so a flavor they hold back is not called impossible.
+// Otherwise both are "".
+func flavorChoice(f models.Flavor, free, inPool, ofKind int, need models.GPUNeed) (unavailable, waits string) {
+	noun := unitNounFor(f, f.GPUCount)
+	parts := f.UnitKind == models.UnitMIG || f.UnitKind == models.UnitSlice
+	if need.NeverFits() {
+		if !parts && ofKind > need.Structural {
+			return models.Reasonf("needs %d %s; %d of this server's %d can be handed out whole (the rest are split into MIG instances)",
+				f.GPUCount, noun, need.Structural, ofKind), ""
 		}
-		return models.Reasonf("needs %d %s; this server has %d", f.GPUCount, unitNounFor(f, f.GPUCount), inPool), ""
+		return models.Reasonf("needs %d %s; this server has %d", f.GPUCount, noun, need.Structural), ""
+	}
+	if f.GPUCount > inPool {
+		if parts {
+			return "", models.Reasonf("needs %d %s; only %d are in service now, the others on a drained GPU or one out of order: it waits in the queue until they are back in service",
+				f.GPUCount, noun, inPool)
+		}
+		return "", models.Reasonf("needs %d %s; only %d are in service now, the others drained or out of order: it waits in the queue until they are back in service",
+			f.GPUCount, noun, inPool)
 	}
 	if why := flavorUnavailable(f, free); why != "" {
 		return "", models.Reasonf("%s: it waits in the queue for a free GPU", why)
@@ -52,17 +59,22 @@ func flavorChoice(f models.Flavor, free, inPool, ofKind int) (unavailable, waits
 	return "", ""
 }
 
-// serverRulesOut says why f can never launch on this server as it is now,
-// or "": more CPUs or memory than the host has, or more units of its kind
-// than the pool can hand out. The launch form disables such a flavor with
-// this note and the catalog shows it beside the flavor's free count, so
-// both say the same thing of it.
-func (h *Handler) serverRulesOut(ctx context.Context, f *models.Flavor, gpus []orchestrator.PoolGPU) string {
+// serverRulesOut says what this server as it is now says of f, the same
+// on the launch form and the catalog: never, why f can never launch here
+// (more CPUs or memory than the host has, or more units of its kind than
+// the server has at all), and outOfService, that the units it needs are
+// drained or out of order now (it waits until they are back), or "".
+// need is Pool.Need of f (Pool.Needs for a page's flavors).
+func (h *Handler) serverRulesOut(ctx context.Context, f *models.Flavor, gpus []orchestrator.PoolGPU, need models.GPUNeed) (never, outOfService string) {
 	if why := h.wbs.ExceedsHost(ctx, f); why != "" {
-		return why
+		return why, ""
 	}
-	never, _ := flavorChoice(*f, 0, poolUnitsFor(gpus, *f), unitsOfKindFor(gpus, *f))
-	return never
+	inPool := poolUnitsFor(gpus, *f)
+	never, _ = flavorChoice(*f, 0, inPool, unitsOfKindFor(gpus, *f), need)
+	if never == "" && f.GPUCount > inPool {
+		_, outOfService = flavorChoice(*f, 0, inPool, 0, need)
+	}
+	return never, outOfService
 }
 
 // unitNounFor is a flavor's unit in the number n asks: "GPU", "MIG instances".

@@ -107,6 +107,12 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		h.fail(c, err)
 		return
 	}
+	// What a launch of each would be told (Pool.Need, the launch's rule).
+	needs, err := h.pool.Needs(ctx, fls)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
 	v.Facts, v.Unavailable, v.Waits, v.PreemptibleRates = map[string]templates.ImageFacts{}, map[string]string{}, map[string]string{}, map[string]string{}
 	rates := map[string]int64{}
 	// Whether each image is on this server and its size: the catalog's
@@ -133,9 +139,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// chosen.
 		if why := quotaRulesOut(lim, f); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if why := h.serverRulesOut(ctx, &fls[i], gpus); why != "" {
+		} else if why, _ := h.serverRulesOut(ctx, &fls[i], gpus, needs[f.ID]); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if _, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f)); waits != "" {
+		} else if _, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f), needs[f.ID]); waits != "" {
 			v.Waits[f.Name] = waits
 		}
 		if f.GPUCount > 0 {

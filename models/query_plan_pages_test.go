@@ -138,6 +138,14 @@ func TestPageQueriesUseIndexes(t *testing.T) {
 			_, err = s.Reservations(ctx, time.Now())
 			must(err)
 		},
+		// A page of users' home storage and effective limits (the storage
+		// column and bar), searched by user, never every user's.
+		"/admin/users and /admin/quotas": func() {
+			_, err := s.StorageUsedOf(ctx, []int64{user, user + 1})
+			must(err)
+			_, err = s.EffectiveQuotasOf(ctx, []int64{user, user + 1})
+			must(err)
+		},
 		// The month's groups: the whole month by design, read from the
 		// monthly rollup, never the whole ledger.
 		"/admin/billing": func() {

@@ -57,7 +57,7 @@ func TestFlavorsCountOnlyWholeGPUs(t *testing.T) {
 	if err := p.srv.Store.CreateFlavor(ctx, big); err != nil {
 		t.Fatal(err)
 	}
-	const note = "needs 8 GPUs; 7 of this server's 8 can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)"
+	const note = "needs 8 GPUs; 7 of this server's 8 can be handed out whole (the rest are split into MIG instances)"
 	text := func(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
 	_, page := p.get(c, "/workbenches/new")
 	card := mpDoc(t, page).Find(`[data-testid=flavor-choice]`).FilterFunction(func(_ int, s *goquery.Selection) bool {

@@ -247,7 +247,7 @@ func TestMockMIGDemo(t *testing.T) {
 	}
 	// Whole-GPU flavors see 7 GPUs: the MIG GPU is not one of them, and
 	// the reason says so rather than that the server has 7.
-	if !strings.Contains(page, "needs 8 GPUs; 7 of this server&#39;s 8 can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)") {
+	if !strings.Contains(page, "needs 8 GPUs; 7 of this server&#39;s 8 can be handed out whole (the rest are split into MIG instances)") {
 		t.Fatal("the 8-GPU flavor should be unavailable with 7 whole GPUs in the pool")
 	}
 
@@ -313,7 +313,7 @@ func TestDrainedMIGGPUSaysSo(t *testing.T) {
 		t.Errorf("the drained MIG GPU's state reads %q, want \"Drained (not offered)\"", label)
 	}
 	_, page = p.get(uc, "/workbenches/new")
-	if want := "needs 1 MIG instance; 0 of this server&#39;s 2 are in service (the rest are on a drained GPU or one out of order)"; !strings.Contains(page, want) {
+	if want := "needs 1 MIG instance; only 0 are in service now, the others on a drained GPU or one out of order: it waits in the queue until they are back in service"; !strings.Contains(page, want) {
 		t.Errorf("the launch form does not say why the MIG flavor cannot start (want %q)", want)
 	}
 }

@@ -47,14 +47,15 @@ func TestLaunchFormAtAGlance(t *testing.T) {
 
 	doc := form()
 	eight := flavor(doc, "8x H100 80GB HBM3")
-	if _, dis := eight.Find(`input`).Attr("disabled"); !dis {
-		t.Error("8x H100 with 7 GPUs free is not disabled")
+	// One GPU is drained: 8 GPUs wait for it to come back (not "7 free",
+	// which reads as if a free GPU would do, nor ruled out: undrained, it
+	// starts).
+	if _, dis := eight.Find(`input`).Attr("disabled"); dis || eight.Find(`[data-testid=flavor-unavailable]`).Length() != 0 {
+		t.Error("8x H100 with one of 8 GPUs drained is ruled out")
 	}
-	// One GPU is drained: the pool holds 7, so 8 can never start here
-	// (not "7 free", which reads as if waiting would do).
-	const drained = "needs 8 GPUs; 7 of this server's 8 can be handed out whole (the rest are split into MIG instances or slices, drained or out of order)"
-	if why := strings.TrimSpace(eight.Find(`[data-testid=flavor-unavailable]`).Text()); why != drained {
-		t.Errorf("8x H100 reason %q, want %q", why, drained)
+	const drained = "needs 8 GPUs; only 7 are in service now, the others drained or out of order: it waits in the queue until they are back in service"
+	if why := strings.TrimSpace(eight.Find(`[data-testid=flavor-waits]`).Text()); why != drained {
+		t.Errorf("8x H100 note %q, want %q", why, drained)
 	}
 	four := flavor(doc, "4x H100 80GB HBM3")
 	if _, dis := four.Find(`input`).Attr("disabled"); dis || four.Find(`[data-testid=flavor-unavailable]`).Length() != 0 {
