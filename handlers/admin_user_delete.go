@@ -40,7 +40,7 @@ func (h *Handler) renderUserDelete(c *gin.Context, status int, u *models.User, e
 		h.fail(c, err)
 		return
 	}
-	v := templates.UserDeleteView{ID: u.ID, Username: u.Username, Tombstone: models.TombstoneName(u.ID), Volume: home.Volume,
+	v := templates.UserDeleteView{ID: u.ID, Username: u.Username, Tombstone: models.DeletedUserKey(u.Username, u.ID), Volume: home.Volume,
 		Busy: home.Busy, Bookings: d.Bookings, Tokens: d.Tokens, SSHKeys: d.SSHKeys, Groups: d.Groups, Errors: errs}
 	for _, wb := range home.Workbenches {
 		v.Workbenches = append(v.Workbenches, wb.Name)
@@ -80,7 +80,7 @@ func (h *Handler) adminUserDelete(c *gin.Context) {
 	case erased != nil:
 		h.flashError(c, trc(c, "The account %s is deleted; its workbenches and home volume could not be removed yet (%s). The portal removes them by itself when it can.", old, h.refusalT(c, erased)))
 	default:
-		h.flash(c, trc(c, "The account %s is deleted with its workbenches and home volume; its bills are kept under %s.", old, models.TombstoneName(u.ID)))
+		h.flash(c, trc(c, "The account %s is deleted with its workbenches and home volume; its bills are kept under %s.", old, models.DeletedUserKey(old, u.ID)))
 	}
 	seeOther(c, "/admin/users")
 }

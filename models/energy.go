@@ -142,7 +142,7 @@ func (s *Store) IntervalEnergyMJ(ctx context.Context, intervalID int64) (int64, 
 // energyGroupings are the usage groupings (see usageGroupings) over
 // interval_energy e: energy is GPU energy, so by resource it is all "gpu".
 var energyGroupings = map[string]string{
-	"user":      "u.username",
+	"user":      UserKeySQL,
 	"group":     "COALESCE(g.name, e.group_name)", // its name now, across renames
 	"gpu_model": "e.gpu_model",
 	"workbench": "COALESCE(w.name, e.workbench_id)",

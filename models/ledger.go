@@ -137,12 +137,20 @@ type UsageItem struct {
 
 // Usage groupings.
 var usageGroupings = map[string]string{
-	"user":      "u.username",
+	"user":      UserKeySQL,
 	"group":     "COALESCE(g.name, l.group_name)", // its name now, across renames
 	"gpu_model": "l.gpu_model",
 	"workbench": "COALESCE(w.name, l.workbench_id)",
 	"resource":  "l.resource",
 }
+
+// UserKeySQL is a user's key in usage and energy summaries (users joined
+// as u): the username, and for a deleted account its former name beside
+// its tombstone's, "stu11 (deleted-11)": the bills of a class removed at
+// the end of term read deleted-3, deleted-11 … and said nothing of whose
+// the money was. Still one row per account (the tombstone's name has the
+// id), apart from a new account given the old name.
+const UserKeySQL = "CASE WHEN u.deleted_at IS NOT NULL AND u.former_username <> '' THEN u.former_username || ' (' || u.username || ')' ELSE u.username END"
 
 // workbenchKey is the usage and energy key of a workbench's lines (table
 // alias a, workbenches joined as w): its name, and in everyone's lines
@@ -157,7 +165,7 @@ func workbenchKey(a string, userID int64) string {
 	if userID != 0 {
 		return name
 	}
-	return "CASE WHEN " + a + ".workbench_id = '' THEN '' ELSE u.username || '/' || " + name + " END"
+	return "CASE WHEN " + a + ".workbench_id = '' THEN '' ELSE " + UserKeySQL + " || '/' || " + name + " END"
 }
 
 // ValidGrouping reports whether g is a usage grouping.
@@ -220,7 +228,7 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 		col = workbenchKey("l", userID)
 		// One deleted workbench is one row (its key has its id), so MAX
 		// reads its parts.
-		parts = ", MAX(w.deleted_at IS NOT NULL) AS wb_deleted, MAX(w.name) AS wb_name, MAX(l.workbench_id) AS wb_id, MAX(u.username) AS wb_owner"
+		parts = ", MAX(w.deleted_at IS NOT NULL) AS wb_deleted, MAX(w.name) AS wb_name, MAX(l.workbench_id) AS wb_id, MAX(" + UserKeySQL + ") AS wb_owner"
 	}
 	q := db.Table(table).
 		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros"+parts).

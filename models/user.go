@@ -50,6 +50,10 @@ type User struct {
 	// DeletedAt is set once an administrator deleted the account: the row
 	// stays as a tombstone named deleted-<id> (user_delete.go).
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// FormerUsername is the name a deleted account had (its username is
+	// then its tombstone's, deleted-<id>): the administrator's billing
+	// names whose the money was by it (UserKeySQL). Empty for a live one.
+	FormerUsername string `gorm:"column:former_username" json:"-"`
 	// ErasedAt is when a deleted account's workbenches and home volume
 	// were gone too; nil while that is still to do.
 	ErasedAt  *time.Time `json:"-"`

@@ -29,6 +29,11 @@ const TombstonePrefix = "deleted-"
 // TombstoneName is the name a deleted account's row keeps.
 func TombstoneName(id int64) string { return TombstonePrefix + strconv.FormatInt(id, 10) }
 
+// DeletedUserKey is the name the billing pages give the account id, now
+// named name, once it is deleted: its name then beside its tombstone's
+// (UserKeySQL), "bob (deleted-12)".
+func DeletedUserKey(name string, id int64) string { return name + " (" + TombstoneName(id) + ")" }
+
 // ErrLastAdmin refuses to delete the only administrator left who can sign
 // in: nobody could manage the portal after it.
 var ErrLastAdmin = errors.New("this is the last administrator who can sign in: make another user an administrator first")
@@ -103,7 +108,7 @@ func (s *Store) DeleteUser(ctx context.Context, id int64) (UserDeletion, error) 
 		// The tombstone. Its home key stays until the home volume is gone
 		// (UserErased): the orchestrator finds the volume by it.
 		return tx.Model(&User{}).Where("id = ?", id).Updates(map[string]any{
-			"username": TombstoneName(id), "home_key": u.HomeName(), "display_name": "", "email": "", "password_hash": "",
+			"username": TombstoneName(id), "former_username": u.Username, "home_key": u.HomeName(), "display_name": "", "email": "", "password_hash": "",
 			"role": RoleUser, "disabled": true, "auth_epoch": gorm.Expr("auth_epoch + 1"), "oidc_issuer": "", "oidc_subject": "",
 			"locale": "", "time_zone": "", "email_workbench_notices": false, "deleted_at": now, "erased_at": nil, "updated_at": now,
 		}).Error

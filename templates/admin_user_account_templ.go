@@ -240,7 +240,7 @@ func UserRenamePage(p Page, v UserRenameView) templ.Component {
 type UserDeleteView struct {
 	ID          int64
 	Username    string
-	Tombstone   string   // the name the account's row keeps (deleted-<id>)
+	Tombstone   string   // the name the billing pages give the account once deleted: "bob (deleted-12)"
 	Volume      string   // the home volume's name on the engine
 	Workbenches []string // every workbench of the user
 	Busy        []string // those running or on their way (stopped at once)

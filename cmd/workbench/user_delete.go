@@ -146,7 +146,7 @@ func confirmDelete(ctx context.Context, store *models.Store, u *models.User, con
 	fmt.Fprintf(stderr, "Deleting the account %s removes %s, "+
 		"and ends its sign-ins, %s and %s; %s released. Its bills and usage stay under %s.\n",
 		u.Username, removesWhat(p.Workbenches), plural(p.Tokens, "token", "tokens"),
-		plural(p.SSHKeys, "SSH key", "SSH keys"), plural(p.Bookings, "booking is", "bookings are"), models.TombstoneName(u.ID))
+		plural(p.SSHKeys, "SSH key", "SSH keys"), plural(p.Bookings, "booking is", "bookings are"), models.DeletedUserKey(u.Username, u.ID))
 	fmt.Fprintf(stderr, "Type %s to delete it: ", u.Username)
 	line, err := bufio.NewReader(stdin).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
