@@ -35,7 +35,7 @@ type Store struct {
 	// path is the database file: a backup must never be written over it
 	// or its companions (ownFile).
 	path string
-	now func() time.Time
+	now  func() time.Time
 
 	// versions and the caches below keep read-mostly values between
 	// requests until their tables are written (table_versions.go).
