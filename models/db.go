@@ -33,7 +33,7 @@ type Store struct {
 	sql *sql.DB
 	log *slog.Logger
 	// path is the database file: a backup must never be written over it
-	// or its companions (ownFile).
+	// or its companions (notOwnFile).
 	path string
 	now  func() time.Time
 
