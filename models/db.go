@@ -32,7 +32,10 @@ type Store struct {
 	rdb *gorm.DB
 	sql *sql.DB
 	log *slog.Logger
-	now func() time.Time
+	// path is the database file: a backup must never be written over it
+	// or its companions (notOwnFile).
+	path string
+	now  func() time.Time
 
 	// versions and the caches below keep read-mostly values between
 	// requests until their tables are written (table_versions.go).
@@ -99,7 +102,7 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOpt
 		_ = sqlDB.Close()
 		return nil, err
 	}
-	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0),
+	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, path: path, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0),
 		versions: &tableVersions{}}
 	s.newCaches()
 	if err := s.versions.register(db); err != nil {
@@ -149,6 +152,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // it is never readable by others, not even for a moment. A file already
 // there is an error wrapping os.ErrExist (see BackupReplacing).
 func (s *Store) Backup(ctx context.Context, file string) error {
+	if err := s.notOwnFile(file); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		// The caller names the operation ("backup: …"): saying it here
@@ -178,6 +184,12 @@ func (e existsError) Is(target error) bool { return target == os.ErrExist }
 // and renamed over it, so that file is always a whole backup, the old
 // one until the new one is complete; a failed copy leaves it as it was.
 func (s *Store) BackupReplacing(ctx context.Context, file string) error {
+	// Renamed over the live database (or its -wal), the portal kept the
+	// deleted files open and wrote on into them: the next command read
+	// "database disk image is malformed" and what was written was lost.
+	if err := s.notOwnFile(file); err != nil {
+		return err
+	}
 	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", file)
 	}

@@ -39,6 +39,10 @@ var (
 	leaseStale = 20 * time.Second
 )
 
+// LeaseStale is how long a holder's beat stays fresh: a holder silent
+// longer is taken over.
+func LeaseStale() time.Duration { return leaseStale }
+
 // ErrLeaseHeld is a live portal holding this install's lease.
 var ErrLeaseHeld = errors.New("install lease held")
 
@@ -52,7 +56,8 @@ type LeaseError struct {
 func (e *LeaseError) Error() string {
 	return fmt.Sprintf("another portal process is managing install %s on this Docker engine (its lease was renewed %s ago): "+
 		"this process will not reconcile its workbenches, or the two would stop each other's. "+
-		"If this is a copy of that install (a restored backup), start it with --new-identity; "+
+		"If this is a COPY of that install (a restored backup) in another data directory, start the copy with --new-identity — "+
+		"never on the data directory the running portal uses (it would refuse); "+
 		"if you are moving the install, stop the other portal first",
 		e.InstallID, time.Since(e.LastBeat).Round(time.Second))
 }
@@ -68,18 +73,24 @@ type lease struct {
 	err   error // why it is not held (shown to admins)
 }
 
-func (m *Manager) leaseName() string { return "wb-lease-" + m.installID }
+func (m *Manager) leaseName() string { return leaseName(m.installID) }
+
+func leaseName(installID string) string { return "wb-lease-" + installID }
 
 // beatName names the holder's beat volume in slot 0 or 1.
-func (m *Manager) beatName(nonce string, slot int) string {
-	return m.legacyBeatName(nonce) + "-" + strconv.Itoa(slot)
+func (m *Manager) beatName(nonce string, slot int) string { return beatName(m.installID, nonce, slot) }
+
+func beatName(installID, nonce string, slot int) string {
+	return legacyBeatName(installID, nonce) + "-" + strconv.Itoa(slot)
 }
 
 // legacyBeatName is the single beat volume of portals before the two
 // slots: still read, so that a new portal started beside a running older
 // one does not take its lease over.
-func (m *Manager) legacyBeatName(nonce string) string {
-	return "wb-lease-" + m.installID + "-beat-" + nonce
+func (m *Manager) legacyBeatName(nonce string) string { return legacyBeatName(m.installID, nonce) }
+
+func legacyBeatName(installID, nonce string) string {
+	return "wb-lease-" + installID + "-beat-" + nonce
 }
 
 func (m *Manager) leaseLabels() map[string]string {
@@ -93,8 +104,16 @@ func (m *Manager) leaseLabels() map[string]string {
 // portal restarting after a crash, which need not wait for its old beat to
 // go stale. A copy of the data is another file and always waits.
 func (m *Manager) holderGone(labels map[string]string) bool {
-	host, _ := os.Hostname()
-	if m.opt.DataIdentity == "" || labels["workbench.lease.data"] != m.opt.DataIdentity || labels["workbench.lease.host"] != host {
+	if m.opt.DataIdentity == "" || labels["workbench.lease.data"] != m.opt.DataIdentity {
+		return false
+	}
+	return processGone(labels)
+}
+
+// processGone reports whether the lease's holder was a process of this
+// host that no longer exists.
+func processGone(labels map[string]string) bool {
+	if host, _ := os.Hostname(); labels["workbench.lease.host"] != host {
 		return false
 	}
 	pid, err := strconv.Atoi(labels["workbench.lease.pid"])
@@ -105,6 +124,41 @@ func (m *Manager) holderGone(labels map[string]string) bool {
 		return false // another manager of this process: not gone
 	}
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// LeaseHolder is the live portal process holding an install's lease, as
+// its labels record it.
+type LeaseHolder struct {
+	Host, PID string
+	// Data is the database file it runs on (device:inode, as
+	// Options.DataIdentity); empty for a portal that did not record it.
+	Data     string
+	LastBeat time.Time
+}
+
+// LiveLeaseHolder returns the portal process holding installID's lease
+// while its beat is fresh and its process not known gone, or nil: what
+// AcquireLease would wait for and then refuse. It takes nothing over.
+// `serve --new-identity` asks it before rewriting the install id: run on
+// the data of that very portal it is not a copy, and the rewrite closed
+// the live workbenches as the original's.
+func LiveLeaseHolder(ctx context.Context, rt runtime.Runtime, installID string) (*LeaseHolder, error) {
+	v, err := rt.InspectVolume(ctx, leaseName(installID))
+	if errors.Is(err, runtime.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	last, err := lastBeatOf(ctx, rt, beatNames(installID, v.Labels["workbench.lease.holder"]), v.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	if time.Since(last) > leaseStale || processGone(v.Labels) {
+		return nil, nil
+	}
+	return &LeaseHolder{Host: v.Labels["workbench.lease.host"], PID: v.Labels["workbench.lease.pid"],
+		Data: v.Labels["workbench.lease.data"], LastBeat: last}, nil
 }
 
 // LeaseStatus reports whether this process holds the install lease and,
@@ -182,16 +236,22 @@ func (m *Manager) acquireLease(ctx context.Context) error {
 }
 
 // beatNames lists every beat volume a holder may have.
-func (m *Manager) beatNames(holder string) []string {
-	return []string{m.beatName(holder, 0), m.beatName(holder, 1), m.legacyBeatName(holder)}
+func (m *Manager) beatNames(holder string) []string { return beatNames(m.installID, holder) }
+
+func beatNames(installID, holder string) []string {
+	return []string{beatName(installID, holder, 0), beatName(installID, holder, 1), legacyBeatName(installID, holder)}
 }
 
 // lastBeat is the holder's latest heartbeat: the newest of its beat
 // volumes, or the lease's own creation (since) when it has none yet.
 func (m *Manager) lastBeat(ctx context.Context, holder string, since time.Time) (time.Time, error) {
+	return lastBeatOf(ctx, m.rt, m.beatNames(holder), since)
+}
+
+func lastBeatOf(ctx context.Context, rt runtime.Runtime, beats []string, since time.Time) (time.Time, error) {
 	last := since
-	for _, name := range m.beatNames(holder) {
-		b, err := m.rt.InspectVolume(ctx, name)
+	for _, name := range beats {
+		b, err := rt.InspectVolume(ctx, name)
 		if errors.Is(err, runtime.ErrNotFound) {
 			continue
 		}

@@ -36,6 +36,11 @@ type Config struct {
 	// loop) set it long.
 	SampleMaxAge time.Duration
 	SessionIdle  time.Duration
+	// NewIdentity gives the data a new install id before anything runs
+	// (serve --new-identity; no environment variable: it is done once,
+	// on a copy), unless a live portal runs on this very database file
+	// (newIdentity in lease.go).
+	NewIdentity bool
 	// envErrs are the WORKBENCH_* values BindFlags could not read, as
 	// typed; Validate refuses to start with them.
 	envErrs       []string

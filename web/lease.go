@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"workbench/models"
 	"workbench/orchestrator"
@@ -42,5 +44,45 @@ func (s *Server) takeLease(ctx context.Context) error {
 	if err != nil && ctx.Err() == nil { // cut short by a stop: not a warning (ServeListeners)
 		s.log.Warn("install lease", "err", err)
 	}
+	return nil
+}
+
+// newIdentity gives this data its own install id (serve --new-identity),
+// for a copy of an install run beside the original. Run on the data of
+// the original while it ran (the lease refusal suggested the flag), it
+// rewrote the live install id: the original then stopped its own
+// workbenches as "the original's", told their owners their homes were
+// removed, and orphaned its volumes and firewall rules. So it refuses
+// while a live portal holds this install's lease on this very database
+// file (same device and inode: a copy is another file), and when the
+// engine that would say so does not answer; nothing is rewritten then.
+func (s *Server) newIdentity(ctx context.Context, out io.Writer) error {
+	if err := s.rt.Ping(ctx); err != nil {
+		return fmt.Errorf("--new-identity: refused, nothing was changed: the container engine does not answer (%v), "+
+			"so it cannot tell whether a running portal uses this data; start again once the engine answers", err)
+	}
+	installID, err := s.Store.InstallID(ctx)
+	if err != nil {
+		return err
+	}
+	holder, err := orchestrator.LiveLeaseHolder(ctx, s.rt, installID)
+	if err != nil {
+		return fmt.Errorf("--new-identity: refused, nothing was changed: read the install lease: %w", err)
+	}
+	if own := dataIdentity(s.cfg.DataDir); holder != nil && own != "" && holder.Data == own {
+		abs, _ := filepath.Abs(s.cfg.DataDir)
+		return fmt.Errorf("--new-identity: refused, nothing was changed: a running portal (process %s on host %s, lease renewed %s ago) "+
+			"uses this very database (%s) as install %s; this is not a copy. "+
+			"--new-identity is only for a COPY in another data directory (a restored backup): to clone the install, "+
+			"`workbench backup FILE`, put FILE as %s in a new data directory and start that with --new-identity. "+
+			"If that portal has just stopped, try again in %s",
+			holder.PID, holder.Host, time.Since(holder.LastBeat).Round(time.Second), filepath.Join(abs, models.DBFileName),
+			installID, models.DBFileName, orchestrator.LeaseStale().Round(time.Second))
+	}
+	id, err := s.Store.NewInstallID(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "this data now has its own install id %s: it manages only the containers it launches from now on\n", id)
 	return nil
 }

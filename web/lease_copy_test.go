@@ -67,7 +67,8 @@ func TestCopyOfLivePortalLeavesItsContainersAlone(t *testing.T) {
 	cmd.Env = copyPortal.env
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "another portal process is managing install "+installID) ||
-		!strings.Contains(string(out), "--new-identity") {
+		!strings.Contains(string(out), "If this is a COPY of that install (a restored backup) in another data directory, start the copy with --new-identity") ||
+		!strings.Contains(string(out), "never on the data directory the running portal uses") {
 		t.Fatalf("the copy started (or did not say why it would not): %v\n%s", err, out)
 	}
 	t.Logf("the copy refused: %s", lastLine(string(out)))

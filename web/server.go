@@ -118,6 +118,12 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 		// The portal still serves: pages say the engine is down, launches get 503.
 		log.Warn("container engine not reachable; workbenches cannot start until it is", "runtime", cfg.Kube.Runtime, "err", err)
 	}
+	if cfg.NewIdentity {
+		if err := s.newIdentity(ctx, out); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	if err := store.PinCurrency(ctx, cfg.Currency); err != nil {
 		s.Close()
 		return nil, err

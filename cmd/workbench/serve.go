@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 
 	"workbench/web"
@@ -14,7 +13,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.BindFlags(fs)
-	newIdentity := fs.Bool("new-identity", false, "give this data a new install id first: for a copy of an install (a restored backup) run beside the original")
+	newIdentity := fs.Bool("new-identity", false, "give this data a new install id first: only for a COPY of an install (a restored backup in another data directory) run beside the original; refused on the data of a running portal")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -25,18 +24,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if *newIdentity {
-		store, err := openStoreAs(ctx, cfg.DataDir, stderr) // serve migrates next
-		if err != nil {
-			return err
-		}
-		id, err := store.NewInstallID(ctx)
-		store.Close()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "this data now has its own install id %s: it manages only the containers it launches from now on\n", id)
-	}
+	// The new id is written by NewServer, once the engine can say whether
+	// a running portal uses this very data (it then refuses).
+	cfg.NewIdentity = *newIdentity
 	// Every address is bound first: a port in use must stop the start
 	// before the first admin's one-time password is printed (and used
 	// up) and before any background work begins.
