@@ -219,12 +219,8 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		}
 		m.fail(ctx, wb.ID, reason)
 	case found && !c.Running:
-		reason := reasonf("the container exited (code %s)", strconv.Itoa(c.ExitCode))
-		if c.OOMKilled {
-			reason = reasonf("the container ran out of memory and was killed")
-		}
 		m.keepExitLogs(ctx, wb.ID, c.ID)
-		m.closeVanished(ctx, wb, c.FinishedAt, reason)
+		m.closeVanished(ctx, wb, c.FinishedAt, m.exitReason(ctx, wb.ID, c))
 	default:
 		// The container is gone: its exit time is in the engine's event
 		// history, else metering ends at the last heartbeat.
