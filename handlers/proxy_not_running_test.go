@@ -25,6 +25,9 @@ func TestWhyNotRunning(t *testing.T) {
 		{models.StateStopped, "stopped by an administrator (root)", false, 0, "It was stopped by an administrator (root)."},
 		{models.StateStopped, "stopped: monthly budget of 100.00 USD reached (your files are kept)", false, 0, "It was stopped: monthly budget of 100.00 USD reached (your files are kept)."},
 		{models.StateStopped, "the container exited (code 137)", false, 0, "It was stopped: the container exited (code 137)."},
+		// An operator's docker stop or kill: not the owner's code.
+		{models.StateStopped, "stopped outside the portal (by the server's operator or the engine)", false, 0,
+			"It was stopped outside the portal (by the server's operator or the engine)."},
 		// A reason with a colon of its own: a clause after the page's.
 		{models.StateStopped, "copied with the data of another install (serve --new-identity): start it again here if it should run on this one", false, 0,
 			"It was stopped: copied with the data of another install (serve --new-identity) — start it again here if it should run on this one."},
@@ -81,6 +84,7 @@ func TestWhyNotRunning(t *testing.T) {
 		{State: models.StateQueued, QueuePosition: 4},
 		{State: models.StateStopped, Reason: "stopped by an administrator (root)"},
 		{State: models.StateStopped, Reason: "the container exited (code 137)"},
+		{State: models.StateStopped, Reason: "stopped outside the portal (by the server's operator or the engine)"},
 		{State: models.StateStopped},
 	} {
 		got := whyNotRunning(zh, &wb)

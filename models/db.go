@@ -169,7 +169,43 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 		_ = os.Remove(file)
 		return fmt.Errorf("copy the database to %s: %w", file, err)
 	}
+	if err := s.stampBackup(ctx, file); err != nil {
+		_ = os.Remove(file)
+		return err
+	}
 	return os.Chmod(file, 0o600) // a umask cannot widen it, but be explicit
+}
+
+// backupTakenAtKey is the setting a backup's copy carries: when it was
+// taken. The live database never has it (it is written into the copy
+// only); a database restored from the copy keeps it, and reconciliation
+// knows that a container started after it may have been started by the
+// portal whose later records the restore threw away.
+const backupTakenAtKey = "backup_taken_at"
+
+// stampBackup writes into the copy at file when it was taken: after the
+// copy, so that every heartbeat the copy holds is from before it.
+func (s *Store) stampBackup(ctx context.Context, file string) error {
+	db, err := sql.Open("sqlite3", file)
+	if err != nil {
+		return fmt.Errorf("mark the copy %s as a backup: %w", file, err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+		backupTakenAtKey, s.now().UTC().Format(time.RFC3339Nano)); err != nil {
+		return fmt.Errorf("mark the copy %s as a backup: %w", file, err)
+	}
+	return db.Close()
+}
+
+// BackupTakenAt is when the backup this database was restored from was
+// taken; zero for a database never restored from a `workbench backup`.
+func (s *Store) BackupTakenAt(ctx context.Context) (time.Time, error) {
+	v, err := s.Setting(ctx, backupTakenAtKey)
+	if err != nil || v == "" {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339Nano, v)
 }
 
 // existsError is a backup's file already there; errors.Is(err,
@@ -204,6 +240,10 @@ func (s *Store) BackupReplacing(ctx context.Context, file string) error {
 	if _, err := s.sql.ExecContext(ctx, "VACUUM INTO ?", name); err != nil {
 		_ = os.Remove(name)
 		return fmt.Errorf("copy the database to %s: %w", file, err)
+	}
+	if err := s.stampBackup(ctx, name); err != nil {
+		_ = os.Remove(name)
+		return err
 	}
 	if err := os.Chmod(name, 0o600); err != nil {
 		_ = os.Remove(name)

@@ -134,6 +134,26 @@ func (s *Store) ForgetHome(ctx context.Context, userID int64, volume string) (kn
 	return known, lastSeen, err
 }
 
+// EndStorageAtLastSighting ends volume's open storage interval at its last
+// measurement and nothing else (the owner's mark of a home made stays: it
+// is this install's, and the volume is not). For a copy started with
+// --new-identity, whose intervals of the original's home volumes this
+// install never sees again. ended says whether one was open.
+func (s *Store) EndStorageAtLastSighting(ctx context.Context, volume string) (ended bool, lastSeen time.Time, err error) {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var cur StorageInterval
+		switch err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		ended, lastSeen = true, cur.HeartbeatAt
+		return tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE volume = ? AND ended_at IS NULL", volume).Error
+	})
+	return ended, lastSeen, err
+}
+
 // RemovedHome ends what the portal knew of userID's home volume, which it
 // has just removed: its storage interval ends at the removal (not at its
 // last measurement, up to a metering period before), and the mark of its

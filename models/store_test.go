@@ -245,3 +245,31 @@ func TestReopenSkipsMigrationsWhenCurrent(t *testing.T) {
 		t.Fatal("reopening did not apply the missing migration")
 	}
 }
+
+// A backup's copy (Backup and BackupReplacing alike) says when it was
+// taken; the live database does not: a database restored from the copy
+// knows that containers started after then may be the portal's own doing.
+func TestBackupCopySaysWhenItWasTaken(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	for name, backup := range map[string]func(context.Context, string) error{"Backup": s.Backup, "BackupReplacing": s.BackupReplacing} {
+		out := filepath.Join(t.TempDir(), name, DBFileName)
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		before := time.Now().UTC()
+		if err := backup(ctx, out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := Open(ctx, filepath.Dir(out), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken, err := b.BackupTakenAt(ctx)
+		b.Close()
+		if err != nil || taken.Before(before) || taken.After(time.Now().UTC()) {
+			t.Errorf("%s: the copy says it was taken at %v (%v), want between %v and now", name, taken, err, before)
+		}
+	}
+	if live, err := s.BackupTakenAt(ctx); err != nil || !live.IsZero() {
+		t.Errorf("the live database says it is a backup taken at %v (%v)", live, err)
+	}
+}

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -36,6 +37,10 @@ func (m *Manager) portalRemovingHome(volume string) bool {
 // tells its owner and logs a warning. wb is the workbench whose start
 // found it (nil from metering).
 func (m *Manager) homeVanished(ctx context.Context, userID int64, username, volume string, wb *models.Workbench) {
+	if !m.ownsHomeVolume(volume) {
+		m.originalsHomeClosed(ctx, username, volume)
+		return
+	}
 	known, lastSeen, err := m.store.ForgetHome(ctx, userID, volume)
 	if err != nil {
 		m.log.Warn("storage metering: close", "volume", volume, "err", err)
@@ -43,6 +48,14 @@ func (m *Manager) homeVanished(ctx context.Context, userID int64, username, volu
 	}
 	if !known {
 		return // told already (metering and a start both looked), or never made
+	}
+	if m.knownBeforeNewIdentity(ctx, lastSeen) {
+		// The mark of a home made was the original install's: this copy
+		// makes its owner a home of its own, and the original's files
+		// stay where they were.
+		m.log.Info("home volume made by this copy of the install (started with --new-identity): the original's stays with the original",
+			"owner", username, "volume", volume)
+		return
 	}
 	m.log.Warn("home volume removed outside the portal: its files are gone", "owner", username, "volume", volume,
 		"last_seen", lastSeen.UTC().Format(time.RFC3339), "found_by", map[bool]string{true: "start", false: "storage metering"}[wb != nil])
@@ -52,6 +65,46 @@ func (m *Manager) homeVanished(ctx context.Context, userID int64, username, volu
 		return
 	}
 	m.tellUser(ctx, userID, nil, EventHomeLost, reasonf("Your home volume was removed outside the portal (it was last seen at %s UTC): files saved there are gone, and your next workbench starts with an empty home. Ask your administrator whether a backup has them.", at), "/settings/home")
+}
+
+// A copy of an install started with --new-identity (a restored backup
+// beside the original) names its home volumes with its own install id:
+// its records of the original's volumes (storage intervals under the
+// original's id, an owner's mark of a home made) are the original's. The
+// copy never sees those volumes again, but they are not gone — the
+// original keeps them and their files — so nobody is told their files
+// are lost: the copy forgets them with a line in its log.
+
+// ownsHomeVolume reports whether volume is one of this install's home
+// volumes (named with its install id).
+func (m *Manager) ownsHomeVolume(volume string) bool {
+	return strings.HasPrefix(volume, m.homeVolume(""))
+}
+
+// originalsHomeClosed ends the storage interval of a home volume of the
+// install this one was copied from, at its last sighting, telling nobody.
+func (m *Manager) originalsHomeClosed(ctx context.Context, username, volume string) {
+	ended, lastSeen, err := m.store.EndStorageAtLastSighting(ctx, volume)
+	if err != nil {
+		m.log.Warn("storage metering: close", "volume", volume, "err", err)
+		return
+	}
+	if ended {
+		m.log.Info("storage metering: home volume of the original install closed in this copy (started with --new-identity): its files stay with the original",
+			"owner", username, "volume", volume, "last_seen", lastSeen.UTC().Format(time.RFC3339))
+	}
+}
+
+// knownBeforeNewIdentity reports whether what the portal knew of a home
+// volume dates from before this data got a new install id: the original
+// install's knowledge, not this copy's.
+func (m *Manager) knownBeforeNewIdentity(ctx context.Context, lastSeen time.Time) bool {
+	copied, err := m.store.NewIdentityAt(ctx)
+	if err != nil {
+		m.log.Warn("storage metering: read when the install id changed", "err", err)
+		return false
+	}
+	return !copied.IsZero() && !lastSeen.After(copied)
 }
 
 // homeMadeAnew is called when the start of workbench id had to create its

@@ -219,12 +219,8 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		}
 		m.fail(ctx, wb.ID, reason)
 	case found && !c.Running:
-		reason := reasonf("the container exited (code %s)", strconv.Itoa(c.ExitCode))
-		if c.OOMKilled {
-			reason = reasonf("the container ran out of memory and was killed")
-		}
 		m.keepExitLogs(ctx, wb.ID, c.ID)
-		m.closeVanished(ctx, wb, c.FinishedAt, reason)
+		m.closeVanished(ctx, wb, c.FinishedAt, m.exitReason(ctx, wb.ID, c))
 	default:
 		// The container is gone: its exit time is in the engine's event
 		// history, else metering ends at the last heartbeat.
@@ -248,8 +244,29 @@ func (m *Manager) splitRestartedRun(ctx context.Context, id string, c runtime.Co
 	if ended.Before(iv.StartedAt) || ended.After(c.StartedAt) {
 		ended = c.StartedAt
 	}
-	m.log.Info("reconcile: container restarted outside the portal", "id", id, "exited", ended, "started", c.StartedAt)
+	if m.startedAfterBackup(ctx, iv, c) {
+		// This database was restored from a backup that knew this run up
+		// to its taking: the portal itself may well have stopped and
+		// started the workbench since (its records of that went with the
+		// restore), and "outside the portal" was a false alarm.
+		m.log.Info("reconcile: container started again after the backup this database was restored from (by the portal before the restore, or outside it)",
+			"id", id, "exited", ended, "started", c.StartedAt)
+	} else {
+		m.log.Info("reconcile: container restarted outside the portal", "id", id, "exited", ended, "started", c.StartedAt)
+	}
 	_ = m.closeInterval(ctx, id, ended, models.EndRestartedOutside)
+}
+
+// startedAfterBackup reports whether container c of a run this database
+// last saw alive (iv's heartbeat) no later than the taking of the backup
+// it was restored from was started after that backup.
+func (m *Manager) startedAfterBackup(ctx context.Context, iv *models.UsageInterval, c runtime.ContainerInfo) bool {
+	taken, err := m.store.BackupTakenAt(ctx)
+	if err != nil {
+		m.log.Warn("reconcile: read when the backup was taken", "err", err)
+		return false
+	}
+	return !taken.IsZero() && !iv.HeartbeatAt.After(taken) && c.StartedAt.After(taken)
 }
 
 // exitedThisRun reports whether the container of a launching workbench

@@ -106,3 +106,39 @@ func (d *Docker) LastExit(ctx context.Context, installID, workbenchID string, si
 		}
 	}
 }
+
+// StopAsked looks up, in the engine's event history between from and to
+// (the engine's clock, as its events'), a kill or stop event of the
+// container of workbench workbenchID: `docker stop` and `docker kill` send
+// them, and so does the engine when it shuts its containers down.
+func (d *Docker) StopAsked(ctx context.Context, installID, workbenchID string, from, to time.Time) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	f := filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("label", LabelInstall+"="+installID),
+		filters.Arg("label", LabelID+"="+workbenchID),
+		filters.Arg("event", ActionKill),
+		filters.Arg("event", ActionStop),
+	)
+	// The engine takes whole seconds; the exact window is kept below.
+	opts := events.ListOptions{Filters: f,
+		Since: strconv.FormatInt(from.Unix(), 10),
+		Until: strconv.FormatInt(to.Unix()+1, 10)}
+	msgs, errs := d.cli.Events(ctx, opts)
+	found := false
+	for {
+		select {
+		case m := <-msgs:
+			ev := eventFromMessage(m)
+			if !ev.Time.Before(from) && !ev.Time.After(to) {
+				found = true
+			}
+		case err := <-errs:
+			if err == nil || errors.Is(err, io.EOF) {
+				return found, nil
+			}
+			return false, engineErr("container events", err)
+		}
+	}
+}

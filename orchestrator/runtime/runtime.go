@@ -117,6 +117,13 @@ const (
 	ActionDestroy = "destroy"
 )
 
+// Actions of the engine's event history read by StopAsked (not delivered
+// by Runtime.Events): a signal sent to the container, and a stop asked.
+const (
+	ActionKill = "kill"
+	ActionStop = "stop"
+)
+
 // Runtime is the container engine as the lifecycle manager sees it.
 type Runtime interface {
 	Ping(ctx context.Context) error
@@ -189,6 +196,13 @@ type Runtime interface {
 	// exit time of a container that is gone. found is false when the
 	// engine no longer has it.
 	LastExit(ctx context.Context, installID, workbenchID string, since time.Time) (at time.Time, found bool, err error)
+	// StopAsked reports whether the engine's event history holds a kill
+	// or stop asked of the container of workbench workbenchID between from
+	// and to, on the engine's clock (a container's StartedAt and
+	// FinishedAt): someone stopped it
+	// (`docker stop`, `docker kill`, the engine's own shutdown), it did
+	// not exit on its own. False where the engine keeps no such history.
+	StopAsked(ctx context.Context, installID, workbenchID string, from, to time.Time) (bool, error)
 	// Endpoint is where the portal reaches Jupyter: the container's IP on
 	// network and its Jupyter port. host is "" when the container has no
 	// address there (not running, or not on that network).

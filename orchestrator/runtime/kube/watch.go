@@ -224,3 +224,10 @@ func (r *Runtime) LastExit(ctx context.Context, installID, workbenchID string, s
 	}
 	return at.UTC(), found, nil
 }
+
+// StopAsked is false on Kubernetes: the Pod watch keeps no record of who
+// ended a container (a Pod deleted outside the portal is gone, not
+// exited, and reads as vanished).
+func (r *Runtime) StopAsked(context.Context, string, string, time.Time, time.Time) (bool, error) {
+	return false, nil
+}

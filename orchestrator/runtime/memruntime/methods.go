@@ -306,9 +306,29 @@ func (r *Runtime) Stop(ctx context.Context, id string, _ time.Duration) error {
 		return runtime.ErrNotFound
 	}
 	if c.info.Running {
+		// As `docker stop`: the engine records the signal it sends (its
+		// history only: Events delivers start, die and destroy).
+		r.history = append(r.history, runtime.Event{ContainerID: c.info.ID, WorkbenchID: c.info.Labels[runtime.LabelID], Action: runtime.ActionKill,
+			Labels: maps.Clone(c.info.Labels), Time: r.now()})
 		r.die(c, r.stopCode)
 	}
 	return nil
+}
+
+// StopAsked looks for a kill or stop in the history, as the Docker engine's.
+func (r *Runtime) StopAsked(ctx context.Context, installID, workbenchID string, from, to time.Time) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin(ctx, "StopAsked"); err != nil {
+		return false, err
+	}
+	for _, ev := range r.history {
+		if (ev.Action == runtime.ActionKill || ev.Action == runtime.ActionStop) && ev.WorkbenchID == workbenchID &&
+			ev.Labels[runtime.LabelInstall] == installID && !ev.Time.Before(from) && !ev.Time.After(to) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (r *Runtime) Remove(ctx context.Context, id string) error {
