@@ -162,6 +162,14 @@ type Runtime interface {
 	// EnsureNetwork makes the install's one bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
+	// ConnectNetwork puts a container, running or not, on network name
+	// (which EnsureNetwork made), first dropping an attachment of that
+	// name left from a network removed behind the portal's back (`docker
+	// network rm`, even when made again: its old id no longer exists and
+	// the engine refuses to start the container). A container already on
+	// it is left alone. errors.ErrUnsupported where the engine has no
+	// such networks (Kubernetes: a policy, never "left").
+	ConnectNetwork(ctx context.Context, containerID, name string) error
 	// NetworkBridge returns the host interface of a bridge network (where
 	// the egress policy is enforced); ErrNotFound when there is none.
 	NetworkBridge(ctx context.Context, name string) (string, error)
