@@ -160,6 +160,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.ID != wb.ContainerID {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		}
+		m.notePaused(ctx, wb, owner, c)
 		m.splitRestartedRun(ctx, wb.ID, c)
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
