@@ -165,6 +165,10 @@ type APIWorkbench struct {
 	AutoResume  bool   `json:"auto_resume"`
 	// PreemptAt is when a preemptible run told to yield will be stopped.
 	PreemptAt *string `json:"preempt_at,omitempty"`
+	// PausedAt: running, but its container was found paused outside the
+	// portal (`docker pause`) then; it cannot answer, and is still
+	// charged. Absent when it is not paused.
+	PausedAt *string `json:"paused_at,omitempty"`
 	// Reservation is the booking the launch named (null: none named).
 	Reservation *int64 `json:"reservation"`
 	// AdminViews are, in its owner's GET /api/v1/workbenches/{id} only,

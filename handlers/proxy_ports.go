@@ -51,6 +51,8 @@ func (h *Handler) portTarget(r *http.Request, id string, e proxyAuthEntry, port 
 		return proxy.Target{}, e.noWorkbench()
 	case errors.Is(err, orchestrator.ErrNoPort):
 		return proxy.Target{}, proxy.ErrNoPort
+	case errors.Is(err, orchestrator.ErrPaused):
+		return proxy.Target{}, proxy.ErrPaused
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		return proxy.Target{}, proxy.ErrNotReady
 	case err != nil:

@@ -48,6 +48,8 @@ func (h *Handler) proxyTarget(r *http.Request, id string, e proxyAuthEntry) (pro
 	switch {
 	case errors.Is(err, orchestrator.ErrNoWorkbench):
 		return proxy.Target{}, e.noWorkbench()
+	case errors.Is(err, orchestrator.ErrPaused):
+		return proxy.Target{}, proxy.ErrPaused
 	case errors.Is(err, orchestrator.ErrNotRunning):
 		return proxy.Target{}, proxy.ErrNotReady
 	case err != nil:

@@ -119,6 +119,10 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		s := wb.PreemptAt.UTC().Format(timeJSON)
 		j.PreemptAt = &s
 	}
+	if wb.PausedAt != nil && wb.State == models.StateRunning {
+		s := wb.PausedAt.UTC().Format(timeJSON)
+		j.PausedAt = &s
+	}
 	j.Reservation = wb.ReservationID
 	return j
 }
@@ -147,7 +151,7 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(ctx, n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.WhenIn(ctx, wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: i18n.T(ctx, sharedLabel),
 		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible,
-		WaitingFor: orchestrator.WaitingFor(wb.State, wb.Reason)}
+		WaitingFor: orchestrator.WaitingFor(wb.State, wb.Reason), Paused: wb.PausedAt != nil && wb.State == models.StateRunning}
 	if wb.State == models.StateQueued {
 		// No estimate: what it waits for has no known end — runs without
 		// a maximum runtime, but also drained GPUs, the owner's own

@@ -112,6 +112,9 @@ type Workbench struct {
 	// PreemptAt is when a preemptible run told to yield is stopped.
 	PreemptNoticeAt *time.Time `json:"preempt_notice_at"`
 	PreemptAt       *time.Time `json:"preempt_at"`
+	// PausedAt is when the reconciler found its container paused outside
+	// the portal (`docker pause`) while running; nil when it is not.
+	PausedAt *time.Time `json:"paused_at"`
 	// ReservationID is the booking a launch named (the "reservation"
 	// launch field); nil: it uses its owner's bookings of its units, if any.
 	ReservationID *int64 `gorm:"column:reservation_id" json:"reservation_id"`
@@ -403,13 +406,14 @@ type WorkbenchRoute struct {
 	State    string
 	Endpoint string
 	Token    string
+	PausedAt *time.Time // paused outside the portal (Workbench.PausedAt)
 }
 
 // RouteOf reads a workbench's route in one indexed query (the proxy's hot
 // path: no GPU list).
 func (s *Store) RouteOf(ctx context.Context, id string) (WorkbenchRoute, error) {
 	var r WorkbenchRoute
-	err := s.db.WithContext(ctx).Model(&Workbench{}).Select("owner_id", "state", "endpoint", "token").
+	err := s.db.WithContext(ctx).Model(&Workbench{}).Select("owner_id", "state", "endpoint", "token", "paused_at").
 		Where("id = ? AND deleted_at IS NULL", id).Take(&r).Error
 	return r, notFound(err)
 }

@@ -46,6 +46,11 @@ type WorkbenchFields struct {
 	RunMaxRuntimeS    *int64 // the flavor's maximum runtime, kept as the run starts
 	// ClearPreempt forgets a preemption notice (the run ended or restarts).
 	ClearPreempt bool
+	// PausedAt marks the container paused outside the portal;
+	// ClearPaused forgets it (unpaused). Any move out of running forgets
+	// it too (TransitionWorkbench).
+	PausedAt    *time.Time
+	ClearPaused bool
 }
 
 // columns maps the set fields to their columns.
@@ -78,6 +83,11 @@ func (f WorkbenchFields) columns() map[string]any {
 	if f.ClearPreempt {
 		c["preempt_at"], c["preempt_notice_at"] = nil, nil
 	}
+	if f.PausedAt != nil {
+		c["paused_at"] = f.PausedAt.UTC()
+	} else if f.ClearPaused {
+		c["paused_at"] = nil
+	}
 	return c
 }
 
@@ -109,6 +119,9 @@ func (s *Store) TransitionWorkbench(ctx context.Context, id string, t Transition
 	now := s.now()
 	fields := t.Set.columns()
 	fields["state"], fields["progress"], fields["reason"], fields["updated_at"] = t.To, t.Progress, t.Reason, now
+	if t.To != StateRunning {
+		fields["paused_at"] = nil // only a running container is found paused
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var cur Workbench
 		if err := tx.Select("state", "reason").Where("id = ?", id).First(&cur).Error; err != nil {

@@ -92,7 +92,10 @@ func (m *Manager) idleReason(wb *models.Workbench, now time.Time) string {
 // no_track_activity, or asking would itself count as activity. Failures
 // count as no activity.
 func (m *Manager) jupyterActivity(ctx context.Context, wb *models.Workbench) (busy bool, last time.Time) {
-	if wb.Endpoint == "" {
+	if wb.Endpoint == "" || wb.PausedAt != nil {
+		// Paused outside the portal (paused.go): it cannot answer, and
+		// asking would wait out the client's timeout twice, holding up
+		// the culling of every workbench after it.
 		return false, time.Time{}
 	}
 	var kernels []struct {

@@ -167,7 +167,19 @@ func (m *Manager) restart(ctx context.Context, wb *models.Workbench, owner strin
 		info, err := m.rt.Inspect(ctx, wb.ContainerID)
 		// Reused only in the same shape: the GPU set and the CPU/memory
 		// limits (another flavor, e.g. the CPU-only twin) are fixed at create.
-		if err == nil && info.Labels[labelGPUs] == joinGPUs(models.DeviceIDs(units)) && info.Labels[labelFlavor] == strconv.FormatInt(fl.ID, 10) && info.Image == img.Image {
+		reuse := err == nil && info.Labels[labelGPUs] == joinGPUs(models.DeviceIDs(units)) && info.Labels[labelFlavor] == strconv.FormatInt(fl.ID, 10) && info.Image == img.Image
+		if reuse {
+			// Its network may have been removed since it stopped (by
+			// hand): made again and the container put back on it, else
+			// the engine refuses the start with a raw "network … not
+			// found". If that cannot be done, a new container is made,
+			// as for another shape.
+			if err := m.reattach(ctx, wb.ContainerID, owner); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+				m.log.Warn("start: could not put the container back on the portal's network; making a new one", "id", wb.ID, "err", err)
+				reuse = false
+			}
+		}
+		if reuse {
 			if err := m.transition(ctx, wb.ID, models.Transition{From: []string{models.StateRequested}, To: models.StateStarting, Progress: 85}); err != nil {
 				return err
 			}

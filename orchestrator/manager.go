@@ -168,6 +168,10 @@ type Manager struct {
 	// its back.
 	removingHomes sync.Map
 
+	// offNetwork holds the running workbenches found off the install's
+	// network and not yet back on it (network_repair.go): warned once.
+	offNetwork sync.Map
+
 	// notices tells owners what happened to their workbenches
 	// (notify_owner.go).
 	notices ownerNotices

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"workbench/models"
@@ -21,6 +22,10 @@ var (
 	// ErrNoPort: the caller's own workbench serves no app on the port
 	// asked (neither the image nor the owner listed it).
 	ErrNoPort = errors.New("no app on this port")
+	// ErrPaused: running, but its container was paused outside the
+	// portal (`docker pause`), so Jupyter cannot answer. It is an
+	// ErrNotRunning to callers that only tell running from not.
+	ErrPaused = fmt.Errorf("%w: its container is paused", ErrNotRunning)
 )
 
 // ProxyTarget returns the Jupyter behind workbench id for user userID. Only
@@ -36,6 +41,11 @@ func (m *Manager) ProxyTarget(ctx context.Context, id string, userID int64) (Tar
 	}
 	if wb.State != models.StateRunning || wb.Endpoint == "" {
 		return Target{}, ErrNotRunning
+	}
+	if wb.PausedAt != nil {
+		// From the route the proxy already reads (cached): no engine
+		// call on the request's path.
+		return Target{}, ErrPaused
 	}
 	return Target{Endpoint: wb.Endpoint, Token: wb.Token}, nil
 }

@@ -148,7 +148,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	}
 	switch {
 	case found && c.Running && wb.State == models.StateRunning:
-		// Adopt: refresh the address (it can change when the engine restarts).
+		// Adopt: refresh the address (it can change when the engine
+		// restarts, or the network was made again).
+		if c.IPs[m.network()] == "" {
+			c = m.reconnectRunning(ctx, wb, owner, c)
+		}
 		host, port := m.rt.Endpoint(c, m.network())
 		if ep := fmt.Sprintf("%s:%d", host, port); host != "" && ep != wb.Endpoint {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{Endpoint: new(ep)})
@@ -156,6 +160,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.ID != wb.ContainerID {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		}
+		m.notePaused(ctx, wb, owner, c)
 		m.splitRestartedRun(ctx, wb.ID, c)
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.

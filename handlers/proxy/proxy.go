@@ -60,6 +60,12 @@ var ErrSignIn = errors.New("no portal session")
 // and is owned by the caller but its Jupyter server is not running.
 var ErrNotReady = errors.New("workbench not running")
 
+// ErrPaused is returned (or wrapped) by Resolve when the caller's
+// workbench runs but its container is known to be paused outside the
+// portal (`docker pause`): its Jupyter accepts connections and never
+// answers.
+var ErrPaused = errors.New("workbench paused")
+
 // Options configures a Proxy.
 type Options struct {
 	// Resolve authenticates the request, checks that the caller owns the
@@ -265,6 +271,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		lc := p.locale(r)
 		writeError(lc, w, r, http.StatusForbidden, i18n.T(lc, "Token refused"),
 			i18n.T(lc, "This is a portal API token (wbt_…): it opens the portal's API, not a workbench. Create a workbench token (wbk_…) on the workbench's page, under Access tokens."), false)
+		return
+	case errors.Is(err, ErrPaused):
+		// Answered at once from what the portal knows, not after a wait
+		// on a frozen Jupyter. The transport has no response-header
+		// timeout to catch that instead, on purpose: a legitimate request
+		// (a big download being prepared, a slow API call of a user's
+		// app) may take minutes before its headers, and such a timeout
+		// would cut it. A paused container is answered here; one that
+		// hangs for another reason is the owner's to see.
+		w.Header().Set("Retry-After", "10")
+		lc := p.locale(r)
+		writeError(lc, w, r, http.StatusServiceUnavailable, i18n.T(lc, "Workbench paused"),
+			i18n.T(lc, "This workbench's container was paused outside the portal (docker pause), so JupyterLab cannot answer. An administrator can unpause it; this page retries by itself."), true)
 		return
 	case errors.Is(err, ErrNotReady):
 		if p.opts.NotRunning != nil && wantsHTML(r) {

@@ -84,6 +84,7 @@ func infoFromInspect(r container.InspectResponse) ContainerInfo {
 		if st := r.State; st != nil {
 			info.State = string(st.Status)
 			info.Running = st.Running
+			info.Paused = st.Paused
 			info.StartedAt = parseTime(st.StartedAt)
 			info.FinishedAt = parseTime(st.FinishedAt)
 			info.ExitCode = st.ExitCode

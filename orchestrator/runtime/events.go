@@ -11,7 +11,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 )
 
-// Events streams start/die/destroy events of this install's containers.
+// Events streams start/die/destroy/pause/unpause events of this install's containers.
 // Missed events are the reconciler's business: after an error the caller
 // should List and subscribe again.
 func (d *Docker) Events(ctx context.Context, installID string) (<-chan Event, <-chan error) {
@@ -23,6 +23,8 @@ func (d *Docker) Events(ctx context.Context, installID string) (<-chan Event, <-
 		filters.Arg("event", ActionStart),
 		filters.Arg("event", ActionDie),
 		filters.Arg("event", ActionDestroy),
+		filters.Arg("event", ActionPause),
+		filters.Arg("event", ActionUnpause),
 	)
 	msgs, errs := d.cli.Events(ctx, events.ListOptions{Filters: f})
 	go func() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/network"
 )
 
@@ -79,4 +80,35 @@ func (d *Docker) RemoveNetwork(ctx context.Context, name string) error {
 		return nil
 	}
 	return err
+}
+
+// ConnectNetwork attaches container id to network name. A stale
+// attachment of that name (to a network since removed, whose id the
+// container still carries) is force-dropped first: the engine keeps it
+// and answers every start with "network <old id> not found".
+func (d *Docker) ConnectNetwork(ctx context.Context, id, name string) error {
+	n, err := d.cli.NetworkInspect(ctx, name, network.InspectOptions{})
+	if err != nil {
+		return engineErr("inspect network "+name, err)
+	}
+	c, err := d.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return engineErr("inspect container "+id, err)
+	}
+	if c.NetworkSettings != nil {
+		if ep := c.NetworkSettings.Networks[name]; ep != nil {
+			// No id: a stopped container attached since; the engine
+			// looks the network up by name when it starts.
+			if ep.NetworkID == n.ID || ep.NetworkID == "" {
+				return nil
+			}
+			// Forced and by name, as `docker network disconnect -f`: the
+			// engine drops the stale entry of a stopped container (by the
+			// old id it answers "not connected").
+			if err := d.cli.NetworkDisconnect(ctx, name, id, true); err != nil && !cerrdefs.IsNotFound(err) {
+				return engineErr("disconnect container "+id+" from the removed network "+name, err)
+			}
+		}
+	}
+	return engineErr("connect container "+id+" to network "+name, d.cli.NetworkConnect(ctx, n.ID, id, nil))
 }

@@ -85,6 +85,7 @@ type ContainerInfo struct {
 	Labels     map[string]string
 	State      string // running, exited, created, ...
 	Running    bool
+	Paused     bool // frozen by `docker pause` (Running stays true): accepts connections, answers nothing
 	StartedAt  time.Time
 	FinishedAt time.Time
 	ExitCode   int
@@ -104,7 +105,7 @@ const StatePending = "pending"
 type Event struct {
 	ContainerID string
 	WorkbenchID string // LabelID of the container, "" if absent
-	Action      string // ActionStart, ActionDie or ActionDestroy
+	Action      string // ActionStart, ActionDie, ActionDestroy, ActionPause or ActionUnpause
 	ExitCode    int    // only meaningful for ActionDie
 	Labels      map[string]string
 	Time        time.Time
@@ -115,6 +116,10 @@ const (
 	ActionStart   = "start"
 	ActionDie     = "die"
 	ActionDestroy = "destroy"
+	// ActionPause and ActionUnpause: `docker pause` and `docker unpause`
+	// (the container stays running for the engine).
+	ActionPause   = "pause"
+	ActionUnpause = "unpause"
 )
 
 // Actions of the engine's event history read by StopAsked (not delivered
@@ -169,6 +174,14 @@ type Runtime interface {
 	// EnsureNetwork makes the install's one bridge network (inter-container
 	// traffic disabled).
 	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
+	// ConnectNetwork puts a container, running or not, on network name
+	// (which EnsureNetwork made), first dropping an attachment of that
+	// name left from a network removed behind the portal's back (`docker
+	// network rm`, even when made again: its old id no longer exists and
+	// the engine refuses to start the container). A container already on
+	// it is left alone. errors.ErrUnsupported where the engine has no
+	// such networks (Kubernetes: a policy, never "left").
+	ConnectNetwork(ctx context.Context, containerID, name string) error
 	// NetworkBridge returns the host interface of a bridge network (where
 	// the egress policy is enforced); ErrNotFound when there is none.
 	NetworkBridge(ctx context.Context, name string) (string, error)
@@ -187,7 +200,7 @@ type Runtime interface {
 	List(ctx context.Context, installID string) ([]ContainerInfo, error)
 	// Logs returns stdout and stderr as plain text; tail <= 0 means all.
 	Logs(ctx context.Context, id string, tail int, follow bool) (io.ReadCloser, error)
-	// Events streams start/die/destroy events of this install's containers
+	// Events streams start/die/destroy (and pause/unpause) events of this install's containers
 	// until ctx ends or the stream fails (then one error is sent and both
 	// channels are closed).
 	Events(ctx context.Context, installID string) (<-chan Event, <-chan error)

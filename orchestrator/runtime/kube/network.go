@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
@@ -150,3 +151,9 @@ func (f *Firewall) Remove(ctx context.Context, installID string) error {
 // Check has nothing to check: whether the CNI enforces NetworkPolicy is
 // not visible through the API (docs/kubernetes.md says which do).
 func (f *Firewall) Check(context.Context) error { return nil }
+
+// ConnectNetwork: a Pod is never off the install's "network" (a policy
+// selecting it by label), so there is nothing to reconnect.
+func (r *Runtime) ConnectNetwork(context.Context, string, string) error {
+	return errors.ErrUnsupported
+}

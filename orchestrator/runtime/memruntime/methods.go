@@ -200,6 +200,26 @@ func (r *Runtime) EnsureNetwork(ctx context.Context, name string, _ map[string]s
 	return nil
 }
 
+func (r *Runtime) ConnectNetwork(ctx context.Context, id, name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin(ctx, "ConnectNetwork"); err != nil {
+		return err
+	}
+	c := r.find(id)
+	if c == nil || !r.networks[name] {
+		return runtime.ErrNotFound
+	}
+	if _, ok := c.info.IPs[name]; ok && (c.info.IPs[name] != "" || !c.info.Running) {
+		return nil
+	}
+	c.info.IPs[name] = ""
+	if c.info.Running {
+		c.info.IPs[name] = fmt.Sprintf("10.213.%d.%d", r.seq/250, 2+r.seq%250)
+	}
+	return nil
+}
+
 func (r *Runtime) NetworkBridge(ctx context.Context, name string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
