@@ -80,6 +80,28 @@ func TestLoginsOfAClassWaitForAHashSlot(t *testing.T) {
 	}
 }
 
+// TestSudoWaitsForAHashSlot: confirming one's password (sudo) shares the
+// hash gate with logins and waits for a slot too, instead of "busy".
+func TestSudoWaitsForAHashSlot(t *testing.T) {
+	p := newPortal(t, func(c *web.Config) { c.LoginMemoryMiB = 19 }) // one slot
+	c := p.client()
+	p.login(c, "admin", adminPassword)
+	release, err := p.srv.Store.HoldHashGate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		res := p.postForm(c, "/sudo", url.Values{"sudo_password": {adminPassword}, "next": {"/"}})
+		done <- res.StatusCode
+	}()
+	waitHashWaiting(t, p, 1)
+	release()
+	if code := <-done; code != http.StatusSeeOther {
+		t.Fatalf("sudo after waiting: %d, want 303", code)
+	}
+}
+
 // waitHashWaiting waits until want password checks wait for a slot.
 func waitHashWaiting(t *testing.T, p *testPortal, want int64) {
 	t.Helper()
