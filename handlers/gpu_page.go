@@ -157,7 +157,9 @@ func gpuRow(lc context.Context, g orchestrator.PoolGPU) templates.GPURow {
 	switch {
 	case g.State == orchestrator.GPUDrained || g.State == orchestrator.GPUUnhealthy:
 	case g.SharedSlices > 0:
-		r.StateLabel = i18n.T(lc, "Shared: %d of %d slices free", g.FreeUnits(), g.SharedSlices)
+		// "%d slices" says "1 slice" for a GPU shared in one before that
+		// was refused.
+		r.StateLabel = i18n.T(lc, "Shared: %d of %s free", g.FreeUnits(), i18n.T(lc, "%d slices", g.SharedSlices))
 	case g.MIGEnabled:
 		r.StateLabel = i18n.T(lc, "MIG: %d of %d instances free", g.FreeUnits(), len(g.Units))
 	}

@@ -42,7 +42,7 @@ func (h *Handler) gpuShareForm(c *gin.Context) {
 	}
 	h.wbs.CapacityChanged()
 	if set.Slices > 0 {
-		h.flash(c, trc(c, "GPU shared in %d slices (%s).", set.Slices, trc(c, sharedLabel)))
+		h.flash(c, trc(c, "GPU shared in %s (%s).", trc(c, "%d slices", set.Slices), trc(c, sharedLabel)))
 	} else {
 		h.flash(c, trc(c, "GPU no longer shared: it is handed out whole again."))
 	}

@@ -26,8 +26,9 @@ func (h *Handler) loginForm(c *gin.Context) {
 
 // login checks the form and rotates the session token so a planted session
 // id is useless. Before any password is hashed the attempt is reserved with
-// the throttle (429 when it must wait), and the check takes room in the
-// store's hash gate (503 when it is full): a burst of guesses costs neither
+// the throttle (429 when it must wait), and the check waits for room in the
+// store's hash gate (503 when it stays full for models.DefaultHashWait): a
+// class logging in at once waits a moment instead of being turned away; a burst of guesses costs neither
 // memory nor guesses beyond the limits. See LoginThrottle and
 // models/hash_gate.go.
 func (h *Handler) login(c *gin.Context) {
@@ -62,10 +63,18 @@ func (h *Handler) login(c *gin.Context) {
 		return
 	}
 	u, err := h.store.Authenticate(c.Request.Context(), username, password)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// The browser left while its check waited for a slot: the
+		// password was not checked, so no guess is counted.
+		res.Cancel()
+		h.log.Info("login abandoned while waiting for a password-check slot", "username", username, "addr", addr)
+		c.Status(http.StatusServiceUnavailable)
+		return
+	}
 	if errors.Is(err, models.ErrHashBusy) {
 		res.Cancel()
 		c.Header("Retry-After", "1")
-		h.log.Warn("login refused: all password-check slots busy", "username", username, "addr", addr)
+		h.log.Warn("login refused: all password-check slots stayed busy", "username", username, "addr", addr, "waiting", h.store.HashChecksWaiting())
 		refuse(http.StatusServiceUnavailable, i18n.T(ctx, "The portal is busy checking other logins. Try again in a moment."))
 		return
 	}

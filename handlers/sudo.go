@@ -169,7 +169,9 @@ func (h *Handler) checkOwnPassword(c *gin.Context, password string) string {
 		return holdText(c.Request.Context(), hold, secs)
 	}
 	_, err := h.store.Authenticate(c.Request.Context(), u.Username, password)
-	if errors.Is(err, models.ErrHashBusy) {
+	if ctxErr := c.Request.Context().Err(); errors.Is(err, models.ErrHashBusy) || (ctxErr != nil && errors.Is(err, ctxErr)) {
+		// Busy for the whole wait, or the client left while waiting:
+		// the password was not checked, so no guess is counted.
 		res.Cancel()
 		return i18n.T(c.Request.Context(), "The portal is busy checking other passwords. Try again in a moment.")
 	}

@@ -47,8 +47,10 @@ type SharedSetting struct {
 
 // Validate checks a shared setting's bounds.
 func (c SharedSetting) Validate() error {
-	if c.Slices < 0 || c.Slices > MaxSharedSlices {
-		return invalid("slices", "must be between 0 (not shared) and %d", MaxSharedSlices)
+	// One slice would be the whole GPU under another name: it would leave
+	// the whole-GPU pool to be handed out as a "slice" that shares nothing.
+	if c.Slices < 0 || c.Slices == 1 || c.Slices > MaxSharedSlices {
+		return invalid("slices", "must be 0 (not shared) or between 2 and %d", MaxSharedSlices)
 	}
 	if c.MPSMemoryMiB < 0 || c.MPSMemoryMiB > maxMPSMemoryMiB {
 		return invalid("mps_memory_mib", "must be between 0 (no cap) and %d", maxMPSMemoryMiB)
@@ -84,8 +86,8 @@ func (s *Store) SetGPUShared(ctx context.Context, uuid string, c SharedSetting, 
 			case a.Kind == UnitGPU && c.Slices > 0:
 				return &ConflictError{Message: fmt.Sprintf("the GPU is in use whole by workbench %s: share it once that stops", holderName(tx, a.WorkbenchID))}
 			case a.Kind == UnitSlice && a.Slice >= c.Slices:
-				if a.Slice == 0 { // "keep at least 1 slices"
-					return &ConflictError{Message: fmt.Sprintf("slice 0 is held by workbench %s: keep at least 1 slice until it stops", holderName(tx, a.WorkbenchID))}
+				if a.Slice == 0 { // only unsharing (0) gets here: 1 slice is refused
+					return &ConflictError{Message: fmt.Sprintf("slice 0 is held by workbench %s: keep the GPU shared until it stops", holderName(tx, a.WorkbenchID))}
 				}
 				return &ConflictError{Message: fmt.Sprintf("slice %d is held by workbench %s: keep at least %d slices until it stops", a.Slice, holderName(tx, a.WorkbenchID), a.Slice+1)}
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -76,12 +77,13 @@ func TestOldHashUpgradedAtLogin(t *testing.T) {
 	}
 }
 
-// TestHashGateSharedAndBounded: with room for one check, a login is refused
-// at once (ErrHashBusy) while another hash holds the gate, and a password
-// change waits for room instead of failing.
+// TestHashGateSharedAndBounded: with room for one check and no wait, a
+// login is refused at once (ErrHashBusy) while another hash holds the gate,
+// and a password change waits for room instead of failing.
 func TestHashGateSharedAndBounded(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
+	s.SetHashWait(0)
 	s.SetHashMemory(1) // below one check: room for exactly one
 	if n := s.HashSlots(); n != 1 {
 		t.Fatalf("HashSlots = %d, want 1", n)
@@ -113,6 +115,72 @@ func TestHashGateSharedAndBounded(t *testing.T) {
 	}
 	if s2 := (&Store{hashes: newHashGate(0), versions: &tableVersions{}}); s2.HashSlots() != 6 {
 		t.Fatalf("default gate: %d slots, want 6", s2.HashSlots())
+	}
+}
+
+// TestLoginWaitsForRoomInTheGate: a login while the gate is full waits for
+// room (no ErrHashBusy) and gets in once it is freed; a login whose caller
+// leaves while waiting gives its place up at once, with its context's error.
+func TestLoginWaitsForRoomInTheGate(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	s.SetHashMemory(1) // room for one check
+	if _, err := s.CreateUser(ctx, NewUser{Username: "student", Password: "student-password-1", Role: RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	release, err := s.HoldHashGate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One that leaves while it waits.
+	leaving, leave := context.WithCancel(ctx)
+	left := make(chan error, 1)
+	go func() {
+		_, err := s.Authenticate(leaving, "student", "student-password-1")
+		left <- err
+	}()
+	waitHashWaiting(t, s, 1)
+	leave()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Fatalf("login whose caller left: %v, want context.Canceled", err)
+	}
+	if n := s.HashChecksWaiting(); n != 0 {
+		t.Fatalf("%d checks still waiting after the caller left", n)
+	}
+	// Three that wait behind the held gate, then all get in.
+	done := make(chan error, 3)
+	for range 3 {
+		go func() {
+			_, err := s.Authenticate(ctx, "student", "student-password-1")
+			done <- err
+		}()
+	}
+	waitHashWaiting(t, s, 3)
+	release()
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatalf("login after waiting: %v", err)
+		}
+	}
+	// The gate is whole again: nothing leaked by the one that left.
+	if !s.hashes.tryAcquire(s.hashes.budget) {
+		t.Fatal("gate not whole after the logins")
+	}
+	s.hashes.release(s.hashes.budget)
+}
+
+// waitHashWaiting waits until n checks wait for room in s's gate.
+func waitHashWaiting(t *testing.T, s *Store, n int64) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for s.HashChecksWaiting() != n {
+		select {
+		case <-deadline:
+			t.Fatalf("%d checks waiting, want %d", s.HashChecksWaiting(), n)
+		case <-tick.C:
+		}
 	}
 }
 

@@ -205,9 +205,7 @@ func (s *Store) CreateReservation(ctx context.Context, r *Reservation, capacity 
 				}
 			}
 			if booked > capacity {
-				return &QuotaError{Limit: "reservations", Message: Reasonf(
-					"only %d × %s can be booked from %s; %d are already reserved then", capacity, r.UnitLabel(),
-					at.Format("2006-01-02 15:04 UTC"), booked-r.Units)}
+				return &QuotaError{Limit: "reservations", Message: fullWindow(capacity, booked-r.Units, r.UnitLabel(), at)}
 			}
 		}
 		// More than its holders may hold at once could never be used in
@@ -451,4 +449,16 @@ func (s *Store) HeldForOthersNow(ctx context.Context, userID int64, now time.Tim
 		}
 	}
 	return out, nil
+}
+
+// fullWindow words a booking refused for want of units at at: how many more
+// can still be booked then, out of capacity with reserved already taken.
+// "only 8 can be booked; 8 are already reserved" read as if 8 were free.
+func fullWindow(capacity, reserved int, unit string, at time.Time) string {
+	when := at.Format("2006-01-02 15:04 UTC")
+	if left := capacity - reserved; left > 0 {
+		return Reasonf("only %d more × %s can be booked from %s; %d of %d are already reserved then",
+			left, unit, when, reserved, capacity)
+	}
+	return Reasonf("no %s can be booked from %s: all %d are already reserved then", unit, when, capacity)
 }

@@ -140,7 +140,8 @@ func TestSharedSlices(t *testing.T) {
 	if _, err := f.s.SetGPUShared(ctx, "GPU-S", SharedSetting{}, "admin"); !errors.As(err, &ce) {
 		t.Fatalf("unsharing with slices held: %v, want a conflict", err)
 	}
-	if strings.Contains(ce.Message, "1 slices") || !strings.Contains(ce.Message, "keep at least") {
+	// Not "keep at least 1 slice": one slice is refused (Validate).
+	if !strings.Contains(ce.Message, "keep the GPU shared until it stops") {
 		t.Errorf("unsharing with slice 0 held: %q", ce.Message)
 	}
 	// The freed slice 1 is taken again.

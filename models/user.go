@@ -221,8 +221,9 @@ func (s *Store) CountUsers(ctx context.Context) (int64, error) {
 // told why, and the attempt is no failed guess.
 var ErrBadCredentials = errors.New("invalid username or password")
 
-// Authenticate checks a username and password. The check takes room in the
-// hash gate or is refused at once with ErrHashBusy. A hash made with older
+// Authenticate checks a username and password. The check waits for room in
+// the hash gate, up to DefaultHashWait, then is refused with ErrHashBusy;
+// it returns ctx's error when the caller leaves while waiting. A hash made with older
 // parameters is replaced, after a successful check, by one made with the
 // current parameters (the password is only known at login).
 func (s *Store) Authenticate(ctx context.Context, username, password string) (*User, error) {
@@ -235,8 +236,8 @@ func (s *Store) Authenticate(ctx context.Context, username, password string) (*U
 		hash = u.PasswordHash
 	}
 	weight := max(hashMemory(hash), PasswordCheckMemory()) // room to rehash too
-	if !s.hashes.tryAcquire(weight) {
-		return nil, ErrHashBusy
+	if err := s.hashes.acquireWithin(ctx, weight); err != nil {
+		return nil, err
 	}
 	defer s.hashes.release(weight)
 	ok, checkErr := CheckPassword(hash, password)

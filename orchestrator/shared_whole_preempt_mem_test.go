@@ -219,18 +219,24 @@ func TestMemSharedGPUFewestVictimsTaken(t *testing.T) {
 	mr := r.mem()
 	dave, eve := r.newUser(t, "dave"), r.newUser(t, "eve")
 	small := r.gpus[4].UUID
-	if err := r.m.pool.SetShared(ctx, small, models.SharedSetting{Slices: 1}, "admin"); err != nil {
-		t.Fatal(err)
+	// Small in two slices (one is refused: it would be the whole GPU as a
+	// slice), the rig's shared GPU in three.
+	for g, n := range map[string]int{r.shared: 3, small: 2} {
+		if err := r.m.pool.SetShared(ctx, g, models.SharedSetting{Slices: n}, "admin"); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// The least crowded shared GPU first: p0 and p2 on the 2-slice GPU,
-	// p1 alone on the 1-slice one.
+	// The least crowded shared GPU first, ties in GPU order: p0, p2 and p4
+	// on the rig's shared GPU, p1 and p3 on small.
 	var runs []*models.Workbench
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 5; i++ {
 		runs = append(runs, r.launchSlice(t, dave, fmt.Sprintf("p%d", i), true, false))
 		advance(time.Minute)
 	}
-	if runs[0].Units[0].GPUUUID != r.shared || runs[1].Units[0].GPUUUID != small || runs[2].Units[0].GPUUUID != r.shared {
-		t.Fatalf("slices on %s, %s, %s", runs[0].Units[0].GPUUUID, runs[1].Units[0].GPUUUID, runs[2].Units[0].GPUUUID)
+	for i, v := range runs {
+		if on := v.Units[0].GPUUUID; (on == small) != (i%2 == 1) {
+			t.Fatalf("p%d on %s", i, on)
+		}
 	}
 	r.fillWhole(t)
 	want, err := r.m.Launch(ctx, eve, LaunchRequest{Name: "interactive", Image: "mem", Flavor: "whole", Queue: true})
@@ -239,8 +245,8 @@ func TestMemSharedGPUFewestVictimsTaken(t *testing.T) {
 	}
 	for i, v := range runs {
 		w, _ := r.store.WorkbenchByID(ctx, v.ID)
-		if (w.PreemptAt != nil) != (i == 1) {
-			t.Fatalf("p%d: preempt at %v; only p1 (alone on its GPU) should yield", i, w.PreemptAt)
+		if (w.PreemptAt != nil) != (i%2 == 1) {
+			t.Fatalf("p%d: preempt at %v; only p1 and p3 (the fewer on their GPU) should yield", i, w.PreemptAt)
 		}
 	}
 	advance(120 * time.Second)
@@ -251,10 +257,12 @@ func TestMemSharedGPUFewestVictimsTaken(t *testing.T) {
 	if placed.State != models.StateRunning || len(placed.Units) != 1 || placed.Units[0].UUID != small || placed.Units[0].Kind != models.UnitGPU {
 		t.Fatalf("interactive: %s units %+v, want %s whole (%s)", placed.State, placed.Units, small, placed.Reason)
 	}
-	if w, _ := r.store.WorkbenchByID(ctx, runs[1].ID); w.State != models.StatePreempted {
-		t.Fatalf("p1: %s", w.State)
+	for _, i := range []int{1, 3} {
+		if w, _ := r.store.WorkbenchByID(ctx, runs[i].ID); w.State != models.StatePreempted {
+			t.Fatalf("p%d: %s", i, w.State)
+		}
 	}
-	for _, i := range []int{0, 2} {
+	for _, i := range []int{0, 2, 4} {
 		if w, _ := r.store.WorkbenchByID(ctx, runs[i].ID); w.State != models.StateRunning {
 			t.Fatalf("p%d: %s", i, w.State)
 		}

@@ -660,9 +660,9 @@ func AdminSimulatePage(p Page, v AdminSimulateView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var33 string
-				templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%d runs of the last %d days on %d × %s (%s engine); shared: %d GPUs × %d slices.", v.Result.Jobs, v.Result.Days, v.Result.GPUs, v.Result.Model, v.Result.Engine, v.Result.SharedGPUs, v.Result.Slices))
+				templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%d runs of the last %d days on %d × %s (%s engine); shared: %s × %s.", v.Result.Jobs, v.Result.Days, v.Result.GPUs, v.Result.Model, v.Result.Engine, i18n.T(ctx, "%d GPUs", v.Result.SharedGPUs), i18n.T(ctx, "%d slices", v.Result.Slices)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_simulate.templ`, Line: 157, Col: 220}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_simulate.templ`, Line: 157, Col: 258}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 				if templ_7745c5c3_Err != nil {

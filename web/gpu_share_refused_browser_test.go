@@ -103,7 +103,7 @@ func TestShareRefusalInChinese(t *testing.T) {
 		t.Fatalf("70 slices: status %d", res.StatusCode)
 	}
 	row := mpDoc(t, body).Find(`[data-testid=gpu-row][data-uuid="` + uuid + `"]`)
-	if got := strings.TrimSpace(row.Find(`[data-testid=error-slices]`).Text()); got != "必须在 0（不共享）到 64 之间" {
+	if got := strings.TrimSpace(row.Find(`[data-testid=error-slices]`).Text()); got != "必须为 0（不共享）或在 2 到 64 之间" {
 		t.Fatalf("slices field says %q", got)
 	}
 	if _, ok := row.Find(`[data-testid=share-details]`).Attr("open"); !ok {

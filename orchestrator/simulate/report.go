@@ -34,8 +34,8 @@ func WriteTable(w io.Writer, results []*Result) error {
 		return nil
 	}
 	c := results[0].Config
-	fmt.Fprintf(w, "%d × %s, %d jobs, window %s; sharing: %d GPUs × %d slices; grace %s; rate %s per GPU-hour\n\n",
-		c.GPUs, c.Model, results[0].Jobs, results[0].Window, c.SharedGPUs, c.SlicesPerGPU, c.Grace, Money(c.RatePerGPUHour))
+	fmt.Fprintf(w, "%d × %s, %d jobs, window %s; sharing: %s × %s; grace %s; rate %s per GPU-hour\n\n",
+		c.GPUs, c.Model, results[0].Jobs, results[0].Window, count(c.SharedGPUs, "GPU", "GPUs"), count(c.SlicesPerGPU, "slice", "slices"), c.Grace, Money(c.RatePerGPUHour))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "policy\tutil\tserved\trejected\tpreempted\tlost GPU-h"
 	for _, cl := range ClassNames {
@@ -125,4 +125,12 @@ func WriteSVG(w io.Writer, results []*Result) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// count words n things: "1 slice", "4 slices".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
