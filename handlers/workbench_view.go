@@ -319,6 +319,7 @@ func (h *Handler) adminWorkbenches(c *gin.Context) {
 		}
 	}
 	v.Rows, v.Pages = rows, pages
+	v.StopAll = stopAllOffered(v)
 	h.render(c, http.StatusOK, templates.AdminWorkbenchesPage(h.page(c, i18n.T(c.Request.Context(), "All workbenches")), v))
 }
 

@@ -93,8 +93,16 @@ func TestAdminWorkbenchesGroupFilter(t *testing.T) {
 	if _, owners = page(next, http.StatusOK); len(owners) != 2 || strings.Contains(strings.Join(owners, ","), "ben") {
 		t.Errorf("group=ml101 page 2: %v, want the class's last 2", owners)
 	}
-	if _, owners = page("/admin/workbenches?group=ml101&q=thesis", http.StatusOK); strings.Join(owners, ",") != "stu2" {
+	if n := doc.Find(`[data-testid=stop-all] input[name=group][value=ml101]`).Length(); n != 1 {
+		t.Errorf("the class's list offers Stop all shown %d times, want 1", n)
+	}
+	doc, owners = page("/admin/workbenches?group=ml101&q=thesis", http.StatusOK)
+	if strings.Join(owners, ",") != "stu2" {
 		t.Errorf("group=ml101&q=thesis: %v, want stu2's thesis only", owners)
+	}
+	// With a search it would stop more than is shown: not offered.
+	if n := doc.Find(`[data-testid=stop-all]`).Length(); n != 0 {
+		t.Errorf("Stop all shown offered with a search")
 	}
 	doc, owners = page("/admin/workbenches?group=nlp", http.StatusOK)
 	if len(owners) != 0 || doc.Find(`[data-testid=no-match]`).Length() != 1 {
