@@ -234,20 +234,28 @@ func userAudit(u *models.User) map[string]any {
 	return map[string]any{"username": u.Username, "role": u.Role, "email": u.Email, "disabled": u.Disabled}
 }
 
-// createUser creates the account with its audit row (user.create).
-func (h *Handler) createUser(c *gin.Context, n models.NewUser) (*models.User, error) {
+// createUser creates the account with its audit row (user.create), and
+// makes it a member of groups (existing ones, by name), each audited as
+// group.add_member as the groups page's add is: all in one transaction, so
+// an unknown group creates nothing.
+func (h *Handler) createUser(c *gin.Context, n models.NewUser, groups ...string) (*models.User, error) {
 	// Hashed before the transaction: not while holding the write lock.
 	n, err := h.store.HashNewUser(c.Request.Context(), n)
 	if err != nil {
 		return nil, err
 	}
 	var u *models.User
-	err = h.audited(c, func(tx *models.Store) (models.AuditRecord, error) {
+	err = h.wbs.AuditedAll(c.Request.Context(), currentUser(c).Username, func(tx *models.Store) ([]models.AuditRecord, error) {
+		var gs []*models.Group
 		var err error
-		if u, err = tx.CreateUser(c.Request.Context(), n); err != nil {
-			return models.AuditRecord{}, err
+		if u, gs, err = tx.CreateUserInGroups(c.Request.Context(), n, groups); err != nil {
+			return nil, err
 		}
-		return auditRec("user.create", u.Username, nil, userAudit(u)), nil
+		recs := []models.AuditRecord{auditRec("user.create", u.Username, nil, userAudit(u))}
+		for _, g := range gs {
+			recs = append(recs, auditRec("group.add_member", g.Name, nil, map[string]string{"username": u.Username}))
+		}
+		return recs, nil
 	})
 	return u, err
 }
@@ -282,20 +290,23 @@ func (h *Handler) apiUsers(c *gin.Context) {
 		func(u *models.User) APIUser { return byID[u.ID] })
 }
 
-// apiUserCreate: POST /api/v1/admin/users {username, display_name, email, role, password}.
+// apiUserCreate: POST /api/v1/admin/users {username, display_name, email,
+// role, password, groups}; groups names existing groups the user joins
+// (unknown_group, and nothing created, for one that does not exist).
 func (h *Handler) apiUserCreate(c *gin.Context) {
 	var body struct {
-		Username    string `json:"username"`
-		DisplayName string `json:"display_name"`
-		Email       string `json:"email"`
-		Role        string `json:"role"`
-		Password    string `json:"password"`
+		Username    string   `json:"username"`
+		DisplayName string   `json:"display_name"`
+		Email       string   `json:"email"`
+		Role        string   `json:"role"`
+		Password    string   `json:"password"`
+		Groups      []string `json:"groups"`
 	}
 	if !h.bindJSON(c, &body) {
 		return
 	}
 	u, err := h.createUser(c, models.NewUser{Username: body.Username, DisplayName: body.DisplayName,
-		Email: body.Email, Role: body.Role, Password: body.Password})
+		Email: body.Email, Role: body.Role, Password: body.Password}, body.Groups...)
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -17,7 +17,7 @@ import (
 // workbench, and the caller never learnt the parameter was ignored. A route
 // not listed reads none.
 var apiQueryParams = map[string][]string{
-	"GET /api/v1/workbenches":               {"all", "limit", "cursor"},
+	"GET /api/v1/workbenches":               {"all", "group", "limit", "cursor"},
 	"GET /api/v1/admin/users":               {"limit", "cursor"},
 	"GET /api/v1/notifications":             {"limit", "cursor"},
 	"GET /api/v1/workbenches/:id/logs":      {"tail", "follow"},

@@ -89,6 +89,7 @@ func (h *Handler) Routes(r *gin.Engine) {
 	admin.GET("/audit", h.adminAudit)
 	admin.GET("/workbenches", h.adminWorkbenches)
 	admin.POST("/workbenches/:id/stop", h.adminWorkbenchStop)
+	admin.POST("/workbenches/stop-all", h.adminWorkbenchesStopAll)
 	admin.GET("/queue", h.adminQueue)
 	admin.POST("/queue/:id/cancel", h.adminQueueCancel)
 	admin.POST("/queue/:id/boost", h.adminQueueBoost)

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -112,7 +114,8 @@ func (h *Handler) apiWorkbench(c *gin.Context) {
 }
 
 // apiWorkbenches: GET /api/v1/workbenches (admins: ?all=true for
-// everyone's), newest first, a page at a time (?limit=&cursor=,
+// everyone's; with &group=NAME one group's members'), newest first, a
+// page at a time (?limit=&cursor=,
 // api_paging.go).
 func (h *Handler) apiWorkbenches(c *gin.Context) {
 	ctx := c.Request.Context()
@@ -137,7 +140,24 @@ func (h *Handler) apiWorkbenches(c *gin.Context) {
 		}
 		owner = 0
 	}
-	wbs, err := h.store.WorkbenchesAfter(ctx, owner, key, limit+1)
+	var groupID int64
+	if name := c.Query("group"); name != "" {
+		// One group's members' workbenches: a class's, for an admin.
+		if !all {
+			h.fail(c, newError(http.StatusBadRequest, "invalid_group", "group: filters everyone's workbenches; add all=true"))
+			return
+		}
+		g, err := h.store.GroupByName(ctx, name)
+		if errors.Is(err, models.ErrNotFound) {
+			err = &models.ValidationError{Field: "group", Code: "unknown_group", Message: fmt.Sprintf("there is no group %q", name)}
+		}
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		groupID = g.ID
+	}
+	wbs, err := h.store.WorkbenchesAfter(ctx, owner, groupID, key, limit+1)
 	if err != nil {
 		h.fail(c, err)
 		return

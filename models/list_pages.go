@@ -38,10 +38,10 @@ func (wb *Workbench) Key() WorkbenchKey { return WorkbenchKey{CreatedAt: wb.Crea
 
 // WorkbenchesAfter is one page of ListWorkbenches(ownerID): at most limit
 // workbenches (not deleted) after key (the zero key: from the newest),
-// with their owners' names and GPUs.
-func (s *Store) WorkbenchesAfter(ctx context.Context, ownerID int64, after WorkbenchKey, limit int) ([]Workbench, error) {
+// with their owners' names and GPUs; of members of groupID only unless 0.
+func (s *Store) WorkbenchesAfter(ctx context.Context, ownerID, groupID int64, after WorkbenchKey, limit int) ([]Workbench, error) {
 	var out []Workbench
-	if err := workbenchesAfterQuery(s.rdb.WithContext(ctx), ownerID, after, limit).Find(&out).Error; err != nil {
+	if err := workbenchesAfterQuery(s.rdb.WithContext(ctx), ownerID, groupID, after, limit).Find(&out).Error; err != nil {
 		return nil, err
 	}
 	return out, s.attachGPUs(ctx, out)
@@ -49,8 +49,8 @@ func (s *Store) WorkbenchesAfter(ctx context.Context, ownerID int64, after Workb
 
 // workbenchesAfterQuery reads a range of workbenches_owner_created (one
 // owner) or workbenches_created (everyone's), both (…, created_at, id).
-func workbenchesAfterQuery(db *gorm.DB, ownerID int64, after WorkbenchKey, limit int) *gorm.DB {
-	q := listWorkbenchesQuery(db, ownerID, nil)
+func workbenchesAfterQuery(db *gorm.DB, ownerID, groupID int64, after WorkbenchKey, limit int) *gorm.DB {
+	q := inGroup(listWorkbenchesQuery(db, ownerID, nil), groupID)
 	if after.ID != "" {
 		q = q.Where("(workbenches.created_at, workbenches.id) < (?, ?)", after.CreatedAt.UTC(), after.ID)
 	}

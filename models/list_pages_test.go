@@ -28,16 +28,16 @@ func TestListPagesReadAnIndexRange(t *testing.T) {
 		{"UsersAfter(first)", "PRIMARY KEY", false, func(tx *gorm.DB) *gorm.DB { return usersAfterQuery(tx, 0, 101).Find(&[]User{}) }},
 		{"UsersAfter(later)", "PRIMARY KEY", true, func(tx *gorm.DB) *gorm.DB { return usersAfterQuery(tx, 500, 101).Find(&[]User{}) }},
 		{"WorkbenchesAfter(owner, first)", "workbenches_owner_created", true, func(tx *gorm.DB) *gorm.DB {
-			return workbenchesAfterQuery(tx, 7, WorkbenchKey{}, 101).Find(&[]Workbench{})
+			return workbenchesAfterQuery(tx, 7, 0, WorkbenchKey{}, 101).Find(&[]Workbench{})
 		}},
 		{"WorkbenchesAfter(owner, later)", "workbenches_owner_created", true, func(tx *gorm.DB) *gorm.DB {
-			return workbenchesAfterQuery(tx, 7, key, 101).Find(&[]Workbench{})
+			return workbenchesAfterQuery(tx, 7, 0, key, 101).Find(&[]Workbench{})
 		}},
 		{"WorkbenchesAfter(all, first)", "workbenches_created", false, func(tx *gorm.DB) *gorm.DB {
-			return workbenchesAfterQuery(tx, 0, WorkbenchKey{}, 101).Find(&[]Workbench{})
+			return workbenchesAfterQuery(tx, 0, 0, WorkbenchKey{}, 101).Find(&[]Workbench{})
 		}},
 		{"WorkbenchesAfter(all, later)", "workbenches_created", true, func(tx *gorm.DB) *gorm.DB {
-			return workbenchesAfterQuery(tx, 0, key, 101).Find(&[]Workbench{})
+			return workbenchesAfterQuery(tx, 0, 0, key, 101).Find(&[]Workbench{})
 		}},
 		{"NotificationsBefore(first)", "notifications_user", true, func(tx *gorm.DB) *gorm.DB {
 			return notificationsBeforeQuery(tx, 7, 0, 101).Find(&[]Notification{})
@@ -99,6 +99,49 @@ func TestListPagesReadAnIndexRange(t *testing.T) {
 	}
 }
 
+// TestGroupWorkbenchPagesSearchTheGroup EXPLAINs a class's workbenches
+// (?group= on the admin page and on GET /api/v1/workbenches?all=true):
+// nothing is scanned. The group's members are searched by group_members'
+// key and their workbenches by owner (a later page from its cursor), or,
+// with a state, that state's workbenches each checked by the key; only
+// those rows are sorted. A class of 20 among a lab's thousands of
+// workbenches reads the class's, not everyone's walked in order until a
+// page of the class is found.
+func TestGroupWorkbenchPagesSearchTheGroup(t *testing.T) {
+	s, _ := newTestStore(t)
+	key := WorkbenchKey{CreatedAt: time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC), ID: "wb-x"}
+	var rows []Workbench
+	var total int64
+	for name, build := range map[string]func(tx *gorm.DB) *gorm.DB{
+		"WorkbenchesAfter(first)": func(tx *gorm.DB) *gorm.DB { return workbenchesAfterQuery(tx, 0, 3, WorkbenchKey{}, 101).Find(&rows) },
+		"WorkbenchesAfter(later)": func(tx *gorm.DB) *gorm.DB { return workbenchesAfterQuery(tx, 0, 3, key, 101).Find(&rows) },
+		"WorkbenchPage": func(tx *gorm.DB) *gorm.DB {
+			return inGroup(listWorkbenchesQuery(tx, 0, []string{StateRunning}), 3).Offset(100).Limit(100).Find(&rows)
+		},
+		"WorkbenchPage(count)": func(tx *gorm.DB) *gorm.DB {
+			return inGroup(listWorkbenchesQuery(tx, 0, nil), 3).Count(&total)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sql := s.db.ToSQL(build)
+			plan := explainCaptured(t, s, capturedQuery{sql: sql})
+			joined := strings.Join(plan, "\n")
+			if !strings.Contains(joined, "SEARCH group_members USING COVERING INDEX sqlite_autoindex_group_members_1 (group_id=?") {
+				t.Errorf("the group's members are not searched by group_members' key:\n  %s\nplan: %q", sql, plan)
+			}
+			if strings.Contains(name, "later") && !strings.Contains(joined, "(created_at,id)<(?,?)") {
+				t.Errorf("a later page does not start at its cursor:\n  %s\nplan: %q", sql, plan)
+			}
+			for _, step := range plan {
+				if strings.HasPrefix(step, "SCAN ") {
+					t.Errorf("a scan, not a search by the group or the state:\n  %s\nplan: %q", sql, plan)
+				}
+			}
+			t.Logf("%s: %q", name, plan)
+		})
+	}
+}
+
 // TestWorkbenchesAfterWalksTies: workbenches created in the same instant
 // (a pinned clock) page by id within it, so walking two at a time returns
 // ListWorkbenches' order exactly; one made during the walk (newer: before
@@ -129,7 +172,7 @@ func TestWorkbenchesAfterWalksTies(t *testing.T) {
 		var got []string
 		var key WorkbenchKey
 		for page := 0; ; page++ {
-			wbs, err := s.WorkbenchesAfter(ctx, owner, key, 2)
+			wbs, err := s.WorkbenchesAfter(ctx, owner, 0, key, 2)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -418,18 +418,26 @@ func (s *Store) RouteOf(ctx context.Context, id string) (WorkbenchRoute, error) 
 	return r, notFound(err)
 }
 
-// WorkbenchPage is one page of everyone's workbenches, newest first
-// (optionally only those in state, and only those whose name or owner's
-// username contains search, case-insensitive), with owner names, and how
-// many match in all: the admin workbenches page.
-func (s *Store) WorkbenchPage(ctx context.Context, state, search string, offset, limit int) ([]Workbench, int64, error) {
+// WorkbenchFilter is what the admin workbenches page shows: workbenches in
+// State (any if ""), whose name or owner's username contains Search
+// (case-insensitive), of members of the group GroupID (any owner if 0).
+type WorkbenchFilter struct {
+	State, Search string
+	GroupID       int64
+}
+
+// WorkbenchPage is one page of everyone's workbenches that f keeps, newest
+// first, with owner names, and how many match in all: the admin
+// workbenches page.
+func (s *Store) WorkbenchPage(ctx context.Context, f WorkbenchFilter, offset, limit int) ([]Workbench, int64, error) {
 	var states []string
-	if state != "" {
-		states = []string{state}
+	if f.State != "" {
+		states = []string{f.State}
 	}
+	search := strings.TrimSpace(f.Search)
 	query := func() *gorm.DB {
-		q := listWorkbenchesQuery(s.db.WithContext(ctx), 0, states)
-		if search = strings.TrimSpace(search); search != "" {
+		q := inGroup(listWorkbenchesQuery(s.db.WithContext(ctx), 0, states), f.GroupID)
+		if search != "" {
 			like := "%" + likeEscape(search) + "%"
 			q = q.Where(`(workbenches.name LIKE ? ESCAPE '\' OR users.username LIKE ? ESCAPE '\')`, like, like)
 		}
@@ -444,6 +452,17 @@ func (s *Store) WorkbenchPage(ctx context.Context, state, search string, offset,
 		return nil, 0, err
 	}
 	return out, total, s.attachGPUs(ctx, out)
+}
+
+// inGroup keeps, of a listWorkbenchesQuery, the workbenches whose owner is
+// a member of groupID (all of them for 0): a join on group_members' key
+// (group_id, user_id), one row per workbench, so a page and its count
+// stay in SQL (a class's workbenches among a lab's thousands).
+func inGroup(q *gorm.DB, groupID int64) *gorm.DB {
+	if groupID == 0 {
+		return q
+	}
+	return q.Joins("JOIN group_members ON group_members.user_id = workbenches.owner_id AND group_members.group_id = ?", groupID)
 }
 
 // WorkbenchNamesOf maps the id of every workbench ownerID ever had,

@@ -41,6 +41,31 @@ func audited(ctx context.Context, store *models.Store, actor string, change func
 	})
 }
 
+// AuditedAll is Audited for a change that several rows record, written in
+// the order given: an account created with its group memberships has the
+// user.create row and one group.add_member row per group, as if the
+// memberships had been added one by one on the groups page.
+func (m *Manager) AuditedAll(ctx context.Context, actor string, change func(tx *models.Store) ([]models.AuditRecord, error)) error {
+	return m.store.InTx(ctx, func(tx *models.Store) error {
+		recs, err := change(tx)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			if rec.Action == "" {
+				return errors.New("audited change without an action")
+			}
+			if rec.Actor == "" {
+				rec.Actor = actor
+			}
+			if err := tx.WriteAudit(ctx, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Record writes the audit row of an action that changes nothing in the
 // database by itself (a sign-in, sudo, a pull or image test started, a
 // home reset done on the engine): the action has happened when this is

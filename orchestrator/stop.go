@@ -240,3 +240,22 @@ func (m *Manager) stopFailed(ctx context.Context, id, reason, msg string) *StopE
 		Set: models.WorkbenchFields{StopError: new(msg)}})
 	return &StopError{Message: msg}
 }
+
+// StopAllByAdmin starts StopByAdmin for each id and returns at once: an
+// instructor stops a class's workbenches together (15 stops with their
+// grace periods, one after the other, outlast a page's request). Each stop
+// runs in the manager to its end whatever happens to ctx (Wait waits for
+// them), telling its owner; a failure is logged, and the workbench shows
+// it as a single stop's failure does (stopping, Retry and Force stop).
+func (m *Manager) StopAllByAdmin(ctx context.Context, ids []string, reason string) {
+	wctx := context.WithoutCancel(ctx)
+	for _, id := range ids {
+		m.wg.Add(1) // before returning: Wait must not miss a stop not yet begun
+		go func() {
+			defer m.wg.Done()
+			if err := m.stopByAdmin(wctx, id, reason, false); err != nil {
+				m.log.Error("stop by an administrator, with others", "id", id, "err", err)
+			}
+		}()
+	}
+}

@@ -22,12 +22,14 @@ func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input")
 	display := fs.String("display-name", "", "display name")
 	email := fs.String("email", "", "email address")
+	var groups listFlag
+	fs.Var(&groups, "group", "an existing group the user joins (repeat it, or NAME,NAME)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin]")
+		return fmt.Errorf("usage: workbench user add NAME [--admin] [--password-stdin] [--group GROUP]...")
 	}
 	password, err := newPassword(*fromStdin, stdin)
 	if err != nil {
@@ -42,17 +44,56 @@ func cmdUserAdd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	defer store.Close()
-	u, err := store.CreateUser(ctx, models.NewUser{Username: pos[0], Role: role, Password: password, DisplayName: *display, Email: *email})
+	n, err := store.HashNewUser(ctx, models.NewUser{Username: pos[0], Role: role, Password: password, DisplayName: *display, Email: *email})
+	var u *models.User
+	var gs []*models.Group
+	if err == nil {
+		// One transaction with its audit rows, as the API's create: an
+		// unknown group leaves no account behind.
+		err = store.InTx(ctx, func(tx *models.Store) error {
+			var err error
+			if u, gs, err = tx.CreateUserInGroups(ctx, n, groups); err != nil {
+				return err
+			}
+			if err := tx.Audit(ctx, "cli", "user.create", u.Username, nil, map[string]string{"role": u.Role}); err != nil {
+				return err
+			}
+			for _, g := range gs {
+				if err := tx.Audit(ctx, "cli", "group.add_member", g.Name, nil, map[string]string{"username": u.Username}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return fieldError(err, map[string]string{"username": fmt.Sprintf("the user name %q", pos[0]),
-			"password": "the password", "email": "--email", "display_name": "--display-name"})
+			"password": "the password", "email": "--email", "display_name": "--display-name", "groups": "--group"})
 	}
-	_ = store.Audit(ctx, "cli", "user.create", u.Username, nil, map[string]string{"role": u.Role})
+	in := ""
+	if len(gs) > 0 {
+		names := make([]string, len(gs))
+		for i, g := range gs {
+			names[i] = g.Name
+		}
+		in = " in " + strings.Join(names, ", ")
+	}
 	if *fromStdin {
-		fmt.Fprintf(stdout, "added %s (%s)\n", u.Username, u.Role)
+		fmt.Fprintf(stdout, "added %s (%s)%s\n", u.Username, u.Role, in)
 	} else {
-		fmt.Fprintf(stdout, "added %s (%s) with password %s\n", u.Username, u.Role, password)
+		fmt.Fprintf(stdout, "added %s (%s)%s with password %s\n", u.Username, u.Role, in, password)
 	}
+	return nil
+}
+
+// listFlag is an option given once per value or with values separated by
+// commas (--group ml101 --group ml102, --group ml101,ml102).
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, strings.Split(v, ",")...)
 	return nil
 }
 
