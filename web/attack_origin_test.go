@@ -467,7 +467,7 @@ func TestEveryAdminMutationNeedsSudo(t *testing.T) {
 // route of the table is missing here.
 var sudoForms = []string{
 	"/admin/users", "/admin/users/1/disable", "/admin/users/1/role", "/admin/users/1/password", "/admin/groups", "/admin/groups/1/members", "/admin/groups/1/rename", "/admin/groups/1/delete",
-	"/admin/groups/1/members/remove", "/admin/groups/1/members/lead", "/admin/workbenches/x/stop", "/admin/gpus/GPU-1/drain", "/admin/images",
+	"/admin/groups/1/members/remove", "/admin/groups/1/members/lead", "/admin/workbenches/x/stop", "/admin/workbenches/stop-all", "/admin/gpus/GPU-1/drain", "/admin/images",
 	"/admin/images/1", "/admin/flavors", "/admin/flavors/1", "/admin/quotas/default", "/admin/quotas/users/admin",
 	"/admin/prices", "/admin/price-tiers", "/admin/calculator/apply-rate", "/admin/cloud-prices", "/admin/cloud-prices/settings",
 	"/admin/cloud-prices/1", "/admin/cloud-prices/1/delete", "/admin/users/1/home/reset", "/admin/users/1/login-lock/clear",

@@ -26,7 +26,7 @@ func TestReservationAPI(t *testing.T) {
 		t.Fatalf("book: %d %v", code, r)
 	}
 	if code, out := p.api("POST", "/api/v1/reservations", bob, window(6, start.Add(30*time.Minute))); code != http.StatusUnprocessableEntity ||
-		!strings.Contains(out["error"].(map[string]any)["message"].(string), "3 are already reserved") {
+		!strings.Contains(out["error"].(map[string]any)["message"].(string), "3 of 8 are already reserved") {
 		t.Fatalf("overbooking: %d %v", code, out)
 	}
 	if code, out := p.api("POST", "/api/v1/reservations", bob, window(1, start.Add(-3*time.Hour))); code != http.StatusBadRequest {

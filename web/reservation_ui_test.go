@@ -115,7 +115,7 @@ func TestReservationFormAndCancel(t *testing.T) {
 	// Bob: 6 more overlapping do not fit beside alice's 3 (8 GPUs).
 	res, body = p.postFormBody(bob, "/reservations", resvForm(resvH100, 6, start.Add(30*time.Minute), start.Add(90*time.Minute), "mine"))
 	doc = resvDoc(t, body)
-	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(doc.Find(`[data-testid=booking-error]`).Text(), "3 are already reserved") {
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(doc.Find(`[data-testid=booking-error]`).Text(), "3 of 8 are already reserved") {
 		t.Fatalf("overlapping: %d %q", res.StatusCode, doc.Find(`[data-testid=booking-error]`).Text())
 	}
 	if v, _ := doc.Find(`input[name=units]`).Attr("value"); v != "6" {

@@ -68,9 +68,15 @@ func TestBrowserDeadlinesAndExtend(t *testing.T) {
 
 	btNavigate(t, ctx, p.ts.URL+"/workbenches/new")
 	btDo(t, ctx, "wait for the launch form", chromedp.WaitVisible(chromedp.CSS(`[data-testid=launch-form]`)))
+	// One GPU drained: the 8-GPU flavor can be chosen (it waits in the
+	// queue for the GPU back in service) and its card says so.
 	disabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('input[name=flavor][value="8x H100 80GB HBM3"]').disabled`))
-	if err != nil || !disabled {
-		t.Errorf("8x H100 with one GPU drained is not disabled (%v)", err)
+	if err != nil || disabled {
+		t.Errorf("8x H100 with one GPU drained is disabled (%v)", err)
+	}
+	waits, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('input[name=flavor][value="8x H100 80GB HBM3"]').closest('[data-testid=flavor-choice]').querySelector('[data-testid=flavor-waits]') || {}).textContent || ""`))
+	if err != nil || !strings.Contains(waits, "drained") {
+		t.Errorf("8x H100 with one GPU drained: wait note %q (%v)", waits, err)
 	}
 	// Keyboard users see where they are: a radio card shows a focus ring,
 	// and the skip link comes into view when focused and leads to #main.
