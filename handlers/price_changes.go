@@ -1,8 +1,11 @@
 package handlers
 
 import (
+	"time"
+
 	"github.com/gin-gonic/gin"
 
+	"workbench/handlers/proxy"
 	"workbench/models/pricing"
 	"workbench/templates"
 )
@@ -13,10 +16,19 @@ import (
 // they hear of it before it bills them, not only on /admin/prices. Nil on
 // error: the notice is a courtesy, and the pages work without it.
 func (h *Handler) priceChangesAhead(c *gin.Context) []string {
+	return h.priceChangesAheadAt(c, h.wbs.Now())
+}
+
+// priceChangesAheadAt is priceChangesAhead at now. A reader who left
+// before the prices were read is no warning (make bench-load counted one
+// when its clients hung up).
+func (h *Handler) priceChangesAheadAt(c *gin.Context, now time.Time) []string {
 	ctx := c.Request.Context()
-	changes, err := h.store.PriceChangesAhead(ctx, h.wbs.Now())
+	changes, err := h.store.PriceChangesAhead(ctx, now)
 	if err != nil {
-		h.log.Warn("price changes ahead", "err", err)
+		if !proxy.ClientGone(c.Request, err) {
+			h.log.Warn("price changes ahead", "err", err)
+		}
 		return nil
 	}
 	out := make([]string, 0, len(changes))
