@@ -43,8 +43,12 @@ func (h *Handler) adminWorkbenchesStopAll(c *gin.Context) {
 		seeOther(c, back)
 		return
 	}
+	question := i18n.T(ctx, "Stop the %d running workbenches of %s? Their owners are told.", len(wbs), g.Name)
+	if len(wbs) == 1 {
+		question = i18n.T(ctx, "Stop the running workbench of %s? Its owner is told.", g.Name)
+	}
 	if !h.askedFirst(c, templates.ConfirmView{Subject: i18n.T(ctx, "Group %s", g.Name),
-		Question: i18n.T(ctx, "Stop the %d running workbenches of %s? Their owners are told.", len(wbs), g.Name),
+		Question: question,
 		Yes:      i18n.T(ctx, "Stop all"), Back: back}) {
 		return
 	}
@@ -56,7 +60,11 @@ func (h *Handler) adminWorkbenchesStopAll(c *gin.Context) {
 		ids[i] = wb.ID
 	}
 	h.wbs.StopAllByAdmin(ctx, ids, reason)
-	h.flash(c, i18n.T(ctx, "Stopping %d workbenches of %s.", len(ids), g.Name))
+	if len(ids) == 1 {
+		h.flash(c, i18n.T(ctx, "Stopping the running workbench of %s.", g.Name))
+	} else {
+		h.flash(c, i18n.T(ctx, "Stopping %d workbenches of %s.", len(ids), g.Name))
+	}
 	seeOther(c, back)
 }
 
