@@ -78,35 +78,18 @@ func eventFromMessage(m events.Message) Event {
 // recent events in memory; after a restart of the engine, or once they
 // have scrolled out, found is false and the caller falls back).
 func (d *Docker) LastExit(ctx context.Context, installID, workbenchID string, since time.Time) (at time.Time, found bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	f := filters.NewArgs(
-		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("label", LabelInstall+"="+installID),
-		filters.Arg("label", LabelID+"="+workbenchID),
-		filters.Arg("event", ActionDie),
-	)
 	// A second of slack: the heartbeat is this machine's clock, the event
 	// the engine's, and an exit just after the heartbeat must be found.
 	from := since.Add(-time.Second)
-	opts := events.ListOptions{Filters: f,
-		Since: strconv.FormatInt(from.Unix(), 10),
-		Until: strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10)}
-	msgs, errs := d.cli.Events(ctx, opts)
-	for {
-		select {
-		case m := <-msgs:
-			ev := eventFromMessage(m)
-			if !ev.Time.Before(from) && ev.Time.After(at) {
-				at, found = ev.Time, true
-			}
-		case err := <-errs:
-			if err == nil || errors.Is(err, io.EOF) {
-				return at.UTC(), found, nil
-			}
-			return time.Time{}, false, engineErr("container events", err)
+	err = d.pastEvents(ctx, installID, workbenchID, from, time.Now().Add(time.Second), func(ev Event) {
+		if !ev.Time.Before(from) && ev.Time.After(at) {
+			at, found = ev.Time, true
 		}
+	}, ActionDie)
+	if err != nil {
+		return time.Time{}, false, err
 	}
+	return at.UTC(), found, nil
 }
 
 // StopAsked looks up, in the engine's event history between from and to
@@ -114,33 +97,43 @@ func (d *Docker) LastExit(ctx context.Context, installID, workbenchID string, si
 // container of workbench workbenchID: `docker stop` and `docker kill` send
 // them, and so does the engine when it shuts its containers down.
 func (d *Docker) StopAsked(ctx context.Context, installID, workbenchID string, from, to time.Time) (bool, error) {
+	found := false
+	err := d.pastEvents(ctx, installID, workbenchID, from, to.Add(time.Second), func(ev Event) {
+		// The engine takes whole seconds; the exact window is kept here.
+		if !ev.Time.Before(from) && !ev.Time.After(to) {
+			found = true
+		}
+	}, ActionKill, ActionStop)
+	return found && err == nil, err
+}
+
+// pastEvents hands each of the engine's recorded events of the given
+// actions for workbench workbenchID's container (of this install), from
+// since to until in whole seconds of the engine's clock, to each.
+func (d *Docker) pastEvents(ctx context.Context, installID, workbenchID string, since, until time.Time, each func(Event), actions ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	f := filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("label", LabelInstall+"="+installID),
 		filters.Arg("label", LabelID+"="+workbenchID),
-		filters.Arg("event", ActionKill),
-		filters.Arg("event", ActionStop),
 	)
-	// The engine takes whole seconds; the exact window is kept below.
+	for _, a := range actions {
+		f.Add("event", a)
+	}
 	opts := events.ListOptions{Filters: f,
-		Since: strconv.FormatInt(from.Unix(), 10),
-		Until: strconv.FormatInt(to.Unix()+1, 10)}
+		Since: strconv.FormatInt(since.Unix(), 10),
+		Until: strconv.FormatInt(until.Unix(), 10)}
 	msgs, errs := d.cli.Events(ctx, opts)
-	found := false
 	for {
 		select {
 		case m := <-msgs:
-			ev := eventFromMessage(m)
-			if !ev.Time.Before(from) && !ev.Time.After(to) {
-				found = true
-			}
+			each(eventFromMessage(m))
 		case err := <-errs:
 			if err == nil || errors.Is(err, io.EOF) {
-				return found, nil
+				return nil
 			}
-			return false, engineErr("container events", err)
+			return engineErr("container events", err)
 		}
 	}
 }
