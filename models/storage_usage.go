@@ -118,18 +118,14 @@ func (s *Store) ForgetHome(ctx context.Context, userID int64, volume string) (kn
 				return err
 			}
 		}
-		var cur StorageInterval
-		switch err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			return nil
-		case err != nil:
-			return err
+		ended, seen, err := endStorageAtLastSighting(tx, volume)
+		if ended {
+			known = true
+			if seen.After(lastSeen) {
+				lastSeen = seen
+			}
 		}
-		if cur.HeartbeatAt.After(lastSeen) {
-			lastSeen = cur.HeartbeatAt
-		}
-		known = true
-		return tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE id = ? AND ended_at IS NULL", cur.ID).Error
+		return err
 	})
 	return known, lastSeen, err
 }
@@ -141,17 +137,25 @@ func (s *Store) ForgetHome(ctx context.Context, userID int64, volume string) (kn
 // install never sees again. ended says whether one was open.
 func (s *Store) EndStorageAtLastSighting(ctx context.Context, volume string) (ended bool, lastSeen time.Time, err error) {
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var cur StorageInterval
-		switch err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			return nil
-		case err != nil:
-			return err
-		}
-		ended, lastSeen = true, cur.HeartbeatAt
-		return tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE volume = ? AND ended_at IS NULL", volume).Error
+		var err error
+		ended, lastSeen, err = endStorageAtLastSighting(tx, volume)
+		return err
 	})
 	return ended, lastSeen, err
+}
+
+// endStorageAtLastSighting ends volume's open storage interval, if any,
+// at its last measurement (its heartbeat), in tx.
+func endStorageAtLastSighting(tx *gorm.DB, volume string) (ended bool, lastSeen time.Time, err error) {
+	var cur StorageInterval
+	switch err := tx.Where("volume = ? AND ended_at IS NULL", volume).First(&cur).Error; {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return false, time.Time{}, nil
+	case err != nil:
+		return false, time.Time{}, err
+	}
+	err = tx.Exec("UPDATE storage_intervals SET ended_at = heartbeat_at WHERE id = ? AND ended_at IS NULL", cur.ID).Error
+	return err == nil, cur.HeartbeatAt, err
 }
 
 // RemovedHome ends what the portal knew of userID's home volume, which it
