@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -81,7 +82,7 @@ func (d *Docker) LastExit(ctx context.Context, installID, workbenchID string, si
 	// A second of slack: the heartbeat is this machine's clock, the event
 	// the engine's, and an exit just after the heartbeat must be found.
 	from := since.Add(-time.Second)
-	err = d.pastEvents(ctx, installID, workbenchID, from, time.Now().Add(time.Second), func(ev Event) {
+	err = d.pastEvents(ctx, installID, workbenchID, from, time.Now(), func(ev Event) {
 		if !ev.Time.Before(from) && ev.Time.After(at) {
 			at, found = ev.Time, true
 		}
@@ -98,18 +99,34 @@ func (d *Docker) LastExit(ctx context.Context, installID, workbenchID string, si
 // them, and so does the engine when it shuts its containers down.
 func (d *Docker) StopAsked(ctx context.Context, installID, workbenchID string, from, to time.Time) (bool, error) {
 	found := false
-	err := d.pastEvents(ctx, installID, workbenchID, from, to.Add(time.Second), func(ev Event) {
+	err := d.pastEvents(ctx, installID, workbenchID, from, to.Add(stopLoggedAfterExit+time.Second), func(ev Event) {
 		// The engine takes whole seconds; the exact window is kept here.
-		if !ev.Time.Before(from) && !ev.Time.After(to) {
+		if StopOfRun(ev.Time, from, to) {
 			found = true
 		}
 	}, ActionKill, ActionStop)
 	return found && err == nil, err
 }
 
+// stopLoggedAfterExit is how long after a container's FinishedAt a kill or
+// stop that ended it may still be logged. The engine logs the kill only
+// once the signal is delivered and the stop once the container is down,
+// while FinishedAt is when the process exited: a process that ends at once
+// on SIGTERM (Jupyter, the test images) has finished before either is
+// written, the more so on a busy engine (CI saw it). A kill or stop after
+// the run cannot be meant for a later one: the container is found exited,
+// and the engine refuses to kill a container that is not running.
+const stopLoggedAfterExit = 30 * time.Second
+
+// StopOfRun reports whether a kill or stop logged at at belongs to the run
+// from from to to (StartedAt and FinishedAt).
+func StopOfRun(at, from, to time.Time) bool {
+	return !at.Before(from) && !at.After(to.Add(stopLoggedAfterExit))
+}
+
 // pastEvents hands each of the engine's recorded events of the given
 // actions for workbench workbenchID's container (of this install), from
-// since to until in whole seconds of the engine's clock, to each.
+// since (in whole seconds) to until of the engine's clock, to each.
 func (d *Docker) pastEvents(ctx context.Context, installID, workbenchID string, since, until time.Time, each func(Event), actions ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -121,9 +138,15 @@ func (d *Docker) pastEvents(ctx context.Context, installID, workbenchID string, 
 	for _, a := range actions {
 		f.Add("event", a)
 	}
+	// An until in the future makes the engine wait for it, streaming what
+	// comes: a look into the past must end now. The engine takes seconds
+	// with a fraction, so "now" is exact and nothing logged is left out.
+	if now := time.Now(); until.After(now) {
+		until = now
+	}
 	opts := events.ListOptions{Filters: f,
 		Since: strconv.FormatInt(since.Unix(), 10),
-		Until: strconv.FormatInt(until.Unix(), 10)}
+		Until: fmt.Sprintf("%d.%09d", until.Unix(), until.Nanosecond())}
 	msgs, errs := d.cli.Events(ctx, opts)
 	for {
 		select {

@@ -344,7 +344,7 @@ func (r *Runtime) StopAsked(ctx context.Context, installID, workbenchID string, 
 	}
 	for _, ev := range r.history {
 		if (ev.Action == runtime.ActionKill || ev.Action == runtime.ActionStop) && ev.WorkbenchID == workbenchID &&
-			ev.Labels[runtime.LabelInstall] == installID && !ev.Time.Before(from) && !ev.Time.After(to) {
+			ev.Labels[runtime.LabelInstall] == installID && runtime.StopOfRun(ev.Time, from, to) {
 			return true, nil
 		}
 	}
