@@ -50,6 +50,10 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		return
 	}
 	h.workbenchAccess(c, wb, &v)
+	if v.FreeInstead, err = h.freeInstead(ctx, currentUser(c), wb, v.WB.Image); err != nil {
+		h.fail(c, err)
+		return
+	}
 	if v.Tokens, err = h.workbenchTokensView(c, wb, tv); err != nil {
 		h.fail(c, err)
 		return

@@ -238,7 +238,7 @@ func (w *GPUWatcher) queuedDemand(ctx context.Context) (map[scheduler.Pool]int, 
 	}
 	out := map[scheduler.Pool]int{}
 	for _, wb := range queued {
-		if waitsOnOwnerAlone(wb.QueueReason) {
+		if WaitsOnOwnerAlone(wb.QueueReason) {
 			// Held by its owner's quota or waiting for its owner's own
 			// booking: it takes no free unit now and holds back nobody
 			// (counted, it kept watches silent while GPUs were free).

@@ -195,7 +195,7 @@ func TestMemGPUWatchCountsBookingsAndQuotaHolds(t *testing.T) {
 	if err := r.m.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if w, _ := r.store.WorkbenchByID(ctx, held.ID); w.State != models.StateQueued || !waitsOnOwnerAlone(w.QueueReason) {
+	if w, _ := r.store.WorkbenchByID(ctx, held.ID); w.State != models.StateQueued || !WaitsOnOwnerAlone(w.QueueReason) {
 		t.Fatalf("dave's second launch: %s %q, want queued on his quota", w.State, w.QueueReason)
 	}
 

@@ -603,9 +603,10 @@ const (
 	waitOwnBooking = "waiting for your reservation #"
 )
 
-// waitsOnOwnerAlone reports whether a queued request's reason says it waits
-// on its owner alone: it takes no free unit now and holds back nobody.
-func waitsOnOwnerAlone(reason string) bool {
+// WaitsOnOwnerAlone reports whether a queued request's reason says it waits
+// on its owner alone (their quota or their own booking): it takes no free
+// unit now and holds back nobody.
+func WaitsOnOwnerAlone(reason string) bool {
 	return strings.HasPrefix(reason, waitOwnQuota) || strings.HasPrefix(reason, waitOwnBooking)
 }
 
