@@ -48,7 +48,7 @@ func (h *Handler) home(c *gin.Context) {
 // every whole GPU taken it had read "0 free" while slices and MIG
 // instances waited for takers. Free is what the viewer may take: held are
 // the units others' active bookings hold back from them now
-// (heldForOthers), told apart ("8 GPUs, 4 free · 3 booked by others now.").
+// (heldForOthers), told apart ("8 GPUs, 4 free · 3 reserved for others now.").
 //
 // A GPU split into MIG instances or shared in slices is counted with its
 // units, not among the whole GPUs: "8 GPUs, 4 free" for 7 whole GPUs and
@@ -102,7 +102,7 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[model
 	if whole == len(gpus) {
 		// Every GPU whole: nothing to tell apart.
 		if booked[models.UnitGPU] > 0 {
-			return i18n.T(ctx, "%d GPUs, %d free · %d booked by others now.", whole, take[models.UnitGPU], booked[models.UnitGPU])
+			return i18n.T(ctx, "%d GPUs, %d free · %d reserved for others now.", whole, take[models.UnitGPU], booked[models.UnitGPU])
 		}
 		return i18n.T(ctx, "%d GPUs, %d free.", whole, take[models.UnitGPU])
 	}
@@ -112,7 +112,7 @@ func gpuSummary(ctx context.Context, gpus []orchestrator.PoolGPU, held map[model
 	switch {
 	case whole == 0:
 	case booked[models.UnitGPU] > 0:
-		s = i18n.T(ctx, "%d whole GPUs, %d free · %d booked by others now.", whole, take[models.UnitGPU], booked[models.UnitGPU])
+		s = i18n.T(ctx, "%d whole GPUs, %d free · %d reserved for others now.", whole, take[models.UnitGPU], booked[models.UnitGPU])
 	default:
 		s = i18n.T(ctx, "%d whole GPUs, %d free.", whole, take[models.UnitGPU])
 	}
@@ -142,11 +142,11 @@ func gpuKind(g orchestrator.PoolGPU) string {
 }
 
 // withBooked adds to a count of free units ("2 slices free") those
-// others' bookings hold back, when there are any ("· 1 booked by others
+// others' bookings hold back, when there are any ("· 1 reserved for others
 // now").
 func withBooked(ctx context.Context, free string, booked int) string {
 	if booked > 0 {
-		return i18n.T(ctx, "%s · %d booked by others now", free, booked)
+		return i18n.T(ctx, "%s · %d reserved for others now", free, booked)
 	}
 	return free
 }

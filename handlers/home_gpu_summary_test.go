@@ -42,10 +42,10 @@ func TestGPUSummaryCountsFreeUnits(t *testing.T) {
 	// Units others' bookings hold back are counted apart, kind by kind,
 	// and only free ones (a booking of 3 with 1 free holds back 1).
 	held := map[models.UnitPool]int{{Kind: models.UnitGPU}: 3, {Kind: models.UnitSlice}: 1}
-	if got, want := gpuSummary(ctx, split, held), "2 whole GPUs, 0 free · 1 booked by others now. 1 GPU split into 2 MIG instances: 1 free. 2 GPUs shared in 5 slices: 1 free · 1 booked by others now."; got != want {
+	if got, want := gpuSummary(ctx, split, held), "2 whole GPUs, 0 free · 1 reserved for others now. 1 GPU split into 2 MIG instances: 1 free. 2 GPUs shared in 5 slices: 1 free · 1 reserved for others now."; got != want {
 		t.Errorf("with bookings: %q, want %q", got, want)
 	}
-	if got, want := gpuSummary(i18n.WithLocale(ctx, i18n.Chinese), split, held), "整卡 GPU 共 2 块，0 块空闲 · 另有 1 块此刻已被他人预订。1 块 GPU 划分为 2 个 MIG 实例：1 个空闲。2 块 GPU 共享为 5 个切片：1 个空闲 · 另有 1 个此刻已被他人预订。"; got != want {
+	if got, want := gpuSummary(i18n.WithLocale(ctx, i18n.Chinese), split, held), "整卡 GPU 共 2 块，0 块空闲 · 另有 1 块此刻为他人预留。1 块 GPU 划分为 2 个 MIG 实例：1 个空闲。2 块 GPU 共享为 5 个切片：1 个空闲 · 另有 1 个此刻为他人预留。"; got != want {
 		t.Errorf("with bookings, in Chinese: %q, want %q", got, want)
 	}
 	// Every GPU split: no "0 whole GPUs".

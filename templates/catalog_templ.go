@@ -22,7 +22,7 @@ type CatalogView struct {
 	Pulling bool // a pre-pull is under way: the cards refresh themselves
 	// AllBookings: the flavors' BookedByOthers count every active
 	// booking, the viewer's own too ("booked now", an administrator's
-	// view of the pool), not only other users' ("booked by others now").
+	// view of the pool), not only other users' ("reserved for others now").
 	AllBookings bool
 	// Unavailable says, by flavor name, why this server can never launch
 	// it (the launch form's note of a flavor too big for the server).
@@ -731,9 +731,9 @@ func CatalogPage(p Page, v CatalogView) templ.Component {
 						}
 					} else if f.BookedByOthers > 0 {
 						var templ_7745c5c3_Var38 string
-						templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%s · %d booked by others now", freeUnitsText(ctx, f.FreeGPUs, f.FreeNoun), f.BookedByOthers))
+						templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%s · %d reserved for others now", freeUnitsText(ctx, f.FreeGPUs, f.FreeNoun), f.BookedByOthers))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 165, Col: 119}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `catalog.templ`, Line: 165, Col: 122}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 						if templ_7745c5c3_Err != nil {

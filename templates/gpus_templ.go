@@ -1191,9 +1191,9 @@ func GPUSummaryList(models []GPUModelSummary) templ.Component {
 					}
 					if m.Booked > 0 {
 						var templ_7745c5c3_Var61 string
-						templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%d of %d free · %d booked by others now", m.Free, m.Total, m.Booked))
+						templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%d of %d free · %d reserved for others now", m.Free, m.Total, m.Booked))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `gpus.templ`, Line: 283, Col: 92}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `gpus.templ`, Line: 283, Col: 95}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 						if templ_7745c5c3_Err != nil {
@@ -1221,9 +1221,9 @@ func GPUSummaryList(models []GPUModelSummary) templ.Component {
 					}
 					if m.Booked > 0 {
 						var templ_7745c5c3_Var63 string
-						templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Whole GPUs: %d of %d free · %d booked by others now", m.Free, m.Total, m.Booked))
+						templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Whole GPUs: %d of %d free · %d reserved for others now", m.Free, m.Total, m.Booked))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `gpus.templ`, Line: 291, Col: 104}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `gpus.templ`, Line: 291, Col: 107}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 						if templ_7745c5c3_Err != nil {
@@ -1367,9 +1367,9 @@ func GPUSummaryList(models []GPUModelSummary) templ.Component {
 					}
 					if u.Booked > 0 {
 						var templ_7745c5c3_Var72 string
-						templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%s: %d of %d free · %d booked by others now", u.Label, u.Free, u.Total, u.Booked))
+						templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "%s: %d of %d free · %d reserved for others now", u.Label, u.Free, u.Total, u.Booked))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `gpus.templ`, Line: 312, Col: 105}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `gpus.templ`, Line: 312, Col: 108}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var72))
 						if templ_7745c5c3_Err != nil {

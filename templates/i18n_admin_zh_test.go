@@ -354,17 +354,17 @@ func TestCatalogAndGPUPagesInChinese(t *testing.T) {
 		assertChinese(t, zhMain(t, templates.CatalogPage(p("/catalog"), templates.CatalogView{IsAdmin: true, AllBookings: true, Flavors: fl})), labels,
 			"1 块 GPU · 另有 2 个此刻已被预订")
 		assertChinese(t, zhMain(t, templates.CatalogPage(p("/catalog"), templates.CatalogView{Flavors: fl})), labels,
-			"1 块 GPU · 另有 2 个此刻已被他人预订")
+			"1 块 GPU · 另有 2 个此刻为他人预留")
 	})
 	// Units others' bookings hold back, counted apart, and the booking
 	// form's word on a group's booking.
-	t.Run("gpus booked by others", func(t *testing.T) {
+	t.Run("gpus reserved for others", func(t *testing.T) {
 		v := templates.GPUsView{Status: "NVML，2 块 GPU",
 			Summary: []templates.GPUModelSummary{{Model: "NVIDIA H100 80GB HBM3", Short: "H100", Total: 2, Free: 0, Booked: 1,
 				Units: []templates.UnitSummary{{Kind: "mig", Profile: "1g.10gb", Label: "MIG 1g.10gb", Total: 7, Free: 5, Booked: 2}, {Kind: "slice", Label: "共享切片", Total: 4, Free: 4}}}},
 			Booking: templates.ReservationsView{Form: templates.BookingForm{Pools: []templates.PoolOption{{Value: "gpu|H100|", Label: "H100"}}, Groups: []string{"lab"}}}}
 		assertChinese(t, zhMain(t, templates.GPUsPage(p("/gpus"), v)), labels,
-			"0 / 2 空闲 · 另有 1 块此刻已被他人预订", "MIG 1g.10gb：5 / 7 空闲 · 另有 2 个此刻已被他人预订", "共享切片：4 / 4 空闲", "组的预订只保留空闲的单元")
+			"0 / 2 空闲 · 另有 1 块此刻为他人预留", "MIG 1g.10gb：5 / 7 空闲 · 另有 2 个此刻为他人预留", "共享切片：4 / 4 空闲", "组的预订只保留空闲的单元")
 	})
 }
 

@@ -52,11 +52,11 @@ func freeCountText(ctx context.Context, free, booked int, noun string) string {
 	parts := noun == "MIG instances" || noun == "GPU slices"
 	switch {
 	case parts && booked > 0:
-		return i18n.T(ctx, "%d free · %d booked by others now (MIG instances or slices)", free, booked)
+		return i18n.T(ctx, "%d free · %d reserved for others now (MIG instances or slices)", free, booked)
 	case parts:
 		return i18n.T(ctx, "%d free (MIG instances or slices)", free)
 	case booked > 0:
-		return i18n.T(ctx, "%d free · %d booked by others now", free, booked)
+		return i18n.T(ctx, "%d free · %d reserved for others now", free, booked)
 	}
 	return i18n.T(ctx, "%d free", free)
 }

@@ -43,8 +43,8 @@ func TestLaunchFormFreeCountsUseTheUnitsCounter(t *testing.T) {
 		lang      string
 		gpus, mig string
 	}{
-		{zh, "zh-CN", "7 块空闲", "6 个空闲 · 另有 1 个此刻已被他人预订"},
-		{en, "en", "7 free", "6 free · 1 booked by others now"},
+		{zh, "zh-CN", "7 块空闲", "6 个空闲 · 另有 1 个此刻为他人预留"},
+		{en, "en", "7 free", "6 free · 1 reserved for others now"},
 	} {
 		if got := freeOn(c.client, whole); got != c.gpus {
 			t.Errorf("%s, whole-GPU flavor: %q, want %q", c.lang, got, c.gpus)

@@ -13,7 +13,7 @@ import (
 
 // Another user's booking open now holds 3 of the 8 GPUs. bob opens the
 // launch form and reads, on each GPU flavor, what he may take: "5 free ·
-// 3 booked by others now"; the 6-GPU flavor says it would wait. He picks
+// 3 reserved for others now"; the 6-GPU flavor says it would wait. He picks
 // the 5-GPU flavor, which fits, and clicks Launch: the workbench is placed
 // at once (its GPUs bound, never queued), not refused as reserved for
 // someone else. With JavaScript on and off.
@@ -64,7 +64,7 @@ func testBrowserFreeCounts(t *testing.T, js bool) {
 		return got
 	}
 	for _, f := range []string{"1x H100 80GB HBM3", "5x H100", "6x H100"} {
-		if got, want := card(f, "[data-testid=free-gpus]"), "5 free · 3 booked by others now"; got != want {
+		if got, want := card(f, "[data-testid=free-gpus]"), "5 free · 3 reserved for others now"; got != want {
 			t.Errorf("%s says %q, want %q", f, got, want)
 		}
 	}

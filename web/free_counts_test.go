@@ -14,7 +14,7 @@ import (
 
 // The launch form and the pool page count as free only what the viewer may
 // take now: units other users' active bookings hold back are counted apart
-// ("6 free · 2 booked by others now"; a launch on them is refused, "…
+// ("6 free · 2 reserved for others now"; a launch on them is refused, "…
 // reserved for someone else now"). One's own bookings, and a group's one
 // is a member of, take nothing from one's count. Before, both pages
 // counted booked units as free. So did the home page's pool line and the
@@ -61,18 +61,18 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 		home, catGPUs, catMIGs string
 	}{
 		// bob books nothing: alice's two GPUs and the lab's one are not his.
-		{"bob", "4 free · 3 booked by others now", "1 free · 1 booked by others now",
-			"Whole GPUs: 4 of 7 free · 3 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
-			"7 whole GPUs, 4 free · 3 booked by others now. 1 GPU split into 2 MIG instances: 1 free · 1 booked by others now.",
-			"4 GPUs · 3 booked by others now", "1 MIG instance · 1 booked by others now"},
+		{"bob", "4 free · 3 reserved for others now", "1 free · 1 reserved for others now",
+			"Whole GPUs: 4 of 7 free · 3 reserved for others now", "MIG 1g.10gb: 1 of 2 free · 1 reserved for others now",
+			"7 whole GPUs, 4 free · 3 reserved for others now. 1 GPU split into 2 MIG instances: 1 free · 1 reserved for others now.",
+			"4 GPUs · 3 reserved for others now", "1 MIG instance · 1 reserved for others now"},
 		// alice's own bookings are hers to launch on.
-		{"alice", "6 free · 1 booked by others now", "2 free", "Whole GPUs: 6 of 7 free · 1 booked by others now", "MIG 1g.10gb: 2 of 2 free",
-			"7 whole GPUs, 6 free · 1 booked by others now. 1 GPU split into 2 MIG instances: 2 free.", "6 GPUs · 1 booked by others now", "2 MIG instances"},
+		{"alice", "6 free · 1 reserved for others now", "2 free", "Whole GPUs: 6 of 7 free · 1 reserved for others now", "MIG 1g.10gb: 2 of 2 free",
+			"7 whole GPUs, 6 free · 1 reserved for others now. 1 GPU split into 2 MIG instances: 2 free.", "6 GPUs · 1 reserved for others now", "2 MIG instances"},
 		// dave did not book the lab's GPU, but he is in the lab.
-		{"dave", "5 free · 2 booked by others now", "1 free · 1 booked by others now",
-			"Whole GPUs: 5 of 7 free · 2 booked by others now", "MIG 1g.10gb: 1 of 2 free · 1 booked by others now",
-			"7 whole GPUs, 5 free · 2 booked by others now. 1 GPU split into 2 MIG instances: 1 free · 1 booked by others now.",
-			"5 GPUs · 2 booked by others now", "1 MIG instance · 1 booked by others now"},
+		{"dave", "5 free · 2 reserved for others now", "1 free · 1 reserved for others now",
+			"Whole GPUs: 5 of 7 free · 2 reserved for others now", "MIG 1g.10gb: 1 of 2 free · 1 reserved for others now",
+			"7 whole GPUs, 5 free · 2 reserved for others now. 1 GPU split into 2 MIG instances: 1 free · 1 reserved for others now.",
+			"5 GPUs · 2 reserved for others now", "1 MIG instance · 1 reserved for others now"},
 	} {
 		uc := p.client()
 		p.login(uc, c.user, c.user+"-password")
@@ -128,7 +128,7 @@ func TestFreeCountsLeaveOutOthersBookings(t *testing.T) {
 		t.Errorf("admin's catalog, %s: %q, want %q", mig, got, want)
 	}
 	_, body = p.get(ac, "/")
-	if got, want := text(mpDoc(t, body).Find(`[data-testid=gpu-summary]`)), "7 whole GPUs, 4 free · 3 booked by others now. 1 GPU split into 2 MIG instances: 1 free · 1 booked by others now."; got != want {
+	if got, want := text(mpDoc(t, body).Find(`[data-testid=gpu-summary]`)), "7 whole GPUs, 4 free · 3 reserved for others now. 1 GPU split into 2 MIG instances: 1 free · 1 reserved for others now."; got != want {
 		t.Errorf("admin's home page: %q, want %q", got, want)
 	}
 
