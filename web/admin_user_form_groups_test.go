@@ -126,7 +126,7 @@ func TestAdminUserFormAddsToGroups(t *testing.T) {
 	p.sudo(zh, adminPassword)
 	res, body = p.postFormBody(zh, "/admin/users", form)
 	doc = parseHTML(t, body)
-	if got := doc.Find(`[data-testid=error-groups]`).Text(); res.StatusCode != http.StatusBadRequest || !strings.Contains(got, `没有用户组 "old-course"`) {
+	if got := doc.Find(`[data-testid=error-groups]`).Text(); res.StatusCode != http.StatusBadRequest || !strings.Contains(got, `没有名为 "old-course" 的用户组`) {
 		t.Errorf("a Chinese reader: %d, error %q", res.StatusCode, got)
 	}
 	if got := doc.Find(`[data-testid=new-user-group-gone]`).Text(); got != "已不存在" {
