@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -43,6 +44,9 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 		return
 	}
 	v := templates.UsersView{Form: form, Self: currentUser(c).Username, Search: search, Pages: pages}
+	for _, g := range groups { // the add-user form's checkboxes
+		v.Groups = append(v.Groups, templates.GroupRow{ID: g.ID, Name: g.Name})
+	}
 	for _, u := range users {
 		row := templates.UserRow{ID: u.ID, Username: u.Username, DisplayName: seededText(c.Request.Context(), u.DisplayName),
 			Email: u.Email, Role: u.Role, Disabled: u.Disabled, SSO: u.SSO(), Deleted: u.Deleted(), Groups: memberOf[u.Username]}
@@ -58,18 +62,29 @@ func (h *Handler) renderUsers(c *gin.Context, status int, form templates.NewUser
 func (h *Handler) adminUserCreate(c *gin.Context) {
 	n := models.NewUser{Username: c.PostForm("username"), DisplayName: c.PostForm("display_name"),
 		Email: c.PostForm("email"), Role: c.PostForm("role"), Password: c.PostForm("password")}
-	u, err := h.createUser(c, n)
+	// The groups ticked: the same call as the API's "groups", so a group
+	// deleted since the page was loaded refuses the form and creates
+	// nothing, rather than an account outside its class.
+	groups := c.PostFormArray("groups")
+	u, gs, err := h.createUser(c, n, groups...)
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		h.renderUsers(c, http.StatusBadRequest, templates.NewUserForm{Username: n.Username, DisplayName: n.DisplayName,
-			Email: n.Email, Role: n.Role, Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
+			Email: n.Email, Role: n.Role, Groups: groups, Errors: templates.FormErrors{ve.Field: trcMsg(c, ve.Message)}})
 		return
 	}
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	h.flash(c, trc(c, "User %s added.", u.Username))
+	switch len(gs) {
+	case 0:
+		h.flash(c, trc(c, "User %s added.", u.Username))
+	case 1:
+		h.flash(c, trc(c, "User %s added to the group %s.", u.Username, gs[0]))
+	default:
+		h.flash(c, trc(c, "User %s added to the groups %s.", u.Username, strings.Join(gs, ", ")))
+	}
 	seeOther(c, "/admin/users")
 }
 
@@ -237,14 +252,16 @@ func userAudit(u *models.User) map[string]any {
 // createUser creates the account with its audit row (user.create), and
 // makes it a member of groups (existing ones, by name), each audited as
 // group.add_member as the groups page's add is: all in one transaction, so
-// an unknown group creates nothing.
-func (h *Handler) createUser(c *gin.Context, n models.NewUser, groups ...string) (*models.User, error) {
+// an unknown group creates nothing. It returns the names of the groups
+// joined, as stored, each once.
+func (h *Handler) createUser(c *gin.Context, n models.NewUser, groups ...string) (*models.User, []string, error) {
 	// Hashed before the transaction: not while holding the write lock.
 	n, err := h.store.HashNewUser(c.Request.Context(), n)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var u *models.User
+	var joined []string
 	err = h.wbs.AuditedAll(c.Request.Context(), currentUser(c).Username, func(tx *models.Store) ([]models.AuditRecord, error) {
 		var gs []*models.Group
 		var err error
@@ -254,10 +271,14 @@ func (h *Handler) createUser(c *gin.Context, n models.NewUser, groups ...string)
 		recs := []models.AuditRecord{auditRec("user.create", u.Username, nil, userAudit(u))}
 		for _, g := range gs {
 			recs = append(recs, auditRec("group.add_member", g.Name, nil, map[string]string{"username": u.Username}))
+			joined = append(joined, g.Name)
 		}
 		return recs, nil
 	})
-	return u, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return u, joined, nil
 }
 
 // apiUsers: GET /api/v1/admin/users?limit=&cursor=, by id, a page at a
@@ -305,7 +326,7 @@ func (h *Handler) apiUserCreate(c *gin.Context) {
 	if !h.bindJSON(c, &body) {
 		return
 	}
-	u, err := h.createUser(c, models.NewUser{Username: body.Username, DisplayName: body.DisplayName,
+	u, _, err := h.createUser(c, models.NewUser{Username: body.Username, DisplayName: body.DisplayName,
 		Email: body.Email, Role: body.Role, Password: body.Password}, body.Groups...)
 	if err != nil {
 		h.fail(c, err)

@@ -56,6 +56,8 @@ var adminMessages = []string{
 	"a %s rate is the same for every workbench, whatever its GPUs: leave the GPU model empty",
 	"%s is the default class, taken by every launch that names none: make another class the default first",
 	"an RSA key of %s bits is too weak: use ed25519, or RSA of at least %s bits",
+	// A group ticked on the add-user form, deleted before it was posted.
+	"there is no group %s; create it first (groups are not made by adding a user)",
 	// The flavor form's checks against this server (checkFlavorFits).
 	"%s is not a GPU model of this server, which has no GPUs; make the flavor CPU-only (GPU count 0)",
 	"%s is not a GPU model of this server; known models: %s",

@@ -289,7 +289,7 @@ var sudoFieldLabels = map[string]string{
 	"gpu_count": i18n.Key("GPU count"), "cpu_cores": i18n.Key("CPU cores"), "memory_gib": i18n.Key("Memory (GiB)"),
 	"username": i18n.Key("Username"), "email": i18n.Key("Email"), "role": i18n.Key("Role"), "tags": i18n.Key("Tags"),
 	"enabled": i18n.Key("Enabled"), "reason": i18n.Key("Reason"), "user": i18n.Key("User"), "amount": i18n.Key("Amount"),
-	"group": i18n.Key("Group"), "priority": i18n.Key("Priority"), "mig_profile": i18n.Key("MIG profile"),
+	"group": i18n.Key("Group"), "groups": i18n.Key("Groups"), "priority": i18n.Key("Priority"), "mig_profile": i18n.Key("MIG profile"),
 	// The quota console's and the token form's fields, as their forms
 	// label them (the page read "Max gpus" and "Expires days").
 	"max_gpus": i18n.Key("GPUs at once"), "max_workbenches": i18n.Key("Workbenches"),
