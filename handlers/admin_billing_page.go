@@ -132,6 +132,10 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 	v.Pages = pages
 	for _, it := range items[offset:min(offset+pageSize, len(items))] {
 		row := h.billingRow(c, groupBy, it, charged)
+		if groupBy == "group" && it.GroupID != 0 {
+			// Its statement by member, a deleted group's too.
+			row.Href = fmt.Sprintf("/groups/%d/billing?", it.GroupID) + url.Values{"month": {month.Format("2006-01")}}.Encode()
+		}
 		mJ := energy.mJ[it.Key]
 		row.KWh, row.EnergyCost = pricing.FormatKWh(mJ), h.energyCostText(ctx, energy, mJ)
 		v.Rows = append(v.Rows, row)
@@ -214,6 +218,8 @@ func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem
 		label = templates.ResourceName(ctx, label)
 	} else if groupBy == "workbench" {
 		label = workbenchLabel(ctx, it, true)
+	} else if groupBy == "group" && it.GroupDeleted {
+		label = deletedGroupLabel(c, it.GroupName, it.GroupID)
 	}
 	share := "—"
 	if charged > 0 && it.AmountMicros >= 0 {
@@ -221,4 +227,11 @@ func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem
 	}
 	return templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
 		Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share}
+}
+
+// deletedGroupLabel is how a page names the deleted group id, named name:
+// the key models.DeletedGroupKey gives it (English: the CSV's and the
+// API's), in the reader's language.
+func deletedGroupLabel(c *gin.Context, name string, id int64) string {
+	return trc(c, "%s (deleted group %d)", name, id)
 }

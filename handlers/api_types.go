@@ -127,7 +127,7 @@ type APIWorkbench struct {
 	Image              string   `json:"image"`
 	Flavor             string   `json:"flavor"`
 	GPUs               []string `json:"gpus"`
-	Simulated          bool     `json:"simulated"`
+	Simulated          bool     `json:"simulated"` // the pool is simulated: every workbench, whatever its state
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
 	StopError          string   `json:"stop_error,omitempty"`

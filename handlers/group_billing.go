@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,6 +52,28 @@ func (h *Handler) ledGroup(c *gin.Context) (*models.Group, bool) {
 	return g, true
 }
 
+// statementGroup is ledGroup for a group's statement, which an admin also
+// reads for a deleted group: its lines keep its id. A deleted group comes
+// back with the name it had and deleted true (it has no members, leads or
+// running workbenches any more).
+func (h *Handler) statementGroup(c *gin.Context) (g *models.Group, deleted bool, ok bool) {
+	if currentUser(c).IsAdmin() {
+		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		if err == nil {
+			if _, err := h.store.GroupByID(c.Request.Context(), id); errors.Is(err, models.ErrNotFound) {
+				dg, err := h.store.DeletedGroupByID(c.Request.Context(), id)
+				if err != nil {
+					h.fail(c, err)
+					return nil, false, false
+				}
+				return &models.Group{ID: dg.ID, Name: dg.Name}, true, true
+			}
+		}
+	}
+	g, ok = h.ledGroup(c)
+	return g, false, ok
+}
+
 // groupStatementQuery reads ?month and ?group_by of a group's statement.
 func groupStatementQuery(c *gin.Context, now time.Time) (time.Time, string, error) {
 	month, err := parseMonth(c.Query("month"), now)
@@ -69,7 +92,7 @@ func groupStatementQuery(c *gin.Context, now time.Time) (time.Time, string, erro
 // its leads (SPEC §1: statements per group for team leads) and admins.
 // Lines count for the group they were billed to (a member's first group).
 func (h *Handler) groupBilling(c *gin.Context) {
-	g, ok := h.ledGroup(c)
+	g, deleted, ok := h.statementGroup(c)
 	if !ok {
 		return
 	}
@@ -87,7 +110,11 @@ func (h *Handler) groupBilling(c *gin.Context) {
 	}
 	path := fmt.Sprintf("/groups/%d/billing", g.ID)
 	q := url.Values{"month": {month.Format("2006-01")}, "group_by": {groupBy}}
-	v := templates.GroupBillingView{Group: g.Name, GroupBy: groupBy, Total: h.amountText(ctx, total),
+	name := g.Name
+	if deleted {
+		name = deletedGroupLabel(c, g.Name, g.ID)
+	}
+	v := templates.GroupBillingView{Group: name, GroupBy: groupBy, Total: h.amountText(ctx, total),
 		Month:  monthNav(path, month, now, url.Values{"group_by": {groupBy}}),
 		CSVURL: fmt.Sprintf("/groups/%d/billing.csv?", g.ID) + q.Encode()}
 	for _, o := range groupStatementGroupings(c) {
@@ -105,7 +132,7 @@ func (h *Handler) groupBilling(c *gin.Context) {
 		v.Rows = append(v.Rows, h.billingRow(c, groupBy, it, charged))
 	}
 	v.TotalHours = gpuHoursText(secs)
-	if v.Month.Current {
+	if v.Month.Current && !deleted {
 		if v.Running, err = h.groupRunning(c, g.ID, now); err != nil {
 			h.fail(c, err)
 			return
@@ -117,7 +144,7 @@ func (h *Handler) groupBilling(c *gin.Context) {
 			v.Pending = h.amountText(ctx, pending)
 		}
 	}
-	h.render(c, http.StatusOK, templates.GroupBillingPage(h.page(c, trc(c, "Group %s", g.Name)), v))
+	h.render(c, http.StatusOK, templates.GroupBillingPage(h.page(c, trc(c, "Group %s", name)), v))
 }
 
 // groupIdleMark is how long a member's workbench may sit idle before the
@@ -187,9 +214,14 @@ func (h *Handler) groupBillingCSV(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	g, ok := h.ledGroup(c)
+	g, deleted, ok := h.statementGroup(c)
 	if !ok {
 		return
+	}
+	// The group column is the key the admin's CSV by group gives it.
+	name := g.Name
+	if deleted {
+		name = models.DeletedGroupKey(g.Name, g.ID)
 	}
 	month, groupBy, err := groupStatementQuery(c, time.Now())
 	if err != nil {
@@ -205,7 +237,7 @@ func (h *Handler) groupBillingCSV(c *gin.Context) {
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write([]string{"month", "group", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency"})
 	for _, it := range items {
-		_ = w.Write([]string{month.Format("2006-01"), csvText(g.Name), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
+		_ = w.Write([]string{month.Format("2006-01"), csvText(name), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
 			pricing.Micros(it.AmountMicros).Exact(), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency})
 	}
 	w.Flush()

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/gin-gonic/gin"
 
@@ -105,9 +104,10 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	switch wb.State {
 	case models.StateStopped, models.StateFailed, models.StatePreempted:
 		// Nothing to stop (a second click, or a stop that beat this one):
-		// no audit row claiming a stop that did nothing.
+		// no audit row claiming a stop that did nothing. The API answers
+		// the workbench as it is, as after a stop.
 		if isAPI(c) {
-			c.Status(http.StatusNoContent)
+			h.apiWorkbench(c)
 			return
 		}
 		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s was already stopped; nothing changed.", wb.Name))
@@ -147,7 +147,10 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		return
 	}
 	if isAPI(c) {
-		c.Status(http.StatusNoContent)
+		// 200 with the workbench, as the owner's stop answers (it was 204
+		// with no body: a script had to GET the workbench again to see
+		// its state).
+		h.apiWorkbench(c)
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Workbench %s stopped.", wb.Name))

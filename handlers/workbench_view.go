@@ -86,9 +86,13 @@ func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (c
 	return n, costs, err
 }
 
+// workbenchJSON is wb as the API answers it. Simulated is the pool's: on a
+// simulated pool every workbench lives in the simulation, whatever its
+// state (it was true only while it held GPUs, so a stopped or queued one
+// read false, as if it had run on real GPUs).
 func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) workbenchJSON {
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
-		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated() && len(wb.GPUs) > 0,
+		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated(),
 		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency,
 		Units: wb.Units, Shared: wbShared(wb, n),

@@ -143,7 +143,7 @@ func (s *Store) IntervalEnergyMJ(ctx context.Context, intervalID int64) (int64, 
 // interval_energy e: energy is GPU energy, so by resource it is all "gpu".
 var energyGroupings = map[string]string{
 	"user":      UserKeySQL,
-	"group":     "COALESCE(g.name, e.group_name)", // its name now, across renames
+	"group":     groupKey("e"),
 	"gpu_model": "e.gpu_model",
 	"workbench": "COALESCE(w.name, e.workbench_id)",
 	"resource":  "'gpu'",
@@ -184,7 +184,7 @@ func energySummaryQuery(from, to time.Time, groupBy string, userID int64) (strin
 		col = workbenchKey("e", userID)
 	}
 	q := `SELECT ` + col + ` AS key, SUM(e.energy_mj) FROM interval_energy e
-		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id LEFT JOIN groups g ON g.id = e.group_id
+		JOIN users u ON u.id = e.user_id LEFT JOIN workbenches w ON w.id = e.workbench_id  ` + groupJoins("e") + `
 		WHERE e.hour >= ? AND e.hour < ?`
 	args := []any{from.Unix(), to.Unix()}
 	if userID != 0 {

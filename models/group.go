@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +47,15 @@ func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Gro
 	if !groupNameRe.MatchString(name) {
 		return nil, invalid("name", "use 1–64 letters, digits, spaces, '.', '_' or '-'")
 	}
-	g := &Group{Name: name, Description: strings.TrimSpace(description), Members: []string{}}
-	if err := s.db.WithContext(ctx).Create(g).Error; err != nil {
+	g := &Group{Name: name, Description: strings.TrimSpace(description), Members: []string{}, CreatedAt: s.now().UTC()}
+	// Its id is above every group's, deleted ones' too (one statement:
+	// two creations at once cannot take the same): the ledger names a
+	// deleted group by its id, and SQLite gave the id of a deleted newest
+	// group to the next one, whose bills then took the deleted group's.
+	err := s.db.WithContext(ctx).Raw(`INSERT INTO groups (id, name, description, created_at)
+		VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM (SELECT id FROM groups UNION ALL SELECT id FROM deleted_groups)), ?, ?, ?) RETURNING id`,
+		g.Name, g.Description, g.CreatedAt).Scan(&g.ID).Error
+	if err != nil {
 		if uniqueViolation(err) {
 			return nil, taken("name", "a group with this name exists")
 		}
@@ -279,6 +287,11 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 		if err := tx.Delete(&Group{}, id).Error; err != nil {
 			return err
 		}
+		// Its lines keep its id: the billing pages name it by this
+		// (DeletedGroupKeySQL), and no new group gets the id.
+		if err := tx.Exec("INSERT INTO deleted_groups (id, name, deleted_at) VALUES (?, ?, ?)", id, row.Name, s.now().UTC()).Error; err != nil {
+			return err
+		}
 		if err := renameSharedGroup(tx, row.Name, ""); err != nil {
 			return err
 		}
@@ -286,4 +299,31 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 		return nil
 	})
 	return g, err
+}
+
+// DeletedGroup is what is kept of a deleted group: its id (on its ledger
+// lines) and the name it had. DeletedAt is nil for a group deleted before
+// they were kept (its name is then its newest line's).
+type DeletedGroup struct {
+	ID        int64
+	Name      string
+	DeletedAt *time.Time
+}
+
+// DeletedGroupByID returns the deleted group id (ErrNotFound: none was).
+func (s *Store) DeletedGroupByID(ctx context.Context, id int64) (*DeletedGroup, error) {
+	var g DeletedGroup
+	if err := s.db.WithContext(ctx).Table("deleted_groups").Where("id = ?", id).Take(&g).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &g, nil
+}
+
+// DeletedGroupKey is the key the usage summaries give the lines of the
+// deleted group id, named name (DeletedGroupKeySQL): "ml101 (deleted
+// group 7)". The id keeps two deleted groups of one name apart (a course
+// group made and deleted each term) and apart from a live group that took
+// the name.
+func DeletedGroupKey(name string, id int64) string {
+	return name + " (deleted group " + strconv.FormatInt(id, 10) + ")"
 }

@@ -133,12 +133,17 @@ type UsageItem struct {
 	WorkbenchName string `json:"-" gorm:"column:wb_name"`
 	WorkbenchID   string `json:"-" gorm:"column:wb_id"`
 	Owner         string `json:"-" gorm:"column:wb_owner"`
+	// A deleted group's row, grouped by group: its name and id, so that
+	// a page words "(deleted group …)" in its reader's language.
+	GroupDeleted bool   `json:"-" gorm:"column:grp_deleted"`
+	GroupName    string `json:"-" gorm:"column:grp_name"`
+	GroupID      int64  `json:"-" gorm:"column:grp_id"`
 }
 
 // Usage groupings.
 var usageGroupings = map[string]string{
 	"user":      UserKeySQL,
-	"group":     "COALESCE(g.name, l.group_name)", // its name now, across renames
+	"group":     groupKey("l"),
 	"gpu_model": "l.gpu_model",
 	"workbench": "COALESCE(w.name, l.workbench_id)",
 	"resource":  "l.resource",
@@ -151,6 +156,27 @@ var usageGroupings = map[string]string{
 // the money was. Still one row per account (the tombstone's name has the
 // id), apart from a new account given the old name.
 const UserKeySQL = "CASE WHEN u.deleted_at IS NOT NULL AND u.former_username <> '' THEN u.former_username || ' (' || u.username || ')' ELSE u.username END"
+
+// groupKey is the usage and energy key of the group of a line (table
+// alias a, groups joined as g and deleted_groups as dg, both by a's
+// group_id): the group's name now, across renames; for a deleted group its
+// last name and its id, "ml101 (deleted group 7)" (DeletedGroupKey): its
+// lines read "no group" where its name was not on them, and were one row
+// with a new group of its name where it was. Lines of no group (group_id
+// NULL, or 0 in the monthly rollup) keep the name they were written with:
+// "", or a group deleted before lines carried ids (migration 149).
+func groupKey(a string) string {
+	return "CASE WHEN " + deletedGroupSQL(a) + " THEN COALESCE(dg.name, " + a + ".group_name) || ' (deleted group ' || " + a +
+		".group_id || ')' ELSE COALESCE(g.name, " + a + ".group_name) END"
+}
+
+// deletedGroupSQL is true for a line of a deleted group (see groupKey).
+func deletedGroupSQL(a string) string { return "COALESCE(" + a + ".group_id, 0) <> 0 AND g.id IS NULL" }
+
+// groupJoins joins a line's group, live (g) or deleted (dg), for groupKey.
+func groupJoins(a string) string {
+	return "LEFT JOIN groups g ON g.id = " + a + ".group_id LEFT JOIN deleted_groups dg ON dg.id = " + a + ".group_id"
+}
 
 // workbenchKey is the usage and energy key of a workbench's lines (table
 // alias a, workbenches joined as w): its name, and in everyone's lines
@@ -230,6 +256,11 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 		// reads its parts.
 		parts = ", MAX(w.deleted_at IS NOT NULL) AS wb_deleted, MAX(w.name) AS wb_name, MAX(l.workbench_id) AS wb_id, MAX(" + UserKeySQL + ") AS wb_owner"
 	}
+	if groupBy == "group" {
+		// One deleted group is one row (its key has its id), so MAX
+		// reads its parts.
+		parts = ", MAX(" + deletedGroupSQL("l") + ") AS grp_deleted, COALESCE(MAX(COALESCE(dg.name, l.group_name)), '') AS grp_name, COALESCE(MAX(l.group_id), 0) AS grp_id"
+	}
 	q := db.Table(table).
 		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros"+parts).
 		Joins("JOIN users u ON u.id = l.user_id").
@@ -239,7 +270,7 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
 	}
 	if groupBy == "group" {
-		q = q.Joins("LEFT JOIN groups g ON g.id = l.group_id")
+		q = q.Joins(groupJoins("l"))
 	}
 	if userID != 0 {
 		q = q.Where("l.user_id = ?", userID)

@@ -41,7 +41,7 @@ func TestAdminStopTellsTheOwner(t *testing.T) {
 	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", alice, ""); code != http.StatusForbidden {
 		t.Fatalf("a user used the admin stop: %d %v", code, out)
 	}
-	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", admin, ""); code != http.StatusNoContent {
+	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", admin, ""); code != http.StatusOK || out["id"] != id || out["state"] != "stopped" {
 		t.Fatalf("admin stop: %d %v", code, out)
 	}
 	got := waitState(t, p, alice, id, "stopped")
@@ -55,7 +55,7 @@ func TestAdminStopTellsTheOwner(t *testing.T) {
 	}
 	// A second stop of the stopped workbench does nothing, and the audit
 	// log does not claim it did.
-	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", admin, ""); code != http.StatusNoContent {
+	if code, out := p.api("POST", "/api/v1/admin/workbenches/"+id+"/stop", admin, ""); code != http.StatusOK || out["state"] != "stopped" {
 		t.Fatalf("second admin stop: %d %v", code, out)
 	}
 	entries, err := p.srv.Store.ListAudit(context.Background(), 50)
