@@ -59,6 +59,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	for _, img := range images {
 		card := imageCard(ctx, img)
 		card.Status = statuses[img.ID]
+		card.SharedBy = h.sharedBy(ctx, img, currentUser(c))
 		v.Images = append(v.Images, card)
 	}
 	for i, f := range flavors {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -53,6 +54,22 @@ func sizeText(b int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	}
 	return fmt.Sprintf("%d KiB", (b+1023)/1024)
+}
+
+// sharedBy is the saver's username when img is a saved image of someone
+// other than viewer (one shared with a group of the viewer's): launching it
+// runs the saver's files with the viewer's home and, in path mode, in the
+// portal's origin with the viewer's session, so the card says whose they
+// are. "" for catalog images and the viewer's own.
+func (h *Handler) sharedBy(ctx context.Context, img models.Image, viewer *models.User) string {
+	if !img.Saved() || img.OwnerID == viewer.ID {
+		return ""
+	}
+	u, err := h.store.UserByID(ctx, img.OwnerID)
+	if err != nil {
+		return i18n.T(ctx, "another user")
+	}
+	return u.Username
 }
 
 // ownedSavedImage loads the :id saved image of the current user; anyone

@@ -119,7 +119,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 	// statuses (one engine inspect per image, as the catalog page does).
 	statuses, _ := h.imageStatuses(ctx, imgs, false)
 	for _, img := range imgs {
-		v.Images = append(v.Images, imageCard(ctx, img))
+		card := imageCard(ctx, img)
+		card.SharedBy = h.sharedBy(ctx, img, currentUser(c))
+		v.Images = append(v.Images, card)
 		v.Facts[img.Name] = withPresence(imageFacts(img), statuses[img.ID])
 	}
 	for i, f := range fls {

@@ -132,6 +132,51 @@ func TestEnsureNetworkRefusesWeakNetwork(t *testing.T) {
 	}
 }
 
+// TestEnsureNetworkRefusesIPv6Network: an install network with IPv6 (one
+// an engine made with IPv6 by default, or one made by hand) is refused:
+// the egress rules, the host INPUT rule and, without the engine's
+// ip6tables, icc=false are IPv4 only, and over IPv6 a workbench reached
+// the host's services and other users' workbenches (session 54's review).
+// A network EnsureNetwork makes itself has no IPv6.
+func TestEnsureNetworkRefusesIPv6Network(t *testing.T) {
+	t.Parallel()
+	e := newEngineEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := fmt.Sprintf("wbtest-%s-ipv6", e.run)
+	netChurn.Lock()
+	defer netChurn.Unlock()
+	on := true
+	// A unique-local /64 of this run's own, so parallel runs do not clash.
+	subnet := fmt.Sprintf("fd54:%s::/64", e.run[:4])
+	if _, err := e.d.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", EnableIPv6: &on,
+		IPAM:    &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}},
+		Options: map[string]string{iccOption: "false"}, Labels: e.labels()}); err != nil {
+		t.Fatal(err)
+	}
+	err := e.d.EnsureNetwork(ctx, name, e.labels())
+	if err == nil || !strings.Contains(err.Error(), "IPv6") {
+		t.Errorf("EnsureNetwork on an IPv6 network: %v, want refusal naming IPv6", err)
+	}
+	if err := e.d.RemoveNetwork(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	// Made by the portal: IPv4 only, asked for explicitly.
+	if err := e.d.EnsureNetwork(ctx, name, e.labels()); err != nil {
+		t.Fatalf("EnsureNetwork: %v", err)
+	}
+	n, err := e.d.cli.NetworkInspect(ctx, name, network.InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.EnableIPv6 {
+		t.Errorf("the portal's network has IPv6 enabled: %+v", n.IPAM.Config)
+	}
+	if err := e.d.RemoveNetwork(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // logFirewall logs the engine's iptables rules, the thing that enforces
 // isolation, to explain a failure.
 func logFirewall(t *testing.T) {

@@ -37,11 +37,18 @@ func (d *Docker) EnsureNetwork(ctx context.Context, name string, labels map[stri
 	if !errors.Is(err, ErrNotFound) {
 		return err
 	}
+	noIPv6 := false
 	_, err = d.cli.NetworkCreate(ctx, name, network.CreateOptions{
 		Driver:   "bridge",
 		Internal: false, // users may pip install; only inter-container traffic is cut
-		Options:  map[string]string{iccOption: "false"},
-		Labels:   labels,
+		// IPv4 only, asked for explicitly: an engine configured to give
+		// new networks IPv6 (default-network-opts) would otherwise do so
+		// here, and the egress firewall and icc=false are IPv4 rules
+		// (iptables): over IPv6 a workbench reached the host's services
+		// and other users' workbenches.
+		EnableIPv6: &noIPv6,
+		Options:    map[string]string{iccOption: "false"},
+		Labels:     labels,
 	})
 	err = engineErr("create network "+name, err)
 	if errors.Is(err, ErrConflict) {
@@ -49,11 +56,23 @@ func (d *Docker) EnsureNetwork(ctx context.Context, name string, labels map[stri
 		// create; accept it if it is right.
 		return d.checkNetwork(ctx, name)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// An engine that enabled IPv6 anyway gets no workbench on it.
+	if err := d.checkNetwork(ctx, name); err != nil {
+		_ = d.cli.NetworkRemove(ctx, name)
+		return err
+	}
+	return nil
 }
 
 // checkNetwork returns ErrNotFound if name does not exist, nil if it is a
-// bridge with icc disabled, an error otherwise.
+// bridge with icc disabled and no IPv6, an error otherwise. IPv6 is
+// refused because the portal's isolation is IPv4 firewalling: the egress
+// rules and the host INPUT rule are iptables rules, and the engine applies
+// icc=false to IPv6 only where its ip6tables support is on, so on an IPv6
+// network a workbench reaches the host and other users' workbenches.
 func (d *Docker) checkNetwork(ctx context.Context, name string) error {
 	n, err := d.cli.NetworkInspect(ctx, name, network.InspectOptions{})
 	if err != nil {
@@ -66,6 +85,10 @@ func (d *Docker) checkNetwork(ctx context.Context, name string) error {
 	if n.Driver != "bridge" || n.Options[iccOption] != "false" {
 		return fmt.Errorf("network %s exists but is not a bridge with inter-container traffic disabled (driver %q, %s=%q)",
 			name, n.Driver, iccOption, n.Options[iccOption])
+	}
+	if n.EnableIPv6 {
+		return fmt.Errorf("network %s has IPv6 enabled, which the workbench firewall does not cover (it filters IPv4 only): "+
+			"remove it once no workbench runs (docker network rm %s) and the portal makes it again without IPv6", name, name)
 	}
 	return nil
 }

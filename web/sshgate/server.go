@@ -50,6 +50,9 @@ type Server struct {
 	opt   Options
 	// verifyLimit counts failed verify-<code> attempts by client address.
 	verifyLimit *verifyThrottle
+	// handshakes bounds the connections not yet authenticated
+	// (handshake_limit.go).
+	handshakes *handshakeLimit
 
 	mu    sync.Mutex
 	conns map[string]map[*ssh.ServerConn]struct{} // workbench id → open connections
@@ -65,7 +68,7 @@ func New(store *models.Store, mgr *orchestrator.Manager, opt Options, log *slog.
 		now = mgr.Now // the manager's clock: tests move it
 	}
 	return &Server{store: store, mgr: mgr, log: log.With("component", "ssh"), opt: opt, conns: map[string]map[*ssh.ServerConn]struct{}{},
-		verifyLimit: newVerifyThrottle(store, now)}
+		verifyLimit: newVerifyThrottle(store, now), handshakes: newHandshakeLimit()}
 }
 
 // Permission extensions carry who authenticated from the auth callback to
@@ -188,11 +191,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		go s.handleConn(ctx, nc, cfg)
+		release, ok := s.handshakes.acquire(nc.RemoteAddr())
+		if !ok {
+			// Debug only: a flood of these would otherwise flood the log.
+			s.log.Debug("ssh connection refused: too many handshakes under way", "remote", nc.RemoteAddr().String())
+			nc.Close()
+			continue
+		}
+		go s.handleConn(ctx, nc, cfg, release)
 	}
 }
 
-func (s *Server) handleConn(ctx context.Context, nc net.Conn, base *ssh.ServerConfig) {
+// release gives back the connection's handshake slot once the handshake
+// has ended.
+func (s *Server) handleConn(ctx context.Context, nc net.Conn, base *ssh.ServerConfig, release func()) {
 	// A client that never finishes the handshake must not hold a goroutine.
 	nc.SetDeadline(time.Now().Add(30 * time.Second))
 	cfg := *base
@@ -201,6 +213,7 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn, base *ssh.ServerCo
 		return s.authenticate(ctx, meta, key, tries)
 	}
 	conn, chans, reqs, err := ssh.NewServerConn(nc, &cfg)
+	release()
 	if err != nil {
 		nc.Close()
 		return
