@@ -78,6 +78,22 @@ func TestSSHKeyAndWorkbenchTokenCapsOverAPI(t *testing.T) {
 	}
 	code, out = p.api("POST", "/api/v1/workbenches/"+wb.ID+"/tokens", tok, `{"name": "one-more", "expires_days": 1}`)
 	capError(t, "workbench token", code, out, "too_many_tokens", models.MaxWorkbenchTokensPerWorkbench)
+
+	// The workbench page's form says so beside the name and keeps the
+	// name and the lifetime chosen.
+	c := p.client()
+	p.loginSudo(c, "erin", "erin-password")
+	res, page := p.postFormBody(c, "/workbenches/"+wb.ID+"/tokens", url.Values{"name": {"vscode"}, "expires_days": {"7"}})
+	doc := mpDoc(t, page)
+	if msg := doc.Find(`[data-testid=wb-token-error]`).Text(); res.StatusCode != http.StatusBadRequest || !strings.Contains(msg, "revoke one") {
+		t.Errorf("the workbench token form past the cap: %d %q", res.StatusCode, msg)
+	}
+	if v, _ := doc.Find(`[data-testid=wb-token-name]`).Attr("value"); v != "vscode" {
+		t.Errorf("the name typed is lost: %q", v)
+	}
+	if v, _ := doc.Find(`[data-testid=wb-token-expires] option[selected]`).Attr("value"); v != "7" {
+		t.Errorf("the lifetime chosen is lost: %q selected, want 7", v)
+	}
 }
 
 // The SSH keys form at the cap shows the refusal in the page, in the
