@@ -78,6 +78,11 @@ func classify(err error) *apiError {
 		// as an image, image archives, pre-pulls): the runtime's words say
 		// what to do instead (docs/kubernetes.md).
 		return &apiError{http.StatusNotImplemented, "not_available", err.Error()}
+	case errors.As(err, &ve) && ve.Taken && ve.Code != "":
+		// A conflict of its own kind (a cap on credentials reached:
+		// too_many_tokens): its code, and its message alone, which says
+		// what to do rather than which field it sits beside on a form.
+		return &apiError{http.StatusConflict, ve.Code, ve.Message}
 	case errors.As(err, &ve) && ve.Taken:
 		// Well formed but already in use: a conflict (SPEC §8), named by
 		// its field in the message as a bad value is.

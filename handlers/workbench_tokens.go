@@ -81,7 +81,7 @@ func (h *Handler) workbenchTokenCreate(c *gin.Context) {
 	}
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
-		h.showWorkbench(c, wb, http.StatusBadRequest, templates.WorkbenchTokensView{Name: name, Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
+		h.showWorkbench(c, wb, http.StatusBadRequest, templates.WorkbenchTokensView{Name: name, ExpiresDays: c.PostForm("expires_days"), Errors: templates.FormErrors{ve.Field: fieldMessage(c.Request.Context(), ve.Message)}})
 		return
 	}
 	if err != nil {

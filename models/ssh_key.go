@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"gorm.io/gorm"
 )
 
 // SSHKey is a public key a user registered to reach their workbenches
@@ -107,7 +108,11 @@ func (s *Store) CreateSSHKey(ctx context.Context, userID int64, name, publicKey 
 	}
 	now := s.now()
 	k := &SSHKey{UserID: userID, Name: name, PublicKey: canonical, Fingerprint: fp, CreatedAt: now, VerifyCode: newSSHVerifyCode(), VerifyCodeAt: &now}
-	if err := s.db.WithContext(ctx).Create(k).Error; err != nil {
+	full := tooMany(CodeTooManySSHKeys, Reasonf("you already have the most SSH keys an account may have (%d, pending ones included); delete one you no longer use (on the SSH keys page, or DELETE /api/v1/ssh-keys/{id}) to make room", MaxSSHKeysPerUser))
+	err = s.withCap(ctx, MaxSSHKeysPerUser, full, func(tx *gorm.DB) *gorm.DB {
+		return tx.Model(&SSHKey{}).Where("user_id = ?", userID)
+	}, func(tx *gorm.DB) error { return tx.Create(k).Error })
+	if err != nil {
 		if uniqueViolation(err) {
 			var n int64
 			s.db.WithContext(ctx).Model(&SSHKey{}).Where("user_id = ? AND fingerprint = ?", userID, fp).Count(&n)

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"gorm.io/gorm"
 )
 
 // TokenPrefix marks portal API tokens so they are recognisable in logs and by
@@ -56,7 +58,12 @@ func (s *Store) CreateToken(ctx context.Context, userID int64, name string, ttl 
 		exp := s.now().Add(ttl)
 		t.ExpiresAt = &exp
 	}
-	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
+	now := s.now()
+	full := tooMany(CodeTooManyTokens, Reasonf("you already have the most live API tokens an account may have (%d); revoke one you no longer use (on the API tokens page, or DELETE /api/v1/tokens/{id}) to make room", MaxAPITokensPerUser))
+	err = s.withCap(ctx, MaxAPITokensPerUser, full, func(tx *gorm.DB) *gorm.DB {
+		return tx.Model(&APIToken{}).Where("user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", userID, now)
+	}, func(tx *gorm.DB) error { return tx.Create(t).Error })
+	if err != nil {
 		if uniqueViolation(err) {
 			return nil, "", taken("name", "you already have a token with this name")
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // WorkbenchTokenPrefix marks tokens scoped to one workbench. It differs from
@@ -58,7 +60,11 @@ func (s *Store) CreateWorkbenchToken(ctx context.Context, userID int64, wbID, na
 		exp := s.now().Add(ttl)
 		t.ExpiresAt = &exp
 	}
-	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
+	full := tooMany(CodeTooManyTokens, Reasonf("this workbench already has the most live access tokens a workbench may have (%d); revoke one you no longer use (on the workbench page, or DELETE /api/v1/workbenches/{id}/tokens/{token id}) to make room", MaxWorkbenchTokensPerWorkbench))
+	err = s.withCap(ctx, MaxWorkbenchTokensPerWorkbench, full, func(tx *gorm.DB) *gorm.DB {
+		return tx.Model(&WorkbenchToken{}).Where("workbench_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", wbID, s.now())
+	}, func(tx *gorm.DB) error { return tx.Create(t).Error })
+	if err != nil {
 		if uniqueViolation(err) {
 			return nil, "", taken("name", "this workbench already has a token with this name")
 		}
