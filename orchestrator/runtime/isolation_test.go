@@ -152,7 +152,9 @@ func TestEnsureNetworkRefusesIPv6Network(t *testing.T) {
 	if _, err := e.d.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", EnableIPv6: &on,
 		IPAM:    &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}},
 		Options: map[string]string{iccOption: "false"}, Labels: e.labels()}); err != nil {
-		t.Fatal(err)
+		// An engine (or kernel) that cannot make an IPv6 network cannot
+		// hand one to the portal either: nothing to refuse here.
+		t.Skipf("this engine makes no IPv6 network: %v", err)
 	}
 	err := e.d.EnsureNetwork(ctx, name, e.labels())
 	if err == nil || !strings.Contains(err.Error(), "IPv6") {
