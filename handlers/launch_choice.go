@@ -127,3 +127,19 @@ func (h *Handler) preselect(ctx context.Context, userID int64, v *templates.Laun
 		}
 	}
 }
+
+// launchRule is what the launch form says of flavor f for a user with
+// limits lim, free of its units free to them now: unavailable, why it can
+// never be launched (the quota or this server rules it out), or waits, why
+// a launch would wait in the queue; both "" when it would start now. The
+// launch form and the queued page's free flavors ask it alike.
+func (h *Handler) launchRule(ctx context.Context, lim models.Limits, f *models.Flavor, gpus []orchestrator.PoolGPU, need models.GPUNeed, free int) (unavailable, waits string) {
+	if why := quotaRulesOut(lim, *f); why != "" {
+		return why, ""
+	}
+	if why, _ := h.serverRulesOut(ctx, f, gpus, need); why != "" {
+		return why, ""
+	}
+	_, waits = flavorChoice(*f, free, poolUnitsFor(gpus, *f), unitsOfKindFor(gpus, *f), need)
+	return "", waits
+}

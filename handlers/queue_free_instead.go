@@ -55,13 +55,7 @@ func (h *Handler) freeInstead(ctx context.Context, u *models.User, wb *models.Wo
 			continue
 		}
 		free, _ := lessBooked(freeUnitsFor(gpus, f), held[unitPoolOf(f)])
-		if quotaRulesOut(lim, f) != "" {
-			continue
-		}
-		if never, outOfService := h.serverRulesOut(ctx, &fls[i], gpus, needs[f.ID]); never != "" || outOfService != "" {
-			continue
-		}
-		if _, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f), needs[f.ID]); waits != "" {
+		if why, waits := h.launchRule(ctx, lim, &fls[i], gpus, needs[f.ID], free); why != "" || waits != "" {
 			continue
 		}
 		q := url.Values{"flavor": {f.Name}}

@@ -139,11 +139,9 @@ func (h *Handler) renderLaunch(c *gin.Context, status int, v templates.LaunchVie
 		// can never run here; one that fits the pool but not what is free
 		// now can wait in the queue; one the pool can never hold cannot be
 		// chosen.
-		if why := quotaRulesOut(lim, f); why != "" {
+		if why, waits := h.launchRule(ctx, lim, &fls[i], gpus, needs[f.ID], free); why != "" {
 			v.Unavailable[f.Name] = why
-		} else if why, _ := h.serverRulesOut(ctx, &fls[i], gpus, needs[f.ID]); why != "" {
-			v.Unavailable[f.Name] = why
-		} else if _, waits := flavorChoice(f, free, poolUnitsFor(gpus, f), unitsOfKindFor(gpus, f), needs[f.ID]); waits != "" {
+		} else if waits != "" {
 			v.Waits[f.Name] = waits
 		}
 		if f.GPUCount > 0 {
