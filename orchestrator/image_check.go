@@ -64,10 +64,16 @@ func (m *Manager) TestImage(ctx context.Context, img *models.Image, by string) (
 	go func() {
 		defer m.wg.Done()
 		timeout := min(m.opt.ReadyTimeout, imageCheckTimeout) + 10*time.Minute // pulls take their time
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(m.life, timeout)
 		defer cancel()
 		state, step, msg, details := models.CheckPassed, "", "", ""
-		if err := m.runImageCheck(ctx, img, chk.ID, by); err != nil {
+		err := m.runImageCheck(ctx, img, chk.ID, by)
+		if m.closing() {
+			// Cut by Shutdown: the next start records it as interrupted
+			// (failInterruptedImageChecks), not as the image's failure.
+			return
+		}
+		if err != nil {
 			state = models.CheckFailed
 			var f *checkFailure
 			if errors.As(err, &f) {

@@ -80,7 +80,7 @@ func (m *Manager) PrePull(ctx context.Context, img *models.Image, by string) err
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
+		ctx, cancel := context.WithTimeout(m.life, 6*time.Hour)
 		defer cancel()
 		err := m.rt.PullImage(ctx, ref, func(p runtime.PullProgress) {
 			m.pulls.update(ref, func(s *PrePullState) {

@@ -192,6 +192,10 @@ type Manager struct {
 	// running workbench (see stopUnpriced).
 	unpriced map[string]int
 	wg       sync.WaitGroup
+	// life is the context of the manager's cancellable background work
+	// (launches, image tests, pre-pulls, queue drains); Shutdown ends it.
+	life    context.Context
+	endLife context.CancelFunc
 	// started is when this manager began: Test image runs recorded before
 	// it were left behind by a previous process.
 	started time.Time
@@ -232,6 +236,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 		fw:             runtime.NewFirewall(log.With("component", "egress")),
 		metrics:        newPortalMetrics(),
 	}
+	m.life, m.endLife = context.WithCancel(context.Background())
 	m.billing.metered = m.meteredLines
 	m.WatchUnitIdle()
 	return m
@@ -406,8 +411,15 @@ type launchRun struct {
 // context that Stop can cancel (the launch outlives the HTTP request that
 // asked for it). A failure marks the workbench failed, unless it was
 // cancelled: then whoever cancelled it decides the state.
+//
+// Once Shutdown has begun nothing is started: the record stays as it is,
+// and the next start takes the launch up (reconciliation).
 func (m *Manager) inBackground(id string, steps func(ctx context.Context) error) {
-	ctx, cancel := context.WithCancel(context.Background())
+	if m.closing() {
+		m.log.Info("launch left for the next start: the portal is shutting down", "id", id)
+		return
+	}
+	ctx, cancel := context.WithCancel(m.life)
 	run := &launchRun{cancel: cancel, done: make(chan struct{})}
 	m.mu.Lock()
 	m.launching[id] = run

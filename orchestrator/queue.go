@@ -25,6 +25,9 @@ import (
 // kickDrain drains the queue in the background; kicks while one is
 // pending coalesce.
 func (m *Manager) kickDrain() {
+	if m.closing() {
+		return // the next start drains (the queue is in the database)
+	}
 	if !m.drainPending.CompareAndSwap(false, true) {
 		return
 	}
@@ -32,7 +35,7 @@ func (m *Manager) kickDrain() {
 	go func() {
 		defer m.wg.Done()
 		m.drainPending.Store(false)
-		if err := m.Drain(context.Background()); err != nil {
+		if err := m.Drain(m.life); err != nil && !m.closing() {
 			m.log.Warn("queue drain", "err", err)
 		}
 	}()

@@ -548,9 +548,14 @@ func (s *Server) cleanSessions(ctx context.Context) {
 	}
 }
 
-// Close releases the database, the engine client and the GPU library.
-// Workbench containers keep running.
+// Close ends the manager's background work (launches in flight are left
+// for the next start; stops and deletions are waited for, up to
+// orchestrator.ShutdownGrace), then releases the database, the engine
+// client and the GPU library. Workbench containers keep running.
 func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), orchestrator.ShutdownGrace)
+	s.Manager.Shutdown(ctx)
+	cancel()
 	if c, ok := s.rt.(io.Closer); ok {
 		c.Close()
 	}
