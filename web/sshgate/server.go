@@ -191,10 +191,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		release, ok := s.handshakes.acquire(nc.RemoteAddr())
+		release, ok := s.handshakes.acquire(nc)
 		if !ok {
 			// Debug only: a flood of these would otherwise flood the log.
-			s.log.Debug("ssh connection refused: too many handshakes under way", "remote", nc.RemoteAddr().String())
+			s.log.Debug("ssh connection refused: too many handshakes under way from its address", "remote", nc.RemoteAddr().String())
 			nc.Close()
 			continue
 		}
