@@ -54,7 +54,10 @@ func (h *Handler) login(c *gin.Context) {
 		// address's delay, if any, and nothing more.
 		h.log.Warn("login: device token not checked", "username", username, "err", err)
 	}
-	res, hold := h.throttle.ReserveOrHold(username, addr, trusted)
+	// Held back only by logins from this address still being checked (a
+	// class behind one NAT address logging in together): wait for them,
+	// as long as a check waits for a hash slot.
+	res, hold := h.throttle.ReserveWaiting(ctx, username, addr, trusted, models.DefaultHashWait)
 	if res == nil {
 		secs := int(math.Ceil(hold.Wait.Seconds()))
 		c.Header("Retry-After", strconv.Itoa(secs))

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"time"
@@ -31,7 +32,11 @@ import (
 // by someone guessing other accounts from it. Those browsers' tokens are
 // kept by the store, so a restart does not forget them.
 type LoginThrottle struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// settled is closed (and replaced) whenever a reservation is settled:
+	// attempts held back only by others still being checked wait on it
+	// (ReserveWaiting).
+	settled chan struct{}
 	addr    throttleRule
 	pair    throttleRule
 	account throttleRule
@@ -51,6 +56,9 @@ type throttleRule struct {
 type failureCount struct {
 	n    int
 	last time.Time
+	// pending counts the reservations among n whose password is still
+	// being checked (or waiting for a slot to be checked).
+	pending int
 }
 
 // NewLoginThrottle returns the portal's throttle with the rules above,
@@ -61,6 +69,7 @@ func NewLoginThrottle(devices deviceStore) *LoginThrottle {
 		pair:    throttleRule{free: 5, base: 30 * time.Second, max: 15 * time.Minute, forget: time.Hour},
 		account: throttleRule{free: 100, base: 15 * time.Minute, max: 24 * time.Hour, forget: 24 * time.Hour},
 		keys:    map[string]*failureCount{},
+		settled: make(chan struct{}),
 		devices: devices,
 		now:     time.Now,
 	}
@@ -105,6 +114,10 @@ func (t *LoginThrottle) ReserveFrom(username, addr string, trusted bool) (*Login
 type LoginHold struct {
 	Wait      time.Duration
 	ByAddress bool
+	// Pending: only attempts still being checked hold it back (had they
+	// all been right, there would be no wait); ReserveWaiting waits for
+	// them rather than refusing.
+	Pending bool
 }
 
 // ReserveOrHold is ReserveFrom saying what holds an attempt back: someone
@@ -118,6 +131,7 @@ func (t *LoginThrottle) ReserveOrHold(username, addr string, trusted bool) (*Log
 	now := t.now()
 	keys := []string{addrKey(addr), pairKey(username, addr), accountKey(username)}
 	var hold LoginHold
+	settledHold := false
 	for i, k := range keys {
 		if i == 0 && trusted {
 			continue
@@ -125,8 +139,10 @@ func (t *LoginThrottle) ReserveOrHold(username, addr string, trusted bool) (*Log
 		if w := t.waitFor(k, t.rules()[i], now); w > hold.Wait || (w > 0 && w == hold.Wait) {
 			hold = LoginHold{Wait: w, ByAddress: i == 0}
 		}
+		settledHold = settledHold || t.settledWait(k, t.rules()[i], now) > 0
 	}
 	if hold.Wait > 0 {
+		hold.Pending = !settledHold
 		return nil, hold
 	}
 	if len(t.keys) > 50_000 {
@@ -141,21 +157,31 @@ func (t *LoginThrottle) ReserveOrHold(username, addr string, trusted bool) (*Log
 		}
 		r.prev = append(r.prev, f.last)
 		f.n++
+		f.pending++
 		f.last = now
 	}
 	return r, LoginHold{}
 }
 
 // Failed keeps the reserved failure.
-func (r *LoginReservation) Failed() {}
+func (r *LoginReservation) Failed() {
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	for i := range r.keys {
+		r.settle(i)
+	}
+	r.t.wakeWaiting()
+}
 
 // Cancel gives the reservation back: the password was never checked.
 func (r *LoginReservation) Cancel() {
 	r.t.mu.Lock()
 	defer r.t.mu.Unlock()
 	for i := range r.keys {
+		r.settle(i)
 		r.giveBack(i)
 	}
+	r.t.wakeWaiting()
 }
 
 // Succeeded gives the reservation back and forgets the account's failures
@@ -165,9 +191,61 @@ func (r *LoginReservation) Cancel() {
 func (r *LoginReservation) Succeeded() {
 	r.t.mu.Lock()
 	defer r.t.mu.Unlock()
+	for i := range r.keys {
+		r.settle(i)
+	}
 	r.giveBack(0)
 	delete(r.t.keys, r.keys[1])
 	r.giveBack(2)
+	r.t.wakeWaiting()
+}
+
+// settle marks the reservation's i-th key as no longer being checked.
+// Callers hold mu.
+func (r *LoginReservation) settle(i int) {
+	if f := r.t.keys[r.keys[i]]; f != nil && f.pending > 0 {
+		f.pending--
+	}
+}
+
+// wakeWaiting tells the attempts waiting in ReserveWaiting that a
+// reservation was settled. Callers hold mu.
+func (t *LoginThrottle) wakeWaiting() {
+	close(t.settled)
+	t.settled = make(chan struct{})
+}
+
+// ReserveWaiting is ReserveOrHold for a login that may wait, up to wait or
+// until ctx ends, for attempts from its address still being checked.
+//
+// Attempts are counted as failures before their passwords are checked (so
+// a burst cannot get more guesses than the rules allow), which made the
+// 21st of a class logging in at once behind one NAT address a 429 for
+// 30 s, all of them with the right password. Now an attempt held back only
+// by such in-flight reservations waits for them to settle: each right
+// password gives its reservation back and lets the next one in, while a
+// burst of wrong ones settles into real failures, and the attempts waiting
+// behind them are then refused as before. A burst still gets no more
+// checks than the rules allow.
+func (t *LoginThrottle) ReserveWaiting(ctx context.Context, username, addr string, trusted bool, wait time.Duration) (*LoginReservation, LoginHold) {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		t.mu.Lock()
+		settled := t.settled
+		t.mu.Unlock()
+		r, hold := t.ReserveOrHold(username, addr, trusted)
+		if r != nil || !hold.Pending {
+			return r, hold
+		}
+		select {
+		case <-settled:
+		case <-timer.C:
+			return nil, hold
+		case <-ctx.Done():
+			return nil, hold
+		}
+	}
 }
 
 // AccountState reports the account-wide failures counted for username, how
@@ -237,6 +315,22 @@ func (t *LoginThrottle) waitFor(key string, rule throttleRule, now time.Time) ti
 	return 0
 }
 
+// settledWait is waitFor counting only settled failures, not the
+// reservations still being checked; callers hold mu.
+func (t *LoginThrottle) settledWait(key string, rule throttleRule, now time.Time) time.Duration {
+	f := t.keys[key]
+	if f == nil || f.pending == 0 {
+		return t.waitFor(key, rule, now)
+	}
+	if f.n-f.pending < rule.free {
+		return 0
+	}
+	saved := f.n
+	f.n -= f.pending
+	defer func() { f.n = saved }()
+	return t.waitFor(key, rule, now)
+}
+
 // giveBack undoes the reservation on its i-th key: one failure fewer and,
 // unless a later failure came since, the delay counted from the one before.
 // Callers hold mu.
@@ -249,7 +343,10 @@ func (r *LoginReservation) giveBack(i int) {
 		delete(r.t.keys, r.keys[i])
 		return
 	}
-	if f.last.Equal(r.at) {
+	// Failures or reservations are still counted: a first reservation
+	// (nothing before it) that shared its instant with later ones must
+	// not reset the time to zero, which forgot the key and its count.
+	if f.last.Equal(r.at) && !r.prev[i].IsZero() {
 		f.last = r.prev[i]
 	}
 }

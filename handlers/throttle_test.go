@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"testing"
@@ -187,5 +188,69 @@ func TestLoginHoldSaysWhetherTheAddressOrTheAccountHoldsIt(t *testing.T) {
 	}
 	if _, hold := th.ReserveOrHold("dora", "10.0.0.1", false); !hold.ByAddress || hold.Wait != 10*time.Second {
 		t.Fatalf("dora held by the address's 10 s: %+v", hold)
+	}
+}
+
+// An attempt held back only by others still being checked waits for them
+// (ReserveWaiting): when one of them turns out right, it goes in; when they
+// all turn out wrong, it is refused with the address's real delay, so a
+// burst gets no more checks than the free failures.
+func TestReserveWaitingForAttemptsInFlight(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := NewLoginThrottle(nil)
+	th.now = func() time.Time { return now }
+	ctx := context.Background()
+	var inFlight []*LoginReservation
+	for i := range th.addr.free {
+		r, _ := th.Reserve("student"+strconv.Itoa(i), "10.0.0.1")
+		if r == nil {
+			t.Fatalf("attempt %d refused within the free failures", i+1)
+		}
+		inFlight = append(inFlight, r)
+	}
+	if r, hold := th.ReserveOrHold("late", "10.0.0.1", false); r != nil || !hold.Pending || !hold.ByAddress {
+		t.Fatalf("with the budget taken by attempts in flight: %v %+v; want a pending hold by address", r, hold)
+	}
+
+	// One of them is right: the late attempt, waiting, goes in.
+	got := make(chan *LoginReservation)
+	go func() {
+		r, _ := th.ReserveWaiting(ctx, "late", "10.0.0.1", false, time.Minute)
+		got <- r
+	}()
+	inFlight[0].Succeeded()
+	late := <-got
+	if late == nil {
+		t.Fatal("a waiting attempt was refused after one in flight succeeded")
+	}
+	inFlight[0] = late
+
+	// All of them are wrong: the waiting one is refused, with the delay.
+	type answer struct {
+		r    *LoginReservation
+		hold LoginHold
+	}
+	refused := make(chan answer)
+	go func() {
+		r, hold := th.ReserveWaiting(ctx, "later", "10.0.0.1", false, time.Minute)
+		refused <- answer{r, hold}
+	}()
+	for _, r := range inFlight {
+		r.Failed()
+	}
+	a := <-refused
+	if a.r != nil || a.hold.Pending || a.hold.Wait != 30*time.Second || !a.hold.ByAddress {
+		t.Fatalf("after %d wrong passwords from the address: %v %+v; want refused for 30 s by address", th.addr.free, a.r, a.hold)
+	}
+
+	// A wait ends with its context.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	th2 := NewLoginThrottle(nil)
+	for i := range th2.addr.free {
+		th2.Reserve("s"+strconv.Itoa(i), "10.0.0.2")
+	}
+	if r, hold := th2.ReserveWaiting(cctx, "x", "10.0.0.2", false, time.Minute); r != nil || !hold.Pending {
+		t.Fatalf("a cancelled wait: %v %+v; want nil with the pending hold", r, hold)
 	}
 }

@@ -116,3 +116,51 @@ func waitHashWaiting(t *testing.T, p *testPortal, want int64) {
 		}
 	}
 }
+
+// TestLoginsOfAClassPastTheAddressBudget: more students than the address's
+// 20 free failures log in at the same moment from one NAT address, all
+// with the right password, and all get in (303). Each attempt is counted
+// as a failure until its password is checked, so the 21st on were told
+// "Too many failed attempts" (429) for 30 s though nobody had failed; now
+// they wait for the attempts ahead of them to settle. The gate is held
+// until 20 checks wait, so the 10 others meet an address budget taken
+// only by attempts in flight.
+func TestLoginsOfAClassPastTheAddressBudget(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	const n, addressBudget = 30, 20
+	for i := range n {
+		if _, err := p.srv.Store.CreateUser(ctx, models.NewUser{Username: fmt.Sprintf("pupil%d", i), Password: "class-password-1", Role: "user"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release, err := p.srv.Store.HoldHashGate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	codes := make(chan int, n)
+	for i := range n {
+		go func() {
+			code, _, err := p.loginAttempt(p.clientFrom("127.0.3.2"), fmt.Sprintf("pupil%d", i), "class-password-1")
+			if err != nil {
+				t.Error(err)
+			}
+			codes <- code
+		}()
+	}
+	waitHashWaiting(t, p, addressBudget)
+	release()
+	release = nil
+	got := map[int]int{}
+	for range n {
+		got[<-codes]++
+	}
+	if got[http.StatusSeeOther] != n {
+		t.Fatalf("logins of a class of %d from one address: %v; want all 303", n, got)
+	}
+}
