@@ -136,3 +136,40 @@ func TestGroupTimelineSplitsALineExactly(t *testing.T) {
 		t.Errorf("large amount split %d + %d", parts[0].AmountMicros, parts[1].AmountMicros)
 	}
 }
+
+// Single sign-on keeps the record too: a directory that puts a user in a
+// group starts their stretch in it, one that takes them out ends it; a
+// group it makes takes an id no deleted group had (it took the deleted
+// newest group's id, and with it that group's lines and members' past).
+func TestSSOGroupSyncKeepsTheRecord(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	day := time.Date(2030, 3, 10, 0, 0, 0, 0, time.UTC)
+	now := day
+	s.SetClock(func() time.Time { return now })
+	gone, err := s.CreateGroup(ctx, "gone", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteGroup(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	id := OIDCIdentity{Issuer: "https://idp", Subject: "s1", Username: "eve", Groups: []string{"vision"}, Managed: []string{"vision"}, CreateGroups: true}
+	u, _, err := s.OIDCSignIn(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vision, err := s.GroupByName(ctx, "vision")
+	if err != nil || vision.ID <= gone.ID {
+		t.Fatalf("the group SSO made: %+v %v; want an id above the deleted group's %d", vision, err, gone.ID)
+	}
+	now = day.Add(5 * time.Hour)
+	id.Groups = nil
+	if _, _, err := s.OIDCSignIn(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := s.GroupTimeline(ctx, u.ID)
+	if err != nil || tl.At(day.Add(time.Hour)).ID != vision.ID || tl.At(now).ID != 0 || tl.At(day.Add(-time.Hour)).ID != 0 {
+		t.Errorf("eve's groups over time: %+v %v", tl, err)
+	}
+}
