@@ -204,14 +204,25 @@ func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, l
 	now := s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		billed := int64(0)
-		for i, l := range lines {
+		// A group booking's line is the group's on statements by group; a
+		// personal booking's goes to the group its booker was in during
+		// the time it bills (split at a move, as usage is).
+		var filed []LedgerEntry
+		for _, l := range lines {
+			if l.GroupName != "" || l.GroupID != nil {
+				filed = append(filed, l)
+				continue
+			}
+			ts, err := groupTimelines(tx, []int64{l.UserID})
+			if err != nil {
+				return err
+			}
+			filed = append(filed, ts[l.UserID].Attribute([]LedgerEntry{l})...)
+		}
+		for i, l := range filed {
 			l.ID, l.CreatedAt, l.IdempotencyKey = 0, now, fmt.Sprintf("reservation:%d", id)
 			if i > 0 {
 				l.IdempotencyKey = fmt.Sprintf("reservation:%d:%d", id, i)
-			}
-			// A group booking's line is the group's on statements by group.
-			if gs, err := userGroupsTx(tx, l.UserID); err == nil && len(gs) > 0 && l.GroupName == "" {
-				l.GroupName = gs[0]
 			}
 			if err := tx.Create(&l).Error; err != nil {
 				return err

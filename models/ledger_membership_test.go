@@ -1,0 +1,76 @@
+package models
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// moveClock pins the store's clock at *at (tests move it between steps).
+func moveClock(s *Store, at *time.Time) { s.SetClock(func() time.Time { return *at }) }
+
+// A line written with a group id keeps it, even where a live group has
+// the name on it: a deleted group's hour goes to the deleted group, not to
+// the new group that took its name.
+func TestRecordBillingKeepsTheGroupIDItIsGiven(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	old, _ := f.s.CreateGroup(ctx, "ml101", "")
+	if _, err := f.s.DeleteGroup(ctx, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := f.s.CreateGroup(ctx, "ml101", "")
+	l := f.line(f.iv.StartedAt, 5_000_000)
+	l.GroupName, l.GroupID = "ml101", &old.ID
+	if _, err := f.s.RecordBilling(ctx, f.iv.ID, []LedgerEntry{l}, f.iv.StartedAt.Add(time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	if err := f.s.sql.QueryRow("SELECT group_id FROM ledger_entries").Scan(&got); err != nil || got != old.ID {
+		t.Fatalf("the line's group %d (%v), want the deleted group %d, not %d", got, err, old.ID, again.ID)
+	}
+}
+
+// Energy of an hour is booked to the group its holder was in at the
+// hour's start, whenever the rollup writes it: a member moved at 10:30 has
+// 10:00–11:00 in the old group and 11:00– in the new; the hour in progress
+// when a group is deleted stays the deleted group's.
+func TestEnergyFollowsTheGroupOfItsHour(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	start := f.iv.StartedAt // 10:00
+	now := start.Add(-time.Hour)
+	moveClock(f.s, &now)
+	alpha, _ := f.s.CreateGroup(ctx, "alpha", "")
+	beta, _ := f.s.CreateGroup(ctx, "beta", "")
+	if err := f.s.AddGroupMember(ctx, alpha.ID, f.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	now = start.Add(30 * time.Minute)
+	_ = f.s.RemoveGroupMember(ctx, alpha.ID, f.user.ID)
+	_ = f.s.AddGroupMember(ctx, beta.ID, f.user.ID)
+	now = start.Add(2*time.Hour + 10*time.Minute)
+	if _, err := f.s.DeleteGroup(ctx, beta.ID); err != nil {
+		t.Fatal(err)
+	}
+	now = start.Add(3 * time.Hour) // the rollup writes after all of it
+	row := func(at time.Time, mJ int64) GPUMinute {
+		return GPUMinute{GPUUUID: "GPU-a", Minute: at.Unix(), Samples: 4, WorkbenchID: f.wb.ID, EnergyMJ: mJ, GPUModel: "NVIDIA H100 80GB HBM3"}
+	}
+	if err := f.s.SaveGPUMinutes(ctx, []GPUMinute{
+		row(start.Add(5*time.Minute), 1_000_000),              // alpha's hour
+		row(start.Add(50*time.Minute), 2_000_000),             // moved, but the hour is alpha's
+		row(start.Add(time.Hour+5*time.Minute), 4_000_000),    // beta's
+		row(start.Add(2*time.Hour+20*time.Minute), 8_000_000), // the hour beta was deleted in
+	}); err != nil {
+		t.Fatal(err)
+	}
+	byGroup, err := f.s.EnergySummary(ctx, start, start.Add(3*time.Hour), "group", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted := DeletedGroupKey("beta", beta.ID)
+	if len(byGroup) != 2 || byGroup["alpha"] != 3_000_000 || byGroup[deleted] != 12_000_000 {
+		t.Errorf("energy by group %v, want alpha 3 000 000 and %s 12 000 000", byGroup, deleted)
+	}
+}
