@@ -74,3 +74,43 @@ func TestEnergyFollowsTheGroupOfItsHour(t *testing.T) {
 		t.Errorf("energy by group %v, want alpha 3 000 000 and %s 12 000 000", byGroup, deleted)
 	}
 }
+
+// A personal booking's unused time goes to the group its booker was in
+// during it, split at a move, whenever it is settled (it all went to the
+// booker's group at the settlement); a group booking's to its group.
+func TestSettledBookingFollowsItsBookersGroup(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	start := f.iv.StartedAt // 10:00
+	now := start.Add(-time.Hour)
+	moveClock(f.s, &now)
+	alpha, _ := f.s.CreateGroup(ctx, "alpha", "")
+	beta, _ := f.s.CreateGroup(ctx, "beta", "")
+	_ = f.s.AddGroupMember(ctx, alpha.ID, f.user.ID)
+	now = start.Add(15 * time.Minute)
+	_ = f.s.RemoveGroupMember(ctx, alpha.ID, f.user.ID)
+	_ = f.s.AddGroupMember(ctx, beta.ID, f.user.ID)
+	now = start.Add(2 * time.Hour)
+	r := &Reservation{UserID: f.user.ID, GPUModel: "NVIDIA H100 80GB HBM3", UnitKind: "gpu", Units: 1, StartsAt: start, EndsAt: start.Add(time.Hour),
+		CreatedBy: "alice", CreatedAt: start.Add(-time.Hour)}
+	if err := f.s.db.Create(r).Error; err != nil {
+		t.Fatal(err)
+	}
+	line := LedgerEntry{UserID: f.user.ID, Resource: ResourceReservation, GPUModel: r.GPUModel, PeriodStart: start, PeriodEnd: start.Add(time.Hour),
+		Seconds: 3600, QuantityMilli: 1000, RateMicros: 4_000_001, AmountMicros: 4_000_001, Note: "reserved but unused"}
+	if err := f.s.SettleReservation(ctx, r.ID, 0, 3600, []LedgerEntry{line}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		GroupID *int64
+		Seconds int64
+		Amount  int64 `gorm:"column:amount_micros"`
+	}
+	if err := f.s.db.Raw("SELECT group_id, seconds, amount_micros FROM ledger_entries ORDER BY period_start").Scan(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].GroupID == nil || *rows[0].GroupID != alpha.ID || rows[0].Seconds != 900 || rows[1].GroupID == nil || *rows[1].GroupID != beta.ID ||
+		rows[1].Seconds != 2700 || rows[0].Amount+rows[1].Amount != 4_000_001 || rows[0].Amount != 1_000_000 {
+		t.Errorf("the booking's lines: %+v", rows)
+	}
+}
