@@ -114,3 +114,56 @@ func TestSettledBookingFollowsItsBookersGroup(t *testing.T) {
 		t.Errorf("the booking's lines: %+v", rows)
 	}
 }
+
+// What a group booking's members used of it counts each member's runs
+// only while they were in the group: alice, who left at 10:30, for her
+// run until then; bob, who joined at 11:00, from then (it counted none of
+// alice's and all of bob's: the members at the settlement). A personal
+// booking counts its booker's runs.
+func TestGroupBookingCountsMembersWhileMembers(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	start := f.iv.StartedAt // 10:00, alice's run
+	now := start.Add(-time.Hour)
+	moveClock(f.s, &now)
+	lab, _ := f.s.CreateGroup(ctx, "lab", "")
+	_ = f.s.AddGroupMember(ctx, lab.ID, f.user.ID)
+	bob, err := f.s.CreateUser(ctx, NewUser{Username: "bob", Password: "bob-password-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := &Workbench{Name: "b", OwnerID: bob.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
+	if err := f.s.CreateWorkbench(ctx, wb, GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.OpenInterval(ctx, &UsageInterval{WorkbenchID: wb.ID, UserID: bob.ID, GPUModel: f.iv.GPUModel, GPUCount: 1, CPUMilli: 1000, MemoryMiB: 1024,
+		StartedAt: start.Add(45 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	now = start.Add(30 * time.Minute)
+	_ = f.s.RemoveGroupMember(ctx, lab.ID, f.user.ID)
+	now = start.Add(time.Hour)
+	_ = f.s.AddGroupMember(ctx, lab.ID, bob.ID)
+	_ = f.s.CloseInterval(ctx, f.wb.ID, start.Add(time.Hour), "stopped")
+	_ = f.s.CloseInterval(ctx, wb.ID, start.Add(90*time.Minute), "stopped")
+	r := &Reservation{UserID: bob.ID, GroupID: &lab.ID, GPUModel: f.iv.GPUModel, UnitKind: UnitGPU, Units: 1, StartsAt: start, EndsAt: start.Add(2 * time.Hour)}
+	spans, err := f.s.BookingSpansOf(ctx, r, UnitGPU, r.GPUModel, "", r.StartsAt, r.EndsAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64][2]time.Time{}
+	for _, s := range spans {
+		got[s.UserID] = [2]time.Time{s.Start, *s.End}
+		if !s.Clipped {
+			t.Errorf("span of %d not marked clipped", s.UserID)
+		}
+	}
+	if len(spans) != 2 || got[f.user.ID] != [2]time.Time{start, start.Add(30 * time.Minute)} || got[bob.ID] != [2]time.Time{start.Add(time.Hour), start.Add(90 * time.Minute)} {
+		t.Errorf("the group booking's spans: %+v", spans)
+	}
+	r.GroupID = nil
+	if own, err := f.s.BookingSpansOf(ctx, r, UnitGPU, r.GPUModel, "", r.StartsAt, r.EndsAt); err != nil || len(own) != 1 || own[0].UserID != bob.ID || own[0].Clipped ||
+		!own[0].Start.Equal(start.Add(45*time.Minute)) {
+		t.Errorf("a personal booking's spans: %+v %v", own, err)
+	}
+}
