@@ -2,8 +2,16 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/pressly/goose/v3"
 )
 
 // A member moved from one group to another mid-month: their usage before
@@ -171,5 +179,61 @@ func TestSSOGroupSyncKeepsTheRecord(t *testing.T) {
 	tl, err := s.GroupTimeline(ctx, u.ID)
 	if err != nil || tl.At(day.Add(time.Hour)).ID != vision.ID || tl.At(now).ID != 0 || tl.At(day.Add(-time.Hour)).ID != 0 {
 		t.Errorf("eve's groups over time: %+v %v", tl, err)
+	}
+}
+
+// Migration 00175 fills the record from the memberships there are: each a
+// stretch open at both ends (a member since always, still one), so usage
+// not billed yet at the upgrade goes where it went before.
+func TestMigrationMembershipRecordFromCurrentMembers(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	raw, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, DBFileName)+"?_journal_mode=WAL&_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _ := fs.Sub(migrationFiles, "migrations")
+	p, err := goose.NewProvider(goose.DialectSQLite3, raw, sub, goose.WithAllowOutofOrder(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 174); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	for _, q := range []string{
+		`INSERT INTO users (id, username, password_hash, role, created_at, updated_at, home_key) VALUES (8, 'stu08', 'x', 'user', ?, ?, 'stu08')`,
+		`INSERT INTO groups (id, name, description, created_at) VALUES (3, 'nlp', '', ?)`,
+		`INSERT INTO groups (id, name, description, created_at) VALUES (4, 'cv', '', ?)`,
+	} {
+		args := []any{now}
+		if strings.Contains(q, "users") {
+			args = append(args, now)
+		}
+		if _, err := raw.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (3, 8), (4, 8)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	s, err := Open(ctx, dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	defer s.Close()
+	tl, err := s.GroupTimeline(ctx, 8)
+	if err != nil || tl.At(time.Time{}).ID != 4 || tl.At(now).Name != "cv" || len(tl.changes) != 0 {
+		t.Fatalf("stu08's groups after the migration: %+v %v; want cv (first by name) since always", tl, err)
+	}
+	// Taken out of cv now, the record goes on from there.
+	later := now.Add(time.Hour)
+	s.SetClock(func() time.Time { return later })
+	if err := s.RemoveGroupMember(ctx, 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	if tl, _ := s.GroupTimeline(ctx, 8); tl.At(now).ID != 4 || tl.At(later).ID != 3 {
+		t.Errorf("after a removal: %+v", tl)
 	}
 }
