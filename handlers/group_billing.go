@@ -137,6 +137,10 @@ func (h *Handler) groupBilling(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
+	}
+	if v.Month.Current {
+		// A group deleted this month may still be owed the hour its
+		// members were in when it was deleted (billed at the next pass).
 		pending, err := h.groupAccruing(c, g)
 		if err != nil {
 			h.log.Warn("group's unbilled usage", "group", g.Name, "err", err)
@@ -196,15 +200,17 @@ func (h *Handler) groupRunning(c *gin.Context, groupID int64, now time.Time) ([]
 	return rows, nil
 }
 
-// groupAccruing is what the members whose lines go to this group have
-// run up that no line holds yet: the statement had said "nothing charged"
-// while the group's workbenches ran.
+// groupAccruing is what this month's members have run up while in this
+// group that no line holds yet: the statement had said "nothing charged"
+// while the group's workbenches ran. Those who left this month count for
+// their time in it, as their lines will.
 func (h *Handler) groupAccruing(c *gin.Context, g *models.Group) (int64, error) {
-	ids, err := h.store.GroupMemberIDs(c.Request.Context(), g.ID)
+	ctx := c.Request.Context()
+	ids, err := h.store.GroupMembersSince(ctx, g.ID, models.MonthStart(time.Now()))
 	if err != nil {
 		return 0, err
 	}
-	return h.wbs.Billing().AccruingForGroup(c.Request.Context(), g.Name, ids)
+	return h.wbs.Billing().AccruingForGroup(ctx, g.ID, ids)
 }
 
 // groupBillingCSV: GET /groups/:id/billing.csv?month&group_by — the same

@@ -12,11 +12,11 @@ import (
 // energyBooker adds a GPU-minute's energy to the usage interval of the
 // workbench that held the GPU in that minute, inside the rollup's
 // transaction. It caches each workbench's intervals and each user's
-// primary group for the transaction.
+// billing groups over time for the transaction.
 type energyBooker struct {
 	tx        *gorm.DB
 	intervals map[string][]UsageInterval
-	groups    map[int64]energyGroup
+	groups    map[int64]GroupTimeline
 }
 
 // book adds mJ (negative to take back) to the interval of wbID that was
@@ -49,22 +49,24 @@ func (b *energyBooker) book(wbID, model string, minute, mJ, shareMJ, minutes int
 	if iv == nil {
 		return nil
 	}
-	group, ok := b.groups[iv.UserID]
+	timeline, ok := b.groups[iv.UserID]
 	if !ok {
-		var rows []energyGroup
-		if err := b.tx.Raw(`SELECT g.id, g.name FROM groups g JOIN group_members gm ON gm.group_id = g.id
-			WHERE gm.user_id = ? ORDER BY g.name LIMIT 1`, iv.UserID).Scan(&rows).Error; err != nil {
+		m, err := groupTimelines(b.tx, []int64{iv.UserID})
+		if err != nil {
 			return err
 		}
-		if len(rows) == 1 {
-			group = rows[0]
-		}
-		b.groups[iv.UserID] = group
+		timeline = m[iv.UserID]
+		b.groups[iv.UserID] = timeline
 	}
 	if model == "" {
 		model = iv.GPUModel
 	}
 	hour := minute - minute%3600
+	// An hour's energy is one row: it goes to the group its holder was in
+	// at the hour's start (where billing splits the hour's line at a move,
+	// energy, which is informational, is not split).
+	bg := timeline.At(time.Unix(hour, 0))
+	group := energyGroup{ID: bg.ID, Name: bg.Name}
 	return b.tx.Exec(`INSERT INTO interval_energy (interval_id, hour, workbench_id, user_id, group_name, group_id, gpu_model, energy_mj, share_mj, measured_minutes)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(interval_id, hour) DO UPDATE SET energy_mj = energy_mj + excluded.energy_mj,

@@ -60,7 +60,7 @@ func (s *Store) SaveGPURollup(ctx context.Context, rows []GPUMinute, units []GPU
 		return nil
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		b := energyBooker{tx: tx, intervals: map[string][]UsageInterval{}, groups: map[int64]energyGroup{}}
+		b := energyBooker{tx: tx, intervals: map[string][]UsageInterval{}, groups: map[int64]GroupTimeline{}}
 		for _, r := range rows {
 			var old GPUMinute
 			err := tx.Where("gpu_uuid = ? AND minute = ?", r.GPUUUID, r.Minute).Limit(1).Find(&old).Error

@@ -52,16 +52,21 @@ func (s *Store) CreateGroup(ctx context.Context, name, description string) (*Gro
 	// two creations at once cannot take the same): the ledger names a
 	// deleted group by its id, and SQLite gave the id of a deleted newest
 	// group to the next one, whose bills then took the deleted group's.
-	err := s.db.WithContext(ctx).Raw(`INSERT INTO groups (id, name, description, created_at)
-		VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM (SELECT id FROM groups UNION ALL SELECT id FROM deleted_groups)), ?, ?, ?) RETURNING id`,
-		g.Name, g.Description, g.CreatedAt).Scan(&g.ID).Error
-	if err != nil {
+	if err := insertGroup(s.db.WithContext(ctx), g); err != nil {
 		if uniqueViolation(err) {
 			return nil, taken("name", "a group with this name exists")
 		}
 		return nil, err
 	}
 	return g, nil
+}
+
+// insertGroup inserts g with an id above every group's, deleted ones'
+// too (CreateGroup), and sets g.ID.
+func insertGroup(db *gorm.DB, g *Group) error {
+	return db.Raw(`INSERT INTO groups (id, name, description, created_at)
+		VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM (SELECT id FROM groups UNION ALL SELECT id FROM deleted_groups)), ?, ?, ?) RETURNING id`,
+		g.Name, g.Description, g.CreatedAt).Scan(&g.ID).Error
 }
 
 // GroupByName returns a group with its members.
@@ -154,9 +159,12 @@ func (s *Store) UserGroups(ctx context.Context, userID int64) ([]string, error) 
 	return names, err
 }
 
-// AddGroupMember puts a user into a group (no-op if already there).
+// AddGroupMember puts a user into a group (no-op if already there), from
+// now on: their usage from now goes to it (joinGroup).
 func (s *Store) AddGroupMember(ctx context.Context, groupID, userID int64) error {
-	return s.db.WithContext(ctx).Exec("INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)", groupID, userID).Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return joinGroup(tx, groupID, userID, s.now())
+	})
 }
 
 // IsGroupMember reports whether a user is in a group.
@@ -166,9 +174,12 @@ func (s *Store) IsGroupMember(ctx context.Context, groupID, userID int64) (bool,
 	return n > 0, err
 }
 
-// RemoveGroupMember takes a user out of a group.
+// RemoveGroupMember takes a user out of a group, now: their usage until
+// now stays the group's (leaveGroup).
 func (s *Store) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
-	return s.db.WithContext(ctx).Exec("DELETE FROM group_members WHERE group_id = ? AND user_id = ?", groupID, userID).Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return leaveGroup(tx, groupID, userID, s.now())
+	})
 }
 
 // RenameGroup gives a group another name. Its quotas, caps and priority
@@ -282,6 +293,12 @@ func (s *Store) DeleteGroup(ctx context.Context, id int64) (*Group, error) {
 			}
 		}
 		if err := tx.Exec("DELETE FROM group_members WHERE group_id = ?", id).Error; err != nil {
+			return err
+		}
+		// Its members' usage until now stays its own (the hour in
+		// progress, home storage since its last bill): billed later, it
+		// still goes to this group, by its id.
+		if err := endMemberships(tx, s.now(), "group_id = ?", id); err != nil {
 			return err
 		}
 		if err := tx.Delete(&Group{}, id).Error; err != nil {

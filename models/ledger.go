@@ -14,8 +14,10 @@ type LedgerEntry struct {
 	IdempotencyKey string `json:"-"`
 	UserID         int64  `json:"-"`
 	GroupName      string `json:"group"`
-	// GroupID is the group GroupName named when the line was written (nil:
-	// none): by-group views follow it across a rename. Set on insert.
+	// GroupID is the group of the line (nil: none): by-group views follow
+	// it across a rename. Billing sets it to the group the user was in
+	// during the line (GroupTimeline.Attribute); otherwise it is the
+	// group GroupName names on insert.
 	GroupID       *int64    `gorm:"column:group_id" json:"-"`
 	WorkbenchID   string    `json:"workbench_id"`
 	IntervalID    *int64    `json:"-"`
@@ -53,8 +55,8 @@ func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEnt
 			l.ID, l.CreatedAt = 0, now
 			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, group_id, workbench_id, interval_id, resource, gpu_model,
 				period_start, period_end, seconds, quantity_milli, rate_micros, amount_micros, note, created_at)
-				VALUES (?, ?, ?, `+groupIDOfName+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
-				l.IdempotencyKey, l.UserID, l.GroupName, l.GroupName, l.WorkbenchID, l.IntervalID, l.Resource, l.GPUModel,
+				VALUES (?, ?, ?, COALESCE(?, `+groupIDOfName+`), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
+				l.IdempotencyKey, l.UserID, l.GroupName, l.GroupID, l.GroupName, l.WorkbenchID, l.IntervalID, l.Resource, l.GPUModel,
 				l.PeriodStart.UTC(), l.PeriodEnd.UTC(), l.Seconds, l.QuantityMilli, l.RateMicros, l.AmountMicros, l.Note, now)
 			if res.Error != nil {
 				return res.Error
@@ -70,7 +72,9 @@ func (s *Store) RecordBilling(ctx context.Context, ivID int64, lines []LedgerEnt
 
 // groupIDOfName is the SQL of the id of the group named by its one
 // parameter (NULL for "" or no such group): a line's group_id, read in the
-// transaction that writes it, when the name is the group's.
+// transaction that writes it, when the line has none (billing sets it: the
+// group the user was in during the line, GroupTimeline.Attribute, which
+// may be a group deleted since).
 const groupIDOfName = `(SELECT id FROM groups WHERE name = ?)`
 
 // BeforeCreate fills GroupID from GroupName for lines written through

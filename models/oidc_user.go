@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -96,7 +97,7 @@ func (s *Store) OIDCSignIn(ctx context.Context, id OIDCIdentity) (u *User, creat
 		default:
 			return err
 		}
-		return syncManagedGroups(tx, u.ID, id)
+		return syncManagedGroups(tx, u.ID, id, now)
 	})
 	if err != nil {
 		return nil, false, err
@@ -106,7 +107,7 @@ func (s *Store) OIDCSignIn(ctx context.Context, id OIDCIdentity) (u *User, creat
 
 // syncManagedGroups adds userID to the groups of id.Groups and removes it
 // from the other groups of id.Managed.
-func syncManagedGroups(tx *gorm.DB, userID int64, id OIDCIdentity) error {
+func syncManagedGroups(tx *gorm.DB, userID int64, id OIDCIdentity, now time.Time) error {
 	want := map[string]bool{}
 	for _, g := range id.Groups {
 		want[strings.ToLower(cleanName(g))] = true
@@ -119,17 +120,19 @@ func syncManagedGroups(tx *gorm.DB, userID int64, id OIDCIdentity) error {
 			if !want[strings.ToLower(name)] || !id.CreateGroups || !groupNameRe.MatchString(name) {
 				continue
 			}
-			g = Group{Name: name, Description: "made by single sign-on group mapping"}
-			if err = tx.Create(&g).Error; err != nil {
+			// An id no deleted group had (insertGroup): the ledger and the
+			// membership record name a deleted group by its id.
+			g = Group{Name: name, Description: "made by single sign-on group mapping", CreatedAt: now.UTC()}
+			if err = insertGroup(tx, &g); err != nil {
 				return err
 			}
 		} else if err != nil {
 			return err
 		}
 		if want[strings.ToLower(name)] {
-			err = tx.Exec("INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)", g.ID, userID).Error
+			err = joinGroup(tx, g.ID, userID, now)
 		} else {
-			err = tx.Exec("DELETE FROM group_members WHERE group_id = ? AND user_id = ?", g.ID, userID).Error
+			err = leaveGroup(tx, g.ID, userID, now)
 		}
 		if err != nil {
 			return err

@@ -204,14 +204,25 @@ func (s *Store) SettleReservation(ctx context.Context, id, used, unused int64, l
 	now := s.now()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		billed := int64(0)
-		for i, l := range lines {
+		// A group booking's line is the group's on statements by group; a
+		// personal booking's goes to the group its booker was in during
+		// the time it bills (split at a move, as usage is).
+		var filed []LedgerEntry
+		for _, l := range lines {
+			if l.GroupName != "" || l.GroupID != nil {
+				filed = append(filed, l)
+				continue
+			}
+			ts, err := groupTimelines(tx, []int64{l.UserID})
+			if err != nil {
+				return err
+			}
+			filed = append(filed, ts[l.UserID].Attribute([]LedgerEntry{l})...)
+		}
+		for i, l := range filed {
 			l.ID, l.CreatedAt, l.IdempotencyKey = 0, now, fmt.Sprintf("reservation:%d", id)
 			if i > 0 {
 				l.IdempotencyKey = fmt.Sprintf("reservation:%d:%d", id, i)
-			}
-			// A group booking's line is the group's on statements by group.
-			if gs, err := userGroupsTx(tx, l.UserID); err == nil && len(gs) > 0 && l.GroupName == "" {
-				l.GroupName = gs[0]
 			}
 			if err := tx.Create(&l).Error; err != nil {
 				return err
@@ -246,12 +257,17 @@ func (s *Store) ReservationsOverlapping(ctx context.Context, from, to time.Time)
 
 // UnitSpan is a stretch of a user's use of units of one kind.
 type UnitSpan struct {
-	Units int        `gorm:"column:units"`
-	Start time.Time  `gorm:"column:span_start"`
-	End   *time.Time `gorm:"column:span_end"`
+	UserID int64      `gorm:"column:user_id"`
+	Units  int        `gorm:"column:units"`
+	Start  time.Time  `gorm:"column:span_start"`
+	End    *time.Time `gorm:"column:span_end"`
 	// EndReason is the interval's (EndRestartedOutside: the run went on
 	// in the next one).
 	EndReason string `gorm:"column:end_reason"`
+	// Clipped: the span is the part of a run while its owner was a member
+	// of the booking's group (BookingSpansOf), not the whole run: no
+	// minimum charge stretches it.
+	Clipped bool `gorm:"-"`
 }
 
 // UnitSpansOf lists the usage intervals of users (a booking's holders) on
@@ -260,7 +276,7 @@ func (s *Store) UnitSpansOf(ctx context.Context, userIDs []int64, kind, model, p
 	if len(userIDs) == 0 {
 		return nil, nil
 	}
-	q := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("gpu_count AS units", "started_at AS span_start", "ended_at AS span_end", "end_reason").
+	q := s.db.WithContext(ctx).Model(&UsageInterval{}).Select("user_id", "gpu_count AS units", "started_at AS span_start", "ended_at AS span_end", "end_reason").
 		Where("user_id IN ? AND gpu_count > 0 AND gpu_model = ? AND started_at < ? AND (ended_at IS NULL OR ended_at > ?)", userIDs, model, to, from)
 	if kind == UnitGPU || kind == "" {
 		q = q.Where("unit_kind IN ('', 'gpu')")
@@ -273,6 +289,54 @@ func (s *Store) UnitSpansOf(ctx context.Context, userIDs []int64, kind, model, p
 	var out []UnitSpan
 	err := q.Scan(&out).Error
 	return out, err
+}
+
+// BookingSpansOf is UnitSpansOf of the holders of r over [from, to), as
+// they were then: for a group booking, its members' runs only while they
+// were members (the membership record, group_memberships), those who left
+// since included. Its members now (r.Holders) are who may use it now; what
+// was used of it, and so what its booker pays for unused, is measured by
+// who was a member during it: a member removed mid-booking had their use
+// dropped from it, and one added late had all their runs counted.
+func (s *Store) BookingSpansOf(ctx context.Context, r *Reservation, kind, model, profile string, from, to time.Time) ([]UnitSpan, error) {
+	if r.GroupID == nil {
+		return s.UnitSpansOf(ctx, []int64{r.UserID}, kind, model, profile, from, to)
+	}
+	var stretches []membershipRow
+	if err := s.db.WithContext(ctx).Raw("SELECT user_id, from_at, until_at FROM group_memberships WHERE group_id = ? ORDER BY user_id, id", *r.GroupID).
+		Scan(&stretches).Error; err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, m := range stretches {
+		if (m.FromAt == nil || m.FromAt.Before(to)) && (m.UntilAt == nil || m.UntilAt.After(from)) && (len(ids) == 0 || ids[len(ids)-1] != m.UserID) {
+			ids = append(ids, m.UserID)
+		}
+	}
+	spans, err := s.UnitSpansOf(ctx, ids, kind, model, profile, from, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []UnitSpan
+	for _, sp := range spans {
+		for _, m := range stretches {
+			if m.UserID != sp.UserID {
+				continue
+			}
+			part := sp
+			if m.FromAt != nil && m.FromAt.After(part.Start) {
+				part.Start, part.Clipped = *m.FromAt, true
+			}
+			if m.UntilAt != nil && (part.End == nil || m.UntilAt.Before(*part.End)) {
+				until := *m.UntilAt
+				part.End, part.Clipped = &until, true
+			}
+			if part.End == nil || part.End.After(part.Start) {
+				out = append(out, part)
+			}
+		}
+	}
+	return out, nil
 }
 
 // IsSettled reports whether a booking has been settled.

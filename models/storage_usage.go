@@ -219,8 +219,8 @@ func (s *Store) RecordStorageBilling(ctx context.Context, ivID int64, lines []Le
 		for i, l := range lines {
 			res := tx.Exec(`INSERT INTO ledger_entries (idempotency_key, user_id, group_name, group_id, workbench_id, resource, gpu_model,
 				period_start, period_end, seconds, quantity_milli, rate_micros, amount_micros, note, created_at)
-				VALUES (?, ?, ?, `+groupIDOfName+`, '', ?, '', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
-				l.IdempotencyKey, l.UserID, l.GroupName, l.GroupName, l.Resource, l.PeriodStart.UTC(), l.PeriodEnd.UTC(),
+				VALUES (?, ?, ?, COALESCE(?, `+groupIDOfName+`), '', ?, '', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(idempotency_key) DO NOTHING`,
+				l.IdempotencyKey, l.UserID, l.GroupName, l.GroupID, l.GroupName, l.Resource, l.PeriodStart.UTC(), l.PeriodEnd.UTC(),
 				l.Seconds, l.QuantityMilli, l.RateMicros, l.AmountMicros, l.Note, now)
 			if res.Error != nil {
 				return res.Error

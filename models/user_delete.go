@@ -97,6 +97,10 @@ func (s *Store) DeleteUser(ctx context.Context, id int64) (UserDeletion, error) 
 		count(&d.Notifications, "DELETE FROM notifications WHERE user_id = ?", id)
 		count(&d.GPUWatches, "DELETE FROM gpu_watches WHERE user_id = ?", id)
 		count(nil, "DELETE FROM group_members WHERE user_id = ?", id)
+		if err == nil {
+			// Its usage until now stays its groups' (billed later too).
+			err = endMemberships(tx, now, "user_id = ?", id)
+		}
 		count(nil, "DELETE FROM notebook_codes WHERE user_id = ?", id)
 		count(nil, "DELETE FROM notebook_sessions WHERE user_id = ?", id)
 		count(nil, "DELETE FROM login_devices WHERE user_id = ?", id)

@@ -104,7 +104,7 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 			errs = append(errs, &UnpricedError{IntervalID: iv.ID, WorkbenchID: iv.WorkbenchID, Open: iv.EndedAt == nil, Err: err})
 			continue
 		}
-		group, err := b.primaryGroup(ctx, iv.UserID)
+		groups, err := b.store.GroupTimeline(ctx, iv.UserID)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -126,11 +126,14 @@ func (b *Billing) BillOnce(ctx context.Context) (int, error) {
 			}
 			entries = append(entries, models.LedgerEntry{
 				IdempotencyKey: fmt.Sprintf("iv:%d:%s:%d", iv.ID, l.Resource, l.Start.Unix()),
-				UserID:         iv.UserID, GroupName: group, WorkbenchID: iv.WorkbenchID, IntervalID: &id,
+				UserID:         iv.UserID, WorkbenchID: iv.WorkbenchID, IntervalID: &id,
 				Resource: l.Resource, GPUModel: model, PeriodStart: l.Start, PeriodEnd: l.End,
 				Seconds: l.Seconds, QuantityMilli: l.Quantity, RateMicros: l.RateMicros, AmountMicros: l.Amount,
 			})
 		}
+		// Each line goes to the group its owner was in during it, split
+		// where they moved (or their group was deleted) inside it.
+		entries = groups.Attribute(entries)
 		n, err := b.store.RecordBilling(ctx, iv.ID, entries, to, settled)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("record interval %d: %w", iv.ID, err))
@@ -164,36 +167,62 @@ func (e *UnpricedError) Error() string {
 
 func (e *UnpricedError) Unwrap() error { return e.Err }
 
-// primaryGroup is the group a user's lines are filed under: the first of
-// their groups by name (a user in several groups is counted once).
-func (b *Billing) primaryGroup(ctx context.Context, userID int64) (string, error) {
-	gs, err := b.store.UserGroups(ctx, userID)
-	if err != nil || len(gs) == 0 {
-		return "", err
+// AccruingForGroup is what is not in the ledger yet (Accruing: running
+// compute and home storage since its last bill, this month) of the usage
+// of userIDs that goes to group groupID: each priced line split by the
+// group its owner was in during it, as the billing pass will write it
+// (GroupTimeline.Attribute). userIDs are those who were members this month
+// (GroupMembersSince): one who left keeps the part from before.
+func (b *Billing) AccruingForGroup(ctx context.Context, groupID int64, userIDs []int64) (int64, error) {
+	if len(userIDs) == 0 {
+		return 0, nil
 	}
-	return gs[0], nil
-}
-
-// AccruingForGroup is Accruing summed over the users among userIDs whose
-// lines go to group (their first group by name: primaryGroup's rule), for
-// a group's statement.
-func (b *Billing) AccruingForGroup(ctx context.Context, group string, userIDs []int64) (int64, error) {
+	month := models.MonthStart(b.now())
+	scheds, err := b.store.Schedules(ctx)
+	if err != nil {
+		return 0, err
+	}
+	timelines, err := b.store.GroupTimelines(ctx, userIDs)
+	if err != nil {
+		return 0, err
+	}
 	var sum int64
 	for _, uid := range userIDs {
-		g, err := b.primaryGroup(ctx, uid)
+		lines, err := b.unbilledLines(ctx, scheds, uid, month)
 		if err != nil {
 			return 0, err
 		}
-		if g != group {
-			continue
+		for _, l := range lines {
+			for _, p := range timelines[uid].Split(l.Start, l.End, l.Seconds, l.Amount) {
+				if p.Group.ID == groupID {
+					sum += p.Amount
+				}
+			}
 		}
-		live, err := b.Accruing(ctx, uid)
-		if err != nil {
-			return 0, err
-		}
-		sum += live.AmountMicros
 	}
 	return sum, nil
+}
+
+// unbilledLines is what Accruing prices for userID, line by line: the
+// unbilled compute of their runs and their home storage, from since on.
+func (b *Billing) unbilledLines(ctx context.Context, scheds map[string]pricing.Schedule, userID int64, since time.Time) ([]pricing.Line, error) {
+	ivs, err := b.store.IntervalsToBillOf(ctx, userID, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []pricing.Line
+	err = b.eachUnbilled(ivs, scheds, since, func(_ models.UsageInterval, lines []pricing.ResourceLine) {
+		for _, l := range lines {
+			out = append(out, l.Line)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = b.eachUnbilledStorage(ctx, userID, scheds, since, func(_ models.StorageInterval, lines []pricing.Line) {
+		out = append(out, lines...)
+	})
+	return out, err
 }
 
 // unbilled prices the unbilled usage from since on (zero: all of it).
@@ -231,6 +260,22 @@ func (b *Billing) unbilledByWorkbench(ctx context.Context, scheds map[string]pri
 // priceUnbilled is unbilledByWorkbench over intervals already read.
 func (b *Billing) priceUnbilled(ivs []models.UsageInterval, scheds map[string]pricing.Schedule, since time.Time) (map[string]models.MonthUsage, error) {
 	out := map[string]models.MonthUsage{}
+	err := b.eachUnbilled(ivs, scheds, since, func(iv models.UsageInterval, lines []pricing.ResourceLine) {
+		u := out[iv.WorkbenchID]
+		for _, l := range lines {
+			u.AmountMicros += l.Amount
+			if l.Resource == pricing.GPU {
+				u.GPUSeconds += l.Seconds * l.Quantity / pricing.MilliUnits
+			}
+		}
+		out[iv.WorkbenchID] = u
+	})
+	return out, err
+}
+
+// eachUnbilled prices the unbilled part of each of ivs from since on and
+// hands its lines to fn (none for an interval with nothing unbilled).
+func (b *Billing) eachUnbilled(ivs []models.UsageInterval, scheds map[string]pricing.Schedule, since time.Time, fn func(models.UsageInterval, []pricing.ResourceLine)) error {
 	now := b.now()
 	for _, iv := range ivs {
 		from := iv.StartedAt
@@ -254,18 +299,11 @@ func (b *Billing) priceUnbilled(ivs []models.UsageInterval, scheds map[string]pr
 		}
 		lines, err := pricing.PriceRun(shapeOf(iv), iv.StartedAt, from, to, scheds)
 		if err != nil {
-			return out, err
+			return err
 		}
-		u := out[iv.WorkbenchID]
-		for _, l := range lines {
-			u.AmountMicros += l.Amount
-			if l.Resource == pricing.GPU {
-				u.GPUSeconds += l.Seconds * l.Quantity / pricing.MilliUnits
-			}
-		}
-		out[iv.WorkbenchID] = u
+		fn(iv, lines)
 	}
-	return out, nil
+	return nil
 }
 
 // MonthUsage is a user's use of the current month: ledger plus unbilled
@@ -522,7 +560,7 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 				continue
 			}
 		}
-		group, err := b.primaryGroup(ctx, iv.UserID)
+		groups, err := b.store.GroupTimeline(ctx, iv.UserID)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -531,11 +569,12 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 		for _, l := range lines {
 			entries = append(entries, models.LedgerEntry{
 				IdempotencyKey: fmt.Sprintf("st:%d:%d", iv.ID, l.Start.Unix()),
-				UserID:         iv.UserID, GroupName: group, Resource: pricing.Storage,
+				UserID:         iv.UserID, Resource: pricing.Storage,
 				PeriodStart: l.Start, PeriodEnd: l.End, Seconds: l.Seconds, QuantityMilli: l.Quantity,
 				RateMicros: l.RateMicros, AmountMicros: l.Amount, Note: iv.Volume,
 			})
 		}
+		entries = groups.Attribute(entries)
 		n, err := b.store.RecordStorageBilling(ctx, iv.ID, entries, to, settled)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("record storage interval %d: %w", iv.ID, err))
@@ -550,6 +589,19 @@ func (b *Billing) billStorage(ctx context.Context, ivs []models.StorageInterval,
 // unbilledStorage prices the storage not in the ledger yet for userID
 // (0: everyone), from since on, per user.
 func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time) (map[int64]int64, error) {
+	total := map[int64]int64{}
+	err := b.eachUnbilledStorage(ctx, userID, scheds, since, func(iv models.StorageInterval, lines []pricing.Line) {
+		total[iv.UserID] += pricing.Sum(lines)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return total, nil
+}
+
+// eachUnbilledStorage prices the unbilled storage of userID (0: everyone)
+// from since on, interval by interval, and hands the lines to fn.
+func (b *Billing) eachUnbilledStorage(ctx context.Context, userID int64, scheds map[string]pricing.Schedule, since time.Time, fn func(models.StorageInterval, []pricing.Line)) error {
 	var ivs []models.StorageInterval
 	var err error
 	if userID != 0 {
@@ -558,10 +610,9 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 		ivs, err = b.store.StorageToBill(ctx)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	now := b.now()
-	total := map[int64]int64{}
 	for _, iv := range ivs {
 		if userID != 0 && iv.UserID != userID {
 			continue
@@ -579,9 +630,9 @@ func (b *Billing) unbilledStorage(ctx context.Context, userID int64, scheds map[
 		}
 		lines, err := pricing.SplitRun(iv.StartedAt, from, to, iv.SizeMilliGiB, scheds[pricing.ScheduleKey(pricing.Storage, "")], true)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		total[iv.UserID] += pricing.Sum(lines)
+		fn(iv, lines)
 	}
-	return total, nil
+	return nil
 }

@@ -59,7 +59,7 @@ func (m *Manager) setAsideFor(ctx context.Context, uid int64, now time.Time) (bo
 	for i := range list {
 		r := &list[i]
 		kind, model, profile := r.PoolKey()
-		spans, err := m.store.UnitSpansOf(ctx, r.HolderIDs(), kind, model, profile, r.StartsAt, r.HeldUntil())
+		spans, err := m.store.BookingSpansOf(ctx, r, kind, model, profile, r.StartsAt, r.HeldUntil())
 		if err != nil {
 			return out, err
 		}

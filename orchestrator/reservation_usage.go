@@ -82,7 +82,7 @@ func reservedUse(r *models.Reservation, spans []models.UnitSpan, now time.Time) 
 
 // reservationUse reads a booking's spans and computes its use to now.
 func (m *Manager) reservationUse(ctx context.Context, r *models.Reservation, now time.Time) (used, unused int64, pieces []unusedPiece, err error) {
-	spans, err := m.store.UnitSpansOf(ctx, r.HolderIDs(), r.Kind(), r.GPUModel, r.MIGProfile, r.StartsAt, r.HeldUntil())
+	spans, err := m.store.BookingSpansOf(ctx, r, r.Kind(), r.GPUModel, r.MIGProfile, r.StartsAt, r.HeldUntil())
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -95,12 +95,14 @@ func (m *Manager) reservationUse(ctx context.Context, r *models.Reservation, now
 // units count as used that long. Its booking billed the same seconds
 // again as unused: a run stopped after 12 s was charged its 60 s minimum,
 // and the booking 48 s of those unused. A part that a restart behind the
-// portal's back ended has no minimum of its own (the run went on).
+// portal's back ended has no minimum of its own (the run went on), nor
+// has the part of a run cut at its owner's joining or leaving the
+// booking's group (the run's minimum is the run's, not the group's).
 func chargedSpans(spans []models.UnitSpan, minCharge time.Duration) []models.UnitSpan {
 	out := make([]models.UnitSpan, len(spans))
 	for i, s := range spans {
 		out[i] = s
-		if minEnd := s.Start.Add(minCharge); s.End != nil && s.End.Before(minEnd) && s.EndReason != models.EndRestartedOutside {
+		if minEnd := s.Start.Add(minCharge); s.End != nil && s.End.Before(minEnd) && s.EndReason != models.EndRestartedOutside && !s.Clipped {
 			out[i].End = &minEnd
 		}
 	}

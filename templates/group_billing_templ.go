@@ -22,8 +22,8 @@ type GroupBillingView struct {
 	Total      string
 	TotalHours string
 	CSVURL     string
-	// Pending is what the members billed to this group run up that no
-	// line holds yet (this month only; "" for none).
+	// Pending is what this month's members run up while in this group
+	// that no line holds yet (this month only; "" for none).
 	Pending string
 	// Running are the members' running workbenches now, longest idle
 	// first (this month's statement only).

@@ -35,7 +35,7 @@ func labelNames(f *dto.MetricFamily) string {
 	return strings.Join(names, ",")
 }
 
-// meteredRun gives ada (in group vision) a closed one-hour run of one GPU
+// meteredRun gives ada (in group vision since before it) a closed one-hour run of one GPU
 // of a seeded, priced model, ended in the past, not billed yet.
 func meteredRun(t *testing.T, p *testPortal) (*models.User, *models.UsageInterval) {
 	t.Helper()
@@ -44,7 +44,12 @@ func meteredRun(t *testing.T, p *testPortal) (*models.User, *models.UsageInterva
 	tokenFor(t, p, "ada", "user")
 	ada, _ := s.UserByUsername(ctx, "ada")
 	g, _ := s.CreateGroup(ctx, "vision", "")
+	// A member since before the run: usage goes to the group its owner
+	// was in while it ran.
+	joined := time.Now().UTC().Add(-4 * time.Hour)
+	s.SetClock(func() time.Time { return joined })
 	_ = s.AddGroupMember(ctx, g.ID, ada.ID)
+	s.SetClock(time.Now)
 	imgs, _ := s.ListImages(ctx, false)
 	fls, _ := s.ListFlavors(ctx, false)
 	wb := &models.Workbench{Name: "exp", OwnerID: ada.ID, ImageID: imgs[0].ID, FlavorID: fls[0].ID, Token: "t"}
