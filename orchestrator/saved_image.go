@@ -279,11 +279,27 @@ func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error
 	} else if err != nil {
 		return err
 	}
+	if !m.ownSavedRef(img.Image) {
+		// A copy of the install (--new-identity) holds the original's
+		// saved images in its catalog; their files are the original's,
+		// which still lists and launches them: removing them here lost
+		// them there.
+		m.log.Info("saved image deleted from this catalog; its files belong to another install (the original of this copy) and stay on the engine", "ref", img.Image)
+		m.forgetImages()
+		return nil
+	}
 	if err := m.rt.RemoveImage(context.WithoutCancel(ctx), img.Image); err != nil {
 		m.log.Warn("remove saved image", "ref", img.Image, "err", err)
 	}
 	m.forgetImages()
 	return nil
+}
+
+// ownSavedRef reports whether ref is the engine's name of a saved image of
+// this install (savedImageRef), not of the install this one was copied
+// from.
+func (m *Manager) ownSavedRef(ref string) bool {
+	return strings.HasPrefix(ref, runtime.SavedImageRepo+refPart(m.installID)+"/")
 }
 
 // savedImageRef is the engine's name of a saved image: under the install
