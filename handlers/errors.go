@@ -37,6 +37,10 @@ const (
 	apiNotFoundMessage = "not found: it may have been deleted, or the id or name in the address is wrong; list them again and use a current one"
 )
 
+// storageUnavailableMessage answers any change while the database cannot
+// be written (models.Unwritable).
+const storageUnavailableMessage = "the portal cannot save changes right now: the disk of its database is full or read-only, and an administrator has to free or fix it (the portal's log says so); running workbenches keep running, and nothing you did was saved; try again later"
+
 var (
 	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "log in or send an API token")
 	errForbidden    = newError(http.StatusForbidden, "forbidden", forbiddenMessage)
@@ -52,7 +56,15 @@ func classify(err error) *apiError {
 	var se *orchestrator.ErrState
 	var ste *orchestrator.StopError
 	var ce *models.ConflictError
+	var ure *orchestrator.UnrecordedStopError
 	switch {
+	case errors.As(err, &ure):
+		// Stopped, but not recorded: not a failure to retry or force.
+		return &apiError{http.StatusServiceUnavailable, "stop_not_recorded", ure.Error()}
+	case models.Unwritable(err):
+		// Nothing can be recorded until the disk is freed or fixed: a
+		// "try again" 500 sent users round in circles.
+		return &apiError{http.StatusServiceUnavailable, "storage_unavailable", storageUnavailableMessage}
 	case errors.As(err, &ce):
 		return &apiError{http.StatusConflict, "conflict", ce.Message}
 	case errors.As(err, &ste) && errors.Is(err, orchestrator.ErrEngineUnavailable):
@@ -174,10 +186,11 @@ func (h *Handler) fail(c *gin.Context, err error) {
 // i18n.Reason; what it does not know (an engine's own error) stays as
 // recorded.
 var pageMessages = map[string]string{
-	notFoundMessage:         i18n.Key("not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"),
-	forbiddenMessage:        i18n.Key("you are not allowed to do this; ask an admin if you need it"),
-	methodNotAllowedMessage: i18n.Key("this address takes a form's button or an API call, not a visit; go back to the page and use its button"),
-	notFromPortalMessage:    i18n.Key(notFromPortalMessage),
+	notFoundMessage:           i18n.Key("not found: it may have been deleted, or the link is out of date; go back to the list and pick it again"),
+	forbiddenMessage:          i18n.Key("you are not allowed to do this; ask an admin if you need it"),
+	methodNotAllowedMessage:   i18n.Key("this address takes a form's button or an API call, not a visit; go back to the page and use its button"),
+	notFromPortalMessage:      i18n.Key(notFromPortalMessage),
+	storageUnavailableMessage: i18n.Key("the portal cannot save changes right now: the disk of its database is full or read-only, and an administrator has to free or fix it (the portal's log says so); running workbenches keep running, and nothing you did was saved; try again later"),
 	"something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening":                                      i18n.Key("something went wrong on the server (it has been logged); try again, and tell an admin if it keeps happening"),
 	"the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts": i18n.Key("the Docker engine is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),
 	engineDownKube: i18n.Key("the Kubernetes API server is not reachable, so workbenches cannot be launched or changed right now; try again in a minute, and tell an admin if it lasts"),

@@ -113,6 +113,19 @@ func (h *Handler) login(c *gin.Context) {
 	}
 	h.sessions.Put(ctx, sessionUserKey, u.ID)
 	h.sessions.Put(ctx, sessionEpochKey, u.AuthEpoch)
+	// Saved here, not on the way out: a session the database cannot
+	// store (its disk full or read-only) was only logged, and the browser,
+	// sent on with no session, came back to this form with no word why.
+	// (The save on the way out finds it saved and writes nothing.)
+	if _, _, err := h.sessions.Commit(ctx); err != nil {
+		if models.Unwritable(err) {
+			h.log.Error("login: the session cannot be saved", "username", u.Username, "err", err)
+			refuse(http.StatusServiceUnavailable, i18n.T(ctx, "Your password is right, but the portal cannot sign anyone in right now: the disk of its database is full or read-only. Tell an administrator; running workbenches keep running."))
+			return
+		}
+		h.fail(c, err)
+		return
+	}
 	token, err := h.throttle.TrustDevice(ctx, u.ID, device)
 	if err != nil {
 		// The login stands; only this browser is not known next time.

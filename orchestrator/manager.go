@@ -121,6 +121,10 @@ type Manager struct {
 	// savingRefs holds the engine names of the saves under way (not yet
 	// in the catalog): the sweep of unfinished saves leaves them alone.
 	savingRefs sync.Map
+	// stoppedUnrecorded holds the workbenches whose containers a stop
+	// stopped while the database could not record it (id → the stop's
+	// reason): reconciliation records the stop once it can.
+	stoppedUnrecorded sync.Map
 	// unitIdle follows idle runs of MIG instances and slice holders (unit_idle.go).
 	unitIdle unitIdleRuns
 	// attribution keeps the active workbenches with their owners, and

@@ -66,6 +66,8 @@ func (n Notice) subject() string {
 		return reasonf("Workbench: %s could not start", n.Workbench)
 	case EventSaveCutShort:
 		return reasonf("Workbench: saving %s as an image was cut short", n.Workbench)
+	case EventSaveRecatalogued:
+		return reasonf("Workbench: your saved image from %s is back in your launch form", n.Workbench)
 	case EventHomeLost:
 		return reasonf("Workbench: your home volume was removed")
 	case EventStorageOver:

@@ -24,7 +24,10 @@ const (
 	EventExpired      = "workbench_expired"       // a queued launch left the queue at its maximum wait
 	EventFailed       = "workbench_failed"        // a queued launch was refused or failed when its turn came
 	EventSaveCutShort = "image_save_cut_short"    // a save as image died with the portal process
-	EventHomeLost     = "home_lost"               // the home volume was removed outside the portal
+	// EventSaveRecatalogued: a saved image made after the backup the
+	// database was restored from is back in its owner's catalog.
+	EventSaveRecatalogued = "image_save_recatalogued"
+	EventHomeLost         = "home_lost" // the home volume was removed outside the portal
 )
 
 // startedAfterWait is the wait after which a queued launch's start is

@@ -169,6 +169,10 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 				m.log.Warn("reconcile: stop unmetered", "id", wb.ID, "err", err)
 			}
 		}
+	case found && !c.Running && c.State != runtime.StatePending && m.recordUnrecordedStop(ctx, wb, c):
+		// A stop this process made while the database could not record
+		// it: recorded now, with its own reason (not "stopped outside the
+		// portal", nor a launch that failed).
 	case found && (c.Running || c.State == runtime.StatePending) && wb.Launching():
 		// A previous portal process died mid-launch after starting the
 		// container (or, on Kubernetes, lifting its Pod's gate: the Pod

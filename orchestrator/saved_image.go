@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -117,7 +118,9 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	saved, err := m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{
 		Ref: ref, BaseImage: src.Image, Pause: wb.State == models.StateRunning,
 		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
-			runtime.LabelOwner: owner.HomeName(), runtime.LabelSavedFrom: wb.ID},
+			runtime.LabelOwner: owner.HomeName(), runtime.LabelSavedFrom: wb.ID,
+			runtime.LabelSavedBy: strconv.FormatInt(owner.ID, 10), runtime.LabelSavedName: name,
+			runtime.LabelSavedVersion: strconv.Itoa(version), runtime.LabelSavedBase: strconv.FormatInt(src.ID, 10)},
 	})
 	// The new image, or its removal below, changes what the cards show.
 	defer m.forgetImages()
@@ -131,10 +134,7 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 		return nil, &RefusedError{Code: "quota_exceeded", Limit: "saved_image_bytes",
 			Message: reasonf("the image would take %s, and with your other saved images (%s) that is over your %s: delete one, or remove files outside your home", gib(saved.Added), gib(used), gib(quota))}
 	}
-	img := &models.Image{Name: fmt.Sprintf("%s v%d (%s)", name, version, displayUser(owner.Username)), Image: ref,
-		Description: reasonf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, m.now().Format(time.DateOnly), src.Name),
-		Tags:        src.Tags, StartCommand: src.StartCommand, RunAsUser: src.RunAsUser, HomePath: src.HomePath, OpenPath: src.OpenPath,
-		ExtraPorts: src.ExtraPorts, Enabled: true, OwnerID: owner.ID, BaseName: name, Version: version, SizeBytes: saved.Added, SavedFrom: wb.ID}
+	img := savedImageRecord(owner, wb, src, name, version, ref, saved.Added, m.now())
 	if err := m.store.CreateImage(ctx, img); err != nil {
 		_ = m.rt.RemoveImage(ctx, ref)
 		return nil, err
@@ -143,16 +143,34 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	return img, nil
 }
 
+// savedImageRecord is the catalog entry of a saved image: it launches like
+// src, the entry it came from.
+func savedImageRecord(owner *models.User, wb *models.Workbench, src *models.Image, name string, version int, ref string, added int64, at time.Time) *models.Image {
+	return &models.Image{Name: fmt.Sprintf("%s v%d (%s)", name, version, displayUser(owner.Username)), Image: ref,
+		Description: reasonf("Saved by %s from workbench %s on %s; based on %s.", owner.Username, wb.Name, at.Format(time.DateOnly), src.Name),
+		Tags:        src.Tags, StartCommand: src.StartCommand, RunAsUser: src.RunAsUser, HomePath: src.HomePath, OpenPath: src.OpenPath,
+		ExtraPorts: src.ExtraPorts, Enabled: true, OwnerID: owner.ID, BaseName: name, Version: version, SizeBytes: added, SavedFrom: wb.ID}
+}
+
 // removeUnfinishedSaves removes the images that saves cut short (the
 // portal process ended between the commit and the catalog entry) left on
 // the engine: out of the catalog, out of their owner's quota and out of
 // anyone's sight. Their owner is told to save again. Saves under way in
 // this process are left alone.
+//
+// A database restored from a backup does not know the images saved after
+// the backup was taken: they are whole saves, not cut short, and are
+// entered in the catalog again (recatalogSaved), never removed.
 func (m *Manager) removeUnfinishedSaves(ctx context.Context) {
 	imgs, err := m.rt.SavedImages(ctx, m.installID)
 	if err != nil {
 		m.log.Warn("list saved images", "err", err)
 		return
+	}
+	backupAt, err := m.store.BackupTakenAt(ctx)
+	if err != nil {
+		m.log.Warn("list saved images: read when the backup was taken", "err", err)
+		return // decide nothing: an image may be a save the restore forgot
 	}
 	for _, img := range imgs {
 		if _, busy := m.savingRefs.Load(img.Ref); busy {
@@ -161,6 +179,10 @@ func (m *Manager) removeUnfinishedSaves(ctx context.Context) {
 		// A record, live or deleted, keeps the image: a deleted entry's
 		// leftover is DeleteSavedImage's to remove.
 		if taken, err := m.store.ImageRefInUse(ctx, img.Ref); err != nil || taken {
+			continue
+		}
+		if !backupAt.IsZero() && !img.Created.Before(backupAt.Truncate(time.Second)) {
+			m.recatalogSaved(ctx, img)
 			continue
 		}
 		if err := m.rt.RemoveImage(ctx, img.Ref); err != nil {
@@ -173,6 +195,59 @@ func (m *Manager) removeUnfinishedSaves(ctx context.Context) {
 		}
 	}
 	m.forgetImages()
+}
+
+// recatalogSaved enters in the catalog again a saved image that the
+// database, restored from a backup taken before the save, does not know.
+// One it cannot (an image saved by an older version, without the labels
+// that name it; its owner or workbench not in this database) is kept on
+// the engine and logged for the administrator, never removed: it may be
+// the only copy of someone's work.
+func (m *Manager) recatalogSaved(ctx context.Context, info runtime.ImageInfo) {
+	keep := func(why string) {
+		m.log.Warn("a saved image made after the backup this database was restored from is kept on the engine but not in the catalog: add it on /catalog by its reference, or remove it with docker image rm",
+			"ref", info.Ref, "workbench", info.Labels[runtime.LabelSavedFrom], "owner", info.Labels[runtime.LabelOwner], "why", why)
+	}
+	uid, err1 := strconv.ParseInt(info.Labels[runtime.LabelSavedBy], 10, 64)
+	version, err2 := strconv.Atoi(info.Labels[runtime.LabelSavedVersion])
+	srcID, err3 := strconv.ParseInt(info.Labels[runtime.LabelSavedBase], 10, 64)
+	name := info.Labels[runtime.LabelSavedName]
+	if err := errors.Join(err1, err2, err3); err != nil || name == "" {
+		keep("saved without the labels that name it")
+		return
+	}
+	owner, err := m.store.UserByID(ctx, uid)
+	if err != nil {
+		keep(fmt.Sprintf("its owner: %v", err))
+		return
+	}
+	wb, err := m.store.WorkbenchByID(ctx, info.Labels[runtime.LabelSavedFrom])
+	if err != nil {
+		keep(fmt.Sprintf("its workbench: %v", err))
+		return
+	}
+	src, err := m.store.ImageByID(ctx, srcID)
+	if err != nil {
+		keep(fmt.Sprintf("the catalog image it was saved from: %v", err))
+		return
+	}
+	var added int64
+	if _, size, err := m.rt.ImageSize(ctx, info.Ref); err == nil {
+		_, base, _ := m.rt.ImageSize(ctx, src.Image)
+		added = max(0, size-base)
+	}
+	// Its version may be taken by a save made since the restore (the
+	// engine's name was free of it then only if it was another name).
+	if v, err := m.store.NextImageVersion(ctx, owner.ID, name); err == nil && v > version {
+		version = v
+	}
+	img := savedImageRecord(owner, wb, src, name, version, info.Ref, added, info.Created)
+	if err := m.store.CreateImage(ctx, img); err != nil {
+		keep(fmt.Sprintf("enter it in the catalog: %v", err))
+		return
+	}
+	m.log.Info("saved image made after the backup this database was restored from: back in its owner's catalog", "ref", info.Ref, "image", img.Name, "workbench", wb.ID)
+	m.tellOwner(ctx, wb, EventSaveRecatalogued, reasonf("Your saved image %s (from workbench %s) was made after the backup the portal was restored from; it is back in your launch form.", img.Name, wb.Name))
 }
 
 // checkSaveName refuses a save name that differs from one of the owner's
@@ -204,11 +279,27 @@ func (m *Manager) DeleteSavedImage(ctx context.Context, img *models.Image) error
 	} else if err != nil {
 		return err
 	}
+	if !m.ownSavedRef(img.Image) {
+		// A copy of the install (--new-identity) holds the original's
+		// saved images in its catalog; their files are the original's,
+		// which still lists and launches them: removing them here lost
+		// them there.
+		m.log.Info("saved image deleted from this catalog; its files belong to another install (the original of this copy) and stay on the engine", "ref", img.Image)
+		m.forgetImages()
+		return nil
+	}
 	if err := m.rt.RemoveImage(context.WithoutCancel(ctx), img.Image); err != nil {
 		m.log.Warn("remove saved image", "ref", img.Image, "err", err)
 	}
 	m.forgetImages()
 	return nil
+}
+
+// ownSavedRef reports whether ref is the engine's name of a saved image of
+// this install (savedImageRef), not of the install this one was copied
+// from.
+func (m *Manager) ownSavedRef(ref string) bool {
+	return strings.HasPrefix(ref, runtime.SavedImageRepo+refPart(m.installID)+"/")
 }
 
 // savedImageRef is the engine's name of a saved image: under the install

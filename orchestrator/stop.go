@@ -21,6 +21,19 @@ type StopError struct {
 func (e *StopError) Error() string { return e.Message }
 func (e *StopError) Unwrap() error { return e.Err }
 
+// UnrecordedStopError is a stop whose container was stopped while the
+// database could not record it (its disk full or read-only): the workbench
+// shows its last recorded state until reconciliation records the stop, at
+// the container's exit (which is where its charges end).
+type UnrecordedStopError struct {
+	Err error // the database's refusal (models.Unwritable)
+}
+
+func (e *UnrecordedStopError) Error() string {
+	return reasonf("the workbench was stopped, but the portal could not record it because its database cannot be written (its disk is full or read-only; an administrator has to free or fix it); it may still show as running until then, and it is charged only up to the stop")
+}
+func (e *UnrecordedStopError) Unwrap() error { return e.Err }
+
 // Stop stops a workbench: its GPUs are released at once, the home volume
 // stays. Stopping is always allowed (it lowers cost). reason is shown to the
 // user ("" for their own stop).
@@ -151,6 +164,15 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 		if errors.Is(err, models.ErrStateChanged) {
 			return false, nil // stopped or failed meanwhile: nothing left to stop
 		}
+		if models.Unwritable(err) && final == models.StateStopped && then == nil {
+			// The database cannot record anything (its disk is full or
+			// read-only). Refusing the stop kept the container running
+			// and its meter open: the owner's stop, the budget's and the
+			// culler's were all lost while charges went on. The engine's
+			// stop needs no record; reconciliation records it, at the
+			// container's exit, once the database can be written.
+			return true, m.stopUnrecorded(ctx, id, reason, force, err)
+		}
 		return false, err
 	}
 	// A launch still under way is cancelled first, so it cannot bring the
@@ -177,6 +199,49 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force, "state", final)
 	m.kickDrain() // its GPUs are free: the queue may move
 	return true, nil
+}
+
+// stopUnrecorded stops id's container without a record (the caller holds
+// the claim; dbErr is the database's refusal) and leaves the reason for
+// reconciliation.
+func (m *Manager) stopUnrecorded(ctx context.Context, id, reason string, force bool, dbErr error) error {
+	m.log.Error("stop: the database cannot be written; stopping the container anyway, the stop is recorded when it can be", "id", id, "err", dbErr)
+	m.cancelLaunch(id)
+	if _, err := m.stopContainer(ctx, id, force); err != nil {
+		return &StopError{Message: reasonf("could not stop the container: %v", err), Err: err}
+	}
+	m.stoppedUnrecorded.Store(id, reason)
+	return &UnrecordedStopError{Err: dbErr}
+}
+
+// recordUnrecordedStop records a stop that stopUnrecorded made: the run
+// closes at the container's exit and the workbench is stopped with the
+// stop's reason. It reports whether it had one to record.
+func (m *Manager) recordUnrecordedStop(ctx context.Context, wb *models.Workbench, c runtime.ContainerInfo) bool {
+	r, ok := m.stoppedUnrecorded.Load(wb.ID)
+	if !ok {
+		return false
+	}
+	reason, _ := r.(string)
+	at := c.FinishedAt
+	if at.IsZero() {
+		at = time.Now().UTC()
+	}
+	if err := m.closeInterval(ctx, wb.ID, at, "stopped"); err != nil {
+		return true // the next reconciliation tries again
+	}
+	if err := m.store.ReleaseGPUs(ctx, wb.ID); err != nil {
+		m.log.Error("release GPUs", "id", wb.ID, "err", err)
+		return true
+	}
+	if err := m.transition(ctx, wb.ID, models.Transition{From: []string{wb.State}, To: models.StateStopped, Reason: reason,
+		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &at, ClearPreempt: true}}); err != nil {
+		return true
+	}
+	m.stoppedUnrecorded.Delete(wb.ID)
+	m.log.Info("workbench stopped (recorded now: the database could not be written at the stop)", "id", wb.ID, "reason", reason, "at", at)
+	m.kickDrain()
+	return true
 }
 
 // stopProgress moves the progress of a stop the caller drives (it holds the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
@@ -15,7 +16,15 @@ import (
 // KindSavedImage is its LabelKind: cleanup finds them by these labels.
 const (
 	LabelSavedFrom = "workbench.saved-from"
-	KindSavedImage = "saved-image"
+	// LabelSavedBy (the owner's user id), LabelSavedName, LabelSavedVersion
+	// and LabelSavedBase (the catalog image it was saved from) let a
+	// portal whose database does not know the image (restored from a
+	// backup taken before the save) enter it in the catalog again.
+	LabelSavedBy      = "workbench.saved-by"
+	LabelSavedName    = "workbench.saved-name"
+	LabelSavedVersion = "workbench.saved-version"
+	LabelSavedBase    = "workbench.saved-base"
+	KindSavedImage    = "saved-image"
 )
 
 // CommitSpec is a container's filesystem saved as an image ("save as
@@ -150,7 +159,7 @@ func (d *Docker) SavedImages(ctx context.Context, installID string) ([]ImageInfo
 	for _, im := range list {
 		for _, ref := range im.RepoTags {
 			if ref != "<none>:<none>" {
-				out = append(out, ImageInfo{Ref: ref, Labels: im.Labels})
+				out = append(out, ImageInfo{Ref: ref, Labels: im.Labels, Created: time.Unix(im.Created, 0).UTC()})
 			}
 		}
 	}

@@ -234,4 +234,6 @@ type Runtime interface {
 type ImageInfo struct {
 	Ref    string
 	Labels map[string]string
+	// Created is when the engine made the image (whole seconds on Docker).
+	Created time.Time
 }

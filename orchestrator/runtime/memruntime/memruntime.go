@@ -30,6 +30,7 @@ type Runtime struct {
 	containers map[string]*container        // by id
 	images     map[string]int64             // ref → size
 	imageLabel map[string]map[string]string // ref → labels of a committed image
+	imageMade  map[string]time.Time         // ref → when it was committed
 	pulls      map[string]pullPlan
 	volumes    map[string]*volume
 	networks   map[string]bool
@@ -85,6 +86,7 @@ func New() *Runtime {
 		containers: map[string]*container{},
 		images:     map[string]int64{},
 		imageLabel: map[string]map[string]string{},
+		imageMade:  map[string]time.Time{},
 		pulls:      map[string]pullPlan{},
 		volumes:    map[string]*volume{},
 		networks:   map[string]bool{},

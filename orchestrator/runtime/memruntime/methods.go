@@ -532,6 +532,7 @@ func (r *Runtime) Commit(ctx context.Context, containerID string, spec runtime.C
 	size := r.images[c.info.Image]
 	r.images[spec.Ref] = size
 	r.imageLabel[spec.Ref] = maps.Clone(spec.Labels)
+	r.imageMade[spec.Ref] = r.now()
 	return runtime.SavedImage{ID: "sha256:mem-" + spec.Ref, Size: size, Added: 0}, nil
 }
 
@@ -544,6 +545,7 @@ func (r *Runtime) RemoveImage(ctx context.Context, ref string) error {
 	}
 	delete(r.images, ref)
 	delete(r.imageLabel, ref)
+	delete(r.imageMade, ref)
 	return nil
 }
 
@@ -557,7 +559,7 @@ func (r *Runtime) SavedImages(ctx context.Context, installID string) ([]runtime.
 	var out []runtime.ImageInfo
 	for ref, l := range r.imageLabel {
 		if l[runtime.LabelKind] == runtime.KindSavedImage && l[runtime.LabelInstall] == installID {
-			out = append(out, runtime.ImageInfo{Ref: ref, Labels: maps.Clone(l)})
+			out = append(out, runtime.ImageInfo{Ref: ref, Labels: maps.Clone(l), Created: r.imageMade[ref]})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
