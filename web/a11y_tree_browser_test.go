@@ -180,26 +180,81 @@ func TestBrowserScreenReaderNamesEveryControl(t *testing.T) {
 	axCheck(t, b, "launch refused", "zh-CN")
 }
 
-// The Open button of each running workbench in the list is named with the
-// workbench ("Open JupyterLab running-one"): a screen reader's list of
-// links read "Open JupyterLab" once per running workbench, with nothing to
-// tell them apart.
-func TestBrowserOpenButtonsNameTheirWorkbench(t *testing.T) {
+// The buttons repeated in the workbench list are named with their
+// workbench: each running one's Open ("Open JupyterLab running-one") and
+// "+1 h" near a maximum runtime ("+1 h short-one"). A screen reader's list
+// of links and buttons read "Open JupyterLab" and "+1 h" once per
+// workbench, with nothing to tell them apart.
+func TestBrowserListButtonsNameTheirWorkbench(t *testing.T) {
 	r := newA11yRig(t)
+	p := r.p
 	ctx := context.Background()
-	alice, _ := r.p.srv.Store.UserByUsername(ctx, "alice")
-	r.p.runningRecord(alice, "second-one", models.GPUNeed{})
+	admin := tokenFor(t, p, "admin", "admin")
+	_, fl := p.api("POST", "/api/v1/flavors", admin, `{"name":"short","cpu_cores":1,"memory_gib":2,"max_runtime_seconds":7200}`)
+	alice, _ := p.srv.Store.UserByUsername(ctx, "alice")
+	wb := &models.Workbench{Name: "short-one", OwnerID: alice.ID, ImageID: 1, FlavorID: int64(fl["id"].(float64)), Token: "t"}
+	if err := p.srv.Store.CreateWorkbench(ctx, wb, models.GPUNeed{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Started 115 minutes ago, of 120: its stop is near, "+1 h" is offered.
+	if err := p.srv.Store.SetWorkbenchState(ctx, wb.ID, models.StateRunning, 100, "", map[string]any{"started_at": time.Now().UTC().Add(-115 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
 	b := btNewBrowser(t)
-	btNavigate(t, b, r.p.ts.URL+"/login")
+	btNavigate(t, b, p.ts.URL+"/login")
 	btLogin(t, b, "alice", "alice-password")
 	var names []string
 	for _, n := range btAXPage(t, b).nodes {
-		if name := axText(n.Name); axText(n.Role) == "link" && strings.HasPrefix(name, "Open JupyterLab") {
+		name, role := axText(n.Name), axText(n.Role)
+		if (role == "link" && strings.HasPrefix(name, "Open JupyterLab")) || (role == "button" && strings.HasPrefix(name, "+1 h")) {
 			names = append(names, name)
 		}
 	}
-	if strings.Join(names, "|") != "Open JupyterLab second-one|Open JupyterLab running-one" {
-		t.Errorf("the list's Open links are named %q", names)
+	got := strings.Join(names, "|")
+	for _, want := range []string{"Open JupyterLab short-one", "Open JupyterLab running-one", "+1 h short-one"} {
+		if !strings.Contains("|"+got+"|", "|"+want+"|") {
+			t.Errorf("the list's repeated controls are named %q, want %q among them", names, want)
+		}
+	}
+	if len(names) != 3 {
+		t.Errorf("the list's repeated controls are named %q, want three", names)
+	}
+}
+
+// The launch form's radios are named by the image's or flavor's name
+// alone and described by the rest of their card: the name read every
+// fact, tag, price and the "cost over time" link before the next choice.
+func TestBrowserLaunchChoicesAreNamedByTheirName(t *testing.T) {
+	r := newA11yRig(t)
+	b := btNewBrowser(t)
+	btNavigate(t, b, r.p.ts.URL+"/login")
+	btLogin(t, b, "alice", "alice-password")
+	btNavigate(t, b, r.p.ts.URL+"/workbenches/new")
+	values, err := chromedp.Run(b, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("input[type=radio][name=image], input[type=radio][name=flavor]"), (r) => r.value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var radios []string
+	for _, n := range btAXPage(t, b).nodes {
+		if axText(n.Role) != "radio" {
+			continue
+		}
+		radios = append(radios, axText(n.Name))
+		if axText(n.Description) == "" {
+			t.Errorf("radio %q has no description (its card's facts)", axText(n.Name))
+		}
+	}
+	if strings.Join(radios, "|") != strings.Join(values, "|") || len(values) < 4 {
+		t.Errorf("the launch form's radios are named\n%q\nwant their values\n%q", radios, values)
+	}
+	var cpu string
+	for _, n := range btAXPage(t, b).nodes {
+		if axText(n.Role) == "radio" && axText(n.Name) == "CPU small" {
+			cpu = axText(n.Description)
+		}
+	}
+	if !strings.Contains(cpu, "2 CPU cores") || !strings.Contains(cpu, "USD/h") || strings.Contains(cpu, "cost over time") {
+		t.Errorf("CPU small is described %q, want its cores and price, not the link", cpu)
 	}
 }
 
