@@ -324,7 +324,7 @@ func TestFieldErrorsAreTiedToTheirFieldsWithoutJavaScript(t *testing.T) {
 	doc = mustDoc(t, body)
 	checkField := func(sel, field string) {
 		t.Helper()
-		if doc.Find(`#error-` + field).Length() != 1 {
+		if doc.Find(`#error-`+field).Length() != 1 {
 			t.Errorf("no message #error-%s", field)
 			return
 		}
