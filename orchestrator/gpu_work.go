@@ -5,7 +5,10 @@ import (
 	"workbench/orchestrator/gpu"
 )
 
-// GPU work is activity: a workbench whose GPU units are read at or above
+// GPU work is activity (with Options.GPUWorkIsActivity, off by default:
+// the SPEC's idle rule is proxy traffic and busy kernels, and a GPU that
+// works for nobody is what the maximum runtime and the GPU-idle rule are
+// for; an admin whose users train from terminals turns it on): a workbench whose GPU units are read at or above
 // the sampler's idle threshold (WORKBENCH_GPU_IDLE_THRESHOLD, 5% by
 // default) is not idle, whatever the proxy and Jupyter saw. A training
 // run started from a terminal with nohup (the terminal closed, no kernel
