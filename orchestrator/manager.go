@@ -34,11 +34,11 @@ type Options struct {
 	// activity for the idle timeout (gpu_work.go). Off by default: the
 	// SPEC's idle rule is proxy traffic and busy kernels only.
 	GPUWorkIsActivity bool
-	PidsLimit        int64         // per container (default 4096)
-	MinCharge        time.Duration // minimum charge per run (default 60 s; negative = none)
-	HeartbeatEvery   time.Duration // usage heartbeat (default 30 s)
-	BillEvery        time.Duration // ledger writing and quota enforcement (default 60 s)
-	StorageEvery     time.Duration // home volume measurement (default 5 min)
+	PidsLimit         int64         // per container (default 4096)
+	MinCharge         time.Duration // minimum charge per run (default 60 s; negative = none)
+	HeartbeatEvery    time.Duration // usage heartbeat (default 30 s)
+	BillEvery         time.Duration // ledger writing and quota enforcement (default 60 s)
+	StorageEvery      time.Duration // home volume measurement (default 5 min)
 	// Egress is the egress policy until an admin sets one (default:
 	// internet only).
 	Egress runtime.EgressPolicy
