@@ -159,6 +159,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	prebuildFixtures()
 	code := m.Run()
+	reportLeaks(os.Stderr)
 	if fxBinary.val != "" {
 		os.Remove(fxBinary.val)
 	}

@@ -100,6 +100,7 @@ func servePortalIn(tb testing.TB, dir string, mutate ...func(*web.Config)) (*web
 	// so it runs after the portal is closed): a leaked network holds one of
 	// the engine's few address pools for good.
 	if id, err := srv.Store.InstallID(context.Background()); err == nil {
+		noteInstall(id, tb.Name())
 		tb.Cleanup(func() {
 			if cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation()); err == nil {
 				removeInstallObjects(cli, id)

@@ -1,0 +1,70 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+
+	"workbench/orchestrator/runtime"
+)
+
+// installsMade maps each install id a test portal made to the test that
+// made it, so that engine objects left after every test's cleanup can be
+// traced to their test (reportLeaks).
+var installsMade sync.Map // install id → test name
+
+// noteInstall records that test made a portal with install id.
+func noteInstall(id, test string) { installsMade.LoadOrStore(id, test) }
+
+// reportLeaks lists, after all tests, the containers, volumes and networks
+// still labelled with an install a test made: each test removes its own
+// at its end, so one found here was made after that (work that outlived
+// its portal). It names the test, removes them (a leaked network holds one
+// of the engine's address pools for good) and returns how many it found.
+func reportLeaks(w io.Writer) int {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return 0
+	}
+	defer cli.Close()
+	ctx := context.Background()
+	if _, err := cli.Ping(ctx); err != nil {
+		return 0
+	}
+	var lines []string
+	installsMade.Range(func(k, v any) bool {
+		id, test := k.(string), v.(string)
+		f := filters.NewArgs(filters.Arg("label", runtime.LabelInstall+"="+id))
+		var left []string
+		cs, _ := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+		for _, c := range cs {
+			left = append(left, "container "+c.Names[0])
+		}
+		vs, _ := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
+		for _, v := range vs.Volumes {
+			left = append(left, "volume "+v.Name)
+		}
+		ns, _ := cli.NetworkList(ctx, network.ListOptions{Filters: f})
+		for _, n := range ns {
+			left = append(left, "network "+n.Name+" (made "+n.Created.UTC().Format("15:04:05")+")")
+		}
+		if len(left) > 0 {
+			lines = append(lines, fmt.Sprintf("%s (install %s) left %v", test, id, left))
+			removeInstallObjects(cli, id)
+		}
+		return true
+	})
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintln(w, "web tests: engine objects outlived their test:", l)
+	}
+	return len(lines)
+}
