@@ -3,7 +3,11 @@
 // the view models and pass them in.
 package templates
 
-import "workbench/templates/i18n"
+import (
+	"github.com/a-h/templ"
+
+	"workbench/templates/i18n"
+)
 
 // Page is what every page's layout needs.
 type Page struct {
@@ -81,3 +85,15 @@ type FormErrors map[string]string
 
 // Has reports whether field has an error.
 func (f FormErrors) Has(field string) bool { _, ok := f[field]; return ok }
+
+// fieldErrorAttrs marks a control whose field has an error as invalid and
+// describes it by FieldError's message ("error-" + field), in the markup:
+// a screen reader says what is wrong without JavaScript too (app.js did
+// it alone, and missed a control named otherwise than its error, such as
+// idle_minutes for idle_timeout). None when the field is fine.
+func fieldErrorAttrs(errs FormErrors, field string) templ.Attributes {
+	if !errs.Has(field) {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"aria-invalid": "true", "aria-describedby": "error-" + field}
+}

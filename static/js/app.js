@@ -36,11 +36,36 @@ function startLiveRegions() {
         const fresh = doc.querySelector(selector);
         if (fresh && (fresh.innerHTML !== shown || edited(el))) {
           shown = fresh.innerHTML;
+          const before = announcedStates(el);
           el.replaceChildren(...fresh.childNodes);
+          announceStateChanges(before, announcedStates(el));
         }
       } catch (_) { /* offline for a moment: try again next tick */ }
     }, every);
   });
+}
+
+// A live region's rows that carry data-announce-state (the home page's
+// list of workbenches) say a new state in the layout's #announcer: "thesis:
+// running". The list changed silently before, so a screen reader never
+// heard that a queued launch started or a workbench stopped. Only states
+// are said, not the costs that change every look, and nothing at all when
+// no state changed: no flood.
+function announcedStates(el) {
+  const out = new Map();
+  el.querySelectorAll("[data-announce-state]").forEach((row) => {
+    out.set(row.getAttribute("data-id"), { state: row.getAttribute("data-announce-state"), text: row.getAttribute("data-announce-text") || "" });
+  });
+  return out;
+}
+function announceStateChanges(before, after) {
+  const said = [];
+  after.forEach((now, id) => {
+    const was = before.get(id);
+    if (was && was.state !== now.state && now.text) said.push(now.text);
+  });
+  const region = document.getElementById("announcer");
+  if (region && said.length > 0) region.textContent = said.join("; ");
 }
 
 // Forms with data-confirm="question" ask before submitting; a delete form
