@@ -159,7 +159,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	prebuildFixtures()
 	code := m.Run()
-	reportLeaks(os.Stderr)
+	recordLeaks()
 	if fxBinary.val != "" {
 		os.Remove(fxBinary.val)
 	}

@@ -1,9 +1,12 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -67,4 +70,22 @@ func reportLeaks(w io.Writer) int {
 		fmt.Fprintln(w, "web tests: engine objects outlived their test:", l)
 	}
 	return len(lines)
+}
+
+// recordLeaks runs reportLeaks and, when it finds any, writes its lines to
+// artifacts/engine-leaks.txt too (WORKBENCH_ARTIFACTS moves it): go test
+// shows a passing package's output to nobody.
+func recordLeaks() {
+	var buf bytes.Buffer
+	if reportLeaks(&buf) == 0 {
+		return
+	}
+	os.Stderr.Write(buf.Bytes())
+	dir := os.Getenv("WORKBENCH_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "artifacts") // the tests run in web/
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, "engine-leaks.txt"), buf.Bytes(), 0o644)
+	}
 }
