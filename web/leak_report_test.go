@@ -8,7 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
@@ -32,7 +36,7 @@ func noteInstall(id, test string) { installsMade.LoadOrStore(id, test) }
 // at its end, so one found here was made after that (work that outlived
 // its portal). It names the test, removes them (a leaked network holds one
 // of the engine's address pools for good) and returns how many it found.
-func reportLeaks(w io.Writer) int {
+func reportLeaks(w io.Writer, installs *sync.Map) int {
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		return 0
@@ -43,7 +47,7 @@ func reportLeaks(w io.Writer) int {
 		return 0
 	}
 	var lines []string
-	installsMade.Range(func(k, v any) bool {
+	installs.Range(func(k, v any) bool {
 		id, test := k.(string), v.(string)
 		f := filters.NewArgs(filters.Arg("label", runtime.LabelInstall+"="+id))
 		var left []string
@@ -77,7 +81,7 @@ func reportLeaks(w io.Writer) int {
 // shows a passing package's output to nobody.
 func recordLeaks() {
 	var buf bytes.Buffer
-	if reportLeaks(&buf) == 0 {
+	if reportLeaks(&buf, &installsMade) == 0 {
 		return
 	}
 	os.Stderr.Write(buf.Bytes())
@@ -87,5 +91,27 @@ func recordLeaks() {
 	}
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		_ = os.WriteFile(filepath.Join(dir, "engine-leaks.txt"), buf.Bytes(), 0o644)
+	}
+}
+
+// The leak report names the test whose install an object carries, and
+// removes the object.
+func TestLeakReportNamesTheTest(t *testing.T) {
+	cli := dockerClient(t)
+	id := "leaktest" + strings.ToLower(t.Name()[len(t.Name())-4:]) + strconv.FormatInt(time.Now().UnixNano()%1e6, 10)
+	var installs sync.Map // not installsMade: the package's own report must still see the others
+	installs.Store(id, "TestSomethingThatLeaks")
+	ctx := context.Background()
+	name := "wb-net-" + id
+	if _, err := cli.NetworkCreate(ctx, name, network.CreateOptions{Labels: map[string]string{runtime.LabelInstall: id}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.NetworkRemove(ctx, name) })
+	var buf bytes.Buffer
+	if n := reportLeaks(&buf, &installs); n != 1 || !strings.Contains(buf.String(), "TestSomethingThatLeaks (install "+id+") left [network "+name) {
+		t.Fatalf("report (%d): %s", n, buf.String())
+	}
+	if _, err := cli.NetworkInspect(ctx, name, network.InspectOptions{}); err == nil {
+		t.Fatal("the leaked network is still there after the report")
 	}
 }
