@@ -78,8 +78,14 @@ func groupUsage(args []string, stdout io.Writer, text string) error {
 }
 
 // run dispatches a command line; it is main without the process around it,
-// so tests can call it.
+// so tests can call it. A write the data directory's disk refused is told
+// with the database's path and what to do (explainUnwritable).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	ctx, opened := withOpenedDatabase(ctx)
+	return explainUnwritable(dispatch(ctx, args, stdin, stdout, stderr), opened)
+}
+
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] != "serve" {
 		// Not the portal's own work, nor what its users do.
 		ctx = withCLIVia(ctx)
