@@ -115,6 +115,8 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	if err != nil || !wb.Active() {
 		return
 	}
+	// Before the look: a pause it sees may be a save's (notePaused).
+	pauseMark := m.ownPauseMark(wb.ID)
 	if info, err := m.inspectOwn(ctx, wb); err == nil {
 		c, found = info, true
 	} else if errors.Is(err, runtime.ErrNotFound) {
@@ -160,7 +162,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.ID != wb.ContainerID {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		}
-		m.notePaused(ctx, wb, owner, c)
+		m.notePaused(ctx, wb, owner, c, pauseMark)
 		m.splitRestartedRun(ctx, wb.ID, c)
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
