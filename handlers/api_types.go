@@ -492,6 +492,10 @@ type APILedgerLine struct {
 	Note          string    `json:"note,omitempty"`
 	CreatedBy     string    `json:"created_by,omitempty"`
 	CreatedAt     time.Time `json:"created_at"`
+	// Tier is the price tier of the line's rate: "preemptible" for the GPU
+	// units of a preemptible run (and their reversals), "" for standard
+	// rates and for lines of no run (credits, home storage, bookings).
+	Tier string `json:"tier"`
 }
 
 // apiLedgerLine gives the times in UTC, as the CSV exports do: the ledger
@@ -500,7 +504,7 @@ func apiLedgerLine(e *models.LedgerEntry) APILedgerLine {
 	return APILedgerLine{ID: e.ID, Group: e.GroupName, WorkbenchID: e.WorkbenchID, Resource: e.Resource, GPUModel: e.GPUModel,
 		PeriodStart: e.PeriodStart.UTC(), PeriodEnd: e.PeriodEnd.UTC(), Seconds: e.Seconds, QuantityMilli: e.QuantityMilli,
 		RateMicros: e.RateMicros, AmountMicros: e.AmountMicros, Reverses: e.Reverses, Note: e.Note, CreatedBy: e.CreatedBy,
-		CreatedAt: e.CreatedAt.UTC()}
+		CreatedAt: e.CreatedAt.UTC(), Tier: e.Tier}
 }
 
 // APIUsageLine is one line of GET /usage/lines: a ledger line as the

@@ -171,7 +171,7 @@ func (h *Handler) statementLine(lc context.Context, l models.LedgerEntry, names 
 	line := templates.StatementLine{Period: periodText(l.PeriodStart, l.PeriodEnd), Workbench: nameOf(names, l.WorkbenchID),
 		Resource: l.Resource, GPUModel: unitModelOf(l), Duration: secondsText(l.Seconds), Quantity: quantityText(lc, l.Resource, l.QuantityMilli),
 		Rate:   pricing.FormatRate(l.RateMicros) + " / " + i18n.T(lc, resourceUnit(l.Resource)),
-		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID}
+		Amount: amount(l.AmountMicros), Reversal: l.Reverses != nil, Note: l.Note, ID: l.ID, Preemptible: l.Tier == pricing.TierPreemptible}
 	if l.Reverses != nil {
 		line.Reverses = *l.Reverses
 	}
@@ -206,10 +206,12 @@ func nameOf(names map[string]string, id string) string {
 }
 
 // usageCSVHeader is the column list of /usage.csv: amounts both as exact
-// decimals of the major unit and as integer micro-units.
+// decimals of the major unit and as integer micro-units. New columns go
+// at the end (scripts read the file by position): tier is the price tier
+// of the rate, "preemptible" or empty (apiLedgerLine's Tier).
 var usageCSVHeader = []string{"period_start", "period_end", "workbench", "workbench_id", "resource", "gpu_model",
 	"seconds", "quantity", "rate", "amount", "quantity_milli", "rate_micros", "amount_micros", "currency", "note",
-	"id", "reverses", "created_by"}
+	"id", "reverses", "created_by", "tier"}
 
 // usageCSV: GET /usage.csv?month=YYYY-MM — the user's ledger lines.
 func (h *Handler) usageCSV(c *gin.Context) {
@@ -239,7 +241,7 @@ func (h *Handler) usageCSV(c *gin.Context) {
 			csvText(nameOf(names, l.WorkbenchID)), csvText(l.WorkbenchID), l.Resource, csvText(l.GPUModel),
 			strconv.FormatInt(l.Seconds, 10), milliText(l.QuantityMilli), pricing.Micros(l.RateMicros).Exact(), pricing.Micros(l.AmountMicros).Exact(),
 			strconv.FormatInt(l.QuantityMilli, 10), strconv.FormatInt(l.RateMicros, 10), strconv.FormatInt(l.AmountMicros, 10),
-			h.cfg.Currency, csvText(l.Note), strconv.FormatInt(l.ID, 10), reversesText(l.Reverses), csvText(l.CreatedBy)})
+			h.cfg.Currency, csvText(l.Note), strconv.FormatInt(l.ID, 10), reversesText(l.Reverses), csvText(l.CreatedBy), l.Tier})
 	})
 	w.Flush()
 	if err == nil {

@@ -132,8 +132,8 @@ func (s *Store) ReverseLines(ctx context.Context, ids []int64, reason, actor str
 				return invalid("ids", "line %d is named twice", id)
 			}
 			seen[id] = true
-			var orig LedgerEntry
-			if err := tx.First(&orig, id).Error; err != nil {
+			var orig LedgerEntry // with its tier, which the reversal answers with
+			if err := ledgerLineQuery(tx, id).Take(&orig).Error; err != nil {
 				if errors.Is(err, gorm.ErrRecordNotFound) {
 					return invalid("ids", "no ledger line %d", id)
 				}
@@ -180,9 +180,14 @@ func userGroupsTx(tx *gorm.DB, userID int64) ([]string, error) {
 	return names, err
 }
 
-// LedgerLine returns one ledger line.
+// LedgerLine returns one ledger line, with its tier.
 func (s *Store) LedgerLine(ctx context.Context, id int64) (*LedgerEntry, error) {
 	var e LedgerEntry
-	err := s.db.WithContext(ctx).First(&e, id).Error
+	err := ledgerLineQuery(s.db.WithContext(ctx), id).Take(&e).Error
 	return &e, notFound(err)
+}
+
+// ledgerLineQuery reads ledger line id with its tier (LineTierSQL).
+func ledgerLineQuery(db *gorm.DB, id int64) *gorm.DB {
+	return db.Table("ledger_entries AS l").Select("l.*, "+LineTierSQL+" AS tier").Joins(LineTierJoin).Where("l.id = ?", id)
 }

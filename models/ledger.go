@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"workbench/models/pricing"
 )
 
 // LedgerEntry is one immutable priced line.
@@ -37,6 +39,13 @@ type LedgerEntry struct {
 	// of the slice they were given that they inserted (not those already
 	// there), once the transaction committed: metrics count each line once.
 	Added bool `gorm:"-" json:"-"`
+	// Tier is the price tier the line's rate was taken from, read (never
+	// written) through its usage interval by the statement queries
+	// (LineTierSQL): pricing.TierPreemptible for the GPU units (gpu, mig,
+	// slice) of a preemptible run and for a reversal of such a line (it
+	// keeps the interval), "" for the rest: standard rates, and lines of
+	// no interval (credits, home storage, bookings), which have no tier.
+	Tier string `gorm:"->;-:migration;column:tier" json:"-"`
 }
 
 // TableName is the ledger table.
@@ -282,18 +291,35 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 	return q, nil
 }
 
+// LineTierSQL is the price tier of a ledger line (aliased l) whose usage
+// interval is joined as iv by its primary key (LineTierJoin): only the
+// GPU units of a run are discounted (pricing.PriceRun), so its CPU and
+// memory lines are at the standard tier, as is every line of no interval.
+const LineTierSQL = "CASE WHEN l.resource IN ('" + pricing.GPU + "', '" + pricing.MIG + "', '" + pricing.Slice + "') THEN COALESCE(iv.tier, '') ELSE '' END"
+
+// LineTierJoin joins a ledger line's (l) usage interval as iv by its
+// primary key; lines of no interval (interval_id NULL) keep theirs NULL.
+const LineTierJoin = "LEFT JOIN usage_intervals iv ON iv.id = l.interval_id"
+
 // Statement returns a user's ledger lines with periods starting in [from, to).
 func (s *Store) Statement(ctx context.Context, userID int64, from, to time.Time) ([]LedgerEntry, error) {
 	var out []LedgerEntry
-	return out, statementQuery(s.db.WithContext(ctx), userID, from, to).Find(&out).Error
+	return out, statementQuery(s.db.WithContext(ctx), userID, from, to).Scan(&out).Error
 }
 
-func statementQuery(db *gorm.DB, userID int64, from, to time.Time) *gorm.DB {
-	q := db.Model(&LedgerEntry{}).Where("period_start >= ? AND period_start < ?", from.UTC(), to.UTC())
+// statementLines is the statement's filter (what StatementPage counts).
+func statementLines(db *gorm.DB, userID int64, from, to time.Time) *gorm.DB {
+	q := db.Table("ledger_entries AS l").Where("l.period_start >= ? AND l.period_start < ?", from.UTC(), to.UTC())
 	if userID != 0 {
-		q = q.Where("user_id = ?", userID)
+		q = q.Where("l.user_id = ?", userID)
 	}
-	return q.Order("period_start, id")
+	return q
+}
+
+// statementQuery reads the statement's lines in order, each with its tier.
+func statementQuery(db *gorm.DB, userID int64, from, to time.Time) *gorm.DB {
+	return statementLines(db, userID, from, to).Select("l.*, " + LineTierSQL + " AS tier").Joins(LineTierJoin).
+		Order("l.period_start, l.id")
 }
 
 // StatementPage is one page of Statement: limit lines from offset, and how
@@ -301,11 +327,11 @@ func statementQuery(db *gorm.DB, userID int64, from, to time.Time) *gorm.DB {
 func (s *Store) StatementPage(ctx context.Context, userID int64, from, to time.Time, offset, limit int) ([]LedgerEntry, int64, error) {
 	// Prepared (rdb): /usage reads a page on every view.
 	var total int64
-	if err := statementQuery(s.rdb.WithContext(ctx), userID, from, to).Count(&total).Error; err != nil {
+	if err := statementLines(s.rdb.WithContext(ctx), userID, from, to).Count(&total).Error; err != nil {
 		return nil, 0, err
 	}
 	var out []LedgerEntry
-	err := statementQuery(s.rdb.WithContext(ctx), userID, from, to).Offset(offset).Limit(limit).Find(&out).Error
+	err := statementQuery(s.rdb.WithContext(ctx), userID, from, to).Offset(offset).Limit(limit).Scan(&out).Error
 	return out, total, err
 }
 

@@ -104,8 +104,9 @@ func statementLinesAfterQuery(db *gorm.DB, userID int64, month time.Time, afterI
 	// "reverse:<id>" is unique (Reverse, ReverseLines), so its index finds it.
 	q := db.Table("ledger_entries AS l").
 		Select(`l.*, u.username, COALESCE(w.name, l.workbench_id) AS workbench_name,
-			(SELECT r.id FROM ledger_entries r WHERE r.idempotency_key = 'reverse:' || l.id) AS reversed_by`).
+			(SELECT r.id FROM ledger_entries r WHERE r.idempotency_key = 'reverse:' || l.id) AS reversed_by, `+LineTierSQL+` AS tier`).
 		Joins("JOIN users u ON u.id = l.user_id").
+		Joins(LineTierJoin).
 		Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id").
 		Where("substr(l.period_start, 1, 7) = ?", month.UTC().Format("2006-01"))
 	if userID != 0 {

@@ -89,6 +89,11 @@ func TestListPagesReadAnIndexRange(t *testing.T) {
 			if strings.Contains(tc.name, "later") && !strings.ContainsAny(own, "<>") {
 				t.Errorf("a later page does not start its search at the cursor:\n  %s\nplan: %q", sql, plan)
 			}
+			// A ledger line's tier comes from its usage interval, found
+			// by its primary key.
+			if strings.HasPrefix(tc.name, "StatementLinesAfter") && !hasStep(plan, "SEARCH iv USING INTEGER PRIMARY KEY (rowid=?)") {
+				t.Errorf("does not read each line's interval by its key:\n  %s\nplan: %q", sql, plan)
+			}
 			for _, step := range plan {
 				if strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, "USING") {
 					t.Errorf("full scan:\n  %s\nplan: %q", sql, plan)

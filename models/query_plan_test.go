@@ -97,6 +97,11 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 			if strings.HasPrefix(name, "UsageSummary(user") && !strings.Contains(strings.Join(plan, "\n"), "user_id=?") {
 				t.Errorf("%s does not search by user: %q", name, plan)
 			}
+			// A statement's lines read their tier from their usage
+			// interval, found by its primary key (one lookup a line).
+			if name == "StatementPage" && !hasStep(plan, "SEARCH iv USING INTEGER PRIMARY KEY (rowid=?)") {
+				t.Errorf("%s does not read each line's interval by its key:\n  %s\nplan: %q", name, sql, plan)
+			}
 			for _, step := range plan {
 				// "SCAN t" reads every row of t; "SCAN t USING [COVERING]
 				// INDEX i" walks a whole index, also a full scan.
@@ -107,4 +112,15 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 			t.Logf("%s: %q", name, plan)
 		})
 	}
+}
+
+// hasStep reports whether plan has a step that starts with want
+// (a join's step ends with "LEFT-JOIN").
+func hasStep(plan []string, want string) bool {
+	for _, step := range plan {
+		if strings.HasPrefix(step, want) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -61,7 +63,10 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 	}
 	// Units the queue is about to hand to waiting launches are not free
 	// for a watcher: telling them to launch would only put them in the
-	// queue.
+	// queue. Only the launches that go before the watcher's count: a
+	// launch of a higher class goes ahead of lower ones (a preemptible
+	// run waiting to resume kept every interactive user's watch silent
+	// while their launch would have started at once).
 	queued, err := w.queuedDemand(ctx)
 	if err != nil {
 		return 0, err
@@ -71,20 +76,32 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 	fired := 0
 	for _, wt := range pending {
 		var msg, link string
+		var flavorID int64
+		if wt.FlavorID != nil {
+			flavorID = *wt.FlavorID
+		}
+		rank, err := w.launchRank(ctx, wt.UserID, flavorID)
+		if err != nil {
+			return fired, err
+		}
 		if wt.FlavorID != nil {
 			room, ok := flavorFree[*wt.FlavorID]
 			if !ok {
-				if room, err = w.flavorRoom(ctx, *wt.FlavorID, queued); err != nil {
+				if room, err = w.flavorRoom(ctx, *wt.FlavorID); err != nil {
 					return fired, err
 				}
 				flavorFree[*wt.FlavorID] = room
 			}
-			if room == nil || room.free < room.fl.GPUCount {
+			if room == nil {
+				continue
+			}
+			left := queued.freeFor(unitPool(room.need.Kind, room.need.Model, room.need.Profile), rank, room.free)
+			if left < room.fl.GPUCount {
 				continue
 			}
 			// Units booked for someone else now are not the watcher's
 			// (their launch is refused "reserved for someone else now").
-			n, err := w.lessReservedForOthers(ctx, room.free, room.need, wt.UserID)
+			n, err := w.lessReservedForOthers(ctx, left, room.need, wt.UserID)
 			if err != nil {
 				return fired, err
 			}
@@ -96,11 +113,11 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 			link = "/workbenches/new?flavor=" + url.QueryEscape(room.fl.Name)
 		} else {
 			if free == nil {
-				if free, err = w.freeGPUs(ctx, queued); err != nil {
+				if free, err = w.freeGPUs(ctx); err != nil {
 					return fired, err
 				}
 			}
-			n := free[wt.GPUModel]
+			n := queued.freeFor(scheduler.PoolGPU(wt.GPUModel), rank, free[wt.GPUModel])
 			if n <= 0 {
 				continue
 			}
@@ -135,9 +152,8 @@ func (w *GPUWatcher) lessReservedForOthers(ctx context.Context, free int, need m
 	return free - held, nil
 }
 
-// freeGPUs counts the whole GPUs free per model, less those queued
-// launches wait for.
-func (w *GPUWatcher) freeGPUs(ctx context.Context, queued map[scheduler.Pool]int) (map[string]int, error) {
+// freeGPUs counts the whole GPUs free per model.
+func (w *GPUWatcher) freeGPUs(ctx context.Context) (map[string]int, error) {
 	gpus, err := w.pool.List(ctx)
 	if err != nil {
 		return nil, err
@@ -148,14 +164,12 @@ func (w *GPUWatcher) freeGPUs(ctx context.Context, queued map[scheduler.Pool]int
 			free[g.Model]++
 		}
 	}
-	for model := range free {
-		free[model] -= queued[scheduler.PoolGPU(model)]
-	}
 	return free, nil
 }
 
 // flavorRoom is what a flavor watch compares: the units of the flavor's
-// kind a launch could be given now, less those queued launches wait for.
+// kind a launch could be given now (Check takes off those queued launches
+// ahead of the watcher wait for).
 type flavorRoom struct {
 	fl   *models.Flavor
 	need models.GPUNeed
@@ -164,7 +178,7 @@ type flavorRoom struct {
 
 // flavorRoom reads the room for flavor id; nil when the flavor cannot be
 // launched (disabled, or without GPUs), so its watches wait.
-func (w *GPUWatcher) flavorRoom(ctx context.Context, id int64, queued map[scheduler.Pool]int) (*flavorRoom, error) {
+func (w *GPUWatcher) flavorRoom(ctx context.Context, id int64) (*flavorRoom, error) {
 	fl, err := w.store.FlavorByID(ctx, id)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil
@@ -182,7 +196,7 @@ func (w *GPUWatcher) flavorRoom(ctx context.Context, id int64, queued map[schedu
 	if err != nil {
 		return nil, err
 	}
-	return &flavorRoom{fl: fl, need: need, free: n - queued[unitPool(need.Kind, need.Model, need.Profile)]}, nil
+	return &flavorRoom{fl: fl, need: need, free: n}, nil
 }
 
 // send delivers a watch that just fired through the configured channels.
@@ -229,14 +243,78 @@ func (w *GPUWatcher) Run(ctx context.Context) {
 	}
 }
 
+// watchQueuedAsk is one queued launch's need: units of one pool, at the rank
+// of its priority class.
+type watchQueuedAsk struct {
+	rank, units int
+}
+
+// queuedUnits is what queued launches wait for, per pool of units (whole
+// GPUs of a model, MIG instances of a profile, slices), highest rank
+// first, in queue order within a rank.
+type queuedUnits map[scheduler.Pool][]watchQueuedAsk
+
+// freeFor is what is left of free units of pool for a launch of rank once
+// the queue has had its due: launches of its class (they came first) and
+// above are owed their units; a lower-ranked one only takes what it can
+// start on now (placed by the next drain, before the watcher's user could
+// launch). One that cannot start now holds nothing back from a higher
+// class, which goes ahead of it (a preempted 4-GPU run waiting to resume
+// kept every watch of the model silent while a GPU was free and an
+// interactive launch took it at once).
+func (q queuedUnits) freeFor(pool scheduler.Pool, rank, free int) int {
+	left := free
+	for _, a := range q[pool] {
+		if a.rank >= rank {
+			left -= a.units
+		}
+	}
+	for _, a := range q[pool] {
+		if a.rank < rank && a.units <= left {
+			left -= a.units
+		}
+	}
+	return left
+}
+
+// launchRank is the rank of the class a launch of flavorID (0: a model
+// watch, no flavor) by userID takes when it names none, as the launch
+// form's default.
+func (w *GPUWatcher) launchRank(ctx context.Context, userID, flavorID int64) (int, error) {
+	pc, err := w.store.LaunchDefaultClass(ctx, userID, flavorID)
+	if err != nil {
+		return 0, err
+	}
+	return pc.Rank, nil
+}
+
 // queuedDemand counts the units queued workbenches wait for, per pool of
-// units (whole GPUs of a model, MIG instances of a profile, slices).
-func (w *GPUWatcher) queuedDemand(ctx context.Context) (map[scheduler.Pool]int, error) {
+// units and rank. A class no longer defined counts as ahead of everyone.
+func (w *GPUWatcher) queuedDemand(ctx context.Context) (queuedUnits, error) {
 	queued, err := w.store.ListWorkbenches(ctx, 0, models.StateQueued)
 	if err != nil {
 		return nil, err
 	}
-	out := map[scheduler.Pool]int{}
+	sort.SliceStable(queued, func(i, j int) bool {
+		if queued[i].QueuePosition != queued[j].QueuePosition {
+			return queued[i].QueuePosition < queued[j].QueuePosition
+		}
+		return queued[i].CreatedAt.Before(queued[j].CreatedAt)
+	})
+	classes, err := w.store.PriorityClasses(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ranks := map[string]int{}
+	for _, pc := range classes {
+		ranks[pc.Name] = pc.Rank
+		if pc.IsDefault {
+			if _, ok := ranks[""]; !ok {
+				ranks[""] = pc.Rank // a record from before classes
+			}
+		}
+	}
+	out := queuedUnits{}
 	for _, wb := range queued {
 		if WaitsOnOwnerAlone(wb.QueueReason) {
 			// Held by its owner's quota or waiting for its owner's own
@@ -255,8 +333,16 @@ func (w *GPUWatcher) queuedDemand(ctx context.Context) (map[scheduler.Pool]int, 
 			if kind == "" {
 				kind = models.UnitGPU
 			}
-			out[unitPool(kind, fl.GPUModel, fl.MIGProfile)] += fl.GPUCount
+			rank, ok := ranks[wb.Priority]
+			if !ok {
+				rank = math.MaxInt
+			}
+			pool := unitPool(kind, fl.GPUModel, fl.MIGProfile)
+			out[pool] = append(out[pool], watchQueuedAsk{rank: rank, units: fl.GPUCount})
 		}
+	}
+	for _, asks := range out {
+		sort.SliceStable(asks, func(i, j int) bool { return asks[i].rank > asks[j].rank })
 	}
 	return out, nil
 }

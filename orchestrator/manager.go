@@ -30,11 +30,15 @@ type Options struct {
 	OrphanGrace      time.Duration // labelled containers with no record are removed after this (default 10 min)
 	DefaultIdle      time.Duration // idle timeout of a new workbench (default 60 min)
 	MinIdle, MaxIdle time.Duration // bounds a user may choose within (default 10 min … 24 h)
-	PidsLimit        int64         // per container (default 4096)
-	MinCharge        time.Duration // minimum charge per run (default 60 s; negative = none)
-	HeartbeatEvery   time.Duration // usage heartbeat (default 30 s)
-	BillEvery        time.Duration // ledger writing and quota enforcement (default 60 s)
-	StorageEvery     time.Duration // home volume measurement (default 5 min)
+	// GPUWorkIsActivity counts a workbench's GPU units read busy as
+	// activity for the idle timeout (gpu_work.go). Off by default: the
+	// SPEC's idle rule is proxy traffic and busy kernels only.
+	GPUWorkIsActivity bool
+	PidsLimit         int64         // per container (default 4096)
+	MinCharge         time.Duration // minimum charge per run (default 60 s; negative = none)
+	HeartbeatEvery    time.Duration // usage heartbeat (default 30 s)
+	BillEvery         time.Duration // ledger writing and quota enforcement (default 60 s)
+	StorageEvery      time.Duration // home volume measurement (default 5 min)
 	// Egress is the egress policy until an admin sets one (default:
 	// internet only).
 	Egress runtime.EgressPolicy

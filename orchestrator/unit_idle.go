@@ -86,6 +86,9 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 			smp, ok := m.pool.sampler.Latest(uuid)
 			return smp.At, ok
 		})
+		if m.opt.GPUWorkIsActivity {
+			m.touchGPUWork(t.held)
+		}
 	}
 	if err == nil && !hasUnitKind(t.bound, models.UnitMIG, models.UnitSlice) && !m.pool.sampler.AnyMIG() {
 		m.unitIdle.clear()
@@ -97,6 +100,9 @@ func (m *Manager) noteUnitIdle(ctx context.Context, collectErr error) {
 		return
 	}
 	m.unitIdle.note(uses, m.pool.sampler.IdleThreshold())
+	if m.opt.GPUWorkIsActivity {
+		m.touchUnitWork(uses, m.pool.sampler.IdleThreshold())
+	}
 	m.unitHist.note(uses, m.pool.sampler.Capacity(), m.pool.sampler.Previous)
 }
 

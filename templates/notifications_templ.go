@@ -485,9 +485,9 @@ func NotificationsPage(p Page, v NotificationsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var24 string
-				templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Fires when enough units for the whole flavor are free (e.g. all 8 GPUs of an 8-GPU flavor), not counting those queued launches wait for."))
+				templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "Fires when enough units for the whole flavor are free (e.g. all 8 GPUs of an 8-GPU flavor), not counting those the launches queued ahead of yours wait for (a lower priority class waits behind you)."))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `notifications.templ`, Line: 126, Col: 174}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `notifications.templ`, Line: 126, Col: 235}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 				if templ_7745c5c3_Err != nil {

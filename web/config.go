@@ -158,6 +158,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Workbenches.ReconcileEvery, "reconcile-interval", c.envDuration("RECONCILE_INTERVAL", 30*time.Second), "how often the database is reconciled with the engine (WORKBENCH_RECONCILE_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.CullEvery, "cull-interval", c.envDuration("CULL_INTERVAL", time.Minute), "how often idle and over-time workbenches are looked for (WORKBENCH_CULL_INTERVAL)")
 	fs.DurationVar(&c.Workbenches.OrphanGrace, "orphan-grace", c.envDuration("ORPHAN_GRACE", 10*time.Minute), "labelled containers with no record are removed after this (WORKBENCH_ORPHAN_GRACE)")
+	fs.BoolVar(&c.Workbenches.GPUWorkIsActivity, "gpu-work-is-activity", c.envBool("GPU_WORK_IS_ACTIVITY"), "GPU units working at or above the GPU-idle threshold count as activity for the idle timeout (WORKBENCH_GPU_WORK_IS_ACTIVITY=true)")
 	fs.DurationVar(&c.Workbenches.MinIdle, "min-idle-timeout", c.envDuration("MIN_IDLE_TIMEOUT", 10*time.Minute), "shortest idle timeout a user may choose (WORKBENCH_MIN_IDLE_TIMEOUT)")
 	c.Workbenches.MinCharge = noneIfZero(c.envDuration("MIN_CHARGE", 60*time.Second))
 	fs.Func("min-charge", "minimum charge per run, e.g. 60s; 0 for none (WORKBENCH_MIN_CHARGE, default 60s)", func(v string) error {

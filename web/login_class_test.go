@@ -60,16 +60,7 @@ func TestLoginsOfAClassWaitForAHashSlot(t *testing.T) {
 	}
 	waitHashWaiting(t, p, 0)
 
-	codes := make(chan int, n)
-	for i := range n {
-		go func() {
-			code, _, err := p.loginAttempt(p.clientFrom("127.0.3.1"), fmt.Sprintf("student%d", i), "class-password-1")
-			if err != nil {
-				t.Error(err)
-			}
-			codes <- code
-		}()
-	}
+	codes := classLogins(t, p, "127.0.3.1", "student", n)
 	waitHashWaiting(t, p, n)
 	release()
 	release = nil
@@ -143,16 +134,7 @@ func TestLoginsOfAClassPastTheAddressBudget(t *testing.T) {
 			release()
 		}
 	}()
-	codes := make(chan int, n)
-	for i := range n {
-		go func() {
-			code, _, err := p.loginAttempt(p.clientFrom("127.0.3.2"), fmt.Sprintf("pupil%d", i), "class-password-1")
-			if err != nil {
-				t.Error(err)
-			}
-			codes <- code
-		}()
-	}
+	codes := classLogins(t, p, "127.0.3.2", "pupil", n)
 	waitHashWaiting(t, p, addressBudget)
 	release()
 	release = nil
@@ -163,4 +145,21 @@ func TestLoginsOfAClassPastTheAddressBudget(t *testing.T) {
 	if got[http.StatusSeeOther] != n {
 		t.Fatalf("logins of a class of %d from one address: %v; want all 303", n, got)
 	}
+}
+
+// classLogins logs in prefix0…prefix(n-1) with the class password, all at
+// once from the address src, and returns a channel of their statuses.
+func classLogins(t *testing.T, p *testPortal, src, prefix string, n int) <-chan int {
+	t.Helper()
+	codes := make(chan int, n)
+	for i := range n {
+		go func() {
+			code, _, err := p.loginAttempt(p.clientFrom(src), fmt.Sprintf("%s%d", prefix, i), "class-password-1")
+			if err != nil {
+				t.Error(err)
+			}
+			codes <- code
+		}()
+	}
+	return codes
 }

@@ -553,9 +553,11 @@ func (s *Server) cleanSessions(ctx context.Context) {
 // orchestrator.ShutdownGrace), then releases the database, the engine
 // client and the GPU library. Workbench containers keep running.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), orchestrator.ShutdownGrace)
-	s.Manager.Shutdown(ctx)
-	cancel()
+	if s.Manager != nil { // nil when NewServer failed before making it
+		ctx, cancel := context.WithTimeout(context.Background(), orchestrator.ShutdownGrace)
+		s.Manager.Shutdown(ctx)
+		cancel()
+	}
 	if c, ok := s.rt.(io.Closer); ok {
 		c.Close()
 	}

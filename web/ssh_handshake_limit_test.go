@@ -16,14 +16,7 @@ import (
 // ("" when it closes the connection without a word), and the connection.
 func sshBanner(t *testing.T, port string) (string, net.Conn) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	line, _ := bufio.NewReader(c).ReadString('\n')
-	return strings.TrimSpace(line), c
+	return sshBannerFrom(t, "127.0.0.1", port)
 }
 
 // Connections that have not authenticated are limited per address, as

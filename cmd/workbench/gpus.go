@@ -87,10 +87,11 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return enc.Encode(map[string]any{"items": gpus, "simulated": inv.Simulated(), "backend": inv.Backend(), "status": inv.Status()})
 	}
 	fmt.Fprintln(stdout, inv.Status())
+	holder := holderLabels(ctx, store)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INDEX\tMODEL\tMEMORY\tSTATE\tHEALTH\tUUID")
+	fmt.Fprintln(tw, "INDEX\tMODEL\tMEMORY\tSTATE\tUTIL\tHEALTH\tHOLDER\tUUID")
 	for _, g := range gpus {
-		fmt.Fprintf(tw, "%d\t%s\t%d MiB\t%s\t%s\t%s\n", g.Index, g.Model, g.MemoryMiB, gpuStateText(g), g.Health, g.UUID)
+		fmt.Fprintf(tw, "%d\t%s\t%d MiB\t%s\t%s\t%s\t%s\t%s\n", g.Index, g.Model, g.MemoryMiB, gpuStateText(g), utilText(g.Util), g.Health, holder(g.WorkbenchID), g.UUID)
 		held := map[string]string{}
 		for _, u := range g.Units {
 			if u.Kind == "mig" {
@@ -98,15 +99,45 @@ func cmdGPUs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			}
 		}
 		for _, m := range g.MIG {
-			fmt.Fprintf(tw, "\t  MIG %s\t%d MiB\t%s\t\t%s\n", m.Profile, m.MemoryMiB, holderText(held[m.UUID]), m.UUID)
+			fmt.Fprintf(tw, "\t  MIG %s\t%d MiB\t%s\t\t\t%s\t%s\n", m.Profile, m.MemoryMiB, holderText(held[m.UUID]), holder(held[m.UUID]), m.UUID)
 		}
 		for _, u := range g.Units {
 			if u.Kind == "slice" {
-				fmt.Fprintf(tw, "\t  slice %d (shared — no memory isolation)\t\t%s\t\t%s\n", *u.Slice, holderText(u.WorkbenchID), u.UUID)
+				fmt.Fprintf(tw, "\t  slice %d (shared — no memory isolation)\t\t%s\t\t\t%s\t%s\n", *u.Slice, holderText(u.WorkbenchID), holder(u.WorkbenchID), u.UUID)
 			}
 		}
 	}
 	return tw.Flush()
+}
+
+// utilText is a GPU's last utilisation reading for the table ("—" when
+// it gave none).
+func utilText(r *orchestrator.Reading) string {
+	if r == nil || r.UtilPercent == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%d%%", *r.UtilPercent)
+}
+
+// holderLabels returns a function naming the workbench wbID for the
+// table: owner/name (id), so an admin at the server's console sees whose
+// work holds a GPU without a second lookup ("" when free; the id alone
+// when its record cannot be read).
+func holderLabels(ctx context.Context, store *models.Store) func(wbID string) string {
+	return func(wbID string) string {
+		if wbID == "" {
+			return ""
+		}
+		wb, err := store.WorkbenchByID(ctx, wbID)
+		if err != nil {
+			return wbID
+		}
+		owner := "?"
+		if u, err := store.UserByID(ctx, wb.OwnerID); err == nil {
+			owner = u.Username
+		}
+		return fmt.Sprintf("%s/%s (%s)", owner, wb.Name, wbID)
+	}
 }
 
 // checkUtilFlags refuses a --bucket or --days that --utilisation cannot use.
@@ -178,12 +209,13 @@ func printUtilisation(ctx context.Context, stdout io.Writer, store *models.Store
 	return tw.Flush()
 }
 
-// holderText is a unit's state for the table: free, or its workbench.
+// holderText is a unit's state for the table: free, or held (the HOLDER
+// column says by whose workbench).
 func holderText(wb string) string {
 	if wb == "" {
 		return "free"
 	}
-	return "held by " + wb
+	return "held"
 }
 
 // gpuStateText is a GPU's state for the table: a drained GPU still in use
