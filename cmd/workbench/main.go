@@ -43,7 +43,8 @@ Commands:
                                       replay a demand trace (or the last days of real usage) against
                                       the portal's scheduler under each policy
   queue move ID POSITION              move a queued workbench to POSITION of its queue (audited)
-  health                              ask the portal on this host whether it serves (exit 0 if so)
+  health                              ask the portal on this host whether it serves and can write
+                                      its database (exit 0 if so)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
