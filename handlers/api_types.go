@@ -717,11 +717,21 @@ type APIRateApplied struct {
 	Rate  string       `json:"rate"`
 }
 
-// APIHealth is /healthz: "ok" or "unavailable", nothing more (no error
-// text: the endpoint is public).
+// APIHealth is /healthz: status "ok", "degraded" (it serves, but its
+// database cannot be written: database "not_writable", and a message) or
+// "unavailable" (503, the database does not answer: the status alone). No
+// error text: the endpoint is public.
 type APIHealth struct {
-	Status string `json:"status"`
+	Status   string `json:"status"`
+	Database string `json:"database,omitempty"` // "writable" or "not_writable"
+	Message  string `json:"message,omitempty"`
 }
+
+// /healthz's words for a portal whose database cannot be written.
+const (
+	HealthDegraded    = "degraded"
+	HealthNotWritable = "not_writable"
+)
 
 // APIWorkbenchTelemetry is GET /api/v1/workbenches/{id}/telemetry: what the
 // workbench's GPU units do (docs/telemetry.md). Every figure NVML could

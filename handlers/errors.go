@@ -118,6 +118,8 @@ const engineDownKube = "the Kubernetes API server is not reachable, so workbench
 // classify is the package's classify, naming the runtime in use: on
 // Kubernetes an unreachable "engine" is the cluster's API server.
 func (h *Handler) classify(err error) *apiError {
+	// /healthz tells it from now on, not at the next probe.
+	h.store.NoteWriteRefused(err)
 	e := classify(err)
 	if e.Code == "engine_unavailable" && h.pool.OnKubernetes() {
 		return &apiError{e.Status, e.Code, engineDownKube}

@@ -119,6 +119,7 @@ func (h *Handler) login(c *gin.Context) {
 	// (The save on the way out finds it saved and writes nothing.)
 	if _, _, err := h.sessions.Commit(ctx); err != nil {
 		if models.Unwritable(err) {
+			h.store.NoteWriteRefused(err)
 			h.log.Error("login: the session cannot be saved", "username", u.Username, "err", err)
 			refuse(http.StatusServiceUnavailable, i18n.T(ctx, "Your password is right, but the portal cannot sign anyone in right now: the disk of its database is full or read-only. Tell an administrator; running workbenches keep running."))
 			return

@@ -49,6 +49,9 @@ type Store struct {
 
 	hashes *hashGate // bounds concurrent argon2id work (hash_gate.go)
 
+	// writes remembers refused writes and write probes (WriteState).
+	writes *writeHealth
+
 	// schemaBehind: the database lacks migrations of this binary (opened
 	// WithoutMigrations; see SchemaBehind).
 	schemaBehind bool
@@ -103,9 +106,13 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOpt
 		return nil, err
 	}
 	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, path: path, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0),
-		versions: &tableVersions{}}
+		versions: &tableVersions{}, writes: &writeHealth{}}
 	s.newCaches()
 	if err := s.versions.register(db); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	if err := s.registerWriteWatch(); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
@@ -138,6 +145,9 @@ func WithoutMigrations() OpenOption { return func(o *openOptions) { o.noMigrate 
 
 // Close releases the database.
 func (s *Store) Close() error { return s.sql.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
 
 // Ping answers whether the database responds (for /healthz).
 func (s *Store) Ping(ctx context.Context) error {

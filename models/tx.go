@@ -30,6 +30,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		// version and kept them (a flavor saved with its audit row was
 		// missing from the launch form for up to cacheTTL).
 		written.bumpAll(s.versions)
+	} else if Unwritable(err) {
+		// Its commit, which no statement's watch sees (write_health.go).
+		s.noteUnwritable(err)
 	}
 	return err
 }

@@ -125,6 +125,9 @@ type Manager struct {
 	// savingRefs holds the engine names of the saves under way (not yet
 	// in the catalog): the sweep of unfinished saves leaves them alone.
 	savingRefs sync.Map
+	// ownPaused holds the workbenches whose containers a save pauses
+	// (paused.go): not a pause outside the portal.
+	ownPaused ownPauses
 	// stoppedUnrecorded holds the workbenches whose containers a stop
 	// stopped while the database could not record it (id → the stop's
 	// reason): reconciliation records the stop once it can.

@@ -98,11 +98,16 @@ func (m *Manager) closeInterval(ctx context.Context, id string, endedAt time.Tim
 // vanishedExit is when the container of a workbench that is gone from the
 // engine stopped: its die event in the engine's history (since the last
 // heartbeat) when the engine still has it, else the last heartbeat, the
-// last moment it was known alive.
-func (m *Manager) vanishedExit(ctx context.Context, id string) (time.Time, string) {
+// last moment it was known alive. A run copied from the original install
+// (copied) ends at its last heartbeat: the original's container is not
+// this install's to look for.
+func (m *Manager) vanishedExit(ctx context.Context, id string, copied bool) (time.Time, string) {
 	iv, err := m.store.OpenIntervalOf(ctx, id)
 	if err != nil {
 		return time.Time{}, "no open interval"
+	}
+	if copied {
+		return iv.HeartbeatAt, "the last heartbeat in the copied records"
 	}
 	at, found, err := m.rt.LastExit(ctx, m.installID, id, iv.HeartbeatAt)
 	if err != nil {

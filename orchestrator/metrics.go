@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,7 @@ type Collector struct {
 	simulated *prometheus.Desc
 	moneyErrs *prometheus.Desc
 	lease     *prometheus.Desc
+	writable  *prometheus.Desc
 	dcgm      *dcgmCollector
 }
 
@@ -34,6 +36,8 @@ func NewCollector(m *Manager) *Collector {
 		simulated: prometheus.NewDesc("workbench_gpus_simulated", "1 when the GPU pool is simulated.", nil, nil),
 		lease: prometheus.NewDesc("workbench_install_lease_held",
 			"1 when this process holds the install lease and reconciles; 0 when another live portal of the same install does.", nil, nil),
+		writable: prometheus.NewDesc("workbench_database_writable",
+			fmt.Sprintf("1 when the database can be written; 0 when its disk is full or read-only and every change is refused (probed at most every %s).", models.WriteProbeEvery), nil, nil),
 		moneyErrs: prometheus.NewDesc("workbench_money_errors_total",
 			"Billing (pricing, recording), budget enforcement and metering-start errors since the portal started.", []string{"kind"}, nil),
 		dcgm: newDCGMCollector(m),
@@ -42,7 +46,7 @@ func NewCollector(m *Manager) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated, c.moneyErrs, c.lease} {
+	for _, d := range []*prometheus.Desc{c.gpus, c.util, c.wbs, c.engineUp, c.simulated, c.moneyErrs, c.lease, c.writable} {
 		ch <- d
 	}
 	ch <- queueLengthDesc
@@ -95,6 +99,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		held = 1
 	}
 	ch <- prometheus.MustNewConstMetric(c.lease, prometheus.GaugeValue, held)
+	writable := 0.0
+	if c.m.store.WriteState(ctx).Writable {
+		writable = 1
+	}
+	ch <- prometheus.MustNewConstMetric(c.writable, prometheus.GaugeValue, writable)
 	for kind, n := range c.m.MoneyErrors() {
 		ch <- prometheus.MustNewConstMetric(c.moneyErrs, prometheus.CounterValue, float64(n), kind)
 	}

@@ -115,6 +115,8 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	if err != nil || !wb.Active() {
 		return
 	}
+	// Before the look: a pause it sees may be a save's (notePaused).
+	pauseMark := m.ownPauseMark(wb.ID)
 	if info, err := m.inspectOwn(ctx, wb); err == nil {
 		c, found = info, true
 	} else if errors.Is(err, runtime.ErrNotFound) {
@@ -160,7 +162,7 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		if c.ID != wb.ContainerID {
 			m.setFields(ctx, wb.ID, models.WorkbenchFields{ContainerID: new(c.ID)})
 		}
-		m.notePaused(ctx, wb, owner, c)
+		m.notePaused(ctx, wb, owner, c, pauseMark)
 		m.splitRestartedRun(ctx, wb.ID, c)
 		// Metering must be open for a running workbench (a crash may have
 		// hit between start and opening it); opening is idempotent.
@@ -230,12 +232,22 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 	case found && !c.Running:
 		m.keepExitLogs(ctx, wb.ID, c.ID)
 		m.closeVanished(ctx, wb, c.FinishedAt, m.exitReason(ctx, wb.ID, c))
+	case m.copiedRun(ctx, wb):
+		// A copy of the install (--new-identity) holds the original's
+		// run: its container is the original's and runs on there. The
+		// copy's record ends at its last heartbeat, the last the copied
+		// records knew; the engine's history is not asked (the exit is
+		// not this install's to find, nor has it happened).
+		at, _ := m.vanishedExit(ctx, wb.ID, true)
+		m.log.Info("reconcile: a run copied from the original install, whose container this copy (started with --new-identity) does not manage; closed in this copy at its last heartbeat in the copied records",
+			"id", wb.ID, "ended_at", at)
+		m.closeVanished(ctx, wb, at, copiedRunReason())
 	default:
 		// The container is gone: its exit time is in the engine's event
 		// history, else metering ends at the last heartbeat.
-		at, source := m.vanishedExit(ctx, wb.ID)
+		at, source := m.vanishedExit(ctx, wb.ID, false)
 		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
-		m.closeVanished(ctx, wb, at, m.vanishedReason(ctx, wb))
+		m.closeVanished(ctx, wb, at, reasonf("the container disappeared"))
 	}
 }
 
@@ -291,20 +303,21 @@ func exitedThisRun(wb *models.Workbench, c runtime.ContainerInfo) bool {
 	return wb.StoppedAt == nil || c.StartedAt.After(*wb.StoppedAt)
 }
 
-// vanishedReason is why a workbench whose container is gone was closed. A
-// copy of an install started with --new-identity has records of the
-// original's running workbenches: their containers are the original's,
-// alive and well, and "the container disappeared" would alarm their
-// owners for nothing. Such a run started before the new identity.
-func (m *Manager) vanishedReason(ctx context.Context, wb *models.Workbench) string {
+// copiedRun reports whether wb's run is one a copy of an install started
+// with --new-identity holds of the original: it started before the new
+// identity. Its container is the original's, alive and well, and "the
+// container disappeared" would alarm its owner for nothing.
+func (m *Manager) copiedRun(ctx context.Context, wb *models.Workbench) bool {
 	copied, err := m.store.NewIdentityAt(ctx)
 	if err != nil {
 		m.log.Warn("reconcile: read when the install id changed", "err", err)
 	}
-	if !copied.IsZero() && wb.StartedAt != nil && wb.StartedAt.Before(copied) {
-		return reasonf("this copy of the install does not manage the original's containers (started with --new-identity)")
-	}
-	return reasonf("the container disappeared")
+	return !copied.IsZero() && wb.StartedAt != nil && wb.StartedAt.Before(copied)
+}
+
+// copiedRunReason is why a copy closed a run of the original's.
+func copiedRunReason() string {
+	return reasonf("this copy of the install does not manage the original's containers (started with --new-identity)")
 }
 
 // closeVanished marks a workbench stopped whose container is gone or dead,

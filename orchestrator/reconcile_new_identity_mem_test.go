@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +24,13 @@ func TestMemNewIdentityClosesCopiedRunsWithTheirOwnReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	iv, err := r.store.OpenIntervalOf(ctx, r.wb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The copy's manager: same data, same engine, its own install id.
-	clone := NewManager(r.store, r.m.pool, r.rt, id, Options{}, r.m.log)
+	var logs lockedBuffer
+	clone := NewManager(r.store, r.m.pool, r.rt, id, Options{}, slog.New(slog.NewTextHandler(&logs, nil)))
 	t.Cleanup(clone.Wait)
 	if err := clone.Reconcile(ctx); err != nil {
 		t.Fatal(err)
@@ -37,6 +43,15 @@ func TestMemNewIdentityClosesCopiedRunsWithTheirOwnReason(t *testing.T) {
 	want := "this copy of the install does not manage the original's containers (started with --new-identity)"
 	if wb.State != models.StateStopped || wb.Reason != want {
 		t.Fatalf("the copied run: %s, reason %q; want stopped, %q", wb.State, wb.Reason, want)
+	}
+	if wb.StoppedAt == nil || !wb.StoppedAt.Equal(iv.HeartbeatAt) {
+		t.Errorf("the copied run closed at %v, want its last heartbeat %v", wb.StoppedAt, iv.HeartbeatAt)
+	}
+	// The log says what happened: a run copied from the original, not an
+	// exit the engine forgot.
+	if out := logs.String(); strings.Contains(out, "no longer knows the exit") || strings.Contains(out, "container gone") ||
+		!strings.Contains(out, "a run copied from the original install") {
+		t.Errorf("the copy's log of the copied run:\n%s", out)
 	}
 	if c, ok := r.rt.Container("c-" + r.wb.ID); !ok || !c.Running {
 		t.Errorf("the original's container was touched: %+v (found %v)", c, ok)

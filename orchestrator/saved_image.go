@@ -115,8 +115,13 @@ func (m *Manager) saveImage(ctx context.Context, wb *models.Workbench, src *mode
 	}
 	m.savingRefs.Store(ref, true)
 	defer m.savingRefs.Delete(ref)
+	pause := wb.State == models.StateRunning
+	if pause {
+		// The commit pauses it: not a pause outside the portal.
+		defer m.pauseOwn(wb.ID)()
+	}
 	saved, err := m.rt.Commit(ctx, wb.ContainerID, runtime.CommitSpec{
-		Ref: ref, BaseImage: src.Image, Pause: wb.State == models.StateRunning,
+		Ref: ref, BaseImage: src.Image, Pause: pause,
 		Labels: map[string]string{runtime.LabelKind: runtime.KindSavedImage, runtime.LabelInstall: m.installID,
 			runtime.LabelOwner: owner.HomeName(), runtime.LabelSavedFrom: wb.ID,
 			runtime.LabelSavedBy: strconv.FormatInt(owner.ID, 10), runtime.LabelSavedName: name,

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"workbench/models"
+	"workbench/web"
 )
 
 // The portal's database cannot be written (its disk full, or read-only).
@@ -49,5 +51,79 @@ func TestUnwritableDatabaseIsSaidSo(t *testing.T) {
 	}
 	if c := sessionCookie(res); c != nil {
 		t.Errorf("a session cookie was sent for a session that was not saved: %v", c)
+	}
+}
+
+// /healthz and /metrics tell a database that cannot be written: /healthz
+// said "ok" and a monitor saw nothing while every change was refused. It
+// stays 200 (a load balancer must not take the only portal away from the
+// running notebooks), "degraded", with the database's state and what it
+// means, and no path or SQLite error (it is public). A refused change
+// tells it at once, not at the next probe.
+func TestHealthzTellsUnwritableDatabase(t *testing.T) {
+	t.Parallel()
+	var dataDir string
+	p := newPortal(t, func(c *web.Config) { dataDir = c.DataDir })
+	ctx := context.Background()
+	admin, err := p.srv.Store.UserByUsername(ctx, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := p.srv.Store.CreateToken(ctx, admin.ID, "monitor", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := p.srv.Store.CreateToken(ctx, admin.ID, "other", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type healthBody struct{ Status, Database, Message string }
+	health := func() (int, healthBody, string) {
+		t.Helper()
+		status, raw := p.apiBytes(http.MethodGet, "/healthz", "", "")
+		var h healthBody
+		if err := json.Unmarshal(raw, &h); err != nil {
+			t.Fatalf("healthz %d %s: %v", status, raw, err)
+		}
+		return status, h, string(raw)
+	}
+	metric := func() string {
+		t.Helper()
+		status, raw := p.apiBytes(http.MethodGet, "/metrics", token, "")
+		if status != http.StatusOK {
+			t.Fatalf("/metrics: %d", status)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "workbench_database_writable "); ok {
+				return v
+			}
+		}
+		t.Fatalf("/metrics has no workbench_database_writable:\n%.3000s", raw)
+		return ""
+	}
+	if status, h, raw := health(); status != http.StatusOK || h.Status != "ok" || h.Database != "writable" {
+		t.Fatalf("healthz of a writable database: %d %s", status, raw)
+	}
+	if v := metric(); v != "1" {
+		t.Errorf("workbench_database_writable of a writable database: %s", v)
+	}
+
+	if err := p.srv.Store.QueryOnly(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.srv.Store.QueryOnly(context.Background(), false) })
+	if status, body := p.api(http.MethodDelete, fmt.Sprintf("/api/v1/tokens/%d", other.ID), token, ""); status != http.StatusServiceUnavailable {
+		t.Fatalf("a change with the database unwritable: %d %v", status, body)
+	}
+	status, h, raw := health()
+	if status != http.StatusOK || h.Status != "degraded" || h.Database != "not_writable" ||
+		!strings.Contains(h.Message, "cannot be written") || !strings.Contains(h.Message, "running workbenches keep running") {
+		t.Errorf("healthz with the database unwritable: %d %s; want 200, degraded, not_writable, saying what it means", status, raw)
+	}
+	if strings.Contains(raw, dataDir) || strings.Contains(raw, "readonly") {
+		t.Errorf("healthz tells a path or SQLite's words to anyone: %s", raw)
+	}
+	if v := metric(); v != "0" {
+		t.Errorf("workbench_database_writable with the database unwritable: %s, want 0", v)
 	}
 }

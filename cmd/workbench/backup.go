@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"workbench/models"
 )
 
 func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -35,6 +38,11 @@ func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := backup(ctx, pos[0]); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("backup: %w; give --force to replace it", err)
+		}
+		if models.Unwritable(err) {
+			// The copy is what is written: its disk, not the database's.
+			abs, _ := filepath.Abs(pos[0])
+			return fmt.Errorf("backup: %w", &unwritableError{err: err, file: abs, backup: true})
 		}
 		return fmt.Errorf("backup: %w", err)
 	}

@@ -144,7 +144,15 @@ func openStoreAs(ctx context.Context, dataDir string, stderr io.Writer) (*models
 		abs, _ := filepath.Abs(dataDir)
 		return nil, fmt.Errorf("no portal data in %s (no %s): pass the portal's data directory with --data-dir or WORKBENCH_DATA_DIR, or start `workbench serve` there once first", abs, models.DBFileName)
 	}
-	return models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), models.WithoutMigrations())
+	store, err := models.Open(ctx, dataDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), models.WithoutMigrations())
+	if err != nil {
+		return nil, err
+	}
+	noteOpened(ctx, store.Path())
+	if hook, ok := ctx.Value(storeHookKey{}).(func(*models.Store)); ok {
+		hook(store)
+	}
+	return store, nil
 }
 
 // userNamed is the user a command names; not found reads `user "ada": not found`.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -9,12 +10,16 @@ import (
 	"net/http"
 	"time"
 
+	"workbench/handlers"
 	"workbench/web"
 )
 
 // cmdHealth asks the portal on this host whether it serves (GET /healthz on
 // its listen address): the container's health check. `workbench version`
-// only proved the binary runs, so a hung or dead server read healthy.
+// only proved the binary runs, so a hung or dead server read healthy. A
+// portal that serves but cannot write its database (its disk full or
+// read-only) fails it too, saying so: it answers 200, and only the body
+// tells (handlers.APIHealth).
 func cmdHealth(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("health", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -40,9 +45,19 @@ func cmdHealth(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("the portal does not answer at %s: %w", url, err)
 	}
-	res.Body.Close()
+	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		return fmt.Errorf("the portal at %s is not healthy: %s", url, res.Status)
+	}
+	// A body that is no JSON (an older portal's) is a plain 200: ok.
+	var h handlers.APIHealth
+	_ = json.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&h)
+	if h.Status == handlers.HealthDegraded || h.Database == handlers.HealthNotWritable {
+		msg := h.Message
+		if msg == "" {
+			msg = "its database cannot be written"
+		}
+		return fmt.Errorf("the portal at %s serves, but is not healthy: %s", url, msg)
 	}
 	fmt.Fprintln(stdout, "ok")
 	return nil

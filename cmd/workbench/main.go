@@ -43,7 +43,8 @@ Commands:
                                       replay a demand trace (or the last days of real usage) against
                                       the portal's scheduler under each policy
   queue move ID POSITION              move a queued workbench to POSITION of its queue (audited)
-  health                              ask the portal on this host whether it serves (exit 0 if so)
+  health                              ask the portal on this host whether it serves and can write
+                                      its database (exit 0 if so)
   version                             print the version
 
 Run 'workbench <command> --help' for the command's flags.
@@ -78,8 +79,14 @@ func groupUsage(args []string, stdout io.Writer, text string) error {
 }
 
 // run dispatches a command line; it is main without the process around it,
-// so tests can call it.
+// so tests can call it. A write the data directory's disk refused is told
+// with the database's path and what to do (explainUnwritable).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	ctx, opened := withOpenedDatabase(ctx)
+	return explainUnwritable(dispatch(ctx, args, stdin, stdout, stderr), opened)
+}
+
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] != "serve" {
 		// Not the portal's own work, nor what its users do.
 		ctx = withCLIVia(ctx)

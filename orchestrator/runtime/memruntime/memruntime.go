@@ -42,6 +42,7 @@ type Runtime struct {
 	nvidia     bool
 	endpoint   func(runtime.ContainerInfo, string) (string, int)
 	stopHook   func(ctx context.Context, id string)
+	commitHook func(ctx context.Context, id string)
 	stopCode   int
 	hostCPUs   int   // 0: the engine does not say (SetHost)
 	hostMemory int64 // bytes; 0: the engine does not say
@@ -140,6 +141,15 @@ func (r *Runtime) SetStopHook(fn func(ctx context.Context, id string)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stopHook = fn
+}
+
+// SetCommitHook makes Commit call fn (outside the engine's lock) while
+// the container is paused, as `docker commit` pauses a running one when
+// asked to (CommitSpec.Pause), so a test can look at it mid-save.
+func (r *Runtime) SetCommitHook(fn func(ctx context.Context, id string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.commitHook = fn
 }
 
 // SetStopExitCode sets the exit code a container stopped by Stop reports

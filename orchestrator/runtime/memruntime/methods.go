@@ -529,6 +529,18 @@ func (r *Runtime) Commit(ctx context.Context, containerID string, spec runtime.C
 	if c == nil {
 		return runtime.SavedImage{}, runtime.ErrNotFound
 	}
+	if hook := r.commitHook; hook != nil {
+		paused := spec.Pause && c.info.Running && !c.info.Paused
+		if paused {
+			c.info.Paused = true
+		}
+		r.mu.Unlock()
+		hook(ctx, containerID)
+		r.mu.Lock()
+		if paused {
+			c.info.Paused = false
+		}
+	}
 	size := r.images[c.info.Image]
 	r.images[spec.Ref] = size
 	r.imageLabel[spec.Ref] = maps.Clone(spec.Labels)
