@@ -162,7 +162,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	senders := cfg.NoticeSenders()
 	s.GPUWatch.SendVia(cfg.PublicURL, senders...)
 	s.Manager.NotifyOwnersVia(cfg.PublicURL, senders...)
-	sshOpt := sshgate.Options{DataDir: cfg.DataDir}
+	sshOpt := sshgate.Options{DataDir: cfg.DataDir, ActivityEvery: cfg.ActivityEvery}
 	if u, err := url.Parse(cfg.PublicURL); err == nil {
 		sshOpt.PublicHost = u.Hostname() // as the SSH keys page names it
 		if u.Host != "" {
