@@ -112,7 +112,7 @@ func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, started time.T
 	stopWatch := context.AfterFunc(r.Context(), end)
 	defer stopWatch()
 	if p.opts.Live != nil && ri.target.UserID != 0 {
-		defer p.opts.Live.add(ri.target.UserID, ri.target.Grant, started, end)()
+		defer p.opts.Live.add(ri.target.UserID, ri.target.Grant, ri.id, started, end)()
 	}
 
 	host := ri.target.BaseURL.Host
