@@ -57,6 +57,8 @@ type Server struct {
 	ssh *sshgate.Server
 	// GPUWatch fires "notify me when a GPU frees" (orchestrator/gpu_watch.go).
 	GPUWatch *orchestrator.GPUWatcher
+	// stopEndingProxied ends the subscription of endProxiedOnStop.
+	stopEndingProxied func()
 }
 
 // NewServer opens the database, the GPU inventory and builds the HTTP
@@ -162,7 +164,7 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	senders := cfg.NoticeSenders()
 	s.GPUWatch.SendVia(cfg.PublicURL, senders...)
 	s.Manager.NotifyOwnersVia(cfg.PublicURL, senders...)
-	sshOpt := sshgate.Options{DataDir: cfg.DataDir}
+	sshOpt := sshgate.Options{DataDir: cfg.DataDir, ActivityEvery: cfg.ActivityEvery}
 	if u, err := url.Parse(cfg.PublicURL); err == nil {
 		sshOpt.PublicHost = u.Hostname() // as the SSH keys page names it
 		if u.Host != "" {
@@ -171,7 +173,26 @@ func NewServer(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer)
 	}
 	s.ssh = sshgate.New(store, s.Manager, sshOpt, log)
 	h.SetSSHCloser(s.ssh.CloseUser)
+	s.stopEndingProxied = endProxiedOnStop(s.Manager.Events(), h.Live())
 	return s, nil
+}
+
+// endProxiedOnStop ends the proxied requests (downloads, uploads, kernel
+// WebSockets) of a workbench that leaves the running state, as the SSH
+// gate ends its connections: a stopped container's network can vanish
+// with data still queued, and a download it was serving then hung for
+// minutes, until TCP keepalive gave up on the connection
+// (proxy.Live.CloseWorkbench). It returns the function that stops it.
+func endProxiedOnStop(events *orchestrator.Broker, live *proxy.Live) func() {
+	updates, unsubscribe := events.Subscribe("")
+	go func() {
+		for u := range updates {
+			if u.State != models.StateRunning {
+				live.CloseWorkbench(u.ID)
+			}
+		}
+	}()
+	return unsubscribe
 }
 
 // bootstrap creates the first admin and the default catalog.
@@ -553,6 +574,9 @@ func (s *Server) cleanSessions(ctx context.Context) {
 // orchestrator.ShutdownGrace), then releases the database, the engine
 // client and the GPU library. Workbench containers keep running.
 func (s *Server) Close() error {
+	if s.stopEndingProxied != nil {
+		s.stopEndingProxied()
+	}
 	if s.Manager != nil { // nil when NewServer failed before making it
 		ctx, cancel := context.WithTimeout(context.Background(), orchestrator.ShutdownGrace)
 		s.Manager.Shutdown(ctx)

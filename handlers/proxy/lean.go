@@ -112,7 +112,7 @@ func (p *Proxy) serveLean(w http.ResponseWriter, r *http.Request, started time.T
 	stopWatch := context.AfterFunc(r.Context(), end)
 	defer stopWatch()
 	if p.opts.Live != nil && ri.target.UserID != 0 {
-		defer p.opts.Live.add(ri.target.UserID, ri.target.Grant, started, end)()
+		defer p.opts.Live.add(ri.target.UserID, ri.target.Grant, ri.id, started, end)()
 	}
 
 	host := ri.target.BaseURL.Host
@@ -408,7 +408,7 @@ func (p *Proxy) writeResponse(w http.ResponseWriter, r *http.Request, x *exchang
 	w.WriteHeader(res.StatusCode)
 
 	flush := res.ContentLength == -1 || isEventStream(res.Header.Get("Content-Type"))
-	werr, rerr := p.copyBody(w, res.Body, flush)
+	werr, rerr := p.copyBody(w, res.Body, flush, p.newTransfer(ri.id, res.ContentLength))
 	if werr != nil || rerr != nil {
 		gone := !x.release() || r.Context().Err() != nil
 		c.conn.Close()
@@ -470,9 +470,10 @@ func isEventStream(ct string) bool {
 
 // copyBody copies the response body to the client with a pooled buffer,
 // flushing after each write when flush is set (streams, event streams),
-// as ReverseProxy does with FlushInterval 0. It returns the error writing
-// to the client or reading from upstream, whichever stopped it.
-func (p *Proxy) copyBody(w http.ResponseWriter, body io.Reader, flush bool) (werr, rerr error) {
+// as ReverseProxy does with FlushInterval 0, and reports its progress to
+// t (nil: none; transfer_activity.go). It returns the error writing to the
+// client or reading from upstream, whichever stopped it.
+func (p *Proxy) copyBody(w http.ResponseWriter, body io.Reader, flush bool, t *transfer) (werr, rerr error) {
 	bp := p.bufs.p.Get().(*[]byte)
 	defer p.bufs.p.Put(bp)
 	buf := *bp
@@ -486,6 +487,7 @@ func (p *Proxy) copyBody(w http.ResponseWriter, body io.Reader, flush bool) (wer
 			if e != nil {
 				return e, nil
 			}
+			t.add(n)
 			if flush {
 				// As ReverseProxy, which ignores a failed flush: the
 				// next write fails too.

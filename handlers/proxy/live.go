@@ -10,7 +10,9 @@ import (
 // WebSocket tunnels above all) per user and per grant (the session they
 // were authenticated by), so that revoking access ends them at once rather
 // than when the browser happens to close them. Cancelling a request's
-// context makes ReverseProxy close both ends of a tunnel.
+// context makes ReverseProxy close both ends of a tunnel. It also knows
+// each request's workbench, so that a workbench that stops ends its
+// downloads at once (CloseWorkbench).
 type Live struct {
 	mu    sync.Mutex
 	conns map[*liveConn]struct{}
@@ -18,11 +20,13 @@ type Live struct {
 	// before a revocation but registered just after it is ended too.
 	users  map[int64]time.Time
 	grants map[string]time.Time
+	wbs    map[string]time.Time
 }
 
 type liveConn struct {
 	user   int64
 	grant  string
+	wb     string // the workbench proxied to; "" for a request that is not proxied
 	cancel context.CancelFunc
 }
 
@@ -32,14 +36,14 @@ const revocationMemory = time.Minute
 
 // NewLive returns an empty registry.
 func NewLive() *Live {
-	return &Live{conns: map[*liveConn]struct{}{}, users: map[int64]time.Time{}, grants: map[string]time.Time{}}
+	return &Live{conns: map[*liveConn]struct{}{}, users: map[int64]time.Time{}, grants: map[string]time.Time{}, wbs: map[string]time.Time{}}
 }
 
-// add registers a request authenticated at started; it is cancelled at
-// once if a matching revocation came after started. The returned func
-// unregisters it.
-func (l *Live) add(user int64, grant string, started time.Time, cancel context.CancelFunc) func() {
-	c := &liveConn{user: user, grant: grant, cancel: cancel}
+// add registers a request to workbench wb authenticated at started; it is
+// cancelled at once if a matching revocation (or the workbench's stop)
+// came after started. The returned func unregisters it.
+func (l *Live) add(user int64, grant, wb string, started time.Time, cancel context.CancelFunc) func() {
+	c := &liveConn{user: user, grant: grant, wb: wb, cancel: cancel}
 	l.mu.Lock()
 	if at, ok := l.users[user]; ok && !at.Before(started) {
 		l.mu.Unlock()
@@ -47,6 +51,11 @@ func (l *Live) add(user int64, grant string, started time.Time, cancel context.C
 		return func() {}
 	}
 	if at, ok := l.grants[grant]; ok && grant != "" && !at.Before(started) {
+		l.mu.Unlock()
+		cancel()
+		return func() {}
+	}
+	if at, ok := l.wbs[wb]; ok && wb != "" && !at.Before(started) {
 		l.mu.Unlock()
 		cancel()
 		return func() {}
@@ -66,7 +75,7 @@ func (l *Live) add(user int64, grant string, started time.Time, cancel context.C
 // is when the request was authenticated; stop unregisters it.
 func (l *Live) Track(ctx context.Context, user int64, grant string, started time.Time) (_ context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	remove := l.add(user, grant, started, cancel)
+	remove := l.add(user, grant, "", started, cancel)
 	return ctx, func() { remove(); cancel() }
 }
 
@@ -93,6 +102,20 @@ func (l *Live) CloseGrant(grant string) int {
 	return l.close(func(c *liveConn) bool { return c.grant == grant }, func(now time.Time) { l.grants[grant] = now })
 }
 
+// CloseWorkbench ends every proxied request to workbench id and returns
+// how many: the portal calls it when the workbench leaves the running
+// state. Without it a download cut by a stop could hang for minutes: a
+// stopped container's network goes away with data still queued, its
+// connection's end never reaches the portal, and only TCP keepalive
+// finds it gone (a client reading at 2 MiB/s waited 166 s after the
+// stop before its download ended).
+func (l *Live) CloseWorkbench(id string) int {
+	if id == "" {
+		return 0
+	}
+	return l.close(func(c *liveConn) bool { return c.wb == id }, func(now time.Time) { l.wbs[id] = now })
+}
+
 // Count is the number of a user's proxied requests in flight.
 func (l *Live) Count(user int64) int {
 	l.mu.Lock()
@@ -117,6 +140,11 @@ func (l *Live) close(match func(*liveConn) bool, remember func(time.Time)) int {
 	for g, at := range l.grants {
 		if now.Sub(at) > revocationMemory {
 			delete(l.grants, g)
+		}
+	}
+	for id, at := range l.wbs {
+		if now.Sub(at) > revocationMemory {
+			delete(l.wbs, id)
 		}
 	}
 	remember(now)

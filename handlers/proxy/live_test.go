@@ -92,12 +92,12 @@ func TestLiveRevocationBeforeRegistration(t *testing.T) {
 	started := time.Now()
 	live.CloseUser(7)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer live.add(7, "g", started, cancel)()
+	defer live.add(7, "g", "wb", started, cancel)()
 	if ctx.Err() == nil {
 		t.Fatal("a request resolved before the revocation survived it")
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer live.add(7, "g", time.Now().Add(time.Millisecond), cancel2)()
+	defer live.add(7, "g", "wb", time.Now().Add(time.Millisecond), cancel2)()
 	if ctx2.Err() != nil {
 		t.Fatal("a request authenticated after the revocation was ended")
 	}

@@ -334,7 +334,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		defer p.opts.Live.add(t.UserID, t.Grant, started, cancel)()
+		defer p.opts.Live.add(t.UserID, t.Grant, id, started, cancel)()
+	}
+	if !upgrade {
+		p.watchRequestBody(r, id) // a long upload counts as activity (transfer_activity.go)
 	}
 	ic := &infoCtx{Context: ctx, ri: reqInfo{id: id, target: t, scoped: scoped}}
 	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ic))

@@ -21,6 +21,9 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 		return nil
 	}
 	res.Header.Set("X-Content-Type-Options", "nosniff")
+	if ri != nil {
+		p.watchResponseBody(res, ri.id) // a long download counts as activity (transfer_activity.go)
+	}
 	return nil
 }
 

@@ -66,10 +66,11 @@ func (c *connection) forward(ctx context.Context, nch ssh.NewChannel) {
 	defer ch.Close()
 	c.audit(ctx, c.actor(ctx), "ssh.forward", wb.ID, map[string]any{"port": d.Port, "key_id": c.keyID})
 	go ssh.DiscardRequests(reqs)
+	a := c.newActivity() // a tunnel's traffic counts as a transfer (activity.go)
 	go func() {
-		io.Copy(ex.Stdin(), ch)
+		io.Copy(ex.Stdin(), activityReader{r: ch, a: a})
 		ex.CloseStdin()
 	}()
-	ex.CopyOutput(false, ch, io.Discard)
+	ex.CopyOutput(false, activityWriter{w: ch, a: a}, io.Discard)
 	ch.CloseWrite()
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// portal's public URL's /settings/ssh-keys), for the answer to an
 	// expired verify code; "" names the page in words.
 	SettingsURL string
+	// ActivityEvery is the most often one session's traffic is reported
+	// as activity to the idle culler (activity.go); default 10 s.
+	ActivityEvery time.Duration
 }
 
 // Server accepts SSH connections to workbenches.
@@ -62,6 +65,9 @@ type Server struct {
 func New(store *models.Store, mgr *orchestrator.Manager, opt Options, log *slog.Logger) *Server {
 	if opt.KeyCheckEvery <= 0 {
 		opt.KeyCheckEvery = 10 * time.Second
+	}
+	if opt.ActivityEvery <= 0 {
+		opt.ActivityEvery = 10 * time.Second
 	}
 	now := time.Now
 	if mgr != nil {
@@ -361,6 +367,12 @@ func (s *Server) SetKeyCheckEvery(d time.Duration) {
 	s.mu.Lock()
 	s.opt.KeyCheckEvery = d
 	s.mu.Unlock()
+}
+
+func (s *Server) activityEvery() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opt.ActivityEvery
 }
 
 func (s *Server) keyCheckEvery() time.Duration {

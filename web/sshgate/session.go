@@ -202,8 +202,9 @@ func (c *connection) run(ctx context.Context, ch ssh.Channel, wb *models.Workben
 	}
 	defer ex.Close()
 	started(ex)
+	a := c.newActivity()
 	go func() {
-		io.Copy(ex.Stdin(), ch)
+		io.Copy(ex.Stdin(), activityReader{r: ch, a: a, typed: spec.Tty})
 		// With a terminal, the client's EOF is not passed on (as sshd does
 		// not either): the engine would end the whole stream, output and
 		// all, before the process has written it.
@@ -211,7 +212,7 @@ func (c *connection) run(ctx context.Context, ch ssh.Channel, wb *models.Workben
 			ex.CloseStdin()
 		}
 	}()
-	if err := ex.CopyOutput(spec.Tty, ch, ch.Stderr()); err != nil {
+	if err := ex.CopyOutput(spec.Tty, activityWriter{w: ch, a: a}, activityWriter{w: ch.Stderr(), a: a}); err != nil {
 		c.s.log.Debug("ssh output", "workbench", wb.ID, "err", err)
 	}
 	ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
