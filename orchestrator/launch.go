@@ -283,12 +283,21 @@ func (m *Manager) startContainer(ctx context.Context, cid string) error {
 
 // createContainer makes the user's home volume, the install's shared
 // network (if not there yet) and the hardened container.
+//
+// Each call that makes or removes an engine object waits for the engine's
+// answer even when ctx ends (a stop or a shutdown cancelling the launch),
+// as startContainer does: the engine carries out a request whose client
+// gave up, so a cancelled create still made its network or container after
+// the launch had ended and whoever cancelled it had looked (a test's
+// cleanup left the install's network behind). ctx is checked between the
+// calls instead.
 func (m *Manager) createContainer(ctx context.Context, id, owner string, img *models.Image, fl *models.Flavor, units []models.Unit, token string) (string, error) {
 	// The device request names exactly the units bound: GPU UUIDs, MIG
 	// UUIDs, or a shared GPU's UUID for a slice.
 	gpus := models.DeviceIDs(units)
 	vol, net := m.homeVolume(owner), m.network()
-	fresh, err := m.rt.EnsureVolume(ctx, vol, m.labels("", owner))
+	ectx := context.WithoutCancel(ctx)
+	fresh, err := m.rt.EnsureVolume(ectx, vol, m.labels("", owner))
 	if err != nil {
 		return "", errors.New(reasonf("could not create the home volume: %v", err))
 	}
@@ -296,7 +305,10 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 	if fresh {
 		ownerID = m.homeMadeAnew(ctx, id, vol)
 	}
-	if err := m.rt.EnsureNetwork(ctx, net, m.labels("", owner)); err != nil {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := m.rt.EnsureNetwork(ectx, net, m.labels("", owner)); err != nil {
 		return "", errors.New(reasonf("could not create the network: %v", err))
 	}
 	if err := m.egressBeforeStart(ctx); err != nil {
@@ -320,18 +332,21 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 		Network: net, Port: JupyterPort, HomeNoCopy: !fresh,
 		ExtraLabels: map[string]string{labelGPUs: joinGPUs(gpus), labelFlavor: strconv.FormatInt(fl.ID, 10)},
 	}
-	cid, err := m.rt.Create(ctx, spec)
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	cid, err := m.rt.Create(ectx, spec)
 	if errors.Is(err, runtime.ErrConflict) {
 		// A container of this workbench survived a crash between Create and
 		// recording its id: replace it.
-		_ = m.rt.Remove(ctx, spec.Name)
-		cid, err = m.rt.Create(ctx, spec)
+		_ = m.rt.Remove(ectx, spec.Name)
+		cid, err = m.rt.Create(ectx, spec)
 	}
 	if err != nil {
 		if fresh {
 			// Never leave a fresh volume unprepared: the next launch would
 			// take it as a home already set up.
-			m.removeFreshHome(ctx, ownerID, vol)
+			m.removeFreshHome(ectx, ownerID, vol)
 		}
 		return "", errors.New(reasonf("could not create the container: %v", err))
 	}
@@ -340,9 +355,9 @@ func (m *Manager) createContainer(ctx context.Context, id, owner string, img *mo
 			// Start over with a fresh volume next time rather than leave
 			// a home its user cannot write (only one made now: another
 			// may hold the user's files).
-			_ = m.rt.Remove(ctx, cid)
+			_ = m.rt.Remove(ectx, cid)
 			if fresh {
-				m.removeFreshHome(ctx, ownerID, vol)
+				m.removeFreshHome(ectx, ownerID, vol)
 			}
 			return "", err
 		}

@@ -21,8 +21,13 @@ import (
 // makes it, egress rules on its bridge included) and container cid is on
 // it. errors.ErrUnsupported where the engine has no such network to be
 // off (Kubernetes).
+//
+// The engine calls wait for their answers even when ctx ends (a launch
+// cancelled meanwhile): the engine makes a network whose client gave up,
+// after the canceller has looked (see createContainer).
 func (m *Manager) reattach(ctx context.Context, cid, owner string) error {
-	if err := m.rt.EnsureNetwork(ctx, m.network(), m.labels("", owner)); err != nil {
+	ectx := context.WithoutCancel(ctx)
+	if err := m.rt.EnsureNetwork(ectx, m.network(), m.labels("", owner)); err != nil {
 		return err
 	}
 	// Before the container is back on a bridge that may be new: its rules
@@ -30,7 +35,7 @@ func (m *Manager) reattach(ctx context.Context, cid, owner string) error {
 	if err := m.egressBeforeStart(ctx); err != nil {
 		return err
 	}
-	return m.rt.ConnectNetwork(ctx, cid, m.network())
+	return m.rt.ConnectNetwork(ectx, cid, m.network())
 }
 
 // reconnectRunning puts back on the install's network the running
