@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -187,7 +188,12 @@ func endProxiedOnStop(events *orchestrator.Broker, live *proxy.Live) func() {
 	updates, unsubscribe := events.Subscribe("")
 	go func() {
 		for u := range updates {
-			if u.State != models.StateRunning {
+			// A launch's progress (pulling 40 %…) comes before it ever
+			// runs: nothing is proxied to it yet, and each such update
+			// would scan every proxied request under Live's lock. A
+			// running workbench never goes back to a launch state without
+			// a stop, whose update ends its requests.
+			if u.State != models.StateRunning && !slices.Contains(models.LaunchingStates, u.State) {
 				live.CloseWorkbench(u.ID)
 			}
 		}
