@@ -122,21 +122,23 @@ func utilText(r *orchestrator.Reading) string {
 // holderLabels returns a function naming the workbench wbID for the
 // table: owner/name (id), so an admin at the server's console sees whose
 // work holds a GPU without a second lookup ("" when free; the id alone
-// when its record cannot be read).
+// when no active workbench has it). One query for the whole table: the
+// active workbenches, their owners' names joined in SQL.
 func holderLabels(ctx context.Context, store *models.Store) func(wbID string) string {
+	names := map[string]string{}
+	if wbs, err := store.ListWorkbenches(ctx, 0, models.ActiveStates...); err == nil {
+		for _, wb := range wbs {
+			names[wb.ID] = fmt.Sprintf("%s/%s (%s)", wb.OwnerName, wb.Name, wb.ID)
+		}
+	}
 	return func(wbID string) string {
 		if wbID == "" {
 			return ""
 		}
-		wb, err := store.WorkbenchByID(ctx, wbID)
-		if err != nil {
-			return wbID
+		if n, ok := names[wbID]; ok {
+			return n
 		}
-		owner := "?"
-		if u, err := store.UserByID(ctx, wb.OwnerID); err == nil {
-			owner = u.Username
-		}
-		return fmt.Sprintf("%s/%s (%s)", owner, wb.Name, wbID)
+		return wbID
 	}
 }
 
