@@ -65,7 +65,7 @@ func sshBannerFrom(t *testing.T, src, port string) (string, net.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(30 * time.Second)) // a refusal closes at once; only a busy machine waits
 	line, _ := bufio.NewReader(c).ReadString('\n')
 	return strings.TrimSpace(line), c
 }
