@@ -249,6 +249,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.billing.metered = m.meteredLines
+	m.billing.stoppedAt = m.unrecordedStopEnd
 	m.WatchUnitIdle()
 	return m
 }
