@@ -119,6 +119,7 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOpt
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	openHook(ctx, s)
 	if s.schemaBehind, err = s.schemaState(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
