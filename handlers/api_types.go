@@ -131,11 +131,7 @@ type APIWorkbench struct {
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
 	StopError          string   `json:"stop_error,omitempty"`
-	// StopNotRecorded: the workbench was stopped (its container stopped,
-	// its charges ended at stopped_at) but the database could not record
-	// it yet (its disk full or read-only); the state says stopped, the
-	// record catches up once the database can be written.
-	StopNotRecorded bool `json:"stop_not_recorded,omitempty"`
+	StopNotRecorded    bool     `json:"stop_not_recorded,omitempty"` // stopped (charged to stopped_at), the database could not record it yet
 	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
 	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
