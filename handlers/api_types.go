@@ -132,7 +132,7 @@ type APIWorkbench struct {
 	Reason             string   `json:"reason"`
 	StopError          string   `json:"stop_error,omitempty"`
 	StopNotRecorded    bool     `json:"stop_not_recorded,omitempty"` // stopped (charged to stopped_at), the database could not record it yet
-	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
+	ReasonDetails      string   `json:"reason_details,omitempty"`    // the raw error behind reason
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
 	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
 	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
