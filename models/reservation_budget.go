@@ -88,14 +88,15 @@ func checkBookingBudget(tx *gorm.DB, r *Reservation, b *BookingBudget, now time.
 			continue
 		}
 		month := m.Format("2006-01")
+		leftText, owed := refusalFigures(b.Currency, left, all)
 		if all == mine {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"left unused, this booking would be billed %s in %s (unused booked time is billed), more than the %s your monthly budget has left then",
-				moneyRounded(mine, b.Currency, true), month, moneyRounded(left, b.Currency, false))}
+				owed[0], month, leftText)}
 		}
 		return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 			"left unused, this booking and your other bookings would be billed %s in %s (unused booked time is billed), more than the %s your monthly budget has left then",
-			moneyRounded(all, b.Currency, true), month, moneyRounded(left, b.Currency, false))}
+			owed[0], month, leftText)}
 	}
 	return nil
 }
