@@ -54,6 +54,20 @@ func TestFakeJupyterImage(t *testing.T) {
 	if _, labelled := img.Config.Labels[TestLabel]; labelled || !strings.HasPrefix(ref, TestRepoPrefix) {
 		t.Errorf("image %s labels %v: want no %s, and the repository under %s", ref, img.Config.Labels, TestLabel, TestRepoPrefix)
 	}
+	// A container made from it carries only its creator's labels.
+	own := map[string]string{"workbench.install": "test-labels-" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+	c, err := cli.ContainerCreate(ctx, &container.Config{Image: ref, Cmd: []string{"/fakejupyter", "--help"}, Labels: own}, nil, nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.ContainerRemove(context.Background(), c.ID, container.RemoveOptions{Force: true}) })
+	info, err := cli.ContainerInspect(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(info.Config.Labels, own) {
+		t.Errorf("container labels %v, want only its creator's %v", info.Config.Labels, own)
+	}
 	if img.Config.User != "1000" {
 		t.Errorf("image user %q, want 1000", img.Config.User)
 	}
@@ -76,30 +90,5 @@ func TestFakeJupyterImage(t *testing.T) {
 		if r := <-done; r != ref {
 			t.Errorf("second call gave %q, want %q", r, ref)
 		}
-	}
-}
-
-// A container made from the fake image carries only the labels its
-// creator gives it: none of the test images' own.
-func TestFakeJupyterContainerCarriesOnlyItsCreatorsLabels(t *testing.T) {
-	cli := engine(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	ref, err := FakeJupyter(ctx, cli)
-	if err != nil {
-		t.Fatal(err)
-	}
-	own := map[string]string{"workbench.install": "test-labels-" + strconv.FormatInt(time.Now().UnixNano(), 36)}
-	c, err := cli.ContainerCreate(ctx, &container.Config{Image: ref, Cmd: []string{"/fakejupyter", "--help"}, Labels: own}, nil, nil, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cli.ContainerRemove(context.Background(), c.ID, container.RemoveOptions{Force: true}) })
-	info, err := cli.ContainerInspect(ctx, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !maps.Equal(info.Config.Labels, own) {
-		t.Errorf("container labels %v, want only its creator's %v", info.Config.Labels, own)
 	}
 }
