@@ -14,6 +14,10 @@ type QuotaError struct {
 	// Final: no stop of the user's other workbenches clears it (the ask
 	// alone is over a concurrency limit), so a queued launch must not wait.
 	Final bool
+	// WayOut and CPUFlavor: for the storage limit, what the user can
+	// start to clean up (storageWayOut); empty for the other limits.
+	WayOut    string
+	CPUFlavor string
 }
 
 // BeyondQuota says why holding units of model at once is more than the
@@ -80,6 +84,9 @@ type LaunchAsk struct {
 	// the launch must fit beside it. Zero when the launch draws on a
 	// booking, or unused time is not billed.
 	SetAsideMicros int64
+	// Start: the start of a stopped workbench (Flavor is its own flavor),
+	// whose CPU-only twin a refusal over the storage limit offers.
+	Start bool
 	// Placing is set when the queue places a launch that waited: its
 	// image and flavor passed the allow-lists when it joined the queue,
 	// and the ask carries no names to check them again.
@@ -126,14 +133,21 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return qe
 		}
 		// Home storage as last metered (no scan per launch): over the limit,
-		// nothing new starts until the user frees space.
-		if lim.MaxStorageGiB != nil {
+		// nothing with GPUs starts until the user frees space. A start
+		// without GPU goes (its other limits still apply): the home is
+		// one volume shared by all of the user's workbenches, so refusing
+		// every start left no way to reach the files and delete them.
+		if lim.MaxStorageGiB != nil && ask.GPUs > 0 {
 			used, err := storageUsed(tx.tx, ask.UserID)
 			if err != nil {
 				return err
 			}
 			if StorageOver(lim, used) {
-				return storageQuotaError(lim, used)
+				way, cpu, err := storageWayOut(tx.tx, lim, ask)
+				if err != nil {
+					return err
+				}
+				return storageQuotaError(lim, used, way, cpu)
 			}
 		}
 		var rows []struct {
