@@ -27,6 +27,16 @@ type APIErrorDetail struct {
 	Code    string            `json:"code"`
 	Message string            `json:"message"`
 	Fields  map[string]string `json:"fields,omitempty"`
+	// Limit: of a quota_exceeded, the quota field that refused
+	// ("max_gpus", "max_storage_gib").
+	Limit string `json:"limit,omitempty"`
+	// WayOut and CPUFlavor: of a refusal by the home-storage limit, what
+	// the user can start to delete files (start_without_gpu: this
+	// workbench with mode=cpu, as CPUFlavor; launch_without_gpu: a
+	// workbench of flavor CPUFlavor; delete_files: the CPU-only run in
+	// progress; ask_admin: no flavor without GPU is open to them).
+	WayOut    string `json:"way_out,omitempty"`
+	CPUFlavor string `json:"cpu_flavor,omitempty"`
 }
 
 // APIList is a list: {"items": […]} (SPEC §8).

@@ -156,7 +156,13 @@ func (h *Handler) fail(c *gin.Context, err error) {
 		if msg == notFoundMessage {
 			msg = apiNotFoundMessage
 		}
-		c.AbortWithStatusJSON(e.Status, APIError{Error: APIErrorDetail{Code: e.Code, Message: msg}})
+		detail := APIErrorDetail{Code: e.Code, Message: msg}
+		if re := (*orchestrator.RefusedError)(nil); errors.As(err, &re) && re.Code == e.Code {
+			// A script reads the way out of a storage refusal here, not
+			// from the English message.
+			detail.Limit, detail.WayOut, detail.CPUFlavor = re.Limit, re.WayOut, re.CPUFlavor
+		}
+		c.AbortWithStatusJSON(e.Status, APIError{Error: detail})
 		return
 	}
 	if e.Status == http.StatusUnauthorized {

@@ -125,6 +125,13 @@ func (h *Handler) budgetWarning(c *gin.Context) *templates.BudgetWarning {
 // budgetWarningFor is budgetWarning of u off gin (the not-running page
 // under /wb/), in the language of r's context.
 func (h *Handler) budgetWarningFor(r *http.Request, u *models.User) *templates.BudgetWarning {
+	return h.budgetWarningOf(r, u, true)
+}
+
+// budgetWarningOf is budgetWarningFor, with the home-storage sentence
+// only when storage is set (a workbench's page says it in a notice of its
+// own).
+func (h *Handler) budgetWarningOf(r *http.Request, u *models.User, storage bool) *templates.BudgetWarning {
 	if u == nil {
 		return nil
 	}
@@ -155,11 +162,11 @@ func (h *Handler) budgetWarningFor(r *http.Request, u *models.User) *templates.B
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have used %s of your %d monthly GPU-hours (%d%%).",
 			gpuHoursText(st.MonthGPUSecs), *l, st.MonthGPUSecs*100/(*l*3600)))
 	}
-	if st.StorageOver {
+	if st.StorageOver && storage {
 		// Nothing is stopped for it: said here so a launch is not the
 		// first the user hears of it.
 		b.Full = true
-		b.Messages = append(b.Messages, i18n.T(ctx, "Your home storage holds %s GiB, more than your quota of %d GiB: new launches and starts are refused until you delete files or a workbench's data.",
+		b.Messages = append(b.Messages, i18n.T(ctx, "Your home storage holds %s GiB, more than your quota of %d GiB: launches and starts with GPUs are refused until you are back under it. Start a workbench without GPU to delete files, or delete a workbench's data.",
 			models.GiBText(st.StorageUsed), *st.Quota.MaxStorageGiB))
 	}
 	if len(b.Messages) == 0 {

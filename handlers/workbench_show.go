@@ -57,6 +57,10 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		h.fail(c, err)
 		return
 	}
+	if v.StorageOver, err = h.storageOverNotice(ctx, wb); err != nil {
+		h.fail(c, err)
+		return
+	}
 	if v.Tokens, err = h.workbenchTokensView(c, wb, tv); err != nil {
 		h.fail(c, err)
 		return
@@ -79,7 +83,26 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		rc.Close()
 		v.Logs = string(b)
 	}
-	h.render(c, status, templates.WorkbenchPage(h.workPage(c, wb.Name), v))
+	p := h.page(c, wb.Name)
+	// The storage notice says it in this workbench's terms: the banner
+	// leaves it out rather than say it twice.
+	p.Budget = h.budgetWarningOf(c.Request, currentUser(c), v.StorageOver == nil)
+	h.render(c, status, templates.WorkbenchPage(p, v))
+}
+
+// storageOverNotice is the workbench page's note when its owner's home
+// holds more than their storage limit, as last metered; nil otherwise.
+func (h *Handler) storageOverNotice(ctx context.Context, wb *models.Workbench) (*templates.StorageOverNotice, error) {
+	lim, err := h.store.EffectiveQuota(ctx, wb.OwnerID)
+	if err != nil || lim.MaxStorageGiB == nil {
+		return nil, err
+	}
+	used, err := h.store.StorageUsedMilliGiB(ctx, wb.OwnerID)
+	if err != nil || !models.StorageOver(lim, used) {
+		return nil, err
+	}
+	return &templates.StorageOverNotice{UsedMilliGiB: used, LimitGiB: *lim.MaxStorageGiB, Used: models.GiBText(used),
+		Over: models.GiBText(used - *lim.MaxStorageGiB*1000), Running: wb.State == models.StateRunning}, nil
 }
 
 // gpuNames names the GPUs wb holds as people read them, by UUID (nil when

@@ -14,6 +14,10 @@ type QuotaError struct {
 	// Final: no stop of the user's other workbenches clears it (the ask
 	// alone is over a concurrency limit), so a queued launch must not wait.
 	Final bool
+	// WayOut and CPUFlavor: for the storage limit, what the user can
+	// start to clean up (storageWayOut); empty for the other limits.
+	WayOut    string
+	CPUFlavor string
 }
 
 // BeyondQuota says why holding units of model at once is more than the
@@ -80,6 +84,9 @@ type LaunchAsk struct {
 	// the launch must fit beside it. Zero when the launch draws on a
 	// booking, or unused time is not billed.
 	SetAsideMicros int64
+	// Start: the start of a stopped workbench (Flavor is its own flavor),
+	// whose CPU-only twin a refusal over the storage limit offers.
+	Start bool
 	// Placing is set when the queue places a launch that waited: its
 	// image and flavor passed the allow-lists when it joined the queue,
 	// and the ask carries no names to check them again.
@@ -126,14 +133,21 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 			return qe
 		}
 		// Home storage as last metered (no scan per launch): over the limit,
-		// nothing new starts until the user frees space.
-		if lim.MaxStorageGiB != nil {
+		// nothing with GPUs starts until the user frees space. A start
+		// without GPU goes (its other limits still apply): the home is
+		// one volume shared by all of the user's workbenches, so refusing
+		// every start left no way to reach the files and delete them.
+		if lim.MaxStorageGiB != nil && ask.GPUs > 0 {
 			used, err := storageUsed(tx.tx, ask.UserID)
 			if err != nil {
 				return err
 			}
 			if StorageOver(lim, used) {
-				return storageQuotaError(lim, used)
+				way, cpu, err := storageWayOut(tx.tx, lim, ask)
+				if err != nil {
+					return err
+				}
+				return storageQuotaError(lim, used, way, cpu)
 			}
 		}
 		var rows []struct {
@@ -196,31 +210,28 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.SetAsideMicros > 0 && month.AmountMicros+ask.SetAsideMicros+max(ask.MinChargeMicros, 1) > *b {
 			left := *b - month.AmountMicros
 			if ask.SetAsideMicros >= left {
+				leftText, owed := refusalFigures(ask.Currency, left, ask.SetAsideMicros)
 				return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 					"quota exceeded: your bookings would bill %s for their unused time this month (unused booked time is billed), all of the %s left of your monthly budget; launch on your booking, or release a booking you will not use",
-					moneyRounded(ask.SetAsideMicros, ask.Currency, true), moneyRounded(left, ask.Currency, false))}
+					owed[0], leftText)}
 			}
+			leftText, owed := refusalFigures(ask.Currency, left, ask.SetAsideMicros, ask.MinChargeMicros)
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: your bookings would bill %s for their unused time this month (unused booked time is billed), and the rest of the %s left of your monthly budget cannot cover this flavor's minimum charge of %s; launch on your booking, or release a booking you will not use",
-				moneyRounded(ask.SetAsideMicros, ask.Currency, true), moneyRounded(left, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true))}
+				owed[0], leftText, owed[1])}
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
-			left, minimum := moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true)
 			if step := pricing.MinorStep(ask.Currency); *b-month.AmountMicros < step && ask.MinChargeMicros >= step {
 				// Less than a cent left is nothing to a person: "the < 0.01
 				// USD left of your monthly budget cannot cover …" read oddly.
 				return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 					"quota exceeded: your monthly budget is used up (less than %s is left; this flavor's minimum charge is %s)",
-					moneyRounded(step, ask.Currency, false), minimum)}
+					moneyRounded(step, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true))}
 			}
-			if ask.MinChargeMicros < pricing.MinorStep(ask.Currency) {
-				// Both under a cent: rounded, they read "the < 0.01 USD
-				// left cannot cover … 0.01 USD".
-				left, minimum = moneyExact(*b-month.AmountMicros, ask.Currency), moneyExact(ask.MinChargeMicros, ask.Currency)
-			}
+			left, owed := refusalFigures(ask.Currency, *b-month.AmountMicros, ask.MinChargeMicros)
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"quota exceeded: the %s left of your monthly budget cannot cover this flavor's minimum charge of %s (every run is charged at least %d s)",
-				left, minimum, ask.MinChargeSecs)}
+				left, owed[0], ask.MinChargeSecs)}
 		}
 		return nil
 	}
@@ -235,6 +246,34 @@ func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 		return BudgetUsedUp()
 	}
 	return ""
+}
+
+// refusalFigures writes the amounts one refusal compares: what is left
+// and what is owed. In the currency's decimals, what is left rounded down
+// ("< 0.01" for a sliver) and what is owed rounded up, so that the
+// rounded figures compare as the amounts do. Where an amount owed is under
+// the currency's smallest unit, every figure of the sentence is written to
+// the micro-unit: rounded, "your bookings would bill 0.01 USD …, and the
+// rest of the < 0.01 USD left … cannot cover this flavor's minimum charge
+// of 0.01 USD" billed more than was left, and a minimum of 0.002 read five
+// times as much.
+func refusalFigures(currency string, left int64, owed ...int64) (string, []string) {
+	exact := false
+	for _, o := range owed {
+		exact = exact || (o > 0 && o < pricing.MinorStep(currency))
+	}
+	out := make([]string, len(owed))
+	for i, o := range owed {
+		if exact {
+			out[i] = moneyExact(o, currency)
+		} else {
+			out[i] = moneyRounded(o, currency, true)
+		}
+	}
+	if exact {
+		return moneyExact(left, currency), out
+	}
+	return moneyRounded(left, currency, false), out
 }
 
 // moneyRounded writes an amount in the currency's own decimals, rounded

@@ -6,6 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"workbench/internal/timeorder"
 	"workbench/models/pricing"
 )
 
@@ -67,7 +68,7 @@ func checkBookingBudget(tx *gorm.DB, r *Reservation, b *BookingBudget, now time.
 		return err
 	}
 	for m := MonthStart(r.StartsAt); m.Before(r.EndsAt); m = m.AddDate(0, 1, 0) {
-		from, to := maxTime(m, now), m.AddDate(0, 1, 0)
+		from, to := timeorder.Max(m, now), m.AddDate(0, 1, 0)
 		mine, err := bookingCost(r, b.Schedules, from, to)
 		if err != nil {
 			return err
@@ -88,14 +89,15 @@ func checkBookingBudget(tx *gorm.DB, r *Reservation, b *BookingBudget, now time.
 			continue
 		}
 		month := m.Format("2006-01")
+		leftText, owed := refusalFigures(b.Currency, left, all)
 		if all == mine {
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 				"left unused, this booking would be billed %s in %s (unused booked time is billed), more than the %s your monthly budget has left then",
-				moneyRounded(mine, b.Currency, true), month, moneyRounded(left, b.Currency, false))}
+				owed[0], month, leftText)}
 		}
 		return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
 			"left unused, this booking and your other bookings would be billed %s in %s (unused booked time is billed), more than the %s your monthly budget has left then",
-			moneyRounded(all, b.Currency, true), month, moneyRounded(left, b.Currency, false))}
+			owed[0], month, leftText)}
 	}
 	return nil
 }
@@ -120,7 +122,7 @@ func monthlyLimitUsedUp(lim Limits, u MonthUsage) (limit, why string) {
 // none of it were used: its units at their standard rate, cut at clock
 // hours and rate changes as unused time is billed.
 func bookingCost(r *Reservation, scheds map[string]pricing.Schedule, from, to time.Time) (int64, error) {
-	from, to = maxTime(from, r.StartsAt), minTime(to, r.HeldUntil())
+	from, to = timeorder.Max(from, r.StartsAt), timeorder.Min(to, r.HeldUntil())
 	if !to.After(from) {
 		return 0, nil
 	}
@@ -140,18 +142,4 @@ func bookingCost(r *Reservation, scheds map[string]pricing.Schedule, from, to ti
 		sum += l.Amount
 	}
 	return sum, nil
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

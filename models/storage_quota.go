@@ -36,14 +36,102 @@ func GiBText(milli int64) string {
 	return fmt.Sprintf("%d.%02d", c/100, c%100)
 }
 
-// storageQuotaError is the refusal of a launch or start by the storage
-// limit. Not Final: deleting files or a home brings the user back under,
-// and it is no concurrency limit a queued launch could wait out either
-// (WaitableQuota), so a launch is refused rather than queued.
-func storageQuotaError(lim Limits, used int64) *QuotaError {
-	return &QuotaError{Limit: "max_storage_gib", Message: Reasonf(
-		"quota exceeded: your home storage holds %s GiB, more than your limit of %d GiB; delete files or a workbench's data, then try again",
-		GiBText(used), *lim.MaxStorageGiB)}
+// The ways out of a storage refusal (QuotaError.WayOut, the API's
+// error.way_out): over the limit only a workbench without GPU starts, so
+// that its owner can open the home and delete files.
+const (
+	// WayOutStartWithoutGPU: start this stopped workbench as its
+	// flavor's CPU-only twin (QuotaError.CPUFlavor).
+	WayOutStartWithoutGPU = "start_without_gpu"
+	// WayOutLaunchWithoutGPU: launch a workbench of the flavor without
+	// GPU QuotaError.CPUFlavor names; it mounts the same home.
+	WayOutLaunchWithoutGPU = "launch_without_gpu"
+	// WayOutAskAdmin: no flavor without GPU is open to the user; an
+	// administrator can add one (or raise the limit), or the user deletes
+	// a workbench's data.
+	WayOutAskAdmin = "ask_admin"
+	// WayOutDeleteFiles: the workbench already runs without GPU; files
+	// deleted in it count at the next metering.
+	WayOutDeleteFiles = "delete_files"
+)
+
+// storageQuotaError is the refusal of a launch or start with GPUs by the
+// storage limit, naming the way out (storageWayOut). Not Final: deleting
+// files or a home brings the user back under, and it is no concurrency
+// limit a queued launch could wait out either (WaitableQuota), so a
+// launch is refused rather than queued.
+func storageQuotaError(lim Limits, used int64, way, cpuFlavor string) *QuotaError {
+	held, limit := GiBText(used), *lim.MaxStorageGiB
+	over := GiBText(used - limit*1000)
+	qe := &QuotaError{Limit: "max_storage_gib", WayOut: way, CPUFlavor: cpuFlavor}
+	switch way {
+	case WayOutStartWithoutGPU:
+		qe.Message = Reasonf("quota exceeded: your home storage holds %s GiB, %s GiB over your limit of %d GiB, so only workbenches without GPU start; start this one without GPU (\"Start without GPU\", or mode=cpu through the API; it runs as flavor %s, same home), delete files until the home is under the limit, then start it with its GPUs",
+			held, over, limit, cpuFlavor)
+	case WayOutLaunchWithoutGPU:
+		qe.Message = Reasonf("quota exceeded: your home storage holds %s GiB, %s GiB over your limit of %d GiB, so only workbenches without GPU start; launch one of flavor %s (no GPU, same home), delete files until the home is under the limit, then try again; or delete a workbench's data",
+			held, over, limit, cpuFlavor)
+	case WayOutDeleteFiles:
+		qe.Message = Reasonf("quota exceeded: your home storage holds %s GiB, %s GiB over your limit of %d GiB, so only workbenches without GPU start; keep working in this one without GPU, delete files until the home is under the limit (the next metering counts them), then restart it with its GPUs",
+			held, over, limit)
+	default:
+		qe.Message = Reasonf("quota exceeded: your home storage holds %s GiB, %s GiB over your limit of %d GiB, and no flavor without GPU is open to you to start one and delete files; ask an administrator for one (or for a higher limit), or delete a workbench's data",
+			held, over, limit)
+	}
+	return qe
+}
+
+// StorageRefusal is the refusal CheckLaunchQuota would give ask for the
+// storage limit alone, or nil: for checks made before something is undone
+// for a start with GPUs (RestartWithGPUs stops a CPU-only run first).
+// running marks a workbench that already runs without GPU: its way out is
+// deleting files in it (WayOutDeleteFiles).
+func (s *Store) StorageRefusal(ctx context.Context, ask LaunchAsk, running bool) (*QuotaError, error) {
+	db := s.rdb.WithContext(ctx)
+	lim, err := effectiveQuota(db, ask.UserID)
+	if err != nil || lim.MaxStorageGiB == nil || ask.GPUs == 0 {
+		return nil, err
+	}
+	used, err := storageUsed(db, ask.UserID)
+	if err != nil || !StorageOver(lim, used) {
+		return nil, err
+	}
+	if running {
+		return storageQuotaError(lim, used, WayOutDeleteFiles, ""), nil
+	}
+	way, cpu, err := storageWayOut(db, lim, ask)
+	if err != nil {
+		return nil, err
+	}
+	return storageQuotaError(lim, used, way, cpu), nil
+}
+
+// storageWayOut finds what a user over the storage limit can start to
+// clean up: for the start of a stopped workbench (ask.Start), its
+// flavor's CPU-only twin; else a flavor without GPU the quota allows,
+// the twin of the asked flavor first. None: WayOutAskAdmin.
+func storageWayOut(db *gorm.DB, lim Limits, ask LaunchAsk) (way, flavor string, err error) {
+	if ask.Start && ask.Flavor != "" {
+		var twin []string
+		if err := db.Raw(`SELECT t.name FROM flavors f JOIN flavors t ON t.id = f.cpu_twin_id
+			WHERE f.name = ? AND f.gpu_count > 0 AND t.enabled AND t.gpu_count = 0 LIMIT 1`, ask.Flavor).Scan(&twin).Error; err != nil {
+			return "", "", err
+		}
+		if len(twin) == 1 {
+			return WayOutStartWithoutGPU, twin[0], nil
+		}
+	}
+	var names []string
+	if err := db.Raw(`SELECT name FROM flavors WHERE enabled AND gpu_count = 0
+		ORDER BY id = (SELECT cpu_twin_id FROM flavors WHERE name = ?) DESC, name`, ask.Flavor).Scan(&names).Error; err != nil {
+		return "", "", err
+	}
+	for _, n := range names {
+		if lim.AllowedFlavors == nil || contains(lim.AllowedFlavors, n) {
+			return WayOutLaunchWithoutGPU, n, nil
+		}
+	}
+	return WayOutAskAdmin, "", nil
 }
 
 // StorageQuotaState is one user's home storage against their limit, for

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -74,9 +75,9 @@ func TestStorageQuotaResolvesAndValidates(t *testing.T) {
 	}
 }
 
-// A launch is refused while the user's home volumes, as last metered,
-// hold more than the limit; exactly at it, or once the home's interval is
-// closed (its data deleted), it goes.
+// A launch with GPUs is refused while the user's home volumes, as last
+// metered, hold more than the limit; exactly at it, or once the home's
+// interval is closed (its data deleted), it goes.
 func TestCheckLaunchQuotaRefusesOverStorage(t *testing.T) {
 	f := newMoneyFixture(t)
 	ctx := context.Background()
@@ -85,7 +86,8 @@ func TestCheckLaunchQuotaRefusesOverStorage(t *testing.T) {
 	}
 	launch := func(name string) error {
 		wb := &Workbench{Name: name, OwnerID: f.user.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
-		return f.s.CreateWorkbench(ctx, wb, GPUNeed{}, CheckLaunchQuota(LaunchAsk{UserID: f.user.ID, Image: "Test", Flavor: "cpu"}, MonthUsage{}))
+		return f.s.CreateWorkbench(ctx, wb, GPUNeed{}, CheckLaunchQuota(LaunchAsk{UserID: f.user.ID, Image: "Test", Flavor: "1x H100",
+			GPUModel: "NVIDIA H100 80GB HBM3", GPUs: 1}, MonthUsage{}))
 	}
 	at := time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC)
 	if err := f.s.RecordVolume(ctx, f.user.ID, "wb-home-x-alice", 2000, at, time.Time{}, 97); err != nil {
@@ -99,7 +101,7 @@ func TestCheckLaunchQuotaRefusesOverStorage(t *testing.T) {
 	}
 	err := launch("over")
 	var qe *QuotaError
-	if !errors.As(err, &qe) || qe.Limit != "max_storage_gib" || !strings.Contains(qe.Message, "holds 2.50 GiB, more than your limit of 2 GiB") {
+	if !errors.As(err, &qe) || qe.Limit != "max_storage_gib" || !strings.Contains(qe.Message, "holds 2.50 GiB, 0.50 GiB over your limit of 2 GiB") {
 		t.Fatalf("2.50 GiB of 2: %v, want refused (max_storage_gib)", err)
 	}
 	if WaitableQuota(err) {
@@ -110,6 +112,94 @@ func TestCheckLaunchQuotaRefusesOverStorage(t *testing.T) {
 	}
 	if err := launch("after-delete"); err != nil {
 		t.Fatalf("home deleted: %v, want launched", err)
+	}
+}
+
+// Over the storage limit a start without GPU goes, so that the user can
+// open the home (one volume for all their workbenches) and delete files;
+// its other limits still bind (the budget). A start with GPUs is refused
+// naming the way out: the workbench's CPU-only twin, else a flavor without
+// GPU the quota allows (the asked flavor's twin first), else none, and an
+// administrator is to be asked.
+func TestCheckLaunchQuotaOverStorageLetsStartsWithoutGPU(t *testing.T) {
+	f := newMoneyFixture(t)
+	ctx := context.Background()
+	if err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, Limits{MaxStorageGiB: i64(2)}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.RecordVolume(ctx, f.user.ID, "wb-home-x-alice", 2500, time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC), time.Time{}, 97); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	check := func(ask LaunchAsk, month MonthUsage) error {
+		n++
+		ask.UserID, ask.Image = f.user.ID, "Test"
+		wb := &Workbench{Name: fmt.Sprintf("wb%d", n), OwnerID: f.user.ID, ImageID: f.wb.ImageID, FlavorID: f.wb.FlavorID, Token: "t"}
+		return f.s.CreateWorkbench(ctx, wb, GPUNeed{}, CheckLaunchQuota(ask, month))
+	}
+	gpu := LaunchAsk{Flavor: "1x H100", GPUModel: "NVIDIA H100 80GB HBM3", GPUs: 1}
+	start := gpu
+	start.Start = true
+	refused := func(what string, ask LaunchAsk, way, cpu, says string) {
+		t.Helper()
+		var qe *QuotaError
+		err := check(ask, MonthUsage{})
+		if !errors.As(err, &qe) || qe.Limit != "max_storage_gib" || qe.WayOut != way || qe.CPUFlavor != cpu ||
+			!strings.Contains(qe.Message, "holds 2.50 GiB, 0.50 GiB over your limit of 2 GiB") || !strings.Contains(qe.Message, says) {
+			t.Fatalf("%s: %v (%+v), want refused for storage, way out %q %q, saying %q", what, err, qe, way, cpu, says)
+		}
+	}
+	refused("a GPU launch, no flavor without GPU in the catalog", gpu, WayOutAskAdmin, "", "no flavor without GPU is open to you")
+
+	if err := check(LaunchAsk{Flavor: "cpu small"}, MonthUsage{}); err != nil {
+		t.Fatalf("a launch without GPU over the storage limit: %v, want it to go", err)
+	}
+	small := &Flavor{Name: "cpu small", CPUMilli: 2000, MemoryMiB: 4096, Enabled: true}
+	if err := f.s.CreateFlavor(ctx, small); err != nil {
+		t.Fatal(err)
+	}
+	refused("a GPU launch", gpu, WayOutLaunchWithoutGPU, "cpu small", "launch one of flavor cpu small")
+	refused("a GPU start without a twin", start, WayOutLaunchWithoutGPU, "cpu small", "launch one of flavor cpu small")
+
+	// The quota allows no flavor without GPU: none to offer.
+	if err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, Limits{MaxStorageGiB: i64(2), AllowedFlavors: []string{"1x H100"}}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	refused("a GPU launch, cpu small not allowed", gpu, WayOutAskAdmin, "", "ask an administrator")
+	if err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, Limits{MaxStorageGiB: i64(2)}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+
+	twin := &Flavor{Name: "cpu twin", CPUMilli: 8000, MemoryMiB: 8192, Enabled: true}
+	if err := f.s.CreateFlavor(ctx, twin); err != nil {
+		t.Fatal(err)
+	}
+	h100, err := f.s.FlavorByNameOrID(ctx, "1x H100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100.CPUTwinID = twin.ID
+	if err := f.s.UpdateFlavor(ctx, h100); err != nil {
+		t.Fatal(err)
+	}
+	refused("a GPU start with a twin", start, WayOutStartWithoutGPU, "cpu twin", "start this one without GPU")
+	refused("a GPU launch of a flavor with a twin", gpu, WayOutLaunchWithoutGPU, "cpu twin", "launch one of flavor cpu twin")
+	twin.Enabled = false
+	if err := f.s.UpdateFlavor(ctx, twin); err != nil {
+		t.Fatal(err)
+	}
+	refused("a GPU start, its twin disabled", start, WayOutLaunchWithoutGPU, "cpu small", "launch one of flavor cpu small")
+
+	// The start without GPU still answers to the budget.
+	if err := f.s.SetQuota(ctx, ScopeUser, f.user.ID, Limits{MaxStorageGiB: i64(2), BudgetPerMonthMicros: i64(1_000_000)}, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	var qe *QuotaError
+	if err := check(LaunchAsk{Flavor: "cpu small"}, MonthUsage{AmountMicros: 1_000_000}); !errors.As(err, &qe) || qe.Limit != "budget_per_month_micros" {
+		t.Fatalf("a launch without GPU, budget used up: %v, want refused by the budget", err)
+	}
+	if qe, err := f.s.StorageRefusal(ctx, LaunchAsk{UserID: f.user.ID, Flavor: "1x H100", GPUs: 1, Start: true}, true); err != nil || qe == nil || qe.WayOut != WayOutDeleteFiles {
+		t.Fatalf("StorageRefusal of a running CPU-only workbench: %+v, %v; want delete_files", qe, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"workbench/internal/timeorder"
 	"workbench/models"
 	"workbench/models/pricing"
 	"workbench/orchestrator/scheduler"
@@ -90,7 +91,7 @@ func (m *Manager) setAsideFor(ctx context.Context, uid int64, now time.Time) (bo
 			part := *r
 			part.Units = min(s.Units, r.Units-charged)
 			charged += part.Units
-			c, err := models.BookingCost(&part, scheds, now, minTime(minEnd, next))
+			c, err := models.BookingCost(&part, scheds, now, timeorder.Min(minEnd, next))
 			if err != nil {
 				return out, err
 			}
@@ -180,7 +181,7 @@ func drawOnBookings(open []models.UsageInterval, covers []bookingCover, runs []l
 			n := min(units, left[j])
 			left[j] -= n
 			share := min(c.unitPerHour*int64(n), run.perHour)
-			held = append(held, liveRun{perHour: share, minEnd: maxTime(run.minEnd, c.until)})
+			held = append(held, liveRun{perHour: share, minEnd: timeorder.Max(run.minEnd, c.until)})
 			run.perHour -= share
 			units -= n
 			if wholly.IsZero() || c.until.Before(wholly) {
@@ -195,18 +196,4 @@ func drawOnBookings(open []models.UsageInterval, covers []bookingCover, runs []l
 		}
 	}
 	return held, spare
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

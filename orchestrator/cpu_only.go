@@ -51,6 +51,14 @@ func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.
 	if err != nil {
 		return err
 	}
+	// Over the home-storage limit the start with GPUs would be refused
+	// after the stop: refused before it, so the user keeps the CPU-only
+	// run in which they delete files.
+	if qe, err := m.store.StorageRefusal(ctx, models.LaunchAsk{UserID: wb.OwnerID, Flavor: fl.Name, GPUs: fl.GPUCount, Start: true}, true); err != nil {
+		return err
+	} else if qe != nil {
+		return m.refusal(ctx, qe)
+	}
 	if err := m.gpusFree(ctx, fl); err != nil {
 		if !waitsForGPUs(fl, err) {
 			return err

@@ -43,6 +43,11 @@ type RefusedError struct {
 	Code    string
 	Message string
 	Limit   string // for quota_exceeded: the limit that refused
+	// WayOut and CPUFlavor: over the storage limit, what the user can
+	// start to clean up (models.WayOut*; the API's error.way_out and
+	// error.cpu_flavor).
+	WayOut    string
+	CPUFlavor string
 }
 
 func (e *RefusedError) Error() string { return e.Message }
@@ -211,7 +216,7 @@ func (m *Manager) refusal(ctx context.Context, err error) error {
 		}
 		return &RefusedError{Code: "no_capacity", Message: reasonf("%s; %s", nc.Error(), wait)}
 	case errors.As(err, &qe):
-		return &RefusedError{Code: "quota_exceeded", Message: qe.Message, Limit: qe.Limit}
+		return &RefusedError{Code: "quota_exceeded", Message: qe.Message, Limit: qe.Limit, WayOut: qe.WayOut, CPUFlavor: qe.CPUFlavor}
 	}
 	return err
 }

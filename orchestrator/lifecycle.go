@@ -116,7 +116,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 		return err
 	}
 	ask := models.LaunchAsk{UserID: wb.OwnerID, Image: img.Name, Flavor: allowedAs, GPUModel: fl.GPUModel, GPUs: fl.GPUCount, Kind: fl.UnitKind,
-		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second, Currency: m.opt.Currency}
+		IdleTimeout: time.Duration(wb.IdleTimeoutS) * time.Second, Currency: m.opt.Currency, Start: true}
 	// An unpriced shape is left to the billing pass (it stops unpriced runs).
 	ask.MinChargeMicros, ask.MinChargeSecs, _ = m.billing.MinimumCharge(ctx, FlavorShape(fl))
 	// One pinned to a booking runs on it (as a launch pinned to it).

@@ -311,8 +311,9 @@ func TestCalculatorAPI(t *testing.T) {
 	if est["per_hour_micros"].(float64) != float64(hourly+13_699) || est["compute_total_micros"].(float64) != float64(176*hourly) {
 		t.Errorf("estimate %v/h, compute %v; billing says %d/h", est["per_hour_micros"], est["compute_total_micros"], hourly)
 	}
-	// 100 GiB over 22 days at 0.10 per GiB-month, priced per hour line.
-	if est["storage_total_micros"].(float64) != 528*13_699 || est["total"] != pricing.Format(176*hourly+528*13_699) {
+	// 100 GiB over 22 days at 0.10 per GiB-month: 528 hour lines that carry
+	// their remainders, 10.00 × 528 / 730 = 7.23287671 (not 528 × 13 699).
+	if est["storage_total_micros"].(float64) != 7_232_877 || est["total"] != pricing.Format(176*hourly+7_232_877) {
 		t.Errorf("storage %v, total %v", est["storage_total_micros"], est["total"])
 	}
 	cloud := est["cloud"].([]any)

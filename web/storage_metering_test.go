@@ -119,23 +119,27 @@ func TestHomeVolumeStorageIsMetered(t *testing.T) {
 	// The span is billed in lines cut at each wall-clock hour (and price
 	// change), so a run of the suite across the hour gets two lines: their
 	// seconds add up to the span, its partial second rounded up once.
+	// The lines carry their remainders: together they cost the span priced
+	// whole.
 	var storage int
-	var billed int64
+	var billed, amount, rate int64
 	for _, l := range lines {
 		if l.Resource != pricing.Storage {
 			continue
 		}
 		storage++
 		billed += l.Seconds
-		if l.QuantityMilli != iv.SizeMilliGiB || l.Note != iv.Volume {
-			t.Errorf("storage line %+v, want quantity %d of %s", l, iv.SizeMilliGiB, iv.Volume)
+		amount += l.AmountMicros
+		if l.QuantityMilli != iv.SizeMilliGiB || l.Note != iv.Volume || (rate != 0 && l.RateMicros != rate) {
+			t.Errorf("storage line %+v, want quantity %d of %s at one rate", l, iv.SizeMilliGiB, iv.Volume)
 		}
-		if want := pricing.Amount(l.RateMicros, l.QuantityMilli, l.Seconds, true); l.AmountMicros != want {
-			t.Errorf("storage amount %d, want %d", l.AmountMicros, want)
-		}
+		rate = l.RateMicros
 	}
 	if storage == 0 {
 		t.Fatalf("no storage lines in the ledger: %+v", lines)
+	}
+	if want := pricing.Amount(rate, iv.SizeMilliGiB, billed, true); amount != want {
+		t.Errorf("storage lines cost %d, want %d (%d s priced whole)", amount, want, billed)
 	}
 	if billed < span-1 || billed > span+1 {
 		t.Errorf("storage lines over %d s in all, want the %d s from the volume's creation to its removal", billed, span)

@@ -11,9 +11,10 @@ import (
 )
 
 // In Chromium, JavaScript on and off: bob's home volumes hold more than his
-// storage limit; the work pages' banner says so, and clicking Launch is
-// refused in the form with the storage reason, what he typed kept and no
-// workbench made.
+// storage limit; the work pages' banner says so, and clicking Launch with
+// a GPU flavor is refused in the form with the storage reason and the way
+// out (the flavor without GPU), what he typed kept and no workbench made;
+// picking that flavor, the launch goes.
 func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
 	for _, js := range []bool{true, false} {
 		t.Run(jsName(js), func(t *testing.T) {
@@ -44,13 +45,14 @@ func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
 			btDo(t, b, "fill the launch form",
 				chromedp.WaitVisible(chromedp.CSS(`[data-testid=launch-form]`)),
 				chromedp.Click(chromedp.CSS(`[data-testid=image-choice] input[name=image][value="fake"]`)),
-				chromedp.Click(chromedp.CSS(`[data-testid=flavor-choice] input[name=flavor][value="CPU small"]`)),
+				chromedp.Click(chromedp.CSS(`[data-testid=flavor-choice] input[name=flavor][value="1x H100 80GB HBM3"]`)),
 				chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "big"),
 			)
 			btSubmit(t, b, "launch", chromedp.Click(chromedp.CSS(`[data-testid=launch-submit]`)))
 			msg := btText(t, b, `[data-testid=launch-error]`)
-			if !strings.HasPrefix(msg, "Could not launch: ") || !strings.Contains(msg, "your home storage holds 1.50 GiB, more than your limit of 1 GiB") {
-				t.Errorf("the refusal reads %q, want the storage reason", msg)
+			if !strings.HasPrefix(msg, "Could not launch: ") || !strings.Contains(msg, "your home storage holds 1.50 GiB, 0.50 GiB over your limit of 1 GiB") ||
+				!strings.Contains(msg, "launch one of flavor CPU small") {
+				t.Errorf("the refusal reads %q, want the storage reason and the flavor without GPU", msg)
 			}
 			if name := btValue(t, b, `input[name=name]`); name != "big" {
 				t.Errorf("the form lost the name: %q", name)
@@ -58,6 +60,15 @@ func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
 			if _, mine := p.api("GET", "/api/v1/workbenches", bobTok, ""); len(mine["items"].([]any)) != 0 {
 				t.Errorf("the refused launch left a workbench: %v", mine["items"])
 			}
+			btDo(t, b, "pick the flavor without GPU", chromedp.Click(chromedp.CSS(`[data-testid=flavor-choice] input[name=flavor][value="CPU small"]`)))
+			btSubmit(t, b, "launch", chromedp.Click(chromedp.CSS(`[data-testid=launch-submit]`)))
+			if path := btLocation(t, b).Path; !strings.HasPrefix(path, "/workbenches/") || path == "/workbenches/new" {
+				t.Errorf("after the launch without GPU the browser is at %s, want the workbench's page", path)
+			}
+			if _, mine := p.api("GET", "/api/v1/workbenches", bobTok, ""); len(mine["items"].([]any)) != 1 {
+				t.Errorf("the launch without GPU made %d workbenches, want 1", len(mine["items"].([]any)))
+			}
+			p.srv.Manager.Wait()
 		})
 	}
 }

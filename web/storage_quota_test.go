@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -88,8 +89,9 @@ func TestStorageQuotaConsoleAPIAndUsage(t *testing.T) {
 	}
 }
 
-// Over the storage quota, the API refuses a launch with 422
-// quota_exceeded, as every quota refusal.
+// Over the storage quota, the API refuses a launch with GPUs with 422
+// quota_exceeded, as every quota refusal, naming the limit and the way
+// out (a flavor without GPU to launch); that launch goes.
 func TestStorageQuotaRefusesAPILaunch(t *testing.T) {
 	p, _ := enginePortal(t)
 	ctx := context.Background()
@@ -102,9 +104,106 @@ func TestStorageQuotaRefusesAPILaunch(t *testing.T) {
 	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
 		t.Fatal(err)
 	}
-	code, out := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"big","image":"fake","flavor":"CPU small"}`)
-	if code != http.StatusUnprocessableEntity || errCode(out) != "quota_exceeded" {
-		t.Fatalf("a launch over the storage quota: %d %v, want 422 quota_exceeded", code, out)
+	code, out := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"big","image":"fake","flavor":"1x H100 80GB HBM3"}`)
+	e, _ := out["error"].(map[string]any)
+	if code != http.StatusUnprocessableEntity || errCode(out) != "quota_exceeded" || e["limit"] != "max_storage_gib" ||
+		e["way_out"] != "launch_without_gpu" || e["cpu_flavor"] != "CPU small" {
+		t.Fatalf("a launch with GPUs over the storage quota: %d %v, want 422 quota_exceeded, limit max_storage_gib, way out launch_without_gpu CPU small", code, out)
+	}
+	if code, out := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"cleanup","image":"fake","flavor":"CPU small"}`); code != http.StatusAccepted {
+		t.Fatalf("a launch without GPU over the storage quota: %d %v, want 202", code, out)
 	}
 	p.srv.Manager.Wait()
+}
+
+// Over the storage quota, bob's stopped GPU workbench (its flavor has a
+// CPU-only twin) cannot start with GPUs: the API's 422 names the way out
+// (way_out start_without_gpu, cpu_flavor), the page's flash and notice say
+// "start without GPU"; started without GPU it runs, and its page notes
+// the home over its limit, usage against limit, once (not in the banner
+// too).
+func TestStorageOverStartWithoutGPUPageAndAPI(t *testing.T) {
+	p, _ := enginePortal(t)
+	ctx := context.Background()
+	adminTok := tokenFor(t, p, "admin", "admin")
+	bobTok := tokenFor(t, p, "bob", "user")
+	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+	twin, err := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl, err := p.srv.Store.FlavorByNameOrID(ctx, "1x H100 80GB HBM3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl.CPUTwinID = twin.ID
+	if err := p.srv.Store.UpdateFlavor(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	code, wb := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"data","image":"fake","flavor":"1x H100 80GB HBM3"}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	id := wb["id"].(string)
+	waitState(t, p, bobTok, id, "running")
+	if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/stop", bobTok, ""); code != http.StatusOK {
+		t.Fatalf("stop: %d %v", code, out)
+	}
+	waitState(t, p, bobTok, id, "stopped")
+	if code, out := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_storage_gib":1}`); code != http.StatusOK {
+		t.Fatalf("PUT quota: %d %v", code, out)
+	}
+	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out := p.api("POST", "/api/v1/workbenches/"+id+"/start", bobTok, "")
+	e, _ := out["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if code != http.StatusUnprocessableEntity || errCode(out) != "quota_exceeded" || e["limit"] != "max_storage_gib" ||
+		e["way_out"] != "start_without_gpu" || e["cpu_flavor"] != "CPU small" ||
+		!strings.Contains(msg, "1.50 GiB, 0.50 GiB over your limit of 1 GiB") || !strings.Contains(msg, "mode=cpu") {
+		t.Fatalf("a start with GPUs over the storage quota: %d %v, want 422 quota_exceeded naming start_without_gpu", code, out)
+	}
+
+	c := p.client()
+	p.login(c, "bob", "bob-password")
+	if res := p.postForm(c, "/workbenches/"+id+"/start", url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the page's Start: %d, want 303 back to the page", res.StatusCode)
+	}
+	_, page := p.get(c, "/workbenches/"+id)
+	doc := mpDoc(t, page)
+	if flash := doc.Find(`[data-testid=flash][data-kind=error]`).Text(); !strings.Contains(flash, "Could not start") ||
+		!strings.Contains(flash, "0.50 GiB over your limit of 1 GiB") || !strings.Contains(flash, "start this one without GPU") {
+		t.Errorf("the flash after Start reads %q, want the storage reason and the way out", flash)
+	}
+	if note := doc.Find(`[data-testid=storage-over]`).Text(); !strings.Contains(note, "1.50 GiB of your 1 GiB (0.50 GiB over)") || !strings.Contains(note, "Start without GPU") {
+		t.Errorf("the stopped workbench's storage notice reads %q", note)
+	}
+
+	if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/start?mode=cpu", bobTok, ""); code != http.StatusOK {
+		t.Fatalf("a start without GPU over the storage quota: %d %v, want 200", code, out)
+	}
+	if got := waitState(t, p, bobTok, id, "running"); got["cpu_only"] != true {
+		t.Fatalf("started without GPU: %v", got)
+	}
+	_, page = p.get(c, "/workbenches/"+id)
+	doc = mpDoc(t, page)
+	note := doc.Find(`[data-testid=storage-over]`)
+	if note.AttrOr("data-used", "") != "1500" || note.AttrOr("data-limit", "") != "1000" ||
+		!strings.Contains(note.Text(), "1.50 GiB of your 1 GiB (0.50 GiB over)") || !strings.Contains(note.Text(), "Delete files here") {
+		t.Errorf("the running CPU-only workbench's storage notice: used %q limit %q text %q", note.AttrOr("data-used", ""), note.AttrOr("data-limit", ""), note.Text())
+	}
+	if banner := doc.Find(`[data-testid=budget-banner]`).Text(); strings.Contains(banner, "home storage") {
+		t.Errorf("the banner repeats the storage notice: %q", banner)
+	}
+	// Elsewhere the banner says it, and the way out.
+	_, page = p.get(c, "/")
+	if banner := mpDoc(t, page).Find(`[data-testid=budget-banner]`).Text(); !strings.Contains(banner, "Start a workbench without GPU to delete files") {
+		t.Errorf("the banner on the list reads %q", banner)
+	}
+	if code, _ := p.api("POST", "/api/v1/workbenches/"+id+"/stop", bobTok, ""); code != http.StatusOK {
+		t.Fatalf("stop: %d", code)
+	}
+	waitState(t, p, bobTok, id, "stopped")
 }

@@ -63,10 +63,12 @@ func TestEstimateHandComputed(t *testing.T) {
 		},
 		{
 			// A CPU shape with a 100 GiB home volume over 22 days: storage is 100 000 milli-GiB × 0.10 per GiB-month,
-			// 13 698.63 → 13 699 per hour line, 528 hour lines.
+			// 13 698.63 an hour, its hour lines carrying their remainders: the first hour 13 699, a day 328 767.12 →
+			// 328 767, the 730-hour month 10.00 exactly, 528 hours 7 232 876.71 → 7 232 877 (hour lines rounded
+			// one by one came to 528 × 13 699 = 7 233 072).
 			name: "storage over the calendar", query: "cpu_cores=2&memory_gib=8&storage_gib=100&hours_per_day=1&days=22",
-			perHour: 40_000 + 40_000 + 13_699, perDay: 24 * (80_000 + 13_699), perMonth: 730 * (80_000 + 13_699),
-			total: 22*80_000 + 528*13_699, billedRunSeconds: 3600, storageTotal: 528 * 13_699,
+			perHour: 40_000 + 40_000 + 13_699, perDay: 24*80_000 + 328_767, perMonth: 730*80_000 + 10_000_000,
+			total: 22*80_000 + 7_232_877, billedRunSeconds: 3600, storageTotal: 7_232_877,
 		},
 		{
 			// 2.5 h in one run starting on the hour: 2 whole hours + one half.

@@ -161,6 +161,21 @@ func splitRunScaled(anchor, from, to time.Time, quantity, scale int64, sched Sch
 		s0, s1 := chargedBy(anchor, cur), chargedBy(anchor, next)
 		if secs := s1 - s0; secs > 0 {
 			amount, ok := amountScaled(rate.Micros, quantity, scale, secs, perMonth)
+			if perMonth {
+				// Storage carries its remainders: a piece costs what the
+				// volume has cost at this rate by the piece's end less what
+				// it had by its start, each rounded once, so a month of
+				// hour lines adds up to size × rate × time (to a
+				// micro-unit), billed in any number of calls. Rounded hour
+				// by hour, 100 GiB at 0.10 per GiB-month billed 13 699 for
+				// 13 698.63 an hour, and a 31-day month 0.000275 more than
+				// it costs. A compute line keeps its own rounding: its
+				// amount is rate × quantity × seconds, which a reader can
+				// rebuild, and its rates per hour leave whole hours exact.
+				upTo, ok1 := amountScaled(rate.Micros, quantity, scale, s1, perMonth)
+				before, ok0 := amountScaled(rate.Micros, quantity, scale, s0, perMonth)
+				amount, ok = upTo-before, ok1 && ok0
+			}
 			if !ok {
 				return nil, fmt.Errorf("%d milli-units at %s an hour for %d s: %w", milli, FormatRate(rate.Micros), secs, ErrTooLarge)
 			}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"workbench/internal/timeorder"
 	"workbench/models"
 	"workbench/orchestrator"
 	"workbench/orchestrator/gpu"
@@ -506,7 +507,7 @@ func portalAccount(ctx context.Context, r *Result, store *models.Store, jobs []*
 		case EvFinish, EvStopped:
 			st := starts[e.Job]
 			held[j.User] += seconds(e.At.Sub(st)) * int64(e.Units*r.WeightPerUnit[e.Pool])
-			if a, b := st, minTime(e.At, end); b.After(a) {
+			if a, b := st, timeorder.Min(e.At, end); b.After(a) {
 				r.ServedGPUHours += j.GPUs * b.Sub(a).Hours()
 			}
 			if e.Kind == EvStopped {

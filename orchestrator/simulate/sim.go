@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"workbench/internal/timeorder"
 	"workbench/orchestrator/gpu"
 	"workbench/orchestrator/scheduler"
 )
@@ -527,7 +528,7 @@ func (s *sim) account() {
 			held := int64(e.At.Sub(st) / time.Second)
 			heldSliceSec[j.User] += held * int64(e.Units*r.WeightPerUnit[e.Pool])
 			// Served demand: what the job asked for, within the window.
-			if a, b := st, minTime(e.At, end); b.After(a) {
+			if a, b := st, timeorder.Min(e.At, end); b.After(a) {
 				r.ServedGPUHours += j.GPUs * b.Sub(a).Hours()
 			}
 		}
@@ -559,7 +560,7 @@ func BusySliceSeconds(log []Event, weight map[scheduler.Pool]int, window time.Du
 		case EvStart:
 			starts[e.Job] = e.At
 		case EvFinish, EvStopped:
-			a, b := starts[e.Job], minTime(e.At, end)
+			a, b := starts[e.Job], timeorder.Min(e.At, end)
 			if b.After(a) {
 				total += seconds(b.Sub(a)) * int64(e.Units*weight[e.Pool])
 			}
@@ -572,10 +573,3 @@ func BusySliceSeconds(log []Event, weight map[scheduler.Pool]int, window time.Du
 // seconds is a span in whole seconds, rounded (the portal engine's
 // simultaneous arrivals are a microsecond apart).
 func seconds(d time.Duration) int64 { return int64(d.Round(time.Second) / time.Second) }
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/timeorder"
 	"workbench/orchestrator/scheduler"
 )
 
@@ -152,7 +153,7 @@ func TestSimulateNumbersMatchSchedulerDecisions(t *testing.T) {
 					}
 					delete(startedAt, e.Job)
 					held[e.Pool] -= e.Units
-					if b := minTime(e.At, end); b.After(st) {
+					if b := timeorder.Min(e.At, end); b.After(st) {
 						busy += int64(b.Sub(st)/time.Second) * int64(e.Units*r.WeightPerUnit[e.Pool])
 					}
 					if e.Kind == EvFinish {

@@ -6,12 +6,15 @@
 //   - std: net/http's server handing each request to a pooled
 //     http.Transport (the model httputil.ReverseProxy uses);
 //   - fast: github.com/valyala/fasthttp's server and HostClient (a
-//     worker-pool server, no goroutine hand-off per request).
+//     worker-pool server, no goroutine hand-off per request);
+//   - evloop: github.com/panjf2000/gnet/v2's event loops, nginx's model
+//     (evloop.go: one thread reads, checks and forwards a request and
+//     copies its answer back in one epoll wake-up).
 //
 // Each does only what any authenticated proxy must: a path check and a
 // session-cookie lookup, the cookie dropped before the request goes on.
-// run.sh measures both against nginx and the container itself with wrk.
-// It is a separate module so fasthttp never enters the portal's go.mod.
+// run.sh measures them against nginx and the container itself with wrk.
+// It is a separate module so fasthttp and gnet never enter the portal's go.mod.
 package main
 
 import (
@@ -27,7 +30,7 @@ import (
 const cookieName = "wb_session"
 
 func main() {
-	mode := flag.String("mode", "fast", "fast or std")
+	mode := flag.String("mode", "fast", "fast, std or evloop")
 	addr := flag.String("addr", "127.0.0.1:18080", "listen address")
 	upstream := flag.String("upstream", "", "the container's host:port")
 	flag.Parse()
@@ -72,6 +75,8 @@ func main() {
 			w.WriteHeader(resp.StatusCode)
 			_, _ = io.Copy(w, resp.Body)
 		})))
+	case "evloop":
+		runEvLoop(*addr, *upstream)
 	default:
 		log.Fatalf("unknown -mode %q", *mode)
 	}

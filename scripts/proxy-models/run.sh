@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Measures a minimal net/http proxy ("std") and a minimal fasthttp proxy
-# ("fast", main.go) against nginx (upstream keepalive, as make bench
-# configures it) and against the fake Jupyter container itself, with wrk,
-# GET api/status (~150 bytes), targets interleaved each round.
+# Measures a minimal net/http proxy ("std"), a minimal fasthttp proxy
+# ("fast", main.go) and a minimal gnet event-loop proxy ("evloop",
+# evloop.go) against nginx (upstream keepalive, as make bench configures it)
+# and against the fake Jupyter container itself, with wrk, GET api/status
+# (~150 bytes), targets interleaved each round. Besides req/s and p99 it
+# prints each proxy's CPU time per request (nginx: master and workers), which
+# a busy machine moves far less than req/s.
 #
 #   scripts/proxy-models/run.sh [CONNECTIONS...]   (default 1 16 64)
 #
@@ -36,23 +39,43 @@ mkdir -p "$work/nginx"
 sed "s|NGDIR|$work/nginx|g; s|NGPORT|18081|; s|UPSTREAM|$upstream|" "$here/nginx.conf.tmpl" > "$work/nginx/nginx.conf"
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 "$nginx" -c "$work/nginx/nginx.conf" -p "$work/nginx" & pids+=($!)
-"$work/proxy" -mode fast -addr 127.0.0.1:18080 -upstream "$upstream" & pids+=($!)
-"$work/proxy" -mode std -addr 127.0.0.1:18082 -upstream "$upstream" & pids+=($!)
-for port in 18080 18081 18082; do
+ngpid=$!
+"$work/proxy" -mode fast -addr 127.0.0.1:18080 -upstream "$upstream" & pids+=($!); fastpid=$!
+"$work/proxy" -mode std -addr 127.0.0.1:18082 -upstream "$upstream" & pids+=($!); stdpid=$!
+"$work/proxy" -mode evloop -addr 127.0.0.1:18083 -upstream "$upstream" & pids+=($!); evpid=$!
+for port in 18080 18081 18082 18083; do
   until curl -s -o /dev/null "http://127.0.0.1:$port/"; do sleep 0.1; done
 done
 
+# cputicks PID...: user+system clock ticks of the processes and their
+# children (nginx's workers), so CPU per request can be told apart from a
+# busy machine's effect on req/s.
+cputicks() {
+  local t=0 p
+  for p in "$@" $(pgrep -P "$1" 2>/dev/null); do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
+hz=$(getconf CLK_TCK)
 hdr=(-H 'Authorization: token tok' -H 'Cookie: wb_session=s3cret')
-printf '%-6s %-6s %-5s %10s %9s\n' conns target round req/s p99
+printf '%-6s %-6s %-5s %10s %9s %12s\n' conns target round req/s p99 cpu/req-us
 for c in "${conns[@]}"; do
   for r in $(seq 1 "$rounds"); do
-    for t in nginx:18081 fast:18080 std:18082 direct:-; do
+    for t in nginx:18081 evloop:18083 fast:18080 std:18082 direct:-; do
       target=${t%%:*}; port=${t##*:}
       url=http://127.0.0.1:$port/wb/x/api/status
       [ "$port" = - ] && url=http://$upstream/wb/x/api/status
+      case $target in nginx) pid=$ngpid ;; evloop) pid=$evpid ;; fast) pid=$fastpid ;; std) pid=$stdpid ;; *) pid= ;; esac
+      before=0; [ -n "$pid" ] && before=$(cputicks "$pid")
       out=$(wrk -t1 -c"$c" -d"$duration" --latency "${hdr[@]}" "$url")
-      printf '%-6s %-6s %-5s %10s %9s\n' "$c" "$target" "$r" \
-        "$(awk '/Requests\/sec/{print $2}' <<<"$out")" "$(awk '/ 99%/{print $2}' <<<"$out")"
+      cpu=-
+      if [ -n "$pid" ]; then
+        n=$(awk '/requests in/{print $1}' <<<"$out")
+        cpu=$(( ($(cputicks "$pid") - before) * 1000000 / hz / (n > 0 ? n : 1) ))
+      fi
+      printf '%-6s %-6s %-5s %10s %9s %12s\n' "$c" "$target" "$r" \
+        "$(awk '/Requests\/sec/{print $2}' <<<"$out")" "$(awk '/ 99%/{print $2}' <<<"$out")" "$cpu"
     done
   done
 done

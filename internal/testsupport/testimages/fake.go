@@ -71,7 +71,7 @@ func FakeJupyter(ctx context.Context, cli client.APIClient) (string, error) {
 		}
 		fake.binary = bin
 	}
-	sum := sha256.Sum256(fake.binary)
+	sum := sha256.Sum256(append([]byte(imageFormat+"\n"), fake.binary...))
 	ref := FakeJupyterRepo + ":" + hex.EncodeToString(sum[:8])
 
 	unlock, err := lockFile("workbench-test-fakejupyter")
@@ -94,7 +94,7 @@ func FakeJupyter(ctx context.Context, cli client.APIClient) (string, error) {
 		{name: "group", mode: 0o644, data: []byte(fakeGroup)},
 		{name: "home/.fakejupyter", mode: 0o644, data: []byte(fakeHomeKeep)},
 	}
-	if err := buildImage(ctx, cli, ref, files, map[string]string{TestLabel: "1"}); err != nil {
+	if err := buildImage(ctx, cli, ref, files); err != nil {
 		return "", err
 	}
 	removeStale(ctx, cli, ref)
@@ -118,10 +118,7 @@ func buildFakeBinary(ctx context.Context) ([]byte, error) {
 // editing it does not pile up images. Best effort: an image still used by
 // a container (another test run) is simply left.
 func removeStale(ctx context.Context, cli client.APIClient, keep string) {
-	imgs, err := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(
-		filters.Arg("reference", FakeJupyterRepo),
-		filters.Arg("label", TestLabel+"=1"),
-	)})
+	imgs, err := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", FakeJupyterRepo))})
 	if err != nil {
 		return
 	}

@@ -45,14 +45,16 @@ func tarContext(files []contextFile) (io.Reader, error) {
 
 // buildImage runs a classic (non-BuildKit) build: engines reached through
 // the plain API, like the 20.10 one in CI, need no BuildKit session then.
-func buildImage(ctx context.Context, cli client.APIClient, tag string, files []contextFile, labels map[string]string) error {
+//
+// It gives the image no labels: they would be inherited by everything made
+// from it (see TestLabel).
+func buildImage(ctx context.Context, cli client.APIClient, tag string, files []contextFile) error {
 	tarball, err := tarContext(files)
 	if err != nil {
 		return fmt.Errorf("build context: %w", err)
 	}
 	resp, err := cli.ImageBuild(ctx, tarball, build.ImageBuildOptions{
 		Tags:        []string{tag},
-		Labels:      labels,
 		Remove:      true,
 		ForceRemove: true, // no intermediate containers left behind, even on failure
 		Version:     build.BuilderV1,

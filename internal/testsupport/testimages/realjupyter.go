@@ -177,7 +177,10 @@ func realJupyterExists(ctx context.Context, cli client.APIClient, ref string) (b
 
 // importRealJupyter is `docker import` through the SDK. The image config a plain
 // rootfs lacks (user, home, workdir, PATH) is supplied as Dockerfile-style
-// changes, and the label lets cleanup tooling find every test artefact.
+// changes. No label: its repository (TestRepoPrefix) finds it, and a label
+// would be inherited by every container and image made from it (TestLabel).
+// An image imported before, with the label, is reused while the build
+// script is unchanged (its tag): rebuilding it is minutes of debootstrap.
 func importRealJupyter(ctx context.Context, cli client.APIClient, tarPath, ref string) error {
 	f, err := os.Open(tarPath)
 	if err != nil {
@@ -194,7 +197,6 @@ func importRealJupyter(ctx context.Context, cli client.APIClient, tarPath, ref s
 			// UTF-8 locale; C.UTF-8 is built into glibc, so no locales package.
 			"ENV LANG=C.UTF-8",
 			"WORKDIR " + RealJupyterHome,
-			`LABEL workbench.test="1"`,
 		},
 	})
 	if err != nil {

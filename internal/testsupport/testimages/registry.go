@@ -47,7 +47,7 @@ const manifestType = "application/vnd.docker.distribution.manifest.v2+json"
 // ServeRandomImage builds a FROM scratch image holding size random bytes —
 // so its layer exists nowhere in the engine and a pull really downloads and
 // extracts it — exports it, deletes it from the engine and serves it. The
-// pulled image carries TestLabel; remove Ref when done.
+// pulled image lands in PullableRepo; remove Ref when done.
 func ServeRandomImage(ctx context.Context, cli client.APIClient, size int) (*Registry, error) {
 	id := randHex(6)
 	src := "workbench-test/pullable-src:" + id
@@ -57,7 +57,7 @@ func ServeRandomImage(ctx context.Context, cli client.APIClient, size int) (*Reg
 		{name: "Dockerfile", mode: 0o644, data: []byte("FROM scratch\nCOPY payload /payload\n")},
 		{name: "payload", mode: 0o644, data: payload},
 	}
-	if err := buildImage(ctx, cli, src, files, map[string]string{TestLabel: "1"}); err != nil {
+	if err := buildImage(ctx, cli, src, files); err != nil {
 		return nil, err
 	}
 	saved, err := saveImage(ctx, cli, src)

@@ -25,6 +25,7 @@ func WithSFTPServer(ctx context.Context, cli client.APIClient, base string) (str
 		return "", fmt.Errorf("host sftp-server (apt-get install openssh-sftp-server): %w", err)
 	}
 	h := sha256.New()
+	h.Write([]byte(imageFormat + "\n"))
 	h.Write([]byte(base))
 	h.Write(bin)
 	ref := "workbench-test/jupyter-debian-sftp:" + hex.EncodeToString(h.Sum(nil)[:8])
@@ -43,7 +44,7 @@ func WithSFTPServer(ctx context.Context, cli client.APIClient, base string) (str
 		{name: "Dockerfile", mode: 0o644, data: []byte(dockerfile)},
 		{name: "sftp-server", mode: 0o755, data: bin},
 	}
-	if err := buildImage(context.WithoutCancel(ctx), cli, ref, files, map[string]string{TestLabel: "1"}); err != nil {
+	if err := buildImage(context.WithoutCancel(ctx), cli, ref, files); err != nil {
 		return "", err
 	}
 	return ref, nil
