@@ -141,7 +141,8 @@ type APIWorkbench struct {
 	URL                string   `json:"url"`
 	Reason             string   `json:"reason"`
 	StopError          string   `json:"stop_error,omitempty"`
-	ReasonDetails      string   `json:"reason_details,omitempty"` // the raw error behind reason
+	StopNotRecorded    bool     `json:"stop_not_recorded,omitempty"` // stopped (charged to stopped_at), the database could not record it yet
+	ReasonDetails      string   `json:"reason_details,omitempty"`    // the raw error behind reason
 	IdleTimeoutSeconds int64    `json:"idle_timeout_seconds"`
 	CostSoFarMicros    int64    `json:"cost_so_far_micros"`
 	RatePerHourMicros  int64    `json:"rate_per_hour_micros"`
@@ -895,8 +896,12 @@ type APIStateEvent struct {
 	Error      string `json:"error,omitempty"`
 	// Yielding comes with a preemption notice (true) and its rescission
 	// (false), so the page shows or drops the notice at once.
-	Yielding *bool     `json:"yielding,omitempty"`
-	At       time.Time `json:"at"`
+	Yielding *bool `json:"yielding,omitempty"`
+	// StopNotRecorded is APIWorkbench's: the first event of a workbench
+	// stopped without a record yet; the event of its recording has none,
+	// and the page reloads to drop its notice.
+	StopNotRecorded bool      `json:"stop_not_recorded,omitempty"`
+	At              time.Time `json:"at"`
 }
 
 func apiStateEvent(u orchestrator.Update) APIStateEvent {

@@ -28,7 +28,11 @@ func (h *Handler) record(c *gin.Context, action, target string, before, after an
 // recordAs is record for an actor that is not (yet) the request's user.
 func (h *Handler) recordAs(c *gin.Context, actor, action, target string, before, after any) {
 	rec := models.AuditRecord{Actor: actor, Action: action, Target: target, Before: before, After: after}
-	if err := h.wbs.Record(c.Request.Context(), rec); err != nil {
+	if err := h.wbs.Record(c.Request.Context(), rec); models.Unwritable(err) {
+		// Kept in memory and written, with its time, once the database
+		// can be written (models.AuditHappened).
+		h.log.Warn("audit row kept until the database can be written", "action", action, "target", target, "err", err)
+	} else if err != nil {
 		h.log.Error("audit write failed", "action", action, "target", target, "err", err)
 	}
 }

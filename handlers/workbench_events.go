@@ -27,15 +27,20 @@ func (h *Handler) workbenchEvents(c *gin.Context) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	send := func(u orchestrator.Update) bool {
-		b, _ := json.Marshal(apiStateEvent(u))
+	sendEvent := func(e APIStateEvent) bool {
+		b, _ := json.Marshal(e)
 		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
 			return false
 		}
 		w.Flush()
 		return true
 	}
-	if !send(orchestrator.Update{ID: wb.ID, State: wb.State, Progress: wb.Progress, Reason: wb.Reason, Error: wb.StopError, At: wb.UpdatedAt}) {
+	send := func(u orchestrator.Update) bool { return sendEvent(apiStateEvent(u)) }
+	// The state as its page shows it: stopped, for a stop not recorded yet.
+	wb, unrecorded := h.shownWorkbench(wb)
+	first := apiStateEvent(orchestrator.Update{ID: wb.ID, State: wb.State, Progress: wb.Progress, Reason: wb.Reason, Error: wb.StopError, At: wb.UpdatedAt})
+	first.StopNotRecorded = unrecorded
+	if !sendEvent(first) {
 		return
 	}
 	keepalive := time.NewTicker(15 * time.Second)

@@ -31,6 +31,9 @@ func (h *Handler) workbenchPage(c *gin.Context) {
 // needs to show again (a new secret, or the name and error of a refusal).
 func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int, tv templates.WorkbenchTokensView) {
 	ctx := c.Request.Context()
+	// Stopped for everything below (deadlines, idle banners, logs) when
+	// its stop is only not recorded yet.
+	wb, _ = h.shownWorkbench(wb)
 	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
 	if err != nil {
 		h.fail(c, err)
@@ -257,6 +260,9 @@ func (h *Handler) writeWorkbench(c *gin.Context, status int, wb *models.Workbenc
 // which are its owner's to read, as on its page.
 func (h *Handler) writeOwnWorkbench(c *gin.Context, wb *models.Workbench) {
 	ctx := c.Request.Context()
+	// Stopped for everything below (deadlines, idle banners, logs) when
+	// its stop is only not recorded yet.
+	wb, _ = h.shownWorkbench(wb)
 	n, costs, err := h.workbenchViews(ctx, []models.Workbench{*wb})
 	if err != nil {
 		h.fail(c, err)

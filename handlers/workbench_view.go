@@ -91,12 +91,14 @@ func (h *Handler) workbenchViews(ctx context.Context, wbs []models.Workbench) (c
 // state (it was true only while it held GPUs, so a stopped or queued one
 // read false, as if it had run on real GPUs).
 func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) workbenchJSON {
+	wb, unrecorded := h.shownWorkbench(wb)
 	j := workbenchJSON{ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: nonNil(wb.GPUs), Simulated: h.pool.Simulated(),
 		URL: h.cfg.PublicURL + openURL(wb.ID, n.openPaths[wb.ImageID]), Reason: wb.Reason, StopError: wb.StopError, ReasonDetails: wb.ReasonDetails, IdleTimeoutSeconds: wb.IdleTimeoutS, CreatedAt: wb.CreatedAt.Format(timeJSON),
 		CostSoFarMicros: cost.SoFarMicros, RatePerHourMicros: cost.PerHourMicros, Currency: h.cfg.Currency,
 		Units: wb.Units, Shared: wbShared(wb, n),
 		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], ExtraPorts: nonNil(wb.ExtraPorts)}
+	j.StopNotRecorded = unrecorded
 	if j.Units == nil {
 		j.Units = []models.Unit{}
 	}
@@ -151,12 +153,16 @@ func openLabel(ctx context.Context, openPath string) string {
 }
 
 func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n catalogNames, cost orchestrator.WorkbenchCost) templates.WorkbenchRow {
+	wb, unrecorded := h.shownWorkbench(wb)
 	r := templates.WorkbenchRow{Cost: pricing.Micros(cost.SoFarMicros).Decimal(h.cfg.Currency), Rate: rateText(cost.PerHourMicros, h.cfg.Currency), CostMicros: cost.SoFarMicros, RateMicros: cost.PerHourMicros, Currency: h.cfg.Currency, ID: wb.ID, Name: wb.Name, Owner: n.users[wb.OwnerID], State: wb.State, Progress: wb.Progress,
 		Reason: wb.Reason, StopError: wb.StopError, Image: n.images[wb.ImageID], Flavor: n.flavors[wb.FlavorID], GPUs: wb.GPUs,
 		Simulated: h.pool.Simulated(), URL: openURL(wb.ID, n.openPaths[wb.ImageID]), OpenLabel: openLabel(ctx, n.openPaths[wb.ImageID]), IdleMinutes: wb.IdleTimeoutS / 60,
 		Started: templates.WhenIn(ctx, wb.StartedAt), Shared: wbShared(wb, n), SharedLabel: i18n.T(ctx, sharedLabel),
 		CPUOnly: wb.CPUOnly(), RunFlavor: n.flavors[wb.ShapeFlavorID()], Priority: wb.Priority, Preemptible: wb.Preemptible,
 		WaitingFor: orchestrator.WaitingFor(wb.State, wb.Reason), Paused: wb.PausedAt != nil && wb.State == models.StateRunning}
+	if unrecorded && wb.StoppedAt != nil {
+		r.StopNotRecorded, r.Stopped = true, templates.WhenIn(ctx, wb.StoppedAt)
+	}
 	if wb.State == models.StateQueued {
 		// No estimate: what it waits for has no known end — runs without
 		// a maximum runtime, but also drained GPUs, the owner's own
@@ -179,6 +185,29 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 		}
 	}
 	return r
+}
+
+// shownWorkbench is wb as its pages and the API show it: for a stop
+// carried out that the database could not record yet (its disk full or
+// read-only; orchestrator.UnrecordedStop), stopped at the container's
+// exit with the stop's reason, holding nothing, and unrecorded true. The
+// record still says running until reconciliation records the stop; the
+// page said "running" meanwhile, with Open and Stop buttons, for a
+// workbench that was not.
+func (h *Handler) shownWorkbench(wb *models.Workbench) (*models.Workbench, bool) {
+	u, ok := h.wbs.UnrecordedStop(wb.ID)
+	if !ok {
+		return wb, false
+	}
+	if !wb.Active() {
+		return wb, wb.State == models.StateStopped // already shown so (or recorded a moment ago)
+	}
+	shown := *wb
+	at := u.At
+	shown.State, shown.Progress, shown.Reason, shown.StopError = models.StateStopped, 0, u.Reason, ""
+	shown.StoppedAt, shown.PausedAt, shown.PreemptAt = &at, nil, nil
+	shown.GPUs, shown.Units, shown.Endpoint = nil, nil, ""
+	return &shown, true
 }
 
 // wbShared: the workbench runs (or will run, once started) on a slice of a

@@ -51,6 +51,9 @@ type Store struct {
 
 	// writes remembers refused writes and write probes (WriteState).
 	writes *writeHealth
+	// kept holds audit rows of actions that happened while the database
+	// refused them (audit_kept.go).
+	kept *keptAudit
 
 	// schemaBehind: the database lacks migrations of this binary (opened
 	// WithoutMigrations; see SchemaBehind).
@@ -106,7 +109,7 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOpt
 		return nil, err
 	}
 	s := &Store{db: db, rdb: rdb, sql: sqlDB, log: log, path: path, now: func() time.Time { return time.Now().UTC() }, hashes: newHashGate(0),
-		versions: &tableVersions{}, writes: &writeHealth{}}
+		versions: &tableVersions{}, writes: &writeHealth{}, kept: &keptAudit{}}
 	s.newCaches()
 	if err := s.versions.register(db); err != nil {
 		_ = sqlDB.Close()
@@ -116,6 +119,7 @@ func Open(ctx context.Context, dataDir string, log *slog.Logger, opts ...OpenOpt
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	openHook(ctx, s)
 	if s.schemaBehind, err = s.schemaState(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

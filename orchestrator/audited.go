@@ -69,12 +69,14 @@ func (m *Manager) AuditedAll(ctx context.Context, actor string, change func(tx *
 // Record writes the audit row of an action that changes nothing in the
 // database by itself (a sign-in, sudo, a pull or image test started, a
 // home reset done on the engine): the action has happened when this is
-// called; a failure to record is returned for the caller to log.
+// called; a failure to record is returned for the caller to log. A row
+// the database refuses because its disk is full or read-only is kept and
+// written, with its time, once it can be (models.AuditHappened).
 func (m *Manager) Record(ctx context.Context, rec models.AuditRecord) error {
 	if rec.Action == "" || rec.Actor == "" {
 		return errors.New("audit record without an action or actor")
 	}
-	return m.store.WriteAudit(ctx, rec)
+	return m.store.AuditHappened(ctx, rec)
 }
 
 // RecordView writes the audit row of a read of someone else's data that

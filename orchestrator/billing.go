@@ -25,6 +25,22 @@ type Billing struct {
 	// metered, when set, is given the lines each pass appended (Added),
 	// for the charges and GPU-seconds counters.
 	metered func(ctx context.Context, lines []models.LedgerEntry)
+	// stoppedAt, when set, is when a workbench whose run is still open in
+	// the database stopped: a stop carried out that the database could
+	// not record yet (Manager.UnrecordedStop). What is shown and counted
+	// as owed ends there, as the run will when it is recorded.
+	stoppedAt func(workbenchID string) (time.Time, bool)
+}
+
+// openEnd is where the unbilled part of iv, open in the database, ends at
+// now: now, or the stop not recorded yet that ended it.
+func (b *Billing) openEnd(iv models.UsageInterval, now time.Time) time.Time {
+	if b.stoppedAt != nil {
+		if at, ok := b.stoppedAt(iv.WorkbenchID); ok && !at.Before(iv.StartedAt) && at.Before(now) {
+			return at
+		}
+	}
+	return now
 }
 
 // NewBilling returns the biller; minCharge is the minimum charge per run.
@@ -289,7 +305,7 @@ func (b *Billing) eachUnbilled(ivs []models.UsageInterval, scheds map[string]pri
 		// and a run younger than the minimum charge already owes it: the
 		// cost shown in its first minute read 0.01 while 0.058 was billed
 		// at its stop (the launch's budget check counts the minimum too).
-		end := now
+		end := b.openEnd(iv, now)
 		if iv.EndedAt != nil {
 			end = *iv.EndedAt
 		}
@@ -488,7 +504,7 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 	out := make(map[string]WorkbenchCost, len(wbs))
 	for _, w := range wbs {
 		c := WorkbenchCost{SoFarMicros: charged[w.ID] + live[w.ID].AmountMicros}
-		if w.State == models.StateRunning {
+		if w.State == models.StateRunning && !b.stopped(w.ID) {
 			shape, ok := running[w.ID]
 			if fl := flavors[w.ShapeFlavorID()]; !ok && fl != nil {
 				shape, ok = WorkbenchShape(fl, w.Preemptible), true // not metered yet
@@ -502,6 +518,16 @@ func (b *Billing) Costs(ctx context.Context, wbs []models.Workbench, flavors map
 		out[w.ID] = c
 	}
 	return out, nil
+}
+
+// stopped reports whether id stopped without its stop recorded yet: it
+// costs nothing per hour any more.
+func (b *Billing) stopped(id string) bool {
+	if b.stoppedAt == nil {
+		return false
+	}
+	_, ok := b.stoppedAt(id)
+	return ok
 }
 
 // FlavorShape is the priced shape of a flavor.

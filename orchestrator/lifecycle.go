@@ -70,6 +70,11 @@ type StartOptions struct {
 // none are free (whole-GPU flavors; see RestartWithGPUs).
 func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, opt StartOptions) error {
 	cpuOnly := opt.CPUOnly
+	// A stop not recorded yet (the database could not be written) is
+	// recorded first: the record says running until then.
+	if pending, err := m.settleUnrecordedStop(ctx, id); pending {
+		return err
+	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err
@@ -214,6 +219,9 @@ func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, del
 }
 
 func (m *Manager) delete(ctx context.Context, id string, owner *models.User, deleteData bool) error {
+	if pending, err := m.settleUnrecordedStop(ctx, id); pending {
+		return err // the stop's record first (its run closes at the stop)
+	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err

@@ -249,6 +249,7 @@ func NewManager(store *models.Store, pool *Pool, rt runtime.Runtime, installID s
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.billing.metered = m.meteredLines
+	m.billing.stoppedAt = m.unrecordedStopEnd
 	m.WatchUnitIdle()
 	return m
 }
@@ -331,6 +332,7 @@ func (m *Manager) Run(ctx context.Context) {
 	// died can land after the start's pass: look again at every
 	// reconciliation's pace.
 	duty(m.opt.ReconcileEvery, false, m.removeUnfinishedSaves)
+	duty(m.opt.ReconcileEvery, false, m.flushKeptAudit)
 	duty(m.opt.StorageEvery, true, m.MeterStorage)
 	duty(egressEvery, true, m.keepEgress)
 	duty(m.opt.CullEvery, false, m.Cull)
@@ -352,6 +354,22 @@ func (m *Manager) Run(ctx context.Context) {
 	m.runtimeStops.stopAll()
 	m.stopSoons.stopAll()
 	m.flushActivity(context.Background())
+	// Audit rows still waiting for the database go to the log, the only
+	// place left for them once the process ends.
+	m.flushKeptAudit(context.Background())
+	m.store.LogKeptAudit()
+}
+
+// flushKeptAudit writes the audit rows kept while the database could not
+// be written (models.AuditHappened), once it can be: at reconciliation's
+// pace, even when no new row comes to write them.
+func (m *Manager) flushKeptAudit(ctx context.Context) {
+	if m.store.KeptAudit() == 0 {
+		return
+	}
+	if err := m.store.FlushKeptAudit(ctx); err != nil && !models.Unwritable(err) && !errors.Is(err, context.Canceled) {
+		m.log.Warn("audit rows kept while the database could not be written", "err", err)
+	}
 }
 
 // leaseFailureKind groups lease failures that say the same thing, so Run

@@ -149,6 +149,11 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		return
 	}
 	switch {
+	case m.recordedUnrecordedStop(ctx, wb, c, found):
+		// A stop this process made while the database could not record
+		// it: recorded now, with its own reason and time (not "stopped
+		// outside the portal", nor "the container disappeared" at its last
+		// heartbeat when it was removed since), or being tried again.
 	case found && c.Running && wb.State == models.StateRunning:
 		// Adopt: refresh the address (it can change when the engine
 		// restarts, or the network was made again).
@@ -171,10 +176,6 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 				m.log.Warn("reconcile: stop unmetered", "id", wb.ID, "err", err)
 			}
 		}
-	case found && !c.Running && c.State != runtime.StatePending && m.recordUnrecordedStop(ctx, wb, c):
-		// A stop this process made while the database could not record
-		// it: recorded now, with its own reason (not "stopped outside the
-		// portal", nor a launch that failed).
 	case found && (c.Running || c.State == runtime.StatePending) && wb.Launching():
 		// A previous portal process died mid-launch after starting the
 		// container (or, on Kubernetes, lifting its Pod's gate: the Pod
@@ -249,6 +250,17 @@ func (m *Manager) reconcileWorkbench(ctx context.Context, wb *models.Workbench, 
 		m.log.Info("reconcile: container gone", "id", wb.ID, "ended_at", at, "from", source)
 		m.closeVanished(ctx, wb, at, reasonf("the container disappeared"))
 	}
+}
+
+// recordedUnrecordedStop is recordUnrecordedStop for reconciliation: true
+// when wb had a stop to record, recorded or not (a failure is logged; the
+// next pass tries again, and nothing else is decided on it meanwhile).
+func (m *Manager) recordedUnrecordedStop(ctx context.Context, wb *models.Workbench, c runtime.ContainerInfo, found bool) bool {
+	had, err := m.recordUnrecordedStop(ctx, wb, c, found)
+	if err != nil {
+		m.log.Warn("reconcile: recording a stop made while the database could not be written", "id", wb.ID, "err", err)
+	}
+	return had
 }
 
 // splitRestartedRun ends the metered run of a running workbench whose

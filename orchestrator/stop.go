@@ -105,6 +105,14 @@ func (m *Manager) stopDetached(ctx context.Context, id, reason string, force boo
 // stop stops id, or takes it out of the queue. did is false when there was
 // nothing to do: it had stopped already, or another stop got there first.
 func (m *Manager) stop(ctx context.Context, id, reason string, force bool) (did bool, err error) {
+	// Stopped already, its record pending: recorded now if it can be;
+	// this stop has nothing left to do either way.
+	if pending, err := m.settleUnrecordedStop(ctx, id); pending {
+		if models.Unwritable(err) {
+			return false, &UnrecordedStopError{Err: err}
+		}
+		return false, err
+	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return false, err
@@ -202,46 +210,118 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 }
 
 // stopUnrecorded stops id's container without a record (the caller holds
-// the claim; dbErr is the database's refusal) and leaves the reason for
-// reconciliation.
+// the claim; dbErr is the database's refusal) and leaves the stop for
+// reconciliation: its reason, and when the container stopped.
 func (m *Manager) stopUnrecorded(ctx context.Context, id, reason string, force bool, dbErr error) error {
 	m.log.Error("stop: the database cannot be written; stopping the container anyway, the stop is recorded when it can be", "id", id, "err", dbErr)
 	m.cancelLaunch(id)
-	if _, err := m.stopContainer(ctx, id, force); err != nil {
+	at, err := m.stopContainer(ctx, id, force)
+	if err != nil {
 		return &StopError{Message: reasonf("could not stop the container: %v", err), Err: err}
 	}
-	m.stoppedUnrecorded.Store(id, reason)
+	// The first stop is the one that happened: a later one (the budget's,
+	// the culler's, the owner's second click) found the container stopped
+	// already and must not replace its reason or its time.
+	m.stoppedUnrecorded.LoadOrStore(id, UnrecordedStop{Reason: reason, At: at.UTC()})
 	return &UnrecordedStopError{Err: dbErr}
 }
 
-// recordUnrecordedStop records a stop that stopUnrecorded made: the run
-// closes at the container's exit and the workbench is stopped with the
-// stop's reason. It reports whether it had one to record.
-func (m *Manager) recordUnrecordedStop(ctx context.Context, wb *models.Workbench, c runtime.ContainerInfo) bool {
-	r, ok := m.stoppedUnrecorded.Load(wb.ID)
+// UnrecordedStop is a stop carried out (the container stopped) that the
+// database could not record yet: Reason is the stop's (as it will be
+// recorded), At when the container stopped, where its charges end.
+type UnrecordedStop struct {
+	Reason string
+	At     time.Time
+}
+
+// UnrecordedStop returns id's stop not recorded yet, if it has one: its
+// page shows the workbench stopped, not the running its record still
+// says, until reconciliation records it.
+func (m *Manager) UnrecordedStop(id string) (UnrecordedStop, bool) {
+	v, ok := m.stoppedUnrecorded.Load(id)
 	if !ok {
-		return false
+		return UnrecordedStop{}, false
 	}
-	reason, _ := r.(string)
-	at := c.FinishedAt
+	return v.(UnrecordedStop), true
+}
+
+// unrecordedStopEnd is when id's unrecorded stop ended its run, for the
+// biller's costs (Billing.pendingEnd).
+func (m *Manager) unrecordedStopEnd(id string) (time.Time, bool) {
+	u, ok := m.UnrecordedStop(id)
+	return u.At, ok
+}
+
+// recordUnrecordedStop records a stop that stopUnrecorded made: the run
+// closes when the container stopped and the workbench is stopped with the
+// stop's reason. c is the container as the caller saw it (found false:
+// gone); a container running again (started behind the portal's back)
+// drops the stop: the run went on, and it is adopted as running. It
+// reports whether it had a stop to record, and the error of a recording
+// that failed (the next reconciliation tries again).
+func (m *Manager) recordUnrecordedStop(ctx context.Context, wb *models.Workbench, c runtime.ContainerInfo, found bool) (bool, error) {
+	u, ok := m.UnrecordedStop(wb.ID)
+	if !ok {
+		return false, nil
+	}
+	if found && (c.Running || c.State == runtime.StatePending) {
+		m.stoppedUnrecorded.Delete(wb.ID)
+		m.log.Warn("reconcile: a container stopped while the database could not record it runs again (started outside the portal); its stop is dropped", "id", wb.ID)
+		return false, nil
+	}
+	// The time the stop saw (Docker's exit), which a container removed
+	// since, or an engine that no longer knows it, cannot give again; the
+	// run ends there, not at its last heartbeat.
+	at := u.At
+	if at.IsZero() {
+		at = c.FinishedAt
+	}
 	if at.IsZero() {
 		at = time.Now().UTC()
 	}
 	if err := m.closeInterval(ctx, wb.ID, at, "stopped"); err != nil {
-		return true // the next reconciliation tries again
+		return true, err
 	}
 	if err := m.store.ReleaseGPUs(ctx, wb.ID); err != nil {
 		m.log.Error("release GPUs", "id", wb.ID, "err", err)
-		return true
+		return true, err
 	}
-	if err := m.transition(ctx, wb.ID, models.Transition{From: []string{wb.State}, To: models.StateStopped, Reason: reason,
+	if err := m.transition(ctx, wb.ID, models.Transition{From: []string{wb.State}, To: models.StateStopped, Reason: u.Reason,
 		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &at, ClearPreempt: true}}); err != nil {
-		return true
+		return true, err
 	}
 	m.stoppedUnrecorded.Delete(wb.ID)
-	m.log.Info("workbench stopped (recorded now: the database could not be written at the stop)", "id", wb.ID, "reason", reason, "at", at)
+	m.log.Info("workbench stopped (recorded now: the database could not be written at the stop)", "id", wb.ID, "reason", u.Reason, "at", at)
 	m.kickDrain()
-	return true
+	return true, nil
+}
+
+// settleUnrecordedStop records id's stop not recorded yet, if it has one,
+// before anything else is done to it (a start, a delete, another stop
+// once the database can be written again, ahead of the next
+// reconciliation). pending reports that it is still not recorded; err
+// then says why (models.Unwritable: the database still refuses).
+func (m *Manager) settleUnrecordedStop(ctx context.Context, id string) (pending bool, err error) {
+	if _, ok := m.UnrecordedStop(id); !ok {
+		return false, nil
+	}
+	wb, err := m.waitClaim(ctx, id)
+	if err != nil {
+		return true, err
+	}
+	if wb == nil {
+		return false, nil // recorded meanwhile
+	}
+	defer m.release(id)
+	c, err := m.inspectOwn(ctx, wb)
+	found := err == nil
+	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
+		return true, err
+	}
+	if _, err := m.recordUnrecordedStop(ctx, wb, c, found); err != nil {
+		return true, err
+	}
+	return false, nil
 }
 
 // stopProgress moves the progress of a stop the caller drives (it holds the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"io"
+	"path/filepath"
 
+	"workbench/models"
 	"workbench/web"
 )
 
@@ -35,6 +37,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := web.NewLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	// A start the data directory's disk refuses (full or read-only:
+	// migrations, the first seeds) is told as every command's is, with
+	// the database's path and what to do, not in SQLite's bare words.
+	noteOpened(ctx, filepath.Join(cfg.DataDir, models.DBFileName))
 	srv, err := web.NewServer(ctx, cfg, log, stdout)
 	if err != nil {
 		ls.Close()

@@ -33,7 +33,7 @@ func TestHandlersWriteNoAuditRows(t *testing.T) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.CallExpr:
-				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Audit" || sel.Sel.Name == "WriteAudit" || sel.Sel.Name == "WriteViewAudit" || sel.Sel.Name == "audit") {
+				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Audit" || sel.Sel.Name == "AuditHappened" || sel.Sel.Name == "WriteAudit" || sel.Sel.Name == "WriteViewAudit" || sel.Sel.Name == "audit") {
 					bad = append(bad, fset.Position(x.Pos()).String()[len(root)+1:]+": calls ."+sel.Sel.Name)
 				}
 			case *ast.FuncDecl:

@@ -166,6 +166,10 @@ function followWorkbench() {
   // A preemptible run told to yield (or let off) stays running: the event
   // says so, and the page reloads to show or drop the notice.
   const shownYielding = el.getAttribute("data-yielding") === "true";
+  // Stopped, its stop not recorded yet (the database cannot be written):
+  // the event of its recording has no stop_not_recorded, and the page
+  // reloads to drop the notice and show the buttons.
+  const shownUnrecorded = el.getAttribute("data-stop-not-recorded") === "true";
   // The page says each state in its reader's language; the script keeps
   // no words of its own.
   let labels = {};
@@ -186,7 +190,8 @@ function followWorkbench() {
     const bar = el.querySelector("progress");
     if (bar) { bar.value = u.progress; bar.textContent = u.progress + "%"; }
     const yieldingChanged = typeof u.yielding === "boolean" && u.yielding !== shownYielding;
-    if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError || yieldingChanged) && !submitting) {
+    const recorded = shownUnrecorded && !u.stop_not_recorded;
+    if ((u.state !== shown || waiting !== shownWaiting || (u.error || "") !== shownError || yieldingChanged || recorded) && !submitting) {
       es.close();
       if (seen !== shownAs) {
         const name = document.querySelector("[data-testid=wb-name]");

@@ -281,8 +281,8 @@ func (s *Server) revoke(ctx context.Context, conn *ssh.ServerConn, by, why strin
 	keyID, _ := strconv.ParseInt(ext[extKeyID], 10, 64)
 	userID, _ := strconv.ParseInt(ext[extUserID], 10, 64)
 	s.log.Info("ssh connection closed", "workbench", ext[extWorkbench], "user_id", userID, "key_id", keyID, "why", why)
-	if err := s.store.Audit(context.WithoutCancel(ctx), by, "ssh.connection.revoked", ext[extWorkbench],
-		nil, map[string]any{"user_id": userID, "key_id": keyID, "why": why, "remote": conn.RemoteAddr().String()}); err != nil {
+	if err := s.store.AuditHappened(context.WithoutCancel(ctx), models.AuditRecord{Actor: by, Action: "ssh.connection.revoked", Target: ext[extWorkbench],
+		After: map[string]any{"user_id": userID, "key_id": keyID, "why": why, "remote": conn.RemoteAddr().String()}}); err != nil {
 		s.log.Error("audit write failed", "action", "ssh.connection.revoked", "err", err)
 	}
 	conn.Close()

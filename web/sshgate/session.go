@@ -235,7 +235,9 @@ func (c *connection) actor(ctx context.Context) string {
 }
 
 func (c *connection) audit(ctx context.Context, actor, action, target string, after any) {
-	if err := c.s.store.Audit(ctx, actor, action, target, nil, after); err != nil {
+	// The connection happened: a row the database refuses (its disk full)
+	// is kept and written once it can be (AuditHappened).
+	if err := c.s.store.AuditHappened(ctx, models.AuditRecord{Actor: actor, Action: action, Target: target, After: after}); err != nil {
 		c.s.log.Error("audit write failed", "action", action, "err", err)
 	}
 }
