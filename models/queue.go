@@ -126,7 +126,7 @@ func requeue(tx *gorm.DB, id string, q Requeue, now time.Time) error {
 		// The queue places the flavor's own shape (with its GPUs): a
 		// CPU-only run that waits for GPUs leaves the twin's shape.
 		Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": q.Message, "queued_at": now, "queue_expires_at": q.Expires, "run_flavor_id": 0,
-			"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "claim_gpus": "", "updated_at": now})
+			"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": "", "claim_gpus": "", "updated_at": now})
 	if res.Error != nil {
 		return res.Error
 	}
@@ -345,10 +345,11 @@ func splitClaims(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// MarkPreempt tells a preemptible run to yield: it is stopped at at.
-func (q *QueueTx) MarkPreempt(id string, at time.Time) error {
+// MarkPreempt tells a preemptible run to yield: it is stopped at at, for
+// the launch that forText words (what it asked for; Workbench.PreemptFor).
+func (q *QueueTx) MarkPreempt(id string, at time.Time, forText string) error {
 	return q.tx.Model(&Workbench{}).Where("id = ? AND preemptible AND preempt_at IS NULL", id).
-		Updates(map[string]any{"preempt_notice_at": q.now, "preempt_at": at}).Error
+		Updates(map[string]any{"preempt_notice_at": q.now, "preempt_at": at, "preempt_for": forText}).Error
 }
 
 // RescindPreempt lets a run told to yield off: no request needs its units
@@ -356,7 +357,7 @@ func (q *QueueTx) MarkPreempt(id string, at time.Time) error {
 // has nothing to rescind).
 func (q *QueueTx) RescindPreempt(id string) (bool, error) {
 	res := q.tx.Model(&Workbench{}).Where("id = ? AND preempt_at IS NOT NULL AND state IN ?", id, ActiveStates).
-		Updates(map[string]any{"preempt_notice_at": nil, "preempt_at": nil, "reason": "", "updated_at": q.now})
+		Updates(map[string]any{"preempt_notice_at": nil, "preempt_at": nil, "preempt_for": "", "reason": "", "updated_at": q.now})
 	return res.RowsAffected == 1, res.Error
 }
 

@@ -330,6 +330,9 @@ type Plan struct {
 	Start   []string // in order
 	Expire  []string // left the queue unplaced (past Expires)
 	Preempt []string // preemptible runs to tell to yield
+	// PreemptFor names, per run in Preempt, the request it yields to (its
+	// Wait says how many units it needs and how many are free).
+	PreemptFor map[string]string
 	// Rescind lists runs told to yield in an earlier drain that no request
 	// needs any more (it left the queue, or got other units): they keep
 	// running, as if never told.
@@ -389,7 +392,7 @@ func Order(q []Request, usage map[int64]float64) []Request {
 
 // Decide computes the plan for a snapshot.
 func Decide(s Snapshot) Plan {
-	p := Plan{Waiting: map[string]Wait{}, Claim: map[string][]string{}}
+	p := Plan{Waiting: map[string]Wait{}, Claim: map[string][]string{}, PreemptFor: map[string]string{}}
 	free := map[Pool]int{}
 	for k, v := range s.Free {
 		free[k] = v
@@ -543,6 +546,7 @@ func Decide(s Snapshot) Plan {
 					for _, v := range victims {
 						preempted[v] = true
 						p.Preempt = append(p.Preempt, v)
+						p.PreemptFor[v] = r.ID
 					}
 					// What the victims give back comes when their grace
 					// ends: the estimate, and the shadow later requests
