@@ -295,10 +295,14 @@ func (q *QueueTx) Leave(id, state, reason string) error {
 }
 
 // Explain records a queued workbench's place, why it waits and its estimate.
-func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimated *time.Time) error {
+func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimated *time.Time, unknown string) error {
 	return q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).
-		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated}).Error
+		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated, "estimate_unknown": unknown}).Error
 }
+
+// EstimateNoMaxRuntime is Workbench.EstimateUnknown when the units a
+// queued workbench waits for are held by runs with no maximum runtime.
+const EstimateNoMaxRuntime = "no_max_runtime"
 
 // Claim records that queued workbench id takes the shared GPUs uuids whole
 // once their slice holders (told to yield in the same transaction) have

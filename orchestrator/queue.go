@@ -201,7 +201,11 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 				t := w.EstimatedStart
 				est = &t
 			}
-			if err := q.Explain(id, w.Position, w.Ahead, waitText(w), est); err != nil {
+			unknown := ""
+			if est == nil && w.HeldWithoutEnd {
+				unknown = models.EstimateNoMaxRuntime
+			}
+			if err := q.Explain(id, w.Position, w.Ahead, waitText(w), est, unknown); err != nil {
 				return err
 			}
 		}
@@ -583,6 +587,16 @@ func needText(n models.GPUNeed) string {
 		return reasonf("a place")
 	}
 	return fmt.Sprintf("%d × %s", n.Count, unitPool(n.Kind, n.Model, n.Profile).Label())
+}
+
+// EstimateUnknownText says why a queued workbench has no estimated start,
+// in words, when the queue knows (Workbench.EstimateUnknown); "" when it
+// does not, or when it has an estimate.
+func EstimateUnknownText(wb *models.Workbench) string {
+	if wb.State != models.StateQueued || wb.EstimatedStart != nil || wb.EstimateUnknown != models.EstimateNoMaxRuntime {
+		return ""
+	}
+	return reasonf("no estimate: the workbenches holding these GPUs have no maximum runtime")
 }
 
 // ReasonForOthers is a queue reason as someone other than the owner reads

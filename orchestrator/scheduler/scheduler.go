@@ -323,6 +323,10 @@ type Wait struct {
 	// runs has no maximum runtime).
 	EstimatedStart time.Time
 	Reason         string
+	// HeldWithoutEnd is set, with no EstimatedStart, when what it needs
+	// is held by runs with no known end (no maximum runtime): counting
+	// them it would fit, so that is why there is no estimate.
+	HeldWithoutEnd bool
 }
 
 // Plan is what to do now.
@@ -508,6 +512,7 @@ func Decide(s Snapshot) Plan {
 		}
 		ahead[r.Pool]++
 		est := estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units+heldShort, slices.Concat(releases[r.Pool], claimed[r.ID]))
+		withoutEnd := est.IsZero() && heldWithoutEnd(avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units+heldShort, slices.Concat(releases[r.Pool], claimed[r.ID]))
 		if r.NotBefore.After(s.Now) {
 			est = r.NotBefore
 		} else if r.Blocked != "" {
@@ -571,7 +576,8 @@ func Decide(s Snapshot) Plan {
 				}
 			}
 		}
-		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why}
+		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why,
+			HeldWithoutEnd: withoutEnd && est.IsZero() && r.Blocked == ""}
 		p.Waiting[r.ID] = w
 	}
 	if s.Policy.Preempt {
@@ -730,6 +736,18 @@ func estimate(now time.Time, free, want int, rel []release) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// heldWithoutEnd reports whether want units would be had with every
+// release counted, those of unknown time too: then only runs with no
+// known end (no maximum runtime) stand between the request and an
+// estimate, and a page can say so rather than a bare "unknown".
+func heldWithoutEnd(free, want int, rel []release) bool {
+	have := free
+	for _, r := range rel {
+		have += r.units
+	}
+	return have >= want
 }
 
 // availableAt is how many units are free at t given what is free now and
