@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 	"maps"
-	"slices"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 

@@ -37,8 +37,10 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	msg := reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
 		wb.Name, at.UTC().Format("2006-01-02 15:04:05"))
 	if wb.PreemptFor != "" {
-		msg = reasonf("Workbench %s must yield its GPUs to higher-priority work (%s): it stops at %s UTC. Save a checkpoint now; its home is kept.",
-			wb.Name, wb.PreemptFor, at.UTC().Format("2006-01-02 15:04:05"))
+		// The launch last: mail and webhook readers know the message by
+		// its start.
+		msg = reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept. It yields to a launch (%s).",
+			wb.Name, at.UTC().Format("2006-01-02 15:04:05"), wb.PreemptFor)
 	}
 	m.tellOwner(ctx, wb, EventPreempt, msg)
 	m.postPreemptNotice(ctx, wb, at)

@@ -40,7 +40,8 @@ func TestMemPreemptionNoticeSaysWhatTheLaunchNeeded(t *testing.T) {
 		t.Errorf("reason during the grace: %q", got.Reason)
 	}
 	ns, err := r.store.ListNotifications(ctx, dave.ID, 10)
-	if err != nil || len(ns) != 1 || !strings.Contains(ns[0].Message, "spot-6 must yield its GPUs to higher-priority work ("+clause+"): it stops at") {
+	if err != nil || len(ns) != 1 || !strings.HasPrefix(ns[0].Message, "Workbench spot-6 must yield its GPUs to higher-priority work: it stops at") ||
+		!strings.HasSuffix(ns[0].Message, "It yields to a launch ("+clause+").") {
 		t.Fatalf("notice to the victim's owner: %+v (%v)", ns, err)
 	}
 	r.advance(120 * time.Second)
