@@ -42,6 +42,11 @@ func TestWhyNotRunning(t *testing.T) {
 			"It was preempted: a higher-priority launch needed its GPUs. Start it again when you like."},
 		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)", true, 0,
 			"It was preempted: a higher-priority launch needed its GPUs. It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
+		// What the launch it yielded to asked for.
+		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free; its home is kept; start it again when you like)", false, 0,
+			"It was preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free). Start it again when you like."},
+		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free; its home is kept; it resumes when GPUs free up)", true, 0,
+			"It was preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free). It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
 		{models.StateQueued, "", false, 3,
 			"It is waiting in the queue for free GPUs (position 3). It starts by itself when its turn comes; the workbench page shows the queue. This page reloads by itself."},
 		{models.StateQueued, "waiting for free GPUs", false, 0,
@@ -97,6 +102,12 @@ func TestWhyNotRunning(t *testing.T) {
 		if wb.Reason == "stopped by an administrator (root)" && !strings.Contains(got, "root") {
 			t.Errorf("zh-CN admin stop: no name: %q", got)
 		}
+	}
+	// What the launch it yielded to asked for, in Chinese; figures and the
+	// class's name (what the API takes) kept.
+	taken := models.Workbench{State: models.StatePreempted, Reason: "preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free; its home is kept; start it again when you like)"}
+	if got, want := whyNotRunning(zh, &taken), "已被抢占：一个优先级更高的启动请求需要它的 GPU（优先级 interactive，需要 2 × H100 80GB HBM3，空闲 1 个）。你可以随时重新启动它。"; got != want {
+		t.Errorf("zh-CN preempted with what the launch asked: %q, want %q", got, want)
 	}
 	// The idle time inside the reason is Chinese too, as on the workbench
 	// page (it read "它在 1 min 无活动后被停止").

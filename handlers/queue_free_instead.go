@@ -42,19 +42,33 @@ func (h *Handler) freeInstead(ctx context.Context, u *models.User, wb *models.Wo
 	if err != nil {
 		return nil, err
 	}
-	contested, err := h.contestedPools(ctx, wb, fls)
+	own, err := h.store.FlavorByID(ctx, wb.FlavorID)
+	if err != nil {
+		return nil, err
+	}
+	demand, err := orchestrator.LoadQueuedDemand(ctx, h.store)
 	if err != nil {
 		return nil, err
 	}
 	var out []templates.FreeFlavor
 	for i, f := range fls {
 		// A CPU-only flavor is always "free": not what a GPU launch waits
-		// for. Units others (or this one) wait for are the queue's to hand
-		// out: a launch for them may wait its turn, so they are not offered.
-		if f.GPUCount == 0 || contested[unitPoolOf(f)] {
+		// for. The units this one waits for are not offered beside it.
+		if f.GPUCount == 0 || unitPoolOf(f) == unitPoolOf(*own) {
 			continue
 		}
+		// What the queue owes others is not free to a new launch: queued
+		// launches of the class it would take and above wait for it first,
+		// a lower class's only where it starts now. Any queued launch of
+		// the kind left it out, so the owner's own preemptible 4-GPU run
+		// waiting with 3 free hid the 1-GPU flavor an interactive launch
+		// would start on at once (it goes ahead of the lower class).
+		cls, err := h.store.LaunchDefaultClass(ctx, u.ID, f.ID)
+		if err != nil {
+			return nil, err
+		}
 		free, _ := lessBooked(freeUnitsFor(gpus, f), held[unitPoolOf(f)])
+		free = max(demand.FreeFor(unitPoolOf(f), cls.Rank, free), 0)
 		if why, waits := h.launchRule(ctx, lim, &fls[i], gpus, needs[f.ID], free); why != "" || waits != "" {
 			continue
 		}
@@ -67,39 +81,6 @@ func (h *Handler) freeInstead(ctx context.Context, u *models.User, wb *models.Wo
 			ff.PerHour = rateTextIn(ctx, rate, h.cfg.Currency)
 		}
 		out = append(out, ff)
-	}
-	return out, nil
-}
-
-// contestedPools are the kinds of unit that queued workbenches wait for
-// (wb among them), save those held back only by their owner's quota or
-// booking: free units of such a kind are what the queue gives out next,
-// in its order, so a new launch for them is not sure to start at once.
-func (h *Handler) contestedPools(ctx context.Context, wb *models.Workbench, fls []models.Flavor) (map[models.UnitPool]bool, error) {
-	queued, err := h.store.ListWorkbenches(ctx, 0, models.StateQueued)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[int64]models.Flavor, len(fls))
-	for _, f := range fls {
-		byID[f.ID] = f
-	}
-	out := map[models.UnitPool]bool{}
-	for _, q := range queued {
-		if q.ID != wb.ID && orchestrator.WaitsOnOwnerAlone(q.QueueReason) {
-			continue
-		}
-		f, ok := byID[q.FlavorID]
-		if !ok { // a disabled flavor: read it
-			fl, err := h.store.FlavorByID(ctx, q.FlavorID)
-			if err != nil {
-				continue
-			}
-			f = *fl
-		}
-		if f.GPUCount > 0 {
-			out[unitPoolOf(f)] = true
-		}
 	}
 	return out, nil
 }

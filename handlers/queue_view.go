@@ -47,6 +47,9 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 		case !mine:
 			r.Reason = orchestrator.ReasonForPublic(wb.QueueReason)
 		}
+		if r.EstimateWhy = orchestrator.EstimateUnknownText(&wb); r.EstimateWhy != "" {
+			r.EstimatedStart = i18n.Reason(ctx, r.EstimateWhy)
+		}
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)
 		}

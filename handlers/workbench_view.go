@@ -121,6 +121,7 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 			s := wb.EstimatedStart.UTC().Format(timeJSON)
 			j.EstimatedStart = &s
 		}
+		j.EstimatedStartReason = orchestrator.EstimateUnknownText(wb)
 	}
 	if wb.PreemptAt != nil {
 		s := wb.PreemptAt.UTC().Format(timeJSON)
@@ -169,6 +170,11 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 		// workbenches under a limit, or GPUs nothing frees (it read "what
 		// runs now has no maximum runtime" while nothing ran).
 		r.QueuePosition, r.QueueReason, r.EstimatedStart = wb.QueuePosition, wb.QueueReason, i18n.T(ctx, "unknown (nothing it waits for has a known end time)")
+		if why := orchestrator.EstimateUnknownText(wb); why != "" {
+			// Why, where the queue knows: a researcher could not plan
+			// around a bare "unknown".
+			r.EstimatedStart = i18n.Reason(ctx, why)
+		}
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)
 		}

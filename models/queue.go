@@ -126,7 +126,7 @@ func requeue(tx *gorm.DB, id string, q Requeue, now time.Time) error {
 		// The queue places the flavor's own shape (with its GPUs): a
 		// CPU-only run that waits for GPUs leaves the twin's shape.
 		Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": q.Message, "queued_at": now, "queue_expires_at": q.Expires, "run_flavor_id": 0,
-			"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "claim_gpus": "", "updated_at": now})
+			"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": "", "claim_gpus": "", "updated_at": now})
 	if res.Error != nil {
 		return res.Error
 	}
@@ -295,10 +295,14 @@ func (q *QueueTx) Leave(id, state, reason string) error {
 }
 
 // Explain records a queued workbench's place, why it waits and its estimate.
-func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimated *time.Time) error {
+func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimated *time.Time, unknown string) error {
 	return q.tx.Model(&Workbench{}).Where("id = ? AND state = ?", id, StateQueued).
-		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated}).Error
+		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated, "estimate_unknown": unknown}).Error
 }
+
+// EstimateNoMaxRuntime is Workbench.EstimateUnknown when the units a
+// queued workbench waits for are held by runs with no maximum runtime.
+const EstimateNoMaxRuntime = "no_max_runtime"
 
 // Claim records that queued workbench id takes the shared GPUs uuids whole
 // once their slice holders (told to yield in the same transaction) have
@@ -345,10 +349,11 @@ func splitClaims(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// MarkPreempt tells a preemptible run to yield: it is stopped at at.
-func (q *QueueTx) MarkPreempt(id string, at time.Time) error {
+// MarkPreempt tells a preemptible run to yield: it is stopped at at, for
+// the launch that forText words (what it asked for; Workbench.PreemptFor).
+func (q *QueueTx) MarkPreempt(id string, at time.Time, forText string) error {
 	return q.tx.Model(&Workbench{}).Where("id = ? AND preemptible AND preempt_at IS NULL", id).
-		Updates(map[string]any{"preempt_notice_at": q.now, "preempt_at": at}).Error
+		Updates(map[string]any{"preempt_notice_at": q.now, "preempt_at": at, "preempt_for": forText}).Error
 }
 
 // RescindPreempt lets a run told to yield off: no request needs its units
@@ -356,7 +361,7 @@ func (q *QueueTx) MarkPreempt(id string, at time.Time) error {
 // has nothing to rescind).
 func (q *QueueTx) RescindPreempt(id string) (bool, error) {
 	res := q.tx.Model(&Workbench{}).Where("id = ? AND preempt_at IS NOT NULL AND state IN ?", id, ActiveStates).
-		Updates(map[string]any{"preempt_notice_at": nil, "preempt_at": nil, "reason": "", "updated_at": q.now})
+		Updates(map[string]any{"preempt_notice_at": nil, "preempt_at": nil, "preempt_for": "", "reason": "", "updated_at": q.now})
 	return res.RowsAffected == 1, res.Error
 }
 

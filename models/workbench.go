@@ -109,9 +109,15 @@ type Workbench struct {
 	QueueAhead     int        `json:"queue_ahead"`
 	QueueReason    string     `json:"queue_reason"`
 	EstimatedStart *time.Time `json:"estimated_start"`
+	// EstimateUnknown says why EstimatedStart is nil, when the queue knows
+	// (EstimateNoMaxRuntime); "" otherwise.
+	EstimateUnknown string `gorm:"column:estimate_unknown" json:"estimate_unknown"`
 	// PreemptAt is when a preemptible run told to yield is stopped.
 	PreemptNoticeAt *time.Time `json:"preempt_notice_at"`
 	PreemptAt       *time.Time `json:"preempt_at"`
+	// PreemptFor is what the launch it yields to asked for, in words
+	// (orchestrator: preemptFor); set and cleared with PreemptAt.
+	PreemptFor string `gorm:"column:preempt_for" json:"preempt_for"`
 	// PausedAt is when the reconciler found its container paused outside
 	// the portal (`docker pause`) while running; nil when it is not.
 	PausedAt *time.Time `json:"paused_at"`
@@ -219,7 +225,7 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, r
 			}
 		}
 		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
-			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now, "preempt_at": nil, "preempt_notice_at": nil})
+			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": ""})
 		if res.Error != nil {
 			return res.Error
 		}

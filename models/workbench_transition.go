@@ -81,7 +81,7 @@ func (f WorkbenchFields) columns() map[string]any {
 		c["run_max_runtime_s"] = *f.RunMaxRuntimeS
 	}
 	if f.ClearPreempt {
-		c["preempt_at"], c["preempt_notice_at"] = nil, nil
+		c["preempt_at"], c["preempt_notice_at"], c["preempt_for"] = nil, nil, ""
 	}
 	if f.PausedAt != nil {
 		c["paused_at"] = f.PausedAt.UTC()

@@ -67,7 +67,7 @@ func (w *GPUWatcher) Check(ctx context.Context) (int, error) {
 	// launch of a higher class goes ahead of lower ones (a preemptible
 	// run waiting to resume kept every interactive user's watch silent
 	// while their launch would have started at once).
-	queued, err := w.queuedDemand(ctx)
+	queued, err := queuedDemand(ctx, w.store)
 	if err != nil {
 		return 0, err
 	}
@@ -288,10 +288,33 @@ func (w *GPUWatcher) launchRank(ctx context.Context, userID, flavorID int64) (in
 	return pc.Rank, nil
 }
 
+// QueuedDemand is what queued launches wait for, by pool and rank: what
+// the queued page's "free now under another flavor" leaves to the queue,
+// by the rule the GPU watches follow (queuedUnits.freeFor).
+type QueuedDemand struct{ units queuedUnits }
+
+// LoadQueuedDemand reads the queued launches' demand now.
+func LoadQueuedDemand(ctx context.Context, store *models.Store) (QueuedDemand, error) {
+	q, err := queuedDemand(ctx, store)
+	return QueuedDemand{units: q}, err
+}
+
+// FreeFor is what is left of free units of pool p for a new launch of rank
+// once the queue has had its due (queuedUnits.freeFor): launches of its
+// class and above are owed their units; a lower class's only what it can
+// start on now.
+func (d QueuedDemand) FreeFor(p models.UnitPool, rank, free int) int {
+	kind := p.Kind
+	if kind == "" {
+		kind = models.UnitGPU
+	}
+	return d.units.freeFor(unitPool(kind, p.Model, p.Profile), rank, free)
+}
+
 // queuedDemand counts the units queued workbenches wait for, per pool of
 // units and rank. A class no longer defined counts as ahead of everyone.
-func (w *GPUWatcher) queuedDemand(ctx context.Context) (queuedUnits, error) {
-	queued, err := w.store.ListWorkbenches(ctx, 0, models.StateQueued)
+func queuedDemand(ctx context.Context, store *models.Store) (queuedUnits, error) {
+	queued, err := store.ListWorkbenches(ctx, 0, models.StateQueued)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +324,7 @@ func (w *GPUWatcher) queuedDemand(ctx context.Context) (queuedUnits, error) {
 		}
 		return queued[i].CreatedAt.Before(queued[j].CreatedAt)
 	})
-	classes, err := w.store.PriorityClasses(ctx)
+	classes, err := store.PriorityClasses(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +345,7 @@ func (w *GPUWatcher) queuedDemand(ctx context.Context) (queuedUnits, error) {
 			// (counted, it kept watches silent while GPUs were free).
 			continue
 		}
-		fl, err := w.store.FlavorByID(ctx, wb.FlavorID)
+		fl, err := store.FlavorByID(ctx, wb.FlavorID)
 		if errors.Is(err, models.ErrNotFound) {
 			continue
 		} else if err != nil {

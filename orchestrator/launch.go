@@ -129,9 +129,15 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	wb := &models.Workbench{Name: req.Name, OwnerID: owner.ID, ImageID: img.ID, FlavorID: fl.ID,
 		Token: models.RandomSecret(32), IdleTimeoutS: int64(idle / time.Second),
 		Priority: cls.Name, PriorityRank: cls.Rank, Preemptible: cls.Preemptible && fl.GPUCount > 0}
-	// Only a preemptible run is ever preempted to be resumed: on another it
-	// was stored and answered as true, promising what never happens.
-	wb.AutoResume = req.AutoResume && wb.Preemptible
+	// Only a preemptible run is ever preempted to be resumed. Asked of
+	// another, auto-resume was dropped in silence (202, "auto_resume":
+	// false, said only in passing): the user believed their run would come
+	// back by itself. Refused instead, beside the field, before anything
+	// is recorded.
+	if req.AutoResume && !wb.Preemptible {
+		return nil, autoResumeRefusal(fl)
+	}
+	wb.AutoResume = req.AutoResume
 	if req.Reservation != 0 {
 		if err := m.pinReservation(ctx, owner, fl, req, wb); err != nil {
 			return nil, err
@@ -175,6 +181,17 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, At: time.Now().UTC()})
 	m.startPipeline(wb.ID, owner.HomeName(), img, fl, wb.Units, wb.Token)
 	return wb, nil
+}
+
+// autoResumeRefusal is the refusal of auto-resume on a run that is never
+// preempted: a flavor without GPUs (nothing to take from it), or a run
+// neither asked preemptible nor of a preemptible priority class.
+func autoResumeRefusal(fl *models.Flavor) error {
+	msg := reasonf("only a preemptible run is resumed after a preemption: ask for preemptible (or a preemptible priority class), or leave auto-resume off")
+	if fl.GPUCount == 0 {
+		msg = reasonf("a flavor without GPUs is never preempted, so there is nothing to resume: leave auto-resume off")
+	}
+	return &models.ValidationError{Field: "auto_resume", Code: "auto_resume_needs_preemptible", Message: msg}
 }
 
 // neverFits is the refusal of a need for more units than the server has

@@ -2,8 +2,11 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,25 +63,33 @@ func TestMemUnwatchedLaunchFailureSaysWhy(t *testing.T) {
 }
 
 // In memory: auto_resume is kept only for a preemptible run, the only kind
-// ever preempted to be resumed; on another it was stored and answered true.
+// ever preempted to be resumed; on another it was stored and answered true,
+// then dropped in silence (202, false): now it is refused, beside its
+// field, with its own code, and nothing is recorded.
 func TestMemAutoResumeOnlyForPreemptibleRuns(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	plain, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "plain", Image: "mem", Flavor: r.flavor, AutoResume: true})
-	if err != nil {
-		t.Fatal(err)
+	_, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "plain", Image: "mem", Flavor: r.flavor, AutoResume: true})
+	var ve *models.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "auto_resume" || ve.Code != "auto_resume_needs_preemptible" {
+		t.Fatalf("auto_resume without preemptible: %v, want refused on auto_resume", err)
+	}
+	if names, err := r.store.WorkbenchNamesOf(ctx, r.alice.ID); err != nil || slices.Contains(slices.Collect(maps.Values(names)), "plain") {
+		t.Errorf("the refused launch was recorded: %v (%v)", names, err)
 	}
 	spot, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "spot", Image: "mem", Flavor: r.flavor, Preemptible: true, AutoResume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		wb   *models.Workbench
-		want bool
-	}{{plain, false}, {spot, true}} {
-		got, err := r.store.WorkbenchByID(ctx, c.wb.ID)
-		if err != nil || got.AutoResume != c.want || c.wb.AutoResume != c.want {
-			t.Errorf("%s (preemptible %v): auto_resume %v / stored %v (%v), want %v", c.wb.Name, got.Preemptible, c.wb.AutoResume, got.AutoResume, err, c.want)
+	// A preemptible class is a preemptible run, box or not.
+	class, err := r.m.Launch(ctx, r.alice, LaunchRequest{Name: "spot-class", Image: "mem", Flavor: r.flavor, Priority: "preemptible", AutoResume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wb := range []*models.Workbench{spot, class} {
+		got, err := r.store.WorkbenchByID(ctx, wb.ID)
+		if err != nil || !got.AutoResume || !wb.AutoResume {
+			t.Errorf("%s (preemptible %v): auto_resume %v / stored %v (%v), want true", wb.Name, got.Preemptible, wb.AutoResume, got.AutoResume, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"workbench/models"
@@ -32,9 +33,16 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 	if err != nil {
 		return
 	}
-	m.log.Info("preempting", "id", id, "at", at)
-	m.tellOwner(ctx, wb, EventPreempt, reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
-		wb.Name, at.UTC().Format("2006-01-02 15:04:05")))
+	m.log.Info("preempting", "id", id, "at", at, "for", wb.PreemptFor)
+	msg := reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept.",
+		wb.Name, at.UTC().Format("2006-01-02 15:04:05"))
+	if wb.PreemptFor != "" {
+		// The launch last: mail and webhook readers know the message by
+		// its start.
+		msg = reasonf("Workbench %s must yield its GPUs to higher-priority work: it stops at %s UTC. Save a checkpoint now; its home is kept. It yields to a launch (%s).",
+			wb.Name, at.UTC().Format("2006-01-02 15:04:05"), wb.PreemptFor)
+	}
+	m.tellOwner(ctx, wb, EventPreempt, msg)
 	m.postPreemptNotice(ctx, wb, at)
 }
 
@@ -46,6 +54,10 @@ func (m *Manager) notifyPreempt(ctx context.Context, id string, at time.Time) {
 func (m *Manager) postPreemptNotice(ctx context.Context, wb *models.Workbench, at time.Time) {
 	msg := reasonf("preemptible: a higher-priority launch needs these GPUs; this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
 		at.UTC().Format("15:04:05"), PreemptFile(wb.ID))
+	if wb.PreemptFor != "" {
+		msg = reasonf("preemptible: a higher-priority launch needs these GPUs (%s); this workbench stops at %s UTC (save a checkpoint; notice in ~/%s)",
+			wb.PreemptFor, at.UTC().Format("15:04:05"), PreemptFile(wb.ID))
+	}
 	m.updateWorkbench(ctx, wb.ID, map[string]any{"reason": msg})
 	m.events.Publish(Update{ID: wb.ID, State: wb.State, Reason: msg, Yielding: new(true), At: time.Now().UTC()})
 	if wb.ContainerID == "" || wb.State != models.StateRunning {
@@ -136,13 +148,36 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 	return m.preemptClaimed(ctx, wb)
 }
 
-// preemptReason is the reason a preempted workbench shows; a stop under
-// way with it is a preemption (see finishingPreemption).
-func preemptReason(autoResume bool) string {
-	if autoResume {
+// preemptReason is the reason a preempted workbench shows, with what the
+// launch it yielded to asked for (forText, Workbench.PreemptFor; "" for a
+// notice given before it was recorded); a stop under way with it is a
+// preemption (see finishingPreemption).
+func preemptReason(autoResume bool, forText string) string {
+	switch {
+	case forText != "" && autoResume:
+		return reasonf("preempted: a higher-priority launch needed its GPUs (%s; its home is kept; it resumes when GPUs free up)", forText)
+	case forText != "":
+		return reasonf("preempted: a higher-priority launch needed its GPUs (%s; its home is kept; start it again when you like)", forText)
+	case autoResume:
 		return reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
 	}
 	return reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)")
+}
+
+// PreemptedFor is what the launch a preempted workbench yielded to asked
+// for, out of its reason (preemptReason): "priority interactive, 2 × H100
+// 80GB HBM3 needed, 1 free"; "" when the reason does not say.
+func PreemptedFor(reason string) string {
+	rest, ok := strings.CutPrefix(reason, "preempted: a higher-priority launch needed its GPUs (")
+	if !ok {
+		return ""
+	}
+	for _, tail := range []string{"; its home is kept; it resumes when GPUs free up)", "; its home is kept; start it again when you like)"} {
+		if s, ok := strings.CutSuffix(rest, tail); ok {
+			return s
+		}
+	}
+	return ""
 }
 
 // finishingPreemption reports whether a workbench left stopping (by a
@@ -150,12 +185,13 @@ func preemptReason(autoResume bool) string {
 // during the notice: reconciliation then finishes it as a preemption —
 // preempted, and back in the queue with auto-resume.
 func finishingPreemption(wb *models.Workbench) bool {
-	return wb.State == models.StateStopping && wb.PreemptAt != nil && wb.Reason == preemptReason(wb.AutoResume)
+	return wb.State == models.StateStopping && wb.PreemptAt != nil &&
+		(wb.Reason == preemptReason(wb.AutoResume, wb.PreemptFor) || wb.Reason == preemptReason(wb.AutoResume, ""))
 }
 
 // preemptClaimed is preempt with the claim on wb held.
 func (m *Manager) preemptClaimed(ctx context.Context, wb *models.Workbench) error {
-	reason := preemptReason(wb.AutoResume)
+	reason := preemptReason(wb.AutoResume, wb.PreemptFor)
 	var then *models.Requeue
 	if wb.AutoResume {
 		exp := m.now().Add(m.opt.QueueMaxWait)

@@ -69,7 +69,7 @@ func cutShortPreemption(t *testing.T, autoResume bool) (r *queueRig, victim, own
 	}
 	r.m.Wait()
 	r.advance(victim.PreemptAt.Sub(r.m.now()) + time.Second)
-	if err := r.store.SetWorkbenchState(ctx, victim.ID, models.StateStopping, 10, preemptReason(autoResume), nil); err != nil {
+	if err := r.store.SetWorkbenchState(ctx, victim.ID, models.StateStopping, 10, preemptReason(autoResume, ""), nil); err != nil {
 		t.Fatal(err)
 	}
 	own = victims[5]

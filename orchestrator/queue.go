@@ -172,7 +172,7 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 			started = append(started, placed{id: id, units: gpus})
 		}
 		for _, id := range plan.Preempt {
-			if err := q.MarkPreempt(id, now.Add(m.opt.PreemptGrace)); err != nil {
+			if err := q.MarkPreempt(id, now.Add(m.opt.PreemptGrace), preemptFor(plan, id, asks)); err != nil {
 				return err
 			}
 			yield = append(yield, id)
@@ -201,7 +201,11 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 				t := w.EstimatedStart
 				est = &t
 			}
-			if err := q.Explain(id, w.Position, w.Ahead, waitText(w), est); err != nil {
+			unknown := ""
+			if est == nil && w.HeldWithoutEnd {
+				unknown = models.EstimateNoMaxRuntime
+			}
+			if err := q.Explain(id, w.Position, w.Ahead, waitText(w), est, unknown); err != nil {
 				return err
 			}
 		}
@@ -269,6 +273,24 @@ type queuedAsk struct {
 	// home and all, not to failed, which read as if it had run and
 	// crashed.
 	ran bool
+	// class is its priority class's name (the preemption notice's words).
+	class string
+}
+
+// preemptFor words what the request a victim yields to asks for
+// (Workbench.PreemptFor): its class, the units it needs and how many are
+// free. The victim's owner read only "a higher-priority launch", and a
+// 4-GPU run taken for a launch one GPU short could not tell why.
+func preemptFor(plan scheduler.Plan, victim string, asks map[string]queuedAsk) string {
+	id, ok := plan.PreemptFor[victim]
+	if !ok {
+		return ""
+	}
+	w, ok := plan.Waiting[id]
+	if !ok || w.Pool == "" {
+		return ""
+	}
+	return reasonf("priority %s, %d × %s needed, %d free", asks[id].class, w.Need, w.Pool.Label(), w.Free)
 }
 
 // refusedState is where a queued workbench refused by the queue goes:
@@ -478,7 +500,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		case models.WaitableQuota(err):
 			r.Blocked = reasonf("waiting for your other workbenches to stop: %s", err.Error())
 		case errors.As(err, &qe) && qe.Final:
-			asks[w.ID] = queuedAsk{need: need, ask: ask, beyond: qe, ran: w.StartedAt != nil}
+			asks[w.ID] = queuedAsk{need: need, ask: ask, beyond: qe, ran: w.StartedAt != nil, class: w.Priority}
 			continue
 		}
 		// A launch that named a booking waits for its window to open and
@@ -494,7 +516,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 				}
 			}
 		}
-		asks[w.ID] = queuedAsk{need: need, ask: ask, ran: w.StartedAt != nil}
+		asks[w.ID] = queuedAsk{need: need, ask: ask, ran: w.StartedAt != nil, class: w.Priority}
 		snap.Queue = append(snap.Queue, r)
 	}
 	return snap, asks, nil
@@ -565,6 +587,16 @@ func needText(n models.GPUNeed) string {
 		return reasonf("a place")
 	}
 	return fmt.Sprintf("%d × %s", n.Count, unitPool(n.Kind, n.Model, n.Profile).Label())
+}
+
+// EstimateUnknownText says why a queued workbench has no estimated start,
+// in words, when the queue knows (Workbench.EstimateUnknown); "" when it
+// does not, or when it has an estimate.
+func EstimateUnknownText(wb *models.Workbench) string {
+	if wb.State != models.StateQueued || wb.EstimatedStart != nil || wb.EstimateUnknown != models.EstimateNoMaxRuntime {
+		return ""
+	}
+	return reasonf("no estimate: the workbenches holding these GPUs have no maximum runtime")
 }
 
 // ReasonForOthers is a queue reason as someone other than the owner reads

@@ -34,7 +34,7 @@ func TestQueueMoveCLI(t *testing.T) {
 		}
 		ids = append(ids, wb.ID)
 		// The positions a drain explained.
-		if err := s.DrainQueue(ctx, func(q *models.QueueTx) error { return q.Explain(wb.ID, i+1, i, "waiting", nil) }); err != nil {
+		if err := s.DrainQueue(ctx, func(q *models.QueueTx) error { return q.Explain(wb.ID, i+1, i, "waiting", nil, "") }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -323,6 +323,10 @@ type Wait struct {
 	// runs has no maximum runtime).
 	EstimatedStart time.Time
 	Reason         string
+	// HeldWithoutEnd is set, with no EstimatedStart, when what it needs
+	// is held by runs with no known end (no maximum runtime): counting
+	// them it would fit, so that is why there is no estimate.
+	HeldWithoutEnd bool
 }
 
 // Plan is what to do now.
@@ -330,6 +334,9 @@ type Plan struct {
 	Start   []string // in order
 	Expire  []string // left the queue unplaced (past Expires)
 	Preempt []string // preemptible runs to tell to yield
+	// PreemptFor names, per run in Preempt, the request it yields to (its
+	// Wait says how many units it needs and how many are free).
+	PreemptFor map[string]string
 	// Rescind lists runs told to yield in an earlier drain that no request
 	// needs any more (it left the queue, or got other units): they keep
 	// running, as if never told.
@@ -389,7 +396,7 @@ func Order(q []Request, usage map[int64]float64) []Request {
 
 // Decide computes the plan for a snapshot.
 func Decide(s Snapshot) Plan {
-	p := Plan{Waiting: map[string]Wait{}, Claim: map[string][]string{}}
+	p := Plan{Waiting: map[string]Wait{}, Claim: map[string][]string{}, PreemptFor: map[string]string{}}
 	free := map[Pool]int{}
 	for k, v := range s.Free {
 		free[k] = v
@@ -505,6 +512,7 @@ func Decide(s Snapshot) Plan {
 		}
 		ahead[r.Pool]++
 		est := estimate(s.Now, avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units+heldShort, slices.Concat(releases[r.Pool], claimed[r.ID]))
+		withoutEnd := est.IsZero() && heldWithoutEnd(avail+yieldingUnknown[r.Pool], needAhead[r.Pool]+r.Units+heldShort, slices.Concat(releases[r.Pool], claimed[r.ID]))
 		if r.NotBefore.After(s.Now) {
 			est = r.NotBefore
 		} else if r.Blocked != "" {
@@ -543,6 +551,7 @@ func Decide(s Snapshot) Plan {
 					for _, v := range victims {
 						preempted[v] = true
 						p.Preempt = append(p.Preempt, v)
+						p.PreemptFor[v] = r.ID
 					}
 					// What the victims give back comes when their grace
 					// ends: the estimate, and the shadow later requests
@@ -567,7 +576,8 @@ func Decide(s Snapshot) Plan {
 				}
 			}
 		}
-		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why}
+		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why,
+			HeldWithoutEnd: withoutEnd && est.IsZero() && r.Blocked == ""}
 		p.Waiting[r.ID] = w
 	}
 	if s.Policy.Preempt {
@@ -726,6 +736,18 @@ func estimate(now time.Time, free, want int, rel []release) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// heldWithoutEnd reports whether want units would be had with every
+// release counted, those of unknown time too: then only runs with no
+// known end (no maximum runtime) stand between the request and an
+// estimate, and a page can say so rather than a bare "unknown".
+func heldWithoutEnd(free, want int, rel []release) bool {
+	have := free
+	for _, r := range rel {
+		have += r.units
+	}
+	return have >= want
 }
 
 // availableAt is how many units are free at t given what is free now and

@@ -554,3 +554,28 @@ func TestEstimateCountsOrphansAtTheirRemoval(t *testing.T) {
 		t.Errorf("two GPUs: estimate %v, reason %q; want the run's end %v, no drained GPU named", w.EstimatedStart, w.Reason, now.Add(time.Hour))
 	}
 }
+
+// A request with no estimate says why when it is only runs without a
+// known end (no maximum runtime) that hold what it needs; not when even
+// they would not free enough (drained GPUs), nor when it waits on
+// something else (Blocked), nor when it has an estimate.
+func TestNoEstimateSaysHeldWithoutEnd(t *testing.T) {
+	decide := func(free int, running []Running, blocked string) Wait {
+		r := req("a", 1, 2, 100, 0)
+		r.Blocked = blocked
+		return Decide(Snapshot{Now: t0, Free: map[Pool]int{h100: free}, Queue: []Request{r}, Running: running, Policy: Policy{Backfill: true}}).Waiting["a"]
+	}
+	forever := []Running{{ID: "r1", Pool: h100, Units: 2}}
+	if w := decide(0, forever, ""); !w.EstimatedStart.IsZero() || !w.HeldWithoutEnd {
+		t.Errorf("held by a run with no end: estimate %v, held without end %v", w.EstimatedStart, w.HeldWithoutEnd)
+	}
+	if w := decide(0, []Running{{ID: "r1", Pool: h100, Units: 1}}, ""); w.HeldWithoutEnd {
+		t.Errorf("1 of the 2 needed held, the rest out of service: said held without end")
+	}
+	if w := decide(0, forever, "quota"); w.HeldWithoutEnd {
+		t.Errorf("blocked by its owner's quota: said held without end")
+	}
+	if w := decide(0, []Running{{ID: "r1", Pool: h100, Units: 2, EndsBy: t0.Add(time.Hour)}}, ""); w.EstimatedStart.IsZero() || w.HeldWithoutEnd {
+		t.Errorf("a known end: estimate %v, held without end %v", w.EstimatedStart, w.HeldWithoutEnd)
+	}
+}
