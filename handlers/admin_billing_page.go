@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -141,6 +142,7 @@ func (h *Handler) renderBillingWith(c *gin.Context, status int, form templates.C
 		v.Rows = append(v.Rows, row)
 	}
 	v.TotalHours = gpuHoursText(secs)
+	v.TotalPreemptible = h.preemptibleText(ctx, preemptibleTotal(items))
 	if v.Month.Current {
 		if live, err := h.wbs.Billing().Accruing(ctx, 0); err != nil {
 			h.log.Warn("unbilled usage", "err", err)
@@ -177,13 +179,15 @@ func (h *Handler) adminBillingCSV(c *gin.Context) {
 	w := csv.NewWriter(c.Writer)
 	// energy_cost_micros is informational (never charged) and empty when
 	// no electricity price is set.
+	// preemptible_micros: the part of amount_micros billed at the
+	// preemptible tier.
 	_ = w.Write([]string{"month", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency",
-		"energy_kwh", "energy_mj", "energy_cost_micros"})
+		"energy_kwh", "energy_mj", "energy_cost_micros", "preemptible_micros"})
 	for _, it := range items {
 		mJ := energy.mJ[it.Key]
 		_ = w.Write([]string{month.Format("2006-01"), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
 			pricing.Micros(it.AmountMicros).Exact(), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency,
-			pricing.FormatKWh(mJ), strconv.FormatInt(mJ, 10), energy.costCSV(mJ)})
+			pricing.FormatKWh(mJ), strconv.FormatInt(mJ, 10), energy.costCSV(mJ), strconv.FormatInt(it.PreemptibleMicros, 10)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -226,7 +230,26 @@ func (h *Handler) billingRow(c *gin.Context, groupBy string, it models.UsageItem
 		share = fmt.Sprintf("%d%%", (it.AmountMicros*100+charged/2)/charged)
 	}
 	return templates.BillingRow{Key: it.Key, Label: label, GPUHours: gpuHoursText(it.GPUSeconds),
-		Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share}
+		Amount: h.amountText(ctx, it.AmountMicros), AmountMicros: it.AmountMicros, Share: share,
+		Preemptible: h.preemptibleText(ctx, it.PreemptibleMicros)}
+}
+
+// preemptibleText is a billing row's part at the preemptible tier: "—"
+// for none, so that the rows with some stand out.
+func (h *Handler) preemptibleText(ctx context.Context, micros int64) string {
+	if micros == 0 {
+		return "—"
+	}
+	return h.amountText(ctx, micros)
+}
+
+// preemptibleTotal is what the rows billed at the preemptible tier.
+func preemptibleTotal(items []models.UsageItem) int64 {
+	var sum int64
+	for _, it := range items {
+		sum += it.PreemptibleMicros
+	}
+	return sum
 }
 
 // deletedGroupLabel is how a page names the deleted group id, named name:

@@ -132,6 +132,7 @@ func (h *Handler) groupBilling(c *gin.Context) {
 		v.Rows = append(v.Rows, h.billingRow(c, groupBy, it, charged))
 	}
 	v.TotalHours = gpuHoursText(secs)
+	v.TotalPreemptible = h.preemptibleText(ctx, preemptibleTotal(items))
 	if v.Month.Current && !deleted {
 		if v.Running, err = h.groupRunning(c, g.ID, now); err != nil {
 			h.fail(c, err)
@@ -241,10 +242,10 @@ func (h *Handler) groupBillingCSV(c *gin.Context) {
 	}
 	csvHeaders(c, fmt.Sprintf("group-%d-%s-by-%s.csv", g.ID, month.Format("2006-01"), groupBy))
 	w := csv.NewWriter(c.Writer)
-	_ = w.Write([]string{"month", "group", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency"})
+	_ = w.Write([]string{"month", "group", groupBy, "gpu_seconds", "gpu_hours", "amount", "amount_micros", "currency", "preemptible_micros"})
 	for _, it := range items {
 		_ = w.Write([]string{month.Format("2006-01"), csvText(name), csvText(it.Key), strconv.FormatInt(it.GPUSeconds, 10), gpuHoursText(it.GPUSeconds),
-			pricing.Micros(it.AmountMicros).Exact(), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency})
+			pricing.Micros(it.AmountMicros).Exact(), strconv.FormatInt(it.AmountMicros, 10), h.cfg.Currency, strconv.FormatInt(it.PreemptibleMicros, 10)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

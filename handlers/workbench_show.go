@@ -44,7 +44,8 @@ func (h *Handler) showWorkbench(c *gin.Context, wb *models.Workbench, status int
 		h.fail(c, err)
 		return
 	}
-	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails}
+	v := templates.WorkbenchView{WB: h.workbenchRow(ctx, wb, n, costs[wb.ID]), ExitLogs: wb.ExitLogs, ReasonDetails: wb.ReasonDetails,
+		NoReload: c.Query("reload") == "off"}
 	v.WB.Deadline = h.deadlineView(ctx, wb, othersName(wb, currentUser(c).ID, v.WB.Owner))
 	v.GPUIdle = h.gpuIdleView(ctx, wb)
 	v.GPUTelemetry, v.GPUEnergy = h.workbenchGPUFacts(ctx, wb, &v.WB)

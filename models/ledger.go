@@ -135,6 +135,9 @@ type UsageItem struct {
 	Key          string `json:"key"`
 	GPUSeconds   int64  `json:"gpu_seconds"`
 	AmountMicros int64  `json:"amount_micros"`
+	// PreemptibleMicros is the part of AmountMicros billed at the
+	// preemptible tier (LineTierSQL): GPU units of preemptible runs.
+	PreemptibleMicros int64 `json:"preemptible_micros"`
 	// Measured GPU energy (informational, filled by the caller from
 	// EnergySummary); the cost only when an electricity price is set.
 	EnergyMJ         int64  `json:"energy_mj" gorm:"-"`
@@ -255,11 +258,16 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 	}
 	// Whole months are read from the rollup a trigger keeps beside the
 	// ledger: the same sums over far fewer rows.
+	// The preemptible part: the rollup keeps it per row (migration 172);
+	// the ledger's lines read their tier from their interval, one lookup
+	// by primary key a line (as the statement does).
 	table, gpuSecs, period := "ledger_entries l",
 		"SUM(CASE WHEN l.resource = 'gpu' THEN l.seconds * l.quantity_milli / 1000 ELSE 0 END)", "l.period_start >= ? AND l.period_start < ?"
+	preemptible, tierJoin := "SUM(CASE WHEN "+LineTierSQL+" = '"+pricing.TierPreemptible+"' THEN l.amount_micros ELSE 0 END)", LineTierJoin
 	var lo, hi any = from.UTC(), to.UTC()
 	if monthAligned(from) && monthAligned(to) {
 		table, gpuSecs, period = "ledger_monthly l", "SUM(l.gpu_seconds)", "l.month >= ? AND l.month < ?"
+		preemptible, tierJoin = "SUM(l.preemptible_micros)", ""
 		lo, hi = from.UTC().Format("2006-01"), to.UTC().Format("2006-01")
 	}
 	parts := ""
@@ -275,10 +283,13 @@ func usageSummaryQuery(db *gorm.DB, from, to time.Time, groupBy string, userID i
 		parts = ", MAX(" + deletedGroupSQL("l") + ") AS grp_deleted, COALESCE(MAX(COALESCE(dg.name, l.group_name)), '') AS grp_name, COALESCE(MAX(l.group_id), 0) AS grp_id"
 	}
 	q := db.Table(table).
-		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros"+parts).
+		Select(col+" AS key, "+gpuSecs+" AS gpu_seconds, SUM(l.amount_micros) AS amount_micros, "+preemptible+" AS preemptible_micros"+parts).
 		Joins("JOIN users u ON u.id = l.user_id").
 		Where(period, lo, hi).
 		Group(col).Order("amount_micros DESC")
+	if tierJoin != "" {
+		q = q.Joins(tierJoin)
+	}
 	if groupBy == "workbench" {
 		q = q.Joins("LEFT JOIN workbenches w ON w.id = l.workbench_id")
 	}

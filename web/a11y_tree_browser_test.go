@@ -19,13 +19,13 @@ import (
 )
 
 // axNamed are the roles a screen reader announces by their name: controls
-// a person operates (a progress bar and a table's header cells too, and
+// a person operates (a progress bar, a table and its header cells too, and
 // images), which must not be announced as just "button" or "checkbox".
 var axNamed = map[string]bool{
 	"button": true, "link": true, "textbox": true, "searchbox": true, "checkbox": true, "radio": true,
 	"combobox": true, "listbox": true, "spinbutton": true, "slider": true, "switch": true, "tab": true,
 	"menuitem": true, "progressbar": true, "meter": true, "DisclosureTriangle": true,
-	"columnheader": true, "rowheader": true, "image": true, "radiogroup": true,
+	"columnheader": true, "rowheader": true, "image": true, "radiogroup": true, "table": true,
 }
 
 // axText is an accessibility value as text ("" for none).
@@ -353,9 +353,12 @@ func TestFieldErrorsAreTiedToTheirFieldsWithoutJavaScript(t *testing.T) {
 	checkField(`input[name=idle_minutes]`, "idle_timeout")
 }
 
-// The tables of a data scientist's pages say which way each header
-// cell reads (scope), and a column of buttons has a header that says so
-// (it was an empty <th>, read as a nameless column).
+// The tables of a data scientist's pages and (since session 56) of the
+// administrator's say which way each header cell reads (scope), and a
+// column of buttons has a header that says so (it was an empty <th>, read
+// as a nameless column). Each table has a caption (visually hidden where a
+// heading shows what it is), which names it in a screen reader's list of
+// tables: they read "table" without one.
 func TestTableHeadersHaveScope(t *testing.T) {
 	r := newA11yRig(t)
 	p := r.p
@@ -369,8 +372,14 @@ func TestTableHeadersHaveScope(t *testing.T) {
 			t.Fatalf("GET %s: %d", path, res.StatusCode)
 		}
 		doc := mustDoc(t, body)
+		doc.Find(`table`).Each(func(_ int, tb *goquery.Selection) {
+			// A screen reader's list of tables reads each by its name.
+			if c := tb.ChildrenFiltered(`caption`); c.Length() != 1 || strings.TrimSpace(c.Text()) == "" {
+				t.Errorf("%s: table without a caption: %.200s", path, outer(tb))
+			}
+		})
 		n := 0
-		doc.Find(`table.table th`).Each(func(_ int, th *goquery.Selection) {
+		doc.Find(`table th`).Each(func(_ int, th *goquery.Selection) {
 			n++
 			if _, ok := th.Attr("scope"); !ok {
 				t.Errorf("%s: header cell without scope: %s", path, outer(th))
@@ -383,10 +392,12 @@ func TestTableHeadersHaveScope(t *testing.T) {
 			t.Errorf("%s: no table headers found", path)
 		}
 	}
-	for _, path := range []string{"/", "/usage", "/gpus", "/workbenches/" + r.running.ID} {
+	for _, path := range []string{"/", "/usage", "/gpus", "/workbenches/" + r.running.ID, "/settings/tokens"} {
 		check(c, path)
 	}
-	for _, path := range []string{"/gpus", "/admin/workbenches"} {
+	for _, path := range []string{"/gpus", "/admin/workbenches", "/admin/billing", "/admin/prices", "/admin/quotas",
+		"/admin/users", "/admin/audit", "/admin/utilisation", "/admin/queue", "/admin/cloud-prices", "/catalog",
+		"/workbenches/" + r.running.ID} {
 		check(ac, path)
 	}
 }

@@ -553,7 +553,7 @@ func TestBillingOverviewAndCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 3 || strings.Join(recs[0], ",") != "month,user,gpu_seconds,gpu_hours,amount,amount_micros,currency,energy_kwh,energy_mj,energy_cost_micros" {
+	if len(recs) != 3 || strings.Join(recs[0], ",") != "month,user,gpu_seconds,gpu_hours,amount,amount_micros,currency,energy_kwh,energy_mj,energy_cost_micros,preemptible_micros" {
 		t.Fatalf("billing csv: %q", recs)
 	}
 	for _, r := range recs[1:] {

@@ -1,0 +1,76 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// noscriptDoc is what a browser without JavaScript reads of the page's
+// <noscript> blocks (an HTML parser with scripting on keeps them as text).
+func noscriptDoc(t *testing.T, body string) *goquery.Document {
+	t.Helper()
+	var b strings.Builder
+	mustDoc(t, body).Find("noscript").Each(func(_ int, s *goquery.Selection) { b.WriteString(s.Text()) })
+	return mustDoc(t, b.String())
+}
+
+// Without JavaScript, a workbench on its way somewhere reloads its page
+// itself, and a screen reader starts reading the page again at each
+// reload. It was every 2 s, with no word of it and no way to stop it: now
+// every 10 s, said on the page, with "Reload now" and "Stop reloading"
+// (?reload=off, which the page's own links keep until "Reload
+// automatically"). A running workbench's page does not reload.
+func TestNoJSWorkbenchPageReloadsSlowlyAndCanStop(t *testing.T) {
+	r := newA11yRig(t)
+	p := r.p
+	c := p.client()
+	p.login(c, "alice", "alice-password")
+	page := "/workbenches/" + r.pull.ID
+	load := func(path string) *goquery.Document {
+		t.Helper()
+		res, body := p.get(c, path)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, res.StatusCode)
+		}
+		return noscriptDoc(t, body)
+	}
+
+	doc := load(page)
+	meta := doc.Find(`meta[http-equiv=refresh]`)
+	if meta.Length() != 1 || attrOf(meta, "content") != "10" {
+		t.Errorf("a pulling workbench's page without JavaScript: refresh %q (%d), want every 10 s", attrOf(meta, "content"), meta.Length())
+	}
+	if got := doc.Find(`[data-testid=no-js-reload]`).Text(); !strings.Contains(got, "every 10 seconds") {
+		t.Errorf("the page does not say it reloads: %q", got)
+	}
+	if href := attrOf(doc.Find(`[data-testid=reload-now]`), "href"); href != page {
+		t.Errorf("Reload now: %q, want %q", href, page)
+	}
+	off := attrOf(doc.Find(`[data-testid=reload-off]`), "href")
+	if off != page+"?reload=off" {
+		t.Fatalf("Stop reloading: %q, want %q", off, page+"?reload=off")
+	}
+
+	doc = load(off)
+	if n := doc.Find(`meta[http-equiv=refresh]`).Length(); n != 0 {
+		t.Errorf("after Stop reloading the page still reloads itself (%d meta refresh)", n)
+	}
+	if got := doc.Find(`[data-testid=no-js-reload]`).Text(); !strings.Contains(got, "Automatic reload is off") {
+		t.Errorf("the page does not say its reload is off: %q", got)
+	}
+	if href := attrOf(doc.Find(`[data-testid=reload-now]`), "href"); href != off {
+		t.Errorf("Reload now with the reload off: %q, want %q (it stays off)", href, off)
+	}
+	if href := attrOf(doc.Find(`[data-testid=reload-on]`), "href"); href != page {
+		t.Errorf("Reload automatically: %q, want %q", href, page)
+	}
+
+	// Settled: nothing reloads, nothing is said.
+	doc = load("/workbenches/" + r.running.ID)
+	if n := doc.Find(`meta[http-equiv=refresh], [data-testid=no-js-reload]`).Length(); n != 0 {
+		t.Errorf("a running workbench's page reloads itself without JavaScript (%d)", n)
+	}
+}
