@@ -394,10 +394,10 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		row.Bars = slices.Insert(row.Bars, 1, perModelBars(lc, eff, byModel[u.ID])...)
 		// Home storage last, as on the user's own usage page; over the
 		// limit (more than it: one exactly at it may still launch) is
-		// marked, since their launches and starts are refused.
+		// marked, since their launches and starts with GPUs are refused.
 		row.Bars = append(row.Bars, quotaBar("storage", trc(c, "Home storage (GiB)"), stored[u.ID], gibToMilli(eff.MaxStorageGiB), models.GiBText))
 		if row.StorageOver = models.StorageOver(eff, stored[u.ID]); row.StorageOver {
-			row.Bars[len(row.Bars)-1].Note = trc(c, "Over the limit, as last measured: their launches and starts are refused until they delete files or a workbench's data.")
+			row.Bars[len(row.Bars)-1].Note = trc(c, "Over the limit, as last measured: their launches and starts with GPUs are refused until they delete files or a workbench's data; workbenches without GPU still start, so they can.")
 		}
 		row.Form.ID, row.Form.Action = quotaFormID(models.ScopeUser, u.ID), quotaAction(models.ScopeUser, u.Username)
 		v.Rows = append(v.Rows, row)

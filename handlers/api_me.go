@@ -30,7 +30,7 @@ type quotaStatus struct {
 	BookingSetAside int64 `json:"booking_set_aside_micros"`
 	// StorageUsed is what the home volumes held at their last metering
 	// (milli-GiB), checked against quota.max_storage_gib; StorageOver
-	// says it is more (launches and starts are refused).
+	// says it is more (launches and starts with GPUs are refused).
 	StorageUsed int64 `json:"storage_used_milli_gib"`
 	StorageOver bool  `json:"storage_over"`
 }

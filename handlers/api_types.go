@@ -405,7 +405,7 @@ type APIUser struct {
 type APIUserStorage struct {
 	UsedMilliGiB int64  `json:"used_milli_gib"`  // 0 with no home volume
 	LimitGiB     *int64 `json:"max_storage_gib"` // null: unlimited
-	// Over: more than the limit; launches and starts are refused.
+	// Over: more than the limit; launches and starts with GPUs are refused.
 	Over bool `json:"over"`
 }
 

@@ -111,7 +111,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	// Home storage last: the notes above go under the spend.
 	v.Bars = append(v.Bars, quotaBar("storage", i18n.Key("Home storage (GiB)"), st.StorageUsed, gibToMilli(q.MaxStorageGiB), models.GiBText))
 	if st.StorageOver {
-		v.Bars[len(v.Bars)-1].Note = i18n.T(ctx, "Over your quota, as last measured: new launches and starts are refused until you delete files or a workbench's data. Running workbenches keep running.")
+		v.Bars[len(v.Bars)-1].Note = i18n.T(ctx, "Over your quota, as last measured: launches and starts with GPUs are refused until you delete files or a workbench's data; a workbench without GPU still starts, so you can. Running workbenches keep running.")
 	}
 	var totalSecs int64
 	for _, it := range summary {

@@ -35,7 +35,7 @@ type QuotaRow struct {
 	Disabled bool
 	Bars     []QuotaBar // users: use vs their effective limits
 	// StorageOver: a user's home storage, as last measured, is over
-	// their effective storage limit (launches and starts are refused).
+	// their effective storage limit (launches and starts with GPUs are refused).
 	StorageOver bool
 	Form        QuotaForm
 }

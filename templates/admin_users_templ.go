@@ -68,7 +68,7 @@ type UserStorage struct {
 	UsedGiB  string // "12.35"
 	Limited  bool
 	LimitGiB int64
-	// Over: more than the limit; their launches and starts are refused.
+	// Over: more than the limit; their launches and starts with GPUs are refused.
 	Over bool
 }
 
