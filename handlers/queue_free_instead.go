@@ -63,11 +63,14 @@ func (h *Handler) freeInstead(ctx context.Context, u *models.User, wb *models.Wo
 		// the kind left it out, so the owner's own preemptible 4-GPU run
 		// waiting with 3 free hid the 1-GPU flavor an interactive launch
 		// would start on at once (it goes ahead of the lower class).
+		free, _ := lessBooked(freeUnitsFor(gpus, f), held[unitPoolOf(f)])
+		if free < f.GPUCount {
+			continue // too few free before the queue's due: no class to look up
+		}
 		cls, err := h.store.LaunchDefaultClass(ctx, u.ID, f.ID)
 		if err != nil {
 			return nil, err
 		}
-		free, _ := lessBooked(freeUnitsFor(gpus, f), held[unitPoolOf(f)])
 		free = max(demand.FreeFor(unitPoolOf(f), cls.Rank, free), 0)
 		if why, waits := h.launchRule(ctx, lim, &fls[i], gpus, needs[f.ID], free); why != "" || waits != "" {
 			continue
