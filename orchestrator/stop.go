@@ -246,7 +246,7 @@ func (m *Manager) UnrecordedStop(id string) (UnrecordedStop, bool) {
 }
 
 // unrecordedStopEnd is when id's unrecorded stop ended its run, for the
-// biller's costs (Billing.pendingEnd).
+// biller's costs (Billing.openEnd).
 func (m *Manager) unrecordedStopEnd(id string) (time.Time, bool) {
 	u, ok := m.UnrecordedStop(id)
 	return u.At, ok
