@@ -72,3 +72,80 @@ func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A person over their home-storage limit with a stopped GPU workbench
+// clicks Start on its page: refused, the page names the way out and its
+// notice says how far over the home is; then they click "Start without
+// GPU", and it runs without GPU (same home), the notice now telling them to
+// delete files there. With JavaScript and without.
+func TestBrowserStartWithoutGPUOverTheStorageQuota(t *testing.T) {
+	for _, js := range []bool{true, false} {
+		t.Run(jsName(js), func(t *testing.T) {
+			p, _ := enginePortal(t)
+			ctx := context.Background()
+			adminTok := tokenFor(t, p, "admin", "admin")
+			bobTok := tokenFor(t, p, "bob", "user")
+			bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+			twin, err := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fl, err := p.srv.Store.FlavorByNameOrID(ctx, "1x H100 80GB HBM3")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fl.CPUTwinID = twin.ID
+			if err := p.srv.Store.UpdateFlavor(ctx, fl); err != nil {
+				t.Fatal(err)
+			}
+			code, wb := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"data","image":"fake","flavor":"1x H100 80GB HBM3"}`)
+			if code != http.StatusAccepted {
+				t.Fatalf("launch: %d %v", code, wb)
+			}
+			id := wb["id"].(string)
+			waitState(t, p, bobTok, id, "running")
+			if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/stop", bobTok, ""); code != http.StatusOK {
+				t.Fatalf("stop: %d %v", code, out)
+			}
+			waitState(t, p, bobTok, id, "stopped")
+			if code, out := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_storage_gib":1}`); code != http.StatusOK {
+				t.Fatalf("PUT quota: %d %v", code, out)
+			}
+			if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
+				t.Fatal(err)
+			}
+
+			b := btNewBrowser(t)
+			if !js {
+				btDo(t, b, "disable JavaScript", btScriptsOff())
+			}
+			btNavigate(t, b, p.ts.URL+"/login")
+			if resp := btLogin(t, b, "bob", "bob-password"); resp.Status != http.StatusOK {
+				t.Fatalf("login: %d", resp.Status)
+			}
+			btNavigate(t, b, p.ts.URL+"/workbenches/"+id)
+			btSubmit(t, b, "Start with GPUs", chromedp.Click(chromedp.CSS(`[data-testid=start]`)))
+			if flash := btText(t, b, `[data-testid=flash][data-kind=error]`); !strings.Contains(flash, "0.50 GiB over your limit of 1 GiB") ||
+				!strings.Contains(flash, "start this one without GPU") {
+				t.Errorf("after Start the page says %q, want the storage reason and the way out", flash)
+			}
+			if note := btText(t, b, `[data-testid=storage-over]`); !strings.Contains(note, "1.50 GiB of your 1 GiB (0.50 GiB over)") || !strings.Contains(note, "Start without GPU") {
+				t.Errorf("the stopped workbench's storage notice reads %q", note)
+			}
+			if _, got := p.api("GET", "/api/v1/workbenches/"+id, bobTok, ""); got["state"] != "stopped" {
+				t.Errorf("the refused Start left it %v, want stopped", got["state"])
+			}
+
+			btSubmit(t, b, "Start without GPU", chromedp.Click(chromedp.CSS(`[data-testid=start-cpu]`)))
+			if got := waitState(t, p, bobTok, id, "running"); got["cpu_only"] != true {
+				t.Fatalf("after Start without GPU: %v, want running without GPU", got)
+			}
+			btNavigate(t, b, p.ts.URL+"/workbenches/"+id)
+			if note := btText(t, b, `[data-testid=storage-over]`); !strings.Contains(note, "1.50 GiB of your 1 GiB (0.50 GiB over)") || !strings.Contains(note, "Delete files here") {
+				t.Errorf("the running workbench's storage notice reads %q, want the home over its limit and to delete files here", note)
+			}
+			btScreenshot(t, b, "storage-over-start-without-gpu-"+jsName(js)+".png")
+			p.srv.Manager.Wait()
+		})
+	}
+}
