@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
 )
 
 // noscriptDoc is what a browser without JavaScript reads of the page's
@@ -72,5 +73,48 @@ func TestNoJSWorkbenchPageReloadsSlowlyAndCanStop(t *testing.T) {
 	doc = load("/workbenches/" + r.running.ID)
 	if n := doc.Find(`meta[http-equiv=refresh], [data-testid=no-js-reload]`).Length(); n != 0 {
 		t.Errorf("a running workbench's page reloads itself without JavaScript (%d)", n)
+	}
+}
+
+// In Chromium without JavaScript, a person on a pulling workbench's page
+// clicks "Stop reloading": the page stays put (no meta refresh left, the
+// words say so), and "Reload automatically" brings the reload back.
+func TestBrowserNoJSStopReloading(t *testing.T) {
+	r := newA11yRig(t)
+	page := "/workbenches/" + r.pull.ID
+	b := btNewBrowser(t)
+	btDo(t, b, "disable JavaScript", btScriptsOff())
+	btNavigate(t, b, r.p.ts.URL+"/login")
+	if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
+		t.Fatalf("login: %d", resp.Status)
+	}
+	btNavigate(t, b, r.p.ts.URL+page)
+	refreshes := func() string {
+		t.Helper()
+		n, err := chromedp.Run(b, chromedp.Evaluate[string](`String(document.querySelectorAll("meta[http-equiv=refresh]").length)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := refreshes(); n != "1" {
+		t.Fatalf("the pulling workbench's page has %s meta refresh, want 1", n)
+	}
+	btSubmit(t, b, "Stop reloading", chromedp.Click(chromedp.CSS(`[data-testid=reload-off]`)))
+	if loc := btLocation(t, b); loc.Path != page || loc.RawQuery != "reload=off" {
+		t.Errorf("after Stop reloading the browser is at %s", loc)
+	}
+	if n := refreshes(); n != "0" {
+		t.Errorf("after Stop reloading the page has %s meta refresh, want none", n)
+	}
+	if got := btText(t, b, `[data-testid=no-js-reload]`); !strings.Contains(got, "Automatic reload is off") {
+		t.Errorf("the page says %q, want that its reload is off", got)
+	}
+	btSubmit(t, b, "Reload automatically", chromedp.Click(chromedp.CSS(`[data-testid=reload-on]`)))
+	if loc := btLocation(t, b); loc.Path != page || loc.RawQuery != "" {
+		t.Errorf("after Reload automatically the browser is at %s", loc)
+	}
+	if n := refreshes(); n != "1" {
+		t.Errorf("after Reload automatically the page has %s meta refresh, want 1", n)
 	}
 }
