@@ -8,8 +8,10 @@
 # compose install test (internal/installtest); a site without Docker Hub can
 # use it the same way (README "Building without Docker Hub").
 #
-# Both images carry the label workbench.test=install-base so that they can be
-# found and removed (`docker image rm $(docker images -q -f label=workbench.test=install-base)`).
+# The images carry no label: the portal image built FROM them would inherit
+# it, and a site's own portal image (or the compose test's) is nobody's test
+# object. Find them by their tags instead (the compose test's are
+# workbench-install-test/{runtime,build}:<hash>).
 set -euo pipefail
 
 die() { echo "install-test-bases: error: $*" >&2; exit 1; }
@@ -61,9 +63,8 @@ debootstrap --variant=minbase "${KEYRING[@]}" --include=ca-certificates,iptables
 	"$SUITE" "$ROOT" "$MIRROR" >/dev/null
 rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/cache/apt/archives/*.deb
 
-label=(--change 'LABEL workbench.test=install-base')
-tar -C "$ROOT" -c . | docker import "${label[@]}" --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$RUNTIME_TAG" >/dev/null
+tar -C "$ROOT" -c . | docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$RUNTIME_TAG" >/dev/null
 mkdir -p "$ROOT/usr/local/go"
 cp -a "$GOROOT/." "$ROOT/usr/local/go/"
-tar -C "$ROOT" -c . | docker import "${label[@]}" --change 'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$BUILD_TAG" >/dev/null
+tar -C "$ROOT" -c . | docker import --change 'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$BUILD_TAG" >/dev/null
 echo "install-test-bases: $RUNTIME_TAG and $BUILD_TAG"

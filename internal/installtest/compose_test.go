@@ -97,6 +97,7 @@ func TestComposeInstall(t *testing.T) {
 
 	// Build with the local bases (no registry), then start.
 	run("build")
+	noInheritedTestLabel(t, cli, portalImage)
 	run("up", "-d")
 	waitHealthy(t, base)
 
@@ -195,7 +196,7 @@ func moduleRoot(t *testing.T) string {
 }
 
 // baseImages makes (once per script and Go version; kept in the engine as
-// a cache, labelled workbench.test=install-base) the runtime and build
+// a cache under workbench-install-test/{runtime,build}:<hash>) the runtime and build
 // bases with scripts/install-test-bases.sh.
 func baseImages(t *testing.T, root string) (runtimeTag, buildTag string) {
 	script := filepath.Join(root, "scripts", "install-test-bases.sh")
@@ -451,4 +452,23 @@ func bridgeGateway(t *testing.T, cli client.APIClient) string {
 	}
 	t.Fatalf("bridge interface %s has no IPv4 address", name)
 	return ""
+}
+
+// noInheritedTestLabel fails when the portal image carries a workbench.test
+// label: one inherited from its bases would make a site's own portal (and
+// the containers it runs) look like a test's object to leak checks.
+func noInheritedTestLabel(t *testing.T, cli client.APIClient, ref string) {
+	t.Helper()
+	inspect, err := cli.ImageInspect(context.Background(), ref)
+	if err != nil {
+		t.Fatalf("inspect %s: %v", ref, err)
+	}
+	if inspect.Config == nil {
+		return
+	}
+	for k, v := range inspect.Config.Labels {
+		if strings.HasPrefix(k, "workbench.test") {
+			t.Errorf("portal image %s carries the label %s=%s (inherited from a base image)", ref, k, v)
+		}
+	}
 }
