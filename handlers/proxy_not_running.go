@@ -97,13 +97,14 @@ func whyNotRunning(lc context.Context, wb *models.Workbench) string {
 		return queuedWhy(lc, wb)
 	case wb.Launching():
 		return i18n.T(lc, "It is starting (%s). This page reloads by itself until JupyterLab answers.", templates.StateLabel(lc, wb.State))
-	case wb.State == models.StatePreempted && wb.AutoResume && orchestrator.PreemptedFor(wb.Reason) != "":
+	case wb.State == models.StatePreempted && wb.AutoResume && wb.PreemptedFor != "":
 		// What the launch it yielded to asked for: a 4-GPU run taken for a
-		// launch one GPU short read only "a higher-priority launch".
+		// launch one GPU short read only "a higher-priority launch". From
+		// the column the stop kept, not read back out of the reason.
 		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs (%s). It goes back in the queue by itself and resumes when GPUs free up; you can also start it now.",
-			i18n.Reason(lc, orchestrator.PreemptedFor(wb.Reason)))
-	case wb.State == models.StatePreempted && orchestrator.PreemptedFor(wb.Reason) != "":
-		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs (%s). Start it again when you like.", i18n.Reason(lc, orchestrator.PreemptedFor(wb.Reason)))
+			i18n.Reason(lc, wb.PreemptedFor))
+	case wb.State == models.StatePreempted && wb.PreemptedFor != "":
+		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs (%s). Start it again when you like.", i18n.Reason(lc, wb.PreemptedFor))
 	case wb.State == models.StatePreempted && wb.AutoResume:
 		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs. It goes back in the queue by itself and resumes when GPUs free up; you can also start it now.")
 	case wb.State == models.StatePreempted:

@@ -42,11 +42,6 @@ func TestWhyNotRunning(t *testing.T) {
 			"It was preempted: a higher-priority launch needed its GPUs. Start it again when you like."},
 		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)", true, 0,
 			"It was preempted: a higher-priority launch needed its GPUs. It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
-		// What the launch it yielded to asked for.
-		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free; its home is kept; start it again when you like)", false, 0,
-			"It was preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free). Start it again when you like."},
-		{models.StatePreempted, "preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free; its home is kept; it resumes when GPUs free up)", true, 0,
-			"It was preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free). It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
 		{models.StateQueued, "", false, 3,
 			"It is waiting in the queue for free GPUs (position 3). It starts by itself when its turn comes; the workbench page shows the queue. This page reloads by itself."},
 		{models.StateQueued, "waiting for free GPUs", false, 0,
@@ -62,6 +57,42 @@ func TestWhyNotRunning(t *testing.T) {
 			t.Errorf("%s: says the owner stopped it: %q", tc.state, got)
 		}
 	}
+	// What the launch it yielded to asked for, from what the stop kept
+	// (Workbench.PreemptedFor), never read back out of the reason: a
+	// reason that merely reads like a preemption's is not taken apart.
+	const needed = "priority interactive, 2 × H100 80GB HBM3 needed, 1 free"
+	for _, tc := range []struct {
+		reason, preemptedFor string
+		autoResume           bool
+		want                 string
+	}{
+		{"preempted: a higher-priority launch needed its GPUs (" + needed + "; its home is kept; start it again when you like)", needed, false,
+			"It was preempted: a higher-priority launch needed its GPUs (" + needed + "). Start it again when you like."},
+		{"preempted: a higher-priority launch needed its GPUs (" + needed + "; its home is kept; it resumes when GPUs free up)", needed, true,
+			"It was preempted: a higher-priority launch needed its GPUs (" + needed + "). It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
+		// Kept, whatever the reason says (the reason is words for people).
+		{"", needed, false, "It was preempted: a higher-priority launch needed its GPUs (" + needed + "). Start it again when you like."},
+		// Looks like the pattern, but nothing was kept: nothing is read
+		// out of it.
+		{"preempted: a higher-priority launch needed its GPUs (priority batch, 8 × A100 needed, 0 free; its home is kept; start it again when you like)", "", false,
+			"It was preempted: a higher-priority launch needed its GPUs. Start it again when you like."},
+		{"preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like); its home is kept; start it again when you like)", "", true,
+			"It was preempted: a higher-priority launch needed its GPUs. It goes back in the queue by itself and resumes when GPUs free up; you can also start it now."},
+		// The reason's look-alike disagrees with what was kept: the kept.
+		{"preempted: a higher-priority launch needed its GPUs (priority batch, 8 × A100 needed, 0 free; its home is kept; start it again when you like)", needed, false,
+			"It was preempted: a higher-priority launch needed its GPUs (" + needed + "). Start it again when you like."},
+	} {
+		wb := models.Workbench{State: models.StatePreempted, Reason: tc.reason, PreemptedFor: tc.preemptedFor, AutoResume: tc.autoResume}
+		if got := whyNotRunning(en, &wb); got != tc.want {
+			t.Errorf("preempted %q (kept %q): got %q, want %q", tc.reason, tc.preemptedFor, got, tc.want)
+		}
+	}
+	// A stopped workbench's reason is never read as a preemption's.
+	if got := whyNotRunning(en, &models.Workbench{State: models.StateStopped, PreemptedFor: needed,
+		Reason: "stopped by an administrator (root)"}); got != "It was stopped by an administrator (root)." {
+		t.Errorf("stopped after an old preemption: %q", got)
+	}
+
 	// Every state a person can start from offers Start on this page; a
 	// queued or launching one reloads instead.
 	for _, tc := range []struct {
@@ -105,7 +136,8 @@ func TestWhyNotRunning(t *testing.T) {
 	}
 	// What the launch it yielded to asked for, in Chinese; figures and the
 	// class's name (what the API takes) kept.
-	taken := models.Workbench{State: models.StatePreempted, Reason: "preempted: a higher-priority launch needed its GPUs (priority interactive, 2 × H100 80GB HBM3 needed, 1 free; its home is kept; start it again when you like)"}
+	taken := models.Workbench{State: models.StatePreempted, Reason: "preempted: a higher-priority launch needed its GPUs (" + needed + "; its home is kept; start it again when you like)",
+		PreemptedFor: needed}
 	if got, want := whyNotRunning(zh, &taken), "已被抢占：一个优先级更高的启动请求需要它的 GPU（优先级 interactive，需要 2 × H100 80GB HBM3，空闲 1 个）。你可以随时重新启动它。"; got != want {
 		t.Errorf("zh-CN preempted with what the launch asked: %q, want %q", got, want)
 	}

@@ -118,6 +118,12 @@ type Workbench struct {
 	// PreemptFor is what the launch it yields to asked for, in words
 	// (orchestrator: preemptFor); set and cleared with PreemptAt.
 	PreemptFor string `gorm:"column:preempt_for" json:"preempt_for"`
+	// PreemptedFor is PreemptFor kept by the stop that preempted it: what
+	// the launch it yielded to asked for ("" when the notice did not
+	// say). Set by every move to preempted, so it is the last
+	// preemption's; it means something only while the workbench is
+	// preempted. Not in the API: the reason says it there, as before.
+	PreemptedFor string `gorm:"column:preempted_for" json:"-"`
 	// PausedAt is when the reconciler found its container paused outside
 	// the portal (`docker pause`) while running; nil when it is not.
 	PausedAt *time.Time `json:"paused_at"`

@@ -46,6 +46,9 @@ type WorkbenchFields struct {
 	RunMaxRuntimeS    *int64 // the flavor's maximum runtime, kept as the run starts
 	// ClearPreempt forgets a preemption notice (the run ended or restarts).
 	ClearPreempt bool
+	// PreemptedFor keeps, on the move to preempted, what the launch it
+	// yielded to asked for (Workbench.PreemptedFor).
+	PreemptedFor *string
 	// PausedAt marks the container paused outside the portal;
 	// ClearPaused forgets it (unpaused). Any move out of running forgets
 	// it too (TransitionWorkbench).
@@ -83,6 +86,7 @@ func (f WorkbenchFields) columns() map[string]any {
 	if f.ClearPreempt {
 		c["preempt_at"], c["preempt_notice_at"], c["preempt_for"] = nil, nil, ""
 	}
+	put("preempted_for", f.PreemptedFor)
 	if f.PausedAt != nil {
 		c["paused_at"] = f.PausedAt.UTC()
 	} else if f.ClearPaused {

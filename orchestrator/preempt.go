@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"workbench/models"
@@ -151,7 +150,8 @@ func (m *Manager) preempt(ctx context.Context, id string) error {
 // preemptReason is the reason a preempted workbench shows, with what the
 // launch it yielded to asked for (forText, Workbench.PreemptFor; "" for a
 // notice given before it was recorded); a stop under way with it is a
-// preemption (see finishingPreemption).
+// preemption (see finishingPreemption). Words for people: pages read what
+// the launch asked for from Workbench.PreemptedFor, never out of this.
 func preemptReason(autoResume bool, forText string) string {
 	switch {
 	case forText != "" && autoResume:
@@ -162,22 +162,6 @@ func preemptReason(autoResume bool, forText string) string {
 		return reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; it resumes when GPUs free up)")
 	}
 	return reasonf("preempted: a higher-priority launch needed its GPUs (its home is kept; start it again when you like)")
-}
-
-// PreemptedFor is what the launch a preempted workbench yielded to asked
-// for, out of its reason (preemptReason): "priority interactive, 2 × H100
-// 80GB HBM3 needed, 1 free"; "" when the reason does not say.
-func PreemptedFor(reason string) string {
-	rest, ok := strings.CutPrefix(reason, "preempted: a higher-priority launch needed its GPUs (")
-	if !ok {
-		return ""
-	}
-	for _, tail := range []string{"; its home is kept; it resumes when GPUs free up)", "; its home is kept; start it again when you like)"} {
-		if s, ok := strings.CutSuffix(rest, tail); ok {
-			return s
-		}
-	}
-	return ""
 }
 
 // finishingPreemption reports whether a workbench left stopping (by a

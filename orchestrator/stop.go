@@ -200,8 +200,14 @@ func (m *Manager) stopClaimedAs(ctx context.Context, wb *models.Workbench, reaso
 	if err := m.store.ReleaseGPUs(ctx, id); err != nil {
 		return true, m.stopFailed(ctx, id, reason, reasonf("could not release the GPUs: %v", err))
 	}
+	set := models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}
+	if final == models.StatePreempted {
+		// The notice's words go with the notice; the preempted workbench
+		// keeps them (its not-running page says what the launch needed).
+		set.PreemptedFor = new(wb.PreemptFor)
+	}
 	if err := m.transition(ctx, id, models.Transition{From: []string{models.StateStopping}, To: final, Reason: reason,
-		Set: models.WorkbenchFields{Endpoint: new(""), StoppedAt: &finished, ClearPreempt: true}, Requeue: then}); err != nil {
+		Set: set, Requeue: then}); err != nil {
 		return true, err
 	}
 	m.log.Info("workbench stopped", "id", id, "reason", reason, "force", force, "state", final)

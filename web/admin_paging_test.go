@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,41 @@ func TestAdminAuditPagesAndFilters(t *testing.T) {
 	}
 	if got := strings.TrimSpace(doc.Find(`[data-testid=audit-row]`).First().Find("td").Eq(2).Text()); got != "user.create" {
 		t.Errorf("bob's first action %q", got)
+	}
+}
+
+// TestAdminAuditKeptRowBelowLaterChange: a sign-in kept in memory while
+// the database could not be written, written after a change made once it
+// could, shows below that change on the audit page: where its time puts
+// it, not where its (later) id did.
+func TestAdminAuditKeptRowBelowLaterChange(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	st := p.srv.Store
+	if err := st.QueryOnly(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AuditHappened(ctx, models.AuditRecord{Actor: "alice", Action: "session.login", Target: "kept-sign-in"}); !models.Unwritable(err) {
+		t.Fatalf("sign-in while unwritable: %v", err)
+	}
+	if err := st.QueryOnly(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Audit(ctx, "bob", "price.set", "later-change", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FlushKeptAudit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := mpAdmin(t, p)
+	_, body := p.get(c, "/admin/audit")
+	var targets []string
+	mpDoc(t, body).Find(`[data-testid=audit-row]`).Each(func(_ int, r *goquery.Selection) {
+		targets = append(targets, strings.TrimSpace(r.Find("td").Eq(3).Text()))
+	})
+	later, kept := slices.Index(targets, "later-change"), slices.Index(targets, "kept-sign-in")
+	if later < 0 || kept < 0 || later > kept {
+		t.Errorf("audit page targets, newest first: %q; want later-change above kept-sign-in", targets)
 	}
 }
 
