@@ -24,7 +24,7 @@ func TestBudgetFiguresUnderACentOnTheBannerAndUsage(t *testing.T) {
 	// 80% sentence shows rather than "used up".
 	p := newPortal(t, func(c *web.Config) { c.Workbenches.MinCharge = -1 })
 	ctx := context.Background()
-	_, adminTok := mpAdmin(t, p)
+	admin, adminTok := mpAdmin(t, p)
 	month := models.MonthStart(time.Now())
 	for _, c := range []struct {
 		user          string
@@ -60,6 +60,12 @@ func TestBudgetFiguresUnderACentOnTheBannerAndUsage(t *testing.T) {
 			if bar != wantBar {
 				t.Errorf("%s (%s): the usage page's spend reads %q, want %q", c.user, lang, bar, wantBar)
 			}
+		}
+		// The admin's quota console writes the spend as the user reads it.
+		_, console := p.get(admin, "/admin/quotas?q="+c.user)
+		sel := `[data-testid=quota-row][data-name=` + c.user + `] [data-testid=quota-bar-spend] [data-testid=quota-figures]`
+		if got := strings.Join(strings.Fields(mpDoc(t, console).Find(sel).Text()), " "); got != c.bar {
+			t.Errorf("%s: the quota console's spend reads %q, want %q", c.user, got, c.bar)
 		}
 	}
 }
