@@ -96,6 +96,16 @@ func (h *Handler) amountFor(ctx context.Context) func(int64) string {
 	return func(micros int64) string { return h.amountText(ctx, micros) }
 }
 
+// limitAmountsFor is amountFor for figures compared against a monthly
+// budget (templates.MoneyAtMost, MoneyAtLeast): what is left or spent,
+// rounded down, and what is owed, rounded up, each written to the
+// micro-unit under a cent, as the refusals write them (docs/ux-choices.md,
+// session 57). Listings keep amountFor.
+func (h *Handler) limitAmountsFor(ctx context.Context) (atMost, atLeast func(int64) string) {
+	return func(micros int64) string { return templates.MoneyAtMost(ctx, micros, h.cfg.Currency) },
+		func(micros int64) string { return templates.MoneyAtLeast(ctx, micros, h.cfg.Currency) }
+}
+
 // milliText renders milli-units as a short decimal: 2000 → "2", 500 → "0.5".
 func milliText(q int64) string {
 	sign := ""

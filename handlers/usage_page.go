@@ -81,6 +81,9 @@ func (h *Handler) usagePage(c *gin.Context) {
 	}
 	q := st.Quota
 	amount := h.amountFor(ctx)
+	// The spend bar and its set-aside note compare against the budget:
+	// written as the banner and the refusals write them.
+	atMost, atLeast := h.limitAmountsFor(ctx)
 	warnings := make([]string, 0, len(st.Warnings))
 	for _, w := range st.Warnings {
 		warnings = append(warnings, quotaText(ctx, w))
@@ -92,7 +95,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 			quotaBar("gpus", i18n.Key("GPUs in use"), int64(st.GPUsInUse), q.MaxGPUs, countText),
 			quotaBar("workbenches", i18n.Key("Active workbenches"), int64(st.Workbenches), q.MaxWorkbenches, countText),
 			quotaBar("gpu-hours", i18n.Key("GPU-hours this month"), st.MonthGPUSecs, hoursToSeconds(q.GPUHoursPerMonth), gpuHoursText),
-			quotaBar("spend", i18n.Key("Spend this month"), st.MonthSpend, q.BudgetPerMonthMicros, amount),
+			quotaBar("spend", i18n.Key("Spend this month"), st.MonthSpend, q.BudgetPerMonthMicros, atMost),
 		}}
 	// The per-model caps follow "GPUs in use" (Bars[3] stays the spend).
 	v.Bars = slices.Insert(v.Bars, 1, perModelBars(ctx, q, st.GPUsInUseByModel)...)
@@ -104,7 +107,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	if st.BookingSetAside > 0 && v.Month.Current {
 		// Launches off the bookings are refused beside it: say so before
 		// a launch does.
-		aside := i18n.T(ctx, "Your bookings would bill %s for their unused time this month (unused booked time is billed): it is set aside of the budget, and launches and runs off your bookings must fit beside it.", amount(st.BookingSetAside))
+		aside := i18n.T(ctx, "Your bookings would bill %s for their unused time this month (unused booked time is billed): it is set aside of the budget, and launches and runs off your bookings must fit beside it.", atLeast(st.BookingSetAside))
 		bar := &v.Bars[len(v.Bars)-1]
 		bar.Note = strings.TrimSpace(bar.Note + " " + aside)
 	}

@@ -144,6 +144,9 @@ func (h *Handler) budgetWarningOf(r *http.Request, u *models.User, storage bool)
 		return nil
 	}
 	amount := h.amountFor(ctx)
+	// What is left, spent and set aside is compared against the budget,
+	// and a refusal may follow: written as the refusal writes them.
+	atMost, atLeast := h.limitAmountsFor(ctx)
 	b := &templates.BudgetWarning{Full: st.LimitReached != ""}
 	if b.Full {
 		b.Messages = append(b.Messages, limitReachedSentence(ctx, st.LimitReached))
@@ -152,11 +155,11 @@ func (h *Handler) budgetWarningOf(r *http.Request, u *models.User, storage bool)
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && !b.Full && st.BookingSetAside > 0 && st.MonthSpend+st.BookingSetAside >= *l {
 		// Launches off the bookings are refused: said before one is.
 		b.Messages = append(b.Messages, i18n.T(ctx, "Your bookings would bill %s for their unused time this month, all of the %s left of your monthly budget: only launches on your bookings can start.",
-			amount(st.BookingSetAside), amount(max(*l-st.MonthSpend, 0))))
+			atLeast(st.BookingSetAside), atMost(max(*l-st.MonthSpend, 0))))
 	}
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && *l > 0 && float64(st.MonthSpend) >= warnFraction*float64(*l) && st.MonthSpend < *l && !budgetUsedUp {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have spent %s of your monthly budget of %s (%d%%).",
-			amount(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))
+			atMost(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))
 	}
 	if l := st.Quota.GPUHoursPerMonth; l != nil && *l > 0 && float64(st.MonthGPUSecs) >= warnFraction*float64(*l*3600) && st.MonthGPUSecs < *l*3600 {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have used %s of your %d monthly GPU-hours (%d%%).",

@@ -222,11 +222,14 @@ func CheckLaunchQuota(ask LaunchAsk, month MonthUsage) func(tx *Tx) error {
 		}
 		if b := lim.BudgetPerMonthMicros; b != nil && ask.MinChargeMicros > 0 && month.AmountMicros+ask.MinChargeMicros > *b {
 			if step := pricing.MinorStep(ask.Currency); *b-month.AmountMicros < step && ask.MinChargeMicros >= step {
-				// Less than a cent left is nothing to a person: "the < 0.01
-				// USD left of your monthly budget cannot cover …" read oddly.
+				// A sliver under a cent left reads as used up, as the
+				// banner says it (budgetSpentForLaunches), with the sliver
+				// written to the micro-unit, as the banner writes it too
+				// (pricing.Micros.AtMost): "less than 0.01 USD is left"
+				// here and "0.003 USD left" there told two stories.
 				return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
-					"quota exceeded: your monthly budget is used up (less than %s is left; this flavor's minimum charge is %s)",
-					moneyRounded(step, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true))}
+					"quota exceeded: your monthly budget is used up (only %s is left; this flavor's minimum charge is %s)",
+					moneyRounded(*b-month.AmountMicros, ask.Currency, false), moneyRounded(ask.MinChargeMicros, ask.Currency, true))}
 			}
 			left, owed := refusalFigures(ask.Currency, *b-month.AmountMicros, ask.MinChargeMicros)
 			return &QuotaError{Limit: "budget_per_month_micros", Message: Reasonf(
@@ -250,8 +253,8 @@ func MonthlyLimitReached(lim Limits, u MonthUsage) string {
 
 // refusalFigures writes the amounts one refusal compares: what is left
 // and what is owed. In the currency's decimals, what is left rounded down
-// ("< 0.01" for a sliver) and what is owed rounded up, so that the
-// rounded figures compare as the amounts do. Where an amount owed is under
+// (to the micro-unit for a sliver under a cent) and what is owed rounded
+// up, so that the rounded figures compare as the amounts do. Where an amount owed is under
 // the currency's smallest unit, every figure of the sentence is written to
 // the micro-unit: rounded, "your bookings would bill 0.01 USD …, and the
 // rest of the < 0.01 USD left … cannot cover this flavor's minimum charge
@@ -276,23 +279,15 @@ func refusalFigures(currency string, left int64, owed ...int64) (string, []strin
 	return moneyRounded(left, currency, false), out
 }
 
-// moneyRounded writes an amount in the currency's own decimals, rounded
-// down (what is left) or up (what is owed), with its currency when known:
-// a refusal read "the 0.005159 CNY left … minimum charge of 0.282176 CNY",
-// and rounding both to the nearest could read "0.28 left cannot cover
-// 0.28".
+// moneyRounded writes an amount compared against the budget by the
+// pages' rule (pricing.Micros.AtMost, AtLeast): in the currency's decimals,
+// what is left rounded down and what is owed rounded up, so that a refusal
+// cannot read "0.28 left cannot cover 0.28"; a sliver under the smallest
+// unit to the micro-unit ("0.003 USD", as the banner writes what is left).
 func moneyRounded(micros int64, currency string, up bool) string {
-	step := pricing.MinorStep(currency)
-	r := micros - micros%step // toward zero
-	if up && micros%step > 0 {
-		r += step
-	}
-	if micros < 0 && !up && micros%step != 0 {
-		r -= step
-	}
-	dec := pricing.Micros(r).Decimal(currency)
-	if !up && micros > 0 && micros < step {
-		dec = "< " + pricing.Micros(step).Decimal(currency) // not "0.00": something is left
+	dec := pricing.Micros(micros).AtMost(currency)
+	if up {
+		dec = pricing.Micros(micros).AtLeast(currency)
 	}
 	if currency == "" {
 		return dec

@@ -43,9 +43,11 @@ func TestCheckLaunchQuotaRefusesWhatTheMinimumChargeWouldOverrun(t *testing.T) {
 		t.Errorf("0.0008 left, minimum 0.001334: %v", err)
 	}
 	// Less than a cent left of a minimum of a cent or more: the budget is
-	// used up ("the < 0.01 left of your monthly budget cannot cover …").
+	// used up ("the < 0.01 left of your monthly budget cannot cover …"),
+	// the sliver written to the micro-unit as the banner writes what is
+	// left ("less than 0.01 is left" beside a banner's "0.000005 left").
 	err = launch("spent", 999_995, 500_000)
-	if want := "quota exceeded: your monthly budget is used up (less than 0.01 is left; this flavor's minimum charge is 0.50)"; !errors.As(err, &qe) || qe.Message != want {
+	if want := "quota exceeded: your monthly budget is used up (only 0.000005 is left; this flavor's minimum charge is 0.50)"; !errors.As(err, &qe) || qe.Message != want {
 		t.Errorf("0.000005 left, minimum 0.50: %v; want %q", err, want)
 	}
 	err = launch("edge", 720_000, 282_176)

@@ -48,8 +48,10 @@ func TestSetAsideRefusalWritesSubCentFiguresExactly(t *testing.T) {
 		// 0.50 left, 0.499 set aside: the rest, 0.001, is short of 0.002.
 		{500_000, 499_000, 2_000, []string{"would bill 0.499 USD", "the rest of the 0.50 USD left", "minimum charge of 0.002 USD;"}},
 		// Amounts owed of a cent or more keep the currency's decimals, and
-		// a sliver left reads "< 0.01".
-		{999_000, 500_000, 10_000, []string{"would bill 0.50 USD", "all of the < 0.01 USD left"}},
+		// a sliver left is written to the micro-unit, as the banner writes
+		// it (it read "< 0.01", and the banner "< $0.01" beside a refusal
+		// of "0.001").
+		{999_000, 500_000, 10_000, []string{"would bill 0.50 USD", "all of the 0.001 USD left"}},
 		{0, 400_001, 600_000, []string{"would bill 0.41 USD", "the rest of the 1.00 USD left", "minimum charge of 0.60 USD;"}},
 	} {
 		msg := refusal(c.spent, c.aside, c.minimum)

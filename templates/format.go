@@ -57,7 +57,9 @@ func When(t *time.Time) string {
 //
 // An amount that is not zero but rounds to zero reads "< 0.01 USD"
 // ("> -0.01 USD" below zero): a CPU run's first minutes cost a fraction of
-// a cent, and "0.00" read as free.
+// a cent, and "0.00" read as free. That is for listings (ledger lines,
+// totals, a workbench's cost); a figure compared against a limit is
+// MoneyAtMost's or MoneyAtLeast's, written to the micro-unit under a cent.
 func Money(ctx context.Context, micros int64, currency string) string {
 	dec := pricing.Micros(micros).Decimal(currency)
 	if micros == 0 || strings.Trim(dec, "-0.") != "" {

@@ -19,8 +19,8 @@ import (
 // /usage page wrote its spend "$0.08" and, beside it, the refusal "超出配额：
 // 本月预算剩余的 8.94 USD …". The refusals here are the models' own (a
 // real SQLite store, the launch check and the booking check); the amounts
-// in them keep their rounding (what is left down, what is owed up, "< 0.01"
-// for something left under a cent), and the English text — the API's
+// in them keep their rounding (what is left down, what is owed up, a
+// sliver left under a cent to the micro-unit), and the English text — the API's
 // message — is unchanged.
 func TestMoneyInsideARefusalReadsAsThePagesMoney(t *testing.T) {
 	ctx := context.Background()
@@ -102,11 +102,18 @@ func TestMoneyInsideARefusalReadsAsThePagesMoney(t *testing.T) {
 	check("minimum charge over what is left", msg,
 		amount{1_234_570_000, "CNY", "1234.57 CNY"}, amount{1_500_010_000, "CNY", "1500.01 CNY"})
 
-	// Something left under a cent: the budget is used up, "less than
-	// 0.01 USD" left (it read "the < 0.01 USD left … cannot cover").
+	// Something left under a cent: the budget is used up, the sliver
+	// written to the micro-unit as the banner writes what is left
+	// (MoneyAtMost): it read "less than 0.01 USD" here and "< $0.01" there.
 	budget(1_000_000)
 	msg = launch(models.LaunchAsk{Currency: "USD", MinChargeMicros: 20_000, MinChargeSecs: 60}, 995_000)
-	check("under a cent left", msg, amount{10_000, "USD", "less than 0.01 USD"}, amount{20_000, "USD", "0.02 USD"})
+	check("under a cent left", msg, amount{20_000, "USD", "0.02 USD"})
+	if !strings.Contains(msg, "only 0.005 USD is left") {
+		t.Errorf("under a cent left: %q, want the 0.005 USD left written exactly", msg)
+	}
+	if got, want := i18n.Reason(zh, msg), "仅剩 "+templates.MoneyAtMost(zh, 5_000, "USD"); !strings.Contains(got, want) {
+		t.Errorf("under a cent left in Chinese: %q lacks %q (the banner's figure)", got, want)
+	}
 
 	// Bookings' unused time takes all that is left.
 	budget(8_940_000)

@@ -55,12 +55,13 @@ func groupThousands(dec string) string {
 }
 
 // reasonMoney is an amount as the models write it into a reason
-// (models.moneyRounded, moneyExact): "8.94 USD", "0.005159 CNY", and
-// "< 0.01 USD" for something left that rounds to nothing.
+// (models.moneyRounded, moneyExact): "8.94 USD", "0.005159 CNY", "0.003
+// USD" for something left under a cent; "< 0.01 USD" only in reasons
+// stored before session 57, which wrote such a sliver so.
 var reasonMoney = regexp.MustCompile(`^([<>] )?(-?\d+(?:\.\d+)?) ([A-Z]{3})$`)
 
 // money rewrites a value of a reason that is an amount of money in this
-// locale's style ("8.94 USD" → "$8.94", "< 0.01 USD" → "< $0.01"), its
+// locale's style ("8.94 USD" → "$8.94", "0.003 USD" → "$0.003"), its
 // digits as written: the models rounded what is left down and what is owed
 // up, and that stays. ok is false for any other value; a code must be a
 // currency of ISO 4217, so "2 GPU" is no amount.

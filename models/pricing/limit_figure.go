@@ -1,0 +1,39 @@
+package pricing
+
+// The figures a person compares against a limit (what is left of a
+// monthly budget, what is spent of it, what a booking sets aside, a
+// minimum charge) are written by one rule, on the banners, the usage page
+// and in the refusals alike (docs/ux-choices.md, session 57):
+//
+//   - an amount that is not zero but under the currency's smallest unit
+//     is written to the micro-unit ("0.003"): "< 0.01 left" on the banner
+//     and "0.003 left" in the refusal that followed told two stories;
+//   - any other amount keeps the currency's decimals, rounded so that the
+//     written figures compare as the amounts do: what is left or spent
+//     down (AtMost), what is owed up (AtLeast).
+//
+// Listings (ledger lines, totals, a workbench's cost) keep Decimal: they
+// are compared against nothing, and the CSV has them exact.
+
+// AtMost renders m for a comparison against a limit, rounded down to the
+// currency's decimals: never more than m. A sliver under the smallest
+// unit is written exactly (see above).
+func (m Micros) AtMost(currency string) string { return m.bound(currency, false) }
+
+// AtLeast is AtMost rounded up: never less than m (what is owed).
+func (m Micros) AtLeast(currency string) string { return m.bound(currency, true) }
+
+func (m Micros) bound(currency string, up bool) string {
+	step := Micros(MinorStep(currency))
+	if m != 0 && m > -step && m < step {
+		return m.Plain()
+	}
+	r := m - m%step // toward zero
+	switch {
+	case up && m%step > 0:
+		r += step
+	case !up && m%step < 0:
+		r -= step
+	}
+	return r.Decimal(currency)
+}
