@@ -61,7 +61,8 @@ func (h *Handler) adminWorkbenchPage(c *gin.Context, wb *models.Workbench) {
 		row.Reason = runtime.AdminWording(row.Reason) // as the list words it
 	}
 	v := templates.AdminWorkbenchView{Owner: row.Owner, GPUIdle: h.gpuIdleView(ctx, wb),
-		ExitLogs: hideNotebookToken(wb.ExitLogs, wb.Token), ReasonDetails: hideNotebookToken(wb.ReasonDetails, wb.Token)}
+		ExitLogs: hideNotebookToken(wb.ExitLogs, wb.Token), ReasonDetails: hideNotebookToken(wb.ReasonDetails, wb.Token),
+		NoReload: c.Query("reload") == "off"}
 	v.GPUTelemetry, v.GPUEnergy = h.workbenchGPUFacts(ctx, wb, &row)
 	v.WB = row
 	for _, e := range hist {

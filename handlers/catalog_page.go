@@ -55,7 +55,7 @@ func (h *Handler) catalogPage(c *gin.Context) {
 	}
 	v := templates.CatalogView{IsAdmin: admin, AllBookings: admin, Unavailable: map[string]string{}, Waits: map[string]string{}}
 	statuses, pulling := h.imageStatuses(ctx, images, admin)
-	v.Pulling = pulling
+	v.Pulling, v.NoReload = pulling, c.Query("reload") == "off"
 	for _, img := range images {
 		card := imageCard(ctx, img)
 		card.Status = statuses[img.ID]

@@ -28,7 +28,8 @@ func (h *Handler) imageFromParam(c *gin.Context) (*models.Image, bool) {
 
 // imageTestStart: POST /admin/images/{id}/test (form) and
 // POST /api/v1/images/{id}/test. The dry launch runs in the background; the
-// form goes on to its result page, which refreshes itself until it is done.
+// form goes on to its result page, which follows the run until it is done
+// (in place with JavaScript, by a slow reload without).
 func (h *Handler) imageTestStart(c *gin.Context) {
 	img, ok := h.imageFromParam(c)
 	if !ok {
@@ -81,7 +82,8 @@ func (h *Handler) imageTestResult(c *gin.Context) {
 
 func imageCheckView(c *gin.Context, img *models.Image, chk *models.ImageCheck) templates.ImageCheckView {
 	v := templates.ImageCheckView{ImageID: img.ID, ImageName: img.Name, ImageRef: img.Image, State: chk.State,
-		Message: checkMessageT(c, chk.Message), Details: chk.Details, StartedBy: chk.StartedBy, Started: templates.When(&chk.StartedAt)}
+		Message: checkMessageT(c, chk.Message), Details: chk.Details, StartedBy: chk.StartedBy, Started: templates.When(&chk.StartedAt),
+		Path: imageTestURL(img.ID, chk.ID), NoReload: c.Query("reload") == "off"}
 	reached := false
 	for _, s := range orchestrator.CheckSteps {
 		st := "passed"

@@ -61,7 +61,7 @@ func TestAdminViewOfUsersWorkbenchIsAudited(t *testing.T) {
 		t.Fatalf("the owner's and another user's requests were recorded as views: %+v", v)
 	}
 
-	// The administrator opens it, and it reloads itself 5 s later.
+	// The administrator opens it, and it reloads itself (NoJSReload).
 	ac := p.client()
 	p.loginSudo(ac, "admin", adminPassword)
 	for i := range 2 {

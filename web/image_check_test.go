@@ -162,7 +162,7 @@ func TestImageTestReportsBrokenImages(t *testing.T) {
 }
 
 // Test image from the catalog page without JavaScript: the form POST goes
-// to a result page that refreshes itself until the run is done, then shows
+// to a result page that reloads itself until the run is done, then shows
 // the outcome as an error; the catalog card shows the last test.
 func TestImageTestFromTheCatalogPage(t *testing.T) {
 	p, _ := enginePortal(t)
@@ -195,7 +195,12 @@ func TestImageTestFromTheCatalogPage(t *testing.T) {
 		_, page = p.get(c, loc)
 		doc := parseHTML(t, page)
 		state, _ := doc.Find(`[data-testid=image-test]`).Attr("data-state")
-		refresh := doc.Find(`meta[http-equiv=refresh]`).Length() > 0
+		// Without JavaScript the page reloads (the noscript block); with
+		// it the result is a live region, and nothing reloads the page.
+		refresh := noscriptDoc(t, page).Find(`meta[http-equiv=refresh]`).Length() > 0
+		if doc.Find(`meta[http-equiv=refresh]`).Length() > 0 {
+			t.Fatal("the test's page reloads itself with JavaScript too")
+		}
 		if state == "running" {
 			if !refresh {
 				t.Fatal("a running test's page does not refresh itself")

@@ -7,7 +7,9 @@
 // such as the GPU table's "Share…") or focus inside it: the refresh closed
 // the form, reset what was typed and the error shown with it, and moved
 // focus to the page, every 5 seconds. data-live-ticks counts the looks
-// (the browser tests wait on it).
+// (the browser tests wait on it). A region that a look brings back without
+// data-live has reached its end (a test or a pull done): it is put in and
+// the asking stops, as the page without JavaScript stops reloading.
 function startLiveRegions() {
   // edited tells whether a field of the region holds what someone typed
   // and did not save (a form closed unsaved): the next look puts the
@@ -26,7 +28,7 @@ function startLiveRegions() {
     // text selection (a workbench id being copied), made screen readers
     // announce the region again, and raced whatever held a node of it.
     let shown = el.innerHTML;
-    setInterval(async () => {
+    const timer = setInterval(async () => {
       el.setAttribute("data-live-ticks", String(++ticks));
       if (document.hidden || el.contains(document.activeElement) || el.querySelector("details[open]")) return;
       try {
@@ -39,6 +41,10 @@ function startLiveRegions() {
           const before = announcedStates(el);
           el.replaceChildren(...fresh.childNodes);
           announceStateChanges(before, announcedStates(el));
+        }
+        if (fresh && !fresh.hasAttribute("data-live")) {
+          clearInterval(timer);
+          el.removeAttribute("data-live");
         }
       } catch (_) { /* offline for a moment: try again next tick */ }
     }, every);
