@@ -115,15 +115,17 @@ func (h *Handler) apiQueue(c *gin.Context) {
 		// Times, as in a workbench's JSON: null when unknown (it was the
 		// page's text, "unknown" or "in 2 h", in the reader's language).
 		EstimatedStart *time.Time `json:"estimated_start"`
-		// Why estimated_start is null, where the queue knows (as a
-		// workbench's JSON); absent otherwise.
-		EstimatedStartReason string     `json:"estimated_start_reason,omitempty"`
-		QueuedAt             *time.Time `json:"queued_at"`
+		// Why estimated_start is null, where the queue knows, in words
+		// and as a code (as a workbench's JSON); absent otherwise.
+		EstimatedStartReason     string     `json:"estimated_start_reason,omitempty"`
+		EstimatedStartReasonCode string     `json:"estimated_start_reason_code,omitempty"`
+		QueuedAt                 *time.Time `json:"queued_at"`
 	}
 	out := make([]item, 0, len(rows))
 	for _, r := range rows {
 		it := item{Name: r.Name, Owner: r.Owner, Flavor: r.Flavor, Priority: r.Priority, Preemptible: r.Preemptible,
-			Position: r.Position, Reason: r.Reason, EstimatedStart: r.EstimatedAt, EstimatedStartReason: r.EstimateWhy, QueuedAt: r.Queued}
+			Position: r.Position, Reason: r.Reason, EstimatedStart: r.EstimatedAt, EstimatedStartReason: r.EstimateWhy,
+			EstimatedStartReasonCode: r.EstimateWhyCode, QueuedAt: r.Queued}
 		if r.Mine {
 			it.ID = r.ID
 		}

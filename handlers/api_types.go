@@ -167,10 +167,13 @@ type APIWorkbench struct {
 	QueuePosition  int     `json:"queue_position"`
 	EstimatedStart *string `json:"estimated_start"`
 	// EstimatedStartReason says why estimated_start is null, where the
-	// queue knows ("no estimate: the workbenches holding these GPUs have
-	// no maximum runtime"); absent otherwise.
-	EstimatedStartReason string `json:"estimated_start_reason,omitempty"`
-	QueueReason          string `json:"queue_reason,omitempty"`
+	// queue knows ("the workbenches holding these GPUs have no maximum
+	// runtime"), and EstimatedStartReasonCode the same as a stable code
+	// for programs ("held_without_end"; README lists them); both absent
+	// otherwise.
+	EstimatedStartReason     string `json:"estimated_start_reason,omitempty"`
+	EstimatedStartReasonCode string `json:"estimated_start_reason_code,omitempty"`
+	QueueReason              string `json:"queue_reason,omitempty"`
 	// WaitingFor says who holds a waiting workbench: "portal" (queued in
 	// the portal's queue) or "kubernetes" (starting, its Pod Pending: the
 	// scheduler's message is in reason); absent when it waits for no one.

@@ -48,7 +48,8 @@ func (h *Handler) queueRows(ctx context.Context, viewer *models.User) ([]templat
 			r.Reason = orchestrator.ReasonForPublic(wb.QueueReason)
 		}
 		if r.EstimateWhy = orchestrator.EstimateUnknownText(&wb); r.EstimateWhy != "" {
-			r.EstimatedStart = i18n.Reason(ctx, r.EstimateWhy)
+			r.EstimateWhyCode = orchestrator.EstimateUnknownCode(&wb)
+			r.EstimatedStart = i18n.T(ctx, "unknown — %s", i18n.Reason(ctx, r.EstimateWhy))
 		}
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)

@@ -121,7 +121,7 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 			s := wb.EstimatedStart.UTC().Format(timeJSON)
 			j.EstimatedStart = &s
 		}
-		j.EstimatedStartReason = orchestrator.EstimateUnknownText(wb)
+		j.EstimatedStartReason, j.EstimatedStartReasonCode = orchestrator.EstimateUnknownText(wb), orchestrator.EstimateUnknownCode(wb)
 	}
 	if wb.PreemptAt != nil {
 		s := wb.PreemptAt.UTC().Format(timeJSON)
@@ -173,7 +173,7 @@ func (h *Handler) workbenchRow(ctx context.Context, wb *models.Workbench, n cata
 		if why := orchestrator.EstimateUnknownText(wb); why != "" {
 			// Why, where the queue knows: a researcher could not plan
 			// around a bare "unknown".
-			r.EstimatedStart = i18n.Reason(ctx, why)
+			r.EstimatedStart = i18n.T(ctx, "unknown — %s", i18n.Reason(ctx, why))
 		}
 		if wb.EstimatedStart != nil {
 			r.EstimatedStart = templates.WhenIn(ctx, wb.EstimatedStart)

@@ -300,8 +300,10 @@ func (q *QueueTx) Explain(id string, position, ahead int, reason string, estimat
 		Updates(map[string]any{"queue_position": position, "queue_ahead": ahead, "queue_reason": reason, "estimated_start": estimated, "estimate_unknown": unknown}).Error
 }
 
-// EstimateNoMaxRuntime is Workbench.EstimateUnknown when the units a
-// queued workbench waits for are held by runs with no maximum runtime.
+// EstimateNoMaxRuntime is what a drain before the estimate codes stored in
+// Workbench.EstimateUnknown when the units a queued workbench waits for are
+// held by runs with no maximum runtime; drains now store the scheduler's
+// code ("held_without_end"), and readers take this one as that.
 const EstimateNoMaxRuntime = "no_max_runtime"
 
 // Claim records that queued workbench id takes the shared GPUs uuids whole

@@ -109,8 +109,8 @@ type Workbench struct {
 	QueueAhead     int        `json:"queue_ahead"`
 	QueueReason    string     `json:"queue_reason"`
 	EstimatedStart *time.Time `json:"estimated_start"`
-	// EstimateUnknown says why EstimatedStart is nil, when the queue knows
-	// (EstimateNoMaxRuntime); "" otherwise.
+	// EstimateUnknown says why EstimatedStart is nil, when the queue knows:
+	// a scheduler.NoEstimate… code, written by each drain; "" otherwise.
 	EstimateUnknown string `gorm:"column:estimate_unknown" json:"estimate_unknown"`
 	// PreemptAt is when a preemptible run told to yield is stopped.
 	PreemptNoticeAt *time.Time `json:"preempt_notice_at"`

@@ -82,6 +82,15 @@ func (m *Manager) Launch(ctx context.Context, owner *models.User, req LaunchRequ
 	} else if err != nil {
 		return nil, err
 	}
+	// Preemptible on a flavor without GPUs was dropped in silence (202,
+	// "preemptible": false): nothing takes a CPU-only run's place and no
+	// preemptible price applies to it, so the box promised a discount it
+	// never gave. Refused beside the box, as auto-resume on a run never
+	// preempted. A preemptible class on such a flavor is a priority only,
+	// and stays accepted.
+	if req.Preemptible && fl.GPUCount == 0 {
+		return nil, preemptibleRefusal(req)
+	}
 	if err := m.exceedsHost(ctx, fl); err != nil {
 		return nil, err
 	}
@@ -192,6 +201,18 @@ func autoResumeRefusal(fl *models.Flavor) error {
 		msg = reasonf("a flavor without GPUs is never preempted, so there is nothing to resume: leave auto-resume off")
 	}
 	return &models.ValidationError{Field: "auto_resume", Code: "auto_resume_needs_preemptible", Message: msg}
+}
+
+// preemptibleRefusal is the refusal of preemptible on a flavor without
+// GPUs: only GPU units are preempted and priced preemptible. With
+// auto-resume asked too, it says to leave both off (one correction, not
+// two refusals in turn).
+func preemptibleRefusal(req LaunchRequest) error {
+	msg := reasonf("a flavor without GPUs is never preempted and has no preemptible price: leave preemptible off, or choose a GPU flavor")
+	if req.AutoResume {
+		msg = reasonf("a flavor without GPUs is never preempted and has no preemptible price: leave preemptible and auto-resume off, or choose a GPU flavor")
+	}
+	return &models.ValidationError{Field: "preemptible", Code: "preemptible_needs_gpu", Message: msg}
 }
 
 // neverFits is the refusal of a need for more units than the server has

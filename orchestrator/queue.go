@@ -202,8 +202,8 @@ func (m *Manager) drainLocked(ctx context.Context, launched string, direct *dire
 				est = &t
 			}
 			unknown := ""
-			if est == nil && w.HeldWithoutEnd {
-				unknown = models.EstimateNoMaxRuntime
+			if est == nil {
+				unknown = w.NoEstimate
 			}
 			if err := q.Explain(id, w.Position, w.Ahead, waitText(w), est, unknown); err != nil {
 				return err
@@ -463,6 +463,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 				// into MIG instances): it keeps its place but holds back
 				// nobody behind it (a blocked request casts no shadow).
 				r.Blocked = reasonf("needs %d units at once; this server has %d now (GPUs split into MIG instances do not count as whole ones; shared ones do): it waits until an admin changes that", w.GPUCount, need.Structural)
+				r.BlockedCode = scheduler.NoEstimateServerLayout
 				if need.Kind == models.UnitSlice {
 					r.Blocked = reasonf("needs a slice of a shared %s, and no GPU of that model is shared on this server: it waits until an administrator shares one on the GPUs page", need.Model)
 				}
@@ -499,6 +500,7 @@ func (m *Manager) snapshot(q *models.QueueTx, cands map[string][]string, needs m
 		switch {
 		case models.WaitableQuota(err):
 			r.Blocked = reasonf("waiting for your other workbenches to stop: %s", err.Error())
+			r.BlockedCode = scheduler.NoEstimateOwnerQuota
 		case errors.As(err, &qe) && qe.Final:
 			asks[w.ID] = queuedAsk{need: need, ask: ask, beyond: qe, ran: w.StartedAt != nil, class: w.Priority}
 			continue
@@ -589,14 +591,46 @@ func needText(n models.GPUNeed) string {
 	return fmt.Sprintf("%d × %s", n.Count, unitPool(n.Kind, n.Model, n.Profile).Label())
 }
 
-// EstimateUnknownText says why a queued workbench has no estimated start,
-// in words, when the queue knows (Workbench.EstimateUnknown); "" when it
-// does not, or when it has an estimate.
-func EstimateUnknownText(wb *models.Workbench) string {
-	if wb.State != models.StateQueued || wb.EstimatedStart != nil || wb.EstimateUnknown != models.EstimateNoMaxRuntime {
+// EstimateUnknownCode is why a queued workbench has no estimated start, as
+// a stable code (a scheduler.NoEstimate… value: the API's
+// estimated_start_reason_code), when the queue knows; "" when it does
+// not, or when it has an estimate.
+func EstimateUnknownCode(wb *models.Workbench) string {
+	if wb.State != models.StateQueued || wb.EstimatedStart != nil {
 		return ""
 	}
-	return reasonf("no estimate: the workbenches holding these GPUs have no maximum runtime")
+	if wb.EstimateUnknown == models.EstimateNoMaxRuntime {
+		// Stored by a drain before the codes; the next drain rewrites it.
+		return scheduler.NoEstimateHeldWithoutEnd
+	}
+	if EstimateUnknownText(wb) == "" {
+		return "" // a code this version does not know
+	}
+	return wb.EstimateUnknown
+}
+
+// EstimateUnknownText says why a queued workbench has no estimated start,
+// as a clause (EstimateUnknownCode's words: the page writes it after
+// "Estimated start: unknown — ", the API gives it as
+// estimated_start_reason), when the queue knows; "" when it does not, or
+// when it has an estimate.
+func EstimateUnknownText(wb *models.Workbench) string {
+	if wb.State != models.StateQueued || wb.EstimatedStart != nil {
+		return ""
+	}
+	switch wb.EstimateUnknown {
+	case scheduler.NoEstimateHeldWithoutEnd, models.EstimateNoMaxRuntime:
+		return reasonf("the workbenches holding these GPUs have no maximum runtime")
+	case scheduler.NoEstimateOutOfService:
+		return reasonf("it needs GPUs that are out of service (drained by an administrator)")
+	case scheduler.NoEstimateOwnerQuota:
+		return reasonf("it waits for its owner's other workbenches to stop (a quota limit)")
+	case scheduler.NoEstimateServerLayout:
+		return reasonf("this server has no GPUs it can take until an administrator changes that")
+	case scheduler.NoEstimateQueueAhead:
+		return reasonf("the requests ahead of it need these GPUs first, and when they will be done is not known")
+	}
+	return ""
 }
 
 // ReasonForOthers is a queue reason as someone other than the owner reads

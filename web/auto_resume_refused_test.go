@@ -18,7 +18,7 @@ func TestAutoResumeWithoutPreemptibleIsRefused(t *testing.T) {
 	alice := tokenFor(t, p, "alice", "user")
 	for _, body := range []string{
 		`{"name":"spot","image":"PyTorch (CUDA 12)","flavor":"1x H100 80GB HBM3","queue":true,"auto_resume":true}`,
-		`{"name":"spot","image":"PyTorch (CUDA 12)","flavor":"CPU small","preemptible":true,"auto_resume":true}`,
+		`{"name":"spot","image":"PyTorch (CUDA 12)","flavor":"CPU small","auto_resume":true}`,
 	} {
 		code, out := p.api("POST", "/api/v1/workbenches", alice, body)
 		e, _ := out["error"].(map[string]any)

@@ -71,6 +71,10 @@ type Request struct {
 	// Blocked is set when something other than capacity holds it (a
 	// concurrency quota): it keeps its place but is skipped.
 	Blocked string
+	// BlockedCode names what Blocked waits for, as Wait.NoEstimate says
+	// it (NoEstimateOwnerQuota, NoEstimateServerLayout): only the caller
+	// knows which of its waits Blocked is.
+	BlockedCode string
 	// Reservation pins it to one of its user's bookings (0: any of them):
 	// only that booking's units are its own.
 	Reservation int64
@@ -327,7 +331,33 @@ type Wait struct {
 	// is held by runs with no known end (no maximum runtime): counting
 	// them it would fit, so that is why there is no estimate.
 	HeldWithoutEnd bool
+	// NoEstimate says why EstimatedStart is zero, as one of the
+	// NoEstimate codes (the API's estimated_start_reason_code); "" with
+	// an estimate.
+	NoEstimate string
 }
+
+// Why a waiting request has no estimated start. The values are the API's
+// estimated_start_reason_code: stable, documented in README.md.
+const (
+	// NoEstimateHeldWithoutEnd: counting every release it would fit, but
+	// some of what it needs is held by runs with no maximum runtime.
+	NoEstimateHeldWithoutEnd = "held_without_end"
+	// NoEstimateOutOfService: it needs more units than its pool has in
+	// service; it waits for drained GPUs to come back.
+	NoEstimateOutOfService = "out_of_service"
+	// NoEstimateOwnerQuota: its owner's concurrency quota holds it until
+	// their other workbenches stop (Request.BlockedCode).
+	NoEstimateOwnerQuota = "owner_quota"
+	// NoEstimateServerLayout: this server has no units it could ever take
+	// now (a GPU split into MIG instances, no GPU of its model shared)
+	// until an administrator changes that (Request.BlockedCode).
+	NoEstimateServerLayout = "server_layout"
+	// NoEstimateQueueAhead: even every unit in use freeing up would not be
+	// enough for it together with the requests ahead of it (and the units
+	// bookings hold back); the estimate does not play the queue forward.
+	NoEstimateQueueAhead = "queue_ahead"
+)
 
 // Plan is what to do now.
 type Plan struct {
@@ -578,12 +608,33 @@ func Decide(s Snapshot) Plan {
 		}
 		w := Wait{Position: pos, Ahead: pos - 1, Need: r.Units, Free: avail, Pool: r.Pool, EstimatedStart: est, Reason: why,
 			HeldWithoutEnd: withoutEnd && est.IsZero() && r.Blocked == ""}
+		if est.IsZero() {
+			w.NoEstimate = noEstimate(s, r, w.HeldWithoutEnd)
+		}
 		p.Waiting[r.ID] = w
 	}
 	if s.Policy.Preempt {
 		p.Rescind = rescind(s, live, heads)
 	}
 	return p
+}
+
+// noEstimate is why waiting request r has no estimated start (a NoEstimate
+// code): what blocks it, else drained GPUs it cannot do without, else runs
+// with no known end, else the requests ahead of it. Never "": every
+// request left without an estimate gets a reason a client can act on.
+func noEstimate(s Snapshot, r Request, heldWithoutEnd bool) string {
+	switch {
+	case r.Blocked != "" && r.BlockedCode != "":
+		return r.BlockedCode
+	case r.Blocked != "":
+		return NoEstimateOwnerQuota // the caller named no code: its common wait
+	case s.Drained[r.Pool] > 0 && r.Units > inService(s, r.Pool):
+		return NoEstimateOutOfService
+	case heldWithoutEnd:
+		return NoEstimateHeldWithoutEnd
+	}
+	return NoEstimateQueueAhead
 }
 
 // shortOf is how many more free units a pool with free units must have

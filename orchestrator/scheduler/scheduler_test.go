@@ -579,3 +579,45 @@ func TestNoEstimateSaysHeldWithoutEnd(t *testing.T) {
 		t.Errorf("a known end: estimate %v, held without end %v", w.EstimatedStart, w.HeldWithoutEnd)
 	}
 }
+
+// Every waiting request with no estimate names why as a stable code (the
+// API's estimated_start_reason_code), and one with an estimate names none:
+// runs with no end, drained GPUs it cannot do without, what blocks it (the
+// caller's code), and requests ahead that need more than all releases.
+func TestNoEstimateNamesACode(t *testing.T) {
+	forever := []Running{{ID: "r1", Pool: h100, Units: 2}}
+	for _, c := range []struct {
+		name    string
+		free    int
+		drained int
+		running []Running
+		queue   []Request
+		want    string
+	}{
+		{"held by a run with no end", 0, 0, forever, []Request{req("a", 1, 2, 100, 0)}, NoEstimateHeldWithoutEnd},
+		{"drained GPUs needed", 0, 1, []Running{{ID: "r1", Pool: h100, Units: 1, EndsBy: t0.Add(time.Hour)}}, []Request{req("a", 1, 2, 100, 0)}, NoEstimateOutOfService},
+		{"blocked by the owner's quota", 2, 0, nil, []Request{func() Request {
+			r := req("a", 1, 2, 100, 0)
+			r.Blocked, r.BlockedCode = "quota", NoEstimateOwnerQuota
+			return r
+		}()}, NoEstimateOwnerQuota},
+		{"blocked by the server's layout", 2, 0, nil, []Request{func() Request {
+			r := req("a", 1, 2, 100, 0)
+			r.Blocked, r.BlockedCode = "layout", NoEstimateServerLayout
+			return r
+		}()}, NoEstimateServerLayout},
+		{"requests ahead need every GPU", 0, 0, []Running{{ID: "r1", Pool: h100, Units: 2, EndsBy: t0.Add(time.Hour)}},
+			[]Request{req("first", 2, 2, 100, 0), req("a", 1, 2, 100, time.Second)}, NoEstimateQueueAhead},
+		{"a known end", 0, 0, []Running{{ID: "r1", Pool: h100, Units: 2, EndsBy: t0.Add(time.Hour)}}, []Request{req("a", 1, 2, 100, 0)}, ""},
+	} {
+		s := Snapshot{Now: t0, Free: map[Pool]int{h100: c.free}, Drained: map[Pool]int{h100: c.drained}, Queue: c.queue, Running: c.running, Policy: Policy{Backfill: true}}
+		w, ok := Decide(s).Waiting["a"]
+		if !ok {
+			t.Errorf("%s: not waiting", c.name)
+			continue
+		}
+		if w.NoEstimate != c.want || (c.want == "") == w.EstimatedStart.IsZero() {
+			t.Errorf("%s: code %q, estimate %v; want %q", c.name, w.NoEstimate, w.EstimatedStart, c.want)
+		}
+	}
+}
