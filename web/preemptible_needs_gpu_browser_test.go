@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 
@@ -18,14 +17,7 @@ func TestBrowserPreemptibleWithoutGPUIsRefusedBesideTheBox(t *testing.T) {
 		t.Run(jsName(js), func(t *testing.T) {
 			p := newPortal(t)
 			alice := tokenFor(t, p, "alice", "user")
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btNavigate(t, b, p.ts.URL+"/login")
-			if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
-				t.Fatalf("login: %d", resp.Status)
-			}
+			b := btSignedIn(t, js, p.ts.URL, "alice", "alice-password")
 			btNavigate(t, b, p.ts.URL+"/workbenches/new")
 			btDo(t, b, "fill the launch form",
 				chromedp.WaitVisible(chromedp.CSS(`[data-testid=launch-form]`)),

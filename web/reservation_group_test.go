@@ -145,14 +145,7 @@ func testBrowserBookForGroup(t *testing.T, js bool) {
 	if err := p.srv.Store.AddGroupMember(ctx, g.ID, u.ID); err != nil {
 		t.Fatal(err)
 	}
-	b := btNewBrowser(t)
-	if !js {
-		btDo(t, b, "disable JavaScript", btScriptsOff())
-	}
-	btNavigate(t, b, p.ts.URL+"/login")
-	if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
-		t.Fatalf("login: %d", resp.Status)
-	}
+	b := btSignedIn(t, js, p.ts.URL, "alice", "alice-password")
 	btNavigate(t, b, p.ts.URL+"/gpus")
 	start := time.Now().UTC().Add(3 * time.Hour).Truncate(time.Hour)
 	const layout = "2006-01-02T15:04"

@@ -33,14 +33,7 @@ func TestBrowserStopNotRecordedIsShownStopped(t *testing.T) {
 			}
 			wb := p.runningRecord(alice, "nb", models.GPUNeed{})
 
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btNavigate(t, b, p.ts.URL+"/login")
-			if resp := btLogin(t, b, "alice", "alice-password"); resp.Status != http.StatusOK {
-				t.Fatalf("login: %d", resp.Status)
-			}
+			b := btSignedIn(t, js, p.ts.URL, "alice", "alice-password")
 
 			// The disk fills; her stop is carried out but cannot be recorded.
 			if err := p.srv.Store.QueryOnly(ctx, true); err != nil {

@@ -30,14 +30,7 @@ func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btNavigate(t, b, p.ts.URL+"/login")
-			if resp := btLogin(t, b, "bob", "bob-password"); resp.Status != http.StatusOK {
-				t.Fatalf("login: %d", resp.Status)
-			}
+			b := btSignedIn(t, js, p.ts.URL, "bob", "bob-password")
 			btNavigate(t, b, p.ts.URL+"/workbenches/new")
 			if banner := strings.Join(btTexts(t, b, `[data-testid=budget-banner]`), " "); !strings.Contains(banner, "Your home storage holds 1.50 GiB, more than your quota of 1 GiB") {
 				t.Errorf("the banner reads %q, want the storage over its quota", banner)
@@ -115,14 +108,7 @@ func TestBrowserStartWithoutGPUOverTheStorageQuota(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btNavigate(t, b, p.ts.URL+"/login")
-			if resp := btLogin(t, b, "bob", "bob-password"); resp.Status != http.StatusOK {
-				t.Fatalf("login: %d", resp.Status)
-			}
+			b := btSignedIn(t, js, p.ts.URL, "bob", "bob-password")
 			btNavigate(t, b, p.ts.URL+"/workbenches/"+id)
 			btSubmit(t, b, "Start with GPUs", chromedp.Click(chromedp.CSS(`[data-testid=start]`)))
 			if flash := btText(t, b, `[data-testid=flash][data-kind=error]`); !strings.Contains(flash, "0.50 GiB over your limit of 1 GiB") ||
