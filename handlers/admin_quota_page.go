@@ -365,9 +365,6 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 		}
 	}
 
-	// Each spend is compared against its budget: written as the user's own
-	// banner and usage page write it (a sliver under a cent exactly).
-	spendFigure, _ := h.limitAmountsFor(ctx)
 	for _, u := range users {
 		own, set := userLimits[u.ID]
 		var gl []models.Limits
@@ -390,7 +387,9 @@ func (h *Handler) renderQuotas(c *gin.Context, status int, override *templates.Q
 			Bars: []templates.QuotaBar{
 				quotaBar("gpus", trc(c, "GPUs in use"), int64(gpusInUse[u.ID]), eff.MaxGPUs, countText),
 				quotaBar("gpu-hours", trc(c, "GPU-hours"), m.GPUSeconds, hoursToSeconds(eff.GPUHoursPerMonth), gpuHoursText),
-				quotaBar("spend", trc(c, "Spend"), m.AmountMicros, eff.BudgetPerMonthMicros, spendFigure),
+				quotaBar("spend", trc(c, "Spend"), m.AmountMicros, eff.BudgetPerMonthMicros,
+					// As the user's own banner and usage page write it.
+					h.spentOf(ctx, eff.BudgetPerMonthMicros)),
 			},
 			Form: h.quotaFormOf(own, limitsHints(lc, inherited, trc(c, "inherit: "), h.cfg.Currency))}
 		// Per-model caps (set through the API) after "GPUs in use".

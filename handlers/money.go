@@ -97,13 +97,21 @@ func (h *Handler) amountFor(ctx context.Context) func(int64) string {
 }
 
 // limitAmountsFor is amountFor for figures compared against a monthly
-// budget (templates.MoneyAtMost, MoneyAtLeast): what is left or spent,
-// rounded down, and what is owed, rounded up, each written to the
-// micro-unit under a cent, as the refusals write them (docs/ux-choices.md,
-// session 57). Listings keep amountFor.
+// budget (templates.MoneyAtMost, MoneyAtLeast): what is left, rounded
+// down, and what is owed, rounded up, each written to the micro-unit under
+// a cent, as the refusals write them (docs/ux-choices.md, session 57).
+// Listings keep amountFor; a spend shown against its budget is spentOf.
 func (h *Handler) limitAmountsFor(ctx context.Context) (atMost, atLeast func(int64) string) {
 	return func(micros int64) string { return templates.MoneyAtMost(ctx, micros, h.cfg.Currency) },
 		func(micros int64) string { return templates.MoneyAtLeast(ctx, micros, h.cfg.Currency) }
+}
+
+// spentOf renders a month's spend shown against its budget limit (nil:
+// none): as the statement writes it, except that a spend under its limit
+// never reads as reaching it, and a sliver under a cent exactly
+// (templates.MoneySpentOf).
+func (h *Handler) spentOf(ctx context.Context, limit *int64) func(int64) string {
+	return func(micros int64) string { return templates.MoneySpentOf(ctx, micros, limit, h.cfg.Currency) }
 }
 
 // milliText renders milli-units as a short decimal: 2000 → "2", 500 → "0.5".

@@ -83,7 +83,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 	amount := h.amountFor(ctx)
 	// The spend bar and its set-aside note compare against the budget:
 	// written as the banner and the refusals write them.
-	atMost, atLeast := h.limitAmountsFor(ctx)
+	_, atLeast := h.limitAmountsFor(ctx)
 	warnings := make([]string, 0, len(st.Warnings))
 	for _, w := range st.Warnings {
 		warnings = append(warnings, quotaText(ctx, w))
@@ -95,7 +95,7 @@ func (h *Handler) usagePage(c *gin.Context) {
 			quotaBar("gpus", i18n.Key("GPUs in use"), int64(st.GPUsInUse), q.MaxGPUs, countText),
 			quotaBar("workbenches", i18n.Key("Active workbenches"), int64(st.Workbenches), q.MaxWorkbenches, countText),
 			quotaBar("gpu-hours", i18n.Key("GPU-hours this month"), st.MonthGPUSecs, hoursToSeconds(q.GPUHoursPerMonth), gpuHoursText),
-			quotaBar("spend", i18n.Key("Spend this month"), st.MonthSpend, q.BudgetPerMonthMicros, atMost),
+			quotaBar("spend", i18n.Key("Spend this month"), st.MonthSpend, q.BudgetPerMonthMicros, h.spentOf(ctx, q.BudgetPerMonthMicros)),
 		}}
 	// The per-model caps follow "GPUs in use" (Bars[3] stays the spend).
 	v.Bars = slices.Insert(v.Bars, 1, perModelBars(ctx, q, st.GPUsInUseByModel)...)

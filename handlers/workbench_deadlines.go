@@ -159,7 +159,7 @@ func (h *Handler) budgetWarningOf(r *http.Request, u *models.User, storage bool)
 	}
 	if l := st.Quota.BudgetPerMonthMicros; l != nil && *l > 0 && float64(st.MonthSpend) >= warnFraction*float64(*l) && st.MonthSpend < *l && !budgetUsedUp {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have spent %s of your monthly budget of %s (%d%%).",
-			atMost(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))
+			h.spentOf(ctx, l)(st.MonthSpend), amount(*l), st.MonthSpend*100 / *l))
 	}
 	if l := st.Quota.GPUHoursPerMonth; l != nil && *l > 0 && float64(st.MonthGPUSecs) >= warnFraction*float64(*l*3600) && st.MonthGPUSecs < *l*3600 {
 		b.Messages = append(b.Messages, i18n.T(ctx, "You have used %s of your %d monthly GPU-hours (%d%%).",

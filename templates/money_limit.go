@@ -22,3 +22,11 @@ func MoneyAtMost(ctx context.Context, micros int64, currency string) string {
 func MoneyAtLeast(ctx context.Context, micros int64, currency string) string {
 	return withCurrency(ctx, pricing.Micros(micros).AtLeast(currency), currency)
 }
+
+// MoneySpentOf is Money for a month's spend shown against its budget limit
+// (nil: none): as the statement writes it, but a spend under its limit
+// never written as reaching it, and a sliver under the smallest unit
+// exactly (pricing.Micros.SpentOf).
+func MoneySpentOf(ctx context.Context, micros int64, limit *int64, currency string) string {
+	return withCurrency(ctx, pricing.Micros(micros).SpentOf(limit, currency), currency)
+}

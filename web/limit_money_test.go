@@ -15,8 +15,9 @@ import (
 
 // A figure compared against the monthly budget reads the same on the
 // banner, the usage page and in the refusal (docs/ux-choices.md, session
-// 57): a sliver under a cent is written to the micro-unit, anything else
-// in cents rounded down. The banner read "You have spent < 0.01 USD of
+// 57): a sliver under a cent is written to the micro-unit, a spend in
+// cents as the statement writes it but never as reaching a budget it is
+// still under. The banner read "You have spent < 0.01 USD of
 // your monthly budget of 0.01 USD (90%)" and "1.00 USD of … 1.00 USD
 // (99%)"; the refusals that followed wrote what was left exactly.
 func TestBudgetFiguresUnderACentOnTheBannerAndUsage(t *testing.T) {

@@ -9,8 +9,12 @@ package pricing
 //     is written to the micro-unit ("0.003"): "< 0.01 left" on the banner
 //     and "0.003 left" in the refusal that followed told two stories;
 //   - any other amount keeps the currency's decimals, rounded so that the
-//     written figures compare as the amounts do: what is left or spent
-//     down (AtMost), what is owed up (AtLeast).
+//     written figures compare as the amounts do: what is left down
+//     (AtMost), what is owed up (AtLeast);
+//   - what is spent is written as the statements write it (nearest), so
+//     the quota console, the banner and the statement's line agree, except
+//     that a spend still under its limit is never written as reaching it
+//     (SpentOf: "0.99 of 1.00", not "1.00 of 1.00 (99%)").
 //
 // Listings (ledger lines, totals, a workbench's cost) keep Decimal: they
 // are compared against nothing, and the CSV has them exact.
@@ -36,4 +40,30 @@ func (m Micros) bound(currency string, up bool) string {
 		r -= step
 	}
 	return r.Decimal(currency)
+}
+
+// SpentOf renders a month's spend m shown against its budget limit (nil:
+// none): Decimal, as the statement writes the same spend, unless that
+// would write a spend still under the limit as reaching it, then AtMost.
+// A sliver under the smallest unit is written exactly (see above). Not
+// AtMost always: the quota console said 0.20 of a spend the statement's
+// line wrote 0.21 (TestAccruingStorageAgreesAcrossPages).
+func (m Micros) SpentOf(limit *int64, currency string) string {
+	step := Micros(MinorStep(currency))
+	if m != 0 && m > -step && m < step {
+		return m.Plain()
+	}
+	if limit != nil && m < Micros(*limit) && m.nearest(step) >= Micros(*limit) {
+		return m.AtMost(currency)
+	}
+	return m.Decimal(currency)
+}
+
+// nearest is m rounded half away from zero to a multiple of step, as
+// Decimal writes it.
+func (m Micros) nearest(step Micros) Micros {
+	if m < 0 {
+		return -(-m).nearest(step)
+	}
+	return (m + step/2) / step * step
 }
