@@ -49,7 +49,7 @@ func TestStopNotRecordedIsShownStopped(t *testing.T) {
 			t.Errorf("its page lacks %s", want)
 		}
 	}
-	for _, button := range []string{`data-testid="stop"`, `data-testid="open-jupyter"`, `data-testid="start"`, `data-testid="delete"`} {
+	for _, button := range []string{`data-testid="stop"`, `data-testid="open-jupyter"`, `data-testid="start"`, `data-testid="delete"`, `data-testid="save-image"`} {
 		if strings.Contains(page, button) {
 			t.Errorf("its page offers %s while the stop is not recorded", button)
 		}
@@ -71,7 +71,8 @@ func TestStopNotRecordedIsShownStopped(t *testing.T) {
 	if _, got := p.api(http.MethodGet, "/api/v1/workbenches/"+wb.ID, token, ""); got["state"] != models.StateStopped || got["stop_not_recorded"] != nil {
 		t.Errorf("the workbench once recorded: %v", got)
 	}
-	if _, page := p.get(browser, "/workbenches/"+wb.ID); strings.Contains(page, "wb-stop-not-recorded-notice") || !strings.Contains(page, `data-testid="start"`) {
-		t.Errorf("its page once recorded still says not recorded, or offers no start")
+	if _, page := p.get(browser, "/workbenches/"+wb.ID); strings.Contains(page, "wb-stop-not-recorded-notice") || !strings.Contains(page, `data-testid="start"`) ||
+		!strings.Contains(page, `data-testid="save-image"`) {
+		t.Errorf("its page once recorded still says not recorded, or offers no start or no Save as image")
 	}
 }
