@@ -74,39 +74,7 @@ func TestBrowserLaunchOverTheStorageQuotaIsRefused(t *testing.T) {
 func TestBrowserStartWithoutGPUOverTheStorageQuota(t *testing.T) {
 	for _, js := range []bool{true, false} {
 		t.Run(jsName(js), func(t *testing.T) {
-			p, _ := enginePortal(t)
-			ctx := context.Background()
-			adminTok := tokenFor(t, p, "admin", "admin")
-			bobTok := tokenFor(t, p, "bob", "user")
-			bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
-			twin, err := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
-			if err != nil {
-				t.Fatal(err)
-			}
-			fl, err := p.srv.Store.FlavorByNameOrID(ctx, "1x H100 80GB HBM3")
-			if err != nil {
-				t.Fatal(err)
-			}
-			fl.CPUTwinID = twin.ID
-			if err := p.srv.Store.UpdateFlavor(ctx, fl); err != nil {
-				t.Fatal(err)
-			}
-			code, wb := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"data","image":"fake","flavor":"1x H100 80GB HBM3"}`)
-			if code != http.StatusAccepted {
-				t.Fatalf("launch: %d %v", code, wb)
-			}
-			id := wb["id"].(string)
-			waitState(t, p, bobTok, id, "running")
-			if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/stop", bobTok, ""); code != http.StatusOK {
-				t.Fatalf("stop: %d %v", code, out)
-			}
-			waitState(t, p, bobTok, id, "stopped")
-			if code, out := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_storage_gib":1}`); code != http.StatusOK {
-				t.Fatalf("PUT quota: %d %v", code, out)
-			}
-			if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
-				t.Fatal(err)
-			}
+			p, id, bobTok := storageOverStoppedGPUWorkbench(t)
 
 			b := btSignedIn(t, js, p.ts.URL, "bob", "bob-password")
 			btNavigate(t, b, p.ts.URL+"/workbenches/"+id)

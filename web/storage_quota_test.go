@@ -123,39 +123,7 @@ func TestStorageQuotaRefusesAPILaunch(t *testing.T) {
 // the home over its limit, usage against limit, once (not in the banner
 // too).
 func TestStorageOverStartWithoutGPUPageAndAPI(t *testing.T) {
-	p, _ := enginePortal(t)
-	ctx := context.Background()
-	adminTok := tokenFor(t, p, "admin", "admin")
-	bobTok := tokenFor(t, p, "bob", "user")
-	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
-	twin, err := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fl, err := p.srv.Store.FlavorByNameOrID(ctx, "1x H100 80GB HBM3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fl.CPUTwinID = twin.ID
-	if err := p.srv.Store.UpdateFlavor(ctx, fl); err != nil {
-		t.Fatal(err)
-	}
-	code, wb := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"data","image":"fake","flavor":"1x H100 80GB HBM3"}`)
-	if code != http.StatusAccepted {
-		t.Fatalf("launch: %d %v", code, wb)
-	}
-	id := wb["id"].(string)
-	waitState(t, p, bobTok, id, "running")
-	if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/stop", bobTok, ""); code != http.StatusOK {
-		t.Fatalf("stop: %d %v", code, out)
-	}
-	waitState(t, p, bobTok, id, "stopped")
-	if code, out := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_storage_gib":1}`); code != http.StatusOK {
-		t.Fatalf("PUT quota: %d %v", code, out)
-	}
-	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
-		t.Fatal(err)
-	}
+	p, id, bobTok := storageOverStoppedGPUWorkbench(t)
 
 	code, out := p.api("POST", "/api/v1/workbenches/"+id+"/start", bobTok, "")
 	e, _ := out["error"].(map[string]any)
@@ -206,4 +174,46 @@ func TestStorageOverStartWithoutGPUPageAndAPI(t *testing.T) {
 		t.Fatalf("stop: %d", code)
 	}
 	waitState(t, p, bobTok, id, "stopped")
+}
+
+// storageOverStoppedGPUWorkbench is bob's stopped "data" workbench on the
+// real engine, of a GPU flavor whose CPU-only twin is "CPU small", with his
+// home storage 1.5 GiB against a limit of 1 GiB: the portal, the
+// workbench's id and bob's token.
+func storageOverStoppedGPUWorkbench(t *testing.T) (*testPortal, string, string) {
+	t.Helper()
+	p, _ := enginePortal(t)
+	ctx := context.Background()
+	adminTok := tokenFor(t, p, "admin", "admin")
+	bobTok := tokenFor(t, p, "bob", "user")
+	bob, _ := p.srv.Store.UserByUsername(ctx, "bob")
+	twin, err := p.srv.Store.FlavorByNameOrID(ctx, "CPU small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl, err := p.srv.Store.FlavorByNameOrID(ctx, "1x H100 80GB HBM3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl.CPUTwinID = twin.ID
+	if err := p.srv.Store.UpdateFlavor(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	code, wb := p.api("POST", "/api/v1/workbenches", bobTok, `{"name":"data","image":"fake","flavor":"1x H100 80GB HBM3"}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("launch: %d %v", code, wb)
+	}
+	id := wb["id"].(string)
+	waitState(t, p, bobTok, id, "running")
+	if code, out := p.api("POST", "/api/v1/workbenches/"+id+"/stop", bobTok, ""); code != http.StatusOK {
+		t.Fatalf("stop: %d %v", code, out)
+	}
+	waitState(t, p, bobTok, id, "stopped")
+	if code, out := p.api("PUT", "/api/v1/admin/quotas/users/bob", adminTok, `{"max_storage_gib":1}`); code != http.StatusOK {
+		t.Fatalf("PUT quota: %d %v", code, out)
+	}
+	if err := p.srv.Store.RecordVolume(ctx, bob.ID, "wb-home-x-bob", 1_500, time.Now(), time.Time{}, 97); err != nil {
+		t.Fatal(err)
+	}
+	return p, id, bobTok
 }
