@@ -29,7 +29,7 @@ func (m Micros) AtLeast(currency string) string { return m.bound(currency, true)
 
 func (m Micros) bound(currency string, up bool) string {
 	step := Micros(MinorStep(currency))
-	if m != 0 && m > -step && m < step {
+	if m.sliver(step) {
 		return m.Plain()
 	}
 	r := m - m%step // toward zero
@@ -50,7 +50,7 @@ func (m Micros) bound(currency string, up bool) string {
 // line wrote 0.21 (TestAccruingStorageAgreesAcrossPages).
 func (m Micros) SpentOf(limit *int64, currency string) string {
 	step := Micros(MinorStep(currency))
-	if m != 0 && m > -step && m < step {
+	if m.sliver(step) {
 		return m.Plain()
 	}
 	if limit != nil && m < Micros(*limit) && m.nearest(step) >= Micros(*limit) {
@@ -58,6 +58,10 @@ func (m Micros) SpentOf(limit *int64, currency string) string {
 	}
 	return m.Decimal(currency)
 }
+
+// sliver reports whether m is not zero but under step (the currency's
+// smallest unit) either way: the amount written exactly.
+func (m Micros) sliver(step Micros) bool { return m != 0 && m > -step && m < step }
 
 // nearest is m rounded half away from zero to a multiple of step, as
 // Decimal writes it.
