@@ -103,7 +103,7 @@ func TestBrowserImageTestPageFollowsTheTestInPlace(t *testing.T) {
 	}
 	// Two looks while it still runs: a reload would have come by now.
 	waitTicks := `new Promise((res) => {
-		const end = Date.now() + 30000;
+		const end = Date.now() + 180000;
 		const look = () => {
 			const r = document.getElementById("image-test-live");
 			const n = r ? parseInt(r.getAttribute("data-live-ticks") || "0", 10) : -1;
@@ -122,7 +122,7 @@ func TestBrowserImageTestPageFollowsTheTestInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDone := `new Promise((res) => {
-		const end = Date.now() + 30000;
+		const end = Date.now() + 180000;
 		const look = () => {
 			const s = document.querySelector("[data-testid=image-test]");
 			const st = s ? s.getAttribute("data-state") : "none";
@@ -205,20 +205,27 @@ func TestBrowserNoJSAdminWorkbenchStopReloading(t *testing.T) {
 	btNoJSStopReloading(t, b, page, "the administrator's view of a pulling workbench")
 }
 
-// startPrePull pre-pulls the "pullable" image (served with delay on each
-// blob) as admin would from the catalog.
-func startPrePull(t *testing.T, p *testPortal, delay time.Duration) {
+// startPrePull pre-pulls the "pullable" image as admin would from the
+// catalog, its registry holding every blob until the returned release is
+// called (at the latest when the test ends): the pull stays in progress
+// however slow the machine, where a per-blob delay was a timer load could
+// outrun.
+func startPrePull(t *testing.T, p *testPortal) (release func()) {
 	t.Helper()
-	servePullable(t, p, delay)
+	reg := servePullable(t, p, 0)
+	reg.Hold()
 	ctx := context.Background()
 	img, err := p.srv.Store.ImageByNameOrID(ctx, "pullable")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := p.srv.Manager.PrePull(ctx, img, "admin"); err != nil {
+		reg.Release()
 		t.Fatal(err)
 	}
 	t.Cleanup(p.srv.Manager.Wait)
+	t.Cleanup(reg.Release) // first (cleanups run last-in first-out): the pull can end
+	return reg.Release
 }
 
 // The catalog during a pre-pull reloads slowly and stoppably without
@@ -228,9 +235,10 @@ func TestNoJSCatalogDuringPullReloadsSlowlyAndCanStop(t *testing.T) {
 	p := newPortal(t)
 	c := p.client()
 	p.login(c, "admin", adminPassword)
-	startPrePull(t, p, 3*time.Second)
+	release := startPrePull(t, p)
 	load := noJSLoader(t, p, c)
 	checkNoJSReload(t, load, "/catalog", "the catalog during a pull")
+	release()
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		if pr, _ := catalogCard(t, p, c, "pullable").Find(`[data-testid=image-presence]`).Attr("data-presence"); pr == "present" {
 			break
@@ -248,13 +256,28 @@ func TestNoJSCatalogDuringPullReloadsSlowlyAndCanStop(t *testing.T) {
 // reload, shows the image present at its end, and then stops asking.
 func TestBrowserCatalogFollowsThePullInPlace(t *testing.T) {
 	p, b := btAdminIn(t, true)
-	startPrePull(t, p, 3*time.Second)
+	release := startPrePull(t, p)
 	btNavigate(t, b, p.ts.URL+"/catalog")
 	if _, err := chromedp.Run(b, chromedp.Evaluate[bool](`window.sameDocument = true`)); err != nil {
 		t.Fatal(err)
 	}
+	// Two looks while the pull is held in progress: a reload would have
+	// come by now.
+	ticks := `parseInt(document.getElementById("image-cards").getAttribute("data-live-ticks") || "0", 10)`
+	waitLooks := `new Promise((res) => {
+		const end = Date.now() + 180000;
+		const look = () => {
+			const n = ` + ticks + `;
+			if (n >= 2 || Date.now() > end) res(n); else setTimeout(look, 100);
+		};
+		look();
+	})`
+	if n, err := chromedp.Run(b, chromedp.Evaluate[int](waitLooks, chromedp.EvalAwaitPromise)); err != nil || n < 2 {
+		t.Fatalf("the cards were not looked at again during the pull (%d looks, %v)", n, err)
+	}
+	release()
 	waitPresent := `new Promise((res) => {
-		const end = Date.now() + 90000;
+		const end = Date.now() + 180000;
 		const look = () => {
 			let pr = "none";
 			document.querySelectorAll("[data-testid=image-card]").forEach((c) => {
@@ -272,12 +295,19 @@ func TestBrowserCatalogFollowsThePullInPlace(t *testing.T) {
 	if same, err := chromedp.Run(b, chromedp.Evaluate[bool](`window.sameDocument === true`)); err != nil || !same {
 		t.Errorf("the catalog reloaded during the pull (%v)", err)
 	}
-	ticks := `parseInt(document.getElementById("image-cards").getAttribute("data-live-ticks") || "0", 10)`
-	if n, _ := chromedp.Run(b, chromedp.Evaluate[int](ticks)); n < 1 {
-		t.Errorf("the cards were not looked at again during the pull (%d looks)", n)
+	// The look that brings the cards without data-live (the pull done)
+	// ends the asking; then no look comes.
+	waitEnd := `new Promise((res) => {
+		const end = Date.now() + 180000;
+		const look = () => {
+			const live = document.getElementById("image-cards").hasAttribute("data-live");
+			if (!live || Date.now() > end) res(!live); else setTimeout(look, 100);
+		};
+		look();
+	})`
+	if ended, err := chromedp.Run(b, chromedp.Evaluate[bool](waitEnd, chromedp.EvalAwaitPromise)); err != nil || !ended {
+		t.Fatalf("the cards still ask after the pull (%v)", err)
 	}
-	// The region that brought the end stops asking a look later at most.
-	time.Sleep(2500 * time.Millisecond)
 	before, _ := chromedp.Run(b, chromedp.Evaluate[int](ticks))
 	time.Sleep(4500 * time.Millisecond)
 	if after, err := chromedp.Run(b, chromedp.Evaluate[int](ticks)); err != nil || after != before {
@@ -289,7 +319,7 @@ func TestBrowserCatalogFollowsThePullInPlace(t *testing.T) {
 // pull stops its reload.
 func TestBrowserNoJSCatalogStopReloading(t *testing.T) {
 	p, b := btAdminIn(t, false)
-	startPrePull(t, p, 5*time.Second)
+	startPrePull(t, p)
 	btNavigate(t, b, p.ts.URL+"/catalog")
 	btNoJSStopReloading(t, b, "/catalog", "the catalog during a pull")
 }

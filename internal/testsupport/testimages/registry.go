@@ -37,6 +37,10 @@ type Registry struct {
 	mdigest   string
 	blobs     map[string][]byte
 	delay     atomic.Int64 // per-blob delay, to hold a pull in progress
+	// held, while set, holds every blob GET until it is closed (Hold,
+	// Release): a pull that stays in progress until the test says, where
+	// a delay is a timer a busy machine can outrun.
+	held atomic.Pointer[chan struct{}]
 }
 
 // PullableRepo is the repository Registry serves (and pulled images land in).
@@ -82,6 +86,21 @@ func ServeRandomImage(ctx context.Context, cli client.APIClient, size int) (*Reg
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r, nil
+}
+
+// Hold makes blob downloads wait until Release: a pull started now stays
+// in progress for as long as the test needs it to.
+func (r *Registry) Hold() {
+	ch := make(chan struct{})
+	r.held.Store(&ch)
+}
+
+// Release lets held and later blob downloads go (Hold). Safe to call
+// more than once.
+func (r *Registry) Release() {
+	if ch := r.held.Swap(nil); ch != nil {
+		close(*ch)
+	}
 }
 
 // SetDelay makes every blob download wait d first, so a test can watch a
@@ -193,6 +212,13 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if !ok {
 			registryError(w, http.StatusNotFound, "BLOB_UNKNOWN", "blob unknown to registry")
 			return
+		}
+		if ch := r.held.Load(); ch != nil && req.Method == http.MethodGet {
+			select {
+			case <-*ch:
+			case <-req.Context().Done():
+				return
+			}
 		}
 		if d := time.Duration(r.delay.Load()); d > 0 && req.Method == http.MethodGet {
 			select {
