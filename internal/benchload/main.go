@@ -57,6 +57,9 @@ var (
 	b2bConns  = flag.Int("conns", 50, "connections of the back-to-back (wrk) measurement")
 	goalP99   = flag.Duration("goal-p99", 50*time.Millisecond, "p99 goal at 200 req/s")
 	launchMax = flag.Duration("launch-timeout", 10*time.Minute, "how long the workbenches may take to be running")
+	pageList  = flag.String("pages", "/,/api/v1/workbenches,/usage,/gpus", "pages to drive, in this order")
+	logLevel  = flag.String("log-level", "warn", "the portal's WORKBENCH_LOG_LEVEL (debug logs every request with its time taken)")
+	logCopy   = flag.String("keep-log", "", "if set, the portal's log is copied to this file before its data directory is removed")
 	profDir   = flag.String("profile", "", "if set, a directory where a CPU profile of each back-to-back run is written (through WORKBENCH_PPROF_ADDR)")
 )
 
@@ -175,7 +178,7 @@ func run() error {
 		}
 		rates = append(rates, r)
 	}
-	pages := []string{"/", "/api/v1/workbenches", "/usage", "/gpus"}
+	pages := strings.Split(*pageList, ",")
 	var rows []result
 	for _, page := range pages {
 		auth := func(i int) string { return "Cookie: " + cookies[i%len(cookies)] }
@@ -226,7 +229,7 @@ func startPortal(ctx context.Context, cli *client.Client) (*portal, error) {
 	}
 	p.cmd = exec.Command(*binPath, "serve")
 	p.cmd.Env = append(os.Environ(), "WORKBENCH_ADDR="+addr, "WORKBENCH_DATA_DIR="+dir, "WORKBENCH_ADMIN_PASSWORD="+adminPassword,
-		"WORKBENCH_GPUS=mock:dgxh100", "WORKBENCH_LOG_LEVEL=warn", "WORKBENCH_PUBLIC_URL=http://"+addr)
+		"WORKBENCH_GPUS=mock:dgxh100", "WORKBENCH_LOG_LEVEL="+*logLevel, "WORKBENCH_PUBLIC_URL=http://"+addr)
 	if *profDir != "" {
 		pl, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -295,6 +298,11 @@ func (p *portal) stop() {
 		}
 		_ = runtime.NewFirewall(slog.New(slog.DiscardHandler)).Remove(ctx, p.installID)
 		fmt.Printf("removed %d containers, %d volumes, %d networks of install %s\n", len(cs), len(vs.Volumes), len(ns), p.installID)
+	}
+	if *logCopy != "" {
+		if b, err := os.ReadFile(p.logPath); err == nil {
+			_ = os.WriteFile(*logCopy, b, 0o644)
+		}
 	}
 	_ = os.RemoveAll(p.dir)
 }
