@@ -33,6 +33,9 @@ type quotaStatus struct {
 	// says it is more (launches and starts with GPUs are refused).
 	StorageUsed int64 `json:"storage_used_milli_gib"`
 	StorageOver bool  `json:"storage_over"`
+	// MonthAccruing is the part of MonthSpend not yet in the ledger
+	// (the statement's "pending"; read once, with the spend).
+	MonthAccruing int64 `json:"-"`
 }
 
 // bookingsTakeTheBudget warns that what the user's bookings set aside
@@ -62,7 +65,7 @@ func (h *Handler) quotaStatusIn(ctx context.Context, u *models.User) (quotaStatu
 		return quotaStatus{}, err
 	}
 	st := quotaStatus{Quota: lim, Workbenches: len(active), MonthGPUSecs: month.GPUSeconds, MonthSpend: month.AmountMicros,
-		MonthCredit: month.CreditMicros, Warnings: []string{}, WarnAtFraction: warnFraction}
+		MonthCredit: month.CreditMicros, MonthAccruing: month.AccruingMicros, Warnings: []string{}, WarnAtFraction: warnFraction}
 	for _, w := range active {
 		st.GPUsInUse += len(w.GPUs)
 	}

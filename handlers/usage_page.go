@@ -151,12 +151,11 @@ func (h *Handler) usagePage(c *gin.Context) {
 	}
 	v.EnergyPriced, v.TotalKWh, v.TotalEnergyCost = energy.priced, pricing.FormatKWh(energy.total()), h.energyCostText(ctx, energy, energy.total())
 	v.TotalHours = gpuHoursText(totalSecs)
-	if v.Month.Current {
-		if live, err := h.wbs.Billing().Accruing(ctx, u.ID); err == nil && live.AmountMicros > 0 {
-			v.Pending = amount(live.AmountMicros)
-		} else if err != nil && !proxy.ClientGone(c.Request, err) {
-			h.log.Warn("unbilled usage", "user", u.Username, "err", err)
-		}
+	if v.Month.Current && st.MonthAccruing > 0 {
+		// Priced with the spend bar's figure, in the same snapshot: the
+		// pending amount and the bar agree, and the page prices the
+		// running workbenches once.
+		v.Pending = amount(st.MonthAccruing)
 	}
 	v.LinePages, _ = pager(c, "/usage", page, totalLines)
 	for _, l := range lines {

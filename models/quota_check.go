@@ -102,6 +102,10 @@ type MonthUsage struct {
 	// less): an admin's credit gives budget back, and the user's page says
 	// so beside a spend that may read below zero.
 	CreditMicros int64
+	// AccruingMicros is the part of AmountMicros not in the ledger yet
+	// (Billing.Accruing, read in the same snapshot): the statement shows
+	// it as pending beside the month's lines.
+	AccruingMicros int64
 }
 
 // CheckLaunchQuota is the quota check that runs inside the launch

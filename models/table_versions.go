@@ -78,6 +78,25 @@ func (w *writtenTables) add(table string) {
 	w.tables[table] = true
 }
 
+// anyOf says whether one of tables was written, or a table gorm does not
+// know (a raw statement, which may have written any); false on nil.
+func (w *writtenTables) anyOf(tables []string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tables[""] {
+		return true
+	}
+	for _, t := range tables {
+		if w.tables[t] {
+			return true
+		}
+	}
+	return false
+}
+
 // bumpAll moves the versions of the tables written.
 func (w *writtenTables) bumpAll(v *tableVersions) {
 	w.mu.Lock()
@@ -125,6 +144,18 @@ type cached[T any] struct {
 	version uint64
 	at      time.Time
 	val     T
+
+	// shared, on a Store bound to a transaction or a snapshot, is the
+	// shared Store's cache of the same value. It is read, never written,
+	// while the transaction has written none of the value's tables
+	// (written; nil for a snapshot, which writes nothing): the shared
+	// value is then what the transaction would read itself. Without it a
+	// month's usage (Billing.MonthUsage, a snapshot on every page with the
+	// quota banner) and the launch transaction's quota check read the
+	// whole price list from SQLite on every call (issue 15: a fifth of
+	// /usage's CPU under load).
+	shared  *cached[T]
+	written *writtenTables
 }
 
 // get returns the cached value if the tables are unchanged since it was
@@ -133,6 +164,11 @@ type cached[T any] struct {
 // held across a query.
 func (c *cached[T]) get(v *tableVersions, tables []string, load func() (T, error)) (T, error) {
 	ver := v.version(tables...)
+	if c.shared != nil && !c.written.anyOf(tables) {
+		if val, ok := c.shared.peek(ver); ok {
+			return val, nil
+		}
+	}
 	c.mu.Lock()
 	if c.ok && c.version == ver && time.Since(c.at) < cacheTTL {
 		val := c.val
@@ -153,12 +189,37 @@ func (c *cached[T]) get(v *tableVersions, tables []string, load func() (T, error
 	return val, nil
 }
 
+// peek returns the cached value if it is valid at version ver, without
+// loading it.
+func (c *cached[T]) peek(ver uint64) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok && c.version == ver && time.Since(c.at) < cacheTTL {
+		return c.val, true
+	}
+	var zero T
+	return zero, false
+}
+
 // newCaches gives s empty caches of its own.
 func (s *Store) newCaches() {
 	s.schedules = &cached[map[string]pricing.Schedule]{}
 	s.images = &cached[[]Image]{}
 	s.flavors = &cached[[]Flavor]{}
 	s.orphans = &cached[[]OrphanUnit]{}
+}
+
+// boundCaches gives s, a copy of parent bound to a transaction that
+// records what it writes in written (nil: a read-only snapshot), caches of
+// its own that fall back on parent's while the transaction has not
+// written their tables. What is loaded inside the transaction stays in
+// s's caches: it must not outlive a rollback in the shared ones.
+func (s *Store) boundCaches(parent *Store, written *writtenTables) {
+	s.newCaches()
+	s.schedules.shared, s.schedules.written = parent.schedules, written
+	s.images.shared, s.images.written = parent.images, written
+	s.flavors.shared, s.flavors.written = parent.flavors, written
+	s.orphans.shared, s.orphans.written = parent.orphans, written
 }
 
 // Cache keeps one value derived from tables, for callers outside the

@@ -19,9 +19,10 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		gtx = gtx.Set(writtenKey, written)
 		bound := *s
 		bound.db, bound.rdb = gtx, gtx // reads see the transaction's writes
-		// Private caches: a value loaded inside the transaction must not
-		// outlive a rollback in the shared ones.
-		bound.newCaches()
+		// Caches of its own, over the shared ones until it writes their
+		// tables: a value loaded inside the transaction must not outlive a
+		// rollback in the shared ones.
+		bound.boundCaches(s, written)
 		return fn(&bound)
 	})
 	if err == nil {
@@ -62,7 +63,11 @@ func (s *Store) Snapshot(ctx context.Context, fn func(snap *Store) error) error 
 	g.Statement.ConnPool = conn
 	bound := *s
 	bound.db, bound.rdb = g, g
-	bound.newCaches() // what is read here is this snapshot's, not the shared caches'
+	// The shared caches' values are read when valid at the current
+	// version. A price list or catalog is not what a snapshot is for (the
+	// ledger and the unbilled intervals agreeing); one changed a moment
+	// before the snapshot's first read is already a new version.
+	bound.boundCaches(s, nil)
 	return fn(&bound)
 }
 

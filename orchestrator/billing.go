@@ -344,7 +344,7 @@ func (b *Billing) MonthUsage(ctx context.Context, userID int64) (models.MonthUsa
 			return err
 		}
 		out = models.MonthUsage{GPUSeconds: ledger.GPUSeconds + live.GPUSeconds, AmountMicros: ledger.AmountMicros + live.AmountMicros,
-			CreditMicros: ledger.CreditMicros}
+			CreditMicros: ledger.CreditMicros, AccruingMicros: live.AmountMicros}
 		return nil
 	})
 	return out, err
