@@ -183,6 +183,11 @@ type APIWorkbench struct {
 	AutoResume  bool   `json:"auto_resume"`
 	// PreemptAt is when a preemptible run told to yield will be stopped.
 	PreemptAt *string `json:"preempt_at,omitempty"`
+	// PreemptedFor: preempted (or queued to resume after it), what the
+	// launch it yielded to asked for, in the notice's words ("priority
+	// interactive, 1 × H100 80GB HBM3 needed, 0 free"). Absent otherwise,
+	// and for a preemption whose notice did not say.
+	PreemptedFor string `json:"preempted_for,omitempty"`
 	// PausedAt: running, but its container was found paused outside the
 	// portal (`docker pause`) then; it cannot answer, and is still
 	// charged. Absent when it is not paused.

@@ -127,6 +127,11 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 		s := wb.PreemptAt.UTC().Format(timeJSON)
 		j.PreemptAt = &s
 	}
+	// The column outlives the preemption on a stop (it is cleared only by
+	// a new run or request), so the state says whether it is current.
+	if wb.State == models.StatePreempted || wb.State == models.StateQueued {
+		j.PreemptedFor = wb.PreemptedFor
+	}
 	if wb.PausedAt != nil && wb.State == models.StateRunning {
 		s := wb.PausedAt.UTC().Format(timeJSON)
 		j.PausedAt = &s

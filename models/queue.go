@@ -119,14 +119,21 @@ func (s *Store) RequeueWorkbench(ctx context.Context, id, message string, expire
 type Requeue struct {
 	Message string
 	Expires *time.Time
+	// Resume: a preempted run going back to the queue by itself
+	// (auto-resume) keeps what it yielded to (preempted_for) while it
+	// waits; any other move into the queue is a new request and forgets it.
+	Resume bool
 }
 
 func requeue(tx *gorm.DB, id string, q Requeue, now time.Time) error {
-	res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
-		// The queue places the flavor's own shape (with its GPUs): a
-		// CPU-only run that waits for GPUs leaves the twin's shape.
-		Updates(map[string]any{"state": StateQueued, "progress": 0, "reason": q.Message, "queued_at": now, "queue_expires_at": q.Expires, "run_flavor_id": 0,
-			"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": "", "claim_gpus": "", "updated_at": now})
+	// The queue places the flavor's own shape (with its GPUs): a
+	// CPU-only run that waits for GPUs leaves the twin's shape.
+	set := map[string]any{"state": StateQueued, "progress": 0, "reason": q.Message, "queued_at": now, "queue_expires_at": q.Expires, "run_flavor_id": 0,
+		"queue_position": 0, "queue_ahead": 0, "queue_reason": "", "estimated_start": nil, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": "", "claim_gpus": "", "updated_at": now}
+	if !q.Resume {
+		set["preempted_for"] = ""
+	}
+	res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).Updates(set)
 	if res.Error != nil {
 		return res.Error
 	}
@@ -266,7 +273,8 @@ func (q *QueueTx) Place(id string, need GPUNeed, atOnce bool) ([]Unit, error) {
 	}
 	res := q.tx.Model(&Workbench{}).Where("id = ? AND state = ? AND deleted_at IS NULL", id, StateQueued).
 		Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "queue_position": 0, "queue_ahead": 0,
-			"queue_reason": "", "estimated_start": nil, "claim_gpus": "", "updated_at": q.now})
+			"queue_reason": "", "estimated_start": nil, "claim_gpus": "", "updated_at": q.now,
+			"preempted_for": ""}) // it runs again (a resumed run too): the preemption is over
 	if res.Error != nil {
 		return nil, res.Error
 	}

@@ -121,8 +121,11 @@ type Workbench struct {
 	// PreemptedFor is PreemptFor kept by the stop that preempted it: what
 	// the launch it yielded to asked for ("" when the notice did not
 	// say). Set by every move to preempted, so it is the last
-	// preemption's; it means something only while the workbench is
-	// preempted. Not in the API: the reason says it there, as before.
+	// preemption's; kept by the auto-resume's requeue (Requeue.Resume),
+	// cleared when a run starts again (RestartWorkbench, Place) or its
+	// owner puts it in the queue (RequeueWorkbench). It means something
+	// only while the workbench is preempted or queued to resume; the API
+	// shows it then (handlers: APIWorkbench.PreemptedFor).
 	PreemptedFor string `gorm:"column:preempted_for" json:"-"`
 	// PausedAt is when the reconciler found its container paused outside
 	// the portal (`docker pause`) while running; nil when it is not.
@@ -231,7 +234,8 @@ func (s *Store) RestartWorkbench(ctx context.Context, id string, need GPUNeed, r
 			}
 		}
 		res := tx.Model(&Workbench{}).Where("id = ? AND deleted_at IS NULL AND state IN ?", id, RestartableStates).
-			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": ""})
+			Updates(map[string]any{"state": StateRequested, "progress": 0, "reason": "", "run_flavor_id": runFlavorID, "updated_at": now, "preempt_at": nil, "preempt_notice_at": nil, "preempt_for": "",
+				"preempted_for": ""}) // a new run: the last preemption is over
 		if res.Error != nil {
 			return res.Error
 		}

@@ -179,7 +179,7 @@ func (m *Manager) preemptClaimed(ctx context.Context, wb *models.Workbench) erro
 	var then *models.Requeue
 	if wb.AutoResume {
 		exp := m.now().Add(m.opt.QueueMaxWait)
-		then = &models.Requeue{Message: reasonf("preempted; waiting to resume"), Expires: &exp}
+		then = &models.Requeue{Message: reasonf("preempted; waiting to resume"), Expires: &exp, Resume: true}
 	}
 	did, err := m.stopClaimedAs(ctx, wb, reason, false, models.StatePreempted, then)
 	if err != nil || !did { // its owner (or an admin) stopped it first: not preempted
