@@ -61,7 +61,7 @@ func TestProxyRefusesBodyOverJupyterLimit(t *testing.T) {
 	}
 	before := hits.Load()
 
-	// JupyterLab's requests carry an Authorization header: JSON.
+	// A client that sends a token (a script, an IDE) gets JSON.
 	res, body := put(1<<20+1, map[string]string{"Authorization": "token from-the-page"})
 	var got struct {
 		Error struct {
