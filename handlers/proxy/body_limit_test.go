@@ -40,7 +40,7 @@ func (b *bodyRecorder) completed() []int {
 	return append([]int(nil), b.complete...)
 }
 
-// put sends a PUT of n bytes with the given headers; chunked sends it
+// putBody sends a PUT of n bytes with the given headers; chunked sends it
 // without a length.
 func putBody(t *testing.T, f *fixture, n int, chunked bool, hdr map[string]string) (*http.Response, string) {
 	t.Helper()
