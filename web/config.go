@@ -70,6 +70,12 @@ type Config struct {
 	// lean.go), or "reverseproxy", httputil.ReverseProxy for everything
 	// as before: for comparison, and a way back.
 	ProxyUpstream string
+	// ProxyMaxBodyMiB is the largest request body the /wb/ proxy passes
+	// on to Jupyter, in MiB (handlers/proxy/body_limit.go): Jupyter's own
+	// max_body_size, so that a bigger one is answered with what to do
+	// instead of Jupyter's bare 400. 0: the default, 512 (Jupyter's
+	// default); -1: no limit of the portal's.
+	ProxyMaxBodyMiB int
 	// OIDC* configure single sign-on (README "Single sign-on"); off
 	// without an issuer. LocalLogin is "all" or "admins".
 	OIDCIssuer        string
@@ -183,6 +189,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.PprofAddr, "pprof-addr", env("PPROF_ADDR", ""), "serve /debug/pprof on this listen address, to admins' API tokens only, e.g. 127.0.0.1:6060; off when empty (WORKBENCH_PPROF_ADDR)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this listen address only, e.g. 127.0.0.1:9090 (WORKBENCH_METRICS_ADDR)")
 	fs.StringVar(&c.ProxyUpstream, "proxy-upstream", env("PROXY_UPSTREAM", "lean"), "how the /wb/ proxy reaches Jupyter: lean (its own HTTP/1.1 client for plain requests) | reverseproxy (httputil.ReverseProxy for everything, as before) (WORKBENCH_PROXY_UPSTREAM)")
+	fs.IntVar(&c.ProxyMaxBodyMiB, "proxy-max-body-mib", c.envInt("PROXY_MAX_BODY_MIB", 512), "largest request body the /wb/ proxy passes on to Jupyter, MiB; keep it equal to the images' Jupyter max_body_size (512 by default); -1 = no limit (WORKBENCH_PROXY_MAX_BODY_MIB)")
 	fs.StringVar(&c.SSHAddr, "ssh-addr", env("SSH_ADDR", ""), "serve SSH into workbenches on this listen address, e.g. :2222; off when empty (WORKBENCH_SSH_ADDR)")
 	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", env("OIDC_ISSUER", ""), "single sign-on: the OpenID Connect issuer URL, e.g. https://sso.example.org/realms/lab; off when empty (WORKBENCH_OIDC_ISSUER)")
 	fs.StringVar(&c.OIDCClientID, "oidc-client-id", env("OIDC_CLIENT_ID", ""), "single sign-on: the client id registered at the provider (WORKBENCH_OIDC_CLIENT_ID)")
@@ -332,6 +339,9 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("invalid WORKBENCH_PROXY_UPSTREAM / --proxy-upstream %q: want lean or reverseproxy", c.ProxyUpstream)
 	}
+	if c.ProxyMaxBodyMiB < -1 || c.ProxyMaxBodyMiB > 1<<20 {
+		return fmt.Errorf("invalid WORKBENCH_PROXY_MAX_BODY_MIB / --proxy-max-body-mib %d: want a number of MiB such as 512 (Jupyter's max_body_size), or -1 for no limit", c.ProxyMaxBodyMiB)
+	}
 	if c.PprofAddr != "" {
 		if _, _, err := net.SplitHostPort(c.PprofAddr); err != nil {
 			return fmt.Errorf("invalid WORKBENCH_PPROF_ADDR / --pprof-addr %q: want host:port such as 127.0.0.1:6060", c.PprofAddr)
@@ -357,6 +367,15 @@ func (c *Config) Validate() error {
 
 // noneIfZero maps an explicit 0 to the manager's "none" (negative); a zero
 // value in orchestrator.Options means "the default".
+// ProxyMaxBody is ProxyMaxBodyMiB in bytes, as proxy.Options.MaxBody
+// takes it (0: the proxy's default, Jupyter's 512 MiB; negative: none).
+func (c *Config) ProxyMaxBody() int64 {
+	if c.ProxyMaxBodyMiB < 0 {
+		return -1
+	}
+	return int64(c.ProxyMaxBodyMiB) << 20
+}
+
 func noneIfZero(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1

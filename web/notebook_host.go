@@ -96,6 +96,8 @@ func (s *Server) routeNotebookHosts(h *handlers.Handler, portal http.Handler) ht
 		Live:              h.Live(),
 		Scheme:            scheme,
 		ReverseProxyOnly:  s.cfg.ProxyUpstream == "reverseproxy",
+		MaxBody:           s.cfg.ProxyMaxBody(),
+		SSH:               s.cfg.SSHAddr != "",
 	})
 	nb := h.NotebookHost(nbpx)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -347,6 +347,8 @@ func (s *Server) buildHandler(h *handlers.Handler) http.Handler {
 		Logger:            s.log,
 		Live:              h.Live(),
 		ReverseProxyOnly:  s.cfg.ProxyUpstream == "reverseproxy",
+		MaxBody:           s.cfg.ProxyMaxBody(),
+		SSH:               s.cfg.SSHAddr != "",
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/wb/", s.pathModeOr(h, px))

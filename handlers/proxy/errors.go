@@ -18,6 +18,15 @@ import (
 // dial is the normal state while a workbench is starting, so the page says
 // so and refreshes itself.
 func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	if bodyTooLarge(err) {
+		// A body of unknown length went over the limit on its way.
+		id := ""
+		if ri := infoFrom(r.Context()); ri != nil {
+			id = ri.id
+		}
+		p.tooLarge(w, r, id)
+		return
+	}
 	p.upstreamError(w, r, infoFrom(r.Context()), err, ClientGone(r, err))
 }
 
@@ -84,6 +93,12 @@ func (p *Proxy) locale(r *http.Request) context.Context {
 // dialogs, where markup would be noise). title and msg come in lc's
 // language.
 func writeError(lc context.Context, w http.ResponseWriter, r *http.Request, status int, title, msg string, refresh bool) {
+	writeErrorDetail(lc, w, r, status, title, msg, refresh, nil)
+}
+
+// writeErrorDetail is writeError with fields added to the JSON's "error"
+// (a limit a script acts on, as the portal API's quota refusals add).
+func writeErrorDetail(lc context.Context, w http.ResponseWriter, r *http.Request, status int, title, msg string, refresh bool, detail map[string]any) {
 	h := w.Header()
 	lang := i18n.FromContext(lc).Lang()
 	h.Set("Content-Language", lang)
@@ -96,8 +111,12 @@ func writeError(lc context.Context, w http.ResponseWriter, r *http.Request, stat
 		// server's own ("message", "reason").
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(status)
+		e := map[string]any{"code": statusCode(status), "message": title + ": " + msg}
+		for k, v := range detail {
+			e[k] = v
+		}
 		b, _ := json.Marshal(map[string]any{
-			"error":   map[string]string{"code": statusCode(status), "message": title + ": " + msg},
+			"error":   e,
 			"message": msg, "reason": title,
 		})
 		_, _ = w.Write(append(b, '\n'))
@@ -133,6 +152,8 @@ func statusCode(status int) string {
 		return "not_running"
 	case http.StatusUnauthorized:
 		return "unauthorized"
+	case http.StatusRequestEntityTooLarge:
+		return "body_too_large" // as the portal API's own 413
 	}
 	return "internal"
 }

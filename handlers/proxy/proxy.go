@@ -133,6 +133,16 @@ type Options struct {
 	// language, for the proxy's own short pages (not found, starting, bad
 	// gateway). Nil: English.
 	Locale func(r *http.Request) context.Context
+	// MaxBody is the largest request body passed on to Jupyter (not to an
+	// extra port's app, which has limits of its own): one that declares
+	// more is answered 413, saying how to send big files, before any of
+	// it goes upstream; one of unknown length is cut there
+	// (body_limit.go). 0: DefaultMaxBody, Jupyter's own limit; negative:
+	// none (Jupyter answers).
+	MaxBody int64
+	// SSH says the portal serves SSH into workbenches, so the answer to a
+	// body over MaxBody names scp and sftp as a way to copy big files.
+	SSH bool
 }
 
 // Proxy serves /wb/{id}/… by forwarding to the workbench's Jupyter.
@@ -143,6 +153,7 @@ type Proxy struct {
 	rp      *httputil.ReverseProxy
 	pool    *upstreamPool // nil: no lean path
 	bufs    *bufPool
+	maxBody int64 // Options.MaxBody resolved (noBodyLimit: none)
 }
 
 type ctxKey struct{}
@@ -174,7 +185,7 @@ func New(o Options) *Proxy {
 	if o.ActivityInterval <= 0 {
 		o.ActivityInterval = 10 * time.Second
 	}
-	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins, o.Scheme), pool: pool, bufs: newBufPool()}
+	p := &Proxy{opts: o, log: o.Logger, origins: newOriginPolicy(o.TrustedOrigins, o.Scheme), pool: pool, bufs: newBufPool(), maxBody: maxBody(o)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		ModifyResponse: p.modifyResponse,
@@ -315,6 +326,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, loc, http.StatusPermanentRedirect)
 		return
 	}
+	// Refused here, before either path sends anything upstream: Jupyter
+	// would close the connection with a bare 400 (body_limit.go).
+	if r.ContentLength > p.maxBody && t.StripPrefix == "" {
+		p.tooLarge(w, r, id)
+		return
+	}
 	p.activity(id)
 	upgrade := isUpgrade(r)
 	if !upgrade {
@@ -337,6 +354,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer p.opts.Live.add(t.UserID, t.Grant, id, started, cancel)()
 	}
 	if !upgrade {
+		p.limitUnknownLength(w, r, t)
 		p.watchRequestBody(r, id) // a long upload counts as activity (transfer_activity.go)
 	}
 	ic := &infoCtx{Context: ctx, ri: reqInfo{id: id, target: t, scoped: scoped}}

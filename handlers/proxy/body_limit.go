@@ -1,0 +1,81 @@
+package proxy
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+
+	"workbench/templates/i18n"
+)
+
+// DefaultMaxBody is Jupyter server's own limit on one request body
+// (ServerApp.max_body_size, 512 MiB). Over it, Jupyter's server (tornado)
+// closes the connection with a bare 400 and an empty body, which told the
+// user nothing; the proxy answers first, saying what to do instead.
+const DefaultMaxBody int64 = 512 << 20
+
+// noBodyLimit is Options.MaxBody < 0: every body is passed on, and
+// Jupyter answers those over its own limit.
+const noBodyLimit = math.MaxInt64
+
+// maxBody is the limit New keeps: one integer that a request's declared
+// length is compared with, the only cost to a request under it.
+func maxBody(o Options) int64 {
+	switch {
+	case o.MaxBody == 0:
+		return DefaultMaxBody
+	case o.MaxBody < 0:
+		return noBodyLimit
+	}
+	return o.MaxBody
+}
+
+// limitUnknownLength caps a body sent without a length (chunked) at the
+// limit: its length is known only once it is read, so it goes upstream as
+// it comes and, at one byte over, the read fails, the transport drops the
+// upstream connection and errorHandler answers 413 (bodyTooLarge). Jupyter
+// has by then received at most the limit and no complete request, so it
+// has done nothing with it; tornado itself would refuse the body at the
+// same size, with its bare 400.
+func (p *Proxy) limitUnknownLength(w http.ResponseWriter, r *http.Request, t Target) {
+	if r.ContentLength < 0 && t.StripPrefix == "" && p.maxBody != noBodyLimit && r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
+	}
+}
+
+// bodyTooLarge reports whether err is limitUnknownLength's cut.
+func bodyTooLarge(err error) bool {
+	var tl *http.MaxBytesError
+	return errors.As(err, &tl)
+}
+
+// tooLarge answers a request whose body is over the limit: 413 with what
+// to do instead (JSON with code body_too_large and limit_bytes for a client
+// with a token, as the proxy's other refusals). The connection is closed
+// after the answer, so the rest of the body is not read.
+func (p *Proxy) tooLarge(w http.ResponseWriter, r *http.Request, id string) {
+	p.log.Info("proxy: request body over the limit refused",
+		"workbench", id, "method", r.Method, "path", r.URL.Path, "content_length", r.ContentLength, "limit", p.maxBody)
+	w.Header().Set("Connection", "close")
+	lc := p.locale(r)
+	size := formatBytes(p.maxBody)
+	msg := i18n.T(lc, "This request's body is larger than the %s JupyterLab accepts in one request, so the portal did not pass it on. JupyterLab's own upload sends big files in chunks; a script can do the same with Jupyter's contents API (PUT with \"chunk\": 1, 2, … and -1 for the last part).", size)
+	if p.opts.SSH {
+		msg = i18n.T(lc, "This request's body is larger than the %s JupyterLab accepts in one request, so the portal did not pass it on. JupyterLab's own upload sends big files in chunks; a script can do the same with Jupyter's contents API (PUT with \"chunk\": 1, 2, … and -1 for the last part), or copy the file over the portal's SSH (scp, sftp, or tar through ssh).", size)
+	}
+	writeErrorDetail(lc, w, r, http.StatusRequestEntityTooLarge, i18n.T(lc, "Upload too large"), msg, false,
+		map[string]any{"limit_bytes": p.maxBody})
+}
+
+// formatBytes writes a limit as it was most likely set: whole MiB or
+// KiB, else bytes.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
