@@ -44,7 +44,7 @@ func TestStopNotRecordedActionsSayWhy(t *testing.T) {
 	// Her Stop, from the page: carried out, not recorded; back to the
 	// page, which says so (not an error page).
 	if res := p.postForm(browser, "/workbenches/"+wb.ID+"/stop", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/workbenches/"+wb.ID {
-		t.Fatalf("stop from the page with the database unwritable: %d to %q, want 303 to its page", res.StatusCode, res.Header.Get("Location"))
+		t.Errorf("stop from the page with the database unwritable: %d to %q, want 303 to its page", res.StatusCode, res.Header.Get("Location"))
 	}
 	if _, page := p.get(browser, "/workbenches/"+wb.ID); !strings.Contains(page, `data-testid="wb-stop-not-recorded-notice"`) ||
 		!strings.Contains(page, `href="/settings/home" data-testid="home-settings"`) {
@@ -82,23 +82,27 @@ func TestStopNotRecordedActionsSayWhy(t *testing.T) {
 	}
 
 	// The workbench's own forms, from a page loaded before the stop.
+	const unavailable = http.StatusServiceUnavailable
 	for _, a := range []struct {
-		path string
-		form url.Values
-		want string
+		path   string
+		form   url.Values
+		status int
+		want   string
 	}{
-		{"/start", url.Values{"queue": {"on"}}, "Could not start: its stop is carried out but not recorded yet"},
-		{"/start", url.Values{"mode": {"cpu"}}, "Could not start: its stop is carried out but not recorded yet"},
-		{"/delete", url.Values{"confirmed": {"true"}}, "Could not delete: its stop is carried out but not recorded yet"},
-		{"/delete", url.Values{"delete_data": {"true"}, "data_confirmed": {"true"}, "confirmed": {"true"}}, "Could not delete: its stop is carried out but not recorded yet"},
-		{"/save-image", url.Values{"name": {"snap"}, "running_ok": {"true"}}, "Could not save as image: its stop is carried out but not recorded yet"},
-		{"/restart-gpus", url.Values{"confirmed": {"true"}}, "Could not restart with GPUs: its stop is carried out but not recorded yet"},
-		{"/ports", url.Values{"port": {"6006"}}, "Could not change the ports: the portal cannot save changes right now"},
+		{"/start", url.Values{"queue": {"on"}}, unavailable, "Could not start: its stop is carried out but not recorded yet"},
+		{"/start", url.Values{"mode": {"cpu"}}, unavailable, "Could not start: its stop is carried out but not recorded yet"},
+		{"/delete", url.Values{"confirmed": {"true"}}, unavailable, "Could not delete: its stop is carried out but not recorded yet"},
+		{"/delete", url.Values{"delete_data": {"true"}, "data_confirmed": {"true"}, "confirmed": {"true"}}, unavailable, "Could not delete: its stop is carried out but not recorded yet"},
+		{"/save-image", url.Values{"name": {"snap"}, "running_ok": {"true"}}, unavailable, "Could not save as image: its stop is carried out but not recorded yet"},
+		{"/restart-gpus", url.Values{"confirmed": {"true"}}, unavailable, "Could not restart with GPUs: its stop is carried out but not recorded yet"},
+		{"/ports", url.Values{"port": {"6006"}}, unavailable, "Could not change the ports: the portal cannot save changes right now"},
+		// Stopped, as its page shows it: nothing to extend.
+		{"/extend", nil, http.StatusConflict, "only a running workbench can be extended"},
 	} {
 		res, page := p.postFormBody(browser, "/workbenches/"+wb.ID+a.path, a.form)
 		msg := strings.Join(strings.Fields(parseHTML(t, page).Find(`[data-testid=error]`).Text()), " ")
-		if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(msg, a.want) {
-			t.Errorf("POST %s %s: %d, %q; want 503 saying %q", a.path, a.form.Encode(), res.StatusCode, msg, a.want)
+		if res.StatusCode != a.status || !strings.Contains(msg, a.want) {
+			t.Errorf("POST %s %s: %d, %q; want %d saying %q", a.path, a.form.Encode(), res.StatusCode, msg, a.status, a.want)
 		}
 	}
 	// A script is told the same, with the stop's code.
