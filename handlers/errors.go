@@ -57,10 +57,15 @@ func classify(err error) *apiError {
 	var ste *orchestrator.StopError
 	var ce *models.ConflictError
 	var ure *orchestrator.UnrecordedStopError
+	var spe *orchestrator.StopPendingError
 	switch {
 	case errors.As(err, &ure):
 		// Stopped, but not recorded: not a failure to retry or force.
 		return &apiError{http.StatusServiceUnavailable, "stop_not_recorded", ure.Error()}
+	case errors.As(err, &spe):
+		// Refused until that stop is recorded (by itself): the same code,
+		// what waits for it in the message.
+		return &apiError{http.StatusServiceUnavailable, "stop_not_recorded", spe.Message}
 	case models.Unwritable(err):
 		// Nothing can be recorded until the disk is freed or fixed: a
 		// "try again" 500 sent users round in circles.

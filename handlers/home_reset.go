@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"workbench/models"
+	"workbench/orchestrator"
 	"workbench/templates"
 	"workbench/templates/i18n"
 )
@@ -44,7 +46,7 @@ func (h *Handler) renderHomeReset(c *gin.Context, status int, u *models.User, er
 		return
 	}
 	self := u.ID == currentUser(c).ID && c.Param("id") == ""
-	v := templates.HomeResetView{Username: u.Username, Self: self, Volume: info.Volume, Busy: info.Busy, Errors: errs}
+	v := templates.HomeResetView{Username: u.Username, Self: self, Volume: info.Volume, Busy: info.Busy, NotRecorded: info.NotRecorded, Errors: errs}
 	v.Action, v.Back = homeResetPaths(self, u)
 	for _, wb := range info.Workbenches {
 		v.Workbenches = append(v.Workbenches, wb.Name)
@@ -66,8 +68,15 @@ func (h *Handler) homeReset(c *gin.Context) {
 	self := c.Param("id") == ""
 	_, back := homeResetPaths(self, u)
 	if err := h.wbs.ResetHome(c.Request.Context(), u); err != nil {
-		h.flashError(c, i18n.T(c.Request.Context(), "The home volume was not reset: %s.", h.refusalClause(c, err)))
-		seeOther(c, c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
+		if spe := (*orchestrator.StopPendingError)(nil); errors.As(err, &spe) {
+			// A stop not recorded yet (a page loaded before it offered
+			// the form): the page again, whose note says why and offers
+			// no form until the record; a flash could not be kept.
+			h.renderHomeReset(c, http.StatusServiceUnavailable, u, nil)
+			return
+		}
+		h.refuseTo(c, err, i18n.T(c.Request.Context(), "The home volume was not reset: %s.", h.refusalClause(c, err)),
+			c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
 		return
 	}
 	h.record(c, "home.reset", u.Username, nil, nil)

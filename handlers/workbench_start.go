@@ -40,8 +40,7 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.flashError(c, i18n.T(c.Request.Context(), "Could not start: %s.", h.refusalClause(c, err)))
-		seeOther(c, "/workbenches/"+wb.ID)
+		h.refuseTo(c, err, i18n.T(c.Request.Context(), "Could not start: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
 		return
 	}
 	if isAPI(c) {

@@ -42,6 +42,14 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 			h.log.Info("stop: the client left; the stop goes on", "id", wb.ID)
 			return
 		}
+		if ure := (*orchestrator.UnrecordedStopError)(nil); !isAPI(c) && errors.As(err, &ure) {
+			// Carried out, not recorded: the workbench's page shows it
+			// stopped and says why it is not recorded yet (an error page
+			// said it "may still show as running", and a flash could not
+			// be kept).
+			seeOther(c, "/workbenches/"+wb.ID)
+			return
+		}
 		var se *orchestrator.StopError
 		if isAPI(c) || !errors.As(err, &se) {
 			h.fail(c, err)
@@ -132,6 +140,14 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 	h.record(c, action, wb.ID, map[string]string{"state": wb.State}, map[string]string{"state": "stopped"})
 	if err := stop(ctx, wb.ID, reason); err != nil {
 		if clientGone(ctx, err) {
+			return
+		}
+		if ure := (*orchestrator.UnrecordedStopError)(nil); !isAPI(c) && errors.As(err, &ure) {
+			// Carried out, not recorded: the workbench's page shows it
+			// stopped and says why it is not recorded yet (an error page
+			// said it "may still show as running", and a flash could not
+			// be kept).
+			seeOther(c, "/workbenches/"+wb.ID)
 			return
 		}
 		var se *orchestrator.StopError

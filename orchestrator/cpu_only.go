@@ -33,6 +33,11 @@ func (m *Manager) CPUTwin(ctx context.Context, fl *models.Flavor) (*models.Flavo
 // slice flavor, which the queue does not place, is refused before anything
 // stops, so the user keeps working in CPU-only mode.
 func (m *Manager) RestartWithGPUs(ctx context.Context, id string, owner *models.User) error {
+	// A stop not recorded yet is recorded first: the record says running,
+	// and a restart of it stopped a container that was stopped already.
+	if err := m.settleFirst(ctx, id); err != nil {
+		return err
+	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return err

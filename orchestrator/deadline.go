@@ -228,7 +228,9 @@ func (m *Manager) ExtendRuntimeBy(ctx context.Context, id, actor string) (Deadli
 	if err != nil {
 		return Deadlines{}, err
 	}
-	if wb.State != models.StateRunning {
+	// Stopped, its stop not recorded yet (its record still says running):
+	// stopped as its page shows it, nothing to extend.
+	if _, unrecorded := m.UnrecordedStop(id); wb.State != models.StateRunning || unrecorded {
 		return Deadlines{}, &ErrState{Message: reasonf("only a running workbench can be extended; start it first")}
 	}
 	rule := m.runtimeRule(ctx, wb)

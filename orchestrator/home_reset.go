@@ -15,6 +15,11 @@ type HomeInfo struct {
 	Volume      string
 	Workbenches []models.Workbench // every workbench of the user (they all mount it)
 	Busy        []string           // names of those not stopped, failed or preempted
+	// NotRecorded names those stopped whose stop is not recorded yet
+	// (UnrecordedStop): their records still say running, so the reset
+	// waits for the record as for a stop; their pages show them stopped,
+	// so "stop them first" is not what the owner is told.
+	NotRecorded []string
 }
 
 // Home describes owner's home volume and the workbenches that use it.
@@ -28,9 +33,14 @@ func (m *Manager) Home(ctx context.Context, owner *models.User) (HomeInfo, error
 	for _, wb := range wbs {
 		// A preempted one is stopped too (with auto-resume it would be
 		// queued, and the queue could start it: busy).
-		if wb.State != models.StateStopped && wb.State != models.StateFailed && wb.State != models.StatePreempted {
-			h.Busy = append(h.Busy, wb.Name)
+		if wb.State == models.StateStopped || wb.State == models.StateFailed || wb.State == models.StatePreempted {
+			continue
 		}
+		if _, ok := m.UnrecordedStop(wb.ID); ok {
+			h.NotRecorded = append(h.NotRecorded, wb.Name)
+			continue
+		}
+		h.Busy = append(h.Busy, wb.Name)
 	}
 	return h, nil
 }
@@ -41,13 +51,28 @@ func (m *Manager) Home(ctx context.Context, owner *models.User) (HomeInfo, error
 // them first). The stopped containers that mount the volume are removed
 // too (the engine will not delete a volume a container refers to); starting
 // those workbenches again recreates them.
+//
+// A workbench stopped while the database could not record it is recorded
+// first (as a start or a delete records it); while that cannot be done,
+// the reset is refused with StopPendingError: its record says running,
+// and the reset never runs under a record that says so.
 func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 	h, err := m.Home(ctx, owner)
 	if err != nil {
 		return err
 	}
-	if len(h.Busy) > 0 {
-		return &ErrState{Message: reasonf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+	if len(h.NotRecorded) > 0 {
+		for _, wb := range h.Workbenches {
+			if pending, err := m.settleUnrecordedStop(ctx, wb.ID); pending && !models.Unwritable(err) {
+				return err
+			}
+		}
+		if h, err = m.Home(ctx, owner); err != nil {
+			return err
+		}
+	}
+	if err := homeRefusal(h); err != nil {
+		return err
 	}
 	for _, wb := range h.Workbenches {
 		if !m.claim(wb.ID, false) {
@@ -55,11 +80,12 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 		}
 		defer m.release(wb.ID)
 	}
-	// Looked at again under the claims: a start may have won the race.
+	// Looked at again under the claims: a start may have won the race
+	// (or a stop that could not be recorded).
 	if h, err = m.Home(ctx, owner); err != nil {
 		return err
-	} else if len(h.Busy) > 0 {
-		return &ErrState{Message: reasonf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+	} else if err := homeRefusal(h); err != nil {
+		return err
 	}
 	for _, wb := range h.Workbenches {
 		if err := m.rt.Remove(ctx, m.containerName(wb.ID)); err != nil {
@@ -78,5 +104,17 @@ func (m *Manager) ResetHome(ctx context.Context, owner *models.User) error {
 	}
 	m.homeRemoved(ctx, owner.ID, h.Volume)
 	m.log.Info("home volume reset", "owner", owner.Username, "volume", h.Volume)
+	return nil
+}
+
+// homeRefusal is why h's volume cannot be reset now: a workbench that is
+// not stopped, or one whose stop is not recorded yet; nil when it can be.
+func homeRefusal(h HomeInfo) error {
+	if len(h.Busy) > 0 {
+		return &ErrState{Message: reasonf("stop %s first: a home volume is only reset when no workbench uses it", strings.Join(h.Busy, ", "))}
+	}
+	if len(h.NotRecorded) > 0 {
+		return &StopPendingError{Message: reasonf("the stop of %s is carried out but not recorded yet, because the portal's database cannot be written (its disk is full or read-only; an administrator has to free or fix it); a home volume is only reset once the stops of its workbenches are recorded, which happens by itself", strings.Join(h.NotRecorded, ", "))}
+	}
 	return nil
 }

@@ -72,7 +72,7 @@ func (m *Manager) StartAs(ctx context.Context, id string, owner *models.User, op
 	cpuOnly := opt.CPUOnly
 	// A stop not recorded yet (the database could not be written) is
 	// recorded first: the record says running until then.
-	if pending, err := m.settleUnrecordedStop(ctx, id); pending {
+	if err := m.settleFirst(ctx, id); err != nil {
 		return err
 	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
@@ -219,7 +219,7 @@ func (m *Manager) Delete(ctx context.Context, id string, owner *models.User, del
 }
 
 func (m *Manager) delete(ctx context.Context, id string, owner *models.User, deleteData bool) error {
-	if pending, err := m.settleUnrecordedStop(ctx, id); pending {
+	if err := m.settleFirst(ctx, id); err != nil {
 		return err // the stop's record first (its run closes at the stop)
 	}
 	wb, err := m.store.WorkbenchByID(ctx, id)

@@ -41,6 +41,12 @@ func (m *Manager) SaveImage(ctx context.Context, id string, owner *models.User, 
 	if !saveNameRe.MatchString(req.Name) {
 		return nil, &models.ValidationError{Field: "name", Message: reasonf("use 1–40 Latin letters, digits, '.', '_' or '-'")}
 	}
+	// A stop not recorded yet is recorded first: the record says running
+	// (a page loaded before the stop still offers saving it so), and the
+	// commit came before a record the database then refused.
+	if err := m.settleFirst(ctx, id); err != nil {
+		return nil, err
+	}
 	wb, err := m.store.WorkbenchByID(ctx, id)
 	if err != nil {
 		return nil, err

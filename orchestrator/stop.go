@@ -30,9 +30,37 @@ type UnrecordedStopError struct {
 }
 
 func (e *UnrecordedStopError) Error() string {
-	return reasonf("the workbench was stopped, but the portal could not record it because its database cannot be written (its disk is full or read-only; an administrator has to free or fix it); it may still show as running until then, and it is charged only up to the stop")
+	return reasonf("the workbench was stopped, but the portal could not record it because its database cannot be written (its disk is full or read-only; an administrator has to free or fix it); it shows as stopped, not recorded yet, until the stop is recorded by itself, and it is charged only up to the stop")
 }
 func (e *UnrecordedStopError) Unwrap() error { return e.Err }
+
+// StopPendingError refuses what cannot be done yet to a workbench whose
+// stop was carried out but not recorded (UnrecordedStop) while the
+// database still cannot be written: a start, a delete, a save, a restart
+// with GPUs, a reset of its owner's home. Its record says running until
+// the stop is recorded, so the bare storage refusal or "it is running"
+// ("stop it first") contradicted its page, which shows it stopped.
+type StopPendingError struct {
+	Message string
+	Err     error // the database's refusal (models.Unwritable)
+}
+
+func (e *StopPendingError) Error() string { return e.Message }
+func (e *StopPendingError) Unwrap() error { return e.Err }
+
+// settleFirst records id's stop not recorded yet, if it has one, before
+// anything else is done to it; while the database still refuses, the
+// action is refused with StopPendingError.
+func (m *Manager) settleFirst(ctx context.Context, id string) error {
+	pending, err := m.settleUnrecordedStop(ctx, id)
+	switch {
+	case !pending:
+		return nil
+	case models.Unwritable(err):
+		return &StopPendingError{Err: err, Message: reasonf("its stop is carried out but not recorded yet, because the portal's database cannot be written (its disk is full or read-only; an administrator has to free or fix it); the stop is recorded by itself once it can be, and then this can be done")}
+	}
+	return err
+}
 
 // Stop stops a workbench: its GPUs are released at once, the home volume
 // stays. Stopping is always allowed (it lowers cost). reason is shown to the

@@ -18,6 +18,8 @@ import (
 // the workbench's page show it stopped, "not recorded yet", with the note
 // that an administrator has to free the disk, and no Start, Stop, Delete or
 // Open that would fail; without JavaScript the page says it reloads itself.
+// Its "reset home volume…" link leads to a page that says the reset waits
+// for the stop's record, and offers no reset meanwhile.
 // Once the disk is writable and reconciliation records the stop, the open
 // page follows by itself (server-sent events with JavaScript, the meta
 // refresh without): the note is gone and Start and Delete are back.
@@ -89,6 +91,32 @@ func TestBrowserStopNotRecordedIsShownStopped(t *testing.T) {
 				}
 			}
 			btScreenshot(t, b, "stop-not-recorded-"+jsName(js)+".png")
+
+			// Its "reset home volume…" leads to a page that says the reset
+			// waits for the stop's record (not "Stop nb first" of a
+			// workbench shown stopped), with no reset form meanwhile.
+			href, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector("[data-testid=home-settings]").getAttribute("href")`))
+			if err != nil || href != "/settings/home" {
+				t.Fatalf("its page's home settings link: %q %v", href, err)
+			}
+			if resp := btNavigate(t, b, p.ts.URL+href); resp.Status != http.StatusOK {
+				t.Fatalf("the home reset page with the stop not recorded: %d", resp.Status)
+			}
+			if note := btText(t, b, `[data-testid=home-reset-not-recorded]`); !strings.HasPrefix(note, "nb is stopped, but its stop is not recorded yet") ||
+				!strings.Contains(note, "The home volume can be reset once the stop is recorded, which happens by itself") {
+				t.Errorf("the home reset page's note reads %q", note)
+			} else if !btVisible(t, b, `[data-testid=home-reset-not-recorded]`) {
+				t.Errorf("the home reset page's note is not visible")
+			}
+			for _, gone := range []string{"home-reset-busy", "home-reset-submit", "home-reset-confirm"} {
+				if n := len(btTexts(t, b, `[data-testid=`+gone+`]`)); n != 0 {
+					t.Errorf("the home reset page shows %s while the stop is not recorded", gone)
+				}
+			}
+			btScreenshot(t, b, "stop-not-recorded-home-reset-"+jsName(js)+".png")
+			if resp := btNavigate(t, b, p.ts.URL+"/workbenches/"+wb.ID); resp.Status != http.StatusOK {
+				t.Fatalf("its page again: %d", resp.Status)
+			}
 
 			// The disk is freed; reconciliation records the stop, and the
 			// page, left open, shows it without being asked.
