@@ -24,23 +24,12 @@ import (
 // reset records the stop first and goes on.
 func TestStopNotRecordedActionsSayWhy(t *testing.T) {
 	t.Parallel()
-	p := newPortal(t)
-	ctx := context.Background()
-	token := tokenFor(t, p, "alice", "user")
-	alice, err := p.srv.Store.UserByUsername(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	browser := p.client()
-	p.login(browser, "alice", "alice-password")
-	admin := p.client()
-	p.loginSudo(admin, "admin", adminPassword)
-	wb := p.runningRecord(alice, "nb", models.GPUNeed{})
-
-	if err := p.srv.Store.QueryOnly(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.srv.Store.QueryOnly(context.Background(), false) })
+	var admin *http.Client
+	u := unwritableWithRunningWorkbench(t, func(p *testPortal) {
+		admin = p.client()
+		p.loginSudo(admin, "admin", adminPassword)
+	})
+	p, token, alice, browser, wb, ctx := u.p, u.token, u.alice, u.browser, u.wb, context.Background()
 	// Her Stop, from the page: carried out, not recorded; back to the
 	// page, which says so (not an error page).
 	if res := p.postForm(browser, "/workbenches/"+wb.ID+"/stop", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/workbenches/"+wb.ID {

@@ -18,21 +18,8 @@ import (
 // disappeared").
 func TestStopNotRecordedIsShownStopped(t *testing.T) {
 	t.Parallel()
-	p := newPortal(t)
-	ctx := context.Background()
-	token := tokenFor(t, p, "alice", "user")
-	alice, err := p.srv.Store.UserByUsername(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	browser := p.client()
-	p.login(browser, "alice", "alice-password")
-	wb := p.runningRecord(alice, "nb", models.GPUNeed{})
-
-	if err := p.srv.Store.QueryOnly(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.srv.Store.QueryOnly(context.Background(), false) })
+	u := unwritableWithRunningWorkbench(t)
+	p, token, browser, wb, ctx := u.p, u.token, u.browser, u.wb, context.Background()
 	if status, body := p.api(http.MethodPost, "/api/v1/workbenches/"+wb.ID+"/stop", token, ""); status != http.StatusServiceUnavailable || errCode(body) != "stop_not_recorded" {
 		t.Fatalf("stop with the database unwritable: %d %v, want 503 stop_not_recorded", status, body)
 	}
@@ -75,4 +62,40 @@ func TestStopNotRecordedIsShownStopped(t *testing.T) {
 		!strings.Contains(page, `data-testid="save-image"`) {
 		t.Errorf("its page once recorded still says not recorded, or offers no start or no Save as image")
 	}
+}
+
+// unwritable is a portal where alice (signed in on browser, with an API
+// token) has a running workbench wb, named "nb", and whose database has
+// just become unwritable (read-only, as on a full disk; writable again
+// when the test ends).
+type unwritable struct {
+	p       *testPortal
+	token   string
+	alice   *models.User
+	browser *http.Client
+	wb      *models.Workbench
+}
+
+// unwritableWithRunningWorkbench makes an unwritable portal; before runs
+// while the database can still be written (another sign-in).
+func unwritableWithRunningWorkbench(t *testing.T, before ...func(p *testPortal)) unwritable {
+	t.Helper()
+	u := unwritable{p: newPortal(t)}
+	ctx := context.Background()
+	u.token = tokenFor(t, u.p, "alice", "user")
+	var err error
+	if u.alice, err = u.p.srv.Store.UserByUsername(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	u.browser = u.p.client()
+	u.p.login(u.browser, "alice", "alice-password")
+	for _, f := range before {
+		f(u.p)
+	}
+	u.wb = u.p.runningRecord(u.alice, "nb", models.GPUNeed{})
+	if err := u.p.srv.Store.QueryOnly(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = u.p.srv.Store.QueryOnly(context.Background(), false) })
+	return u
 }
