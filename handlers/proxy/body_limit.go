@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"workbench/templates/i18n"
 )
@@ -66,6 +67,52 @@ func (p *Proxy) tooLarge(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	writeErrorDetail(lc, w, r, http.StatusRequestEntityTooLarge, i18n.T(lc, "Upload too large"), msg, false,
 		map[string]any{"limit_bytes": p.maxBody})
+}
+
+// What the proxy reads and drops of a refused body before it closes the
+// connection (nginx's lingering close, whose defaults these are): in all
+// lingerTime, and no gap longer than lingerIdle.
+const (
+	lingerTime = 30 * time.Second
+	lingerIdle = 5 * time.Second
+)
+
+// refuseTooLarge answers a body that declared more than the limit, then
+// reads and drops what the client goes on sending, so that it reads the
+// answer. A client still sending when the portal closes gets a reset, and
+// a reset drops whatever the client had received but not read: a browser
+// or a script saw "connection reset" instead of the 413, more often the
+// busier the machine (net/http alone waits half a second and reads
+// nothing). Past lingerTime, or lingerIdle without a byte, the connection
+// is closed anyway.
+func (p *Proxy) refuseTooLarge(w http.ResponseWriter, r *http.Request, id string) {
+	rc := http.NewResponseController(w)
+	// Before the answer: without it net/http would give up on the body
+	// as the answer is written (over 256 KiB unread).
+	fullDuplex := rc.EnableFullDuplex() == nil
+	p.tooLarge(w, r, id)
+	if !fullDuplex || rc.Flush() != nil {
+		return
+	}
+	buf := p.bufs.Get()
+	defer p.bufs.Put(buf)
+	end := time.Now().Add(lingerTime)
+	for {
+		now := time.Now()
+		if !now.Before(end) {
+			return
+		}
+		deadline := now.Add(lingerIdle)
+		if deadline.After(end) {
+			deadline = end
+		}
+		if rc.SetReadDeadline(deadline) != nil {
+			return
+		}
+		if _, err := r.Body.Read(buf); err != nil {
+			return
+		}
+	}
 }
 
 // formatBytes writes a limit as it was most likely set: whole MiB or

@@ -1,11 +1,14 @@
 package proxy
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -196,5 +199,42 @@ func TestFormatBytes(t *testing.T) {
 	}
 	if !bodyTooLarge(&http.MaxBytesError{Limit: 1}) || bodyTooLarge(errors.New("x")) || bodyTooLarge(&url.Error{Err: io.EOF}) {
 		t.Error("bodyTooLarge")
+	}
+}
+
+// A client that sends its whole body before it reads the answer (as
+// browsers and most HTTP libraries do) gets the 413, not a reset: the
+// proxy reads and drops the rest of a refused body before it closes the
+// connection. Without that, the client's write stalled once the socket
+// buffers were full and ended in "connection reset by peer" when the
+// portal closed, which dropped the 413 the client had not read yet.
+func TestBodyOverLimitClientThatSendsEverythingFirstGetsThe413(t *testing.T) {
+	f := newFixture(t, &bodyRecorder{}, func(o *Options) { o.MaxBody = 1 << 20 })
+	const size = 64 << 20 // far more than loopback's socket buffers hold
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.front.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := "PUT /wb/abc/api/contents/big.bin HTTP/1.1\r\nHost: " + strings.TrimPrefix(f.front.URL, "http://") +
+		"\r\nOrigin: " + f.front.URL + "\r\nAuthorization: token wbt_script\r\nContent-Length: " + strconv.Itoa(size) + "\r\n\r\n"
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 1<<20)
+	for sent := 0; sent < size; sent += len(chunk) {
+		if _, err := conn.Write(chunk); err != nil {
+			t.Fatalf("sending the body, after %d MiB: %v (the proxy closed without reading it)", sent>>20, err)
+		}
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer after sending the body: %v", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	tooLargeJSON(t, res, string(b), 1<<20)
+	if f.upHits.Load() != 0 {
+		t.Errorf("the upstream got %d requests", f.upHits.Load())
 	}
 }

@@ -329,7 +329,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Refused here, before either path sends anything upstream: Jupyter
 	// would close the connection with a bare 400 (body_limit.go).
 	if r.ContentLength > p.maxBody && t.StripPrefix == "" {
-		p.tooLarge(w, r, id)
+		p.refuseTooLarge(w, r, id)
 		return
 	}
 	p.activity(id)
