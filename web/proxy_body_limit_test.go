@@ -1,11 +1,15 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,8 +65,10 @@ func TestProxyRefusesBodyOverJupyterLimit(t *testing.T) {
 	}
 	before := hits.Load()
 
-	// A client that sends a token (a script, an IDE) gets JSON.
-	res, body := put(1<<20+1, map[string]string{"Authorization": "token from-the-page"})
+	// A client that sends a token (a script, an IDE) gets JSON. 32 MiB,
+	// more than loopback's socket buffers hold, so the client is still
+	// sending when the answer comes: it must read it (not a reset).
+	res, body := put(32<<20, map[string]string{"Authorization": "token from-the-page"})
 	var got struct {
 		Error struct {
 			Code       string
@@ -71,12 +77,40 @@ func TestProxyRefusesBodyOverJupyterLimit(t *testing.T) {
 		Message string
 	}
 	if err := json.Unmarshal([]byte(body), &got); err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("one byte over: %d %q (%v), want 413 JSON", res.StatusCode, body, err)
+		t.Fatalf("32 MiB: %d %q (%v), want 413 JSON", res.StatusCode, body, err)
 	}
 	if got.Error.Code != "body_too_large" || got.Error.LimitBytes != 1<<20 ||
 		!strings.Contains(got.Message, "1 MiB") || !strings.Contains(got.Message, "chunk") || !strings.Contains(got.Message, "scp") {
-		t.Errorf("one byte over: %+v, want code, limit and the ways to send big files", got)
+		t.Errorf("32 MiB: %+v, want code, limit and the ways to send big files", got)
 	}
+	// A client that sends its whole body before it reads (raw, so no
+	// library reads the answer early) gets the 413 too: the portal reads
+	// the rest of the body before it closes (the ResponseController
+	// reaches the connection through every middleware), where a close
+	// with the body unread reset the connection and dropped the answer.
+	u, _ := url.Parse(p.ts.URL)
+	var cookies []string
+	for _, ck := range c.Jar.Cookies(u) {
+		cookies = append(cookies, ck.Name+"="+ck.Value)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const size = 64 << 20
+	fmt.Fprintf(conn, "PUT /wb/%s/api/contents/data.bin HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nCookie: %s\r\nContent-Length: %d\r\n\r\n",
+		wb.ID, u.Host, p.ts.URL, strings.Join(cookies, "; "), size)
+	chunk := make([]byte, 1<<20)
+	for sent := 0; sent < size; sent += len(chunk) {
+		if _, err := conn.Write(chunk); err != nil {
+			t.Fatalf("sending 64 MiB, after %d MiB: %v (the portal closed without reading the body)", sent>>20, err)
+		}
+	}
+	if raw, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil || raw.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("the answer after sending 64 MiB: %v %v, want 413", raw, err)
+	}
+
 	// A browser navigation (a form posted to the notebook) gets a page.
 	res, body = put(1<<20+1, map[string]string{"Accept": "text/html"})
 	if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "Upload too large") {
