@@ -42,12 +42,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 			h.log.Info("stop: the client left; the stop goes on", "id", wb.ID)
 			return
 		}
-		if ure := (*orchestrator.UnrecordedStopError)(nil); !isAPI(c) && errors.As(err, &ure) {
-			// Carried out, not recorded: the workbench's page shows it
-			// stopped and says why it is not recorded yet (an error page
-			// said it "may still show as running", and a flash could not
-			// be kept).
-			seeOther(c, "/workbenches/"+wb.ID)
+		if h.backToUnrecordedStop(c, err, wb.ID) {
 			return
 		}
 		var se *orchestrator.StopError
@@ -142,12 +137,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		if clientGone(ctx, err) {
 			return
 		}
-		if ure := (*orchestrator.UnrecordedStopError)(nil); !isAPI(c) && errors.As(err, &ure) {
-			// Carried out, not recorded: the workbench's page shows it
-			// stopped and says why it is not recorded yet (an error page
-			// said it "may still show as running", and a flash could not
-			// be kept).
-			seeOther(c, "/workbenches/"+wb.ID)
+		if h.backToUnrecordedStop(c, err, wb.ID) {
 			return
 		}
 		var se *orchestrator.StopError
@@ -181,4 +171,18 @@ func adminStopBack(c *gin.Context, id string) string {
 		return page
 	}
 	return "/admin/workbenches"
+}
+
+// backToUnrecordedStop answers a form's stop that was carried out but not
+// recorded by going back to the workbench's page, which shows it stopped
+// and says why it is not recorded yet (an error page said it "may still
+// show as running", and a flash could not be kept). It reports whether it
+// answered; API clients get the error instead.
+func (h *Handler) backToUnrecordedStop(c *gin.Context, err error, id string) bool {
+	var ure *orchestrator.UnrecordedStopError
+	if isAPI(c) || !errors.As(err, &ure) {
+		return false
+	}
+	seeOther(c, "/workbenches/"+id)
+	return true
 }
