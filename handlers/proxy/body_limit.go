@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -38,11 +39,53 @@ func maxBody(o Options) int64 {
 // upstream connection and errorHandler answers 413 (bodyTooLarge). Jupyter
 // has by then received at most the limit and no complete request, so it
 // has done nothing with it; tornado itself would refuse the body at the
-// same size, with its bare 400.
-func (p *Proxy) limitUnknownLength(w http.ResponseWriter, r *http.Request, t Target) {
+// same size, with its bare 400. It returns the cap, for errorHandler to
+// read the rest of the client's body from (nil: no cap).
+func (p *Proxy) limitUnknownLength(r *http.Request, t Target) *cappedBody {
 	if r.ContentLength < 0 && t.StripPrefix == "" && p.maxBody != noBodyLimit && r.Body != nil && r.Body != http.NoBody {
-		r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
+		c := &cappedBody{client: r.Body, limit: p.maxBody, left: p.maxBody}
+		r.Body = c
+		return c
 	}
+	return nil
+}
+
+// cappedBody is http.MaxBytesReader's cap with one difference: once the
+// cap is hit, Close leaves the client's body open. The transport closes
+// the body it was sending when the send fails, and a closed server body
+// can no longer be read; the 413 needs to read and drop the rest of it
+// (refuseTooLarge) so that the client, still sending, reads the answer
+// instead of a reset. net/http closes the client's body itself when the
+// handler returns.
+type cappedBody struct {
+	client io.ReadCloser
+	limit  int64
+	left   int64 // bytes still allowed
+	over   bool
+}
+
+func (c *cappedBody) Read(b []byte) (int, error) {
+	if c.over {
+		return 0, &http.MaxBytesError{Limit: c.limit}
+	}
+	if int64(len(b)) > c.left+1 {
+		b = b[:c.left+1] // one byte more than allowed tells "over"
+	}
+	n, err := c.client.Read(b)
+	if int64(n) <= c.left {
+		c.left -= int64(n)
+		return n, err
+	}
+	n = int(c.left)
+	c.over = true
+	return n, &http.MaxBytesError{Limit: c.limit}
+}
+
+func (c *cappedBody) Close() error {
+	if c.over {
+		return nil
+	}
+	return c.client.Close()
 }
 
 // bodyTooLarge reports whether err is limitUnknownLength's cut.
@@ -54,7 +97,8 @@ func bodyTooLarge(err error) bool {
 // tooLarge answers a request whose body is over the limit: 413 with what
 // to do instead (JSON with code body_too_large and limit_bytes for a client
 // with a token, as the proxy's other refusals). The connection is closed
-// after the answer, so the rest of the body is not read.
+// after the answer; refuseTooLarge first reads and drops what the client
+// still sends.
 func (p *Proxy) tooLarge(w http.ResponseWriter, r *http.Request, id string) {
 	p.log.Info("proxy: request body over the limit refused",
 		"workbench", id, "method", r.Method, "path", r.URL.Path, "content_length", r.ContentLength, "limit", p.maxBody)
@@ -77,15 +121,16 @@ const (
 	lingerIdle = 5 * time.Second
 )
 
-// refuseTooLarge answers a body that declared more than the limit, then
-// reads and drops what the client goes on sending, so that it reads the
+// refuseTooLarge answers a body over the limit (declared, or counted on
+// its way: rest is then the client's body behind the cap), then reads
+// and drops what the client goes on sending, so that it reads the
 // answer. A client still sending when the portal closes gets a reset, and
 // a reset drops whatever the client had received but not read: a browser
 // or a script saw "connection reset" instead of the 413, more often the
 // busier the machine (net/http alone waits half a second and reads
 // nothing). Past lingerTime, or lingerIdle without a byte, the connection
 // is closed anyway.
-func (p *Proxy) refuseTooLarge(w http.ResponseWriter, r *http.Request, id string) {
+func (p *Proxy) refuseTooLarge(w http.ResponseWriter, r *http.Request, id string, rest io.Reader) {
 	rc := http.NewResponseController(w)
 	// Before the answer: without it net/http would give up on the body
 	// as the answer is written (over 256 KiB unread).
@@ -109,7 +154,7 @@ func (p *Proxy) refuseTooLarge(w http.ResponseWriter, r *http.Request, id string
 		if rc.SetReadDeadline(deadline) != nil {
 			return
 		}
-		if _, err := r.Body.Read(buf); err != nil {
+		if _, err := rest.Read(buf); err != nil {
 			return
 		}
 	}

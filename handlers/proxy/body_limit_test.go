@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -205,36 +206,104 @@ func TestFormatBytes(t *testing.T) {
 // A client that sends its whole body before it reads the answer (as
 // browsers and most HTTP libraries do) gets the 413, not a reset: the
 // proxy reads and drops the rest of a refused body before it closes the
-// connection. Without that, the client's write stalled once the socket
+// connection, whether the body declared its length or was counted on its
+// way (chunked). Without that, the client's write stalled once the socket
 // buffers were full and ended in "connection reset by peer" when the
 // portal closed, which dropped the 413 the client had not read yet.
 func TestBodyOverLimitClientThatSendsEverythingFirstGetsThe413(t *testing.T) {
-	f := newFixture(t, &bodyRecorder{}, func(o *Options) { o.MaxBody = 1 << 20 })
-	const size = 64 << 20 // far more than loopback's socket buffers hold
-	conn, err := net.Dial("tcp", strings.TrimPrefix(f.front.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
+	for _, chunked := range []bool{false, true} {
+		t.Run(map[bool]string{false: "content-length", true: "chunked"}[chunked], func(t *testing.T) {
+			up := &bodyRecorder{}
+			f := newFixture(t, up, func(o *Options) { o.MaxBody = 1 << 20 })
+			const size = 64 << 20 // far more than loopback's socket buffers hold
+			conn, err := net.Dial("tcp", strings.TrimPrefix(f.front.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			framing := "Content-Length: " + strconv.Itoa(size)
+			if chunked {
+				framing = "Transfer-Encoding: chunked"
+			}
+			head := "PUT /wb/abc/api/contents/big.bin HTTP/1.1\r\nHost: " + strings.TrimPrefix(f.front.URL, "http://") +
+				"\r\nOrigin: " + f.front.URL + "\r\nAuthorization: token wbt_script\r\n" + framing + "\r\n\r\n"
+			if _, err := io.WriteString(conn, head); err != nil {
+				t.Fatal(err)
+			}
+			chunk := make([]byte, 1<<20)
+			for sent := 0; sent < size; sent += len(chunk) {
+				if chunked {
+					_, err = fmt.Fprintf(conn, "%x\r\n", len(chunk))
+				}
+				if err == nil {
+					_, err = conn.Write(chunk)
+				}
+				if err == nil && chunked {
+					_, err = io.WriteString(conn, "\r\n")
+				}
+				if err != nil {
+					t.Fatalf("sending the body, after %d MiB: %v (the proxy closed without reading it)", sent>>20, err)
+				}
+			}
+			if chunked {
+				if _, err := io.WriteString(conn, "0\r\n\r\n"); err != nil {
+					t.Fatalf("ending the chunked body: %v", err)
+				}
+			}
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("reading the answer after sending the body: %v", err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			tooLargeJSON(t, res, string(b), 1<<20)
+			if chunked {
+				// A chunked body goes upstream as it comes, up to the limit;
+				// the upstream never has all of it.
+				if got := up.completed(); len(got) != 0 {
+					t.Errorf("bodies the upstream read to their end: %v", got)
+				}
+			} else if f.upHits.Load() != 0 {
+				t.Errorf("the upstream got %d requests", f.upHits.Load())
+			}
+		})
 	}
-	defer conn.Close()
-	head := "PUT /wb/abc/api/contents/big.bin HTTP/1.1\r\nHost: " + strings.TrimPrefix(f.front.URL, "http://") +
-		"\r\nOrigin: " + f.front.URL + "\r\nAuthorization: token wbt_script\r\nContent-Length: " + strconv.Itoa(size) + "\r\n\r\n"
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
+}
+
+// closeCounter is a client body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// The cap passes a body of exactly the limit with its EOF, fails one byte
+// over with the limit in the error, and leaves the client's body open
+// once over (for the 413 to read the rest), closing it otherwise.
+func TestCappedBody(t *testing.T) {
+	at := &closeCounter{Reader: strings.NewReader(strings.Repeat("x", 10))}
+	c := &cappedBody{client: at, limit: 10, left: 10}
+	if b, err := io.ReadAll(c); err != nil || len(b) != 10 {
+		t.Fatalf("a body of the limit: %d bytes, %v", len(b), err)
 	}
-	chunk := make([]byte, 1<<20)
-	for sent := 0; sent < size; sent += len(chunk) {
-		if _, err := conn.Write(chunk); err != nil {
-			t.Fatalf("sending the body, after %d MiB: %v (the proxy closed without reading it)", sent>>20, err)
-		}
+	c.Close()
+	if at.closed != 1 {
+		t.Errorf("a body within the limit: closed %d times, want 1", at.closed)
 	}
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("reading the answer after sending the body: %v", err)
+	over := &closeCounter{Reader: strings.NewReader(strings.Repeat("x", 25))}
+	c = &cappedBody{client: over, limit: 10, left: 10}
+	b, err := io.ReadAll(c)
+	var tl *http.MaxBytesError
+	if !errors.As(err, &tl) || tl.Limit != 10 || len(b) != 10 {
+		t.Fatalf("a body over the limit: %d bytes, %v", len(b), err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	tooLargeJSON(t, res, string(b), 1<<20)
-	if f.upHits.Load() != 0 {
-		t.Errorf("the upstream got %d requests", f.upHits.Load())
+	if _, err := c.Read(make([]byte, 4)); !bodyTooLarge(err) {
+		t.Errorf("a read after the cut: %v, want the same error", err)
+	}
+	c.Close()
+	rest, _ := io.ReadAll(over)
+	if over.closed != 0 || len(rest) != 14 {
+		t.Errorf("after the cut: closed %d times, %d bytes left to read; want open, 14", over.closed, len(rest))
 	}
 }

@@ -20,11 +20,11 @@ import (
 func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	if bodyTooLarge(err) {
 		// A body of unknown length went over the limit on its way.
-		id := ""
-		if ri := infoFrom(r.Context()); ri != nil {
-			id = ri.id
+		if ri := infoFrom(r.Context()); ri != nil && ri.capped != nil {
+			p.refuseTooLarge(w, r, ri.id, ri.capped.client)
+			return
 		}
-		p.tooLarge(w, r, id)
+		p.tooLarge(w, r, "")
 		return
 	}
 	p.upstreamError(w, r, infoFrom(r.Context()), err, ClientGone(r, err))

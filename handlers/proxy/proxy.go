@@ -164,6 +164,9 @@ type reqInfo struct {
 	id     string
 	target Target
 	scoped bool // authenticated by a workbench-scoped token
+	// capped: the cap on a body of unknown length (limitUnknownLength),
+	// for the 413 to read the rest from; nil otherwise.
+	capped *cappedBody
 }
 
 // New returns a Proxy. It panics if o.Resolve is nil, a wiring bug that
@@ -329,7 +332,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Refused here, before either path sends anything upstream: Jupyter
 	// would close the connection with a bare 400 (body_limit.go).
 	if r.ContentLength > p.maxBody && t.StripPrefix == "" {
-		p.refuseTooLarge(w, r, id)
+		p.refuseTooLarge(w, r, id, r.Body)
 		return
 	}
 	p.activity(id)
@@ -353,11 +356,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		defer p.opts.Live.add(t.UserID, t.Grant, id, started, cancel)()
 	}
+	var capped *cappedBody
 	if !upgrade {
-		p.limitUnknownLength(w, r, t)
+		capped = p.limitUnknownLength(r, t)
 		p.watchRequestBody(r, id) // a long upload counts as activity (transfer_activity.go)
 	}
-	ic := &infoCtx{Context: ctx, ri: reqInfo{id: id, target: t, scoped: scoped}}
+	ic := &infoCtx{Context: ctx, ri: reqInfo{id: id, target: t, scoped: scoped, capped: capped}}
 	p.rp.ServeHTTP(guardWriter{w}, r.WithContext(ic))
 }
 
