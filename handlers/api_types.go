@@ -183,6 +183,10 @@ type APIWorkbench struct {
 	AutoResume  bool   `json:"auto_resume"`
 	// PreemptAt is when a preemptible run told to yield will be stopped.
 	PreemptAt *string `json:"preempt_at,omitempty"`
+	// PreemptFor: told to yield (with preempt_at), what the launch it
+	// yields to asks for, in the notice's words, as preempted_for keeps
+	// them after the stop. Absent otherwise.
+	PreemptFor string `json:"preempt_for,omitempty"`
 	// PreemptedFor: preempted (or queued to resume after it), what the
 	// launch it yielded to asked for, in the notice's words ("priority
 	// interactive, 1 × H100 80GB HBM3 needed, 0 free"). Absent otherwise,

@@ -121,10 +121,20 @@ func whyNotRunning(lc context.Context, wb *models.Workbench) string {
 }
 
 // queuedWhy words a queued workbench: waiting for free GPUs (after a
-// preemption: waiting to resume), with its place in the queue when known.
+// preemption: waiting to resume, with what the launch it yielded to asked
+// for when the stop kept it), with its place in the queue when known.
 func queuedWhy(lc context.Context, wb *models.Workbench) string {
 	resume := strings.HasPrefix(wb.Reason, "preempted")
+	// Kept only by auto-resume's own requeue (models.Requeue.Resume), so
+	// a queued workbench with it is always one waiting to resume.
+	yieldedTo := wb.PreemptedFor
 	switch {
+	case yieldedTo != "" && wb.QueuePosition > 0:
+		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs (%s). It waits in the queue to resume (position %d) and starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself.",
+			i18n.Reason(lc, yieldedTo), wb.QueuePosition)
+	case yieldedTo != "":
+		return i18n.T(lc, "It was preempted: a higher-priority launch needed its GPUs (%s). It waits in the queue to resume and starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself.",
+			i18n.Reason(lc, yieldedTo))
 	case resume && wb.QueuePosition > 0:
 		return i18n.T(lc, "It was preempted by a higher-priority launch and waits in the queue to resume (position %d). It starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself.", wb.QueuePosition)
 	case resume:

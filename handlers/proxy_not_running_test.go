@@ -87,6 +87,19 @@ func TestWhyNotRunning(t *testing.T) {
 			t.Errorf("preempted %q (kept %q): got %q, want %q", tc.reason, tc.preemptedFor, got, tc.want)
 		}
 	}
+	// Queued again by auto-resume: what it yielded to, kept by the requeue.
+	for _, tc := range []struct {
+		position int
+		want     string
+	}{
+		{2, "It was preempted: a higher-priority launch needed its GPUs (" + needed + "). It waits in the queue to resume (position 2) and starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself."},
+		{0, "It was preempted: a higher-priority launch needed its GPUs (" + needed + "). It waits in the queue to resume and starts by itself when GPUs free up; the workbench page shows the queue. This page reloads by itself."},
+	} {
+		wb := models.Workbench{State: models.StateQueued, Reason: "preempted; waiting to resume", PreemptedFor: needed, AutoResume: true, QueuePosition: tc.position}
+		if got := whyNotRunning(en, &wb); got != tc.want {
+			t.Errorf("queued to resume at %d: got %q, want %q", tc.position, got, tc.want)
+		}
+	}
 	// A stopped workbench's reason is never read as a preemption's.
 	if got := whyNotRunning(en, &models.Workbench{State: models.StateStopped, PreemptedFor: needed,
 		Reason: "stopped by an administrator (root)"}); got != "It was stopped by an administrator (root)." {
@@ -140,6 +153,10 @@ func TestWhyNotRunning(t *testing.T) {
 		PreemptedFor: needed}
 	if got, want := whyNotRunning(zh, &taken), "已被抢占：一个优先级更高的启动请求需要它的 GPU（优先级 interactive，需要 2 × H100 80GB HBM3，空闲 1 个）。你可以随时重新启动它。"; got != want {
 		t.Errorf("zh-CN preempted with what the launch asked: %q, want %q", got, want)
+	}
+	resuming := models.Workbench{State: models.StateQueued, Reason: "preempted; waiting to resume", PreemptedFor: needed, AutoResume: true, QueuePosition: 3}
+	if got, want := whyNotRunning(zh, &resuming), "已被抢占：一个优先级更高的启动请求需要它的 GPU（优先级 interactive，需要 2 × H100 80GB HBM3，空闲 1 个）。它正在队列中等待恢复（第 3 位），GPU 空闲时会自动启动；工作台页面会显示排队情况。本页会自动刷新。"; got != want {
+		t.Errorf("zh-CN queued to resume with what the launch asked: %q, want %q", got, want)
 	}
 	// The idle time inside the reason is Chinese too, as on the workbench
 	// page (it read "它在 1 min 无活动后被停止").

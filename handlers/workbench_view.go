@@ -126,6 +126,7 @@ func (h *Handler) workbenchJSON(wb *models.Workbench, n catalogNames, cost orche
 	if wb.PreemptAt != nil {
 		s := wb.PreemptAt.UTC().Format(timeJSON)
 		j.PreemptAt = &s
+		j.PreemptFor = wb.PreemptFor // set and cleared with PreemptAt
 	}
 	// The column outlives the preemption on a stop (it is cleared only by
 	// a new run or request), so the state says whether it is current.

@@ -49,6 +49,14 @@ func TestPreemptionOnTheEngine(t *testing.T) {
 	if at == "" || !strings.Contains(victim["reason"].(string), "higher-priority launch") {
 		t.Fatalf("newest spot run after the interactive launch: %v", victim)
 	}
+	// What it yields to, in the notice's words, beside when (it was only
+	// in the free-text reason during the grace).
+	if got := victim["preempt_for"]; got != "priority interactive, 1 × H100 80GB HBM3 needed, 0 free" {
+		t.Errorf("preempt_for during the grace: %v", got)
+	}
+	if _, other := p.api("GET", "/api/v1/workbenches/"+ids[0], spot, ""); other["preempt_for"] != nil {
+		t.Errorf("a run that need not yield has preempt_for %v", other["preempt_for"])
+	}
 	// The waiting launch expects its GPU when the grace ends (read while it
 	// still waits: a machine slow enough to let the 5 s grace pass first is
 	// left to the in-memory test's clock).
