@@ -167,7 +167,7 @@ func (h *Handler) calculatorSettingsForm(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Calculator settings saved."))
-	seeOther(c, "/admin/cloud-prices")
+	h.seeOther(c, "/admin/cloud-prices")
 }
 
 // saveCalculatorSettings stores discounts (nil: back to the default) and
@@ -275,7 +275,7 @@ func (h *Handler) saveCloudPriceForm(c *gin.Context, id int64) {
 		h.fail(c, err)
 	default:
 		h.flash(c, trc(c, "Cloud price %s %s saved.", p.Provider, p.Offer))
-		seeOther(c, "/admin/cloud-prices")
+		h.seeOther(c, "/admin/cloud-prices")
 	}
 }
 
@@ -330,7 +330,7 @@ func (h *Handler) cloudPriceDeleteForm(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Cloud price deleted."))
-	seeOther(c, "/admin/cloud-prices")
+	h.seeOther(c, "/admin/cloud-prices")
 }
 
 // apiCloudPrices: GET /api/v1/cloud-prices — the catalog (every logged-in

@@ -38,7 +38,7 @@ func (h *Handler) adminEgressSave(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "Egress policy saved but NOT enforced: %s", st.Problem))
 	}
-	seeOther(c, "/admin/egress")
+	h.seeOther(c, "/admin/egress")
 }
 
 // parseEgressInput validates what an admin sent; an empty mode is an error

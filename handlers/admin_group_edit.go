@@ -32,7 +32,7 @@ func (h *Handler) adminGroupRename(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "Group %s renamed to %s.", g.Name, models.CleanName(name)))
 	}
-	seeOther(c, "/admin/groups")
+	h.seeOther(c, "/admin/groups")
 }
 
 // adminGroupDelete: POST /admin/groups/:id/delete (confirm = the group's
@@ -58,7 +58,7 @@ func (h *Handler) adminGroupDelete(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Group %s deleted; its members keep their accounts.", g.Name))
-	seeOther(c, "/admin/groups")
+	h.seeOther(c, "/admin/groups")
 }
 
 // groupParam loads the group named by the :id route parameter.

@@ -53,7 +53,7 @@ func (h *Handler) adminGroupLead(c *gin.Context) {
 	} else {
 		h.flash(c, trc(c, "%s no longer leads %s.", u.Username, g.Name))
 	}
-	seeOther(c, "/admin/groups")
+	h.seeOther(c, "/admin/groups")
 }
 
 // setGroupLead makes u a lead of g or not, audited as group.lead; a user

@@ -59,7 +59,7 @@ func (h *Handler) adminGroupCreate(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Group %s created.", g.Name))
-	seeOther(c, "/admin/groups")
+	h.seeOther(c, "/admin/groups")
 }
 
 func (h *Handler) adminGroupAddMember(c *gin.Context)    { h.changeMembership(c, true) }
@@ -97,11 +97,11 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 		return
 	case !changed && add:
 		h.flash(c, trc(c, "%s is already in %s.", u.Username, g.Name))
-		seeOther(c, "/admin/groups")
+		h.seeOther(c, "/admin/groups")
 		return
 	case !changed:
 		h.flash(c, trc(c, "%s is not in %s: nothing to remove.", u.Username, g.Name))
-		seeOther(c, "/admin/groups")
+		h.seeOther(c, "/admin/groups")
 		return
 	}
 	if add {
@@ -109,7 +109,7 @@ func (h *Handler) changeMembership(c *gin.Context, add bool) {
 	} else {
 		h.flash(c, trc(c, "%s removed from %s.", u.Username, g.Name))
 	}
-	seeOther(c, "/admin/groups")
+	h.seeOther(c, "/admin/groups")
 }
 
 // setMembership adds u to g or removes u from it, audited as

@@ -7,5 +7,5 @@ import "github.com/gin-gonic/gin"
 // behind requireAdmin like every other admin page, so anyone else gets the
 // same 401/403 as there.
 func (h *Handler) adminIndex(c *gin.Context) {
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }

@@ -43,7 +43,7 @@ func (h *Handler) adminClearLoginLock(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Failed logins of %s cleared; the account can log in again.", name))
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 // apiClearLoginLock: DELETE /api/v1/admin/users/{id}/login-lock.

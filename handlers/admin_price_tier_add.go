@@ -83,7 +83,7 @@ func (h *Handler) adminPriceTierAdd(c *gin.Context) {
 		var ve *models.ValidationError
 		if err := h.addPriceTier(c, &t); errors.Is(err, errTierUnchanged) {
 			h.flash(c, trc(c, "The %s discount is already %s%%; nothing changed.", templates.TierName(c.Request.Context(), t.Tier), strconv.FormatInt(t.DiscountPct, 10)))
-			seeOther(c, "/admin/prices#price-tiers")
+			h.seeOther(c, "/admin/prices#price-tiers")
 			return
 		} else if errors.As(err, &ve) {
 			form.Errors[ve.Field] = ve.Message
@@ -98,5 +98,5 @@ func (h *Handler) adminPriceTierAdd(c *gin.Context) {
 	}
 	h.flash(c, trc(c, "The %s discount is set to %s%% from %s.", templates.TierName(c.Request.Context(), t.Tier),
 		strconv.FormatInt(t.DiscountPct, 10), t.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
-	seeOther(c, "/admin/prices#price-tiers")
+	h.seeOther(c, "/admin/prices#price-tiers")
 }

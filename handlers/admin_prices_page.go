@@ -63,7 +63,7 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 		if _, same := unchangedRate(before, pr); err == nil && same {
 			h.flash(c, trc(c, "The rate for %s is already %s %s per %s; nothing changed.", rateWhat(c, pr), pricing.FormatRate(pr.Micros), h.cfg.Currency,
 				trcMsg(c, resourceUnit(pr.Resource))))
-			seeOther(c, "/admin/prices")
+			h.seeOther(c, "/admin/prices")
 			return
 		}
 		if err == nil {
@@ -86,7 +86,7 @@ func (h *Handler) adminPriceCreate(c *gin.Context) {
 	h.wbs.BudgetsChanged()
 	h.flash(c, trc(c, "Rate for %s set to %s %s per %s from %s.", rateWhat(c, pr), pricing.FormatRate(pr.Micros), h.cfg.Currency,
 		trcMsg(c, resourceUnit(pr.Resource)), pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
-	seeOther(c, "/admin/prices")
+	h.seeOther(c, "/admin/prices")
 }
 
 // rateWhat names a rate's resource (and GPU model) in the reader's language.

@@ -32,7 +32,7 @@ func (h *Handler) adminPriorityDefaultSave(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Saved the default priority class."))
-	seeOther(c, "/admin/queue")
+	h.seeOther(c, "/admin/queue")
 }
 
 // apiPriorityDefaultPut: PUT /api/v1/admin/priority-defaults/{group|flavor}/{id}

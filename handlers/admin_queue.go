@@ -66,7 +66,7 @@ func (h *Handler) adminPriorityClassSave(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Saved the priority class %s.", pc.Name))
-	seeOther(c, "/admin/queue")
+	h.seeOther(c, "/admin/queue")
 }
 
 // adminQueueCancel: an administrator takes a request out of the queue; the
@@ -92,7 +92,7 @@ func (h *Handler) adminQueueCancel(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Removed %s from the queue.", wb.Name))
-	seeOther(c, "/admin/queue")
+	h.seeOther(c, "/admin/queue")
 }
 
 // apiQueue: GET /api/v1/queue, the queue in order (owners' names for

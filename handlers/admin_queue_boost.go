@@ -36,5 +36,5 @@ func (h *Handler) adminQueueBoost(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Moved %s to the front of its priority class.", wb.Name))
-	seeOther(c, "/admin/queue")
+	h.seeOther(c, "/admin/queue")
 }

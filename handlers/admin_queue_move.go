@@ -35,7 +35,7 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 		if err != nil || n < 1 {
 			// The page's form: back to the queue, the problem in the flash.
 			h.flashError(c, i18n.T(ctx, "give a whole number (1 is the front)"))
-			seeOther(c, "/admin/queue")
+			h.seeOther(c, "/admin/queue")
 			return
 		}
 		position = n
@@ -54,7 +54,7 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 		} else {
 			h.flashError(c, trc(c, "%s is no longer in the queue.", wb.Name))
 		}
-		seeOther(c, "/admin/queue")
+		h.seeOther(c, "/admin/queue")
 		return
 	}
 	if errors.Is(err, models.ErrConflict) {
@@ -74,5 +74,5 @@ func (h *Handler) adminQueueMove(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(ctx, "Moved %s to position %d of its queue.", wb.Name, got))
-	seeOther(c, "/admin/queue")
+	h.seeOther(c, "/admin/queue")
 }

@@ -89,7 +89,7 @@ func (h *Handler) saveQuotaForm(c *gin.Context, scope string, id int64, name str
 	} else {
 		h.flash(c, trc(c, "Quota of %s %s saved.", templates.QuotaScopeName(c.Request.Context(), scope), name))
 	}
-	seeOther(c, quotaConsoleBack(c, search)+"#"+form.ID)
+	h.seeOther(c, quotaConsoleBack(c, search)+"#"+form.ID)
 }
 
 // quotaConsoleBack is where a saved row returns: the view its form was

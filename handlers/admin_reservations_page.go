@@ -50,7 +50,7 @@ func (h *Handler) adminReservationSettingsSave(c *gin.Context) {
 	} else {
 		h.flash(c, trc(c, "Reserved-but-unused time is no longer billed."))
 	}
-	seeOther(c, "/admin/reservations")
+	h.seeOther(c, "/admin/reservations")
 }
 
 // adminReservationCapSave: POST /admin/reservations/caps (scope, name,
@@ -102,7 +102,7 @@ func (h *Handler) adminReservationCapSave(c *gin.Context) {
 	} else {
 		h.flash(c, trc(c, "The weekly booking cap of %s is %d unit-hours.", who, *hours))
 	}
-	seeOther(c, "/admin/reservations")
+	h.seeOther(c, "/admin/reservations")
 }
 
 // capSubject names a cap's scope in the reader's language.

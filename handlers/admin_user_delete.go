@@ -82,7 +82,7 @@ func (h *Handler) adminUserDelete(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "The account %s is deleted with its workbenches and home volume; its bills are kept under %s.", old, models.DeletedUserKey(old, u.ID)))
 	}
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 // apiUserDelete: DELETE /api/v1/admin/users/:id?confirm=<username>. It

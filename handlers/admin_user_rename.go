@@ -52,7 +52,7 @@ func (h *Handler) adminUserRename(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "%s is now %s and signs in with the new name; they were told in their notifications.", old, u.Username))
 	}
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 // apiUserRename: PUT /api/v1/admin/users/:id/username {"username": "…"};

@@ -46,7 +46,7 @@ func (h *Handler) adminUserRole(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "%s is no longer an administrator; their admin pages closed at once.", u.Username))
 	}
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 // apiUserRole: PUT /api/v1/admin/users/:id/role {"role": "admin"|"user"};

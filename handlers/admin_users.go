@@ -85,7 +85,7 @@ func (h *Handler) adminUserCreate(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "User %s added to the groups %s.", u.Username, strings.Join(gs, ", ")))
 	}
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 func (h *Handler) adminUserDisable(c *gin.Context) {
@@ -120,7 +120,7 @@ func (h *Handler) adminUserDisable(c *gin.Context) {
 	} else {
 		h.flash(c, trc(c, "%s is enabled again.", u.Username))
 	}
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 // apiUserDisabled: PUT /api/v1/admin/users/:id/disabled {"disabled": bool},
@@ -205,7 +205,7 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 	var ve *models.ValidationError
 	if errors.As(err, &ve) {
 		h.flashError(c, trc(c, "Password not changed: %s. Choose another one and save again.", trcMsg(c, ve.Message)))
-		seeOther(c, "/admin/users")
+		h.seeOther(c, "/admin/users")
 		return
 	}
 	if err != nil {
@@ -219,7 +219,7 @@ func (h *Handler) adminUserPassword(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Password of %s reset; their sessions and API tokens ended.", u.Username))
-	seeOther(c, "/admin/users")
+	h.seeOther(c, "/admin/users")
 }
 
 // userParam loads the user named by the :id route parameter.

@@ -26,7 +26,7 @@ func (h *Handler) adminWorkbenchesStopAll(c *gin.Context) {
 	g, err := h.store.GroupByName(ctx, name)
 	if errors.Is(err, models.ErrNotFound) {
 		h.flashError(c, i18n.T(ctx, "There is no group %q: pick one from the list.", name))
-		seeOther(c, "/admin/workbenches")
+		h.seeOther(c, "/admin/workbenches")
 		return
 	}
 	if err != nil {
@@ -40,7 +40,7 @@ func (h *Handler) adminWorkbenchesStopAll(c *gin.Context) {
 	}
 	if len(wbs) == 0 {
 		h.flash(c, i18n.T(ctx, "No workbench of %s is running: nothing to stop.", g.Name))
-		seeOther(c, back)
+		h.seeOther(c, back)
 		return
 	}
 	question := i18n.T(ctx, "Stop the %d running workbenches of %s? Their owners are told.", len(wbs), g.Name)
@@ -65,7 +65,7 @@ func (h *Handler) adminWorkbenchesStopAll(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(ctx, "Stopping %d workbenches of %s.", len(ids), g.Name))
 	}
-	seeOther(c, back)
+	h.seeOther(c, back)
 }
 
 // stopAllOffered: the list offers "Stop all shown" for a group filter

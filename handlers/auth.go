@@ -157,4 +157,5 @@ func (h *Handler) requireAdmin(c *gin.Context) {
 func (h *Handler) flash(c *gin.Context, msg string) {
 	h.sessions.Put(c.Request.Context(), flashKey, msg)
 	h.sessions.Remove(c.Request.Context(), flashKindKey)
+	c.Set(pendingErrorKey, "") // a success replaces an earlier error
 }

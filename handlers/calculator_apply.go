@@ -103,6 +103,6 @@ func (h *Handler) calculatorApplyRateForm(c *gin.Context) {
 	default:
 		h.flash(c, trc(c, "The rate of %s is now %s, effective %s (recorded in the audit log).", pr.GPUModel, h.perGPUHour(c.Request.Context(), pr.Micros),
 			pr.EffectiveFrom.UTC().Format("2006-01-02 15:04 UTC")))
-		seeOther(c, "/calculator?"+q.Encode()+"#tco")
+		h.seeOther(c, "/calculator?"+q.Encode()+"#tco")
 	}
 }

@@ -11,4 +11,9 @@ const flashKindKey = "flash_kind"
 func (h *Handler) flashError(c *gin.Context, msg string) {
 	h.sessions.Put(c.Request.Context(), flashKey, msg)
 	h.sessions.Put(c.Request.Context(), flashKindKey, "error")
+	c.Set(pendingErrorKey, msg) // for seeOther, should the session not be saved
 }
+
+// pendingErrorKey holds, in the request's gin context, the error message
+// flashError put in the session.
+const pendingErrorKey = "workbench.pending_flash_error"

@@ -92,7 +92,7 @@ func (h *Handler) saveFlavorForm(c *gin.Context, id int64) {
 		return
 	}
 	h.flash(c, trc(c, "Flavor %s saved.", f.Name))
-	seeOther(c, "/catalog")
+	h.seeOther(c, "/catalog")
 }
 
 // parseFlavorForm converts the form's text fields, naming the field at fault.

@@ -22,7 +22,7 @@ func (h *Handler) gpuDrainForm(c *gin.Context) {
 	} else {
 		h.flash(c, trc(c, "GPU back in service."))
 	}
-	seeOther(c, "/gpus")
+	h.seeOther(c, "/gpus")
 }
 
 // apiGPUDrain: PUT /api/v1/gpus/{uuid}/drain {"drained": true}.

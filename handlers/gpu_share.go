@@ -46,7 +46,7 @@ func (h *Handler) gpuShareForm(c *gin.Context) {
 	} else {
 		h.flash(c, trc(c, "GPU no longer shared: it is handed out whole again."))
 	}
-	seeOther(c, "/gpus")
+	h.seeOther(c, "/gpus")
 }
 
 // sharedSetting reads the share form's numbers.

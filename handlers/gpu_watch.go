@@ -103,7 +103,7 @@ func (h *Handler) gpuWatchCreate(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(c.Request.Context(), "You will be notified here when a %s GPU is free.", model))
 	}
-	seeOther(c, "/notifications")
+	h.seeOther(c, "/notifications")
 }
 
 // createGPUWatch watches flavor (by name or id; returned) when it is
@@ -154,7 +154,7 @@ func (h *Handler) createGPUWatch(c *gin.Context, model, flavor string) (*models.
 func (h *Handler) gpuWatchDelete(c *gin.Context) {
 	if h.deleteGPUWatch(c) {
 		h.flash(c, i18n.T(c.Request.Context(), "Watch deleted."))
-		seeOther(c, "/notifications")
+		h.seeOther(c, "/notifications")
 	}
 }
 

@@ -85,5 +85,5 @@ func (h *Handler) homeReset(c *gin.Context) {
 		msg = i18n.T(c.Request.Context(), "The home volume of %s was reset: its files are deleted, and the next start gets an empty home.", u.Username)
 	}
 	h.flash(c, msg)
-	seeOther(c, back)
+	h.seeOther(c, back)
 }

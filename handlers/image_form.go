@@ -75,7 +75,7 @@ func (h *Handler) saveImageForm(c *gin.Context, id int64) {
 		return
 	}
 	h.flash(c, trc(c, "Image %s saved.", img.Name))
-	seeOther(c, "/catalog")
+	h.seeOther(c, "/catalog")
 }
 
 // saveImage stores img (create when ID is 0) and audits the change.

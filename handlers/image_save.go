@@ -50,5 +50,5 @@ func (h *Handler) workbenchSaveImage(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Saved as image %s: it is in your launch form.", img.Name))
-	seeOther(c, "/images/saved")
+	h.seeOther(c, "/images/saved")
 }

@@ -72,10 +72,10 @@ func (h *Handler) imagePull(c *gin.Context) {
 	}
 	if err := h.wbs.PrePull(c.Request.Context(), img, currentUser(c).Username); err != nil {
 		h.flashError(c, trc(c, "Could not pull %s: %s.", img.Image, h.refusalClause(c, err)))
-		seeOther(c, "/catalog")
+		h.seeOther(c, "/catalog")
 		return
 	}
 	h.record(c, "image.pull", img.Name, nil, map[string]any{"image": img.Image})
 	h.flash(c, trc(c, "Pulling %s in the background; its progress shows on its card.", img.Image))
-	seeOther(c, "/catalog")
+	h.seeOther(c, "/catalog")
 }

@@ -42,7 +42,7 @@ func (h *Handler) imageTestStart(c *gin.Context) {
 			return
 		}
 		h.flashError(c, trc(c, "Could not test %s: %s", img.Name, classify(err).Message))
-		seeOther(c, "/catalog")
+		h.seeOther(c, "/catalog")
 		return
 	}
 	h.record(c, "image.test", img.Name, nil, map[string]any{"test_id": chk.ID})
@@ -50,7 +50,7 @@ func (h *Handler) imageTestStart(c *gin.Context) {
 		c.JSON(http.StatusAccepted, chk)
 		return
 	}
-	seeOther(c, imageTestURL(img.ID, chk.ID))
+	h.seeOther(c, imageTestURL(img.ID, chk.ID))
 }
 
 func imageTestURL(imageID, testID int64) string {

@@ -79,7 +79,7 @@ func (h *Handler) setLanguage(c *gin.Context) {
 	}
 	http.SetCookie(c.Writer, &http.Cookie{Name: LangCookie, Value: lang, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
 		HttpOnly: true, Secure: strings.HasPrefix(h.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode})
-	seeOther(c, next)
+	h.seeOther(c, next)
 }
 
 // ProxyLocale is the proxy's Options.Locale: the request's context in the

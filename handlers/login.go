@@ -18,7 +18,7 @@ import (
 
 func (h *Handler) loginForm(c *gin.Context) {
 	if currentUser(c) != nil {
-		seeOther(c, safeNext(c.Query("next")))
+		h.seeOther(c, safeNext(c.Query("next")))
 		return
 	}
 	h.render(c, http.StatusOK, templates.LoginPage(h.page(c, i18n.T(c.Request.Context(), "Log in")), h.loginForm0(templates.LoginForm{Next: safeNext(c.Query("next"))})))
@@ -141,7 +141,7 @@ func (h *Handler) login(c *gin.Context) {
 	// Audited as single sign-on is (session.login_sso): an admin reading
 	// the log of a leaked password sees when and from where it was used.
 	h.recordAs(c, u.Username, "session.login", u.Username, nil, map[string]string{"addr": addr})
-	seeOther(c, next)
+	h.seeOther(c, next)
 }
 
 // holdText says why a password is not checked yet, and for how long
@@ -183,5 +183,5 @@ func (h *Handler) logout(c *gin.Context) {
 	// In path mode notebooks share this origin: "storage" unregisters any
 	// service worker a notebook registered and clears what it stored.
 	c.Header("Clear-Site-Data", `"storage"`)
-	seeOther(c, "/login")
+	h.seeOther(c, "/login")
 }

@@ -209,7 +209,7 @@ func (h *Handler) oidcSignIn(c *gin.Context, idt *oidc.IDToken, claims map[strin
 		h.record(c, "session.login_sso", u.Username, nil, map[string]any{"groups": groups})
 	}
 	h.log.Info("login", "username", u.Username, "via", "oidc", "created", created, "groups", groups, "addr", c.ClientIP())
-	seeOther(c, next)
+	h.seeOther(c, next)
 }
 
 // oidcSudo opens sudo mode when the provider has just authenticated the
@@ -227,7 +227,7 @@ func (h *Handler) oidcSudo(c *gin.Context, idt *oidc.IDToken, claims map[string]
 	}
 	h.sessions.Put(c.Request.Context(), sessionSudoKey, time.Now().Unix())
 	h.record(c, "session.sudo", u.Username, nil, map[string]string{"via": "oidc"})
-	seeOther(c, next)
+	h.seeOther(c, next)
 }
 
 // loginRefused shows the sign-in page with why.

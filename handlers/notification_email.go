@@ -22,7 +22,7 @@ func (h *Handler) notificationEmail(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(c.Request.Context(), "What happens to your workbenches is no longer emailed to you; it stays here."))
 	}
-	seeOther(c, "/notifications")
+	h.seeOther(c, "/notifications")
 }
 
 // setEmailNotices saves the user's choice, audited (the page and

@@ -22,7 +22,7 @@ import (
 func (h *Handler) refuseTo(c *gin.Context, err error, msg, back string) {
 	if !flashLost(err) {
 		h.flashError(c, msg)
-		seeOther(c, back)
+		h.seeOther(c, back)
 		return
 	}
 	h.log.Info("request refused: the database cannot be written", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)

@@ -49,7 +49,7 @@ func (h *Handler) adminRegistriesSave(c *gin.Context) {
 		return
 	}
 	h.flash(c, trc(c, "Registry mirrors saved: the next pull uses them."))
-	seeOther(c, "/admin/registries")
+	h.seeOther(c, "/admin/registries")
 }
 
 // saveMirrors checks, stores (in canonical form) and audits the setting.

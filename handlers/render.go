@@ -88,7 +88,27 @@ func (h *Handler) render(c *gin.Context, status int, comp templ.Component) {
 	}
 }
 
-// seeOther redirects after a successful form post (POST/redirect/GET).
-func seeOther(c *gin.Context, to string) {
+// seeOther redirects after a form post (POST/redirect/GET). An error the
+// form put in the session for the next page (flashError) lives in the
+// database: while that cannot be written (a full disk), the session is
+// not saved and the next page came without a word, as if the form had
+// worked. So with an error pending the session is saved here first, and
+// if that fails the error is answered at once, on an error page, instead
+// of the redirect. (A success message lost that way costs nothing: the
+// next page shows what was done.)
+func (h *Handler) seeOther(c *gin.Context, to string) {
+	if msg := c.GetString(pendingErrorKey); msg != "" {
+		ctx := c.Request.Context()
+		if _, _, err := h.sessions.Commit(ctx); err != nil {
+			status := http.StatusInternalServerError
+			if models.Unwritable(err) {
+				status = http.StatusServiceUnavailable
+			}
+			h.log.Info("form error answered on a page: the session cannot be saved", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+			h.render(c, status, templates.ErrorPage(h.page(c, i18n.T(ctx, "Error")), status, msg))
+			c.Abort()
+			return
+		}
+	}
 	c.Redirect(http.StatusSeeOther, to)
 }

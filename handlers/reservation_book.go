@@ -99,7 +99,7 @@ func (h *Handler) reservationBook(c *gin.Context) {
 		}
 		msg += h.heldNote(ctx, r)
 		h.flash(c, msg)
-		seeOther(c, "/gpus#reservations")
+		h.seeOther(c, "/gpus#reservations")
 	}
 }
 

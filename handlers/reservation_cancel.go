@@ -42,5 +42,5 @@ func (h *Handler) reservationCancel(c *gin.Context) {
 	default:
 		h.flash(c, i18n.T(ctx, "Booking #%d cancelled: its units go back to everyone.", id))
 	}
-	seeOther(c, "/gpus#reservations")
+	h.seeOther(c, "/gpus#reservations")
 }

@@ -102,7 +102,7 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 			return
 		}
 		h.flashError(c, i18n.T(c.Request.Context(), "Could not delete %s: %s.", img.Name, h.refusalClause(c, err)))
-		seeOther(c, "/images/saved")
+		h.seeOther(c, "/images/saved")
 		return
 	}
 	h.record(c, "image.delete", img.Name, img, nil)
@@ -111,7 +111,7 @@ func (h *Handler) savedImageDelete(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Image %s deleted.", img.Name))
-	seeOther(c, "/images/saved")
+	h.seeOther(c, "/images/saved")
 }
 
 // savedImageShare sets the groups a saved image is shared with: only
@@ -158,7 +158,7 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 			return
 		}
 		h.flashError(c, i18n.T(c.Request.Context(), "Could not share %s: %s.", img.Name, h.refusalClause(c, err)))
-		seeOther(c, "/images/saved")
+		h.seeOther(c, "/images/saved")
 		return
 	}
 	if isAPI(c) {
@@ -166,7 +166,7 @@ func (h *Handler) savedImageShare(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Sharing of %s saved.", img.Name))
-	seeOther(c, "/images/saved")
+	h.seeOther(c, "/images/saved")
 }
 
 // adminImagePromote makes a user's saved image a catalog entry (admin,
@@ -193,5 +193,5 @@ func (h *Handler) adminImagePromote(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Image %s is now in the catalog.", img.Name))
-	seeOther(c, "/catalog")
+	h.seeOther(c, "/catalog")
 }

@@ -79,7 +79,7 @@ func (h *Handler) passwordChange(c *gin.Context) {
 	h.endSessionConnections(u)
 	h.log.Info("password changed", "username", u.Username)
 	h.flash(c, i18n.T(ctx, "Password changed. Your other sessions are signed out; your API tokens keep working."))
-	seeOther(c, "/settings/password")
+	h.seeOther(c, "/settings/password")
 }
 
 // apiPasswordChange: PUT /api/v1/me/password {"current_password": "…",

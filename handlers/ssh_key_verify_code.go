@@ -30,7 +30,7 @@ func (h *Handler) sshKeyVerifyCode(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(ctx, "New verification code for key %s; it is valid until %s.", k.Name, templates.WhenIn(ctx, k.VerifyExpiresAt())))
 	}
-	seeOther(c, "/settings/ssh-keys")
+	h.seeOther(c, "/settings/ssh-keys")
 }
 
 // apiSSHKeyVerifyCode: POST /api/v1/ssh-keys/{id}/verify-code, no body;

@@ -85,7 +85,7 @@ func (h *Handler) sshKeyCreate(c *gin.Context) {
 		} else {
 			h.flash(c, i18n.T(c.Request.Context(), "SSH key added."))
 		}
-		seeOther(c, "/settings/ssh-keys")
+		h.seeOther(c, "/settings/ssh-keys")
 		return
 	}
 	var ve *models.ValidationError
@@ -100,7 +100,7 @@ func (h *Handler) sshKeyCreate(c *gin.Context) {
 func (h *Handler) sshKeyDelete(c *gin.Context) {
 	if h.deleteSSHKey(c) {
 		h.flash(c, i18n.T(c.Request.Context(), "SSH key deleted; it no longer opens your workbenches."))
-		seeOther(c, "/settings/ssh-keys")
+		h.seeOther(c, "/settings/ssh-keys")
 	}
 }
 

@@ -229,7 +229,7 @@ func (h *Handler) sudoConfirm(c *gin.Context) {
 		h.render(c, http.StatusUnauthorized, templates.SudoPage(h.page(c, i18n.T(c.Request.Context(), "Confirm your password")), templates.SudoForm{Next: next, Error: msg}))
 		return
 	}
-	seeOther(c, next)
+	h.seeOther(c, next)
 }
 
 // apiSudo: POST /api/v1/sudo {"password": "…"} for scripts that use the

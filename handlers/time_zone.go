@@ -45,7 +45,7 @@ func (h *Handler) timeZoneSave(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(c.Request.Context(), "Times now show in UTC only."))
 	}
-	seeOther(c, "/settings/time-zone")
+	h.seeOther(c, "/settings/time-zone")
 }
 
 // setTimeZone saves u's zone, audited (the page and PATCH /api/v1/me).

@@ -60,7 +60,7 @@ func (h *Handler) tokenCreate(c *gin.Context) {
 			// The secret travels to the next page in the server-side session,
 			// never in a URL.
 			h.sessions.Put(c.Request.Context(), tokenSecretKey, secret)
-			seeOther(c, "/settings/tokens")
+			h.seeOther(c, "/settings/tokens")
 			return
 		}
 	}
@@ -94,7 +94,7 @@ func (h *Handler) tokenRevoke(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Token revoked."))
-	seeOther(c, "/settings/tokens")
+	h.seeOther(c, "/settings/tokens")
 }
 
 func (h *Handler) apiTokens(c *gin.Context) {

@@ -57,7 +57,7 @@ func (h *Handler) workbenchDelete(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s deleted; your home data is kept.", wb.Name))
 	}
-	seeOther(c, "/")
+	h.seeOther(c, "/")
 }
 
 // deleteDataParam reads delete_data (query or form) as a yes or a no: a

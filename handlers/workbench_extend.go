@@ -29,5 +29,5 @@ func (h *Handler) workbenchExtend(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Maximum runtime extended: it now ends at %s.", clockText(c.Request.Context(), d.RuntimeStopAt, time.Now())))
-	seeOther(c, "/workbenches/"+wb.ID)
+	h.seeOther(c, "/workbenches/"+wb.ID)
 }

@@ -215,7 +215,7 @@ func (h *Handler) launch(c *gin.Context) {
 	case again != "":
 		// The form sent twice (a double click, a resubmitted page): the
 		// second answers like the first, with the workbench it made.
-		seeOther(c, "/workbenches/"+again)
+		h.seeOther(c, "/workbenches/"+again)
 	case errors.As(err, &ve) && ve.Field == "reservation":
 		v.Errors = templates.FormErrors{"reservation": i18n.T(c.Request.Context(), "Reservation: %s", i18n.ReasonClause(c.Request.Context(), ve.Message))}
 		h.renderLaunch(c, http.StatusBadRequest, v)
@@ -234,7 +234,7 @@ func (h *Handler) launch(c *gin.Context) {
 		v.Errors = templates.FormErrors{"_": i18n.T(c.Request.Context(), "Could not launch: %s.", h.refusalClause(c, err))}
 		h.renderLaunch(c, e.Status, v)
 	default:
-		seeOther(c, "/workbenches/"+wb.ID)
+		h.seeOther(c, "/workbenches/"+wb.ID)
 	}
 }
 

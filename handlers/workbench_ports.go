@@ -23,12 +23,12 @@ func (h *Handler) workbenchPortAdd(c *gin.Context) {
 	port, err := strconv.Atoi(strings.TrimSpace(c.PostForm("port")))
 	if err != nil {
 		h.flashError(c, i18n.T(c.Request.Context(), "Could not add the port: give a port number, like 6006"))
-		seeOther(c, "/workbenches/"+wb.ID)
+		h.seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
 	if slices.Contains(wb.ExtraPorts, port) {
 		h.flash(c, i18n.T(c.Request.Context(), "Port %d is already declared; nothing changed.", port))
-		seeOther(c, "/workbenches/"+wb.ID)
+		h.seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
 	h.savePorts(c, wb, append(slices.Clone(wb.ExtraPorts), port))
@@ -85,5 +85,5 @@ func (h *Handler) savePorts(c *gin.Context, wb *models.Workbench, ports []int) {
 		c.JSON(http.StatusOK, gin.H{"id": wb.ID, "extra_ports": saved})
 		return
 	}
-	seeOther(c, "/workbenches/"+wb.ID)
+	h.seeOther(c, "/workbenches/"+wb.ID)
 }

@@ -43,5 +43,5 @@ func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 		h.apiWorkbench(c)
 		return
 	}
-	seeOther(c, "/workbenches/"+wb.ID)
+	h.seeOther(c, "/workbenches/"+wb.ID)
 }

@@ -52,8 +52,8 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 	// itself) and the notebook itself answers once it runs. Only this
 	// workbench's own path counts: no redirect anywhere else.
 	if back := c.PostForm("back"); sameOriginPath(back) && strings.HasPrefix(back, orchestrator.BaseURL(wb.ID)) {
-		seeOther(c, back)
+		h.seeOther(c, back)
 		return
 	}
-	seeOther(c, "/workbenches/"+wb.ID)
+	h.seeOther(c, "/workbenches/"+wb.ID)
 }

@@ -52,7 +52,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 		}
 		// The page shows the failure with "Retry stop" and "Force stop".
 		h.flash(c, i18n.T(c.Request.Context(), "Could not stop the workbench: %s.", i18n.ReasonClause(c.Request.Context(), se.Message)))
-		seeOther(c, "/workbenches/"+wb.ID)
+		h.seeOther(c, "/workbenches/"+wb.ID)
 		return
 	}
 	if isAPI(c) {
@@ -65,7 +65,7 @@ func (h *Handler) workbenchStop(c *gin.Context) {
 	} else {
 		h.flash(c, i18n.T(c.Request.Context(), "Workbench stopped. Its GPUs are free; your home files are kept."))
 	}
-	seeOther(c, "/workbenches/"+wb.ID)
+	h.seeOther(c, "/workbenches/"+wb.ID)
 }
 
 // startedSince reports whether a run of wb started after wb was read (a
@@ -114,7 +114,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 			return
 		}
 		h.flash(c, i18n.T(c.Request.Context(), "Workbench %s was already stopped; nothing changed.", wb.Name))
-		seeOther(c, adminStopBack(c, wb.ID))
+		h.seeOther(c, adminStopBack(c, wb.ID))
 		return
 	}
 	// Someone else's work: asked without JavaScript too.
@@ -149,7 +149,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		// and offers the force stop (an error page left the admin nothing
 		// to click).
 		h.flashError(c, i18n.T(ctx, "Could not stop the workbench: %s.", i18n.ReasonClause(ctx, se.Message)))
-		seeOther(c, adminStopBack(c, wb.ID))
+		h.seeOther(c, adminStopBack(c, wb.ID))
 		return
 	}
 	if isAPI(c) {
@@ -160,7 +160,7 @@ func (h *Handler) adminWorkbenchStop(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Workbench %s stopped.", wb.Name))
-	seeOther(c, adminStopBack(c, wb.ID))
+	h.seeOther(c, adminStopBack(c, wb.ID))
 }
 
 // adminStopBack is where an admin's stop form returns: the workbench's
@@ -183,6 +183,6 @@ func (h *Handler) backToUnrecordedStop(c *gin.Context, err error, id string) boo
 	if isAPI(c) || !errors.As(err, &ure) {
 		return false
 	}
-	seeOther(c, "/workbenches/"+id)
+	h.seeOther(c, "/workbenches/"+id)
 	return true
 }

@@ -89,7 +89,7 @@ func (h *Handler) workbenchTokenCreate(c *gin.Context) {
 		return
 	}
 	h.sessions.Put(c.Request.Context(), wbTokenSecretKey, wb.ID+" "+secret)
-	seeOther(c, "/workbenches/"+wb.ID+"#access-tokens")
+	h.seeOther(c, "/workbenches/"+wb.ID+"#access-tokens")
 }
 
 // workbenchTokenRevoke: POST /workbenches/{id}/tokens/{tid}/revoke.
@@ -102,7 +102,7 @@ func (h *Handler) workbenchTokenRevoke(c *gin.Context) {
 		return
 	}
 	h.flash(c, i18n.T(c.Request.Context(), "Token revoked."))
-	seeOther(c, "/workbenches/"+wb.ID+"#access-tokens")
+	h.seeOther(c, "/workbenches/"+wb.ID+"#access-tokens")
 }
 
 // revokeWorkbenchToken revokes the token and at once ends what it opened:

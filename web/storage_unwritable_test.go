@@ -127,3 +127,44 @@ func TestHealthzTellsUnwritableDatabase(t *testing.T) {
 		t.Errorf("workbench_database_writable with the database unwritable: %s, want 0", v)
 	}
 }
+
+// A form's refusal is put in the session for the page it redirects to.
+// While the database cannot be written the session is not saved, so the
+// page came back without a word, as if the form had worked (here: an
+// admin's own role, refused before anything is written). The refusal is
+// now answered at once, on an error page saying it; with the database
+// writable it is still the redirect and the flash.
+func TestFormRefusalShownWhenTheSessionCannotBeSaved(t *testing.T) {
+	t.Parallel()
+	p := newPortal(t)
+	ctx := context.Background()
+	self, err := p.srv.Store.UserByUsername(ctx, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.client()
+	p.loginSudo(c, "admin", adminPassword)
+	if err := p.srv.Store.QueryOnly(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.srv.Store.QueryOnly(context.Background(), false) })
+	const why = "Role not changed: you cannot change your own role; another admin can."
+	res, page := p.postFormBody(c, fmt.Sprintf("/admin/users/%d/role", self.ID), url.Values{"role": {"user"}})
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Location") != "" {
+		t.Fatalf("refused form, database unwritable: %d (location %q), want 503 and no redirect", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := mpDoc(t, page).Find(`[data-testid=error]`).Text(); !strings.Contains(got, why) {
+		t.Errorf("the error page does not say why: %q", got)
+	}
+
+	if err := p.srv.Store.QueryOnly(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	res = p.postForm(c, fmt.Sprintf("/admin/users/%d/role", self.ID), url.Values{"role": {"user"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("refused form, database writable: %d, want 303 back to the list", res.StatusCode)
+	}
+	if _, body := p.get(c, "/admin/users"); !strings.Contains(body, why) {
+		t.Error("the users page does not say why, once the database is writable")
+	}
+}
