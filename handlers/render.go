@@ -105,6 +105,9 @@ func (h *Handler) seeOther(c *gin.Context, to string) {
 				status = http.StatusServiceUnavailable
 			}
 			h.log.Info("form error answered on a page: the session cannot be saved", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+			// Said by this page: not a second time, as its flash.
+			h.sessions.Remove(ctx, flashKey)
+			h.sessions.Remove(ctx, flashKindKey)
 			h.render(c, status, templates.ErrorPage(h.page(c, i18n.T(ctx, "Error")), status, msg))
 			c.Abort()
 			return

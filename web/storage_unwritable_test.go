@@ -156,6 +156,9 @@ func TestFormRefusalShownWhenTheSessionCannotBeSaved(t *testing.T) {
 	if got := mpDoc(t, page).Find(`[data-testid=error]`).Text(); !strings.Contains(got, why) {
 		t.Errorf("the error page does not say why: %q", got)
 	}
+	if n := strings.Count(page, "Role not changed"); n != 1 {
+		t.Errorf("the error page says why %d times, want once (not again as a flash)", n)
+	}
 
 	if err := p.srv.Store.QueryOnly(ctx, false); err != nil {
 		t.Fatal(err)
