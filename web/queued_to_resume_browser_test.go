@@ -44,4 +44,3 @@ func TestBrowserQueuedToResumeSaysWhatItYieldedTo(t *testing.T) {
 		})
 	}
 }
-
