@@ -49,13 +49,20 @@ var (
 	transferEnc = []byte("transfer-encoding:")
 )
 
-func runEvLoop(addr, upstream string) {
+// runEvLoop serves on loops event loops (0: one per CPU, gnet's
+// multicore). One loop leaves a core to the load client and the container
+// on a 2-core machine, as one nginx worker would.
+func runEvLoop(addr, upstream string, loops int) {
 	up, err := net.ResolveTCPAddr("tcp", upstream)
 	if err != nil {
 		log.Fatal(err)
 	}
 	p := &evProxy{upstream: up, sessions: map[string]bool{"s3cret": true}}
-	log.Fatal(gnet.Run(p, "tcp://"+addr, gnet.WithMulticore(true), gnet.WithTCPNoDelay(gnet.TCPNoDelay), gnet.WithLogLevel(logging.ErrorLevel)))
+	opts := []gnet.Option{gnet.WithMulticore(true), gnet.WithTCPNoDelay(gnet.TCPNoDelay), gnet.WithLogLevel(logging.ErrorLevel)}
+	if loops > 0 {
+		opts = append(opts, gnet.WithNumEventLoop(loops))
+	}
+	log.Fatal(gnet.Run(p, "tcp://"+addr, opts...))
 }
 
 func (p *evProxy) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {

@@ -33,6 +33,7 @@ func main() {
 	mode := flag.String("mode", "fast", "fast, std or evloop")
 	addr := flag.String("addr", "127.0.0.1:18080", "listen address")
 	upstream := flag.String("upstream", "", "the container's host:port")
+	loops := flag.Int("loops", 0, "evloop: event loops (0: one per CPU)")
 	flag.Parse()
 	if *upstream == "" {
 		log.Fatal("-upstream is required")
@@ -76,7 +77,7 @@ func main() {
 			_, _ = io.Copy(w, resp.Body)
 		})))
 	case "evloop":
-		runEvLoop(*addr, *upstream)
+		runEvLoop(*addr, *upstream, *loops)
 	default:
 		log.Fatalf("unknown -mode %q", *mode)
 	}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Measures a minimal net/http proxy ("std"), a minimal fasthttp proxy
-# ("fast", main.go) and a minimal gnet event-loop proxy ("evloop",
-# evloop.go) against nginx (upstream keepalive, as make bench configures it)
-# and against the fake Jupyter container itself, with wrk, GET api/status
-# (~150 bytes), targets interleaved each round. Besides req/s and p99 it
-# prints each proxy's CPU time per request (nginx: master and workers), which
-# a busy machine moves far less than req/s.
+# ("fast", main.go) and a minimal gnet event-loop proxy (evloop.go:
+# "evloop", one loop per CPU, and "evloop1", one loop) against nginx
+# (upstream keepalive, as make bench configures it) and against the fake
+# Jupyter container itself, with wrk, GET api/status (~150 bytes),
+# targets interleaved each round. Besides req/s and p99 it prints each
+# proxy's CPU time per request (nginx: master and workers), which a busy
+# machine moves far less than req/s.
 #
 #   scripts/proxy-models/run.sh [CONNECTIONS...]   (default 1 16 64)
 #
@@ -43,7 +44,8 @@ ngpid=$!
 "$work/proxy" -mode fast -addr 127.0.0.1:18080 -upstream "$upstream" & pids+=($!); fastpid=$!
 "$work/proxy" -mode std -addr 127.0.0.1:18082 -upstream "$upstream" & pids+=($!); stdpid=$!
 "$work/proxy" -mode evloop -addr 127.0.0.1:18083 -upstream "$upstream" & pids+=($!); evpid=$!
-for port in 18080 18081 18082 18083; do
+"$work/proxy" -mode evloop -loops 1 -addr 127.0.0.1:18084 -upstream "$upstream" & pids+=($!); ev1pid=$!
+for port in 18080 18081 18082 18083 18084; do
   until curl -s -o /dev/null "http://127.0.0.1:$port/"; do sleep 0.1; done
 done
 
@@ -62,11 +64,11 @@ hdr=(-H 'Authorization: token tok' -H 'Cookie: wb_session=s3cret')
 printf '%-6s %-6s %-5s %10s %9s %12s\n' conns target round req/s p99 cpu/req-us
 for c in "${conns[@]}"; do
   for r in $(seq 1 "$rounds"); do
-    for t in nginx:18081 evloop:18083 fast:18080 std:18082 direct:-; do
+    for t in nginx:18081 evloop:18083 evloop1:18084 fast:18080 std:18082 direct:-; do
       target=${t%%:*}; port=${t##*:}
       url=http://127.0.0.1:$port/wb/x/api/status
       [ "$port" = - ] && url=http://$upstream/wb/x/api/status
-      case $target in nginx) pid=$ngpid ;; evloop) pid=$evpid ;; fast) pid=$fastpid ;; std) pid=$stdpid ;; *) pid= ;; esac
+      case $target in nginx) pid=$ngpid ;; evloop) pid=$evpid ;; evloop1) pid=$ev1pid ;; fast) pid=$fastpid ;; std) pid=$stdpid ;; *) pid= ;; esac
       before=0; [ -n "$pid" ] && before=$(cputicks "$pid")
       out=$(wrk -t1 -c"$c" -d"$duration" --latency "${hdr[@]}" "$url")
       cpu=-
