@@ -75,7 +75,7 @@ func (h *Handler) homeReset(c *gin.Context) {
 			h.renderHomeReset(c, http.StatusServiceUnavailable, u, nil)
 			return
 		}
-		h.refuseTo(c, err, i18n.T(c.Request.Context(), "The home volume was not reset: %s.", h.refusalClause(c, err)),
+		h.refuseTo(c, i18n.T(c.Request.Context(), "The home volume was not reset: %s.", h.refusalClause(c, err)),
 			c.Request.URL.Path[:len(c.Request.URL.Path)-len("/reset")])
 		return
 	}

@@ -41,7 +41,7 @@ func (h *Handler) workbenchSaveImage(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.refuseTo(c, err, i18n.T(c.Request.Context(), "Could not save as image: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
+		h.refuseTo(c, i18n.T(c.Request.Context(), "Could not save as image: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
 		return
 	}
 	h.record(c, "image.save", img.Name, nil, img)

@@ -78,7 +78,7 @@ func (h *Handler) savePorts(c *gin.Context, wb *models.Workbench, ports []int) {
 			h.fail(c, err)
 			return
 		}
-		h.refuseTo(c, err, i18n.T(c.Request.Context(), "Could not change the ports: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
+		h.refuseTo(c, i18n.T(c.Request.Context(), "Could not change the ports: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
 		return
 	}
 	if isAPI(c) {

@@ -35,7 +35,7 @@ func (h *Handler) workbenchRestartGPUs(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.refuseTo(c, err, i18n.T(c.Request.Context(), "Could not restart with GPUs: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
+		h.refuseTo(c, i18n.T(c.Request.Context(), "Could not restart with GPUs: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
 		return
 	}
 	h.record(c, "workbench.restart_gpus", wb.ID, nil, nil)

@@ -40,7 +40,7 @@ func (h *Handler) workbenchStart(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.refuseTo(c, err, i18n.T(c.Request.Context(), "Could not start: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
+		h.refuseTo(c, i18n.T(c.Request.Context(), "Could not start: %s.", h.refusalClause(c, err)), "/workbenches/"+wb.ID)
 		return
 	}
 	if isAPI(c) {
