@@ -104,9 +104,12 @@ func btNavigate(t *testing.T, ctx context.Context, u string) *network.Response {
 	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(u))
 	// Chromium drops a load in flight when an interface comes or goes
 	// (net::ERR_NETWORK_CHANGED): on a machine whose Docker engine creates
-	// bridges, as launches do, that happens at any moment. A GET is safe to
-	// load again; a few tries, then the error stands.
-	for try := 0; try < 3 && err != nil && strings.Contains(err.Error(), "ERR_NETWORK_CHANGED"); try++ {
+	// bridges, as launches do, that happens at any moment. A live page
+	// that reloads itself as its workbench changes state (the workbench
+	// page once it runs) aborts a load started at the same moment
+	// (net::ERR_ABORTED). A GET is safe to load again; a few tries, then
+	// the error stands.
+	for try := 0; try < 3 && err != nil && (strings.Contains(err.Error(), "ERR_NETWORK_CHANGED") || strings.Contains(err.Error(), "ERR_ABORTED")); try++ {
 		t.Logf("navigate to %s: %v; loading it again", u, err)
 		resp, err = chromedp.Run(ctx, chromedp.NavigateResponse(u))
 	}
