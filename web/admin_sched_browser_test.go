@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -40,6 +41,20 @@ func btValue(t *testing.T, ctx context.Context, css string) string {
 	return v
 }
 
+// btMoveToFront types 1 in the position box of queued request id on the
+// open admin queue and clicks its Move, confirming the password the first
+// change asks for; it returns the page the move leads to.
+func btMoveToFront(t *testing.T, ctx context.Context, id string) *network.Response {
+	t.Helper()
+	row := `[data-testid=queue-row][data-id="` + id + `"]`
+	btDo(t, ctx, "type position 1",
+		chromedp.Clear(chromedp.CSS(row+` [data-testid=queue-move-position]`)),
+		chromedp.SendKeys(chromedp.CSS(row+` [data-testid=queue-move-position]`), "1"),
+	)
+	resp := btSubmit(t, ctx, "click Move", chromedp.Click(chromedp.CSS(row+` [data-testid=queue-move]`)))
+	return btConfirmSudo(t, ctx, resp, btAdminPassword)
+}
+
 // An admin types 1 in the second queued request's position box and clicks
 // Move (confirming the password first): the queue page comes back with
 // that request on top and a flash saying so. With JavaScript and without.
@@ -52,22 +67,12 @@ func TestBrowserAdminQueueMove(t *testing.T) {
 func testBrowserAdminQueueMove(t *testing.T, js bool) {
 	p, _ := enginePortal(t)
 	first, second := queueTwo(t, p)
-	ctx := btNewBrowser(t)
-	if !js {
-		btDo(t, ctx, "disable JavaScript", btScriptsOff())
-	}
-	btLoginAsAdmin(t, ctx, p.ts.URL)
+	ctx := btSignedIn(t, js, p.ts.URL, "admin", btAdminPassword)
 	btNavigate(t, ctx, p.ts.URL+"/admin/queue")
 	if got := btQueueOrder(t, ctx); len(got) != 2 || got[0] != first || got[1] != second {
 		t.Fatalf("order before: %v", got)
 	}
-	row := `[data-testid=queue-row][data-id="` + second + `"]`
-	btDo(t, ctx, "type position 1",
-		chromedp.Clear(chromedp.CSS(row+` [data-testid=queue-move-position]`)),
-		chromedp.SendKeys(chromedp.CSS(row+` [data-testid=queue-move-position]`), "1"),
-	)
-	resp := btSubmit(t, ctx, "click Move", chromedp.Click(chromedp.CSS(row+` [data-testid=queue-move]`)))
-	resp = btConfirmSudo(t, ctx, resp, btAdminPassword)
+	resp := btMoveToFront(t, ctx, second)
 	if resp.Status != http.StatusOK || btLocation(t, ctx).Path != "/admin/queue" {
 		t.Fatalf("after Move: %d at %s", resp.Status, btLocation(t, ctx))
 	}

@@ -89,21 +89,11 @@ func TestBrowserRefusalShownOnAFullDisk(t *testing.T) {
 			data := smallDisk(t, "64m")
 			p, _ := enginePortal(t, func(c *web.Config) { c.DataDir = data })
 			first, second := queueTwo(t, p)
-			b := btNewBrowser(t)
-			if !js {
-				btDo(t, b, "disable JavaScript", btScriptsOff())
-			}
-			btLoginAsAdmin(t, b, p.ts.URL)
+			b := btSignedIn(t, js, p.ts.URL, "admin", btAdminPassword)
 			btNavigate(t, b, p.ts.URL+"/admin/queue")
 			// A first move, with the password confirmed, while the disk
 			// has room.
-			row := `[data-testid=queue-row][data-id="` + second + `"]`
-			btDo(t, b, "type position 1",
-				chromedp.Clear(chromedp.CSS(row+` [data-testid=queue-move-position]`)),
-				chromedp.SendKeys(chromedp.CSS(row+` [data-testid=queue-move-position]`), "1"),
-			)
-			resp := btSubmit(t, b, "click Move", chromedp.Click(chromedp.CSS(row+` [data-testid=queue-move]`)))
-			if resp = btConfirmSudo(t, b, resp, btAdminPassword); resp.Status != http.StatusOK {
+			if resp := btMoveToFront(t, b, second); resp.Status != http.StatusOK {
 				t.Fatalf("the first move: %d", resp.Status)
 			}
 
@@ -114,8 +104,8 @@ func TestBrowserRefusalShownOnAFullDisk(t *testing.T) {
 				t.Fatal(err)
 			}
 			fillDisk(t, data)
-			row = `[data-testid=queue-row][data-id="` + first + `"]`
-			resp = btSubmit(t, b, "click Move on the row of a request that left the queue", chromedp.Click(chromedp.CSS(row+` [data-testid=queue-move]`)))
+			row := `[data-testid=queue-row][data-id="` + first + `"]`
+			resp := btSubmit(t, b, "click Move on the row of a request that left the queue", chromedp.Click(chromedp.CSS(row+` [data-testid=queue-move]`)))
 			if resp.Status != http.StatusServiceUnavailable {
 				t.Errorf("Move refused on a full disk: status %d at %s, want 503 with the refusal", resp.Status, btLocation(t, b))
 			}
